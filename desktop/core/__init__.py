@@ -1,0 +1,1 @@
+"""Qt-free, asyncio-free core: frames in, typed events and frames out (sans-I/O)."""

@@ -1,0 +1,95 @@
+"""Typed events the core emits, named as things that happened.
+
+The I/O adapter drains them with ``GatewayCore.events_received()``; the Qt bridge re-emits each
+as a signal with the same payload. One frozen dataclass per event keeps the seam typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core.model import Approval, Dialect, SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class HandshakeCompleted:
+    """``gateway.ready`` arrived and the dialect is fixed for this connection."""
+
+    dialect: Dialect
+    epoch: int
+    server_requests: tuple[str, ...] = ()  # B: methods the server may send us
+    replay_epoch: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolErrorReceived:
+    """A frame the core could not use. The connection stays up; the frame is dropped."""
+
+    reason: str  # e.g. "not JSON", "frame too large", "params is not an object"
+    excerpt: str  # a short, bounded, printable excerpt for the log (never a token)
+
+
+@dataclass(frozen=True, slots=True)
+class RpcError:
+    code: int
+    message: str
+    reason: str = ""  # canonical data.reason, when present
+
+
+@dataclass(frozen=True, slots=True)
+class RpcResponded:
+    """The answer to a call queued with ``GatewayCore.call``. Exactly one of result/error."""
+
+    rpc_id: int
+    result: Mapping[str, Any] | None
+    error: RpcError | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChanged:
+    """A session appeared or any of its shown state changed. Carries the new full value."""
+
+    session: SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRemoved:
+    session_id: str
+    reason: str  # closed, reclaimed, not_found, ...
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested:
+    """A new row for the dialog: a command now waits on the person."""
+
+    approval: Approval
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalChanged:
+    """An existing row changed: phase, answerability, or its one final outcome."""
+
+    approval: Approval
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeReceived:
+    """Something the gateway wants a person to read (``error``, ``notification.show``)."""
+
+    session_id: str
+    text: str
+    level: str = "info"
+
+
+CoreEvent = (
+    HandshakeCompleted
+    | ProtocolErrorReceived
+    | RpcResponded
+    | SessionChanged
+    | SessionRemoved
+    | ApprovalRequested
+    | ApprovalChanged
+    | NoticeReceived
+)

@@ -1,0 +1,190 @@
+"""The state the tray shows, as frozen values.
+
+Why frozen: the core hands these objects to the Qt side (through the bridge) and to tests; a
+frozen snapshot can be rendered or compared without anyone mutating the core's state behind its
+back. The core replaces a value (``dataclasses.replace``) whenever something changes and emits an
+event carrying the new value.
+
+Nothing here imports Qt, asyncio or websockets (enforced by ``tests/test_layering.py``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Dialect(enum.Enum):
+    """Which Hermes gateway protocol a connection speaks (protocol.md §6).
+
+    Fixed once per connection from the handshake, never guessed mid-session.
+    """
+
+    A = "hermes-0.19"  # hermes-agent 0.19.0 tui_gateway: approval.request events, FIFO answers
+    B = "tui-gateway"  # newer main tui_gateway: server->client `approval` requests (srq- ids)
+    C = "canonical"  # canonical gateway: approval.request events with prompt_id + generation
+
+
+class Choice(enum.Enum):
+    """The only four answers the tray can ever encode.
+
+    0.19.0 approves on any string other than "deny", so free-form strings must never reach the
+    wire: every decision passes through this enum.
+    """
+
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+class SessionStatus(enum.Enum):
+    """What a glance at the menu must say about a session."""
+
+    IDLE = "idle"
+    WORKING = "working"
+    WAITING = "waiting on you"  # at least one approval of this session is open
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage of a session, reduced from every shape the gateways send (protocol.md §4)."""
+
+    input: int = 0
+    output: int = 0
+    total: int = 0
+    calls: int = 0
+    reasoning: int = 0
+    context_used: int | None = None
+    context_max: int | None = None
+    context_percent: float | None = None
+    cost_usd: float | None = None
+    model: str = ""
+
+
+class TodoStatus(enum.Enum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class TodoItem:
+    id: str
+    content: str
+    status: TodoStatus
+
+
+@dataclass(frozen=True, slots=True)
+class TodoList:
+    """A session's plan. ``revision`` is None when the gateway sends no revision (0.19.0)."""
+
+    items: tuple[TodoItem, ...] = ()
+    revision: int | None = None
+
+
+class YoloSource(enum.Enum):
+    """Why YOLO is in effect, so the menu can say who turned it on."""
+
+    OFF = "off"
+    SESSION = "session"  # config.set yolo on this session
+    MODE_OFF = "approvals.mode off"  # global approval mode `off` bypasses every approval
+    ENVIRONMENT = "environment"  # HERMES_YOLO_MODE frozen in the gateway process
+    UNKNOWN = "unknown"  # effective yolo reported, cause not derivable
+
+
+@dataclass(frozen=True, slots=True)
+class YoloState:
+    effective: bool = False
+    source: YoloSource = YoloSource.OFF
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """One live session as the tray knows it. Keyed by the runtime ``session_id``."""
+
+    session_id: str
+    stored_session_id: str = ""
+    title: str = ""
+    model: str = ""
+    cwd: str = ""
+    running: bool = False
+    status: SessionStatus = SessionStatus.IDLE
+    usage: Usage = field(default_factory=Usage)
+    todos: TodoList = field(default_factory=TodoList)
+    yolo: YoloState = field(default_factory=YoloState)
+    approval_mode: str = ""  # manual | smart | off | "" (unknown)
+    version: str = ""  # Hermes version from session.info, when sent
+    execution_generation: int | None = None  # canonical only
+
+
+class ApprovalPhase(enum.Enum):
+    """Where an approval is in its life. RESOLVED rows carry exactly one :class:`Outcome`."""
+
+    WAITING = "waiting"  # may be answered (if ``answerable``)
+    SENDING = "sending"  # a decision frame is queued or in flight; no second one is allowed
+    STALE = "stale"  # the core cannot be sure the server still waits on exactly this command
+    RESOLVED = "resolved"
+
+
+class OutcomeKind(enum.Enum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    WITHDRAWN = "withdrawn"  # cancelled, settled elsewhere, interrupted, session gone
+    EXPIRED = "expired"  # the server's timeout (or our safety margin before it) passed
+    UNKNOWN = "unknown"  # a decision was sent but its fate is unknown (connection lost)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    kind: OutcomeKind
+    choice: Choice | None = None  # for APPROVED (and DENIED: Choice.DENY)
+    reason: str = ""  # human-readable why, for WITHDRAWN / EXPIRED / UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class WireRef:
+    """How the core addresses this approval on the wire, per dialect. Never shown to people."""
+
+    srq_id: str = ""  # B: server->client request id ("srq-…")
+    request_id: str = ""  # B: params.request_id; C: prompt_id
+    execution_generation: int | None = None  # C
+    fifo_seq: int = 0  # A: arrival number within the session's FIFO
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """One command waiting for a person's decision.
+
+    ``key`` is local and unique within one :class:`~desktop.core.gateway_core.GatewayCore`
+    (stable across reconnects for the same wire request); the app addresses approvals by
+    ``(gateway_id, key)``. ``command`` is the text exactly as received (bounded); rendering
+    must reveal hidden characters (see ``desktop.core.text_safety``).
+    """
+
+    key: str
+    session_id: str
+    batch_id: str
+    position: int  # 0-based index of arrival within its batch
+    command: str
+    description: str = ""
+    pattern_keys: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = (Choice.ONCE, Choice.DENY)
+    smart_denied: bool = False
+    arrived_at: float = 0.0  # core clock (monotonic seconds)
+    expires_at: float | None = None  # core clock; local estimate of the server's timeout
+    phase: ApprovalPhase = ApprovalPhase.WAITING
+    outcome: Outcome | None = None
+    answerable: bool = True  # False e.g. on 0.19.0 when an earlier command must be answered first
+    blocked_reason: str = ""  # why not answerable / why stale, in plain words
+    reask_of: str = ""  # key of the earlier approval for the same command in the same batch
+    wire: WireRef = field(default_factory=WireRef)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionResult:
+    """What :meth:`GatewayCore.decide` did: queued exactly one frame, or nothing and why."""
+
+    sent: bool
+    reason: str = ""
