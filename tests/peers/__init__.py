@@ -1,0 +1,1 @@
+"""Real Hermes gateways and a scripted fake model, run on loopback for integration tests."""
