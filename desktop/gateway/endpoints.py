@@ -1,0 +1,135 @@
+"""Where a gateway is and how to reach it, as a frozen value the settings can store.
+
+Why a value with no secret in it: endpoints are logged, shown in the doctor and compared in
+tests; the token itself is only *named* (keyring entry, file, environment variable) and read
+at dial time by ``desktop.gateway.tokens``. A URL given inline (``HERMES_TUI_GATEWAY_URL``)
+may carry ``?token=``, so ``url`` is left out of ``repr`` and ``display_url`` masks it.
+
+Transport rule: ``ws://`` only to a loopback host; anything else needs ``wss://`` unless the
+person explicitly allowed an insecure remote (the token would cross the network in clear).
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+from desktop.gateway.errors import ConfigError
+from desktop.gateway.redact import redact_url
+
+KEYRING_SERVICE = "hermes-tray"
+
+
+class EndpointKind(enum.Enum):
+    URL = "url"  # a configured ws(s):// URL plus a token source
+    CANONICAL = "canonical"  # main's canonical gateway via the control socket in HERMES_HOME
+    OWNED = "owned"  # a `hermes serve` this app starts and supervises
+    DASHBOARD = "dashboard"  # a running loopback `hermes dashboard` (token scraped from the page)
+    DEMO = "demo"  # the built-in demo gateway (URL and inline token supplied by the app)
+
+
+class TokenKind(enum.Enum):
+    KEYRING = "keyring"  # ref = keyring username under service KEYRING_SERVICE
+    FILE = "file"  # ref = path of a 0600 file holding the token
+    ENV = "env"  # ref = environment variable name
+    INLINE = "inline"  # value held in memory (demo, owned backend); never persisted
+
+
+@dataclass(frozen=True)
+class TokenSource:
+    """Names where a token lives. ``value`` (inline only) never appears in ``repr``."""
+
+    kind: TokenKind
+    ref: str = ""
+    value: str = field(default="", repr=False, compare=False)
+
+    @classmethod
+    def keyring(cls, username: str) -> TokenSource:
+        return cls(TokenKind.KEYRING, username)
+
+    @classmethod
+    def file(cls, path: str) -> TokenSource:
+        return cls(TokenKind.FILE, path)
+
+    @classmethod
+    def env(cls, name: str) -> TokenSource:
+        return cls(TokenKind.ENV, name)
+
+    @classmethod
+    def inline(cls, value: str) -> TokenSource:
+        return cls(TokenKind.INLINE, "", value)
+
+    def describe(self) -> str:
+        """Where the token comes from, for messages ("keyring entry 'x'"); never the token."""
+        return {
+            TokenKind.KEYRING: f"keyring entry '{self.ref}' (service {KEYRING_SERVICE})",
+            TokenKind.FILE: f"token file {self.ref}",
+            TokenKind.ENV: f"environment variable {self.ref}",
+            TokenKind.INLINE: "a token held in memory",
+        }[self.kind]
+
+
+@dataclass(frozen=True)
+class GatewayEndpoint:
+    """One configured gateway. Several may be live at once, each with its own client."""
+
+    gateway_id: str
+    name: str
+    kind: EndpointKind
+    url: str = field(default="", repr=False)
+    token: TokenSource | None = None
+    hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child
+    hermes_executable: str = ""  # owned: path or name of `hermes` ("" = look it up on PATH)
+    allow_insecure_remote: bool = False
+
+    @property
+    def display_url(self) -> str:
+        """The URL with credentials masked, safe for logs and the UI."""
+        return redact_url(self.url) if self.url else ""
+
+    def __repr__(self) -> str:
+        return (
+            f"GatewayEndpoint(gateway_id={self.gateway_id!r}, name={self.name!r}, "
+            f"kind={self.kind.value}, url={self.display_url!r}, token={self.token!r}, "
+            f"hermes_home={self.hermes_home!r})"
+        )
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1 (the only hosts plain ws:// may reach)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
+    """A dialable ``ws(s)://host:port/api/ws…`` URL from what a person typed, or ConfigError.
+
+    Accepts http(s):// (mapped to ws(s)://) and a bare origin (``/api/ws`` is added), because
+    people paste the dashboard address. Refuses ws:// to a non-loopback host unless allowed.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise ConfigError(f"Gateway URL {redact_url(url)!r} is not valid ({exc}).") from None
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    if scheme not in ("ws", "wss") or not host:
+        raise ConfigError(
+            f"Gateway URL {redact_url(url)!r} must start with ws:// or wss:// and name a host, "
+            "e.g. ws://127.0.0.1:9119/api/ws."
+        )
+    if scheme == "ws" and not is_loopback_host(host) and not allow_insecure_remote:
+        raise ConfigError(
+            f"Gateway URL {redact_url(url)!r} uses plain ws:// to a non-loopback host, which "
+            "would send the token unencrypted. Use wss://, or a loopback tunnel, or allow "
+            "insecure remote gateways explicitly in Settings."
+        )
+    path = parts.path if parts.path not in ("", "/") else "/api/ws"
+    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
