@@ -1,0 +1,166 @@
+"""Settings <-> JSON objects, with strict types and named errors.
+
+Why strict (``1`` is not a bool, ``"5"`` is not a float): a hand-edited file that the app
+"understood" differently from what the person meant is worse than one it refuses. Errors name the
+key path (``gateways[1].url``) so the log line says exactly what to fix.
+
+Missing keys take their defaults (adding a field with a default needs no schema bump); unknown
+keys land in ``extra`` and are written back as they were.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from desktop.settings.model import (
+    GatewayConfig,
+    GatewayKind,
+    NotificationApproval,
+    NotificationPolicy,
+    Settings,
+    SettingsError,
+)
+
+SCHEMA_VERSION = 1
+"""The version this code writes. Bump it (and add a migration) when a key changes meaning."""
+
+_E = TypeVar("_E", bound=enum.Enum)
+_GATEWAY_KEYS = ("id", "name", "url", "token_ref", "kind", "allow_insecure_remote")
+_POLICY_KEYS = ("show_command_text", "approve_from_notification")
+_TOP_KEYS = (
+    "schema_version",
+    "gateways",
+    "notifications",
+    "staleness_margin_s",
+    "start_at_login",
+    "quiet_after_start_s",
+)
+
+
+def settings_to_json(settings: Settings) -> dict[str, Any]:
+    """The JSON object for ``settings`` (known keys first, then the kept unknown ones)."""
+    policy = settings.notifications
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "gateways": [_gateway_to_json(g) for g in settings.gateways],
+        "notifications": {
+            "show_command_text": policy.show_command_text,
+            "approve_from_notification": policy.approve_from_notification.value,
+            **policy.extra,
+        },
+        "staleness_margin_s": settings.staleness_margin_s,
+        "start_at_login": settings.start_at_login,
+        "quiet_after_start_s": settings.quiet_after_start_s,
+        **settings.extra,
+    }
+
+
+def _gateway_to_json(gateway: GatewayConfig) -> dict[str, Any]:
+    return {
+        "id": gateway.id,
+        "name": gateway.name,
+        "url": gateway.url,
+        "token_ref": gateway.token_ref,
+        "kind": gateway.kind.value,
+        "allow_insecure_remote": gateway.allow_insecure_remote,
+        **gateway.extra,
+    }
+
+
+def settings_from_json(data: Mapping[str, Any]) -> Settings:
+    """Parse a current-version object. Raises SettingsError naming the bad key."""
+    defaults = Settings()
+    gateways_raw = data.get("gateways", [])
+    if not isinstance(gateways_raw, list):
+        raise SettingsError("gateways: must be a list")
+    gateways = tuple(_gateway_from_json(f"gateways[{i}]", g) for i, g in enumerate(gateways_raw))
+    policy = _policy_from_json(data.get("notifications", {}))
+    return Settings(
+        gateways=gateways,
+        notifications=policy,
+        staleness_margin_s=_number(data, "staleness_margin_s", defaults.staleness_margin_s, ""),
+        start_at_login=_bool(data, "start_at_login", defaults.start_at_login, ""),
+        quiet_after_start_s=_number(data, "quiet_after_start_s", defaults.quiet_after_start_s, ""),
+        extra=_extra(data, _TOP_KEYS),
+    )
+
+
+def unknown_key_paths(settings: Settings) -> list[str]:
+    """Dotted paths of every kept unknown key, for the "kept unknown keys" log line."""
+    paths = list(settings.extra)
+    paths += [f"notifications.{key}" for key in settings.notifications.extra]
+    for index, gateway in enumerate(settings.gateways):
+        paths += [f"gateways[{index}].{key}" for key in gateway.extra]
+    return paths
+
+
+def _gateway_from_json(where: str, raw: object) -> GatewayConfig:
+    if not isinstance(raw, Mapping):
+        raise SettingsError(f"{where}: must be an object")
+    token_ref = raw.get("token_ref")
+    if token_ref is not None and not isinstance(token_ref, str):
+        raise SettingsError(f"{where}.token_ref: must be a string or null")
+    gateway_id = _str(raw, "id", None, where)
+    name = _str(raw, "name", None, where)
+    url = _str(raw, "url", "", where)
+    kind = _enum(raw, "kind", GatewayKind, GatewayKind.URL, where)
+    insecure = _bool(raw, "allow_insecure_remote", False, where)
+    try:  # type checks above name the key; the checks below are GatewayConfig's own
+        return GatewayConfig(
+            gateway_id, name, url, token_ref, kind, insecure, extra=_extra(raw, _GATEWAY_KEYS)
+        )
+    except SettingsError as exc:
+        raise SettingsError(f"{where}: {exc}") from None
+
+
+def _policy_from_json(raw: object) -> NotificationPolicy:
+    if not isinstance(raw, Mapping):
+        raise SettingsError("notifications: must be an object")
+    where = "notifications"
+    return NotificationPolicy(
+        show_command_text=_bool(raw, "show_command_text", True, where),
+        approve_from_notification=_enum(
+            raw, "approve_from_notification", NotificationApproval, NotificationApproval.ONCE, where
+        ),
+        extra=_extra(raw, _POLICY_KEYS),
+    )
+
+
+def _extra(raw: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in raw.items() if key not in known}
+
+
+def _name(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _str(raw: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str):
+        raise SettingsError(f"{_name(where, key)}: must be a string")
+    return value
+
+
+def _bool(raw: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        raise SettingsError(f"{_name(where, key)}: must be true or false")
+    return value
+
+
+def _number(raw: Mapping[str, Any], key: str, default: float, where: str) -> float:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SettingsError(f"{_name(where, key)}: must be a number")
+    return float(value)
+
+
+def _enum(raw: Mapping[str, Any], key: str, kind: type[_E], default: _E, where: str) -> _E:
+    value = raw.get(key, default.value)
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(repr(member.value) for member in kind)
+        raise SettingsError(f"{_name(where, key)}: must be one of {allowed}") from None

@@ -1,0 +1,129 @@
+"""Upgrades of older settings files to the current schema, one version step at a time.
+
+Why step functions on plain JSON objects: each step is written once, against the shape it was
+written for, and never changes again; a v0 file goes 0 -> 1 -> 2 -> ... through the same code a
+v1 file uses from 1 on. Steps are pure: a secret found in an old file is handed back in
+``Migrated.secrets`` for the loader to put in the TokenStore, never written again.
+
+Schema history:
+
+* **v0** -- the prototype's flat file, with no ``schema_version`` key at all. One gateway only,
+  and its token in plain text next to the URL (the reason v1 exists)::
+
+      {
+          "gateway_url": "ws://127.0.0.1:9119/api/ws?token=...",  # token may be in the query,
+          "gateway_name": "Local Hermes",
+          "gateway_token": "...",  # ...or here, or absent
+          "notify_show_command": true,
+          "notify_buttons": true,
+          "stale_margin": 5,
+          "autostart": false,
+      }
+
+* **v1** -- ``schema_version: 1``; a list of gateways whose tokens live in the OS keyring
+  (``token_ref``), a ``notifications`` object, ``*_s`` names for durations. See ``codec.py``.
+
+Steps are tolerant about types (they move values, they do not judge them); the v1 parser then
+rejects what is wrong, naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from desktop.settings.codec import SCHEMA_VERSION
+from desktop.settings.model import SECRET_QUERY_KEYS, SettingsError
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """A migrated JSON object, plus secrets (token_ref -> token) to move into the TokenStore."""
+
+    data: dict[str, Any]
+    secrets: dict[str, str] = field(default_factory=dict)
+
+
+def split_secret_query(url: str) -> tuple[str, str | None]:
+    """Remove ``token``/``ticket`` query parameters from ``url``; return (clean url, token).
+
+    Used by the v0 step and by the settings dialog, so a token pasted as part of a URL is moved
+    to the TokenStore instead of being saved in the settings file.
+    """
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    secrets = [value for key, value in pairs if key.lower() in SECRET_QUERY_KEYS and value]
+    kept = [(key, value) for key, value in pairs if key.lower() not in SECRET_QUERY_KEYS]
+    if len(kept) == len(pairs):
+        return url, None
+    clean = urlunsplit(parts._replace(query=urlencode(kept)))
+    return clean, (secrets[0] if secrets else None)
+
+
+_V0_KEYS = (
+    "gateway_url",
+    "gateway_name",
+    "gateway_token",
+    "notify_show_command",
+    "notify_buttons",
+    "stale_margin",
+    "autostart",
+)
+
+
+def _v0_to_v1(old: dict[str, Any]) -> Migrated:
+    new: dict[str, Any] = {key: value for key, value in old.items() if key not in _V0_KEYS}
+    new["schema_version"] = 1
+    secrets: dict[str, str] = {}
+    url = old.get("gateway_url")
+    if isinstance(url, str) and url:
+        clean_url, url_token = split_secret_query(url)
+        token = old.get("gateway_token") or url_token
+        gateway: dict[str, Any] = {
+            "id": "default",
+            "name": old.get("gateway_name") or "Hermes",
+            "url": clean_url,
+            "token_ref": None,
+            "kind": "url",
+            "allow_insecure_remote": False,
+        }
+        if isinstance(token, str) and token:
+            secrets["default"] = token
+            gateway["token_ref"] = "default"
+        new["gateways"] = [gateway]
+    else:
+        new["gateways"] = []
+    notifications: dict[str, Any] = {}
+    if "notify_show_command" in old:
+        notifications["show_command_text"] = old["notify_show_command"]
+    if "notify_buttons" in old:
+        buttons = old["notify_buttons"]
+        notifications["approve_from_notification"] = (
+            ("once" if buttons else "never") if isinstance(buttons, bool) else buttons
+        )
+    new["notifications"] = notifications
+    if "stale_margin" in old:
+        new["staleness_margin_s"] = old["stale_margin"]
+    if "autostart" in old:
+        new["start_at_login"] = old["autostart"]
+    return Migrated(new, secrets)
+
+
+#: ``STEPS[n]`` turns a version-n object into a version-(n+1) object.
+STEPS: dict[int, Callable[[dict[str, Any]], Migrated]] = {0: _v0_to_v1}
+
+
+def migrate(data: dict[str, Any], from_version: int) -> Migrated:
+    """Run every step from ``from_version`` up to the current schema version."""
+    if from_version < 0:
+        raise SettingsError(f"schema_version: {from_version} is not a version")
+    result = Migrated(dict(data))
+    for version in range(from_version, SCHEMA_VERSION):
+        step = STEPS.get(version)
+        if step is None:
+            raise SettingsError(f"schema_version: no upgrade from version {version}")
+        stepped = step(result.data)
+        result = Migrated(stepped.data, {**result.secrets, **stepped.secrets})
+    return result

@@ -1,0 +1,161 @@
+"""Reading and writing ``settings.json`` without ever losing it.
+
+The rules, and why:
+
+* **Missing file** -> defaults; nothing is written until the person saves (no surprise files).
+* **Corrupt file** (not JSON, wrong types, invalid values) -> it is renamed to
+  ``settings.json.bad-<UTC time>``, defaults are used, and one ERROR line says where the old
+  file went. Starting is more important than the settings; the person's data is still there.
+* **Older schema** -> migrated step by step (``migrations.py``); secrets found in the old file go
+  to the TokenStore and the file is rewritten at once, so a plain-text token does not linger.
+* **Newer schema** (written by a newer Hermes Tray) -> the known keys are read, the unknown ones
+  kept; before the first save over it, the newer file is copied aside (``.v<N>-<time>``).
+* **Unknown keys** are kept and written back; they are logged once per process, not per load.
+* **Writes** are atomic and 0600 (:func:`desktop.platform.files.atomic_write_text`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from desktop.platform.files import atomic_write_text, keep_aside
+from desktop.platform.paths import config_dir
+from desktop.settings.codec import (
+    SCHEMA_VERSION,
+    settings_from_json,
+    settings_to_json,
+    unknown_key_paths,
+)
+from desktop.settings.migrations import migrate
+from desktop.settings.model import Settings, SettingsError
+from desktop.settings.tokens import TokenStore
+
+log = logging.getLogger(__name__)
+
+SETTINGS_FILE_NAME = "settings.json"
+Clock = Callable[[], datetime]
+_reported_unknown: set[tuple[Path, str]] = set()
+
+
+def settings_path() -> Path:
+    """``settings.json`` in the config dir (``$HERMES_TRAY_CONFIG_DIR`` overrides)."""
+    return config_dir() / SETTINGS_FILE_NAME
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def load_settings(
+    path: Path | None = None,
+    *,
+    token_store: TokenStore | None = None,
+    clock: Clock = _utc_now,
+) -> Settings:
+    """Read the settings; never raises for a bad file (see the module docstring)."""
+    path = path or settings_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        log.info("No settings file at %s yet; using defaults", path)
+        return Settings()
+    except OSError as exc:
+        log.error("Cannot read settings file %s (%s); using defaults for this run", path, exc)
+        return Settings()
+    try:
+        data, version = _decode(raw)
+        migrated = migrate(data, version) if version < SCHEMA_VERSION else None
+        settings = settings_from_json(migrated.data if migrated else data)
+    except SettingsError as exc:
+        try:
+            kept: Path | str = keep_aside(path, "bad", clock())
+        except OSError as move_exc:
+            kept = f"(not moved: {move_exc})"
+        log.error(
+            "Settings file %s is invalid (%s). Kept it as %s and started with default settings;"
+            " fix or delete that copy, then set things up again in Settings.",
+            path,
+            exc,
+            kept,
+        )
+        return Settings()
+    if migrated is not None:
+        _finish_migration(path, version, settings, migrated.secrets, token_store)
+    elif version > SCHEMA_VERSION:
+        log.warning(
+            "Settings file %s has schema_version %d, newer than this Hermes Tray (%d);"
+            " reading the keys this version knows and keeping the rest",
+            path,
+            version,
+            SCHEMA_VERSION,
+        )
+    _report_unknown(path, settings)
+    return settings
+
+
+def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock = _utc_now) -> None:
+    """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written."""
+    path = path or settings_path()
+    newer = _schema_version_on_disk(path)
+    if newer is not None and newer > SCHEMA_VERSION:
+        stamp = clock().astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = path.with_name(f"{path.name}.v{newer}-{stamp}")
+        shutil.copy2(path, backup)
+        log.warning("Kept the newer (v%d) settings file as %s before saving over it", newer, backup)
+    text = json.dumps(settings_to_json(settings), indent=2, ensure_ascii=False, allow_nan=False)
+    atomic_write_text(path, text + "\n")
+    log.info("Saved settings to %s", path)
+
+
+def _decode(raw: bytes) -> tuple[dict[str, Any], int]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise SettingsError(f"not valid UTF-8 JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise SettingsError("the top level must be a JSON object")
+    version = data.get("schema_version", 0)  # v0 files had no version key
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SettingsError("schema_version: must be an integer")
+    return data, version
+
+
+def _finish_migration(
+    path: Path,
+    version: int,
+    settings: Settings,
+    secrets: dict[str, str],
+    token_store: TokenStore | None,
+) -> None:
+    store = token_store or TokenStore(path.parent)
+    try:
+        for ref, token in secrets.items():
+            store.set(ref, token)
+            log.info("Moved the token of gateway %r out of the settings file", ref)
+        save_settings(settings, path)
+    except (OSError, ValueError) as exc:
+        log.error("Could not finish upgrading %s from v%d (%s)", path, version, exc)
+        return
+    log.info("Upgraded settings file %s from schema v%d to v%d", path, version, SCHEMA_VERSION)
+
+
+def _schema_version_on_disk(path: Path) -> int | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
+
+
+def _report_unknown(path: Path, settings: Settings) -> None:
+    fresh = [key for key in unknown_key_paths(settings) if (path, key) not in _reported_unknown]
+    if fresh:
+        _reported_unknown.update((path, key) for key in fresh)
+        log.info("Keeping settings keys this version does not know: %s", ", ".join(fresh))

@@ -1,0 +1,177 @@
+"""Gateway tokens: in the OS keyring, or -- said out loud -- in a 0600 file.
+
+Why the keyring: a token grants running commands through the agent; it must not sit in a
+settings file that gets copied into dotfile repos and bug reports. It is stored under service
+``hermes-tray`` with the gateway's ``token_ref`` (normally its id) as the username.
+
+Why a fallback file at all: minimal desktops and CI machines often have no Secret Service; a
+tray that cannot remember its token there would be unusable. The fallback is a 0600 JSON file
+in the config dir. Using it is never silent: every write logs a WARNING, and
+:attr:`TokenStore.using_fallback` lets the UI show it.
+
+Tokens are never logged. ``on_secret`` is told every token the store sees, so the journal and
+log filters can scrub it from anything they write.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+from desktop.platform.files import atomic_write_text, keep_aside
+from desktop.platform.paths import KEYRING_SERVICE, config_dir
+
+log = logging.getLogger(__name__)
+
+FALLBACK_FILE_NAME = "tokens.json"
+_KEYRING_FAILURES = (keyring.errors.KeyringError, OSError)
+
+
+class TokenStore:
+    """get/set/delete gateway tokens by ``token_ref``.
+
+    Args:
+        directory: where the fallback file lives (default: :func:`config_dir`).
+        backend: keyring backend to use (default: ``keyring.get_keyring()``, looked up lazily).
+        on_secret: called with every token read or written (for scrubbing, never for logging).
+    """
+
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        backend: keyring.backend.KeyringBackend | None = None,
+        on_secret: Callable[[str], None] | None = None,
+    ) -> None:
+        self._directory = directory
+        self._backend = backend
+        self._on_secret = on_secret
+        self._keyring_problem: str | None = None
+
+    @property
+    def fallback_path(self) -> Path:
+        return (self._directory or config_dir()) / FALLBACK_FILE_NAME
+
+    @property
+    def using_fallback(self) -> bool:
+        """True when tokens are (or would be) kept in the file instead of the keyring."""
+        return self._keyring() is None or bool(self._read_file())
+
+    @property
+    def fallback_reason(self) -> str | None:
+        """Why the keyring is not used, for the UI; None while it works."""
+        self._keyring()
+        return self._keyring_problem
+
+    def get(self, ref: str) -> str | None:
+        """The token stored for ``ref``, or None."""
+        token: str | None = None
+        backend = self._keyring()
+        if backend is not None:
+            try:
+                token = backend.get_password(KEYRING_SERVICE, ref)
+            except _KEYRING_FAILURES as exc:
+                self._keyring_failed("read", exc)
+        if token is None:
+            token = self._read_file().get(ref)
+        if token is not None:
+            self._saw(token)
+        return token
+
+    def set(self, ref: str, token: str) -> None:
+        """Store ``token`` for ``ref`` (replacing any old one)."""
+        if not token:
+            raise ValueError("an empty token cannot be stored; use delete()")
+        self._saw(token)
+        backend = self._keyring()
+        if backend is not None:
+            try:
+                backend.set_password(KEYRING_SERVICE, ref, token)
+            except _KEYRING_FAILURES as exc:
+                self._keyring_failed("write", exc, token)
+            else:
+                self._remove_from_file(ref)  # an older fallback copy must not linger
+                return
+        tokens = self._read_file()
+        tokens[ref] = token
+        self._write_file(tokens)
+        log.warning(
+            "No usable OS keyring (%s): stored the token for %r in %s, readable by your user only",
+            self._keyring_problem,
+            ref,
+            self.fallback_path,
+        )
+
+    def delete(self, ref: str) -> None:
+        """Forget the token for ``ref`` everywhere it may be; no error if there is none."""
+        backend = self._keyring()
+        if backend is not None:
+            try:
+                backend.delete_password(KEYRING_SERVICE, ref)
+            except keyring.errors.PasswordDeleteError:
+                pass  # nothing stored: fine
+            except _KEYRING_FAILURES as exc:
+                self._keyring_failed("delete", exc)
+        self._remove_from_file(ref)
+
+    # -- keyring -----------------------------------------------------------------------------
+    def _keyring(self) -> keyring.backend.KeyringBackend | None:
+        backend = self._backend or keyring.get_keyring()
+        if getattr(backend, "priority", 0) <= 0:  # keyring's "fail" and "null" backends
+            self._keyring_problem = f"the keyring backend {type(backend).__name__} stores nothing"
+            return None
+        return backend
+
+    def _keyring_failed(self, what: str, exc: Exception, token: str = "") -> None:
+        self._keyring_problem = f"keyring {what} failed: {type(exc).__name__}"
+        detail = str(exc).replace(token, "[token]") if token else str(exc)  # backends' text
+        log.warning("OS keyring %s failed (%s: %s)", what, type(exc).__name__, detail)
+
+    def _saw(self, token: str) -> None:
+        if self._on_secret is not None:
+            self._on_secret(token)
+
+    # -- fallback file -----------------------------------------------------------------------
+    def _read_file(self) -> dict[str, str]:
+        path = self.fallback_path
+        try:
+            if stat.S_IMODE(path.stat().st_mode) & 0o077 and os.name == "posix":
+                path.chmod(0o600)
+                log.warning("%s was readable by others; made it 0600", path)
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            log.error("Cannot read token file %s (%s)", path, exc)
+            return {}
+        except ValueError as exc:
+            kept = keep_aside(path, "bad", datetime.now(UTC))
+            log.error("Token file %s is unreadable (%s); kept it as %s", path, exc, kept)
+            return {}
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(tokens, dict):
+            return {}
+        return {k: v for k, v in tokens.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def _write_file(self, tokens: dict[str, str]) -> None:
+        text = json.dumps({"schema_version": 1, "tokens": tokens}, indent=2, sort_keys=True)
+        atomic_write_text(self.fallback_path, text + "\n", mode=0o600)
+
+    def _remove_from_file(self, ref: str) -> None:
+        tokens = self._read_file()
+        if ref not in tokens:
+            return
+        del tokens[ref]
+        if tokens:
+            self._write_file(tokens)
+        else:
+            self.fallback_path.unlink(missing_ok=True)
