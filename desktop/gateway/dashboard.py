@@ -1,0 +1,108 @@
+"""Attach to a running loopback ``hermes dashboard`` (opt-in only).
+
+Why opt-in: the token is scraped from the dashboard page's bootstrap script
+(``window.__HERMES_SESSION_TOKEN__="…"``, protocol.md §1.2), which works but leans on an
+implementation detail of the web page; and a dashboard's sessions belong to the browser the
+person uses. It is probed again on every dial because a restarted dashboard mints a new token.
+Plain HTTP over asyncio streams keeps this free of an HTTP client dependency; only loopback is
+ever asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+
+from desktop.gateway.endpoints import is_loopback_host
+from desktop.gateway.errors import ConnectError
+from desktop.gateway.redact import register_secret
+
+DEFAULT_PORT = 9119
+TOKEN_RE = re.compile(r"""__HERMES_SESSION_TOKEN__\s*=\s*["']([^"'<>\s]+)["']""")
+MAX_BODY = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DashboardInfo:
+    """What a probe learned: the version from /api/status and the dial URL (with token)."""
+
+    version: str
+    url: str  # secret: carries ?token=
+
+
+async def http_get(host: str, port: int, path: str, *, timeout: float = 3.0) -> tuple[int, bytes]:
+    """A minimal HTTP/1.1 GET to a loopback host: (status, body)."""
+    if not is_loopback_host(host):
+        raise ConnectError(f"Refusing to probe non-loopback host {host}.", fatal=True)
+    async with asyncio.timeout(timeout):
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write(
+                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Accept: */*\r\nConnection: close\r\n\r\n".encode()
+            )
+            await writer.drain()
+            raw = await reader.read(MAX_BODY)
+            while chunk := await reader.read(MAX_BODY):
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    break
+        finally:
+            writer.close()
+            await writer.wait_closed()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    try:
+        status = int(head.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        raise ConnectError(f"http://{host}:{port}{path} did not answer HTTP.") from None
+    if b"transfer-encoding: chunked" in head.lower():
+        body = _dechunk(body)
+    return status, body
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, rest = b"", body
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0], 16)
+        except ValueError:
+            break
+        if size == 0:
+            break
+        out, rest = out + rest[:size], rest[size + 2 :]
+    return out
+
+
+async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> DashboardInfo:
+    """Probe ``/api/status``, then scrape the session token from ``/``. ConnectError if absent."""
+    where = f"http://{host}:{port}"
+    try:
+        status, body = await http_get(host, port, "/api/status")
+    except (OSError, TimeoutError):
+        raise ConnectError(
+            f"No Hermes dashboard answers at {where}. Start one with `hermes dashboard`."
+        ) from None
+    if status != 200:
+        raise ConnectError(f"{where}/api/status answered HTTP {status}; not a Hermes dashboard.")
+    try:
+        info = json.loads(body)
+        version = str(info.get("version", "")) if isinstance(info, dict) else ""
+    except ValueError:
+        raise ConnectError(f"{where}/api/status is not a Hermes dashboard.") from None
+    try:
+        status, page = await http_get(host, port, "/")
+    except (OSError, TimeoutError):
+        raise ConnectError(f"The Hermes dashboard at {where} stopped answering.") from None
+    match = TOKEN_RE.search(page.decode("utf-8", "replace")) if status == 200 else None
+    if match is None:
+        raise ConnectError(
+            f"The Hermes dashboard at {where} does not expose its session token (gated or "
+            "headless mode). Configure its URL and token in Settings instead.",
+            fatal=True,
+        )
+    token = match.group(1)
+    register_secret(token)
+    return DashboardInfo(version, f"ws://{host}:{port}/api/ws?token={token}")

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.gateway import canonical
+from desktop.gateway.discovery import URL_ENV, discover
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from tests.gateway.control_server import FakeControlSocket
+from tests.gateway.http_server import FakeDashboard
+
+SECRET = "envtoken-abcdef"
+
+
+def _none(_name: str) -> str | None:
+    return None
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="hgd", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def test_env_url_wins_and_its_token_is_never_echoed(home: Path, arun: Callable[..., Any]) -> None:
+    env = {URL_ENV: f"ws://127.0.0.1:1234/api/ws?token={SECRET}", "HERMES_HOME": str(home)}
+    result = arun(discover(environ=env, which=lambda _n: "/usr/bin/hermes"))
+    assert [e.kind for e in result.endpoints] == [EndpointKind.URL]
+    assert result.endpoints[0].url.endswith(SECRET)
+    assert SECRET not in " ".join(result.tried) + repr(result.endpoints[0])
+
+
+def test_invalid_env_url_is_reported_not_dialled(home: Path, arun: Callable[..., Any]) -> None:
+    result = arun(discover(environ={URL_ENV: "ws://203.0.113.9:1/api/ws"}, which=_none))
+    assert not result.found
+    assert "wss://" in result.tried[0]
+
+
+def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..., Any]) -> None:
+    mine = (
+        GatewayEndpoint(
+            "a", "A", EndpointKind.URL, url="ws://127.0.0.1:1", token=TokenSource.env("X")
+        ),
+        GatewayEndpoint("b", "B", EndpointKind.OWNED),
+    )
+    result = arun(discover(configured=mine, environ={"HERMES_HOME": str(home)}, which=_none))
+    assert result.endpoints == mine
+
+
+def test_canonical_socket_before_owning_a_backend(home: Path, arun: Callable[..., Any]) -> None:
+    async def scenario() -> None:
+        sock = str(home / canonical.SOCKET_NAME)
+        async with FakeControlSocket(sock, home=str(home), api_origin="http://127.0.0.1:9"):
+            result = await discover(
+                environ={"HERMES_HOME": str(home)}, which=lambda _n: "/usr/bin/hermes"
+            )
+            assert [e.kind for e in result.endpoints] == [EndpointKind.CANONICAL]
+            assert result.endpoints[0].hermes_home == str(home)
+
+    arun(scenario())
+
+
+def test_owned_backend_when_hermes_is_on_path(home: Path, arun: Callable[..., Any]) -> None:
+    result = arun(discover(environ={"HERMES_HOME": str(home)}, which=lambda _n: "/opt/hermes"))
+    assert [e.kind for e in result.endpoints] == [EndpointKind.OWNED]
+    assert result.endpoints[0].hermes_executable == "/opt/hermes"
+    assert any("no control socket" in line for line in result.tried)
+
+
+def test_dashboard_only_when_opted_in(home: Path, arun: Callable[..., Any]) -> None:
+    async def scenario() -> None:
+        async with FakeDashboard(token="dash") as dash:
+            env = {"HERMES_HOME": str(home)}
+            plain = await discover(environ=env, which=_none, dashboard_port=dash.port)
+            assert not plain.found
+            assert dash.paths == []
+            assert any("opt in" in line for line in plain.tried)
+            opted = await discover(
+                environ=env, which=_none, dashboard_opt_in=True, dashboard_port=dash.port
+            )
+            assert [e.kind for e in opted.endpoints] == [EndpointKind.DASHBOARD]
+            assert "dash" not in opted.endpoints[0].url  # token is scraped at dial time
+
+    arun(scenario())
+
+
+def test_nothing_found_lists_every_step(home: Path, arun: Callable[..., Any]) -> None:
+    result = arun(discover(environ={"HERMES_HOME": str(home)}, which=_none))
+    assert not result.found
+    assert len(result.tried) == 5
+    assert result.tried[-1].startswith("nothing found")
