@@ -1,0 +1,256 @@
+"""The decision journal: what was approved or denied, when, where, and how it ended.
+
+Why a journal: the tray lets a person wave commands through in a second. Afterwards they (or
+whoever helps them) must be able to see what exactly was allowed -- "Recent decisions" in the
+menu, and "Open journal" for the full file. Hence one JSON object per line (``decisions.jsonl``
+in the user data dir, ``$HERMES_TRAY_DATA_DIR`` overrides): greppable, appendable without
+rewriting, and still readable when the last line was cut by a crash.
+
+What it promises:
+
+* **No secrets.** Every field is scrubbed against every secret registered with
+  :meth:`Journal.register_secret` (wire ``TokenStore(on_secret=journal.register_secret)``) and
+  against credential-shaped text (``token=...``, ``hermes-gateway-ticket.<x>``).
+* **The command as shown.** Hidden characters (bidi overrides, zero-width, control codes) are
+  made visible with ``desktop.core.text_safety.reveal`` -- the same function the dialog uses --
+  or, until that exists, by escaping non-printable characters. Long texts are cut, saying so.
+* **Bounded size.** The file rotates at ``max_bytes``; ``keep`` older files are kept
+  (``decisions.jsonl.1`` is the newest of them).
+* **Never in the way.** A journal that cannot be written logs an error; the decision itself
+  has already gone to the gateway and is not undone.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+import json
+import logging
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+from desktop.platform.paths import data_dir, ensure_private_dir
+
+log = logging.getLogger(__name__)
+
+JOURNAL_FILE_NAME = "decisions.jsonl"
+MASK = "***"
+_CREDENTIAL_PATTERNS = (
+    re.compile(r"(?i)(\b(?:token|ticket)=)[^&\s\"'<>;,)\]]+"),
+    re.compile(r"(?i)(hermes-gateway-ticket\.)[^\s,;'\"\])]+"),
+)
+
+
+class Surface(enum.Enum):
+    """Where the person made the decision."""
+
+    DIALOG = "dialog"
+    NOTIFICATION = "notification"
+    KEYBOARD = "keyboard"
+    MENU = "menu"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One decision, as stored (already scrubbed, revealed and bounded)."""
+
+    time: str  # ISO 8601, local time with its UTC offset
+    gateway_id: str
+    gateway_name: str
+    session_id: str
+    session_title: str
+    command: str
+    choice: str  # "once", "session", "always", "deny"
+    surface: str  # a Surface value
+    outcome: str  # as the gateway reported it, e.g. "approved", "denied", "expired"
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(JournalEntry))
+
+
+def _local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@functools.cache
+def _reveal_function() -> Callable[[str], str] | None:
+    """The shared ``reveal`` if it is importable (another layer provides it), else None."""
+    try:
+        module = importlib.import_module("desktop.core.text_safety")
+    except ImportError:
+        return None
+    function = getattr(module, "reveal", None)
+    return function if callable(function) else None
+
+
+def _escape_hidden(text: str) -> str:
+    r"""Fallback reveal: every non-printable character as its Python escape (``\u202e``)."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def reveal(text: str) -> str:
+    """Make hidden characters visible, with the shared function when it exists."""
+    function = _reveal_function()
+    if function is not None:
+        result = function(text)
+        if isinstance(result, str):
+            return result
+    return _escape_hidden(text)
+
+
+def bound(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
+class Journal:
+    """Append-only, size-rotated JSON Lines journal of decisions.
+
+    Args:
+        directory: where ``decisions.jsonl`` lives (default: :func:`data_dir`).
+        max_bytes: rotate before the file would grow past this size.
+        keep: how many rotated files to keep besides the current one.
+        command_limit: longest command text stored, in characters (other texts: 300).
+        clock: returns the current local time (tests pass a fixed one).
+    """
+
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        max_bytes: int = 512 * 1024,
+        keep: int = 3,
+        command_limit: int = 4000,
+        clock: Callable[[], datetime] = _local_now,
+    ) -> None:
+        self._directory = directory or data_dir()
+        self._max_bytes = max_bytes
+        self._keep = keep
+        self._command_limit = command_limit
+        self._clock = clock
+        self._secrets: set[str] = set()
+        self._secret_pattern: re.Pattern[str] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The current journal file (for "Open journal"); it may not exist yet."""
+        return self._directory / JOURNAL_FILE_NAME
+
+    def register_secret(self, secret: str) -> None:
+        """Never write ``secret`` (or its URL-encoded forms) from now on."""
+        if not secret:
+            return
+        self._secrets.update({secret, quote(secret, safe=""), quote_plus(secret)})
+        ordered = sorted(self._secrets, key=len, reverse=True)  # longest first: no partial masks
+        self._secret_pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+    def scrub(self, text: str) -> str:
+        """``text`` without any registered secret or credential-shaped value."""
+        if self._secret_pattern is not None:
+            text = self._secret_pattern.sub(MASK, text)
+        for pattern in _CREDENTIAL_PATTERNS:
+            text = pattern.sub(rf"\1{MASK}", text)
+        return text
+
+    def _clean(self, text: str, limit: int) -> str:
+        return bound(self.scrub(reveal(self.scrub(text))), limit)
+
+    def record(
+        self,
+        *,
+        gateway_id: str,
+        gateway_name: str,
+        session_id: str,
+        session_title: str,
+        command: str,
+        choice: str | enum.Enum,
+        surface: Surface | str,
+        outcome: str,
+    ) -> JournalEntry:
+        """Append one decision and return it as stored. Never raises for I/O trouble."""
+        choice_text = choice.value if isinstance(choice, enum.Enum) else choice
+        surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
+        entry = JournalEntry(
+            time=self._clock().isoformat(timespec="seconds"),
+            gateway_id=self._clean(gateway_id, 300),
+            gateway_name=self._clean(gateway_name, 300),
+            session_id=self._clean(session_id, 300),
+            session_title=self._clean(session_title, 300),
+            command=self._clean(command, self._command_limit),
+            choice=self._clean(str(choice_text), 40),
+            surface=surface_text,
+            outcome=self._clean(outcome, 300),
+        )
+        line = json.dumps(asdict(entry), ensure_ascii=False) + "\n"
+        try:
+            self._append(line.encode("utf-8"))
+        except OSError as exc:
+            log.error("Could not write the decision journal %s (%s)", self.path, exc)
+        return entry
+
+    def recent(self, n: int = 10) -> list[JournalEntry]:
+        """The last ``n`` decisions, newest first (across rotated files)."""
+        entries: list[JournalEntry] = []
+        for path in self._files_newest_first():
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            for line in reversed(lines):
+                entry = _parse(line)
+                if entry is not None:
+                    entries.append(entry)
+                    if len(entries) >= n:
+                        return entries
+        return entries
+
+    # -- files -------------------------------------------------------------------------------
+    def _rotated(self, index: int) -> Path:
+        return self._directory / f"{JOURNAL_FILE_NAME}.{index}"
+
+    def _files_newest_first(self) -> list[Path]:
+        return [self.path, *(self._rotated(i) for i in range(1, self._keep + 1))]
+
+    def _append(self, data: bytes) -> None:
+        ensure_private_dir(self._directory)
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size and size + len(data) > self._max_bytes:
+            self._rotate()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)  # decisions are rare and worth keeping through a crash
+        finally:
+            os.close(fd)
+
+    def _rotate(self) -> None:
+        if self._keep == 0:
+            self.path.unlink(missing_ok=True)
+            return
+        self._rotated(self._keep).unlink(missing_ok=True)
+        for index in range(self._keep - 1, 0, -1):
+            if self._rotated(index).exists():
+                os.replace(self._rotated(index), self._rotated(index + 1))
+        os.replace(self.path, self._rotated(1))
+
+
+def _parse(line: str) -> JournalEntry | None:
+    """One stored line as an entry, or None for a cut or foreign line."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in _FIELD_NAMES):
+        return None
+    return JournalEntry(**{k: data[k] for k in _FIELD_NAMES})

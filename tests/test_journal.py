@@ -1,0 +1,207 @@
+"""The decision journal: JSON Lines, no secrets, hidden characters revealed, rotation, recent()."""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import stat
+import sys
+import types
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from desktop import journal as journal_module
+from desktop.journal import Journal, JournalEntry, Surface
+
+CANARY = "canary-SECRET-4b7e19"
+WHEN = datetime(2026, 11, 29, 14, 2, 3, tzinfo=timezone(timedelta(hours=1)))
+
+
+class FakeChoice(enum.Enum):
+    ONCE = "once"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_reveal_lookup() -> Iterator[None]:
+    journal_module._reveal_function.cache_clear()
+    yield
+    journal_module._reveal_function.cache_clear()
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(tmp_path / "data", clock=lambda: WHEN)
+
+
+def decide(journal: Journal, **overrides: Any) -> JournalEntry:
+    fields: dict[str, Any] = {
+        "gateway_id": "home",
+        "gateway_name": "Home",
+        "session_id": "s1",
+        "session_title": "Fix the build",
+        "command": "make test",
+        "choice": "once",
+        "surface": Surface.DIALOG,
+        "outcome": "approved",
+    }
+    fields.update(overrides)
+    return journal.record(**fields)
+
+
+def test_a_decision_is_one_private_json_line(journal: Journal) -> None:
+    entry = decide(journal)
+    lines = journal.path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {
+            "time": "2026-11-29T14:02:03+01:00",
+            "gateway_id": "home",
+            "gateway_name": "Home",
+            "session_id": "s1",
+            "session_title": "Fix the build",
+            "command": "make test",
+            "choice": "once",
+            "surface": "dialog",
+            "outcome": "approved",
+        }
+    ]
+    assert entry.command == "make test"
+    assert stat.S_IMODE(journal.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(journal.path.parent.stat().st_mode) == 0o700
+
+
+def test_default_location_honours_the_data_dir_override(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_TRAY_DATA_DIR", str(tmp_path / "d"))
+    assert Journal().path == tmp_path / "d" / "decisions.jsonl"
+
+
+def test_enum_choices_and_string_surfaces_are_stored_by_value(journal: Journal) -> None:
+    entry = decide(journal, choice=FakeChoice.ONCE, surface="notification")
+    assert (entry.choice, entry.surface) == ("once", "notification")
+    with pytest.raises(ValueError, match="carrier-pigeon"):
+        decide(journal, surface="carrier-pigeon")
+
+
+def test_a_registered_secret_never_reaches_the_file(journal: Journal) -> None:
+    journal.register_secret(CANARY)
+    decide(
+        journal,
+        gateway_id=f"id-{CANARY}",
+        gateway_name=f"name {CANARY}",
+        session_id=CANARY,
+        session_title=f"title {CANARY}",
+        command=f"curl -H 'X: {CANARY}' https://x/?q={CANARY.replace('-', '%2D')}",
+        outcome=f"error: bad token {CANARY}",
+    )
+    raw = journal.path.read_bytes()
+    assert CANARY.encode() not in raw
+    assert b"***" in raw
+    assert all(CANARY not in value for value in json.loads(raw).values())
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    before=st.text(max_size=30),
+    after=st.text(max_size=30),
+    field=st.sampled_from(
+        ["gateway_id", "gateway_name", "session_id", "session_title", "command", "outcome"]
+    ),
+)
+def test_the_canary_never_survives_whatever_surrounds_it(
+    tmp_path_factory: pytest.TempPathFactory, before: str, after: str, field: str
+) -> None:
+    journal = Journal(tmp_path_factory.mktemp("j"), clock=lambda: WHEN)
+    journal.register_secret(CANARY)
+    entry = decide(journal, **{field: before + CANARY + after})
+    assert CANARY not in journal.path.read_text(encoding="utf-8")
+    assert CANARY not in repr(entry)
+    assert CANARY not in repr(journal.recent(1))
+
+
+def test_credential_shaped_text_is_masked_without_registration(journal: Journal) -> None:
+    entry = decide(
+        journal,
+        command="websocat 'ws://h:1/api/ws?token=abc123&x=1' -H hermes-gateway-ticket.zz9",
+    )
+    assert "abc123" not in entry.command
+    assert "zz9" not in entry.command
+    assert "token=***&x=1" in entry.command
+
+
+def test_hidden_characters_are_revealed_by_the_fallback(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", None)  # import fails
+    entry = decide(journal, command="ls \u202egnp.exe\x1b[2J\nrm -rf /", session_title="a\u200bb")
+    assert entry.command == "ls \\u202egnp.exe\\x1b[2J\\nrm -rf /"
+    assert entry.session_title == "a\\u200bb"
+
+
+def test_the_shared_reveal_function_is_used_once_it_exists(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = types.ModuleType("desktop.core.text_safety")
+    fake.reveal = lambda text: text.replace("\u202e", "<RLO>")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", fake)
+    assert decide(journal, command="a\u202eb").command == "a<RLO>b"
+
+
+def test_long_commands_are_cut_saying_so(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, command_limit=10, clock=lambda: WHEN)
+    entry = decide(journal, command="x" * 25)
+    assert entry.command == "x" * 10 + "… [15 more characters]"
+
+
+def test_recent_is_newest_first_and_spans_rotated_files(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, max_bytes=600, keep=2, clock=lambda: WHEN)
+    for i in range(12):
+        decide(journal, command=f"cmd {i}")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["decisions.jsonl", "decisions.jsonl.1", "decisions.jsonl.2"]
+    assert all(p.stat().st_size <= 600 for p in tmp_path.iterdir())
+    commands = [e.command for e in journal.recent(100)]
+    assert commands[:3] == ["cmd 11", "cmd 10", "cmd 9"]
+    assert "cmd 0" not in commands  # rotated out: only `keep` old files survive
+    assert commands == sorted(commands, key=lambda c: -int(c.split()[1]))
+    assert [e.command for e in journal.recent(2)] == ["cmd 11", "cmd 10"]
+
+
+def test_keep_zero_starts_afresh(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, max_bytes=300, keep=0, clock=lambda: WHEN)
+    for i in range(4):
+        decide(journal, command=f"cmd {i}")
+    assert [p.name for p in tmp_path.iterdir()] == ["decisions.jsonl"]
+    assert [e.command for e in journal.recent(10)] == ["cmd 3"]
+
+
+def test_recent_skips_a_cut_last_line_and_foreign_lines(journal: Journal) -> None:
+    decide(journal, command="good")
+    with journal.path.open("a", encoding="utf-8") as stream:
+        stream.write('["not", "an", "entry"]\n{"time": "2026-11-29T14:0')
+    assert [e.command for e in journal.recent(5)] == ["good"]
+
+
+def test_recent_of_a_missing_journal_is_empty(journal: Journal) -> None:
+    assert journal.recent() == []
+
+
+def test_an_unwritable_journal_logs_and_does_not_raise(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the directory should be")
+    journal = Journal(blocker, clock=lambda: WHEN)
+    journal.register_secret(CANARY)
+    with caplog.at_level(logging.ERROR, logger="desktop.journal"):
+        entry = decide(journal, command=CANARY)
+    assert entry.command == "***"
+    assert "Could not write the decision journal" in caplog.text
+    assert CANARY not in caplog.text
