@@ -1,0 +1,81 @@
+"""One pure function from the app snapshot to what the tray icon shows.
+
+Why pure and Qt-free (design.md example 8, after Syncthing Tray's one status->icon function):
+every precedence rule lives in one table-tested place, and the tray widget only renders the
+result. The icon name is the stem of an SVG in ``resources/icons/``.
+
+Precedence, most urgent first (the icon can show only one thing):
+
+1. ``waiting``      approvals wait on a person on a connected gateway (count drawn on the icon)
+2. ``error``        a gateway gave up (FAILED) and needs a person
+3. ``disconnected`` no gateway connected and none trying now (or none configured)
+   ``connecting``   no gateway connected, at least one connecting or handshaking
+4. ``yolo``         some session on a connected gateway bypasses approvals
+5. ``working``      some session is running a turn
+6. ``idle``         connected, nothing happening
+
+A gateway that is offline while another is connected does not change the icon (the tooltip
+says so): the connected one still works, and the offline one retries by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.core.model import SessionStatus
+from desktop.ui.plain_text import tooltip_fragment
+from desktop.ui.snapshot import AppSnapshot, Link
+
+APP_TITLE = "Hermes Tray"
+ICON_NAMES = ("disconnected", "connecting", "idle", "working", "waiting", "yolo", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class TrayStatus:
+    icon_name: str  # one of ICON_NAMES
+    count: int  # approvals waiting (drawn on the icon when > 0)
+    tooltip: str  # plain text, untrusted parts neutralised; lines separated by "\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def tray_status(snapshot: AppSnapshot) -> TrayStatus:
+    """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order)."""
+    gateways = snapshot.gateways
+    up = [g for g in gateways if g.link is Link.UP]
+    failed = [g for g in gateways if g.link is Link.FAILED]
+    trying = [g for g in gateways if g.link is Link.CONNECTING]
+    live_sessions = [s for g in up for s in g.sessions]
+    yolo = [s for s in live_sessions if s.yolo.effective]
+    working = [s for s in live_sessions if s.status is SessionStatus.WORKING]
+    count = snapshot.waiting_count()
+
+    if count:
+        icon, headline = "waiting", f"{_plural(count, 'approval')} waiting"
+    elif failed:
+        icon, headline = "error", "connection failed"
+    elif not gateways:
+        icon, headline = "disconnected", "no gateway configured"
+    elif not up:
+        icon = "connecting" if trying else "disconnected"
+        headline = "connecting…" if trying else "disconnected"
+    elif yolo:
+        icon, headline = "yolo", f"YOLO on in {_plural(len(yolo), 'session')}"
+    elif working:
+        icon, headline = "working", f"working ({_plural(len(working), 'session')})"
+    else:
+        icon, headline = "idle", "idle"
+
+    lines = [f"{APP_TITLE} — {headline}"]
+    if icon != "yolo" and yolo:
+        lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
+    for g in failed:
+        detail = f": {tooltip_fragment(g.error)}" if g.error else ""
+        lines.append(f"{tooltip_fragment(g.name)} failed{detail}")
+    if up and len(up) < len(gateways):
+        offline = len(gateways) - len(up) - len(failed)
+        if offline:
+            lines.append(f"{offline} of {len(gateways)} gateways not connected")
+    return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
