@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from tests.peers.conntrace import Attempt, command_prefix, read_attempts, strace_path
 from tests.peers.hermes_venv import HermesVenv
 from tests.peers.netguard import Endpoint, NetworkWatcher, ProxyCanary
 
@@ -126,10 +127,14 @@ class HermesServer:
         self.hermes_home = root / "hermes-home"
         self.workdir = root / "work"
         self.log_path = root / "hermes-serve.log"
+        self.trace_path = root / "connect-trace.log"
+        self.traced = False  # True when strace recorded every connect of the process tree
+        self.attempts: list[Attempt] = []  # IP-addressed connect/sendto calls (when traced)
         self.model_base_url = model_base_url
         self.port: int | None = None
         self.proxy_attempts: list[str] = []
         self.violations: list[Endpoint] = []
+        self.sockets_seen: set[Endpoint] = set()  # proves the watcher was looking at all
         self._token = secrets.token_urlsafe(32)
         self._proc: subprocess.Popen[bytes] | None = None
         self._ready = threading.Event()
@@ -187,6 +192,10 @@ class HermesServer:
             self.venv, self.home, self.hermes_home, self._token, self._canary.url, self.options
         )
         cmd = [str(self.venv.hermes), "serve", "--host", "127.0.0.1", "--port", "0"]
+        strace = strace_path()
+        if strace is not None:
+            cmd = command_prefix(strace, self.trace_path) + cmd
+            self.traced = True
         self._proc = subprocess.Popen(
             cmd,
             cwd=self.workdir,
@@ -222,6 +231,7 @@ class HermesServer:
         if proc is not None:
             if self._watcher is not None:
                 self.violations = self._watcher.stop()  # last sample while the tree still lives
+                self.sockets_seen = set(self._watcher.seen)
                 self._watcher = None
             for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
                 try:
@@ -242,6 +252,13 @@ class HermesServer:
         if self._canary is not None:
             self.proxy_attempts = self._canary.close()
             self._canary = None
+        if self.traced:
+            self.attempts = read_attempts(self.trace_path)
+
+    @property
+    def endpoints_contacted(self) -> set[str]:
+        """Remote ``host:port`` values seen by either guard (shows the guards were looking)."""
+        return {a.endpoint for a in self.attempts} | {e.remote for e in self.sockets_seen}
 
     def assert_loopback_only(self) -> None:
         """Fail if the gateway reached (or tried, through a proxy, to reach) beyond loopback."""
@@ -249,6 +266,8 @@ class HermesServer:
         foreign = self.violations + [e for batch in watched for e in batch]
         attempts = self.proxy_attempts + (list(self._canary.attempts) if self._canary else [])
         assert not foreign, f"gateway sockets to non-loopback addresses: {foreign}"
+        traced = [a for a in self.attempts if a.foreign]
+        assert not traced, f"gateway tried to reach non-loopback addresses: {traced}"
         assert not attempts, f"gateway tried to go out through the proxy: {attempts}"
 
     def __enter__(self) -> Self:

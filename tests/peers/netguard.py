@@ -96,8 +96,23 @@ def socket_inodes(pid: int) -> set[int]:
     return inodes
 
 
-def foreign_endpoints(pids: set[int]) -> list[Endpoint]:
-    """Sockets of ``pids`` whose remote address is neither loopback nor unset."""
+def parse_table(table: str, text: str, owner: dict[int, int]) -> list[Endpoint]:
+    """Connected sockets listed in one ``/proc/net/<table>`` text whose inode is in ``owner``."""
+    found: list[Endpoint] = []
+    for line in text.splitlines()[1:]:
+        cols = line.split()
+        if len(cols) < 10 or int(cols[9]) not in owner:
+            continue
+        remote, rport = _decode(cols[2])
+        if remote.is_unspecified:
+            continue  # listening or unconnected
+        local, lport = _decode(cols[1])
+        found.append(Endpoint(table, f"{local}:{lport}", f"{remote}:{rport}", owner[int(cols[9])]))
+    return found
+
+
+def connected_endpoints(pids: set[int]) -> list[Endpoint]:
+    """Every connected socket (TCP or UDP, v4 or v6) held by ``pids``."""
     owner = {inode: pid for pid in pids for inode in socket_inodes(pid)}
     if not owner:
         return []
@@ -105,21 +120,16 @@ def foreign_endpoints(pids: set[int]) -> list[Endpoint]:
     found: list[Endpoint] = []
     for table in _TABLES:
         try:
-            lines = ((netdir or Path("/proc/net")) / table).read_text().splitlines()[1:]
+            text = ((netdir or Path("/proc/net")) / table).read_text()
         except OSError:
             continue
-        for line in lines:
-            cols = line.split()
-            if len(cols) < 10 or int(cols[9]) not in owner:
-                continue
-            remote, rport = _decode(cols[2])
-            if is_local(remote):
-                continue
-            local, lport = _decode(cols[1])
-            found.append(
-                Endpoint(table, f"{local}:{lport}", f"{remote}:{rport}", owner[int(cols[9])])
-            )
+        found.extend(parse_table(table, text, owner))
     return found
+
+
+def is_foreign(endpoint: Endpoint) -> bool:
+    """True when the remote end is not on this machine's loopback."""
+    return not is_local(ipaddress.ip_address(endpoint.remote.rsplit(":", 1)[0]))
 
 
 class NetworkWatcher:
@@ -129,6 +139,7 @@ class NetworkWatcher:
         self.root_pid = root_pid
         self.interval = interval
         self.violations: list[Endpoint] = []
+        self.seen: set[Endpoint] = set()  # every connected socket seen, loopback included
         self.samples = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -139,12 +150,14 @@ class NetworkWatcher:
         return self
 
     def sample(self) -> list[Endpoint]:
-        """Take one sample now; new violations are also kept in :attr:`violations`."""
-        found = foreign_endpoints(process_tree(self.root_pid))
+        """Take one sample now; return its violations (also kept in :attr:`violations`)."""
+        connected = connected_endpoints(process_tree(self.root_pid))
+        foreign = [e for e in connected if is_foreign(e)]
         with self._lock:
             self.samples += 1
-            self.violations.extend(e for e in found if e not in self.violations)
-        return found
+            self.seen.update(connected)
+            self.violations.extend(e for e in foreign if e not in self.violations)
+        return foreign
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
