@@ -1,0 +1,524 @@
+"""One gateway, kept connected on the current asyncio loop: the UI's handle on a gateway.
+
+State machine (``ConnectionStatus.state``)::
+
+    DISCONNECTED ─run()─▶ CONNECTING ─socket open─▶ HANDSHAKING ─HandshakeCompleted─▶ CONNECTED
+         ▲                  │   ▲                      │                                │
+         │             failure  └──── delay over ──── BACKOFF ◀── retryable failure ────┘
+         │                  │        or reconnect_now()
+         │                  └──────────▶ FAILED (fatal: refused token, bad config); waits for
+         └──── close() from any state          reconnect_now() (then CONNECTING) or close()
+
+Why it is thin: the protocol (handshake, dialect, sessions, approvals, what to resend after a
+reconnect) lives in the sans-I/O ``GatewayCore``. This class only dials (``Dialer``), pumps
+text both ways (``SocketPump``), settles the app's own RPC futures (``PendingCalls``), runs the
+core's timers with ``loop.call_later`` (no polling), and reconnects with jittered backoff. Each
+connection is a new epoch, so nothing from an old socket is mistaken for an answer on a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import enum
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
+
+from desktop.core.events import CoreEvent, HandshakeCompleted, RpcResponded
+from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
+from desktop.core.model import Choice, DecisionResult, Dialect
+from desktop.gateway import commands
+from desktop.gateway.backoff import BackoffPolicy
+from desktop.gateway.dashboard import http_get
+from desktop.gateway.dialer import Dialer, DialPlan
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.errors import (
+    CallTimeoutError,
+    ConnectError,
+    NotSentError,
+    OutcomeUnknownError,
+    RpcCallError,
+    UnsupportedError,
+)
+from desktop.gateway.pump import SocketPump, fail_unsendable
+from desktop.gateway.rpc import PendingCalls
+
+__all__ = [
+    "CallTimeoutError",
+    "ConnectionSettings",
+    "ConnectionState",
+    "ConnectionStatus",
+    "GatewayClient",
+    "GatewayListener",
+    "NotSentError",
+    "OutcomeUnknownError",
+    "RpcCallError",
+    "UnsupportedError",
+]
+
+log = logging.getLogger(__name__)
+
+
+class ConnectionState(enum.Enum):
+    DISCONNECTED = "disconnected"
+    CONNECTING = "connecting"
+    HANDSHAKING = "handshaking"
+    CONNECTED = "connected"
+    BACKOFF = "backoff"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ConnectionStatus:
+    """What the tray shows about a gateway. ``error``: what failed, where, what to do."""
+
+    state: ConnectionState
+    dialect: Dialect | None = None
+    version: str = ""
+    attempt: int = 0
+    next_retry_at: float | None = None  # in the client's clock
+    error: str = ""
+
+
+class GatewayListener(Protocol):
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None: ...
+
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Transport timings (seconds). Tests shrink them; the defaults suit a desktop."""
+
+    open_timeout: float = 10.0
+    handshake_timeout: float = 10.0  # socket open → gateway.ready handled
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    close_timeout: float = 5.0
+    version_probe_timeout: float = 3.0
+
+
+class GatewayClient:
+    """Connect, handshake, pump and reconnect one gateway (see module docstring)."""
+
+    def __init__(
+        self,
+        endpoint: GatewayEndpoint,
+        *,
+        listener: GatewayListener,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: BackoffPolicy | None = None,
+        core_settings: CoreSettings | None = None,
+        connection_settings: ConnectionSettings | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.gateway_id = endpoint.gateway_id
+        self.name = endpoint.name
+        self.listener = listener
+        self._clock = clock
+        self._backoff = backoff or BackoffPolicy()
+        self._core_settings = core_settings or CoreSettings()
+        self._settings = connection_settings or ConnectionSettings()
+        self.core = GatewayCore(self.gateway_id, clock=clock, settings=self._core_settings)
+        self.status = ConnectionStatus(ConnectionState.DISCONNECTED)
+        self.dialer = Dialer(endpoint)
+        self._calls = PendingCalls()
+        self._pump: SocketPump | None = None
+        self._ws: ClientConnection | None = None
+        self._epoch = 0
+        self._closing = False
+        self._wake = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._running = False
+        self._dial: asyncio.Task[tuple[ClientConnection, DialPlan]] | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._handshake_timer: asyncio.TimerHandle | None = None
+        self._handshake_expired = False
+        self._probe: asyncio.Task[str] | None = None
+        self._version = ""
+        self._connect_started = 0.0
+        self._was_connected = False
+        self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Keep the gateway connected until :meth:`close`. Returns only after close()."""
+        if self._running:
+            raise RuntimeError(f"GatewayClient {self.gateway_id} is already running")
+        self._running = True
+        self._finished.clear()
+        attempt = 0
+        try:
+            while not self._closing:
+                self._was_connected = False
+                error = await self._connect_once(attempt)
+                if self._stopping():
+                    break
+                if self._was_connected:
+                    attempt = 0  # a drop after a good connection retries quickly
+                if error is not None and error.fatal:
+                    self._set_status(
+                        state=ConnectionState.FAILED, error=str(error), next_retry_at=None
+                    )
+                    await self._wait_wake(None)
+                    attempt = 0
+                    continue
+                attempt += 1
+                delay = self._backoff.delay(attempt)
+                self._set_status(
+                    state=ConnectionState.BACKOFF,
+                    attempt=attempt,
+                    next_retry_at=self._clock() + delay,
+                    error=str(error) if error else "The connection closed.",
+                )
+                await self._wait_wake(delay)
+        finally:
+            self._running = False
+            self._cancel_timers()
+            self._set_status(state=ConnectionState.DISCONNECTED, next_retry_at=None, dialect=None)
+            self._finished.set()
+
+    async def close(self) -> None:
+        """Close with code 1000, stop reconnecting, stop an owned backend. Idempotent."""
+        self._closing = True
+        self._wake.set()
+        if self._dial is not None:
+            self._dial.cancel()
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close(1000, "tray closing")
+        if self._running:
+            await self._finished.wait()
+        if self._probe is not None:
+            self._probe.cancel()
+            await asyncio.gather(self._probe, return_exceptions=True)
+        await self.dialer.close()
+
+    def _stopping(self) -> bool:
+        """True once :meth:`close` was called (a method, so no type narrowing sticks to it)."""
+        return self._closing
+
+    def reconnect_now(self) -> None:
+        """Skip the backoff wait (or leave FAILED) and dial at once; drop a live socket first."""
+        self._wake.set()
+        if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
+            asyncio.get_running_loop().create_task(self._ws.close(1000, "reconnecting"))
+
+    async def _wait_wake(self, delay: float | None) -> None:
+        self._wake.clear()
+        if self._closing:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), delay)
+
+    # -- one connection ---------------------------------------------------------------------
+    async def _connect_once(self, attempt: int) -> ConnectError | None:
+        """Dial, handshake and pump one connection. Returns why it ended (None: clean close)."""
+        started = self._clock()
+        self._set_status(state=ConnectionState.CONNECTING, attempt=attempt, next_retry_at=None)
+        plan: DialPlan | None = None
+        self._dial = asyncio.get_running_loop().create_task(self._open())
+        try:
+            ws, plan = await self._dial
+        except asyncio.CancelledError:
+            if self._closing:
+                return None
+            raise
+        except Exception as exc:
+            return await self.dialer.classify(exc, getattr(exc, "plan", None))
+        finally:
+            self._dial = None
+        self._ws = ws
+        self._epoch += 1
+        self._connect_started = started
+        self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
+        self._set_status(state=ConnectionState.HANDSHAKING, error="")
+        self._start_version_probe(plan)
+        self._handshake_expired = False
+        self._handshake_timer = asyncio.get_running_loop().call_later(
+            self._settings.handshake_timeout, self._handshake_timed_out
+        )
+        self._pump = SocketPump(
+            ws, self.core, on_received=self._after_input, on_fate=self._on_frame_fate
+        )
+        self._flush()  # frames the core queued on connection_opened
+        closed_by = await self._pump.run()
+        self._pump = None
+        self._ws = None
+        self._cancel_handshake_timer()
+        self.core.connection_lost()
+        self._calls.connection_lost(plan.where)
+        self._after_input()
+        if self._handshake_expired:
+            return ConnectError(
+                f"{plan.where} accepted the connection but sent no gateway.ready "
+                f"within {self._settings.handshake_timeout:g}s; retrying."
+            )
+        if closed_by is None and ws.close_code in (None, 1000, 1001):
+            return ConnectError(f"{plan.where} closed the connection; reconnecting.")
+        reason = closed_by if closed_by is not None else _closed_exception(ws)
+        return await self.dialer.classify(reason, plan)
+
+    async def _open(self) -> tuple[ClientConnection, DialPlan]:
+        plan = await self.dialer.plan()
+        try:
+            ws = await connect(
+                plan.url,
+                proxy=None,
+                max_size=self._core_settings.max_frame_bytes,
+                open_timeout=self._settings.open_timeout,
+                ping_interval=self._settings.ping_interval,
+                ping_timeout=self._settings.ping_timeout,
+                close_timeout=self._settings.close_timeout,
+                subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
+            )
+        except Exception as exc:
+            exc.plan = plan  # type: ignore[attr-defined]  # for classify(): where it failed
+            raise
+        if plan.expect_subprotocol is not None and ws.subprotocol != plan.expect_subprotocol:
+            await ws.close(1002, "protocol mismatch")
+            raise ConnectError(
+                f"{plan.where} does not speak {plan.expect_subprotocol} "
+                "(protocol mismatch); update or restart Hermes.",
+                fatal=True,
+            )
+        return ws, plan
+
+    def _handshake_timed_out(self) -> None:
+        self._handshake_timer = None
+        if self.status.state is ConnectionState.HANDSHAKING and self._ws is not None:
+            self._handshake_expired = True
+            asyncio.get_running_loop().create_task(self._ws.close(1000, "no gateway.ready"))
+
+    def _cancel_handshake_timer(self) -> None:
+        if self._handshake_timer is not None:
+            self._handshake_timer.cancel()
+            self._handshake_timer = None
+
+    def _start_version_probe(self, plan: DialPlan) -> None:
+        """Read the version from the same server's public /api/status, without blocking."""
+        target = plan.status_url
+        if target is None or self._probe is not None:
+            return
+
+        async def probe() -> str:
+            status, body = await http_get(
+                *target, "/api/status", timeout=self._settings.version_probe_timeout
+            )
+            info = json.loads(body) if status == 200 else {}
+            return str(info.get("version", "")) if isinstance(info, dict) else ""
+
+        def done(task: asyncio.Task[str]) -> None:
+            self._probe = None
+            if not task.cancelled() and task.exception() is None:
+                self._version = task.result()
+                if self.status.state is ConnectionState.CONNECTED:
+                    self._set_status(version=self._version)
+
+        self._probe = asyncio.get_running_loop().create_task(probe())
+        self._probe.add_done_callback(done)
+
+    # -- pumping ----------------------------------------------------------------------------
+    def _flush(self) -> None:
+        if self._pump is not None:
+            self._pump.flush()
+        else:
+            fail_unsendable(self.core, self._on_frame_fate)
+
+    def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
+        if frame.rpc_id is None:
+            return
+        if maybe_sent is None:
+            self._calls.written(frame.rpc_id)
+        else:
+            self._calls.failed(frame.rpc_id, maybe_sent=maybe_sent, where=self.name)
+
+    def _after_input(self) -> None:
+        """Deliver the core's events, then re-arm its timer. Called after every core input."""
+        for event in self.core.events_received():
+            if isinstance(event, RpcResponded):
+                self._calls.responded(event)
+            elif isinstance(event, HandshakeCompleted):
+                self._handshake_done(event)
+            try:
+                self.listener.on_core_event(self.gateway_id, event)
+            except Exception:
+                log.exception("listener failed on %s", type(event).__name__)
+        self._flush()  # events may have made the core queue frames (housekeeping)
+        self._arm_tick()
+
+    def _handshake_done(self, event: HandshakeCompleted) -> None:
+        self._cancel_handshake_timer()
+        self.dialer.connected()
+        self._was_connected = True
+        self.last_connect_seconds = self._clock() - self._connect_started
+        self._set_status(
+            state=ConnectionState.CONNECTED,
+            dialect=event.dialect,
+            attempt=0,
+            next_retry_at=None,
+            error="",
+            version=self._version,
+        )
+
+    def _arm_tick(self) -> None:
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+        deadline = self.core.next_deadline()
+        if deadline is not None:
+            delay = max(0.0, deadline - self._clock())
+            self._tick_handle = asyncio.get_running_loop().call_later(delay, self._on_tick)
+
+    def _on_tick(self) -> None:
+        self._tick_handle = None
+        self.core.tick()
+        self._flush()
+        self._after_input()
+
+    def _cancel_timers(self) -> None:
+        self._cancel_handshake_timer()
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+
+    def _set_status(self, **changes: Any) -> None:
+        old = self.status
+        new = dataclasses.replace(old, **changes)
+        if new == old:
+            return
+        self.status = new
+        log.info(
+            "gateway %s: %s%s",
+            self.gateway_id,
+            new.state.value,
+            f" ({new.error})" if new.error else "",
+        )
+        try:
+            self.listener.on_status_changed(self.gateway_id, old, new)
+        except Exception:
+            log.exception("listener failed on a status change")
+
+    # -- commands ---------------------------------------------------------------------------
+    def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
+        """Answer approval ``key`` (the core queues exactly one frame or refuses), then flush."""
+        result = self.core.decide(key, choice, confirm_stale=confirm_stale)
+        self._flush()
+        self._after_input()
+        return result
+
+    async def call(
+        self, method: str, params: Mapping[str, Any], *, timeout: float = 30.0
+    ) -> Mapping[str, Any]:
+        """One JSON-RPC request; the answer's ``result``.
+
+        Raises NotSentError, OutcomeUnknownError (incl. CallTimeoutError) or RpcCallError; see
+        ``desktop.gateway.errors``.
+        """
+        if self.status.state is not ConnectionState.CONNECTED or self._pump is None:
+            raise NotSentError(
+                f"Not connected to {self.name} ({self.status.state.value}); {method} was not sent."
+            )
+        rpc_id = self.core.call(method, params)
+        pending = self._calls.add(rpc_id, method)
+        self._flush()
+        self._after_input()
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.future), timeout)
+        except TimeoutError:
+            self._calls.pop(rpc_id)
+            if self._withdraw(rpc_id):
+                raise NotSentError(
+                    f"{method} could not be sent to {self.name} within "
+                    f"{timeout:g}s; nothing was sent."
+                ) from None
+            raise CallTimeoutError(
+                f"{self.name} did not answer {method} within {timeout:g}s; its outcome is unknown."
+            ) from None
+
+    def _withdraw(self, rpc_id: int) -> bool:
+        return self._pump is not None and self._pump.withdraw_rpc(rpc_id)
+
+    def _dialect(self) -> Dialect:
+        dialect = self.core.dialect
+        if dialect is None or self.status.state is not ConnectionState.CONNECTED:
+            raise NotSentError(f"Not connected to {self.name}; nothing was sent.")
+        return dialect
+
+    async def set_yolo(self, session_id: str, on: bool) -> None:
+        await self.call("config.set", commands.set_yolo(self._dialect(), session_id, on))
+
+    async def set_approval_mode(self, mode: str) -> None:
+        """manual|smart|off on tui_gateway; UnsupportedError on canonical (no such setter)."""
+        await self.call("config.set", commands.set_approval_mode(self._dialect(), mode))
+
+    async def interrupt(self, session_id: str) -> None:
+        dialect = self._dialect()
+        generation = next(
+            (s.execution_generation for s in self.core.sessions() if s.session_id == session_id),
+            None,
+        )
+        await self.call("session.interrupt", commands.interrupt(dialect, session_id, generation))
+
+    async def create_session(self, cwd: str, prompt: str) -> str:
+        """Create a desktop session, follow it, submit ``prompt``; return its session id."""
+        dialect = self._dialect()
+        result = await self.call(
+            "session.create",
+            commands.session_create(dialect, cwd, source=self._core_settings.session_source),
+        )
+        session_id = str(result.get("session_id", ""))
+        if not session_id:
+            raise RpcCallError(-32603, "session.create returned no session_id")
+        self.core.watch_session(
+            session_id, stored_session_id=str(result.get("stored_session_id") or "")
+        )
+        self._after_input()
+        if prompt:
+            await self.call("prompt.submit", commands.prompt_submit(session_id, prompt))
+        return session_id
+
+    async def list_live_sessions(self) -> list[Mapping[str, Any]]:
+        method, params = commands.live_sessions_method(self._dialect())
+        result = await self.call(method, params)
+        sessions = result.get("sessions")
+        return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
+
+    async def attach_session(self, session_id: str) -> None:
+        """Resume ``session_id`` (stored id) and follow it.
+
+        On 0.19.0 this takes the session's event stream away from whichever viewer had it (one
+        transport per session); the UI says so before calling.
+        """
+        dialect = self._dialect()
+        result = await self.call(
+            "session.resume",
+            commands.session_resume(dialect, session_id, source=self._core_settings.session_source),
+        )
+        runtime_id = str(result.get("session_id") or session_id)
+        stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
+        self.core.watch_session(runtime_id, stored_session_id=stored)
+        self._after_input()
+
+    async def refresh_usage(self, session_id: str) -> None:
+        """Ask for ``session.usage``; the core folds the answer into the session's usage."""
+        await self.call("session.usage", commands.session_usage(session_id))
+
+
+def _closed_exception(ws: ClientConnection) -> Exception:
+    """A ConnectionClosed-like exception for a socket that ended without raising."""
+    from websockets.exceptions import ConnectionClosedError
+    from websockets.frames import Close
+
+    code = ws.close_code if ws.close_code is not None else 1006
+    return ConnectionClosedError(Close(code, ws.close_reason or ""), None)

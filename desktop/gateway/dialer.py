@@ -1,0 +1,190 @@
+"""Turn an endpoint into one dial, and a failed dial into a user-facing, classified error.
+
+Why a separate layer: each way of reaching a gateway needs something fresh per attempt (a
+canonical ticket is single use, an owned backend may have crashed and needs restarting, a
+dashboard may have restarted with a new token), and each reacts differently to a refused
+credential. ``Dialer.plan()`` runs before every dial; ``Dialer.classify()`` decides fatal vs
+retryable, in words a person can act on (what failed, where, what to do).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from websockets.exceptions import (
+    ConnectionClosed,
+    InvalidHandshake,
+    InvalidStatus,
+    InvalidURI,
+)
+
+from desktop.gateway import canonical, dashboard
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway.errors import ConfigError, ConnectError
+from desktop.gateway.redact import redact_url, register_secret
+from desktop.gateway.supervisor import OwnedBackend, find_hermes
+from desktop.gateway.tokens import load_token, url_token, with_token
+
+log = logging.getLogger(__name__)
+
+AUTH_CLOSE = 4401
+FORBIDDEN_CLOSE = 4403
+MAX_AUTH_RETRIES = 3  # refreshed credentials refused this often in a row: give up
+
+
+@dataclass(frozen=True)
+class DialPlan:
+    """One dial: the URL (may hold a credential: never log it), subprotocols, what to expect."""
+
+    url: str = field(repr=False)
+    subprotocols: tuple[str, ...] = field(default=(), repr=False)
+    expect_subprotocol: str | None = None
+
+    @property
+    def where(self) -> str:
+        return redact_url(self.url)
+
+    @property
+    def status_url(self) -> tuple[str, int] | None:
+        """(host, port) of the same server's public ``/api/status`` (for the version)."""
+        parts = urlsplit(self.url)
+        if parts.scheme != "ws" or not parts.hostname or parts.port is None:
+            return None
+        return parts.hostname, parts.port
+
+
+class Dialer:
+    """Per-endpoint dial preparation and failure classification (see module docstring)."""
+
+    def __init__(self, endpoint: GatewayEndpoint) -> None:
+        self.endpoint = endpoint
+        self.backend: OwnedBackend | None = None
+        self._auth_failures = 0
+
+    async def plan(self) -> DialPlan:
+        """Everything one dial needs, fresh (ticket, backend, token). Raises ConnectError."""
+        ep = self.endpoint
+        try:
+            if ep.kind is EndpointKind.CANONICAL:
+                ticket = await canonical.dial_ticket(ep.hermes_home or _default_home())
+                return DialPlan(ticket.url, ticket.subprotocols, canonical.SUBPROTOCOL)
+            if ep.kind is EndpointKind.OWNED:
+                return DialPlan(await self._owned().ensure_running())
+            if ep.kind is EndpointKind.DASHBOARD:
+                host, port = _host_port(ep.url) if ep.url else ("127.0.0.1", dashboard.DEFAULT_PORT)
+                return DialPlan((await dashboard.probe_dashboard(host, port)).url)
+            url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
+            register_secret(url_token(url))
+            if ep.token is not None:
+                url = with_token(url, load_token(ep.token))
+            return DialPlan(url)
+        except ConfigError as exc:
+            raise ConnectError(str(exc), fatal=True) from None
+
+    def _owned(self) -> OwnedBackend:
+        if self.backend is None:
+            exe = find_hermes(self.endpoint.hermes_executable)
+            if exe is None:
+                raise ConnectError(
+                    f"Cannot find the Hermes executable "
+                    f"{self.endpoint.hermes_executable or 'hermes'!r} on PATH. Install "
+                    "hermes-agent or set its path in Settings.",
+                    fatal=True,
+                )
+            self.backend = OwnedBackend(
+                exe, name=self.endpoint.gateway_id, hermes_home=self.endpoint.hermes_home
+            )
+        return self.backend
+
+    def connected(self) -> None:
+        """The handshake completed: refused credentials are no longer a streak."""
+        self._auth_failures = 0
+
+    async def classify(self, exc: BaseException, plan: DialPlan | None) -> ConnectError:
+        """A user-facing ConnectError for ``exc``; may restart an owned backend on auth failure."""
+        where = plan.where if plan is not None else self.endpoint.name
+        if isinstance(exc, ConnectError):
+            return exc
+        if isinstance(exc, InvalidStatus):
+            code = exc.response.status_code
+            if code in (401, 403):
+                return await self._auth_refused(f"HTTP {code}", where)
+            if code == 404:
+                return ConnectError(
+                    f"{where} has no Hermes WebSocket (HTTP 404). Check the URL "
+                    "(it should end in /api/ws).",
+                    fatal=True,
+                )
+            return ConnectError(f"{where} answered HTTP {code}; retrying.")
+        if isinstance(exc, ConnectionClosed):
+            close_code = exc.rcvd.code if exc.rcvd is not None else None
+            if close_code == AUTH_CLOSE:
+                return await self._auth_refused("close code 4401", where)
+            if close_code == FORBIDDEN_CLOSE:
+                return ConnectError(
+                    f"{where} refused the connection (close code 4403: embedded chat is "
+                    "disabled or the host/origin check failed). Enable the chat WebSocket in "
+                    "Hermes or connect through loopback.",
+                    fatal=True,
+                )
+            return ConnectError(
+                f"The connection to {where} closed ({close_code or 'no close frame'}); retrying."
+            )
+        if isinstance(exc, InvalidURI):
+            return ConnectError(
+                f"The gateway URL {where} is not valid. Fix it in Settings.", fatal=True
+            )
+        if isinstance(exc, InvalidHandshake):
+            return ConnectError(
+                f"{where} did not complete a WebSocket handshake "
+                f"({type(exc).__name__}); is it a Hermes gateway? Retrying."
+            )
+        if isinstance(exc, TimeoutError):
+            return ConnectError(f"{where} did not answer in time; retrying.")
+        if isinstance(exc, ConnectionRefusedError):
+            return ConnectError(
+                f"Nothing is listening at {where}. Is the Hermes gateway running? Retrying."
+            )
+        if isinstance(exc, OSError):
+            return ConnectError(
+                f"Could not reach {where} ({exc.strerror or type(exc).__name__}); retrying."
+            )
+        log.debug("unclassified connect failure: %s", type(exc).__name__)
+        return ConnectError(f"Connecting to {where} failed ({type(exc).__name__}); retrying.")
+
+    async def _auth_refused(self, how: str, where: str) -> ConnectError:
+        kind = self.endpoint.kind
+        self._auth_failures += 1
+        fresh = kind in (EndpointKind.CANONICAL, EndpointKind.OWNED, EndpointKind.DASHBOARD)
+        if fresh and self._auth_failures <= MAX_AUTH_RETRIES:
+            if kind is EndpointKind.OWNED and self.backend is not None:
+                await self.backend.stop()  # next plan() restarts it with a fresh token
+            return ConnectError(
+                f"{where} refused the credential ({how}); getting a fresh one and retrying.",
+                auth=True,
+            )
+        source = self.endpoint.token.describe() if self.endpoint.token else "the URL"
+        return ConnectError(
+            f"{where} refused the token ({how}). Check the token in {source}: it must be the "
+            "gateway's current session token (HERMES_DASHBOARD_SESSION_TOKEN).",
+            fatal=True,
+            auth=True,
+        )
+
+    async def close(self) -> None:
+        """Stop an owned backend, if this dialer started one."""
+        if self.backend is not None:
+            await self.backend.stop()
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    return parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
+
+
+def _default_home() -> str:
+    import os
+
+    return os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")

@@ -1,0 +1,145 @@
+"""Move frames between one open WebSocket and the sans-I/O core.
+
+Why a single writer task: ``ws.send`` is a coroutine but decisions arrive from synchronous
+code (a click), so frames are queued here and written strictly in the core's order by one
+task. Each frame's fate is reported back to the core exactly once:
+
+* the socket was not OPEN when its turn came, or it was still queued when the connection
+  ended → ``frame_failed(maybe_sent=False)`` (certainly not sent: websockets' ``send`` writes
+  nothing unless the protocol state is OPEN on entry);
+* ``send`` raised after entry, or was cancelled mid-write → ``frame_failed(maybe_sent=True)``;
+* ``send`` returned → ``frame_written`` (handed to the kernel; the gateway may still never see
+  it, which is the core's "unknown" case after a disconnect).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+from collections.abc import Callable
+
+from websockets.asyncio.client import ClientConnection
+from websockets.protocol import State
+
+from desktop.core.gateway_core import GatewayCore, OutboundFrame
+
+log = logging.getLogger(__name__)
+
+FrameFate = Callable[[OutboundFrame, bool | None], None]
+"""Called with (frame, None) when written, (frame, maybe_sent) when it failed."""
+
+
+def fail_unsendable(core: GatewayCore, on_fate: FrameFate) -> None:
+    """No socket: every frame the core wants to send is certainly not sent."""
+    for frame in core.data_to_send():
+        core.frame_failed(frame.frame_id, maybe_sent=False)
+        on_fate(frame, False)
+
+
+class SocketPump:
+    """Reader loop + ordered writer for one connection (see module docstring)."""
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        core: GatewayCore,
+        *,
+        on_received: Callable[[], None],
+        on_fate: FrameFate,
+    ) -> None:
+        self.ws = ws
+        self._core = core
+        self._on_received = on_received
+        self._on_fate = on_fate
+        self._queue: collections.deque[OutboundFrame] = collections.deque()
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._writer: asyncio.Task[None] | None = None
+        self.sending: OutboundFrame | None = None
+
+    # -- writing ---------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Take every frame the core wants written and wake the writer. Synchronous."""
+        frames = self._core.data_to_send()
+        if not frames:
+            return
+        if self._closing:
+            for frame in frames:
+                self._fail(frame, maybe_sent=False)
+            return
+        self._queue.extend(frames)
+        self._wake.set()
+
+    def withdraw_rpc(self, rpc_id: int) -> bool:
+        """Remove the still-queued request ``rpc_id`` because its caller gave up.
+
+        True if it was never sent; False when it is in flight or already written.
+        """
+        for frame in self._queue:
+            if frame.rpc_id == rpc_id:
+                self._queue.remove(frame)
+                self._fail(frame, maybe_sent=False)
+                return True
+        return False
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                frame = self._queue.popleft()
+                if self.ws.protocol.state is not State.OPEN:
+                    self._fail(frame, maybe_sent=False)
+                    continue
+                self.sending = frame
+                try:
+                    await self.ws.send(frame.text)
+                except asyncio.CancelledError:
+                    self._fail(frame, maybe_sent=True)
+                    raise
+                except Exception as exc:  # ConnectionClosed, OSError: it may have gone out
+                    log.debug("send failed after the socket accepted it: %s", type(exc).__name__)
+                    self._fail(frame, maybe_sent=True)
+                else:
+                    self._core.frame_written(frame.frame_id)
+                    self._on_fate(frame, None)
+                finally:
+                    self.sending = None
+
+    def _fail(self, frame: OutboundFrame, *, maybe_sent: bool) -> None:
+        self._core.frame_failed(frame.frame_id, maybe_sent=maybe_sent)
+        self._on_fate(frame, maybe_sent)
+
+    # -- reading ---------------------------------------------------------------------------
+    async def run(self) -> BaseException | None:
+        """Pump until the socket closes. Returns the closing exception (None on a clean close).
+
+        On return every frame is settled: none is queued and none is in flight.
+        """
+        self._writer = asyncio.create_task(self._write_loop(), name="gateway-writer")
+        closed_by: BaseException | None = None
+        try:
+            async for message in self.ws:
+                self._core.receive_text(message)
+                self.flush()
+                self._on_received()
+        except Exception as exc:  # ConnectionClosedError and friends end the pump
+            closed_by = exc
+        finally:
+            await self._stop_writer()
+        return closed_by
+
+    async def _stop_writer(self) -> None:
+        """Let an in-flight send finish (its fate is then known), fail what is still queued."""
+        self._closing = True
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            if self.sending is not None:
+                # The socket is closed, so the in-flight send ends promptly on its own.
+                await asyncio.wait({writer}, timeout=1.0)
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+        while self._queue:
+            self._fail(self._queue.popleft(), maybe_sent=False)
+        self.flush()  # frames the core produced meanwhile: certainly not sent
