@@ -1,0 +1,352 @@
+"""The fake Hermes gateway: a real websockets server on 127.0.0.1 with a scripted agent.
+
+Usage in a test::
+
+    async with FakeGateway("B", speed=0.01) as fake:
+        async with connect(fake.url, proxy=None) as ws:
+            ...
+            first, *_ = await fake.wait_for_requests(3)
+
+and in the app's demo mode through :mod:`desktop.gateway.fake.demo_script`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import urllib.parse
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from desktop.gateway.fake import rpc_approvals, rpc_config, rpc_sessions, wire
+from desktop.gateway.fake.agent import start_turn
+from desktop.gateway.fake.clock import Clock, ScaledClock
+from desktop.gateway.fake.connection import Connection
+from desktop.gateway.fake.controls import FaultControls
+from desktop.gateway.fake.dialect import (
+    PUBLIC_SUBPROTOCOL,
+    TICKET_PREFIX,
+    WS_PATH,
+    Dialect,
+    gateway_ready_payload,
+)
+from desktop.gateway.fake.faults import (
+    CloseOnOpen,
+    DelayResponses,
+    DropAfter,
+    Fault,
+    Garbage,
+    StallAfter,
+    garbage,
+)
+from desktop.gateway.fake.handshake import Gatekeeper
+from desktop.gateway.fake.model import Execution, PendingRequest, Session
+from desktop.gateway.fake.publish import Publisher
+from desktop.gateway.fake.records import ConnectionRecord
+from desktop.gateway.fake.requests import RequestBroker
+from desktop.gateway.fake.rpc import Dispatcher
+from desktop.gateway.fake.scenarios import default_book
+from desktop.gateway.fake.script import Turn, TurnSource
+from desktop.gateway.fake.world import Policy, World
+
+T = TypeVar("T")
+
+
+class FakeGateway(FaultControls):
+    """A protocol-faithful fake gateway speaking dialect ``A``, ``B`` or ``C``.
+
+    Args:
+        dialect: ``"A"`` (hermes-agent 0.19.0), ``"B"`` (main tui_gateway) or ``"C"`` (canonical).
+        token: the ``?token=`` credential for A/B (minted when omitted).
+        clock: the time source; default ``ScaledClock(speed)``.
+        speed: real seconds per script second when no clock is given (1.0 = human pace).
+        turns: picks the scripted turn for each ``prompt.submit`` text (default: the
+            ``[[scenario:name]]`` book of :func:`~desktop.gateway.fake.scenarios.default_book`).
+        approval_timeout: script seconds before an unanswered approval times out (None: never).
+        approvals_mode: initial ``approvals.mode`` (manual | smart | off).
+        env_yolo: YOLO frozen on for the whole process (``HERMES_YOLO_MODE``).
+        default_source: ``source`` of sessions created without one (``desktop`` batches).
+        auth_failure: ``"http"`` answers a bad credential with 403; ``"close"`` accepts, then
+            closes with 4401.
+        attempt_faults: a fault (or None) per handshake attempt, from attempt 0.
+        host: where to listen (loopback).
+        port: 0 picks a free port.
+    """
+
+    def __init__(
+        self,
+        dialect: Dialect | str = "B",
+        *,
+        token: str | None = None,
+        clock: Clock | None = None,
+        speed: float = 1.0,
+        turns: TurnSource | None = None,
+        approval_timeout: float | None = None,
+        approvals_mode: str = "manual",
+        env_yolo: bool = False,
+        default_source: str = "desktop",
+        auth_failure: Literal["http", "close"] = "http",
+        attempt_faults: Sequence[Fault | None] = (),
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.dialect = Dialect(dialect)
+        self.token = token or secrets.token_urlsafe(24)
+        self.clock: Clock = clock if clock is not None else ScaledClock(speed)
+        self.host, self._port = host, port
+        policy = Policy(approvals_mode, env_yolo, approval_timeout)
+        self.world = World(
+            self.dialect, self.clock, turns or default_book(), policy, default_source
+        )
+        self.world.pub = Publisher(self.world)
+        self.world.reqs = RequestBroker(self.world)
+        table = {
+            **rpc_sessions.handlers(self.dialect),
+            **rpc_approvals.handlers(self.dialect),
+            **rpc_config.handlers(self.dialect),
+        }
+        self._dispatcher = Dispatcher(self.world, table)
+        self._gate = Gatekeeper(self.dialect, self.token, auth_failure, self.world.changed)
+        self._gate.plan(*attempt_faults)
+        self._clear_tickets = self._gate.tickets.clear
+        self._server: Server | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> FakeGateway:
+        """Listen on ``host:port`` (port 0 picks a free one)."""
+        if self._server is None:
+            self._server = await serve(
+                self._serve_connection,
+                self.host,
+                self._port,
+                process_request=self._gate.check,
+                select_subprotocol=self._gate.select,
+                ping_interval=None,
+                max_size=None,
+            )
+            self._port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        """Stop the agent, close every connection (1001) and stop listening."""
+        tasks = list(self.world.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        server, self._server = self._server, None
+        if server is not None:
+            for conn in list(self.world.connections.values()):
+                if conn.stalled:
+                    conn.abort()  # a stalled peer never completes a closing handshake
+            server.close(close_connections=True)
+            await server.wait_closed()
+
+    async def __aenter__(self) -> FakeGateway:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port (after :meth:`start`)."""
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """``ws://127.0.0.1:<port>/api/ws`` with no credential."""
+        return f"ws://{self.host}:{self._port}{WS_PATH}"
+
+    @property
+    def url(self) -> str:
+        """The URL a client dials: with ``?token=`` on A/B; C needs a ticket subprotocol."""
+        if self.dialect is Dialect.C:
+            return self.base_url
+        return f"{self.base_url}?token={urllib.parse.quote(self.token)}"
+
+    def issue_ticket(self) -> str:
+        """C: mint a single-use ticket (offer ``hermes-gateway-ticket.<ticket>``)."""
+        return self._gate.issue_ticket()
+
+    def subprotocols(self, ticket: str | None = None) -> list[str]:
+        """C: the subprotocol list for one connect (mints a ticket when none is given)."""
+        return [PUBLIC_SUBPROTOCOL, TICKET_PREFIX + (ticket or self.issue_ticket())]
+
+    def plan_attempts(self, *faults: Fault | None) -> None:
+        """Faults for the next handshake attempts, counted from the next one (None = behave)."""
+        self._gate.plan(*faults)
+
+    # -- one connection ------------------------------------------------------------------------
+
+    async def _serve_connection(self, ws: ServerConnection) -> None:
+        hs = self._gate.take(ws)
+        index = len(self.world.records)
+        record = ConnectionRecord(index, hs.attempt, hs.path, hs.query, ws.subprotocol, hs.offered)
+        self.world.records.append(record)
+        conn = Connection(ws, record, self.world.changed)
+        self.world.connections[conn.index] = conn
+        _arm(conn, hs.fault)
+        writer = asyncio.get_running_loop().create_task(conn.run_writer())
+        try:
+            if not hs.authorized or isinstance(hs.fault, CloseOnOpen):
+                code, reason = (4401, "unauthorized")
+                if isinstance(hs.fault, CloseOnOpen):
+                    code, reason = hs.fault.code, hs.fault.reason
+                conn.close_soon(code, reason)
+                await writer
+                return
+            ready = gateway_ready_payload(
+                self.dialect,
+                replay_epoch=self.world.replay_epoch,
+                authority_epoch=self.world.authority_epoch,
+                instance_id=self.world.instance_id,
+            )
+            conn.send(wire.event({"type": "gateway.ready", "payload": ready}))
+            if isinstance(hs.fault, Garbage):
+                conn.send(garbage(hs.fault.kind, hs.fault.size))
+            await self._read_loop(conn)
+        finally:
+            conn.closed = True
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+            record.open, record.close_code = False, ws.close_code
+            self.world.connections.pop(conn.index, None)
+            self._detach(conn)
+
+    async def _read_loop(self, conn: Connection) -> None:
+        while True:
+            await conn.read_gate.wait()
+            try:
+                raw = await conn.ws.recv()
+            except ConnectionClosed:
+                return
+            incoming = wire.parse(raw)
+            conn.record.received.append(incoming.raw)
+            self.world.changed()
+            await conn.read_gate.wait()
+            self._dispatcher.handle(conn, incoming)
+
+    def _detach(self, conn: Connection) -> None:
+        for session in list(self.world.sessions.values()):
+            was_viewer = session.viewers.pop(conn.index, None) is not None
+            if was_viewer and session.close_on_disconnect and not session.viewers:
+                rpc_sessions.close_session(self.world, session)
+        self.world.changed()
+
+    # -- observability -------------------------------------------------------------------------
+
+    @property
+    def connections(self) -> list[ConnectionRecord]:
+        """Every accepted connection, in accept order (closed ones included)."""
+        return self.world.records
+
+    @property
+    def executed(self) -> list[Execution]:
+        """Every simulated command execution, in order."""
+        return self.world.executed
+
+    @property
+    def requests(self) -> list[PendingRequest]:
+        """Every approval/window request ever opened, in order (open and closed)."""
+        return self.world.requests
+
+    @property
+    def sessions(self) -> dict[str, Session]:
+        """Live sessions by runtime id."""
+        return self.world.sessions
+
+    @property
+    def late_answers(self) -> list[dict[str, Any]]:
+        """Response frames to closed or unknown request ids (they got no reply)."""
+        return self.world.late_answers
+
+    @property
+    def handshake_attempts(self) -> int:
+        """Opening handshakes seen so far, refused ones included."""
+        return self._gate.attempts
+
+    def session(self, key: str) -> Session:
+        """A live session by runtime id, stored id or title (KeyError if none)."""
+        found = self.world.find_session(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def open_requests(self, session_id: str | None = None) -> list[PendingRequest]:
+        """Open requests, oldest first, for one session or all."""
+        session = self.session(session_id) if session_id else None
+        return self.world.open_requests(session)
+
+    async def wait_for(
+        self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = ""
+    ) -> T:
+        """Wait (real seconds) until ``predicate()`` is truthy; return its value."""
+        return await self.world.signal.wait_for(predicate, timeout, what)
+
+    async def wait_for_requests(
+        self, count: int, session_id: str | None = None, *, timeout: float = 5.0
+    ) -> list[PendingRequest]:
+        """Wait until at least ``count`` requests are open; return the open ones, oldest first."""
+
+        def enough() -> list[PendingRequest]:
+            found = [
+                r
+                for r in self.world.open_requests()
+                if session_id is None or r.session.sid == session_id
+            ]
+            return found if len(found) >= count else []
+
+        return await self.wait_for(enough, timeout, f"{count} open request(s)")
+
+    async def wait_for_idle(self, session_id: str, *, timeout: float = 5.0) -> Session:
+        """Wait until the session's turn (and any queued turn) has ended."""
+        session = self.session(session_id)
+
+        def idle() -> Session | None:
+            return session if session.turn_task is None and not session.running else None
+
+        return await self.wait_for(idle, timeout, f"session {session_id} idle")
+
+    # -- driving the agent from a test or the demo ---------------------------------------------
+
+    def create_session(
+        self, *, source: str | None = None, cwd: str | None = None, title: str = ""
+    ) -> Session:
+        """Create a session server-side, as another surface would (no viewer yet)."""
+        return rpc_sessions.new_session(self.world, source=source, cwd=cwd, title=title)
+
+    def submit(self, session_id: str, text: str = "", turn: Turn | None = None) -> str:
+        """Start a turn server-side (``turn`` wins over the ``text`` lookup)."""
+        return start_turn(self.world, self.session(session_id), text, turn)
+
+    def queue_turn(self, turn: Turn) -> None:
+        """The next ``prompt.submit`` (any session) runs ``turn`` instead of a scenario."""
+        self.world.queued_turns.append(turn)
+
+    def set_yolo(self, session_id: str, on: bool) -> None:
+        """Flip a session's YOLO flag server-side (a ``session.info`` follows)."""
+        session = self.session(session_id)
+        session.yolo = on
+        self.world.pub.send_info(session)
+
+    def set_approvals_mode(self, mode: str) -> None:
+        """Change ``approvals.mode`` server-side (``session.info`` to every session)."""
+        self.world.policy.approvals_mode = mode
+        for session in list(self.world.sessions.values()):
+            self.world.pub.send_info(session)
+
+
+def _arm(conn: Connection, fault: Fault | None) -> None:
+    if isinstance(fault, DropAfter):
+        conn.drop_after = fault.frames
+    elif isinstance(fault, StallAfter):
+        if fault.frames <= 0:
+            conn.stall()
+        else:
+            conn.stall_after = fault.frames
+    elif isinstance(fault, DelayResponses):
+        conn.delay = fault
