@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,6 +36,7 @@ class TokenKind(enum.Enum):
     FILE = "file"  # ref = path of a 0600 file holding the token
     ENV = "env"  # ref = environment variable name
     INLINE = "inline"  # value held in memory (demo, owned backend); never persisted
+    STORE = "store"  # ref = token_ref in the app's TokenStore (keyring or its 0600 fallback)
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class TokenSource:
     kind: TokenKind
     ref: str = ""
     value: str = field(default="", repr=False, compare=False)
+    lookup: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def keyring(cls, username: str) -> TokenSource:
@@ -61,6 +64,11 @@ class TokenSource:
     def inline(cls, value: str) -> TokenSource:
         return cls(TokenKind.INLINE, "", value)
 
+    @classmethod
+    def store(cls, ref: str, lookup: Callable[[str], str | None]) -> TokenSource:
+        """A token read through ``lookup(ref)`` at every dial (the settings' TokenStore.get)."""
+        return cls(TokenKind.STORE, ref, lookup=lookup)
+
     def describe(self) -> str:
         """Where the token comes from, for messages ("keyring entry 'x'"); never the token."""
         return {
@@ -68,6 +76,7 @@ class TokenSource:
             TokenKind.FILE: f"token file {self.ref}",
             TokenKind.ENV: f"environment variable {self.ref}",
             TokenKind.INLINE: "a token held in memory",
+            TokenKind.STORE: f"the stored token '{self.ref}' (Settings)",
         }[self.kind]
 
 

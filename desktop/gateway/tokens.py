@@ -76,6 +76,11 @@ def load_token(source: TokenSource, environ: Mapping[str, str] | None = None) ->
             raise ConfigError(f"Environment variable {source.ref} holding the token is not set.")
     elif source.kind is TokenKind.FILE:
         token = read_token_file(source.ref)
+    elif source.kind is TokenKind.STORE:
+        found = source.lookup(source.ref) if source.lookup is not None else None
+        if not found:
+            raise ConfigError(f"No token is stored for '{source.ref}'. Enter it in Settings.")
+        token = found
     else:
         token = read_keyring(source.ref)
     if not token:

@@ -33,8 +33,10 @@ class MiniGateway:
         silent: frozenset[str] = frozenset(),
         canonical: bool = False,
         echo_subprotocol: bool = True,
+        results: dict[str, Any] | None = None,
     ) -> None:
         self.behaviour = behaviour
+        self.results = results or {}  # method -> result (default: {"echo": method})
         self.canonical = canonical  # demand a valid single-use ticket subprotocol
         self.echo_subprotocol = echo_subprotocol
         self.tickets: set[str] = set()  # valid, unused tickets (the control socket adds them)
@@ -139,7 +141,8 @@ class MiniGateway:
                     ws.transport.abort()
                     break
                 if method and "id" in frame and method not in self.silent:
-                    answer = {"jsonrpc": "2.0", "id": frame["id"], "result": {"echo": method}}
+                    value = self.results.get(method, {"echo": method})
+                    answer = {"jsonrpc": "2.0", "id": frame["id"], "result": value}
                     await ws.send(json.dumps(answer))
         except Exception:  # the client went away; the record is what matters
             pass

@@ -86,3 +86,26 @@ def test_redact_url_masks_every_credential_kind() -> None:
     redacted = redact_url(url)
     assert SECRET not in redacted
     assert "keep=1" in redacted
+
+
+def test_settings_gateway_maps_to_an_endpoint_with_a_store_token() -> None:
+    from desktop.gateway.config import endpoint_from_config
+    from desktop.gateway.tokens import load_token
+    from desktop.settings.model import GatewayConfig, GatewayKind
+
+    config = GatewayConfig(
+        id="work",
+        name="Work",
+        url="ws://127.0.0.1:9119/api/ws",
+        token_ref="work",
+        kind=GatewayKind.URL,
+    )
+    endpoint = endpoint_from_config(config, {"work": SECRET}.get)
+    assert endpoint.kind is EndpointKind.URL
+    assert endpoint.token is not None
+    assert load_token(endpoint.token) == SECRET
+    assert SECRET not in repr(endpoint)
+    missing = endpoint_from_config(config, {}.get)
+    assert missing.token is not None
+    with pytest.raises(ConfigError, match="Enter it in Settings"):
+        load_token(missing.token)

@@ -1,0 +1,236 @@
+"""``hermes-tray doctor``: connect with the current settings and say what is there.
+
+Why a separate entry point: when the tray shows "disconnected", a person (or a bug report)
+needs one command that tries exactly what the tray would try and prints, for each gateway,
+where it is, the dialect and Hermes version, the live sessions and the approvals waiting —
+or, on failure, what failed, where, and what to do. It is read-only: it never resumes a
+session (on 0.19.0 that would take the session's events away from its real viewer) and never
+answers anything. Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
+Tokens never appear in the output (URLs are masked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
+
+from desktop.core.events import CoreEvent
+from desktop.core.model import ApprovalPhase
+from desktop.gateway.backoff import BackoffPolicy
+from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
+from desktop.gateway.discovery import discover
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.errors import GatewayError
+from desktop.gateway.redact import redact_url, register_secret
+from desktop.gateway.tokens import url_token
+
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_FAILED, EXIT_NOTHING = 0, 1, 2
+CONNECT_TIMEOUT = 20.0
+OWNED_TIMEOUT = 100.0  # a cold `hermes serve` may take a while to print READY
+
+
+class DoctorOptions(Protocol):
+    """What the doctor needs from ``desktop.cli.CliOptions``."""
+
+    @property
+    def gateway(self) -> str | None: ...
+
+    @property
+    def json(self) -> bool: ...
+
+
+@dataclass
+class GatewayReport:
+    gateway_id: str
+    name: str
+    kind: str
+    where: str
+    state: str = "not tried"
+    dialect: str = ""
+    version: str = ""
+    error: str = ""
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list)
+    note: str = ""
+
+
+class _Waiter:
+    """Listener that wakes the doctor on the first CONNECTED, FAILED or BACKOFF."""
+
+    def __init__(self) -> None:
+        self.settled = asyncio.Event()
+        self.status: ConnectionStatus | None = None
+
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
+        return None
+
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if new.state in (
+            ConnectionState.CONNECTED,
+            ConnectionState.FAILED,
+            ConnectionState.BACKOFF,
+        ):
+            self.status = new
+            self.settled.set()
+
+
+def run(options: DoctorOptions, out: TextIO | None = None) -> int:
+    """Check every gateway the tray would use; print a report; return the exit status."""
+    stream = out if out is not None else sys.stdout
+    return asyncio.run(check(options, stream))
+
+
+async def check(options: DoctorOptions, out: TextIO) -> int:
+    endpoints, tried = await _endpoints(options.gateway)
+    reports = [await check_endpoint(ep) for ep in endpoints]
+    if options.json:
+        out.write(
+            json.dumps({"tried": tried, "gateways": [r.__dict__ for r in reports]}, indent=2) + "\n"
+        )
+    else:
+        _write_text(out, tried, reports)
+    if not reports:
+        return EXIT_NOTHING
+    return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED
+
+
+async def _endpoints(url: str | None) -> tuple[Sequence[GatewayEndpoint], list[str]]:
+    if url:
+        register_secret(url_token(url))
+        return [GatewayEndpoint("cli", "Gateway from --gateway", EndpointKind.URL, url=url)], [
+            f"--gateway {redact_url(url)}"
+        ]
+    configured = _configured()
+    result = await discover(configured=configured)
+    return result.endpoints, list(result.tried)
+
+
+def _configured() -> tuple[GatewayEndpoint, ...]:
+    """The gateways saved in Settings (demo entries are the app's business, not a check)."""
+    try:
+        from desktop.gateway.config import endpoint_from_config
+        from desktop.settings.store import load_settings
+        from desktop.settings.tokens import TokenStore
+    except ImportError:  # settings not available in this build
+        return ()
+    store = TokenStore(on_secret=register_secret)
+    return tuple(
+        endpoint_from_config(g, store.get)
+        for g in load_settings().gateways
+        if g.kind.value != EndpointKind.DEMO.value
+    )
+
+
+async def check_endpoint(
+    endpoint: GatewayEndpoint, *, timeout: float | None = None
+) -> GatewayReport:
+    """Connect once (no retries), gather sessions and approvals, close. Never raises."""
+    report = GatewayReport(
+        endpoint.gateway_id,
+        endpoint.name,
+        endpoint.kind.value,
+        endpoint.display_url or endpoint.hermes_home or endpoint.kind.value,
+    )
+    waiter = _Waiter()
+    client = GatewayClient(
+        endpoint, listener=waiter, backoff=BackoffPolicy(initial=60.0, max_delay=60.0, jitter=0.0)
+    )
+    runner = asyncio.create_task(client.run())
+    limit = timeout or (OWNED_TIMEOUT if endpoint.kind is EndpointKind.OWNED else CONNECT_TIMEOUT)
+    try:
+        try:
+            await asyncio.wait_for(waiter.settled.wait(), limit)
+        except TimeoutError:
+            report.state = "timed out"
+            report.error = (
+                f"No answer from {report.where} within {limit:g}s. Check that the "
+                "Hermes gateway is running and reachable."
+            )
+            return report
+        status = waiter.status
+        assert status is not None
+        connected = status.state is ConnectionState.CONNECTED
+        report.state = "connected" if connected else "failed"
+        report.error = status.error
+        if status.state is ConnectionState.CONNECTED:
+            await _gather(client, report)
+        return report
+    finally:
+        await client.close()
+        with contextlib.suppress(Exception):
+            await runner
+
+
+async def _gather(client: GatewayClient, report: GatewayReport) -> None:
+    status = client.status
+    report.dialect = status.dialect.value if status.dialect else ""
+    try:
+        sessions = await client.list_live_sessions()
+    except GatewayError as exc:
+        report.note = f"Could not list live sessions: {exc}"
+        sessions = []
+    for session in sessions:
+        report.sessions.append(
+            {
+                "id": str(session.get("id") or session.get("session_id") or ""),
+                "title": str(session.get("title") or ""),
+                "status": str(
+                    session.get("status") or ("running" if session.get("running") else "")
+                ),
+            }
+        )
+    report.version = client.status.version
+    for approval in client.core.approvals():
+        if approval.phase is not ApprovalPhase.RESOLVED:
+            report.pending_approvals.append(
+                {
+                    "session_id": approval.session_id,
+                    "command": approval.command[:200],
+                    "phase": approval.phase.value,
+                }
+            )
+    waiting = [s for s in report.sessions if s["status"] == "waiting"]
+    if waiting and not report.pending_approvals:
+        report.note = (
+            f"{len(waiting)} session(s) wait on a person; their approvals go to the "
+            "viewer that owns the session, so the doctor does not see them."
+        )
+
+
+def _write_text(out: TextIO, tried: list[str], reports: list[GatewayReport]) -> None:
+    if not reports:
+        out.write("No Hermes gateway found. Tried:\n")
+        for line in tried:
+            out.write(f"  - {line}\n")
+        out.write(
+            "Start one with `hermes serve` (or `hermes gateway`), set "
+            "HERMES_TUI_GATEWAY_URL, or add a gateway in Settings.\n"
+        )
+        return
+    for r in reports:
+        out.write(f"Gateway: {r.name} [{r.kind}] at {r.where}\n")
+        out.write(f"  State:   {r.state}\n")
+        if r.error:
+            out.write(f"  Problem: {r.error}\n")
+        if r.state != "connected":
+            continue
+        out.write(f"  Dialect: {r.dialect or 'unknown'}\n")
+        out.write(f"  Version: {r.version or 'unknown'}\n")
+        out.write(f"  Live sessions: {len(r.sessions)}\n")
+        for s in r.sessions:
+            out.write(f"    - {s['id']}  {s['status'] or '-'}  {s['title']}\n")
+        out.write(f"  Pending approvals: {len(r.pending_approvals)}\n")
+        for a in r.pending_approvals:
+            out.write(f"    - session {a['session_id']}: {a['command']}\n")
+        if r.note:
+            out.write(f"  Note: {r.note}\n")
