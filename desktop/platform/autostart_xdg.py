@@ -1,0 +1,110 @@
+"""Start at login on Linux and BSD desktops: an XDG autostart entry.
+
+Where: ``$XDG_CONFIG_HOME/autostart/<app-id>.desktop`` (``~/.config`` when the variable is unset
+or relative, as the XDG Base Directory spec says). GNOME, KDE, Xfce, LXQt, Cinnamon and MATE all
+read it; so does ``dex --autostart`` for window managers without a session manager.
+
+Why ``disable`` may *write* a file: a distribution package can install the same entry
+system-wide in ``/etc/xdg/autostart``. Deleting the user's copy would then re-enable it, so
+the spec's way to switch it off is a user entry with ``Hidden=true`` that shadows it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop.platform import desktop_entry
+from desktop.platform.files import atomic_write_text
+from desktop.platform.paths import APP_ID, APP_NAME, APP_SLUG
+
+
+def autostart_entry(command: Sequence[str], *, hidden: bool = False) -> str:
+    """The autostart entry text for ``command``.
+
+    ``resources/linux/<app-id>.autostart.desktop`` is this function's output for
+    ``["hermes-tray"]`` (a test keeps them equal), so packagers can install that file and the
+    app's own switch writes the same thing. ``hidden=True`` gives the entry that switches off a
+    system-wide copy.
+    """
+    text = desktop_entry.render(
+        [
+            ("Type", "Application"),
+            ("Name", APP_NAME),
+            ("Comment", "Approve or deny the commands your AI agent wants to run"),
+            ("Exec", desktop_entry.exec_value(command)),
+            ("Icon", APP_ID),
+            ("Terminal", "false"),
+            ("NoDisplay", "true"),
+            ("StartupNotify", "false"),
+            ("X-GNOME-Autostart-enabled", "true"),
+            # The tray needs the panel's tray host; a short delay lets the panel start first.
+            ("X-GNOME-Autostart-Delay", "3"),
+            ("X-XFCE-Autostart-Override", "true"),
+        ]
+    )
+    return text + "Hidden=true\n" if hidden else text
+
+
+def _xdg_config_home() -> Path:
+    value = os.environ.get("XDG_CONFIG_HOME", "")
+    return Path(value) if os.path.isabs(value) else Path.home() / ".config"
+
+
+def _xdg_config_dirs() -> list[Path]:
+    value = os.environ.get("XDG_CONFIG_DIRS", "") or "/etc/xdg"
+    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
+
+
+def _entry_enabled(path: Path) -> bool:
+    try:
+        values = desktop_entry.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return (
+        values.get("Hidden", "false") != "true"
+        and values.get("X-GNOME-Autostart-enabled", "true") != "false"
+    )
+
+
+class XdgAutostart:
+    """Autostart through ``<config home>/autostart/<app-id>.desktop``.
+
+    Args:
+        config_home: default ``$XDG_CONFIG_HOME`` (or ``~/.config``), read at construction.
+        config_dirs: system config dirs to look for a packaged entry (``$XDG_CONFIG_DIRS``).
+    """
+
+    def __init__(
+        self, config_home: Path | None = None, config_dirs: Sequence[Path] | None = None
+    ) -> None:
+        self._home = config_home or _xdg_config_home()
+        self._system = list(config_dirs) if config_dirs is not None else _xdg_config_dirs()
+
+    @property
+    def path(self) -> Path:
+        return self._home / "autostart" / f"{APP_ID}.desktop"
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def _system_entry(self) -> Path | None:
+        candidates = (d / "autostart" / f"{APP_ID}.desktop" for d in self._system)
+        return next((p for p in candidates if p.is_file()), None)
+
+    def enable(self, command: Sequence[str]) -> None:
+        atomic_write_text(self.path, autostart_entry(command), mode=0o644)
+
+    def disable(self) -> None:
+        if self._system_entry() is None:
+            self.path.unlink(missing_ok=True)
+            return
+        atomic_write_text(self.path, autostart_entry([APP_SLUG], hidden=True), mode=0o644)
+
+    def is_enabled(self) -> bool:
+        if self.path.is_file():  # the user's entry shadows a system one of the same name
+            return _entry_enabled(self.path)
+        system = self._system_entry()
+        return system is not None and _entry_enabled(system)
