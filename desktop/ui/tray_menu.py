@@ -1,0 +1,207 @@
+"""Build the tray's context menu from an ``AppSnapshot`` (a function, testable offscreen).
+
+Why a function of the snapshot: the menu is a *view*; rebuilding it from the current state is
+simpler and safer than patching actions as events arrive. The caller (``tray.TrayController``)
+decides *when* (debounced, never under an open menu). Every gateway-provided string goes
+through ``plain_text.menu_label`` (mnemonic ``&`` doubled, hidden characters revealed, length
+bounded); action tooltips go through ``tooltip_fragment``. Actions carry object names
+(``yolo:<gateway>:<session>`` …) so tests and the D-Bus menu can find them without positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu
+
+from desktop.core.model import ApprovalPhase, SessionState, SessionStatus
+from desktop.ui import icons, menu_text
+from desktop.ui.plain_text import menu_label, tooltip_fragment
+from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
+
+
+@dataclass(frozen=True)
+class MenuCommands:
+    """What the menu's actions do. Plain callables: the menu never awaits anything."""
+
+    reconnect: Callable[[str], None]
+    set_yolo: Callable[[str, str, bool], None]  # gateway, session, on
+    choose_mode: Callable[[str, str], None]  # gateway, mode (the caller confirms first)
+    interrupt: Callable[[str, str], None]
+    review: Callable[[], None]
+    new_task: Callable[[], None]
+    settings: Callable[[], None]
+    quit: Callable[[], None]
+
+
+def build_menu(menu: QMenu, snapshot: AppSnapshot, commands: MenuCommands) -> None:
+    """Replace ``menu``'s contents with the current picture of every gateway and session."""
+    _clear(menu)
+    menu.setToolTipsVisible(True)
+    if not snapshot.gateways:
+        _info(menu, "No gateway configured — see Settings…")
+    for gateway in snapshot.gateways:
+        _add_gateway(menu, gateway, commands)
+        menu.addSeparator()
+    waiting = snapshot.waiting_count()
+    review = _action(
+        menu, f"Review approvals… ({waiting})" if waiting else "Review approvals…", "review"
+    )
+    review.triggered.connect(commands.review)
+    _action(menu, "New task…", "new-task").triggered.connect(commands.new_task)
+    _action(menu, "Settings…", "settings").triggered.connect(commands.settings)
+    menu.addSeparator()
+    _action(menu, "Quit Hermes Tray", "quit").triggered.connect(commands.quit)
+
+
+def _clear(menu: QMenu) -> None:
+    menu.clear()
+    for child in menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        child.deleteLater()
+    for group in menu.findChildren(QActionGroup):
+        group.deleteLater()
+
+
+def _action(menu: QMenu, text: str, name: str, *, limit: int = 100) -> QAction:
+    action = menu.addAction(menu_label(text, limit))
+    action.setObjectName(name)
+    return action
+
+
+def _info(menu: QMenu, text: str, name: str = "", *, limit: int = 100) -> QAction:
+    """A read-only line (disabled action: menus have no labels)."""
+    action = _action(menu, text, name, limit=limit)
+    action.setEnabled(False)
+    return action
+
+
+def _add_gateway(menu: QMenu, gateway: GatewayView, commands: MenuCommands) -> None:
+    gid = gateway.gateway_id
+    header = _info(
+        menu,
+        menu_text.gateway_header(
+            gateway.name, gateway.state_name, gateway.dialect, gateway.version
+        ),
+        f"gateway:{gid}",
+    )
+    if gateway.error:
+        header.setToolTip(tooltip_fragment(gateway.error, 300))
+        _info(menu, f"   {gateway.error}", f"gateway-error:{gid}", limit=90)
+    reconnect = _action(menu, "   Reconnect", f"reconnect:{gid}")
+    reconnect.triggered.connect(lambda _=False: commands.reconnect(gid))
+    if gateway.link is not Link.UP:
+        return
+    if not gateway.sessions:
+        _info(menu, "   No live sessions — start one with New task…", f"no-sessions:{gid}")
+    for session in gateway.sessions:
+        _add_session(menu, gateway, session, commands)
+
+
+def _session_icon_name(session: SessionState, waiting: int) -> str:
+    if waiting or session.status is SessionStatus.WAITING:
+        return "waiting"
+    if session.yolo.effective:
+        return "yolo"
+    return "working" if session.status is SessionStatus.WORKING else "idle"
+
+
+def _add_session(
+    menu: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
+) -> None:
+    gid, sid = gateway.gateway_id, session.session_id
+    waiting = sum(
+        1
+        for a in gateway.approvals
+        if a.session_id == sid and a.phase in (ApprovalPhase.WAITING, ApprovalPhase.STALE)
+    )
+    title = session_title(session)
+    status = "waiting on you" if waiting else session.status.value
+    sub = QMenu(menu_label(f"{title} — {status}", 70), menu)
+    sub.setObjectName(f"session:{gid}:{sid}")
+    sub.setToolTipsVisible(True)
+    sub.setIcon(icons.tray_icon(_session_icon_name(session, waiting)))
+    menu.addMenu(sub)
+
+    _info(sub, menu_text.status_line(session, waiting), f"status:{gid}:{sid}")
+    sub.addSeparator()
+    _add_usage(sub, session, f"{gid}:{sid}")
+    _add_todos(sub, session, f"{gid}:{sid}")
+
+    yolo = _action(sub, menu_text.yolo_line(session.yolo), f"yolo:{gid}:{sid}")
+    yolo.setCheckable(True)
+    yolo.setChecked(session.yolo.effective)
+    lock = menu_text.yolo_lock_reason(session.yolo)
+    if lock:
+        yolo.setEnabled(False)
+        yolo.setToolTip(lock)
+    else:
+        yolo.setToolTip("Let this session run commands without asking (this session only).")
+        yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
+    _add_mode_menu(sub, gateway, session, commands)
+    sub.addSeparator()
+    interrupt = _action(sub, "Interrupt", f"interrupt:{gid}:{sid}")
+    interrupt.setEnabled(session.status is not SessionStatus.IDLE or bool(waiting))
+    interrupt.triggered.connect(lambda _=False: commands.interrupt(gid, sid))
+
+
+def _add_usage(sub: QMenu, session: SessionState, ref: str) -> None:
+    usage = session.usage
+    _info(sub, menu_text.tokens_line(usage), f"tokens:{ref}")
+    _info(sub, menu_text.calls_line(usage), f"calls:{ref}")
+    context = menu_text.context_line(usage)
+    percent = menu_text.context_percent(usage)
+    if context is not None and percent is not None:
+        line = _info(sub, context, f"context:{ref}")
+        level = menu_text.context_level(percent)
+        line.setIcon(icons.level_icon(level))
+        line.setData(level)
+    cost = menu_text.cost_line(usage)
+    if cost is not None:
+        _info(sub, cost, f"cost:{ref}")
+    sub.addSeparator()
+
+
+def _add_todos(sub: QMenu, session: SessionState, ref: str) -> None:
+    progress = menu_text.todo_progress(session.todos)
+    if progress is None:
+        return
+    _info(sub, progress, f"todo-progress:{ref}")
+    for index, item in enumerate(session.todos.items):
+        _info(
+            sub,
+            "   " + menu_text.todo_line(item.status, item.content),
+            f"todo:{ref}:{index}",
+            limit=80,
+        )
+    sub.addSeparator()
+
+
+def _add_mode_menu(
+    sub: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
+) -> None:
+    gid = gateway.gateway_id
+    mode_menu = QMenu(menu_label(menu_text.mode_title(session.approval_mode)), sub)
+    mode_menu.setObjectName(f"mode-menu:{gid}:{session.session_id}")
+    mode_menu.setToolTipsVisible(True)
+    sub.addMenu(mode_menu)
+    lock = menu_text.mode_lock_reason(gateway.dialect)
+    group = QActionGroup(mode_menu)
+    group.setExclusive(True)
+    for mode in menu_text.APPROVAL_MODES:
+        action = _action(mode_menu, mode, f"mode:{gid}:{session.session_id}:{mode}")
+        action.setCheckable(True)
+        action.setChecked(mode == session.approval_mode)
+        group.addAction(action)
+        if lock:
+            action.setEnabled(False)
+            action.setToolTip(lock)
+        else:
+            action.setToolTip("Global: applies to every session on this gateway (asks first).")
+            action.triggered.connect(lambda _=False, m=mode: commands.choose_mode(gid, m))
+    if lock:
+        _info(mode_menu, lock, f"mode-locked:{gid}:{session.session_id}", limit=90)
+    else:
+        _info(mode_menu, "Global for this gateway; you will be asked to confirm.", "", limit=90)
