@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 AUTH_CLOSE = 4401
 FORBIDDEN_CLOSE = 4403
+TOO_BIG_CLOSE = 1009
 MAX_AUTH_RETRIES = 3  # refreshed credentials refused this often in a row: give up
 
 
@@ -122,6 +123,10 @@ class Dialer:
             close_code = exc.rcvd.code if exc.rcvd is not None else None
             if close_code == AUTH_CLOSE:
                 return await self._auth_refused("close code 4401", where)
+            if exc.sent is not None and exc.sent.code == TOO_BIG_CLOSE:
+                return ConnectError(
+                    f"{where} sent a message larger than this tray accepts; reconnecting."
+                )
             if close_code == FORBIDDEN_CLOSE:
                 return ConnectError(
                     f"{where} refused the connection (close code 4403: embedded chat is "

@@ -25,6 +25,7 @@ from websockets.protocol import State
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
 
 log = logging.getLogger(__name__)
+wire_log = logging.getLogger("desktop.gateway.wire")  # "< in" / "> out" frames at DEBUG
 
 FrameFate = Callable[[OutboundFrame, bool | None], None]
 """Called with (frame, None) when written, (frame, maybe_sent) when it failed."""
@@ -93,6 +94,8 @@ class SocketPump:
                     self._fail(frame, maybe_sent=False)
                     continue
                 self.sending = frame
+                if wire_log.isEnabledFor(logging.DEBUG):
+                    wire_log.debug("> %.2000s", frame.text)
                 try:
                     await self.ws.send(frame.text)
                 except asyncio.CancelledError:
@@ -121,6 +124,8 @@ class SocketPump:
         closed_by: BaseException | None = None
         try:
             async for message in self.ws:
+                if wire_log.isEnabledFor(logging.DEBUG):
+                    wire_log.debug("< %.2000s", message)
                 self._core.receive_text(message)
                 self.flush()
                 self._on_received()

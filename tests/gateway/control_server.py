@@ -1,8 +1,8 @@
 """A small fake of the canonical gateway's control socket (identify + session-ticket).
 
 Serves one JSON line per connection like the real one (protocol.md §1.2), records every
-request, and mints numbered single-use tickets; ``on_ticket`` lets a test hand each ticket to
-the fake WebSocket gateway so it accepts exactly that one.
+request, and mints numbered single-use tickets (or asks ``mint``, e.g. the fake gateway's
+``issue_ticket``); ``on_ticket`` lets a test hand each ticket to a server that checks them.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class FakeControlSocket:
         instance_id: str = "inst-1",
         capabilities: tuple[str, ...] = ("session-authority-v1",),
         on_ticket: Callable[[str], None] | None = None,
+        mint: Callable[[], str] | None = None,
     ) -> None:
         self.path = path
         self.home = home
@@ -35,6 +36,7 @@ class FakeControlSocket:
         self.instance_id = instance_id
         self.capabilities = capabilities
         self.on_ticket = on_ticket
+        self.mint = mint  # e.g. FakeGateway.issue_ticket: tickets the fake will accept
         self.requests: list[dict[str, Any]] = []
         self.tickets: list[str] = []
         self.identify_override: dict[str, Any] | None = None
@@ -76,7 +78,11 @@ class FakeControlSocket:
                     "result": self.identity(),
                 }
             elif request.get("verb") == "session-ticket":
-                ticket = f"ticket-{len(self.tickets) + 1}-{os.urandom(4).hex()}"
+                ticket = (
+                    self.mint()
+                    if self.mint is not None
+                    else f"ticket-{len(self.tickets) + 1}-{os.urandom(4).hex()}"
+                )
                 self.tickets.append(ticket)
                 if self.on_ticket is not None:
                     self.on_ticket(ticket)
