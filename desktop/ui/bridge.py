@@ -1,0 +1,381 @@
+"""The one QObject where asyncio meets Qt (design.md example 7).
+
+Why exactly one: widgets must never await (a coroutine inside a Qt handler starves the loop or
+re-enters it, stack.md §5) and must never see websockets. Everything asynchronous — the gateway
+clients' ``run()`` tasks, RPC commands, native notifications — is started *here*, on the
+running qasync loop, with a reference kept until it ends; its outcome comes back as a signal.
+
+Inbound, the bridge is every client's ``GatewayListener``: core events are folded into the
+``AppState`` store and re-emitted as past-tense signals with one frozen payload each. Outbound,
+slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
+``notice_received`` saying what failed, where, and what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.events import (
+    ApprovalChanged,
+    ApprovalRequested,
+    CoreEvent,
+    NoticeReceived,
+    ProtocolErrorReceived,
+    SessionChanged,
+    SessionRemoved,
+)
+from desktop.core.model import DecisionResult
+from desktop.gateway.errors import GatewayError
+from desktop.ui.app_state import AppState
+from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.ui.notify_policy import NotificationPlan
+from desktop.ui.snapshot import AppSnapshot
+
+log = logging.getLogger(__name__)
+
+
+class DecisionLike(Protocol):
+    """What ``decide`` needs (``desktop.ui.approvals.requests.DecisionRequest`` fits)."""
+
+    gateway_id: str
+    key: str
+    choice: Any  # desktop.core.model.Choice
+    surface: str
+    confirm_stale: bool
+
+
+class ClientLike(Protocol):
+    """The part of ``desktop.gateway.client.GatewayClient`` the bridge uses."""
+
+    gateway_id: str
+    name: str
+    status: Any
+
+    async def run(self) -> None: ...
+    async def close(self) -> None: ...
+    def decide(self, key: str, choice: Any, *, confirm_stale: bool = False) -> DecisionResult: ...
+    def reconnect_now(self) -> None: ...
+    async def set_yolo(self, session_id: str, on: bool) -> Any: ...
+    async def set_approval_mode(self, mode: str) -> Any: ...
+    async def interrupt(self, session_id: str) -> Any: ...
+    async def create_session(self, cwd: str, prompt: str) -> str: ...
+
+
+ClientFactory = Callable[[Any, Any], ClientLike]  # (endpoint, listener) -> client
+
+
+def gateway_client_factory(endpoint: Any, listener: Any) -> ClientLike:
+    """The real client (imported lazily: the gateway package is asyncio-only and optional here)."""
+    from desktop.gateway.client import GatewayClient
+
+    return GatewayClient(endpoint, listener=listener)
+
+
+class GatewayBridge(QObject):
+    """Owns the gateway clients and their tasks; re-emits what they report as Qt signals."""
+
+    approval_requested = Signal(object)  # ApprovalUpdate
+    approval_changed = Signal(object)  # ApprovalUpdate
+    session_changed = Signal(object)  # SessionUpdate
+    session_removed = Signal(object)  # SessionGone
+    connection_status_changed = Signal(str, object, object)  # gateway_id, old, new status
+    notice_received = Signal(object)  # Notice
+    snapshot_changed = Signal(object)  # AppSnapshot
+    notification_action_invoked = Signal(object, object)  # NotificationPlan, ActionKind
+    notifications_ready = Signal(bool)  # True: native service with buttons is on the bus
+
+    def __init__(
+        self, client_factory: ClientFactory = gateway_client_factory, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._client_factory = client_factory
+        self._clients: dict[str, ClientLike] = {}
+        self._state = AppState()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._run_tasks: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._notifier: Any = None  # desktop.ui.native_notify.NativeNotifier
+        self._closing = False
+
+    # -- set-up and shutdown -----------------------------------------------------------------
+    def add_gateway(self, endpoint: Any) -> ClientLike:
+        """Create the client for ``endpoint`` (started by :meth:`start`, or now if started)."""
+        client = self._client_factory(endpoint, self)
+        self._clients[client.gateway_id] = client
+        self._state.add_gateway(client.gateway_id, client.name)
+        self._state.set_status(client.gateway_id, client.status)
+        if self._loop is not None:
+            self._start_client(client)
+        self._publish()
+        return client
+
+    def start(self, loop: asyncio.AbstractEventLoop, notifier: Any = None) -> None:
+        """Start every client's ``run()`` on ``loop`` (the running qasync loop)."""
+        self._loop = loop
+        for client in self._clients.values():
+            self._start_client(client)
+        if notifier is not None:
+            self._notifier = notifier
+            self._spawn(
+                self._start_notifier(notifier), "Starting notifications", "this desktop", ""
+            )
+
+    async def aclose(self) -> None:
+        """Close clients cleanly (a 1000 close), then cancel and await every task."""
+        self._closing = True
+        clients = list(self._clients.values())
+        results = await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+        for client, result in zip(clients, results, strict=True):
+            if isinstance(result, BaseException):
+                log.warning("closing gateway %s failed: %r", client.gateway_id, result)
+        if self._notifier is not None:
+            await self._notifier.aclose()
+        tasks = [*self._run_tasks.values(), *self._tasks]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._run_tasks.clear()
+        self._tasks.clear()
+
+    @property
+    def snapshot(self) -> AppSnapshot:
+        return self._state.snapshot()
+
+    def gateway_name(self, gateway_id: str) -> str:
+        return self._state.gateway_name(gateway_id)
+
+    # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
+        if self._closing:
+            return
+        self._state.apply(gateway_id, event)
+        name = self._state.gateway_name(gateway_id)
+        if isinstance(event, ApprovalRequested | ApprovalChanged):
+            title = self._state.session_title(gateway_id, event.approval.session_id)
+            update = ApprovalUpdate(gateway_id, name, event.approval, title)
+            signal = (
+                self.approval_requested
+                if isinstance(event, ApprovalRequested)
+                else self.approval_changed
+            )
+            signal.emit(update)
+        elif isinstance(event, SessionChanged):
+            self.session_changed.emit(SessionUpdate(gateway_id, event.session))
+        elif isinstance(event, SessionRemoved):
+            self.session_removed.emit(SessionGone(gateway_id, event.session_id, event.reason))
+        elif isinstance(event, NoticeReceived):
+            where = name
+            if event.session_id:
+                where = f"{self._state.session_title(gateway_id, event.session_id)} on {name}"
+            self.notice_received.emit(
+                Notice(event.level, event.text, where, "", gateway_id, event.session_id)
+            )
+        elif isinstance(event, ProtocolErrorReceived):
+            log.warning("gateway %s sent an unusable frame: %s", gateway_id, event.reason)
+        self._publish()
+
+    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None:
+        if self._closing:
+            return
+        self._state.set_status(gateway_id, new)
+        self.connection_status_changed.emit(gateway_id, old, new)
+        self._publish()
+
+    # -- slots: commands from widgets; they never block and never raise --------------------
+    def decide(self, request: DecisionLike) -> DecisionResult:
+        """Answer exactly ``request.key`` with ``request.choice`` (sync: the core queues it)."""
+        client = self._clients.get(request.gateway_id)
+        if client is None:
+            result = DecisionResult(False, "that gateway is no longer configured")
+        else:
+            result = client.decide(request.key, request.choice, confirm_stale=request.confirm_stale)
+        log.info(
+            "decision %s on %s/%s from %s: %s",
+            getattr(request.choice, "value", request.choice),
+            request.gateway_id,
+            request.key,
+            request.surface,
+            "sent" if result.sent else f"refused ({result.reason})",
+        )
+        if not result.sent:
+            self.notice_received.emit(
+                Notice(
+                    "warning",
+                    "Your decision was not sent",
+                    self._state.gateway_name(request.gateway_id),
+                    f"{result.reason}. Open Review approvals… to see where it stands.",
+                    request.gateway_id,
+                )
+            )
+        return result
+
+    approve = decide  # the brief's name for the same slot
+
+    def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
+        client = self._clients[gateway_id]
+        self._spawn(
+            client.set_yolo(session_id, on),
+            f"Could not turn YOLO {'on' if on else 'off'}",
+            self._where(gateway_id, session_id),
+            "Check that the gateway is connected and try again from the tray menu.",
+            gateway_id,
+        )
+
+    def set_approval_mode(self, gateway_id: str, mode: str) -> None:
+        """Global for the gateway; the UI asks for confirmation before calling this."""
+        client = self._clients[gateway_id]
+        self._spawn(
+            client.set_approval_mode(mode),
+            f"Could not set the approval mode to {mode}",
+            self._state.gateway_name(gateway_id),
+            "Change approvals.mode in Hermes' config.yaml if the gateway does not allow it.",
+            gateway_id,
+        )
+
+    def interrupt(self, gateway_id: str, session_id: str) -> None:
+        client = self._clients[gateway_id]
+        self._spawn(
+            client.interrupt(session_id),
+            "Could not interrupt the session",
+            self._where(gateway_id, session_id),
+            "Try again; if the session is stuck, stop it from the terminal.",
+            gateway_id,
+        )
+
+    def new_task(self, gateway_id: str, cwd: str, prompt: str) -> None:
+        client = self._clients[gateway_id]
+
+        async def create() -> None:
+            session_id = await client.create_session(cwd, prompt)
+            self.notice_received.emit(
+                Notice(
+                    "info",
+                    "Task started",
+                    f"{cwd} on {self._state.gateway_name(gateway_id)}",
+                    "",
+                    gateway_id,
+                    session_id,
+                )
+            )
+
+        self._spawn(
+            create(),
+            "Could not start the task",
+            f"{cwd} on {self._state.gateway_name(gateway_id)}",
+            "Check that the folder exists on the gateway's machine and that it is connected.",
+            gateway_id,
+        )
+
+    def reconnect(self, gateway_id: str) -> None:
+        self._clients[gateway_id].reconnect_now()
+
+    def show_notification(self, plan: NotificationPlan) -> None:
+        """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
+        if self._notifier is None:
+            return
+
+        async def show() -> None:
+            await self._notifier.show(plan, self.notification_action_invoked.emit)
+
+        self._spawn(show(), "Could not show a notification", "this desktop", "", log_only=True)
+
+    def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
+        if self._notifier is not None:
+            self._spawn(
+                self._notifier.withdraw(gateway_id, batch_id),
+                "Could not close a notification",
+                "this desktop",
+                "",
+                log_only=True,
+            )
+
+    def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
+        if self._notifier is not None:
+            self._spawn(
+                self._notifier.show_text(title, body, urgent=urgent),
+                "Could not show a notification",
+                "this desktop",
+                "",
+                log_only=True,
+            )
+
+    # -- internals ---------------------------------------------------------------------------
+    def _start_client(self, client: ClientLike) -> None:
+        assert self._loop is not None
+        gateway_id = client.gateway_id
+        task = self._loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
+        self._run_tasks[gateway_id] = task
+        task.add_done_callback(lambda t, gid=gateway_id: self._client_ended(gid, t))
+
+    def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or self._closing:
+            return
+        error = task.exception()
+        if error is not None:
+            log.error("gateway client %s stopped", gateway_id, exc_info=error)
+            self.notice_received.emit(
+                Notice(
+                    "error",
+                    "The connection stopped",
+                    self._state.gateway_name(gateway_id),
+                    "Restart Hermes Tray; the log has the details.",
+                    gateway_id,
+                )
+            )
+
+    async def _start_notifier(self, notifier: Any) -> None:
+        available = await notifier.start()
+        self.notifications_ready.emit(bool(available and notifier.buttons))
+
+    def _spawn(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        what: str,
+        where: str,
+        advice: str,
+        gateway_id: str = "",
+        *,
+        log_only: bool = False,
+    ) -> asyncio.Task[Any]:
+        if self._loop is None:
+            coro.close()
+            raise RuntimeError("GatewayBridge.start() has not run")
+        task = self._loop.create_task(self._guard(coro, what, where, advice, gateway_id, log_only))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guard(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        what: str,
+        where: str,
+        advice: str,
+        gateway_id: str,
+        log_only: bool,
+    ) -> None:
+        try:
+            await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, GatewayError) else "unexpected error; see the log"
+            log.warning(
+                "%s (%s): %s", what, where, reason, exc_info=not isinstance(exc, GatewayError)
+            )
+            if not log_only and not self._closing:
+                self.notice_received.emit(
+                    Notice("error", what, where, f"{reason}. {advice}".strip(), gateway_id)
+                )
+
+    def _where(self, gateway_id: str, session_id: str) -> str:
+        title = self._state.session_title(gateway_id, session_id)
+        return f"{title} on {self._state.gateway_name(gateway_id)}"
+
+    def _publish(self) -> None:
+        self.snapshot_changed.emit(self._state.snapshot())

@@ -1,0 +1,62 @@
+"""Payloads of the bridge's Qt signals: one frozen dataclass per signal. Qt-free.
+
+Why wrap the core's events: a core event knows nothing of *which* gateway it came from nor how
+a person names it; every widget needs both. The bridge adds them once, here, so widgets never
+reach back into clients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.core.model import Approval, SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalUpdate:
+    """Payload of ``approval_requested`` and ``approval_changed``."""
+
+    gateway_id: str
+    gateway_name: str
+    approval: Approval
+    session_title: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionUpdate:
+    """Payload of ``session_changed``: the session's new full value."""
+
+    gateway_id: str
+    session: SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class SessionGone:
+    """Payload of ``session_removed``."""
+
+    gateway_id: str
+    session_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something a person should read: a gateway notice, or a command that failed.
+
+    Failures say what failed, where, and what to do (design.md example 14). ``where`` and
+    ``what`` may hold gateway-provided words: render them as plain text.
+    """
+
+    level: str  # "info" | "warning" | "error"
+    what: str
+    where: str = ""
+    advice: str = ""
+    gateway_id: str = ""
+    session_id: str = ""
+
+    @property
+    def text(self) -> str:
+        parts = [self.what + (f" ({self.where})" if self.where else "")]
+        if self.advice:
+            parts.append(self.advice)
+        return " — ".join(parts)

@@ -1,0 +1,168 @@
+"""GatewayBridge with stand-in clients on the qasync loop: signals out, slots in, clean close."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from desktop.core.events import (
+    ApprovalChanged,
+    ApprovalRequested,
+    NoticeReceived,
+    SessionChanged,
+    SessionRemoved,
+)
+from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.gateway.client import ConnectionState
+from desktop.ui.approvals.requests import DecisionRequest
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.ui.snapshot import Link
+from tests.ui.builders import approval, session
+from tests.ui.standins import Endpoint, make_factory, until
+
+
+@pytest.fixture
+def started(qloop, arun):
+    clients: dict = {}
+    bridge = GatewayBridge(make_factory(clients))
+    bridge.add_gateway(Endpoint("g1", "Local"))
+    bridge.start(qloop)
+    arun(until(lambda: bridge.snapshot.gateways[0].link is Link.UP))
+    yield bridge, clients["g1"]
+    arun(bridge.aclose())
+    bridge.deleteLater()
+
+
+class Collect:
+    def __init__(self, *signals):
+        self.items: list = []
+        for signal in signals:
+            signal.connect(lambda *args: self.items.append(args if len(args) > 1 else args[0]))
+
+
+def test_status_changes_are_re_emitted_and_snapshotted(qloop, arun):
+    clients: dict = {}
+    bridge = GatewayBridge(make_factory(clients))
+    seen = Collect(bridge.connection_status_changed)
+    bridge.add_gateway(Endpoint("g1", "Local"))
+    bridge.start(qloop)
+    arun(until(lambda: len(seen.items) == 2))
+    states = [(gid, old.state, new.state) for gid, old, new in seen.items]
+    assert states == [
+        ("g1", ConnectionState.DISCONNECTED, ConnectionState.CONNECTING),
+        ("g1", ConnectionState.CONNECTING, ConnectionState.CONNECTED),
+    ]
+    view = bridge.snapshot.gateway("g1")
+    assert (view.link, view.version, view.state_name) == (Link.UP, "0.19.0", "connected")
+    arun(bridge.aclose())
+    assert clients["g1"].closed
+    bridge.deleteLater()
+
+
+def test_core_events_become_typed_signals(started):
+    bridge, client = started
+    seen = Collect(
+        bridge.session_changed,
+        bridge.approval_requested,
+        bridge.approval_changed,
+        bridge.session_removed,
+        bridge.notice_received,
+    )
+    s = session("s1", "Fix the build")
+    a = approval("k1", "s1")
+    client.emit(SessionChanged(s))
+    client.emit(ApprovalRequested(a))
+    assert bridge.snapshot.waiting_count() == 1
+    done = approval("k1", "s1", phase=ApprovalPhase.RESOLVED)
+    done = dataclasses.replace(done, outcome=Outcome(OutcomeKind.APPROVED, Choice.ONCE))
+    client.emit(ApprovalChanged(done))
+    client.emit(NoticeReceived("s1", "Model switched", "info"))
+    client.emit(SessionRemoved("s1", "closed"))
+    assert seen.items == [
+        SessionUpdate("g1", s),
+        ApprovalUpdate("g1", "Local", a, "Fix the build"),
+        ApprovalUpdate("g1", "Local", done, "Fix the build"),
+        Notice("info", "Model switched", "Fix the build on Local", "", "g1", "s1"),
+        SessionGone("g1", "s1", "closed"),
+    ]
+    assert bridge.snapshot.waiting_count() == 0
+    assert bridge.snapshot.gateway("g1").sessions == ()
+
+
+def test_snapshot_changed_follows_every_event(started):
+    bridge, client = started
+    snapshots = Collect(bridge.snapshot_changed)
+    client.emit(SessionChanged(session()))
+    client.emit(ApprovalRequested(approval()))
+    assert [s.waiting_count() for s in snapshots.items] == [0, 1]
+
+
+def test_decide_goes_to_exactly_that_key(started):
+    bridge, client = started
+    result = bridge.decide(DecisionRequest("g1", "k7", Choice.SESSION, "dialog.button", True))
+    assert result.sent
+    assert client.calls == [("decide", "k7", Choice.SESSION, True)]
+
+
+def test_refused_decision_comes_back_as_a_notice(started):
+    bridge, client = started
+    notices = Collect(bridge.notice_received)
+    client.refuse = "an earlier command of this session must be answered first"
+    result = bridge.decide(DecisionRequest("g1", "k2", Choice.ONCE, "notification"))
+    assert not result.sent
+    [notice] = notices.items
+    assert notice.level == "warning"
+    assert notice.what == "Your decision was not sent"
+    assert "earlier command" in notice.advice
+
+
+@pytest.mark.parametrize(
+    ("slot", "args", "call"),
+    [
+        ("set_yolo", ("g1", "s1", True), ("set_yolo", "s1", True)),
+        ("set_approval_mode", ("g1", "smart"), ("set_approval_mode", "smart")),
+        ("interrupt", ("g1", "s1"), ("interrupt", "s1")),
+        ("new_task", ("g1", "/work", "run tests"), ("create_session", "/work", "run tests")),
+    ],
+)
+def test_command_slots_schedule_the_client_call(started, arun, slot, args, call):
+    bridge, client = started
+    getattr(bridge, slot)(*args)  # returns at once: widgets never await
+    arun(until(lambda: call in client.calls))
+
+
+def test_failed_command_says_what_where_and_what_to_do(started, arun):
+    bridge, client = started
+    client.emit(SessionChanged(session("s1", "Fix the build")))
+    notices = Collect(bridge.notice_received)
+    client.fail_commands = True
+    bridge.set_yolo("g1", "s1", True)
+    [notice] = arun(until(lambda: notices.items))
+    assert notice.level == "error"
+    assert notice.what == "Could not turn YOLO on"
+    assert notice.where == "Fix the build on Local"
+    assert "Not connected to Local" in notice.advice
+    assert "try again" in notice.advice
+
+
+def test_new_task_success_is_announced(started, arun):
+    bridge, _client = started
+    notices = Collect(bridge.notice_received)
+    bridge.new_task("g1", "/work", "go")
+    [notice] = arun(until(lambda: notices.items))
+    assert (notice.level, notice.what, notice.session_id) == ("info", "Task started", "new-session")
+
+
+def test_reconnect_is_immediate(started):
+    bridge, client = started
+    bridge.reconnect("g1")
+    assert client.calls == [("reconnect_now",)]
+
+
+def test_gateway_added_after_start_is_started(started, arun):
+    bridge, _ = started
+    bridge.add_gateway(Endpoint("g2", "Remote"))
+    arun(until(lambda: bridge.snapshot.gateway("g2").link is Link.UP))
+    assert [g.gateway_id for g in bridge.snapshot.gateways] == ["g1", "g2"]
