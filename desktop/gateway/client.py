@@ -21,21 +21,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import enum
 import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from desktop.core.events import CoreEvent, HandshakeCompleted, RpcResponded
+from desktop.core.events import HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
-from desktop.gateway import commands
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer, DialPlan
@@ -50,6 +47,13 @@ from desktop.gateway.errors import (
 )
 from desktop.gateway.pump import SocketPump, fail_unsendable
 from desktop.gateway.rpc import PendingCalls
+from desktop.gateway.session_commands import SessionCommands
+from desktop.gateway.status import (
+    ConnectionSettings,
+    ConnectionState,
+    ConnectionStatus,
+    GatewayListener,
+)
 
 __all__ = [
     "CallTimeoutError",
@@ -67,48 +71,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class ConnectionState(enum.Enum):
-    DISCONNECTED = "disconnected"
-    CONNECTING = "connecting"
-    HANDSHAKING = "handshaking"
-    CONNECTED = "connected"
-    BACKOFF = "backoff"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class ConnectionStatus:
-    """What the tray shows about a gateway. ``error``: what failed, where, what to do."""
-
-    state: ConnectionState
-    dialect: Dialect | None = None
-    version: str = ""
-    attempt: int = 0
-    next_retry_at: float | None = None  # in the client's clock
-    error: str = ""
-
-
-class GatewayListener(Protocol):
-    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None: ...
-
-    def on_status_changed(
-        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
-    ) -> None: ...
-
-
-@dataclass(frozen=True)
-class ConnectionSettings:
-    """Transport timings (seconds). Tests shrink them; the defaults suit a desktop."""
-
-    open_timeout: float = 10.0
-    handshake_timeout: float = 10.0  # socket open → gateway.ready handled
-    ping_interval: float | None = 20.0
-    ping_timeout: float | None = 20.0
-    close_timeout: float = 5.0
-    version_probe_timeout: float = 3.0
-
-
-class GatewayClient:
+class GatewayClient(SessionCommands):
     """Connect, handshake, pump and reconnect one gateway (see module docstring)."""
 
     def __init__(
@@ -454,65 +417,6 @@ class GatewayClient:
         if dialect is None or self.status.state is not ConnectionState.CONNECTED:
             raise NotSentError(f"Not connected to {self.name}; nothing was sent.")
         return dialect
-
-    async def set_yolo(self, session_id: str, on: bool) -> None:
-        await self.call("config.set", commands.set_yolo(self._dialect(), session_id, on))
-
-    async def set_approval_mode(self, mode: str) -> None:
-        """manual|smart|off on tui_gateway; UnsupportedError on canonical (no such setter)."""
-        await self.call("config.set", commands.set_approval_mode(self._dialect(), mode))
-
-    async def interrupt(self, session_id: str) -> None:
-        dialect = self._dialect()
-        generation = next(
-            (s.execution_generation for s in self.core.sessions() if s.session_id == session_id),
-            None,
-        )
-        await self.call("session.interrupt", commands.interrupt(dialect, session_id, generation))
-
-    async def create_session(self, cwd: str, prompt: str) -> str:
-        """Create a desktop session, follow it, submit ``prompt``; return its session id."""
-        dialect = self._dialect()
-        result = await self.call(
-            "session.create",
-            commands.session_create(dialect, cwd, source=self._core_settings.session_source),
-        )
-        session_id = str(result.get("session_id", ""))
-        if not session_id:
-            raise RpcCallError(-32603, "session.create returned no session_id")
-        self.core.watch_session(
-            session_id, stored_session_id=str(result.get("stored_session_id") or "")
-        )
-        self._after_input()
-        if prompt:
-            await self.call("prompt.submit", commands.prompt_submit(session_id, prompt))
-        return session_id
-
-    async def list_live_sessions(self) -> list[Mapping[str, Any]]:
-        method, params = commands.live_sessions_method(self._dialect())
-        result = await self.call(method, params)
-        sessions = result.get("sessions")
-        return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
-
-    async def attach_session(self, session_id: str) -> None:
-        """Resume ``session_id`` (stored id) and follow it.
-
-        On 0.19.0 this takes the session's event stream away from whichever viewer had it (one
-        transport per session); the UI says so before calling.
-        """
-        dialect = self._dialect()
-        result = await self.call(
-            "session.resume",
-            commands.session_resume(dialect, session_id, source=self._core_settings.session_source),
-        )
-        runtime_id = str(result.get("session_id") or session_id)
-        stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
-        self.core.watch_session(runtime_id, stored_session_id=stored)
-        self._after_input()
-
-    async def refresh_usage(self, session_id: str) -> None:
-        """Ask for ``session.usage``; the core folds the answer into the session's usage."""
-        await self.call("session.usage", commands.session_usage(session_id))
 
 
 def _closed_exception(ws: ClientConnection) -> Exception:

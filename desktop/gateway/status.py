@@ -1,0 +1,56 @@
+"""The connection's observable state and the listener the UI implements.
+
+Why separate from the client: the UI (through the Qt bridge) and the doctor import these
+types to render status; they need nothing of the transport. ``ConnectionStatus.error`` is the
+user-facing text: what failed, where, and what to do.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Protocol
+
+from desktop.core.events import CoreEvent
+from desktop.core.model import Dialect
+
+
+class ConnectionState(enum.Enum):
+    DISCONNECTED = "disconnected"
+    CONNECTING = "connecting"
+    HANDSHAKING = "handshaking"
+    CONNECTED = "connected"
+    BACKOFF = "backoff"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ConnectionStatus:
+    """What the tray shows about a gateway. ``error``: what failed, where, what to do."""
+
+    state: ConnectionState
+    dialect: Dialect | None = None
+    version: str = ""
+    attempt: int = 0
+    next_retry_at: float | None = None  # in the client's clock
+    error: str = ""
+
+
+class GatewayListener(Protocol):
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None: ...
+
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Transport timings (seconds). Tests shrink them; the defaults suit a desktop."""
+
+    open_timeout: float = 10.0
+    handshake_timeout: float = 10.0  # socket open → gateway.ready handled
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    close_timeout: float = 5.0
+    version_probe_timeout: float = 3.0
