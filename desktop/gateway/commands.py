@@ -30,10 +30,19 @@ def session_create(dialect: Dialect, cwd: str, *, source: str = TUI_SOURCE) -> P
     return {"source": source, "cwd": cwd, "close_on_disconnect": False}
 
 
-def session_resume(dialect: Dialect, session_id: str, *, source: str = TUI_SOURCE) -> Params:
-    """Resume by stored id (tui_gateway) or durable id (canonical). Never an ``api_key``."""
+def session_resume(
+    dialect: Dialect, session_id: str, *, source: str = TUI_SOURCE, canonical_source: str = ""
+) -> Params:
+    """Resume by stored id (tui_gateway) or durable id (canonical). Never an ``api_key``.
+
+    Canonical gets ``source`` only when configured (the core's ``canonical_resume_source``),
+    matching the core's own resubscription.
+    """
     if dialect is Dialect.C:
-        return {"session_id": session_id, "source": CANONICAL_SOURCE}
+        params: Params = {"session_id": session_id}
+        if canonical_source:
+            params["source"] = canonical_source
+        return params
     return {"session_id": session_id, "source": source, "close_on_disconnect": False}
 
 

@@ -81,7 +81,12 @@ class SessionCommands:
         dialect = self._dialect()
         result = await self.call(
             "session.resume",
-            commands.session_resume(dialect, session_id, source=self._core_settings.session_source),
+            commands.session_resume(
+                dialect,
+                session_id,
+                source=self._core_settings.session_source,
+                canonical_source=str(getattr(self._core_settings, "canonical_resume_source", "")),
+            ),
         )
         runtime_id = str(result.get("session_id") or session_id)
         stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
