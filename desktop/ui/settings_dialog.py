@@ -1,0 +1,363 @@
+"""The Settings dialog: edits a :class:`~desktop.settings.Settings` and hands back a new one.
+
+Why it returns a value instead of saving: the app owns saving (``save_settings``), applying
+start-at-login (``desktop.platform.autostart.set_enabled``) and reconnecting; the dialog only
+edits. On OK it emits :attr:`SettingsDialog.settings_edited` with a new frozen ``Settings``.
+
+Tokens are the exception: they go straight into the :class:`~desktop.settings.TokenStore` on OK,
+because they must never travel inside ``Settings``. A stored token is never shown back -- the
+field starts empty and says whether one is stored; typing replaces it, "Forget" deletes it. A
+token pasted as part of a URL (``?token=``) is moved out of the URL into the store.
+
+Open it with :meth:`SettingsDialog.present` (``open()``, non-blocking). Never ``exec()`` it
+inside a coroutine: that starves the asyncio loop (stack.md §5).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.settings import (
+    GatewayConfig,
+    GatewayKind,
+    NotificationApproval,
+    NotificationPolicy,
+    Settings,
+    SettingsError,
+    TokenStore,
+    split_secret_query,
+)
+
+KIND_LABELS = {
+    GatewayKind.URL: "WebSocket URL and token",
+    GatewayKind.CANONICAL: "Canonical Hermes gateway (found automatically)",
+    GatewayKind.OWNED: "Start my own hermes serve",
+    GatewayKind.DASHBOARD: "A running hermes dashboard",
+    GatewayKind.DEMO: "Built-in demo",
+}
+APPROVAL_LABELS = {
+    NotificationApproval.ONCE: "Approve once",
+    NotificationApproval.NEVER: "Never (open the dialog instead)",
+}
+
+# Platforms without window stacking; raise_() there only logs a Qt warning.
+_NO_WINDOW_STACKING = frozenset({"offscreen", "minimal"})
+
+
+def _new_gateway_id() -> str:
+    return f"gw-{secrets.token_hex(4)}"
+
+
+@dataclass
+class _Draft:
+    """One gateway while it is being edited (mutable; becomes a GatewayConfig on OK)."""
+
+    id: str
+    name: str = "New gateway"
+    url: str = "ws://127.0.0.1:9119/api/ws"
+    kind: GatewayKind = GatewayKind.URL
+    token_ref: str | None = None
+    allow_insecure_remote: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    new_token: str = ""
+    forget_token: bool = False
+
+    @classmethod
+    def of(cls, gateway: GatewayConfig) -> _Draft:
+        return cls(
+            gateway.id,
+            gateway.name,
+            gateway.url,
+            gateway.kind,
+            gateway.token_ref,
+            gateway.allow_insecure_remote,
+            dict(gateway.extra),
+        )
+
+
+class SettingsDialog(QDialog):
+    """Edit settings; emits ``settings_edited(Settings)`` once, when OK succeeds."""
+
+    settings_edited = Signal(object)
+
+    def __init__(
+        self,
+        settings: Settings,
+        token_store: TokenStore,
+        parent: QWidget | None = None,
+        *,
+        new_gateway_id: Callable[[], str] = _new_gateway_id,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("settings-dialog")
+        self.setWindowTitle("Settings — Hermes Tray")
+        self._original = settings
+        self._tokens = token_store
+        self._new_id = new_gateway_id
+        self._drafts = [_Draft.of(g) for g in settings.gateways]
+        self._current = -1
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._build_gateways())
+        layout.addWidget(self._build_general(settings))
+        self.fallback_warning = QLabel(self)
+        self.fallback_warning.setObjectName("token-fallback-warning")
+        self.fallback_warning.setWordWrap(True)
+        layout.addWidget(self.fallback_warning)
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("settings-error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #b71c1c")
+        self.error_label.hide()
+        layout.addWidget(self.error_label)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self._on_ok)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self._show_fallback_warning()
+        for draft in self._drafts:
+            self.gateway_list.addItem(draft.name)
+        self.gateway_list.currentRowChanged.connect(self._on_row_changed)
+        self.gateway_list.setCurrentRow(0 if self._drafts else -1)
+        self._update_editor_enabled()
+
+    # -- building ----------------------------------------------------------------------------
+    def _build_gateways(self) -> QGroupBox:
+        box = QGroupBox("Gateways", self)
+        self.gateway_list = QListWidget(box)
+        self.gateway_list.setObjectName("gateway-list")
+        self.add_button = QPushButton("Add", box)
+        self.remove_button = QPushButton("Remove", box)
+        self.add_button.clicked.connect(self._on_add)
+        self.remove_button.clicked.connect(self._on_remove)
+        self.name_edit = QLineEdit(box)
+        self.name_edit.textEdited.connect(self._on_name_edited)
+        self.kind_combo = QComboBox(box)
+        for kind, label in KIND_LABELS.items():
+            self.kind_combo.addItem(label, kind.value)  # plain strings compare reliably in Qt
+        self.kind_combo.currentIndexChanged.connect(self._update_editor_enabled)
+        self.url_edit = QLineEdit(box)
+        self.token_edit = QLineEdit(box)
+        self.token_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.forget_token = QCheckBox("Forget the stored token", box)
+        self.insecure_check = QCheckBox("Allow unencrypted ws:// to another machine", box)
+        self.insecure_check.setToolTip("The token would cross the network in clear text.")
+        form = QFormLayout()
+        form.addRow("Name", self.name_edit)
+        form.addRow("Connect by", self.kind_combo)
+        form.addRow("URL", self.url_edit)
+        form.addRow("Token", self.token_edit)
+        form.addRow("", self.forget_token)
+        form.addRow("", self.insecure_check)
+        side = QVBoxLayout()
+        side.addWidget(self.gateway_list)
+        row = QHBoxLayout()
+        row.addWidget(self.add_button)
+        row.addWidget(self.remove_button)
+        side.addLayout(row)
+        self.editor = QWidget(box)
+        self.editor.setLayout(form)
+        outer = QHBoxLayout(box)
+        outer.addLayout(side, 1)
+        outer.addWidget(self.editor, 2)
+        return box
+
+    def _build_general(self, settings: Settings) -> QGroupBox:
+        box = QGroupBox("Behaviour", self)
+        policy = settings.notifications
+        self.show_command_check = QCheckBox("Show the command text in notifications", box)
+        self.show_command_check.setChecked(policy.show_command_text)
+        self.approve_combo = QComboBox(box)
+        for value, label in APPROVAL_LABELS.items():
+            self.approve_combo.addItem(label, value.value)
+        self.approve_combo.setCurrentIndex(
+            self.approve_combo.findData(policy.approve_from_notification.value)
+        )
+        self.margin_spin = _seconds_spin(box, settings.staleness_margin_s, 300.0)
+        self.margin_spin.setToolTip("Do not answer an approval this close to its timeout.")
+        self.quiet_spin = _seconds_spin(box, settings.quiet_after_start_s, 3600.0)
+        self.login_check = QCheckBox("Start Hermes Tray when I log in", box)
+        self.login_check.setChecked(settings.start_at_login)
+        form = QFormLayout(box)
+        form.addRow("", self.show_command_check)
+        form.addRow("From a notification", self.approve_combo)
+        form.addRow("Staleness margin", self.margin_spin)
+        form.addRow("Quiet after start", self.quiet_spin)
+        form.addRow("", self.login_check)
+        return box
+
+    def _show_fallback_warning(self) -> None:
+        if self._tokens.using_fallback:
+            reason = self._tokens.fallback_reason or "no usable OS keyring"
+            self.fallback_warning.setText(
+                f"Tokens are kept in {self._tokens.fallback_path} (readable by you only), "
+                f"not in the system keyring: {reason}."
+            )
+            self.fallback_warning.show()
+        else:
+            self.fallback_warning.hide()
+
+    # -- editing -----------------------------------------------------------------------------
+    def _save_editor(self) -> None:
+        if not 0 <= self._current < len(self._drafts):
+            return
+        draft = self._drafts[self._current]
+        draft.name = self.name_edit.text()
+        draft.kind = GatewayKind(self.kind_combo.currentData())
+        draft.url = self.url_edit.text().strip()
+        draft.new_token = self.token_edit.text().strip()
+        draft.forget_token = self.forget_token.isChecked()
+        draft.allow_insecure_remote = self.insecure_check.isChecked()
+
+    def _load_editor(self, draft: _Draft | None) -> None:
+        self.name_edit.setText(draft.name if draft else "")
+        self.kind_combo.setCurrentIndex(self.kind_combo.findData(draft.kind.value) if draft else 0)
+        self.url_edit.setText(draft.url if draft else "")
+        self.token_edit.setText(draft.new_token if draft else "")  # typed this session only
+        stored = draft is not None and draft.token_ref is not None
+        self.token_edit.setPlaceholderText(
+            "a token is stored; type a new one to replace it" if stored else "no token stored"
+        )
+        self.forget_token.setChecked(bool(draft and draft.forget_token))
+        self.forget_token.setEnabled(stored)
+        self.insecure_check.setChecked(bool(draft and draft.allow_insecure_remote))
+        self._update_editor_enabled()
+
+    def _update_editor_enabled(self) -> None:
+        has_gateway = 0 <= self._current < len(self._drafts)
+        self.editor.setEnabled(has_gateway)
+        self.remove_button.setEnabled(has_gateway)
+        uses_url = self.kind_combo.currentData() == GatewayKind.URL.value
+        for widget in (self.url_edit, self.token_edit, self.insecure_check):
+            widget.setEnabled(has_gateway and uses_url)
+
+    def _on_row_changed(self, row: int) -> None:
+        self._save_editor()
+        self._current = row
+        self._load_editor(self._drafts[row] if 0 <= row < len(self._drafts) else None)
+
+    def _on_name_edited(self, text: str) -> None:
+        item = self.gateway_list.item(self._current)
+        if item is not None:
+            item.setText(text)
+
+    def _on_add(self) -> None:
+        taken = {d.id for d in self._drafts}
+        new_id = self._new_id()
+        while new_id in taken:
+            new_id = self._new_id()
+        self._drafts.append(_Draft(new_id))
+        self.gateway_list.addItem(self._drafts[-1].name)
+        self.gateway_list.setCurrentRow(len(self._drafts) - 1)
+
+    def _on_remove(self) -> None:
+        row = self._current
+        if not 0 <= row < len(self._drafts):
+            return
+        self._current = -1  # the row is gone: nothing to save when the selection moves
+        del self._drafts[row]
+        self.gateway_list.takeItem(row)
+        self._on_row_changed(self.gateway_list.currentRow())
+
+    # -- OK ----------------------------------------------------------------------------------
+    def _on_ok(self) -> None:
+        self._save_editor()
+        try:
+            settings, writes, deletes = self._result()
+            for ref, token in writes.items():
+                self._tokens.set(ref, token)
+            for ref in deletes:
+                self._tokens.delete(ref)
+        except (SettingsError, OSError) as exc:
+            self.error_label.setText(str(exc))
+            self.error_label.show()
+            return
+        for draft in self._drafts:
+            draft.new_token = ""
+        self.token_edit.clear()
+        self.settings_edited.emit(settings)
+        self.accept()
+
+    def _result(self) -> tuple[Settings, dict[str, str], set[str]]:
+        """The new Settings, tokens to store (ref -> token) and token refs to delete."""
+        gateways: list[GatewayConfig] = []
+        writes: dict[str, str] = {}
+        deletes = {g.token_ref for g in self._original.gateways if g.token_ref}
+        for index, draft in enumerate(self._drafts):
+            url, url_token = split_secret_query(draft.url)
+            token = draft.new_token or url_token or ""
+            ref = draft.token_ref
+            if token:
+                ref = ref or draft.id
+                writes[ref] = token
+            elif draft.forget_token:
+                ref = None
+            try:
+                gateways.append(
+                    GatewayConfig(
+                        draft.id,
+                        draft.name.strip(),
+                        url,
+                        ref,
+                        draft.kind,
+                        draft.allow_insecure_remote,
+                        extra=draft.extra,
+                    )
+                )
+            except SettingsError as exc:
+                self.gateway_list.setCurrentRow(index)
+                raise SettingsError(f"Gateway “{draft.name}”: {exc}") from None
+            if ref:
+                deletes.discard(ref)
+        settings = Settings(
+            gateways=tuple(gateways),
+            notifications=NotificationPolicy(
+                show_command_text=self.show_command_check.isChecked(),
+                approve_from_notification=NotificationApproval(self.approve_combo.currentData()),
+                extra=self._original.notifications.extra,
+            ),
+            staleness_margin_s=self.margin_spin.value(),
+            start_at_login=self.login_check.isChecked(),
+            quiet_after_start_s=self.quiet_spin.value(),
+            extra=self._original.extra,
+        )
+        return settings, writes, deletes
+
+    def present(self) -> None:
+        """Show the dialog window-modal without blocking (``open()``), and raise it."""
+        self.open()
+        if QGuiApplication.platformName() not in _NO_WINDOW_STACKING:
+            self.raise_()
+            self.activateWindow()
+
+
+def _seconds_spin(parent: QWidget, value: float, maximum: float) -> QDoubleSpinBox:
+    spin = QDoubleSpinBox(parent)
+    spin.setRange(0.0, maximum)
+    spin.setDecimals(2)
+    spin.setSuffix(" s")
+    spin.setValue(value)
+    return spin
