@@ -73,7 +73,9 @@ class FakeModel:
     def start(self) -> Self:
         server = FakeModelServer((self._host, 0), self)
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-model", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.05,), name="fake-model", daemon=True
+        )
         self._thread.start()
         return self
 
