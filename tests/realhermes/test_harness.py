@@ -16,7 +16,8 @@ import pytest
 
 from tests.peers.fake_model import AUX_TEXT, FakeModel, Turn, commands_script, todo
 from tests.peers.fake_script import locate_turn, resolve_call
-from tests.peers.hermes_venv import _patch_iot_pathlib, ensure_venv
+from tests.peers.hermes_server import HermesServer, HermesStartError
+from tests.peers.hermes_venv import PEERS, HermesVenv, _patch_iot_pathlib, ensure_venv
 from tests.peers.netguard import ProxyCanary, connected_endpoints, is_foreign, parse_table
 
 pytestmark = pytest.mark.timeout(30)
@@ -156,3 +157,39 @@ def test_second_ensure_venv_is_cached() -> None:
     assert again.cached
     assert again.hermes.exists()
     assert time.monotonic() - started < 1.0
+
+
+def fake_venv(tmp_path: Path, script: str) -> HermesVenv:
+    """A stand-in venv whose ``hermes`` is a shell script, to exercise start/stop bounds."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    hermes = bin_dir / "hermes"
+    hermes.write_text("#!/bin/sh\n" + script)
+    hermes.chmod(0o755)
+    return HermesVenv(PEERS["0.19.0"], tmp_path / "venv", 0.0, cached=True)
+
+
+def test_silent_gateway_fails_start_within_its_timeout(tmp_path: Path) -> None:
+    server = HermesServer(
+        fake_venv(tmp_path, "echo booting; exec sleep 600\n"), tmp_path / "gw", "x"
+    )
+    started = time.monotonic()
+    with pytest.raises(HermesStartError, match="silent for 1s") as caught:
+        server.start(timeout=1.0)
+    assert time.monotonic() - started < 10
+    assert "booting" in str(caught.value)  # the log tail explains what happened
+    assert server.pid is None  # stopped and reaped
+
+
+def test_gateway_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
+    script = "trap '' TERM\necho 'HERMES_BACKEND_READY port=1'\nexec sleep 600\n"
+    server = HermesServer(fake_venv(tmp_path, script), tmp_path / "gw", "x").start(timeout=10)
+    assert server.port == 1
+    assert "?token=" in server.url
+    assert server.token not in repr(server)
+    pid = server.pid
+    assert pid is not None
+    started = time.monotonic()
+    server.stop(timeout=0.5)
+    assert time.monotonic() - started < 10
+    assert not Path(f"/proc/{pid}").exists()
