@@ -1,0 +1,132 @@
+"""Native notifications for new approval batches: the Qt side of the notification path.
+
+Why split three ways: ``notify_policy`` (pure) decides *what and when*; the bridge's
+``NativeNotifier`` does the D-Bus talking on the asyncio loop; this controller wires them to the
+bridge's signals with a QTimer at the policy's next deadline, and turns a pressed button into
+the very same bridge slot the dialog uses (``surface="notification"``), aimed at exactly the
+approval keys the notification showed. Without a notification service (``notifications_ready``
+false) it falls back to the tray's ``showMessage`` balloon, which has no buttons: clicking it
+opens the dialog on that batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from desktop.core.model import Choice
+from desktop.ui.approvals.requests import DecisionRequest
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.bridge_events import ApprovalUpdate, Notice
+from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyPolicy, NotifySettings
+from desktop.ui.plain_text import notification_text
+
+log = logging.getLogger(__name__)
+
+MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
+SURFACE_NOTIFICATION = "notification"
+
+
+class NotificationController(QObject):
+    """Feeds the policy from bridge signals and shows its plans natively or as a balloon."""
+
+    review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
+
+    def __init__(
+        self,
+        bridge: GatewayBridge,
+        fallback: MessageFallback,
+        settings: NotifySettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._fallback = fallback
+        self._clock = clock
+        self.policy = NotifyPolicy(settings or NotifySettings(), started_at=clock())
+        self.native = False
+        self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._flush)
+        bridge.approval_requested.connect(self._on_approval_requested)
+        bridge.approval_changed.connect(self._on_approval_changed)
+        bridge.connection_status_changed.connect(self._on_connection_status_changed)
+        bridge.notice_received.connect(self._on_notice_received)
+        bridge.notifications_ready.connect(self._on_notifications_ready)
+        bridge.notification_action_invoked.connect(self._on_action)
+
+    def dispose(self) -> None:
+        self._timer.stop()
+
+    # -- inputs ------------------------------------------------------------------------------
+    def _on_notifications_ready(self, native: bool) -> None:
+        self.native = native
+        self._schedule()
+
+    def _on_approval_requested(self, update: ApprovalUpdate) -> None:
+        self.policy.approval_requested(
+            update.gateway_id, update.approval, update.session_title, self._clock()
+        )
+        self._schedule()
+
+    def _on_approval_changed(self, update: ApprovalUpdate) -> None:
+        for gateway_id, batch_id in self.policy.approval_changed(
+            update.gateway_id, update.approval
+        ):
+            if self.native:
+                self._bridge.withdraw_notification(gateway_id, batch_id)
+        self._schedule()
+
+    def _on_connection_status_changed(self, gateway_id: str, old: object, new: object) -> None:
+        if getattr(getattr(new, "state", None), "name", "") == "CONNECTED":
+            self.policy.gateway_connected(gateway_id, self._clock())
+            self._schedule()
+
+    def _on_notice_received(self, notice: Notice) -> None:
+        """Failures and gateway errors are worth a notification; routine info is not."""
+        if notice.level not in ("warning", "error"):
+            return
+        title = notification_text(f"Hermes Tray — {notice.what}", 120)
+        body = notification_text(" — ".join(p for p in (notice.where, notice.advice) if p), 400)
+        if self.native:
+            self._bridge.show_text_notification(title, body, notice.level == "error")
+        else:
+            self._fallback(title, body)
+
+    # -- output ------------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        deadline = self.policy.next_deadline()
+        if deadline is None:
+            self._timer.stop()
+            return
+        self._timer.start(max(0, int((deadline - self._clock()) * 1000) + 1))
+
+    def _flush(self) -> None:
+        for plan in self.policy.due(self._clock()):
+            self.last_plan = plan
+            log.info("notifying: %s (%d approvals)", plan.batch_id or "summary", len(plan.keys))
+            if self.native:
+                self._bridge.show_notification(plan)
+            else:
+                self._fallback(plan.title, plan.body)
+        self._schedule()
+
+    def balloon_clicked(self) -> None:
+        """``QSystemTrayIcon.messageClicked``: open the dialog on the last batch shown."""
+        plan = self.last_plan
+        self.review_requested.emit(plan.gateway_id if plan else "", plan.batch_id if plan else "")
+
+    def _on_action(self, plan: NotificationPlan, kind: ActionKind) -> None:
+        """A button or the body was pressed: decide exactly what was shown, or open the dialog."""
+        action = plan.action(kind)
+        if kind is ActionKind.REVIEW or action is None:
+            self.review_requested.emit(plan.gateway_id, plan.batch_id)
+            return
+        choice = Choice.ONCE if kind is ActionKind.APPROVE else Choice.DENY
+        for key in action.keys:
+            self._bridge.decide(DecisionRequest(plan.gateway_id, key, choice, SURFACE_NOTIFICATION))

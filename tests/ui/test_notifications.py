@@ -1,0 +1,176 @@
+"""Notifications end to end on a private D-Bus: bridge -> desktop-notifier -> fake daemon -> click.
+
+No X needed: the notification path is D-Bus only, so this runs offscreen. The fake daemon owns
+org.freedesktop.Notifications on a private bus whose config activates nothing, so an installed
+xfce4-notifyd or dunst is never started and the developer's desktop is never touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
+from desktop.core.model import ApprovalPhase, Choice
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.native_notify import NativeNotifier
+from desktop.ui.notifications import NotificationController
+from desktop.ui.notify_policy import NotifySettings
+from tests.dbus_fakes.notifyd import FakeNotifyd
+from tests.dbus_fakes.private_bus import PrivateBus
+from tests.ui.builders import approval, session
+from tests.ui.standins import Endpoint, make_factory, until
+
+FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
+
+
+@pytest.fixture
+def bus(monkeypatch):
+    with PrivateBus() as private:
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private.address)
+        yield private
+
+
+class App:
+    """The notification wiring of desktop.app, with a stand-in gateway client."""
+
+    def __init__(self, qloop, settings=FAST):
+        self.clients: dict = {}
+        self.balloons: list[tuple[str, str]] = []
+        self.reviews: list[tuple[str, str]] = []
+        self.bridge = GatewayBridge(make_factory(self.clients))
+        self.controller = NotificationController(
+            self.bridge, lambda t, b: self.balloons.append((t, b)), settings
+        )
+        self.controller.review_requested.connect(lambda g, b: self.reviews.append((g, b)))
+        self.ready: list[bool] = []
+        self.bridge.notifications_ready.connect(self.ready.append)
+        self.bridge.add_gateway(Endpoint("g1", "Local"))
+        self.bridge.start(qloop, NativeNotifier("Hermes Tray"))
+
+    @property
+    def client(self):
+        return self.clients["g1"]
+
+    async def close(self):
+        self.controller.dispose()
+        await self.bridge.aclose()
+        self.controller.deleteLater()
+        self.bridge.deleteLater()
+
+
+def _ask(app, *approvals, title="Fix the build"):
+    app.client.emit(SessionChanged(session("s1", title)))
+    for a in approvals:
+        app.client.emit(ApprovalRequested(a))
+
+
+def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    assert app.ready == [True]
+    _ask(app, approval("k1", command="rm -rf build"))
+    note = arun(notifyd.received.get())
+    assert note.app_name == "Hermes Tray"
+    assert note.summary == "Approval needed — Fix the build"
+    assert note.body == "rm -rf build"
+    assert note.actions == {"approve": "Approve", "deny": "Deny", "review": "Review", "default": ""}
+    notifyd.invoke(note.id, "approve")
+    arun(until(lambda: app.client.calls))
+    assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
+    arun(asyncio.sleep(0.1))  # nothing else may follow
+    assert len(app.client.calls) == 1
+    arun(app.close())
+    arun(notifyd.stop())
+
+
+def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
+    note = arun(notifyd.received.get())
+    assert note.body.splitlines()[0] == "3 commands wait for your decision."
+    assert "approve" not in note.actions
+    notifyd.invoke(note.id, "deny")
+    arun(until(lambda: len(app.client.calls) == 3))
+    assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
+    assert len(notifyd.shown) == 1
+    arun(app.close())
+    arun(notifyd.stop())
+
+
+def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    _ask(app, approval("k1", batch="b7"))
+    note = arun(notifyd.received.get())
+    notifyd.invoke(note.id, "review")
+    arun(until(lambda: app.reviews))
+    assert app.reviews == [("g1", "b7")]
+    assert app.client.calls == []
+    arun(app.close())
+    arun(notifyd.stop())
+
+
+def test_markup_and_bidi_never_reach_a_markup_parsing_daemon(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
+    note = arun(notifyd.received.get())
+    for text in (note.summary, note.body):
+        for char in "<>&\u202e":
+            assert char not in text
+    assert "\u27e8U+202E\u27e9" in note.body
+    arun(app.close())
+    arun(notifyd.stop())
+
+
+def test_settled_batch_withdraws_its_notification(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    _ask(app, approval("k1"))
+    note = arun(notifyd.received.get())
+    app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
+    arun(until(lambda: note.closed))
+    arun(app.close())
+    arun(notifyd.stop())
+
+
+def test_no_notification_service_falls_back_to_the_tray_balloon(bus, qloop, arun):
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    assert app.ready == [False]
+    _ask(app, approval("k1", command="make clean"))
+    arun(until(lambda: app.balloons))
+    assert app.balloons == [("Approval needed — Fix the build", "make clean")]
+    app.controller.balloon_clicked()
+    assert app.reviews == [("g1", "b1")]
+    arun(app.close())
+
+
+def test_no_bus_at_all_falls_back(monkeypatch, qloop, arun, tmp_path):
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/missing")
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    assert app.ready == [False]
+    arun(app.close())
+
+
+def test_failure_notices_are_shown_routine_ones_are_not(bus, qloop, arun):
+    notifyd = arun(FakeNotifyd.start(bus.address))
+    app = App(qloop)
+    arun(until(lambda: app.ready))
+    app.client.fail_commands = True
+    app.bridge.new_task("g1", "/work", "go")
+    note = arun(notifyd.received.get())
+    assert note.summary == "Hermes Tray — Could not start the task"
+    assert "Not connected to Local" in note.body
+    assert note.actions in ({}, {"default": ""})
+    arun(app.close())
+    arun(notifyd.stop())
