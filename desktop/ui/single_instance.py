@@ -1,0 +1,168 @@
+r"""One Hermes Tray per user: a second launch asks the first to show its approvals, then exits.
+
+Why: two trays would both answer the same approvals and show two icons. And a person who
+clicks the launcher while the tray is hidden in an overflow menu wants to *see* the pending
+approvals, so the second launch turns into "show-approvals" for the running one.
+
+How: a ``QLocalServer`` (a Unix socket, or a named pipe on Windows) with a per-user name.
+
+* ``start()`` first tries to connect. If someone answers, it sends ``show-approvals\n`` and
+  returns False -- the caller exits with status 0.
+* Otherwise it listens. A socket file that exists although nobody answered on it is stale (a
+  crashed earlier run) and is removed first.
+* The protocol is one line of ASCII per connection, at most :data:`MAX_MESSAGE` bytes; unknown
+  lines are logged and ignored, so an older tray survives a newer launcher.
+
+The name (:func:`default_server_name`) is per user and per config dir -- a developer running a
+throw-away instance with ``HERMES_TRAY_CONFIG_DIR`` does not talk to their real tray -- and lives
+in ``$XDG_RUNTIME_DIR`` when there is one (a 0700 directory, so no other user can squat on it).
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QDir, QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from desktop.platform.paths import APP_SLUG, config_dir
+
+log = logging.getLogger(__name__)
+
+SHOW_APPROVALS = "show-approvals"
+MAX_MESSAGE = 1024
+
+
+def default_server_name() -> str:
+    """The per-user (and per config dir) server name or socket path."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment or the password database
+        user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    digest = hashlib.sha256(f"{user}\0{config_dir()}".encode()).hexdigest()[:16]
+    name = f"{APP_SLUG}-{digest}"
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if sys.platform != "win32" and os.path.isabs(runtime) and os.path.isdir(runtime):
+        return os.path.join(runtime, f"{name}.sock")
+    return name  # Qt puts it in the temp dir (Unix) or the pipe namespace (Windows)
+
+
+class SingleInstance(QObject):
+    """The single-instance guard; keep it alive as long as the app runs.
+
+    Signals:
+        show_approvals_requested: a second launch asked this instance to show its approvals.
+    """
+
+    show_approvals_requested = Signal()
+
+    def __init__(
+        self, name: str | None = None, parent: QObject | None = None, *, timeout_ms: int = 500
+    ) -> None:
+        super().__init__(parent)
+        self.name = name or default_server_name()
+        self._timeout_ms = timeout_ms
+        self._server: QLocalServer | None = None
+        self._buffers: dict[QLocalSocket, bytes] = {}
+
+    @property
+    def is_primary(self) -> bool:
+        """True while this object is the listening instance."""
+        return self._server is not None and self._server.isListening()
+
+    def start(self) -> bool:
+        """Become the running instance (True), or tell the running one to show itself (False)."""
+        if self._tell_running_instance(SHOW_APPROVALS):
+            log.info("Hermes Tray is already running; asked it to show its approvals")
+            return False
+        stale = self._socket_file()
+        if stale is not None and stale.exists():  # nobody answered on it: a crashed run's
+            log.info("Removing the stale single-instance socket %s", stale)
+            QLocalServer.removeServer(self.name)
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        server.newConnection.connect(self._on_new_connection)
+        if not server.listen(self.name):
+            # Running twice is better than not running: say so and carry on.
+            log.warning(
+                "Cannot claim the single-instance name %s (%s); a second launch will not find"
+                " this one",
+                self.name,
+                server.errorString(),
+            )
+            server.deleteLater()
+            return True
+        self._server = server
+        return True
+
+    def _socket_file(self) -> Path | None:
+        """The Unix socket file behind the name (Windows pipes vanish with their process)."""
+        if sys.platform == "win32":
+            return None
+        path = Path(self.name)
+        return path if path.is_absolute() else Path(QDir.tempPath()) / self.name
+
+    def close(self) -> None:
+        """Stop listening and remove the socket (at quit)."""
+        if self._server is not None:
+            self._server.close()  # also unlinks the Unix socket file
+            self._server.deleteLater()
+            self._server = None
+        for connection in list(self._buffers):
+            connection.abort()
+        self._buffers.clear()
+
+    # -- client side ---------------------------------------------------------------------------
+    def _tell_running_instance(self, message: str) -> bool:
+        # Blocking waits are fine here: this runs once at start-up, before the event loop.
+        socket = QLocalSocket()
+        socket.connectToServer(self.name)
+        if not socket.waitForConnected(self._timeout_ms):
+            return False
+        socket.write(f"{message}\n".encode("ascii"))
+        socket.flush()
+        sent = socket.waitForBytesWritten(self._timeout_ms) or socket.bytesToWrite() == 0
+        socket.disconnectFromServer()
+        return sent
+
+    # -- server side ---------------------------------------------------------------------------
+    def _on_new_connection(self) -> None:
+        assert self._server is not None
+        while self._server.hasPendingConnections():
+            connection = self._server.nextPendingConnection()
+            self._buffers[connection] = b""
+            connection.readyRead.connect(lambda c=connection: self._on_ready_read(c))
+            connection.disconnected.connect(lambda c=connection: self._on_disconnected(c))
+            self._on_ready_read(connection)  # data may have arrived with the connection
+
+    def _on_ready_read(self, connection: QLocalSocket) -> None:
+        if connection not in self._buffers:
+            return
+        data = self._buffers[connection] + bytes(connection.readAll().data())
+        while b"\n" in data:
+            line, _, data = data.partition(b"\n")
+            self._handle(line)
+        if len(data) > MAX_MESSAGE:
+            log.warning("Dropped an over-long single-instance message (%d bytes)", len(data))
+            del self._buffers[connection]
+            connection.abort()
+            return
+        self._buffers[connection] = data
+
+    def _on_disconnected(self, connection: QLocalSocket) -> None:
+        rest = self._buffers.pop(connection, b"")
+        if rest.strip():
+            self._handle(rest)  # a last line without its newline
+        connection.deleteLater()
+
+    def _handle(self, line: bytes) -> None:
+        message = line.decode("ascii", errors="replace").strip()
+        if message == SHOW_APPROVALS:
+            self.show_approvals_requested.emit()
+        elif message:
+            log.warning("Ignored an unknown single-instance message %r", message[:80])

@@ -1,0 +1,148 @@
+"""Single instance: two SingleInstance objects with one name stand in for two launches."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtNetwork import QLocalSocket
+from pytestqt.qtbot import QtBot
+
+from desktop.ui.single_instance import SHOW_APPROVALS, SingleInstance, default_server_name
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket paths")
+
+Factory = Callable[[], SingleInstance]
+
+
+@pytest.fixture
+def socket_path(tmp_path: Path) -> str:
+    return str(tmp_path / "tray.sock")  # short enough for AF_UNIX's 108-byte limit
+
+
+@pytest.fixture
+def make_instance(qapp: object, socket_path: str) -> Iterator[Factory]:
+    made: list[SingleInstance] = []
+
+    def make() -> SingleInstance:
+        instance = SingleInstance(socket_path, timeout_ms=1000)
+        made.append(instance)
+        return instance
+
+    yield make
+    for instance in made:
+        instance.close()
+
+
+def send_raw(name: str, payload: bytes) -> None:
+    client = QLocalSocket()
+    client.connectToServer(name)
+    assert client.waitForConnected(1000)
+    client.write(payload)
+    assert client.waitForBytesWritten(1000)
+    client.disconnectFromServer()
+
+
+def test_second_launch_asks_the_first_to_show_approvals(
+    qtbot: QtBot, make_instance: Factory
+) -> None:
+    first, second = make_instance(), make_instance()
+    assert first.start() is True
+    assert first.is_primary
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        assert second.start() is False
+    assert not second.is_primary
+
+
+def test_the_socket_is_private_to_the_user(make_instance: Factory, socket_path: str) -> None:
+    assert make_instance().start() is True
+    mode = stat.S_IMODE(Path(socket_path).stat().st_mode)
+    assert mode & 0o077 == 0
+
+
+def test_a_stale_socket_from_a_crashed_run_is_replaced(
+    qtbot: QtBot, make_instance: Factory, socket_path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    crashed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    crashed.bind(socket_path)  # the file exists, but nobody will ever accept on it
+    crashed.close()
+    assert Path(socket_path).exists()
+    with caplog.at_level(logging.INFO, logger="desktop.ui.single_instance"):
+        first = make_instance()
+        assert first.start() is True
+    assert "stale" in caplog.text
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        assert make_instance().start() is False
+
+
+def test_after_close_the_next_launch_becomes_primary(
+    make_instance: Factory, socket_path: str
+) -> None:
+    first = make_instance()
+    assert first.start() is True
+    first.close()
+    assert not Path(socket_path).exists()
+    assert make_instance().start() is True
+
+
+def test_unknown_messages_are_ignored_and_logged(
+    qtbot: QtBot, make_instance: Factory, socket_path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = make_instance()
+    first.start()
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000) as blocker:
+        send_raw(socket_path, b"open-the-pod-bay-doors\n" + SHOW_APPROVALS.encode() + b"\n")
+    assert blocker.signal_triggered
+    assert "unknown single-instance message" in caplog.text
+    assert "open-the-pod-bay-doors" in caplog.text
+
+
+def test_a_last_line_without_newline_still_counts(
+    qtbot: QtBot, make_instance: Factory, socket_path: str
+) -> None:
+    first = make_instance()
+    first.start()
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        send_raw(socket_path, SHOW_APPROVALS.encode())
+
+
+def test_an_over_long_message_is_dropped(
+    qtbot: QtBot, make_instance: Factory, socket_path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = make_instance()
+    first.start()
+    with qtbot.assertNotEmitted(first.show_approvals_requested, wait=200):
+        send_raw(socket_path, b"x" * 5000)
+        qtbot.waitUntil(lambda: "over-long" in caplog.text, timeout=2000)
+
+
+def test_default_name_is_per_user_and_per_config_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("HERMES_TRAY_CONFIG_DIR", str(tmp_path / "a"))
+    name_a = default_server_name()
+    monkeypatch.setenv("HERMES_TRAY_CONFIG_DIR", str(tmp_path / "b"))
+    name_b = default_server_name()
+    assert name_a != name_b
+    assert Path(name_a).parent == runtime
+    assert Path(name_a).name.startswith("hermes-tray-")
+    monkeypatch.setenv("USER", "someone-else")
+    monkeypatch.setenv("LOGNAME", "someone-else")
+    assert default_server_name() != name_b
+
+
+def test_default_name_without_a_runtime_dir_is_a_plain_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    name = default_server_name()
+    assert "/" not in name
+    assert name.startswith("hermes-tray-")
