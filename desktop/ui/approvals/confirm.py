@@ -1,0 +1,52 @@
+"""The "Always allow?" question, asked without blocking the event loop.
+
+Why a helper: "Always" writes the pattern to Hermes' permanent allowlist, so the person must see
+exactly which pattern class becomes allowed for good before it is sent. The box is opened with
+``open()`` (window-modal, returns at once) — never ``exec()``, which would starve the qasync
+loop the gateway connections run on (stack.md §5). Its text is plain, revealed text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from desktop.core.model import Approval
+from desktop.ui.approvals import texts
+
+
+class AlwaysConfirmation:
+    """One open confirmation; calls ``on_confirmed`` only if the person chose "Always allow"."""
+
+    def __init__(self, parent: QWidget, approval: Approval, on_confirmed: Callable[[], None]):
+        self.box = QMessageBox(parent)
+        self.box.setObjectName("alwaysConfirmation")
+        self.box.setIcon(QMessageBox.Icon.Warning)
+        self.box.setWindowTitle("Always allow?")
+        self.box.setTextFormat(Qt.TextFormat.PlainText)
+        self.box.setText(texts.always_confirmation(approval))
+        self.confirm_button = self.box.addButton("Always allow", QMessageBox.ButtonRole.AcceptRole)
+        self.confirm_button.setObjectName("confirmAlways")
+        self.cancel_button = self.box.addButton(QMessageBox.StandardButton.Cancel)
+        self.box.setDefaultButton(self.cancel_button)  # Enter must not allow anything for good
+        self.box.setEscapeButton(self.cancel_button)
+        self.box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._on_confirmed = on_confirmed
+        self.done = False
+        self.box.finished.connect(self._on_finished)
+
+    def open(self) -> None:
+        """Show the question; returns immediately."""
+        self.box.open()
+
+    def cancel(self) -> None:
+        """Close the question without allowing anything (the row changed meanwhile)."""
+        if not self.done:
+            self.box.reject()
+
+    def _on_finished(self, _result: int) -> None:
+        self.done = True
+        if self.box.clickedButton() is self.confirm_button:
+            self._on_confirmed()

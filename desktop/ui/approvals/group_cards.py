@@ -1,0 +1,129 @@
+"""The group widgets around the row cards: gateway section, session section and batch card.
+
+Why each group has a separate ``body`` widget: the list view inserts a child widget at exactly
+the model row where it was inserted, so the body's layout must hold only children (headers sit
+outside it). Headers show gateway names and session titles, which are hostile text: plain-text
+labels only, revealed and bounded by :mod:`texts`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
+
+from desktop.core.model import Choice
+from desktop.ui.approvals import rules, texts
+from desktop.ui.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
+from desktop.ui.approvals.row_card import action_button, plain_label, set_style_property
+
+
+class GroupWidget(QFrame):
+    """A header plus a ``body`` whose layout holds exactly the group's children, in order."""
+
+    def __init__(self, object_name: str, spacing: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.body = QWidget()
+        self.body.setObjectName(f"{object_name}Body")
+        self.body_layout = QVBoxLayout(self.body)
+        self.body_layout.setContentsMargins(0, 0, 0, 0)
+        self.body_layout.setSpacing(spacing)
+        self.outer = QVBoxLayout(self)
+        self.outer.setSpacing(6)
+
+    def refresh(self, now: float | None) -> None:
+        """Re-render the header from the group node."""
+
+
+class GatewaySection(GroupWidget):
+    """All waiting commands of one gateway."""
+
+    def __init__(self, group: GatewayGroup, parent: QWidget | None = None) -> None:
+        super().__init__("gatewaySection", 14, parent)
+        self.group = group
+        self.title = plain_label("gatewayTitle")
+        self.outer.setContentsMargins(0, 0, 0, 4)
+        self.outer.addWidget(self.title)
+        self.outer.addWidget(self.body)
+        self.refresh(None)
+
+    def refresh(self, now: float | None) -> None:
+        """Show the gateway's (revealed) name."""
+        name = texts.label_text(self.group.name, 120) or texts.label_text(self.group.gateway_id, 60)
+        self.title.setText(f"Gateway: {name}")
+
+
+class SessionSection(GroupWidget):
+    """The batches of one session."""
+
+    def __init__(self, group: SessionGroup, parent: QWidget | None = None) -> None:
+        super().__init__("sessionSection", 10, parent)
+        self.group = group
+        self.title = plain_label("sessionTitle")
+        self.outer.setContentsMargins(0, 0, 0, 0)
+        self.outer.addWidget(self.title)
+        self.outer.addWidget(self.body)
+        self.refresh(None)
+
+    def refresh(self, now: float | None) -> None:
+        """Show the session's (revealed) title."""
+        self.title.setText(texts.session_heading(self.group.title, self.group.session_id))
+
+
+class BatchCard(GroupWidget):
+    """The commands asked together; "Approve all" / "Deny all" act on them in arrival order."""
+
+    batch_action = Signal(object, object)  # (BatchGroup, Choice)
+    dismiss_clicked = Signal(object)  # BatchGroup
+
+    def __init__(self, group: BatchGroup, parent: QWidget | None = None) -> None:
+        super().__init__("batchCard", 8, parent)
+        self.group = group
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.summary = plain_label("batchSummary", wrap=False)
+        self.badge = plain_label("orderBadge", wrap=False)
+        self.badge.setText("in order")
+        self.badge.setToolTip("Hermes 0.19 answers this session's commands oldest first")
+        self.approve_all = action_button("Approve all (once)", "approveAll")
+        self.deny_all = action_button("Deny all", "denyAll")
+        self.dismiss = action_button("Dismiss", "dismissBatch", "Remove the answered commands")
+        self.approve_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.ONCE))
+        self.deny_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.DENY))
+        self.dismiss.clicked.connect(lambda: self.dismiss_clicked.emit(self.group))
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(self.summary)
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        for button in (self.approve_all, self.deny_all, self.dismiss):
+            header.addWidget(button)
+        self.outer.setContentsMargins(10, 8, 10, 10)
+        self.outer.addLayout(header)
+        self.outer.addWidget(self.body)
+        self.refresh(None)
+
+    def refresh(self, now: float | None) -> None:
+        """Summary, "in order" badge and which batch buttons apply right now."""
+        rows = self.group.rows
+        open_rows = sum(1 for r in rows if r.is_open)
+        count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
+        if self.group.fully_resolved:
+            self.summary.setText(f"{count} · all answered")
+        else:
+            self.summary.setText(f"{count} · {open_rows} waiting" if len(rows) > 1 else count)
+        self.badge.setVisible(rules.answers_in_order(self.group))
+        several = len(rows) > 1  # a lone command's own buttons say the same thing
+        for button, choice in ((self.approve_all, Choice.ONCE), (self.deny_all, Choice.DENY)):
+            button.setVisible(several and not self.group.fully_resolved)
+            button.setEnabled(bool(rules.batch_targets(self.group, choice)))
+        self.dismiss.setVisible(self.group.fully_resolved)
+        set_style_property(self, "resolved", self.group.fully_resolved)
+
+
+def make_group_widget(node: GatewayGroup | SessionGroup | BatchGroup) -> GroupWidget:
+    """The widget class for a group node."""
+    if isinstance(node, GatewayGroup):
+        return GatewaySection(node)
+    if isinstance(node, SessionGroup):
+        return SessionSection(node)
+    return BatchCard(node)

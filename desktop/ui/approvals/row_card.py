@@ -1,0 +1,169 @@
+"""One command's card: state, the whole command, why it was flagged, and its choices.
+
+Why the card never decides anything itself: it renders a :class:`RowEntry` and reports clicks
+(``choice_clicked``, ``reconfirm_clicked``); the dialog applies the rules and emits the decision.
+Everything from the gateway is shown as plain text: labels are forced to ``Qt.PlainText`` (a
+QLabel would otherwise guess "rich text" from ``<b>``), buttons carry only our own words, and no
+tooltip shows gateway text (QToolTip renders rich text).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop.core.model import ApprovalPhase, Choice
+from desktop.ui.approvals import rules, texts
+from desktop.ui.approvals.command_view import CommandView
+from desktop.ui.approvals.layout import RowEntry
+
+
+def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
+    """A label that can only ever show plain text."""
+    label = QLabel()
+    label.setObjectName(object_name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def action_button(text: str, object_name: str, tip: str = "") -> QPushButton:
+    """A push button that Enter can never trigger by accident (no auto-default in dialogs)."""
+    button = QPushButton(text)
+    button.setObjectName(object_name)
+    button.setAutoDefault(False)
+    button.setDefault(False)
+    button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click must not pull focus off the list
+    if tip:
+        button.setToolTip(tip)  # our own words only
+    return button
+
+
+def set_style_property(widget: QWidget, name: str, value: str | bool) -> None:
+    """Set a dynamic property the stylesheet matches on, and re-apply the style if it changed."""
+    if widget.property(name) == value:
+        return
+    widget.setProperty(name, value)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+
+
+URGENT_SECONDS = 15  # the countdown turns red below this
+
+
+class RowCard(QFrame):
+    """The card of one :class:`RowEntry`; call :meth:`refresh` whenever the entry changed."""
+
+    choice_clicked = Signal(object, object)  # (RowEntry, Choice)
+    reconfirm_clicked = Signal(object)  # RowEntry
+
+    def __init__(self, entry: RowEntry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entry = entry
+        self.setObjectName("rowCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.number = plain_label("rowNumber", wrap=False)
+        self.state = plain_label("stateLabel")
+        self.countdown = plain_label("countdownLabel", wrap=False)
+        self.command = CommandView()
+        self.hidden_warning = plain_label("hiddenWarning")
+        self.notes = plain_label("rowNotes")
+        self.description = plain_label("description")
+        self.patterns = plain_label("patternKeys")
+        self.reconfirm = action_button(
+            "Re-confirm…", "reconfirmButton", "Answer this command although it may be stale"
+        )
+        self.reconfirm.clicked.connect(lambda: self.reconfirm_clicked.emit(self.entry))
+        self.buttons: dict[Choice, QPushButton] = {}
+        self._button_row = QHBoxLayout()
+        self._button_row.setSpacing(6)
+        self._choices: tuple[Choice, ...] = ()
+
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(self.number)
+        top.addWidget(self.state, 1)
+        top.addWidget(self.countdown, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        actions = QHBoxLayout()
+        actions.addLayout(self._button_row)
+        actions.addStretch(1)
+        actions.addWidget(self.reconfirm)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(10, 8, 10, 8)
+        box.setSpacing(5)
+        box.addLayout(top)
+        for widget in (self.command, self.hidden_warning, self.notes, self.description):
+            box.addWidget(widget)
+        box.addWidget(self.patterns)
+        box.addLayout(actions)
+        self._command_source: str | None = None
+        self.refresh(None)
+
+    def refresh(self, now: float | None) -> None:
+        """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
+        entry, a = self.entry, self.entry.approval
+        self.number.setText(f"Command {a.position + 1}")
+        text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
+        self.state.setText(text)
+        set_style_property(self.state, "tone", tone.value)
+        if a.command is not self._command_source:  # identity: the same frozen string is reused
+            self._command_source = a.command
+            shown, hidden = texts.revealed(a.command)
+            self.command.show_command(shown)
+            self._show(self.hidden_warning, texts.hidden_warning(hidden))
+        self._show(self.notes, texts.notes(a, entry.notice))
+        why = texts.label_text(a.description, 2000) if a.description else ""
+        self._show(self.description, f"Why Hermes asks: {why}" if why else "")
+        self._show(self.patterns, texts.pattern_line(a.pattern_keys))
+        self._sync_buttons()
+        set_style_property(self, "resolved", not entry.is_open and not _sending(entry))
+        if now is not None:
+            self.refresh_countdown(now)
+
+    def refresh_countdown(self, now: float) -> None:
+        """Update the "expires in m:ss" text (empty unless the row counts down)."""
+        expires_at = self.entry.approval.expires_at
+        if not rules.counts_down(self.entry) or expires_at is None:
+            self.countdown.setText("")
+            return
+        self.countdown.setText(texts.remaining_text(expires_at, now))
+        set_style_property(self.countdown, "urgent", expires_at - now < URGENT_SECONDS)
+
+    def set_selected(self, selected: bool) -> None:
+        """Highlight the card as the keyboard's target."""
+        set_style_property(self, "selected", selected)
+
+    def _sync_buttons(self) -> None:
+        a = self.entry.approval
+        if a.choices != self._choices:
+            self._choices = a.choices
+            for button in self.buttons.values():
+                self._button_row.removeWidget(button)
+                button.deleteLater()
+            self.buttons = {}
+            for choice in a.choices:
+                key = texts.CHOICE_SHORTCUTS[choice]
+                button = action_button(
+                    texts.CHOICE_LABELS[choice], f"choice_{choice.value}", f"Shortcut: {key}"
+                )
+                button.clicked.connect(lambda _=False, c=choice: self._clicked(c))
+                self._button_row.addWidget(button)
+                self.buttons[choice] = button
+        for choice, button in self.buttons.items():
+            button.setEnabled(rules.can_decide(self.entry, choice))
+            button.setVisible(self.entry.is_open or _sending(self.entry))
+        stale = rules.needs_reconfirm(self.entry) and not self.entry.awaiting_core
+        self.reconfirm.setVisible(stale)
+
+    def _clicked(self, choice: Choice) -> None:
+        self.choice_clicked.emit(self.entry, choice)
+
+    @staticmethod
+    def _show(label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.setVisible(bool(text))
+
+
+def _sending(entry: RowEntry) -> bool:
+    return entry.approval.phase is ApprovalPhase.SENDING

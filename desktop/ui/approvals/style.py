@@ -1,0 +1,55 @@
+"""The dialog's stylesheet: cards, tones and the selection highlight.
+
+Why a stylesheet and palette roles instead of hard-coded colours everywhere: the cards must stay
+readable in light and dark themes, so backgrounds and borders come from ``palette(...)``; only
+the state tones (green approved, red denied, amber stale) are fixed colours, chosen to read on
+both. Widgets opt in through object names and dynamic properties (``tone``, ``selected``,
+``resolved``, ``urgent``), set with ``row_card.set_style_property``.
+"""
+
+from __future__ import annotations
+
+STYLESHEET = """
+#approvalListContent { background: palette(window); }
+#gatewayTitle { font-size: 14pt; font-weight: 600; padding: 0 0 2px 2px; }
+#sessionTitle { font-weight: 600; padding: 2px 0 0 2px; }
+#batchCard {
+    background: palette(alternate-base);
+    border: 1px solid palette(mid);
+    border-radius: 8px;
+}
+#batchCard[resolved="true"] { border-style: dashed; }
+#batchSummary { color: palette(placeholder-text); }
+#orderBadge {
+    background: #8a4b00; color: white; border-radius: 8px; padding: 1px 8px; font-weight: 600;
+}
+#rowCard {
+    background: palette(base);
+    border: 1px solid palette(mid);
+    border-radius: 6px;
+}
+#rowCard[selected="true"] { border: 2px solid palette(highlight); }
+#rowCard[resolved="true"] { background: palette(window); }
+#rowCard[resolved="true"] QLabel, #rowCard[resolved="true"] #commandView {
+    color: palette(placeholder-text);
+}
+#rowNumber { font-weight: 600; }
+#stateLabel[tone="waiting"] { color: palette(highlight); font-weight: 600; }
+#stateLabel[tone="blocked"] { color: #8a4b00; }
+#stateLabel[tone="busy"] { color: palette(placeholder-text); font-style: italic; }
+#stateLabel[tone="good"] { color: #1b7a36; font-weight: 600; }
+#stateLabel[tone="bad"] { color: #b3261e; font-weight: 600; }
+#stateLabel[tone="ended"] { color: palette(placeholder-text); }
+#stateLabel[tone="warn"] { color: #8a4b00; font-weight: 600; }
+#countdownLabel { color: palette(placeholder-text); }
+#countdownLabel[urgent="true"] { color: #b3261e; font-weight: 600; }
+#commandView { background: palette(base); border: 1px solid palette(midlight); border-radius: 4px; }
+#hiddenWarning {
+    color: #b3261e; font-weight: 600; background: #fdecea; border-radius: 4px; padding: 3px 6px;
+}
+#rowNotes { color: #8a4b00; }
+#description, #patternKeys { color: palette(text); }
+#choice_deny:enabled { color: #b3261e; }
+#keyHints { color: palette(placeholder-text); padding: 4px 2px 0 2px; }
+#emptyLabel { color: palette(placeholder-text); padding: 40px; }
+"""

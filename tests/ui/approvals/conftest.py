@@ -1,0 +1,34 @@
+"""Fixtures for the approval dialog tests: a dialog on a fake clock, and its decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.ui.approvals import ApprovalDialog
+from tests.ui.approvals.factory import FakeClock, Recorder
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def decisions() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[ApprovalDialog]:
+    """An ApprovalDialog on the fake clock with a 5 ms tick, its decisions recorded."""
+    d = ApprovalDialog(clock=clock, grace_seconds=5.0, tick_ms=5)
+    qtbot.addWidget(d)
+    d.decision_requested.connect(decisions)
+    yield d
+    box = d.confirmation_box
+    if box is not None:
+        box.reject()
+    d.close()

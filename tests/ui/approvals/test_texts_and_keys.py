@@ -1,0 +1,117 @@
+"""Wording and the keyboard guard, with plain calls."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.ui.approvals import texts
+from desktop.ui.approvals.keys import KeyAction, RepeatGate, action_for
+from tests.ui.approvals.factory import approval, resolved
+
+A = approval("a")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "tone"),
+    [
+        (A, "Waiting for you", texts.Tone.WAITING),
+        (replace(A, answerable=False, blocked_reason="answer #1 first"), "Waiting — answer #1 first", texts.Tone.BLOCKED),
+        (replace(A, phase=ApprovalPhase.SENDING), "Sending…", texts.Tone.BUSY),
+        (resolved(A, OutcomeKind.APPROVED, Choice.SESSION), "Approved (session)", texts.Tone.GOOD),
+        (resolved(A, OutcomeKind.DENIED, Choice.DENY), "Denied", texts.Tone.BAD),
+        (resolved(A, OutcomeKind.WITHDRAWN, reason="interrupted"), "Withdrawn — interrupted", texts.Tone.ENDED),
+        (resolved(A, OutcomeKind.EXPIRED), "Expired", texts.Tone.ENDED),
+        (resolved(A, OutcomeKind.UNKNOWN, reason="connection lost"), "Unknown — connection lost", texts.Tone.WARN),
+        (replace(A, phase=ApprovalPhase.STALE, blocked_reason="reconnected"), "Stale — reconnected", texts.Tone.WARN),
+    ],
+)  # fmt: skip
+def test_state_text_for_every_state(value: object, expected: str, tone: texts.Tone) -> None:
+    assert texts.state_text(value) == (expected, tone)  # type: ignore[arg-type]
+
+
+def test_state_text_reveals_hidden_characters_in_reasons() -> None:
+    a = replace(A, phase=ApprovalPhase.STALE, blocked_reason="ok\u202e")
+    assert "⟨U+202E⟩" in texts.state_text(a)[0]
+    assert "\u202e" not in texts.outcome_text(Outcome(OutcomeKind.EXPIRED, reason="x\u200b"))[0]
+
+
+@pytest.mark.parametrize(
+    ("left", "expected"),
+    [(65.0, "expires in 1:05"), (0.2, "expires in 0:01"), (0.0, "expiring…"), (-3, "expiring…")],
+)
+def test_remaining_text(left: float, expected: str) -> None:
+    assert texts.remaining_text(100.0 + left, 100.0) == expected
+    assert texts.remaining_text(None, 100.0) == ""
+
+
+def test_label_text_cuts_visibly_and_reveals() -> None:
+    shown = texts.label_text("a\u200b" + "x" * 500, 50)
+    assert shown.startswith("a⟨U+200B⟩")
+    assert "…" in shown
+    assert shown.endswith("[502 characters in all]")
+    assert texts.label_text("short", 50) == "short"
+
+
+def test_revealed_fast_path_and_hidden_names() -> None:
+    assert texts.revealed("ls -la\n\tx") == ("ls -la\n\tx", ())
+    shown, names = texts.revealed("a\u202eb⟨")
+    assert shown == "a⟨U+202E⟩b⟨U+27E8⟩"
+    assert names == ("U+202E RIGHT-TO-LEFT OVERRIDE",)
+    warning = texts.hidden_warning(names)
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE" in warning
+    assert texts.hidden_warning(()) == ""
+    many = texts.hidden_warning(tuple(f"n{i}" for i in range(9)), limit=6)
+    assert "n5 and 3 more" in many
+    assert "n6" not in many
+
+
+def test_always_confirmation_names_the_pattern_class() -> None:
+    text = texts.always_confirmation(replace(A, pattern_keys=("recursive_delete", "rm\u202e")))
+    assert "recursive_delete, rm⟨U+202E⟩" in text
+    assert "permanent allowlist" in text
+    assert "no pattern class" in texts.always_confirmation(replace(A, pattern_keys=()))
+
+
+M = Qt.KeyboardModifier
+
+
+@pytest.mark.parametrize(
+    ("key", "mods", "action"),
+    [
+        (Qt.Key.Key_A, M.NoModifier, KeyAction.ONCE),
+        (Qt.Key.Key_Return, M.ControlModifier, KeyAction.ONCE),
+        (Qt.Key.Key_Enter, M.ControlModifier | M.KeypadModifier, KeyAction.ONCE),
+        (Qt.Key.Key_D, M.NoModifier, KeyAction.DENY),
+        (Qt.Key.Key_Backspace, M.ControlModifier, KeyAction.DENY),
+        (Qt.Key.Key_S, M.NoModifier, KeyAction.SESSION),
+        (Qt.Key.Key_A, M.ShiftModifier, KeyAction.ALWAYS),
+        (Qt.Key.Key_Up, M.NoModifier, KeyAction.UP),
+        (Qt.Key.Key_Down, M.NoModifier, KeyAction.DOWN),
+        (Qt.Key.Key_Return, M.NoModifier, None),  # plain Enter never answers
+        (Qt.Key.Key_A, M.ControlModifier, None),
+        (Qt.Key.Key_Backspace, M.NoModifier, None),
+    ],
+)
+def test_key_map(key: Qt.Key, mods: Qt.KeyboardModifier, action: KeyAction | None) -> None:
+    assert action_for(key, mods) is action
+
+
+def test_repeat_gate_needs_a_real_release_between_decisions() -> None:
+    gate = RepeatGate()
+    a, d = int(Qt.Key.Key_A), int(Qt.Key.Key_D)
+    assert gate.press(a, auto_repeat=False)
+    assert not gate.press(a, auto_repeat=True)  # held: auto-repeat
+    gate.release(a, auto_repeat=True)  # X11 sends auto-repeat releases too
+    assert not gate.press(a, auto_repeat=False)
+    assert not gate.press(d, auto_repeat=False)  # another key while A is still down
+    gate.release(d, auto_repeat=False)
+    assert gate.locked
+    gate.release(a, auto_repeat=False)
+    assert gate.press(d, auto_repeat=False)
+    gate.reset()
+    assert not gate.locked
+    assert not gate.press(a, auto_repeat=True)  # auto-repeat never decides, even unlocked
