@@ -111,6 +111,7 @@ class GatewayClient(SessionCommands):
         self._version = ""
         self._connect_started = 0.0
         self._was_connected = False
+        self._reconnect_requested = False
         self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -173,16 +174,19 @@ class GatewayClient(SessionCommands):
 
     def reconnect_now(self) -> None:
         """Skip the backoff wait (or leave FAILED) and dial at once; drop a live socket first."""
+        self._reconnect_requested = True
         self._wake.set()
         if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
             asyncio.get_running_loop().create_task(self._ws.close(1000, "reconnecting"))
 
     async def _wait_wake(self, delay: float | None) -> None:
         self._wake.clear()
-        if self._closing:
+        if self._closing or self._reconnect_requested:
+            self._reconnect_requested = False
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), delay)
+        self._reconnect_requested = False
 
     # -- one connection ---------------------------------------------------------------------
     async def _connect_once(self, attempt: int) -> ConnectError | None:
@@ -201,6 +205,9 @@ class GatewayClient(SessionCommands):
             return await self.dialer.classify(exc, getattr(exc, "plan", None))
         finally:
             self._dial = None
+        if self._stopping():  # close() ran while the dial finished
+            await ws.close(1000, "tray closing")
+            return None
         self._ws = ws
         self._epoch += 1
         self._connect_started = started
@@ -214,7 +221,7 @@ class GatewayClient(SessionCommands):
         self._pump = SocketPump(
             ws, self.core, on_received=self._after_input, on_fate=self._on_frame_fate
         )
-        self._flush()  # frames the core queued on connection_opened
+        self._after_input()  # events and frames the core produced on connection_opened
         closed_by = await self._pump.run()
         self._pump = None
         self._ws = None

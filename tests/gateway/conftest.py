@@ -42,3 +42,13 @@ def arun(aloop: asyncio.AbstractEventLoop) -> Callable[..., Any]:
         return aloop.run_until_complete(asyncio.wait_for(coro, timeout))
 
     return run
+
+
+# The real-Hermes fixtures (used only by tests marked ``realhermes``).
+from tests.peers.fixtures import (  # noqa: E402, F401  (pytest finds fixtures by name)
+    fake_model,
+    hermes_019,
+    hermes_iot,
+    scratch_dir,
+    start_hermes,
+)
