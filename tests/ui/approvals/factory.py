@@ -39,7 +39,9 @@ def approval(
     return replace(base, **overrides)
 
 
-def resolved(a: Approval, kind: OutcomeKind, choice: Choice | None = None, reason: str = "") -> Approval:
+def resolved(
+    a: Approval, kind: OutcomeKind, choice: Choice | None = None, reason: str = ""
+) -> Approval:
     """``a`` with its one final outcome."""
     return replace(a, phase=ApprovalPhase.RESOLVED, outcome=Outcome(kind, choice, reason))
 

@@ -81,7 +81,7 @@ def test_intent_answers_covered_rows_as_they_become_answerable() -> None:
     intent = rules.BatchIntent.for_batch(batch, Choice.ONCE)
     assert [r.approval.key for r in intent.due(batch)] == ["a"]
     intent.sent.add("a")
-    a, b, c = batch.rows
+    a, b, _c = batch.rows
     a.approval = sending(a.approval)
     assert intent.due(batch) == []
     a.approval = resolved(a.approval, OutcomeKind.APPROVED, Choice.ONCE)
@@ -96,7 +96,7 @@ def test_intent_never_covers_late_rows_and_stops_on_anything_unexpected() -> Non
     board_row = put(ApprovalBoard(), "g", approval("late", position=2))
     batch.rows.append(board_row)
     assert "late" not in {r.approval.key for r in intent.due(batch)}
-    a, b = batch.rows[:2]
+    a = batch.rows[0]
     a.approval = resolved(a.approval, OutcomeKind.WITHDRAWN, reason="interrupted")
     assert not intent.still_valid(batch)
     fresh = batch_of(approval("a"), approval("b", position=1))

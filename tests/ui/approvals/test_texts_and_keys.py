@@ -15,20 +15,21 @@ from tests.ui.approvals.factory import approval, resolved
 A = approval("a")
 
 
-@pytest.mark.parametrize(
-    ("value", "expected", "tone"),
-    [
-        (A, "Waiting for you", texts.Tone.WAITING),
-        (replace(A, answerable=False, blocked_reason="answer #1 first"), "Waiting — answer #1 first", texts.Tone.BLOCKED),
-        (replace(A, phase=ApprovalPhase.SENDING), "Sending…", texts.Tone.BUSY),
-        (resolved(A, OutcomeKind.APPROVED, Choice.SESSION), "Approved (session)", texts.Tone.GOOD),
-        (resolved(A, OutcomeKind.DENIED, Choice.DENY), "Denied", texts.Tone.BAD),
-        (resolved(A, OutcomeKind.WITHDRAWN, reason="interrupted"), "Withdrawn — interrupted", texts.Tone.ENDED),
-        (resolved(A, OutcomeKind.EXPIRED), "Expired", texts.Tone.ENDED),
-        (resolved(A, OutcomeKind.UNKNOWN, reason="connection lost"), "Unknown — connection lost", texts.Tone.WARN),
-        (replace(A, phase=ApprovalPhase.STALE, blocked_reason="reconnected"), "Stale — reconnected", texts.Tone.WARN),
-    ],
-)  # fmt: skip
+T = texts.Tone
+STATES = [
+    (A, "Waiting for you", T.WAITING),
+    (replace(A, answerable=False, blocked_reason="#1 first"), "Waiting — #1 first", T.BLOCKED),
+    (replace(A, phase=ApprovalPhase.SENDING), "Sending…", T.BUSY),
+    (resolved(A, OutcomeKind.APPROVED, Choice.SESSION), "Approved (session)", T.GOOD),
+    (resolved(A, OutcomeKind.DENIED, Choice.DENY), "Denied", T.BAD),
+    (resolved(A, OutcomeKind.WITHDRAWN, reason="interrupted"), "Withdrawn — interrupted", T.ENDED),
+    (resolved(A, OutcomeKind.EXPIRED), "Expired", T.ENDED),
+    (resolved(A, OutcomeKind.UNKNOWN, reason="lost"), "Unknown — lost", T.WARN),
+    (replace(A, phase=ApprovalPhase.STALE, blocked_reason="gone"), "Stale — gone", T.WARN),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "expected", "tone"), STATES)
 def test_state_text_for_every_state(value: object, expected: str, tone: texts.Tone) -> None:
     assert texts.state_text(value) == (expected, tone)  # type: ignore[arg-type]
 
