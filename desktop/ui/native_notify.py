@@ -33,6 +33,9 @@ class NativeNotifier:
         self._icon = Icon(path=icon_path) if icon_path and icon_path.exists() else None
         self._notifier: DesktopNotifier | None = None
         self._shown: dict[tuple[str, str], str] = {}  # (gateway, batch) -> notification id
+        # show() and withdraw() of one batch must not overlap: a withdraw that ran while the
+        # show was still waiting for the server's reply would find nothing to close.
+        self._lock = asyncio.Lock()
         self.available = False
         self.buttons = False
 
@@ -52,8 +55,16 @@ class NativeNotifier:
         log.info("native notifications available (buttons: %s)", self.buttons)
         return True
 
+    def is_shown(self, gateway_id: str, batch_id: str) -> bool:
+        """Whether the batch's notification is on screen (and its buttons will be heard)."""
+        return (gateway_id, batch_id) in self._shown
+
     async def show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
         """Send ``plan``; button presses and a click on the body call ``on_action``."""
+        async with self._lock:
+            return await self._show(plan, on_action)
+
+    async def _show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
         notifier = self._require()
         buttons = (
             [
@@ -89,7 +100,8 @@ class NativeNotifier:
 
     async def withdraw(self, gateway_id: str, batch_id: str) -> None:
         """Close the notification of a batch that was settled elsewhere (stale buttons go)."""
-        identifier = self._shown.pop((gateway_id, batch_id), None)
+        async with self._lock:
+            identifier = self._shown.pop((gateway_id, batch_id), None)
         notifier = self._notifier
         if identifier and notifier and identifier in await notifier.get_current_notifications():
             await notifier.clear(identifier)

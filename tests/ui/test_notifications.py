@@ -47,7 +47,14 @@ class App:
         self.ready: list[bool] = []
         self.bridge.notifications_ready.connect(self.ready.append)
         self.bridge.add_gateway(Endpoint("g1", "Local"))
-        self.bridge.start(qloop, NativeNotifier("Hermes Tray"))
+        self.notifier = NativeNotifier("Hermes Tray")
+        self.bridge.start(qloop, self.notifier)
+
+    async def shown(self, notifyd, batch_id="b1"):
+        """The next notification, once the app is ready to hear its buttons."""
+        note = await notifyd.received.get()
+        await until(lambda: self.notifier.is_shown("g1", batch_id))
+        return note
 
     @property
     def client(self):
@@ -72,7 +79,7 @@ def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
     arun(until(lambda: app.ready))
     assert app.ready == [True]
     _ask(app, approval("k1", command="rm -rf build"))
-    note = arun(notifyd.received.get())
+    note = arun(app.shown(notifyd))
     assert note.app_name == "Hermes Tray"
     assert note.summary == "Approval needed — Fix the build"
     assert note.body == "rm -rf build"
@@ -91,7 +98,7 @@ def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
     app = App(qloop)
     arun(until(lambda: app.ready))
     _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
-    note = arun(notifyd.received.get())
+    note = arun(app.shown(notifyd))
     assert note.body.splitlines()[0] == "3 commands wait for your decision."
     assert "approve" not in note.actions
     notifyd.invoke(note.id, "deny")
@@ -107,7 +114,7 @@ def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
     app = App(qloop)
     arun(until(lambda: app.ready))
     _ask(app, approval("k1", batch="b7"))
-    note = arun(notifyd.received.get())
+    note = arun(app.shown(notifyd, "b7"))
     notifyd.invoke(note.id, "review")
     arun(until(lambda: app.reviews))
     assert app.reviews == [("g1", "b7")]
@@ -121,7 +128,7 @@ def test_markup_and_bidi_never_reach_a_markup_parsing_daemon(bus, qloop, arun):
     app = App(qloop)
     arun(until(lambda: app.ready))
     _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
-    note = arun(notifyd.received.get())
+    note = arun(app.shown(notifyd))
     for text in (note.summary, note.body):
         for char in "<>&\u202e":
             assert char not in text
@@ -135,7 +142,7 @@ def test_settled_batch_withdraws_its_notification(bus, qloop, arun):
     app = App(qloop)
     arun(until(lambda: app.ready))
     _ask(app, approval("k1"))
-    note = arun(notifyd.received.get())
+    note = arun(app.shown(notifyd))
     app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
     arun(until(lambda: note.closed))
     arun(app.close())
