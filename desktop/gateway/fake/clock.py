@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -45,13 +46,24 @@ class ManualClock:
     """Time that stands still until the test moves it.
 
     ``await clock.advance(5)`` wakes, in deadline order, every sleeper whose deadline falls within
-    the next five seconds. Sleepers cancelled meanwhile are skipped.
+    the next five seconds. Sleepers cancelled meanwhile are skipped. Listeners (the gateway's
+    change signal) hear about every new sleeper, so a test can wait for "the command is now
+    running" (``fake.wait_for(lambda: clock.sleepers == 1)``) before it moves time.
     """
 
     def __init__(self) -> None:
         self._now = 0.0
         self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` whenever a sleep starts or time moves."""
+        self._listeners.append(listener)
+
+    def _notify(self) -> None:
+        for listener in self._listeners:
+            listener()
 
     @property
     def now(self) -> float:
@@ -70,6 +82,7 @@ class ManualClock:
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (self._now + seconds, next(self._order), future))
+        self._notify()
         await future
 
     async def advance(self, seconds: float) -> None:
@@ -84,3 +97,4 @@ class ManualClock:
                 for _ in range(8):
                     await asyncio.sleep(0)
         self._now = target
+        self._notify()

@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from desktop.gateway.fake import rpc_approvals, rpc_config, rpc_sessions, wire
 from desktop.gateway.fake.agent import start_turn
-from desktop.gateway.fake.clock import Clock, ScaledClock
+from desktop.gateway.fake.clock import Clock, ManualClock, ScaledClock
 from desktop.gateway.fake.connection import Connection
 from desktop.gateway.fake.controls import FaultControls
 from desktop.gateway.fake.dialect import (
@@ -49,7 +49,7 @@ from desktop.gateway.fake.records import ConnectionRecord
 from desktop.gateway.fake.requests import RequestBroker
 from desktop.gateway.fake.rpc import Dispatcher
 from desktop.gateway.fake.scenarios import default_book
-from desktop.gateway.fake.script import Turn, TurnSource
+from desktop.gateway.fake.script import Command, Turn, TurnSource
 from desktop.gateway.fake.world import Policy, World
 
 T = TypeVar("T")
@@ -96,6 +96,8 @@ class FakeGateway(FaultControls):
         self.dialect = Dialect(dialect)
         self.token = token or secrets.token_urlsafe(24)
         self.clock: Clock = clock if clock is not None else ScaledClock(speed)
+        if isinstance(self.clock, ManualClock):
+            self.clock.subscribe(lambda: self.world.changed())
         self.host, self._port = host, port
         policy = Policy(approvals_mode, env_yolo, approval_timeout)
         self.world = World(
@@ -326,6 +328,15 @@ class FakeGateway(FaultControls):
     def queue_turn(self, turn: Turn) -> None:
         """The next ``prompt.submit`` (any session) runs ``turn`` instead of a scenario."""
         self.world.queued_turns.append(turn)
+
+    def raise_approval(self, session_id: str, command: Command) -> PendingRequest:
+        """Open an approval outside the scripted turn, as a parallel tool would.
+
+        On A this is the only way to get two approvals pending on one session at once, which is
+        what makes its FIFO ``approval.respond`` observable. Nothing runs when it is answered:
+        ``await req.future`` tells the test how it ended.
+        """
+        return self.world.reqs.open_approval(self.session(session_id), command)
 
     def set_yolo(self, session_id: str, on: bool) -> None:
         """Flip a session's YOLO flag server-side (a ``session.info`` follows)."""

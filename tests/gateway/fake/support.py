@@ -1,0 +1,246 @@
+"""Helpers for the fake gateway's own tests: a strict async runner and a raw JSON-RPC client.
+
+The client is deliberately dumb (plain ``websockets`` and ``json``): these tests check the fake
+against the wire protocol, so nothing from ``desktop.core`` may sit in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from desktop.gateway.fake import FakeGateway
+
+T = TypeVar("T")
+
+
+def run(body: Callable[[], Awaitable[T]], timeout: float = 20.0) -> T:
+    """Run ``body()`` on a fresh loop; fail on leftover tasks or errors the loop swallowed."""
+    errors: list[str] = []
+    loop = asyncio.new_event_loop()
+    loop.set_exception_handler(
+        lambda _loop, ctx: errors.append(f"{ctx.get('message')} {ctx.get('exception')!r}")
+    )
+
+    async def guarded() -> T:
+        return await asyncio.wait_for(body(), timeout)
+
+    try:
+        result = loop.run_until_complete(guarded())
+        leftover = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        assert not leftover, f"tasks still running after the test: {leftover}"
+    finally:
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.run_until_complete(asyncio.sleep(0))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+    assert not errors, errors
+    return result
+
+
+class RawClient:
+    """A recording JSON-RPC client: every received message lands in :attr:`frames`."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.frames: list[Any] = []
+        self.closed: ConnectionClosed | None = None
+        self._ids = itertools.count(1)
+        self._waiters: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def connect(cls, url: str, **kwargs: Any) -> AsyncIterator[RawClient]:
+        """Open a connection (``proxy=None``: loopback never goes through a proxy)."""
+        async with connect(url, proxy=None, open_timeout=5, close_timeout=2, **kwargs) as ws:
+            client = cls(ws)
+            try:
+                yield client
+            finally:
+                await client.ws.close()
+                await client._reader
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.ws:
+                try:
+                    self.frames.append(json.loads(message))
+                except ValueError:
+                    self.frames.append(message)
+                self._notify()
+        except ConnectionClosed as exc:
+            self.closed = exc
+        finally:
+            if self.closed is None:
+                self.closed = self.ws.protocol.close_exc
+            self._notify()
+
+    def _notify(self) -> None:
+        for predicate, future in list(self._waiters):
+            if not future.done():
+                value = predicate()
+                if value:
+                    future.set_result(value)
+
+    async def wait(self, predicate: Callable[[], T | None], timeout: float = 5.0) -> T:
+        """The first truthy ``predicate()`` value, re-checked on every message."""
+        value = predicate()
+        if value:
+            return value
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        entry = (predicate, future)
+        self._waiters.append(entry)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._waiters.remove(entry)
+
+    async def wait_closed(self, timeout: float = 5.0) -> ConnectionClosed:
+        """Wait until the server ended the connection; return how."""
+        await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+        assert self.closed is not None
+        return self.closed
+
+    # -- frames ---------------------------------------------------------------------------------
+
+    def mark(self) -> int:
+        """A position in :attr:`frames`, for "only what arrived after this" queries."""
+        return len(self.frames)
+
+    def events(self, event_type: str | None = None, since: int = 0) -> list[dict[str, Any]]:
+        """Event params received (after ``since``), optionally of one type."""
+        return [
+            f["params"]
+            for f in self.frames[since:]
+            if isinstance(f, dict)
+            and f.get("method") == "event"
+            and (event_type is None or f["params"].get("type") == event_type)
+        ]
+
+    def server_requests(self, method: str = "approval", since: int = 0) -> list[dict[str, Any]]:
+        """Server→client request frames received (after ``since``)."""
+        return [
+            f
+            for f in self.frames[since:]
+            if isinstance(f, dict) and f.get("method") == method and "id" in f
+        ]
+
+    async def event(
+        self,
+        event_type: str,
+        where: Callable[[dict[str, Any]], bool] = lambda p: True,
+        *,
+        since: int = 0,
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        """Wait for the first event of ``event_type`` (after ``since``) matching ``where``."""
+
+        def found() -> dict[str, Any] | None:
+            return next((p for p in self.events(event_type, since) if where(p)), None)
+
+        return await self.wait(found, timeout)
+
+    async def requests(
+        self, count: int, method: str = "approval", *, since: int = 0, timeout: float = 5.0
+    ) -> list[dict[str, Any]]:
+        """Wait until ``count`` server requests arrived (after ``since``); return them."""
+
+        def enough() -> list[dict[str, Any]] | None:
+            got = self.server_requests(method, since)
+            return got if len(got) >= count else None
+
+        return await self.wait(enough, timeout)
+
+    # -- sending --------------------------------------------------------------------------------
+
+    async def send(self, frame: Any) -> None:
+        """Send one object as JSON (or a str as it is)."""
+        await self.ws.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> int:
+        """Send a request without waiting; returns its id."""
+        rpc_id = next(self._ids)
+        await self.send({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params or {}})
+        return rpc_id
+
+    async def reply(self, rpc_id: int, timeout: float = 5.0) -> dict[str, Any]:
+        """Wait for the response frame to ``rpc_id``."""
+
+        def found() -> dict[str, Any] | None:
+            return next(
+                (
+                    f
+                    for f in self.frames
+                    if isinstance(f, dict)
+                    and f.get("id") == rpc_id
+                    and "method" not in f
+                    and ("result" in f or "error" in f)
+                ),
+                None,
+            )
+
+        return await self.wait(found, timeout)
+
+    async def call(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Send a request and return its whole response frame."""
+        return await self.reply(await self.request(method, params), timeout)
+
+    async def call_raw_params(self, method: str, params: Any) -> dict[str, Any]:
+        """Send a request whose ``params`` may be anything (to test the server's checks)."""
+        rpc_id = next(self._ids)
+        await self.send({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params})
+        return await self.reply(rpc_id)
+
+    async def result(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send a request and return its ``result`` (fails the test on an error reply)."""
+        frame = await self.call(method, params)
+        assert "result" in frame, frame
+        return frame["result"]
+
+    async def answer(self, srq_id: str, result: Any) -> None:
+        """Answer a server→client request with a response frame."""
+        await self.send({"jsonrpc": "2.0", "id": srq_id, "result": result})
+
+
+async def caught_up(fake: FakeGateway, client: RawClient, conn: int = 0) -> None:
+    """Barrier: the client has received every frame the fake has sent on connection ``conn``.
+
+    ``fake.wait_for_idle`` is a server-side fact; frames may still be in flight. Call this
+    before asserting on what the client saw.
+    """
+    await client.wait(lambda: len(client.frames) >= len(fake.connections[conn].sent))
+
+
+async def settled(fake: FakeGateway, client: RawClient, sid: str, conn: int = 0) -> None:
+    """The session's turn ended on the fake and the client has seen all of it."""
+    await fake.wait_for_idle(sid)
+    await caught_up(fake, client, conn)
+
+
+async def ready(client: RawClient) -> dict[str, Any]:
+    """Wait for ``gateway.ready`` and return its payload."""
+    params = await client.event("gateway.ready")
+    payload: dict[str, Any] = params["payload"]
+    return payload
+
+
+async def open_b(client: RawClient, *, caps: bool = True, source: str = "desktop") -> str:
+    """B handshake (ready, capabilities) plus ``session.create``; returns the session id."""
+    await ready(client)
+    if caps:
+        await client.result("client.capabilities", {"server_requests": True})
+    created = await client.result(
+        "session.create", {"source": source, "close_on_disconnect": False}
+    )
+    return str(created["session_id"])
