@@ -1,0 +1,91 @@
+"""Typed reads from untrusted JSON objects.
+
+Why: every frame comes from another process (and parts of it from a model), so no key may be
+assumed present or of the right type. These readers return a typed value or a neutral default,
+never raise, and treat JSON ``true``/``false`` as booleans only (Python's ``bool`` is an
+``int``, which would otherwise let ``true`` count as ``1``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+JsonObject = Mapping[str, Any]
+EMPTY: JsonObject = {}
+
+
+def text(obj: JsonObject, key: str, default: str = "") -> str:
+    """A string value, or ``default`` when missing or not a string."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else default
+
+
+def integer(obj: JsonObject, key: str) -> int | None:
+    """An integer value (never a boolean), or None."""
+    value = obj.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def number(obj: JsonObject, key: str) -> float | None:
+    """A finite number (int or float, never a boolean), or None."""
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    as_float = float(value)
+    return as_float if math.isfinite(as_float) else None
+
+
+def flag(obj: JsonObject, key: str) -> bool | None:
+    """A JSON boolean, or None when missing or of another type."""
+    value = obj.get(key)
+    return value if isinstance(value, bool) else None
+
+
+def mapping(obj: JsonObject, key: str) -> JsonObject | None:
+    """A nested object, or None."""
+    value = obj.get(key)
+    return value if isinstance(value, Mapping) else None
+
+
+def strings(obj: JsonObject, key: str) -> tuple[str, ...]:
+    """The string items of a list value, in order (other items skipped); ``()`` if no list."""
+    value = obj.get(key)
+    if not isinstance(value, list):
+        return ()
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def objects(obj: JsonObject, key: str) -> list[JsonObject] | None:
+    """The object items of a list value (other items skipped), or None when not a list."""
+    value = obj.get(key)
+    if not isinstance(value, list):
+        return None
+    return [item for item in value if isinstance(item, Mapping)]
+
+
+def wire_id(value: object) -> str | int | None:
+    """A JSON-RPC id as the protocol allows it (string or integer), else None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def truthy_setting(value: object) -> bool | None:
+    """A config value like ``"1"``/``"on"``/``true``/``"0"``/``"off"`` as a boolean, or None."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in {"1", "on", "true", "yes"}:
+            return True
+        if lowered in {"0", "off", "false", "no"}:
+            return False
+    return None

@@ -1,0 +1,124 @@
+"""Make hidden characters in agent-supplied text visible before a person decides on it.
+
+Why: the command an agent wants to run is model-written, and so attacker-influenced, text.
+Bidirectional overrides (U+202E), zero-width characters and control codes can make a dangerous
+command *look* harmless in a dialog. Everything the tray shows a person goes through
+:func:`reveal` (the full text, in the approval dialog) or :func:`bound_text` (labels and
+notifications).
+
+Escape scheme: every hidden character becomes ``⟨U+XXXX⟩`` (upper-case hex, at least four
+digits), e.g. ``rm⟨U+202E⟩`` for a right-to-left override. The opening bracket ``⟨`` (U+27E8)
+is itself always written as ``⟨U+27E8⟩``, so every ``⟨`` in revealed text starts an escape and
+the text can be read back unambiguously: two different commands never render the same.
+
+"Hidden" means: control characters except newline and tab (Unicode category Cc), format
+characters (Cf: zero-width, bidi controls, soft hyphen, tag characters, ...), private-use (Co),
+lone surrogates (Cs), unassigned code points (Cn), line/paragraph separators (Zl/Zp), every
+space other than U+0020 (Zs: look-alike spaces) and a few letters/marks that draw nothing
+(Hangul fillers, variation selectors, the combining grapheme joiner).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+ESCAPE_OPEN = "\u27e8"  # ⟨
+ESCAPE_CLOSE = "\u27e9"  # ⟩
+ELLIPSIS = "\u2026"
+
+_KEPT = frozenset("\n\t")
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+# Draw nothing although their category says "letter" or "mark".
+_INVISIBLE_OTHERS = frozenset(
+    [
+        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
+        *range(0xFE00, 0xFE10),  # variation selectors 1-16
+        *range(0xE0100, 0xE01F0),  # variation selectors 17-256
+    ]
+)
+_CATEGORY_NAMES = {
+    "Cc": "control character",
+    "Cf": "format character",
+    "Co": "private-use character",
+    "Cs": "lone surrogate",
+    "Cn": "unassigned code point",
+}
+_CONTROL_NAMES = {
+    0x00: "NULL",
+    0x07: "BELL",
+    0x08: "BACKSPACE",
+    0x0B: "LINE TABULATION",
+    0x0C: "FORM FEED",
+    0x0D: "CARRIAGE RETURN",
+    0x1B: "ESCAPE",
+    0x7F: "DELETE",
+}
+
+
+def is_hidden(char: str) -> bool:
+    """Whether one character would be invisible or misleading if drawn as is."""
+    if char in _KEPT:
+        return False
+    category = unicodedata.category(char)
+    if category in _HIDDEN_CATEGORIES:
+        return True
+    if category == "Zs":
+        return char != " "
+    return ord(char) in _INVISIBLE_OTHERS
+
+
+def escape(char: str) -> str:
+    """The visible stand-in for one character, e.g. ``⟨U+202E⟩``."""
+    return f"{ESCAPE_OPEN}U+{ord(char):04X}{ESCAPE_CLOSE}"
+
+
+def reveal(text: str) -> str:
+    """Return ``text`` with every hidden character (and ``⟨`` itself) written as an escape.
+
+    Newlines and tabs are kept: the dialog shows multi-line commands as lines.
+    """
+    return "".join(escape(c) if c == ESCAPE_OPEN or is_hidden(c) else c for c in text)
+
+
+def hidden_characters(text: str) -> tuple[str, ...]:
+    """Names of the distinct hidden characters in ``text``, in order of first appearance.
+
+    For the warning line under a command ("contains U+202E RIGHT-TO-LEFT OVERRIDE").
+    """
+    seen: dict[str, str] = {}
+    for char in text:
+        if char not in seen and is_hidden(char):
+            seen[char] = _describe(char)
+    return tuple(seen.values())
+
+
+def bound_text(text: str, limit: int) -> tuple[str, bool]:
+    """Shorten text for a label or a notification; returns ``(text, was_cut)``.
+
+    Hidden characters are escaped (a label must never draw them either) but ``⟨`` is left as
+    is, so passing already revealed text is safe and changes nothing but the length. The result
+    has at most ``limit`` characters, ends with ``…`` when cut, and never splits an escape.
+    Not for the approval dialog, which shows the full :func:`reveal` text.
+
+    Raises:
+        ValueError: ``limit`` is smaller than 1.
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    safe = "".join(escape(c) if is_hidden(c) else c for c in text)
+    if len(safe) <= limit:
+        return safe, False
+    cut = limit - 1
+    opening = safe.rfind(ESCAPE_OPEN, 0, cut)
+    if opening >= 0 and safe.find(ESCAPE_CLOSE, opening, cut) < 0:
+        cut = opening  # the escape starting here does not fit whole: drop all of it
+    return safe[:cut] + ELLIPSIS, True
+
+
+def _describe(char: str) -> str:
+    code = ord(char)
+    name = _CONTROL_NAMES.get(code) or unicodedata.name(char, "")
+    if not name:
+        category = unicodedata.category(char)
+        name = _CATEGORY_NAMES.get(category, "invisible character")
+    return f"U+{code:04X} {name}"
