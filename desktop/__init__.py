@@ -1,0 +1,38 @@
+"""Hermes Tray: approve or deny, from a tray icon, the commands a Hermes agent wants to run.
+
+Layers (see README, Development): ``desktop.core`` is sans-I/O and Qt-free, ``desktop.gateway``
+does the asyncio networking without Qt, ``desktop.ui`` is the only package that imports PySide6.
+This module stays import-light (standard library only) because every layer imports it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["__version__", "resources_dir"]
+
+__version__ = "0.1.0.dev0"
+
+
+def resources_dir() -> Path:
+    """Return the folder holding the app's non-Python files (icons, desktop entry, metainfo).
+
+    Why two candidates: a wheel (and a PyInstaller bundle built with
+    ``--add-data resources:desktop/resources``) ships them inside the package as
+    ``desktop/resources/``, while a source checkout or an editable install (what
+    ``scripts/start.sh`` makes) keeps them in the repository's ``resources/`` beside the package.
+    See setup.py for how the wheel gets them.
+
+    Raises:
+        FileNotFoundError: neither place exists, i.e. a broken install; the message names both.
+    """
+    package = Path(__file__).resolve().parent
+    packaged, checkout = package / "resources", package.parent / "resources"
+    if packaged.is_dir():
+        return packaged
+    # Only trust the sibling folder in a checkout: in site-packages a "resources" folder beside
+    # the package would belong to some other distribution.
+    if checkout.is_dir() and (package.parent / "pyproject.toml").is_file():
+        return checkout
+    tried = f"{packaged}, {checkout}"
+    raise FileNotFoundError(f"Hermes Tray resources are missing (looked in {tried}); reinstall it")
