@@ -1,0 +1,204 @@
+"""The ``hermes-tray`` command line: parse, set up logging, hand over to the app or to doctor.
+
+Why it is this thin: the composition root (``desktop.app.run``) and the connection checker
+(``desktop.gateway.doctor.run``) are separate layers owned elsewhere, and importing either pulls
+in Qt or asyncio. So this module imports them only after the arguments are valid, passes one
+frozen :class:`CliOptions` to both, and turns "that part is not built yet" or "a dependency is
+missing" into one clear line and exit status 2 instead of a traceback.
+
+Usage::
+
+    hermes-tray [--demo | --gateway URL] [--smoke] [--log-level LEVEL] [--version]
+    hermes-tray doctor [--gateway URL] [--json] [--log-level LEVEL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NoReturn
+
+from desktop import __version__, logsetup
+
+__all__ = [
+    "EXIT_UNAVAILABLE",
+    "CliOptions",
+    "DelegateUnavailableError",
+    "build_parser",
+    "load_delegate",
+    "main",
+    "parse_args",
+]
+
+Command = Literal["run", "doctor"]
+
+EXIT_UNAVAILABLE = 2  # the delegate or one of its dependencies is missing (as argparse's errors)
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# Doctor prints its own report, so its log lines would only clutter it; the tray logs its life.
+DEFAULT_LOG_LEVEL: dict[Command, str] = {"run": "INFO", "doctor": "WARNING"}
+
+# Which function each command hands over to, as (module, attribute).
+DELEGATES: dict[Command, tuple[str, str]] = {
+    "run": ("desktop.app", "run"),
+    "doctor": ("desktop.gateway.doctor", "run"),
+}
+
+
+@dataclass(frozen=True, repr=False)
+class CliOptions:
+    """Everything the command line decided, for ``desktop.app.run`` and the doctor.
+
+    Attributes:
+        command: ``"run"`` starts the tray; ``"doctor"`` checks the connection and exits.
+        gateway: the gateway URL the user gave, or None to use the configured one (or the demo).
+            It may carry a token (``?token=``), so it is never shown unmasked.
+        demo: start against the built-in demo gateway, whatever is configured.
+        smoke: start, check the wiring, and exit (for CI and packaging checks).
+        json: doctor prints machine-readable JSON instead of text.
+        log_level: the console log level, one of DEBUG, INFO, WARNING, ERROR.
+    """
+
+    command: Command = "run"
+    gateway: str | None = None
+    demo: bool = False
+    smoke: bool = False
+    json: bool = False
+    log_level: str = "INFO"
+
+    def __repr__(self) -> str:
+        gateway = None if self.gateway is None else logsetup.redact(self.gateway)
+        return (
+            f"CliOptions(command={self.command!r}, gateway={gateway!r}, demo={self.demo}, "
+            f"smoke={self.smoke}, json={self.json}, log_level={self.log_level!r})"
+        )
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose error messages cannot echo a token (``--gatway ws://..?token=``)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(logsetup.redact(message))
+
+
+def _log_level(text: str) -> str:
+    level = text.upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"choose one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (public so tests and the README can check its help text)."""
+    # Options valid both before and after "doctor"; SUPPRESS keeps a subcommand's unset copy
+    # from overwriting a value given before the subcommand.
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--gateway",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="gateway WebSocket URL, e.g. ws://127.0.0.1:9119/api/ws (default: the configured one)",
+    )
+    common.add_argument(
+        "--log-level",
+        type=_log_level,
+        metavar="LEVEL",
+        default=argparse.SUPPRESS,
+        help="console log level: DEBUG, INFO, WARNING or ERROR (the log file keeps INFO)",
+    )
+
+    parser = _Parser(
+        prog="hermes-tray",
+        description="Approve or deny, from the tray, the commands a Hermes agent wants to run.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--demo", action="store_true", help="use the built-in demo gateway (no Hermes needed)"
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="start, check the wiring, then exit (for CI)"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    doctor = commands.add_parser(
+        "doctor",
+        parents=[common],
+        help="check the connection to Hermes and explain what is wrong",
+        description="Check the connection to a Hermes gateway and explain what is wrong.",
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
+    """Parse ``argv`` (default: ``sys.argv[1:]``) into :class:`CliOptions`; exits on misuse."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command = "doctor" if args.command == "doctor" else "run"
+    gateway: str | None = getattr(args, "gateway", None)
+    if gateway is not None:
+        logsetup.register_url_secrets(gateway)  # before anything could log or print it
+        if not gateway.strip():
+            parser.error("--gateway needs a URL")
+    if args.demo and gateway is not None:
+        parser.error("--demo and --gateway exclude each other: the demo is its own gateway")
+    if command == "doctor" and (args.demo or args.smoke):
+        parser.error("--demo and --smoke start the tray; give them without 'doctor'")
+    return CliOptions(
+        command=command,
+        gateway=gateway,
+        demo=args.demo,
+        smoke=args.smoke,
+        json=getattr(args, "json", False),
+        log_level=getattr(args, "log_level", DEFAULT_LOG_LEVEL[command]),
+    )
+
+
+class DelegateUnavailableError(Exception):
+    """The code a command hands over to cannot be imported; the message says why, in one line."""
+
+
+def load_delegate(command: Command) -> Callable[[CliOptions], int]:
+    """Import the function ``command`` hands over to.
+
+    Raises:
+        DelegateUnavailableError: that module is not written yet, lacks the function, or needs a
+            package that is not installed.
+    """
+    module_name, attribute = DELEGATES[command]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or module_name
+        if missing == "desktop" or missing.startswith("desktop."):
+            raise DelegateUnavailableError(
+                f"'{command}' is not available yet: {missing} is not part of this build"
+            ) from exc
+        raise DelegateUnavailableError(
+            f"'{command}' needs the Python package '{missing}', which is not installed; "
+            "run: bash scripts/start.sh (or pip install -e .)"
+        ) from exc
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise DelegateUnavailableError(
+            f"'{command}' is not available yet: {module_name}.{attribute}() does not exist"
+        )
+    delegate: Callable[[CliOptions], int] = function
+    return delegate
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hermes-tray`` console script; returns the process exit status."""
+    options = parse_args(argv)
+    logsetup.configure(options.log_level)
+    try:
+        delegate = load_delegate(options.command)
+    except DelegateUnavailableError as exc:
+        print(f"hermes-tray: {exc}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    try:
+        return int(delegate(options))
+    except KeyboardInterrupt:  # Ctrl+C in the terminal that started us: quit without a traceback
+        return 130
