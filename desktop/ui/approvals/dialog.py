@@ -88,6 +88,7 @@ class ApprovalDialog(QDialog):
         box.addWidget(self.list_view, 1)
         box.addWidget(hints)
         self._timer = QTimer(self)
+        self._timer.setObjectName("countdownTimer")
         self._timer.setInterval(tick_ms)
         self._timer.timeout.connect(self._tick)
         self._watch(self)

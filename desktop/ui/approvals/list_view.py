@@ -110,7 +110,9 @@ class ApprovalListView(QScrollArea):
         for row in range(first, last + 1):
             node = self._model.node(self._model.index(row, 0, parent))
             if node is not None and node.uid not in self._widgets:
-                layout.insertWidget(row, self._build(node))
+                widget = self._build(node)
+                layout.insertWidget(row, widget)
+                widget.show()  # now, not queued: the anchor needs its geometry at once
         self._refresh_ancestors(parent)
         self.empty.setVisible(not self._model.board.gateways)
         self._restore_anchor()

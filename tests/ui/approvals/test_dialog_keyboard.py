@@ -1,0 +1,175 @@
+"""Keyboard first: moving, answering, and a held key that can answer only one row."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from desktop.core.model import ApprovalPhase, Choice
+from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
+from tests.ui.approvals.factory import Recorder, approval, sending
+
+K = Qt.Key
+M = Qt.KeyboardModifier
+
+
+def press(widget: QWidget, key: K, mods: M = M.NoModifier, *, repeat: bool = False) -> None:
+    QApplication.sendEvent(widget, QKeyEvent(QEvent.Type.KeyPress, key, mods, "", repeat))
+
+
+def release(widget: QWidget, key: K, mods: M = M.NoModifier, *, repeat: bool = False) -> None:
+    QApplication.sendEvent(widget, QKeyEvent(QEvent.Type.KeyRelease, key, mods, "", repeat))
+
+
+def tap(widget: QWidget, key: K, mods: M = M.NoModifier) -> None:
+    press(widget, key, mods)
+    release(widget, key, mods)
+
+
+@pytest.fixture
+def three(dialog: ApprovalDialog, qtbot: QtBot) -> QWidget:
+    """Three waiting rows in two batches; returns the widget that has the keyboard focus."""
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", approval("b", position=1), "")
+    dialog.upsert("g", "G", approval("c", batch="b2"), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    return dialog.list_view
+
+
+def selected(dialog: ApprovalDialog) -> str | None:
+    row = dialog.selected_row()
+    return row.approval.key if row else None
+
+
+def test_first_waiting_row_is_selected_and_up_down_move(
+    dialog: ApprovalDialog, three: QWidget
+) -> None:
+    assert selected(dialog) == "a"
+    tap(three, K.Key_Down)
+    assert selected(dialog) == "b"
+    tap(three, K.Key_Down)
+    tap(three, K.Key_Down)  # clamps at the bottom
+    assert selected(dialog) == "c"
+    tap(three, K.Key_Up)
+    assert selected(dialog) == "b"
+    card = dialog.card("g", "b")
+    assert card is not None
+    assert card.property("selected") is True
+
+
+@pytest.mark.parametrize(
+    ("key", "mods", "choice"),
+    [
+        (K.Key_A, M.NoModifier, Choice.ONCE),
+        (K.Key_Return, M.ControlModifier, Choice.ONCE),
+        (K.Key_D, M.NoModifier, Choice.DENY),
+        (K.Key_Backspace, M.ControlModifier, Choice.DENY),
+        (K.Key_S, M.NoModifier, Choice.SESSION),
+    ],
+)
+def test_shortcuts_answer_the_selected_row_and_move_on(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder, key: K, mods: M, choice: Choice
+) -> None:
+    tap(three, key, mods)
+    assert decisions.requests == [DecisionRequest("g", "a", choice, SURFACE_KEYBOARD)]
+    assert selected(dialog) == "b"
+
+
+def test_shortcuts_work_while_a_button_has_focus(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    card = dialog.card("g", "a")
+    assert card is not None
+    focused_button = card.buttons[Choice.SESSION]
+    tap(focused_button, K.Key_Down)  # a button would move focus; here it moves the selection
+    assert selected(dialog) == "b"
+    tap(focused_button, K.Key_D)
+    assert decisions.keys == ["b"]
+
+
+def test_plain_enter_answers_nothing(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    tap(three, K.Key_Return)
+    tap(dialog, K.Key_Enter)
+    assert decisions.requests == []
+    assert dialog.isVisible()
+
+
+def test_a_held_key_answers_one_row_only(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    press(three, K.Key_A)
+    for _ in range(5):  # what a held key sends on X11: auto-repeat release + press pairs
+        release(three, K.Key_A, repeat=True)
+        press(three, K.Key_A, repeat=True)
+    assert decisions.keys == ["a"]
+    press(three, K.Key_A)  # even a non-repeat press before the real release
+    assert decisions.keys == ["a"]
+    release(three, K.Key_A)
+    tap(three, K.Key_A)
+    assert decisions.keys == ["a", "b"]
+
+
+def test_another_key_while_the_first_is_held_does_not_decide(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    press(three, K.Key_A)
+    tap(three, K.Key_D)
+    assert decisions.keys == ["a"]
+    release(three, K.Key_A)
+    tap(three, K.Key_D)
+    assert [(r.key, r.choice) for r in decisions.requests] == [
+        ("a", Choice.ONCE),
+        ("b", Choice.DENY),
+    ]
+
+
+def test_a_key_on_a_row_that_cannot_be_answered_does_nothing_and_does_not_lock(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    dialog.upsert("g", "G", sending(approval("a")), "")
+    press(three, K.Key_A)
+    assert decisions.requests == []
+    tap(three, K.Key_Down)
+    tap(three, K.Key_A)  # the earlier press did not lock the gate
+    assert decisions.keys == ["b"]
+
+
+def test_shift_a_asks_before_always(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    tap(three, K.Key_A, M.ShiftModifier)
+    box = dialog.confirmation_box
+    assert box is not None
+    assert decisions.requests == []
+    tap(box, K.Key_Return)  # Enter in the question picks its default: Cancel
+    assert dialog.confirmation_box is None
+    assert decisions.requests == []
+
+
+def test_stale_row_ignores_keys_until_reconfirmed(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    dialog.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE), "")
+    tap(three, K.Key_A)
+    assert decisions.requests == []
+    card = dialog.card("g", "a")
+    assert card is not None
+    card.reconfirm.click()
+    tap(three, K.Key_A)
+    assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_KEYBOARD, True)]
+
+
+def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QWidget) -> None:
+    dialog.upsert("g", "G", approval("a", command="\n".join(f"line {i}" for i in range(200))), "")
+    card = dialog.card("g", "a")
+    assert card is not None
+    bar = card.command.verticalScrollBar()
+    assert bar.value() == 0
+    tap(three, K.Key_PageDown)
+    assert bar.value() > 0

@@ -1,0 +1,177 @@
+"""What a row shows: every state, hostile text rendered literally, a 1 MB command."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton
+from pytestqt.qtbot import QtBot
+
+from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.row_card import RowCard
+from tests.ui.approvals.factory import HOSTILE, approval, resolved, sending
+
+
+def shown_card(dialog: ApprovalDialog, key: str, gateway: str = "g") -> RowCard:
+    card = dialog.card(gateway, key)
+    assert card is not None
+    return card
+
+
+def visible_choices(card: RowCard) -> dict[Choice, bool]:
+    return {c: b.isEnabled() for c, b in card.buttons.items() if not b.isHidden()}
+
+
+def test_waiting_row_shows_command_description_patterns_and_its_own_choices(
+    dialog: ApprovalDialog,
+) -> None:
+    a = approval(
+        "a",
+        command="rm -rf build/",
+        description="recursive delete",
+        pattern_keys=("recursive_delete", "rm_force"),
+        choices=(Choice.ONCE, Choice.DENY),
+    )
+    dialog.upsert("g", "Laptop", a, "Fix CI")
+    card = shown_card(dialog, "a")
+    assert card.command.shown_text() == "rm -rf build/"
+    assert card.state.text() == "Waiting for you"
+    assert card.description.text() == "Why Hermes asks: recursive delete"
+    assert card.patterns.text() == "Pattern: recursive_delete, rm_force"
+    assert [b.text() for b in card.buttons.values()] == ["Approve once", "Deny"]
+    assert visible_choices(card) == {Choice.ONCE: True, Choice.DENY: True}
+    assert card.hidden_warning.isHidden()
+    assert card.reconfirm.isHidden()
+
+
+def test_choice_buttons_follow_the_servers_order(dialog: ApprovalDialog) -> None:
+    canonical = (Choice.ONCE, Choice.DENY, Choice.SESSION, Choice.ALWAYS)  # dialect C's order
+    dialog.upsert("g", "G", approval("a", choices=canonical), "")
+    assert list(shown_card(dialog, "a").buttons) == list(canonical)
+
+
+@pytest.mark.parametrize(
+    ("value", "state", "buttons_shown", "greyed"),
+    [
+        (sending(approval("a")), "Sending…", True, False),
+        (
+            resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE),
+            "Approved (once)",
+            False,
+            True,
+        ),
+        (resolved(approval("a"), OutcomeKind.DENIED, Choice.DENY), "Denied", False, True),
+        (
+            resolved(approval("a"), OutcomeKind.WITHDRAWN, reason="cancelled elsewhere"),
+            "Withdrawn — cancelled elsewhere",
+            False,
+            True,
+        ),
+        (resolved(approval("a"), OutcomeKind.EXPIRED), "Expired", False, True),
+        (
+            resolved(approval("a"), OutcomeKind.UNKNOWN, reason="connection lost"),
+            "Unknown — connection lost",
+            False,
+            True,
+        ),
+    ],
+)
+def test_every_later_state_is_shown(
+    dialog: ApprovalDialog, value: object, state: str, buttons_shown: bool, greyed: bool
+) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", value, "")  # type: ignore[arg-type]
+    card = shown_card(dialog, "a")
+    assert card.state.text() == state
+    assert all(not b.isEnabled() for b in card.buttons.values())
+    assert all(b.isHidden() is not buttons_shown for b in card.buttons.values())
+    assert card.property("resolved") is greyed
+    assert card.command.shown_text() == "rm -rf build/"  # resolved rows stay readable
+
+
+def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    blocked = approval("b", position=1, answerable=False, blocked_reason="answer command 1 first")
+    dialog.upsert("g", "G", blocked, "")
+    card = shown_card(dialog, "b")
+    assert card.state.text() == "Waiting — answer command 1 first"
+    assert visible_choices(card) == dict.fromkeys(blocked.choices, False)
+    batch_card = dialog.list_view.widget_for(card.entry.batch)
+    badge = batch_card.findChild(QLabel, "orderBadge")  # type: ignore[union-attr]
+    assert badge is not None
+    assert badge.text() == "in order"
+    assert not badge.isHidden()
+
+
+def test_notes_for_smart_deny_and_reask(dialog: ApprovalDialog) -> None:
+    smart = approval("a", smart_denied=True, choices=(Choice.ONCE, Choice.DENY))
+    dialog.upsert("g", "G", smart, "")
+    dialog.upsert("g", "G", approval("b", position=1, reask_of="a"), "")
+    assert "safety check denied" in shown_card(dialog, "a").notes.text()
+    assert shown_card(dialog, "b").notes.text().startswith("Asked again")
+
+
+LITERAL = "<b>x</b> <img src=x> <a href='https://evil.example'>go</a> ⟨U+202E⟩exe.txt ⟨U+200B⟩zw"
+
+
+def test_hostile_strings_render_literally_everywhere(dialog: ApprovalDialog) -> None:
+    a = approval("a", command=HOSTILE, description=HOSTILE, pattern_keys=(HOSTILE,))
+    dialog.upsert("g", HOSTILE, a, HOSTILE)
+    card = shown_card(dialog, "a")
+    gateway_title = dialog.findChild(QLabel, "gatewayTitle")
+    session_title = dialog.findChild(QLabel, "sessionTitle")
+    assert gateway_title is not None
+    assert session_title is not None
+    shown = {
+        "command": card.command.shown_text(),
+        "description": card.description.text(),
+        "pattern keys": card.patterns.text(),
+        "session title": session_title.text(),
+        "gateway name": gateway_title.text(),
+    }
+    for where, text in shown.items():
+        assert LITERAL in text, where
+    labels = dialog.findChildren(QLabel)
+    assert all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
+    assert isinstance(card.command, QPlainTextEdit)  # never a rich-text widget for commands
+    everything = "\n".join([label.text() for label in labels] + [card.command.toPlainText()])
+    assert "\u202e" not in everything
+    assert "\u200b" not in everything
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE" in card.hidden_warning.text()
+    assert "U+200B ZERO WIDTH SPACE" in card.hidden_warning.text()
+    assert not card.hidden_warning.isHidden()
+    # No widget carries gateway text in a tooltip (QToolTip renders rich text).
+    tips = [w.toolTip() for w in dialog.findChildren(QPushButton) + labels]
+    assert not any("<" in tip or "\u202e" in tip for tip in tips)
+
+
+def test_multi_line_command_keeps_its_lines(dialog: ApprovalDialog) -> None:
+    command = "cat <<'EOF' > x.sh\necho hi\n\tindent\nEOF"
+    dialog.upsert("g", "G", approval("a", command=command), "")
+    assert shown_card(dialog, "a").command.shown_text() == command
+
+
+def test_one_megabyte_command_renders_whole_and_quickly(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    command = "echo " + "QUJD" * 262_143 + " | base64 -d | sh"  # one 1 MB token: the worst case
+    assert len(command) > 1_000_000
+    started = time.perf_counter()
+    dialog.upsert("g", "G", approval("a", command=command, expires_at=1060.0), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    dialog.repaint()
+    elapsed = time.perf_counter() - started
+    card = shown_card(dialog, "a")
+    assert card.command.shown_text() == command  # nothing cut
+    assert card.command.height() < 400  # scrolls instead of growing
+    assert card.command.verticalScrollBar().maximum() > 0
+    assert elapsed < 5.0, f"upsert + show of 1 MB took {elapsed:.2f} s"
+    # An update of the same row does not lay the megabyte out again.
+    started = time.perf_counter()
+    dialog.upsert("g", "G", replace(card.entry.approval, phase=ApprovalPhase.SENDING), "")
+    assert time.perf_counter() - started < 0.25

@@ -1,0 +1,147 @@
+"""The window: no focus stealing, focus_batch, stability on screen, counts and clearing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.core.model import ApprovalPhase, OutcomeKind
+from desktop.ui.approvals import ApprovalDialog
+from tests.ui.approvals.factory import FakeClock, approval, resolved
+
+# The offscreen platform cannot raise windows and says so; that is the platform, not us.
+OFFSCREEN_RAISE = pytest.mark.qt_log_ignore("This plugin does not support raise")
+
+
+class Spy:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+
+
+def test_arrivals_do_not_show_the_window(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    assert not dialog.isVisible()
+
+
+def test_present_without_activation_never_raises_or_activates(
+    dialog: ApprovalDialog, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raise_spy, activate_spy = Spy(), Spy()
+    monkeypatch.setattr(dialog, "raise_", raise_spy)
+    monkeypatch.setattr(dialog, "activateWindow", activate_spy)
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    assert dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+    dialog.upsert("g", "G", approval("b", position=1), "")
+    dialog.present(activate=False)  # a second arrival while shown: still nothing
+    assert (raise_spy.calls, activate_spy.calls) == (0, 0)
+
+
+@OFFSCREEN_RAISE
+def test_present_with_activation_raises_and_focuses_the_list(
+    dialog: ApprovalDialog, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    activate_spy = Spy()
+    monkeypatch.setattr(dialog, "activateWindow", activate_spy)
+    dialog.present(activate=False)
+    dialog.present(activate=True)
+    qtbot.waitExposed(dialog)
+    assert not dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+    assert activate_spy.calls == 1
+
+
+@OFFSCREEN_RAISE
+def test_focus_batch_selects_its_first_waiting_row(dialog: ApprovalDialog, qtbot: QtBot) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", resolved(approval("x", batch="b2"), OutcomeKind.DENIED), "")
+    dialog.upsert("g", "G", approval("y", batch="b2", position=1), "")
+    dialog.focus_batch("g", "b2")
+    qtbot.waitExposed(dialog)
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "y"
+    assert dialog.isVisible()
+
+
+@OFFSCREEN_RAISE
+def test_focus_batch_of_a_gone_batch_still_opens_the_window(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.focus_batch("g", "no-such-batch")
+    qtbot.waitExposed(dialog)
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "a"
+
+
+def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog.resize(700, 420)
+    dialog.upsert("g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
+    for i in range(3):
+        dialog.upsert("g", "G", approval(f"early{i}", batch="b1", position=i), "")
+    for i in range(4):
+        dialog.upsert("g", "G", approval(f"late{i}", batch="b2", position=i), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    target = dialog.card("g", "late2")
+    assert target is not None
+    qtbot.mouseClick(target, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))  # selects, scrolls to
+    assert dialog.selected_row() is target.entry
+    bar = dialog.list_view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.value() > 0)
+    viewport = dialog.list_view.viewport()
+
+    def y() -> int:
+        return target.mapTo(viewport, QPoint(0, 0)).y()
+
+    before, bar_before = y(), bar.value()
+    dialog.upsert("g", "G", approval("early-late", batch="b1", position=3), "")  # above it
+    assert y() == before
+    assert bar.value() > bar_before  # the content above grew out of sight instead
+    bar_before = bar.value()
+    clock.advance(60)  # the resolved batch at the top leaves after its grace
+    qtbot.waitUntil(lambda: dialog.card("g", "done") is None)
+    assert y() == before
+    assert bar.value() < bar_before
+    assert dialog.selected_row() is target.entry
+
+
+def test_pending_count_and_window_title(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", approval("b", position=1, phase=ApprovalPhase.STALE), "")
+    dialog.upsert("g", "G", approval("c", position=2, phase=ApprovalPhase.SENDING), "")
+    dialog.upsert("h", "H", resolved(approval("d"), OutcomeKind.DENIED), "")
+    assert dialog.pending_count() == 2  # waiting + stale: both need the person
+    assert "2 commands waiting" in dialog.windowTitle()
+
+
+def test_clear_gateway_removes_only_that_gateway(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("h", "H", approval("b"), "")
+    dialog.clear_gateway("g")
+    dialog.clear_gateway("unknown")  # harmless
+    assert dialog.card("g", "a") is None
+    assert dialog.card("h", "b") is not None
+    assert dialog.pending_count() == 1
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "b"  # the selection moved off the removed row
+
+
+def test_titles_and_names_update_in_place(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "Old name", approval("a"), "")
+    dialog.upsert("g", "New name", replace(approval("a"), description="d"), "Titled later")
+    texts = [dialog.model.index(0, 0).data()]
+    session = dialog.model.index(0, 0, dialog.model.index(0, 0))
+    texts.append(session.data())
+    assert texts == ["New name", "Session: Titled later"]
