@@ -1,0 +1,122 @@
+"""The "New task…" dialog: a gateway, a directory and a prompt start a session the tray watches.
+
+Why the tray needs this: on hermes-agent 0.19.0 a session is only visible to the client that
+created or resumed it (one transport per session), so starting work *from the tray* is how a
+person gets a session whose approvals the tray can see. The dialog only collects input and
+emits ``task_requested``; it never talks to a gateway itself.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui import icons
+from desktop.ui.plain_text import shown
+from desktop.ui.snapshot import AppSnapshot, Link
+
+
+class NewTaskDialog(QDialog):
+    """Collects (gateway, directory, prompt); emits ``task_requested`` on Start."""
+
+    task_requested = Signal(str, str, str)  # gateway_id, cwd, prompt
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New task — Hermes Tray")
+        self.setWindowIcon(icons.app_icon())
+        self.setObjectName("new-task-dialog")
+        self.resize(520, 300)
+        self.gateway = QComboBox()
+        self.directory = QLineEdit(os.path.expanduser("~"))
+        self.directory.setPlaceholderText("Folder the agent works in, on the gateway's machine")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.directory, 1)
+        row.addWidget(browse)
+        self.prompt = QPlainTextEdit()
+        self.prompt.setPlaceholderText(
+            "What should the agent do? e.g. “Run the tests and fix what fails”"
+        )
+        self.hint = QLabel(
+            "The tray follows the new session, so its approvals come here. "
+            "(On Hermes 0.19.0 this is the way to start work the tray can watch.)"
+        )
+        self.hint.setTextFormat(Qt.TextFormat.PlainText)
+        self.hint.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Gateway", self.gateway)
+        form.addRow("Directory", row)
+        form.addRow("Prompt", self.prompt)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.start_button = self.buttons.addButton(
+            "Start task", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.buttons.accepted.connect(self._start)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.buttons)
+        self.prompt.textChanged.connect(self._update_enabled)
+        self.directory.textChanged.connect(self._update_enabled)
+
+    def set_gateways(self, snapshot: AppSnapshot) -> None:
+        """Offer the connected gateways (others cannot create sessions now)."""
+        current = self.gateway.currentData()
+        self.gateway.clear()
+        for g in snapshot.gateways:
+            if g.link is Link.UP:
+                self.gateway.addItem(shown(g.name, 60), g.gateway_id)
+        index = self.gateway.findData(current)
+        if index >= 0:
+            self.gateway.setCurrentIndex(index)
+        self._update_enabled()
+
+    def present(self, snapshot: AppSnapshot) -> None:
+        self.set_gateways(snapshot)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def _update_enabled(self) -> None:
+        ok = (
+            self.gateway.count() > 0
+            and bool(self.directory.text().strip())
+            and bool(self.prompt.toPlainText().strip())
+        )
+        self.start_button.setEnabled(ok)
+        self.start_button.setToolTip("" if self.gateway.count() else "No gateway is connected.")
+
+    def _browse(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(
+            self, "Directory for the task", self.directory.text()
+        )
+        if chosen:
+            self.directory.setText(chosen)
+
+    def _start(self) -> None:
+        gateway_id = self.gateway.currentData()
+        if not gateway_id:
+            return
+        self.task_requested.emit(
+            gateway_id, self.directory.text().strip(), self.prompt.toPlainText().strip()
+        )
+        self.prompt.clear()
+        self.accept()

@@ -1,0 +1,182 @@
+"""The tray icon and its menu: renders the snapshot, turns clicks into bridge calls.
+
+Why the menu is rebuilt lazily: rebuilding a QMenu while it is open closes it under the pointer.
+Snapshot changes update the icon at once but only *schedule* a menu rebuild (debounced, since
+events come in bursts); while the menu is open the rebuild waits for its next ``aboutToShow``.
+Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export and asks for
+``aboutToShow`` too, so the same rule holds there.
+
+Global or risky changes (approval mode, YOLO on) ask first, with a non-modal QMessageBox
+(``open()``, never ``exec()`` — stack.md §5), and only then call the bridge.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
+
+from desktop.ui import icons, menu_text
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.plain_text import shown
+from desktop.ui.snapshot import AppSnapshot, session_title
+from desktop.ui.tray_menu import MenuCommands, build_menu
+from desktop.ui.tray_status import TrayStatus, tray_status
+
+REBUILD_DELAY_MS = 150
+
+
+class TrayController(QObject):
+    """Owns the QSystemTrayIcon and its QMenu; emits what the app should open."""
+
+    review_requested = Signal()
+    new_task_requested = Signal()
+    settings_requested = Signal()
+    quit_requested = Signal()
+
+    def __init__(self, bridge: GatewayBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._snapshot = bridge.snapshot
+        self._status: TrayStatus | None = None
+        self._menu_dirty = True
+        self._confirm: QMessageBox | None = None
+        self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
+        self.menu.setObjectName("tray-menu")
+        self.tray = QSystemTrayIcon(self)
+        self.tray.setContextMenu(self.menu)
+        self._rebuild_timer = QTimer(self)
+        self._rebuild_timer.setSingleShot(True)
+        self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
+        self._rebuild_timer.timeout.connect(self._rebuild_if_closed)
+        self.menu.aboutToShow.connect(self._on_about_to_show)
+        self.tray.activated.connect(self._on_activated)
+        bridge.snapshot_changed.connect(self._on_snapshot_changed)
+        self._commands = MenuCommands(
+            reconnect=bridge.reconnect,
+            set_yolo=self._ask_yolo,
+            choose_mode=self._ask_mode,
+            interrupt=bridge.interrupt,
+            review=self.review_requested.emit,
+            new_task=self.new_task_requested.emit,
+            settings=self.settings_requested.emit,
+            quit=self.quit_requested.emit,
+        )
+        self._render_status()
+        self.rebuild_menu()
+
+    @property
+    def status(self) -> TrayStatus | None:
+        return self._status
+
+    def show(self) -> None:
+        self.tray.show()
+
+    def dispose(self) -> None:
+        """Hide the icon and free the menu (call before the QApplication goes away)."""
+        self._rebuild_timer.stop()
+        self._bridge.snapshot_changed.disconnect(self._on_snapshot_changed)
+        if self._confirm is not None:
+            self._confirm.deleteLater()
+            self._confirm = None
+        self.tray.hide()
+        self.tray.setContextMenu(None)
+        self.menu.deleteLater()
+
+    def show_message(self, title: str, body: str) -> None:
+        """The fallback notification (no buttons) when no notification service is present."""
+        self.tray.showMessage(title, body, icons.app_icon(), 8000)
+
+    # -- rendering ---------------------------------------------------------------------------
+    def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
+        self._snapshot = snapshot
+        self._render_status()
+        self._menu_dirty = True
+        self._rebuild_timer.start()
+
+    def _render_status(self) -> None:
+        status = tray_status(self._snapshot)
+        if status == self._status:
+            return
+        if self._status is None or (status.icon_name, status.count) != (
+            self._status.icon_name,
+            self._status.count,
+        ):
+            self.tray.setIcon(icons.tray_icon(status.icon_name, status.count))
+        self.tray.setToolTip(status.tooltip)
+        self._status = status
+
+    def rebuild_menu(self) -> None:
+        build_menu(self.menu, self._snapshot, self._commands)
+        self._menu_dirty = False
+
+    def _rebuild_if_closed(self) -> None:
+        if self._menu_dirty and not self.menu.isVisible():
+            self.rebuild_menu()
+
+    def _on_about_to_show(self) -> None:
+        if self._menu_dirty:
+            self.rebuild_menu()
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        """A left click opens the dialog when something waits, otherwise the menu."""
+        if reason not in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            return
+        if self._snapshot.waiting_count():
+            self.review_requested.emit()
+        elif not self.menu.isVisible():
+            self.menu.popup(QCursor.pos())
+
+    # -- confirmations -----------------------------------------------------------------------
+    def _ask_mode(self, gateway_id: str, mode: str) -> None:
+        gateway = self._snapshot.gateway(gateway_id)
+        name = shown(gateway.name if gateway else gateway_id, 60)
+        self._ask(
+            "Change approval mode",
+            menu_text.mode_confirmation(mode, name),
+            f"Set to “{mode}”",
+            lambda: self._bridge.set_approval_mode(gateway_id, mode),
+        )
+
+    def _ask_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
+        if not on:
+            self._bridge.set_yolo(gateway_id, session_id, False)
+            return
+        gateway = self._snapshot.gateway(gateway_id)
+        title = session_title(gateway.session(session_id) if gateway else None, session_id)
+        self._ask(
+            "Turn YOLO on",
+            f"Let session “{shown(title, 60)}” run every command without asking?\n\n"
+            "Only this session is affected; you can turn it off again from this menu.",
+            "Turn YOLO on",
+            lambda: self._bridge.set_yolo(gateway_id, session_id, True),
+        )
+
+    def _ask(self, title: str, text: str, accept_label: str, on_accept: object) -> None:
+        if self._confirm is not None:
+            self._confirm.deleteLater()
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel)
+        box.setObjectName("confirm-box")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setWindowIcon(icons.app_icon())
+        ok = box.addButton(accept_label, QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def finished() -> None:
+            if box.clickedButton() is ok:
+                on_accept()  # type: ignore[operator]
+            # the checkable action already flipped; show the real state again
+            self._menu_dirty = True
+            self._rebuild_timer.start()
+
+        box.finished.connect(finished)
+        self._confirm = box
+        box.open()
+
+    @property
+    def confirmation(self) -> QMessageBox | None:
+        """The open confirmation box, if any (for tests and the desktop run)."""
+        return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
