@@ -18,9 +18,15 @@ from desktop.ui.approvals import texts
 
 
 class AlwaysConfirmation:
-    """One open confirmation; calls ``on_confirmed`` only if the person chose "Always allow"."""
+    """One open question; ``on_confirmed`` runs only for "Always allow", ``on_finished`` always."""
 
-    def __init__(self, parent: QWidget, approval: Approval, on_confirmed: Callable[[], None]):
+    def __init__(
+        self,
+        parent: QWidget,
+        approval: Approval,
+        on_confirmed: Callable[[], None],
+        on_finished: Callable[[], None],
+    ) -> None:
         self.box = QMessageBox(parent)
         self.box.setObjectName("alwaysConfirmation")
         self.box.setIcon(QMessageBox.Icon.Warning)
@@ -34,6 +40,7 @@ class AlwaysConfirmation:
         self.box.setEscapeButton(self.cancel_button)
         self.box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._on_confirmed = on_confirmed
+        self._on_finished_callback = on_finished
         self.done = False
         self.box.finished.connect(self._on_finished)
 
@@ -48,5 +55,7 @@ class AlwaysConfirmation:
 
     def _on_finished(self, _result: int) -> None:
         self.done = True
-        if self.box.clickedButton() is self.confirm_button:
+        confirmed = self.box.clickedButton() is self.confirm_button
+        self._on_finished_callback()
+        if confirmed:
             self._on_confirmed()

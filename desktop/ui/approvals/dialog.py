@@ -26,14 +26,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, ApprovalPhase, Choice
 from desktop.ui.approvals import rules, texts
 from desktop.ui.approvals.confirm import AlwaysConfirmation
-from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
+from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
 from desktop.ui.approvals.list_view import ApprovalListView
 from desktop.ui.approvals.requests import (
@@ -45,8 +44,6 @@ from desktop.ui.approvals.requests import (
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
-
-_E = QEvent.Type
 
 
 class ApprovalDialog(QDialog):
@@ -73,7 +70,6 @@ class ApprovalDialog(QDialog):
         self._selected: RowId | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
         self._confirmation: tuple[AlwaysConfirmation, RowEntry] | None = None
-        self._gate = RepeatGate()
         self.model = ApprovalTreeModel(self)
         self.list_view = ApprovalListView(self.model, clock)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
@@ -91,22 +87,28 @@ class ApprovalDialog(QDialog):
         self._timer.setObjectName("countdownTimer")
         self._timer.setInterval(tick_ms)
         self._timer.timeout.connect(self._tick)
-        self._watch(self)
+        self._input = InputRouter(
+            self,
+            move=self._move_selection,
+            page=self._page_command,
+            can_decide=self._can_decide_selected,
+            decide=self._decide_selected,
+            clicked=lambda card: self._select(card.entry),
+        )
+        self.list_view.setFocus()  # the keyboard's home once the window is active
+        self._after_change()
 
     # -- public API -----------------------------------------------------------------------------
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, session_title: str
     ) -> None:
         """Add or update one row from the core's latest value (ApprovalRequested/Changed)."""
-        row = self.model.board.row((gateway_id, approval.key))
-        if row is not None:  # the core has spoken: its state replaces any local expectation
-            if approval.phase is not row.approval.phase:
-                row.notice = ""
-            row.awaiting_core = False
-            row.reconfirming = row.reconfirming and approval.phase is ApprovalPhase.STALE
+        known = self.model.board.row((gateway_id, approval.key))
+        local_state_changed = known is not None and rules.absorb_core_state(known, approval)
         row = self.model.upsert(gateway_id, gateway_name, approval, session_title)
-        self.model.node_changed(row)
-        self.model.node_changed(row.batch)
+        if local_state_changed:  # the model announced approval changes itself
+            self.model.node_changed(row)
+            self.model.node_changed(row.batch)
         self.model.board.note_resolution(row.batch, self._clock())
         confirmation = self._confirmation
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
@@ -134,7 +136,7 @@ class ApprovalDialog(QDialog):
         if gateway is not None:
             self._before_removal([b for s in gateway.sessions for b in s.batches])
             self.model.remove(gateway)
-            self._after_change()
+            self._after_removal()
 
     def present(self, activate: bool) -> None:
         """Show the window; raise and focus it only when the person asked for it."""
@@ -197,12 +199,15 @@ class ApprovalDialog(QDialog):
             self._confirmation[0].cancel()
 
         def confirmed() -> None:
-            self._confirmation = None
             if self.model.board.row(row.row_id) is row and rules.can_decide(row, Choice.ALWAYS):
                 self._send([row], Choice.ALWAYS, surface)
                 self._advance_from(row)
 
-        confirmation = AlwaysConfirmation(self, row.approval, confirmed)
+        def finished() -> None:
+            self._confirmation = None
+            self._input.gate.reset()  # Shift+A was released in the question, not here
+
+        confirmation = AlwaysConfirmation(self, row.approval, confirmed, finished)
         self._confirmation = (confirmation, row)
         confirmation.open()
 
@@ -272,9 +277,7 @@ class ApprovalDialog(QDialog):
             return
         self._before_removal([batch])
         self.model.remove(batch)
-        self._after_change()
-        if not self.model.board.gateways and self.isVisible() and not self.isActiveWindow():
-            self.hide()  # it appeared on its own and has nothing left to ask
+        self._after_removal()
 
     def _before_removal(self, batches: list[BatchGroup]) -> None:
         leaving = {r.uid for b in batches for r in b.rows}
@@ -287,9 +290,15 @@ class ApprovalDialog(QDialog):
             after = self.model.board.next_open(selected.row_id)
             self._select(after if after is not None and after.uid not in leaving else None)
 
+    def _after_removal(self) -> None:
+        self._after_change()
+        if not self.model.board.gateways and self.isVisible() and not self.isActiveWindow():
+            self.hide()  # nothing left to ask, and the person is not working in it
+
     def _after_change(self) -> None:
         count = self.pending_count()
-        self.setWindowTitle(f"Hermes — {count} command{'' if count == 1 else 's'} waiting")
+        waiting = f"{count} command{'' if count == 1 else 's'} waiting" if count else "all answered"
+        self.setWindowTitle(f"Hermes approvals — {waiting}")
         self._sync_timer()
 
     def _sync_timer(self) -> None:
@@ -302,51 +311,21 @@ class ApprovalDialog(QDialog):
         elif not needed and self._timer.isActive():
             self._timer.stop()
 
-    # -- keyboard and mouse, for every widget inside the dialog ---------------------------------
-    def _watch(self, obj: QObject) -> None:
-        obj.installEventFilter(self)
-        for child in obj.children():
-            if child.isWidgetType():
-                self._watch(child)
+    # -- keyboard intents (from InputRouter) ----------------------------------------------------
+    def _move_selection(self, step: int) -> None:
+        self._select(self.model.board.neighbour(self._selected, step))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Route keys to the rows, adopt new child widgets, select a card on click."""
-        kind = event.type()
-        if kind == _E.KeyPress and isinstance(event, QKeyEvent):
-            return self._on_key_press(event)
-        if kind == _E.KeyRelease and isinstance(event, QKeyEvent):
-            self._gate.release(event.key(), auto_repeat=event.isAutoRepeat())
-        elif kind == _E.ChildAdded and event.child().isWidgetType():  # type: ignore[attr-defined]
-            self._watch(event.child())  # type: ignore[attr-defined]
-        elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
-            card = _card_of(watched)
-            if card is not None:
-                self._select(card.entry)
-        elif kind == _E.WindowDeactivate and watched is self:
-            self._gate.reset()  # the key's release may now go to another window
-        return False
-
-    def _on_key_press(self, event: QKeyEvent) -> bool:
-        action = action_for(event.key(), event.modifiers())
-        if action is None:
-            return False
+    def _page_command(self, pages: int) -> None:
         row = self.selected_row()
-        if action in (KeyAction.UP, KeyAction.DOWN):
-            step = 1 if action is KeyAction.DOWN else -1
-            self._select(self.model.board.neighbour(self._selected, step))
-        elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
-            card = self.list_view.card(row) if row is not None else None
-            if card is not None:
-                card.command.scroll_page(1 if action is KeyAction.PAGE_DOWN else -1)
-        else:
-            choice = DECISIONS[action]
-            allowed = row is not None and rules.can_decide(row, choice)
-            if allowed and self._gate.press(event.key(), auto_repeat=event.isAutoRepeat()):
-                self._answer(row, choice, SURFACE_KEYBOARD)  # type: ignore[arg-type]
-        return True
+        card = self.list_view.card(row) if row is not None else None
+        if card is not None:
+            card.command.scroll_page(pages)
 
+    def _can_decide_selected(self, choice: Choice) -> bool:
+        row = self.selected_row()
+        return row is not None and rules.can_decide(row, choice)
 
-def _card_of(widget: QWidget | None) -> RowCard | None:
-    while widget is not None and not isinstance(widget, RowCard):
-        widget = widget.parentWidget()
-    return widget
+    def _decide_selected(self, choice: Choice) -> None:
+        row = self.selected_row()
+        if row is not None:
+            self._answer(row, choice, SURFACE_KEYBOARD)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals.layout import BatchGroup, RowEntry, in_arrival_order
 
 
@@ -39,6 +39,22 @@ def can_decide(row: RowEntry, choice: Choice) -> bool:
 def needs_reconfirm(row: RowEntry) -> bool:
     """A STALE row whose person has not yet chosen to answer it anyway."""
     return row.approval.phase is ApprovalPhase.STALE and not row.reconfirming
+
+
+def absorb_core_state(row: RowEntry, new: Approval) -> bool:
+    """The core published ``new`` for ``row``: drop the dialog's own expectations.
+
+    A decision on its way (``awaiting_core``) is settled by whatever the core now says (SENDING,
+    or WAITING again after a refusal); a re-confirmation only lasts while the row stays STALE;
+    a refusal notice only until the phase changes. Returns whether any of that changed (the
+    row's ``approval`` itself is replaced by the model).
+    """
+    before = (row.awaiting_core, row.reconfirming, row.notice)
+    if new.phase is not row.approval.phase:
+        row.notice = ""
+    row.awaiting_core = False
+    row.reconfirming = row.reconfirming and new.phase is ApprovalPhase.STALE
+    return before != (row.awaiting_core, row.reconfirming, row.notice)
 
 
 def batch_targets(batch: BatchGroup, choice: Choice) -> list[RowEntry]:

@@ -143,13 +143,15 @@ def test_a_key_on_a_row_that_cannot_be_answered_does_nothing_and_does_not_lock(
 def test_shift_a_asks_before_always(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder
 ) -> None:
-    tap(three, K.Key_A, M.ShiftModifier)
+    press(three, K.Key_A, M.ShiftModifier)  # released in the question, never here
     box = dialog.confirmation_box
     assert box is not None
     assert decisions.requests == []
     tap(box, K.Key_Return)  # Enter in the question picks its default: Cancel
     assert dialog.confirmation_box is None
     assert decisions.requests == []
+    tap(three, K.Key_A)  # the gate did not stay locked on the Shift+A it never saw released
+    assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_KEYBOARD)]
 
 
 def test_stale_row_ignores_keys_until_reconfirmed(

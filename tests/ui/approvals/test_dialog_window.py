@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, OutcomeKind
@@ -145,3 +146,31 @@ def test_titles_and_names_update_in_place(dialog: ApprovalDialog) -> None:
     session = dialog.model.index(0, 0, dialog.model.index(0, 0))
     texts.append(session.data())
     assert texts == ["New name", "Session: Titled later"]
+
+
+def test_an_unattended_window_closes_itself_when_nothing_is_left(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: not dialog.isActiveWindow())
+    dialog.clear_gateway("g")
+    assert not dialog.isVisible()
+
+
+def test_the_window_the_person_works_in_stays_open_and_says_so(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    dialog.clear_gateway("g")
+    assert dialog.isVisible()
+    assert dialog.list_view.empty.isVisible()
+    assert dialog.list_view.empty.text() == "Nothing is waiting for you."

@@ -119,3 +119,13 @@ def test_counts_down_only_while_open_with_an_expiry() -> None:
     assert not rules.counts_down(b)
     a.approval = sending(a.approval)
     assert not rules.counts_down(a)
+
+
+def test_core_state_replaces_the_dialogs_expectations() -> None:
+    row = batch_of(approval("a", phase=ApprovalPhase.STALE)).rows[0]
+    row.reconfirming, row.awaiting_core, row.notice = True, True, "refused"
+    assert rules.absorb_core_state(row, row.approval)  # same stale state: keep reconfirming
+    assert (row.awaiting_core, row.reconfirming, row.notice) == (False, True, "refused")
+    assert rules.absorb_core_state(row, approval("a"))  # WAITING now
+    assert (row.reconfirming, row.notice) == (False, "")
+    assert not rules.absorb_core_state(row, approval("a"))
