@@ -113,6 +113,9 @@ class Connection:
                 self.sent_count += 1
                 self.record.sent.append(item)
                 self._on_change()
+                if self.drop_after is not None and self.sent_count >= self.drop_after:
+                    self.abort()
+                    return
                 if self.stall_after is not None and self.sent_count >= self.stall_after:
                     self.stall_after = None
                     self.stall()
