@@ -16,39 +16,31 @@ Theory of operation (modelled on websockets' ``protocol.py`` and h11's state tab
 
 One ``GatewayCore`` lives as long as a configured gateway; each (re)connection is announced
 with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lost`.
+
+Where things live: framing in ``jsonrpc``; one adapter per dialect in ``dialects``; the meaning
+of each frame in ``wire_effects``; sessions in ``session_state``; the approval lifecycle in
+``approvals`` (answerability in ``answer_rules``); decisions in ``decisions``; resume snapshots
+in ``snapshots`` and ``resubscribe``; answers to requests in ``responses``. This class is the
+facade that owns the shared ``CoreState`` and ends every input with one flush of events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.events import CoreEvent
+from desktop.core import decisions, inbound, resubscribe
+from desktop.core.core_state import CoreState
+from desktop.core.events import CoreEvent, RpcError, RpcResponded
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
+from desktop.core.outbox import OutboundFrame, Purpose
+from desktop.core.responses import apply_config_result, handshake_done
+from desktop.core.settings import CoreSettings
 
+__all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
-@dataclass(frozen=True, slots=True)
-class CoreSettings:
-    """Tunables with safe defaults. Times are in seconds of the injected clock."""
-
-    max_frame_bytes: int = 8 * 1024 * 1024  # larger frames become ProtocolErrorReceived
-    max_command_chars: int = 1_000_000  # longer commands are refused as unanswerable, not cut
-    a_approval_timeout: float = 60.0  # 0.19.0 default approvals.timeout; nothing is sent on it
-    b_approval_timeout: float = 300.0  # newer main default (the server says when, via cancel)
-    c_approval_timeout: float = 300.0
-    staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
-    session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)
-
-
-@dataclass(frozen=True, slots=True)
-class OutboundFrame:
-    """One text for the socket. ``frame_id`` lets the adapter report its fate back."""
-
-    frame_id: int
-    text: str
-    is_decision: bool = False  # a decision frame is never resent, whatever happens
-    rpc_id: int | None = None  # set when the frame is a request expecting a response
+NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothing was sent
+DECISION_METHODS = frozenset({"approval.respond", "request.answer"})
 
 
 class GatewayCore:
@@ -61,7 +53,7 @@ class GatewayCore:
         clock: Callable[[], float],
         settings: CoreSettings | None = None,
     ) -> None:
-        raise NotImplementedError
+        self._core = CoreState(gateway_id, clock, settings or CoreSettings())
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -70,47 +62,85 @@ class GatewayCore:
         Marks every open 0.19.0 approval STALE (its server may have timed it out or the head
         may have moved), and queues resubscription of watched sessions once the handshake ends.
         """
-        raise NotImplementedError
+        core = self._core
+        if core.connected:
+            decisions.connection_lost(core)
+        core.epoch, core.connected = epoch, True
+        if core.handshake.opened(subprotocol):
+            handshake_done(core, Dialect.C)
+        core.finish()
 
     def connection_lost(self) -> None:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
-        raise NotImplementedError
+        if self._core.connected:
+            decisions.connection_lost(self._core)
+        self._core.finish()
 
     # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
-        raise NotImplementedError
+        self._core.approvals.expire_due(self._core.now())
+        inbound.receive(self._core, data)
+        self._core.finish()
 
     def tick(self) -> None:
         """Apply local timeouts and safety margins at the current clock time."""
-        raise NotImplementedError
+        self._core.finish()
 
     def next_deadline(self) -> float | None:
         """The clock time at which :meth:`tick` must next run, or None when nothing counts down."""
-        raise NotImplementedError
+        return self._core.approvals.next_deadline(self._core.now())
 
     # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
         """Drain the frames to write, in order."""
-        raise NotImplementedError
+        return self._core.outbox.drain()
 
     def events_received(self) -> list[CoreEvent]:
         """Drain the events produced since the last call, in order."""
-        raise NotImplementedError
+        events = list(self._core.events)
+        self._core.events.clear()
+        return events
 
     def frame_written(self, frame_id: int) -> None:
         """The adapter handed the frame to the socket successfully."""
-        raise NotImplementedError
+        decisions.frame_written(self._core, frame_id)
+        self._core.finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
-        """Writing failed. ``maybe_sent=False``: certainly not sent (a decision returns to
-        WAITING on the same epoch); ``True``: outcome unknown (a decision becomes UNKNOWN)."""
-        raise NotImplementedError
+        """Writing failed.
+
+        ``maybe_sent=False``: certainly not sent (a decision returns to WAITING on the same
+        epoch); ``True``: outcome unknown (a decision becomes UNKNOWN).
+        """
+        decisions.frame_failed(self._core, frame_id, maybe_sent)
+        self._core.finish()
 
     # -- commands from the app --------------------------------------------------------------
     def call(self, method: str, params: Mapping[str, Any]) -> int:
-        """Queue a JSON-RPC request; returns its integer id. Its answer comes as RpcResponded."""
-        raise NotImplementedError
+        """Queue a JSON-RPC request; returns its integer id. Its answer comes as RpcResponded.
+
+        While no connection is open nothing is queued and the answer (an error) comes at once.
+        Results the tray shows (new sessions, usage, YOLO/mode, close, interrupt) are also
+        folded into the core's state (see ``desktop.core.responses``).
+
+        Raises:
+            ValueError: ``method`` answers an approval; decisions go through :meth:`decide`,
+                which is the only way a choice reaches the wire. Also for NaN/infinite params.
+            TypeError: ``params`` holds values JSON cannot carry.
+        """
+        if method in DECISION_METHODS:
+            raise ValueError(f"{method} is only sent by decide(), never by call()")
+        core = self._core
+        if not core.connected:
+            rpc_id = core.outbox.next_rpc_id()
+            error = RpcError(NOT_CONNECTED, f"not connected; {method} was not sent")
+            core.emit(RpcResponded(rpc_id, None, error))
+            return rpc_id
+        frame = core.outbox.request(
+            method, params, Purpose.APP, core.epoch, watermark=core.approvals.last_seq
+        )
+        return frame.rpc_id or 0  # requests always carry an id
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
         """Answer approval ``key`` with ``choice``: exactly one frame for exactly that request.
@@ -119,24 +149,73 @@ class GatewayCore:
         not answerable (0.19.0: not the FIFO head), ``choice`` is not among its choices, it is
         inside the safety margin, or it is STALE and ``confirm_stale`` is False.
         """
-        raise NotImplementedError
+        result = decisions.decide(self._core, key, choice, confirm_stale)
+        self._core.finish()
+        return result
 
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
         """Remember a session to follow; it is resubscribed after every reconnect."""
-        raise NotImplementedError
+        sessions = self._core.sessions
+        sessions.ensure(session_id)
+        sessions.follow(session_id)
+        if stored_session_id:
+            sessions.update(session_id, stored_session_id=stored_session_id)
+        self._core.finish()
+
+    def unwatch_session(self, session_id: str) -> None:
+        """Stop resubscribing ``session_id`` after reconnects (its state stays shown)."""
+        if self._core.sessions.get(session_id) is not None:
+            self._core.sessions.follow(session_id, on=False)
+
+    def resume_session(self, session_id: str) -> int | None:
+        """Queue ``session.resume`` for a known session with this dialect's params.
+
+        Its snapshot (info, usage, plan, open requests, generation) is folded in and the answer
+        also comes as ``RpcResponded``. None when it cannot be sent (not connected, handshake
+        not done, unknown session, or no stored id on tui_gateway).
+        """
+        rpc_id = resubscribe.resume(self._core, session_id, Purpose.APP)
+        self._core.finish()
+        return rpc_id
+
+    def reconcile_approvals(self, session_id: str) -> int | None:
+        """B only: poll ``approval.pending`` to close cards another viewer answered by frame."""
+        rpc_id = resubscribe.poll_pending(self._core, session_id)
+        self._core.finish()
+        return rpc_id
+
+    def apply_usage_result(self, session_id: str, result: Mapping[str, Any]) -> None:
+        """Fold a ``session.usage`` RPC result (any shape) into ``session_id``."""
+        self._core.sessions.apply_usage(session_id, result)
+        self._core.finish()
+
+    def apply_config_result(self, session_id: str, key: str, result: Mapping[str, Any]) -> None:
+        """Fold a ``config.get``/``config.set`` result for ``yolo`` or ``approvals.mode``.
+
+        ``session_id`` may be "" for the global approval mode (applies to every session).
+        """
+        apply_config_result(self._core, session_id, key, result)
+        self._core.finish()
 
     # -- read-only state --------------------------------------------------------------------
     @property
     def dialect(self) -> Dialect | None:
-        raise NotImplementedError
+        return self._core.dialect
 
     @property
     def epoch(self) -> int:
-        raise NotImplementedError
+        return self._core.epoch
 
     def sessions(self) -> tuple[SessionState, ...]:
-        raise NotImplementedError
+        return self._core.sessions.all()
+
+    def session(self, session_id: str) -> SessionState | None:
+        return self._core.sessions.get(session_id)
 
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
-        raise NotImplementedError
+        return tuple(row.approval for row in self._core.approvals.rows())
+
+    def approval(self, key: str) -> Approval | None:
+        row = self._core.approvals.get(key)
+        return row.approval if row else None

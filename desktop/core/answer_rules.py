@@ -1,0 +1,72 @@
+"""Whether a person may answer an approval right now, and if not, why (in plain words).
+
+Why separate: this is the rule that keeps a click from resolving the wrong command, so it is
+one small pure function, tested case by case. The strictest part is for 0.19.0 (FIFO rows):
+``approval.respond`` resolves the session's *oldest* pending approval, so only the head of the
+session's FIFO may be answered, and never when the server may already have given up on it (too
+close to its timeout). Rows of a kind the connected gateway cannot take, rows seen before the
+handshake, over-long commands and anything while disconnected are never answerable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.core.model import Approval, ApprovalPhase, Dialect
+from desktop.core.wire import RowKind
+
+NO_HANDSHAKE = "waiting for the gateway's handshake"
+DISCONNECTED = "not connected to Hermes"
+TOO_LONG = "the command is too long to show in full; answer it in Hermes itself"
+WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
+NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
+TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
+SENDING = "an answer is on its way"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerContext:
+    """What answerability depends on besides the row itself."""
+
+    dialect: Dialect | None
+    answers: frozenset[RowKind]  # the row kinds the connected gateway takes answers for
+    connected: bool
+    now: float
+    margin: float  # seconds before the local timeout at which FIFO rows stop being answerable
+
+
+def assess(
+    approval: Approval,
+    kind: RowKind,
+    *,
+    too_long: bool,
+    is_head: bool,
+    stale_reason: str,
+    ctx: AnswerContext,
+) -> tuple[bool, str]:
+    """``(answerable, blocked_reason)`` for one approval."""
+    if approval.phase is ApprovalPhase.RESOLVED:
+        return False, ""
+    if approval.phase is ApprovalPhase.SENDING:
+        return False, SENDING
+    if too_long:
+        return False, TOO_LONG
+    if not ctx.connected:
+        return False, DISCONNECTED
+    if ctx.dialect is None:
+        return False, NO_HANDSHAKE
+    if kind not in ctx.answers:
+        return False, WRONG_SHAPE
+    if kind is RowKind.FIFO:
+        if not is_head:
+            return False, NOT_HEAD
+        if in_margin(approval, ctx.now, ctx.margin):
+            return False, TOO_CLOSE
+    if approval.phase is ApprovalPhase.STALE:
+        return True, stale_reason
+    return True, ""
+
+
+def in_margin(approval: Approval, now: float, margin: float) -> bool:
+    """Whether ``now`` is within ``margin`` of (or past) the approval's local timeout."""
+    return approval.expires_at is not None and now >= approval.expires_at - margin

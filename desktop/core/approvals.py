@@ -1,0 +1,280 @@
+"""The approval book: every approval's life, from request to its one outcome.
+
+Theory of operation (design.md §2)::
+
+    WAITING ⇄ STALE          (the core can no longer be sure the server waits on exactly this)
+       │  ╲    │
+       │   SENDING           (one decision frame queued or in flight; no second one)
+       ▼   ▼   ▼
+    RESOLVED + exactly one Outcome: approved(choice) | denied | withdrawn(reason) | expired |
+                                    unknown(sent, fate unknown)
+
+* A row is created once per wire request (``ApprovalRequested`` once); a re-delivery of the same
+  server request or prompt maps onto the existing row. Every change of the value, phase or
+  answerability emits ``ApprovalChanged``. :meth:`ApprovalBook.resolve` refuses a second outcome.
+* Rows open at the same time on one session share a batch; a new batch starts when the session
+  had no open row. A request for the same command (text and pattern keys) as an earlier row of
+  the same turn that was already answered or settled is a *re-ask* (``reask_of``): a new row,
+  never answered from the earlier decision (terminal_approval_batch "re-gate").
+* Only FIFO (0.19.0) rows expire locally: ``expires_at`` is the arrival time plus the configured
+  timeout, and the server, which started counting before the frame reached us, gives up first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core import outcomes
+from desktop.core.answer_rules import SENDING, AnswerContext, assess, in_margin
+from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
+from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef
+from desktop.core.settings import CoreSettings
+from desktop.core.wire import ApprovalAsked, RowKind
+
+OPEN_WAITING = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
+
+
+@dataclass(slots=True)
+class Row:
+    """One approval plus what only the core needs to know about it."""
+
+    approval: Approval
+    asked: ApprovalAsked
+    seq: int  # arrival order across the whole book
+    epoch: int  # the connection it arrived on
+    stale_reason: str = ""
+    decision: Choice | None = None
+    decision_frame: int | None = None
+    tool_id: str = ""  # FIFO: the tool.start that preceded the request
+
+    @property
+    def key(self) -> str:
+        return self.approval.key
+
+    @property
+    def kind(self) -> RowKind:
+        return self.asked.kind
+
+    @property
+    def session_id(self) -> str:
+        return self.approval.session_id
+
+    @property
+    def phase(self) -> ApprovalPhase:
+        return self.approval.phase
+
+
+class ApprovalBook:
+    """All approvals of one core, oldest first. Events go to ``sink`` as they happen."""
+
+    def __init__(self, settings: CoreSettings, sink: list[CoreEvent]) -> None:
+        self._settings = settings
+        self._sink = sink
+        self._rows: dict[str, Row] = {}
+        self._seq = itertools.count(1)
+        self._batch_numbers = itertools.count(1)
+        self._last_seq = 0
+        self._batches: dict[str, tuple[str, int]] = {}  # session → (open batch, next position)
+        self._turns: dict[str, dict[tuple[str, tuple[str, ...]], str]] = {}
+        self._last_tool: dict[str, str] = {}
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def last_seq(self) -> int:
+        """The arrival number of the newest row (a watermark for reconciliation)."""
+        return self._last_seq
+
+    def get(self, key: str) -> Row | None:
+        return self._rows.get(key)
+
+    def rows(self) -> list[Row]:
+        return list(self._rows.values())
+
+    def open_rows(self, session_id: str | None = None) -> list[Row]:
+        return [
+            row
+            for row in self._rows.values()
+            if row.phase is not ApprovalPhase.RESOLVED
+            and (session_id is None or row.session_id == session_id)
+        ]
+
+    def find(self, kind: RowKind, ident: str | int) -> Row | None:
+        """The row of a server request (by frame id) or a prompt (by prompt id)."""
+        for row in self._rows.values():
+            if row.kind is kind and kind is RowKind.SERVER_REQUEST and row.asked.reply_id == ident:
+                return row
+            if row.kind is kind and kind is RowKind.PROMPT and row.asked.request_id == ident:
+                return row
+        return None
+
+    def fifo_head(self, session_id: str) -> Row | None:
+        return next((r for r in self.open_rows(session_id) if r.kind is RowKind.FIFO), None)
+
+    def waiting_sessions(self) -> set[str]:
+        return {row.session_id for row in self._rows.values() if row.phase in OPEN_WAITING}
+
+    # -- writing ----------------------------------------------------------------------------
+    def ask(self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext) -> Row:
+        """Add a row for ``asked`` (or return the existing row of the same wire request)."""
+        if asked.kind is not RowKind.FIFO:
+            ident = asked.reply_id if asked.kind is RowKind.SERVER_REQUEST else asked.request_id
+            existing = self.find(asked.kind, ident) if ident is not None else None
+            if existing is not None:
+                return existing
+        session = asked.session_id
+        seq = self._last_seq = next(self._seq)
+        batch_id, position = self._place(session)
+        signature = (asked.command, asked.pattern_keys)
+        turn = self._turns.setdefault(session, {})
+        earlier_key = turn.get(signature, "")
+        earlier = self._rows.get(earlier_key)
+        reask_of = (
+            earlier_key
+            if earlier_key and (not earlier or earlier.phase not in OPEN_WAITING)
+            else ""
+        )
+        turn[signature] = key = f"approval-{seq}"
+        timeout = self._timeout(asked.kind)
+        approval = Approval(
+            key=key,
+            session_id=session,
+            batch_id=batch_id,
+            position=position,
+            command=asked.command,
+            description=asked.description,
+            pattern_keys=asked.pattern_keys,
+            choices=asked.choices,
+            smart_denied=asked.smart_denied,
+            arrived_at=now,
+            expires_at=now + timeout,
+            reask_of=reask_of,
+            wire=WireRef(
+                srq_id="" if asked.reply_id is None else str(asked.reply_id),
+                request_id=asked.request_id,
+                execution_generation=asked.execution_generation,
+                fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
+            ),
+        )
+        row = Row(approval, asked, seq, epoch, tool_id=self._last_tool.get(session, ""))
+        self._rows[key] = row
+        answerable, blocked = self._assess(row, ctx)
+        row.approval = dataclasses.replace(approval, answerable=answerable, blocked_reason=blocked)
+        self._sink.append(ApprovalRequested(row.approval))
+        return row
+
+    def resolve(self, row: Row, outcome: Outcome) -> bool:
+        """Give ``row`` its one outcome. False (and nothing changes) if it already has one."""
+        if row.phase is ApprovalPhase.RESOLVED:
+            return False
+        self._change(
+            row,
+            phase=ApprovalPhase.RESOLVED,
+            outcome=outcome,
+            answerable=False,
+            blocked_reason="",
+        )
+        self._prune()
+        return True
+
+    def mark_stale(self, row: Row, reason: str) -> None:
+        if row.phase in OPEN_WAITING:
+            row.stale_reason = reason
+            self._change(row, phase=ApprovalPhase.STALE)
+
+    def confirm(self, row: Row) -> None:
+        """The server says (snapshot) it still waits on exactly this request."""
+        if row.phase is ApprovalPhase.STALE:
+            row.stale_reason = ""
+            self._change(row, phase=ApprovalPhase.WAITING)
+
+    def mark_sending(self, row: Row, choice: Choice, frame_id: int) -> None:
+        row.decision, row.decision_frame = choice, frame_id
+        self._change(row, phase=ApprovalPhase.SENDING, answerable=False, blocked_reason=SENDING)
+
+    def unsend(self, row: Row, ctx: AnswerContext) -> None:
+        """The decision frame certainly never left: the row waits again."""
+        if row.phase is ApprovalPhase.SENDING:
+            row.decision = row.decision_frame = None
+            self._change(
+                row, phase=ApprovalPhase.STALE if row.stale_reason else ApprovalPhase.WAITING
+            )
+            self.refresh(ctx)
+
+    def note_tool_started(self, session_id: str, tool_id: str) -> None:
+        self._last_tool[session_id] = tool_id
+
+    def turn_boundary(self, session_id: str) -> None:
+        """A turn started or ended: later requests are no longer re-asks of earlier ones."""
+        self._turns.pop(session_id, None)
+
+    def forget_session(self, session_id: str) -> None:
+        for table in (self._turns, self._last_tool, self._batches):
+            table.pop(session_id, None)
+
+    def refresh(self, ctx: AnswerContext) -> None:
+        """Recompute answerability of every open row (emits ApprovalChanged where it moved)."""
+        for row in self.open_rows():
+            answerable, blocked = self._assess(row, ctx)
+            self._change(row, answerable=answerable, blocked_reason=blocked)
+
+    def expire_due(self, now: float) -> None:
+        """FIFO rows whose local timeout has passed end EXPIRED (nothing is ever sent)."""
+        for row in self.open_rows():
+            if (
+                row.kind is RowKind.FIFO
+                and row.phase in OPEN_WAITING
+                and in_margin(row.approval, now, 0.0)
+            ):
+                self.resolve(row, outcomes.expired(outcomes.LOCAL_TIMEOUT))
+
+    def next_deadline(self, now: float) -> float | None:
+        """When answerability or expiry of a FIFO row next changes by time alone."""
+        margin = self._settings.staleness_margin
+        times: list[float] = []
+        for row in self.open_rows():
+            expires = row.approval.expires_at
+            if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING or expires is None:
+                continue
+            times.append(expires - margin if now < expires - margin else expires)
+        return min(times, default=None)
+
+    # -- internals --------------------------------------------------------------------------
+    def _assess(self, row: Row, ctx: AnswerContext) -> tuple[bool, str]:
+        head = self.fifo_head(row.session_id) if row.kind is RowKind.FIFO else None
+        return assess(
+            row.approval,
+            row.kind,
+            too_long=row.asked.too_long,
+            is_head=head is row,
+            stale_reason=row.stale_reason,
+            ctx=ctx,
+        )
+
+    def _change(self, row: Row, **changes: Any) -> None:
+        new = dataclasses.replace(row.approval, **changes)
+        if new != row.approval:
+            row.approval = new
+            self._sink.append(ApprovalChanged(new))
+
+    def _place(self, session_id: str) -> tuple[str, int]:
+        current = self._batches.get(session_id)
+        if current is None or not self.open_rows(session_id):
+            current = (f"batch-{next(self._batch_numbers)}", 0)
+        batch_id, position = current
+        self._batches[session_id] = (batch_id, position + 1)
+        return batch_id, position
+
+    def _timeout(self, kind: RowKind) -> float:
+        if kind is RowKind.FIFO:
+            return self._settings.a_approval_timeout
+        if kind is RowKind.SERVER_REQUEST:
+            return self._settings.b_approval_timeout
+        return self._settings.c_approval_timeout
+
+    def _prune(self) -> None:
+        resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
+        for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
+            del self._rows[row.key]

@@ -1,0 +1,28 @@
+"""Dialect adapters: one per Hermes gateway protocol (protocol.md §6), plus a provisional one.
+
+Use :func:`adapter_for` to get the adapter of a fixed dialect (or of "not known yet").
+"""
+
+from __future__ import annotations
+
+from desktop.core.dialects.a import AdapterA
+from desktop.core.dialects.b import AdapterB
+from desktop.core.dialects.base import DialectAdapter
+from desktop.core.dialects.c import AdapterC
+from desktop.core.dialects.provisional import ProvisionalAdapter
+from desktop.core.model import Dialect
+from desktop.core.settings import CoreSettings
+
+__all__ = ["DialectAdapter", "adapter_for"]
+
+
+def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapter:
+    """The adapter for ``dialect`` (None: the handshake has not fixed one yet)."""
+    limit = settings.max_command_chars
+    if dialect is Dialect.A:
+        return AdapterA(limit)
+    if dialect is Dialect.B:
+        return AdapterB(limit)
+    if dialect is Dialect.C:
+        return AdapterC(limit, settings.canonical_resume_source)
+    return ProvisionalAdapter(limit)

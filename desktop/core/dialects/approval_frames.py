@@ -1,0 +1,134 @@
+"""Read an approval out of whichever frame carried it (protocol.md §3.2-3.4).
+
+Why shared: the payload fields (``command``, ``description``, ``pattern_keys``, ``choices``,
+``smart_denied``) are the same in all three dialects; only the ids around them differ. The
+rules that keep a person from being offered an answer the server would not take live here:
+
+* offer only the server's ``choices``, in the server's order; fall back to ``[once, deny]``
+  when ``choices`` is missing (MCP elicitation on 0.19.0) or holds nothing we know;
+* a smart-deny override (``smart_denied``) is always one-shot: ``[once, deny]``;
+* a command longer than the configured bound is kept cut and marked never answerable, so a
+  person cannot approve text they were not shown in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.core import payloads
+from desktop.core.jsonrpc import INVALID_PARAMS, EventFrame, ServerRequestFrame, excerpt
+from desktop.core.model import Choice
+from desktop.core.wire import (
+    ApprovalAsked,
+    Malformed,
+    RowKind,
+    ServerRequestRefused,
+    WireEvent,
+)
+
+FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
+_BY_VALUE = {choice.value: choice for choice in Choice}
+
+
+def offered_choices(payload: Mapping[str, Any]) -> tuple[Choice, ...]:
+    """The choices to offer, in the server's order, restricted to the four the tray encodes."""
+    if payloads.flag(payload, "smart_denied"):
+        return FALLBACK_CHOICES
+    known = [_BY_VALUE[name] for name in payloads.strings(payload, "choices") if name in _BY_VALUE]
+    unique = tuple(dict.fromkeys(known))
+    return unique or FALLBACK_CHOICES
+
+
+def read_approval(
+    session_id: str,
+    payload: Mapping[str, Any],
+    kind: RowKind,
+    max_command_chars: int,
+    *,
+    reply_id: str | int | None = None,
+    request_id: str = "",
+    generation: int | None = None,
+) -> ApprovalAsked | Malformed:
+    """One approval from its payload and the ids the carrying frame supplied."""
+    command = payloads.text(payload, "command")
+    if not command and isinstance(payload.get("edit"), Mapping):
+        command = payloads.text(payload, "description") or "file edit"
+    if not session_id or not command:
+        return Malformed("approval without a session or a command", excerpt(repr(payload)))
+    keys = payloads.strings(payload, "pattern_keys")
+    single = payloads.text(payload, "pattern_key")
+    if not keys and single:
+        keys = (single,)
+    return ApprovalAsked(
+        session_id=session_id,
+        kind=kind,
+        command=command[:max_command_chars],
+        description=payloads.text(payload, "description"),
+        pattern_keys=keys,
+        choices=offered_choices(payload),
+        smart_denied=payloads.flag(payload, "smart_denied") is True,
+        reply_id=reply_id,
+        request_id=request_id,
+        execution_generation=generation,
+        too_long=len(command) > max_command_chars,
+    )
+
+
+def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -> list[WireEvent]:
+    """An ``approval`` server→client request (B, and canonical gateways that send them)."""
+    params = frame.params
+    if params is None:
+        return _refuse(frame, "approval params is not an object")
+    asked = read_approval(
+        payloads.text(params, "session_id"),
+        params,
+        RowKind.SERVER_REQUEST,
+        max_command_chars,
+        reply_id=frame.request_id,
+        request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
+    )
+    if isinstance(asked, Malformed):
+        return _refuse(frame, asked.reason)
+    return [asked]
+
+
+def fifo_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireEvent]:
+    """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
+    asked = read_approval(
+        frame.session_id,
+        frame.payload,
+        RowKind.FIFO,
+        max_command_chars,
+        request_id=payloads.text(frame.payload, "request_id"),
+    )
+    return [asked]
+
+
+def prompt_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireEvent]:
+    """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
+    kind = payloads.text(frame.payload, "kind")
+    if kind and kind != "approval":
+        return []  # clarify and other prompts are not the tray's to answer
+    prompt_id = payloads.text(frame.payload, "prompt_id")
+    generation = payloads.integer(frame.payload, "execution_generation")
+    if generation is None:
+        generation = payloads.integer(frame.params, "execution_generation")
+    if not prompt_id or generation is None:
+        return [Malformed("approval.request without prompt_id or generation", "")]
+    asked = read_approval(
+        frame.session_id,
+        frame.payload,
+        RowKind.PROMPT,
+        max_command_chars,
+        request_id=prompt_id,
+        generation=generation,
+    )
+    return [asked]
+
+
+def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
+    return [
+        Malformed(reason, excerpt(repr(frame.params))),
+        ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
+    ]

@@ -1,0 +1,90 @@
+"""Dialect C: the canonical gateway / session authority (protocol.md §2.3, §3.4).
+
+Approvals are ``approval.request`` events keyed by ``prompt_id`` and ``execution_generation``;
+the answer is ``approval.respond`` with exactly those keys plus ``session_id`` and ``choice``,
+answered ``{status: resolved|already_resolved}``. ``approval.settled`` withdraws a prompt (and
+also reaches the viewer that answered). ``session_id`` is the durable id; a resume snapshot
+lists open prompts in ``prompts[]``. Every event may carry the session's current
+``execution_generation``, which an interrupt must quote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from desktop.core import outcomes, payloads
+from desktop.core.dialects.approval_frames import prompt_event_approval
+from desktop.core.dialects.b import redelivered
+from desktop.core.dialects.base import DialectAdapter, EventHandler
+from desktop.core.dialects.withdrawals import approval_settled, request_cancel
+from desktop.core.jsonrpc import EventFrame
+from desktop.core.model import Choice, Dialect, Outcome, SessionState
+from desktop.core.wire import GenerationSeen, RowKind, WireEvent
+
+GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
+
+
+def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return prompt_event_approval(frame, adapter.max_command_chars)
+
+
+def _settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return approval_settled(frame)
+
+
+def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return request_cancel(frame)
+
+
+class AdapterC(DialectAdapter):
+    dialect: ClassVar[Dialect | None] = Dialect.C
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
+    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _approval,
+        "approval.settled": _settled,
+        "request.cancel": _cancel,
+    }
+
+    def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
+        super().__init__(max_command_chars)
+        self.resume_source = resume_source
+
+    def parse_event(self, frame: EventFrame) -> list[WireEvent]:
+        """Common parsing, preceded by the generation stamp the event carries (if any)."""
+        events = super().parse_event(frame)
+        generation = payloads.integer(frame.params, "execution_generation")
+        if generation is not None and frame.session_id:
+            events.insert(0, GenerationSeen(frame.session_id, generation))
+        return events
+
+    def decision_outcome(
+        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
+    ) -> Outcome:
+        """``resolved`` → our decision took; ``already_resolved`` → someone else's did."""
+        status = payloads.text(result, "status") if result is not None else ""
+        if status == "resolved":
+            return outcomes.decided(choice)
+        if status == "already_resolved" or reason == "not_found":
+            return outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+        return outcomes.unknown()
+
+    def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
+        """``{session_id}`` (the durable id); ``source`` only when configured (closed keys)."""
+        params: dict[str, Any] = {"session_id": session.session_id}
+        if self.resume_source:
+            params["source"] = self.resume_source
+        return params
+
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+        """``prompts[]`` (plus any ``open_requests``) of a snapshot; None if neither is listed."""
+        prompts = payloads.objects(snapshot, "prompts")
+        requests = payloads.objects(snapshot, "open_requests")
+        if prompts is None and requests is None:
+            return None
+        session_id = payloads.text(snapshot, "session_id")
+        events: list[WireEvent] = []
+        for prompt in prompts or []:
+            frame = EventFrame("approval.request", session_id, prompt, snapshot)
+            events.extend(prompt_event_approval(frame, self.max_command_chars))
+        return events + redelivered(self, requests or [])

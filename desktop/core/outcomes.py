@@ -1,0 +1,57 @@
+"""The words the tray uses for how an approval ended, and how a decision maps to an outcome.
+
+Why constants: the UI, the notification policy and the tests all read ``Outcome.reason``; one
+spelling per situation keeps them in step (design.md §2: approved(choice) | denied |
+withdrawn(reason) | expired | unknown).
+"""
+
+from __future__ import annotations
+
+from desktop.core.jsonrpc import excerpt
+from desktop.core.model import Choice, Outcome, OutcomeKind
+
+SETTLED_ELSEWHERE = "settled elsewhere"
+NOTHING_WAITING = "nothing was waiting on the server"
+SESSION_GONE = "session gone"
+SENT_UNKNOWN = "sent, outcome unknown — check the agent"
+SERVER_TIMEOUT = "Hermes stopped waiting (timeout)"
+LOCAL_TIMEOUT = "the approval timed out"
+INTERRUPTED = "interrupted"
+TURN_ENDED = "the agent's turn ended"
+SESSION_STOPPED = "the session stopped running"
+GATEWAY_SHUTDOWN = "the gateway shut down"
+PROTOCOL_CHANGED = "the gateway came back speaking another protocol"
+
+_CANCEL_REASONS = {
+    "interrupted": INTERRUPTED,
+    "session_closed": SESSION_GONE,
+    "resolved": SETTLED_ELSEWHERE,
+    "shutdown": GATEWAY_SHUTDOWN,
+}
+
+
+def decided(choice: Choice) -> Outcome:
+    """The outcome of a decision the server took: denied for ``deny``, else approved."""
+    if choice is Choice.DENY:
+        return Outcome(OutcomeKind.DENIED, Choice.DENY)
+    return Outcome(OutcomeKind.APPROVED, choice)
+
+
+def withdrawn(reason: str) -> Outcome:
+    return Outcome(OutcomeKind.WITHDRAWN, reason=reason)
+
+
+def expired(reason: str = SERVER_TIMEOUT) -> Outcome:
+    return Outcome(OutcomeKind.EXPIRED, reason=reason)
+
+
+def unknown(reason: str = SENT_UNKNOWN) -> Outcome:
+    return Outcome(OutcomeKind.UNKNOWN, reason=reason)
+
+
+def cancelled(reason: str) -> Outcome:
+    """The outcome of a ``request.cancel`` with the server's ``reason``."""
+    if reason == "timeout":
+        return expired()
+    known = _CANCEL_REASONS.get(reason)
+    return withdrawn(known or f"withdrawn by Hermes ({excerpt(reason or 'no reason', 40)})")

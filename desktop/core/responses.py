@@ -1,0 +1,171 @@
+"""Answers to the core's requests: the handshake, decisions, resumes and the app's calls.
+
+Why the core looks at the app's calls too: the app calls ``session.create``, ``session.usage``,
+``config.get``/``config.set``, ``session.close`` or ``session.interrupt`` through
+:meth:`GatewayCore.call`; their results carry state the tray shows (the new session, usage,
+YOLO and approval mode, a closed session, an interrupt that withdrew 0.19.0's cards). Folding
+them in here keeps every caller from having to remember it. The app still gets every answer
+as ``RpcResponded``; requests the core issued for itself produce none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.core import outcomes, payloads
+from desktop.core.core_state import CoreState
+from desktop.core.dialects.c import GONE_REASONS
+from desktop.core.events import (
+    HandshakeCompleted,
+    NoticeReceived,
+    ProtocolErrorReceived,
+    RpcError,
+    RpcResponded,
+)
+from desktop.core.jsonrpc import ResponseFrame, excerpt
+from desktop.core.model import Dialect
+from desktop.core.outbox import PendingCall, Purpose
+from desktop.core.resubscribe import resubscribe_all
+from desktop.core.snapshots import fold_snapshot, reconcile_pending
+from desktop.core.wire_effects import settle_session
+
+STORED_SESSION_NOT_FOUND = 4007
+SESSION_NOT_FOUND = 4001
+SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
+
+
+def handle_response(core: CoreState, frame: ResponseFrame) -> None:
+    if frame.rpc_id is None:
+        message = frame.error.message if frame.error else ""
+        core.emit(ProtocolErrorReceived("the gateway could not read a frame", excerpt(message)))
+        return
+    call = core.outbox.take_call(frame.rpc_id) if isinstance(frame.rpc_id, int) else None
+    if call is None or call.epoch != core.epoch:
+        return  # not ours, or from a connection that is gone
+    if call.purpose is Purpose.CAPABILITIES:
+        dialect = core.handshake.capabilities(frame.result if frame.error is None else None)
+        handshake_done(core, dialect)
+    elif call.purpose is Purpose.DECISION:
+        _decision_answered(core, call, frame)
+    elif call.purpose is Purpose.RESUME:
+        _resume_answered(core, call, frame)
+    elif call.purpose is Purpose.PENDING:
+        if frame.result is not None:
+            reconcile_pending(core, call.session_id, frame.result, call.watermark)
+    else:
+        fold_app_result(core, call, frame)
+        core.emit(RpcResponded(call.rpc_id, frame.result, frame.error))
+
+
+def handshake_done(core: CoreState, dialect: Dialect) -> None:
+    """The dialect is fixed: announce it and resubscribe every followed session.
+
+    Rows left from an earlier connection that this dialect cannot answer (the gateway came
+    back speaking another protocol) are withdrawn: their requests died with that server.
+    """
+    core.use_dialect(dialect)
+    for row in core.approvals.open_rows():
+        if row.epoch < core.epoch and row.kind not in core.adapter.answers:
+            core.resolve(row, outcomes.withdrawn(outcomes.PROTOCOL_CHANGED))
+    core.emit(
+        HandshakeCompleted(
+            dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch
+        )
+    )
+    resubscribe_all(core)
+    core.approvals.refresh(core.context())
+
+
+def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+    """Fold the state an app call's answer carries (see the module docstring)."""
+    method, params = call.method, call.params
+    session_id = payloads.text(params, "session_id")
+    if frame.error is not None:
+        if method in SNAPSHOT_METHODS and _gone(frame.error):
+            known = _known_session(core, session_id)
+            if known:
+                core.remove_session(known, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
+        return
+    result = frame.result or payloads.EMPTY
+    if method == "session.create":
+        created = payloads.text(result, "session_id")
+        if created:
+            fold_snapshot(core, None, result, call.watermark)
+    elif method in SNAPSHOT_METHODS:
+        fold_snapshot(core, _known_session(core, session_id), result, call.watermark)
+    elif method == "session.usage" and core.sessions.get(session_id) is not None:
+        core.sessions.apply_usage(session_id, result)
+    elif method in ("config.get", "config.set"):
+        key = payloads.text(params, "key") or payloads.text(result, "key")
+        apply_config_result(core, session_id, key, result)
+    elif method == "session.close" and session_id:
+        core.remove_session(session_id, "closed", outcomes.withdrawn(outcomes.SESSION_GONE))
+    elif method == "session.interrupt" and core.sessions.get(session_id) is not None:
+        settle_session(core, session_id, outcomes.INTERRUPTED, interrupted=True)
+    elif method == "approval.pending" and core.sessions.get(session_id) is not None:
+        reconcile_pending(core, session_id, result, call.watermark)
+
+
+def apply_config_result(
+    core: CoreState, session_id: str, key: str, result: Mapping[str, Any]
+) -> None:
+    """Fold a ``config.get``/``config.set`` result for ``yolo`` or the approval mode."""
+    value = result.get("value")
+    if key == "yolo":
+        on = payloads.truthy_setting(value)
+        if on is None:
+            return
+        if payloads.text(result, "scope") == "global":
+            core.sessions.set_mode_everywhere("off" if on else "manual")
+        elif core.sessions.get(session_id) is not None:
+            core.sessions.set_config_yolo(session_id, on)
+    elif key in ("approvals.mode", "approval_mode") and isinstance(value, str):
+        mode = value.strip().lower()
+        if core.sessions.get(session_id) is not None:
+            core.sessions.set_mode(session_id, mode)
+        else:
+            core.sessions.set_mode_everywhere(mode)
+
+
+def _decision_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+    row = core.approvals.get(call.approval_key)
+    if row is None or row.decision is None:
+        return
+    error = frame.error
+    outcome = core.adapter.decision_outcome(
+        row.decision,
+        frame.result,
+        error.code if error else None,
+        error.reason if error else "",
+    )
+    core.resolve(row, outcome)
+
+
+def _resume_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+    if frame.result is not None:
+        fold_snapshot(core, call.session_id, frame.result, call.watermark)
+    elif frame.error is not None and _gone(frame.error):
+        core.remove_session(call.session_id, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
+    elif frame.error is not None:
+        text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
+        core.emit(NoticeReceived(call.session_id, text, "warning"))
+
+
+def _gone(error: RpcError) -> bool:
+    """A refusal that means "this session is gone for this viewer".
+
+    Canonical errors all use code 4001 and say why in ``data.reason``; tui_gateway's 4001/4007
+    mean "session not found".
+    """
+    if error.reason:
+        return error.reason in GONE_REASONS
+    return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
+
+
+def _known_session(core: CoreState, ident: str) -> str | None:
+    """The runtime id the tray knows for ``ident`` (a runtime id or a stored id)."""
+    if core.sessions.get(ident) is not None:
+        return ident
+    found = core.sessions.by_stored_id(ident) if ident else None
+    return found.session_id if found else None

@@ -1,0 +1,62 @@
+"""Ask the gateway for a session again: after a reconnect, a replay gap, or on request.
+
+Why the core does it itself: a new socket is a new viewer. tui_gateway streams a session only
+to the socket that last created/resumed it (and reaps orphans after 20 s), and a canonical
+gateway streams only to connections that resumed it, so every followed session must be resumed
+after each handshake (protocol.md §5 "Reconnect"). Params per dialect: tui_gateway takes the
+*stored* id with ``source: "desktop"`` and ``close_on_disconnect: false``; the canonical gateway
+takes its durable ``session_id`` and a closed key set (``source`` only if configured).
+"""
+
+from __future__ import annotations
+
+from desktop.core.core_state import CoreState
+from desktop.core.model import Dialect
+from desktop.core.outbox import Purpose
+
+RESUME_METHOD = "session.resume"
+PENDING_METHOD = "approval.pending"
+
+
+def resume(core: CoreState, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
+    """Queue ``session.resume`` for ``session_id``; its snapshot is folded in on answer.
+
+    Returns the request id, or None when not connected, before the handshake, or when the
+    session cannot be resumed (tui_gateway needs its stored id).
+    """
+    session = core.sessions.get(session_id)
+    if session is None or not core.connected or not core.handshake.done:
+        return None
+    params = core.adapter.resume_params(session, core.settings.session_source)
+    if params is None:
+        return None
+    frame = core.outbox.request(
+        RESUME_METHOD,
+        params,
+        purpose,
+        core.epoch,
+        watermark=core.approvals.last_seq,
+        session_id=session_id,
+    )
+    return frame.rpc_id
+
+
+def resubscribe_all(core: CoreState) -> None:
+    """After a handshake: resume every followed session."""
+    for session in core.sessions.followed():
+        resume(core, session.session_id)
+
+
+def poll_pending(core: CoreState, session_id: str) -> int | None:
+    """B only: ask ``approval.pending`` to close cards another viewer answered by frame."""
+    if core.dialect is not Dialect.B or core.sessions.get(session_id) is None:
+        return None
+    frame = core.outbox.request(
+        PENDING_METHOD,
+        {"session_id": session_id},
+        Purpose.PENDING,
+        core.epoch,
+        watermark=core.approvals.last_seq,
+        session_id=session_id,
+    )
+    return frame.rpc_id

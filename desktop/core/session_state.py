@@ -1,0 +1,199 @@
+"""Every session the core knows, as frozen :class:`~desktop.core.model.SessionState` values.
+
+Why a book: sessions are fed from many frames (``session.info``, titles, usage in four
+shapes, todos in three, ``message.start``/``complete``, resume snapshots, config results) and
+the UI wants one ``SessionChanged`` per session per input, carrying the full new value. The
+book replaces values (never mutates them), remembers which changed, and the core turns that
+into events when an input has been processed.
+
+Also kept here, beside each value: whether the session is *followed* (resumed again after a
+reconnect; every session the socket saw is, because tui_gateway streams a session only to the
+socket that owns it, unless the app unwatched it), and the reported YOLO flag, from which the
+effective YOLO and its source derive:
+``approvals.mode`` ``off`` bypasses everything (MODE_OFF); otherwise ``session.info.yolo`` is the
+effective bypass (SESSION when on); canonical gateways report no ``yolo`` in info, so the flag
+from a ``config.get``/``config.set`` result stands in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core import payloads
+from desktop.core.model import (
+    SessionState,
+    SessionStatus,
+    TodoList,
+    YoloSource,
+    YoloState,
+)
+from desktop.core.todos import supersedes
+from desktop.core.usage import fold_usage, fold_usage_payload
+
+APPROVAL_MODES = frozenset({"manual", "smart", "off"})
+
+
+@dataclass(slots=True)
+class _Record:
+    state: SessionState
+    followed: bool = True  # resumed after every reconnect unless the app unwatched it
+    waiting: bool = False
+    reported_yolo: bool | None = None  # session.info `yolo` (already the effective bypass)
+    config_yolo: bool | None = None  # from config.get / config.set results (canonical)
+
+
+class SessionBook:
+    """Sessions by runtime id, in the order they were first seen."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, _Record] = {}
+        self._changed: dict[str, None] = {}
+
+    # -- reading ----------------------------------------------------------------------------
+    def get(self, session_id: str) -> SessionState | None:
+        record = self._records.get(session_id)
+        return record.state if record else None
+
+    def all(self) -> tuple[SessionState, ...]:
+        return tuple(record.state for record in self._records.values())
+
+    def followed(self) -> list[SessionState]:
+        return [record.state for record in self._records.values() if record.followed]
+
+    def by_stored_id(self, stored_session_id: str) -> SessionState | None:
+        for record in self._records.values():
+            if record.state.stored_session_id == stored_session_id:
+                return record.state
+        return None
+
+    def drain_changed(self) -> list[SessionState]:
+        """The sessions changed since the last call, in the order they first changed."""
+        changed = [self._records[sid].state for sid in self._changed if sid in self._records]
+        self._changed.clear()
+        return changed
+
+    # -- writing ----------------------------------------------------------------------------
+    def ensure(self, session_id: str) -> SessionState:
+        """The session, created (and followed) if it is new."""
+        record = self._records.get(session_id)
+        if record is None:
+            record = self._records[session_id] = _Record(SessionState(session_id))
+            self._changed[session_id] = None
+        return record.state
+
+    def follow(self, session_id: str, *, on: bool = True) -> None:
+        """Resume (or, with ``on=False``, stop resuming) this session after reconnects."""
+        self._record(session_id).followed = on
+
+    def update(self, session_id: str, **changes: Any) -> None:
+        record = self._record(session_id)
+        new = dataclasses.replace(record.state, **changes)
+        if new != record.state:
+            record.state = new
+            self._changed[session_id] = None
+
+    def remove(self, session_id: str) -> bool:
+        self._changed.pop(session_id, None)
+        return self._records.pop(session_id, None) is not None
+
+    def rename(self, old: str, new: str) -> None:
+        """A resume answered with another runtime id: the session lives on under ``new``."""
+        record = self._records.pop(old, None)
+        self._changed.pop(old, None)
+        if record is None or new in self._records:
+            return
+        record.state = dataclasses.replace(record.state, session_id=new)
+        self._records[new] = record
+        self._changed[new] = None
+
+    def is_followed(self, session_id: str) -> bool:
+        record = self._records.get(session_id)
+        return record is not None and record.followed
+
+    def set_running(self, session_id: str, running: bool) -> None:
+        self._record(session_id)
+        self.update(session_id, running=running)
+        self._restatus(session_id)
+
+    def set_waiting(self, waiting_ids: set[str]) -> None:
+        """Mark exactly these sessions as waiting on the person (open approvals)."""
+        for session_id, record in self._records.items():
+            if record.waiting != (session_id in waiting_ids):
+                record.waiting = session_id in waiting_ids
+                self._restatus(session_id)
+
+    def apply_info(self, session_id: str, info: Mapping[str, Any]) -> None:
+        """Merge a ``session.info``-like object (also snapshot ``info``) into the session."""
+        record = self._record(session_id)
+        changes: dict[str, Any] = {}
+        for field in ("title", "model", "cwd", "version", "stored_session_id"):
+            value = payloads.text(info, field)
+            if value:
+                changes[field] = value
+        mode = payloads.text(info, "approval_mode")
+        if mode in APPROVAL_MODES:
+            changes["approval_mode"] = mode
+        usage = payloads.mapping(info, "usage")
+        if usage is not None:
+            changes["usage"] = fold_usage(record.state.usage, usage)
+        yolo = payloads.flag(info, "yolo")
+        if yolo is not None:
+            record.reported_yolo = yolo
+        self.update(session_id, **changes)
+        running = payloads.flag(info, "running")
+        if running is not None:
+            self.set_running(session_id, running)
+        self._reyolo(session_id)
+
+    def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        """Fold usage in any shape (event payload, RPC result, nested or flat)."""
+        record = self._record(session_id)
+        self.update(session_id, usage=fold_usage_payload(record.state.usage, payload))
+
+    def apply_todos(self, session_id: str, todos: TodoList, *, authoritative: bool = False) -> None:
+        """Take a new plan unless it is older than the one shown (snapshots always win)."""
+        record = self._record(session_id)
+        if authoritative or supersedes(record.state.todos, todos):
+            self.update(session_id, todos=todos)
+
+    def set_config_yolo(self, session_id: str, on: bool) -> None:
+        self._record(session_id).config_yolo = on
+        self._reyolo(session_id)
+
+    def set_mode(self, session_id: str, mode: str) -> None:
+        if mode in APPROVAL_MODES:
+            self.update(session_id, approval_mode=mode)
+            self._reyolo(session_id)
+
+    def set_mode_everywhere(self, mode: str) -> None:
+        for session_id in list(self._records):
+            self.set_mode(session_id, mode)
+
+    # -- internals --------------------------------------------------------------------------
+    def _record(self, session_id: str) -> _Record:
+        self.ensure(session_id)
+        return self._records[session_id]
+
+    def _restatus(self, session_id: str) -> None:
+        record = self._records[session_id]
+        if record.waiting:
+            status = SessionStatus.WAITING
+        elif record.state.running:
+            status = SessionStatus.WORKING
+        else:
+            status = SessionStatus.IDLE
+        self.update(session_id, status=status)
+
+    def _reyolo(self, session_id: str) -> None:
+        record = self._records[session_id]
+        if record.state.approval_mode == "off":
+            yolo = YoloState(True, YoloSource.MODE_OFF)
+        else:
+            effective = record.reported_yolo
+            if effective is None:
+                effective = record.config_yolo
+            yolo = YoloState(True, YoloSource.SESSION) if effective else YoloState()
+        self.update(session_id, yolo=yolo)

@@ -1,0 +1,120 @@
+"""Fold a resume snapshot (and ``approval.pending``) back into sessions and approvals.
+
+Why reconciliation matters: while the tray was away, requests were answered elsewhere, timed out
+or were re-published. A snapshot's ``open_requests`` (B) or ``prompts`` (C) are re-delivered as
+if new but map onto the rows already shown (no duplicates); open rows of that session the
+snapshot no longer lists were settled elsewhere. Only rows that arrived before the request was
+sent are judged (its *watermark*): a request published after the snapshot was taken is not
+missing from it. 0.19.0 lists no approvals, so its rows stay STALE unless the session stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.core import outcomes, payloads
+from desktop.core.approvals import OPEN_WAITING
+from desktop.core.core_state import CoreState
+from desktop.core.events import SessionRemoved
+from desktop.core.model import TodoList
+from desktop.core.todos import parse_todos
+from desktop.core.wire import ApprovalAsked, RowKind
+from desktop.core.wire_effects import apply_wire, ask, settle_session
+
+_KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
+
+
+def fold_snapshot(
+    core: CoreState, known_id: str | None, snapshot: Mapping[str, Any], watermark: int
+) -> str | None:
+    """Fold a ``session.resume``/``session.activate`` result; returns the runtime id."""
+    runtime = payloads.text(snapshot, "session_id") or known_id
+    if not runtime:
+        return None
+    if known_id and known_id != runtime and core.sessions.get(known_id) is not None:
+        _migrate(core, known_id, runtime)
+    sessions = core.sessions
+    sessions.ensure(runtime)
+    stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
+    if stored:
+        sessions.update(runtime, stored_session_id=stored)
+    info = payloads.mapping(snapshot, "info")
+    if info is not None:
+        sessions.apply_info(runtime, info)
+    usage = payloads.mapping(snapshot, "usage")
+    if usage is not None:
+        sessions.apply_usage(runtime, usage)
+    _fold_todo_state(core, runtime, snapshot)
+    generation = payloads.integer(snapshot, "execution_generation")
+    if generation is not None:
+        sessions.update(runtime, execution_generation=generation)
+    _reconcile_requests(core, runtime, snapshot, watermark)
+    running = payloads.flag(snapshot, "running")
+    if running is None and info is not None:
+        running = payloads.flag(info, "running")
+    if running is not None:
+        sessions.set_running(runtime, running)
+    if running is False:
+        settle_session(core, runtime, outcomes.SESSION_STOPPED)
+    return runtime
+
+
+def reconcile_pending(
+    core: CoreState, session_id: str, result: Mapping[str, Any], watermark: int
+) -> None:
+    """``approval.pending {approvals: [{request_id, ...}]}``: close rows no longer pending."""
+    items = payloads.objects(result, "approvals")
+    if items is None:
+        return
+    pending = {payloads.text(item, "request_id") for item in items} - {""}
+    for row in core.approvals.open_rows(session_id):
+        request_id = row.asked.request_id
+        if row.kind is not RowKind.SERVER_REQUEST or row.phase not in OPEN_WAITING:
+            continue
+        if not request_id or row.seq > watermark:
+            continue
+        if request_id in pending:
+            core.approvals.confirm(row)
+        else:
+            core.resolve(row, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+
+
+def _reconcile_requests(
+    core: CoreState, session_id: str, snapshot: Mapping[str, Any], watermark: int
+) -> None:
+    delivered = core.adapter.snapshot_requests(snapshot)
+    if delivered is None:
+        return
+    listed: set[str] = set()
+    for event in delivered:
+        if isinstance(event, ApprovalAsked):
+            listed.add(ask(core, event).key)
+        else:
+            apply_wire(core, event)
+    for row in core.approvals.open_rows(session_id):
+        judged = row.kind in _KEYED and row.phase in OPEN_WAITING and row.seq <= watermark
+        if judged and row.key not in listed:
+            core.resolve(row, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+
+
+def _fold_todo_state(core: CoreState, session_id: str, snapshot: Mapping[str, Any]) -> None:
+    """``todo_state``: null clears the plan, a missing key keeps it (older gateways)."""
+    if "todo_state" not in snapshot:
+        return
+    state = snapshot["todo_state"]
+    if state is None:
+        core.sessions.apply_todos(session_id, TodoList(), authoritative=True)
+    elif isinstance(state, Mapping):
+        todos = parse_todos(state.get("todos"), state.get("revision"))
+        if todos is not None:
+            core.sessions.apply_todos(session_id, todos, authoritative=True)
+
+
+def _migrate(core: CoreState, old: str, new: str) -> None:
+    """tui_gateway rebuilt the session under a new runtime id; the old one's requests are gone."""
+    for row in core.approvals.open_rows(old):
+        core.approvals.resolve(row, outcomes.withdrawn(outcomes.SESSION_GONE))
+    core.approvals.forget_session(old)
+    core.sessions.rename(old, new)
+    core.emit(SessionRemoved(old, f"resumed as {new}"))

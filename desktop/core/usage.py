@@ -1,0 +1,76 @@
+"""Fold every usage shape the gateways send into one :class:`~desktop.core.model.Usage`.
+
+Why one function for all shapes: usage arrives in five places (protocol.md §4, §6.9):
+``message.complete.usage``, ``session.info.usage``, the ``session.usage`` RPC result, and the
+``session.usage`` event, which is either ``{usage: {...}}`` (main tui_gateway) or flat counters
+such as ``api_calls`` next to a nested view (newest canonical gateway; the flat ones win when
+``api_calls`` is an integer). Key names differ too (``calls``/``api_calls``, ``input``/
+``input_tokens``), so each field accepts a short list of aliases.
+
+Usage is cumulative per session, so a key that is missing keeps the value already known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.core import payloads
+from desktop.core.model import Usage
+
+_COUNTERS: dict[str, tuple[str, ...]] = {
+    "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
+    "output": ("output", "output_tokens", "completion", "completion_tokens"),
+    "total": ("total", "total_tokens"),
+    "calls": ("calls", "api_calls"),
+    "reasoning": ("reasoning", "reasoning_tokens"),
+}
+_OPTIONAL_COUNTERS: dict[str, tuple[str, ...]] = {
+    "context_used": ("context_used",),
+    "context_max": ("context_max",),
+}
+_AMOUNTS: dict[str, tuple[str, ...]] = {
+    "context_percent": ("context_percent",),
+    "cost_usd": ("cost_usd", "estimated_cost_usd"),
+}
+
+
+def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
+    """``current`` updated with whatever valid counters ``data`` carries."""
+    changes: dict[str, Any] = {}
+    for field, aliases in (_COUNTERS | _OPTIONAL_COUNTERS).items():
+        value = _first(data, aliases, payloads.integer)
+        if value is not None and value >= 0:
+            changes[field] = value
+    for field, aliases in _AMOUNTS.items():
+        amount = _first(data, aliases, payloads.number)
+        if amount is not None and amount >= 0:
+            changes[field] = amount
+    if "total" not in changes and ("input" in changes or "output" in changes):
+        changes["total"] = changes.get("input", current.input) + changes.get(
+            "output", current.output
+        )
+    model = payloads.text(data, "model")
+    if model:
+        changes["model"] = model
+    return dataclasses.replace(current, **changes) if changes else current
+
+
+def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:
+    """Fold a ``session.usage`` event payload or RPC result, whichever shape it has."""
+    nested = payloads.mapping(payload, "usage")
+    if nested is None:
+        return fold_usage(current, payload)
+    folded = fold_usage(current, nested)
+    if payloads.integer(payload, "api_calls") is not None:
+        folded = fold_usage(folded, payload)  # the flat counters win
+    return folded
+
+
+def _first(data: Mapping[str, Any], aliases: tuple[str, ...], read: Any) -> Any:
+    for key in aliases:
+        value = read(data, key)
+        if value is not None:
+            return value
+    return None
