@@ -112,6 +112,7 @@ class GatewayClient(SessionCommands):
         self._connect_started = 0.0
         self._was_connected = False
         self._reconnect_requested = False
+        self._plan: DialPlan | None = None
         self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -128,8 +129,12 @@ class GatewayClient(SessionCommands):
                 error = await self._connect_once(attempt)
                 if self._stopping():
                     break
-                if self._was_connected:
-                    attempt = 0  # a drop after a good connection retries quickly
+                if self._was_connected and (error is None or not error.auth):
+                    # A drop after a good connection retries quickly. A credential refused
+                    # right after the handshake (C is "connected" on the subprotocol alone)
+                    # is no good connection: the backoff and the refusal streak go on.
+                    attempt = 0
+                    self.dialer.connected()
                 if error is not None and error.fatal:
                     self._set_status(
                         state=ConnectionState.FAILED, error=str(error), next_retry_at=None
@@ -213,7 +218,7 @@ class GatewayClient(SessionCommands):
         self._connect_started = started
         self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
         self._set_status(state=ConnectionState.HANDSHAKING, error="")
-        self._start_version_probe(plan)
+        self._plan = plan
         self._handshake_expired = False
         self._handshake_timer = asyncio.get_running_loop().call_later(
             self._settings.handshake_timeout, self._handshake_timed_out
@@ -278,7 +283,7 @@ class GatewayClient(SessionCommands):
     def _start_version_probe(self, plan: DialPlan) -> None:
         """Read the version from the same server's public /api/status, without blocking."""
         target = plan.status_url
-        if target is None or self._probe is not None:
+        if target is None or self._probe is not None or not self._settings.version_probe:
             return
 
         async def probe() -> str:
@@ -297,6 +302,13 @@ class GatewayClient(SessionCommands):
 
         self._probe = asyncio.get_running_loop().create_task(probe())
         self._probe.add_done_callback(done)
+
+    async def settled_version(self) -> str:
+        """The Hermes version, after waiting for a version probe still in flight (doctor)."""
+        probe = self._probe
+        if probe is not None:
+            await asyncio.gather(probe, return_exceptions=True)
+        return self.status.version or self._version
 
     # -- pumping ----------------------------------------------------------------------------
     def _flush(self) -> None:
@@ -329,8 +341,9 @@ class GatewayClient(SessionCommands):
 
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
-        self.dialer.connected()
         self._was_connected = True
+        if self._plan is not None:
+            self._start_version_probe(self._plan)
         self.last_connect_seconds = self._clock() - self._connect_started
         self._set_status(
             state=ConnectionState.CONNECTED,

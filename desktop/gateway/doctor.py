@@ -189,7 +189,7 @@ async def _gather(client: GatewayClient, report: GatewayReport) -> None:
                 ),
             }
         )
-    report.version = client.status.version
+    report.version = await client.settled_version()
     for approval in client.core.approvals():
         if approval.phase is not ApprovalPhase.RESOLVED:
             report.pending_approvals.append(

@@ -54,3 +54,6 @@ class ConnectionSettings:
     ping_timeout: float | None = 20.0
     close_timeout: float = 5.0
     version_probe_timeout: float = 3.0
+    # After each handshake, read the Hermes version from the same server's public /api/status.
+    # Off for peers that count every HTTP request as a handshake (the fake gateway's fault plan).
+    version_probe: bool = True

@@ -34,7 +34,9 @@ class MiniGateway:
         canonical: bool = False,
         echo_subprotocol: bool = True,
         results: dict[str, Any] | None = None,
+        version: str = "",
     ) -> None:
+        self.version = version  # served at /api/status when set
         self.behaviour = behaviour
         self.results = results or {}  # method -> result (default: {"echo": method})
         self.canonical = canonical  # demand a valid single-use ticket subprotocol
@@ -80,6 +82,8 @@ class MiniGateway:
         await self.stop()
 
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.path == "/api/status" and self.version:
+            return connection.respond(200, json.dumps({"version": self.version}))
         if self.token is not None and f"token={self.token}" not in request.path:
             self.rejected += 1
             self._notify()

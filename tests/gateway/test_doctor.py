@@ -40,7 +40,9 @@ def stub_core(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def test_reports_dialect_sessions_and_never_the_token(arun: Callable[..., Any]) -> None:
     async def scenario() -> tuple[int, str]:
-        async with MiniGateway(token=TOKEN, results={"session.active_list": SESSIONS}) as gw:
+        async with MiniGateway(
+            token=TOKEN, results={"session.active_list": SESSIONS}, version="0.19.0"
+        ) as gw:
             out = io.StringIO()
             code = await doctor.check(Options(gateway=gw.url), out)
             return code, out.getvalue()
@@ -49,6 +51,7 @@ def test_reports_dialect_sessions_and_never_the_token(arun: Callable[..., Any]) 
     assert code == doctor.EXIT_OK
     assert "State:   connected" in text
     assert "Dialect: hermes-0.19" in text
+    assert "Version: 0.19.0" in text
     assert "Live sessions: 2" in text
     assert "a1b2c3d4  waiting  Fix tests" in text
     assert "wait on a person" in text
