@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.model import DecisionResult
+from desktop.core.model import DecisionResult, Dialect
 from desktop.gateway.client import ConnectionState, ConnectionStatus
 from desktop.gateway.errors import NotSentError
 
@@ -35,7 +35,7 @@ class StandInClient:
 
     async def run(self) -> None:
         self.set_state(ConnectionState.CONNECTING)
-        self.set_state(ConnectionState.CONNECTED, version="0.19.0")
+        self.set_state(ConnectionState.CONNECTED, version="0.19.0", dialect=Dialect.B)
         await self._stop.wait()
 
     async def close(self) -> None:

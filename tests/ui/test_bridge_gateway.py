@@ -89,6 +89,7 @@ def test_approve_in_notification_answers_exactly_that_request_once(bus, qloop, a
     assert request.outcome.approved
     assert request.outcome.choice == "once"
     arun(until(lambda: app.bridge.snapshot.waiting_count() == 0))
+    arun(fake.wait_for_idle(request.session.sid))  # let the turn end before closing
     assert len(answers(fake)) == 1
     assert fake.late_answers == []
     arun(app.close(fake))
@@ -118,6 +119,9 @@ def test_signals_follow_a_batch_through_the_real_core(qloop, arun):
     assert len(asked) == 3
     assert len(answers(fake)) == 3
     assert not any(r.outcome.approved for r in asked)
+    sid = asked[0].session.sid
+    app.bridge.interrupt("demo", sid)  # end the turn (the fake re-asks after a denial)
+    arun(fake.wait_for_idle(sid))
     arun(app.close(fake))
 
 
@@ -132,4 +136,5 @@ def test_yolo_and_interrupt_reach_the_gateway(qloop, arun):
     arun(until(lambda: app.bridge.snapshot.gateway("demo").sessions[0].yolo.effective))
     app.bridge.interrupt("demo", sid)
     arun(until(lambda: any(r.requests("session.interrupt") for r in fake.connections)))
+    arun(fake.wait_for_idle(sid))
     arun(app.close(fake))

@@ -1,0 +1,144 @@
+"""TrayController offscreen: icon and tooltip from the snapshot, lazy menu rebuilds, activation,
+and confirmations before global or risky changes. (``show()`` is not called: the offscreen
+platform has no tray and Qt would warn.)"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
+
+from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.core.model import SessionStatus
+from desktop.ui import icons
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
+from desktop.ui.tray_status import ICON_NAMES
+from tests.ui.builders import YOLO_SESSION, approval, session
+from tests.ui.standins import Endpoint, make_factory, until
+
+# The offscreen platform cannot raise windows or grab the keyboard for a popup menu.
+OFFSCREEN_POPUP = pytest.mark.qt_log_ignore(
+    "This plugin does not support raise", "This plugin does not support grabbing"
+)
+
+
+@pytest.fixture
+def setup(qloop, arun, qtbot):
+    clients: dict = {}
+    bridge = GatewayBridge(make_factory(clients))
+    bridge.add_gateway(Endpoint("g1", "Local"))
+    tray = TrayController(bridge)
+    bridge.start(qloop)
+    arun(until(lambda: tray.status.icon_name == "idle"))
+    yield bridge, tray, clients["g1"]
+    tray.menu.close()
+    tray.dispose()
+    arun(bridge.aclose())
+    tray.deleteLater()
+    bridge.deleteLater()
+
+
+def action(tray: TrayController, name: str) -> QAction:
+    for candidate in tray.menu.findChildren(QAction):
+        if candidate.objectName() == name:
+            return candidate
+    raise AssertionError(name)
+
+
+def test_icon_and_tooltip_follow_the_snapshot(setup):
+    _bridge, tray, client = setup
+    assert tray.tray.toolTip() == "Hermes Tray — idle"
+    client.emit(SessionChanged(session(title="<b>Build</b>")))
+    client.emit(ApprovalRequested(approval()))
+    assert (tray.status.icon_name, tray.status.count) == ("waiting", 1)
+    assert tray.tray.toolTip() == "Hermes Tray — 1 approval waiting"
+    assert not tray.tray.icon().isNull()
+
+
+def test_menu_is_rebuilt_after_a_debounce_when_closed(setup, qtbot):
+    _bridge, tray, client = setup
+    client.emit(SessionChanged(session()))
+    qtbot.waitUntil(lambda: tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None)
+
+
+@OFFSCREEN_POPUP
+def test_menu_is_not_rebuilt_under_the_pointer(setup, qtbot):
+    _bridge, tray, client = setup
+    tray.menu.popup(tray.menu.pos())
+    qtbot.waitUntil(tray.menu.isVisible)
+    header = action(tray, "gateway:g1")
+    client.emit(SessionChanged(session()))
+    qtbot.wait(REBUILD_DELAY_MS * 3)
+    assert action(tray, "gateway:g1") is header  # untouched while open
+    tray.menu.close()
+    with qtbot.waitSignal(tray.menu.aboutToShow):
+        tray.menu.popup(tray.menu.pos())
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None
+
+
+def test_click_opens_review_when_something_waits(setup, qtbot):
+    _bridge, tray, client = setup
+    client.emit(ApprovalRequested(approval()))
+    with qtbot.waitSignal(tray.review_requested):
+        tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+
+
+@OFFSCREEN_POPUP
+def test_click_opens_the_menu_when_nothing_waits(setup, qtbot):
+    _bridge, tray, _client = setup
+    with qtbot.assertNotEmitted(tray.review_requested):
+        tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+    qtbot.waitUntil(tray.menu.isVisible)
+
+
+def _answer(qtbot, tray, accept: bool):
+    qtbot.waitUntil(lambda: tray.confirmation is not None)
+    box = tray.confirmation
+    button = next(
+        b
+        for b in box.buttons()
+        if (box.buttonRole(b) is QMessageBox.ButtonRole.AcceptRole) is accept
+    )
+    button.click()
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_approval_mode_asks_first(setup, qtbot, arun, accept):
+    _bridge, tray, client = setup
+    client.emit(SessionChanged(session(mode="manual")))
+    tray.rebuild_menu()
+    action(tray, "mode:g1:s1:off").trigger()
+    text = tray.confirmation.text()
+    assert "global" in text
+    assert "NO command will ask for approval" in text
+    _answer(qtbot, tray, accept)
+    if accept:
+        arun(until(lambda: ("set_approval_mode", "off") in client.calls))
+    else:
+        qtbot.wait(50)
+        assert client.calls == []
+
+
+def test_yolo_on_asks_first_and_off_does_not(setup, qtbot, arun):
+    _bridge, tray, client = setup
+    client.emit(SessionChanged(session(title="R&D <x>")))
+    tray.rebuild_menu()
+    action(tray, "yolo:g1:s1").trigger()
+    assert "“R&D <x>”" in tray.confirmation.text()  # a plain-text box: shown literally
+    _answer(qtbot, tray, True)
+    arun(until(lambda: ("set_yolo", "s1", True) in client.calls))
+    client.emit(SessionChanged(session(yolo=YOLO_SESSION, status=SessionStatus.WORKING)))
+    tray.rebuild_menu()
+    action(tray, "yolo:g1:s1").trigger()
+    arun(until(lambda: ("set_yolo", "s1", False) in client.calls))
+    assert tray.confirmation is None
+
+
+def test_every_state_icon_renders_and_the_count_changes_the_pixels(qapp):
+    for name in ICON_NAMES:
+        assert not icons.render_pixmap(name, 22).isNull()
+    plain = icons.render_pixmap("waiting", 22).toImage()
+    counted = icons.render_pixmap("waiting", 22, 3).toImage()
+    assert plain != counted
+    assert icons.badge_text(12) == "9+"
