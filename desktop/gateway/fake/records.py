@@ -105,9 +105,12 @@ class ChangeSignal:
                 future.set_result(value)
 
     async def wait_for(
-        self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = ""
+        self, predicate: Callable[[], T | None], timeout: float | None = 5.0, what: str = ""
     ) -> T:
-        """The first truthy value of ``predicate()``; TimeoutError after ``timeout`` seconds."""
+        """The first truthy value of ``predicate()``; TimeoutError after ``timeout`` seconds.
+
+        ``timeout=None`` waits for ever (the demo waits for a human that way).
+        """
         value = predicate()
         if value:
             return value

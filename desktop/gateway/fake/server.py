@@ -284,9 +284,9 @@ class FakeGateway(FaultControls):
         return self.world.open_requests(session)
 
     async def wait_for(
-        self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = ""
+        self, predicate: Callable[[], T | None], timeout: float | None = 5.0, what: str = ""
     ) -> T:
-        """Wait (real seconds) until ``predicate()`` is truthy; return its value."""
+        """Wait (real seconds; None: no limit) until ``predicate()`` is truthy; return it."""
         return await self.world.signal.wait_for(predicate, timeout, what)
 
     async def wait_for_requests(
@@ -304,7 +304,7 @@ class FakeGateway(FaultControls):
 
         return await self.wait_for(enough, timeout, f"{count} open request(s)")
 
-    async def wait_for_idle(self, session_id: str, *, timeout: float = 5.0) -> Session:
+    async def wait_for_idle(self, session_id: str, *, timeout: float | None = 5.0) -> Session:
         """Wait until the session's turn (and any queued turn) has ended."""
         session = self.session(session_id)
 
