@@ -1,0 +1,89 @@
+"""TrayShell wiring offscreen: every path to a decision ends in the bridge's one slot."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.core.model import Choice
+from desktop.ui.approvals.requests import DecisionRequest
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.shell import TrayShell
+from tests.ui.builders import approval, session
+from tests.ui.standins import Endpoint, make_factory, until
+
+OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
+
+
+@pytest.fixture
+def shell(qloop, arun):
+    clients: dict = {}
+    quits: list = []
+    bridge = GatewayBridge(make_factory(clients))
+    bridge.add_gateway(Endpoint("g1", "Local"))
+    shell = TrayShell(bridge, on_quit=lambda: quits.append(True))
+    bridge.start(qloop)
+    arun(until(lambda: bridge.snapshot.waiting_count() == 0 and clients["g1"].status.dialect))
+    client = clients["g1"]
+    client.emit(SessionChanged(session("s1", "Fix the build")))
+    client.emit(ApprovalRequested(approval("k1", batch="b1")))
+    yield shell, client, quits
+    shell.dispose()
+    arun(bridge.aclose())
+    shell.deleteLater()
+    bridge.deleteLater()
+
+
+def test_new_approvals_reach_the_dialog(shell):
+    s, _client, _quits = shell
+    assert s.dialog.pending_count() == 1
+
+
+def test_a_dialog_decision_goes_through_the_bridge(shell):
+    s, client, _quits = shell
+    s.dialog.decision_requested.emit(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
+    assert client.calls == [("decide", "k1", Choice.ONCE, False)]
+
+
+def test_a_refused_decision_is_handed_back_to_the_dialog(shell):
+    s, client, _quits = shell
+    client.refuse = "the command timed out"
+    result = s.decide(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
+    assert not result.sent
+    assert s.dialog.model.board.row(("g1", "k1")).notice == "the command timed out"
+
+
+@OFFSCREEN_WINDOWS
+def test_notification_review_focuses_that_batch(shell, qtbot):
+    s, _client, _quits = shell
+    s.notifications.review_requested.emit("g1", "b1")
+    qtbot.waitUntil(s.dialog.isVisible)
+    assert s.dialog.selected_row().approval.key == "k1"
+
+
+@OFFSCREEN_WINDOWS
+def test_tray_review_and_new_task_open_their_windows(shell, qtbot):
+    s, _client, _quits = shell
+    s.tray.review_requested.emit()
+    qtbot.waitUntil(s.dialog.isVisible)
+    s.tray.new_task_requested.emit()
+    qtbot.waitUntil(s.new_task.isVisible)
+    assert s.new_task.gateway.currentData() == "g1"
+
+
+def test_quit_goes_to_the_callback_not_app_quit(shell):
+    s, _client, quits = shell
+    s.tray.quit_requested.emit()
+    assert quits == [True]
+
+
+@OFFSCREEN_WINDOWS
+def test_new_task_dialog_starts_a_task(shell, qtbot, arun):
+    s, client, _quits = shell
+    s.new_task.present(s.bridge.snapshot)
+    s.new_task.directory.setText("/work/project")
+    assert not s.new_task.start_button.isEnabled()  # no prompt yet
+    s.new_task.prompt.setPlainText("run the tests")
+    s.new_task.start_button.click()
+    arun(until(lambda: ("create_session", "/work/project", "run the tests") in client.calls))
+    assert not s.new_task.isVisible()
