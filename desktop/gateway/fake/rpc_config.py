@@ -99,6 +99,8 @@ def prompt_submit(ctx: Ctx) -> Any:
         attach(world, session, ctx.conn)  # 0.19.0: the last to prompt owns the stream
     text = str(ctx.params.get("text") or "")
     status = start_turn(world, session, text)
+    if ctx.dialect is Dialect.B and status == "streaming":
+        return {"status": status, "user_row_id": len(session.messages) + 1}
     return {"status": status}
 
 
