@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QResizeEvent, QTextOption
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontDatabase, QResizeEvent, QShowEvent, QTextOption
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
 
 _LONG_TOKEN = re.compile(r"\S{1000}")
@@ -43,20 +43,51 @@ class CommandView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self._shown: str | None = None
+        self._pending = False  # a long command waits for the first show (see show_command)
 
     def show_command(self, text: str) -> None:
-        """Display ``text`` (already revealed); does nothing if it is what is shown already."""
+        """Display ``text`` (already revealed); does nothing if it is what is shown already.
+
+        A long command is laid out once, at the view's final width: every width change re-wraps
+        the whole text (0.2 to 0.4 s per megabyte), and a hidden view changes width two or three
+        times while its window is first laid out. So a long command set while hidden is applied
+        just after the first show, when the pending layout passes are done.
+        """
         if text == self._shown:
             return
         self._shown = text
+        if len(text) <= _MEASURE_LIMIT or self.isVisible():
+            self._apply()
+        elif not self._pending:
+            self._pending = True
+            self.setPlaceholderText(f"Loading a {len(text):,}-character command…")
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Apply a pending long command once this show's layout passes have run."""
+        super().showEvent(event)
+        if self._pending:
+            QTimer.singleShot(0, self, self._apply)
+
+    def _apply(self) -> None:
+        if self._shown is None or not (self._pending or self.toPlainText() != self._shown):
+            return
+        text, self._pending = self._shown, False
         long_token = len(text) > _WORD_WRAP_LIMIT or _LONG_TOKEN.search(text) is not None
         self.setWordWrapMode(
             QTextOption.WrapMode.WrapAnywhere
             if long_token
             else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
         )
+        # Final height and scroll bar first: either appearing later would narrow or resize the
+        # viewport and re-wrap the whole text once more.
+        self.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOn
+            if len(text) > _MEASURE_LIMIT
+            else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        )
+        self._fit_height(len(text))
         self.setPlainText(text)
-        self._fit_height()
+        self._fit_height(len(text))
 
     def shown_text(self) -> str:
         """The text as displayed (what tests and screen readers read back)."""
@@ -71,13 +102,13 @@ class CommandView(QPlainTextEdit):
         """Re-fit the height: a new width re-wraps the lines."""
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
-            self._fit_height()
+            self._fit_height(len(self._shown or ""))
 
-    def _fit_height(self) -> None:
+    def _fit_height(self, length: int) -> None:
         line = self.fontMetrics().lineSpacing()
         chrome = 2 * self.frameWidth() + 2 * int(self.document().documentMargin()) + 2
         content: float
-        if len(self._shown or "") > _MEASURE_LIMIT:
+        if length > _MEASURE_LIMIT:
             content = MAX_LINES * line
         else:
             layout = self.document().documentLayout()

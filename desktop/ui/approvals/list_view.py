@@ -44,6 +44,9 @@ class ApprovalListView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Always on: a scroll bar appearing would narrow every card and re-wrap every command
+        # (moving rows under the pointer, and re-laying out a 1 MB command).
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self._model = model
         self._clock = clock
         self._widgets: dict[int, QWidget] = {}

@@ -30,7 +30,9 @@ STYLESHEET = """
 }
 #rowCard[selected="true"] { border: 2px solid palette(highlight); }
 #rowCard[resolved="true"] { background: palette(window); }
-#rowCard[resolved="true"] QLabel, #rowCard[resolved="true"] #commandView {
+#rowCard[resolved="true"] #rowNumber, #rowCard[resolved="true"] #commandView,
+#rowCard[resolved="true"] #description, #rowCard[resolved="true"] #patternKeys,
+#rowCard[resolved="true"] #rowNotes {
     color: palette(placeholder-text);
 }
 #rowNumber { font-weight: 600; }

@@ -5,10 +5,11 @@ Run under Xvfb (the real xcb platform, real fonts), from the repository root:
     xvfb-run -a -s "-screen 0 1400x1200x24" env QT_QPA_PLATFORM=xcb \\
         .venv/bin/python -m tests.ui.approvals.screenshot_dialog artifacts/screenshots
 
-Writes ``dialog.png`` (the top: a three-command batch, a second session, a stale row) and
+Writes ``dialog.png`` (the top: a three-command batch, a second session, a stale row),
 ``dialog-hostile.png`` (scrolled to the hostile gateway: markup, bidi override and zero-width
-characters in every field, and 0.19.0's in-order answering). Also prints how long ``upsert`` +
-``show`` of a 1 MB command took. Not a test: pytest does not collect it.
+characters in every field, and 0.19.0's in-order answering) and ``dialog-states.png`` (every
+later state of a row). Also prints how long ``upsert`` + ``show`` of 1 MB commands took. Not a
+test: pytest does not collect it.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from desktop.core.model import ApprovalPhase, Choice
+from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import ALL_CHOICES, FakeClock, approval
+from tests.ui.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
 
 CLOCK = FakeClock(5000.0)
 
@@ -99,43 +100,98 @@ def fill(dialog: ApprovalDialog) -> None:
     dialog.upsert("laptop", gateway, hostile, hostile_title)
 
 
-def measure_megabyte(app: QApplication) -> float:
-    """Seconds for upsert + show + first paint of a 1 MB command (one long token, worst case)."""
+def fill_states(dialog: ApprovalDialog) -> None:
+    """One batch showing every later state a row can reach."""
+    now = CLOCK.now
+    rows = [
+        ("npm ci", sending, ""),
+        ("make clean all", lambda a: resolved(a, OutcomeKind.APPROVED, Choice.SESSION), ""),
+        ("docker system prune -af", lambda a: resolved(a, OutcomeKind.DENIED, Choice.DENY), ""),
+        (
+            "rm -rf node_modules",
+            lambda a: resolved(a, OutcomeKind.WITHDRAWN, reason="interrupted"),
+            "",
+        ),
+        ("pip install -U pip", lambda a: resolved(a, OutcomeKind.EXPIRED), ""),
+        (
+            "git reset --hard",
+            lambda a: resolved(a, OutcomeKind.UNKNOWN, reason="connection lost"),
+            "",
+        ),
+        ("git clean -fdx", lambda a: a, "an earlier command failed"),
+    ]
+    for position, (command, state, reask) in enumerate(rows):
+        a = approval(
+            f"st-{position}",
+            session="ab12",
+            batch="batch-states",
+            position=position,
+            command=command,
+            description="example",
+            pattern_keys=(),
+            expires_at=now + 100,
+            reask_of="st-0" if reask else "",
+        )
+        dialog.upsert("work", "Workstation", state(a), "Every state")
+
+
+def measure_megabyte(app: QApplication, command: str) -> float:
+    """Seconds for upsert + show + first paint of one 1 MB command."""
     dialog = ApprovalDialog(clock=CLOCK)
-    command = "echo " + "QUJD" * 262_143 + " | base64 -d | sh"
     started = time.perf_counter()
     dialog.upsert("big", "Big", approval("big", command=command, expires_at=CLOCK.now + 60), "")
     dialog.present(activate=False)
+    card = dialog.card("big", "big")
+    assert card is not None
+    while not card.command.shown_text():  # a long command is laid out just after the show
+        app.processEvents()
     dialog.repaint()
-    app.processEvents()
     elapsed = time.perf_counter() - started
+    assert card.command.shown_text() == command or "\u200b" in command
     dialog.close()
     dialog.deleteLater()
     return elapsed
 
 
+MEGABYTE_COMMANDS = {
+    "one 1 MB base64 token (printable ASCII)": "echo " + "QUJD" * 262_143 + " | base64 -d | sh",
+    "1 MB of words": "echo hello world; " * 55_556,
+    "1 MB with a zero-width space every 100 chars": ("x" * 99 + "\u200b") * 10_000,
+}
+
+
+def grab(app: QApplication, dialog: ApprovalDialog, path: Path) -> None:
+    for _ in range(10):
+        app.processEvents()
+    dialog.grab().save(str(path))
+
+
 def main(out: Path) -> None:
     """Render, grab and save."""
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
     out.mkdir(parents=True, exist_ok=True)
     dialog = ApprovalDialog(clock=CLOCK)
     dialog.resize(860, 1100)
     fill(dialog)
     dialog.present(activate=True)
-    for _ in range(10):
-        app.processEvents()
-    dialog.grab().save(str(out / "dialog.png"))
-    hostile = dialog.card("laptop", "old-1")
-    assert hostile is not None
-    dialog.list_view.ensureWidgetVisible(hostile, 0, 0)
-    dialog.list_view.verticalScrollBar().setValue(dialog.list_view.verticalScrollBar().maximum())
-    for _ in range(10):
-        app.processEvents()
-    dialog.grab().save(str(out / "dialog-hostile.png"))
+    grab(app, dialog, out / "dialog.png")
+    bar = dialog.list_view.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    grab(app, dialog, out / "dialog-hostile.png")
     dialog.close()
     dialog.deleteLater()
-    print(f"1 MB command: upsert + show + paint took {measure_megabyte(app):.3f} s")
-    print(f"wrote {out / 'dialog.png'} and {out / 'dialog-hostile.png'}")
+    states = ApprovalDialog(clock=CLOCK)
+    states.resize(860, 900)
+    fill_states(states)
+    states.present(activate=True)
+    grab(app, states, out / "dialog-states.png")
+    states.close()
+    states.deleteLater()
+    for what, command in MEGABYTE_COMMANDS.items():
+        seconds = measure_megabyte(app, command)
+        print(f"{len(command):,} chars, {what}: upsert + show + paint {seconds:.3f} s")
+    print(f"wrote dialog.png, dialog-hostile.png and dialog-states.png in {out}")
 
 
 if __name__ == "__main__":

@@ -164,9 +164,10 @@ def test_one_megabyte_command_renders_whole_and_quickly(
     dialog.upsert("g", "G", approval("a", command=command, expires_at=1060.0), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
+    card = shown_card(dialog, "a")
+    qtbot.waitUntil(lambda: card.command.shown_text() != "")  # laid out once, at its width
     dialog.repaint()
     elapsed = time.perf_counter() - started
-    card = shown_card(dialog, "a")
     assert card.command.shown_text() == command  # nothing cut
     assert card.command.height() < 400  # scrolls instead of growing
     assert card.command.verticalScrollBar().maximum() > 0
