@@ -5,6 +5,8 @@ button swallows Up/Down (it moves focus among buttons) and a scroll area swallow
 scroll, so keys would reach the dialog only sometimes. The router is installed on the dialog and
 on every child widget, including ones created later (it watches ``ChildAdded``), and turns keys
 into intents (move, page, decide) for the dialog. Held keys pass through the :class:`RepeatGate`.
+Widgets of child *windows* (the "Always allow?" question is a QObject child of the dialog) are
+left alone: a D typed there must never deny the row selected behind it.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class InputRouter(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Consume the dialog's keys; adopt new children; report clicks on cards."""
         kind = event.type()
+        if isinstance(watched, QWidget) and watched.window() is not self._root:
+            return False  # a child window (the "Always allow?" question): its keys are its own
         if kind == _E.KeyPress and isinstance(event, QKeyEvent):
             return self._on_key_press(event)
         if kind == _E.KeyRelease and isinstance(event, QKeyEvent):

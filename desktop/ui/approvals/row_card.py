@@ -107,7 +107,7 @@ class RowCard(QFrame):
         text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
         self.state.setText(text)
         set_style_property(self.state, "tone", tone.value)
-        if a.command is not self._command_source:  # identity: the same frozen string is reused
+        if a.command != self._command_source:  # reveal a long command once, not per update
             self._command_source = a.command
             shown, hidden = texts.revealed(a.command)
             self.command.show_command(shown)

@@ -154,6 +154,23 @@ def test_shift_a_asks_before_always(
     assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_KEYBOARD)]
 
 
+def test_keys_typed_into_the_always_question_never_answer_rows(
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+) -> None:
+    tap(three, K.Key_A, M.ShiftModifier)
+    box = dialog.confirmation_box
+    assert box is not None
+    for key in (K.Key_D, K.Key_A, K.Key_S, K.Key_Down):
+        tap(box, key)
+        button = box.focusWidget() or box
+        tap(button, key)
+    assert decisions.requests == []
+    assert dialog.confirmation_box is box  # still asking
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "a"
+
+
 def test_stale_row_ignores_keys_until_reconfirmed(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder
 ) -> None:
