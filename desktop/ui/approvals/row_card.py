@@ -104,6 +104,7 @@ class RowCard(QFrame):
         """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
         entry, a = self.entry, self.entry.approval
         self.number.setText(f"Command {a.position + 1}")
+        self.command.setAccessibleName(f"Command {a.position + 1}, full text")
         text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
         self.state.setText(text)
         set_style_property(self.state, "tone", tone.value)
@@ -140,6 +141,7 @@ class RowCard(QFrame):
             self._choices = a.choices
             for button in self.buttons.values():
                 self._button_row.removeWidget(button)
+                button.hide()
                 button.deleteLater()
             self.buttons = {}
             for choice in a.choices:

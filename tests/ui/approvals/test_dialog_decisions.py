@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
@@ -171,12 +171,14 @@ def test_follow_through_stops_when_a_covered_row_ends_unexpectedly(
 def test_always_asks_first_naming_the_pattern_class_then_sends(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a", pattern_keys=("recursive_delete",)), "")
+    keys = ("recursive_delete", "<b>rm</b>\u202e")
+    shown.upsert("g", "G", approval("a", pattern_keys=keys), "")
     click(qtbot, button(shown, "a", Choice.ALWAYS))
     box = shown.confirmation_box
     assert box is not None
     assert box.textFormat() == Qt.TextFormat.PlainText
-    assert "recursive_delete" in box.text()
+    assert "pattern class: recursive_delete, <b>rm</b>⟨U+202E⟩?" in box.text()
+    assert all(label.textFormat() != Qt.TextFormat.RichText for label in box.findChildren(QLabel))
     assert box.defaultButton().text() == "Cancel"
     assert decisions.requests == []  # nothing until confirmed
     confirm = box.findChild(QPushButton, "confirmAlways")
