@@ -161,7 +161,7 @@ async def check_endpoint(
         assert status is not None
         connected = status.state is ConnectionState.CONNECTED
         report.state = "connected" if connected else "failed"
-        report.error = status.error
+        report.error = _without_retry(status.error)
         if status.state is ConnectionState.CONNECTED:
             await _gather(client, report)
         return report
@@ -205,6 +205,14 @@ async def _gather(client: GatewayClient, report: GatewayReport) -> None:
             f"{len(waiting)} session(s) wait on a person; their approvals go to the "
             "viewer that owns the session, so the doctor does not see them."
         )
+
+
+def _without_retry(text: str) -> str:
+    """The client's errors end with "retrying"; the doctor tries once, so drop that part."""
+    for tail in (" Retrying.", "; retrying.", "; reconnecting.", " reconnecting."):
+        if text.endswith(tail):
+            return text[: -len(tail)] + "."
+    return text
 
 
 def _write_text(out: TextIO, tried: list[str], reports: list[GatewayReport]) -> None:

@@ -13,6 +13,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, CoreEvent]] = []
         self.statuses: list[ConnectionStatus] = []
+        self.entered: list[bool] = []  # per status: True when the state itself changed
         self._changed = asyncio.Event()
 
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
@@ -24,6 +25,7 @@ class Recorder:
     ) -> None:
         assert old != new
         self.statuses.append(new)
+        self.entered.append(new.state is not old.state)
         self._changed.set()
 
     @property
@@ -31,7 +33,13 @@ class Recorder:
         return [s.state for s in self.statuses]
 
     def count(self, state: ConnectionState) -> int:
-        return sum(1 for s in self.statuses if s.state is state)
+        """How often the client entered ``state`` (a version update while CONNECTED is not)."""
+        return len(self._entries(state))
+
+    def _entries(self, state: ConnectionState) -> list[ConnectionStatus]:
+        return [
+            s for s, e in zip(self.statuses, self.entered, strict=True) if e and s.state is state
+        ]
 
     def of_type(self, kind: type) -> list[CoreEvent]:
         return [e for _g, e in self.events if isinstance(e, kind)]
@@ -46,4 +54,4 @@ class Recorder:
         self, state: ConnectionState, count: int = 1, timeout: float = 5.0
     ) -> ConnectionStatus:
         await self.wait_for(lambda: self.count(state) >= count, timeout)
-        return [s for s in self.statuses if s.state is state][count - 1]
+        return self._entries(state)[count - 1]

@@ -86,6 +86,7 @@ def test_unreachable_gateway_exits_1_with_what_to_do(arun: Callable[..., Any]) -
     assert "State:   failed" in text
     assert "Nothing is listening" in text
     assert "Is the Hermes gateway running?" in text
+    assert "Retrying" not in text
     assert TOKEN not in text
 
 
