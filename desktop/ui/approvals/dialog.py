@@ -15,7 +15,9 @@ Why it looks and behaves this way (the tray engineer codes against the public me
 * **No focus stealing**: only :meth:`present` with ``activate=True`` (the person asked: tray
   click, notification click via :meth:`focus_batch`) raises and activates the window.
 * **Keyboard first** (``keys``): the map is in the module docstring there; a held key can never
-  answer a second row.
+  answer a second row. While the dialog is the active window the selection only moves when the
+  person moves it (or answers the selected row); while it is not, or when it is opened
+  explicitly, a selection left on an answered row jumps to the first row still waiting.
 * **Time is a parameter**: ``clock`` must be the core's clock (monotonic seconds), because
   ``Approval.expires_at`` is on it. One QTimer ticks only while a row counts down or a resolved
   batch waits out its grace.
@@ -114,8 +116,8 @@ class ApprovalDialog(QDialog):
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
             confirmation[0].cancel()
         self._follow_through(row.batch)
-        if self._selected is None or self.model.board.row(self._selected) is None:
-            self._select(self.model.board.next_open(None))
+        if not self.isActiveWindow():  # nobody is typing here: the selection may move freely
+            self._select_actionable()
         self._after_change()
 
     def focus_batch(self, gateway_id: str, batch_id: str) -> None:
@@ -146,10 +148,11 @@ class ApprovalDialog(QDialog):
             self.raise_()
             self.activateWindow()
             self.list_view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+            self._select_actionable()
         elif not self.isVisible():
             self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
             self.show()
-        self._select(self.selected_row())
+        self._select(self.selected_row())  # scrolls it into view now that there is geometry
 
     def decision_refused(self, gateway_id: str, key: str, reason: str) -> None:
         """The core did not send the decision: give the row its buttons back and say why."""
@@ -260,6 +263,17 @@ class ApprovalDialog(QDialog):
             self._advance_from(selected)
 
     # -- selection, time, removal ---------------------------------------------------------------
+    def _select_actionable(self) -> None:
+        """Keep a selected row that still waits; otherwise select the first one that does.
+
+        Only called while the person is not typing in the dialog (it is inactive, or they just
+        opened it): a selection that jumps to a row that arrived a moment ago, under a key being
+        pressed, could answer a command nobody read.
+        """
+        current = self.selected_row()
+        if current is None or not current.is_open or current.awaiting_core:
+            self._select(self.model.board.next_open(None) or current)
+
     def _select(self, row: RowEntry | None) -> None:
         self._selected = row.row_id if row is not None else None
         self.list_view.set_selected(row)

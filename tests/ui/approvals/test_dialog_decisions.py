@@ -17,7 +17,9 @@ from desktop.ui.approvals import (
     DecisionRequest,
 )
 from desktop.ui.approvals.group_cards import BatchCard
-from tests.ui.approvals.factory import Recorder, approval, resolved, sending
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, approval, resolved, sending
+
+pytestmark = OFFSCREEN_WINDOWS
 
 
 @pytest.fixture

@@ -10,7 +10,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
-from tests.ui.approvals.factory import Recorder, approval, sending
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, approval, sending
+
+pytestmark = OFFSCREEN_WINDOWS
 
 K = Qt.Key
 M = Qt.KeyboardModifier

@@ -7,7 +7,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, approval, resolved
+
+pytestmark = OFFSCREEN_WINDOWS
 
 
 def next_tick(dialog: ApprovalDialog, qtbot: QtBot) -> None:

@@ -11,10 +11,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, approval, resolved
 
-# The offscreen platform cannot raise windows and says so; that is the platform, not us.
-OFFSCREEN_RAISE = pytest.mark.qt_log_ignore("This plugin does not support raise")
+pytestmark = OFFSCREEN_WINDOWS
 
 
 class Spy:
@@ -45,7 +44,6 @@ def test_present_without_activation_never_raises_or_activates(
     assert (raise_spy.calls, activate_spy.calls) == (0, 0)
 
 
-@OFFSCREEN_RAISE
 def test_present_with_activation_raises_and_focuses_the_list(
     dialog: ApprovalDialog, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -58,7 +56,6 @@ def test_present_with_activation_raises_and_focuses_the_list(
     assert activate_spy.calls == 1
 
 
-@OFFSCREEN_RAISE
 def test_focus_batch_selects_its_first_waiting_row(dialog: ApprovalDialog, qtbot: QtBot) -> None:
     dialog.upsert("g", "G", approval("a"), "")
     dialog.upsert("g", "G", resolved(approval("x", batch="b2"), OutcomeKind.DENIED), "")
@@ -71,7 +68,6 @@ def test_focus_batch_selects_its_first_waiting_row(dialog: ApprovalDialog, qtbot
     assert dialog.isVisible()
 
 
-@OFFSCREEN_RAISE
 def test_focus_batch_of_a_gone_batch_still_opens_the_window(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
@@ -174,3 +170,32 @@ def test_the_window_the_person_works_in_stays_open_and_says_so(
     assert dialog.isVisible()
     assert dialog.list_view.empty.isVisible()
     assert dialog.list_view.empty.text() == "Nothing is waiting for you."
+
+
+def test_selection_left_on_an_answered_row_follows_new_work_while_nobody_types_here(
+    dialog: ApprovalDialog,
+) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.APPROVED), "")
+    dialog.upsert("g", "G", approval("new", batch="b2"), "")  # the dialog is not active
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "new"
+
+
+def test_selection_stays_put_while_the_person_works_in_the_dialog(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.APPROVED), "")
+    dialog.upsert("g", "G", approval("new", batch="b2"), "")
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "a"  # a key pressed now must not land on an unread command
+    dialog.present(activate=True)  # opening it explicitly picks the waiting row
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "new"
