@@ -5,17 +5,20 @@ ticket offered as a subprotocol pair ``hermes-gateway-v1, hermes-gateway-ticket.
 exactly one ticket protocol, the public protocol present, and only ``hermes-gateway-v1`` echoed.
 A failed check answers HTTP 403, as the measured gateway does, unless ``auth_failure="close"``
 asks for an accepted connection closed with 4401 instead. Every handshake counts as an attempt,
-refused ones included, so faults can be planned per attempt.
+refused ones included, so faults can be planned per attempt. The public liveness page
+``GET /api/status`` (no auth) is served too and is *not* an attempt, so a client's version probe
+never shifts a fault plan.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -26,6 +29,7 @@ from desktop.gateway.fake.dialect import PUBLIC_SUBPROTOCOL, TICKET_PREFIX, WS_P
 from desktop.gateway.fake.faults import Fault, Refuse
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+STATUS_PATH = "/api/status"
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,10 @@ class Gatekeeper:
         token: str,
         auth_failure: Literal["http", "close"],
         on_change: Callable[[], None],
+        status: Callable[[], dict[str, Any]],
     ) -> None:
         self.dialect = dialect
+        self._status = status
         self.token = token
         self.auth_failure = auth_failure
         self.attempts = 0
@@ -77,6 +83,10 @@ class Gatekeeper:
 
     def check(self, connection: ServerConnection, request: Request) -> Response | None:
         """``process_request``: refuse with an HTTP response, or None to go on."""
+        if urllib.parse.urlsplit(request.path).path == STATUS_PATH:
+            response = connection.respond(200, json.dumps(self._status()) + "\n")
+            response.headers["Content-Type"] = "application/json"
+            return response
         attempt = self.attempts
         self.attempts += 1
         fault = self.faults.get(attempt)

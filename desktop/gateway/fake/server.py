@@ -29,6 +29,7 @@ from desktop.gateway.fake.controls import FaultControls
 from desktop.gateway.fake.dialect import (
     PUBLIC_SUBPROTOCOL,
     TICKET_PREFIX,
+    VERSION,
     WS_PATH,
     Dialect,
     gateway_ready_payload,
@@ -111,7 +112,9 @@ class FakeGateway(FaultControls):
             **rpc_config.handlers(self.dialect),
         }
         self._dispatcher = Dispatcher(self.world, table)
-        self._gate = Gatekeeper(self.dialect, self.token, auth_failure, self.world.changed)
+        self._gate = Gatekeeper(
+            self.dialect, self.token, auth_failure, self.world.changed, self._public_status
+        )
         self._gate.plan(*attempt_faults)
         self._clear_tickets = self._gate.tickets.clear
         self._server: Server | None = None
@@ -177,6 +180,15 @@ class FakeGateway(FaultControls):
     def subprotocols(self, ticket: str | None = None) -> list[str]:
         """C: the subprotocol list for one connect (mints a ticket when none is given)."""
         return [PUBLIC_SUBPROTOCOL, TICKET_PREFIX + (ticket or self.issue_ticket())]
+
+    def _public_status(self) -> dict[str, Any]:
+        """``GET /api/status``: what the real dashboard/serve process tells anyone."""
+        return {
+            "version": VERSION[self.dialect],
+            "gateway_running": True,
+            "active_sessions": len(self.world.sessions),
+            "auth_required": True,
+        }
 
     def plan_attempts(self, *faults: Fault | None) -> None:
         """Faults for the next handshake attempts, counted from the next one (None = behave)."""

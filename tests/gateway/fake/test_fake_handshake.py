@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from desktop.gateway.fake import FakeGateway
+from desktop.gateway.fake import FakeGateway, Refuse
 from tests.gateway.fake.support import RawClient, ready, run
 
 
@@ -160,5 +163,32 @@ def test_ping_and_unknown_methods_and_parse_errors():
             bad_params = await client.call_raw_params("session.list", "not-an-object")
             assert bad_params["error"]["code"] == -32602
             assert fake.connections[0].received[-1]["params"] == "not-an-object"
+
+    run(body)
+
+
+def test_public_status_page_needs_no_token_and_is_not_a_handshake_attempt():
+    async def body() -> None:
+        async with FakeGateway("A", speed=0, attempt_faults=[Refuse(503)]) as fake:
+            reader, writer = await asyncio.open_connection("127.0.0.1", fake.port)
+            writer.write(
+                b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            )
+            raw = await reader.read()
+            writer.close()
+            await writer.wait_closed()
+            head, _, body = raw.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200")
+            assert json.loads(body) == {
+                "version": "0.19.0",
+                "gateway_running": True,
+                "active_sessions": 0,
+                "auth_required": True,
+            }
+            assert fake.handshake_attempts == 0
+            with pytest.raises(InvalidStatus) as refused:  # the planned fault is still first
+                async with connect(fake.url, proxy=None):
+                    pass
+            assert refused.value.response.status_code == 503
 
     run(body)
