@@ -21,10 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -34,7 +33,6 @@ from desktop.core.events import HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway.backoff import BackoffPolicy
-from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer, DialPlan
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import (
@@ -54,6 +52,7 @@ from desktop.gateway.status import (
     ConnectionStatus,
     GatewayListener,
 )
+from desktop.gateway.version_probe import VersionProbe
 
 __all__ = [
     "CallTimeoutError",
@@ -107,12 +106,13 @@ class GatewayClient(SessionCommands):
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
-        self._probe: asyncio.Task[str] | None = None
-        self._version = ""
+        self._probe = VersionProbe(self._settings.version_probe_timeout, self._version_known)
         self._connect_started = 0.0
         self._was_connected = False
         self._reconnect_requested = False
         self._plan: DialPlan | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._background: set[asyncio.Task[Any]] = set()
         self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -121,6 +121,7 @@ class GatewayClient(SessionCommands):
         if self._running:
             raise RuntimeError(f"GatewayClient {self.gateway_id} is already running")
         self._running = True
+        self._loop = asyncio.get_running_loop()
         self._finished.clear()
         attempt = 0
         try:
@@ -168,10 +169,27 @@ class GatewayClient(SessionCommands):
                 await self._ws.close(1000, "tray closing")
         if self._running:
             await self._finished.wait()
-        if self._probe is not None:
-            self._probe.cancel()
-            await asyncio.gather(self._probe, return_exceptions=True)
+        await self._probe.close()
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
         await self.dialer.close()
+
+    def _current_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The running loop, or the one run() is on when called from plain sync code."""
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a fire-and-forget coroutine, keeping a reference until it ends."""
+        loop = self._current_loop()
+        if loop is None:
+            coro.close()
+            return
+        task = loop.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _stopping(self) -> bool:
         """True once :meth:`close` was called (a method, so no type narrowing sticks to it)."""
@@ -182,7 +200,7 @@ class GatewayClient(SessionCommands):
         self._reconnect_requested = True
         self._wake.set()
         if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
-            asyncio.get_running_loop().create_task(self._ws.close(1000, "reconnecting"))
+            self._spawn(self._ws.close(1000, "reconnecting"))
 
     async def _wait_wake(self, delay: float | None) -> None:
         self._wake.clear()
@@ -273,42 +291,20 @@ class GatewayClient(SessionCommands):
         self._handshake_timer = None
         if self.status.state is ConnectionState.HANDSHAKING and self._ws is not None:
             self._handshake_expired = True
-            asyncio.get_running_loop().create_task(self._ws.close(1000, "no gateway.ready"))
+            self._spawn(self._ws.close(1000, "no gateway.ready"))
 
     def _cancel_handshake_timer(self) -> None:
         if self._handshake_timer is not None:
             self._handshake_timer.cancel()
             self._handshake_timer = None
 
-    def _start_version_probe(self, plan: DialPlan) -> None:
-        """Read the version from the same server's public /api/status, without blocking."""
-        target = plan.status_url
-        if target is None or self._probe is not None or not self._settings.version_probe:
-            return
-
-        async def probe() -> str:
-            status, body = await http_get(
-                *target, "/api/status", timeout=self._settings.version_probe_timeout
-            )
-            info = json.loads(body) if status == 200 else {}
-            return str(info.get("version", "")) if isinstance(info, dict) else ""
-
-        def done(task: asyncio.Task[str]) -> None:
-            self._probe = None
-            if not task.cancelled() and task.exception() is None:
-                self._version = task.result()
-                if self.status.state is ConnectionState.CONNECTED:
-                    self._set_status(version=self._version)
-
-        self._probe = asyncio.get_running_loop().create_task(probe())
-        self._probe.add_done_callback(done)
-
     async def settled_version(self) -> str:
         """The Hermes version, after waiting for a version probe still in flight (doctor)."""
-        probe = self._probe
-        if probe is not None:
-            await asyncio.gather(probe, return_exceptions=True)
-        return self.status.version or self._version
+        return await self._probe.settled() or self.status.version
+
+    def _version_known(self, version: str) -> None:
+        if self.status.state is ConnectionState.CONNECTED:
+            self._set_status(version=version)
 
     # -- pumping ----------------------------------------------------------------------------
     def _flush(self) -> None:
@@ -342,8 +338,8 @@ class GatewayClient(SessionCommands):
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
         self._was_connected = True
-        if self._plan is not None:
-            self._start_version_probe(self._plan)
+        if self._plan is not None and self._settings.version_probe:
+            self._probe.start(self._plan.status_url)
         self.last_connect_seconds = self._clock() - self._connect_started
         self._set_status(
             state=ConnectionState.CONNECTED,
@@ -351,7 +347,7 @@ class GatewayClient(SessionCommands):
             attempt=0,
             next_retry_at=None,
             error="",
-            version=self._version,
+            version=self._probe.version,
         )
 
     def _arm_tick(self) -> None:
@@ -361,7 +357,9 @@ class GatewayClient(SessionCommands):
         deadline = self.core.next_deadline()
         if deadline is not None:
             delay = max(0.0, deadline - self._clock())
-            self._tick_handle = asyncio.get_running_loop().call_later(delay, self._on_tick)
+            loop = self._current_loop()
+            if loop is not None:
+                self._tick_handle = loop.call_later(delay, self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick_handle = None

@@ -1,0 +1,54 @@
+"""Learn the Hermes version from the gateway's public ``/api/status``, in the background.
+
+Why: the WebSocket handshake does not carry the version (0.19.0's ``gateway.ready`` has only
+the skin), but the tray and the doctor should say which Hermes they talk to. The same server
+answers ``GET /api/status`` without auth (protocol.md §1.1). It is asked after each handshake,
+never blocks connecting, and any failure just leaves the version unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+from desktop.gateway.dashboard import http_get
+
+
+class VersionProbe:
+    def __init__(self, timeout: float, on_version: Callable[[str], None]) -> None:
+        self.timeout = timeout
+        self.version = ""
+        self._on_version = on_version
+        self._task: asyncio.Task[str] | None = None
+
+    def start(self, target: tuple[str, int] | None) -> None:
+        """Probe ``host:port`` (loopback ws:// gateways only) unless a probe is running."""
+        if target is None or self._task is not None:
+            return
+        self._task = asyncio.get_running_loop().create_task(self._probe(*target))
+        self._task.add_done_callback(self._done)
+
+    async def _probe(self, host: str, port: int) -> str:
+        status, body = await http_get(host, port, "/api/status", timeout=self.timeout)
+        info = json.loads(body) if status == 200 else {}
+        return str(info.get("version", "")) if isinstance(info, dict) else ""
+
+    def _done(self, task: asyncio.Task[str]) -> None:
+        self._task = None
+        if not task.cancelled() and task.exception() is None:
+            self.version = task.result()
+            self._on_version(self.version)
+
+    async def settled(self) -> str:
+        """The version, after waiting for a probe still in flight."""
+        task = self._task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+        return self.version
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
