@@ -14,6 +14,7 @@ from typing import Literal
 from desktop.gateway.fake import wire
 from desktop.gateway.fake.connection import Connection
 from desktop.gateway.fake.faults import GarbageKind, garbage
+from desktop.gateway.fake.model import Outcome
 from desktop.gateway.fake.restart import restart_world
 from desktop.gateway.fake.world import World
 
@@ -91,6 +92,25 @@ class FaultControls:
             retired += 1
         self.world.changed()
         return retired
+
+    def reclaim(self, session_id: str, reason: str = "ws_orphan_reap") -> None:
+        """B: the gateway reaps a session (idle_timeout | lru_evict | ws_orphan_reap).
+
+        Open requests end without a cancel, the session is forgotten, and every connection gets
+        the global ``session.reclaimed {session_id, stored_session_id, reason}`` event.
+        """
+        session = self.world.find_session(session_id)
+        if session is None:
+            raise KeyError(session_id)
+        session.viewers.clear()
+        session.closed = True
+        session.interrupt.set()
+        for req in self.world.open_requests(session):
+            self.world.reqs.close(req, Outcome("closed", via="reclaim"))
+        self.world.sessions.pop(session.sid, None)
+        payload = {"session_id": session.sid, "stored_session_id": session.stored_id}
+        self.world.pub.broadcast("session.reclaimed", {**payload, "reason": reason})
+        self.world.changed()
 
     async def restart(
         self,
