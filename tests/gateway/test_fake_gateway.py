@@ -329,3 +329,18 @@ def test_c_ticket_refused_every_time_gives_up(home: Path, arun: Callable[..., An
             assert h.fake.handshake_attempts == 4  # the first + MAX_AUTH_RETRIES fresh tickets
 
     arun(scenario())
+
+
+def test_several_gateways_are_independent(home: Path, arun: Callable[..., Any]) -> None:
+    async def scenario() -> None:
+        async with running("A", home) as a, running("B", home) as b:
+            await a.rec.wait_state(ConnectionState.CONNECTED)
+            await b.rec.wait_state(ConnectionState.CONNECTED)
+            assert a.client.gateway_id != b.client.gateway_id
+            a.fake.drop()
+            await a.rec.wait_state(ConnectionState.CONNECTED, count=2)
+            assert b.rec.count(ConnectionState.CONNECTED) == 1
+            assert b.rec.count(ConnectionState.BACKOFF) == 0
+            assert await b.client.list_live_sessions() == []
+
+    arun(scenario())
