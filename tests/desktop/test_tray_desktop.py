@@ -1,0 +1,159 @@
+"""One end-to-end run on a real (virtual) desktop: tray host, notification daemon, clicks.
+
+xfce4-panel hosts the StatusNotifierItem tray, xfce4-notifyd draws notifications with buttons,
+the fake gateway plays a scripted agent. A person's clicks are xdotool clicks on real windows:
+
+1. a single-command batch arrives -> a notification -> click "Approve" in xfce4-notifyd ->
+   exactly one answer for exactly that request reaches the gateway;
+2. another request -> the panel's tray menu (screenshot) -> a click on the tray icon opens the
+   dialog -> click the row's approve button -> exactly one more answer.
+
+Screenshots of the notification, the tray menu and the dialog go to artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QSystemTrayIcon
+
+from desktop.core.model import Choice
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.fake import FakeGateway
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.icons import icon_dir
+from desktop.ui.native_notify import NativeNotifier
+from desktop.ui.notify_policy import NotifySettings
+from desktop.ui.shell import TrayShell
+from desktop.ui.snapshot import Link
+from tests.desktop import xdesk
+from tests.ui.standins import until
+
+pytestmark = pytest.mark.desktop
+
+NOTIFY = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.2)
+PANEL_STRIP = (0, 0, 1280, 30)
+WAITING_ORANGE = "#f08a00"
+
+
+def answers(fake: FakeGateway) -> list[dict]:
+    return [
+        frame
+        for record in fake.connections
+        for frame in record.received
+        if isinstance(frame, dict)
+        and str(frame.get("id", "")).startswith("srq-")
+        and "result" in frame
+    ]
+
+
+async def tray_icon_position() -> tuple[int, int]:
+    """Where the panel drew our icon: SNI gives no geometry (stack.md §3.3), so look for it."""
+    found = await until(lambda: xdesk.find_colour(WAITING_ORANGE, PANEL_STRIP), timeout=10)
+    return found
+
+
+def test_approve_from_notification_then_from_dialog(qloop, arun):
+    assert QSystemTrayIcon.isSystemTrayAvailable()
+    fake = arun(FakeGateway("B", speed=0.05).start())
+    quits: list = []
+    bridge = GatewayBridge()
+    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: quits.append(1))
+    bridge.add_gateway(
+        GatewayEndpoint(
+            "demo",
+            "Demo gateway",
+            EndpointKind.DEMO,
+            url=fake.base_url,
+            token=TokenSource.inline(fake.token),
+        )
+    )
+    notifier = NativeNotifier("Hermes Tray", icon_dir() / "hermes-tray.svg")
+    shell.show()
+    bridge.start(qloop, notifier)
+    try:
+        arun(until(lambda: bridge.snapshot.gateway("demo").link is Link.UP))
+        arun(until(lambda: notifier.available))
+        arun(xdesk.settle(0.5))
+        arun(xdesk.screenshot("e2e-0-panel-idle.png"))
+
+        # 1. Approve from the notification.
+        bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
+        arun(until(lambda: shell.notifications.last_plan is not None))
+        plan = shell.notifications.last_plan
+        arun(until(lambda: notifier.is_shown("demo", plan.batch_id)))
+        window = arun(xdesk.find_window(classname="xfce4-notifyd"))
+        arun(xdesk.settle(1.0))  # xfce4-notifyd fades in
+        arun(xdesk.screenshot("e2e-1-notification.png"))
+        x, y, w, h = arun(xdesk.geometry(window))
+        [first] = fake.requests
+        # Buttons Approve | Deny | Review share the bottom row of the bubble.
+        arun(xdesk.click(x + round(w * 0.19), y + h - 32))
+        arun(until(lambda: first.outcome is not None))
+        assert first.outcome.approved
+        assert first.outcome.choice == "once"
+        arun(fake.wait_for_idle(first.session.sid))
+        assert len(answers(fake)) == 1
+
+        # 2. The tray menu, then the dialog from a click on the tray icon.
+        bridge.new_task("demo", "/tmp/project", "[[scenario:todo]] Work through the plan")
+        arun(until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1))
+        second = fake.requests[1]
+        icon_x, icon_y = arun(tray_icon_position())
+        arun(xdesk.settle(0.5))  # the notification for this batch is up too; let it land
+        arun(xdesk.click(icon_x, icon_y, button=3))  # the panel draws the menu (dbusmenu)
+        arun(xdesk.settle(1.0))
+        # Keyboard into the waiting session's submenu: Reconnect, tmp, project -> Right.
+        for name in ("Down", "Down", "Down", "Right"):
+            arun(xdesk.key(name))
+            arun(xdesk.settle(0.2))
+        arun(xdesk.settle(0.6))
+        arun(xdesk.screenshot("e2e-2-tray-menu.png"))
+        arun(xdesk.key("Escape"))
+        arun(xdesk.settle(0.3))
+        arun(xdesk.click(icon_x, icon_y))  # left click: something waits -> the dialog
+        arun(until(lambda: shell.dialog.isVisible()))
+        arun(xdesk.settle(1.0))
+        arun(xdesk.screenshot("e2e-3-dialog.png"))
+        key = bridge.snapshot.gateway("demo").waiting[0].key
+        card = shell.dialog.card("demo", key)
+        button = card.buttons[Choice.ONCE]
+        centre = button.mapToGlobal(button.rect().center())
+        arun(xdesk.click(centre.x(), centre.y()))
+        arun(until(lambda: second.outcome is not None))
+        assert second.outcome.approved
+        assert second.outcome.choice == "once"
+        arun(fake.wait_for_idle(second.session.sid))
+        assert len(answers(fake)) == 2
+        assert fake.late_answers == []
+    finally:
+        shell.dispose()
+        arun(bridge.aclose())
+        arun(fake.stop())
+        arun(xdesk.settle(0.3))  # let close frames and D-Bus replies land while the loop runs
+        shell.deleteLater()
+        bridge.deleteLater()
+
+
+def test_icon_sheet_for_review(qapp):
+    """Every state icon at panel sizes, with and without a count, for a person to look at."""
+    from PySide6.QtGui import QColor, QPainter, QPixmap
+
+    from desktop.ui import icons
+    from desktop.ui.tray_status import ICON_NAMES
+
+    sizes = (16, 22, 24, 32, 64)
+    sheet = QPixmap(len(ICON_NAMES) * 190, 90)
+    sheet.fill(QColor("#f2f1f0"))
+    painter = QPainter(sheet)
+    try:
+        for column, name in enumerate(ICON_NAMES):
+            x = column * 190 + 4
+            for size in sizes:
+                count = 3 if name == "waiting" else 0
+                painter.drawPixmap(x, 4, icons.render_pixmap(name, size, count))
+                x += size + 4
+            painter.drawText(column * 190 + 4, 84, name)
+    finally:
+        painter.end()
+    target = xdesk.screenshot_dir() / "e2e-4-icons.png"
+    assert sheet.save(str(target))

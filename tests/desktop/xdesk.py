@@ -1,0 +1,97 @@
+"""Drive a real X desktop from a test: xdotool clicks, window lookup, screenshots.
+
+Every external command runs as an asyncio subprocess so the qasync loop — and with it Qt's
+painting and D-Bus traffic — keeps running while we wait for it. Screenshots use ImageMagick's
+``import -window root`` (what a person sees: panel, notification bubbles and our windows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from PySide6.QtGui import QColor, QGuiApplication
+
+
+async def run(*argv: str, check: bool = True) -> str:
+    process = await asyncio.create_subprocess_exec(
+        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await process.communicate()
+    if check and process.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed ({process.returncode}): {err.decode().strip()}")
+    return out.decode()
+
+
+async def settle(seconds: float = 0.6) -> None:
+    """Let windows map, animate and paint before a screenshot or a click (loop keeps running)."""
+    await asyncio.sleep(seconds)
+
+
+def screenshot_dir() -> Path:
+    path = Path(os.environ.get("SCREENSHOT_DIR", "artifacts/screenshots"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+async def screenshot(name: str) -> Path:
+    target = screenshot_dir() / name
+    await run("import", "-window", "root", str(target))
+    return target
+
+
+async def find_window(*, classname: str = "", name: str = "", timeout: float = 10.0) -> str:
+    """The newest visible window with that WM class or title (xdotool search --onlyvisible)."""
+    args = ["--classname", classname] if classname else ["--name", name]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = (await run("xdotool", "search", "--onlyvisible", *args, check=False)).split()
+        if found:
+            return found[-1]
+        if loop.time() > deadline:
+            raise TimeoutError(f"no visible window {classname or name!r}")
+        await asyncio.sleep(0.1)
+
+
+async def geometry(window: str) -> tuple[int, int, int, int]:
+    values = dict(
+        line.split("=", 1)
+        for line in (await run("xdotool", "getwindowgeometry", "--shell", window)).split()
+    )
+    return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
+
+
+async def click(x: int, y: int, button: int = 1) -> None:
+    await run("xdotool", "mousemove", str(x), str(y))
+    await settle(0.15)
+    await run("xdotool", "click", str(button))
+
+
+async def key(name: str) -> None:
+    await run("xdotool", "key", name)
+
+
+def find_colour(
+    colour: str, region: tuple[int, int, int, int], tolerance: int = 40
+) -> tuple[int, int] | None:
+    """Centre of the pixels close to ``colour`` inside ``region`` of the screen (x, y, w, h)."""
+    x0, y0, w, h = region
+    image = QGuiApplication.primaryScreen().grabWindow(0, x0, y0, w, h).toImage()
+    want = QColor(colour)
+    hits = [
+        (x, y)
+        for y in range(image.height())
+        for x in range(image.width())
+        if _close(image.pixelColor(x, y), want, tolerance)
+    ]
+    if len(hits) < 6:
+        return None
+    return x0 + sum(x for x, _ in hits) // len(hits), y0 + sum(y for _, y in hits) // len(hits)
+
+
+def _close(a: QColor, b: QColor, tolerance: int) -> bool:
+    return (
+        abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) <= tolerance
+    )
