@@ -10,6 +10,7 @@ Start with :class:`FakeGateway`; script turns with the steps in :mod:`.script`; 
 """
 
 from desktop.gateway.fake.clock import Clock, ManualClock, ScaledClock
+from desktop.gateway.fake.demo_script import DemoGateway, DemoScript, run_demo
 from desktop.gateway.fake.dialect import Dialect
 from desktop.gateway.fake.faults import (
     CloseOnOpen,
@@ -46,6 +47,8 @@ __all__ = [
     "Command",
     "ConnectionRecord",
     "DelayResponses",
+    "DemoGateway",
+    "DemoScript",
     "Dialect",
     "DropAfter",
     "Execution",
@@ -70,4 +73,5 @@ __all__ = [
     "UsageTick",
     "WindowRequest",
     "default_book",
+    "run_demo",
 ]

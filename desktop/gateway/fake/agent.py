@@ -91,6 +91,7 @@ class TurnRunner:
             },
         )
         world.pub.send_info(session)
+        world.trim()
 
     async def step(self, step: Step) -> None:
         """Dispatch one step."""

@@ -178,7 +178,8 @@ class DemoGateway:
         speed: real seconds per script second (1.0 is human pace).
         loops: how many rounds each session plays (None: until closed).
         approval_timeout: script seconds before an unanswered approval times out.
-        **options: passed to :class:`FakeGateway` (``token``, ``port``, ``clock``, …).
+        **options: passed to :class:`FakeGateway` (``token``, ``port``, ``clock``, …);
+            ``history`` defaults to 200 here.
     """
 
     def __init__(
@@ -191,6 +192,7 @@ class DemoGateway:
         script: DemoScript | None = None,
         **options: Any,
     ) -> None:
+        options.setdefault("history", 200)  # a day-long demo must not grow without bound
         self.fake = FakeGateway(dialect, speed=speed, approval_timeout=approval_timeout, **options)
         self.loops = loops
         self.script = script

@@ -232,6 +232,10 @@ def events_since(ctx: Ctx) -> Any:
         )
     session = require_session(ctx)
     last = params.get("last_sequence", params.get("last_seen", 0)) or 0
+    if not isinstance(last, int) or isinstance(last, bool):
+        if ctx.dialect is Dialect.C:
+            raise wire.canonical_error("invalid_params")
+        raise wire.RpcError(4002, "last_seen must be an integer")
     oldest = session.log[0]["seq"] if session.log else session.seq + 1
     truncated = last + 1 < oldest
     epoch_ok = params.get("replay_epoch") in (None, world.replay_epoch)

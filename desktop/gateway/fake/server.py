@@ -75,6 +75,8 @@ class FakeGateway(FaultControls):
         attempt_faults: a fault (or None) per handshake attempt, from attempt 0.
         host: where to listen (loopback).
         port: 0 picks a free port.
+        history: keep only this many closed requests, executions and frames per connection
+            (trimmed after each turn); None keeps everything, as tests want.
     """
 
     def __init__(
@@ -93,6 +95,7 @@ class FakeGateway(FaultControls):
         attempt_faults: Sequence[Fault | None] = (),
         host: str = "127.0.0.1",
         port: int = 0,
+        history: int | None = None,
     ) -> None:
         self.dialect = Dialect(dialect)
         self.token = token or secrets.token_urlsafe(24)
@@ -102,7 +105,7 @@ class FakeGateway(FaultControls):
         self.host, self._port = host, port
         policy = Policy(approvals_mode, env_yolo, approval_timeout)
         self.world = World(
-            self.dialect, self.clock, turns or default_book(), policy, default_source
+            self.dialect, self.clock, turns or default_book(), policy, default_source, history
         )
         self.world.pub = Publisher(self.world)
         self.world.reqs = RequestBroker(self.world)

@@ -48,13 +48,20 @@ class World:
     """The fake gateway's state and the small helpers every part needs."""
 
     def __init__(
-        self, dialect: Dialect, clock: Clock, turns: TurnSource, policy: Policy, default_source: str
+        self,
+        dialect: Dialect,
+        clock: Clock,
+        turns: TurnSource,
+        policy: Policy,
+        default_source: str,
+        history: int | None = None,
     ) -> None:
         self.dialect = dialect
         self.clock = clock
         self.turns = turns
         self.policy = policy
         self.default_source = default_source
+        self.history = history
         self.permanent_allow: set[str] = set()
         self.sessions: dict[str, Session] = {}
         self.connections: dict[int, Connection] = {}
@@ -94,6 +101,28 @@ class World:
     def next_request_index(self) -> int:
         """Creation order of requests: A's FIFO and B's ``approval.respond`` head."""
         return next(self._request_index)
+
+    def trim(self) -> None:
+        """Keep only the last ``history`` closed requests, executions and frames per connection.
+
+        Tests keep everything (``history=None``); the demo runs for hours and sets a bound so
+        its memory stays flat. Open requests are always kept: they are live state.
+        """
+        keep = self.history
+        if keep is None or keep < 1:
+            return
+        closed = [r for r in self.requests if not r.is_open]
+        dropped = {id(r) for r in closed[:-keep]}
+        self.requests[:] = [r for r in self.requests if id(r) not in dropped]
+        del self.executed[:-keep]
+        del self.late_answers[:-keep]
+        for record in self.records:
+            if record.open:
+                del record.sent[:-keep]
+                del record.received[:-keep]
+            else:
+                record.sent.clear()
+                record.received.clear()
 
     # -- lookups --------------------------------------------------------------------------------
 
