@@ -230,6 +230,7 @@ async def _smoke(bridge: GatewayBridge, shell: TrayShell, timeout: float = SMOKE
     finally:
         bridge.snapshot_changed.disconnect(check)
     status = shell.tray.status
+    assert status is not None  # ready() saw it
     log.info(
         "smoke: connected, %d approval(s) visible (tray icon %s)", status.count, status.icon_name
     )

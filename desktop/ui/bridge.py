@@ -14,6 +14,7 @@ slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure a
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
@@ -32,21 +33,12 @@ from desktop.core.events import (
 from desktop.core.model import DecisionResult
 from desktop.gateway.errors import GatewayError
 from desktop.ui.app_state import AppState
+from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
 from desktop.ui.notify_policy import NotificationPlan
 from desktop.ui.snapshot import AppSnapshot
 
 log = logging.getLogger(__name__)
-
-
-class DecisionLike(Protocol):
-    """What ``decide`` needs (``desktop.ui.approvals.requests.DecisionRequest`` fits)."""
-
-    gateway_id: str
-    key: str
-    choice: Any  # desktop.core.model.Choice
-    surface: str
-    confirm_stale: bool
 
 
 class ClientLike(Protocol):
@@ -187,7 +179,7 @@ class GatewayBridge(QObject):
         self._publish()
 
     # -- slots: commands from widgets; they never block and never raise --------------------
-    def decide(self, request: DecisionLike) -> DecisionResult:
+    def decide(self, request: DecisionRequest) -> DecisionResult:
         """Answer exactly ``request.key`` with ``request.choice`` (sync: the core queues it)."""
         client = self._clients.get(request.gateway_id)
         if client is None:
@@ -310,7 +302,7 @@ class GatewayBridge(QObject):
         gateway_id = client.gateway_id
         task = self._loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
         self._run_tasks[gateway_id] = task
-        task.add_done_callback(lambda t, gid=gateway_id: self._client_ended(gid, t))
+        task.add_done_callback(functools.partial(self._client_ended, gateway_id))
 
     def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
         if task.cancelled() or self._closing:

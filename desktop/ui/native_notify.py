@@ -12,6 +12,7 @@ falls back to ``QSystemTrayIcon.showMessage`` (no buttons).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -71,7 +72,7 @@ class NativeNotifier:
                 Button(
                     title=action.label,
                     identifier=action.kind.value,
-                    on_pressed=lambda kind=action.kind: on_action(plan, kind),
+                    on_pressed=functools.partial(on_action, plan, action.kind),
                 )
                 for action in plan.actions
             ]

@@ -80,7 +80,7 @@ class TrayController(QObject):
             self._confirm.deleteLater()
             self._confirm = None
         self.tray.hide()
-        self.tray.setContextMenu(None)
+        self.tray.setContextMenu(None)  # type: ignore[arg-type]  # PySide6 accepts None
         self.menu.deleteLater()
 
     def show_message(self, title: str, body: str) -> None:
