@@ -48,16 +48,15 @@ def decide(core: CoreState, key: str, choice: Choice, confirm_stale: bool) -> De
         return DecisionResult(False, f"{row.stale_reason} (confirm to answer anyway)")
     if choice not in approval.choices:
         return DecisionResult(False, f"{choice.value!r} is not offered for this command")
-    try:
-        if row.kind is RowKind.SERVER_REQUEST:
-            text = core.adapter.decision_text(row.asked, choice, 0)
-            frame = core.outbox.reply(text, core.epoch, approval_key=key)
-        else:
-            rpc_id = core.outbox.next_rpc_id()
-            text = core.adapter.decision_text(row.asked, choice, rpc_id)
-            frame = core.outbox.decision_request(rpc_id, text, core.epoch, key)
-    except ValueError:
-        return DecisionResult(False, "this request cannot be addressed on the wire")
+    # Rows only exist with the ids their kind is answered by (checked when parsed), so the
+    # encoder's ValueError cannot happen here.
+    if row.kind is RowKind.SERVER_REQUEST:
+        text = core.adapter.decision_text(row.asked, choice, 0)
+        frame = core.outbox.reply(text, core.epoch, approval_key=key)
+    else:
+        rpc_id = core.outbox.next_rpc_id()
+        text = core.adapter.decision_text(row.asked, choice, rpc_id)
+        frame = core.outbox.decision_request(rpc_id, text, core.epoch, key)
     core.approvals.mark_sending(row, choice, frame.frame_id)
     return DecisionResult(True)
 

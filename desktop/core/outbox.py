@@ -113,9 +113,6 @@ class Outbox:
             self._frames[frame.frame_id].drained = True
         return frames
 
-    def record(self, frame_id: int) -> FrameRecord | None:
-        return self._frames.get(frame_id)
-
     def settle(self, frame_id: int) -> FrameRecord | None:
         """Forget a frame whose fate is known; returns what it was."""
         return self._frames.pop(frame_id, None)
@@ -130,9 +127,6 @@ class Outbox:
         if record.frame.rpc_id is not None:
             self._calls.pop(record.frame.rpc_id, None)
         return True
-
-    def call(self, rpc_id: int) -> PendingCall | None:
-        return self._calls.get(rpc_id)
 
     def take_call(self, rpc_id: int) -> PendingCall | None:
         return self._calls.pop(rpc_id, None)

@@ -109,10 +109,6 @@ class SessionBook:
         self._records[new] = record
         self._changed[new] = None
 
-    def is_followed(self, session_id: str) -> bool:
-        record = self._records.get(session_id)
-        return record is not None and record.followed
-
     def set_running(self, session_id: str, running: bool) -> None:
         self._record(session_id)
         self.update(session_id, running=running)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -112,7 +113,7 @@ def test_a_pile_of_broken_lines_yields_a_bounded_number_of_errors() -> None:
 
 
 def test_an_event_keeps_type_session_payload_and_params() -> None:
-    data = {
+    data: dict[str, Any] = {
         "jsonrpc": "2.0",
         "method": "event",
         "params": {"type": "session.info", "session_id": "s1", "payload": {"a": 1}, "seq": 4},
