@@ -17,10 +17,12 @@ from desktop.ui.tray_status import ICON_NAMES
 from tests.ui.builders import YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
-# The offscreen platform cannot raise windows or grab the keyboard for a popup menu.
+# The offscreen platform cannot raise windows, grab the keyboard for a popup menu or
+# propagate size hints (confirmation boxes); it says so as a warning each time.
 OFFSCREEN_POPUP = pytest.mark.qt_log_ignore(
     "This plugin does not support raise", "This plugin does not support grabbing"
 )
+OFFSCREEN_WINDOW = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 @pytest.fixture
@@ -103,6 +105,7 @@ def _answer(qtbot, tray, accept: bool):
     button.click()
 
 
+@OFFSCREEN_WINDOW
 @pytest.mark.parametrize("accept", [True, False])
 def test_approval_mode_asks_first(setup, qtbot, arun, accept):
     _bridge, tray, client = setup
@@ -120,6 +123,7 @@ def test_approval_mode_asks_first(setup, qtbot, arun, accept):
         assert client.calls == []
 
 
+@OFFSCREEN_WINDOW
 def test_yolo_on_asks_first_and_off_does_not(setup, qtbot, arun):
     _bridge, tray, client = setup
     client.emit(SessionChanged(session(title="R&D <x>")))
