@@ -204,7 +204,12 @@ class ApprovalBook:
             self.refresh(ctx)
 
     def note_tool_started(self, session_id: str, tool_id: str) -> None:
+        """Remember the running tool: a FIFO request that follows belongs to it."""
         self._last_tool[session_id] = tool_id
+
+    def note_tool_finished(self, session_id: str, tool_id: str) -> None:
+        if self._last_tool.get(session_id) == tool_id:
+            del self._last_tool[session_id]
 
     def turn_boundary(self, session_id: str) -> None:
         """A turn started or ended: later requests are no longer re-asks of earlier ones."""

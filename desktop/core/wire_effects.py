@@ -133,6 +133,7 @@ def _turn_ended(core: CoreState, event: TurnEnded) -> None:
 
 def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
     core.sessions.ensure(event.session_id)
+    core.approvals.note_tool_finished(event.session_id, event.tool_id)
     if event.todos is not None:
         core.sessions.apply_todos(event.session_id, event.todos)
     for row in core.approvals.open_rows(event.session_id):

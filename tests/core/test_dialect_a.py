@@ -305,3 +305,10 @@ def test_b_shaped_answers_are_never_sent_for_fifo_rows() -> None:
     body = drv.decisions()[0]
     assert "method" in body
     assert "result" not in body
+
+
+def test_a_request_after_a_finished_tool_is_not_bound_to_that_tool() -> None:
+    drv = connected().feed(tool_start("call_1_0"), tool_complete("call_1_0"), a_approval())
+    key = drv.row().key
+    drv.feed(tool_complete("call_2_0", error=DENIED))  # its own tool (no tool.start was sent)
+    assert drv.approval(key).outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)

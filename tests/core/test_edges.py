@@ -254,7 +254,8 @@ def test_approval_pending_answers_without_a_list_or_for_other_rows_change_nothin
         .connect(Dialect.B)
         .feed(b_approval("srq-1"), event("approval.request", SID, {"command": "x"}))
     )
-    for body in ({}, {"approvals": []}):
+    bodies: list[dict[str, Any]] = [{}, {"approvals": []}]
+    for body in bodies:
         rpc = drv.core.call("approval.pending", {"session_id": SID})
         drv.flush()
         drv.feed(result(rpc, body))

@@ -181,7 +181,7 @@ def _outgoing(facts: Facts, frame: dict[str, Any], index: int, peer_b: bool) -> 
         _answer_srq(facts, params["id"], params["result"].get("choice"), index)
     elif method == "approval.respond" and not peer_b:
         head = next((a for a in _open(facts, params["session_id"]) if a.answer is None), None)
-        choice = _CHOICES.get(params.get("choice"))  # type: ignore[arg-type]
+        choice = _CHOICES.get(params.get("choice"))
         if head is not None and choice is not None:
             head.answer, head.answer_id = choice, frame["id"]
     if method is not None:
@@ -191,7 +191,7 @@ def _outgoing(facts: Facts, frame: dict[str, Any], index: int, peer_b: bool) -> 
 def _answer_srq(facts: Facts, srq: str, choice: object, index: int) -> None:
     for a in facts.approvals:
         if a.srq == srq and a.closed_at is None and choice in _CHOICES:
-            a.answer, a.closed_at = _CHOICES[choice], index  # type: ignore[index]
+            a.answer, a.closed_at = _CHOICES[choice], index
 
 
 def _response(facts: Facts, turns: dict[str, int], frame: dict[str, Any], index: int) -> None:
