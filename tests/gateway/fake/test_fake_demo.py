@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from desktop.gateway.fake.__main__ import _parse
 from desktop.gateway.fake.demo_script import DemoGateway
@@ -26,15 +27,19 @@ def test_one_demo_round_shows_a_batch_todos_usage_and_yolo_in_two_sessions():
                 await tray.result("session.resume", {"session_id": entry["session_key"]})
             shop = titles["Clean up the webshop build"]["id"]
             home = titles["Tidy the home server"]["id"]
-            batch = await tray.requests(3, timeout=10)
+
+            # the two sessions play concurrently: pick each session's requests by session id
+            def asked(sid: str, count: int) -> list[dict[str, Any]] | None:
+                got = [r for r in tray.server_requests() if r["params"]["session_id"] == sid]
+                return got if len(got) >= count else None
+
+            batch = await tray.wait(lambda: asked(shop, 3), timeout=10)
             shop_starts = [e for e in tray.events("tool.start") if e["session_id"] == shop]
             terminal_starts = [e for e in shop_starts if e["payload"]["name"] == "terminal"]
             assert terminal_starts == []  # all three asked before any runs
-            assert {r["params"]["session_id"] for r in batch} == {shop}
             for request in batch:
                 await tray.answer(request["id"], {"choice": "once"})
-            last = (await tray.requests(4, timeout=10))[3]
-            assert last["params"]["session_id"] == home
+            (last,) = await tray.wait(lambda: asked(home, 1), timeout=10)
             assert last["params"]["command"] == "chmod -R 755 /srv/www"
             await tray.answer(last["id"], {"choice": "once"})
             assert demo.task is not None
