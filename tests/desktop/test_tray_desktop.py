@@ -13,6 +13,8 @@ Screenshots of the notification, the tray menu and the dialog go to artifacts/sc
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from PySide6.QtWidgets import QSystemTrayIcon
 
@@ -26,7 +28,7 @@ from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
-from tests.ui.standins import until
+from tests.ui.standins import drain, until
 
 pytestmark = pytest.mark.desktop
 
@@ -52,12 +54,19 @@ async def tray_icon_position() -> tuple[int, int]:
     return found
 
 
-def test_approve_from_notification_then_from_dialog(qloop, arun):
+def test_approve_from_notification_then_from_dialog(qapp, qloop, arun):
     assert QSystemTrayIcon.isSystemTrayAvailable()
-    fake = arun(FakeGateway("B", speed=0.05).start())
-    quits: list = []
+    qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: closing a window must not quit
+    try:
+        arun(scenario(), timeout=90)  # one coroutine: see tests/ui/test_bridge_gateway.py
+    finally:
+        qapp.setQuitOnLastWindowClosed(True)
+
+
+async def scenario() -> None:
+    fake = await FakeGateway("B", speed=0.05).start()
     bridge = GatewayBridge()
-    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: quits.append(1))
+    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: None)
     bridge.add_gateway(
         GatewayEndpoint(
             "demo",
@@ -69,67 +78,67 @@ def test_approve_from_notification_then_from_dialog(qloop, arun):
     )
     notifier = NativeNotifier("Hermes Tray", icon_dir() / "hermes-tray.svg")
     shell.show()
-    bridge.start(qloop, notifier)
+    bridge.start(asyncio.get_running_loop(), notifier)
     try:
-        arun(until(lambda: bridge.snapshot.gateway("demo").link is Link.UP))
-        arun(until(lambda: notifier.available))
-        arun(xdesk.settle(0.5))
-        arun(xdesk.screenshot("e2e-0-panel-idle.png"))
+        await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+        await until(lambda: notifier.available)
+        await xdesk.settle(0.5)
+        await xdesk.screenshot("e2e-0-panel-idle.png")
 
         # 1. Approve from the notification.
         bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
-        arun(until(lambda: shell.notifications.last_plan is not None))
+        await until(lambda: shell.notifications.last_plan is not None)
         plan = shell.notifications.last_plan
-        arun(until(lambda: notifier.is_shown("demo", plan.batch_id)))
-        window = arun(xdesk.find_window(classname="xfce4-notifyd"))
-        arun(xdesk.settle(1.0))  # xfce4-notifyd fades in
-        arun(xdesk.screenshot("e2e-1-notification.png"))
-        x, y, w, h = arun(xdesk.geometry(window))
+        await until(lambda: notifier.is_shown("demo", plan.batch_id))
+        window = await xdesk.find_window(classname="xfce4-notifyd")
+        await xdesk.settle(1.0)  # xfce4-notifyd fades in
+        await xdesk.screenshot("e2e-1-notification.png")
+        x, y, w, h = await xdesk.geometry(window)
         [first] = fake.requests
         # Buttons Approve | Deny | Review share the bottom row of the bubble.
-        arun(xdesk.click(x + round(w * 0.19), y + h - 32))
-        arun(until(lambda: first.outcome is not None))
+        await xdesk.click(x + round(w * 0.19), y + h - 32)
+        await until(lambda: first.outcome is not None)
         assert first.outcome.approved
         assert first.outcome.choice == "once"
-        arun(fake.wait_for_idle(first.session.sid))
+        await fake.wait_for_idle(first.session.sid)
         assert len(answers(fake)) == 1
 
         # 2. The tray menu, then the dialog from a click on the tray icon.
         bridge.new_task("demo", "/tmp/project", "[[scenario:todo]] Work through the plan")
-        arun(until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1))
+        await until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1)
         second = fake.requests[1]
-        icon_x, icon_y = arun(tray_icon_position())
-        arun(xdesk.settle(0.5))  # the notification for this batch is up too; let it land
-        arun(xdesk.click(icon_x, icon_y, button=3))  # the panel draws the menu (dbusmenu)
-        arun(xdesk.settle(1.0))
+        icon_x, icon_y = await tray_icon_position()
+        await xdesk.settle(0.5)  # the notification for this batch is up too; let it land
+        await xdesk.click(icon_x, icon_y, button=3)  # the panel draws the menu (dbusmenu)
+        await xdesk.settle(1.0)
         # Keyboard into the waiting session's submenu: Reconnect, tmp, project -> Right.
         for name in ("Down", "Down", "Down", "Right"):
-            arun(xdesk.key(name))
-            arun(xdesk.settle(0.2))
-        arun(xdesk.settle(0.6))
-        arun(xdesk.screenshot("e2e-2-tray-menu.png"))
-        arun(xdesk.key("Escape"))
-        arun(xdesk.settle(0.3))
-        arun(xdesk.click(icon_x, icon_y))  # left click: something waits -> the dialog
-        arun(until(lambda: shell.dialog.isVisible()))
-        arun(xdesk.settle(1.0))
-        arun(xdesk.screenshot("e2e-3-dialog.png"))
+            await xdesk.key(name)
+            await xdesk.settle(0.2)
+        await xdesk.settle(0.6)
+        await xdesk.screenshot("e2e-2-tray-menu.png")
+        await xdesk.key("Escape")
+        await xdesk.key("Escape")
+        await xdesk.settle(0.3)
+        await xdesk.click(icon_x, icon_y)  # left click: something waits -> the dialog
+        await until(shell.dialog.isVisible)
+        await xdesk.settle(1.0)
+        await xdesk.screenshot("e2e-3-dialog.png")
         key = bridge.snapshot.gateway("demo").waiting[0].key
-        card = shell.dialog.card("demo", key)
-        button = card.buttons[Choice.ONCE]
+        button = shell.dialog.card("demo", key).buttons[Choice.ONCE]
         centre = button.mapToGlobal(button.rect().center())
-        arun(xdesk.click(centre.x(), centre.y()))
-        arun(until(lambda: second.outcome is not None))
+        await xdesk.click(centre.x(), centre.y())
+        await until(lambda: second.outcome is not None)
         assert second.outcome.approved
         assert second.outcome.choice == "once"
-        arun(fake.wait_for_idle(second.session.sid))
+        await fake.wait_for_idle(second.session.sid)
         assert len(answers(fake)) == 2
         assert fake.late_answers == []
     finally:
         shell.dispose()
-        arun(bridge.aclose())
-        arun(fake.stop())
-        arun(xdesk.settle(0.3))  # let close frames and D-Bus replies land while the loop runs
+        await bridge.aclose()
+        await fake.stop()
+        await drain()
         shell.deleteLater()
         bridge.deleteLater()
 

@@ -94,3 +94,23 @@ async def until(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
             raise TimeoutError("condition not met in time")
         await asyncio.sleep(0.005)
     return result
+
+
+async def drain(timeout: float = 3.0) -> None:
+    """Run the loop until every other task has finished.
+
+    Why: after a test body, pytest-qt processes Qt events *outside* the asyncio loop; a task that
+    is still scheduled then steps with no running loop and fails ("no running event loop").
+    Tests that start servers or clients end with ``arun(drain())`` after closing them.
+    """
+    me = asyncio.current_task()
+
+    def others_done() -> bool:
+        # arun() wraps the test's coroutine in asyncio.wait_for, whose task awaits ours.
+        return all(
+            t is me or t.done() or t.get_coro().__name__ == "wait_for"  # type: ignore[union-attr]
+            for t in asyncio.all_tasks()
+        )
+
+    await until(others_done, timeout)
+    await asyncio.sleep(0.01)  # callbacks scheduled by the last tasks run too

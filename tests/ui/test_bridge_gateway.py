@@ -4,9 +4,15 @@ End to end without X: fake gateway (websockets on 127.0.0.1:0) -> GatewayClient 
 GatewayBridge signals -> notification policy -> desktop-notifier -> fake notification daemon on
 a private bus -> a click on Approve -> the same bridge slot the dialog uses -> exactly one answer
 on the wire, for exactly the request the notification showed.
+
+Each test runs as ONE coroutine (a single ``arun``): qasync 0.28's ``run_until_complete``
+processes Qt events once more after it has unset the running loop, so socket events landing
+between two ``arun`` calls would be handled outside the loop ("no running event loop").
 """
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -21,7 +27,7 @@ from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.snapshot import Link
 from tests.dbus_fakes.notifyd import FakeNotifyd
 from tests.dbus_fakes.private_bus import PrivateBus
-from tests.ui.standins import until
+from tests.ui.standins import drain, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -54,87 +60,96 @@ def answers(fake: FakeGateway) -> list[dict]:
 
 
 class Wired:
-    def __init__(self, qloop, fake, notifier=None):
+    def __init__(self, fake, notifier=None):
         self.bridge = GatewayBridge()
         self.reviews: list = []
         self.controller = NotificationController(self.bridge, lambda *a: None, FAST)
         self.controller.review_requested.connect(lambda g, b: self.reviews.append((g, b)))
         self.notifier = notifier
         self.bridge.add_gateway(endpoint(fake))
-        self.bridge.start(qloop, notifier)
+        self.bridge.start(asyncio.get_running_loop(), notifier)
 
     async def close(self, fake):
         self.controller.dispose()
         await self.bridge.aclose()
         await fake.stop()
+        await drain()
         self.controller.deleteLater()
         self.bridge.deleteLater()
 
 
 @pytest.mark.parametrize("dialect", ["A", "B"])
 def test_approve_in_notification_answers_exactly_that_request_once(bus, qloop, arun, dialect):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    fake = arun(FakeGateway(dialect, speed=0.01).start())
-    app = Wired(qloop, fake, NativeNotifier("Hermes Tray"))
-    arun(until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP))
-    app.bridge.new_task("demo", "/tmp", "[[scenario:single]] clean s1")
-    note = arun(notifyd.received.get())
-    arun(until(lambda: app.notifier.is_shown("demo", app.controller.last_plan.batch_id)))
-    assert note.summary.startswith("Approval needed")
-    assert note.body == "rm -rf /tmp/hermes-scratch/s1"
-    assert "approve" in note.actions
-    [request] = fake.requests
-    notifyd.invoke(note.id, "approve")
-    arun(until(lambda: request.outcome is not None))
-    assert request.outcome.approved
-    assert request.outcome.choice == "once"
-    arun(until(lambda: app.bridge.snapshot.waiting_count() == 0))
-    arun(fake.wait_for_idle(request.session.sid))  # let the turn end before closing
-    assert len(answers(fake)) == 1
-    assert fake.late_answers == []
-    arun(app.close(fake))
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        fake = await FakeGateway(dialect, speed=0.01).start()
+        app = Wired(fake, NativeNotifier("Hermes Tray"))
+        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        app.bridge.new_task("demo", "/tmp", "[[scenario:single]] clean s1")
+        note = await notifyd.received.get()
+        await until(lambda: app.notifier.is_shown("demo", app.controller.last_plan.batch_id))
+        assert note.summary.startswith("Approval needed")
+        assert note.body == "rm -rf /tmp/hermes-scratch/s1"
+        assert "approve" in note.actions
+        [request] = fake.requests
+        notifyd.invoke(note.id, "approve")
+        await until(lambda: request.outcome is not None)
+        assert request.outcome.approved
+        assert request.outcome.choice == "once"
+        await until(lambda: app.bridge.snapshot.waiting_count() == 0)
+        await fake.wait_for_idle(request.session.sid)  # let the turn end before closing
+        assert len(answers(fake)) == 1
+        assert fake.late_answers == []
+        await app.close(fake)
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_signals_follow_a_batch_through_the_real_core(qloop, arun):
-    fake = arun(FakeGateway("B", speed=0.01).start())
-    app = Wired(qloop, fake)
-    requested, changed, sessions = [], [], []
-    app.bridge.approval_requested.connect(requested.append)
-    app.bridge.approval_changed.connect(changed.append)
-    app.bridge.session_changed.connect(sessions.append)
-    arun(until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP))
-    view = app.bridge.snapshot.gateway("demo")
-    assert view.dialect is not None
-    app.bridge.new_task("demo", "/tmp", "[[scenario:batch3]] clean")
-    arun(until(lambda: len(requested) == 3))
-    assert {u.approval.batch_id for u in requested} == {requested[0].approval.batch_id}
-    assert [u.approval.command.split("/")[-1].split()[0] for u in requested] == ["a", "b", "c"]
-    assert sessions
-    for update in requested:
-        app.bridge.decide(DecisionRequest("demo", update.approval.key, Choice.DENY, "test"))
-    arun(until(lambda: app.bridge.snapshot.waiting_count() == 0))
-    asked = [r for r in fake.requests if not r.reask]  # the fake may re-ask after a denial
-    arun(until(lambda: all(r.outcome is not None for r in asked)))
-    assert len(asked) == 3
-    assert len(answers(fake)) == 3
-    assert not any(r.outcome.approved for r in asked)
-    sid = asked[0].session.sid
-    app.bridge.interrupt("demo", sid)  # end the turn (the fake re-asks after a denial)
-    arun(fake.wait_for_idle(sid))
-    arun(app.close(fake))
+    async def scenario():
+        fake = await FakeGateway("B", speed=0.01).start()
+        app = Wired(fake)
+        requested, sessions = [], []
+        app.bridge.approval_requested.connect(requested.append)
+        app.bridge.session_changed.connect(sessions.append)
+        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        assert app.bridge.snapshot.gateway("demo").dialect is not None
+        app.bridge.new_task("demo", "/tmp", "[[scenario:batch3]] clean")
+        await until(lambda: len(requested) == 3)
+        assert {u.approval.batch_id for u in requested} == {requested[0].approval.batch_id}
+        names = [u.approval.command.split("/")[-1].split()[0] for u in requested]
+        assert names == ["a", "b", "c"]
+        assert sessions
+        for update in requested:
+            app.bridge.decide(DecisionRequest("demo", update.approval.key, Choice.DENY, "test"))
+        await until(lambda: app.bridge.snapshot.waiting_count() == 0)
+        asked = [r for r in fake.requests if not r.reask]  # the fake may re-ask after a denial
+        await until(lambda: all(r.outcome is not None for r in asked))
+        assert len(asked) == 3
+        assert len(answers(fake)) == 3
+        assert not any(r.outcome.approved for r in asked)
+        sid = asked[0].session.sid
+        app.bridge.interrupt("demo", sid)  # end the turn
+        await fake.wait_for_idle(sid)
+        await app.close(fake)
+
+    arun(scenario(), timeout=30)
 
 
 def test_yolo_and_interrupt_reach_the_gateway(qloop, arun):
-    fake = arun(FakeGateway("B", speed=0.01).start())
-    app = Wired(qloop, fake)
-    arun(until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP))
-    app.bridge.new_task("demo", "/tmp", "[[scenario:single]] s")
-    arun(until(lambda: app.bridge.snapshot.gateway("demo").sessions))
-    sid = app.bridge.snapshot.gateway("demo").sessions[0].session_id
-    app.bridge.set_yolo("demo", sid, True)
-    arun(until(lambda: app.bridge.snapshot.gateway("demo").sessions[0].yolo.effective))
-    app.bridge.interrupt("demo", sid)
-    arun(until(lambda: any(r.requests("session.interrupt") for r in fake.connections)))
-    arun(fake.wait_for_idle(sid))
-    arun(app.close(fake))
+    async def scenario():
+        fake = await FakeGateway("B", speed=0.01).start()
+        app = Wired(fake)
+        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        app.bridge.new_task("demo", "/tmp", "[[scenario:single]] s")
+        await until(lambda: app.bridge.snapshot.gateway("demo").sessions)
+        sid = app.bridge.snapshot.gateway("demo").sessions[0].session_id
+        app.bridge.set_yolo("demo", sid, True)
+        await until(lambda: app.bridge.snapshot.gateway("demo").sessions[0].yolo.effective)
+        app.bridge.interrupt("demo", sid)
+        await until(lambda: any(r.requests("session.interrupt") for r in fake.connections))
+        await fake.wait_for_idle(sid)
+        await app.close(fake)
+
+    arun(scenario(), timeout=30)

@@ -1,5 +1,7 @@
 """Notifications end to end on a private D-Bus: bridge -> desktop-notifier -> fake daemon -> click.
 
+Each test is one coroutine (one arun): see tests/ui/test_bridge_gateway.py for why.
+
 No X needed: the notification path is D-Bus only, so this runs offscreen. The fake daemon owns
 org.freedesktop.Notifications on a private bus whose config activates nothing, so an installed
 xfce4-notifyd or dunst is never started and the developer's desktop is never touched.
@@ -20,7 +22,7 @@ from desktop.ui.notify_policy import NotifySettings
 from tests.dbus_fakes.notifyd import FakeNotifyd
 from tests.dbus_fakes.private_bus import PrivateBus
 from tests.ui.builders import approval, session
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, drain, make_factory, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -63,6 +65,7 @@ class App:
     async def close(self):
         self.controller.dispose()
         await self.bridge.aclose()
+        await drain()
         self.controller.deleteLater()
         self.bridge.deleteLater()
 
@@ -74,110 +77,139 @@ def _ask(app, *approvals, title="Fix the build"):
 
 
 def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    assert app.ready == [True]
-    _ask(app, approval("k1", command="rm -rf build"))
-    note = arun(app.shown(notifyd))
-    assert note.app_name == "Hermes Tray"
-    assert note.summary == "Approval needed — Fix the build"
-    assert note.body == "rm -rf build"
-    assert note.actions == {"approve": "Approve", "deny": "Deny", "review": "Review", "default": ""}
-    notifyd.invoke(note.id, "approve")
-    arun(until(lambda: app.client.calls))
-    assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
-    arun(asyncio.sleep(0.1))  # nothing else may follow
-    assert len(app.client.calls) == 1
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        assert app.ready == [True]
+        _ask(app, approval("k1", command="rm -rf build"))
+        note = await app.shown(notifyd)
+        assert note.app_name == "Hermes Tray"
+        assert note.summary == "Approval needed — Fix the build"
+        assert note.body == "rm -rf build"
+        assert note.actions == {
+            "approve": "Approve",
+            "deny": "Deny",
+            "review": "Review",
+            "default": "",
+        }
+        notifyd.invoke(note.id, "approve")
+        await until(lambda: app.client.calls)
+        assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
+        await asyncio.sleep(0.1)  # nothing else may follow
+        assert len(app.client.calls) == 1
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
-    note = arun(app.shown(notifyd))
-    assert note.body.splitlines()[0] == "3 commands wait for your decision."
-    assert "approve" not in note.actions
-    notifyd.invoke(note.id, "deny")
-    arun(until(lambda: len(app.client.calls) == 3))
-    assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
-    assert len(notifyd.shown) == 1
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
+        note = await app.shown(notifyd)
+        assert note.body.splitlines()[0] == "3 commands wait for your decision."
+        assert "approve" not in note.actions
+        notifyd.invoke(note.id, "deny")
+        await until(lambda: len(app.client.calls) == 3)
+        assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
+        assert len(notifyd.shown) == 1
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    _ask(app, approval("k1", batch="b7"))
-    note = arun(app.shown(notifyd, "b7"))
-    notifyd.invoke(note.id, "review")
-    arun(until(lambda: app.reviews))
-    assert app.reviews == [("g1", "b7")]
-    assert app.client.calls == []
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        _ask(app, approval("k1", batch="b7"))
+        note = await app.shown(notifyd, "b7")
+        notifyd.invoke(note.id, "review")
+        await until(lambda: app.reviews)
+        assert app.reviews == [("g1", "b7")]
+        assert app.client.calls == []
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_markup_and_bidi_never_reach_a_markup_parsing_daemon(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
-    note = arun(app.shown(notifyd))
-    for text in (note.summary, note.body):
-        for char in "<>&\u202e":
-            assert char not in text
-    assert "\u27e8U+202E\u27e9" in note.body
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
+        note = await app.shown(notifyd)
+        for text in (note.summary, note.body):
+            for char in "<>&\u202e":
+                assert char not in text
+        assert "\u27e8U+202E\u27e9" in note.body
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_settled_batch_withdraws_its_notification(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    _ask(app, approval("k1"))
-    note = arun(app.shown(notifyd))
-    app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
-    arun(until(lambda: note.closed))
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        _ask(app, approval("k1"))
+        note = await app.shown(notifyd)
+        app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
+        await until(lambda: note.closed)
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
 
 
 def test_no_notification_service_falls_back_to_the_tray_balloon(bus, qloop, arun):
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    assert app.ready == [False]
-    _ask(app, approval("k1", command="make clean"))
-    arun(until(lambda: app.balloons))
-    assert app.balloons == [("Approval needed — Fix the build", "make clean")]
-    app.controller.balloon_clicked()
-    assert app.reviews == [("g1", "b1")]
-    arun(app.close())
+    async def scenario():
+        app = App(qloop)
+        await until(lambda: app.ready)
+        assert app.ready == [False]
+        _ask(app, approval("k1", command="make clean"))
+        await until(lambda: app.balloons)
+        assert app.balloons == [("Approval needed — Fix the build", "make clean")]
+        app.controller.balloon_clicked()
+        assert app.reviews == [("g1", "b1")]
+        await app.close()
+
+    arun(scenario(), timeout=30)
 
 
 def test_no_bus_at_all_falls_back(monkeypatch, qloop, arun, tmp_path):
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/missing")
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    assert app.ready == [False]
-    arun(app.close())
+    async def scenario():
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/missing")
+        app = App(qloop)
+        await until(lambda: app.ready)
+        assert app.ready == [False]
+        await app.close()
+
+    arun(scenario(), timeout=30)
 
 
 def test_failure_notices_are_shown_routine_ones_are_not(bus, qloop, arun):
-    notifyd = arun(FakeNotifyd.start(bus.address))
-    app = App(qloop)
-    arun(until(lambda: app.ready))
-    app.client.fail_commands = True
-    app.bridge.new_task("g1", "/work", "go")
-    note = arun(notifyd.received.get())
-    assert note.summary == "Hermes Tray — Could not start the task"
-    assert "Not connected to Local" in note.body
-    assert note.actions in ({}, {"default": ""})
-    arun(app.close())
-    arun(notifyd.stop())
+    async def scenario():
+        notifyd = await FakeNotifyd.start(bus.address)
+        app = App(qloop)
+        await until(lambda: app.ready)
+        app.client.fail_commands = True
+        app.bridge.new_task("g1", "/work", "go")
+        note = await notifyd.received.get()
+        assert note.summary == "Hermes Tray — Could not start the task"
+        assert "Not connected to Local" in note.body
+        assert note.actions in ({}, {"default": ""})
+        await app.close()
+        await notifyd.stop()
+
+    arun(scenario(), timeout=30)
