@@ -105,11 +105,13 @@ class NewTaskDialog(QDialog):
         self.start_button.setToolTip("" if self.gateway.count() else "No gateway is connected.")
 
     def _browse(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(
-            self, "Directory for the task", self.directory.text()
-        )
-        if chosen:
-            self.directory.setText(chosen)
+        """A non-blocking folder picker (``open()``, never a nested ``exec()``: stack.md §5)."""
+        picker = QFileDialog(self, "Directory for the task", self.directory.text())
+        picker.setFileMode(QFileDialog.FileMode.Directory)
+        picker.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        picker.fileSelected.connect(self.directory.setText)
+        picker.open()
 
     def _start(self) -> None:
         gateway_id = self.gateway.currentData()
