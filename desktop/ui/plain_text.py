@@ -37,8 +37,24 @@ def neutralize_markup(text: str) -> str:
 
 
 def menu_label(text: str, limit: int = 80) -> str:
-    """Text for a QAction/QMenu title: literal, with ``&`` doubled (Qt mnemonic escape)."""
+    """Text for a QAction/QMenu title drawn by Qt: literal, ``&`` doubled (mnemonic escape)."""
     return shown(text, limit).replace("&", "&&")
+
+
+def exported_label(label: str) -> str:
+    """A (literal, already bounded) label for a menu a StatusNotifierItem host draws.
+
+    The host draws from Qt's com.canonical.dbusmenu export. Measured with Qt 6.12: the export
+    turns only the *first* ``&`` into the dbusmenu mnemonic ``_`` and passes every other ``&``
+    and every ``_`` through. Hosts then read ``_`` as a mnemonic, and do not agree on ``__``
+    (the spec says "a literal underscore"; xfce4-panel 4.18 drops it and underlines the next
+    character). So only the first ``&`` is doubled (every ``&`` then shows, the first as the
+    host's mnemonic) and ``_`` becomes the look-alike U+02CD, which every host draws as is.
+    The same label drawn by Qt itself would be wrong, so the tray never pops this menu up.
+    """
+    label = label.replace("_", "\u02cd")
+    first = label.find("&")
+    return label if first < 0 else label[:first] + "&" + label[first:]
 
 
 def tooltip_fragment(text: str, limit: int = 120) -> str:

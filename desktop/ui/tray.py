@@ -13,7 +13,7 @@ Global or risky changes (approval mode, YOLO on) ask first, with a non-modal QMe
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
 from desktop.ui import icons, menu_text
@@ -34,9 +34,13 @@ class TrayController(QObject):
     settings_requested = Signal()
     quit_requested = Signal()
 
-    def __init__(self, bridge: GatewayBridge, parent: QObject | None = None) -> None:
+    def __init__(
+        self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
+    ) -> None:
         super().__init__(parent)
         self._bridge = bridge
+        # True when a StatusNotifierItem host draws the menu from Qt's D-Bus export.
+        self.exported = status_notifier_host_present() if exported is None else exported
         self._snapshot = bridge.snapshot
         self._status: TrayStatus | None = None
         self._menu_dirty = True
@@ -107,7 +111,7 @@ class TrayController(QObject):
         self._status = status
 
     def rebuild_menu(self) -> None:
-        build_menu(self.menu, self._snapshot, self._commands)
+        build_menu(self.menu, self._snapshot, self._commands, exported=self.exported)
         self._menu_dirty = False
 
     def _rebuild_if_closed(self) -> None:
@@ -119,7 +123,11 @@ class TrayController(QObject):
             self.rebuild_menu()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        """A left click opens the dialog when something waits, otherwise the menu."""
+        """A left click opens the dialog when something waits, otherwise the menu.
+
+        With a StatusNotifierItem host the menu's labels are escaped for the host's renderer
+        and the host opens the menu itself (right click), so the tray does not pop it up.
+        """
         if reason not in (
             QSystemTrayIcon.ActivationReason.Trigger,
             QSystemTrayIcon.ActivationReason.DoubleClick,
@@ -127,7 +135,7 @@ class TrayController(QObject):
             return
         if self._snapshot.waiting_count():
             self.review_requested.emit()
-        elif not self.menu.isVisible():
+        elif not self.exported and not self.menu.isVisible():
             self.menu.popup(QCursor.pos())
 
     # -- confirmations -----------------------------------------------------------------------
@@ -180,3 +188,21 @@ class TrayController(QObject):
     def confirmation(self) -> QMessageBox | None:
         """The open confirmation box, if any (for tests and the desktop run)."""
         return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
+
+
+def status_notifier_host_present() -> bool:
+    """Whether Qt will export the tray as a StatusNotifierItem (a watcher is on the bus).
+
+    Qt prefers the StatusNotifierItem protocol whenever org.kde.StatusNotifierWatcher is
+    registered (stack.md §3.1); the offscreen platform never has a tray, so it is not asked.
+    """
+    if QGuiApplication.platformName() in ("offscreen", "minimal"):
+        return False
+    from PySide6.QtDBus import QDBusConnection
+
+    bus = QDBusConnection.sessionBus()
+    if not bus.isConnected():
+        return False
+    reply = bus.interface().isServiceRegistered("org.kde.StatusNotifierWatcher")
+    value = reply.value() if hasattr(reply, "value") else reply
+    return bool(value)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import ApprovalPhase, SessionState, SessionStatus
 from desktop.ui import icons, menu_text
-from desktop.ui.plain_text import menu_label, tooltip_fragment
+from desktop.ui.plain_text import exported_label, menu_label, tooltip_fragment
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 
@@ -37,8 +37,14 @@ class MenuCommands:
     quit: Callable[[], None]
 
 
-def build_menu(menu: QMenu, snapshot: AppSnapshot, commands: MenuCommands) -> None:
-    """Replace ``menu``'s contents with the current picture of every gateway and session."""
+def build_menu(
+    menu: QMenu, snapshot: AppSnapshot, commands: MenuCommands, *, exported: bool = False
+) -> None:
+    """Replace ``menu``'s contents with the current picture of every gateway and session.
+
+    ``exported``: a StatusNotifierItem host draws the menu from Qt's D-Bus export, which needs
+    differently escaped labels (see ``plain_text.menu_label``).
+    """
     _clear(menu)
     menu.setToolTipsVisible(True)
     if not snapshot.gateways:
@@ -55,6 +61,23 @@ def build_menu(menu: QMenu, snapshot: AppSnapshot, commands: MenuCommands) -> No
     _action(menu, "Settings…", "settings").triggered.connect(commands.settings)
     menu.addSeparator()
     _action(menu, "Quit Hermes Tray", "quit").triggered.connect(commands.quit)
+    if exported:
+        _relabel_for_export(menu)
+
+
+def _relabel_for_export(menu: QMenu) -> None:
+    """Re-escape every label for the D-Bus export (all labels were built Qt-escaped)."""
+    for action in menu.actions():
+        if action.isSeparator():
+            continue
+        sub = action.menu()
+        text = sub.title() if sub is not None else action.text()
+        label = exported_label(text.replace("&&", "&"))
+        if sub is not None:
+            sub.setTitle(label)
+            _relabel_for_export(sub)
+        else:
+            action.setText(label)
 
 
 def _clear(menu: QMenu) -> None:
@@ -65,8 +88,12 @@ def _clear(menu: QMenu) -> None:
         group.deleteLater()
 
 
+def _label(text: str, limit: int = 100) -> str:
+    return menu_label(text, limit)
+
+
 def _action(menu: QMenu, text: str, name: str, *, limit: int = 100) -> QAction:
-    action = menu.addAction(menu_label(text, limit))
+    action = menu.addAction(_label(text, limit))
     action.setObjectName(name)
     return action
 
@@ -119,7 +146,7 @@ def _add_session(
     )
     title = session_title(session)
     status = "waiting on you" if waiting else session.status.value
-    sub = QMenu(menu_label(f"{title} — {status}", 70), menu)
+    sub = QMenu(_label(f"{title} — {status}", 70), menu)
     sub.setObjectName(f"session:{gid}:{sid}")
     sub.setToolTipsVisible(True)
     sub.setIcon(icons.tray_icon(_session_icon_name(session, waiting)))
@@ -183,7 +210,7 @@ def _add_mode_menu(
     sub: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
 ) -> None:
     gid = gateway.gateway_id
-    mode_menu = QMenu(menu_label(menu_text.mode_title(session.approval_mode)), sub)
+    mode_menu = QMenu(_label(menu_text.mode_title(session.approval_mode)), sub)
     mode_menu.setObjectName(f"mode-menu:{gid}:{session.session_id}")
     mode_menu.setToolTipsVisible(True)
     sub.addMenu(mode_menu)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from PySide6.QtWidgets import QSystemTrayIcon
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
@@ -35,6 +35,23 @@ pytestmark = pytest.mark.desktop
 NOTIFY = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.2)
 PANEL_STRIP = (0, 0, 1280, 30)
 WAITING_ORANGE = "#f08a00"
+# A session named after its folder: markup, an ampersand and a right-to-left override.
+HOSTILE_DIR = "/tmp/R&D_x && <img src=x> \u202egnp.exe"
+# The underscore reaches the panel as the look-alike U+02CD (see plain_text.exported_label).
+HOSTILE_SHOWN = "R&D\u02cdx && <img src=x> \u27e8U+202E\u27e9gnp.exe"
+
+
+def host_shows(label: str) -> str:
+    """What a dbusmenu host draws for a label: ``__`` is ``_``, ``_x`` is a mnemonic on x."""
+    out, i = [], 0
+    while i < len(label):
+        if label[i] == "_" and i + 1 < len(label):
+            out.append(label[i + 1])
+            i += 2
+        else:
+            out.append(label[i])
+            i += 1
+    return "".join(out)
 
 
 def answers(fake: FakeGateway) -> list[dict]:
@@ -104,14 +121,18 @@ async def scenario() -> None:
         assert len(answers(fake)) == 1
 
         # 2. The tray menu, then the dialog from a click on the tray icon.
-        bridge.new_task("demo", "/tmp/project", "[[scenario:todo]] Work through the plan")
+        bridge.new_task("demo", HOSTILE_DIR, "[[scenario:todo]] Work through the plan")
         await until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1)
         second = fake.requests[1]
         icon_x, icon_y = await tray_icon_position()
+        # What the panel receives is literal text: no markup, no mnemonic, bidi revealed.
+        await until(lambda: shell.tray.menu.findChild(QMenu, f"session:demo:{second.session.sid}"))
+        labels = [host_shows(label) for label in await xdesk.dbusmenu_labels()]
+        assert HOSTILE_SHOWN + " — waiting on you" in labels, "\n".join(labels)
         await xdesk.settle(0.5)  # the notification for this batch is up too; let it land
         await xdesk.click(icon_x, icon_y, button=3)  # the panel draws the menu (dbusmenu)
         await xdesk.settle(1.0)
-        # Keyboard into the waiting session's submenu: Reconnect, tmp, project -> Right.
+        # Keyboard into the waiting session's submenu: Reconnect, tmp, R&D… -> Right.
         for name in ("Down", "Down", "Down", "Right"):
             await xdesk.key(name)
             await xdesk.settle(0.2)

@@ -95,3 +95,38 @@ def _close(a: QColor, b: QColor, tolerance: int) -> bool:
     return (
         abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) <= tolerance
     )
+
+
+async def dbusmenu_labels() -> list[str]:
+    """Every label of our tray menu as the panel receives it (com.canonical.dbusmenu)."""
+    from dbus_fast.aio import MessageBus
+
+    bus = await MessageBus().connect()
+    try:
+        watcher_name, watcher_path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
+        watcher = bus.get_proxy_object(
+            watcher_name, watcher_path, await bus.introspect(watcher_name, watcher_path)
+        ).get_interface(watcher_name)
+        labels: list[str] = []
+        for item in await watcher.get_registered_status_notifier_items():
+            service, _, path = item.partition("/")
+            path = "/" + path if path else "/StatusNotifierItem"
+            sni = bus.get_proxy_object(service, path, await bus.introspect(service, path))
+            menu_path = await sni.get_interface("org.kde.StatusNotifierItem").get_menu()
+            menu = bus.get_proxy_object(
+                service, menu_path, await bus.introspect(service, menu_path)
+            ).get_interface("com.canonical.dbusmenu")
+            _revision, layout = await menu.call_get_layout(0, -1, ["label"])
+            labels.extend(_labels(layout))
+        return labels
+    finally:
+        bus.disconnect()
+        await bus.wait_for_disconnect()
+
+
+def _labels(node: list) -> list[str]:
+    _id, props, children = node
+    found = [props["label"].value] if "label" in props else []
+    for child in children:
+        found.extend(_labels(child.value))
+    return found

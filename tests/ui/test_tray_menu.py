@@ -252,3 +252,32 @@ def test_rebuilding_replaces_old_submenus(menu, qapp):
     assert [m.objectName() for m in direct if m.objectName().startswith("session:")] == [
         "session:g1:c"
     ]
+
+
+@pytest.mark.parametrize(
+    ("label", "exported"),
+    [
+        ("R&D", "R&&D"),  # Qt's export turns the first & into the host's mnemonic _
+        ("a && b && c", "a &&& b && c"),
+        ("my_project", "my\u02cdproject"),  # hosts read _ as a mnemonic: use a look-alike
+        ("x_y & z", "x\u02cdy && z"),
+        ("plain", "plain"),
+    ],
+)
+def test_labels_for_a_status_notifier_host(label, exported):
+    from desktop.ui.plain_text import exported_label
+
+    assert exported_label(label) == exported
+
+
+def test_exported_menu_relabels_every_level(menu):
+    plan = todos(("a_b && c", TodoStatus.PENDING))
+    build_menu(
+        menu,
+        snap(gateway(sessions=(session(title="R&D_1", todos=plan),))),
+        Recorder().commands(),
+        exported=True,
+    )
+    assert submenu(menu, "session:g1:s1").title() == "R&&D\u02cd1 — idle"
+    assert find(menu, "todo:g1:s1:0").text() == "   ☐ a\u02cdb &&& c"
+    assert find(menu, "review").text() == "Review approvals…"
