@@ -187,3 +187,53 @@ def test_icon_sheet_for_review(qapp):
         painter.end()
     target = xdesk.screenshot_dir() / "e2e-4-icons.png"
     assert sheet.save(str(target))
+
+
+def test_the_app_runs_the_demo_and_quits_from_the_tray_menu(qloop, arun):
+    """``hermes-tray --demo`` as a real process: its item appears in the panel, and "Quit"
+    clicked in the host's menu ends it with status 0 (through the asyncio.Event, cleanly)."""
+    arun(app_round_trip(), timeout=90)
+
+
+async def app_round_trip() -> None:
+    import os
+    import sys
+
+    before = set(await xdesk.registered_items())
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-W",
+        "error",
+        "-m",
+        "desktop",
+        "--demo",
+        env=dict(os.environ, QT_QPA_PLATFORM="xcb"),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        new_items: list[str] = []
+
+        async def appeared() -> bool:
+            new_items[:] = [i for i in await xdesk.registered_items() if i not in before]
+            return bool(new_items)
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while not await appeared():
+            assert loop.time() < deadline, "the app's tray item never appeared"
+            await asyncio.sleep(0.2)
+        await xdesk.settle(2.0)  # the demo task starts; its approvals arrive
+        await xdesk.screenshot("e2e-5-app-demo.png")
+        await xdesk.click_menu_item(new_items[0], "Quit Hermes Tray")
+        _out, err = await asyncio.wait_for(process.communicate(), 20)
+        log = err.decode()
+        assert process.returncode == 0, log[-3000:]
+        assert "quitting" in log
+        assert "Traceback" not in log
+        assert "gateway demo: disconnected" in log
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await drain()

@@ -130,3 +130,48 @@ def _labels(node: list) -> list[str]:
     for child in children:
         found.extend(_labels(child.value))
     return found
+
+
+async def registered_items() -> list[str]:
+    """The StatusNotifierItems the tray host knows ("<bus name>/<path>" or a bus name)."""
+    from dbus_fast.aio import MessageBus
+
+    bus = await MessageBus().connect()
+    try:
+        name, path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
+        watcher = bus.get_proxy_object(name, path, await bus.introspect(name, path))
+        items = await watcher.get_interface(name).get_registered_status_notifier_items()
+        return list(items)
+    finally:
+        bus.disconnect()
+        await bus.wait_for_disconnect()
+
+
+async def click_menu_item(item: str, label: str) -> None:
+    """Do what a tray host does when a person clicks ``label`` in ``item``'s menu."""
+    from dbus_fast import Variant
+    from dbus_fast.aio import MessageBus
+
+    bus = await MessageBus().connect()
+    try:
+        service, _, path = item.partition("/")
+        path = "/" + path if path else "/StatusNotifierItem"
+        sni = bus.get_proxy_object(service, path, await bus.introspect(service, path))
+        menu_path = await sni.get_interface("org.kde.StatusNotifierItem").get_menu()
+        menu = bus.get_proxy_object(
+            service, menu_path, await bus.introspect(service, menu_path)
+        ).get_interface("com.canonical.dbusmenu")
+        _revision, layout = await menu.call_get_layout(0, -1, ["label"])
+        ids = {lab: ident for ident, lab in _ids(layout)}
+        await menu.call_event(ids[label], "clicked", Variant("i", 0), 0)
+    finally:
+        bus.disconnect()
+        await bus.wait_for_disconnect()
+
+
+def _ids(node: list) -> list[tuple[int, str]]:
+    ident, props, children = node
+    found = [(ident, props["label"].value)] if "label" in props else []
+    for child in children:
+        found.extend(_ids(child.value))
+    return found
