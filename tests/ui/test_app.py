@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from tests.dbus_fakes.private_bus import PrivateBus
+from tests.ui.dbus_fakes.private_bus import PrivateBus
 
 
 def run_app(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -25,8 +25,8 @@ from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.snapshot import Link
-from tests.dbus_fakes.notifyd import FakeNotifyd
-from tests.dbus_fakes.private_bus import PrivateBus
+from tests.ui.dbus_fakes.notifyd import FakeNotifyd
+from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import drain, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)

@@ -19,8 +19,8 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
-from tests.dbus_fakes.notifyd import FakeNotifyd
-from tests.dbus_fakes.private_bus import PrivateBus
+from tests.ui.dbus_fakes.notifyd import FakeNotifyd
+from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.builders import approval, session
 from tests.ui.standins import Endpoint, drain, make_factory, until
 
