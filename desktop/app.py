@@ -22,11 +22,11 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from desktop.cli import CliOptions
+    from desktop.demo_mode import BuiltInDemo
     from desktop.gateway.endpoints import GatewayEndpoint
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SMOKE_TIMEOUT = 30.0  # seconds until --smoke gives up
-DEMO_PROMPT = "[[scenario:mixed]] Tidy up the scratch folders and report."
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
@@ -92,6 +91,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 
 async def _main(options: CliOptions) -> int:
+    from desktop.demo_mode import BuiltInDemo
     from desktop.platform.paths import APP_NAME
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.icons import icon_dir
@@ -235,50 +235,3 @@ async def _smoke(bridge: GatewayBridge, shell: TrayShell, timeout: float = SMOKE
         "smoke: connected, %d approval(s) visible (tray icon %s)", status.count, status.icon_name
     )
     return EXIT_OK
-
-
-class BuiltInDemo:
-    """The fake gateway in-process on 127.0.0.1:0, plus a first task so approvals arrive.
-
-    Nothing is executed: the fake agent only simulates commands. The token is minted per run
-    and passed in memory (never in a URL that could be logged).
-    """
-
-    def __init__(self, fake: Any, endpoint: GatewayEndpoint) -> None:
-        self.fake = fake
-        self.endpoint = endpoint
-        self._waiting: Any = None
-
-    @classmethod
-    async def start(cls, *, dialect: str = "B", speed: float = 1.0) -> BuiltInDemo:
-        from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-        from desktop.gateway.fake import FakeGateway
-        from desktop.gateway.redact import register_secret
-
-        fake = await FakeGateway(dialect, speed=speed).start()
-        register_secret(fake.token)
-        endpoint = GatewayEndpoint(
-            "demo",
-            "Demo gateway (built in)",
-            EndpointKind.DEMO,
-            url=fake.base_url,
-            token=TokenSource.inline(fake.token),
-        )
-        log.info("no gateway found: started the built-in demo on %s", fake.base_url)
-        return cls(fake, endpoint)
-
-    def begin(self, bridge: GatewayBridge, prompts: Sequence[str] = (DEMO_PROMPT,)) -> None:
-        """Once the demo gateway is connected, start the demo task(s) through the bridge."""
-        from desktop.ui.snapshot import Link
-
-        def on_snapshot(snapshot: Any) -> None:
-            view = snapshot.gateway(self.endpoint.gateway_id)
-            if view is not None and view.link is Link.UP:
-                bridge.snapshot_changed.disconnect(on_snapshot)
-                for prompt in prompts:
-                    bridge.new_task(self.endpoint.gateway_id, os.path.expanduser("~"), prompt)
-
-        bridge.snapshot_changed.connect(on_snapshot)
-
-    async def stop(self) -> None:
-        await self.fake.stop()
