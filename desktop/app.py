@@ -119,13 +119,12 @@ async def _main(options: CliOptions) -> int:
         endpoints = [] if options.demo else await _endpoints(options, settings, tokens)
         if not endpoints:
             demo = await BuiltInDemo.start()
-            endpoints = [demo.endpoint]
         for endpoint in endpoints:
             bridge.add_gateway(endpoint)
         shell.show()
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         if demo is not None:
-            demo.begin(bridge)
+            demo.connect(bridge)  # adds the demo gateway and follows its sessions
         if options.smoke:
             return await _smoke(bridge, shell)
         await quit_requested.wait()

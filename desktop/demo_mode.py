@@ -1,66 +1,150 @@
 """The built-in demo: a fake gateway in-process, so the tray shows something real with no Hermes.
 
 Why a module of its own: the composition root (desktop/app.py) only decides *whether* the demo
-runs; how the demo gateway is started, what it shows and how it is stopped lives here, so the
-two can change independently.
+runs (``--demo``, or nothing configured and nothing discovered); how the demo gateway starts,
+how the tray follows its sessions and how it stops lives here, so the two change independently.
 
-Nothing is executed: the fake agent only simulates commands. The token is minted per run and
-passed in memory (never in a URL that could be logged).
+How it fits together: the fake gateway (dialect B by default, the one that batches approvals)
+listens on 127.0.0.1:0 on the running qasync loop and plays :mod:`desktop.demo_story`. The tray
+connects to it like to any gateway, then *attaches* the demo's live sessions
+(``list_live_sessions`` + ``attach_session``), exactly as it would follow sessions another
+surface started; each session starts playing once attached. The demo is nobody else's session,
+so no "take over this session?" warning applies.
+
+Nothing is executed: the fake agent only simulates commands, and the gateway's name says so in
+the menu and the dialog. The token is minted per run and passed in memory (never in a URL that
+could be logged).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from desktop.gateway.endpoints import GatewayEndpoint
+    from desktop.gateway.fake import FakeGateway
     from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
-DEMO_PROMPT = "[[scenario:mixed]] Tidy up the scratch folders and report."
+DEMO_GATEWAY_ID = "demo"
+DEMO_GATEWAY_NAME = "Demo gateway (simulated commands)"
+DEMO_HISTORY = 200  # closed requests/frames the fake keeps: a day-long demo stays flat
+DEMO_APPROVAL_TIMEOUT = 90.0  # script seconds; an unattended demo keeps looping
 
 
 class BuiltInDemo:
-    """The fake gateway in-process on 127.0.0.1:0, plus a first task so approvals arrive."""
+    """The demo gateway, the story it plays, and the tray's attachment to its sessions.
 
-    def __init__(self, fake: Any, endpoint: GatewayEndpoint) -> None:
+    Use: ``demo = await BuiltInDemo.start()``, then ``demo.connect(bridge)`` once the bridge
+    runs, and ``await demo.stop()`` after ``bridge.aclose()``.
+    """
+
+    def __init__(self, fake: FakeGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
         self.fake = fake
         self.endpoint = endpoint
+        self._story = story
+        self._attaching: asyncio.Task[None] | None = None
+        self._bridge: GatewayBridge | None = None
+        self._on_snapshot: Any = None
 
     @classmethod
-    async def start(cls, *, dialect: str = "B", speed: float = 1.0) -> BuiltInDemo:
+    async def start(
+        cls,
+        *,
+        dialect: str = "B",
+        speed: float = 1.0,
+        approval_timeout: float | None = DEMO_APPROVAL_TIMEOUT,
+        loops: int | None = None,
+    ) -> BuiltInDemo:
+        """Listen on 127.0.0.1:0 and get the story ready (it waits for the tray to attach).
+
+        ``speed`` is real seconds per script second (1.0: human pace; tests pass 0.05).
+        Dialects A and B work with an inline token; C needs a ticket handshake the demo
+        endpoint does not do.
+        """
+        from desktop import demo_story
         from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
         from desktop.gateway.fake import FakeGateway
         from desktop.gateway.redact import register_secret
 
-        fake = await FakeGateway(dialect, speed=speed).start()
+        if dialect not in ("A", "B"):
+            raise ValueError(f"the built-in demo speaks dialect A or B, not {dialect!r}")
+        fake = FakeGateway(
+            dialect, speed=speed, approval_timeout=approval_timeout, history=DEMO_HISTORY
+        )
+        await fake.start()
         register_secret(fake.token)
+        story = asyncio.get_running_loop().create_task(
+            demo_story.play(fake, loops=loops), name="built-in demo story"
+        )
         endpoint = GatewayEndpoint(
-            "demo",
-            "Demo gateway (built in)",
+            DEMO_GATEWAY_ID,
+            DEMO_GATEWAY_NAME,
             EndpointKind.DEMO,
             url=fake.base_url,
             token=TokenSource.inline(fake.token),
         )
-        log.info("no gateway found: started the built-in demo on %s", fake.base_url)
-        return cls(fake, endpoint)
+        log.info(
+            "started the built-in demo on %s (dialect %s; commands are simulated, nothing runs)",
+            fake.base_url,
+            dialect,
+        )
+        return cls(fake, story, endpoint)
 
-    def begin(self, bridge: GatewayBridge, prompts: Sequence[str] = (DEMO_PROMPT,)) -> None:
-        """Once the demo gateway is connected, start the demo task(s) through the bridge."""
+    def connect(self, bridge: GatewayBridge) -> None:
+        """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
         from desktop.ui.snapshot import Link
 
-        def on_snapshot(snapshot: Any) -> None:
-            view = snapshot.gateway(self.endpoint.gateway_id)
-            if view is not None and view.link is Link.UP:
-                bridge.snapshot_changed.disconnect(on_snapshot)
-                for prompt in prompts:
-                    bridge.new_task(self.endpoint.gateway_id, os.path.expanduser("~"), prompt)
+        self._bridge = bridge
+        client = bridge.add_gateway(self.endpoint)
+        was_up = False
 
+        def on_snapshot(snapshot: Any) -> None:
+            nonlocal was_up
+            view = snapshot.gateway(self.endpoint.gateway_id)
+            up = view is not None and view.link is Link.UP
+            if up and not was_up and (self._attaching is None or self._attaching.done()):
+                known = {s.session_id for s in view.sessions}
+                self._attaching = asyncio.get_running_loop().create_task(
+                    self._attach_all(client, known), name="built-in demo: attach sessions"
+                )
+            was_up = up
+
+        self._on_snapshot = on_snapshot
         bridge.snapshot_changed.connect(on_snapshot)
+        on_snapshot(bridge.snapshot)
+
+    async def _attach_all(self, client: Any, known: set[str]) -> None:
+        """Follow every live demo session the tray does not follow yet."""
+        try:
+            rows = await client.list_live_sessions()
+            for row in rows:
+                runtime_id, stored_id = _session_ids(row)
+                if stored_id and runtime_id not in known:
+                    await client.attach_session(stored_id)
+            log.info("demo: following %d session(s)", len(rows))
+        except Exception as exc:  # the link dropped meanwhile: the next "connected" retries
+            log.warning("demo: could not attach the demo sessions: %s", exc)
 
     async def stop(self) -> None:
+        """Stop attaching, stop the story, close the demo gateway (after the bridge closed)."""
+        if self._bridge is not None and self._on_snapshot is not None:
+            self._bridge.snapshot_changed.disconnect(self._on_snapshot)
+            self._bridge = None
+        tasks = [t for t in (self._attaching, self._story) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.fake.stop()
+        log.info("stopped the built-in demo")
+
+
+def _session_ids(row: Mapping[str, Any]) -> tuple[str, str]:
+    """(runtime id, id to resume by) from a live-session row (A/B ``session.active_list``)."""
+    runtime_id = str(row.get("id") or row.get("session_id") or "")
+    stored_id = str(row.get("session_key") or runtime_id)
+    return runtime_id, stored_id
