@@ -114,9 +114,9 @@ def webshop_follow_up(ran: frozenset[str]) -> Turn:
         _plan(*done, "in_progress"),
         UsageTick(input=4100, output=220, cost_usd=0.018, context_used=22500),
     ]
+    what = "; ".join(s.lower() for s in skipped)
     if skipped:
-        what = "; ".join(s.lower() for s in skipped)
-        steps.append(Say(f"Blocked, as you decided, so I skipped: {what}."))
+        steps.append(Say(f"That was blocked, so I'll leave it: {what}."))
     steps += [
         Command("pytest -q", output="212 passed in 14.2s", duration=2.0),
         _plan(*done, "completed"),
@@ -125,7 +125,7 @@ def webshop_follow_up(ran: frozenset[str]) -> Turn:
     summary = (
         "Build output and the legacy schema are gone; the suite passes."
         if not skipped
-        else f"Did what you approved ({3 - len(skipped)} of 3); the suite passes."
+        else f"Skipped what you denied ({what}); the rest is done and the suite passes."
     )
     steps.append(Say(summary))
     return Turn(steps)

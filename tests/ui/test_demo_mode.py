@@ -1,0 +1,273 @@
+"""The built-in demo as the tray runs it: fake gateway in-process, real client, bridge, shell.
+
+What a person would check by eye, asserted: the tray connects to the demo and follows both of
+its sessions; the menu shows usage, the plan and YOLO; the dialog gets a batch of three
+commands; a click there reaches the demo gateway exactly once per command and changes the
+story (a denied command is blocked and its plan step crossed out); YOLO goes on and off; an
+unanswered demo keeps looping; everything stops cleanly.
+
+The story runs at ``SPEED`` real seconds per script second, so a round takes well under a
+second. Each test is ONE coroutine (see tests/ui/test_bridge_gateway.py for why).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QMenu
+
+from desktop import demo_story
+from desktop.core.model import Choice, TodoStatus
+from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
+from desktop.gateway.fake import FakeGateway
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.notify_policy import NotifySettings
+from desktop.ui.shell import TrayShell
+from desktop.ui.snapshot import Link
+from tests.ui.dbus_fakes.private_bus import PrivateBus
+from tests.ui.standins import drain, until
+
+SPEED = 0.05  # real seconds per script second: the 90 s approval timeout would be 4.5 s
+QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
+WEBSHOP, HOMESERVER = "Clean up the webshop build", "Tidy the home server"
+BATCH = [c.command for c in demo_story.WEBSHOP_BATCH]
+
+
+class DemoTray:
+    """The demo wired as desktop.app wires it (minus settings, single instance, notifier)."""
+
+    def __init__(self, demo: BuiltInDemo) -> None:
+        self.demo = demo
+        self.fake: FakeGateway = demo.fake
+        self.bridge = GatewayBridge()
+        self.quit = asyncio.Event()
+        self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
+        self.notices: list[Any] = []
+        self.bridge.notice_received.connect(self.notices.append)
+        self.bridge.start(asyncio.get_running_loop())
+        demo.connect(self.bridge)
+
+    def session(self, title: str) -> Any:
+        gateway = self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
+        if gateway is None:
+            return None
+        return next((s for s in gateway.sessions if s.title == title), None)
+
+    def waiting(self, title: str) -> list[Any]:
+        session, gateway = self.session(title), self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
+        if session is None or gateway is None:
+            return []
+        return [a for a in gateway.waiting if a.session_id == session.session_id]
+
+    async def close(self) -> None:
+        """As desktop.app's shutdown: widgets, then the bridge (1000 close), then the demo."""
+        self.shell.dispose()
+        await self.bridge.aclose()
+        await self.demo.stop()
+        await drain()
+        self.shell.deleteLater()
+        self.bridge.deleteLater()
+
+
+@pytest.fixture
+def tray_app(qapp):
+    """As desktop.app sets it: the dialog closing when all is answered must not end the app."""
+    qapp.setQuitOnLastWindowClosed(False)
+    yield qapp
+    qapp.setQuitOnLastWindowClosed(True)
+
+
+@contextlib.asynccontextmanager
+async def demo_tray(**options: Any) -> AsyncIterator[DemoTray]:
+    tray = DemoTray(await BuiltInDemo.start(speed=SPEED, **options))
+    try:
+        yield tray
+    finally:
+        await tray.close()
+
+
+def answer_frames(fake: FakeGateway) -> list[dict[str, Any]]:
+    """Every decision frame the demo gateway received (dialect B answers ``srq-`` requests)."""
+    return [
+        frame
+        for record in fake.connections
+        for frame in record.received
+        if isinstance(frame, dict)
+        and str(frame.get("id", "")).startswith("srq-")
+        and "result" in frame
+    ]
+
+
+def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(qloop, arun):
+    async def scenario() -> None:
+        async with demo_tray() as tray:
+            await until(lambda: tray.bridge.snapshot.gateway(DEMO_GATEWAY_ID).link is Link.UP)
+            await until(lambda: tray.session(WEBSHOP) and tray.session(HOMESERVER))
+            assert tray.bridge.gateway_name(DEMO_GATEWAY_ID) == DEMO_GATEWAY_NAME
+            assert "simulated" in DEMO_GATEWAY_NAME
+
+            batch = await until(lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP))
+            assert [a.command for a in sorted(batch, key=lambda a: a.position)] == BATCH
+            assert len({a.batch_id for a in batch}) == 1  # one batch, asked all at once
+            assert not any(e.command in BATCH for e in tray.fake.executed)  # not before Yes
+            await until(lambda: tray.shell.dialog.pending_count() >= 3)
+
+            webshop = tray.session(WEBSHOP)
+            assert webshop.usage.total > 0
+            assert webshop.usage.cost_usd is not None
+            assert [t.content for t in webshop.todos.items] == list(demo_story.WEBSHOP_PLAN)
+            assert webshop.todos.items[0].status is TodoStatus.IN_PROGRESS
+
+            # The tray menu shows that session with usage, the plan and its YOLO switch.
+            ref = f"{DEMO_GATEWAY_ID}:{webshop.session_id}"
+            menu = tray.shell.tray.menu
+
+            def session_menu_lines() -> dict[str, str]:  # the menu is rebuilt as things change
+                sub = menu.findChild(QMenu, f"session:{ref}")
+                return {a.objectName(): a.text() for a in sub.actions()} if sub else {}
+
+            names = await until(
+                lambda: (lines := session_menu_lines()).get(f"todo:{ref}:3") and lines
+            )
+            assert names[f"tokens:{ref}"].startswith("Tokens:")
+            assert names[f"cost:{ref}"].startswith("Cost: $")
+            assert "Remove stale build artefacts" in names[f"todo:{ref}:0"]
+            assert names[f"yolo:{ref}"] == "YOLO: off (approvals asked)"
+            assert tray.notices == []  # attaching the demo's sessions warns about nothing
+
+    arun(scenario(), timeout=30)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen: present()
+def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray_app, qloop, arun):
+    async def scenario() -> None:
+        async with demo_tray() as tray:
+            batch = await until(lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP))
+            rm, git, drop = sorted(batch, key=lambda a: a.position)
+            tray.shell.review()  # the dialog, as a click on the tray icon opens it
+            for approval, choice in ((rm, Choice.ONCE), (git, Choice.ONCE), (drop, Choice.DENY)):
+                card = await until(
+                    lambda a=approval: tray.shell.dialog.card(DEMO_GATEWAY_ID, a.key)
+                )
+                card.buttons[choice].click()  # QTest's click would spin a nested loop here
+
+            session = tray.fake.session(WEBSHOP)
+            await until(lambda: any(e.command == "pytest -q" for e in tray.fake.executed))
+            await until(
+                lambda: (
+                    [t.status for t in tray.session(WEBSHOP).todos.items]
+                    == [
+                        TodoStatus.COMPLETED,
+                        TodoStatus.COMPLETED,
+                        TodoStatus.CANCELLED,
+                        TodoStatus.COMPLETED,
+                    ]
+                )
+            )
+            ran = [e.command for e in tray.fake.executed if e.session_id == session.sid]
+            assert ran == [BATCH[0], BATCH[1], "pytest -q"]  # the denied DROP never "ran"
+            asked = [r for r in tray.fake.requests if r.session is session]
+            assert [r.outcome.kind for r in asked] == ["approve", "approve", "deny"]
+            answers = answer_frames(tray.fake)
+            assert sorted(f["id"] for f in answers) == sorted(r.srq_id for r in asked)
+            assert tray.fake.late_answers == []
+            await tray.fake.wait_for_idle(session.sid)
+            reply = session.messages[-1]
+            assert reply["role"] == "assistant"
+            assert "Skipped what you denied (drop the legacy schema)" in reply["text"]
+
+    arun(scenario(), timeout=30)
+
+
+def test_yolo_goes_on_and_off_then_the_home_server_asks_once(qloop, arun):
+    async def scenario() -> None:
+        async with demo_tray() as tray:
+            seen: list[bool] = []
+
+            def record(update: Any) -> None:
+                if update.session.title == HOMESERVER:
+                    yolo = update.session.yolo.effective
+                    if not seen or seen[-1] != yolo:
+                        seen.append(yolo)
+
+            tray.bridge.session_changed.connect(record)
+            [chmod] = await until(lambda: tray.waiting(HOMESERVER))
+            assert chmod.command == demo_story.FIX_PERMISSIONS.command
+            assert True in seen
+            assert seen[-1] is False  # off again before it asks
+            ran = {e.command for e in tray.fake.executed}
+            assert {"sudo systemctl restart nginx", "docker system prune -af --volumes"} <= ran
+
+    arun(scenario(), timeout=30)
+
+
+def test_an_unattended_demo_times_out_and_plays_again(qloop, arun):
+    async def scenario() -> None:
+        async with demo_tray(approval_timeout=10.0) as tray:  # 0.5 s real
+            webshop = await until(
+                lambda: tray.fake.session(WEBSHOP) if tray.session(WEBSHOP) else None
+            )
+
+            def rounds() -> int:
+                return sum(1 for r in tray.fake.requests if r.session is webshop) // 3
+
+            await until(lambda: rounds() >= 2, timeout=15)
+            first = [r for r in tray.fake.requests if r.session is webshop][:3]
+            assert [r.outcome.kind for r in first] == ["timeout"] * 3
+            assert not any(e.command in BATCH for e in tray.fake.executed)  # silence ≠ consent
+
+    arun(scenario(), timeout=30)
+
+
+def test_stop_closes_the_gateway_and_the_story(qloop, arun):
+    async def scenario() -> None:
+        tray = DemoTray(await BuiltInDemo.start(speed=SPEED))
+        await until(lambda: tray.waiting(WEBSHOP))
+        port = tray.fake.port
+        await tray.close()
+        assert tray.fake.connections
+        assert all(not r.open for r in tray.fake.connections)
+        assert tray.fake.connections[0].close_code == 1000  # the tray closed first, cleanly
+        with pytest.raises(ConnectionRefusedError):  # no longer listening
+            await asyncio.open_connection("127.0.0.1", port)
+
+    arun(scenario(), timeout=30)
+
+
+def test_only_dialects_with_a_token_url_are_offered(qloop, arun):
+    with pytest.raises(ValueError, match="dialect A or B"):
+        arun(BuiltInDemo.start(dialect="C"))
+
+
+def run_app(*args: str, path: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6", PATH=path)
+    with PrivateBus() as bus:
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        return subprocess.run(
+            [sys.executable, "-W", "error", "-m", "desktop", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+
+def test_with_nothing_configured_or_installed_the_app_shows_the_demo(tmp_path):
+    """No --demo: discovery finds no gateway and no ``hermes`` (PATH is an empty folder)."""
+    done = run_app("--smoke", path=str(tmp_path))
+    log = done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert "nothing found: showing the built-in demo" in log
+    assert "commands are simulated, nothing runs" in log
+    assert "demo: following 2 session(s)" in log
+    assert "smoke: connected, 3 approval(s) visible" in log
+    assert "stopped the built-in demo" in log
+    assert "Traceback" not in log
