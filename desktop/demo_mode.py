@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 DEMO_GATEWAY_ID = "demo"
 DEMO_GATEWAY_NAME = "Demo gateway (simulated commands)"
 DEMO_HISTORY = 200  # closed requests/frames the fake keeps: a day-long demo stays flat
-DEMO_APPROVAL_TIMEOUT = 90.0  # script seconds; an unattended demo keeps looping
 
 
 class BuiltInDemo:
@@ -57,12 +56,15 @@ class BuiltInDemo:
         *,
         dialect: str = "B",
         speed: float = 1.0,
-        approval_timeout: float | None = DEMO_APPROVAL_TIMEOUT,
+        approval_timeout: float | None = None,
         loops: int | None = None,
     ) -> BuiltInDemo:
         """Listen on 127.0.0.1:0 and get the story ready (it waits for the tray to attach).
 
         ``speed`` is real seconds per script second (1.0: human pace; tests pass 0.05).
+        ``approval_timeout`` (script seconds) defaults to what the tray's core assumes for the
+        dialect, so the dialog's countdown tells the truth; an unanswered request then times
+        out and the demo plays on.
         Dialects A and B work with an inline token; C needs a ticket handshake the demo
         endpoint does not do.
         """
@@ -73,6 +75,8 @@ class BuiltInDemo:
 
         if dialect not in ("A", "B"):
             raise ValueError(f"the built-in demo speaks dialect A or B, not {dialect!r}")
+        if approval_timeout is None:
+            approval_timeout = _assumed_approval_timeout(dialect)
         fake = FakeGateway(
             dialect, speed=speed, approval_timeout=approval_timeout, history=DEMO_HISTORY
         )
@@ -148,3 +152,11 @@ def _session_ids(row: Mapping[str, Any]) -> tuple[str, str]:
     runtime_id = str(row.get("id") or row.get("session_id") or "")
     stored_id = str(row.get("session_key") or runtime_id)
     return runtime_id, stored_id
+
+
+def _assumed_approval_timeout(dialect: str) -> float:
+    """The server-side approval timeout the core assumes for ``dialect`` (its countdown)."""
+    from desktop.core.settings import CoreSettings
+
+    core = CoreSettings()
+    return core.a_approval_timeout if dialect == "A" else core.b_approval_timeout
