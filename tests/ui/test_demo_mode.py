@@ -27,6 +27,7 @@ from desktop import demo_story
 from desktop.core.model import Choice, TodoStatus
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
 from desktop.gateway.fake import FakeGateway
+from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
@@ -239,6 +240,26 @@ def test_stop_closes_the_gateway_and_the_story(qloop, arun):
             await asyncio.open_connection("127.0.0.1", port)
 
     arun(scenario(), timeout=30)
+
+
+def test_on_dialect_a_the_batch_is_asked_one_command_at_a_time(qloop, arun):
+    """hermes-agent 0.19.0 has no batches: the same story asks for each command in turn."""
+
+    async def scenario() -> None:
+        async with demo_tray(dialect="A") as tray:
+            [first] = await until(lambda: tray.waiting(WEBSHOP))
+            assert first.command == BATCH[0]
+            assert tray.session(HOMESERVER) is not None
+            tray.bridge.decide(request(first, Choice.ONCE))
+            await until(lambda: [a for a in tray.waiting(WEBSHOP) if a.command == BATCH[1]])
+            assert len(tray.waiting(WEBSHOP)) == 1
+            assert [e.command for e in tray.fake.executed if e.command in BATCH] == [BATCH[0]]
+
+    arun(scenario(), timeout=30)
+
+
+def request(approval: Any, choice: Choice) -> DecisionRequest:
+    return DecisionRequest(DEMO_GATEWAY_ID, approval.key, choice, SURFACE_BUTTON)
 
 
 def test_only_dialects_with_a_token_url_are_offered(qloop, arun):
