@@ -1,0 +1,74 @@
+"""Hermes stops waiting by itself (a short ``approvals.timeout``): the row ends expired, and a
+late click on it can never answer the *next* command's approval.
+
+Why this matters most on 0.19.0: ``approval.respond`` carries no id and resolves whatever the
+session waits on now, so a decision meant for the expired command would approve the next one.
+On iot the late answer would go to a withdrawn ``srq`` id. In both, the next command must keep
+waiting for its own answer; here nobody gives one, so it expires too and never runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from tests.e2e import person
+from tests.e2e.pool import GatewayPool
+from tests.e2e.scenarios import BOTH, intact, one_by_one, rm, victim
+from tests.e2e.tray_app import GATEWAY_ID, OFFSCREEN_LIMITS, TrayApp, outcome
+from tests.peers.fake_model import FakeModel
+
+pytestmark = [pytest.mark.realhermes, pytest.mark.timeout(180), OFFSCREEN_LIMITS]
+Key = Qt.Key
+SERVER_TIMEOUT_S = 5
+
+
+@pytest.mark.parametrize("version", BOTH)
+def test_expired_row_never_answers_the_next_command(
+    version: str, module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+) -> None:
+    server = module_pool.get(version, "timeout", approvals_timeout=SERVER_TIMEOUT_S)
+    first, second = victim(scratch, "first"), victim(scratch, "second")
+    task = one_by_one(e2e_model, [rm(first), rm(second)])
+    states: list[str] = []
+
+    async def scenario() -> None:
+        async with TrayApp(server) as app:
+            app.new_task(scratch, task.prompt)
+            sid = await app.new_session()
+            [late] = await app.asked(sid)
+            person.click_tray_icon(app)  # the person looks, and answers nothing in time
+            expired = await app.resolved(late.key)
+            assert outcome(expired) is OutcomeKind.EXPIRED, expired.outcome
+            states.append(person.card(app, late.key).state.text())
+
+            [nxt] = await app.asked(sid)
+            assert nxt.key != late.key
+            assert nxt.command == rm(second)
+            # Now the late click on the expired row: select it, press A, click its button.
+            person.decide_by_key(app, late.key, Key.Key_A)
+            person.click_choice(app, late.key, Choice.ONCE)
+            # Even a decision that got past the dialog's own rules (a stale notification's
+            # button, say) reaches the bridge through this signal; the core must refuse it.
+            app.dialog.decision_requested.emit(
+                DecisionRequest(GATEWAY_ID, late.key, Choice.ONCE, SURFACE_BUTTON)
+            )
+            assert app.notices[-1].what == "Your decision was not sent"
+            assert app.wire.decisions() == [], "a click on the expired row sent an answer"
+            assert app.latest(nxt.key).phase is ApprovalPhase.WAITING
+            assert intact(second)
+
+            gone = await app.resolved(nxt.key)  # nobody answers it either
+            assert outcome(gone) is OutcomeKind.EXPIRED
+            await app.turn_over(sid)
+            assert app.wire.decisions() == []
+
+    arun(scenario(), timeout=120)
+    assert states[0].startswith("Expired"), states
+    assert intact(first)
+    assert intact(second), "the next command ran on a click meant for the expired one"

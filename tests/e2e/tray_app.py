@@ -1,0 +1,197 @@
+"""The app as ``desktop.app`` composes it, around one real gateway, for one test's coroutine.
+
+Why not ``desktop.app.run``: it owns the process (QApplication, its own loop, discovery,
+single-instance lock, quitting). What matters end to end is everything below it, built exactly
+as ``_main`` builds it: a ``GatewayBridge`` with the production client factory, and a
+``TrayShell`` around it (tray icon and menu, ``ApprovalDialog``, New task dialog,
+notifications). The test then acts only through what a person touches (``person``) and checks
+the gateway's wire (``wire``) and the scratch directory on disk.
+
+Use as ``async with TrayApp(server) as app:`` inside the test's one coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from desktop.core.model import Approval, ApprovalPhase, OutcomeKind, SessionState
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.redact import register_secret
+from desktop.ui.approvals.dialog import ApprovalDialog
+from desktop.ui.approvals.layout import RowEntry
+from desktop.ui.bridge import GatewayBridge, gateway_client_factory
+from desktop.ui.bridge_events import ApprovalUpdate, Notice
+from desktop.ui.shell import TrayShell
+from desktop.ui.snapshot import GatewayView, Link
+from tests.e2e.waiting import drain, until
+from tests.e2e.wire import WireTap
+from tests.peers.hermes_server import HermesServer
+
+GATEWAY_ID = "hermes"
+CONNECT_S = 30.0
+TURN_S = 60.0  # one agent turn on a warm gateway takes ~1 s; the first build ~4 s
+
+# What the offscreen platform (every headless run) says about windows and a tray icon it cannot
+# have: raise(), size hints, and no system-tray window signal. Limits of the platform, not ours.
+OFFSCREEN_LIMITS = pytest.mark.qt_log_ignore(
+    r"This plugin does not support",
+    r"No such signal QPlatformNativeInterface::systemTrayWindowChanged",
+)
+
+
+class TrayApp:
+    """Bridge + shell + the one real client; records what the bridge reported."""
+
+    def __init__(self, server: HermesServer) -> None:
+        self.server = server
+        self.clients: list[Any] = []  # desktop.gateway.client.GatewayClient
+        self.bridge = GatewayBridge(client_factory=self._make_client)
+        self.quit_requested = asyncio.Event()
+        self.shell = TrayShell(self.bridge, on_quit=self.quit_requested.set)
+        self.updates: list[ApprovalUpdate] = []
+        self.notices: list[Notice] = []
+        self.connects = 0  # how many times the connection reached CONNECTED
+        self.wire = WireTap()
+        self._quit_on_last_window = True
+        self.bridge.approval_requested.connect(self.updates.append)
+        self.bridge.approval_changed.connect(self.updates.append)
+        self.bridge.notice_received.connect(self.notices.append)
+        self.bridge.connection_status_changed.connect(self._on_status)
+
+    def _make_client(self, endpoint: Any, listener: Any) -> Any:
+        client = gateway_client_factory(endpoint, listener)  # what the app itself creates
+        self.clients.append(client)
+        return client
+
+    def _on_status(self, _gateway_id: str, old: Any, new: Any) -> None:
+        if new.state.name == "CONNECTED" and old.state.name != "CONNECTED":
+            self.connects += 1
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    async def __aenter__(self) -> TrayApp:
+        # desktop.app does this first: closing the last window (the New task dialog after
+        # "Start task", say) must not quit a tray app, which would stop the running loop.
+        qapp = QApplication.instance()
+        assert isinstance(qapp, QApplication)
+        self._quit_on_last_window = qapp.quitOnLastWindowClosed()
+        qapp.setQuitOnLastWindowClosed(False)
+        self.wire.install()
+        register_secret(self.server.token)  # the URL carries it; keep it out of every log
+        endpoint = GatewayEndpoint(
+            GATEWAY_ID,
+            f"Hermes {self.server.venv.peer.version} (e2e)",
+            EndpointKind.URL,
+            url=self.server.url,
+        )
+        self.bridge.add_gateway(endpoint)
+        self.shell.show()
+        self.bridge.start(asyncio.get_running_loop())
+        await until(
+            lambda: self.gateway.link is Link.UP, CONNECT_S, "the tray to connect", self.explain
+        )
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            self.shell.dispose()
+            await self.bridge.aclose()
+            await drain()
+        finally:
+            self.wire.remove()
+            QApplication.setQuitOnLastWindowClosed(self._quit_on_last_window)
+            self.shell.deleteLater()
+            self.bridge.deleteLater()
+
+    def new_task(self, directory: object, prompt: str) -> None:
+        """The New task dialog's slot (``task_requested`` → ``bridge.new_task``)."""
+        self.bridge.new_task(GATEWAY_ID, str(directory), prompt)
+
+    # -- what the app shows -------------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        [client] = self.clients
+        return client
+
+    @property
+    def dialog(self) -> ApprovalDialog:
+        return self.shell.dialog
+
+    @property
+    def gateway(self) -> GatewayView:
+        view = self.bridge.snapshot.gateway(GATEWAY_ID)
+        assert view is not None
+        return view
+
+    def session(self, session_id: str) -> SessionState | None:
+        return self.gateway.session(session_id)
+
+    def latest(self, key: str) -> Approval:
+        """The newest value the bridge reported for approval ``key``."""
+        return next(u.approval for u in reversed(self.updates) if u.approval.key == key)
+
+    def approvals(self, session_id: str | None = None) -> list[Approval]:
+        """Every approval the bridge reported (newest value each), in arrival order."""
+        keys = list(dict.fromkeys(u.approval.key for u in self.updates))
+        found = [self.latest(k) for k in keys]
+        return [a for a in found if session_id is None or a.session_id == session_id]
+
+    def waiting(self, session_id: str | None = None) -> list[Approval]:
+        return [a for a in self.approvals(session_id) if a.phase is ApprovalPhase.WAITING]
+
+    def row(self, key: str) -> RowEntry | None:
+        """The dialog's row for ``key`` (None once its batch left the dialog)."""
+        return self.dialog.model.board.row((GATEWAY_ID, key))
+
+    def started_sessions(self) -> list[str]:
+        """Session ids of tasks the tray started, in order (from its "Task started" notices)."""
+        return [n.session_id for n in self.notices if n.what == "Task started" and n.session_id]
+
+    # -- waiting ------------------------------------------------------------------------------
+    async def wait(self, predicate: Callable[[], Any], what: str, timeout: float = TURN_S) -> Any:
+        return await until(predicate, timeout, what, self.explain)
+
+    async def new_session(self, count: int = 1) -> str:
+        """The id of the ``count``-th task the tray started (waits for it)."""
+        await self.wait(lambda: len(self.started_sessions()) >= count, f"task {count} to start")
+        return self.started_sessions()[count - 1]
+
+    async def asked(self, session_id: str, count: int = 1) -> list[Approval]:
+        """Wait until ``count`` approvals of the session wait on the person; return them."""
+        await self.wait(
+            lambda: len(self.waiting(session_id)) >= count,
+            f"{count} approval(s) waiting in session {session_id}",
+        )
+        return self.waiting(session_id)
+
+    async def resolved(self, key: str) -> Approval:
+        await self.wait(
+            lambda: self.latest(key).phase is ApprovalPhase.RESOLVED, f"approval {key} to end"
+        )
+        return self.latest(key)
+
+    async def turn_over(self, session_id: str, turns: int = 1) -> None:
+        """Wait for the agent's ``turns``-th ``message.complete`` in the session."""
+        await self.wait(
+            lambda: self.wire.turns_ended(session_id) >= turns,
+            f"turn {turns} of session {session_id} to end",
+        )
+
+    # -- diagnostics --------------------------------------------------------------------------
+    def explain(self) -> str:
+        lines = [f"gateway: {self.bridge.snapshot.gateway(GATEWAY_ID)!r:.400}"]
+        for a in self.approvals():
+            kind = a.outcome.kind.value if a.outcome else ""
+            lines.append(f"  {a.key} {a.session_id} {a.phase.value} {kind} {a.command[:80]!r}")
+        lines.append(f"notices: {[n.text for n in self.notices]}")
+        lines.append("wire tail:\n" + self.wire.tail())
+        lines.append("gateway log tail:\n" + self.server.log_tail(15))
+        return "\n".join(lines)
+
+
+def outcome(approval: Approval) -> OutcomeKind | None:
+    return approval.outcome.kind if approval.outcome else None
