@@ -131,6 +131,10 @@ def test_two_sessions_waiting_answered_in_the_opposite_order(
             [asked_two] = await app.asked(sid_two)
             assert intact(one)
             assert intact(two)
+            status = app.shell.tray.status
+            assert status is not None
+            assert (status.icon_name, status.count) == ("waiting", 2)
+            assert person.menu_text(app, "review") == "Review approvals… (2)"
             person.click_tray_icon(app)
             person.decide_by_key(app, asked_two.key, Key.Key_A)  # the later session first
             await app.turn_over(sid_two)

@@ -13,6 +13,7 @@ Use as ``async with TrayApp(server) as app:`` inside the test's one coroutine.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import Approval, ApprovalPhase, OutcomeKind, SessionState
+from desktop.gateway.client import GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.redact import register_secret
 from desktop.ui.approvals.dialog import ApprovalDialog
@@ -44,11 +46,33 @@ OFFSCREEN_LIMITS = pytest.mark.qt_log_ignore(
 )
 
 
-class TrayApp:
-    """Bridge + shell + the one real client; records what the bridge reported."""
+class OffsetClock:
+    """``time.monotonic`` plus a jump the test makes: "a minute later", without the minute.
 
-    def __init__(self, server: HermesServer) -> None:
+    Why: the client's clock is a designed seam (time is a parameter of the core). Jumping it
+    shows what the tray does once it *believes* time has passed, while the real gateway's own
+    clock (and its approvals.timeout) is untouched.
+    """
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+class TrayApp:
+    """Bridge + shell + the one real client; records what the bridge reported.
+
+    ``clock``: the client's clock (default: the production one, ``time.monotonic``).
+    """
+
+    def __init__(self, server: HermesServer, *, clock: OffsetClock | None = None) -> None:
         self.server = server
+        self._clock = clock
         self.clients: list[Any] = []  # desktop.gateway.client.GatewayClient
         self.bridge = GatewayBridge(client_factory=self._make_client)
         self.quit_requested = asyncio.Event()
@@ -64,7 +88,10 @@ class TrayApp:
         self.bridge.connection_status_changed.connect(self._on_status)
 
     def _make_client(self, endpoint: Any, listener: Any) -> Any:
-        client = gateway_client_factory(endpoint, listener)  # what the app itself creates
+        if self._clock is None:
+            client = gateway_client_factory(endpoint, listener)  # what the app itself creates
+        else:
+            client = GatewayClient(endpoint, listener=listener, clock=self._clock)
         self.clients.append(client)
         return client
 
