@@ -12,6 +12,11 @@ once, in order, and undone in reverse order. Pitfalls handled here (shared/stack
 * Qt's own messages go into logging (``qInstallMessageHandler``), the previous handler is
   restored at the end.
 
+Settings apply while running (``SettingsController``: gateways added/removed/restarted, the
+notification policy, start at login); every decision goes to the journal with the outcome the
+gateway reported; a time-boxed YOLO still running at Quit is switched off before the clients
+close. A second launch only asks the running one to show its approvals, then exits 0.
+
 ``--smoke`` starts everything, waits until a gateway is connected and one approval is visible,
 then exits 0 (1 on timeout): packaging CI uses it to prove a build really runs.
 """
@@ -21,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -96,6 +103,8 @@ async def _main(options: CliOptions) -> int:
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.icons import icon_dir
     from desktop.ui.native_notify import NativeNotifier
+    from desktop.ui.settings_apply import notify_settings
+    from desktop.ui.settings_controller import SettingsController, client_factory_for
     from desktop.ui.shell import TrayShell
     from desktop.ui.single_instance import SingleInstance
 
@@ -104,25 +113,31 @@ async def _main(options: CliOptions) -> int:
     if not options.smoke and not single.start():
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
-    settings, tokens = _load_settings()
+    settings, tokens, journal = _load_settings()
     quit_requested = asyncio.Event()
-    bridge = GatewayBridge()
+    # Clients are built with the settings current when each is created (staleness margin).
+    bridge = GatewayBridge(client_factory_for(lambda: settings_control.settings))
+    settings_control = SettingsController(settings, tokens, bridge)
     shell = TrayShell(
         bridge,
-        notify_settings=_notify_settings(settings),
-        open_settings=lambda: _open_settings(shell, settings, tokens),
+        notify_settings=notify_settings(settings),
         on_quit=quit_requested.set,
+        settings=settings_control,
+        journal=journal,
     )
-    single.show_approvals_requested.connect(shell.review)
+    single.show_approvals_requested.connect(lambda: _show_approvals(shell))
+    stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
     try:
         endpoints = [] if options.demo else await _endpoints(options, settings, tokens)
         if not endpoints:
             demo = await BuiltInDemo.start()
+        _journal_secrets(journal, endpoints)
         for endpoint in endpoints:
             bridge.add_gateway(endpoint)
         shell.show()
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
+        settings_control.report_token_storage()
         if demo is not None:
             demo.connect(bridge)  # adds the demo gateway and follows its sessions
         if options.smoke:
@@ -131,6 +146,8 @@ async def _main(options: CliOptions) -> int:
         log.info("quitting")
         return EXIT_OK
     finally:
+        stop_signals()
+        await _end_timeboxed_yolo(bridge, shell)
         shell.dispose()
         await bridge.aclose()
         if demo is not None:
@@ -139,45 +156,76 @@ async def _main(options: CliOptions) -> int:
         bridge.deleteLater()
 
 
-def _load_settings() -> tuple[Any, Any]:
-    from desktop.gateway.redact import register_secret
+def _load_settings() -> tuple[Any, Any, Any]:
+    """Settings, the token store and the decision journal.
+
+    Every token the store sees is registered with the log filter and the journal before
+    anything can write it (``on_secret``), so neither ever holds one.
+    """
+    from desktop import logsetup
+    from desktop.journal import Journal
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 
-    tokens = TokenStore(on_secret=register_secret)
-    return load_settings(token_store=tokens), tokens
+    journal = Journal()
+
+    def secret_seen(secret: str) -> None:
+        logsetup.register_secret(secret)
+        journal.register_secret(secret)
+
+    tokens = TokenStore(on_secret=secret_seen)
+    return load_settings(token_store=tokens), tokens, journal
 
 
-def _notify_settings(settings: Any) -> Any:
-    from desktop.settings.model import NotificationApproval
-    from desktop.ui.notify_policy import NotifySettings
+def _journal_secrets(journal: Any, endpoints: list[GatewayEndpoint]) -> None:
+    """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
+    from desktop.gateway.tokens import url_token
 
-    policy = settings.notifications
-    return NotifySettings(
-        show_commands=policy.show_command_text,
-        approve_from_notification=policy.approve_from_notification is NotificationApproval.ONCE,
-        quiet_after_start=settings.quiet_after_start_s,
-    )
+    for endpoint in endpoints:
+        journal.register_secret(url_token(endpoint.url))
+        if endpoint.token is not None:
+            journal.register_secret(endpoint.token.value)
 
 
-def _open_settings(shell: TrayShell, settings: Any, tokens: Any) -> None:
-    """Open the settings dialog; saved changes apply to gateways at the next start."""
-    from PySide6.QtCore import Qt
+def _show_approvals(shell: TrayShell) -> None:
+    log.info("a second launch asked to show the approvals")
+    shell.review()
 
-    from desktop.settings.store import save_settings
-    from desktop.ui.settings_dialog import SettingsDialog
 
-    dialog = SettingsDialog(settings, tokens)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+def _quit_on_signals(
+    loop: asyncio.AbstractEventLoop, quit: Callable[[], None]
+) -> Callable[[], None]:
+    """SIGTERM (logout, ``systemctl --user stop``) and SIGINT quit like the Quit item does.
 
-    def edited(new: Any) -> None:
-        save_settings(new)
-        shell.tray.show_message(
-            "Settings saved", "Gateway changes take effect the next time Hermes Tray starts."
-        )
+    Why: the session manager ends a tray app with SIGTERM at logout; without a handler Python
+    dies at once, and a time-boxed YOLO would stay on and waiting decisions would never reach
+    the journal. Returns the function that removes the handlers. (Windows has no such signals
+    on an event loop; there the app quits from its menu.)
+    """
+    installed = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(signum, quit)
+        except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals here
+            continue
+        installed.append(signum)
 
-    dialog.settings_edited.connect(edited)
-    dialog.open()
+    def remove() -> None:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+    return remove
+
+
+async def _end_timeboxed_yolo(bridge: GatewayBridge, shell: TrayShell) -> None:
+    """A time-boxed YOLO must not outlive the app that promised to end it."""
+    sessions = shell.yolo.boxes.yolo_sessions()
+    if not sessions:
+        return
+    try:
+        await bridge.end_yolo(sessions)
+    except Exception:  # quitting goes on whatever happened; the log has it
+        log.exception("could not switch time-boxed YOLO off at quit")
 
 
 async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[GatewayEndpoint]:

@@ -48,9 +48,17 @@ _CREDENTIAL_PATTERNS = (
 
 
 class Surface(enum.Enum):
-    """Where the person made the decision."""
+    """Where the person made the decision.
+
+    The ``dialog.*`` values are the approval dialog's own surface names
+    (``desktop.ui.approvals.requests.SURFACE_*``), so the journal says *how* in the dialog: a
+    row's button, a keyboard shortcut, or "Approve all"/"Deny all" on a batch.
+    """
 
     DIALOG = "dialog"
+    DIALOG_BUTTON = "dialog.button"
+    DIALOG_KEYBOARD = "dialog.keyboard"
+    DIALOG_BATCH = "dialog.batch"
     NOTIFICATION = "notification"
     KEYBOARD = "keyboard"
     MENU = "menu"
@@ -174,12 +182,17 @@ class Journal:
         choice: str | enum.Enum,
         surface: Surface | str,
         outcome: str,
+        at: datetime | None = None,
     ) -> JournalEntry:
-        """Append one decision and return it as stored. Never raises for I/O trouble."""
+        """Append one decision and return it as stored. Never raises for I/O trouble.
+
+        ``at`` is when the person decided (default: now). The line is written only once the
+        gateway reported the outcome, which may be a little later.
+        """
         choice_text = choice.value if isinstance(choice, enum.Enum) else choice
         surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
         entry = JournalEntry(
-            time=self._clock().isoformat(timespec="seconds"),
+            time=(at or self._clock()).isoformat(timespec="seconds"),
             gateway_id=self._clean(gateway_id, 300),
             gateway_name=self._clean(gateway_name, 300),
             session_id=self._clean(session_id, 300),

@@ -50,6 +50,21 @@ class AppState:
     def add_gateway(self, gateway_id: str, name: str) -> None:
         self._gateways.setdefault(gateway_id, _Gateway(name))
 
+    def remove_gateway(self, gateway_id: str) -> None:
+        self._gateways.pop(gateway_id, None)
+
+    def has_gateway(self, gateway_id: str) -> bool:
+        return gateway_id in self._gateways
+
+    def approval(self, gateway_id: str, key: str) -> Approval | None:
+        """The open row ``key`` (resolved rows are dropped, see :meth:`apply`)."""
+        gateway = self._gateways.get(gateway_id)
+        return gateway.approvals.get(key) if gateway else None
+
+    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
+        gateway = self._gateways.get(gateway_id)
+        return gateway.sessions.get(session_id) if gateway else None
+
     def gateway_name(self, gateway_id: str) -> str:
         gateway = self._gateways.get(gateway_id)
         return gateway.name if gateway else gateway_id

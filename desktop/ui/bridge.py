@@ -8,7 +8,10 @@ running qasync loop, with a reference kept until it ends; its outcome comes back
 Inbound, the bridge is every client's ``GatewayListener``: core events are folded into the
 ``AppState`` store and re-emitted as past-tense signals with one frozen payload each. Outbound,
 slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
-``notice_received`` saying what failed, where, and what to do.
+``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
+as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
+The YOLO slots (including "switch off and check") live in the ``bridge_yolo`` mixin and the
+client contract in ``bridge_clients``, to keep this module about lifecycle and routing.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from collections.abc import Coroutine
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -34,41 +37,30 @@ from desktop.core.model import DecisionResult
 from desktop.gateway.errors import GatewayError
 from desktop.ui.app_state import AppState
 from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.ui.bridge_clients import (
+    ClientFactory,
+    ClientLike,
+    ClientListener,
+    gateway_client_factory,
+)
+from desktop.ui.bridge_events import (
+    ApprovalUpdate,
+    DecisionMade,
+    Notice,
+    SessionGone,
+    SessionUpdate,
+)
+from desktop.ui.bridge_yolo import YoloSlots
 from desktop.ui.notify_policy import NotificationPlan
 from desktop.ui.snapshot import AppSnapshot
+from desktop.ui.yolo_verify import SETTLE_SECONDS
+
+__all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 
 log = logging.getLogger(__name__)
 
 
-class ClientLike(Protocol):
-    """The part of ``desktop.gateway.client.GatewayClient`` the bridge uses."""
-
-    gateway_id: str
-    name: str
-    status: Any
-
-    async def run(self) -> None: ...
-    async def close(self) -> None: ...
-    def decide(self, key: str, choice: Any, *, confirm_stale: bool = False) -> DecisionResult: ...
-    def reconnect_now(self) -> None: ...
-    async def set_yolo(self, session_id: str, on: bool) -> Any: ...
-    async def set_approval_mode(self, mode: str) -> Any: ...
-    async def interrupt(self, session_id: str) -> Any: ...
-    async def create_session(self, cwd: str, prompt: str) -> str: ...
-
-
-ClientFactory = Callable[[Any, Any], ClientLike]  # (endpoint, listener) -> client
-
-
-def gateway_client_factory(endpoint: Any, listener: Any) -> ClientLike:
-    """The real client (imported lazily: the gateway package is asyncio-only and optional here)."""
-    from desktop.gateway.client import GatewayClient
-
-    return GatewayClient(endpoint, listener=listener)
-
-
-class GatewayBridge(QObject):
+class GatewayBridge(YoloSlots, QObject):
     """Owns the gateway clients and their tasks; re-emits what they report as Qt signals."""
 
     approval_requested = Signal(object)  # ApprovalUpdate
@@ -80,6 +72,10 @@ class GatewayBridge(QObject):
     snapshot_changed = Signal(object)  # AppSnapshot
     notification_action_invoked = Signal(object, object)  # NotificationPlan, ActionKind
     notifications_ready = Signal(bool)  # True: native service with buttons is on the bus
+    gateway_removed = Signal(str)  # gateway_id; its client is closing
+    decision_made = Signal(object)  # DecisionMade, after every decide()
+    yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
+    yolo_checked = Signal(str, str, object)  # gateway_id, session_id, YoloCheck
 
     def __init__(
         self, client_factory: ClientFactory = gateway_client_factory, parent: QObject | None = None
@@ -87,6 +83,9 @@ class GatewayBridge(QObject):
         super().__init__(parent)
         self._client_factory = client_factory
         self._clients: dict[str, ClientLike] = {}
+        self._listeners: dict[str, ClientListener] = {}
+        self._session_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
+        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._state = AppState()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
@@ -97,14 +96,42 @@ class GatewayBridge(QObject):
     # -- set-up and shutdown -----------------------------------------------------------------
     def add_gateway(self, endpoint: Any) -> ClientLike:
         """Create the client for ``endpoint`` (started by :meth:`start`, or now if started)."""
-        client = self._client_factory(endpoint, self)
+        listener = ClientListener(self)
+        client = self._client_factory(endpoint, listener)
+        if client.gateway_id in self._clients:
+            self.remove_gateway(client.gateway_id)
         self._clients[client.gateway_id] = client
+        self._listeners[client.gateway_id] = listener
         self._state.add_gateway(client.gateway_id, client.name)
         self._state.set_status(client.gateway_id, client.status)
         if self._loop is not None:
             self._start_client(client)
         self._publish()
         return client
+
+    def remove_gateway(self, gateway_id: str) -> None:
+        """Forget ``gateway_id`` now; its client closes cleanly in the background."""
+        client = self._clients.pop(gateway_id, None)
+        if client is None:
+            return
+        self._listeners.pop(gateway_id).detach()
+        self._state.remove_gateway(gateway_id)
+        task = self._run_tasks.pop(gateway_id, None)
+        if self._loop is not None:
+
+            async def stop() -> None:
+                await client.close()
+                if task is not None:
+                    await asyncio.gather(task, return_exceptions=True)
+
+            self._spawn(
+                stop(), "Could not close the gateway connection", client.name, "", log_only=True
+            )
+        self.gateway_removed.emit(gateway_id)
+        self._publish()
+
+    def gateway_ids(self) -> tuple[str, ...]:
+        return tuple(self._clients)
 
     def start(self, loop: asyncio.AbstractEventLoop, notifier: Any = None) -> None:
         """Start every client's ``run()`` on ``loop`` (the running qasync loop)."""
@@ -157,6 +184,7 @@ class GatewayBridge(QObject):
             )
             signal.emit(update)
         elif isinstance(event, SessionChanged):
+            self._wake((gateway_id, event.session.session_id))
             self.session_changed.emit(SessionUpdate(gateway_id, event.session))
         elif isinstance(event, SessionRemoved):
             self.session_removed.emit(SessionGone(gateway_id, event.session_id, event.reason))
@@ -182,6 +210,7 @@ class GatewayBridge(QObject):
     def decide(self, request: DecisionRequest) -> DecisionResult:
         """Answer exactly ``request.key`` with ``request.choice`` (sync: the core queues it)."""
         client = self._clients.get(request.gateway_id)
+        shown = self._state.approval(request.gateway_id, request.key)  # before it may resolve
         if client is None:
             result = DecisionResult(False, "that gateway is no longer configured")
         else:
@@ -193,6 +222,21 @@ class GatewayBridge(QObject):
             request.key,
             request.surface,
             "sent" if result.sent else f"refused ({result.reason})",
+        )
+        session_id = shown.session_id if shown else ""
+        self.decision_made.emit(
+            DecisionMade(
+                request.gateway_id,
+                self._state.gateway_name(request.gateway_id),
+                request.key,
+                request.choice,
+                request.surface,
+                result.sent,
+                result.reason,
+                session_id,
+                self._state.session_title(request.gateway_id, session_id) if shown else "",
+                shown.command if shown else "",
+            )
         )
         if not result.sent:
             self.notice_received.emit(
@@ -207,16 +251,6 @@ class GatewayBridge(QObject):
         return result
 
     approve = decide  # the brief's name for the same slot
-
-    def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
-        client = self._clients[gateway_id]
-        self._spawn(
-            client.set_yolo(session_id, on),
-            f"Could not turn YOLO {'on' if on else 'off'}",
-            self._where(gateway_id, session_id),
-            "Check that the gateway is connected and try again from the tray menu.",
-            gateway_id,
-        )
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
@@ -305,8 +339,8 @@ class GatewayBridge(QObject):
         task.add_done_callback(functools.partial(self._client_ended, gateway_id))
 
     def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
-        if task.cancelled() or self._closing:
-            return
+        if task.cancelled() or self._closing or self._run_tasks.get(gateway_id) is not task:
+            return  # cancelled, quitting, or a removed/replaced gateway's old client
         error = task.exception()
         if error is not None:
             log.error("gateway client %s stopped", gateway_id, exc_info=error)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, SessionState
+from desktop.core.model import Approval, Choice, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +60,24 @@ class Notice:
         if self.advice:
             parts.append(self.advice)
         return " — ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade:
+    """Payload of ``decision_made``: a person's decision and what the bridge did with it.
+
+    Why the command and session travel with it: once the gateway resolves the approval the row
+    is gone from the app state, yet the journal must still say *what* was decided. So the
+    bridge captures them from the row as it was shown, before the decision is sent.
+    """
+
+    gateway_id: str
+    gateway_name: str
+    key: str
+    choice: Choice
+    surface: str  # the DecisionRequest's surface ("dialog.button", "notification", ...)
+    sent: bool
+    reason: str  # why it was not sent ("" when sent)
+    session_id: str = ""
+    session_title: str = ""
+    command: str = ""

@@ -56,7 +56,7 @@ class NotificationController(QObject):
         bridge.approval_requested.connect(self._on_approval_requested)
         bridge.approval_changed.connect(self._on_approval_changed)
         bridge.connection_status_changed.connect(self._on_connection_status_changed)
-        bridge.notice_received.connect(self._on_notice_received)
+        bridge.notice_received.connect(self.show_notice)
         bridge.notifications_ready.connect(self._on_notifications_ready)
         bridge.notification_action_invoked.connect(self._on_action)
 
@@ -87,8 +87,17 @@ class NotificationController(QObject):
             self.policy.gateway_connected(gateway_id, self._clock())
             self._schedule()
 
-    def _on_notice_received(self, notice: Notice) -> None:
-        """Failures and gateway errors are worth a notification; routine info is not."""
+    def apply_settings(self, settings: NotifySettings) -> None:
+        """New settings from the Settings dialog, live: the next plan uses them."""
+        self.policy.settings = settings
+        self._schedule()
+
+    def show_notice(self, notice: Notice) -> None:
+        """Failures and warnings are worth a notification; routine info is not.
+
+        Also the way the app's own warnings reach the desktop (a YOLO that stayed on, tokens
+        kept outside the keyring), so they read like the gateway's.
+        """
         if notice.level not in ("warning", "error"):
             return
         title = notification_text(f"Hermes Tray — {notice.what}", 120)

@@ -3,25 +3,41 @@
 Why apart from ``desktop.app``: the composition root deals with the process (QApplication, the
 qasync loop, discovery, the demo, shutdown); this class only connects Qt objects, so tests can
 build it on the test's loop with stand-in clients. Every path to a decision — the dialog's
-buttons and a notification's — ends in the same ``GatewayBridge.decide`` slot.
+buttons and a notification's — ends in the same ``GatewayBridge.decide`` slot, which announces
+it as ``decision_made`` for the journal.
+
+Optional parts, given by the composition root (tests build the shell without them):
+
+* ``settings`` — a :class:`SettingsController`: Settings…, live changes, Start at login;
+* ``journal`` — a :class:`Journal`: every decision with its outcome, Recent decisions, Open
+  journal (``open_url`` is the desktop opener, injected in tests).
+
+Time-boxed YOLO is always there (``self.yolo``); it costs nothing until a box is started.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QUrl
 
 from desktop.core.model import DecisionResult
+from desktop.journal import Journal
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate
+from desktop.ui.journal_controller import JournalController
 from desktop.ui.new_task_dialog import NewTaskDialog
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
+from desktop.ui.settings_controller import SettingsController
 from desktop.ui.tray import TrayController
+from desktop.ui.tray_menu_extras import MenuExtras
+from desktop.ui.yolo_timebox import YoloTimeboxController
+from desktop.ui.yolo_timer import BoxKind
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +52,10 @@ class TrayShell(QObject):
         notify_settings: NotifySettings | None = None,
         open_settings: Callable[[], None] | None = None,
         on_quit: Callable[[], None],
+        settings: SettingsController | None = None,
+        journal: Journal | None = None,
+        open_url: Callable[[QUrl], bool] | None = None,
+        clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -46,9 +66,19 @@ class TrayShell(QObject):
         self.notifications = NotificationController(
             bridge, self.tray.show_message, notify_settings, parent=self
         )
-        self._open_settings = open_settings
+        self.settings = settings
+        self._open_settings = open_settings or (settings.open_dialog if settings else None)
+        self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
+        self.journal: JournalController | None = None
+        if journal is not None:
+            self.journal = (
+                JournalController(bridge, journal, opener=open_url, parent=self)
+                if open_url is not None
+                else JournalController(bridge, journal, parent=self)
+            )
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
+        bridge.gateway_removed.connect(self.dialog.clear_gateway)
         self.dialog.decision_requested.connect(self.decide)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
@@ -57,15 +87,49 @@ class TrayShell(QObject):
         self.tray.tray.messageClicked.connect(self.notifications.balloon_clicked)
         self.notifications.review_requested.connect(self.review_batch)
         self.new_task.task_requested.connect(bridge.new_task)
+        self._wire_extras()
+
+    def _wire_extras(self) -> None:
+        self.tray.extras = self.menu_extras
+        self.yolo.changed.connect(self.tray.refresh)
+        self.yolo.notice_raised.connect(self.notifications.show_notice)
+        self.tray.timebox_requested.connect(
+            lambda gid, sid, kind: self.yolo.start(gid, sid, BoxKind(kind))
+        )
+        if self.journal is not None:
+            self.journal.changed.connect(self.tray.refresh)
+            self.tray.open_journal_requested.connect(self.journal.open_journal)
+        if self.settings is not None:
+            self.settings.notify_settings_changed.connect(self.notifications.apply_settings)
+            self.settings.notice_raised.connect(self.notifications.show_notice)
+            self.settings.changed.connect(self.tray.refresh)
+            self.tray.start_at_login_toggled.connect(self.settings.set_start_at_login)
+        self.tray.refresh()
+
+    def menu_extras(self) -> MenuExtras:
+        """What the menu and icon show besides the gateways' snapshot."""
+        journal = self.journal
+        return MenuExtras(
+            timeboxes=self.yolo.labels(),
+            recent=journal.recent_lines() if journal is not None else None,
+            journal_available=journal is not None and journal.available(),
+            start_at_login=self.settings.start_at_login if self.settings is not None else None,
+        )
 
     def show(self) -> None:
         self.tray.show()
 
     def dispose(self) -> None:
         """Hide the icon and delete the windows (before the loop and QApplication go)."""
+        self.yolo.dispose()
+        if self.journal is not None:
+            self.journal.close()
         self.notifications.dispose()
         self.tray.dispose()
-        for window in (self.dialog, self.new_task):
+        windows = [self.dialog, self.new_task]
+        if self.settings is not None and self.settings.dialog is not None:
+            windows.append(self.settings.dialog)
+        for window in windows:
             window.close()
             window.deleteLater()
 

@@ -6,11 +6,17 @@ events come in bursts); while the menu is open the rebuild waits for its next ``
 Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export and asks for
 ``aboutToShow`` too, so the same rule holds there.
 
-Global or risky changes (approval mode, YOLO on) ask first, with a non-modal QMessageBox
-(``open()``, never ``exec()`` — stack.md §5), and only then call the bridge.
+Global or risky changes (approval mode, YOLO on, time-boxed YOLO) ask first, with a non-modal
+QMessageBox (``open()``, never ``exec()`` — stack.md §5), and only then call the bridge or
+emit the request. What the app keeps besides the snapshot (time-boxes, recent decisions, start
+at login) comes from ``extras``, a callable the shell sets; :meth:`TrayController.refresh`
+re-renders after it changed. While a time-box runs the menu is rebuilt at every opening, so
+its countdown is current without a timer of its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication
@@ -21,6 +27,7 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.plain_text import shown
 from desktop.ui.snapshot import AppSnapshot, session_title
 from desktop.ui.tray_menu import MenuCommands, build_menu
+from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
 from desktop.ui.tray_status import TrayStatus, tray_status
 
 REBUILD_DELAY_MS = 150
@@ -33,6 +40,9 @@ class TrayController(QObject):
     new_task_requested = Signal()
     settings_requested = Signal()
     quit_requested = Signal()
+    timebox_requested = Signal(str, str, str)  # gateway, session, kind (confirmed already)
+    open_journal_requested = Signal()
+    start_at_login_toggled = Signal(bool)
 
     def __init__(
         self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
@@ -45,6 +55,7 @@ class TrayController(QObject):
         self._status: TrayStatus | None = None
         self._menu_dirty = True
         self._confirm: QMessageBox | None = None
+        self.extras: Callable[[], MenuExtras] = MenuExtras
         self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
         self.menu.setObjectName("tray-menu")
         self.tray = QSystemTrayIcon(self)
@@ -65,6 +76,9 @@ class TrayController(QObject):
             new_task=self.new_task_requested.emit,
             settings=self.settings_requested.emit,
             quit=self.quit_requested.emit,
+            timebox=self._ask_timebox,
+            open_journal=self.open_journal_requested.emit,
+            set_start_at_login=self.start_at_login_toggled.emit,
         )
         self._render_status()
         self.rebuild_menu()
@@ -92,14 +106,18 @@ class TrayController(QObject):
         self.tray.showMessage(title, body, icons.app_icon(), 8000)
 
     # -- rendering ---------------------------------------------------------------------------
-    def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
-        self._snapshot = snapshot
+    def refresh(self) -> None:
+        """Something in ``extras`` changed: update the icon now, the menu when it is closed."""
         self._render_status()
         self._menu_dirty = True
         self._rebuild_timer.start()
 
+    def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
+        self._snapshot = snapshot
+        self.refresh()
+
     def _render_status(self) -> None:
-        status = tray_status(self._snapshot)
+        status = tray_status(self._snapshot, self.extras().timeboxes)
         if status == self._status:
             return
         if self._status is None or (status.icon_name, status.count) != (
@@ -111,7 +129,9 @@ class TrayController(QObject):
         self._status = status
 
     def rebuild_menu(self) -> None:
-        build_menu(self.menu, self._snapshot, self._commands, exported=self.exported)
+        build_menu(
+            self.menu, self._snapshot, self._commands, exported=self.exported, extras=self.extras()
+        )
         self._menu_dirty = False
 
     def _rebuild_if_closed(self) -> None:
@@ -119,7 +139,7 @@ class TrayController(QObject):
             self.rebuild_menu()
 
     def _on_about_to_show(self) -> None:
-        if self._menu_dirty:
+        if self._menu_dirty or self.extras().timeboxes:  # a countdown is shown: make it current
             self.rebuild_menu()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
@@ -161,6 +181,25 @@ class TrayController(QObject):
             "Only this session is affected; you can turn it off again from this menu.",
             "Turn YOLO on",
             lambda: self._bridge.set_yolo(gateway_id, session_id, True),
+        )
+
+    def _ask_timebox(self, gateway_id: str, session_id: str, kind: str) -> None:
+        gateway = self._snapshot.gateway(gateway_id)
+        session = gateway.session(session_id) if gateway else None
+        title = shown(session_title(session, session_id), 60)
+        if kind == TIMEBOX_MINUTES:
+            span, accept = "for the next 15 minutes", "Turn YOLO on for 15 minutes"
+        elif session is not None and session.running:
+            span, accept = "until its current turn ends", "Turn YOLO on for this turn"
+        else:
+            span, accept = "during its next turn", "Turn YOLO on for the next turn"
+        self._ask(
+            "Turn YOLO on for a while",
+            f"Let session “{title}” run every command without asking {span}?\n\n"
+            "Hermes Tray turns YOLO off again by itself and checks that Hermes did; it tells "
+            "you if it could not. Only this session is affected.",
+            accept,
+            lambda: self.timebox_requested.emit(gateway_id, session_id, kind),
         )
 
     def _ask(self, title: str, text: str, accept_label: str, on_accept: object) -> None:

@@ -21,6 +21,7 @@ from desktop.core.model import ApprovalPhase, SessionState, SessionStatus
 from desktop.ui import icons, menu_text
 from desktop.ui.plain_text import exported_label, menu_label, tooltip_fragment
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
 
 
 @dataclass(frozen=True)
@@ -35,22 +36,33 @@ class MenuCommands:
     new_task: Callable[[], None]
     settings: Callable[[], None]
     quit: Callable[[], None]
+    # Optional: the app-kept entries (see tray_menu_extras); None leaves the entry out.
+    timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
+    open_journal: Callable[[], None] | None = None
+    set_start_at_login: Callable[[bool], None] | None = None
 
 
 def build_menu(
-    menu: QMenu, snapshot: AppSnapshot, commands: MenuCommands, *, exported: bool = False
+    menu: QMenu,
+    snapshot: AppSnapshot,
+    commands: MenuCommands,
+    *,
+    exported: bool = False,
+    extras: MenuExtras | None = None,
 ) -> None:
     """Replace ``menu``'s contents with the current picture of every gateway and session.
 
     ``exported``: a StatusNotifierItem host draws the menu from Qt's D-Bus export, which needs
-    differently escaped labels (see ``plain_text.menu_label``).
+    differently escaped labels (see ``plain_text.menu_label``). ``extras``: what the app keeps
+    besides the snapshot (time-boxes, recent decisions, start at login).
     """
+    extras = extras or MenuExtras()
     _clear(menu)
     menu.setToolTipsVisible(True)
     if not snapshot.gateways:
         _info(menu, "No gateway configured — see Settings…")
     for gateway in snapshot.gateways:
-        _add_gateway(menu, gateway, commands)
+        _add_gateway(menu, gateway, commands, extras)
         menu.addSeparator()
     waiting = snapshot.waiting_count()
     review = _action(
@@ -58,6 +70,12 @@ def build_menu(
     )
     review.triggered.connect(commands.review)
     _action(menu, "New task…", "new-task").triggered.connect(commands.new_task)
+    add_app_items(
+        menu,
+        extras,
+        open_journal=commands.open_journal,
+        set_start_at_login=commands.set_start_at_login,
+    )
     _action(menu, "Settings…", "settings").triggered.connect(commands.settings)
     menu.addSeparator()
     _action(menu, "Quit Hermes Tray", "quit").triggered.connect(commands.quit)
@@ -70,7 +88,8 @@ def _relabel_for_export(menu: QMenu) -> None:
     for action in menu.actions():
         if action.isSeparator():
             continue
-        sub = action.menu()
+        owned = action.menu()  # typed as a plain QObject by PySide6's stubs
+        sub: QMenu | None = owned if isinstance(owned, QMenu) else None
         text = sub.title() if sub is not None else action.text()
         label = exported_label(text.replace("&&", "&"))
         if sub is not None:
@@ -105,7 +124,9 @@ def _info(menu: QMenu, text: str, name: str = "", *, limit: int = 100) -> QActio
     return action
 
 
-def _add_gateway(menu: QMenu, gateway: GatewayView, commands: MenuCommands) -> None:
+def _add_gateway(
+    menu: QMenu, gateway: GatewayView, commands: MenuCommands, extras: MenuExtras
+) -> None:
     gid = gateway.gateway_id
     header = _info(
         menu,
@@ -124,7 +145,7 @@ def _add_gateway(menu: QMenu, gateway: GatewayView, commands: MenuCommands) -> N
     if not gateway.sessions:
         _info(menu, "   No live sessions — start one with New task…", f"no-sessions:{gid}")
     for session in gateway.sessions:
-        _add_session(menu, gateway, session, commands)
+        _add_session(menu, gateway, session, commands, extras)
 
 
 def _session_icon_name(session: SessionState, waiting: int) -> str:
@@ -136,7 +157,11 @@ def _session_icon_name(session: SessionState, waiting: int) -> str:
 
 
 def _add_session(
-    menu: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
+    menu: QMenu,
+    gateway: GatewayView,
+    session: SessionState,
+    commands: MenuCommands,
+    extras: MenuExtras,
 ) -> None:
     gid, sid = gateway.gateway_id, session.session_id
     waiting = sum(
@@ -157,7 +182,8 @@ def _add_session(
     _add_usage(sub, session, f"{gid}:{sid}")
     _add_todos(sub, session, f"{gid}:{sid}")
 
-    yolo = _action(sub, menu_text.yolo_line(session.yolo), f"yolo:{gid}:{sid}")
+    boxed = extras.timeboxes.get((gid, sid))
+    yolo = _action(sub, boxed or menu_text.yolo_line(session.yolo), f"yolo:{gid}:{sid}")
     yolo.setCheckable(True)
     yolo.setChecked(session.yolo.effective)
     lock = menu_text.yolo_lock_reason(session.yolo)
@@ -167,6 +193,8 @@ def _add_session(
     else:
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
+        if commands.timebox is not None and boxed is None:
+            add_timebox_actions(sub, gid, session, commands.timebox)
     _add_mode_menu(sub, gateway, session, commands)
     sub.addSeparator()
     interrupt = _action(sub, "Interrupt", f"interrupt:{gid}:{sid}")

@@ -10,7 +10,9 @@ Precedence, most urgent first (the icon can show only one thing):
 2. ``error``        a gateway gave up (FAILED) and needs a person
 3. ``disconnected`` no gateway connected and none trying now (or none configured)
    ``connecting``   no gateway connected, at least one connecting or handshaking
-4. ``yolo``         some session on a connected gateway bypasses approvals
+4. ``yolo``         some session on a connected gateway bypasses approvals with no end set
+   ``yolo-timed``   every such session has a time-box the app will end ("for 15 minutes",
+                    "until this turn ends"): a triangle with a clock, so the shape says "ends"
 5. ``working``      some session is running a turn
 6. ``idle``         connected, nothing happening
 
@@ -20,14 +22,24 @@ says so): the connected one still works, and the offline one retries by itself.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import SessionStatus
 from desktop.ui.plain_text import tooltip_fragment
-from desktop.ui.snapshot import AppSnapshot, Link
+from desktop.ui.snapshot import AppSnapshot, Link, session_title
 
 APP_TITLE = "Hermes Tray"
-ICON_NAMES = ("disconnected", "connecting", "idle", "working", "waiting", "yolo", "error")
+ICON_NAMES = (
+    "disconnected",
+    "connecting",
+    "idle",
+    "working",
+    "waiting",
+    "yolo",
+    "yolo-timed",
+    "error",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +53,27 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def tray_status(snapshot: AppSnapshot) -> TrayStatus:
-    """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order)."""
+def tray_status(
+    snapshot: AppSnapshot, timeboxes: Mapping[tuple[str, str], str] | None = None
+) -> TrayStatus:
+    """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order).
+
+    ``timeboxes`` maps ``(gateway_id, session_id)`` of every time-boxed YOLO session to its
+    line, e.g. ``YOLO on · 12 min left`` (``yolo_timer.YoloTimeboxes.labels``).
+    """
+    boxes = timeboxes or {}
     gateways = snapshot.gateways
     up = [g for g in gateways if g.link is Link.UP]
     failed = [g for g in gateways if g.link is Link.FAILED]
     trying = [g for g in gateways if g.link is Link.CONNECTING]
     live_sessions = [s for g in up for s in g.sessions]
     yolo = [s for s in live_sessions if s.yolo.effective]
+    timed = [
+        (g.gateway_id, s)
+        for g in up
+        for s in g.sessions
+        if s.yolo.effective and (g.gateway_id, s.session_id) in boxes
+    ]
     working = [s for s in live_sessions if s.status is SessionStatus.WORKING]
     count = snapshot.waiting_count()
 
@@ -61,6 +86,8 @@ def tray_status(snapshot: AppSnapshot) -> TrayStatus:
     elif not up:
         icon = "connecting" if trying else "disconnected"
         headline = "connecting…" if trying else "disconnected"
+    elif yolo and len(timed) == len(yolo):
+        icon, headline = "yolo-timed", f"YOLO on in {_plural(len(yolo), 'session')}, time-boxed"
     elif yolo:
         icon, headline = "yolo", f"YOLO on in {_plural(len(yolo), 'session')}"
     elif working:
@@ -69,8 +96,11 @@ def tray_status(snapshot: AppSnapshot) -> TrayStatus:
         icon, headline = "idle", "idle"
 
     lines = [f"{APP_TITLE} — {headline}"]
-    if icon != "yolo" and yolo:
+    if icon not in ("yolo", "yolo-timed") and yolo:
         lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
+    for gateway_id, session in timed:
+        label = boxes[(gateway_id, session.session_id)]
+        lines.append(f"{tooltip_fragment(session_title(session), 40)}: {label}")
     for g in failed:
         detail = f": {tooltip_fragment(g.error)}" if g.error else ""
         lines.append(f"{tooltip_fragment(g.name)} failed{detail}")

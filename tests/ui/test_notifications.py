@@ -19,9 +19,9 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
+from tests.ui.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.dbus_fakes.private_bus import PrivateBus
-from tests.ui.builders import approval, session
 from tests.ui.standins import Endpoint, drain, make_factory, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)

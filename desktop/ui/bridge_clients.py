@@ -1,0 +1,68 @@
+"""What the bridge needs from a gateway client, and how it listens to one. Qt-free.
+
+Why apart from the bridge: the bridge's tests swap the real ``GatewayClient`` for a stand-in,
+so the contract (``ClientLike``) and the factory type are shared vocabulary rather than bridge
+internals, and the per-client listener keeps a removed client's late reports out of the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from desktop.core.events import CoreEvent
+from desktop.core.model import DecisionResult
+
+
+class ClientLike(Protocol):
+    """The part of ``desktop.gateway.client.GatewayClient`` the bridge uses."""
+
+    gateway_id: str
+    name: str
+    status: Any
+
+    async def run(self) -> None: ...
+    async def close(self) -> None: ...
+    def decide(self, key: str, choice: Any, *, confirm_stale: bool = False) -> DecisionResult: ...
+    def reconnect_now(self) -> None: ...
+    async def set_yolo(self, session_id: str, on: bool) -> Any: ...
+    async def set_approval_mode(self, mode: str) -> Any: ...
+    async def interrupt(self, session_id: str) -> Any: ...
+    async def create_session(self, cwd: str, prompt: str) -> str: ...
+
+
+ClientFactory = Callable[[Any, Any], ClientLike]  # (endpoint, listener) -> client
+
+
+class Listener(Protocol):
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None: ...
+    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None: ...
+
+
+class ClientListener:
+    """What one client reports to; goes quiet once its client is removed or replaced.
+
+    Why: a client that is closing may still deliver events, and a replaced gateway's new client
+    has the same id. Routing through a per-client listener keeps stale reports out of the state.
+    """
+
+    def __init__(self, target: Listener) -> None:
+        self._target: Listener | None = target
+
+    def detach(self) -> None:
+        self._target = None
+
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
+        if self._target is not None:
+            self._target.on_core_event(gateway_id, event)
+
+    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None:
+        if self._target is not None:
+            self._target.on_status_changed(gateway_id, old, new)
+
+
+def gateway_client_factory(endpoint: Any, listener: Any) -> ClientLike:
+    """The real client (imported lazily: the gateway package is asyncio-only and optional here)."""
+    from desktop.gateway.client import GatewayClient
+
+    return GatewayClient(endpoint, listener=listener)

@@ -1,0 +1,198 @@
+"""Settings at run time: open the dialog, save what it returns, and apply it without a restart.
+
+Why the app (not the dialog) saves and applies: saving can fail, start-at-login is the OS's
+business, and gateways are running clients; one owner keeps those effects in order. On
+``SettingsDialog.settings_edited``:
+
+1. ``save_settings`` (atomic, 0600); if that fails nothing else changes and a notice says so;
+2. notification policy and quiet time reach ``NotificationController`` at once
+   (``notify_settings_changed``);
+3. start at login: ``autostart.set_enabled`` when it differs from what the OS will do;
+4. gateways: added ones start, removed ones stop, changed ones restart (``settings_apply``);
+   failed ones reconnect now, since a fixed token is read at the next dial;
+5. tokens kept in the fallback file instead of the keyring are said out loud (a notice).
+
+The staleness margin reaches a gateway when its client is created (see ``settings_apply``), so
+the app builds clients through :func:`client_factory_for`, which reads the current settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+
+from desktop.platform import autostart
+from desktop.settings.model import Settings
+from desktop.settings.store import save_settings
+from desktop.settings.tokens import TokenStore
+from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
+from desktop.ui.bridge_events import Notice
+from desktop.ui.settings_apply import core_settings, gateway_changes, notify_settings, uses_tokens
+from desktop.ui.settings_dialog import SettingsDialog
+
+log = logging.getLogger(__name__)
+
+EndpointFor = Callable[[Any, Callable[[str], str | None]], Any]  # (GatewayConfig, lookup)
+
+
+def _endpoint_from_config(config: Any, lookup: Callable[[str], str | None]) -> Any:
+    from desktop.gateway.config import endpoint_from_config
+
+    return endpoint_from_config(config, lookup)
+
+
+def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
+    """A bridge client factory building real clients with the settings current at creation."""
+
+    def factory(endpoint: Any, listener: Any) -> ClientLike:
+        from desktop.gateway.client import GatewayClient
+
+        return GatewayClient(endpoint, listener=listener, core_settings=core_settings(current()))
+
+    return factory
+
+
+class SettingsController(QObject):
+    """Owns the current Settings; applies edits live (see module docstring)."""
+
+    notify_settings_changed = Signal(object)  # NotifySettings
+    notice_raised = Signal(object)  # Notice
+    changed = Signal()  # the settings (or what the OS does at login) changed
+
+    def __init__(
+        self,
+        settings: Settings,
+        tokens: TokenStore,
+        bridge: GatewayBridge,
+        *,
+        path: Path | None = None,
+        autostart_backend: autostart.Autostart | None = None,
+        endpoint_for: EndpointFor = _endpoint_from_config,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self._tokens = tokens
+        self._bridge = bridge
+        self._path = path
+        self._autostart = autostart_backend
+        self._endpoint_for = endpoint_for
+        self.dialog: SettingsDialog | None = None
+        self._login = self._read_login()
+        self._fallback_reported = False
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def start_at_login(self) -> bool:
+        """What the OS will do at the next login (it is the truth, not the settings file)."""
+        return self._login
+
+    def report_token_storage(self) -> None:
+        """A notice (once per run) when tokens are kept in the 0600 file, not the keyring."""
+        if self._fallback_reported or not uses_tokens(self._settings):
+            return
+        if not self._tokens.using_fallback:
+            return
+        self._fallback_reported = True
+        reason = self._tokens.fallback_reason or "no usable OS keyring"
+        self.notice_raised.emit(
+            Notice(
+                "warning",
+                "Gateway tokens are kept in a file, not in the system keyring",
+                str(self._tokens.fallback_path),
+                f"{reason}. Only your user can read the file; set up a keyring (Secret "
+                "Service) and save Settings again to move them there.",
+            )
+        )
+
+    # -- commands ----------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        """Show the Settings dialog (one at a time; non-blocking ``open()``)."""
+        if self.dialog is not None:
+            self.dialog.present()
+            return
+        shown = replace(self._settings, start_at_login=self._login)
+        dialog = SettingsDialog(shown, self._tokens)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.settings_edited.connect(self.apply)
+        dialog.finished.connect(self._on_dialog_finished)
+        self.dialog = dialog
+        dialog.present()
+
+    def set_start_at_login(self, on: bool) -> None:
+        """The tray's checkable item: the same path as the dialog's checkbox."""
+        if on != self._login or on != self._settings.start_at_login:
+            self.apply(replace(self._settings, start_at_login=on))
+
+    def apply(self, new: Settings) -> None:
+        """Save ``new`` and make the running app match it."""
+        try:
+            save_settings(new, self._path)
+        except OSError as exc:
+            log.error("Could not save settings: %s", exc)
+            self.notice_raised.emit(
+                Notice("error", "Settings were not saved", str(self._path or ""), f"{exc}.")
+            )
+            return
+        old, self._settings = self._settings, new
+        self.notify_settings_changed.emit(notify_settings(new))
+        self._apply_login(new.start_at_login)
+        self._apply_gateways(old, new)
+        if new.staleness_margin_s != old.staleness_margin_s:
+            log.info(
+                "staleness margin %.1f s: applies to each gateway's client as it is created",
+                new.staleness_margin_s,
+            )
+        self.report_token_storage()
+        self.changed.emit()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _on_dialog_finished(self) -> None:
+        self.dialog = None  # WA_DeleteOnClose frees it
+
+    def _read_login(self) -> bool:
+        try:
+            return autostart.is_enabled(backend=self._autostart)
+        except OSError as exc:
+            log.warning("Cannot tell whether Hermes Tray starts at login: %s", exc)
+            return self._settings.start_at_login
+
+    def _apply_login(self, wanted: bool) -> None:
+        if wanted == self._read_login():
+            self._login = wanted
+            return
+        try:
+            autostart.set_enabled(wanted, backend=self._autostart)
+        except OSError as exc:
+            log.error("Could not change start at login: %s", exc)
+            self.notice_raised.emit(
+                Notice(
+                    "error",
+                    f"Could not {'enable' if wanted else 'disable'} start at login",
+                    "",
+                    f"{exc}. Check the autostart folder's permissions, then try again.",
+                )
+            )
+        self._login = self._read_login()
+
+    def _apply_gateways(self, old: Settings, new: Settings) -> None:
+        changes = gateway_changes(old, new)
+        running = set(self._bridge.gateway_ids())
+        for gateway_id in changes.removed:
+            if gateway_id in running:
+                log.info("settings: stopping gateway %s", gateway_id)
+                self._bridge.remove_gateway(gateway_id)
+        for config in (*changes.changed, *changes.added):
+            log.info("settings: (re)starting gateway %s", config.id)
+            self._bridge.add_gateway(self._endpoint_for(config, self._tokens.get))
+        for view in self._bridge.snapshot.gateways:
+            if view.link.name == "FAILED" and view.gateway_id in running:
+                self._bridge.reconnect(view.gateway_id)  # a fixed token is read at the dial

@@ -1,0 +1,213 @@
+"""Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Pure, Qt-free.
+
+Why a time-box: "YOLO on" is the riskiest switch in the app, and the usual reason to flip it is
+a short burst of routine commands. A bypass that ends by itself ("for 15 minutes", "until this
+turn ends") cannot be forgotten for a week. The app, not the gateway, keeps the clock, so the
+app must also switch YOLO off and check that it really is off (``yolo_verify``).
+
+Life of one box (keyed by ``(gateway_id, session_id)``)::
+
+    ARMING ──gateway reports YOLO on──▶ ACTIVE ──time up / turn ended──▶ ENDING ──checked──▶ gone
+      │                                   │                                │
+      └─ "on" failed ─▶ gone              └─ YOLO off elsewhere ─▶ gone     └─ unreachable ─▶
+                                                                        OFF_PENDING ─session
+                                                                        back─▶ ENDING
+
+* ``MINUTES`` boxes end at ``deadline`` (injected clock, seconds); a deadline that passed while
+  the gateway was unreachable is applied when it is back (OFF_PENDING).
+* ``TURN`` boxes end when the session's turn ends: ``running`` goes from True to False
+  (``message.complete`` or ``session.info running:false``). Chosen while the session is idle,
+  the box covers the *next* turn.
+
+The controller (``yolo_timebox``) only feeds events in and acts on the keys returned.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+DEFAULT_MINUTES = 15
+Key = tuple[str, str]  # (gateway_id, session_id)
+
+
+class BoxKind(enum.Enum):
+    MINUTES = "minutes"
+    TURN = "turn"
+
+
+class Phase(enum.Enum):
+    ARMING = "arming"  # YOLO on was asked; the gateway has not reported it yet
+    ACTIVE = "active"
+    ENDING = "ending"  # off was sent and is being checked
+    OFF_PENDING = "off pending"  # time is up, gateway unreachable: switch off when it is back
+
+
+class CheckResult(enum.Enum):
+    """What became of a box after the off-check (mirrors ``yolo_verify.YoloCheck`` by value)."""
+
+    OFF = "off"
+    STILL_ON = "still on"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(slots=True)
+class Timebox:
+    kind: BoxKind
+    started_at: float
+    deadline: float | None  # MINUTES only
+    phase: Phase = Phase.ARMING
+    saw_running: bool = False  # TURN: the turn this box covers has started
+
+
+def remaining_words(seconds: float) -> str:
+    """``12 min left`` (rounded up), ``less than a minute left``."""
+    if seconds < 60:
+        return "less than a minute left"
+    return f"{math.ceil(seconds / 60)} min left"
+
+
+class YoloTimeboxes:
+    """Every session's time-box (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._boxes: dict[Key, Timebox] = {}
+
+    # -- starting and stopping ---------------------------------------------------------------
+    def start(
+        self,
+        key: Key,
+        kind: BoxKind,
+        now: float,
+        *,
+        yolo_on: bool,
+        running: bool,
+        minutes: float = DEFAULT_MINUTES,
+    ) -> Timebox:
+        """A person chose a time-box (replacing any earlier one for that session)."""
+        deadline = now + minutes * 60 if kind is BoxKind.MINUTES else None
+        box = Timebox(kind, now, deadline, Phase.ACTIVE if yolo_on else Phase.ARMING, running)
+        self._boxes[key] = box
+        return box
+
+    def cancel(self, key: Key) -> None:
+        self._boxes.pop(key, None)
+
+    def turning_on_failed(self, key: Key) -> None:
+        """``config.set yolo on`` failed: there is nothing to end."""
+        box = self._boxes.get(key)
+        if box is not None and box.phase is Phase.ARMING:
+            del self._boxes[key]
+
+    # -- inputs ------------------------------------------------------------------------------
+    def session_changed(self, key: Key, *, yolo_on: bool, running: bool) -> list[Key]:
+        """Fold the session's new state in; returns ``[key]`` when YOLO must go off now."""
+        box = self._boxes.get(key)
+        if box is None:
+            return []
+        if box.phase is Phase.ARMING and yolo_on:
+            box.phase = Phase.ACTIVE
+        elif box.phase is Phase.ACTIVE and not yolo_on:
+            del self._boxes[key]  # turned off elsewhere (menu, Hermes, another client)
+            return []
+        elif box.phase is Phase.OFF_PENDING:
+            box.phase = Phase.ENDING  # the session is reachable again
+            return [key]
+        if box.kind is BoxKind.TURN and box.phase in (Phase.ARMING, Phase.ACTIVE):
+            if running:
+                box.saw_running = True
+            elif box.saw_running:
+                box.phase = Phase.ENDING
+                return [key]
+        return []
+
+    def session_gone(self, key: Key) -> None:
+        self._boxes.pop(key, None)
+
+    def gateway_gone(self, gateway_id: str) -> None:
+        for key in [k for k in self._boxes if k[0] == gateway_id]:
+            del self._boxes[key]
+
+    def reconnected(self, gateway_id: str, live_sessions: set[str]) -> list[Key]:
+        """The gateway is back: switch off what came due meanwhile (sessions it still has)."""
+        due = []
+        for key, box in self._boxes.items():
+            if key[0] == gateway_id and box.phase is Phase.OFF_PENDING and key[1] in live_sessions:
+                box.phase = Phase.ENDING
+                due.append(key)
+        return due
+
+    def due(self, now: float) -> list[Key]:
+        """Boxes whose deadline has come; they move to ENDING (switch each off, then check)."""
+        keys = []
+        for key, box in self._boxes.items():
+            running = box.phase in (Phase.ARMING, Phase.ACTIVE)
+            if running and box.deadline is not None and now >= box.deadline:
+                box.phase = Phase.ENDING
+                keys.append(key)
+        return keys
+
+    def checked(self, key: Key, result: CheckResult) -> CheckResult | None:
+        """The off-check of an ENDING box came back; None if the box is no longer ENDING."""
+        box = self._boxes.get(key)
+        if box is None or box.phase is not Phase.ENDING:
+            return None
+        if result is CheckResult.UNREACHABLE:
+            box.phase = Phase.OFF_PENDING
+        else:
+            del self._boxes[key]
+        return result
+
+    # -- outputs -----------------------------------------------------------------------------
+    def next_deadline(self) -> float | None:
+        """The earliest deadline still to act on; None when no MINUTES box runs (no timer)."""
+        times = [
+            b.deadline
+            for b in self._boxes.values()
+            if b.deadline is not None and b.phase in (Phase.ARMING, Phase.ACTIVE)
+        ]
+        return min(times) if times else None
+
+    def next_wakeup(self, now: float) -> float | None:
+        """When something shown or due changes next: a deadline, or a minute of the countdown.
+
+        None when no MINUTES box runs, so an app without a time-box never wakes up for it.
+        """
+        times = []
+        for box in self._boxes.values():
+            if box.deadline is None or box.phase not in (Phase.ARMING, Phase.ACTIVE):
+                continue
+            left = box.deadline - now
+            if left <= 60:
+                times.append(box.deadline)
+            else:  # the next time ceil(left / 60) drops by one
+                times.append(now + left - 60 * (math.ceil(left / 60) - 1))
+        return min(times) if times else None
+
+    def box(self, key: Key) -> Timebox | None:
+        return self._boxes.get(key)
+
+    def keys(self) -> tuple[Key, ...]:
+        return tuple(self._boxes)
+
+    def yolo_sessions(self) -> list[Key]:
+        """Sessions whose YOLO this app turned on and has not yet seen off (for quitting)."""
+        return [k for k, b in self._boxes.items() if b.phase is not Phase.OFF_PENDING]
+
+    def label(self, key: Key, now: float) -> str:
+        """The session's YOLO line while it has a box, e.g. ``YOLO on · 12 min left``."""
+        box = self._boxes[key]
+        if box.phase is Phase.ENDING:
+            return "YOLO on · time is up, turning it off…"
+        if box.phase is Phase.OFF_PENDING:
+            return "YOLO time is up · turns off when the gateway is back"
+        if box.kind is BoxKind.TURN:
+            span = "until this turn ends" if box.saw_running else "for the next turn"
+        else:
+            assert box.deadline is not None
+            span = remaining_words(max(0.0, box.deadline - now))
+        return f"YOLO turning on · {span}" if box.phase is Phase.ARMING else f"YOLO on · {span}"
+
+    def labels(self, now: float) -> dict[Key, str]:
+        return {key: self.label(key, now) for key in self._boxes}

@@ -1,0 +1,162 @@
+"""Time-boxed YOLO end to end: tray menu -> bridge -> real client -> fake gateway on 127.0.0.1,
+with an injected monotonic clock. The app turns YOLO off by itself (config.set yolo off) and
+checks the gateway's session.info; a YOLO that stays on becomes a notice.
+
+Each test is ONE coroutine (see tests/ui/test_bridge_gateway.py): ``tick()`` stands in for the
+QTimer firing once the injected clock has moved (the timer itself is armed for real time).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.gateway.backoff import BackoffPolicy
+from desktop.gateway.client import GatewayClient
+from desktop.gateway.fake import FakeGateway
+from desktop.ui.approvals.requests import DecisionRequest
+from desktop.ui.snapshot import Link, session_title
+from desktop.ui.yolo_timer import BoxKind, Phase
+from desktop.ui.yolo_verify import YoloCheck
+from tests.ui.standins import until
+from tests.ui.wired_app import GID, WiredApp
+
+MIN = 60.0
+OFFSCREEN_BOX = pytest.mark.qt_log_ignore("This plugin does not support")
+
+
+def yolo_on(app: WiredApp, sid: str) -> bool:
+    session = app.session(sid)
+    return bool(session and session.yolo.effective)
+
+
+@OFFSCREEN_BOX
+def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_app, qloop, arun):
+    async def scenario():
+        app = WiredApp(await FakeGateway("B", speed=0.01).start())
+        await app.connected()
+        sid = await app.new_session("hello")  # the default turn answers and goes idle
+        await until(lambda: not app.session(sid).running)
+
+        app.action(f"yolo-minutes:{GID}:{sid}").trigger()
+        box = app.shell.tray.confirmation
+        assert box is not None
+        assert "15 minutes" in box.text()
+        next(b for b in box.buttons() if "15 minutes" in b.text()).click()
+
+        await until(lambda: yolo_on(app, sid))
+        assert app.config_sets() == ["on"]
+        assert app.shell.yolo.boxes.box((GID, sid)).phase is Phase.ACTIVE
+        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · 15 min left"
+        assert app.shell.tray.status.icon_name == "yolo-timed"
+        assert "YOLO on · 15 min left" in app.shell.tray.tray.toolTip()
+        assert app.shell.yolo.timer_active  # armed for the countdown's next minute
+
+        app.clock.advance(14 * MIN + 1)
+        app.shell.yolo.tick()
+        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · less than a minute left"
+        assert app.config_sets() == ["on"]  # not yet
+
+        app.clock.advance(MIN)
+        app.shell.yolo.tick()
+        await until(lambda: app.checks)
+        assert app.checks == [(GID, sid, YoloCheck.OFF)]
+        assert app.config_sets() == ["on", "off"]
+        assert app.fake.session(sid).yolo is False  # the gateway's own state
+        assert not yolo_on(app, sid)
+        assert app.shell.yolo.boxes.keys() == ()
+        assert not app.shell.yolo.timer_active  # no time-box, no wake-ups
+        assert app.shell.tray.status.icon_name == "idle"
+        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO: off (approvals asked)"
+        assert app.problems == []
+        await app.close()
+
+    arun(scenario(), timeout=30)
+
+
+def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_app, qloop, arun):
+    async def scenario():
+        app = WiredApp(await FakeGateway("B", speed=0.01).start())
+        await app.connected()
+        sid = await app.new_session("[[scenario:single]] clean s1")
+        waiting = await until(lambda: app.view().waiting)
+        assert app.session(sid).running
+        assert app.action(f"yolo-turn:{GID}:{sid}").text() == "YOLO until this turn ends"
+
+        app.shell.yolo.start(GID, sid, BoxKind.TURN)
+        await until(lambda: yolo_on(app, sid))
+        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · until this turn ends"
+        assert not app.shell.yolo.timer_active  # a turn box needs no timer at all
+
+        app.bridge.decide(DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], "test"))
+        await until(lambda: app.checks)  # message.complete -> running false -> off + check
+        assert app.checks == [(GID, sid, YoloCheck.OFF)]
+        assert app.config_sets() == ["on", "off"]
+        assert app.fake.session(sid).yolo is False
+        assert not app.session(sid).running
+        assert app.shell.yolo.boxes.keys() == ()
+        await app.close()
+
+    arun(scenario(), timeout=30)
+
+
+def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qloop, arun):
+    async def scenario():
+        app = WiredApp(await FakeGateway("B", speed=0.01).start())
+        app.bridge.yolo_settle_s = 0.3  # how long the gateway gets to report "off"
+        await app.connected()
+        sid = await app.new_session("hello")
+        await until(lambda: not app.session(sid).running)
+        app.shell.yolo.start(GID, sid, BoxKind.MINUTES)
+        await until(lambda: yolo_on(app, sid))
+        app.fake.world.policy.env_yolo = True  # as if HERMES_YOLO_MODE were frozen on
+
+        app.clock.advance(15 * MIN)
+        app.shell.yolo.tick()
+        await until(lambda: app.checks, timeout=10)
+        assert app.checks == [(GID, sid, YoloCheck.STILL_ON)]
+        assert app.config_sets() == ["on", "off", "off"]  # one retry, no more
+        [notice] = app.problems
+        assert notice.level == "warning"
+        title = session_title(app.session(sid))
+        assert notice.text == f"YOLO is still on for {title} — turn it off in Hermes"
+        assert app.shell.yolo.boxes.keys() == ()  # said once, not nagging every minute
+        assert app.shell.tray.status.icon_name == "yolo"  # on, and no longer time-boxed
+        await app.close()
+
+    arun(scenario(), timeout=30)
+
+
+def test_a_deadline_that_passes_while_disconnected_is_applied_after_reconnecting(
+    tray_app, qloop, arun
+):
+    async def scenario():
+        slow = BackoffPolicy(initial=60.0, jitter=0.0)  # stays away until told to reconnect
+        fake = await FakeGateway("B", speed=0.01).start()
+        app = WiredApp(
+            fake, client_factory=lambda ep, ls: GatewayClient(ep, listener=ls, backoff=slow)
+        )
+        await app.connected()
+        sid = await app.new_session("hello")
+        await until(lambda: not app.session(sid).running)
+        app.shell.yolo.start(GID, sid, BoxKind.MINUTES)
+        await until(lambda: yolo_on(app, sid))
+
+        fake.drop()
+        await until(lambda: app.view().link is not Link.UP)
+        app.clock.advance(16 * MIN)
+        app.shell.yolo.tick()
+        await until(lambda: app.checks)
+        assert app.checks == [(GID, sid, YoloCheck.UNREACHABLE)]
+        assert app.shell.yolo.boxes.box((GID, sid)).phase is Phase.OFF_PENDING
+        assert app.problems == []
+        assert fake.session(sid).yolo is True  # nothing could be sent
+
+        app.bridge.reconnect(GID)
+        await until(lambda: len(app.checks) == 2, timeout=10)
+        assert app.checks[-1] == (GID, sid, YoloCheck.OFF)
+        assert fake.session(sid).yolo is False
+        assert app.config_sets() == ["on", "off"]
+        assert app.shell.yolo.boxes.keys() == ()
+        await app.close()
+
+    arun(scenario(), timeout=30)
