@@ -1,0 +1,150 @@
+"""(b) Core throughput on the real frame mix, as a ratio to plain ``json.loads``.
+
+How: every incoming frame of every shared transcript is replayed, in order, through a fresh
+``GatewayCore`` per transcript (connection notes open/lose the connection as recorded), with
+``receive_text`` then ``events_received`` and ``data_to_send`` drained after each frame, as
+the client's pump does. The reference parses the very same texts with ``json.loads``. Rounds
+alternate reference and core so drift on a noisy machine hits both; the median of the
+per-round ratios is the figure.
+
+Also measured (information, no target): the core's cost per ``message.delta`` frame while N
+approvals wait, which shows how per-frame work grows with the open approvals.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import profiling, synthetic
+from bench.config import BenchConfig
+from bench.report import Row, judge
+from bench.stats import median, ratio
+from bench.transcripts import Transcript, load_all
+
+TARGET = 0.5
+
+
+def replay(transcripts: list[Transcript]) -> int:
+    """Feed every transcript through a fresh core; returns the frames fed."""
+    from desktop.core.gateway_core import GatewayCore
+
+    fed = 0
+    for transcript in transcripts:
+        core = GatewayCore("bench", clock=time.monotonic)
+        for step in transcript.steps:
+            if step.kind == "in":
+                core.receive_text(step.text)
+                core.events_received()
+                core.data_to_send()
+                fed += 1
+            elif step.kind == "open":
+                core.connection_opened(step.conn)
+            else:
+                core.connection_lost()
+    return fed
+
+
+def parse_only(texts: list[str]) -> int:
+    for text in texts:
+        json.loads(text)
+    return len(texts)
+
+
+def _timed(fn: Any, arg: Any, repeat: int) -> tuple[float, int]:
+    start = time.perf_counter()
+    frames = 0
+    for _ in range(repeat):
+        frames += fn(arg)
+    return time.perf_counter() - start, frames
+
+
+def measure(cfg: BenchConfig) -> tuple[list[Row], dict[str, Any]]:
+    transcripts = load_all()
+    texts = [t for tr in transcripts for t in tr.frames]
+    replay(transcripts)  # warm-up: imports, caches
+    ratios, core_rates, json_rates = [], [], []
+    for _ in range(cfg.throughput_rounds):
+        json_s, json_n = _timed(parse_only, texts, cfg.throughput_repeat)
+        core_s, core_n = _timed(replay, transcripts, cfg.throughput_repeat)
+        json_rates.append(json_n / json_s)
+        core_rates.append(core_n / core_s)
+        ratios.append((core_n / core_s) / (json_n / json_s))
+    value, reference = median(core_rates), median(json_rates)
+    figure = median(ratios)
+    rows = [
+        Row(
+            "b core throughput (transcript mix)",
+            value,
+            "frames/s",
+            reference,
+            figure,
+            f">= {TARGET:g}",
+            judge(figure >= TARGET),
+            {
+                "frames_per_pass": len(texts),
+                "bytes_per_pass": sum(len(t) for t in texts),
+                "transcripts": len(transcripts),
+                "round_ratios": ratios,
+                "reference": "json.loads of the same frame texts",
+            },
+        )
+    ]
+    rows += scaling_rows(cfg)
+    extra: dict[str, Any] = {}
+    if cfg.profile and figure < TARGET:
+        extra["profile"] = profile_replay(transcripts)
+    return rows, extra
+
+
+def delta_cost(open_approvals: int, frames: int = 2000) -> tuple[float, float]:
+    """Seconds per ``message.delta`` frame in the core, and per json.loads, with N waiting."""
+    core = synthetic.core_with_waiting(open_approvals)
+    texts = [synthetic.delta("s0", 1000 + i) for i in range(frames)]
+    start = time.perf_counter()
+    for text in texts:
+        core.receive_text(text)
+        core.events_received()
+        core.data_to_send()
+    core_s = (time.perf_counter() - start) / frames
+    start = time.perf_counter()
+    for text in texts:
+        json.loads(text)
+    return core_s, (time.perf_counter() - start) / frames
+
+
+def scaling_rows(cfg: BenchConfig) -> list[Row]:
+    rows = []
+    for n in (0, 10, 1000):
+        core_s, json_s = delta_cost(n, frames=400 if n >= 1000 else 2000)
+        rows.append(
+            Row(
+                f"b core per message.delta, {n} approvals waiting",
+                core_s * 1e6,
+                "us",
+                json_s * 1e6,
+                ratio(core_s, json_s),
+                "",
+                "info",
+                {"reference": "json.loads of the same frame", "ratio_is": "core time / json time"},
+            )
+        )
+    return rows
+
+
+def profile_replay(transcripts: list[Transcript]) -> dict[str, Any]:
+    path = Path(tempfile.mkstemp(suffix=".prof")[1])
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(3):
+        replay(transcripts)
+    profiler.disable()
+    profiler.dump_stats(str(path))
+    try:
+        return profiling.summarize(path)
+    finally:
+        path.unlink(missing_ok=True)

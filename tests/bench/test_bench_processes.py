@@ -1,0 +1,90 @@
+"""The benchmark's child processes at tiny scale: they start, talk and report.
+
+Each figure's machinery runs with a handful of samples against the real fake gateway, offscreen,
+so a broken probe is caught by the test suite and not first by a four-minute benchmark run.
+Nothing about speed or size is asserted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.child import Child
+from bench.config import BenchConfig
+from bench.figures import coldstart, dialog, latency, memory, wakeups
+
+pytestmark = pytest.mark.slow
+
+TINY = dataclasses.replace(
+    BenchConfig(),
+    latency_samples=2,
+    latency_interval=0.05,
+    latency_jitter=0.01,
+    flood_rate=300.0,
+    latency_sessions=2,
+    default_coalesce_samples=1,
+    drain_timeout=20.0,
+    load_sessions=2,
+    load_approvals=2,
+    settle=0.2,
+    start_runs=1,
+    idle_seconds=0.5,
+    idle_settle=0.5,
+    profile=False,
+)
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> Iterator[tuple[Child, str]]:
+    child = Child("bench.probes.gateway", ["--lifetime", "120"], tmp_path, "gateway")
+    try:
+        url = child.expect("ready", 30)["url"]
+        yield child, url
+        child.send("quit")
+        child.stop(grace=10)
+    finally:
+        child.stop(ask_first=False)
+
+
+def test_latency_rows_cover_both_phases_and_the_floor(tmp_path, gateway):
+    child, url = gateway
+    rows = latency.measure(TINY, tmp_path, child, url)
+    names = [r.figure for r in rows]
+    assert any("flood" in n and "p99" in n and "row visible" in n for n in names)
+    assert any("default coalesce" in n for n in names)
+    for row in rows:
+        assert row.details["samples"] >= 1
+        assert row.details["missing"] == 0, row
+        assert not math.isnan(row.value)
+    flood = next(r for r in rows if "flood" in r.figure and "p99" in r.figure)
+    assert flood.verdict in ("pass", "MISS")
+    assert not math.isnan(flood.reference)
+
+
+def test_memory_rows_reach_the_loaded_state(tmp_path, gateway):
+    child, url = gateway
+    idle, loaded = memory.measure(TINY, tmp_path, child, url)
+    assert idle.details["bare"]["rss_kib"] > 0
+    assert loaded.details["waiting"] >= 4
+    parts = memory.parts(tmp_path, rows=3)
+    assert parts["rss_by_startup_step"][0]["step"] == "python"
+
+
+def test_cold_start_and_wakeups_report_for_app_and_reference(tmp_path, gateway):
+    _child, url = gateway
+    (row,), _ = coldstart.measure(TINY, tmp_path, url)
+    assert len(row.details["app_s"]) == len(row.details["bare_s"]) == 1
+    rows = wakeups.measure(TINY, tmp_path, url)
+    assert rows[0].details["app"]["seconds"] > 0
+    assert "app_bursts" in rows[0].details
+
+
+def test_dialog_cost_probe_reports_per_row(tmp_path):
+    out = dialog.profile(tmp_path, rows=3)
+    assert set(out) == {label for label, _ in dialog.VARIANTS}
+    assert all(v["kib_per_row"] is not None for v in out.values())
