@@ -197,7 +197,10 @@ class SettingsDialog(QDialog):
             self.approve_combo.findData(policy.approve_from_notification.value)
         )
         self.margin_spin = _seconds_spin(box, settings.staleness_margin_s, 300.0)
-        self.margin_spin.setToolTip("Do not answer an approval this close to its timeout.")
+        self.margin_spin.setToolTip(
+            "Do not answer an approval this close to its timeout. A change applies to each "
+            "gateway's next new connection (a gateway you edit here, or the next start)."
+        )
         self.quiet_spin = _seconds_spin(box, settings.quiet_after_start_s, 3600.0)
         self.login_check = QCheckBox("Start Hermes Tray when I log in", box)
         self.login_check.setChecked(settings.start_at_login)

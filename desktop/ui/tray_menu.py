@@ -148,11 +148,11 @@ def _add_gateway(
         _add_session(menu, gateway, session, commands, extras)
 
 
-def _session_icon_name(session: SessionState, waiting: int) -> str:
+def _session_icon_name(session: SessionState, waiting: int, boxed: bool = False) -> str:
     if waiting or session.status is SessionStatus.WAITING:
         return "waiting"
     if session.yolo.effective:
-        return "yolo"
+        return "yolo-timed" if boxed else "yolo"
     return "working" if session.status is SessionStatus.WORKING else "idle"
 
 
@@ -174,7 +174,8 @@ def _add_session(
     sub = QMenu(_label(f"{title} — {status}", 70), menu)
     sub.setObjectName(f"session:{gid}:{sid}")
     sub.setToolTipsVisible(True)
-    sub.setIcon(icons.tray_icon(_session_icon_name(session, waiting)))
+    boxed = extras.timeboxes.get((gid, sid))
+    sub.setIcon(icons.tray_icon(_session_icon_name(session, waiting, boxed is not None)))
     menu.addMenu(sub)
 
     _info(sub, menu_text.status_line(session, waiting), f"status:{gid}:{sid}")
@@ -182,7 +183,6 @@ def _add_session(
     _add_usage(sub, session, f"{gid}:{sid}")
     _add_todos(sub, session, f"{gid}:{sid}")
 
-    boxed = extras.timeboxes.get((gid, sid))
     yolo = _action(sub, boxed or menu_text.yolo_line(session.yolo), f"yolo:{gid}:{sid}")
     yolo.setCheckable(True)
     yolo.setChecked(session.yolo.effective)

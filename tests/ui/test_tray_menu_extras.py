@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionStatus
+from desktop.ui import icons
 from desktop.ui.tray_menu import MenuCommands, build_menu
 from desktop.ui.tray_menu_extras import MenuExtras
 from tests.ui.builders import YOLO_ENV, YOLO_SESSION, gateway, session, snap
@@ -75,6 +77,20 @@ def test_an_active_box_shows_its_countdown_instead_of_the_choices(menu):
     assert yolo.text() == "YOLO on · 12 min left"
     assert yolo.isChecked()
     assert "yolo-minutes:g1:s1" not in names(menu)
+
+
+def test_a_time_boxed_session_carries_the_clock_icon(menu, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(icons, "tray_icon", lambda name, count=0: drawn.append(name) or QIcon())
+    on = session("s1", yolo=YOLO_SESSION)
+    build_menu(menu, snap(gateway(sessions=(on,))), Recorder().commands())
+    build_menu(
+        menu,
+        snap(gateway(sessions=(on,))),
+        Recorder().commands(),
+        extras=MenuExtras(timeboxes={("g1", "s1"): "YOLO on · 12 min left"}),
+    )
+    assert drawn == ["yolo", "yolo-timed"]
 
 
 def test_no_time_box_where_yolo_cannot_be_switched_from_here(menu):
