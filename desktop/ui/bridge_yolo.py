@@ -88,14 +88,18 @@ class YoloSlots:
         canonical = view is not None and view.dialect is Dialect.C
 
         async def check() -> None:
-            result = await switch_off_verified(
-                client,
-                session_id,
-                reported_on,
-                functools.partial(self._next_change, (gateway_id, session_id)),
-                read_back=canonical_read_back(client, session_id) if canonical else None,
-                settle=self.yolo_settle_s,
-            )
+            try:
+                result = await switch_off_verified(
+                    client,
+                    session_id,
+                    reported_on,
+                    functools.partial(self._next_change, (gateway_id, session_id)),
+                    read_back=canonical_read_back(client, session_id) if canonical else None,
+                    settle=self.yolo_settle_s,
+                )
+            except Exception:  # a bug must not leave the box "turning off" for ever
+                log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)
+                result = YoloCheck.STILL_ON  # unconfirmed: the person is told to check
             if not self._closing:
                 self.yolo_checked.emit(gateway_id, session_id, result)
 

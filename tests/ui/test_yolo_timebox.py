@@ -99,3 +99,21 @@ def test_the_menu_asks_before_a_time_boxed_yolo(wired, qtbot, arun):
     qtbot.waitUntil(lambda: shell.tray.confirmation is None)
     assert shell.yolo.boxes.keys() == ()
     assert not any(c[0] == "set_yolo" for c in client.calls)
+
+
+def test_an_unexpected_failure_while_switching_off_is_reported_not_left_hanging(wired, arun):
+    shell, client, clock = wired
+    notices = []
+    shell.yolo.notice_raised.connect(notices.append)
+    shell.yolo.start("g1", "s1", BoxKind.MINUTES)
+    client.emit(SessionChanged(session("s1", "Fix the build", yolo=YOLO_SESSION)))
+
+    async def broken(session_id, on):
+        raise RuntimeError("a bug")
+
+    client.set_yolo = broken
+    clock.advance(15 * 60)
+    shell.yolo.tick()
+    arun(until(lambda: notices))
+    assert notices[0].text == "YOLO is still on for Fix the build — turn it off in Hermes"
+    assert shell.yolo.boxes.keys() == ()
