@@ -107,6 +107,7 @@ class GatewayClient(SessionCommands):
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
         self._probe = VersionProbe(self._settings.version_probe_timeout, self._version_known)
+        self._delivery_pending = False  # a _deliver_now is scheduled (see _deliver_soon)
         self._connect_started = 0.0
         self._was_connected = False
         self._reconnect_requested = False
@@ -314,12 +315,30 @@ class GatewayClient(SessionCommands):
             fail_unsendable(self.core, self._on_frame_fate)
 
     def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
-        if frame.rpc_id is None:
+        if frame.rpc_id is not None:
+            if maybe_sent is None:
+                self._calls.written(frame.rpc_id)
+            else:
+                self._calls.failed(frame.rpc_id, maybe_sent=maybe_sent, where=self.name)
+        if frame.is_decision:
+            # A written B answer is final at once (no reply will follow): hand the row's new
+            # state to the listener now, not whenever the next frame happens to arrive.
+            self._deliver_soon()
+
+    def _deliver_soon(self) -> None:
+        """Deliver the core's events on the next loop turn (coalesced; never re-entrant)."""
+        if self._delivery_pending:
             return
-        if maybe_sent is None:
-            self._calls.written(frame.rpc_id)
-        else:
-            self._calls.failed(frame.rpc_id, maybe_sent=maybe_sent, where=self.name)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (closing): the next input or close delivers them
+        self._delivery_pending = True
+        loop.call_soon(self._deliver_now)
+
+    def _deliver_now(self) -> None:
+        self._delivery_pending = False
+        self._after_input()
 
     def _after_input(self) -> None:
         """Deliver the core's events, then re-arm its timer. Called after every core input."""

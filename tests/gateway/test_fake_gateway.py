@@ -344,3 +344,25 @@ def test_several_gateways_are_independent(home: Path, arun: Callable[..., Any]) 
             assert await b.client.list_live_sessions() == []
 
     arun(scenario())
+
+
+def test_b_written_answer_reaches_the_listener_without_another_frame(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """A B answer is final once written; the row must not wait for the server's next frame.
+
+    The fake is stalled before the decision, so nothing else ever arrives: without the
+    client delivering the core's events after the write, the row would hang in "sending".
+    """
+
+    async def scenario() -> None:
+        async with running("B", home) as h:
+            _, approval = await start_single(h)
+            h.fake.stall()
+            assert h.client.decide(approval.key, Choice.DENY).sent
+            final = await h.wait_approval(approval.key, lambda a: a.phase is ApprovalPhase.RESOLVED)
+            assert final.outcome is not None
+            assert final.outcome.kind is OutcomeKind.DENIED
+            h.fake.unstall()
+
+    arun(scenario())
