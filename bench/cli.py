@@ -10,7 +10,6 @@ the profile that says where the time or memory goes. Writes everything to
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import shutil
 import sys
@@ -107,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     only = {f.strip() for f in args.only.split(",") if f.strip()} & set(FIGURES)
     scratch = scratch_dir()
     started = time.monotonic()
+    load_at_start = _loadavg()
     try:
         rows, profiles = run(cfg, only, scratch)
     except ChildError as exc:
@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         "profiles": profiles,
         "scratch": str(scratch) if args.keep else "",
         "git": _git(),
+        "loadavg_at_start_end": [load_at_start, _loadavg()],
     }
     write_json(Path(args.json), rows, meta)
     out = [render(rows), ""]
@@ -141,9 +142,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _profile_text(summary: dict[str, Any]) -> str:
+    """Profiles from cProfile get their own layout; others print as indented key: value."""
     if "top_own" in summary:
         return profiling.text(summary)
-    return "\n".join(f"  {line}" for line in json.dumps(summary, indent=1).splitlines()[:40])
+    lines: list[str] = []
+
+    def walk(value: Any, indent: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, dict | list):
+                    lines.append(f"{indent}{key}:")
+                    walk(item, indent + "  ")
+                else:
+                    lines.append(f"{indent}{key}: {item}")
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    lines.append(indent + ", ".join(f"{k} {v}" for k, v in item.items()))
+                else:
+                    lines.append(f"{indent}{item}")
+
+    walk(summary, "  ")
+    return "\n".join(lines)
 
 
 def _git() -> dict[str, Any]:
@@ -158,6 +178,14 @@ def _git() -> dict[str, Any]:
 
     dirty = [line for line in git("status", "--porcelain", "--", "desktop").splitlines() if line]
     return {"commit": git("rev-parse", "--short", "HEAD"), "desktop_files_modified": len(dirty)}
+
+
+def _loadavg() -> str:
+    """The machine's load (other people's work counts too): noise context for the figures."""
+    try:
+        return Path("/proc/loadavg").read_text(encoding="ascii").strip()
+    except OSError:
+        return ""
 
 
 def _cpus() -> int:

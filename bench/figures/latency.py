@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ class Phase:
     samples: list[dict[str, Any]] = field(default_factory=list)  # app probe
     frames: int = 0  # frames the app's core was fed during the phase (app probe)
     last_frame: float = 0.0
+    cpu_s: float = 0.0  # CPU time the app process used from phase start to drained
+    wall_s: float = 0.0
     arrived: dict[str, float] = field(default_factory=dict)  # floor probe
 
     def sent(self, index: int) -> float | None:
@@ -70,10 +73,11 @@ def _run_phases(
     gateway.expect("client", 40)
     sessions = client.expect("sessions", 60)
     done: list[Phase] = []
-    fed = 0
+    fed, cpu = 0, float(sessions.get("cpu", 0.0))
     pace = cfg.latency_interval + cfg.latency_jitter
     for name, rate in phases:
         phase = Phase(name, rate, pool.take(samples), samples)
+        started = time.monotonic()
         gateway.send(
             "latency_phase",
             sessions=sessions["approval_sessions"],
@@ -92,7 +96,8 @@ def _run_phases(
             report = client.expect("samples", cfg.drain_timeout + 30)
             phase.samples = report["samples"]
             phase.frames, phase.last_frame = report["frames"] - fed, report["last"]
-            fed = report["frames"]
+            phase.cpu_s, phase.wall_s = report["cpu"] - cpu, time.monotonic() - started
+            fed, cpu = report["frames"], report["cpu"]
         done.append(phase)
     if not app:
         client.send("report")
@@ -241,7 +246,49 @@ def measure(cfg: BenchConfig, scratch: Path, gateway: Child, url: str) -> list[R
         targeted = app_phase.rate > 0
         rows += _stat_rows("approval->row visible", app_phase, floor_phase, "row", targeted)
         rows += _stat_rows("approval->notify request", app_phase, floor_phase, "notify", targeted)
+    rows += _cpu_rows(app)
     rows += _default_coalescing(cfg, scratch, gateway, url, pool)
+    return rows
+
+
+def _cpu_rows(phases: list[Phase]) -> list[Row]:
+    """Noise-robust companions of the latencies: CPU per approval, and flood capacity.
+
+    Wall-clock latency stretches when other processes take the CPU; the app's own CPU time per
+    approval does not. Under the flood, the rate at which the app's core absorbed frames (vs the
+    rate the gateway sent) says whether it kept up at all: below it, a backlog builds and every
+    latency grows with the length of the flood.
+    """
+    rows = []
+    alone = next((p for p in phases if p.rate == 0), None)
+    if alone is not None and alone.count:
+        rows.append(
+            Row(
+                "a app CPU per approval (alone)",
+                alone.cpu_s / alone.count * 1000,
+                "ms",
+                details={"cpu_s": alone.cpu_s, "wall_s": alone.wall_s, "samples": alone.count},
+            )
+        )
+    for phase in phases:
+        if phase.rate:
+            sent = float(phase.gateway.get("flood_rate") or phase.rate)
+            absorbed = app_frame_rate(phase)
+            rows.append(
+                Row(
+                    f"a app absorbed flood rate (sent {phase.rate:,.0f}/s)",
+                    absorbed,
+                    "frames/s",
+                    sent,
+                    ratio(absorbed, sent),
+                    details={
+                        "cpu_s": phase.cpu_s,
+                        "wall_s": phase.wall_s,
+                        "cpu_utilisation": ratio(phase.cpu_s, phase.wall_s),
+                        "reference": "frames/s the gateway sent",
+                    },
+                )
+            )
     return rows
 
 

@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -190,7 +191,14 @@ def build(args: argparse.Namespace) -> None:
                 break
             await asyncio.sleep(0.05)
         found = [asdict(samples[i]) for i in wanted if i in samples]
-        emit("samples", samples=found, drained=time.monotonic(), frames=frames[0], last=frames[1])
+        emit(
+            "samples",
+            samples=found,
+            drained=time.monotonic(),
+            frames=frames[0],
+            last=frames[1],
+            cpu=_cpu_seconds(),
+        )
 
     def handle(command: dict[str, Any]) -> None:
         name = command.get("cmd")
@@ -212,7 +220,7 @@ def build(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.05)
         sessions = [await client.create_session("/tmp", "") for _ in range(args.sessions)]
         flood = await client.create_session("/tmp", "")
-        emit("sessions", approval_sessions=sessions, flood_session=flood)
+        emit("sessions", approval_sessions=sessions, flood_session=flood, cpu=_cpu_seconds())
         await asyncio.wait_for(quit_requested.wait(), args.timeout)
 
     profiler = None
@@ -229,6 +237,12 @@ def build(args: argparse.Namespace) -> None:
             profiler.dump_stats(args.profile)
         shell.dispose()
         loop.run_until_complete(bridge.aclose())
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process (all threads) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _complete(sample: Sample | None) -> bool:
