@@ -57,10 +57,15 @@ def test_latency_rows_cover_both_phases_and_the_floor(tmp_path, gateway):
     names = [r.figure for r in rows]
     assert any("flood" in n and "p99" in n and "row visible" in n for n in names)
     assert any("default coalesce" in n for n in names)
-    for row in rows:
+    latencies = [r for r in rows if "p50" in r.figure or "p99" in r.figure]
+    for row in latencies:
         assert row.details["samples"] >= 1
         assert row.details["missing"] == 0, row
         assert not math.isnan(row.value)
+    cpu = next(r for r in rows if r.figure.startswith("a app CPU per approval"))
+    assert cpu.value > 0
+    absorbed = next(r for r in rows if r.figure.startswith("a app absorbed flood rate"))
+    assert absorbed.reference > 0
     flood = next(r for r in rows if "flood" in r.figure and "p99" in r.figure)
     assert flood.verdict in ("pass", "MISS")
     assert not math.isnan(flood.reference)
