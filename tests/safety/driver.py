@@ -1,0 +1,142 @@
+"""A plain driver around one GatewayCore for the hostile-input tests (no sockets, fake clock).
+
+Why its own driver: these tests feed the core things no gateway should ever send, then ask one
+question — does a well-formed approval still flow and get exactly one well-formed answer? The
+handshake and the "fresh approval" probe are written here from protocol.md, per dialect.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.events import ApprovalRequested, CoreEvent
+from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
+from desktop.core.model import Approval, Choice, Dialect
+
+
+def event(kind: str, session_id: str, payload: Any = None, **params: Any) -> str:
+    body: dict[str, Any] = {"type": kind, "session_id": session_id, **params}
+    if payload is not None:
+        body["payload"] = payload
+    return json.dumps({"jsonrpc": "2.0", "method": "event", "params": body})
+
+
+def approval_frame(
+    dialect: Dialect, session_id: str, ident: str, command: str, generation: int = 7
+) -> str:
+    """A well-formed approval of ``dialect`` (``ident``: srq id on B, prompt id on C)."""
+    if dialect is Dialect.A:
+        payload = {
+            "command": command,
+            "pattern_keys": ["k"],
+            "allow_permanent": True,
+            "choices": ["once", "session", "always", "deny"],
+        }
+        return event("approval.request", session_id, payload)
+    if dialect is Dialect.B:
+        params = {
+            "session_id": session_id,
+            "command": command,
+            "request_id": f"req-{ident}",
+            "choices": ["once", "session", "always", "deny"],
+        }
+        return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "approval", "params": params})
+    payload = {
+        "kind": "approval",
+        "prompt_id": ident,
+        "execution_generation": generation,
+        "command": command,
+        "choices": ["once", "deny", "session", "always"],
+    }
+    return event("approval.request", session_id, payload, execution_generation=generation)
+
+
+@dataclass
+class CoreDriver:
+    dialect: Dialect
+    settings: CoreSettings = field(default_factory=CoreSettings)
+    now: float = 1000.0
+    written: list[OutboundFrame] = field(default_factory=list)
+    events: list[CoreEvent] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.core = GatewayCore("gw-hostile", clock=lambda: self.now, settings=self.settings)
+
+    def connect(self, epoch: int = 1) -> CoreDriver:
+        c = self.dialect is Dialect.C
+        self.written.clear()
+        self.core.connection_opened(epoch, subprotocol="hermes-gateway-v1" if c else None)
+        self.flush()
+        if not c:
+            self.feed(event("gateway.ready", "", {"skin": {}}))
+            caps = next(
+                json.loads(f.text) for f in self.written if '"client.capabilities"' in f.text
+            )
+            answer: dict[str, Any] = (
+                {"result": {"server_requests": ["approval"]}}
+                if self.dialect is Dialect.B
+                else {"error": {"code": -32601, "message": "unknown method"}}
+            )
+            self.feed(json.dumps({"jsonrpc": "2.0", "id": caps["id"], **answer}))
+        assert self.core.dialect is self.dialect
+        return self
+
+    def connect_again(self) -> CoreDriver:
+        """A new connection (the next epoch) with the same handshake."""
+        return self.connect(self.core.epoch + 1)
+
+    def feed(self, data: str | bytes) -> None:
+        self.core.receive_text(data)
+        self.flush()
+
+    def flush(self) -> list[OutboundFrame]:
+        frames = self.core.data_to_send()
+        for frame in frames:
+            self.core.frame_written(frame.frame_id)
+        self.written.extend(frames)
+        self.events.extend(self.core.events_received())
+        return frames
+
+    def decide(self, key: str, choice: Choice) -> tuple[bool, list[OutboundFrame]]:
+        result = self.core.decide(key, choice)
+        frames = self.flush()
+        assert result.sent or result.reason, "a refusal must say why"
+        return result.sent, frames
+
+    def rows_of(self, session_id: str) -> list[Approval]:
+        return [a for a in self.core.approvals() if a.session_id == session_id]
+
+    def fresh_approval_flows(self) -> None:
+        """A well-formed approval on a new session is shown, answerable, and answered once."""
+        sid = "fresh-" + uuid.uuid4().hex[:10]
+        ident = ("srq-" if self.dialect is Dialect.B else "prompt-") + uuid.uuid4().hex[:12]
+        before = len(self.events)
+        self.feed(approval_frame(self.dialect, sid, ident, "rm -rf build/"))
+        shown = [e.approval for e in self.events[before:] if isinstance(e, ApprovalRequested)]
+        assert [a.session_id for a in shown] == [sid], shown
+        row = self.core.approval(shown[0].key)
+        assert row is not None
+        assert row.answerable, row
+        sent, frames = self.decide(row.key, Choice.ONCE)
+        decisions = [json.loads(f.text) for f in frames if f.is_decision]
+        assert sent, frames
+        assert len(decisions) == 1, frames
+        [frame] = decisions
+        if self.dialect is Dialect.A:
+            assert frame["method"] == "approval.respond"
+            assert frame["params"] == {"session_id": sid, "choice": "once"}
+        elif self.dialect is Dialect.B:
+            assert frame == {"jsonrpc": "2.0", "id": ident, "result": {"choice": "once"}}
+        else:
+            assert frame["params"] == {
+                "session_id": sid,
+                "execution_generation": 7,
+                "prompt_id": ident,
+                "choice": "once",
+            }
+        again, more = self.decide(row.key, Choice.DENY)
+        assert not again
+        assert not [f for f in more if f.is_decision]

@@ -1,0 +1,59 @@
+"""A stand-in for the tray process: connect, wait for approvals, maybe decide one, then idle.
+
+The parent test kills this process (SIGKILL or SIGTERM) and checks, on the fake gateway, that
+nothing was answered on the person's behalf: no decision but the one this child was told to
+make. The credential comes in the environment (never argv, which ``ps`` shows):
+``HERMES_SAFETY_URL`` for A/B, ``HERMES_SAFETY_HOME`` (a control-socket home) for C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from desktop.core.model import ApprovalPhase, Choice
+from desktop.gateway.client import GatewayClient
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from tests.safety.e2e.rig import FAST, QUICK, Wakeup
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+async def main(mode: str, want: int) -> None:
+    home = os.environ.get("HERMES_SAFETY_HOME", "")
+    if home:
+        endpoint = GatewayEndpoint("child", "Child", EndpointKind.CANONICAL, hermes_home=home)
+    else:
+        endpoint = GatewayEndpoint(
+            "child", "Child", EndpointKind.URL, url=os.environ["HERMES_SAFETY_URL"]
+        )
+    wake = Wakeup()
+    client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
+    runner = asyncio.create_task(client.run())
+    await wake.connected()
+    await client.attach_session(os.environ["HERMES_SAFETY_SESSION"])
+    say("ATTACHED")
+    async with asyncio.timeout(20):
+        while True:
+            rows = [
+                a
+                for a in client.core.approvals()
+                if a.phase is ApprovalPhase.WAITING and a.answerable
+            ]
+            if len(rows) >= want:
+                break
+            await wake.wait(0.1)
+    say(f"READY {len(rows)}")
+    if mode == "decide":
+        result = client.decide(rows[0].key, Choice.ONCE)
+        say(f"DECIDED {rows[0].command} {result.sent}")
+    await asyncio.wait_for(asyncio.Event().wait(), 60)  # until killed (bounded)
+    await runner
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))

@@ -1,0 +1,186 @@
+"""Dialect B, main tui_gateway (protocol.md §3.3, hermes-peer.md "The newer gateway, for real").
+
+The rules that matter for safety: every approval is an ``srq-`` server→client request, answered
+by a response frame with the same id (a late answer to a closed id is dropped without a reply);
+``request.cancel`` withdraws timeouts, interrupts, session closes and RPC answers, but **an
+answer another viewer sent as a response frame produces no cancel** (the card goes stale);
+after a failure in a batch later commands are asked again with *new* ids while the old request
+stays open; a resume re-delivers the open ones in ``open_requests``. ``approval.respond`` by RPC
+resolves one entry by ``request_id`` (else the FIFO head) — the core should never need it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from desktop.core.model import Dialect
+from tests.safety.sim import frames
+from tests.safety.sim.agent import Action, AgentServer
+from tests.safety.sim.chooser import chance, pick
+from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
+
+CANCEL_REASON = {"timer": "timeout", "interrupt": "interrupted", "close": "session_closed"}
+
+
+class RefServerB(AgentServer):
+    dialect: ClassVar[Dialect] = Dialect.B
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
+
+    def ready_extra(self) -> Json:
+        return {"change_events": True, "heartbeat": True, "replay_epoch": "epoch-1"}
+
+    def may_ask(self, session: RefSession) -> bool:
+        return True
+
+    def ask(self, session: RefSession) -> None:
+        for _ in range(1 + self.chooser.below(self.config.max_batch)):
+            self.publish(session, "")
+
+    def publish(self, session: RefSession, command: str) -> ServerApproval:
+        approval = self.make_approval(session, command)
+        flags = self.flags()
+        choices = ["once"]
+        if flags["allow_session"] and not flags["smart_denied"]:
+            choices.append("session")
+            if flags["allow_permanent"]:
+                choices.append("always")
+        choices.append("deny")
+        approval.choices = tuple(choices)
+        self.stats["published"] += 1
+        self.emit(
+            session,
+            frames.server_request(approval.srq_id, "approval", self.params(approval, flags)),
+            approval,
+        )
+        return approval
+
+    def params(self, approval: ServerApproval, flags: Json | None = None) -> Json:
+        flags = flags or {}
+        params: Json = {
+            "session_id": approval.session.sid,
+            "command": approval.command,
+            "pattern_key": approval.pattern_keys[0],
+            "pattern_keys": list(approval.pattern_keys),
+            "description": "dangerous command",
+            "allow_permanent": flags.get("allow_permanent", "always" in approval.choices),
+            "allow_session": flags.get("allow_session", "session" in approval.choices),
+            "request_id": approval.request_id,
+            "approval_id": approval.request_id,
+            "choices": list(approval.choices),
+            "expires_at": 12345.6,
+        }
+        if flags.get("smart_denied") or approval.choices == ("once", "deny"):
+            params["smart_denied"] = bool(flags.get("smart_denied"))
+        return params
+
+    def dialect_actions(self, session: RefSession) -> list[Action]:
+        if not session.asked:
+            return []
+        return [("re-ask after a failure", 2, lambda: self.reask(session))]
+
+    def reask(self, session: RefSession) -> None:
+        """The re-gate: a later command of the batch asked again with new ids (old stays)."""
+        earlier = pick(self.chooser, session.asked)
+        self.stats["reasks"] += 1
+        self.publish(session, earlier.command)
+
+    def other_answers(self, session: RefSession) -> None:
+        target = self.other_target(session)
+        if chance(self.chooser, 50):
+            self._rpc_answered.add(target.ident)  # approval.respond by RPC: cancels go out
+        self.stats["other_viewer_answers"] += 1
+        choice = pick(self.chooser, target.choices)
+        self.close(target, "deny" if choice == "deny" else f"approve:{choice}", "other")
+
+    def announce_close(self, approval: ServerApproval) -> None:
+        reason = CANCEL_REASON.get(approval.closed_by)
+        if approval.closed_by == "other" and approval.ident in self._rpc_answered:
+            reason = "resolved"
+        if reason is not None:
+            payload = {"id": approval.srq_id, "method": "approval", "reason": reason}
+            self.emit(
+                approval.session, frames.event("request.cancel", approval.session.sid, payload)
+            )
+
+    def on_capabilities(self, rpc_id: Any) -> None:
+        self.reply(frames.result(rpc_id, {"server_requests": ["approval", "clarify"]}))
+
+    def on_resume(self, rpc_id: Any, params: Json) -> None:
+        stored = params.get("session_id")
+        session = self.find(stored)
+        if session is None and isinstance(stored, str) and stored in self.rebuildable:
+            self.rebuildable.discard(stored)
+            session = self.new_session(stored)  # rebuilt after a restart: a new live id
+            self.stats["rebuilt_sessions"] += 1
+        if session is None:
+            self.reply(frames.error(rpc_id, 4007, "session not found"))
+            return
+        session.viewed = True
+        pending = session.open_approvals()
+        snapshot = {
+            "session_id": session.sid,
+            "stored_session_id": session.stored_id,
+            "running": session.running,
+            "status": "waiting" if pending else ("working" if session.running else "idle"),
+            "info": self.info(session),
+            "open_requests": [
+                {"id": a.srq_id, "method": "approval", "params": self.params(a)} for a in pending
+            ],
+            "pending_approval": self.params(pending[0]) if pending else None,
+        }
+        self.reply(frames.result(rpc_id, snapshot))
+
+    def on_other(self, rpc_id: Any, method: str, params: Json) -> None:
+        if method == "approval.pending":
+            session = self.find(params.get("session_id"))
+            items = [] if session is None else session.open_approvals()
+            body = {
+                "approvals": [
+                    {k: v for k, v in self.params(a).items() if k != "choices"} for a in items
+                ]
+            }
+            self.reply(frames.result(rpc_id, body))
+            return
+        super().on_other(rpc_id, method, params)
+
+    def on_response(self, msg: Json, attribution: Attribution | None) -> None:
+        srq = msg.get("id")
+        target = next((a for a in self.approvals if a.srq_id == srq), None)
+        if "error" in msg:
+            if target is not None and target.open:
+                self.report("withdrew an approval nobody answered", repr(msg)[:200])
+            return
+        body = msg.get("result")
+        if target is None:
+            self.report("answer to an id the server never sent", repr(msg)[:200])
+            return
+        if not isinstance(body, dict):
+            self.report("malformed answer", repr(msg)[:200])
+            return
+        if body.get("all"):
+            self.report("approve-all on the wire", repr(msg)[:200])
+        choice = body.get("choice")
+        self.stats["responses_arrived"] += 1
+        self.verdict(attribution, target if target.open else None, choice, repr(msg))
+        if target.open:
+            ok = choice in ("once", "session", "always")
+            self.close(target, f"approve:{choice}" if ok else "deny", "tray")
+
+    def on_respond(self, rpc_id: Any, params: Json, attribution: Attribution | None) -> None:
+        request_id = params.get("request_id")
+        if request_id:
+            found = [a for a in self.approvals if a.open and a.request_id == request_id][:1]
+        else:
+            session = self.find(params.get("session_id"))
+            found = session.open_approvals()[:1] if session is not None else []
+        target = found[0] if found else None
+        self.verdict(attribution, target, params.get("choice"), repr(params))
+        if target is not None:
+            choice = params.get("choice")
+            ok = choice in ("once", "session", "always")
+            self._rpc_answered.add(target.ident)
+            self.close(target, f"approve:{choice}" if ok else "deny", "tray")
+        self.reply(frames.result(rpc_id, {"resolved": len(found)}))

@@ -1,0 +1,169 @@
+"""Dialect C, the canonical gateway (protocol.md §2.3, §3.4).
+
+The rules that matter for safety: ``approval.request`` events carry ``prompt_id`` and
+``execution_generation``; ``approval.respond`` must carry exactly ``session_id,
+execution_generation, prompt_id, choice`` (any other key: ``invalid_params``), targets that
+exact prompt of that generation (``not_found`` otherwise), refuses a choice that was not offered
+and answers ``already_resolved`` for a closed prompt; ``approval.settled`` goes to every viewer
+(the answerer too) whenever a prompt ends; each turn has a new generation; a resume lists the
+open prompts in ``prompts[]``; the dialect is fixed by the ``hermes-gateway-v1`` subprotocol.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from desktop.core.model import Dialect
+from tests.safety.sim import frames
+from tests.safety.sim.agent import Action, AgentServer
+from tests.safety.sim.chooser import pick
+from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
+
+RESPOND_KEYS = {"session_id", "execution_generation", "prompt_id", "choice"}
+
+
+class RefServerC(AgentServer):
+    dialect: ClassVar[Dialect] = Dialect.C
+
+    def ready_extra(self) -> Json:
+        return {"replay_epoch": "epoch-c", "authority_epoch": 1}
+
+    def stamp(self, session: RefSession) -> Json:
+        return {"execution_generation": session.generation}
+
+    def may_ask(self, session: RefSession) -> bool:
+        return True
+
+    def ask(self, session: RefSession) -> None:
+        for _ in range(1 + self.chooser.below(self.config.max_batch)):
+            self.publish(session, "")
+
+    def publish(self, session: RefSession, command: str) -> ServerApproval:
+        approval = self.make_approval(session, command)
+        approval.request_id = f"prompt-{approval.ident:06d}"
+        flags = self.flags()
+        choices = ["once", "deny"]
+        if not flags["smart_denied"]:
+            if flags["allow_session"]:
+                choices.append("session")
+            if flags["allow_permanent"]:
+                choices.append("always")
+        approval.choices = tuple(choices)
+        self.stats["published"] += 1
+        self.emit(
+            session,
+            frames.event(
+                "approval.request", session.sid, self.payload(approval), **self.stamp(session)
+            ),
+            approval,
+        )
+        return approval
+
+    def payload(self, approval: ServerApproval) -> Json:
+        return {
+            "kind": "approval",
+            "prompt_id": approval.request_id,
+            "execution_generation": approval.generation,
+            "command": approval.command,
+            "description": "dangerous command",
+            "choices": list(approval.choices),
+        }
+
+    def dialect_actions(self, session: RefSession) -> list[Action]:
+        if not session.asked:
+            return []
+        return [("re-ask after a failure", 2, lambda: self.reask(session))]
+
+    def reask(self, session: RefSession) -> None:
+        earlier = pick(self.chooser, session.asked)
+        self.stats["reasks"] += 1
+        self.publish(session, earlier.command)
+
+    def announce_close(self, approval: ServerApproval) -> None:
+        payload = {"prompt_id": approval.request_id, "execution_generation": approval.generation}
+        if approval.closed_by == "timer":
+            payload["reason"] = "expired"
+        session = approval.session
+        self.emit(
+            session, frames.event("approval.settled", session.sid, payload, **self.stamp(session))
+        )
+
+    def on_capabilities(self, rpc_id: Any) -> None:
+        self.reply(frames.error(rpc_id, -32601, "unknown_method", "unknown_method"))
+
+    def on_resume(self, rpc_id: Any, params: Json) -> None:
+        session = self.find(params.get("session_id"))
+        if session is None:
+            self.reply(frames.error(rpc_id, 4001, "not_found", "not_found"))
+            return
+        session.viewed = True
+        snapshot = {
+            "session_id": session.sid,
+            "stored_session_id": session.stored_id,
+            "running": session.running,
+            "execution_generation": session.generation,
+            "authority_epoch": 1,
+            "subscription_id": f"sub-{session.sid}",
+            "prompts": [self.payload(a) for a in session.open_approvals()],
+            "info": self.info(session),
+        }
+        self.reply(frames.result(rpc_id, snapshot))
+
+    def on_interrupt_call(self, rpc_id: Any, params: Json) -> None:
+        session = self.find(params.get("session_id"))
+        stale = params.get("execution_generation") != getattr(session, "generation", None)
+        if session is not None and session.running and stale:
+            self.reply(frames.error(rpc_id, 4001, "stale_generation", "stale_generation"))
+            return
+        super().on_interrupt_call(rpc_id, params)
+
+    def on_respond(self, rpc_id: Any, params: Json, attribution: Attribution | None) -> None:
+        if set(params) != RESPOND_KEYS:
+            self.report("approval.respond keys are not the closed set", repr(sorted(params)))
+            self.reply(frames.error(rpc_id, 4001, "invalid_params", "invalid_params"))
+            self.verdict(attribution, None, params.get("choice"), repr(params))
+            return
+        session = self.find(params["session_id"])
+        target = next(
+            (
+                a
+                for a in self.approvals
+                if session is not None
+                and a.session is session
+                and a.request_id == params["prompt_id"]
+                and a.generation == params["execution_generation"]
+            ),
+            None,
+        )
+        aimed = attribution.target if attribution is not None else None
+        if aimed is not None and (
+            params["prompt_id"] != aimed.request_id
+            or params["execution_generation"] != aimed.generation
+            or params["session_id"] != aimed.session.sid
+        ):
+            self.report(
+                "decision addressed another prompt",
+                f"person answered {aimed.describe()}, frame said {params!r}",
+            )
+        choice = params["choice"]
+        self.verdict(
+            attribution,
+            target if target is not None and target.open else None,
+            choice,
+            repr(params),
+        )
+        if target is None:
+            self.reply(frames.error(rpc_id, 4001, "not_found", "not_found"))
+            return
+        if not target.open:
+            self.reply(
+                frames.result(
+                    rpc_id, {"status": "already_resolved", "prompt_id": target.request_id}
+                )
+            )
+            return
+        if choice not in target.choices:
+            self.reply(frames.error(rpc_id, 4001, "invalid_params", "invalid_params"))
+            return
+        self.reply(frames.result(rpc_id, {"status": "resolved", "prompt_id": target.request_id}))
+        self.close(target, "deny" if choice == "deny" else f"approve:{choice}", "tray")

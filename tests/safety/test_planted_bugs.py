@@ -1,0 +1,119 @@
+"""The campaign can fail: plant one bug at a time in the real core and time how fast it is caught.
+
+Each plant is a one-line monkeypatch of a rule the core relies on (never an edit of desktop/*).
+A campaign that cannot catch these would prove nothing by passing. The time and number of steps
+to the first violation are printed in the campaign summary and asserted to stay within budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from desktop.core import answer_rules, approvals, decisions, wire_effects
+from desktop.core.model import Dialect
+from tests.safety.sim.engine import RunConfig, hunt
+from tests.safety.sim.refserver import ServerConfig
+from tests.safety.tally import TALLY
+
+BUDGET_SECONDS = 20.0
+PARALLEL_A = RunConfig(
+    Dialect.A,
+    steps=100,
+    server=ServerConfig(max_open_a=2, ask_only_when_viewed=True, other_viewers=False),
+    network_faults=False,
+)
+
+
+def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
+    """Bug: answer any 0.19.0 row, not only the session's FIFO head (no key check)."""
+    real = answer_rules.assess
+
+    def planted(
+        approval: Any, kind: Any, *, too_long: bool, is_head: bool, stale_reason: str, ctx: Any
+    ) -> Any:
+        return real(
+            approval, kind, too_long=too_long, is_head=True, stale_reason=stale_reason, ctx=ctx
+        )
+
+    mp.setattr(approvals, "assess", planted)
+
+
+def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
+    """Bug: skip the staleness check (every decide() behaves as if confirm_stale=True)."""
+    real = decisions.decide
+    mp.setattr(
+        decisions, "decide", lambda core, key, choice, _confirm: real(core, key, choice, True)
+    )
+
+
+def tool_complete_settles_nothing(mp: pytest.MonkeyPatch) -> None:
+    """Bug: a 0.19.0 ``tool.complete`` no longer closes the card it implies is gone."""
+    mp.setattr(wire_effects, "_tool_completed", lambda core, event: None)
+
+
+def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
+    """Bug: a decision whose write failed mid-way is offered again (it may have left)."""
+    real = decisions.frame_failed
+    mp.setattr(
+        decisions, "frame_failed", lambda core, frame_id, _maybe: real(core, frame_id, False)
+    )
+
+
+@dataclass(frozen=True)
+class Plant:
+    name: str
+    apply: Callable[[pytest.MonkeyPatch], None]
+    config: RunConfig
+
+
+PLANTS = [
+    Plant(
+        "A: any FIFO row answerable (parallel approvals)",
+        every_fifo_row_is_the_head,
+        # Two approvals pending per session; the tray sees every one and no other surface
+        # answers (those two hazards are inherent to 0.19.0, see test_known_hazards.py): the
+        # clean campaign finds nothing here, so whatever is caught is the plant's doing.
+        PARALLEL_A,
+    ),
+    Plant(
+        "A: stale rows answered unconfirmed",
+        stale_rows_need_no_confirmation,
+        RunConfig(Dialect.A, steps=100),
+    ),
+    Plant(
+        "A: tool.complete ignored", tool_complete_settles_nothing, RunConfig(Dialect.A, steps=100)
+    ),
+    Plant(
+        "B: maybe-sent decision offered again",
+        maybe_sent_counts_as_unsent,
+        RunConfig(Dialect.B, steps=100),
+    ),
+    Plant(
+        "C: maybe-sent decision offered again",
+        maybe_sent_counts_as_unsent,
+        RunConfig(Dialect.C, steps=100),
+    ),
+]
+
+
+@pytest.mark.parametrize("plant", PLANTS, ids=lambda p: p.name)
+def test_the_campaign_catches_a_planted_bug(plant: Plant, monkeypatch: pytest.MonkeyPatch) -> None:
+    plant.apply(monkeypatch)
+    found = hunt(plant.config, range(7_000_000, 7_100_000), budget_seconds=BUDGET_SECONDS)
+    TALLY.planted.append(
+        f"{plant.name}: "
+        + (
+            f"caught after {found.runs} runs / {found.steps:,} steps / {found.seconds:.2f}s "
+            f"(seed {found.seed})"
+            if found.found
+            else f"NOT caught in {found.runs} runs / {found.steps:,} steps / {found.seconds:.1f}s"
+        )
+    )
+    assert found.found, (
+        f"the campaign missed the planted bug {plant.name!r} within {BUDGET_SECONDS}s"
+    )
+    assert "violation" in found.report
