@@ -92,6 +92,8 @@ def run(cfg: BenchConfig, only: set[str], scratch: Path) -> tuple[list[Row], dic
             rows += found
             if "imports" in extra:
                 profiles["d cold start (imports)"] = extra["imports"]
+            if "startup" in extra:
+                profiles["d cold start (start-up steps)"] = extra["startup"]
         if "e" in only:
             _say(f"(e) idle wake-ups, {cfg.idle_seconds:g} s ...")
             rows += wakeups.measure(cfg, scratch, url)

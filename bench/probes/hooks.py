@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench import procfs
 from bench.lines import emit
 
 TrayCallback = Callable[[Any], None]
@@ -91,7 +90,7 @@ class WakeCounter:
         self._filter = Filter()
         app.installEventFilter(self._filter)
         self._dispatcher = dispatcher
-        self._start: tuple[float, int, procfs.Switches] | None = None
+        self._start: tuple[float, int, Any] | None = None
 
     def _on_awake(self) -> None:
         if self.counting:
@@ -129,6 +128,8 @@ class WakeCounter:
         self.times.clear()
         self.callbacks.clear()
         self.events.clear()
+        from bench import procfs  # imported late: the cold-start figure loads this module too
+
         self._start = (time.monotonic(), 0, procfs.switches())
         self.counting = True
 
@@ -138,6 +139,8 @@ class WakeCounter:
         assert self._start is not None
         started, _, before = self._start
         seconds = time.monotonic() - started
+        from bench import procfs
+
         after = procfs.switches()
         return {
             "seconds": seconds,
