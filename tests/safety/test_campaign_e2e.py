@@ -89,3 +89,4 @@ def test_end_to_end_decisions_reach_exactly_the_clicked_request(
     assert stats["decisions_arrived"] >= count // 2, dict(stats)
     assert stats["drops"] + stats["restarts"] >= count // 4, dict(stats)
     assert stats["ran_human"] >= count // 2, dict(stats)
+    assert stats["approved_and_ran"] >= count // 4, dict(stats)

@@ -188,7 +188,7 @@ def test_malformed_frames_are_reported_not_raised(dialect: Dialect, data: str | 
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)
 @pytest.mark.parametrize("as_bytes", [False, True], ids=["text", "bytes"])
 def test_a_16_mib_frame_is_refused_in_bounded_memory(dialect: Dialect, as_bytes: bool) -> None:
-    """Stated bound: a 16 MiB frame is refused with a peak below 1 MiB of extra memory."""
+    """Stated bound: a 16 MiB frame is refused with a peak below 64 KiB (measured: ~1 KiB)."""
     drv = CoreDriver(dialect).connect()
     padding = "x" * (16 * MiB)
     frame = event("notification.show", "s1", {"text": padding})
@@ -200,14 +200,15 @@ def test_a_16_mib_frame_is_refused_in_bounded_memory(dialect: Dialect, as_bytes:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 1 * MiB, f"peak {peak / MiB:.1f} MiB"
+    assert peak < 64 * 1024, f"peak {peak / 1024:.0f} KiB"
     assert any(isinstance(e, ProtocolErrorReceived) and "too large" in e.reason for e in drv.events)
     drv.fresh_approval_flows()
 
 
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)
 def test_a_frame_just_under_the_cap_is_parsed_in_bounded_memory(dialect: Dialect) -> None:
-    """Stated bound: a 7.9 MiB notification (under the 8 MiB cap) peaks below 5x its size."""
+    """Stated bound: a 7.8 MiB notification (under the 8 MiB cap) peaks below 2x its size
+    (measured: 1.0x; the shown text is cut to 4,000 characters)."""
     drv = CoreDriver(dialect).connect()
     frame = event("notification.show", "s1", {"text": "y" * (8 * MiB - 200_000)})
     tracemalloc.start()
@@ -216,7 +217,7 @@ def test_a_frame_just_under_the_cap_is_parsed_in_bounded_memory(dialect: Dialect
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 5 * len(frame), (
+    assert peak < 2 * len(frame), (
         f"peak {peak / MiB:.1f} MiB for a {len(frame) / MiB:.1f} MiB frame"
     )
     drv.fresh_approval_flows()
@@ -224,7 +225,8 @@ def test_a_frame_just_under_the_cap_is_parsed_in_bounded_memory(dialect: Dialect
 
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)
 def test_a_stream_of_junk_retains_nothing(dialect: Dialect) -> None:
-    """Stated bound: 5,000 junk frames (errors drained as the client does) retain < 256 KiB."""
+    """Stated bound: 5,000 junk frames (errors drained as the client does) retain < 64 KiB
+    (measured: 1-12 KiB)."""
     drv = CoreDriver(dialect).connect()
     junk = [
         "{not json",
@@ -244,5 +246,5 @@ def test_a_stream_of_junk_retains_nothing(dialect: Dialect) -> None:
         after, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert after - before < 256 * 1024, f"retained {(after - before) / 1024:.0f} KiB"
+    assert after - before < 64 * 1024, f"retained {(after - before) / 1024:.0f} KiB"
     drv.fresh_approval_flows()

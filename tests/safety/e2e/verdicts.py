@@ -48,6 +48,7 @@ def check(rig: Rig, p: Plan, heads: HeadSpy | None, result: Result, *, finished:
             if clicked is not None and head is not None and head.command != clicked.command:
                 v.append(f"0.19 answer for {clicked.command!r} resolved {head.command!r}")
     _check_executions(rig, p, v, result)
+    check_approved_ran(rig, v, result, finished=finished)
     result.stats["finished" if finished else "budget_exhausted"] += 1
     for req in rig.fake.requests:
         if req.outcome is not None:
@@ -125,3 +126,31 @@ def _check_executions(rig: Rig, p: Plan, v: list[str], result: Result) -> None:
                 )
         else:
             v.append(f"{e.command!r} ran via {e.approved_by!r} (no policy allows that here)")
+
+
+def check_approved_ran(rig: Rig, v: list[str], result: Result, *, finished: bool) -> None:
+    """The other direction: a command the person approved (and the gateway took) did run.
+
+    Judged only when the turn ended on its own: an interrupt, or a command of the batch failing
+    or being denied (the re-gate: later commands are asked again), legitimately stops an
+    approved command from running; then a later request for it, or nothing, is expected.
+    """
+    requests = rig.fake.requests
+    interrupted = any(q.outcome is not None and q.outcome.kind == "interrupted" for q in requests)
+    if not finished or interrupted:
+        return
+    ran = {r.execution.command for r in rig.executions.ran}
+    for index, req in enumerate(requests):
+        out, command = req.outcome, req.command
+        if out is None or command is None or not out.approved or out.via not in ("rpc", "frame"):
+            continue
+        asked_again = any(
+            later.command is not None and later.command.command == command.command
+            for later in requests[index + 1 :]
+        )
+        if command.command in ran or asked_again:
+            result.stats["approved_and_ran"] += 1
+        elif any(q.outcome is not None and not q.outcome.approved for q in requests[:index]):
+            result.stats["approved_but_regated"] += 1  # an earlier failure dropped the answer
+        else:
+            v.append(f"{command.command!r} was approved by the person but never ran")

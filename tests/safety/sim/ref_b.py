@@ -30,7 +30,8 @@ class RefServerB(AgentServer):
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
 
     def ready_extra(self) -> Json:
-        return {"change_events": True, "heartbeat": True, "replay_epoch": "epoch-1"}
+        epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
+        return {"change_events": True, "heartbeat": True, "replay_epoch": f"epoch-{epoch}"}
 
     def may_ask(self, session: RefSession) -> bool:
         return True

@@ -26,7 +26,8 @@ class RefServerC(AgentServer):
     dialect: ClassVar[Dialect] = Dialect.C
 
     def ready_extra(self) -> Json:
-        return {"replay_epoch": "epoch-c", "authority_epoch": 1}
+        epoch = 1 + self.stats["restart_keep"] + self.stats["restart_forget"]
+        return {"replay_epoch": f"epoch-c{epoch}", "authority_epoch": epoch}
 
     def stamp(self, session: RefSession) -> Json:
         return {"execution_generation": session.generation}
@@ -102,7 +103,7 @@ class RefServerC(AgentServer):
             "stored_session_id": session.stored_id,
             "running": session.running,
             "execution_generation": session.generation,
-            "authority_epoch": 1,
+            "authority_epoch": 1 + self.stats["restart_keep"] + self.stats["restart_forget"],
             "subscription_id": f"sub-{session.sid}",
             "prompts": [self.payload(a) for a in session.open_approvals()],
             "info": self.info(session),
