@@ -35,16 +35,13 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+from desktop.logsetup import redact
 from desktop.platform.paths import data_dir, ensure_private_dir
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE_NAME = "decisions.jsonl"
 MASK = "***"
-_CREDENTIAL_PATTERNS = (
-    re.compile(r"(?i)(\b(?:token|ticket)=)[^&\s\"'<>;,)\]]+"),
-    re.compile(r"(?i)(hermes-gateway-ticket\.)[^\s,;'\"\])]+"),
-)
 
 
 class Surface(enum.Enum):
@@ -164,9 +161,9 @@ class Journal:
         """``text`` without any registered secret or credential-shaped value."""
         if self._secret_pattern is not None:
             text = self._secret_pattern.sub(MASK, text)
-        for pattern in _CREDENTIAL_PATTERNS:
-            text = pattern.sub(rf"\1{MASK}", text)
-        return text
+        # Every credential shape the log masks (URL params, headers, JSON keys, tickets) and
+        # every secret registered with the log: one definition of "secret-shaped" for both.
+        return redact(text)
 
     def _clean(self, text: str, limit: int) -> str:
         return bound(self.scrub(reveal(self.scrub(text))), limit)

@@ -62,13 +62,6 @@ def test_the_journal_masks_credential_shaped_text_even_unregistered(
     assert not leaks((tmp_path / "decisions.jsonl").read_text())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: desktop/journal.py masks only token=/ticket= and hermes-gateway-ticket. shapes; "
-    "header and JSON shapes that desktop/logsetup.py masks (Authorization: Bearer, "
-    'X-Hermes-Session-Token:, "token": "...") reach the journal unless the token was registered '
-    "with the journal itself (app.py does not construct or wire a Journal yet)",
-)
 @pytest.mark.parametrize(
     "shape",
     [

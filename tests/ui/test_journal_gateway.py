@@ -90,7 +90,7 @@ def test_dialog_and_notification_decisions_are_journalled_with_the_gateways_outc
         assert rows[0]["gateway_id"] == GID
         assert rows[0]["session_id"] == sid
         assert rows[1]["command"] == "rm -rf /tmp/hermes-scratch/n1"
-        assert rows[0]["command"].startswith("curl -H 'Authorization: Bearer ***'")
+        assert rows[0]["command"].startswith("curl -H 'Authorization: ***'")
         assert canary not in journal.path.read_text()
         for handler in logging.getLogger().handlers:
             handler.flush()
