@@ -35,7 +35,10 @@ def number(obj: JsonObject, key: str) -> float | None:
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    as_float = float(value)
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond float range (valid JSON, e.g. 10**309) is no number here
+        return None
     return as_float if math.isfinite(as_float) else None
 
 

@@ -19,6 +19,7 @@ from desktop.core.model import (
     Outcome,
     OutcomeKind,
 )
+from desktop.core import payloads
 from desktop.core.payloads import truthy_setting
 from desktop.core.wire import RowKind
 from tests.core.frames import (
@@ -333,3 +334,12 @@ def test_outcome_constructors_say_what_happened() -> None:
         OutcomeKind.EXPIRED, reason=outcomes.SERVER_TIMEOUT
     )
     assert outcomes.decided(Choice.ALWAYS) == Outcome(OutcomeKind.APPROVED, Choice.ALWAYS)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(3, 3.0), (2.5, 2.5), (True, None), ("7", None), (10**309, None), (float("inf"), None)],
+)
+def test_payload_number_takes_only_finite_numbers(value: object, expected: float | None) -> None:
+    """An int beyond float range is valid JSON; it must read as "no number", never raise."""
+    assert payloads.number({"n": value}, "n") == expected

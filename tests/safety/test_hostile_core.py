@@ -85,12 +85,6 @@ USAGE_OVERFLOW = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bug: desktop/core/payloads.py number() calls float() on an int beyond float range; "
-    "OverflowError escapes GatewayCore.receive_text (usage folding)",
-)
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)
 @pytest.mark.parametrize(("kind", "payload"), USAGE_OVERFLOW)
 def test_a_number_beyond_float_range_does_not_escape(
@@ -104,12 +98,6 @@ def test_a_number_beyond_float_range_does_not_escape(
     drv.fresh_approval_flows()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bug: desktop/core/payloads.py number(): OverflowError escapes receive_text "
-    "(found by this fuzz after 13 examples)",
-)
 @FUZZ
 @given(
     kind=st.sampled_from(
@@ -140,13 +128,6 @@ def test_numbers_of_any_size_in_state_frames_never_escape(
     drv.fresh_approval_flows()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bug: the same OverflowError (desktop/core/payloads.py number) aborts message.complete "
-    "half-way: on 0.19.0 with tool progress off that frame is what closes the card, so the card "
-    "stays answerable after the turn ended (wire_effects._turn_ended folds usage first)",
-)
 def test_a_turn_end_with_an_absurd_usage_number_still_closes_the_0_19_card() -> None:
     drv = CoreDriver(Dialect.A).connect()
     drv.feed(event("approval.request", "s1", {"command": "rm -rf a", "choices": ["once", "deny"]}))
