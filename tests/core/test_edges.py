@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import answer_rules, outcomes, payloads
 from desktop.core.answer_rules import AnswerContext, assess
 from desktop.core.events import ProtocolErrorReceived, SessionChanged
 from desktop.core.gateway_core import CoreSettings
@@ -19,7 +19,6 @@ from desktop.core.model import (
     Outcome,
     OutcomeKind,
 )
-from desktop.core import payloads
 from desktop.core.payloads import truthy_setting
 from desktop.core.wire import RowKind
 from tests.core.frames import (
