@@ -12,7 +12,8 @@
 #   3. the desktop-marked tests under Xvfb inside a private D-Bus session, through
 #      tests/desktop/run_desktop_tests.sh when it exists (it adds a tray host and a
 #      notification daemon); none collected yet is fine;
-#   4. LAST, the whole suite offscreen without the desktop tests, so pytest's closing summary
+#   4. builds the PyInstaller one-folder bundle and smoke-tests the frozen app (--smoke);
+#   5. LAST, the whole suite offscreen without the desktop tests, so pytest's closing summary
 #      line is the last line of output (CI reads it).
 # A second run is fast: no apt when nothing is missing, no pip while pyproject.toml and
 # setup.py are unchanged (a hash stamp in each venv), Hermes venvs cached.
@@ -26,6 +27,7 @@ CORE_TIMEOUT=600
 PEERS_TIMEOUT=1500
 DESKTOP_TIMEOUT=900
 SUITE_TIMEOUT=2400
+BUNDLE_TIMEOUT=600
 
 APT_TEST=(
     "${APT_QT_OFFSCREEN[@]}" "${APT_QT_XCB[@]}"
@@ -34,6 +36,8 @@ APT_TEST=(
     xfce4-panel xfce4-notifyd        # a real tray host and notification daemon
     x11-utils xdotool imagemagick    # xdpyinfo/xprop, clicks, screenshots
     desktop-file-utils appstream     # validate the .desktop entry and the metainfo
+    binutils libpython3.11           # PyInstaller (objdump; the shared libpython of Debian's Python)
+    strace                           # the real-Hermes harness traces every connect (loopback check)
 )
 
 install_test_venv() {
@@ -53,13 +57,13 @@ EOF
 
 say "Hermes Tray test setup and run ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
 
-phase "0/4 install: system packages and venvs"
+phase "0/5 install: system packages and venvs"
 ensure_apt "${APT_TEST[@]}"
 PYTHON_BIN=$(find_python) || exit 1
 ensure_venv "$ROOT/.venv" "test runtime" install_test_venv
 ensure_venv "$ROOT/.venv-core" "core-test" install_core_venv
 
-phase "1/4 core tests without PySide6, branch coverage of desktop.core"
+phase "1/5 core tests without PySide6, branch coverage of desktop.core"
 .venv-core/bin/python - <<'EOF'
 import importlib.util, sys
 present = [m for m in ("PySide6", "shiboken6", "qasync") if importlib.util.find_spec(m)]
@@ -78,14 +82,14 @@ else
     say "    tests/core does not exist yet: skipped"
 fi
 
-phase "2/4 real Hermes gateways for the realhermes tests"
+phase "2/5 real Hermes gateways for the realhermes tests"
 if [ -f tests/peers/hermes_venv.py ]; then
     timeout -k 10 "$PEERS_TIMEOUT" .venv/bin/python -m tests.peers.hermes_venv --all
 else
     say "    tests/peers/hermes_venv.py does not exist yet: skipped"
 fi
 
-phase "3/4 desktop tests (Xvfb, private D-Bus session, xcb)"
+phase "3/5 desktop tests (Xvfb, private D-Bus session, xcb)"
 status=0
 if [ -f tests/desktop/run_desktop_tests.sh ]; then
     # The desktop tier brings its own throw-away desktop: Xvfb, a private bus, xfce4-panel as
@@ -104,7 +108,15 @@ case $status in
     *) die "desktop tests failed (exit $status)" ;;
 esac
 
-phase "4/4 whole suite offscreen, without the desktop tests"
+phase "4/5 the PyInstaller bundle: build it, then smoke-test the frozen app"
+# The frozen app must start the built-in demo, show the tray and see an approval (--smoke).
+pip_in "$ROOT/.venv" pip-package -e ".[package]"
+timeout -k 10 "$BUNDLE_TIMEOUT" bash packaging/build_pyinstaller.sh >"$ROOT/.cache/bundle-build.log" 2>&1 ||
+    { tail -n 40 "$ROOT/.cache/bundle-build.log"; die "the PyInstaller build failed"; }
+say "    built dist/hermes-tray ($(du -sh dist/hermes-tray | cut -f1))"
+timeout -k 10 "$BUNDLE_TIMEOUT" bash packaging/smoke.sh | tail -n 1
+
+phase "5/5 whole suite offscreen, without the desktop tests"
 print_phase_times
 # No display, no session bus: a developer's desktop must not get windows or notifications.
 exec env -u DISPLAY -u WAYLAND_DISPLAY -u DBUS_SESSION_BUS_ADDRESS QT_QPA_PLATFORM=offscreen \
