@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, ApprovalPhase, Choice
@@ -91,6 +92,7 @@ class ApprovalDialog(QDialog):
         self._timer.timeout.connect(self._tick)
         self._input = InputRouter(
             self,
+            self.list_view,
             move=self._move_selection,
             page=self._page_command,
             can_decide=self._can_decide_selected,
@@ -142,6 +144,7 @@ class ApprovalDialog(QDialog):
 
     def present(self, activate: bool) -> None:
         """Show the window; raise and focus it only when the person asked for it."""
+        self.list_view.materialise()  # before show(): built hidden, laid out once when shown
         if activate:
             self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
             self.show()
@@ -165,15 +168,34 @@ class ApprovalDialog(QDialog):
         self.model.node_changed(row)
         self.model.node_changed(row.batch)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Cards exist while the dialog is shown (also when shown other than by present)."""
+        self.list_view.materialise()
+        super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Drop the cards when the dialog is closed or hidden (not when merely minimised)."""
+        super().hideEvent(event)
+        if not event.spontaneous():
+            self.list_view.dematerialise()
+
     # -- read-only helpers (tests, the tray) ----------------------------------------------------
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
         return self.model.board.row(self._selected) if self._selected else None
 
     def card(self, gateway_id: str, key: str) -> RowCard | None:
-        """The card showing that row, if any."""
+        """The card showing that row, if any.
+
+        Cards exist only while the dialog is shown; asking for one while it is hidden builds
+        them all (they are dropped again the next time the dialog hides). The app never asks:
+        this is for tests and tools that inspect a row.
+        """
         row = self.model.board.row((gateway_id, key))
-        return self.list_view.card(row) if row is not None else None
+        if row is None:
+            return None
+        self.list_view.materialise()
+        return self.list_view.card(row)
 
     @property
     def ticking(self) -> bool:

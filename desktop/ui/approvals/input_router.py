@@ -1,21 +1,30 @@
-"""Keyboard and mouse routing for every widget inside the approval dialog.
+"""Keyboard and mouse routing for the approval dialog, with a handful of event filters.
 
-Why an event filter on each descendant rather than ``keyPressEvent`` on the dialog: a focused
-button swallows Up/Down (it moves focus among buttons) and a scroll area swallows them to
-scroll, so keys would reach the dialog only sometimes. The router is installed on the dialog and
-on every child widget, including ones created later (it watches ``ChildAdded``), and turns keys
-into intents (move, page, decide) for the dialog. Held keys pass through the :class:`RepeatGate`.
-Widgets of child *windows* (the "Always allow?" question is a QObject child of the dialog) are
-left alone: a D typed there must never deny the row selected behind it.
+Why event filters rather than ``keyPressEvent`` on the dialog: a focused scroll area or command
+view swallows Up/Down/PageUp/PageDown to scroll, so keys would reach the dialog only sometimes.
+Why not a filter on every descendant (as before): with hundreds of cards that is tens of
+thousands of Python calls for paint, layout and timer events nobody routes. Instead the router
+filters only where the events it needs pass:
+
+* the dialog itself (keys sent to it, ``WindowDeactivate``), the list and its viewport: a key or
+  a press that a card's child ignores propagates up through the viewport, where it is caught;
+* the one widget holding the keyboard focus inside the dialog (followed through
+  ``QApplication.focusChanged``): keys reach it first, so it is filtered before it can scroll,
+  and a click that gave it focus is seen as a click on its card.
+
+Keys become intents (move, page, decide) for the dialog; held keys pass through the
+:class:`RepeatGate`. Widgets of child *windows* (the "Always allow?" question is a QObject child
+of the dialog) are never filtered: a D typed there must never deny the row selected behind it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from desktop.core.model import Choice
 from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
@@ -39,6 +48,7 @@ class InputRouter(QObject):
     def __init__(
         self,
         root: QWidget,
+        area: QAbstractScrollArea,
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
@@ -51,17 +61,33 @@ class InputRouter(QObject):
         self._root = root
         self._move, self._page = move, page
         self._can_decide, self._decide, self._clicked = can_decide, decide, clicked
-        self.watch(root)
+        self._area = area
+        self._viewport = area.viewport()
+        self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
+        self._focused: list[QWidget] = []  # the focus widget (and its viewport) we filter
+        for widget in self._fixed:
+            widget.installEventFilter(self)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_focus_changed)
 
-    def watch(self, obj: QObject) -> None:
-        """Route events of ``obj`` and of all its widget descendants."""
-        obj.installEventFilter(self)
-        for child in obj.children():
-            if child.isWidgetType():
-                self.watch(child)
+    def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """Filter the widget that now has the keyboard focus, if it is inside the dialog."""
+        previous, self._focused = self._focused, []
+        for widget in previous:
+            if shiboken6.isValid(widget):
+                widget.removeEventFilter(self)
+        if new is None or new in self._fixed or not shiboken6.isValid(self._root):
+            return
+        if new.window() is self._root:
+            # A scrolling widget (the command view) gets its presses on its viewport.
+            extra = [new.viewport()] if isinstance(new, QAbstractScrollArea) else []
+            self._focused = [new, *extra]
+            for widget in self._focused:
+                widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Consume the dialog's keys; adopt new children; report clicks on cards."""
+        """Consume the dialog's keys; report clicks on cards."""
         kind = event.type()
         if isinstance(watched, QWidget) and watched.window() is not self._root:
             return False  # a child window (the "Always allow?" question): its keys are its own
@@ -69,12 +95,13 @@ class InputRouter(QObject):
             return self._on_key_press(event)
         if kind == _E.KeyRelease and isinstance(event, QKeyEvent):
             self.gate.release(event.key(), auto_repeat=event.isAutoRepeat())
-        elif kind == _E.ChildAdded:
-            child = event.child()  # type: ignore[attr-defined]
-            if child.isWidgetType():
-                self.watch(child)
         elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
-            card = _card_of(watched)
+            target = watched
+            content = self._area.widget()
+            if watched is self._viewport and content is not None and isinstance(event, QMouseEvent):
+                at = content.mapFrom(watched, event.position().toPoint())
+                target = content.childAt(at) or watched  # whatever part of the card ignored it
+            card = _card_of(target)
             if card is not None:
                 self._clicked(card)
         elif kind == _E.WindowDeactivate and watched is self._root:

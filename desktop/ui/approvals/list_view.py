@@ -6,6 +6,15 @@ reset. This view follows the model's signals precisely — an inserted row creat
 that position, a changed row refreshes one card — so nothing is rebuilt and a 1 MB command is
 laid out once.
 
+Cards exist only while they can be seen: the model is always current, but the widgets are built
+by :meth:`ApprovalListView.materialise` (the dialog calls it when it is shown) and dropped by
+:meth:`ApprovalListView.dematerialise` (when it is hidden). A hidden dialog with a thousand
+waiting commands therefore costs the model, not a thousand cards (~0.4 MiB each).
+
+Layout runs once per event-loop turn, not once per inserted card: a new card is queued for
+showing and a single posted flush (normal priority, so it runs before the low-priority paint
+request) shows the queued cards, runs the pending layout passes and restores the anchor.
+
 Stability: before the model inserts or removes anything, the view notes where the card under
 the pointer (else the selected card) sits in the viewport, and afterwards scrolls so it sits
 exactly there again. Late arrivals in an earlier batch therefore push content *above* the
@@ -16,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
@@ -26,6 +36,7 @@ from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 _Anchor = tuple[QWidget, int]
+_FLUSH = QEvent.Type(QEvent.registerEventType())
 
 
 class ApprovalListView(QScrollArea):
@@ -51,7 +62,12 @@ class ApprovalListView(QScrollArea):
         self._clock = clock
         self._widgets: dict[int, QWidget] = {}
         self._selected: RowCard | None = None
+        self._selected_row: RowEntry | None = None
         self._anchor: _Anchor | None = None
+        self._live = False  # cards are built (see materialise)
+        self._queued: list[QWidget] = []  # inserted cards to show in the next flush
+        self._flush_posted = False
+        self._scroll_pending = False  # bring the selected card into view in the next flush
         content = QWidget()
         content.setObjectName("approvalListContent")
         outer = QVBoxLayout(content)
@@ -73,6 +89,37 @@ class ApprovalListView(QScrollArea):
         model.rowsRemoved.connect(self._on_rows_removed)
         model.dataChanged.connect(self._on_data_changed)
 
+    # -- building and dropping the cards ------------------------------------------------------
+    @property
+    def live(self) -> bool:
+        """The cards exist (the dialog is shown, or a caller asked for a card)."""
+        return self._live
+
+    def materialise(self) -> None:
+        """Build a card for every node of the model (no-op if they exist)."""
+        if self._live:
+            return
+        self._live = True
+        for gateway in self._model.board.children(None):
+            widget = self._build(gateway)
+            self.body_layout.addWidget(widget)
+            widget.show()  # explicitly: visible with the list, or at once if it is visible
+        self.empty.setVisible(not self._model.board.gateways)
+        self.set_selected(self._selected_row)
+
+    def dematerialise(self) -> None:
+        """Drop every card; the model keeps the data (the dialog was hidden)."""
+        if not self._live:
+            return
+        self._live = False
+        self._anchor, self._queued, self._scroll_pending = None, [], False
+        for gateway in self._model.board.children(None):
+            widget = self._widgets.get(gateway.uid)
+            if widget is not None:
+                self._drop(widget)
+        self._widgets.clear()
+        self._selected = None
+
     # -- lookups --------------------------------------------------------------------------------
     def card(self, row: RowEntry) -> RowCard | None:
         """The card showing ``row``."""
@@ -89,14 +136,18 @@ class ApprovalListView(QScrollArea):
 
     # -- selection and time ---------------------------------------------------------------------
     def set_selected(self, row: RowEntry | None) -> None:
-        """Highlight ``row``'s card and scroll it into view."""
+        """Highlight ``row``'s card and scroll it into view (after this turn's layout)."""
+        self._selected_row = row
         card = self.card(row) if row is not None else None
         if self._selected is not None and self._selected is not card:
             self._selected.set_selected(False)
         self._selected = card
         if card is not None:
             card.set_selected(True)
-            self.ensureWidgetVisible(card, 0, 12)
+            if self._flush_posted:
+                self._scroll_pending = True  # its geometry is not laid out yet
+            else:
+                self.ensureWidgetVisible(card, 0, 12)
 
     def refresh_countdowns(self, now: float) -> None:
         """Update every row's countdown text."""
@@ -109,18 +160,22 @@ class ApprovalListView(QScrollArea):
 
     # -- model signals --------------------------------------------------------------------------
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        self.empty.setVisible(not self._model.board.gateways)
+        if not self._live:
+            return
         layout = self._body_layout(parent)
         for row in range(first, last + 1):
             node = self._model.node(self._model.index(row, 0, parent))
             if node is not None and node.uid not in self._widgets:
                 widget = self._build(node)
                 layout.insertWidget(row, widget)
-                widget.show()  # now, not queued: the anchor needs its geometry at once
+                self._queued.append(widget)  # shown in the flush, with the turn's layout
         self._refresh_ancestors(parent)
-        self.empty.setVisible(not self._model.board.gateways)
-        self._restore_anchor()
+        self._post_flush()
 
     def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
+        if not self._live:
+            return
         self._capture_anchor()
         for row in range(first, last + 1):
             node = self._model.node(self._model.index(row, 0, parent))
@@ -128,18 +183,22 @@ class ApprovalListView(QScrollArea):
             if widget is None or node is None:
                 continue
             self._forget(node)
-            if self._anchor is not None and widget.isAncestorOf(self._anchor[0]):
+            if self._anchor is not None and (
+                widget is self._anchor[0] or widget.isAncestorOf(self._anchor[0])
+            ):
                 self._anchor = None
-            widget.hide()
-            widget.setParent(None)
-            widget.deleteLater()
+            self._drop(widget)
 
     def _on_rows_removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        self._refresh_ancestors(parent)
         self.empty.setVisible(not self._model.board.gateways)
-        self._restore_anchor()
+        if not self._live:
+            return
+        self._refresh_ancestors(parent)
+        self._post_flush()
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex) -> None:
+        if not self._live:
+            return
         for row in range(top_left.row(), bottom_right.row() + 1):
             node = self._model.node(top_left.siblingAtRow(row))
             widget = self._widgets.get(node.uid) if node is not None else None
@@ -165,6 +224,13 @@ class ApprovalListView(QScrollArea):
         group.refresh(self._clock())
         return group
 
+    def _drop(self, widget: QWidget) -> None:
+        if widget in self._queued:
+            self._queued.remove(widget)
+        widget.hide()
+        widget.setParent(None)
+        widget.deleteLater()
+
     def _forget(self, node: Node) -> None:
         widget = self._widgets.pop(node.uid, None)
         if widget is not None and widget is self._selected:
@@ -187,9 +253,11 @@ class ApprovalListView(QScrollArea):
 
     # -- keeping the row under the pointer still ------------------------------------------------
     def _capture_anchor(self, *_: object) -> None:
-        if not self.isVisible():
+        if not self.isVisible() or not self._live:
             self._anchor = None
             return
+        if self._flush_posted and self._anchor is not None:
+            return  # noted before this turn's first change; nothing was laid out since
         target: QWidget | None = None
         if self.pointer_inside():
             under = self.viewport().childAt(self.viewport().mapFromGlobal(QCursor.pos()))
@@ -199,14 +267,36 @@ class ApprovalListView(QScrollArea):
         target = target or self._selected
         self._anchor = (target, self._y_of(target)) if target is not None else None
 
-    def _restore_anchor(self) -> None:
+    def _post_flush(self) -> None:
+        if not self._flush_posted:
+            self._flush_posted = True
+            QCoreApplication.postEvent(self, QEvent(_FLUSH))
+
+    def customEvent(self, event: QEvent) -> None:
+        """The coalesced flush of this turn's inserts and removals."""
+        if event.type() == _FLUSH:
+            self.flush()
+        else:
+            super().customEvent(event)
+
+    def flush(self) -> None:
+        """Show queued cards, lay out once, keep the anchor still, scroll to the selection."""
+        self._flush_posted = False
+        queued, self._queued = self._queued, []
+        for widget in queued:
+            widget.show()
         anchor, self._anchor = self._anchor, None
-        if anchor is None or not self.isVisible():
+        scroll, self._scroll_pending = self._scroll_pending, False
+        if not self._live or not self.isVisible():
             return
-        self._settle()
-        widget, old_y = anchor
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.value() + self._y_of(widget) - old_y)
+        if anchor is not None or scroll:
+            self._settle()
+        if anchor is not None and shiboken6.isValid(anchor[0]):
+            widget, old_y = anchor
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + self._y_of(widget) - old_y)
+        if scroll and self._selected is not None:
+            self.ensureWidgetVisible(self._selected, 0, 12)
 
     def _y_of(self, widget: QWidget) -> int:
         return widget.mapTo(self.viewport(), QPoint(0, 0)).y()

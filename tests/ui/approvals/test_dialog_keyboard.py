@@ -82,11 +82,15 @@ def test_shortcuts_answer_the_selected_row_and_move_on(
 
 
 def test_shortcuts_work_while_a_button_has_focus(
-    dialog: ApprovalDialog, three: QWidget, decisions: Recorder
+    dialog: ApprovalDialog, three: QWidget, decisions: Recorder, qtbot: QtBot
 ) -> None:
     card = dialog.card("g", "a")
     assert card is not None
     focused_button = card.buttons[Choice.SESSION]
+    dialog.activateWindow()  # real focus: the router filters the focus widget, not every child
+    qtbot.waitUntil(dialog.isActiveWindow)
+    focused_button.setFocus(Qt.FocusReason.TabFocusReason)
+    assert focused_button.hasFocus()
     tap(focused_button, K.Key_Down)  # a button would move focus; here it moves the selection
     assert selected(dialog) == "b"
     tap(focused_button, K.Key_D)

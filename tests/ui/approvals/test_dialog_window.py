@@ -104,7 +104,8 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     before, bar_before = y(), bar.value()
     dialog.upsert("g", "G", approval("early-late", batch="b1", position=3), "")  # above it
     assert y() == before
-    assert bar.value() > bar_before  # the content above grew out of sight instead
+    qtbot.waitUntil(lambda: bar.value() > bar_before)  # laid out once, in the next turn:
+    assert y() == before  # the content above grew out of sight instead
     bar_before = bar.value()
     clock.advance(60)  # the resolved batch at the top leaves after its grace
     qtbot.waitUntil(lambda: dialog.card("g", "done") is None)
@@ -199,3 +200,36 @@ def test_selection_stays_put_while_the_person_works_in_the_dialog(
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "new"
+
+
+def test_cards_exist_only_while_the_dialog_is_shown(dialog: ApprovalDialog, qtbot: QtBot) -> None:
+    for i in range(3):
+        dialog.upsert("g", "G", approval(f"r{i}", position=i), "")
+    assert dialog.list_view.findChildren(QWidget, "rowCard") == []  # hidden: the model only
+    assert dialog.pending_count() == 3
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    assert len(dialog.list_view.row_cards()) == 3
+    dialog.upsert("g", "G", approval("r3", position=3), "")  # while shown: one more card
+    card = dialog.card("g", "r3")
+    assert card is not None
+    qtbot.waitUntil(card.isVisible)
+    dialog.hide()
+    assert dialog.list_view.row_cards() == []  # dropped with the window
+    dialog.upsert("g", "G", approval("r4", position=4), "")
+    assert dialog.pending_count() == 5
+    dialog.present(activate=False)
+    keys = [c.entry.approval.key for c in dialog.list_view.row_cards()]
+    assert keys == ["r0", "r1", "r2", "r3", "r4"]
+
+
+def test_clicking_a_command_selects_its_row(dialog: ApprovalDialog, qtbot: QtBot) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", approval("b", position=1), "")
+    dialog.present(activate=True)
+    qtbot.waitUntil(dialog.isActiveWindow)
+    card = dialog.card("g", "b")
+    assert card is not None
+    qtbot.waitUntil(card.command.isVisible)
+    qtbot.mouseClick(card.command.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
+    assert dialog.selected_row() is card.entry
