@@ -19,6 +19,16 @@ close. A second launch only asks the running one to show its approvals, then exi
 
 ``--smoke`` starts everything, waits until a gateway is connected and one approval is visible,
 then exits 0 (1 on timeout): packaging CI uses it to prove a build really runs.
+
+Start-up order, so the icon appears as soon as possible: QApplication, the single-instance
+check, the tray (``TrayShell`` builds its dialogs on first use) and ``show()``; only on the next
+loop turn the settings, the journal, the settings controller, the gateway clients (whose
+modules are imported then) and the notifier.
+
+Start-up hook: if the environment variable ``HERMES_TRAY_STARTUP_MARKER`` names a file, the app
+writes it (the text ``tray_shown <monotonic seconds>``) once, one loop turn after the tray icon's
+``show()`` returned and before anything else is built. Benchmarks and packaging checks wait for
+that file instead of patching Qt. A marker that cannot be written is logged, never fatal.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SMOKE_TIMEOUT = 30.0  # seconds until --smoke gives up
+STARTUP_MARKER_ENV = "HERMES_TRAY_STARTUP_MARKER"
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
@@ -98,13 +109,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 
 async def _main(options: CliOptions) -> int:
-    from desktop.demo_mode import BuiltInDemo
-    from desktop.platform.paths import APP_NAME
     from desktop.ui.bridge import GatewayBridge
-    from desktop.ui.icons import icon_dir
-    from desktop.ui.native_notify import NativeNotifier
-    from desktop.ui.settings_apply import notify_settings
-    from desktop.ui.settings_controller import SettingsController, client_factory_for
     from desktop.ui.shell import TrayShell
     from desktop.ui.single_instance import SingleInstance
 
@@ -113,29 +118,43 @@ async def _main(options: CliOptions) -> int:
     if not options.smoke and not single.start():
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
-    settings, tokens, journal = _load_settings()
     quit_requested = asyncio.Event()
-    # Clients are built with the settings current when each is created (staleness margin).
-    bridge = GatewayBridge(client_factory_for(lambda: settings_control.settings))
-    settings_control = SettingsController(settings, tokens, bridge)
-    shell = TrayShell(
-        bridge,
-        notify_settings=notify_settings(settings),
-        on_quit=quit_requested.set,
-        settings=settings_control,
-        journal=journal,
-    )
+    settings_control: Any = None  # built on the next loop turn, once the icon is up
+
+    def client_factory(endpoint: Any, listener: Any) -> Any:
+        # Clients are built with the settings current when each is created (staleness margin).
+        from desktop.ui.settings_controller import client_factory_for
+
+        return client_factory_for(lambda: settings_control.settings)(endpoint, listener)
+
+    bridge = GatewayBridge(client_factory)
+    shell = TrayShell(bridge, on_quit=quit_requested.set)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
     try:
+        shell.show()
+        await _tray_shown()  # one loop turn: the icon is up; the rest comes after
+        from desktop.demo_mode import BuiltInDemo
+        from desktop.platform.paths import APP_NAME
+        from desktop.ui.icons import icon_dir
+        from desktop.ui.native_notify import NativeNotifier
+        from desktop.ui.settings_apply import notify_settings
+        from desktop.ui.settings_controller import SettingsController
+
+        settings, tokens, journal = _load_settings()
+        settings_control = SettingsController(settings, tokens, bridge)
+        shell.attach(
+            settings=settings_control,
+            journal=journal,
+            notify_settings=notify_settings(settings),
+        )
         endpoints = [] if options.demo else await _endpoints(options, settings, tokens)
         if not endpoints:
             demo = await BuiltInDemo.start()
         _journal_secrets(journal, endpoints)
         for endpoint in endpoints:
             bridge.add_gateway(endpoint)
-        shell.show()
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
         if demo is not None:
@@ -154,6 +173,35 @@ async def _main(options: CliOptions) -> int:
             await demo.stop()
         single.close()
         bridge.deleteLater()
+
+
+async def _tray_shown() -> None:
+    """Wait one Qt loop turn after the icon's ``show()``, then write the start-up marker."""
+    from PySide6.QtCore import QTimer
+
+    turned = asyncio.get_running_loop().create_future()
+
+    def after_turn() -> None:
+        _write_startup_marker()
+        if not turned.done():
+            turned.set_result(None)
+
+    QTimer.singleShot(0, after_turn)
+    await turned
+
+
+def _write_startup_marker() -> None:
+    """Write the file named by HERMES_TRAY_STARTUP_MARKER, if any (see the module docstring)."""
+    import time
+
+    path = os.environ.get(STARTUP_MARKER_ENV, "")
+    if not path:
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as marker:
+            marker.write(f"tray_shown {time.monotonic():.6f}\n")
+    except OSError as error:
+        log.warning("could not write the start-up marker %s: %s", path, error)
 
 
 def _load_settings() -> tuple[Any, Any, Any]:

@@ -13,6 +13,11 @@ Optional parts, given by the composition root (tests build the shell without the
   journal (``open_url`` is the desktop opener, injected in tests).
 
 Time-boxed YOLO is always there (``self.yolo``); it costs nothing until a box is started.
+
+Cheap to build, so the tray icon shows at once: the approval dialog and the new-task dialog are
+created on first use (``dialog``, ``new_task``; the approval dialog when the first approval
+arrives or the person opens it), and the composition root may hand over the settings and the
+journal a loop turn after the icon is up (:meth:`attach`).
 """
 
 from __future__ import annotations
@@ -20,24 +25,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QUrl
+from PySide6.QtWidgets import QWidget
 
 from desktop.core.model import DecisionResult
-from desktop.journal import Journal
-from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate
-from desktop.ui.journal_controller import JournalController
-from desktop.ui.new_task_dialog import NewTaskDialog
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.settings_controller import SettingsController
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
 from desktop.ui.yolo_timer import BoxKind
+
+if TYPE_CHECKING:
+    from desktop.journal import Journal
+    from desktop.ui.approvals.dialog import ApprovalDialog
+    from desktop.ui.journal_controller import JournalController
+    from desktop.ui.new_task_dialog import NewTaskDialog
+    from desktop.ui.settings_controller import SettingsController
 
 log = logging.getLogger(__name__)
 
@@ -61,33 +70,78 @@ class TrayShell(QObject):
         super().__init__(parent)
         self.bridge = bridge
         self.tray = TrayController(bridge, self)
-        self.dialog = ApprovalDialog()
-        self.new_task = NewTaskDialog()
+        self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
+        self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
             bridge, self.tray.show_message, notify_settings, parent=self
         )
-        self.settings = settings
-        self._open_settings = open_settings or (settings.open_dialog if settings else None)
+        self.settings: SettingsController | None = None
+        self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
         self.journal: JournalController | None = None
-        if journal is not None:
-            self.journal = (
-                JournalController(bridge, journal, opener=open_url, parent=self)
-                if open_url is not None
-                else JournalController(bridge, journal, parent=self)
-            )
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
-        bridge.gateway_removed.connect(self.dialog.clear_gateway)
-        self.dialog.decision_requested.connect(self.decide)
+        bridge.gateway_removed.connect(self._on_gateway_removed)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
         self.tray.settings_requested.connect(self._on_settings_requested)
         self.tray.quit_requested.connect(on_quit)
         self.tray.tray.messageClicked.connect(self.notifications.balloon_clicked)
         self.notifications.review_requested.connect(self.review_batch)
-        self.new_task.task_requested.connect(bridge.new_task)
         self._wire_extras()
+        self.attach(settings=settings, journal=journal, open_url=open_url)
+
+    @property
+    def dialog(self) -> ApprovalDialog:
+        """The approval dialog, built the first time anything needs it."""
+        if self._dialog is None:
+            from desktop.ui.approvals.dialog import ApprovalDialog
+
+            self._dialog = ApprovalDialog()
+            self._dialog.decision_requested.connect(self.decide)
+        return self._dialog
+
+    @property
+    def new_task(self) -> NewTaskDialog:
+        """The new-task dialog, built the first time the person asks for it."""
+        if self._new_task is None:
+            from desktop.ui.new_task_dialog import NewTaskDialog
+
+            self._new_task = NewTaskDialog()
+            self._new_task.task_requested.connect(self.bridge.new_task)
+        return self._new_task
+
+    def attach(
+        self,
+        *,
+        settings: SettingsController | None = None,
+        journal: Journal | None = None,
+        open_url: Callable[[QUrl], bool] | None = None,
+        notify_settings: NotifySettings | None = None,
+    ) -> None:
+        """Add the optional parts (each at most once); the app does it after the icon shows."""
+        if notify_settings is not None:
+            self.notifications.apply_settings(notify_settings)
+        if settings is not None and self.settings is None:
+            self.settings = settings
+            if self._open_settings is None:
+                self._open_settings = settings.open_dialog
+            settings.notify_settings_changed.connect(self.notifications.apply_settings)
+            settings.notice_raised.connect(self.notifications.show_notice)
+            settings.changed.connect(self.tray.refresh)
+            self.tray.start_at_login_toggled.connect(settings.set_start_at_login)
+        if journal is not None and self.journal is None:
+            from desktop.ui.journal_controller import JournalController
+
+            self.journal = (
+                JournalController(self.bridge, journal, opener=open_url, parent=self)
+                if open_url is not None
+                else JournalController(self.bridge, journal, parent=self)
+            )
+            self.journal.changed.connect(self.tray.refresh)
+            self.tray.open_journal_requested.connect(self.journal.open_journal)
+        if settings is not None or journal is not None:
+            self.tray.refresh()
 
     def _wire_extras(self) -> None:
         self.tray.extras = self.menu_extras
@@ -96,14 +150,6 @@ class TrayShell(QObject):
         self.tray.timebox_requested.connect(
             lambda gid, sid, kind: self.yolo.start(gid, sid, BoxKind(kind))
         )
-        if self.journal is not None:
-            self.journal.changed.connect(self.tray.refresh)
-            self.tray.open_journal_requested.connect(self.journal.open_journal)
-        if self.settings is not None:
-            self.settings.notify_settings_changed.connect(self.notifications.apply_settings)
-            self.settings.notice_raised.connect(self.notifications.show_notice)
-            self.settings.changed.connect(self.tray.refresh)
-            self.tray.start_at_login_toggled.connect(self.settings.set_start_at_login)
         self.tray.refresh()
 
     def menu_extras(self) -> MenuExtras:
@@ -126,7 +172,7 @@ class TrayShell(QObject):
             self.journal.close()
         self.notifications.dispose()
         self.tray.dispose()
-        windows = [self.dialog, self.new_task]
+        windows: list[QWidget] = [w for w in (self._dialog, self._new_task) if w is not None]
         if self.settings is not None and self.settings.dialog is not None:
             windows.append(self.settings.dialog)
         for window in windows:
@@ -136,8 +182,8 @@ class TrayShell(QObject):
     # -- slots -------------------------------------------------------------------------------
     def decide(self, request: DecisionRequest) -> DecisionResult:
         result = self.bridge.decide(request)
-        if not result.sent:
-            self.dialog.decision_refused(request.gateway_id, request.key, result.reason)
+        if not result.sent and self._dialog is not None:
+            self._dialog.decision_refused(request.gateway_id, request.key, result.reason)
         return result
 
     def review(self) -> None:
@@ -153,6 +199,10 @@ class TrayShell(QObject):
         self.dialog.upsert(
             update.gateway_id, update.gateway_name, update.approval, update.session_title
         )
+
+    def _on_gateway_removed(self, gateway_id: str) -> None:
+        if self._dialog is not None:  # never built: it has no rows of that gateway
+            self._dialog.clear_gateway(gateway_id)
 
     def _on_settings_requested(self) -> None:
         if self._open_settings is not None:

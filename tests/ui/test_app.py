@@ -9,12 +9,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.ui.dbus_fakes.private_bus import PrivateBus
 
 
-def run_app(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6")
+def run_app(
+    *args: str, timeout: float = 60, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6", **(extra_env or {}))
     with PrivateBus() as bus:  # nothing on it: the app must fall back, not reach a real desktop
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         return subprocess.run(
@@ -38,3 +41,10 @@ def test_demo_smoke_connects_shows_an_approval_and_exits_cleanly():
     assert "Traceback" not in log
     assert "Task was destroyed" not in log
     assert "gateway demo: disconnected" in log  # closed by us, cleanly, before the loop ended
+
+
+def test_startup_marker_is_written_once_the_tray_is_shown(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    done = run_app("--demo", "--smoke", extra_env={"HERMES_TRAY_STARTUP_MARKER": str(marker)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert marker.read_text().startswith("tray_shown ")

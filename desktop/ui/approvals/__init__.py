@@ -6,13 +6,33 @@ own machinery: Qt-free ordering (``layout``), rules (``rules``), wording (``text
 (``keys``), and the Qt model/view/widgets.
 """
 
-from desktop.ui.approvals.dialog import ApprovalDialog
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from desktop.ui.approvals.requests import (
     SURFACE_BATCH,
     SURFACE_BUTTON,
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
+
+if TYPE_CHECKING:
+    from desktop.ui.approvals.dialog import ApprovalDialog
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``ApprovalDialog`` on first use.
+
+    The bridge needs only ``DecisionRequest``; the dialog's widgets cost start-up time the tray
+    icon should not wait for.
+    """
+    if name == "ApprovalDialog":
+        from desktop.ui.approvals.dialog import ApprovalDialog
+
+        return ApprovalDialog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SURFACE_BATCH",
