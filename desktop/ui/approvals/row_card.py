@@ -9,7 +9,7 @@ tooltip shows gateway text (QToolTip renders rich text).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import ApprovalPhase, Choice
@@ -18,9 +18,53 @@ from desktop.ui.approvals.command_view import CommandView
 from desktop.ui.approvals.layout import RowEntry
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label that remembers its height for a width until its text or style change.
+
+    Why: QLabel lays its text out again for every ``heightForWidth`` call, and every layout pass
+    of the list asks every wrapped label of every card. Measured at 200 rows: 150 ms per
+    inserted row with plain QLabels, 25 ms without word wrap; the cache gives the latter.
+    """
+
+    _CACHED_WIDTHS = 4
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._heights: dict[int, int] = {}
+
+    def setText(self, text: str) -> None:
+        """Set the text; a different text forgets the remembered heights."""
+        if text != self.text():
+            self._heights.clear()
+        super().setText(text)
+
+    def heightForWidth(self, width: int) -> int:
+        """QLabel's answer, remembered per width."""
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) >= self._CACHED_WIDTHS:
+                self._heights.clear()
+            height = self._heights[width] = super().heightForWidth(width)
+        return height
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A font or style change (a re-polish) can change every height."""
+        if event.type() in _LAYOUT_CHANGES:
+            self._heights.clear()
+        super().changeEvent(event)
+
+
+_LAYOUT_CHANGES = (
+    QEvent.Type.FontChange,
+    QEvent.Type.StyleChange,
+    QEvent.Type.ContentsRectChange,
+    QEvent.Type.LayoutDirectionChange,
+)
+
+
 def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
     """A label that can only ever show plain text."""
-    label = QLabel()
+    label = WrappedLabel() if wrap else QLabel()
     label.setObjectName(object_name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
