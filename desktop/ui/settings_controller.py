@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
@@ -33,7 +33,9 @@ from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
 from desktop.ui.bridge_events import Notice
 from desktop.ui.settings_apply import core_settings, gateway_changes, notify_settings, uses_tokens
-from desktop.ui.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:
+    from desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +121,9 @@ class SettingsController(QObject):
         if self.dialog is not None:
             self.dialog.present()
             return
+        # Imported on first use: settings are opened rarely, start-up need not load the module.
+        from desktop.ui.settings_dialog import SettingsDialog
+
         shown = replace(self._settings, start_at_login=self._login)
         dialog = SettingsDialog(shown, self._tokens)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
