@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QMenu
 
-from desktop import demo_story
+from desktop.gateway.fake import demo_story
 from desktop.core.model import Choice, TodoStatus
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
 from desktop.gateway.fake import FakeGateway

@@ -6,11 +6,10 @@ Qt nor ``desktop.core``: it is an independent peer, so a bug in the client's cor
 parser both sides share. Commands are only simulated; nothing is ever run on the machine.
 
 Start with :class:`FakeGateway`; script turns with the steps in :mod:`.script`; plan faults with
-:mod:`.faults`; run the demo with :mod:`.demo_script`.
+:mod:`.faults`; the demo story (the app's ``--demo``) is :mod:`.demo_story`.
 """
 
 from desktop.gateway.fake.clock import Clock, ManualClock, ScaledClock
-from desktop.gateway.fake.demo_script import DemoGateway, DemoScript, run_demo
 from desktop.gateway.fake.dialect import Dialect
 from desktop.gateway.fake.faults import (
     CloseOnOpen,
@@ -47,8 +46,6 @@ __all__ = [
     "Command",
     "ConnectionRecord",
     "DelayResponses",
-    "DemoGateway",
-    "DemoScript",
     "Dialect",
     "DropAfter",
     "Execution",
@@ -73,5 +70,4 @@ __all__ = [
     "UsageTick",
     "WindowRequest",
     "default_book",
-    "run_demo",
 ]

@@ -1,8 +1,8 @@
 """Run the demo gateway on its own: ``python -m desktop.gateway.fake [--dialect B] [--speed 1]``.
 
-Prints the URL to dial (A/B) or how to get a ticket (C), then plays the demo until Ctrl+C. Handy
-for trying the tray against the fake by hand; the app's ``--demo`` mode uses
-:class:`~desktop.gateway.fake.demo_script.DemoGateway` in-process instead.
+Prints the URL to dial, then plays the same story as the app's ``--demo``
+(:mod:`desktop.gateway.fake.demo_story`) until Ctrl+C; each session starts when a client
+attaches to it. Handy for trying the tray against the fake by hand.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import sys
 
-from desktop.gateway.fake.demo_script import DemoGateway
+from desktop.gateway.fake import FakeGateway, demo_story
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -26,13 +26,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    async with DemoGateway(
-        args.dialect, speed=args.speed, loops=args.loops, port=args.port, token=args.token
-    ) as demo:
-        sys.stdout.write(f"fake Hermes gateway (dialect {args.dialect}) at {demo.url}\n")
+    async with FakeGateway(
+        args.dialect, speed=args.speed, port=args.port, token=args.token
+    ) as fake:
+        sys.stdout.write(f"fake Hermes gateway (dialect {args.dialect}) at {fake.url}\n")
         sys.stdout.flush()
-        assert demo.task is not None
-        await demo.task
+        await demo_story.play(fake, loops=args.loops)
         await asyncio.Event().wait()  # keep serving after the last loop, until Ctrl+C
 
 

@@ -9,10 +9,11 @@ Two sessions play in a loop on the fake gateway, at human pace:
 * **"Tidy the home server"**: the agent switches YOLO on, restarts a service and prunes Docker
   without asking, switches YOLO off again, then asks for one last command.
 
-Why not ``DemoGateway``'s fixed script: a fixed turn marks the plan done whatever the person
-answered, so Deny would look like it did nothing. Here each round is an *opening* turn (up to
-the approvals) and a *follow-up* turn written from what actually ran, so a decision in the tray
-visibly changes the course. The vocabulary (``Turn``, ``Batch``…) is the fake gateway's; nothing
+Why an opening and a follow-up turn per round: a fixed turn would mark the plan done whatever
+the person answered, so Deny would look like it did nothing. Here each round is an *opening*
+turn (up to the approvals) and a *follow-up* turn written from what actually ran, so a decision
+in the tray visibly changes the course. The app's ``--demo`` and ``python -m
+desktop.gateway.fake`` play this same story. The vocabulary (``Turn``, ``Batch``…) is the fake gateway's; nothing
 is ever run on this machine: the fake only records commands as "executed".
 """
 
