@@ -5,11 +5,11 @@ runs (``--demo``, or nothing configured and nothing discovered); how the demo ga
 how the tray follows its sessions and how it stops lives here, so the two change independently.
 
 How it fits together: the fake gateway (dialect B by default, the one that batches approvals)
-listens on 127.0.0.1:0 on the running qasync loop and plays :mod:`desktop.gateway.fake.demo_story`. The tray
-connects to it like to any gateway, then *attaches* the demo's live sessions
-(``list_live_sessions`` + ``attach_session``), exactly as it would follow sessions another
-surface started; each session starts playing once attached. The demo is nobody else's session,
-so no "take over this session?" warning applies.
+listens on 127.0.0.1:0 on the running qasync loop and plays
+:mod:`desktop.gateway.fake.demo_story`. The tray connects to it like to any gateway, then
+*attaches* the demo's live sessions (``list_live_sessions`` + ``attach_session``), exactly as it
+would follow sessions another surface started; each session starts playing once attached. The
+demo is nobody else's session, so no "take over this session?" warning applies.
 
 Nothing is executed: the fake agent only simulates commands, and the gateway's name says so in
 the menu and the dialog. The token is minted per run and passed in memory (never in a URL that
@@ -68,9 +68,8 @@ class BuiltInDemo:
         Dialects A and B work with an inline token; C needs a ticket handshake the demo
         endpoint does not do.
         """
-        from desktop.gateway.fake import demo_story
         from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-        from desktop.gateway.fake import FakeGateway
+        from desktop.gateway.fake import FakeGateway, demo_story
         from desktop.gateway.redact import register_secret
 
         if dialect not in ("A", "B"):

@@ -23,10 +23,9 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QMenu
 
-from desktop.gateway.fake import demo_story
 from desktop.core.model import Choice, TodoStatus
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
-from desktop.gateway.fake import FakeGateway
+from desktop.gateway.fake import FakeGateway, demo_story
 from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notify_policy import NotifySettings

@@ -13,8 +13,8 @@ Why an opening and a follow-up turn per round: a fixed turn would mark the plan 
 the person answered, so Deny would look like it did nothing. Here each round is an *opening*
 turn (up to the approvals) and a *follow-up* turn written from what actually ran, so a decision
 in the tray visibly changes the course. The app's ``--demo`` and ``python -m
-desktop.gateway.fake`` play this same story. The vocabulary (``Turn``, ``Batch``…) is the fake gateway's; nothing
-is ever run on this machine: the fake only records commands as "executed".
+desktop.gateway.fake`` play this same story. The vocabulary (``Turn``, ``Batch``…) is the fake
+gateway's; nothing is ever run on this machine: the fake only records commands as "executed".
 """
 
 from __future__ import annotations
