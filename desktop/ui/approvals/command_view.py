@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFontDatabase, QResizeEvent, QShowEvent, QTextOption
+from PySide6.QtGui import QFontDatabase, QMouseEvent, QResizeEvent, QShowEvent, QTextOption
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
 
 _LONG_TOKEN = re.compile(r"\S{1000}")
@@ -97,6 +97,11 @@ class CommandView(QPlainTextEdit):
         """Scroll by whole pages (PageUp/PageDown while the row is selected)."""
         bar = self.verticalScrollBar()
         bar.setValue(bar.value() + pages * bar.pageStep())
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Start a selection as usual, then let the press go on up: it also selects the row."""
+        super().mousePressEvent(event)
+        event.ignore()  # the list's viewport sees it (input_router) and selects this card
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Re-fit the height: a new width re-wraps the lines."""

@@ -10,6 +10,7 @@ tooltip shows gateway text (QToolTip renders rich text).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import ApprovalPhase, Choice
@@ -18,7 +19,21 @@ from desktop.ui.approvals.command_view import CommandView
 from desktop.ui.approvals.layout import RowEntry
 
 
-class WrappedLabel(QLabel):
+class PlainLabel(QLabel):
+    """A label whose mouse press, once handled (text selection), goes on to its card.
+
+    The dialog selects a row when the person presses anywhere on its card; it watches the
+    list's viewport only (``input_router``), which sees a press that the widget under the
+    pointer passed on.
+    """
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Start a text selection as usual, then let the press propagate."""
+        super().mousePressEvent(event)
+        event.ignore()
+
+
+class WrappedLabel(PlainLabel):
     """A word-wrapped label that remembers its height for a width until its text or style change.
 
     Why: QLabel lays its text out again for every ``heightForWidth`` call, and every layout pass
@@ -64,7 +79,7 @@ _LAYOUT_CHANGES = (
 
 def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
     """A label that can only ever show plain text."""
-    label = WrappedLabel() if wrap else QLabel()
+    label = WrappedLabel() if wrap else PlainLabel()
     label.setObjectName(object_name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)

@@ -233,3 +233,17 @@ def test_clicking_a_command_selects_its_row(dialog: ApprovalDialog, qtbot: QtBot
     qtbot.waitUntil(card.command.isVisible)
     qtbot.mouseClick(card.command.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
     assert dialog.selected_row() is card.entry
+
+
+def test_clicking_a_label_selects_its_row_even_before_the_window_is_active(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.upsert("g", "G", approval("b", position=1), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    card = dialog.card("g", "b")
+    assert card is not None
+    qtbot.waitUntil(card.state.isVisible)
+    qtbot.mouseClick(card.state, Qt.MouseButton.LeftButton)
+    assert dialog.selected_row() is card.entry
