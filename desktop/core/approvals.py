@@ -16,8 +16,10 @@ Theory of operation (design.md §2)::
   had no open row. A request for the same command (text and pattern keys) as an earlier row of
   the same turn that was already answered or settled is a *re-ask* (``reask_of``): a new row,
   never answered from the earlier decision (terminal_approval_batch "re-gate").
-* Only FIFO (0.19.0) rows expire locally: ``expires_at`` is the arrival time plus the configured
-  timeout, and the server, which started counting before the frame reached us, gives up first.
+* Only FIFO (0.19.0) rows expire locally: ``expires_at`` is the arrival time plus the server's
+  timeout as far as the core knows it (assumed until learned; see ``desktop.core.timeouts`` for
+  why it errs short), and the server, which started counting before the frame reached us, gives
+  up first. On B and C ``expires_at`` only drives the countdown: those servers say when.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from desktop.core.answer_rules import SENDING, AnswerContext, assess, in_margin
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef
 from desktop.core.settings import CoreSettings
+from desktop.core.timeouts import ApprovalTimeouts, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind
 
 OPEN_WAITING = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
@@ -49,6 +52,7 @@ class Row:
     decision: Choice | None = None
     decision_frame: int | None = None
     tool_id: str = ""  # FIFO: the tool.start that preceded the request
+    timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
 
     @property
     def key(self) -> str:
@@ -72,6 +76,7 @@ class ApprovalBook:
 
     def __init__(self, settings: CoreSettings, sink: list[CoreEvent]) -> None:
         self._settings = settings
+        self._timeouts = ApprovalTimeouts(settings)
         self._sink = sink
         self._rows: dict[str, Row] = {}
         self._seq = itertools.count(1)
@@ -116,6 +121,10 @@ class ApprovalBook:
     def waiting_sessions(self) -> set[str]:
         return {row.session_id for row in self._rows.values() if row.phase in OPEN_WAITING}
 
+    @property
+    def learned_timeout(self) -> float | None:
+        return self._timeouts.learned
+
     # -- writing ----------------------------------------------------------------------------
     def ask(self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext) -> Row:
         """Add a row for ``asked`` (or return the existing row of the same wire request)."""
@@ -137,7 +146,7 @@ class ApprovalBook:
             else ""
         )
         turn[signature] = key = f"approval-{seq}"
-        timeout = self._timeout(asked.kind)
+        timeout, basis = self._timeouts.for_new_row(asked.kind)
         approval = Approval(
             key=key,
             session_id=session,
@@ -159,6 +168,7 @@ class ApprovalBook:
             ),
         )
         row = Row(approval, asked, seq, epoch, tool_id=self._last_tool.get(session, ""))
+        row.timeout_basis = basis
         self._rows[key] = row
         answerable, blocked = self._assess(row, ctx)
         row.approval = dataclasses.replace(approval, answerable=answerable, blocked_reason=blocked)
@@ -219,6 +229,18 @@ class ApprovalBook:
         for table in (self._turns, self._last_tool, self._batches):
             table.pop(session_id, None)
 
+    def set_timeout(self, seconds: float) -> None:
+        """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
+        self._timeouts.learn(seconds)
+        for row in self.open_rows():
+            if may_retime(row.timeout_basis, seconds):
+                row.timeout_basis = self._timeouts.learned
+                self._change(row, expires_at=row.approval.arrived_at + seconds)
+
+    def forget_timeout(self) -> None:
+        """The connection ended: rows that arrive from now on count from the assumed default."""
+        self._timeouts.forget()
+
     def refresh(self, ctx: AnswerContext) -> None:
         """Recompute answerability of every open row (emits ApprovalChanged where it moved)."""
         for row in self.open_rows():
@@ -233,7 +255,9 @@ class ApprovalBook:
                 and row.phase in OPEN_WAITING
                 and in_margin(row.approval, now, 0.0)
             ):
-                self.resolve(row, outcomes.expired(outcomes.LOCAL_TIMEOUT))
+                assumed = row.timeout_basis is None
+                reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
+                self.resolve(row, outcomes.expired(reason))
 
     def next_deadline(self, now: float) -> float | None:
         """When answerability or expiry of a FIFO row next changes by time alone."""
@@ -271,13 +295,6 @@ class ApprovalBook:
         batch_id, position = current
         self._batches[session_id] = (batch_id, position + 1)
         return batch_id, position
-
-    def _timeout(self, kind: RowKind) -> float:
-        if kind is RowKind.FIFO:
-            return self._settings.a_approval_timeout
-        if kind is RowKind.SERVER_REQUEST:
-            return self._settings.b_approval_timeout
-        return self._settings.c_approval_timeout
 
     def _prune(self) -> None:
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]

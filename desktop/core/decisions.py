@@ -97,6 +97,7 @@ def connection_lost(core: CoreState) -> None:
     """Decisions that may have left end UNKNOWN; the rest wait (stale) for the next connection."""
     core.connected = False
     core.handshake.closed()
+    core.approvals.forget_timeout()  # the next server is learned anew (desktop.core.timeouts)
     frames, calls = core.outbox.reset()
     for record in frames:
         row = core.approvals.get(record.approval_key) if record.approval_key else None

@@ -184,6 +184,25 @@ class GatewayCore:
         self._core.finish()
         return rpc_id
 
+    def set_approval_timeout(self, seconds: float) -> None:
+        """The server's real approval timeout (``approvals.timeout``, seconds), learned outside.
+
+        Open rows counted from the assumed default are re-timed to ``arrived_at + seconds``
+        (longer or shorter); rows already counted from a learned value only ever get shorter;
+        new rows count from ``seconds``. Emits ``ApprovalChanged`` for each re-timed row. The
+        value holds until the connection ends (see ``desktop.core.timeouts`` for why).
+
+        Raises:
+            ValueError: ``seconds`` is negative, NaN or infinite.
+        """
+        self._core.approvals.set_timeout(seconds)
+        self._core.finish()
+
+    @property
+    def approval_timeout(self) -> float | None:
+        """The learned approval timeout of this connection, or None while it is assumed."""
+        return self._core.approvals.learned_timeout
+
     def apply_usage_result(self, session_id: str, result: Mapping[str, Any]) -> None:
         """Fold a ``session.usage`` RPC result (any shape) into ``session_id``."""
         self._core.sessions.apply_usage(session_id, result)

@@ -16,6 +16,10 @@ SESSION_GONE = "session gone"
 SENT_UNKNOWN = "sent, outcome unknown — check the agent"
 SERVER_TIMEOUT = "Hermes stopped waiting (timeout)"
 LOCAL_TIMEOUT = "the approval timed out"
+ASSUMED_TIMEOUT = (
+    "the approval timed out after Hermes' default wait (its own setting is unknown here; "
+    "answer in Hermes itself if it still asks)"
+)
 INTERRUPTED = "interrupted"
 TURN_ENDED = "the agent's turn ended"
 SESSION_STOPPED = "the session stopped running"

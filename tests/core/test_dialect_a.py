@@ -160,6 +160,14 @@ def _timeout_locally(drv: Driver) -> None:
     drv.advance(61.0)
 
 
+def _timeout_learned_locally(drv: Driver) -> None:
+    drv.core.set_approval_timeout(300.0)  # learned while the row waited: it now counts from 300
+    drv.flush()
+    drv.advance(61.0)
+    assert drv.approval(drv.row().key).answerable  # Hermes still waits: so does the tray
+    drv.advance(240.0)
+
+
 def _tool_complete_timed_out(drv: Driver) -> None:
     drv.advance(4.0)
     drv.feed(tool_complete("call_1_0", error=TIMED_OUT))
@@ -190,7 +198,8 @@ def _interrupt_call(drv: Driver) -> None:
 @pytest.mark.parametrize(
     ("gone", "kind", "reason"),
     [
-        (_timeout_locally, OutcomeKind.EXPIRED, outcomes.LOCAL_TIMEOUT),
+        (_timeout_locally, OutcomeKind.EXPIRED, outcomes.ASSUMED_TIMEOUT),
+        (_timeout_learned_locally, OutcomeKind.EXPIRED, outcomes.LOCAL_TIMEOUT),
         (_tool_complete_timed_out, OutcomeKind.EXPIRED, outcomes.SERVER_TIMEOUT),
         (_tool_complete_denied_elsewhere, OutcomeKind.WITHDRAWN, outcomes.SETTLED_ELSEWHERE),
         (_turn_ended, OutcomeKind.WITHDRAWN, outcomes.TURN_ENDED),
