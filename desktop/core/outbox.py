@@ -66,6 +66,12 @@ class Outbox:
     _queue: list[OutboundFrame] = field(default_factory=list)
     _frames: dict[int, FrameRecord] = field(default_factory=dict)
     _calls: dict[int, PendingCall] = field(default_factory=dict)
+    _issued: int = 0
+
+    @property
+    def issued(self) -> int:
+        """The newest request id handed out (0 before the first): an order mark for replies."""
+        return self._issued
 
     def request(
         self,
@@ -83,7 +89,7 @@ class Outbox:
             TypeError: ``params`` holds values JSON cannot carry.
             ValueError: ``params`` holds NaN or infinities.
         """
-        rpc_id = next(self._rpc_ids)
+        rpc_id = self._issued = next(self._rpc_ids)
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(
             rpc_id, method, dict(params), purpose, epoch, "", watermark, session_id
@@ -92,7 +98,8 @@ class Outbox:
 
     def next_rpc_id(self) -> int:
         """Reserve the id of a decision request whose text the dialect adapter writes."""
-        return next(self._rpc_ids)
+        self._issued = next(self._rpc_ids)
+        return self._issued
 
     def decision_request(
         self, rpc_id: int, text: str, epoch: int, approval_key: str

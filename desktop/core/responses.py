@@ -98,7 +98,7 @@ def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) ->
         core.sessions.apply_usage(session_id, result)
     elif method in ("config.get", "config.set"):
         key = payloads.text(params, "key") or payloads.text(result, "key")
-        apply_config_result(core, session_id, key, result)
+        apply_config_result(core, session_id, key, result, sent=call.rpc_id)
     elif method == "session.close" and session_id:
         core.remove_session(session_id, "closed", outcomes.withdrawn(outcomes.SESSION_GONE))
     elif method == "session.interrupt" and core.sessions.get(session_id) is not None:
@@ -108,9 +108,18 @@ def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) ->
 
 
 def apply_config_result(
-    core: CoreState, session_id: str, key: str, result: Mapping[str, Any]
+    core: CoreState,
+    session_id: str,
+    key: str,
+    result: Mapping[str, Any],
+    *,
+    sent: int | None = None,
 ) -> None:
-    """Fold a ``config.get``/``config.set`` result for ``yolo`` or the approval mode."""
+    """Fold a ``config.get``/``config.set`` result for ``yolo`` or the approval mode.
+
+    ``sent``: the request id of the call this answers, when the core made it (YOLO reports are
+    applied in arrival order; see ``desktop.core.session_state``).
+    """
     value = result.get("value")
     if key == "yolo":
         on = payloads.truthy_setting(value)
@@ -119,7 +128,7 @@ def apply_config_result(
         if payloads.text(result, "scope") == "global":
             core.sessions.set_mode_everywhere("off" if on else "manual")
         elif core.sessions.get(session_id) is not None:
-            core.sessions.set_config_yolo(session_id, on)
+            core.sessions.set_config_yolo(session_id, on, sent=sent)
     elif key in ("approvals.mode", "approval_mode") and isinstance(value, str):
         mode = value.strip().lower()
         if core.sessions.get(session_id) is not None:

@@ -9,10 +9,22 @@ into events when an input has been processed.
 Also kept here, beside each value: whether the session is *followed* (resumed again after a
 reconnect; every session the socket saw is, because tui_gateway streams a session only to the
 socket that owns it, unless the app unwatched it), and the reported YOLO flag, from which the
-effective YOLO and its source derive:
-``approvals.mode`` ``off`` bypasses everything (MODE_OFF); otherwise ``session.info.yolo`` is the
-effective bypass (SESSION when on); canonical gateways report no ``yolo`` in info, so the flag
-from a ``config.get``/``config.set`` result stands in.
+effective YOLO and its source derive: ``approvals.mode`` ``off`` bypasses everything
+(MODE_OFF); otherwise the latest YOLO report is the effective bypass (SESSION when on).
+
+Why the *latest* report, whichever kind: both ``session.info.yolo`` and a ``config.get``/
+``config.set`` result are snapshots taken at different moments, and 0.19.0 can deliver them out
+of step. Turning YOLO on just as a turn ended gave ``session.info yolo:true`` (the set), then a
+stale ``session.info yolo:false`` computed earlier by the turn-ending thread, then the set's
+result ``value:"1"``; preferring ``session.info`` kept the menu at "off" while Hermes had it on.
+So reports apply in arrival order. One exception keeps the other danger away: a ``config.set``
+result ``"0"`` says only that the *session* flag is off, while ``session.info.yolo`` is the
+effective bypass (``HERMES_YOLO_MODE`` frozen at the gateway's start ORs into it). If a
+``session.info`` that arrived while that call was out said ``yolo:true`` (0.19.0 sends the
+call's own ``session.info`` just before the result), the bypass stays shown as on: a menu that
+says "on" while it is off costs a surprise prompt; one that says "off" while it is on lets
+commands run unasked while the person thinks they are asked. Canonical gateways report no
+``yolo`` in info, so their config results alone decide.
 """
 
 from __future__ import annotations
@@ -41,8 +53,9 @@ class _Record:
     state: SessionState
     followed: bool = True  # resumed after every reconnect unless the app unwatched it
     waiting: bool = False
-    reported_yolo: bool | None = None  # session.info `yolo` (already the effective bypass)
-    config_yolo: bool | None = None  # from config.get / config.set results (canonical)
+    yolo: bool | None = None  # the latest YOLO report (session.info or a config result)
+    info_yolo: bool | None = None  # the latest session.info `yolo` (the effective bypass)
+    info_mark: int = 0  # the newest request id issued when that session.info arrived
 
 
 class SessionBook:
@@ -121,8 +134,12 @@ class SessionBook:
                 record.waiting = session_id in waiting_ids
                 self._restatus(session_id)
 
-    def apply_info(self, session_id: str, info: Mapping[str, Any]) -> None:
-        """Merge a ``session.info``-like object (also snapshot ``info``) into the session."""
+    def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
+        """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
+
+        ``mark``: the newest request id the core had issued when this arrived (it tells a later
+        config result whether this report came while that call was out; module docstring).
+        """
         record = self._record(session_id)
         changes: dict[str, Any] = {}
         for field in ("title", "model", "cwd", "version", "stored_session_id"):
@@ -137,7 +154,8 @@ class SessionBook:
             changes["usage"] = fold_usage(record.state.usage, usage)
         yolo = payloads.flag(info, "yolo")
         if yolo is not None:
-            record.reported_yolo = yolo
+            record.yolo = record.info_yolo = yolo
+            record.info_mark = mark
         self.update(session_id, **changes)
         running = payloads.flag(info, "running")
         if running is not None:
@@ -155,8 +173,13 @@ class SessionBook:
         if authoritative or supersedes(record.state.todos, todos):
             self.update(session_id, todos=todos)
 
-    def set_config_yolo(self, session_id: str, on: bool) -> None:
-        self._record(session_id).config_yolo = on
+    def set_config_yolo(self, session_id: str, on: bool, *, sent: int | None = None) -> None:
+        """Apply a YOLO config result; ``sent``: the id of the call it answers, if known."""
+        record = self._record(session_id)
+        reported_meanwhile = sent is not None and record.info_mark >= sent
+        if not on and reported_meanwhile and record.info_yolo:
+            on = True  # the session flag is off, yet the bypass is in effect (module docstring)
+        record.yolo = on
         self._reyolo(session_id)
 
     def set_mode(self, session_id: str, mode: str) -> None:
@@ -188,8 +211,5 @@ class SessionBook:
         if record.state.approval_mode == "off":
             yolo = YoloState(True, YoloSource.MODE_OFF)
         else:
-            effective = record.reported_yolo
-            if effective is None:
-                effective = record.config_yolo
-            yolo = YoloState(True, YoloSource.SESSION) if effective else YoloState()
+            yolo = YoloState(True, YoloSource.SESSION) if record.yolo else YoloState()
         self.update(session_id, yolo=yolo)

@@ -41,7 +41,7 @@ def fold_snapshot(
         sessions.update(runtime, stored_session_id=stored)
     info = payloads.mapping(snapshot, "info")
     if info is not None:
-        sessions.apply_info(runtime, info)
+        sessions.apply_info(runtime, info, mark=core.outbox.issued)
     usage = payloads.mapping(snapshot, "usage")
     if usage is not None:
         sessions.apply_usage(runtime, usage)

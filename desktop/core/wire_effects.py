@@ -56,7 +56,7 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
             _settled(core, event)
         case InfoReceived(session_id, info):
             was_running = (sessions.get(session_id) or sessions.ensure(session_id)).running
-            sessions.apply_info(session_id, info)
+            sessions.apply_info(session_id, info, mark=core.outbox.issued)
             state = sessions.get(session_id)
             if state is not None and was_running and not state.running:
                 settle_session(core, session_id, outcomes.SESSION_STOPPED)

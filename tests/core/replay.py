@@ -90,16 +90,20 @@ class Replay:
 
     def run(self) -> Replay:
         for line in self.lines:
-            self.now = float(line["t"])
-            if "note" in line:
-                self._note(str(line["note"]))
-            elif self.conn is None or line["conn"] == self.conn:
-                if line["dir"] == "in":
-                    self._incoming(line["frame"], line["conn"])
-                else:
-                    self._outgoing(line["frame"])
-            self._pump()
+            self.step(line)
         return self
+
+    def step(self, line: dict[str, Any]) -> None:
+        """Replay one transcript line (tests that check the state between lines use this)."""
+        self.now = float(line["t"])
+        if "note" in line:
+            self._note(str(line["note"]))
+        elif self.conn is None or line["conn"] == self.conn:
+            if line["dir"] == "in":
+                self._incoming(line["frame"], line["conn"])
+            else:
+                self._outgoing(line["frame"])
+        self._pump()
 
     # -- results ----------------------------------------------------------------------------
     def rows(self) -> list[Approval]:

@@ -32,6 +32,7 @@ from tests.core.frames import (
     result,
     tool_complete,
 )
+from tests.core.replay import PEER_A, Replay
 
 
 def session(drv: Driver, session_id: str = SID) -> SessionState:
@@ -198,6 +199,82 @@ def test_config_set_results_update_yolo_and_mode(
     assert (session(drv).approval_mode, session(drv).yolo) == (mode, yolo)
     if answer.get("scope") == "global":
         assert session(drv, "other").approval_mode == mode
+
+
+def _yolo_set(drv: Driver, value: str) -> int:
+    rpc = drv.core.call("config.set", {"session_id": SID, "key": "yolo", "value": value})
+    drv.flush()
+    return rpc
+
+
+def _info(yolo: bool) -> dict[str, Any]:
+    return event("session.info", SID, {"yolo": yolo, "approval_mode": "manual"})
+
+
+ON, OFF = YoloState(True, YoloSource.SESSION), YoloState()
+
+
+def test_yolo_turned_on_as_a_turn_ends_stays_on_despite_a_stale_session_info() -> None:
+    """0.19.0, measured: the set's own session.info, then a stale one from the turn-ending
+    thread, then the config.set result. The result came last and is what Hermes has."""
+    drv = Driver().connect(Dialect.A).feed(event("message.start", SID), _info(False))
+    rpc = _yolo_set(drv, "1")
+    drv.feed(_info(True), _info(False))
+    assert session(drv).yolo == OFF  # so far the stale report is the latest one
+    drv.feed(result(rpc, {"key": "yolo", "value": "1", "scope": "session"}))
+    assert session(drv).yolo == ON
+
+
+def test_a_session_info_after_the_result_is_the_latest_report_and_wins() -> None:
+    drv = Driver().connect(Dialect.A).feed(_info(False))
+    rpc = _yolo_set(drv, "1")
+    drv.feed(result(rpc, {"key": "yolo", "value": "1", "scope": "session"}))
+    assert session(drv).yolo == ON
+    drv.feed(_info(False))  # e.g. turned off from another viewer afterwards
+    assert session(drv).yolo == OFF
+
+
+def test_a_session_flag_turned_off_cannot_hide_a_bypass_hermes_still_reports() -> None:
+    """HERMES_YOLO_MODE frozen on at the gateway's start: the set's own session.info says the
+    bypass is still in effect, then the result says the *session* flag is off."""
+    drv = Driver().connect(Dialect.A).feed(_info(True))
+    rpc = _yolo_set(drv, "0")
+    drv.feed(_info(True), result(rpc, {"key": "yolo", "value": "0", "scope": "session"}))
+    assert session(drv).yolo == ON
+
+
+def test_turning_yolo_off_shows_off_whatever_stale_report_came_before_the_set_s_own() -> None:
+    drv = Driver().connect(Dialect.A).feed(_info(True))
+    rpc = _yolo_set(drv, "0")
+    drv.feed(_info(True), _info(False))  # a stale report, then the set's own
+    drv.feed(result(rpc, {"key": "yolo", "value": "0", "scope": "session"}))
+    assert session(drv).yolo == OFF
+
+
+def test_a_report_from_before_the_call_does_not_keep_yolo_on() -> None:
+    drv = Driver().connect(Dialect.A).feed(_info(True))
+    rpc = _yolo_set(drv, "0")
+    drv.feed(result(rpc, {"key": "yolo", "value": "0", "scope": "session"}))  # info follows
+    assert session(drv).yolo == OFF
+
+
+def test_the_recorded_yolo_transcript_shows_every_config_result_it_answered() -> None:
+    """tests/fixtures/transcripts/hermes-0.19.0/yolo.jsonl (shared/transcripts): each set's
+    answer is what the menu shows right after it, across its stale-report pairs."""
+    replay = Replay(PEER_A, "yolo")
+    asked: dict[object, str] = {}
+    checked = 0
+    for line in replay.lines:
+        replay.step(line)
+        frame = line.get("frame", {})
+        if line.get("dir") == "out" and frame.get("method") == "config.set":
+            asked[frame["id"]] = frame["params"]["session_id"]
+        elif line.get("dir") == "in" and frame.get("id") in asked and "result" in frame:
+            shown = replay.core.session(asked[frame["id"]])
+            assert shown is not None
+            assert shown.yolo.effective is (frame["result"]["value"] == "1"), line["t"]
+            checked += 1
+    assert checked >= 4
 
 
 def test_the_global_mode_from_config_get_applies_to_every_session() -> None:
