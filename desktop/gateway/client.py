@@ -14,6 +14,8 @@ reconnect) lives in the sans-I/O ``GatewayCore``. This class only dials (``Diale
 text both ways (``SocketPump``), settles the app's own RPC futures (``PendingCalls``), runs the
 core's timers with ``loop.call_later`` (no polling), and reconnects with jittered backoff. Each
 connection is a new epoch, so nothing from an old socket is mistaken for an answer on a new one.
+After each handshake on A or B it tells the core the gateway's real approval timeout, when it
+can be learned (``TimeoutLearner``), and again whenever a new approval finds the config changed.
 """
 
 from __future__ import annotations
@@ -25,16 +27,18 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from desktop.core.events import HandshakeCompleted, RpcResponded
+from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
+from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dialer import Dialer, DialPlan
-from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, is_loopback_host
 from desktop.gateway.errors import (
     CallTimeoutError,
     ConnectError,
@@ -68,6 +72,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+LEARNS_TIMEOUT = (Dialect.A, Dialect.B)  # C rows end by approval.settled; its keys are closed
+PROFILE_CALL_TIMEOUT = 10.0
 
 
 class GatewayClient(SessionCommands):
@@ -107,6 +114,7 @@ class GatewayClient(SessionCommands):
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
         self._probe = VersionProbe(self._settings.version_probe_timeout, self._version_known)
+        self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
         self._delivery_pending = False  # a _deliver_now is scheduled (see _deliver_soon)
         self._connect_started = 0.0
         self._was_connected = False
@@ -251,6 +259,7 @@ class GatewayClient(SessionCommands):
         self._ws = None
         self._cancel_handshake_timer()
         self.core.connection_lost()
+        self._timeouts.forget()
         self._calls.connection_lost(plan.where)
         self._after_input()
         if self._handshake_expired:
@@ -342,17 +351,46 @@ class GatewayClient(SessionCommands):
 
     def _after_input(self) -> None:
         """Deliver the core's events, then re-arm its timer. Called after every core input."""
+        asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
                 self._calls.responded(event)
             elif isinstance(event, HandshakeCompleted):
                 self._handshake_done(event)
+            asked = asked or isinstance(event, ApprovalRequested)
             try:
                 self.listener.on_core_event(self.gateway_id, event)
             except Exception:
                 log.exception("listener failed on %s", type(event).__name__)
+        if asked:
+            self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()
+
+    # -- the gateway's approval timeout (desktop.gateway.approval_timeout) -------------------
+    async def _learn_timeout(self, dialect: Dialect, epoch: int) -> None:
+        seconds = await self._timeouts.learn(dialect, self._timeout_where(), self._ask_profile)
+        if seconds is not None and self.core.epoch == epoch and self.core.dialect is dialect:
+            self.core.set_approval_timeout(seconds)
+            self._after_input()
+
+    def _relearn_timeout(self) -> None:
+        """Hermes reads approvals.timeout for every wait: so does the tray, if the file moved."""
+        seconds = self._timeouts.relearn()
+        if seconds is not None and self.core.dialect in LEARNS_TIMEOUT:
+            self.core.set_approval_timeout(seconds)
+            self._after_input()  # deliver the re-timed rows (no new row: no second re-read)
+
+    def _timeout_where(self) -> Where:
+        backend = self.dialer.backend
+        if self.endpoint.kind is EndpointKind.OWNED and backend is not None:
+            return Where(local=True, environ=backend.environ)
+        host = urlsplit(self._plan.url).hostname if self._plan is not None else None
+        return Where(local=bool(host) and is_loopback_host(host or ""))
+
+    async def _ask_profile(self) -> Mapping[str, Any]:
+        # Only the "profile" key: "full" would return the model's API keys (see the module).
+        return await self.call("config.get", {"key": "profile"}, timeout=PROFILE_CALL_TIMEOUT)
 
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
@@ -368,6 +406,8 @@ class GatewayClient(SessionCommands):
             error="",
             version=self._probe.version,
         )
+        if event.dialect in LEARNS_TIMEOUT and self.endpoint.kind is not EndpointKind.DEMO:
+            self._spawn(self._learn_timeout(event.dialect, event.epoch))
 
     def _arm_tick(self) -> None:
         if self._tick_handle is not None:

@@ -5,15 +5,21 @@ keyring or its 0600 fallback via ``TokenStore``); this package needs a ``Gateway
 token is looked up through the store at every dial, so a token changed in Settings is used on
 the next reconnect without rebuilding the client. ``GatewayKind`` values equal
 ``EndpointKind`` values by design. Optional per-gateway ``extra`` keys: ``hermes_home``,
-``hermes_executable``.
+``hermes_executable``, ``approval_timeout_s`` (the gateway's ``approvals.timeout`` in seconds,
+for gateways whose config.yaml the tray cannot read; a value that is no finite number >= 0 is
+ignored with a warning, so a typo never stops the gateway from connecting).
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Callable
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.settings.model import GatewayConfig
+
+log = logging.getLogger(__name__)
 
 
 def endpoint_from_config(
@@ -30,4 +36,18 @@ def endpoint_from_config(
         hermes_home=str(config.extra.get("hermes_home", "")),
         hermes_executable=str(config.extra.get("hermes_executable", "")),
         allow_insecure_remote=config.allow_insecure_remote,
+        approval_timeout_s=_seconds(config, "approval_timeout_s"),
     )
+
+
+def _seconds(config: GatewayConfig, key: str) -> float | None:
+    value = config.extra.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        log.warning("gateway %s: %s must be a number of seconds; ignored", config.id, key)
+        return None
+    if value < 0:
+        log.warning("gateway %s: %s must not be negative; ignored", config.id, key)
+        return None
+    return float(value)

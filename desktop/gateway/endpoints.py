@@ -92,6 +92,10 @@ class GatewayEndpoint:
     hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child
     hermes_executable: str = ""  # owned: path or name of `hermes` ("" = look it up on PATH)
     allow_insecure_remote: bool = False
+    # The gateway's approvals.timeout in seconds, as the person configured it (None: unknown).
+    # Used for remote gateways, and as an upper bound on what a local config.yaml says
+    # (desktop.gateway.approval_timeout).
+    approval_timeout_s: float | None = None
 
     @property
     def display_url(self) -> str:

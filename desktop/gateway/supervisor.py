@@ -92,6 +92,11 @@ class OwnedBackend:
     def token(self) -> str:
         return self._token
 
+    @property
+    def environ(self) -> dict[str, str]:
+        """A copy of the environment the child starts with (without its token)."""
+        return dict(self._environ)
+
     async def ensure_running(self) -> str:
         """Start the child if it is not running (first time or after a crash); return its URL."""
         if not self.running:

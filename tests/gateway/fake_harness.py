@@ -77,9 +77,13 @@ async def running(
     settings: ConnectionSettings = QUICK,
     backoff: BackoffPolicy = FAST,
     speed: float = 0.002,
+    approval_timeout_s: float | None = None,
     **fake_kwargs: Any,
 ) -> AsyncIterator[Harness]:
-    """A started fake + a running client connected to it (not yet waited for)."""
+    """A started fake + a running client connected to it (not yet waited for).
+
+    ``approval_timeout_s``: the per-gateway configured approval timeout (settings).
+    """
     async with FakeGateway(dialect, speed=speed, **fake_kwargs) as fake:
         control: FakeControlSocket | None = None
         async with contextlib.AsyncExitStack() as stack:
@@ -97,7 +101,11 @@ async def running(
                 )
             else:
                 endpoint = GatewayEndpoint(
-                    f"fake-{dialect}", f"Fake {dialect}", EndpointKind.URL, url=fake.url
+                    f"fake-{dialect}",
+                    f"Fake {dialect}",
+                    EndpointKind.URL,
+                    url=fake.url,
+                    approval_timeout_s=approval_timeout_s,
                 )
             rec = Recorder()
             client = GatewayClient(

@@ -2,8 +2,9 @@
 
 ``hermes serve --host 127.0.0.1 --port 0 …`` starts a websockets server that checks
 ``?token=`` against ``HERMES_DASHBOARD_SESSION_TOKEN`` (403 otherwise), prints the READY line,
-sends a 0.19.0-style ``gateway.ready``, answers every request with -32601, and exits with
-code 3 when it receives the method ``crash``. ``FAKE_HERMES_MODE`` picks a misbehaviour:
+sends a 0.19.0-style ``gateway.ready``, answers ``config.get {key: "profile"}`` with its own
+HERMES_HOME (as Hermes does) and every other request with -32601, and exits with code 3 when
+it receives the method ``crash``. ``FAKE_HERMES_MODE`` picks a misbehaviour:
 ``exit`` (dies before READY) or ``silent`` (never prints READY). It prints the token once so
 tests can check the supervisor's log masks it, and appends its argv to ``FAKE_HERMES_ARGV``.
 """
@@ -35,6 +36,11 @@ async def handler(ws):
         req = json.loads(raw)
         if req.get("method") == "crash":
             os._exit(3)
+        if req.get("method") == "config.get" and req.get("params", {}).get("key") == "profile":
+            home = os.environ.get("HERMES_HOME", "")
+            result = {"home": home, "display": home}
+            await ws.send(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": result}))
+            continue
         if "id" in req and "method" in req:
             err = {"code": -32601, "message": "unknown method"}
             await ws.send(json.dumps({"jsonrpc": "2.0", "id": req["id"], "error": err}))

@@ -77,7 +77,11 @@ def config_set(ctx: Ctx) -> Any:
 
 
 def config_get(ctx: Ctx) -> Any:
-    """``config.get``: ``approvals.mode`` everywhere; ``yolo`` only on C (A/B answer 4002)."""
+    """``config.get``: ``approvals.mode`` everywhere; ``yolo`` only on C (A/B answer 4002).
+
+    A/B also answer ``profile`` with ``{home, display}`` when the fake was given a HERMES_HOME
+    (0.19.0 server.py: ``config.get profile``); the timeout itself has no key there.
+    """
     world, key = ctx.world, ctx.params.get("key")
     if ctx.dialect is Dialect.C:
         closed_keys(ctx, ("session_id", "key", "profile"), ("key",))
@@ -88,6 +92,8 @@ def config_get(ctx: Ctx) -> Any:
         raise wire.canonical_error("invalid_params")
     if key in ("approvals.mode", "approval_mode"):
         return {"value": world.policy.approvals_mode}
+    if key == "profile" and world.policy.hermes_home:
+        return {"home": world.policy.hermes_home, "display": world.policy.hermes_home}
     raise wire.RpcError(4002, f"unknown config key: {key}")
 
 

@@ -67,6 +67,8 @@ class FakeGateway(FaultControls):
         turns: picks the scripted turn for each ``prompt.submit`` text (default: the
             ``[[scenario:name]]`` book of :func:`~desktop.gateway.fake.scenarios.default_book`).
         approval_timeout: script seconds before an unanswered approval times out (None: never).
+        hermes_home: the HERMES_HOME ``config.get {key: "profile"}`` answers with (A/B); with
+            "" (the default) that key is unknown (4002), as on a gateway that has no profile.
         approvals_mode: initial ``approvals.mode`` (manual | smart | off).
         env_yolo: YOLO frozen on for the whole process (``HERMES_YOLO_MODE``).
         default_source: ``source`` of sessions created without one (``desktop`` batches).
@@ -88,6 +90,7 @@ class FakeGateway(FaultControls):
         speed: float = 1.0,
         turns: TurnSource | None = None,
         approval_timeout: float | None = None,
+        hermes_home: str = "",
         approvals_mode: str = "manual",
         env_yolo: bool = False,
         default_source: str = "desktop",
@@ -103,7 +106,7 @@ class FakeGateway(FaultControls):
         if isinstance(self.clock, ManualClock):
             self.clock.subscribe(lambda: self.world.changed())
         self.host, self._port = host, port
-        policy = Policy(approvals_mode, env_yolo, approval_timeout)
+        policy = Policy(approvals_mode, env_yolo, approval_timeout, hermes_home)
         self.world = World(
             self.dialect, self.clock, turns or default_book(), policy, default_source, history
         )

@@ -37,11 +37,13 @@ class Policy:
 
     ``env_yolo`` is ``HERMES_YOLO_MODE`` frozen at start. ``smart`` mode behaves as ``manual``
     here: the fake has no auxiliary model, so every flagged command escalates to the human.
+    ``hermes_home`` is what ``config.get {key: "profile"}`` names ("" = the fake has none).
     """
 
     approvals_mode: str = "manual"
     env_yolo: bool = False
     approval_timeout: float | None = None
+    hermes_home: str = ""
 
 
 class World:
