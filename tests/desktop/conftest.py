@@ -1,12 +1,21 @@
-"""Real-desktop tests run only inside tests/desktop/run_desktop_tests.sh (xcb, tray, notifyd)."""
+"""Real-desktop tests run only inside tests/desktop/run_desktop_tests.sh (xcb, tray, notifyd).
+
+The skip below applies to the items of this directory only. pytest calls a conftest's
+``pytest_collection_modifyitems`` with every item of the session, so without the path check
+it also skipped desktop-marked tests of other tiers that need no tray host (the Xvfb input
+scenario in tests/e2e), and they never ran anywhere.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+
+HERE = Path(__file__).resolve().parent
 
 
 def _has_owner(name: str) -> bool:
@@ -33,7 +42,14 @@ def _has_owner(name: str) -> bool:
     return "true" in done.stdout
 
 
+def _here(item: pytest.Item) -> bool:
+    return HERE in item.path.resolve().parents
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mine = [item for item in items if _here(item) and "desktop" in item.keywords]
+    if not mine:
+        return  # nothing of this tier collected: no bus queries, nothing to skip
     ready = (
         os.environ.get("QT_QPA_PLATFORM") == "xcb"
         and bool(os.environ.get("DISPLAY"))
@@ -43,6 +59,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if ready:
         return
     skip = pytest.mark.skip(reason="needs the desktop from tests/desktop/run_desktop_tests.sh")
-    for item in items:
-        if "desktop" in item.keywords:
-            item.add_marker(skip)
+    for item in mine:
+        item.add_marker(skip)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the real-desktop tests (pytest marker "desktop") on a throw-away desktop:
+# Run the real-desktop tests (pytest marker "desktop", anywhere under tests/) on a throw-away desktop:
 # Xvfb (xvfb-run -a) + a private session bus (dbus-run-session) + xfconfd + xfce4-panel (the
 # StatusNotifierItem tray host) + xfce4-notifyd (a notification daemon that draws buttons).
 #
@@ -61,4 +61,7 @@ wait_for_name org.freedesktop.Notifications
 echo "desktop up: DISPLAY=$DISPLAY, tray host xfce4-panel, notifications xfce4-notifyd"
 
 cd "$ROOT"
-"$PY" -m pytest -p no:cacheprovider -m desktop tests/desktop "$@"
+# Every desktop-marked test of the suite, not only this directory's: scripts/test.sh runs the
+# rest with -m "not desktop", so a desktop test elsewhere (tests/e2e/test_xvfb_input.py, which
+# needs the real Hermes venvs of its phase 2) runs here or nowhere.
+"$PY" -m pytest -p no:cacheprovider -m desktop tests "$@"
