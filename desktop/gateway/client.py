@@ -254,14 +254,23 @@ class GatewayClient(SessionCommands):
             ws, self.core, on_received=self._after_input, on_fate=self._on_frame_fate
         )
         self._after_input()  # events and frames the core produced on connection_opened
-        closed_by = await self._pump.run()
-        self._pump = None
-        self._ws = None
-        self._cancel_handshake_timer()
-        self.core.connection_lost()
-        self._timeouts.forget()
-        self._calls.connection_lost(plan.where)
-        self._after_input()
+        try:
+            closed_by = await self._pump.run()
+        finally:
+            # Whatever ended the pump (a close, an exception from the core, or run() being
+            # cancelled), the connection is over for the core too: no row may stay
+            # answerable on a socket nobody pumps, and the gateway must not keep us as a
+            # viewer of a connection we abandoned.
+            self._pump = None
+            self._ws = None
+            self._cancel_handshake_timer()
+            self.core.connection_lost()
+            self._timeouts.forget()
+            self._calls.connection_lost(plan.where)
+            self._after_input()
+            if ws.close_code is None:
+                with contextlib.suppress(Exception):
+                    await ws.close(1001, "tray connection reset")
         if self._handshake_expired:
             return ConnectError(
                 f"{plan.where} accepted the connection but sent no gateway.ready "

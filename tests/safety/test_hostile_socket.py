@@ -118,20 +118,24 @@ def test_a_text_frame_that_is_not_utf8_ends_the_connection_cleanly(
     arun(scenario(), timeout=30)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: desktop/gateway/client.py _connect_once never closes the websocket when "
-    "SocketPump.run ends on an exception from the core (here OverflowError from "
-    "payloads.number); the client reconnects and the old socket stays open",
-)
 def test_a_core_exception_does_not_leave_the_old_socket_open(
     home: Path, aloop: asyncio.AbstractEventLoop, arun: Callable[..., Any]
 ) -> None:
     async def scenario() -> None:
         async with rig("B", home, speed=0.002, approval_timeout=None, margin=0.3) as r:
             await r.wake.connected()
-            text = '{"jsonrpc":"2.0","method":"event","params":{"type":"session.usage",'
-            text += f'"session_id":"s1","payload":{{"context_percent":{HUGE_NUMBER}}}}}}}'
+            # A planted fault: the core raises on one frame (the overflow that once did this
+            # for real is fixed, and the client must survive whatever the next one is).
+            real_receive = r.client.core.receive_text
+
+            def faulty_receive(data: str | bytes) -> None:
+                if "planted-core-fault" in (data if isinstance(data, str) else data.decode()):
+                    raise RuntimeError("planted core fault")
+                real_receive(data)
+
+            r.client.core.receive_text = faulty_receive  # type: ignore[method-assign]
+            text = '{"jsonrpc":"2.0","method":"event","params":{"type":"notification.show",'
+            text += '"session_id":"s1","payload":{"text":"planted-core-fault"}}}'
             r.fake.world.connections[0].send(text)
             for _ in range(30):  # bounded: about 1.5 s
                 await r.wake.wait(0.05)

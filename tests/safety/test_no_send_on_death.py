@@ -190,13 +190,6 @@ def test_a_killed_tray_process_answers_nothing_on_its_behalf(
     arun(scenario(), timeout=40)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: desktop/gateway/client.py _connect_once has no cleanup when the run() task is "
-    "cancelled inside SocketPump.run: the websocket stays open (the gateway keeps us as a "
-    "viewer) and core.connection_lost() is never called, so rows stay answerable and "
-    "decide() reports sent=True for a frame the stopped pump then drops",
-)
 def test_cancelling_run_closes_the_socket_and_stops_offering_answers(
     home: Path, aloop: asyncio.AbstractEventLoop, arun: Callable[..., Any]
 ) -> None:
