@@ -37,11 +37,14 @@ def _bucket(filename: str, name: str) -> str:
     return "other"
 
 
+_REPO_PREFIX = str(Path(__file__).resolve().parents[1]) + "/"
+
+
 def _label(func: tuple[str, int, str]) -> str:
     filename, line, name = func
     if filename == "~":
         return name
-    short = filename.split("/site-packages/")[-1].split("/work/main/")[-1]
+    short = filename.split("/site-packages/")[-1].removeprefix(_REPO_PREFIX)
     return f"{short}:{line}({name})"
 
 

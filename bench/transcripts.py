@@ -13,7 +13,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-SHARED = Path("/work/shared/transcripts")
+_REPO = Path(__file__).resolve().parents[1]
+# The project's shared/ folder lies beside the checkout (on developers' machines and in CI);
+# the subset copied into tests/fixtures stands in when it is not there.
+_BESIDE = _REPO.parent / "shared" / "transcripts"
+SHARED = _BESIDE if _BESIDE.is_dir() else _REPO / "tests" / "fixtures" / "transcripts"
 
 
 @dataclass(frozen=True)

@@ -81,9 +81,9 @@ def test_quit_goes_to_the_callback_not_app_quit(shell):
 def test_new_task_dialog_starts_a_task(shell, qtbot, arun):
     s, client, _quits = shell
     s.new_task.present(s.bridge.snapshot)
-    s.new_task.directory.setText("/work/project")
+    s.new_task.directory.setText("/srv/project")
     assert not s.new_task.start_button.isEnabled()  # no prompt yet
     s.new_task.prompt.setPlainText("run the tests")
     s.new_task.start_button.click()
-    arun(until(lambda: ("create_session", "/work/project", "run the tests") in client.calls))
+    arun(until(lambda: ("create_session", "/srv/project", "run the tests") in client.calls))
     assert not s.new_task.isVisible()
