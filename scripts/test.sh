@@ -6,7 +6,7 @@
 # Phases, each fatal when it fails:
 #   0. system packages (only the missing ones) and two venvs: .venv with .[test], and
 #      .venv-core with the package (--no-deps) plus the core-test extras and NO PySide6;
-#   1. tests/core in .venv-core with branch coverage of desktop.core (fails under 95 %),
+#   1. ruff and mypy over the tree, then tests/core in .venv-core with branch coverage of desktop.core (fails under 95 %),
 #      after checking PySide6 really is absent there;
 #   2. pre-installs the real Hermes gateways the realhermes tests use (cached under .cache/);
 #   3. the desktop-marked tests under Xvfb inside a private D-Bus session, through
@@ -63,7 +63,12 @@ PYTHON_BIN=$(find_python) || exit 1
 ensure_venv "$ROOT/.venv" "test runtime" install_test_venv
 ensure_venv "$ROOT/.venv-core" "core-test" install_core_venv
 
-phase "1/5 core tests without PySide6, branch coverage of desktop.core"
+phase "1/5 lint and types (ruff, mypy strict on the Qt-free code), then the core without PySide6"
+pip_in "$ROOT/.venv" pip-dev -e ".[dev]"
+.venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet . ||
+    die "ruff found problems (run: .venv/bin/ruff check --fix . && .venv/bin/ruff format .)"
+timeout -k 10 600 .venv/bin/mypy || die "mypy found type errors"
+say "    ruff and mypy: clean"
 .venv-core/bin/python - <<'EOF'
 import importlib.util, sys
 present = [m for m in ("PySide6", "shiboken6", "qasync") if importlib.util.find_spec(m)]

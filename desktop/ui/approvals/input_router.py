@@ -24,7 +24,7 @@ from collections.abc import Callable
 import shiboken6
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollArea, QWidget
 
 from desktop.core.model import Choice
 from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
@@ -48,7 +48,7 @@ class InputRouter(QObject):
     def __init__(
         self,
         root: QWidget,
-        area: QAbstractScrollArea,
+        area: QScrollArea,
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
