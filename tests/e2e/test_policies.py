@@ -76,6 +76,9 @@ def test_yolo_on_and_off_from_the_menu(
             assert app.approvals(sid) == [], "YOLO on, yet a command asked"
             assert not free.exists(), "YOLO on, yet the command did not run"
 
+            # As a person would: once the turn has wound down (its closing session.info is
+            # computed on the agent's thread and would overtake a change made just before it).
+            await app.wait(lambda: app.wire.info_after_turn(sid), "the turn to settle")
             mark = app.wire.mark()
             await person.trigger_menu(app, yolo)  # turning it off asks nothing
             await app.wait(lambda: info_says(app, sid, '"yolo": false', mark), "session.info: off")
