@@ -8,37 +8,18 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Dialect, SessionStatus, TodoStatus, Usage
 from desktop.ui.snapshot import Link
-from desktop.ui.tray_menu import MenuCommands, build_menu
+from desktop.ui.tray_menu import build_menu
 from tests.ui.builders import (
     YOLO_ENV,
     YOLO_MODE_OFF,
     YOLO_SESSION,
+    MenuRecorder,
     approval,
     gateway,
     session,
     snap,
     todos,
 )
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.calls: list[tuple] = []
-
-    def commands(self) -> MenuCommands:
-        def rec(name):
-            return lambda *args: self.calls.append((name, *args))
-
-        return MenuCommands(
-            reconnect=rec("reconnect"),
-            set_yolo=rec("set_yolo"),
-            choose_mode=rec("choose_mode"),
-            interrupt=rec("interrupt"),
-            review=rec("review"),
-            new_task=rec("new_task"),
-            settings=rec("settings"),
-            quit=rec("quit"),
-        )
 
 
 @pytest.fixture
@@ -49,7 +30,7 @@ def menu(qapp):
 
 
 def build(menu, snapshot, recorder=None):
-    recorder = recorder or Recorder()
+    recorder = recorder or MenuRecorder()
     build_menu(menu, snapshot, recorder.commands())
     return recorder
 
@@ -275,7 +256,7 @@ def test_exported_menu_relabels_every_level(menu):
     build_menu(
         menu,
         snap(gateway(sessions=(session(title="R&D_1", todos=plan),))),
-        Recorder().commands(),
+        MenuRecorder().commands(),
         exported=True,
     )
     assert submenu(menu, "session:g1:s1").title() == "R&&D\u02cd1 — idle"

@@ -11,33 +11,10 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionStatus
 from desktop.ui import icons
-from desktop.ui.tray_menu import MenuCommands, build_menu
+from desktop.ui.tray_menu import build_menu
 from desktop.ui.tray_menu_extras import MenuExtras
-from tests.ui.builders import YOLO_ENV, YOLO_SESSION, gateway, session, snap
+from tests.ui.builders import YOLO_ENV, YOLO_SESSION, MenuRecorder, gateway, session, snap
 from tests.ui.wired_app import menu_action, menu_actions, submenu
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.calls: list[tuple] = []
-
-    def commands(self) -> MenuCommands:
-        def rec(name):
-            return lambda *args: self.calls.append((name, *args))
-
-        return MenuCommands(
-            reconnect=rec("reconnect"),
-            set_yolo=rec("set_yolo"),
-            choose_mode=rec("choose_mode"),
-            interrupt=rec("interrupt"),
-            review=rec("review"),
-            new_task=rec("new_task"),
-            settings=rec("settings"),
-            quit=rec("quit"),
-            timebox=rec("timebox"),
-            open_journal=rec("open_journal"),
-            set_start_at_login=rec("start_at_login"),
-        )
 
 
 @pytest.fixture
@@ -52,8 +29,8 @@ def names(menu):
 
 
 def test_a_session_offers_both_time_boxes_and_they_reach_the_command(menu):
-    recorder = Recorder()
-    build_menu(menu, snap(gateway(sessions=(session("s1"),))), recorder.commands())
+    recorder = MenuRecorder()
+    build_menu(menu, snap(gateway(sessions=(session("s1"),))), recorder.commands(extras=True))
     assert menu_action(menu, "yolo-minutes:g1:s1").text() == "YOLO for 15 minutes"
     menu_action(menu, "yolo-minutes:g1:s1").trigger()
     menu_action(menu, "yolo-turn:g1:s1").trigger()
@@ -63,16 +40,18 @@ def test_a_session_offers_both_time_boxes_and_they_reach_the_command(menu):
 def test_the_turn_choice_names_the_next_turn_when_idle(menu):
     idle = session("s1")
     busy = dataclasses.replace(idle, running=True, status=SessionStatus.WORKING)
-    build_menu(menu, snap(gateway(sessions=(idle,))), Recorder().commands())
+    build_menu(menu, snap(gateway(sessions=(idle,))), MenuRecorder().commands(extras=True))
     assert menu_action(menu, "yolo-turn:g1:s1").text() == "YOLO for the next turn"
-    build_menu(menu, snap(gateway(sessions=(busy,))), Recorder().commands())
+    build_menu(menu, snap(gateway(sessions=(busy,))), MenuRecorder().commands(extras=True))
     assert menu_action(menu, "yolo-turn:g1:s1").text() == "YOLO until this turn ends"
 
 
 def test_an_active_box_shows_its_countdown_instead_of_the_choices(menu):
     extras = MenuExtras(timeboxes={("g1", "s1"): "YOLO on · 12 min left"})
     on = session("s1", yolo=YOLO_SESSION)
-    build_menu(menu, snap(gateway(sessions=(on,))), Recorder().commands(), extras=extras)
+    build_menu(
+        menu, snap(gateway(sessions=(on,))), MenuRecorder().commands(extras=True), extras=extras
+    )
     yolo = menu_action(menu, "yolo:g1:s1")
     assert yolo.text() == "YOLO on · 12 min left"
     assert yolo.isChecked()
@@ -83,11 +62,11 @@ def test_a_time_boxed_session_carries_the_clock_icon(menu, monkeypatch):
     drawn = []
     monkeypatch.setattr(icons, "tray_icon", lambda name, count=0: drawn.append(name) or QIcon())
     on = session("s1", yolo=YOLO_SESSION)
-    build_menu(menu, snap(gateway(sessions=(on,))), Recorder().commands())
+    build_menu(menu, snap(gateway(sessions=(on,))), MenuRecorder().commands(extras=True))
     build_menu(
         menu,
         snap(gateway(sessions=(on,))),
-        Recorder().commands(),
+        MenuRecorder().commands(extras=True),
         extras=MenuExtras(timeboxes={("g1", "s1"): "YOLO on · 12 min left"}),
     )
     assert drawn == ["yolo", "yolo-timed"]
@@ -95,7 +74,7 @@ def test_a_time_boxed_session_carries_the_clock_icon(menu, monkeypatch):
 
 def test_no_time_box_where_yolo_cannot_be_switched_from_here(menu):
     locked = session("s1", yolo=YOLO_ENV)
-    build_menu(menu, snap(gateway(sessions=(locked,))), Recorder().commands())
+    build_menu(menu, snap(gateway(sessions=(locked,))), MenuRecorder().commands(extras=True))
     assert "yolo-minutes:g1:s1" not in names(menu)
     assert "yolo-turn:g1:s1" not in names(menu)
 
@@ -106,8 +85,8 @@ def test_recent_decisions_are_plain_disabled_bounded_lines_with_details(menu):
         recent=(("14:02 ✓ rm -rf a&b — approved (once)", "<b>details</b>"), (long, "d")),
         journal_available=True,
     )
-    recorder = Recorder()
-    build_menu(menu, snap(gateway()), recorder.commands(), extras=extras)
+    recorder = MenuRecorder()
+    build_menu(menu, snap(gateway()), recorder.commands(extras=True), extras=extras)
     recent = submenu(menu, "recent-decisions")
     first, second = (a for a in recent.actions() if a.objectName().startswith("recent:"))
     assert first.text() == "14:02 ✓ rm -rf a&&b — approved (once)"  # & is not a mnemonic
@@ -122,21 +101,21 @@ def test_recent_decisions_are_plain_disabled_bounded_lines_with_details(menu):
 
 def test_an_empty_journal_says_so_and_cannot_be_opened(menu):
     extras = MenuExtras(recent=(), journal_available=False)
-    build_menu(menu, snap(gateway()), Recorder().commands(), extras=extras)
+    build_menu(menu, snap(gateway()), MenuRecorder().commands(extras=True), extras=extras)
     assert menu_action(menu, "recent:none").text() == "No decisions yet"
     assert not menu_action(menu, "open-journal").isEnabled()
 
 
 def test_without_a_journal_or_settings_the_entries_are_left_out(menu):
-    build_menu(menu, snap(gateway()), Recorder().commands())
+    build_menu(menu, snap(gateway()), MenuRecorder().commands(extras=True))
     assert "open-journal" not in names(menu)
     assert "start-at-login" not in names(menu)
 
 
 def test_start_at_login_is_a_checkable_switch(menu):
-    recorder = Recorder()
+    recorder = MenuRecorder()
     extras = MenuExtras(start_at_login=False)
-    build_menu(menu, snap(gateway()), recorder.commands(), extras=extras)
+    build_menu(menu, snap(gateway()), recorder.commands(extras=True), extras=extras)
     switch = menu_action(menu, "start-at-login")
     assert switch.isCheckable()
     assert not switch.isChecked()
