@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,17 @@ def test_flatpak_manifest_uses_the_app_id() -> None:
     assert re.search(rf"^app-id: {re.escape(APP_ID)}$", text, re.MULTILINE)
     assert "command: hermes-tray" in text
     assert "NOT BUILT" in text  # says plainly that it cannot be built offline
+
+
+def test_flatpak_pip_generator_line_names_every_runtime_dependency() -> None:
+    """The Flatpak's Python wheels come from the generator line in the manifest's header, which
+    nobody runs here (it needs the network); a dependency added to pyproject.toml but not there
+    would only show up as an ImportError in the sandbox. PySide6 comes from the BaseApp."""
+    manifest = (PACKAGING / "flatpak" / f"{APP_ID}.yml").read_text(encoding="utf-8")
+    match = re.search(r"--output python3-requirements \\\n#\s+(.+)$", manifest, re.MULTILINE)
+    assert match, "the flatpak-pip-generator line is missing"
+    listed = set(match.group(1).split())
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        dependencies = tomllib.load(f)["project"]["dependencies"]
+    names = {re.split(r"[<>=;\s\[]", d, maxsplit=1)[0].lower() for d in dependencies}
+    assert names - {"pyside6-essentials"} <= {name.lower() for name in listed}
