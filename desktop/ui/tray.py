@@ -3,8 +3,12 @@
 Why the menu is rebuilt lazily: rebuilding a QMenu while it is open closes it under the pointer.
 Snapshot changes update the icon at once but only *schedule* a menu rebuild (debounced, since
 events come in bursts); while the menu is open the rebuild waits for its next ``aboutToShow``.
-Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export and asks for
-``aboutToShow`` too, so the same rule holds there.
+Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export: the QMenu is
+never visible here, and a rebuild gives every item a new D-Bus id, so a click the panel sends
+for an item of the layout it is showing would be dropped. The host does ask for
+``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
+closed it; so after an exported ``aboutToShow`` rebuilds wait until ``aboutToHide`` or
+``HOST_MENU_HOLD_MS`` have passed, whichever is first.
 
 Global or risky changes (approval mode, YOLO on, time-boxed YOLO) ask first, with a non-modal
 QMessageBox (``open()``, never ``exec()`` — stack.md §5), and only then call the bridge or
@@ -31,6 +35,8 @@ from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
 from desktop.ui.tray_status import TrayStatus, tray_status
 
 REBUILD_DELAY_MS = 150
+# How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
+HOST_MENU_HOLD_MS = 15_000
 
 
 class TrayController(QObject):
@@ -64,7 +70,12 @@ class TrayController(QObject):
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
         self._rebuild_timer.timeout.connect(self._rebuild_if_closed)
+        self._host_menu_open = QTimer(self)  # active while a panel may be showing the menu
+        self._host_menu_open.setSingleShot(True)
+        self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
+        self._host_menu_open.timeout.connect(self._rebuild_if_closed)
         self.menu.aboutToShow.connect(self._on_about_to_show)
+        self.menu.aboutToHide.connect(self._on_about_to_hide)
         self.tray.activated.connect(self._on_activated)
         bridge.snapshot_changed.connect(self._on_snapshot_changed)
         self._commands = MenuCommands(
@@ -93,6 +104,7 @@ class TrayController(QObject):
     def dispose(self) -> None:
         """Hide the icon and free the menu (call before the QApplication goes away)."""
         self._rebuild_timer.stop()
+        self._host_menu_open.stop()
         self._bridge.snapshot_changed.disconnect(self._on_snapshot_changed)
         if self._confirm is not None:
             self._confirm.deleteLater()
@@ -135,12 +147,19 @@ class TrayController(QObject):
         self._menu_dirty = False
 
     def _rebuild_if_closed(self) -> None:
-        if self._menu_dirty and not self.menu.isVisible():
+        if self._menu_dirty and not self.menu.isVisible() and not self._host_menu_open.isActive():
             self.rebuild_menu()
 
     def _on_about_to_show(self) -> None:
         if self._menu_dirty or self.extras().timeboxes:  # a countdown is shown: make it current
             self.rebuild_menu()
+        if self.exported:
+            self._host_menu_open.start()
+
+    def _on_about_to_hide(self) -> None:
+        self._host_menu_open.stop()
+        if self._menu_dirty:
+            self._rebuild_timer.start()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         """A left click opens the dialog when something waits, otherwise the menu.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from PySide6.QtGui import QColor, QGuiApplication
@@ -147,8 +148,12 @@ async def registered_items() -> list[str]:
         await bus.wait_for_disconnect()
 
 
-async def click_menu_item(item: str, label: str) -> None:
-    """Do what a tray host does when a person clicks ``label`` in ``item``'s menu."""
+async def click_menu_item(
+    item: str, label: str, meanwhile: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    """Do what a tray host does when a person clicks ``label`` in ``item``'s menu: say the
+    menu opens (AboutToShow), fetch its layout, and later send the click for the item's id.
+    ``meanwhile`` runs while the menu is "open", e.g. to let the app's state change under it."""
     from dbus_fast import Variant
     from dbus_fast.aio import MessageBus
 
@@ -161,8 +166,11 @@ async def click_menu_item(item: str, label: str) -> None:
         menu = bus.get_proxy_object(
             service, menu_path, await bus.introspect(service, menu_path)
         ).get_interface("com.canonical.dbusmenu")
+        await menu.call_about_to_show(0)
         _revision, layout = await menu.call_get_layout(0, -1, ["label"])
         ids = {lab: ident for ident, lab in _ids(layout)}
+        if meanwhile is not None:
+            await meanwhile()
         await menu.call_event(ids[label], "clicked", Variant("i", 0), 0)
     finally:
         bus.disconnect()

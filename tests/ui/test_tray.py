@@ -27,10 +27,20 @@ OFFSCREEN_WINDOW = pytest.mark.qt_log_ignore("This plugin does not support propa
 
 @pytest.fixture
 def setup(qloop, arun, qtbot):
+    yield from _running_tray(qloop, arun, exported=None)
+
+
+@pytest.fixture
+def panel_drawn(qloop, arun, qtbot):
+    """The tray as under a StatusNotifierItem host: the menu is drawn from the D-Bus export."""
+    yield from _running_tray(qloop, arun, exported=True)
+
+
+def _running_tray(qloop, arun, *, exported: bool | None):
     clients: dict = {}
     bridge = GatewayBridge(make_factory(clients))
     bridge.add_gateway(Endpoint("g1", "Local"))
-    tray = TrayController(bridge)
+    tray = TrayController(bridge, exported=exported)
     bridge.start(qloop)
     arun(until(lambda: tray.status.icon_name == "idle"))
     yield bridge, tray, clients["g1"]
@@ -76,6 +86,34 @@ def test_menu_is_not_rebuilt_under_the_pointer(setup, qtbot):
     tray.menu.close()
     with qtbot.waitSignal(tray.menu.aboutToShow):
         tray.menu.popup(tray.menu.pos())
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None
+
+
+def test_a_panel_drawn_menu_is_not_rebuilt_while_the_host_may_show_it(panel_drawn, qtbot):
+    """A rebuild renumbers the D-Bus items, so the panel's click would go to a dead id: after
+    the host's aboutToShow the menu holds still until aboutToHide (or the hold runs out)."""
+    _bridge, tray, client = panel_drawn
+    tray.menu.aboutToShow.emit()  # what Qt does when the host calls AboutToShow(0)
+    quit_item = action(tray, "quit")
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        client.emit(SessionChanged(session()))
+    assert action(tray, "quit") is quit_item  # held: the panel's ids stay valid
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is None
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        tray.menu.aboutToHide.emit()
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None
+
+
+def test_a_panel_drawn_menu_is_rebuilt_when_the_hold_runs_out(panel_drawn, qtbot):
+    """Hosts never say the menu closed (xfce4-panel): the hold must end on its own."""
+    _bridge, tray, client = panel_drawn
+    tray._host_menu_open.setInterval(REBUILD_DELAY_MS * 2)
+    tray.menu.aboutToShow.emit()
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        client.emit(SessionChanged(session()))
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is None
+    with qtbot.waitSignal(tray._host_menu_open.timeout):
+        pass
     assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None
 
 
