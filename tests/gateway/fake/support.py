@@ -1,7 +1,9 @@
 """Helpers for the fake gateway's own tests: a strict async runner and a raw JSON-RPC client.
 
 The client is deliberately dumb (plain ``websockets`` and ``json``): these tests check the fake
-against the wire protocol, so nothing from ``desktop.core`` may sit in between.
+against the wire protocol, so nothing from ``desktop.core`` may sit in between. Its waiting is the
+fake's own :class:`ChangeSignal` (re-check a predicate on every change, never sleep): the same
+logic on both ends of the socket, kept in one place.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from desktop.gateway.fake import FakeGateway
+from desktop.gateway.fake.records import ChangeSignal
 
 T = TypeVar("T")
 
@@ -54,7 +57,7 @@ class RawClient:
         self.frames: list[Any] = []
         self.closed: ConnectionClosed | None = None
         self._ids = itertools.count(1)
-        self._waiters: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self._changed = ChangeSignal()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -76,33 +79,17 @@ class RawClient:
                     self.frames.append(json.loads(message))
                 except ValueError:
                     self.frames.append(message)
-                self._notify()
+                self._changed.notify()
         except ConnectionClosed as exc:
             self.closed = exc
         finally:
             if self.closed is None:
                 self.closed = self.ws.protocol.close_exc
-            self._notify()
-
-    def _notify(self) -> None:
-        for predicate, future in list(self._waiters):
-            if not future.done():
-                value = predicate()
-                if value:
-                    future.set_result(value)
+            self._changed.notify()
 
     async def wait(self, predicate: Callable[[], T | None], timeout: float = 5.0) -> T:
-        """The first truthy ``predicate()`` value, re-checked on every message."""
-        value = predicate()
-        if value:
-            return value
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        entry = (predicate, future)
-        self._waiters.append(entry)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        finally:
-            self._waiters.remove(entry)
+        """The first truthy ``predicate()`` value, re-checked on every message (and the close)."""
+        return await self._changed.wait_for(predicate, timeout)
 
     async def wait_closed(self, timeout: float = 5.0) -> ConnectionClosed:
         """Wait until the server ended the connection; return how."""
