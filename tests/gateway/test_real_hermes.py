@@ -11,12 +11,14 @@ the reconnect times are printed for the report.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from desktop.gateway.supervisor import OwnedBackend
 from tests.gateway.recorder import Recorder
 from tests.peers.fake_model import FakeModel, commands_script
 from tests.peers.fixtures import StartHermes
-from tests.peers.hermes_server import HermesOptions, build_config, build_env
+from tests.peers.hermes_server import HermesOptions, HermesServer, build_config, build_env
 from tests.peers.hermes_venv import HermesVenv
 from tests.peers.netguard import ProxyCanary
 
@@ -92,27 +94,65 @@ def url_client(url: str) -> tuple[GatewayClient, Recorder]:
     return GatewayClient(endpoint, listener=rec, backoff=BACKOFF, connection_settings=SETTINGS), rec
 
 
-@pytest.mark.parametrize("version", BOTH)
-def test_real_approval_roundtrip(
-    version: str,
+@contextlib.asynccontextmanager
+async def running(client: GatewayClient) -> AsyncIterator[GatewayClient]:
+    """``client.run()`` as a task for the block; closed and awaited after, whatever happened."""
+    runner = asyncio.create_task(client.run())
+    try:
+        yield client
+    finally:
+        await client.close()
+        await runner
+
+
+@dataclass(frozen=True)
+class DeleteTask:
+    """A real gateway whose scripted model asks to delete ``victim``: start it in ``directory``
+    with ``prompt``."""
+
+    server: HermesServer
+    victim: Path
+    directory: str
+    prompt: str
+
+
+@pytest.fixture
+def delete_task(
     start_hermes: StartHermes,
     fake_model: FakeModel,
     scratch_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> Callable[[str], DeleteTask]:
+    """The set-up of the approval tests, per build: the wire logged (the tests read the frames
+    from it), a victim on disk, one ``rm -rf`` script for the model, a gateway that waits 120 s
+    for an answer."""
+
+    def start(version: str) -> DeleteTask:
+        caplog.set_level(logging.DEBUG, logger=WIRE)
+        victim = make_victim(scratch_dir)
+        fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
+        server = start_hermes(version, approvals_timeout=120)
+        return DeleteTask(server, victim, str(scratch_dir), fake_model.prompt("single"))
+
+    return start
+
+
+@pytest.mark.parametrize("version", BOTH)
+def test_real_approval_roundtrip(
+    version: str,
+    delete_task: Callable[[str], DeleteTask],
     arun: Callable[..., Any],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=WIRE)
-    victim = make_victim(scratch_dir)
-    fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
-    server = start_hermes(version, approvals_timeout=120)
+    task = delete_task(version)
+    victim = task.victim
 
     async def scenario() -> None:
-        client, rec = url_client(server.url)
-        runner = asyncio.create_task(client.run())
-        try:
+        client, rec = url_client(task.server.url)
+        async with running(client):
             status = await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            assert status.dialect is Dialect[server.dialect]
-            sid = await client.create_session(str(scratch_dir), fake_model.prompt("single"))
+            assert status.dialect is Dialect[task.server.dialect]
+            sid = await client.create_session(task.directory, task.prompt)
             await rec.wait_for(lambda: requested(rec), TURN_S)
             [approval] = requested(rec)
             assert str(victim) in approval.command
@@ -123,9 +163,6 @@ def test_real_approval_roundtrip(
             assert done.phase is ApprovalPhase.RESOLVED
             assert done.outcome is not None
             assert done.outcome.kind is OutcomeKind.APPROVED
-        finally:
-            await client.close()
-            await runner
 
     arun(scenario(), timeout=240)
     assert not victim.exists(), "the approved command did not run"
@@ -135,23 +172,18 @@ def test_real_approval_roundtrip(
 @pytest.mark.parametrize("version", BOTH)
 def test_real_reconnect_while_an_approval_waits(
     version: str,
-    start_hermes: StartHermes,
-    fake_model: FakeModel,
-    scratch_dir: Path,
+    delete_task: Callable[[str], DeleteTask],
     arun: Callable[..., Any],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=WIRE)
-    victim = make_victim(scratch_dir)
-    fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
-    server = start_hermes(version, approvals_timeout=120)
+    task = delete_task(version)
+    server, victim = task.server, task.victim
 
     async def scenario() -> float:
         client, rec = url_client(server.url)
-        runner = asyncio.create_task(client.run())
-        try:
+        async with running(client):
             await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            sid = await client.create_session(str(scratch_dir), fake_model.prompt("single"))
+            sid = await client.create_session(task.directory, task.prompt)
             await rec.wait_for(lambda: requested(rec), TURN_S)
             started = time.monotonic()
             client.reconnect_now()  # drops the socket while the approval waits
@@ -178,9 +210,6 @@ def test_real_reconnect_while_an_approval_waits(
                 assert client.decide(row.key, Choice.ONCE, confirm_stale=True).sent
             await rec.wait_for(lambda: tool_completes(caplog, sid), TURN_S)
             return took
-        finally:
-            await client.close()
-            await runner
 
     took = arun(scenario(), timeout=240)
     assert not victim.exists()
@@ -223,8 +252,7 @@ def test_owned_real_backend_is_restarted_after_a_crash(
             str(venv.hermes), name="own", hermes_home=str(hermes_home), environ=env
         )
         client.dialer.backend = backend  # the real environment above, not the test's own
-        runner = asyncio.create_task(client.run())
-        try:
+        async with running(client):
             await rec.wait_state(ConnectionState.CONNECTED, timeout=90)
             assert backend.pid is not None
             started = time.monotonic()
@@ -234,9 +262,6 @@ def test_owned_real_backend_is_restarted_after_a_crash(
             assert backend.starts == 2
             assert await client.list_live_sessions() == []
             return took
-        finally:
-            await client.close()
-            await runner
 
     try:
         took = arun(scenario(), timeout=240)
