@@ -115,6 +115,18 @@ class DeleteTask:
     directory: str
     prompt: str
 
+    @contextlib.asynccontextmanager
+    async def waiting(self) -> AsyncIterator[tuple[GatewayClient, Recorder, str]]:
+        """Where both approval tests begin: a client connected in the gateway's own dialect,
+        the task started (its session id is yielded) and its approval arrived."""
+        client, rec = url_client(self.server.url)
+        async with running(client):
+            status = await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
+            assert status.dialect is Dialect[self.server.dialect]
+            sid = await client.create_session(self.directory, self.prompt)
+            await rec.wait_for(lambda: requested(rec), TURN_S)
+            yield client, rec, sid
+
 
 @pytest.fixture
 def delete_task(
@@ -148,12 +160,7 @@ def test_real_approval_roundtrip(
     victim = task.victim
 
     async def scenario() -> None:
-        client, rec = url_client(task.server.url)
-        async with running(client):
-            status = await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            assert status.dialect is Dialect[task.server.dialect]
-            sid = await client.create_session(task.directory, task.prompt)
-            await rec.wait_for(lambda: requested(rec), TURN_S)
+        async with task.waiting() as (client, rec, sid):
             [approval] = requested(rec)
             assert str(victim) in approval.command
             assert victim.exists(), "the command ran before it was approved"
@@ -180,11 +187,7 @@ def test_real_reconnect_while_an_approval_waits(
     server, victim = task.server, task.victim
 
     async def scenario() -> float:
-        client, rec = url_client(server.url)
-        async with running(client):
-            await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            sid = await client.create_session(task.directory, task.prompt)
-            await rec.wait_for(lambda: requested(rec), TURN_S)
+        async with task.waiting() as (client, rec, sid):
             started = time.monotonic()
             client.reconnect_now()  # drops the socket while the approval waits
             await rec.wait_state(ConnectionState.CONNECTED, count=2, timeout=30)
