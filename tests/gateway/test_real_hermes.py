@@ -110,6 +110,7 @@ class DeleteTask:
     """A real gateway whose scripted model asks to delete ``victim``: start it in ``directory``
     with ``prompt``."""
 
+    version: str
     server: HermesServer
     victim: Path
     directory: str
@@ -128,39 +129,32 @@ class DeleteTask:
             yield client, rec, sid
 
 
-@pytest.fixture
+@pytest.fixture(params=BOTH)
 def delete_task(
+    request: pytest.FixtureRequest,
     start_hermes: StartHermes,
     fake_model: FakeModel,
     scratch_dir: Path,
     caplog: pytest.LogCaptureFixture,
-) -> Callable[[str], DeleteTask]:
-    """The set-up of the approval tests, per build: the wire logged (the tests read the frames
-    from it), a victim on disk, one ``rm -rf`` script for the model, a gateway that waits 120 s
-    for an answer."""
-
-    def start(version: str) -> DeleteTask:
-        caplog.set_level(logging.DEBUG, logger=WIRE)
-        victim = make_victim(scratch_dir)
-        fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
-        server = start_hermes(version, approvals_timeout=120)
-        return DeleteTask(server, victim, str(scratch_dir), fake_model.prompt("single"))
-
-    return start
+) -> DeleteTask:
+    """The set-up of the approval tests, once per build (same ids as ``parametrize`` with
+    ``BOTH``): the wire logged (the tests read the frames from it), a victim on disk, one
+    ``rm -rf`` script for the model, a gateway that waits 120 s for an answer."""
+    caplog.set_level(logging.DEBUG, logger=WIRE)
+    victim = make_victim(scratch_dir)
+    fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
+    server = start_hermes(request.param, approvals_timeout=120)
+    prompt = fake_model.prompt("single")
+    return DeleteTask(request.param, server, victim, str(scratch_dir), prompt)
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_real_approval_roundtrip(
-    version: str,
-    delete_task: Callable[[str], DeleteTask],
-    arun: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
+    delete_task: DeleteTask, arun: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    task = delete_task(version)
-    victim = task.victim
+    victim = delete_task.victim
 
     async def scenario() -> None:
-        async with task.waiting() as (client, rec, sid):
+        async with delete_task.waiting() as (client, rec, sid):
             [approval] = requested(rec)
             assert str(victim) in approval.command
             assert victim.exists(), "the command ran before it was approved"
@@ -176,18 +170,13 @@ def test_real_approval_roundtrip(
     assert len(decisions_sent(caplog)) == 1
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_real_reconnect_while_an_approval_waits(
-    version: str,
-    delete_task: Callable[[str], DeleteTask],
-    arun: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
+    delete_task: DeleteTask, arun: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    task = delete_task(version)
-    server, victim = task.server, task.victim
+    server, victim = delete_task.server, delete_task.victim
 
     async def scenario() -> float:
-        async with task.waiting() as (client, rec, sid):
+        async with delete_task.waiting() as (client, rec, sid):
             started = time.monotonic()
             client.reconnect_now()  # drops the socket while the approval waits
             await rec.wait_state(ConnectionState.CONNECTED, count=2, timeout=30)
@@ -217,7 +206,7 @@ def test_real_reconnect_while_an_approval_waits(
     took = arun(scenario(), timeout=240)
     assert not victim.exists()
     assert len(decisions_sent(caplog)) == 1
-    print(f"\nreconnect after drop ({version}): {took * 1000:.0f} ms")
+    print(f"\nreconnect after drop ({delete_task.version}): {took * 1000:.0f} ms")
 
 
 @pytest.mark.parametrize("version", BOTH)
