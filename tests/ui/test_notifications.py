@@ -13,8 +13,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-import pytest
-
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.ui.bridge import GatewayBridge
@@ -23,17 +21,9 @@ from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
 from tests.ui.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import Endpoint, drain, make_factory, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
-
-
-@pytest.fixture
-def bus(monkeypatch):
-    with PrivateBus() as private:
-        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private.address)
-        yield private
 
 
 class App:
