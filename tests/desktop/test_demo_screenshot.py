@@ -47,30 +47,18 @@ def readme_dir() -> Path:
 
 async def top_level_items(item: str) -> list[tuple[str, bool]]:
     """(label, keyboard-reachable) for each entry of the item's top menu, as the panel gets it."""
-    from dbus_fast.aio import MessageBus
-
-    bus = await MessageBus().connect()
-    try:
-        service, _, path = item.partition("/")
-        path = "/" + path if path else "/StatusNotifierItem"
-        sni = bus.get_proxy_object(service, path, await bus.introspect(service, path))
-        menu_path = await sni.get_interface("org.kde.StatusNotifierItem").get_menu()
-        menu = bus.get_proxy_object(
-            service, menu_path, await bus.introspect(service, menu_path)
-        ).get_interface("com.canonical.dbusmenu")
+    async with xdesk.session_bus() as bus:
+        menu = await xdesk.item_menu(bus, item)
         _revision, layout = await menu.call_get_layout(0, 1, [])
-        items = []
-        for child in layout[2]:
-            props = child.value[1]
-            label = props["label"].value if "label" in props else ""
-            reachable = (props.get("type") is None or props["type"].value != "separator") and all(
-                props[k].value for k in ("enabled", "visible") if k in props
-            )
-            items.append((label, reachable))
-        return items
-    finally:
-        bus.disconnect()
-        await bus.wait_for_disconnect()
+    items = []
+    for child in layout[2]:
+        props = child.value[1]
+        label = props["label"].value if "label" in props else ""
+        reachable = (props.get("type") is None or props["type"].value != "separator") and all(
+            props[k].value for k in ("enabled", "visible") if k in props
+        )
+        items.append((label, reachable))
+    return items
 
 
 async def wait_for(check, what: str, timeout: float = 20.0):

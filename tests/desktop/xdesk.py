@@ -8,9 +8,11 @@ painting and D-Bus traffic — keeps running while we wait for it. Screenshots u
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtGui import QColor, QGuiApplication
 
@@ -98,54 +100,60 @@ def _close(a: QColor, b: QColor, tolerance: int) -> bool:
     )
 
 
-async def dbusmenu_labels() -> list[str]:
-    """Every label of our tray menu as the panel receives it (com.canonical.dbusmenu)."""
+@contextlib.asynccontextmanager
+async def session_bus() -> AsyncIterator[Any]:
+    """A dbus_fast connection to the session bus for one query; disconnected after.
+
+    dbus_fast is imported here, not at the top: only the desktop tests need it.
+    """
     from dbus_fast.aio import MessageBus
 
     bus = await MessageBus().connect()
     try:
-        watcher_name, watcher_path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
-        watcher = bus.get_proxy_object(
-            watcher_name, watcher_path, await bus.introspect(watcher_name, watcher_path)
-        ).get_interface(watcher_name)
-        labels: list[str] = []
-        for item in await watcher.get_registered_status_notifier_items():
-            service, _, path = item.partition("/")
-            path = "/" + path if path else "/StatusNotifierItem"
-            sni = bus.get_proxy_object(service, path, await bus.introspect(service, path))
-            menu_path = await sni.get_interface("org.kde.StatusNotifierItem").get_menu()
-            menu = bus.get_proxy_object(
-                service, menu_path, await bus.introspect(service, menu_path)
-            ).get_interface("com.canonical.dbusmenu")
-            _revision, layout = await menu.call_get_layout(0, -1, ["label"])
-            labels.extend(_labels(layout))
-        return labels
+        yield bus
     finally:
         bus.disconnect()
         await bus.wait_for_disconnect()
 
 
-def _labels(node: list) -> list[str]:
-    _id, props, children = node
-    found = [props["label"].value] if "label" in props else []
-    for child in children:
-        found.extend(_labels(child.value))
-    return found
+async def _interface(bus: Any, service: str, path: str, name: str) -> Any:
+    proxy = bus.get_proxy_object(service, path, await bus.introspect(service, path))
+    return proxy.get_interface(name)
+
+
+async def _watched_items(bus: Any) -> list[str]:
+    watcher = "org.kde.StatusNotifierWatcher"
+    proxy = await _interface(bus, watcher, "/StatusNotifierWatcher", watcher)
+    return list(await proxy.get_registered_status_notifier_items())
+
+
+async def item_menu(bus: Any, item: str) -> Any:
+    """The ``com.canonical.dbusmenu`` interface of a tray item, as the panel reaches it.
+
+    ``item`` is what the watcher lists: ``"<bus name>/<path>"``, or a bus name alone for the
+    default path.
+    """
+    service, _, path = item.partition("/")
+    path = "/" + path if path else "/StatusNotifierItem"
+    sni = await _interface(bus, service, path, "org.kde.StatusNotifierItem")
+    return await _interface(bus, service, await sni.get_menu(), "com.canonical.dbusmenu")
+
+
+async def dbusmenu_labels() -> list[str]:
+    """Every label of our tray menu as the panel receives it (com.canonical.dbusmenu)."""
+    labels: list[str] = []
+    async with session_bus() as bus:
+        for item in await _watched_items(bus):
+            menu = await item_menu(bus, item)
+            _revision, layout = await menu.call_get_layout(0, -1, ["label"])
+            labels.extend(label for _ident, label in _ids(layout))
+    return labels
 
 
 async def registered_items() -> list[str]:
     """The StatusNotifierItems the tray host knows ("<bus name>/<path>" or a bus name)."""
-    from dbus_fast.aio import MessageBus
-
-    bus = await MessageBus().connect()
-    try:
-        name, path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
-        watcher = bus.get_proxy_object(name, path, await bus.introspect(name, path))
-        items = await watcher.get_interface(name).get_registered_status_notifier_items()
-        return list(items)
-    finally:
-        bus.disconnect()
-        await bus.wait_for_disconnect()
+    async with session_bus() as bus:
+        return await _watched_items(bus)
 
 
 async def click_menu_item(
@@ -155,29 +163,19 @@ async def click_menu_item(
     menu opens (AboutToShow), fetch its layout, and later send the click for the item's id.
     ``meanwhile`` runs while the menu is "open", e.g. to let the app's state change under it."""
     from dbus_fast import Variant
-    from dbus_fast.aio import MessageBus
 
-    bus = await MessageBus().connect()
-    try:
-        service, _, path = item.partition("/")
-        path = "/" + path if path else "/StatusNotifierItem"
-        sni = bus.get_proxy_object(service, path, await bus.introspect(service, path))
-        menu_path = await sni.get_interface("org.kde.StatusNotifierItem").get_menu()
-        menu = bus.get_proxy_object(
-            service, menu_path, await bus.introspect(service, menu_path)
-        ).get_interface("com.canonical.dbusmenu")
+    async with session_bus() as bus:
+        menu = await item_menu(bus, item)
         await menu.call_about_to_show(0)
         _revision, layout = await menu.call_get_layout(0, -1, ["label"])
         ids = {lab: ident for ident, lab in _ids(layout)}
         if meanwhile is not None:
             await meanwhile()
         await menu.call_event(ids[label], "clicked", Variant("i", 0), 0)
-    finally:
-        bus.disconnect()
-        await bus.wait_for_disconnect()
 
 
 def _ids(node: list) -> list[tuple[int, str]]:
+    """(id, label) of every labelled entry below ``node`` (a dbusmenu layout), depth first."""
     ident, props, children = node
     found = [(ident, props["label"].value)] if "label" in props else []
     for child in children:

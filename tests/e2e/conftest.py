@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.pool import GatewayPool
+from tests.e2e.scenarios import BOTH
 from tests.peers.fake_model import FakeModel
+from tests.peers.hermes_server import HermesServer
 from tests.peers.hermes_venv import ensure_venv
 
 
@@ -52,6 +54,13 @@ def module_pool(
 ) -> Iterator[GatewayPool]:
     """Gateways only this module uses (it changes their global state or configuration)."""
     yield from _pool(tmp_path_factory.mktemp("hermes-module"), e2e_model)
+
+
+@pytest.fixture(params=BOTH)
+def shared_server(request: pytest.FixtureRequest, shared_pool: GatewayPool) -> HermesServer:
+    """The shared gateway of each build in turn: a test that takes it runs once per build (its
+    ids, ``[0.19.0]`` and ``[iot]``, are those ``parametrize("version", BOTH)`` gives)."""
+    return shared_pool.get(request.param)
 
 
 @pytest.fixture

@@ -60,6 +60,14 @@ def victim(scratch: Path, name: str) -> Path:
     return path
 
 
+def rm_task(
+    model: FakeModel, scratch: Path, *, todos: Todo | None = None, final: str = "All done."
+) -> tuple[Path, Script]:
+    """The most common scenario: a victim, and a task whose one command removes it."""
+    target = victim(scratch, "victim")
+    return target, commands(model, [rm(target)], todos=todos, final=final)
+
+
 def intact(path: Path) -> bool:
     """The victim is exactly as created: the command aimed at it never ran."""
     file = path / "precious.txt"

@@ -44,8 +44,7 @@ def test_batch_of_three_is_one_group_answered_third_first_second(
 
     async def scenario() -> None:
         async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
+            sid = await app.start_task(scratch, task.prompt)
             batch = await app.asked(sid, 3)
             assert [x.command for x in batch] == cmds
             assert len({x.batch_id for x in batch}) == 1, "one message must be one batch"
@@ -100,8 +99,7 @@ def test_a_failed_command_reasks_the_rest_as_new_rows_nobody_answered(
 
     async def scenario() -> None:
         async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
+            sid = await app.start_task(scratch, task.prompt)
             batch = await app.asked(sid, 3)
             first, second, third = batch
             person.click_tray_icon(app)

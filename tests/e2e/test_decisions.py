@@ -16,10 +16,10 @@ from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from tests.e2e import person
-from tests.e2e.pool import GatewayPool
-from tests.e2e.scenarios import BOTH, commands, intact, one_by_one, rm, victim
+from tests.e2e.scenarios import commands, intact, one_by_one, rm, rm_task, victim
 from tests.e2e.tray_app import OFFSCREEN_LIMITS, TrayApp, outcome
 from tests.peers.fake_model import COMPLETION_TOKENS, PROMPT_TOKENS, FakeModel, todo
+from tests.peers.hermes_server import HermesServer
 
 pytestmark = [
     pytest.mark.realhermes,
@@ -29,16 +29,13 @@ pytestmark = [
 Key = Qt.Key
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_new_task_from_the_tray_then_approve_once(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
-    target = victim(scratch, "victim")
-    task = commands(e2e_model, [rm(target)])
+    target, task = rm_task(e2e_model, scratch)
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
+        async with TrayApp(shared_server) as app:
             await person.start_task(app, str(scratch), task.prompt)
             sid = await app.new_session()
             [asked] = await app.asked(sid)
@@ -60,19 +57,14 @@ def test_new_task_from_the_tray_then_approve_once(
     assert not target.exists(), "the approved command did not run"
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_deny_keeps_the_files(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
-    target = victim(scratch, "victim")
-    task = commands(e2e_model, [rm(target)], final="Understood, I will not.")
+    target, task = rm_task(e2e_model, scratch, final="Understood, I will not.")
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+        async with TrayApp(shared_server) as app:
+            sid, asked = await app.task_asks(scratch, task.prompt)
             person.click_tray_icon(app)
             person.decide_by_key(app, asked.key, Key.Key_D)
             done = await app.resolved(asked.key)
@@ -84,19 +76,15 @@ def test_deny_keeps_the_files(
     assert intact(target), "a denied command changed the disk"
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_session_choice_lets_the_same_pattern_run_later_without_asking(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
     first, second = victim(scratch, "first"), victim(scratch, "second")
     task = one_by_one(e2e_model, [rm(first), rm(second)])
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+        async with TrayApp(shared_server) as app:
+            sid, asked = await app.task_asks(scratch, task.prompt)
             assert asked.command == rm(first)
             person.click_tray_icon(app)
             person.decide_by_key(app, asked.key, Key.Key_S)
@@ -112,20 +100,16 @@ def test_session_choice_lets_the_same_pattern_run_later_without_asking(
     assert not second.exists(), "the same pattern was not allowed for the session"
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_two_sessions_waiting_answered_in_the_opposite_order(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
     one, two = victim(scratch, "one"), victim(scratch, "two")
     task_one, task_two = commands(e2e_model, [rm(one)]), commands(e2e_model, [rm(two)])
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task_one.prompt)
-            sid_one = await app.new_session(1)
-            app.new_task(scratch, task_two.prompt)
-            sid_two = await app.new_session(2)
+        async with TrayApp(shared_server) as app:
+            sid_one = await app.start_task(scratch, task_one.prompt)
+            sid_two = await app.start_task(scratch, task_two.prompt)
             assert sid_one != sid_two
             [asked_one] = await app.asked(sid_one)
             [asked_two] = await app.asked(sid_two)
@@ -145,7 +129,7 @@ def test_two_sessions_waiting_answered_in_the_opposite_order(
             await app.turn_over(sid_one)
             sent = app.wire.decisions()
             assert len(sent) == 2
-            if server.dialect == "A":
+            if shared_server.dialect == "A":
                 assert [f["params"]["session_id"] for f in sent] == [sid_two, sid_one]
             else:
                 assert [f["id"] for f in sent] == [asked_two.wire.srq_id, asked_one.wire.srq_id]
@@ -155,25 +139,20 @@ def test_two_sessions_waiting_answered_in_the_opposite_order(
     assert not two.exists()
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_menu_shows_the_usage_and_plan_the_session_produced(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
-    target = victim(scratch, "victim")
     plan = todo(
         ("1", "Remove the victim folder", "completed"),
         ("2", "Write the report", "in_progress"),
         ("3", "Tidy up", "pending"),
     )
-    task = commands(e2e_model, [rm(target)], todos=plan)
+    target, task = rm_task(e2e_model, scratch, todos=plan)
     seen: dict[str, Any] = {}
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+        async with TrayApp(shared_server) as app:
+            sid, asked = await app.task_asks(scratch, task.prompt)
             person.click_tray_icon(app)
             person.decide_by_key(app, asked.key, Key.Key_A)
             await app.turn_over(sid)

@@ -17,28 +17,23 @@ from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from tests.e2e import person
-from tests.e2e.pool import GatewayPool
-from tests.e2e.scenarios import BOTH, commands, intact, rm, victim
+from tests.e2e.scenarios import intact, rm_task
 from tests.e2e.tray_app import GATEWAY_ID, OFFSCREEN_LIMITS, TrayApp, outcome
 from tests.peers.fake_model import FakeModel
+from tests.peers.hermes_server import HermesServer
 
 pytestmark = [pytest.mark.realhermes, pytest.mark.timeout(180), OFFSCREEN_LIMITS]
 Key = Qt.Key
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_reconnect_while_waiting_answers_nothing_until_the_person_confirms(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
-    target = victim(scratch, "victim")
-    task = commands(e2e_model, [rm(target)])
+    target, task = rm_task(e2e_model, scratch)
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+        async with TrayApp(shared_server) as app:
+            sid, asked = await app.task_asks(scratch, task.prompt)
             person.click_tray_icon(app)
             await person.trigger_menu(app, f"reconnect:{GATEWAY_ID}")
             await app.wait(lambda: app.connects >= 2, "the tray to reconnect")
@@ -48,7 +43,7 @@ def test_reconnect_while_waiting_answers_nothing_until_the_person_confirms(
             )
             assert app.wire.decisions() == [], "something was answered during the reconnect"
             assert intact(target)
-            if server.dialect == "A":
+            if shared_server.dialect == "A":
                 # 0.19.0 does not re-send a pending approval: the row stays stale.
                 await app.wait(
                     lambda: app.latest(asked.key).phase is ApprovalPhase.STALE, "a stale row"
@@ -71,27 +66,22 @@ def test_reconnect_while_waiting_answers_nothing_until_the_person_confirms(
             await app.turn_over(sid)
             sent = app.wire.decisions()
             assert len(sent) == 1
-            if server.dialect == "B":
+            if shared_server.dialect == "B":
                 assert sent[0]["id"] == asked.wire.srq_id
 
     arun(scenario(), timeout=150)
     assert not target.exists(), "the re-confirmed command did not run"
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_interrupt_from_the_menu_withdraws_the_waiting_row(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
-    target = victim(scratch, "victim")
-    task = commands(e2e_model, [rm(target)])
+    target, task = rm_task(e2e_model, scratch)
     shown: list[str] = []
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+        async with TrayApp(shared_server) as app:
+            sid, asked = await app.task_asks(scratch, task.prompt)
             person.click_tray_icon(app)
             await person.trigger_menu(app, f"interrupt:{GATEWAY_ID}:{sid}")
             done = await app.resolved(asked.key)

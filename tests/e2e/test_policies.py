@@ -20,10 +20,17 @@ from tests.e2e.pool import GatewayPool, hermes_config
 from tests.e2e.scenarios import BOTH, chat, commands, find_delete, intact, rm, victim
 from tests.e2e.tray_app import GATEWAY_ID, OFFSCREEN_LIMITS, TrayApp, outcome
 from tests.peers.fake_model import FakeModel
+from tests.peers.hermes_server import HermesServer
 
 pytestmark = [pytest.mark.realhermes, pytest.mark.timeout(180), OFFSCREEN_LIMITS]
 Key = Qt.Key
 PROFILE = "policies"
+
+
+@pytest.fixture(params=BOTH)
+def server(request: pytest.FixtureRequest, module_pool: GatewayPool) -> HermesServer:
+    """This module's own gateway of each build in turn (the ids are those of ``BOTH``)."""
+    return module_pool.get(request.param, PROFILE)
 
 
 def info_says(app: TrayApp, session_id: str, text: str, since: int) -> bool:
@@ -35,8 +42,7 @@ def info_says(app: TrayApp, session_id: str, text: str, since: int) -> bool:
 
 async def open_idle_session(app: TrayApp, model: FakeModel, scratch: Path) -> str:
     """Start a task that only chats, so the session is in the menu and idle."""
-    app.new_task(scratch, chat(model).prompt)
-    sid = await app.new_session()
+    sid = await app.start_task(scratch, chat(model).prompt)
     await app.turn_over(sid)
     # As a person would: act once the turn has wound down, not within its last milliseconds.
     await app.wait(lambda: app.wire.info_after_turn(sid), "the session to settle")
@@ -49,11 +55,9 @@ async def prompt(app: TrayApp, session_id: str, text: str) -> None:
     assert result.get("status") == "streaming", result
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_yolo_on_and_off_from_the_menu(
-    version: str, module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = module_pool.get(version, PROFILE)
     free, guarded = victim(scratch, "free"), victim(scratch, "guarded")
 
     async def scenario() -> None:
@@ -98,19 +102,17 @@ def test_yolo_on_and_off_from_the_menu(
     assert intact(guarded)
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_always_is_written_to_the_allowlist_and_a_new_session_is_not_asked(
-    version: str, module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = module_pool.get(version, PROFILE)
     first, later = victim(scratch, "first"), victim(scratch, "later")
     config: dict = {}
 
     async def scenario() -> None:
         async with TrayApp(server) as app:
-            app.new_task(scratch, commands(e2e_model, [find_delete(first)]).prompt)
-            sid = await app.new_session(1)
-            [asked] = await app.asked(sid)
+            sid, asked = await app.task_asks(
+                scratch, commands(e2e_model, [find_delete(first)]).prompt
+            )
             assert asked.pattern_keys, "Hermes sent no pattern key to allow"
             person.click_tray_icon(app)
             person.select(app, asked.key)
@@ -127,8 +129,7 @@ def test_always_is_written_to_the_allowlist_and_a_new_session_is_not_asked(
             config.update(await hermes_config(server))
             assert asked.pattern_keys[0] in (config.get("command_allowlist") or [])
 
-            app.new_task(scratch, commands(e2e_model, [find_delete(later)]).prompt)
-            sid2 = await app.new_session(2)
+            sid2 = await app.start_task(scratch, commands(e2e_model, [find_delete(later)]).prompt)
             await app.turn_over(sid2)
             assert app.approvals(sid2) == [], "a new session was asked despite Always"
             assert len(app.wire.decisions()) == 1
@@ -138,11 +139,9 @@ def test_always_is_written_to_the_allowlist_and_a_new_session_is_not_asked(
     assert not later.exists(), "the allowlisted command did not run in the new session"
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_approval_mode_from_the_menu(
-    version: str, module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = module_pool.get(version, PROFILE)
     unasked, asked_again = victim(scratch, "unasked"), victim(scratch, "asked")
     modes: list[str] = []
 
@@ -162,16 +161,15 @@ def test_approval_mode_from_the_menu(
             try:
                 await set_mode(app, sid, "off")
                 assert app.session(sid).yolo.source is YoloSource.MODE_OFF
-                app.new_task(scratch, commands(e2e_model, [rm(unasked)]).prompt)
-                free = await app.new_session(2)
+                free = await app.start_task(scratch, commands(e2e_model, [rm(unasked)]).prompt)
                 await app.turn_over(free)
                 assert app.approvals(free) == [], "approval mode off, yet a command asked"
                 assert not unasked.exists()
             finally:
                 await set_mode(app, sid, "manual")
-            app.new_task(scratch, commands(e2e_model, [rm(asked_again)]).prompt)
-            guarded = await app.new_session(3)
-            [asked] = await app.asked(guarded)
+            guarded, asked = await app.task_asks(
+                scratch, commands(e2e_model, [rm(asked_again)]).prompt
+            )
             assert intact(asked_again)
             person.click_tray_icon(app)
             person.decide_by_key(app, asked.key, Key.Key_D)

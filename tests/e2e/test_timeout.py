@@ -40,9 +40,7 @@ def test_expired_row_never_answers_the_next_command(
 
     async def scenario() -> None:
         async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [late] = await app.asked(sid)
+            sid, late = await app.task_asks(scratch, task.prompt)
             person.click_tray_icon(app)  # the person looks, and answers nothing in time
             expired = await app.resolved(late.key)
             assert outcome(expired) is OutcomeKind.EXPIRED, expired.outcome
@@ -88,9 +86,7 @@ def test_a_row_stays_answerable_while_hermes_still_waits(
 
     async def scenario() -> None:
         async with TrayApp(server, clock=clock) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
-            [asked] = await app.asked(sid)
+            sid, asked = await app.task_asks(scratch, task.prompt)
             await app.wait(
                 lambda: app.latest(asked.key).expires_at == asked.arrived_at + 300,
                 "the row to count from Hermes' own 300 s",

@@ -14,10 +14,10 @@ import pytest
 
 from desktop.core.model import Choice, OutcomeKind
 from tests.e2e import person, xinput
-from tests.e2e.pool import GatewayPool
-from tests.e2e.scenarios import BOTH, commands, intact, rm, victim
+from tests.e2e.scenarios import commands, intact, rm, victim
 from tests.e2e.tray_app import TrayApp, outcome
 from tests.peers.fake_model import FakeModel
+from tests.peers.hermes_server import HermesServer
 
 pytestmark = [
     pytest.mark.desktop,
@@ -27,18 +27,15 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_real_click_approves_and_real_key_denies(
-    version: str, shared_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+    shared_server: HermesServer, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
-    server = shared_pool.get(version)
     gone, kept = victim(scratch, "gone"), victim(scratch, "kept")
     task = commands(e2e_model, [rm(gone), rm(kept)])  # iot: one batch; 0.19.0: one at a time
 
     async def scenario() -> None:
-        async with TrayApp(server) as app:
-            app.new_task(scratch, task.prompt)
-            sid = await app.new_session()
+        async with TrayApp(shared_server) as app:
+            sid = await app.start_task(scratch, task.prompt)
             [first, *_] = await app.asked(sid)
             assert first.command == rm(gone)
             person.click_tray_icon(app)

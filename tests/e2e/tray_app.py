@@ -187,6 +187,22 @@ class TrayApp:
         await self.wait(lambda: len(self.started_sessions()) >= count, f"task {count} to start")
         return self.started_sessions()[count - 1]
 
+    async def start_task(self, directory: object, prompt: str) -> str:
+        """Start a task (the New task dialog's slot); its session id, once the tray says so.
+
+        It counts the tasks started so far, so a test that starts several never numbers them.
+        """
+        count = len(self.started_sessions()) + 1
+        self.new_task(directory, prompt)
+        return await self.new_session(count)
+
+    async def task_asks(self, directory: object, prompt: str) -> tuple[str, Approval]:
+        """Start a task whose first command needs approval; its session id and that approval,
+        once it waits on the person (and it alone: a second one fails the unpacking)."""
+        sid = await self.start_task(directory, prompt)
+        [asked] = await self.asked(sid)
+        return sid, asked
+
     async def asked(self, session_id: str, count: int = 1) -> list[Approval]:
         """Wait until ``count`` approvals of the session wait on the person; return them."""
         await self.wait(

@@ -11,12 +11,14 @@ the reconnect times are printed for the report.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from desktop.gateway.supervisor import OwnedBackend
 from tests.gateway.recorder import Recorder
 from tests.peers.fake_model import FakeModel, commands_script
 from tests.peers.fixtures import StartHermes
-from tests.peers.hermes_server import HermesOptions, build_config, build_env
+from tests.peers.hermes_server import HermesOptions, HermesServer, build_config, build_env
 from tests.peers.hermes_venv import HermesVenv
 from tests.peers.netguard import ProxyCanary
 
@@ -92,28 +94,67 @@ def url_client(url: str) -> tuple[GatewayClient, Recorder]:
     return GatewayClient(endpoint, listener=rec, backoff=BACKOFF, connection_settings=SETTINGS), rec
 
 
-@pytest.mark.parametrize("version", BOTH)
-def test_real_approval_roundtrip(
-    version: str,
+@contextlib.asynccontextmanager
+async def running(client: GatewayClient) -> AsyncIterator[GatewayClient]:
+    """``client.run()`` as a task for the block; closed and awaited after, whatever happened."""
+    runner = asyncio.create_task(client.run())
+    try:
+        yield client
+    finally:
+        await client.close()
+        await runner
+
+
+@dataclass(frozen=True)
+class DeleteTask:
+    """A real gateway whose scripted model asks to delete ``victim``: start it in ``directory``
+    with ``prompt``."""
+
+    version: str
+    server: HermesServer
+    victim: Path
+    directory: str
+    prompt: str
+
+    @contextlib.asynccontextmanager
+    async def waiting(self) -> AsyncIterator[tuple[GatewayClient, Recorder, str]]:
+        """Where both approval tests begin: a client connected in the gateway's own dialect,
+        the task started (its session id is yielded) and its approval arrived."""
+        client, rec = url_client(self.server.url)
+        async with running(client):
+            status = await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
+            assert status.dialect is Dialect[self.server.dialect]
+            sid = await client.create_session(self.directory, self.prompt)
+            await rec.wait_for(lambda: requested(rec), TURN_S)
+            yield client, rec, sid
+
+
+@pytest.fixture(params=BOTH)
+def delete_task(
+    request: pytest.FixtureRequest,
     start_hermes: StartHermes,
     fake_model: FakeModel,
     scratch_dir: Path,
-    arun: Callable[..., Any],
     caplog: pytest.LogCaptureFixture,
-) -> None:
+) -> DeleteTask:
+    """The set-up of the approval tests, once per build (same ids as ``parametrize`` with
+    ``BOTH``): the wire logged (the tests read the frames from it), a victim on disk, one
+    ``rm -rf`` script for the model, a gateway that waits 120 s for an answer."""
     caplog.set_level(logging.DEBUG, logger=WIRE)
     victim = make_victim(scratch_dir)
     fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
-    server = start_hermes(version, approvals_timeout=120)
+    server = start_hermes(request.param, approvals_timeout=120)
+    prompt = fake_model.prompt("single")
+    return DeleteTask(request.param, server, victim, str(scratch_dir), prompt)
+
+
+def test_real_approval_roundtrip(
+    delete_task: DeleteTask, arun: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    victim = delete_task.victim
 
     async def scenario() -> None:
-        client, rec = url_client(server.url)
-        runner = asyncio.create_task(client.run())
-        try:
-            status = await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            assert status.dialect is Dialect[server.dialect]
-            sid = await client.create_session(str(scratch_dir), fake_model.prompt("single"))
-            await rec.wait_for(lambda: requested(rec), TURN_S)
+        async with delete_task.waiting() as (client, rec, sid):
             [approval] = requested(rec)
             assert str(victim) in approval.command
             assert victim.exists(), "the command ran before it was approved"
@@ -123,36 +164,19 @@ def test_real_approval_roundtrip(
             assert done.phase is ApprovalPhase.RESOLVED
             assert done.outcome is not None
             assert done.outcome.kind is OutcomeKind.APPROVED
-        finally:
-            await client.close()
-            await runner
 
     arun(scenario(), timeout=240)
     assert not victim.exists(), "the approved command did not run"
     assert len(decisions_sent(caplog)) == 1
 
 
-@pytest.mark.parametrize("version", BOTH)
 def test_real_reconnect_while_an_approval_waits(
-    version: str,
-    start_hermes: StartHermes,
-    fake_model: FakeModel,
-    scratch_dir: Path,
-    arun: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
+    delete_task: DeleteTask, arun: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=WIRE)
-    victim = make_victim(scratch_dir)
-    fake_model.add_script("single", commands_script([f"rm -rf {victim}"]))
-    server = start_hermes(version, approvals_timeout=120)
+    server, victim = delete_task.server, delete_task.victim
 
     async def scenario() -> float:
-        client, rec = url_client(server.url)
-        runner = asyncio.create_task(client.run())
-        try:
-            await rec.wait_state(ConnectionState.CONNECTED, timeout=30)
-            sid = await client.create_session(str(scratch_dir), fake_model.prompt("single"))
-            await rec.wait_for(lambda: requested(rec), TURN_S)
+        async with delete_task.waiting() as (client, rec, sid):
             started = time.monotonic()
             client.reconnect_now()  # drops the socket while the approval waits
             await rec.wait_state(ConnectionState.CONNECTED, count=2, timeout=30)
@@ -178,14 +202,11 @@ def test_real_reconnect_while_an_approval_waits(
                 assert client.decide(row.key, Choice.ONCE, confirm_stale=True).sent
             await rec.wait_for(lambda: tool_completes(caplog, sid), TURN_S)
             return took
-        finally:
-            await client.close()
-            await runner
 
     took = arun(scenario(), timeout=240)
     assert not victim.exists()
     assert len(decisions_sent(caplog)) == 1
-    print(f"\nreconnect after drop ({version}): {took * 1000:.0f} ms")
+    print(f"\nreconnect after drop ({delete_task.version}): {took * 1000:.0f} ms")
 
 
 @pytest.mark.parametrize("version", BOTH)
@@ -223,8 +244,7 @@ def test_owned_real_backend_is_restarted_after_a_crash(
             str(venv.hermes), name="own", hermes_home=str(hermes_home), environ=env
         )
         client.dialer.backend = backend  # the real environment above, not the test's own
-        runner = asyncio.create_task(client.run())
-        try:
+        async with running(client):
             await rec.wait_state(ConnectionState.CONNECTED, timeout=90)
             assert backend.pid is not None
             started = time.monotonic()
@@ -234,9 +254,6 @@ def test_owned_real_backend_is_restarted_after_a_crash(
             assert backend.starts == 2
             assert await client.list_live_sessions() == []
             return took
-        finally:
-            await client.close()
-            await runner
 
     try:
         took = arun(scenario(), timeout=240)

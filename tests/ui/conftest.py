@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from tests.ui.dbus_fakes.private_bus import PrivateBus
+
 
 @pytest.fixture
 def tray_app(qapp: QApplication) -> Iterator[QApplication]:
@@ -20,3 +22,13 @@ def tray_app(qapp: QApplication) -> Iterator[QApplication]:
     qapp.setQuitOnLastWindowClosed(False)
     yield qapp
     qapp.setQuitOnLastWindowClosed(before)
+
+
+@pytest.fixture
+def bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[PrivateBus]:
+    """A private session bus that is the test's only one (``DBUS_SESSION_BUS_ADDRESS``), so
+    nothing a test sends over D-Bus reaches the developer's desktop; the notification tests put
+    their fake daemon on it."""
+    with PrivateBus() as private:
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private.address)
+        yield private

@@ -26,17 +26,9 @@ from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.snapshot import Link
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import drain, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
-
-
-@pytest.fixture
-def bus(monkeypatch):
-    with PrivateBus() as private:
-        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private.address)
-        yield private
 
 
 def endpoint(fake: FakeGateway) -> GatewayEndpoint:

@@ -10,8 +10,8 @@ xfce4-notifyd or dunst is never started and the developer's desktop is never tou
 from __future__ import annotations
 
 import asyncio
-
-import pytest
+import contextlib
+from collections.abc import AsyncIterator
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
@@ -21,17 +21,9 @@ from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import NotifySettings
 from tests.ui.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import Endpoint, drain, make_factory, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
-
-
-@pytest.fixture
-def bus(monkeypatch):
-    with PrivateBus() as private:
-        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", private.address)
-        yield private
 
 
 class App:
@@ -70,6 +62,28 @@ class App:
         self.bridge.deleteLater()
 
 
+async def ready_app(qloop) -> App:
+    """The app once its notifier has settled on native or balloon (``app.ready`` says which)."""
+    app = App(qloop)
+    await until(lambda: app.ready)
+    return app
+
+
+@contextlib.asynccontextmanager
+async def app_with_notifyd(bus, qloop) -> AsyncIterator[tuple[App, FakeNotifyd]]:
+    """A fake notification daemon on the private bus, then the app ready to use it; both
+    closed after (the app first, as on quit), whatever the test did."""
+    notifyd = await FakeNotifyd.start(bus.address)
+    try:
+        app = await ready_app(qloop)
+        try:
+            yield app, notifyd
+        finally:
+            await app.close()
+    finally:
+        await notifyd.stop()
+
+
 def _ask(app, *approvals, title="Fix the build"):
     app.client.emit(SessionChanged(session("s1", title)))
     for a in approvals:
@@ -78,104 +92,83 @@ def _ask(app, *approvals, title="Fix the build"):
 
 def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        assert app.ready == [True]
-        _ask(app, approval("k1", command="rm -rf build"))
-        note = await app.shown(notifyd)
-        assert note.app_name == "Hermes Tray"
-        assert note.summary == "Approval needed — Fix the build"
-        assert note.body == "rm -rf build"
-        assert note.actions == {
-            "approve": "Approve",
-            "deny": "Deny",
-            "review": "Review",
-            "default": "",
-        }
-        notifyd.invoke(note.id, "approve")
-        await until(lambda: app.client.calls)
-        assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
-        await asyncio.sleep(0.1)  # nothing else may follow
-        assert len(app.client.calls) == 1
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            assert app.ready == [True]
+            _ask(app, approval("k1", command="rm -rf build"))
+            note = await app.shown(notifyd)
+            assert note.app_name == "Hermes Tray"
+            assert note.summary == "Approval needed — Fix the build"
+            assert note.body == "rm -rf build"
+            assert note.actions == {
+                "approve": "Approve",
+                "deny": "Deny",
+                "review": "Review",
+                "default": "",
+            }
+            notifyd.invoke(note.id, "approve")
+            await until(lambda: app.client.calls)
+            assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
+            await asyncio.sleep(0.1)  # nothing else may follow
+            assert len(app.client.calls) == 1
 
     arun(scenario(), timeout=30)
 
 
 def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
-        note = await app.shown(notifyd)
-        assert note.body.splitlines()[0] == "3 commands wait for your decision."
-        assert "approve" not in note.actions
-        notifyd.invoke(note.id, "deny")
-        await until(lambda: len(app.client.calls) == 3)
-        assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
-        assert len(notifyd.shown) == 1
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            _ask(app, *(approval(f"k{i}", command=f"step {i}", position=i) for i in range(3)))
+            note = await app.shown(notifyd)
+            assert note.body.splitlines()[0] == "3 commands wait for your decision."
+            assert "approve" not in note.actions
+            notifyd.invoke(note.id, "deny")
+            await until(lambda: len(app.client.calls) == 3)
+            assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
+            assert len(notifyd.shown) == 1
 
     arun(scenario(), timeout=30)
 
 
 def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        _ask(app, approval("k1", batch="b7"))
-        note = await app.shown(notifyd, "b7")
-        notifyd.invoke(note.id, "review")
-        await until(lambda: app.reviews)
-        assert app.reviews == [("g1", "b7")]
-        assert app.client.calls == []
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            _ask(app, approval("k1", batch="b7"))
+            note = await app.shown(notifyd, "b7")
+            notifyd.invoke(note.id, "review")
+            await until(lambda: app.reviews)
+            assert app.reviews == [("g1", "b7")]
+            assert app.client.calls == []
 
     arun(scenario(), timeout=30)
 
 
 def test_markup_and_bidi_never_reach_a_markup_parsing_daemon(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
-        note = await app.shown(notifyd)
-        for text in (note.summary, note.body):
-            for char in "<>&\u202e":
-                assert char not in text
-        assert "\u27e8U+202E\u27e9" in note.body
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
+            note = await app.shown(notifyd)
+            for text in (note.summary, note.body):
+                for char in "<>&\u202e":
+                    assert char not in text
+            assert "\u27e8U+202E\u27e9" in note.body
 
     arun(scenario(), timeout=30)
 
 
 def test_settled_batch_withdraws_its_notification(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        _ask(app, approval("k1"))
-        note = await app.shown(notifyd)
-        app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
-        await until(lambda: note.closed)
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            _ask(app, approval("k1"))
+            note = await app.shown(notifyd)
+            app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
+            await until(lambda: note.closed)
 
     arun(scenario(), timeout=30)
 
 
 def test_no_notification_service_falls_back_to_the_tray_balloon(bus, qloop, arun):
     async def scenario():
-        app = App(qloop)
-        await until(lambda: app.ready)
+        app = await ready_app(qloop)
         assert app.ready == [False]
         _ask(app, approval("k1", command="make clean"))
         await until(lambda: app.balloons)
@@ -190,8 +183,7 @@ def test_no_notification_service_falls_back_to_the_tray_balloon(bus, qloop, arun
 def test_no_bus_at_all_falls_back(monkeypatch, qloop, arun, tmp_path):
     async def scenario():
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/missing")
-        app = App(qloop)
-        await until(lambda: app.ready)
+        app = await ready_app(qloop)
         assert app.ready == [False]
         await app.close()
 
@@ -200,16 +192,12 @@ def test_no_bus_at_all_falls_back(monkeypatch, qloop, arun, tmp_path):
 
 def test_failure_notices_are_shown_routine_ones_are_not(bus, qloop, arun):
     async def scenario():
-        notifyd = await FakeNotifyd.start(bus.address)
-        app = App(qloop)
-        await until(lambda: app.ready)
-        app.client.fail_commands = True
-        app.bridge.new_task("g1", "/work", "go")
-        note = await notifyd.received.get()
-        assert note.summary == "Hermes Tray — Could not start the task"
-        assert "Not connected to Local" in note.body
-        assert note.actions in ({}, {"default": ""})
-        await app.close()
-        await notifyd.stop()
+        async with app_with_notifyd(bus, qloop) as (app, notifyd):
+            app.client.fail_commands = True
+            app.bridge.new_task("g1", "/work", "go")
+            note = await notifyd.received.get()
+            assert note.summary == "Hermes Tray — Could not start the task"
+            assert "Not connected to Local" in note.body
+            assert note.actions in ({}, {"default": ""})
 
     arun(scenario(), timeout=30)

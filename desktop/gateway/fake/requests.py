@@ -98,26 +98,14 @@ class RequestBroker:
     @staticmethod
     def a_payload(req: PendingRequest) -> dict[str, Any]:
         """0.19.0 ``approval.request`` event payload (no id of any kind)."""
-        cmd = _command(req)
-        return {
-            "command": cmd.command,
-            "pattern_key": cmd.pattern_key,
-            "pattern_keys": list(cmd.pattern_keys),
-            "description": _description(cmd),
-            "allow_permanent": cmd.allow_permanent,
-            "choices": list(req.choices),
-        }
+        return {**_pattern_fields(_command(req)), "choices": list(req.choices)}
 
     @staticmethod
     def b_pending(req: PendingRequest) -> dict[str, Any]:
         """B ``approval.pending`` item (the measured build leaves ``choices`` out here)."""
         cmd = _command(req)
         return {
-            "command": cmd.command,
-            "pattern_key": cmd.pattern_key,
-            "pattern_keys": list(cmd.pattern_keys),
-            "description": _description(cmd),
-            "allow_permanent": cmd.allow_permanent,
+            **_pattern_fields(cmd),
             "allow_session": cmd.allow_session,
             "request_id": req.request_id,
         }
@@ -246,3 +234,17 @@ def _command(req: PendingRequest) -> Command:
 
 def _description(cmd: Command) -> str:
     return cmd.description or cmd.pattern_key or "dangerous command"
+
+
+def _pattern_fields(cmd: Command) -> dict[str, Any]:
+    """The fields A's event payload and B's pending item share, in the measured order.
+
+    One place for them, so the two dialects cannot drift apart on what a command is called.
+    """
+    return {
+        "command": cmd.command,
+        "pattern_key": cmd.pattern_key,
+        "pattern_keys": list(cmd.pattern_keys),
+        "description": _description(cmd),
+        "allow_permanent": cmd.allow_permanent,
+    }

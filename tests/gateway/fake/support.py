@@ -1,7 +1,11 @@
-"""Helpers for the fake gateway's own tests: a strict async runner and a raw JSON-RPC client.
+"""Helpers for the fake gateway's own tests: a strict async runner, a raw JSON-RPC client, and
+the set-up every dialect test starts with (a fake with its clients, a scripted turn prompted), so
+that a test body shows only the exchange it checks.
 
 The client is deliberately dumb (plain ``websockets`` and ``json``): these tests check the fake
-against the wire protocol, so nothing from ``desktop.core`` may sit in between.
+against the wire protocol, so nothing from ``desktop.core`` may sit in between. Its waiting is the
+fake's own :class:`ChangeSignal` (re-check a predicate on every change, never sleep): the same
+logic on both ends of the socket, kept in one place.
 """
 
 from __future__ import annotations
@@ -11,14 +15,24 @@ import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from desktop.gateway.fake import FakeGateway
+from desktop.gateway.fake import Batch, Command, Dialect, FakeGateway, Turn
+from desktop.gateway.fake.records import ChangeSignal
 
 T = TypeVar("T")
+
+# The commands the dialect tests script. The fake only simulates them: nothing is ever run.
+A = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
+B = Command("find /tmp/hermes-scratch/b -delete", "find -delete")
+C = Command("rm -rf /tmp/hermes-scratch/c", "delete in root path")
+FAILS = Command("rm -rf /tmp/hermes-scratch/r1 && false", "delete in root path", exit_code=1)
+BATCH_ABC = Turn([Batch((A, B, C))], reply="batch: done.")
 
 
 def run(body: Callable[[], Awaitable[T]], timeout: float = 20.0) -> T:
@@ -54,14 +68,14 @@ class RawClient:
         self.frames: list[Any] = []
         self.closed: ConnectionClosed | None = None
         self._ids = itertools.count(1)
-        self._waiters: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self._changed = ChangeSignal()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
     @contextlib.asynccontextmanager
     async def connect(cls, url: str, **kwargs: Any) -> AsyncIterator[RawClient]:
         """Open a connection (``proxy=None``: loopback never goes through a proxy)."""
-        async with connect(url, proxy=None, open_timeout=5, close_timeout=2, **kwargs) as ws:
+        async with ws_connect(url, proxy=None, open_timeout=5, close_timeout=2, **kwargs) as ws:
             client = cls(ws)
             try:
                 yield client
@@ -76,33 +90,17 @@ class RawClient:
                     self.frames.append(json.loads(message))
                 except ValueError:
                     self.frames.append(message)
-                self._notify()
+                self._changed.notify()
         except ConnectionClosed as exc:
             self.closed = exc
         finally:
             if self.closed is None:
                 self.closed = self.ws.protocol.close_exc
-            self._notify()
-
-    def _notify(self) -> None:
-        for predicate, future in list(self._waiters):
-            if not future.done():
-                value = predicate()
-                if value:
-                    future.set_result(value)
+            self._changed.notify()
 
     async def wait(self, predicate: Callable[[], T | None], timeout: float = 5.0) -> T:
-        """The first truthy ``predicate()`` value, re-checked on every message."""
-        value = predicate()
-        if value:
-            return value
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        entry = (predicate, future)
-        self._waiters.append(entry)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        finally:
-            self._waiters.remove(entry)
+        """The first truthy ``predicate()`` value, re-checked on every message (and the close)."""
+        return await self._changed.wait_for(predicate, timeout)
 
     async def wait_closed(self, timeout: float = 5.0) -> ConnectionClosed:
         """Wait until the server ended the connection; return how."""
@@ -211,6 +209,51 @@ class RawClient:
     async def answer(self, srq_id: str, result: Any) -> None:
         """Answer a server→client request with a response frame."""
         await self.send({"jsonrpc": "2.0", "id": srq_id, "result": result})
+
+
+def dial(fake: FakeGateway, **kwargs: Any) -> AbstractAsyncContextManager[RawClient]:
+    """A raw client the way ``fake``'s dialect is dialled: C offers a freshly minted ticket
+    subprotocol, A and B carry the token in :attr:`FakeGateway.url`."""
+    if fake.dialect is Dialect.C:
+        kwargs.setdefault("subprotocols", fake.subprotocols())
+    return RawClient.connect(fake.url, **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def fake_and_clients(
+    dialect: str, count: int, **options: Any
+) -> AsyncIterator[tuple[FakeGateway, list[RawClient]]]:
+    """A started fake of ``dialect`` and ``count`` raw clients connected to it (in order), all
+    closed after, the clients first.
+
+    ``speed=0`` (script pauses take no time) unless ``options`` say otherwise; it has no effect
+    when a ``clock`` is given.
+    """
+    options.setdefault("speed", 0)
+    async with FakeGateway(dialect, **options) as fake, contextlib.AsyncExitStack() as stack:
+        yield fake, [await stack.enter_async_context(dial(fake)) for _ in range(count)]
+
+
+@contextlib.asynccontextmanager
+async def fake_and_client(
+    dialect: str, **options: Any
+) -> AsyncIterator[tuple[FakeGateway, RawClient]]:
+    """:func:`fake_and_clients` with one client: the common case."""
+    async with fake_and_clients(dialect, 1, **options) as (fake, [client]):
+        yield fake, client
+
+
+async def submit_turn(
+    fake: FakeGateway, client: RawClient, sid: str, turn: Turn, text: str = "go"
+) -> Any:
+    """Script the session's next turn as ``turn`` and prompt it; ``prompt.submit``'s result."""
+    fake.queue_turn(turn)
+    return await client.result("prompt.submit", {"session_id": sid, "text": text})
+
+
+def executed_commands(fake: FakeGateway) -> list[str]:
+    """The command lines the fake has (pretended to have) run, in order."""
+    return [e.command for e in fake.executed]
 
 
 async def caught_up(fake: FakeGateway, client: RawClient, conn: int = 0) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from desktop.gateway.fake import (
     Command,
-    FakeGateway,
     ManualClock,
     Say,
     ScenarioBook,
@@ -12,7 +11,15 @@ from desktop.gateway.fake import (
     Turn,
     UsageTick,
 )
-from tests.gateway.fake.support import RawClient, ready, run, settled
+from tests.gateway.fake.support import (
+    RawClient,
+    fake_and_client,
+    fake_and_clients,
+    ready,
+    run,
+    settled,
+    submit_turn,
+)
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
 FIND = Command("find /tmp/hermes-scratch/b -delete", "find -delete")
@@ -27,12 +34,10 @@ async def _session(client: RawClient) -> str:
 
 def test_approval_is_an_event_without_any_id_and_runs_after_tool_start():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
-            fake.queue_turn(Turn([RM], reply="done"))
-            assert (await client.result("prompt.submit", {"session_id": sid, "text": "go"})) == {
-                "status": "streaming"
-            }
+            started = await submit_turn(fake, client, sid, Turn([RM], reply="done"))
+            assert started == {"status": "streaming"}
             request = await client.event("approval.request")
             assert request["session_id"] == sid
             assert "seq" not in request
@@ -61,7 +66,7 @@ def test_respond_resolves_the_oldest_pending_across_the_session_fifo():
     """Two sessions each have one pending approval; answers go to the session's head only."""
 
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             first, second = await _session(client), await _session(client)
             fake.queue_turn(Turn([RM, FIND]))
             fake.queue_turn(Turn([FIND]))
@@ -94,7 +99,7 @@ def test_respond_resolves_the_oldest_pending_across_the_session_fifo():
 
 def test_any_choice_string_but_deny_approves():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
             for choice in ("yes", ""):
                 fake.queue_turn(Turn([RM]))
@@ -109,11 +114,10 @@ def test_any_choice_string_but_deny_approves():
 
 def test_session_choice_approves_the_same_pattern_later_without_asking():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
             again = Command("rm -rf /tmp/hermes-scratch/d", "delete in root path")
-            fake.queue_turn(Turn([RM, again, FIND]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM, again, FIND]))
             await fake.wait_for_requests(1)
             await client.result("approval.respond", {"session_id": sid, "choice": "session"})
             follow_up = await fake.wait_for_requests(1)
@@ -128,10 +132,9 @@ def test_session_choice_approves_the_same_pattern_later_without_asking():
 
 def test_interrupt_denies_pending_approvals_silently():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
-            fake.queue_turn(Turn([RM, FIND]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM, FIND]))
             await fake.wait_for_requests(1)
             mark = client.mark()
             assert await client.result("session.interrupt", {"session_id": sid}) == {
@@ -154,13 +157,9 @@ def test_interrupt_denies_pending_approvals_silently():
 def test_timeout_sends_nothing_for_the_card_then_the_tool_completes_blocked():
     async def body() -> None:
         clock = ManualClock()
-        async with (
-            FakeGateway("A", clock=clock, approval_timeout=60) as fake,
-            RawClient.connect(fake.url) as client,
-        ):
+        async with fake_and_client("A", clock=clock, approval_timeout=60) as (fake, client):
             sid = await _session(client)
-            fake.queue_turn(Turn([RM]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM]))
             await fake.wait_for_requests(1)
             mark = client.mark()
             await clock.advance(59)
@@ -178,15 +177,10 @@ def test_timeout_sends_nothing_for_the_card_then_the_tool_completes_blocked():
 
 def test_events_go_only_to_the_last_owner_and_resume_does_not_resend_the_approval():
     async def body() -> None:
-        async with (
-            FakeGateway("A", speed=0) as fake,
-            RawClient.connect(fake.url) as first,
-            RawClient.connect(fake.url) as second,
-        ):
+        async with fake_and_clients("A", 2) as (fake, [first, second]):
             sid = await _session(first)
             await ready(second)
-            fake.queue_turn(Turn([RM]))
-            await first.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, first, sid, Turn([RM]))
             await first.event("approval.request")
             stored = fake.session(sid).stored_id
             snap = await second.result("session.resume", {"session_id": stored})
@@ -208,10 +202,7 @@ def test_todos_come_in_tool_complete_and_usage_in_message_complete():
     async def body() -> None:
         plan = ({"id": "1", "content": "Clean", "status": "in_progress"},)
         turn = Turn([Say("ok"), Todo(plan), UsageTick(input=1000, output=50)], reply="ok")
-        async with (
-            FakeGateway("A", speed=0, turns=ScenarioBook(default=turn)) as fake,
-            RawClient.connect(fake.url) as client,
-        ):
+        async with fake_and_client("A", turns=ScenarioBook(default=turn)) as (_fake, client):
             sid = await _session(client)
             await client.result("prompt.submit", {"session_id": sid, "text": "plan"})
             end = await client.event("message.complete")
@@ -230,14 +221,13 @@ def test_todos_come_in_tool_complete_and_usage_in_message_complete():
 
 def test_yolo_config_and_approvals_mode():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
             on = await client.result("config.set", {"session_id": sid, "key": "yolo", "value": "1"})
             assert on == {"key": "yolo", "value": "1", "scope": "session"}
             info = await client.event("session.info", lambda p: p["payload"]["yolo"] is True)
             assert info["payload"]["approval_mode"] == "manual"
-            fake.queue_turn(Turn([RM]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM]))
             await settled(fake, client, sid)
             assert client.events("approval.request") == []
             assert fake.executed[0].approved_by == "bypass"
@@ -263,10 +253,9 @@ def test_yolo_config_and_approvals_mode():
 
 def test_respond_without_id_resolves_the_oldest_of_two_pending_and_all_resolves_both():
     async def body() -> None:
-        async with FakeGateway("A", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("A") as (fake, client):
             sid = await _session(client)
-            fake.queue_turn(Turn([RM]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM]))
             await fake.wait_for_requests(1)
             extra = fake.raise_approval(sid, FIND)  # second in the FIFO
             await client.event(

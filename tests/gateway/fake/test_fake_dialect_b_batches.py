@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import Batch, Command, FakeGateway, ManualClock, SetYolo, Turn
-from tests.gateway.fake.support import RawClient, open_b, run, settled
-
-A = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
-B = Command("find /tmp/hermes-scratch/b -delete", "find -delete")
-C = Command("rm -rf /tmp/hermes-scratch/c", "delete in root path")
-FAILS = Command("rm -rf /tmp/hermes-scratch/r1 && false", "delete in root path", exit_code=1)
-BATCH = Turn([Batch((A, B, C))], reply="batch: done.")
-
-
-def _commands(fake: FakeGateway) -> list[str]:
-    return [e.command for e in fake.executed]
+from desktop.gateway.fake import Batch, Command, ManualClock, SetYolo, Turn
+from tests.gateway.fake.support import (
+    BATCH_ABC,
+    FAILS,
+    A,
+    B,
+    C,
+    executed_commands,
+    fake_and_client,
+    open_b,
+    run,
+    settled,
+    submit_turn,
+)
 
 
 def test_batch_asks_everything_first_and_runs_in_call_order_whatever_the_answer_order():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             first, second, third = await client.requests(3)
             assert [r["params"]["command"] for r in (first, second, third)] == [
                 A.command,
@@ -48,10 +49,10 @@ def test_batch_asks_everything_first_and_runs_in_call_order_whatever_the_answer_
             assert client.events("tool.start") == []
             await client.answer(first["id"], {"choice": "once"})
             await fake.wait_for(lambda: len(fake.executed) == 1)
-            assert _commands(fake) == [A.command]
+            assert executed_commands(fake) == [A.command]
             await client.answer(second["id"], {"choice": "once"})
             await settled(fake, client, sid)
-            assert _commands(fake) == [A.command, B.command, C.command]
+            assert executed_commands(fake) == [A.command, B.command, C.command]
             assert client.events("request.cancel") == []
             starts = [e["payload"]["args"]["command"] for e in client.events("tool.start")]
             assert starts == [A.command, B.command, C.command]
@@ -61,10 +62,9 @@ def test_batch_asks_everything_first_and_runs_in_call_order_whatever_the_answer_
 
 def test_a_failed_command_re_asks_every_later_command_with_new_ids_and_no_cancel():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(Turn([Batch((FAILS, A, B))]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([Batch((FAILS, A, B))]))
             originals = await client.requests(3)
             for request in originals:
                 await client.answer(request["id"], {"choice": "once"})
@@ -72,13 +72,13 @@ def test_a_failed_command_re_asks_every_later_command_with_new_ids_and_no_cancel
             assert reask_a["params"]["command"] == A.command
             assert reask_a["id"] not in {r["id"] for r in originals}
             assert reask_a["params"]["request_id"] != originals[1]["params"]["request_id"]
-            assert _commands(fake) == [FAILS.command]  # it ran, and failed
+            assert executed_commands(fake) == [FAILS.command]  # it ran, and failed
             await client.answer(reask_a["id"], {"choice": "once"})
             reask_b = (await client.requests(5))[4]
             assert reask_b["params"]["command"] == B.command
             await client.answer(reask_b["id"], {"choice": "once"})
             await settled(fake, client, sid)
-            assert _commands(fake) == [FAILS.command, A.command, B.command]
+            assert executed_commands(fake) == [FAILS.command, A.command, B.command]
             assert client.events("request.cancel") == []
             assert [r.reask for r in fake.requests] == [False, False, False, True, True]
 
@@ -87,10 +87,9 @@ def test_a_failed_command_re_asks_every_later_command_with_new_ids_and_no_cancel
 
 def test_after_a_failure_a_still_open_request_stays_open_and_its_re_ask_follows_its_answer():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(Turn([Batch((FAILS, A, B))]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([Batch((FAILS, A, B))]))
             first, second, third = await client.requests(3)
             await client.answer(first["id"], {"choice": "once"})
             await client.event("tool.complete")
@@ -105,7 +104,7 @@ def test_after_a_failure_a_still_open_request_stays_open_and_its_re_ask_follows_
             reask_b = (await client.requests(5))[4]
             await client.answer(reask_b["id"], {"choice": "deny"})
             await settled(fake, client, sid)
-            assert _commands(fake) == [FAILS.command, A.command]
+            assert executed_commands(fake) == [FAILS.command, A.command]
             assert client.events("request.cancel") == []
 
     run(body)
@@ -113,16 +112,15 @@ def test_after_a_failure_a_still_open_request_stays_open_and_its_re_ask_follows_
 
 def test_a_denied_command_re_gates_the_rest_but_a_session_answer_still_covers_them():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             first, second, third = await client.requests(3)
             await client.answer(third["id"], {"choice": "session"})
             await client.answer(first["id"], {"choice": "once"})
             await client.answer(second["id"], {"choice": "deny"})
             await settled(fake, client, sid)
-            assert _commands(fake) == [A.command, C.command]
+            assert executed_commands(fake) == [A.command, C.command]
             assert fake.executed[1].approved_by == "allowlisted"  # no re-ask for C
             denied = client.events("tool.complete")[1]["payload"]["result"]
             assert denied["status"] == "blocked"
@@ -134,10 +132,9 @@ def test_a_denied_command_re_gates_the_rest_but_a_session_answer_still_covers_th
 
 def test_interrupt_withdraws_every_open_request_with_reason_interrupted():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             requests = await client.requests(3)
             await client.answer(requests[1]["id"], {"choice": "once"})
             await fake.wait_for(lambda: len(fake.open_requests()) == 2)
@@ -165,13 +162,9 @@ def test_interrupt_withdraws_every_open_request_with_reason_interrupted():
 def test_timeouts_cancel_with_reason_timeout_and_each_re_ask_times_out_again():
     async def body() -> None:
         clock = ManualClock()
-        async with (
-            FakeGateway("B", clock=clock, approval_timeout=5) as fake,
-            RawClient.connect(fake.url) as client,
-        ):
+        async with fake_and_client("B", clock=clock, approval_timeout=5) as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             await client.requests(3)
             await clock.advance(5)
             await fake.wait_for(lambda: len(client.events("request.cancel")) == 3)
@@ -194,10 +187,9 @@ def test_timeouts_cancel_with_reason_timeout_and_each_re_ask_times_out_again():
 
 def test_respond_all_deny_resolves_the_rest_and_the_next_command_is_re_asked():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             await client.requests(3)
             stale = {"session_id": "gone1234", "choice": "once"}
             stale["request_id"] = fake.open_requests()[0].request_id
@@ -212,7 +204,7 @@ def test_respond_all_deny_resolves_the_rest_and_the_next_command_is_re_asked():
             assert reasons == ["resolved", "resolved", "resolved"]
             await client.answer(reask["id"], {"choice": "deny"})
             await settled(fake, client, sid)
-            assert _commands(fake) == [A.command]
+            assert executed_commands(fake) == [A.command]
 
     run(body)
 
@@ -221,10 +213,9 @@ def test_yolo_on_keeps_open_requests_but_yolo_off_mid_batch_makes_later_commands
     async def body() -> None:
         clock = ManualClock()
         slow = Command("rm -rf /tmp/hermes-scratch/slow", "delete in root path", duration=10)
-        async with FakeGateway("B", clock=clock) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B", clock=clock) as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(Turn([SetYolo(True), Batch((slow, B))]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([SetYolo(True), Batch((slow, B))]))
             await fake.wait_for(lambda: clock.sleepers == 1)  # slow is "running", B prepared
             assert client.server_requests() == []
             off = {"session_id": sid, "key": "yolo", "value": "0"}
@@ -246,10 +237,9 @@ def test_yolo_on_keeps_open_requests_but_yolo_off_mid_batch_makes_later_commands
 
 def test_a_tui_session_asks_one_command_at_a_time():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client, source="tui")
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             (first,) = await client.requests(1)
             assert len(fake.open_requests()) == 1
             assert len(client.events("tool.start")) == 1  # tool.start comes before the ask

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import Batch, Command, FakeGateway, Turn
-from tests.gateway.fake.support import RawClient, caught_up, open_b, ready, run, settled
-
-A = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
-B = Command("find /tmp/hermes-scratch/b -delete", "find -delete")
-C = Command("rm -rf /tmp/hermes-scratch/c", "delete in root path")
-FAILS = Command("rm -rf /tmp/hermes-scratch/r1 && false", "delete in root path", exit_code=1)
-BATCH = Turn([Batch((A, B, C))], reply="batch: done.")
-
-
-def _commands(fake: FakeGateway) -> list[str]:
-    return [e.command for e in fake.executed]
+from desktop.gateway.fake import FakeGateway, Turn
+from tests.gateway.fake.support import (
+    BATCH_ABC,
+    A,
+    B,
+    C,
+    RawClient,
+    caught_up,
+    executed_commands,
+    fake_and_client,
+    fake_and_clients,
+    open_b,
+    ready,
+    run,
+    settled,
+    submit_turn,
+)
 
 
 def test_without_capabilities_approvals_are_withdrawn_at_once_and_nothing_is_sent():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client, caps=False)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             await settled(fake, client, sid)
             assert client.server_requests() == []
             results = [e["payload"]["result"] for e in client.events("tool.complete")]
@@ -34,10 +38,9 @@ def test_without_capabilities_approvals_are_withdrawn_at_once_and_nothing_is_sen
 
 def test_an_error_response_withdraws_the_request_without_a_cancel():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(Turn([A]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([A]))
             (request,) = await client.requests(1)
             await client.send(
                 {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no"}}
@@ -51,19 +54,14 @@ def test_an_error_response_withdraws_the_request_without_a_cancel():
 
 def test_fan_out_first_answer_wins_and_the_late_one_gets_no_reply():
     async def body() -> None:
-        async with (
-            FakeGateway("B", speed=0) as fake,
-            RawClient.connect(fake.url) as one,
-            RawClient.connect(fake.url) as two,
-        ):
+        async with fake_and_clients("B", 2) as (fake, [one, two]):
             sid = await open_b(one)
             await ready(two)
             await two.result("client.capabilities", {"server_requests": True})
             stored = fake.session(sid).stored_id
             snap = await two.result("session.resume", {"session_id": stored})
             assert snap["session_id"] == sid
-            fake.queue_turn(BATCH)
-            await one.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, one, sid, BATCH_ABC)
             seen_one, seen_two = await one.requests(3), await two.requests(3)
             assert [r["id"] for r in seen_one] == [r["id"] for r in seen_two]
             await one.answer(seen_one[0]["id"], {"choice": "once"})
@@ -85,7 +83,7 @@ def test_fan_out_first_answer_wins_and_the_late_one_gets_no_reply():
                 }
             await two.answer(seen_two[2]["id"], {"choice": "once"})
             await settled(fake, two, sid, conn=1)
-            assert _commands(fake) == [A.command, B.command, C.command]
+            assert executed_commands(fake) == [A.command, B.command, C.command]
             late_ids = [f.get("id") for f in two.frames[mark:] if isinstance(f, dict)]
             assert seen_two[0]["id"] not in late_ids  # the late answer got no reply
 
@@ -97,8 +95,7 @@ def test_reconnect_resume_reports_open_requests_and_the_old_ids_still_answer():
         async with FakeGateway("B", speed=0) as fake:
             async with RawClient.connect(fake.url) as client:
                 sid = await open_b(client)
-                fake.queue_turn(BATCH)
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, BATCH_ABC)
                 first, second, third = await client.requests(3)
                 await client.answer(first["id"], {"choice": "once"})
                 await fake.wait_for(lambda: len(fake.executed) == 1)
@@ -139,7 +136,7 @@ def test_reconnect_resume_reports_open_requests_and_the_old_ids_still_answer():
 
 def test_window_requests_end_quickly_when_refused():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
             await client.result(
                 "prompt.submit", {"session_id": sid, "text": "[[scenario:readterm]]"}
@@ -158,10 +155,9 @@ def test_window_requests_end_quickly_when_refused():
 
 def test_close_withdraws_with_session_closed_and_prompt_during_a_turn_is_redirected():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH_ABC)
             await client.requests(3)
             again = await client.result("prompt.submit", {"session_id": sid, "text": "also"})
             assert again == {"status": "redirected"}
@@ -178,7 +174,7 @@ def test_close_withdraws_with_session_closed_and_prompt_during_a_turn_is_redirec
 
 def test_todo_updated_and_usage_events_carry_a_monotonic_seq():
     async def body() -> None:
-        async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
+        async with fake_and_client("B") as (fake, client):
             sid = await open_b(client)
             before = await client.result("session.usage", {"session_id": sid})
             assert before["calls"] == 0

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import Batch, Command, FakeGateway, ManualClock, Todo, Turn, UsageTick
-from tests.gateway.fake.support import RawClient, caught_up, ready, run, settled
+from desktop.gateway.fake import Batch, FakeGateway, ManualClock, Todo, Turn, UsageTick
+from tests.gateway.fake.support import (
+    A,
+    B,
+    RawClient,
+    caught_up,
+    dial,
+    fake_and_client,
+    fake_and_clients,
+    ready,
+    run,
+    settled,
+    submit_turn,
+)
 
-A = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
-B = Command("find /tmp/hermes-scratch/b -delete", "find -delete")
 BATCH = Turn([Batch((A, B))], reply="done")
 INVALID = {"code": 4001, "message": "invalid_params", "data": {"reason": "invalid_params"}}
-
-
-def _connect(fake: FakeGateway) -> Any:
-    return RawClient.connect(fake.url, subprotocols=fake.subprotocols())
 
 
 async def _create(client: RawClient) -> dict[str, Any]:
@@ -35,7 +41,7 @@ def _respond(prompt: dict[str, Any], sid: str, choice: str) -> dict[str, Any]:
 
 def test_create_returns_a_canonical_snapshot_and_checks_its_closed_key_set():
     async def body() -> None:
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             snap = await _create(client)
             assert snap["session_id"] == snap["stored_session_id"]
             assert snap["subscription_id"].startswith("sub-")
@@ -62,10 +68,9 @@ def test_create_returns_a_canonical_snapshot_and_checks_its_closed_key_set():
 
 def test_approvals_are_events_with_prompt_id_generation_and_canonical_choice_order():
     async def body() -> None:
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             sid = (await _create(client))["session_id"]
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH)
             await fake.wait_for_requests(2)
             await caught_up(fake, client)
             first, second = client.events("approval.request")
@@ -112,20 +117,14 @@ def test_approvals_are_events_with_prompt_id_generation_and_canonical_choice_ord
 
 def test_only_subscribers_get_events_and_the_first_answer_wins_across_viewers():
     async def body() -> None:
-        async with (
-            FakeGateway("C", speed=0) as fake,
-            _connect(fake) as one,
-            _connect(fake) as two,
-            _connect(fake) as bystander,
-        ):
+        async with fake_and_clients("C", 3) as (fake, [one, two, bystander]):
             snap = await _create(one)
             sid = snap["session_id"]
             await ready(two)
             await ready(bystander)
             other = await two.result("session.resume", {"session_id": sid})
             assert other["subscription_id"] != snap["subscription_id"]
-            fake.queue_turn(Turn([A]))
-            await one.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, one, sid, Turn([A]))
             prompt_one = await one.event("approval.request")
             prompt_two = await two.event("approval.request")
             assert prompt_one["payload"] == prompt_two["payload"]
@@ -148,10 +147,9 @@ def test_only_subscribers_get_events_and_the_first_answer_wins_across_viewers():
 
 def test_a_replay_gap_retires_the_subscription_until_the_viewer_resumes():
     async def body() -> None:
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             sid = (await _create(client))["session_id"]
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH)
             await fake.wait_for_requests(2)
             assert fake.replay_gap(sid) == 1
             gap = await client.event("session.replay_gap")
@@ -175,12 +173,11 @@ def test_a_replay_gap_retires_the_subscription_until_the_viewer_resumes():
 def test_reconnect_needs_a_new_ticket_and_resume_returns_the_open_prompts():
     async def body() -> None:
         async with FakeGateway("C", speed=0) as fake:
-            async with _connect(fake) as client:
+            async with dial(fake) as client:
                 sid = (await _create(client))["session_id"]
-                fake.queue_turn(BATCH)
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, BATCH)
                 await fake.wait_for_requests(2)
-            async with _connect(fake) as again:
+            async with dial(fake) as again:
                 await ready(again)
                 snap = await again.result("session.resume", {"session_id": sid})
                 assert snap["running"] is True
@@ -201,7 +198,7 @@ def test_reconnect_needs_a_new_ticket_and_resume_returns_the_open_prompts():
 
 def test_config_has_closed_keys_and_no_approvals_mode_setter():
     async def body() -> None:
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             sid = (await _create(client))["session_id"]
             on = await client.result(
                 "config.set", {"session_id": sid, "key": "yolo", "value": "on"}
@@ -225,10 +222,9 @@ def test_config_has_closed_keys_and_no_approvals_mode_setter():
 
 def test_interrupt_needs_the_current_generation_and_settles_open_prompts():
     async def body() -> None:
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             sid = (await _create(client))["session_id"]
-            fake.queue_turn(BATCH)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, BATCH)
             await fake.wait_for_requests(2)
             stale = await client.call(
                 "session.interrupt", {"session_id": sid, "execution_generation": 7}
@@ -249,13 +245,9 @@ def test_interrupt_needs_the_current_generation_and_settles_open_prompts():
 def test_timeout_settles_the_prompt_then_blocks_the_command():
     async def body() -> None:
         clock = ManualClock()
-        async with (
-            FakeGateway("C", clock=clock, approval_timeout=300) as fake,
-            _connect(fake) as client,
-        ):
+        async with fake_and_client("C", clock=clock, approval_timeout=300) as (fake, client):
             sid = (await _create(client))["session_id"]
-            fake.queue_turn(Turn([A]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([A]))
             prompt = await client.event("approval.request")
             await clock.advance(300)
             await settled(fake, client, sid)
@@ -273,10 +265,9 @@ def test_usage_and_todo_events_and_snapshot_todo_state():
     async def body() -> None:
         plan = ({"id": "1", "content": "Ship", "status": "in_progress"},)
         turn = Turn([Todo(plan), UsageTick(input=500, output=20)], reply="ok")
-        async with FakeGateway("C", speed=0) as fake, _connect(fake) as client:
+        async with fake_and_client("C") as (fake, client):
             sid = (await _create(client))["session_id"]
-            fake.queue_turn(turn)
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, turn)
             usage = await client.event("session.usage")
             assert usage["payload"]["api_calls"] == 1
             assert usage["payload"]["usage"]["total"] == 520

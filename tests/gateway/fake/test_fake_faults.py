@@ -19,7 +19,7 @@ from desktop.gateway.fake import (
     StallAfter,
     Turn,
 )
-from tests.gateway.fake.support import RawClient, open_b, ready, run
+from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
 
@@ -187,8 +187,7 @@ def test_restart_keeping_sessions_changes_the_epoch_and_keeps_open_requests():
             async with RawClient.connect(fake.url) as client:
                 sid = await open_b(client)
                 old_epoch = (await ready(client))["replay_epoch"]
-                fake.queue_turn(Turn([RM]))
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, Turn([RM]))
                 (request,) = await client.requests(1)
                 await fake.restart(keep_sessions=True, how="close")
                 closed = await client.wait_closed()

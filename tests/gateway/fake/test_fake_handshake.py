@@ -10,7 +10,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from desktop.gateway.fake import FakeGateway, Refuse
-from tests.gateway.fake.support import RawClient, ready, run
+from tests.gateway.fake.support import RawClient, fake_and_client, ready, run
 
 
 @pytest.mark.parametrize("dialect", ["A", "B"])
@@ -64,10 +64,8 @@ def test_gateway_ready_payload_per_dialect():
     async def body() -> None:
         payloads = {}
         for dialect in ("A", "B", "C"):
-            async with FakeGateway(dialect, speed=0) as fake:
-                kwargs = {"subprotocols": fake.subprotocols()} if dialect == "C" else {}
-                async with RawClient.connect(fake.url, **kwargs) as client:
-                    payloads[dialect] = await ready(client)
+            async with fake_and_client(dialect) as (_fake, client):
+                payloads[dialect] = await ready(client)
         assert set(payloads["A"]) == {"skin"}
         assert set(payloads["B"]) == {"skin", "change_events", "heartbeat", "replay_epoch"}
         assert payloads["B"]["heartbeat"] is True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop.gateway.fake import Batch, Command, FakeGateway, Turn
-from tests.gateway.fake.support import RawClient, open_b, ready, run, settled
+from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path", duration=0)
 FIND = Command("find /tmp/hermes-scratch/b -delete", "find -delete", duration=0)
@@ -16,8 +16,7 @@ def test_approvals_mode_off_runs_everything_until_it_is_switched_back_to_manual(
             RawClient.connect(fake.url) as client,
         ):
             sid = await open_b(client)
-            fake.queue_turn(Turn([Batch((RM, FIND))]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([Batch((RM, FIND))]))
             await settled(fake, client, sid)
             assert client.server_requests() == []
             assert [e.approved_by for e in fake.executed] == ["bypass", "bypass"]
@@ -42,13 +41,11 @@ def test_always_covers_the_pattern_in_every_session_and_smart_still_asks():
             await ready(client)
             first = (await client.result("session.create", {}))["session_id"]
             second = (await client.result("session.create", {}))["session_id"]
-            fake.queue_turn(Turn([RM]))
-            await client.result("prompt.submit", {"session_id": first, "text": "go"})
+            await submit_turn(fake, client, first, Turn([RM]))
             await fake.wait_for_requests(1)  # smart mode escalates to the human here
             await client.result("approval.respond", {"session_id": first, "choice": "always"})
             await fake.wait_for_idle(first)
-            fake.queue_turn(Turn([RM, FIND]))
-            await client.result("prompt.submit", {"session_id": second, "text": "go"})
+            await submit_turn(fake, client, second, Turn([RM, FIND]))
             (asked,) = await fake.wait_for_requests(1)
             assert asked.command == FIND  # RM's pattern is on the permanent allowlist now
             assert [e.approved_by for e in fake.executed] == ["human", "allowlisted"]
@@ -62,8 +59,7 @@ def test_a_reclaimed_session_is_announced_to_everyone_and_forgotten():
         async with FakeGateway("B", speed=0) as fake, RawClient.connect(fake.url) as client:
             sid = await open_b(client)
             stored = fake.session(sid).stored_id
-            fake.queue_turn(Turn([RM]))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            await submit_turn(fake, client, sid, Turn([RM]))
             (request,) = await client.requests(1)
             fake.reclaim(sid, "idle_timeout")
             event = await client.event("session.reclaimed")

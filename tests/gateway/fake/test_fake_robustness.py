@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop.gateway.fake import Command, FakeGateway, Turn
-from tests.gateway.fake.support import RawClient, open_b, ready, run
+from tests.gateway.fake.support import RawClient, fake_and_client, open_b, ready, run
 
 METHODS = [
     "ping", "session.create", "session.resume", "session.list", "session.active_list",
@@ -42,21 +42,19 @@ def test_every_request_gets_exactly_one_reply_and_the_gateway_stays_up(
     dialect: str, calls: list[tuple[str, Any]]
 ) -> None:
     async def body() -> None:
-        async with FakeGateway(dialect, speed=0) as fake:
-            kwargs = {"subprotocols": fake.subprotocols()} if dialect == "C" else {}
-            async with RawClient.connect(fake.url, **kwargs) as client:
-                await ready(client)
-                ids = []
-                for number, (method, params) in enumerate(calls, start=1000):
-                    frame = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
-                    ids.append(number)
-                    await client.send(json.dumps(frame))
-                for rpc_id in ids:
-                    reply = await client.reply(rpc_id)
-                    assert ("result" in reply) != ("error" in reply)
-                assert await client.result("ping") == {"pong": True}
-                replies = [f for f in client.frames if isinstance(f, dict) and f.get("id") in ids]
-                assert len(replies) == len(ids)
+        async with fake_and_client(dialect) as (_fake, client):
+            await ready(client)
+            ids = []
+            for number, (method, params) in enumerate(calls, start=1000):
+                frame = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+                ids.append(number)
+                await client.send(json.dumps(frame))
+            for rpc_id in ids:
+                reply = await client.reply(rpc_id)
+                assert ("result" in reply) != ("error" in reply)
+            assert await client.result("ping") == {"pong": True}
+            replies = [f for f in client.frames if isinstance(f, dict) and f.get("id") in ids]
+            assert len(replies) == len(ids)
 
     run(body)
 

@@ -22,7 +22,7 @@ from desktop.gateway.fake import (
     Turn,
     UsageTick,
 )
-from tests.gateway.fake.support import RawClient, open_b, ready, run, settled
+from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
 
 DATA = Path(__file__).parent / "data"
 # duration=0: with a ManualClock a simulated run time would wait for clock.advance() too
@@ -79,8 +79,8 @@ def test_dialect_a_frames_have_the_recorded_shapes():
             real_info = payload("a.session.info")
             assert set(info) <= set(real_info)
             assert not same_types(real_info, info, set(info))
-            fake.queue_turn(Turn([RM, FIND, Todo(PLAN), UsageTick(1000, 20), RM], reply="done"))
-            await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+            turn = Turn([RM, FIND, Todo(PLAN), UsageTick(1000, 20), RM], reply="done")
+            await submit_turn(fake, client, sid, turn)
             start = await client.event("tool.start")
             assert set(start["payload"]) == set(payload("a.tool.start"))
             request = await client.event("approval.request")
@@ -229,14 +229,12 @@ def test_dialect_b_withdrawal_and_timeout_texts_match_the_recording():
         async with FakeGateway("B", clock=clock, approval_timeout=5) as fake:
             async with RawClient.connect(fake.url) as client:
                 sid = await open_b(client, caps=False)
-                fake.queue_turn(Turn([RM]))
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, Turn([RM]))
                 withdrawn = (await client.event("tool.complete"))["payload"]["result"]
                 assert withdrawn["error"] == payload("b.tool.complete.withdrawn")["result"]["error"]
             async with RawClient.connect(fake.url) as client:
                 sid = await open_b(client)
-                fake.queue_turn(Turn([RM]))
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, Turn([RM]))
                 (request,) = await client.requests(1)
                 await clock.advance(5)
                 cancel = await client.event("request.cancel")
@@ -245,8 +243,7 @@ def test_dialect_b_withdrawal_and_timeout_texts_match_the_recording():
                 assert cancel["payload"] == {**real["payload"], "id": request["id"]}
             async with RawClient.connect(fake.url) as client:
                 sid = await open_b(client)
-                fake.queue_turn(Turn([RM]))
-                await client.result("prompt.submit", {"session_id": sid, "text": "go"})
+                await submit_turn(fake, client, sid, Turn([RM]))
                 (request,) = await client.requests(1)
                 await client.result("session.close", {"session_id": sid})
                 closed = await client.event("request.cancel")
