@@ -58,8 +58,12 @@ EXIT_OK, EXIT_FAILED = 0, 1
 def run(options: CliOptions) -> int:
     """Run the tray until Quit (or until the smoke check ends); return the exit status."""
     os.environ.setdefault("QT_API", "pyside6")  # qasync would pick another binding first
-    import qasync
     from PySide6.QtCore import qInstallMessageHandler
+
+    from desktop.ui.pyside_sources import stop_source_caching
+
+    stop_source_caching()  # before the bulk of the imports: see desktop.ui.pyside_sources
+    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop import logsetup
