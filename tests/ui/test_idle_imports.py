@@ -20,6 +20,8 @@ NOT_AT_IDLE = (
     "keyring",  # TokenStore: only when a token is read or written
     "yaml",  # approval_timeout: only when there is a config.yaml to read
     "plistlib",  # macOS start-at-login only
+    "desktop_notifier",  # NativeNotifier: started with the first notification
+    "dbus_fast",
     "desktop.ui.settings_dialog",  # Settings… on first use
 )
 
