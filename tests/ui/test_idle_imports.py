@@ -23,6 +23,7 @@ NOT_AT_IDLE = (
     "desktop_notifier",  # NativeNotifier: started with the first notification
     "dbus_fast",
     "desktop.ui.settings_dialog",  # Settings… on first use
+    "PySide6.QtSvg",  # icons: pre-rendered PNGs at the tray sizes
 )
 
 DRIVER = """
