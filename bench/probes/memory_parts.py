@@ -3,7 +3,7 @@
 Why a separate probe: VmRSS of the whole app says *how much*, not *what*. This process repeats
 the app's idle start-up in steps, in the app's order (Qt, then PySide6's import hook is kept
 from caching sources as ``desktop.app.run`` does, ssl, asyncio/qasync, websockets, the core,
-the gateway client, the UI, the single-instance server, settings and journal, the tray) and
+the gateway client, the UI, the single-instance socket, settings and journal, the tray) and
 prints the RSS after each. Then come the parts the app loads only on first use — keyring (a
 token is read or written), the notification stack (the first notification), the dialogs —
 marked ``first use`` so they are not mistaken for idle cost. Finally it adds ``--rows`` waiting
@@ -46,11 +46,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("desktop.core", ("desktop.core.gateway_core",), IDLE),
     ("desktop.gateway.client", ("desktop.gateway.client",), IDLE),
     (
-        "desktop.ui (bridge, shell, tray, icons/QtSvg)",
+        "desktop.ui (bridge, shell, tray, icons)",
         ("desktop.ui.shell", "desktop.ui.bridge"),
         IDLE,
     ),
-    ("single instance (QtNetwork)", ("desktop.ui.single_instance",), IDLE),
+    ("single instance (a Unix socket)", ("desktop.ui.single_instance",), IDLE),
     (
         "settings, journal, app, logging",
         ("desktop.ui.settings_controller", "desktop.journal", "desktop.app", "desktop.logsetup"),
