@@ -58,8 +58,12 @@ EXIT_OK, EXIT_FAILED = 0, 1
 def run(options: CliOptions) -> int:
     """Run the tray until Quit (or until the smoke check ends); return the exit status."""
     os.environ.setdefault("QT_API", "pyside6")  # qasync would pick another binding first
-    import qasync
     from PySide6.QtCore import qInstallMessageHandler
+
+    from desktop.ui.pyside_sources import stop_source_caching
+
+    stop_source_caching()  # before the bulk of the imports: see desktop.ui.pyside_sources
+    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop import logsetup
@@ -278,8 +282,6 @@ async def _end_timeboxed_yolo(bridge: GatewayBridge, shell: TrayShell) -> None:
 
 async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
-    from desktop.gateway.config import endpoint_from_config
-    from desktop.gateway.discovery import discover
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
     from desktop.gateway.redact import redact_url
 
@@ -288,6 +290,10 @@ async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[Ga
         return [
             GatewayEndpoint("cli", "Gateway from --gateway", EndpointKind.URL, url=options.gateway)
         ]
+    # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
+    from desktop.gateway.config import endpoint_from_config
+    from desktop.gateway.discovery import discover
+
     configured = [
         endpoint_from_config(g, tokens.get)
         for g in settings.gateways

@@ -81,21 +81,30 @@ def measure(cfg: BenchConfig, scratch: Path, gateway: Child, url: str) -> list[R
 
 
 def parts(scratch: Path, rows: int) -> dict[str, Any]:
-    """Run ``bench.probes.memory_parts``: RSS by import group, and per row (core vs dialog)."""
+    """Run ``bench.probes.memory_parts``: RSS by start-up step, and per row (core vs dialog).
+
+    Steps marked ``first use`` are what the app loads only when needed (a token, the first
+    notification, the dialogs); ``idle_path_mib`` is the RSS once every idle step has run.
+    """
     with Child("bench.probes.memory_parts", ["--rows", str(rows)], scratch, "memory-parts") as c:
         found = c.expect("memory_parts", 180)
-    steps, previous = [], 0
+    steps, previous, idle_kib = [], 0, 0
     for step in found["steps"]:
         steps.append(
             {
                 "step": step["step"],
+                "when": step.get("when", ""),
                 "rss_mib": round(step["rss_kib"] / 1024, 1),
                 "added_mib": round((step["rss_kib"] - previous) / 1024, 1),
             }
         )
+        if step.get("when") == "idle":
+            idle_kib = step["rss_kib"]
         previous = step["rss_kib"]
     return {
         "rss_by_startup_step": steps,
+        "idle_path_mib": round(idle_kib / 1024, 1),
+        "source_cache_entries": found.get("linecache_entries"),
         f"core_state_for_{rows}_waiting_mib": round(found["core_kib"] / 1024, 1),
         f"dialog_widgets_for_{rows}_waiting_mib": round(found["dialog_kib"] / 1024, 1),
         "dialog_kib_per_row": round(found["dialog_kib"] / max(1, rows), 1),

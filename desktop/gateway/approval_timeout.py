@@ -45,8 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from desktop.core.model import Dialect
 
 log = logging.getLogger(__name__)
@@ -116,6 +114,8 @@ def load_yaml(path: Path, *, missing: Any) -> Any:
         raise UnreadableConfigError(f"{path} could not be read ({type(exc).__name__})") from None
     if len(data) > MAX_CONFIG_BYTES:
         raise UnreadableConfigError(f"{path} is larger than {MAX_CONFIG_BYTES} bytes")
+    import yaml  # here, not at the top: PyYAML is ~20 modules an idle tray does not need
+
     try:
         return yaml.safe_load(data.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:

@@ -7,11 +7,13 @@ Why a LaunchAgent and not ``SMAppService``: the latter needs a signed app bundle
 Objective-C runtime; a plist is plain data, testable anywhere. macOS 13+ shows the person a
 "background item added" notice for it, and lists it under Login Items, where they can turn it
 off -- which launchd then honours over this file.
+
+``plistlib`` (with the XML parser it loads) is imported only when a plist is written or read:
+``desktop.platform.autostart`` imports this module on every platform.
 """
 
 from __future__ import annotations
 
-import plistlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +25,8 @@ def launch_agent(command: Sequence[str]) -> bytes:
     """The LaunchAgent plist that starts ``command`` once at login, in the GUI session."""
     if not command:
         raise ValueError("a LaunchAgent needs a program")
+    import plistlib
+
     return plistlib.dumps(
         {
             "Label": APP_ID,
@@ -56,6 +60,8 @@ class LaunchAgentAutostart:
         self.path.unlink(missing_ok=True)
 
     def is_enabled(self) -> bool:
+        import plistlib
+
         try:
             data = plistlib.loads(self.path.read_bytes())
         except (OSError, plistlib.InvalidFileException, ValueError):

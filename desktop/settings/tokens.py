@@ -11,6 +11,11 @@ in the config dir. Using it is never silent: every write logs a WARNING, and
 
 Tokens are never logged. ``on_secret`` is told every token the store sees, so the journal and
 log filters can scrub it from anything they write.
+
+The ``keyring`` package is imported on the first call that needs it (a token read, written or
+deleted, or the storage asked about), not with this module: it pulls in about a hundred modules
+(``importlib_metadata``, ``email``, ``http.client``, ...), some 6 MiB that a tray with no
+token-protected gateway would otherwise carry all day.
 """
 
 from __future__ import annotations
@@ -22,18 +27,24 @@ import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-
-import keyring
-import keyring.backend
-import keyring.errors
+from typing import TYPE_CHECKING
 
 from desktop.platform.files import atomic_write_text, keep_aside
 from desktop.platform.paths import KEYRING_SERVICE, config_dir
 
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
 log = logging.getLogger(__name__)
 
 FALLBACK_FILE_NAME = "tokens.json"
-_KEYRING_FAILURES = (keyring.errors.KeyringError, OSError)
+
+
+def _keyring_failures() -> tuple[type[Exception], ...]:
+    """What a keyring call may raise that means "the keyring does not work" (imports keyring)."""
+    import keyring.errors
+
+    return (keyring.errors.KeyringError, OSError)
 
 
 class TokenStore:
@@ -49,7 +60,7 @@ class TokenStore:
         self,
         directory: Path | None = None,
         *,
-        backend: keyring.backend.KeyringBackend | None = None,
+        backend: KeyringBackend | None = None,
         on_secret: Callable[[str], None] | None = None,
     ) -> None:
         self._directory = directory
@@ -79,7 +90,7 @@ class TokenStore:
         if backend is not None:
             try:
                 token = backend.get_password(KEYRING_SERVICE, ref)
-            except _KEYRING_FAILURES as exc:
+            except _keyring_failures() as exc:
                 self._keyring_failed("read", exc)
         if token is None:
             token = self._read_file().get(ref)
@@ -96,7 +107,7 @@ class TokenStore:
         if backend is not None:
             try:
                 backend.set_password(KEYRING_SERVICE, ref, token)
-            except _KEYRING_FAILURES as exc:
+            except _keyring_failures() as exc:
                 self._keyring_failed("write", exc, token)
             else:
                 self._remove_from_file(ref)  # an older fallback copy must not linger
@@ -115,17 +126,23 @@ class TokenStore:
         """Forget the token for ``ref`` everywhere it may be; no error if there is none."""
         backend = self._keyring()
         if backend is not None:
+            from keyring.errors import PasswordDeleteError
+
             try:
                 backend.delete_password(KEYRING_SERVICE, ref)
-            except keyring.errors.PasswordDeleteError:
+            except PasswordDeleteError:
                 pass  # nothing stored: fine
-            except _KEYRING_FAILURES as exc:
+            except _keyring_failures() as exc:
                 self._keyring_failed("delete", exc)
         self._remove_from_file(ref)
 
     # -- keyring -----------------------------------------------------------------------------
-    def _keyring(self) -> keyring.backend.KeyringBackend | None:
-        backend = self._backend or keyring.get_keyring()
+    def _keyring(self) -> KeyringBackend | None:
+        backend = self._backend
+        if backend is None:
+            import keyring  # on first use: see the module docstring
+
+            backend = keyring.get_keyring()
         if getattr(backend, "priority", 0) <= 0:  # keyring's "fail" and "null" backends
             self._keyring_problem = f"the keyring backend {type(backend).__name__} stores nothing"
             return None

@@ -3,3 +3,9 @@
 Only this package imports PySide6/qasync. Pure helpers here (``tray_status``, ``notify_policy``,
 ``snapshot``, ``menu_text``, ``plain_text``) stay Qt-free so they can be tested with plain calls.
 """
+
+from desktop.ui.pyside_sources import stop_source_caching
+
+# When Qt is already loaded (tests, the benchmarks' probes), stop its import hook from keeping
+# the sources of everything imported from here on; the app itself does it right after Qt loads.
+stop_source_caching()

@@ -10,8 +10,9 @@ Inbound, the bridge is every client's ``GatewayListener``: core events are folde
 slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
 ``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
 as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
-The YOLO slots (including "switch off and check") live in the ``bridge_yolo`` mixin and the
-client contract in ``bridge_clients``, to keep this module about lifecycle and routing.
+The YOLO slots (including "switch off and check") live in the ``bridge_yolo`` mixin, the
+notification slots (the notifier starts on first use) in ``bridge_notify`` and the client
+contract in ``bridge_clients``, to keep this module about lifecycle and routing.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ from desktop.ui.bridge_events import (
     SessionGone,
     SessionUpdate,
 )
+from desktop.ui.bridge_notify import NotificationSlots
 from desktop.ui.bridge_yolo import YoloSlots
-from desktop.ui.notify_policy import NotificationPlan
 from desktop.ui.snapshot import AppSnapshot
 from desktop.ui.yolo_verify import SETTLE_SECONDS
 
@@ -60,7 +61,7 @@ __all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_facto
 log = logging.getLogger(__name__)
 
 
-class GatewayBridge(YoloSlots, QObject):
+class GatewayBridge(YoloSlots, NotificationSlots, QObject):
     """Owns the gateway clients and their tasks; re-emits what they report as Qt signals."""
 
     approval_requested = Signal(object)  # ApprovalUpdate
@@ -134,15 +135,17 @@ class GatewayBridge(YoloSlots, QObject):
         return tuple(self._clients)
 
     def start(self, loop: asyncio.AbstractEventLoop, notifier: Any = None) -> None:
-        """Start every client's ``run()`` on ``loop`` (the running qasync loop)."""
+        """Start every client's ``run()`` on ``loop`` (the running qasync loop).
+
+        ``notifier`` (a ``NativeNotifier``) is only kept: it is started on first use
+        (:meth:`start_notifications`, see ``bridge_notify``).
+        """
         self._loop = loop
+        self._notifier = notifier
         for client in self._clients.values():
             self._start_client(client)
-        if notifier is not None:
-            self._notifier = notifier
-            self._spawn(
-                self._start_notifier(notifier), "Starting notifications", "this desktop", ""
-            )
+        if self._notifications_asked:  # someone asked before the loop was there
+            self.start_notifications()
 
     async def aclose(self) -> None:
         """Close clients cleanly (a 1000 close), then cancel and await every task."""
@@ -300,36 +303,6 @@ class GatewayBridge(YoloSlots, QObject):
     def reconnect(self, gateway_id: str) -> None:
         self._clients[gateway_id].reconnect_now()
 
-    def show_notification(self, plan: NotificationPlan) -> None:
-        """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
-        if self._notifier is None:
-            return
-
-        async def show() -> None:
-            await self._notifier.show(plan, self.notification_action_invoked.emit)
-
-        self._spawn(show(), "Could not show a notification", "this desktop", "", log_only=True)
-
-    def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
-        if self._notifier is not None:
-            self._spawn(
-                self._notifier.withdraw(gateway_id, batch_id),
-                "Could not close a notification",
-                "this desktop",
-                "",
-                log_only=True,
-            )
-
-    def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
-        if self._notifier is not None:
-            self._spawn(
-                self._notifier.show_text(title, body, urgent=urgent),
-                "Could not show a notification",
-                "this desktop",
-                "",
-                log_only=True,
-            )
-
     # -- internals ---------------------------------------------------------------------------
     def _start_client(self, client: ClientLike) -> None:
         assert self._loop is not None
@@ -353,10 +326,6 @@ class GatewayBridge(YoloSlots, QObject):
                     gateway_id,
                 )
             )
-
-    async def _start_notifier(self, notifier: Any) -> None:
-        available = await notifier.start()
-        self.notifications_ready.emit(bool(available and notifier.buttons))
 
     def _spawn(
         self,

@@ -5,6 +5,18 @@ Why paint the count at run time: the number changes every few seconds and must s
 QPainter on top (a tray host picks the size it needs). States differ in shape as well as colour
 (ring+slash, dashed ring, disc+check, square+dots, bubble+?, triangle+!, octagon+x), so they
 read for colour-blind people and on monochrome panels too.
+
+Why the tray sizes come from pre-rendered PNGs (``resources/icons/png/<state>-<size>.png``):
+rendering SVG needs QtSvg, an SVG renderer per file and the raster paint engine; at start-up
+that is about 3.5 MiB the tray would keep all day only to draw two icons it could have loaded.
+The PNGs are exactly :func:`render_svg`'s output (``scripts/render_tray_icons.py`` writes them,
+``tests/ui/test_icon_pngs.py`` fails when one differs from its SVG), so the icons look the
+same. Other sizes, and a state without PNGs, are rendered from the SVG as before; QtSvg and
+QPainter are imported only then, or when a badge or a level dot is drawn.
+
+Icons are cached per state and badge (``tray_icon``, ``app_icon``, ``level_icon``): the menu
+shows one icon per session, and identical QIcons share their pixmaps instead of rendering six
+sizes again for every session at every rebuild.
 """
 
 from __future__ import annotations
@@ -12,14 +24,19 @@ from __future__ import annotations
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPen, QPixmap
-from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtGui import QIcon, QPixmap
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgRenderer
 
 TRAY_SIZES = (16, 22, 24, 32, 48, 64)
-BADGE_FILL = QColor("#b71c1c")
+BADGE_FILL = "#b71c1c"
 LEVEL_COLOURS = {"ok": "#2e9d57", "high": "#f0a000", "critical": "#d32f2f"}
+PNG_FOLDER = "png"
 
 
 def icon_dir() -> Path:
@@ -35,13 +52,49 @@ def icon_dir() -> Path:
     return next((c for c in candidates if c.is_dir()), candidates[-1])
 
 
+def png_path(name: str, size: int) -> Path:
+    """Where the pre-rendered ``size`` px PNG of state ``name`` lives (it may not exist)."""
+    return icon_dir() / PNG_FOLDER / f"{name}-{size}.png"
+
+
 @lru_cache(maxsize=16)
 def _renderer(name: str) -> QSvgRenderer:
+    from PySide6.QtSvg import QSvgRenderer  # only when an SVG is really rendered
+
     path = icon_dir() / f"{name}.svg"
     renderer = QSvgRenderer(str(path))
     if not renderer.isValid():
         raise FileNotFoundError(f"tray icon {path} is missing or not valid SVG")
     return renderer
+
+
+def _painter(pixmap: QPixmap) -> QPainter:
+    from PySide6.QtGui import QPainter
+
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    return painter
+
+
+def render_svg(name: str, size: int) -> QPixmap:
+    """The state icon ``name`` rendered from its SVG at ``size`` px (what the PNGs hold)."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = _painter(pixmap)
+    try:
+        _renderer(name).render(painter, QRectF(0, 0, size, size))
+    finally:
+        painter.end()
+    return pixmap
+
+
+def _state_pixmap(name: str, size: int) -> QPixmap:
+    path = png_path(name, size)
+    if size in TRAY_SIZES and path.is_file():
+        pixmap = QPixmap(str(path))
+        if not pixmap.isNull() and pixmap.width() == size:
+            return pixmap
+    return render_svg(name, size)
 
 
 def badge_text(count: int) -> str:
@@ -50,24 +103,24 @@ def badge_text(count: int) -> str:
 
 def render_pixmap(name: str, size: int, count: int = 0) -> QPixmap:
     """The state icon ``name`` at ``size`` px, with ``count`` drawn as a badge when > 0."""
-    pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        _renderer(name).render(painter, QRectF(0, 0, size, size))
-        if count > 0:
+    pixmap = _state_pixmap(name, size)
+    if count > 0:
+        pixmap = pixmap.copy()  # never paint over a pixmap shared with a cached icon
+        painter = _painter(pixmap)
+        try:
             _paint_badge(painter, size, badge_text(count))
-    finally:
-        painter.end()
+        finally:
+            painter.end()
     return pixmap
 
 
 def _paint_badge(painter: QPainter, size: int, text: str) -> None:
+    from PySide6.QtGui import QColor, QFont, QPen
+
     diameter = size * (0.7 if len(text) > 1 else 0.6)
     rect = QRectF(size - diameter, size - diameter, diameter, diameter)
     painter.setPen(QPen(QColor("white"), max(1.0, size / 22)))
-    painter.setBrush(BADGE_FILL)
+    painter.setBrush(QColor(BADGE_FILL))
     painter.drawEllipse(rect.adjusted(0.5, 0.5, -0.5, -0.5))
     font = QFont()
     font.setBold(True)
@@ -79,26 +132,31 @@ def _paint_badge(painter: QPainter, size: int, text: str) -> None:
 
 def tray_icon(name: str, count: int = 0) -> QIcon:
     """A multi-size QIcon for the tray: state ``name`` with the approval ``count``."""
+    return _tray_icon(name, min(max(count, 0), 10))  # 10 and more all read "9+"
+
+
+@lru_cache(maxsize=64)
+def _tray_icon(name: str, count: int) -> QIcon:
     icon = QIcon()
     for size in TRAY_SIZES:
         icon.addPixmap(render_pixmap(name, size, count))
     return icon
 
 
+@lru_cache(maxsize=1)
 def app_icon() -> QIcon:
-    icon = QIcon()
-    for size in TRAY_SIZES:
-        icon.addPixmap(render_pixmap("hermes-tray", size))
-    return icon
+    return _tray_icon("hermes-tray", 0)
 
 
+@lru_cache(maxsize=8)
 def level_icon(level: str, size: int = 16) -> QIcon:
     """A coloured dot for a level ('ok', 'high', 'critical'): menu text itself has no colour."""
+    from PySide6.QtGui import QColor
+
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
+    painter = _painter(pixmap)
     try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(LEVEL_COLOURS[level]))
         painter.drawEllipse(QRectF(2, 2, size - 4, size - 4))

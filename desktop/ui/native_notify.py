@@ -6,7 +6,9 @@ the main thread). Only the bridge drives this class, so the "one QObject meets a
 holds; QtDBus cannot send ``Notify`` from PySide6 at all (stack.md §4.4).
 
 ``start`` probes the service once: with no notification service on the bus (or no bus), the app
-falls back to ``QSystemTrayIcon.showMessage`` (no buttons).
+falls back to ``QSystemTrayIcon.showMessage`` (no buttons). desktop-notifier and dbus-fast are
+imported by ``start``, not with this module: the bridge starts the notifier on first use
+(``desktop.ui.bridge_notify``), so an idle tray does not carry them.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-
-from desktop_notifier import Button, Capability, DesktopNotifier, Icon, Urgency
+from typing import TYPE_CHECKING
 
 from desktop.ui.notify_policy import ActionKind, NotificationPlan
+
+if TYPE_CHECKING:
+    from desktop_notifier import DesktopNotifier
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +35,7 @@ class NativeNotifier:
 
     def __init__(self, app_name: str, icon_path: Path | None = None) -> None:
         self._app_name = app_name
-        self._icon = Icon(path=icon_path) if icon_path and icon_path.exists() else None
+        self._icon_path = icon_path if icon_path and icon_path.exists() else None
         self._notifier: DesktopNotifier | None = None
         self._shown: dict[tuple[str, str], str] = {}  # (gateway, batch) -> notification id
         # show() and withdraw() of one batch must not overlap: a withdraw that ran while the
@@ -42,7 +46,10 @@ class NativeNotifier:
 
     async def start(self, timeout: float = 3.0) -> bool:
         """Create the notifier on the running loop and ask the service what it can do."""
-        self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=self._icon)
+        from desktop_notifier import Capability, DesktopNotifier, Icon
+
+        icon = Icon(path=self._icon_path) if self._icon_path is not None else None
+        self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
         try:
             capabilities = await asyncio.wait_for(self._notifier.get_capabilities(), timeout)
         except Exception as exc:  # no bus, no service, or a service that does not answer
@@ -66,6 +73,8 @@ class NativeNotifier:
             return await self._show(plan, on_action)
 
     async def _show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
+        from desktop_notifier import Button, Urgency
+
         notifier = self._require()
         buttons = (
             [
@@ -93,6 +102,8 @@ class NativeNotifier:
 
     async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool:
         """A notification with no buttons (notices, failures)."""
+        from desktop_notifier import Urgency
+
         notifier = self._require()
         identifier = await notifier.send(
             title=title, message=body, urgency=Urgency.Critical if urgent else Urgency.Normal

@@ -7,6 +7,9 @@ the very same bridge slot the dialog uses (``surface="notification"``), aimed at
 approval keys the notification showed. Without a notification service (``notifications_ready``
 false) it falls back to the tray's ``showMessage`` balloon, which has no buttons: clicking it
 opens the dialog on that batch.
+
+The native notifier is started when the first plan or notice is due, not at start-up (why:
+``desktop.ui.bridge_notify``); until its answer arrives, due plans and notices wait for it.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class NotificationController(QObject):
         self._clock = clock
         self.policy = NotifyPolicy(settings or NotifySettings(), started_at=clock())
         self.native = False
+        self.ready = False  # the bridge answered whether native notifications work
+        self._waiting_notices: list[Notice] = []  # due before that answer
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -66,6 +71,10 @@ class NotificationController(QObject):
     # -- inputs ------------------------------------------------------------------------------
     def _on_notifications_ready(self, native: bool) -> None:
         self.native = native
+        self.ready = True
+        notices, self._waiting_notices = self._waiting_notices, []
+        for notice in notices:
+            self.show_notice(notice)
         self._schedule()
 
     def _on_approval_requested(self, update: ApprovalUpdate) -> None:
@@ -100,6 +109,10 @@ class NotificationController(QObject):
         """
         if notice.level not in ("warning", "error"):
             return
+        if not self.ready:
+            self._waiting_notices.append(notice)
+            self._bridge.start_notifications()  # answers with notifications_ready
+            return
         title = notification_text(f"Hermes Tray — {notice.what}", 120)
         body = notification_text(" — ".join(p for p in (notice.where, notice.advice) if p), 400)
         if self.native:
@@ -116,6 +129,10 @@ class NotificationController(QObject):
         self._timer.start(max(0, int((deadline - self._clock()) * 1000) + 1))
 
     def _flush(self) -> None:
+        if not self.ready:
+            # The first plan is due: start the notifier; the answer reschedules (above).
+            self._bridge.start_notifications()
+            return
         for plan in self.policy.due(self._clock()):
             self.last_plan = plan
             log.info("notifying: %s (%d approvals)", plan.batch_id or "summary", len(plan.keys))

@@ -133,3 +133,28 @@ def test_a_corrupt_fallback_file_is_kept_aside(tmp_path: Path) -> None:
 
 def test_the_default_directory_is_the_config_dir(config_dir: Path) -> None:
     assert TokenStore().fallback_path == config_dir / "tokens.json"
+
+
+def test_keyring_is_imported_only_when_a_token_is_touched(tmp_path: Path) -> None:
+    """Loading settings with no token-protected gateway must not load keyring (~6 MiB)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from desktop.settings import TokenStore, load_settings
+        tokens = TokenStore(Path({str(tmp_path)!r}))
+        load_settings(Path({str(tmp_path)!r}) / "settings.json", token_store=tokens)
+        print("after load:", "keyring" in sys.modules)
+        print("token:", tokens.get("gw1"))
+        print("after get:", "keyring" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["after load: False", "token: None", "after get: True"]
