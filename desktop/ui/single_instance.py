@@ -4,10 +4,7 @@ Why: two trays would both answer the same approvals and show two icons. And a pe
 clicks the launcher while the tray is hidden in an overflow menu wants to *see* the pending
 approvals, so the second launch turns into "show-approvals" for the running one.
 
-How: a local socket with a per-user name -- on Unix a plain AF_UNIX socket watched by
-``QSocketNotifier`` (``desktop.ui.local_unix``: no QtNetwork, which would cost ~3 MiB all day),
-on Windows a ``QLocalServer`` named pipe (``desktop.ui.local_qt``). Both speak the same bytes
-at the same name as the ``QLocalServer`` earlier versions used.
+How: a ``QLocalServer`` (a Unix socket, or a named pipe on Windows) with a per-user name.
 
 * ``start()`` first tries to connect. If someone answers, it sends ``show-approvals\n`` and
   returns False -- the caller exits with status 0.
@@ -27,13 +24,11 @@ import getpass
 import hashlib
 import logging
 import os
-import socket
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from PySide6.QtCore import QDir, QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from desktop.platform.paths import APP_SLUG, config_dir
 
@@ -72,49 +67,42 @@ class SingleInstance(QObject):
         super().__init__(parent)
         self.name = name or default_server_name()
         self._timeout_ms = timeout_ms
-        self._server: Any = None  # local_unix.UnixServer or local_qt.QtServer, once listening
-        self._buffers: dict[object, bytes] = {}
+        self._server: QLocalServer | None = None
+        self._buffers: dict[QLocalSocket, bytes] = {}
 
     @property
     def is_primary(self) -> bool:
         """True while this object is the listening instance."""
-        return self._server is not None
+        return self._server is not None and self._server.isListening()
 
     def start(self) -> bool:
         """Become the running instance (True), or tell the running one to show itself (False)."""
-        transport = _transport()
-        address = self._address()
-        if transport.tell(address, f"{SHOW_APPROVALS}\n".encode("ascii"), self._timeout_ms / 1000):
+        if self._tell_running_instance(SHOW_APPROVALS):
             log.info("Hermes Tray is already running; asked it to show its approvals")
             return False
         stale = self._socket_file()
         if stale is not None and stale.exists():  # nobody answered on it: a crashed run's
             log.info("Removing the stale single-instance socket %s", stale)
-            stale.unlink(missing_ok=True)
-        server = transport.server(address, self)
-        server.received.connect(self._received)
-        server.ended.connect(self._ended)
-        if not server.listen():
+            QLocalServer.removeServer(self.name)
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        server.newConnection.connect(self._on_new_connection)
+        if not server.listen(self.name):
             # Running twice is better than not running: say so and carry on.
             log.warning(
                 "Cannot claim the single-instance name %s (%s); a second launch will not find"
                 " this one",
                 self.name,
-                server.error,
+                server.errorString(),
             )
             server.deleteLater()
             return True
         self._server = server
         return True
 
-    def _address(self) -> str:
-        """What the transport connects to: the socket path on Unix, the pipe name on Windows."""
-        path = self._socket_file()
-        return str(path) if path is not None else self.name
-
     def _socket_file(self) -> Path | None:
         """The Unix socket file behind the name (Windows pipes vanish with their process)."""
-        if not _unix_sockets():
+        if sys.platform == "win32":
             return None
         path = Path(self.name)
         return path if path.is_absolute() else Path(QDir.tempPath()) / self.name
@@ -125,25 +113,52 @@ class SingleInstance(QObject):
             self._server.close()  # also unlinks the Unix socket file
             self._server.deleteLater()
             self._server = None
+        for connection in list(self._buffers):
+            connection.abort()
         self._buffers.clear()
 
+    # -- client side ---------------------------------------------------------------------------
+    def _tell_running_instance(self, message: str) -> bool:
+        # Blocking waits are fine here: this runs once at start-up, before the event loop.
+        socket = QLocalSocket()
+        socket.connectToServer(self.name)
+        if not socket.waitForConnected(self._timeout_ms):
+            return False
+        socket.write(f"{message}\n".encode("ascii"))
+        socket.flush()
+        sent = socket.waitForBytesWritten(self._timeout_ms) or socket.bytesToWrite() == 0
+        socket.disconnectFromServer()
+        return sent
+
     # -- server side ---------------------------------------------------------------------------
-    def _received(self, connection: object, chunk: bytes) -> None:
-        data = self._buffers.get(connection, b"") + chunk
+    def _on_new_connection(self) -> None:
+        assert self._server is not None
+        while self._server.hasPendingConnections():
+            connection = self._server.nextPendingConnection()
+            self._buffers[connection] = b""
+            connection.readyRead.connect(lambda c=connection: self._on_ready_read(c))
+            connection.disconnected.connect(lambda c=connection: self._on_disconnected(c))
+            self._on_ready_read(connection)  # data may have arrived with the connection
+
+    def _on_ready_read(self, connection: QLocalSocket) -> None:
+        if connection not in self._buffers:
+            return
+        data = self._buffers[connection] + bytes(connection.readAll().data())
         while b"\n" in data:
             line, _, data = data.partition(b"\n")
             self._handle(line)
         if len(data) > MAX_MESSAGE:
             log.warning("Dropped an over-long single-instance message (%d bytes)", len(data))
-            self._buffers.pop(connection, None)
-            self._server.abort(connection)
+            del self._buffers[connection]
+            connection.abort()
             return
         self._buffers[connection] = data
 
-    def _ended(self, connection: object) -> None:
+    def _on_disconnected(self, connection: QLocalSocket) -> None:
         rest = self._buffers.pop(connection, b"")
         if rest.strip():
             self._handle(rest)  # a last line without its newline
+        connection.deleteLater()
 
     def _handle(self, line: bytes) -> None:
         message = line.decode("ascii", errors="replace").strip()
@@ -151,24 +166,3 @@ class SingleInstance(QObject):
             self.show_approvals_requested.emit()
         elif message:
             log.warning("Ignored an unknown single-instance message %r", message[:80])
-
-
-def _unix_sockets() -> bool:
-    return sys.platform != "win32" and hasattr(socket, "AF_UNIX")
-
-
-class _Transport(NamedTuple):
-    """The channel's two halves for this platform (see the module docstring)."""
-
-    tell: Callable[[str, bytes, float], bool]  # send one message to a running instance
-    server: Any  # the listening side's class: local_unix.UnixServer or local_qt.QtServer
-
-
-def _transport() -> _Transport:
-    if _unix_sockets():
-        from desktop.ui import local_unix
-
-        return _Transport(local_unix.tell, local_unix.UnixServer)
-    from desktop.ui import local_qt  # imports QtNetwork: only where there are no Unix sockets
-
-    return _Transport(local_qt.tell, local_qt.QtServer)

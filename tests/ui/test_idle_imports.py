@@ -25,8 +25,6 @@ NOT_AT_IDLE = (
     "desktop.ui.settings_dialog",  # Settings… on first use
     "PySide6.QtSvg",  # icons: pre-rendered PNGs at the tray sizes
 )
-if sys.platform != "win32":  # single instance: a plain Unix socket (QLocalServer on Windows)
-    NOT_AT_IDLE += ("PySide6.QtNetwork",)
 
 DRIVER = """
     import linecache, sys
