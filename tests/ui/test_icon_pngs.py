@@ -1,4 +1,4 @@
-"""The pre-rendered tray PNGs are exactly what the SVGs render to (so the icons look the same).
+"""The pre-rendered tray PNGs are what the SVGs render to (so the icons look the same).
 
 Why a test: the app loads ``resources/icons/png`` instead of rendering SVG at start-up (memory,
 see desktop/ui/icons.py). An SVG edited without re-running ``scripts/render_tray_icons.py``, or
@@ -20,6 +20,16 @@ def _image(pixmap: QPixmap) -> QImage:
     return pixmap.toImage().convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
 
+def _looks_the_same(a: QImage, b: QImage) -> bool:
+    """Equal but for anti-aliasing: a PySide6 release (CI installs the newest) may round an
+    edge pixel differently, which no person sees; a changed shape or colour moves far more."""
+    if a.size() != b.size():
+        return False
+    x, y = bytes(a.constBits()), bytes(b.constBits())
+    differences = [abs(p - q) for p, q in zip(x, y, strict=True)]
+    return max(differences) <= 48 and sum(differences) / len(differences) <= 1.0
+
+
 @pytest.mark.parametrize("name", STATES)
 def test_every_state_has_a_png_per_tray_size_equal_to_its_svg(qapp, name):
     for size in icons.TRAY_SIZES:
@@ -27,7 +37,8 @@ def test_every_state_has_a_png_per_tray_size_equal_to_its_svg(qapp, name):
         assert path.is_file(), f"{path} is missing; {HINT}"
         loaded = QPixmap(str(path))
         assert (loaded.width(), loaded.height()) == (size, size)
-        assert _image(loaded) == _image(icons.render_svg(name, size)), f"{path} is stale; {HINT}"
+        rendered = _image(icons.render_svg(name, size))
+        assert _looks_the_same(_image(loaded), rendered), f"{path} is stale; {HINT}"
 
 
 def test_no_png_without_its_svg():
