@@ -32,7 +32,7 @@ from typing import Any
 from desktop.core import outcomes
 from desktop.core.answer_rules import SENDING, AnswerContext, assess, in_margin
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
-from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef
+from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef, same_fields
 from desktop.core.settings import CoreSettings
 from desktop.core.timeouts import ApprovalTimeouts, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind
@@ -283,6 +283,8 @@ class ApprovalBook:
         )
 
     def _change(self, row: Row, **changes: Any) -> None:
+        if same_fields(row.approval, changes):
+            return  # refresh mostly finds nothing moved (see model.same_fields)
         new = dataclasses.replace(row.approval, **changes)
         if new != row.approval:
             row.approval = new

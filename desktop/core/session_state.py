@@ -41,6 +41,7 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
+    same_fields,
 )
 from desktop.core.todos import supersedes
 from desktop.core.usage import fold_usage, fold_usage_payload
@@ -84,6 +85,8 @@ class SessionBook:
 
     def drain_changed(self) -> list[SessionState]:
         """The sessions changed since the last call, in the order they first changed."""
+        if not self._changed:
+            return []
         changed = [self._records[sid].state for sid in self._changed if sid in self._records]
         self._changed.clear()
         return changed
@@ -103,6 +106,8 @@ class SessionBook:
 
     def update(self, session_id: str, **changes: Any) -> None:
         record = self._record(session_id)
+        if same_fields(record.state, changes):
+            return  # most reports repeat what is shown (see model.same_fields)
         new = dataclasses.replace(record.state, **changes)
         if new != record.state:
             record.state = new
