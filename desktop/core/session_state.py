@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,8 @@ class SessionBook:
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self._changed: dict[str, None] = {}
+        self._members = 0  # bumped whenever a session comes, goes or is renamed
+        self._waiting_applied: tuple[frozenset[str], int] | None = None  # (ids, _members)
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -97,6 +100,7 @@ class SessionBook:
         record = self._records.get(session_id)
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
+            self._members += 1
             self._changed[session_id] = None
         return record.state
 
@@ -115,12 +119,14 @@ class SessionBook:
 
     def remove(self, session_id: str) -> bool:
         self._changed.pop(session_id, None)
+        self._members += 1
         return self._records.pop(session_id, None) is not None
 
     def rename(self, old: str, new: str) -> None:
         """A resume answered with another runtime id: the session lives on under ``new``."""
         record = self._records.pop(old, None)
         self._changed.pop(old, None)
+        self._members += 1
         if record is None or new in self._records:
             return
         record.state = dataclasses.replace(record.state, session_id=new)
@@ -132,12 +138,19 @@ class SessionBook:
         self.update(session_id, running=running)
         self._restatus(session_id)
 
-    def set_waiting(self, waiting_ids: set[str]) -> None:
-        """Mark exactly these sessions as waiting on the person (open approvals)."""
+    def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
+        """Mark exactly these sessions as waiting on the person (open approvals).
+
+        Skipped when the same ids were applied last and no session came, went or was renamed
+        since: every flag already matches (only this method sets them), so nothing would move.
+        """
+        if self._waiting_unchanged(waiting_ids):
+            return
         for session_id, record in self._records.items():
             if record.waiting != (session_id in waiting_ids):
                 record.waiting = session_id in waiting_ids
                 self._restatus(session_id)
+        self._waiting_applied = (frozenset(waiting_ids), self._members)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
@@ -197,6 +210,10 @@ class SessionBook:
             self.set_mode(session_id, mode)
 
     # -- internals --------------------------------------------------------------------------
+    def _waiting_unchanged(self, waiting_ids: AbstractSet[str]) -> bool:
+        applied = self._waiting_applied
+        return applied is not None and applied[1] == self._members and applied[0] == waiting_ids
+
     def _record(self, session_id: str) -> _Record:
         self.ensure(session_id)
         return self._records[session_id]

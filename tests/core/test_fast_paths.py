@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop.core import approvals, jsonrpc, session_state
+from desktop.core.approval_cache import BookCache
 from desktop.core.model import Choice, Dialect
 from tests.core.frames import Driver, event
 from tests.core.replay import FIXTURES, Replay
@@ -37,6 +38,13 @@ SLOW_PATHS: dict[str, list[tuple[object, str, object]]] = {
     "unchanged values": [
         (session_state, "same_fields", _never),
         (approvals, "same_fields", _never),
+    ],
+    "approval cache": [
+        (BookCache, "open_rows", lambda *_: None),
+        (BookCache, "refresh_holds", _never),
+        (BookCache, "nothing_expires", _never),
+        (BookCache, "deadline", lambda *_: (False, None)),
+        (session_state.SessionBook, "_waiting_unchanged", _never),
     ],
 }
 
@@ -94,6 +102,7 @@ soup_operations = st.one_of(
     st.tuples(st.just("feed"), streams),
     st.tuples(st.just("decide"), st.integers(0, 12), st.sampled_from(list(Choice))),
     st.tuples(st.just("timeout"), st.sampled_from([1.0, 30.0, 600.0])),
+    st.tuples(st.just("back"), st.floats(min_value=0, max_value=70)),  # a clock may go back
 )
 
 
@@ -108,6 +117,8 @@ def soup(start: Dialect, ops: list[tuple[Any, ...]]) -> list[object]:
                 answer = drv.core.decide(rows[op[1] % len(rows)].key, op[2], confirm_stale=stale)
                 record.append(answer)
                 drv.flush()
+        elif op[0] == "back":
+            drv.advance(-op[1])
         elif op[0] == "timeout":
             drv.core.set_approval_timeout(op[1])
             drv.flush()
