@@ -134,9 +134,8 @@ class SessionBook:
         self._changed[new] = None
 
     def set_running(self, session_id: str, running: bool) -> None:
-        self._record(session_id)
-        self.update(session_id, running=running)
-        self._restatus(session_id)
+        record = self._record(session_id)
+        self.update(session_id, running=running, status=_status(record.waiting, running))
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
         """Mark exactly these sessions as waiting on the person (open approvals).
@@ -174,11 +173,13 @@ class SessionBook:
         if yolo is not None:
             record.yolo = record.info_yolo = yolo
             record.info_mark = mark
-        self.update(session_id, **changes)
         running = payloads.flag(info, "running")
         if running is not None:
-            self.set_running(session_id, running)
-        self._reyolo(session_id)
+            changes["running"] = running
+            changes["status"] = _status(record.waiting, running)
+        mode = changes.get("approval_mode", record.state.approval_mode)
+        changes["yolo"] = _yolo(mode, record.yolo)
+        self.update(session_id, **changes)  # one new value, not one per field group
 
     def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """Fold usage in any shape (event payload, RPC result, nested or flat)."""
@@ -220,18 +221,26 @@ class SessionBook:
 
     def _restatus(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.waiting:
-            status = SessionStatus.WAITING
-        elif record.state.running:
-            status = SessionStatus.WORKING
-        else:
-            status = SessionStatus.IDLE
-        self.update(session_id, status=status)
+        self.update(session_id, status=_status(record.waiting, record.state.running))
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.state.approval_mode == "off":
-            yolo = YoloState(True, YoloSource.MODE_OFF)
-        else:
-            yolo = YoloState(True, YoloSource.SESSION) if record.yolo else YoloState()
-        self.update(session_id, yolo=yolo)
+        self.update(session_id, yolo=_yolo(record.state.approval_mode, record.yolo))
+
+
+def _status(waiting: bool, running: bool) -> SessionStatus:
+    if waiting:
+        return SessionStatus.WAITING
+    return SessionStatus.WORKING if running else SessionStatus.IDLE
+
+
+_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)  # frozen values: one of each is enough
+_SESSION_ON = YoloState(True, YoloSource.SESSION)
+_OFF = YoloState()
+
+
+def _yolo(approval_mode: str, reported: bool | None) -> YoloState:
+    """The effective YOLO: mode ``off`` bypasses everything, else the latest report decides."""
+    if approval_mode == "off":
+        return _MODE_OFF
+    return _SESSION_ON if reported else _OFF

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop.core import approvals, jsonrpc, session_state
+from desktop.core import approvals, jsonrpc, session_state, usage
 from desktop.core.approval_cache import BookCache
 from desktop.core.model import Choice, Dialect
 from tests.core.frames import Driver, event
@@ -38,6 +38,7 @@ SLOW_PATHS: dict[str, list[tuple[object, str, object]]] = {
     "unchanged values": [
         (session_state, "same_fields", _never),
         (approvals, "same_fields", _never),
+        (usage, "same_fields", _never),
     ],
     "approval cache": [
         (BookCache, "open_rows", lambda *_: None),
