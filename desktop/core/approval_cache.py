@@ -65,56 +65,55 @@ def thresholds(rows: Iterable[Row], margin: float) -> list[float]:
 
 
 class BookCache:
-    """The last results of the book's walks over its rows, each with what it held for."""
+    """The last results of the book's walks, each beside the version it was computed at.
 
-    __slots__ = ("_deadline", "_expiry", "_open", "_refresh", "changes", "moves")
+    The book reads these attributes directly on its per-input paths (a method call per check
+    would cost about what the check saves); the results are stored through the methods.
+    """
+
+    __slots__ = (
+        "changes",
+        "deadline",
+        "deadline_span",
+        "deadline_version",
+        "earliest_expiry",
+        "expiry_version",
+        "moves",
+        "open_rows",
+        "open_version",
+        "refresh_key",
+        "refresh_span",
+        "waiting",
+    )
 
     def __init__(self) -> None:
         self.changes = 0  # every ApprovalBook._change call, whether or not the value moved
         self.moves = 0  # every phase that moved
-        self._open: tuple[Version, list[Row], frozenset[str]] | None = None
-        self._refresh: tuple[Version, Hashable, Span] | None = None
-        self._expiry: tuple[Version, float] | None = None
-        self._deadline: tuple[Version, Span, float | None] | None = None
-
-    # -- open rows (depend on phases only) -----------------------------------------------------
-    def open_rows(self, version: Version) -> tuple[list[Row], frozenset[str]] | None:
-        """The open rows and the sessions with a WAITING/STALE row, if still current."""
-        if self._open is not None and self._open[0] == version:
-            return self._open[1], self._open[2]
-        return None
+        self.open_version: Version | None = None
+        self.open_rows: list[Row] = []  # oldest first
+        self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
+        self.refresh_key: tuple[Version, Hashable] | None = None  # and the rules
+        self.refresh_span = Span()
+        self.expiry_version: Version | None = None
+        self.earliest_expiry = -math.inf  # no waiting FIFO row expires before this
+        self.deadline_version: Version | None = None
+        self.deadline_span = Span()
+        self.deadline: float | None = None
 
     def keep_open_rows(self, version: Version, rows: list[Row], waiting: frozenset[str]) -> None:
-        self._open = (version, rows, waiting)
-
-    # -- refresh ----------------------------------------------------------------------------
-    def refresh_holds(self, version: Version, context: Hashable, now: float) -> bool:
-        """Whether a refresh now would find exactly what the last one left."""
-        last = self._refresh
-        return last is not None and last[0] == version and last[1] == context and last[2].holds(now)
+        self.open_version, self.open_rows, self.waiting = version, rows, waiting
 
     def refreshed(
-        self, version: Version, context: Hashable, now: float, margin: float, rows: list[Row]
+        self, version: Version, rules: Hashable, now: float, margin: float, rows: list[Row]
     ) -> None:
         """A full refresh at ``now`` has just left ``rows`` (all open rows) up to date."""
-        self._refresh = (version, context, span_around(now, thresholds(rows, margin)))
-
-    # -- expiry -----------------------------------------------------------------------------
-    def nothing_expires(self, version: Version, now: float) -> bool:
-        """Whether no FIFO row would expire at ``now`` (none is due before the earliest)."""
-        return self._expiry is not None and self._expiry[0] == version and now < self._expiry[1]
+        self.refresh_key = (version, rules)
+        self.refresh_span = span_around(now, thresholds(rows, margin))
 
     def expiry_checked(self, version: Version, earliest: float) -> None:
         """No waiting FIFO row expires before ``earliest`` (``inf``: none counts down)."""
-        self._expiry = (version, earliest)
+        self.expiry_version, self.earliest_expiry = version, earliest
 
-    # -- next deadline ----------------------------------------------------------------------
-    def deadline(self, version: Version, now: float) -> tuple[bool, float | None]:
-        """``(True, value)`` when the last ``next_deadline`` answer holds at ``now``."""
-        last = self._deadline
-        if last is not None and last[0] == version and last[1].holds(now):
-            return True, last[2]
-        return False, None
-
-    def deadline_found(self, version: Version, span: Span, value: float | None) -> None:
-        self._deadline = (version, span, value)
+    def deadline_found(self, version: Version, span: Span, deadline: float | None) -> None:
+        """``next_deadline`` is ``deadline`` at every time in ``span``."""
+        self.deadline_version, self.deadline_span, self.deadline = version, span, deadline

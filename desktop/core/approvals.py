@@ -261,12 +261,15 @@ class ApprovalBook:
 
     def refresh_holds(self, rules: Rules, now: float) -> bool:
         """Whether :meth:`refresh` in a context with these rules at ``now`` would change nothing."""
-        return self._cache.refresh_holds(self._version(), rules, now)
+        cache = self._cache
+        span = cache.refresh_span
+        return span.low <= now < span.high and cache.refresh_key == (self._version(), rules)
 
     def expire_due(self, now: float) -> None:
         """FIFO rows whose local timeout has passed end EXPIRED (nothing is ever sent)."""
-        if self._cache.nothing_expires(self._version(), now):
-            return
+        cache = self._cache
+        if now < cache.earliest_expiry and cache.expiry_version == self._version():
+            return  # no FIFO row is due yet, and none moved since that was found
         earliest = math.inf  # of the rows that go on waiting
         for row in self.open_rows():
             if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING:
@@ -281,9 +284,10 @@ class ApprovalBook:
 
     def next_deadline(self, now: float) -> float | None:
         """When answerability or expiry of a FIFO row next changes by time alone."""
-        known, deadline = self._cache.deadline(self._version(), now)
-        if known:
-            return deadline
+        cache = self._cache
+        span = cache.deadline_span
+        if span.low <= now < span.high and cache.deadline_version == self._version():
+            return cache.deadline
         margin = self._settings.staleness_margin
         times: list[float] = []
         edges: list[float] = []  # where a row's answer below would change
@@ -328,10 +332,10 @@ class ApprovalBook:
 
     def _open(self) -> tuple[list[Row], frozenset[str]]:
         """The open rows, oldest first, and the sessions with one WAITING or STALE (cached)."""
-        version = (self._cache.moves, self._last_seq, len(self._rows))
-        known = self._cache.open_rows(version)
-        if known is not None:
-            return known
+        cache = self._cache
+        version = (cache.moves, self._last_seq, len(self._rows))
+        if cache.open_version == version:
+            return cache.open_rows, cache.waiting
         rows = [row for row in self._rows.values() if row.phase is not ApprovalPhase.RESOLVED]
         waiting = frozenset(row.session_id for row in rows if row.phase in OPEN_WAITING)
         self._cache.keep_open_rows(version, rows, waiting)
@@ -346,6 +350,8 @@ class ApprovalBook:
         return batch_id, position
 
     def _prune(self) -> None:
+        if len(self._rows) <= self._settings.max_resolved_approvals:
+            return  # fewer rows in all than may be kept resolved: nothing to drop, no walk
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
         for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
             del self._rows[row.key]

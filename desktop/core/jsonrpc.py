@@ -80,7 +80,7 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
     out: list[Incoming] = []
     errors = 0
     shallow = _bracket_bound(text) <= max_depth
-    for item in _objects(text):
+    for item in _whole(text) or _objects(text):
         if isinstance(item, ProtocolErrorReceived):
             errors += 1
             if errors > MAX_ERRORS_PER_MESSAGE:
@@ -159,6 +159,24 @@ def _reject_constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _whole(text: str) -> list[object] | None:
+    """``[value]`` when ``text`` is one JSON value with nothing around it, else None.
+
+    Why: that is nearly every message, and it needs no generator and no whitespace scan. Any
+    other text (whitespace, several values, broken JSON) gives None and goes through
+    :func:`_objects`, which starts again from the beginning, so what is returned cannot differ.
+    This runs one frame below ``parse_message``, as the generator does, so the recursion limit
+    stops a deep value at the same point either way.
+    """
+    if not text or text[0] in _WHITESPACE:
+        return None
+    try:
+        value, end = _DECODER.raw_decode(text, 0)
+    except (RecursionError, ValueError):
+        return None
+    return [value] if end == len(text) else None
 
 
 def _objects(text: str) -> Iterator[object | ProtocolErrorReceived]:

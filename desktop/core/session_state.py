@@ -213,7 +213,9 @@ class SessionBook:
     # -- internals --------------------------------------------------------------------------
     def _waiting_unchanged(self, waiting_ids: AbstractSet[str]) -> bool:
         applied = self._waiting_applied
-        return applied is not None and applied[1] == self._members and applied[0] == waiting_ids
+        if applied is None or applied[1] != self._members:
+            return False
+        return applied[0] is waiting_ids or applied[0] == waiting_ids  # `is`: no O(n) compare
 
     def _record(self, session_id: str) -> _Record:
         self.ensure(session_id)

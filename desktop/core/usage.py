@@ -41,9 +41,12 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
     changes: dict[str, Any] = {}
     for field, aliases in _ALL_COUNTERS.items():
-        value = _first(data, aliases, payloads.integer)
-        if value is not None and value >= 0:
-            changes[field] = value
+        for key in aliases:  # _first with payloads.integer, inline: this runs per usage report
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                if value >= 0:
+                    changes[field] = value
+                break
     for field, aliases in _AMOUNTS.items():
         amount = _first(data, aliases, payloads.number)
         if amount is not None and amount >= 0:

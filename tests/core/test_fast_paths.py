@@ -32,19 +32,25 @@ def _never(*_: object) -> bool:
     return False
 
 
+def _forget(*_: object) -> None:
+    return None
+
+
 # Each fast path, as the patches that make the core take the long way every time.
 SLOW_PATHS: dict[str, list[tuple[object, str, object]]] = {
     "depth walk": [(jsonrpc, "_bracket_bound", lambda _text: sys.maxsize)],
+    "one value per message": [(jsonrpc, "_whole", lambda _text: None)],
     "unchanged values": [
         (session_state, "same_fields", _never),
         (approvals, "same_fields", _never),
         (usage, "same_fields", _never),
     ],
     "approval cache": [
-        (BookCache, "open_rows", lambda *_: None),
-        (BookCache, "refresh_holds", _never),
-        (BookCache, "nothing_expires", _never),
-        (BookCache, "deadline", lambda *_: (False, None)),
+        # nothing is ever kept, so every check finds no result for the current version
+        (BookCache, "keep_open_rows", _forget),
+        (BookCache, "refreshed", _forget),
+        (BookCache, "expiry_checked", _forget),
+        (BookCache, "deadline_found", _forget),
         (session_state.SessionBook, "_waiting_unchanged", _never),
     ],
 }
