@@ -6,8 +6,11 @@ the more approvals waited. What they compute depends only on:
 
 * the rows: which are open, and each open row's kind, phase, expiry and stale reason. All of it
   changes only in ``ApprovalBook._change`` (which bumps :attr:`BookCache.changes`, and
-  :attr:`BookCache.moves` when a phase moved) or with a new row (a new ``last_seq``); pruning
-  drops resolved rows only (the row count is part of the version all the same);
+  :attr:`BookCache.moves` when a phase moved) or with a new row. The version is therefore
+  ``(changes or moves, last_seq, number of rows)``: ``ask`` numbers a row (``last_seq``) before
+  it stores it, so only the row count tells a walk made in between from one made after; pruning
+  drops resolved rows only, after a ``_change``. Code that adds, drops or edits rows any other
+  way must bump ``changes``/``moves`` itself (``tests/core/test_fast_paths.py`` would notice);
 * for ``refresh``, the answer context apart from the time: dialect, answer kinds, connected and
   margin;
 * the time, and only by comparison with thresholds the rows fix: ``expires_at`` for expiry,
@@ -39,9 +42,6 @@ class Span:
 
     low: float = -math.inf
     high: float = math.inf
-
-    def holds(self, now: float) -> bool:
-        return self.low <= now < self.high
 
 
 def span_around(now: float, thresholds: Iterable[float]) -> Span:
