@@ -212,10 +212,20 @@ class SessionBook:
 
     # -- internals --------------------------------------------------------------------------
     def _waiting_unchanged(self, waiting_ids: AbstractSet[str]) -> bool:
+        """Whether these ids were applied last; an equal set is kept so the next check is `is`.
+
+        (The approval book hands out the same frozenset until its open rows change, so most
+        checks cost one identity test, not a comparison as long as the waiting sessions.)
+        """
         applied = self._waiting_applied
         if applied is None or applied[1] != self._members:
             return False
-        return applied[0] is waiting_ids or applied[0] == waiting_ids  # `is`: no O(n) compare
+        if applied[0] is waiting_ids:
+            return True
+        if applied[0] != waiting_ids:
+            return False
+        self._waiting_applied = (frozenset(waiting_ids), self._members)
+        return True
 
     def _record(self, session_id: str) -> _Record:
         self.ensure(session_id)

@@ -127,6 +127,9 @@ def test_a_stream_frame_does_no_work_per_waiting_approval(
         drv.core.next_deadline()
     assert walked == []
     assert len(drv.rows()) == waiting
+    state = drv.core._core  # and the waiting sessions are compared by identity, not item by item
+    assert state.sessions._waiting_applied is not None
+    assert state.sessions._waiting_applied[0] is state.approvals.waiting_sessions()
 
 
 @pytest.mark.parametrize("dialect", [None, Dialect.A, Dialect.B, Dialect.C])
