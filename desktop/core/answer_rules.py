@@ -34,6 +34,14 @@ class AnswerContext:
     now: float
     margin: float  # seconds before the local timeout at which FIFO rows stop being answerable
 
+    @property
+    def rules(self) -> Rules:
+        """Everything but the time (what a cached answer must be keyed on)."""
+        return (self.dialect, self.answers, self.connected, self.margin)
+
+
+Rules = tuple[Dialect | None, frozenset[RowKind], bool, float]  # AnswerContext.rules
+
 
 def assess(
     approval: Approval,

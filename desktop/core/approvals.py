@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.core import outcomes
-from desktop.core.answer_rules import SENDING, AnswerContext, assess, in_margin
+from desktop.core.answer_rules import SENDING, AnswerContext, Rules, assess, in_margin
+from desktop.core.approval_cache import BookCache, Version, span_around
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
-from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef
+from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef, same_fields
 from desktop.core.settings import CoreSettings
 from desktop.core.timeouts import ApprovalTimeouts, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind
@@ -85,6 +87,7 @@ class ApprovalBook:
         self._batches: dict[str, tuple[str, int]] = {}  # session → (open batch, next position)
         self._turns: dict[str, dict[tuple[str, tuple[str, ...]], str]] = {}
         self._last_tool: dict[str, str] = {}
+        self._cache = BookCache()  # results of the walks below, while they hold
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -99,12 +102,10 @@ class ApprovalBook:
         return list(self._rows.values())
 
     def open_rows(self, session_id: str | None = None) -> list[Row]:
-        return [
-            row
-            for row in self._rows.values()
-            if row.phase is not ApprovalPhase.RESOLVED
-            and (session_id is None or row.session_id == session_id)
-        ]
+        rows = self._open()[0]
+        if session_id is None:
+            return list(rows)
+        return [row for row in rows if row.session_id == session_id]
 
     def find(self, kind: RowKind, ident: str | int) -> Row | None:
         """The row of a server request (by frame id) or a prompt (by prompt id)."""
@@ -118,8 +119,8 @@ class ApprovalBook:
     def fifo_head(self, session_id: str) -> Row | None:
         return next((r for r in self.open_rows(session_id) if r.kind is RowKind.FIFO), None)
 
-    def waiting_sessions(self) -> set[str]:
-        return {row.session_id for row in self._rows.values() if row.phase in OPEN_WAITING}
+    def waiting_sessions(self) -> frozenset[str]:
+        return self._open()[1]
 
     @property
     def learned_timeout(self) -> float | None:
@@ -242,37 +243,69 @@ class ApprovalBook:
         self._timeouts.forget()
 
     def refresh(self, ctx: AnswerContext) -> None:
-        """Recompute answerability of every open row (emits ApprovalChanged where it moved)."""
-        for row in self.open_rows():
-            answerable, blocked = self._assess(row, ctx)
+        """Recompute answerability of every open row (emits ApprovalChanged where it moved).
+
+        Skipped while nothing it reads has moved since the last pass (``approval_cache``).
+        """
+        if self.refresh_holds(ctx.rules, ctx.now):
+            return
+        rows = self.open_rows()
+        heads: dict[str, Row] = {}
+        for row in rows:
+            if row.kind is RowKind.FIFO:
+                heads.setdefault(row.session_id, row)
+        for row in rows:
+            answerable, blocked = self._assess(row, ctx, heads.get(row.session_id))
             self._change(row, answerable=answerable, blocked_reason=blocked)
+        self._cache.refreshed(self._version(), ctx.rules, ctx.now, ctx.margin, rows)
+
+    def refresh_holds(self, rules: Rules, now: float) -> bool:
+        """Whether :meth:`refresh` in a context with these rules at ``now`` would change nothing."""
+        cache = self._cache
+        span = cache.refresh_span
+        return span.low <= now < span.high and cache.refresh_key == (self._version(), rules)
 
     def expire_due(self, now: float) -> None:
         """FIFO rows whose local timeout has passed end EXPIRED (nothing is ever sent)."""
+        cache = self._cache
+        if now < cache.earliest_expiry and cache.expiry_version == self._version():
+            return  # no FIFO row is due yet, and none moved since that was found
+        earliest = math.inf  # of the rows that go on waiting
         for row in self.open_rows():
-            if (
-                row.kind is RowKind.FIFO
-                and row.phase in OPEN_WAITING
-                and in_margin(row.approval, now, 0.0)
-            ):
+            if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING:
+                continue
+            if in_margin(row.approval, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self.resolve(row, outcomes.expired(reason))
+            elif row.approval.expires_at is not None:
+                earliest = min(earliest, row.approval.expires_at)
+        self._cache.expiry_checked(self._version(), earliest)
 
     def next_deadline(self, now: float) -> float | None:
         """When answerability or expiry of a FIFO row next changes by time alone."""
+        cache = self._cache
+        span = cache.deadline_span
+        if span.low <= now < span.high and cache.deadline_version == self._version():
+            return cache.deadline
         margin = self._settings.staleness_margin
         times: list[float] = []
+        edges: list[float] = []  # where a row's answer below would change
         for row in self.open_rows():
             expires = row.approval.expires_at
             if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING or expires is None:
                 continue
+            edges.append(expires - margin)
             times.append(expires - margin if now < expires - margin else expires)
-        return min(times, default=None)
+        deadline = min(times, default=None)
+        self._cache.deadline_found(self._version(), span_around(now, edges), deadline)
+        return deadline
 
     # -- internals --------------------------------------------------------------------------
-    def _assess(self, row: Row, ctx: AnswerContext) -> tuple[bool, str]:
-        head = self.fifo_head(row.session_id) if row.kind is RowKind.FIFO else None
+    def _assess(self, row: Row, ctx: AnswerContext, head: Row | None = None) -> tuple[bool, str]:
+        """Answerability of ``row``; ``head``: its session's FIFO head, when already known."""
+        if head is None and row.kind is RowKind.FIFO:
+            head = self.fifo_head(row.session_id)
         return assess(
             row.approval,
             row.kind,
@@ -283,10 +316,30 @@ class ApprovalBook:
         )
 
     def _change(self, row: Row, **changes: Any) -> None:
+        """Every change of a row goes through here: it keeps ``approval_cache`` honest."""
+        self._cache.changes += 1  # even when the value stays: a stale reason may have moved
+        if same_fields(row.approval, changes):
+            return  # refresh mostly finds nothing moved (see model.same_fields)
         new = dataclasses.replace(row.approval, **changes)
         if new != row.approval:
+            if new.phase is not row.approval.phase:
+                self._cache.moves += 1
             row.approval = new
             self._sink.append(ApprovalChanged(new))
+
+    def _version(self) -> Version:
+        return self._cache.changes, self._last_seq, len(self._rows)
+
+    def _open(self) -> tuple[list[Row], frozenset[str]]:
+        """The open rows, oldest first, and the sessions with one WAITING or STALE (cached)."""
+        cache = self._cache
+        version = (cache.moves, self._last_seq, len(self._rows))
+        if cache.open_version == version:
+            return cache.open_rows, cache.waiting
+        rows = [row for row in self._rows.values() if row.phase is not ApprovalPhase.RESOLVED]
+        waiting = frozenset(row.session_id for row in rows if row.phase in OPEN_WAITING)
+        self._cache.keep_open_rows(version, rows, waiting)
+        return rows, waiting
 
     def _place(self, session_id: str) -> tuple[str, int]:
         current = self._batches.get(session_id)
@@ -297,6 +350,8 @@ class ApprovalBook:
         return batch_id, position
 
     def _prune(self) -> None:
+        if len(self._rows) <= self._settings.max_resolved_approvals:
+            return  # fewer rows in all than may be kept resolved: nothing to drop, no walk
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
         for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
             del self._rows[row.key]

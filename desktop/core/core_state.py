@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop.core.answer_rules import AnswerContext
+from desktop.core.answer_rules import AnswerContext, Rules
 from desktop.core.approvals import ApprovalBook, Row
 from desktop.core.dialects import DialectAdapter, adapter_for
 from desktop.core.events import CoreEvent, SessionChanged, SessionRemoved
@@ -51,13 +51,20 @@ class CoreState:
         return self.clock()
 
     def context(self) -> AnswerContext:
+        return self._context_at(self.now())
+
+    def _context_at(self, now: float) -> AnswerContext:
         return AnswerContext(
             dialect=self.dialect,
             answers=self.adapter.answers,
             connected=self.connected,
-            now=self.now(),
+            now=now,
             margin=self.settings.staleness_margin,
         )
+
+    def rules(self) -> Rules:
+        """``context().rules`` without building the context (finish runs on every input)."""
+        return (self.dialect, self.adapter.answers, self.connected, self.settings.staleness_margin)
 
     def use_dialect(self, dialect: Dialect | None) -> None:
         self.adapter = adapter_for(dialect, self.settings)
@@ -80,9 +87,11 @@ class CoreState:
 
     def finish(self) -> None:
         """End of one input: time-driven changes, then one SessionChanged per changed session."""
-        now = self.now()
-        self.approvals.expire_due(now)
-        self.approvals.refresh(self.context())
+        approvals = self.approvals
+        approvals.expire_due(self.now())
+        now = self.now()  # the time the refresh is judged at (context() reads it here too)
+        if not approvals.refresh_holds(self.rules(), now):
+            approvals.refresh(self._context_at(now))
         self.sessions.set_waiting(self.approvals.waiting_sessions())
         for session in self.sessions.drain_changed():
             self.emit(SessionChanged(session))

@@ -79,14 +79,15 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
         return [text]
     out: list[Incoming] = []
     errors = 0
-    for item in _objects(text):
+    shallow = _bracket_bound(text) <= max_depth
+    for item in _whole(text) or _objects(text):
         if isinstance(item, ProtocolErrorReceived):
             errors += 1
             if errors > MAX_ERRORS_PER_MESSAGE:
                 out.append(ProtocolErrorReceived("too many broken frames in one message", ""))
                 break
             out.append(item)
-        elif _depth(item) > max_depth:
+        elif not shallow and _depth(item) > max_depth:
             out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
         else:
             out.append(classify(item))
@@ -160,6 +161,24 @@ def _reject_constant(name: str) -> object:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _whole(text: str) -> list[object] | None:
+    """``[value]`` when ``text`` is one JSON value with nothing around it, else None.
+
+    Why: that is nearly every message, and it needs no generator and no whitespace scan. Any
+    other text (whitespace, several values, broken JSON) gives None and goes through
+    :func:`_objects`, which starts again from the beginning, so what is returned cannot differ.
+    This runs one frame below ``parse_message``, as the generator does, so the recursion limit
+    stops a deep value at the same point either way.
+    """
+    if not text or text[0] in _WHITESPACE:
+        return None
+    try:
+        value, end = _DECODER.raw_decode(text, 0)
+    except (RecursionError, ValueError):
+        return None
+    return [value] if end == len(text) else None
+
+
 def _objects(text: str) -> Iterator[object | ProtocolErrorReceived]:
     position, end = 0, len(text)
     while True:
@@ -188,6 +207,18 @@ def _near(text: str, position: int) -> str:
 
 def _first_line(exc: Exception) -> str:
     return bound_text(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 80)[0]
+
+
+def _bracket_bound(text: str) -> int:
+    """An upper bound on the nesting depth of every JSON value in ``text``.
+
+    Why it is exact enough to skip :func:`_depth`: each level of nesting opens with its own
+    ``{`` or ``[``, so no value can nest deeper than the number of those characters in the
+    text (brackets inside strings only make the bound looser, never too small). Counting is
+    done in C and is far cheaper than walking the parsed value; almost every real frame has
+    fewer brackets than the limit, and the rest are still walked.
+    """
+    return text.count("{") + text.count("[")
 
 
 def _depth(value: object) -> int:

@@ -188,3 +188,17 @@ class DecisionResult:
 
     sent: bool
     reason: str = ""
+
+
+_ABSENT = object()
+
+
+def same_fields(value: object, changes: dict[str, object]) -> bool:
+    """Whether ``dataclasses.replace(value, **changes)`` would give a value equal to ``value``.
+
+    Why: the books replace a frozen value and compare it with the old one on every input, and
+    most inputs change nothing; building the copy costs far more than looking. Equal fields
+    make an equal copy (dataclass equality compares the fields in order), so skipping the copy
+    changes nothing. An unknown field counts as a change, so ``replace`` still raises for it.
+    """
+    return all(getattr(value, name, _ABSENT) == new for name, new in changes.items())

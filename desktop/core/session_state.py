@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
+    same_fields,
 )
 from desktop.core.todos import supersedes
 from desktop.core.usage import fold_usage, fold_usage_payload
@@ -64,6 +66,8 @@ class SessionBook:
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self._changed: dict[str, None] = {}
+        self._members = 0  # bumped whenever a session comes, goes or is renamed
+        self._waiting_applied: tuple[frozenset[str], int] | None = None  # (ids, _members)
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -84,6 +88,8 @@ class SessionBook:
 
     def drain_changed(self) -> list[SessionState]:
         """The sessions changed since the last call, in the order they first changed."""
+        if not self._changed:
+            return []
         changed = [self._records[sid].state for sid in self._changed if sid in self._records]
         self._changed.clear()
         return changed
@@ -94,6 +100,7 @@ class SessionBook:
         record = self._records.get(session_id)
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
+            self._members += 1
             self._changed[session_id] = None
         return record.state
 
@@ -103,6 +110,8 @@ class SessionBook:
 
     def update(self, session_id: str, **changes: Any) -> None:
         record = self._record(session_id)
+        if same_fields(record.state, changes):
+            return  # most reports repeat what is shown (see model.same_fields)
         new = dataclasses.replace(record.state, **changes)
         if new != record.state:
             record.state = new
@@ -110,12 +119,14 @@ class SessionBook:
 
     def remove(self, session_id: str) -> bool:
         self._changed.pop(session_id, None)
+        self._members += 1
         return self._records.pop(session_id, None) is not None
 
     def rename(self, old: str, new: str) -> None:
         """A resume answered with another runtime id: the session lives on under ``new``."""
         record = self._records.pop(old, None)
         self._changed.pop(old, None)
+        self._members += 1
         if record is None or new in self._records:
             return
         record.state = dataclasses.replace(record.state, session_id=new)
@@ -123,16 +134,22 @@ class SessionBook:
         self._changed[new] = None
 
     def set_running(self, session_id: str, running: bool) -> None:
-        self._record(session_id)
-        self.update(session_id, running=running)
-        self._restatus(session_id)
+        record = self._record(session_id)
+        self.update(session_id, running=running, status=_status(record.waiting, running))
 
-    def set_waiting(self, waiting_ids: set[str]) -> None:
-        """Mark exactly these sessions as waiting on the person (open approvals)."""
+    def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
+        """Mark exactly these sessions as waiting on the person (open approvals).
+
+        Skipped when the same ids were applied last and no session came, went or was renamed
+        since: every flag already matches (only this method sets them), so nothing would move.
+        """
+        if self._waiting_unchanged(waiting_ids):
+            return
         for session_id, record in self._records.items():
             if record.waiting != (session_id in waiting_ids):
                 record.waiting = session_id in waiting_ids
                 self._restatus(session_id)
+        self._waiting_applied = (frozenset(waiting_ids), self._members)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
@@ -156,11 +173,13 @@ class SessionBook:
         if yolo is not None:
             record.yolo = record.info_yolo = yolo
             record.info_mark = mark
-        self.update(session_id, **changes)
         running = payloads.flag(info, "running")
         if running is not None:
-            self.set_running(session_id, running)
-        self._reyolo(session_id)
+            changes["running"] = running
+            changes["status"] = _status(record.waiting, running)
+        mode = changes.get("approval_mode", record.state.approval_mode)
+        changes["yolo"] = _yolo(mode, record.yolo)
+        self.update(session_id, **changes)  # one new value, not one per field group
 
     def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """Fold usage in any shape (event payload, RPC result, nested or flat)."""
@@ -192,24 +211,48 @@ class SessionBook:
             self.set_mode(session_id, mode)
 
     # -- internals --------------------------------------------------------------------------
+    def _waiting_unchanged(self, waiting_ids: AbstractSet[str]) -> bool:
+        """Whether these ids were applied last; an equal set is kept so the next check is `is`.
+
+        (The approval book hands out the same frozenset until its open rows change, so most
+        checks cost one identity test, not a comparison as long as the waiting sessions.)
+        """
+        applied = self._waiting_applied
+        if applied is None or applied[1] != self._members:
+            return False
+        if applied[0] is waiting_ids:
+            return True
+        if applied[0] != waiting_ids:
+            return False
+        self._waiting_applied = (frozenset(waiting_ids), self._members)
+        return True
+
     def _record(self, session_id: str) -> _Record:
         self.ensure(session_id)
         return self._records[session_id]
 
     def _restatus(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.waiting:
-            status = SessionStatus.WAITING
-        elif record.state.running:
-            status = SessionStatus.WORKING
-        else:
-            status = SessionStatus.IDLE
-        self.update(session_id, status=status)
+        self.update(session_id, status=_status(record.waiting, record.state.running))
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.state.approval_mode == "off":
-            yolo = YoloState(True, YoloSource.MODE_OFF)
-        else:
-            yolo = YoloState(True, YoloSource.SESSION) if record.yolo else YoloState()
-        self.update(session_id, yolo=yolo)
+        self.update(session_id, yolo=_yolo(record.state.approval_mode, record.yolo))
+
+
+def _status(waiting: bool, running: bool) -> SessionStatus:
+    if waiting:
+        return SessionStatus.WAITING
+    return SessionStatus.WORKING if running else SessionStatus.IDLE
+
+
+_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)  # frozen values: one of each is enough
+_SESSION_ON = YoloState(True, YoloSource.SESSION)
+_OFF = YoloState()
+
+
+def _yolo(approval_mode: str, reported: bool | None) -> YoloState:
+    """The effective YOLO: mode ``off`` bypasses everything, else the latest report decides."""
+    if approval_mode == "off":
+        return _MODE_OFF
+    return _SESSION_ON if reported else _OFF

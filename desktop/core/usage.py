@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import payloads
-from desktop.core.model import Usage
+from desktop.core.model import Usage, same_fields
 
 _COUNTERS: dict[str, tuple[str, ...]] = {
     "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
@@ -34,15 +34,19 @@ _AMOUNTS: dict[str, tuple[str, ...]] = {
     "context_percent": ("context_percent",),
     "cost_usd": ("cost_usd", "estimated_cost_usd"),
 }
+_ALL_COUNTERS = _COUNTERS | _OPTIONAL_COUNTERS
 
 
 def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
     changes: dict[str, Any] = {}
-    for field, aliases in (_COUNTERS | _OPTIONAL_COUNTERS).items():
-        value = _first(data, aliases, payloads.integer)
-        if value is not None and value >= 0:
-            changes[field] = value
+    for field, aliases in _ALL_COUNTERS.items():
+        for key in aliases:  # _first with payloads.integer, inline: this runs per usage report
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                if value >= 0:
+                    changes[field] = value
+                break
     for field, aliases in _AMOUNTS.items():
         amount = _first(data, aliases, payloads.number)
         if amount is not None and amount >= 0:
@@ -54,7 +58,9 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     model = payloads.text(data, "model")
     if model:
         changes["model"] = model
-    return dataclasses.replace(current, **changes) if changes else current
+    if same_fields(current, changes):  # also when there are none
+        return current  # an equal value; sessions compare by value (model.same_fields)
+    return dataclasses.replace(current, **changes)
 
 
 def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:
