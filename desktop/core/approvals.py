@@ -10,8 +10,14 @@ Theory of operation (design.md §2)::
                                     unknown(sent, fate unknown)
 
 * A row is created once per wire request (``ApprovalRequested`` once); a re-delivery of the same
-  server request or prompt maps onto the existing row. Every change of the value, phase or
-  answerability emits ``ApprovalChanged``. :meth:`ApprovalBook.resolve` refuses a second outcome.
+  server request or prompt maps onto the existing row (and confirms it). Every change of the
+  value, phase or answerability emits ``ApprovalChanged``. :meth:`ApprovalBook.resolve` refuses a
+  second outcome.
+* A request is the same only if its wire id (``srq`` id; ``prompt_id`` *and* generation) and
+  everything read from it are equal: an id the gateway re-uses for other content is a new
+  request, shown as a new row, because an answer goes to whatever the gateway now files under
+  that id. The rows that id stood for until then are the caller's to close
+  (:meth:`ApprovalBook.replaced_by`; ``wire_effects``), never to be answered as shown.
 * Rows open at the same time on one session share a batch; a new batch starts when the session
   had no open row. A request for the same command (text and pattern keys) as an earlier row of
   the same turn that was already answered or settled is a *re-ask* (``reask_of``): a new row,
@@ -106,14 +112,45 @@ class ApprovalBook:
             and (session_id is None or row.session_id == session_id)
         ]
 
-    def find(self, kind: RowKind, ident: str | int) -> Row | None:
-        """The row of a server request (by frame id) or a prompt (by prompt id)."""
+    def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
+        """The row a server request id, or a prompt id (and generation, if given), stands for.
+
+        Several rows can carry one id when the gateway re-used it; the newest unresolved one is
+        what the id means now, else the newest.
+        """
+        newest: Row | None = None
+        newest_open: Row | None = None
         for row in self._rows.values():
-            if row.kind is kind and kind is RowKind.SERVER_REQUEST and row.asked.reply_id == ident:
-                return row
-            if row.kind is kind and kind is RowKind.PROMPT and row.asked.request_id == ident:
-                return row
-        return None
+            if row.kind is not kind or _wire_ident(row.asked) != ident:
+                continue
+            if generation is not None and row.asked.execution_generation != generation:
+                continue
+            newest = row
+            if row.phase is not ApprovalPhase.RESOLVED:
+                newest_open = row
+        return newest_open or newest
+
+    def replaced_by(self, asked: ApprovalAsked) -> list[Row]:
+        """Unresolved rows filed under ``asked``'s wire id that show another request.
+
+        Empty for a re-delivery of the request a row already shows, and for FIFO rows (no id).
+        """
+        ident = _wire_ident(asked)
+        if ident is None or self.redelivery_of(asked) is not None:
+            return []
+        return [
+            row
+            for row in self.open_rows()
+            if row.kind is asked.kind and _wire_ident(row.asked) == ident
+        ]
+
+    def redelivery_of(self, asked: ApprovalAsked) -> Row | None:
+        """The row that already shows exactly ``asked`` (same id, generation and content)."""
+        ident = _wire_ident(asked)
+        if ident is None:
+            return None
+        row = self.find(asked.kind, ident, asked.execution_generation)
+        return row if row is not None and row.asked == asked else None
 
     def fifo_head(self, session_id: str) -> Row | None:
         return next((r for r in self.open_rows(session_id) if r.kind is RowKind.FIFO), None)
@@ -127,12 +164,14 @@ class ApprovalBook:
 
     # -- writing ----------------------------------------------------------------------------
     def ask(self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext) -> Row:
-        """Add a row for ``asked`` (or return the existing row of the same wire request)."""
-        if asked.kind is not RowKind.FIFO:
-            ident = asked.reply_id if asked.kind is RowKind.SERVER_REQUEST else asked.request_id
-            existing = self.find(asked.kind, ident) if ident is not None else None
-            if existing is not None:
-                return existing
+        """Add a row for ``asked``, or confirm and return the row that already shows it.
+
+        The caller closes :meth:`replaced_by` rows first (their outcome needs the outbox).
+        """
+        existing = self.redelivery_of(asked)
+        if existing is not None:
+            self.confirm(existing)
+            return existing
         session = asked.session_id
         seq = self._last_seq = next(self._seq)
         batch_id, position = self._place(session)
@@ -300,3 +339,12 @@ class ApprovalBook:
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
         for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
             del self._rows[row.key]
+
+
+def _wire_ident(asked: ApprovalAsked) -> str | int | None:
+    """The id a request is answered by: the frame id (server request), the prompt id, or None."""
+    if asked.kind is RowKind.SERVER_REQUEST:
+        return asked.reply_id
+    if asked.kind is RowKind.PROMPT:
+        return asked.request_id
+    return None

@@ -96,11 +96,28 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
 
 
 def ask(core: CoreState, asked: ApprovalAsked) -> Row:
-    """A request arrived (or was re-delivered): add its row, or confirm the existing one."""
+    """A request arrived (or was re-delivered): add its row, or confirm the existing one.
+
+    When the gateway re-uses an id for another request, the rows that id meant until now are
+    closed first (:func:`_replaced`): the person sees the new request as a new row.
+    """
     core.sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
-    row = core.approvals.ask(asked, core.now(), core.epoch, core.context())
-    core.approvals.confirm(row)
-    return row
+    for old in core.approvals.replaced_by(asked):
+        _replaced(core, old)
+    return core.approvals.ask(asked, core.now(), core.epoch, core.context())
+
+
+def _replaced(core: CoreState, row: Row) -> None:
+    """An answer to ``row`` would now land on another request: it is never sent.
+
+    A decision still queued is taken back; one that already left is settled by its own answer
+    (it left while the id still meant what the person saw).
+    """
+    if row.phase is ApprovalPhase.SENDING:
+        frame = row.decision_frame
+        if frame is None or not core.outbox.withdraw(frame):
+            return
+    core.resolve(row, outcomes.withdrawn(outcomes.REPLACED))
 
 
 def settle_session(
@@ -159,7 +176,7 @@ def _cancelled(core: CoreState, event: RequestCancelled) -> None:
 
 
 def _settled(core: CoreState, event: PromptSettled) -> None:
-    row = core.approvals.find(RowKind.PROMPT, event.prompt_id)
+    row = core.approvals.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
     if row is None or row.phase is ApprovalPhase.RESOLVED:
         return
     if row.phase is ApprovalPhase.SENDING and row.decision is not None:
