@@ -18,6 +18,9 @@ Theory of operation (design.md §2)::
   request, shown as a new row, because an answer goes to whatever the gateway now files under
   that id. The rows that id stood for until then are the caller's to close
   (:meth:`ApprovalBook.replaced_by`; ``wire_effects``), never to be answered as shown.
+* A FIFO row on a session whose head the core cannot vouch for (resumed mid-turn:
+  :meth:`ApprovalBook.doubt_head`) starts STALE with ``answer_rules.HEAD_UNSURE``, until the
+  turn ends.
 * Rows open at the same time on one session share a batch; a new batch starts when the session
   had no open row. A request for the same command (text and pattern keys) as an earlier row of
   the same turn that was already answered or settled is a *re-ask* (``reask_of``): a new row,
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.core import outcomes
-from desktop.core.answer_rules import SENDING, AnswerContext, assess, in_margin
+from desktop.core.answer_rules import HEAD_UNSURE, SENDING, AnswerContext, assess, in_margin
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef
 from desktop.core.settings import CoreSettings
@@ -91,6 +94,7 @@ class ApprovalBook:
         self._batches: dict[str, tuple[str, int]] = {}  # session → (open batch, next position)
         self._turns: dict[str, dict[tuple[str, tuple[str, ...]], str]] = {}
         self._last_tool: dict[str, str] = {}
+        self._unsure_heads: set[str] = set()  # sessions resumed mid-turn (0.19.0 hazard)
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -186,6 +190,7 @@ class ApprovalBook:
         )
         turn[signature] = key = f"approval-{seq}"
         timeout, basis = self._timeouts.for_new_row(asked.kind)
+        unsure = asked.kind is RowKind.FIFO and session in self._unsure_heads
         approval = Approval(
             key=key,
             session_id=session,
@@ -199,6 +204,7 @@ class ApprovalBook:
             arrived_at=now,
             expires_at=now + timeout,
             reask_of=reask_of,
+            phase=ApprovalPhase.STALE if unsure else ApprovalPhase.WAITING,
             wire=WireRef(
                 srq_id="" if asked.reply_id is None else str(asked.reply_id),
                 request_id=asked.request_id,
@@ -206,7 +212,14 @@ class ApprovalBook:
                 fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
             ),
         )
-        row = Row(approval, asked, seq, epoch, tool_id=self._last_tool.get(session, ""))
+        row = Row(
+            approval,
+            asked,
+            seq,
+            epoch,
+            stale_reason=HEAD_UNSURE if unsure else "",
+            tool_id=self._last_tool.get(session, ""),
+        )
         row.timeout_basis = basis
         self._rows[key] = row
         answerable, blocked = self._assess(row, ctx)
@@ -261,12 +274,34 @@ class ApprovalBook:
             del self._last_tool[session_id]
 
     def turn_boundary(self, session_id: str) -> None:
-        """A turn started or ended: later requests are no longer re-asks of earlier ones."""
+        """A turn started or ended: later requests are no longer re-asks of earlier ones.
+
+        Nor can an unseen 0.19.0 approval still be pending: the head is known again.
+        """
         self._turns.pop(session_id, None)
+        self.trust_head(session_id)
+
+    def doubt_head(self, session_id: str, since: int) -> None:
+        """A 0.19.0 session was resumed mid-turn: its FIFO head is in doubt until the turn ends.
+
+        An approval published while the tray did not follow the session is never re-sent, so
+        the first one seen may not be the head the server answers. FIFO rows from now on, and
+        those that arrived after ``since`` (the resume's watermark) and still wait, are STALE
+        (:data:`HEAD_UNSURE`).
+        """
+        self._unsure_heads.add(session_id)
+        for row in self.open_rows(session_id):
+            if row.kind is RowKind.FIFO and row.phase is ApprovalPhase.WAITING and row.seq > since:
+                self.mark_stale(row, HEAD_UNSURE)
+
+    def trust_head(self, session_id: str) -> None:
+        """The session's turn is over: what it asks next is the head again."""
+        self._unsure_heads.discard(session_id)
 
     def forget_session(self, session_id: str) -> None:
         for table in (self._turns, self._last_tool, self._batches):
             table.pop(session_id, None)
+        self.trust_head(session_id)
 
     def set_timeout(self, seconds: float) -> None:
         """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""

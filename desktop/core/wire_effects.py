@@ -124,6 +124,7 @@ def settle_session(
     core: CoreState, session_id: str, reason: str, *, interrupted: bool = False
 ) -> None:
     """The session's turn is over: every row still waiting there can no longer be answered."""
+    core.approvals.trust_head(session_id)
     for row in core.approvals.open_rows(session_id):
         if row.phase in OPEN_WAITING:
             core.resolve(row, _ended(core, row, reason, interrupted))
