@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from tests.safety.sim import frames
+from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
@@ -40,8 +40,13 @@ class RefServerB(AgentServer):
         for _ in range(1 + self.chooser.below(self.config.max_batch)):
             self.publish(session, "")
 
-    def publish(self, session: RefSession, command: str) -> ServerApproval:
+    def publish(
+        self, session: RefSession, command: str, reuse: ServerApproval | None = None
+    ) -> ServerApproval:
+        """Publish a request (``reuse``: under that request's ``srq`` id, see ``id_reuse``)."""
         approval = self.make_approval(session, command)
+        if reuse is not None:
+            approval.srq_id = reuse.srq_id
         flags = self.flags()
         choices = ["once"]
         if flags["allow_session"] and not flags["smart_denied"]:
@@ -78,9 +83,16 @@ class RefServerB(AgentServer):
         return params
 
     def dialect_actions(self, session: RefSession) -> list[Action]:
+        reuse = id_reuse.actions(
+            self,
+            session,
+            ident=lambda a: a.srq_id,
+            reusable=lambda a: a.closed_by == "tray",  # no answer of ours can be on its way
+            publish=self.publish,
+        )
         if not session.asked:
-            return []
-        return [("re-ask after a failure", 2, lambda: self.reask(session))]
+            return reuse
+        return [("re-ask after a failure", 2, lambda: self.reask(session)), *reuse]
 
     def reask(self, session: RefSession) -> None:
         """The re-gate: a later command of the batch asked again with new ids (old stays)."""
@@ -149,7 +161,7 @@ class RefServerB(AgentServer):
 
     def on_response(self, msg: Json, attribution: Attribution | None) -> None:
         srq = msg.get("id")
-        target = next((a for a in self.approvals if a.srq_id == srq), None)
+        target = id_reuse.newest(self.approvals, lambda a: a.srq_id == srq)
         if "error" in msg:
             if target is not None and target.open:
                 self.report("withdrew an approval nobody answered", repr(msg)[:200])
