@@ -48,16 +48,13 @@ def actions(
 ) -> list[Action]:
     """The re-use actions possible now on ``session``.
 
-    ``ident`` reads the id a request is answered by, ``reusable`` says which closed requests
-    may lend theirs, ``publish(session, command, old)`` publishes under ``old``'s id.
+    ``ident`` reads the id a request is answered by, ``reusable`` says whether a closed request
+    that is its id's current meaning may lend it, ``publish(session, command, old)`` publishes
+    under ``old``'s id.
     """
     out: list[Action] = []
-    live = {ident(a) for a in server.approvals if a.open}
-    lenders = [
-        a
-        for a in server.approvals
-        if a.session is session and not a.open and reusable(a) and ident(a) not in live
-    ]
+    meaning = {ident(a): a for a in server.approvals}  # each id's newest request
+    lenders = [a for a in meaning.values() if a.session is session and not a.open and reusable(a)]
     if lenders:
         old = pick(server.chooser, lenders)
         out.append(("re-use a closed id", 1, lambda: _reuse(server, session, old, publish)))

@@ -28,6 +28,7 @@ class RefServerB(AgentServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
+        self._published: dict[int, Json] = {}  # ident -> params as sent (re-delivered as is)
 
     def ready_extra(self) -> Json:
         epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
@@ -56,15 +57,11 @@ class RefServerB(AgentServer):
         choices.append("deny")
         approval.choices = tuple(choices)
         self.stats["published"] += 1
-        self.emit(
-            session,
-            frames.server_request(approval.srq_id, "approval", self.params(approval, flags)),
-            approval,
-        )
+        params = self._published[approval.ident] = self.params(approval, flags)
+        self.emit(session, frames.server_request(approval.srq_id, "approval", params), approval)
         return approval
 
-    def params(self, approval: ServerApproval, flags: Json | None = None) -> Json:
-        flags = flags or {}
+    def params(self, approval: ServerApproval, flags: Json) -> Json:
         params: Json = {
             "session_id": approval.session.sid,
             "command": approval.command,
@@ -140,9 +137,10 @@ class RefServerB(AgentServer):
             "status": "waiting" if pending else ("working" if session.running else "idle"),
             "info": self.info(session),
             "open_requests": [
-                {"id": a.srq_id, "method": "approval", "params": self.params(a)} for a in pending
+                {"id": a.srq_id, "method": "approval", "params": self._published[a.ident]}
+                for a in pending
             ],
-            "pending_approval": self.params(pending[0]) if pending else None,
+            "pending_approval": self._published[pending[0].ident] if pending else None,
         }
         self.reply(frames.result(rpc_id, snapshot))
 
@@ -152,7 +150,8 @@ class RefServerB(AgentServer):
             items = [] if session is None else session.open_approvals()
             body = {
                 "approvals": [
-                    {k: v for k, v in self.params(a).items() if k != "choices"} for a in items
+                    {k: v for k, v in self._published[a.ident].items() if k != "choices"}
+                    for a in items
                 ]
             }
             self.reply(frames.result(rpc_id, body))
