@@ -27,11 +27,15 @@ WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
 NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
 TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
 SENDING = "an answer is on its way"
-# A STALE reason, not a block: the person may still answer after checking Hermes (confirm).
+# STALE reasons, not blocks: the person may still answer after checking Hermes (confirm).
 HEAD_UNSURE = (
     "the tray was not following this session while it ran, so Hermes 0.19 may hold an earlier "
     "command that an answer would resolve instead; answer only if Hermes shows this one as the "
     "oldest waiting"
+)
+ANSWER_UNDER_ID = (
+    "Hermes re-used this request's id while an answer for the earlier command under it was on "
+    "its way, and may have taken that answer for this one; answer only if Hermes still asks it"
 )
 
 

@@ -167,10 +167,13 @@ class ApprovalBook:
         return self._timeouts.learned
 
     # -- writing ----------------------------------------------------------------------------
-    def ask(self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext) -> Row:
+    def ask(
+        self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext, doubt: str = ""
+    ) -> Row:
         """Add a row for ``asked``, or confirm and return the row that already shows it.
 
-        The caller closes :meth:`replaced_by` rows first (their outcome needs the outbox).
+        The caller closes :meth:`replaced_by` rows first (their outcome needs the outbox);
+        ``doubt``: a new row starts STALE with this reason.
         """
         existing = self.redelivery_of(asked)
         if existing is not None:
@@ -191,6 +194,7 @@ class ApprovalBook:
         turn[signature] = key = f"approval-{seq}"
         timeout, basis = self._timeouts.for_new_row(asked.kind)
         unsure = asked.kind is RowKind.FIFO and session in self._unsure_heads
+        stale_reason = doubt or (HEAD_UNSURE if unsure else "")
         approval = Approval(
             key=key,
             session_id=session,
@@ -204,7 +208,7 @@ class ApprovalBook:
             arrived_at=now,
             expires_at=now + timeout,
             reask_of=reask_of,
-            phase=ApprovalPhase.STALE if unsure else ApprovalPhase.WAITING,
+            phase=ApprovalPhase.STALE if stale_reason else ApprovalPhase.WAITING,
             wire=WireRef(
                 srq_id="" if asked.reply_id is None else str(asked.reply_id),
                 request_id=asked.request_id,
@@ -217,7 +221,7 @@ class ApprovalBook:
             asked,
             seq,
             epoch,
-            stale_reason=HEAD_UNSURE if unsure else "",
+            stale_reason=stale_reason,
             tool_id=self._last_tool.get(session, ""),
         )
         row.timeout_basis = basis

@@ -11,7 +11,7 @@ SENDING are left to the answer of their own request. Newer gateways say it expli
 
 from __future__ import annotations
 
-from desktop.core import outcomes
+from desktop.core import answer_rules, outcomes
 from desktop.core.answer_rules import in_margin
 from desktop.core.approvals import OPEN_WAITING, Row
 from desktop.core.core_state import CoreState
@@ -99,25 +99,31 @@ def ask(core: CoreState, asked: ApprovalAsked) -> Row:
     """A request arrived (or was re-delivered): add its row, or confirm the existing one.
 
     When the gateway re-uses an id for another request, the rows that id meant until now are
-    closed first (:func:`_replaced`): the person sees the new request as a new row.
+    closed first (:func:`_replaced`): the person sees the new request as a new row. If an answer
+    to one of them already left under the very address the new request now has, the gateway may
+    take it for the new one: that row starts STALE (``answer_rules.ANSWER_UNDER_ID``).
     """
     core.sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
+    doubt = ""
     for old in core.approvals.replaced_by(asked):
-        _replaced(core, old)
-    return core.approvals.ask(asked, core.now(), core.epoch, core.context())
+        left = not _replaced(core, old)
+        if left and old.asked.execution_generation == asked.execution_generation:
+            doubt = answer_rules.ANSWER_UNDER_ID
+    return core.approvals.ask(asked, core.now(), core.epoch, core.context(), doubt)
 
 
-def _replaced(core: CoreState, row: Row) -> None:
+def _replaced(core: CoreState, row: Row) -> bool:
     """An answer to ``row`` would now land on another request: it is never sent.
 
     A decision still queued is taken back; one that already left is settled by its own answer
-    (it left while the id still meant what the person saw).
+    (it left while the id still meant what the person saw). False in that case.
     """
     if row.phase is ApprovalPhase.SENDING:
         frame = row.decision_frame
         if frame is None or not core.outbox.withdraw(frame):
-            return
+            return False
     core.resolve(row, outcomes.withdrawn(outcomes.REPLACED))
+    return True
 
 
 def settle_session(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from desktop.core import outcomes
+from desktop.core import answer_rules, outcomes
 from desktop.core.events import ApprovalRequested
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.core.frames import (
@@ -73,7 +73,7 @@ def test_b_a_cancel_for_a_reused_id_closes_what_the_id_means_now() -> None:
     assert expired.outcome == outcomes.expired()
 
 
-def test_b_an_answer_that_already_left_is_settled_by_itself_not_replaced() -> None:
+def test_b_an_answer_already_gone_settles_itself_and_puts_the_new_row_in_doubt() -> None:
     drv = Driver().connect(Dialect.B).feed(b_approval("srq-1", "ls -la"))
     key = drv.row().key
     _, _, frames = drv.decide(key, Choice.ONCE, write=False)  # drained, not yet written
@@ -82,8 +82,11 @@ def test_b_an_answer_that_already_left_is_settled_by_itself_not_replaced() -> No
     drv.core.frame_written(frames[0].frame_id)
     drv.flush()
     assert drv.approval(key).outcome == outcomes.decided(Choice.ONCE)
-    assert drv.row().command == "rm -rf ~"
-    assert drv.row().answerable
+    new = drv.row()
+    assert (new.command, new.phase) == ("rm -rf ~", ApprovalPhase.STALE)
+    assert new.blocked_reason == answer_rules.ANSWER_UNDER_ID  # Hermes may have taken ours
+    assert drv.decide(new.key, Choice.DENY)[0] is False
+    assert drv.decide(new.key, Choice.DENY, confirm_stale=True)[0] is True
 
 
 def test_c_same_prompt_and_generation_with_other_content_is_replaced() -> None:
@@ -95,6 +98,18 @@ def test_c_same_prompt_and_generation_with_other_content_is_replaced() -> None:
     assert sent
     assert json.loads(frames[0].text)["params"]["prompt_id"] == "p-1"
     assert not drv.decide(old.key, Choice.ONCE)[0]
+
+
+def test_c_an_answer_that_left_under_the_same_generation_puts_the_new_row_in_doubt() -> None:
+    drv = Driver().connect(Dialect.C).feed(c_approval("p-1", 4, "ls -la"))
+    key = drv.row().key
+    drv.decide(key, Choice.ONCE)  # written; the result is still to come
+    drv.feed(c_approval("p-1", 4, "rm -rf ~"))
+    assert drv.approval(key).phase is ApprovalPhase.SENDING
+    assert (drv.row().phase, drv.row().blocked_reason) == (
+        ApprovalPhase.STALE,
+        answer_rules.ANSWER_UNDER_ID,
+    )
 
 
 def test_c_an_answer_awaiting_its_result_outlives_a_new_generation_of_its_id() -> None:
