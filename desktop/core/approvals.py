@@ -62,6 +62,7 @@ class Row:
     decision_frame: int | None = None
     tool_id: str = ""  # FIFO: the tool.start that preceded the request
     timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
+    ended: Outcome | None = None  # it ended on the server while SENDING (see ``end_if_unsent``)
 
     @property
     def key(self) -> str:
@@ -261,13 +262,25 @@ class ApprovalBook:
         self._change(row, phase=ApprovalPhase.SENDING, answerable=False, blocked_reason=SENDING)
 
     def unsend(self, row: Row, ctx: AnswerContext) -> None:
-        """The decision frame certainly never left: the row waits again."""
+        """The decision frame certainly never left: the row waits again (or ends, if it did)."""
         if row.phase is ApprovalPhase.SENDING:
             row.decision = row.decision_frame = None
-            self._change(
-                row, phase=ApprovalPhase.STALE if row.stale_reason else ApprovalPhase.WAITING
-            )
+            if row.ended is not None:
+                self.resolve(row, row.ended)
+            else:
+                phase = ApprovalPhase.STALE if row.stale_reason else ApprovalPhase.WAITING
+                self._change(row, phase=phase)
             self.refresh(ctx)
+
+    def end_if_unsent(self, row: Row, outcome: Outcome) -> None:
+        """``row`` ended on the server while its answer was on its way.
+
+        That answer's own fate still decides (it may be what ended it); but if it certainly
+        never leaves (:meth:`unsend`), the row ends with ``outcome`` instead of waiting again:
+        on 0.19.0 a click on it then would answer whatever the session asks next.
+        """
+        if row.phase is ApprovalPhase.SENDING:
+            row.ended = outcome
 
     def note_tool_started(self, session_id: str, tool_id: str) -> None:
         """Remember the running tool: a FIFO request that follows belongs to it."""

@@ -5,8 +5,10 @@ signs are a ``tool.complete`` for the command, the end of the turn, or ``running
 (protocol.md §3.2). When one of them arrives while a FIFO row still waits, the core stops
 offering it (WITHDRAWN "settled elsewhere", or EXPIRED when it looks like the server's
 timeout), because answering it now would resolve whatever the session asks next. Rows that are
-SENDING are left to the answer of their own request. Newer gateways say it explicitly
-(``request.cancel``, ``approval.settled``); their rows are also closed when the turn ends.
+SENDING are left to the answer of their own request, unless that answer certainly never leaves:
+then they end as the sign said instead of waiting again (``ApprovalBook.end_if_unsent``). Newer
+gateways say it explicitly (``request.cancel``, ``approval.settled``); their rows are also
+closed when the turn ends.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ def settle_session(
     for row in core.approvals.open_rows(session_id):
         if row.phase in OPEN_WAITING:
             core.resolve(row, _ended(core, row, reason, interrupted))
+        else:
+            core.approvals.end_if_unsent(row, _ended(core, row, reason, interrupted))
 
 
 def _ended(core: CoreState, row: Row, reason: str, interrupted: bool) -> Outcome:
@@ -161,7 +165,7 @@ def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
     if event.todos is not None:
         core.sessions.apply_todos(event.session_id, event.todos)
     for row in core.approvals.open_rows(event.session_id):
-        if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING:
+        if row.kind is not RowKind.FIFO:
             continue
         if row.tool_id and event.tool_id and row.tool_id != event.tool_id:
             core.approvals.mark_stale(row, OTHER_TOOL_FINISHED)
@@ -170,7 +174,11 @@ def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
             event.blocked and in_margin(row.approval, core.now(), core.settings.staleness_margin)
         )
         settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
-        core.resolve(row, outcomes.expired() if gave_up else settled)
+        outcome = outcomes.expired() if gave_up else settled
+        if row.phase is ApprovalPhase.SENDING:
+            core.approvals.end_if_unsent(row, outcome)  # its own answer may be what ended it
+        else:
+            core.resolve(row, outcome)
 
 
 def _cancelled(core: CoreState, event: RequestCancelled) -> None:
