@@ -6,6 +6,11 @@ one small pure function, tested case by case. The strictest part is for 0.19.0 (
 session's FIFO may be answered, and never when the server may already have given up on it (too
 close to its timeout). Rows of a kind the connected gateway cannot take, rows seen before the
 handshake, over-long commands and anything while disconnected are never answerable.
+
+A FIFO row can also *look* like the head without being it: after the tray resumed a 0.19.0
+session mid-turn, an approval published while it was away is never re-sent, so the first one it
+sees may sit behind an unseen one. Such rows start STALE with :data:`HEAD_UNSURE` (the approval
+book decides when) and are answered only through the explicit confirmation.
 """
 
 from __future__ import annotations
@@ -22,6 +27,16 @@ WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
 NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
 TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
 SENDING = "an answer is on its way"
+# STALE reasons, not blocks: the person may still answer after checking Hermes (confirm).
+HEAD_UNSURE = (
+    "the tray was not following this session while it ran, so Hermes 0.19 may hold an earlier "
+    "command that an answer would resolve instead; answer only if Hermes shows this one as the "
+    "oldest waiting"
+)
+ANSWER_UNDER_ID = (
+    "Hermes re-used this request's id while an answer for the earlier command under it was on "
+    "its way, and may have taken that answer for this one; answer only if Hermes still asks it"
+)
 
 
 @dataclass(frozen=True, slots=True)

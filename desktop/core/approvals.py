@@ -10,8 +10,17 @@ Theory of operation (design.md §2)::
                                     unknown(sent, fate unknown)
 
 * A row is created once per wire request (``ApprovalRequested`` once); a re-delivery of the same
-  server request or prompt maps onto the existing row. Every change of the value, phase or
-  answerability emits ``ApprovalChanged``. :meth:`ApprovalBook.resolve` refuses a second outcome.
+  server request or prompt maps onto the existing row (and confirms it). Every change of the
+  value, phase or answerability emits ``ApprovalChanged``. :meth:`ApprovalBook.resolve` refuses a
+  second outcome.
+* A request is the same only if its wire id (``srq`` id; ``prompt_id`` *and* generation) and
+  everything read from it are equal: an id the gateway re-uses for other content is a new
+  request, shown as a new row, because an answer goes to whatever the gateway now files under
+  that id. The rows that id stood for until then are the caller's to close
+  (:meth:`ApprovalBook.replaced_by`; ``wire_effects``), never to be answered as shown.
+* A FIFO row on a session whose head the core cannot vouch for (resumed mid-turn:
+  :meth:`ApprovalBook.doubt_head`) starts STALE with ``answer_rules.HEAD_UNSURE``, until the
+  turn ends.
 * Rows open at the same time on one session share a batch; a new batch starts when the session
   had no open row. A request for the same command (text and pattern keys) as an earlier row of
   the same turn that was already answered or settled is a *re-ask* (``reask_of``): a new row,
@@ -31,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.core import outcomes
-from desktop.core.answer_rules import SENDING, AnswerContext, Rules, assess, in_margin
+from desktop.core.answer_rules import HEAD_UNSURE, SENDING, AnswerContext, Rules, assess, in_margin
 from desktop.core.approval_cache import BookCache, Version, span_around
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef, same_fields
@@ -55,6 +64,7 @@ class Row:
     decision_frame: int | None = None
     tool_id: str = ""  # FIFO: the tool.start that preceded the request
     timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
+    ended: Outcome | None = None  # it ended on the server while SENDING (see ``end_if_unsent``)
 
     @property
     def key(self) -> str:
@@ -88,6 +98,7 @@ class ApprovalBook:
         self._turns: dict[str, dict[tuple[str, tuple[str, ...]], str]] = {}
         self._last_tool: dict[str, str] = {}
         self._cache = BookCache()  # results of the walks below, while they hold
+        self._unsure_heads: set[str] = set()  # sessions resumed mid-turn (0.19.0 hazard)
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -107,14 +118,45 @@ class ApprovalBook:
             return list(rows)
         return [row for row in rows if row.session_id == session_id]
 
-    def find(self, kind: RowKind, ident: str | int) -> Row | None:
-        """The row of a server request (by frame id) or a prompt (by prompt id)."""
+    def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
+        """The row a server request id, or a prompt id (and generation, if given), stands for.
+
+        Several rows can carry one id when the gateway re-used it; the newest unresolved one is
+        what the id means now, else the newest.
+        """
+        newest: Row | None = None
+        newest_open: Row | None = None
         for row in self._rows.values():
-            if row.kind is kind and kind is RowKind.SERVER_REQUEST and row.asked.reply_id == ident:
-                return row
-            if row.kind is kind and kind is RowKind.PROMPT and row.asked.request_id == ident:
-                return row
-        return None
+            if row.kind is not kind or _wire_ident(row.asked) != ident:
+                continue
+            if generation is not None and row.asked.execution_generation != generation:
+                continue
+            newest = row
+            if row.phase is not ApprovalPhase.RESOLVED:
+                newest_open = row
+        return newest_open or newest
+
+    def replaced_by(self, asked: ApprovalAsked) -> list[Row]:
+        """Unresolved rows filed under ``asked``'s wire id that show another request.
+
+        Empty for a re-delivery of the request a row already shows, and for FIFO rows (no id).
+        """
+        ident = _wire_ident(asked)
+        if ident is None or self.redelivery_of(asked) is not None:
+            return []
+        return [
+            row
+            for row in self.open_rows()
+            if row.kind is asked.kind and _wire_ident(row.asked) == ident
+        ]
+
+    def redelivery_of(self, asked: ApprovalAsked) -> Row | None:
+        """The row that already shows exactly ``asked`` (same id, generation and content)."""
+        ident = _wire_ident(asked)
+        if ident is None:
+            return None
+        row = self.find(asked.kind, ident, asked.execution_generation)
+        return row if row is not None and row.asked == asked else None
 
     def fifo_head(self, session_id: str) -> Row | None:
         return next((r for r in self.open_rows(session_id) if r.kind is RowKind.FIFO), None)
@@ -127,13 +169,18 @@ class ApprovalBook:
         return self._timeouts.learned
 
     # -- writing ----------------------------------------------------------------------------
-    def ask(self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext) -> Row:
-        """Add a row for ``asked`` (or return the existing row of the same wire request)."""
-        if asked.kind is not RowKind.FIFO:
-            ident = asked.reply_id if asked.kind is RowKind.SERVER_REQUEST else asked.request_id
-            existing = self.find(asked.kind, ident) if ident is not None else None
-            if existing is not None:
-                return existing
+    def ask(
+        self, asked: ApprovalAsked, now: float, epoch: int, ctx: AnswerContext, doubt: str = ""
+    ) -> Row:
+        """Add a row for ``asked``, or confirm and return the row that already shows it.
+
+        The caller closes :meth:`replaced_by` rows first (their outcome needs the outbox);
+        ``doubt``: a new row starts STALE with this reason.
+        """
+        existing = self.redelivery_of(asked)
+        if existing is not None:
+            self.confirm(existing)
+            return existing
         session = asked.session_id
         seq = self._last_seq = next(self._seq)
         batch_id, position = self._place(session)
@@ -148,6 +195,8 @@ class ApprovalBook:
         )
         turn[signature] = key = f"approval-{seq}"
         timeout, basis = self._timeouts.for_new_row(asked.kind)
+        unsure = asked.kind is RowKind.FIFO and session in self._unsure_heads
+        stale_reason = doubt or (HEAD_UNSURE if unsure else "")
         approval = Approval(
             key=key,
             session_id=session,
@@ -161,6 +210,7 @@ class ApprovalBook:
             arrived_at=now,
             expires_at=now + timeout,
             reask_of=reask_of,
+            phase=ApprovalPhase.STALE if stale_reason else ApprovalPhase.WAITING,
             wire=WireRef(
                 srq_id="" if asked.reply_id is None else str(asked.reply_id),
                 request_id=asked.request_id,
@@ -168,7 +218,14 @@ class ApprovalBook:
                 fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
             ),
         )
-        row = Row(approval, asked, seq, epoch, tool_id=self._last_tool.get(session, ""))
+        row = Row(
+            approval,
+            asked,
+            seq,
+            epoch,
+            stale_reason=stale_reason,
+            tool_id=self._last_tool.get(session, ""),
+        )
         row.timeout_basis = basis
         self._rows[key] = row
         answerable, blocked = self._assess(row, ctx)
@@ -206,13 +263,25 @@ class ApprovalBook:
         self._change(row, phase=ApprovalPhase.SENDING, answerable=False, blocked_reason=SENDING)
 
     def unsend(self, row: Row, ctx: AnswerContext) -> None:
-        """The decision frame certainly never left: the row waits again."""
+        """The decision frame certainly never left: the row waits again (or ends, if it did)."""
         if row.phase is ApprovalPhase.SENDING:
             row.decision = row.decision_frame = None
-            self._change(
-                row, phase=ApprovalPhase.STALE if row.stale_reason else ApprovalPhase.WAITING
-            )
+            if row.ended is not None:
+                self.resolve(row, row.ended)
+            else:
+                phase = ApprovalPhase.STALE if row.stale_reason else ApprovalPhase.WAITING
+                self._change(row, phase=phase)
             self.refresh(ctx)
+
+    def end_if_unsent(self, row: Row, outcome: Outcome) -> None:
+        """``row`` ended on the server while its answer was on its way.
+
+        That answer's own fate still decides (it may be what ended it); but if it certainly
+        never leaves (:meth:`unsend`), the row ends with ``outcome`` instead of waiting again:
+        on 0.19.0 a click on it then would answer whatever the session asks next.
+        """
+        if row.phase is ApprovalPhase.SENDING:
+            row.ended = outcome
 
     def note_tool_started(self, session_id: str, tool_id: str) -> None:
         """Remember the running tool: a FIFO request that follows belongs to it."""
@@ -223,12 +292,34 @@ class ApprovalBook:
             del self._last_tool[session_id]
 
     def turn_boundary(self, session_id: str) -> None:
-        """A turn started or ended: later requests are no longer re-asks of earlier ones."""
+        """A turn started or ended: later requests are no longer re-asks of earlier ones.
+
+        Nor can an unseen 0.19.0 approval still be pending: the head is known again.
+        """
         self._turns.pop(session_id, None)
+        self.trust_head(session_id)
+
+    def doubt_head(self, session_id: str, since: int) -> None:
+        """A 0.19.0 session was resumed mid-turn: its FIFO head is in doubt until the turn ends.
+
+        An approval published while the tray did not follow the session is never re-sent, so
+        the first one seen may not be the head the server answers. FIFO rows from now on, and
+        those that arrived after ``since`` (the resume's watermark) and still wait, are STALE
+        (:data:`HEAD_UNSURE`).
+        """
+        self._unsure_heads.add(session_id)
+        for row in self.open_rows(session_id):
+            if row.kind is RowKind.FIFO and row.phase is ApprovalPhase.WAITING and row.seq > since:
+                self.mark_stale(row, HEAD_UNSURE)
+
+    def trust_head(self, session_id: str) -> None:
+        """The session's turn is over: what it asks next is the head again."""
+        self._unsure_heads.discard(session_id)
 
     def forget_session(self, session_id: str) -> None:
         for table in (self._turns, self._last_tool, self._batches):
             table.pop(session_id, None)
+        self.trust_head(session_id)
 
     def set_timeout(self, seconds: float) -> None:
         """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
@@ -355,3 +446,12 @@ class ApprovalBook:
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
         for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
             del self._rows[row.key]
+
+
+def _wire_ident(asked: ApprovalAsked) -> str | int | None:
+    """The id a request is answered by: the frame id (server request), the prompt id, or None."""
+    if asked.kind is RowKind.SERVER_REQUEST:
+        return asked.reply_id
+    if asked.kind is RowKind.PROMPT:
+        return asked.request_id
+    return None

@@ -25,6 +25,7 @@ TURN_ENDED = "the agent's turn ended"
 SESSION_STOPPED = "the session stopped running"
 GATEWAY_SHUTDOWN = "the gateway shut down"
 PROTOCOL_CHANGED = "the gateway came back speaking another protocol"
+REPLACED = "the gateway replaced this request (its id now asks something else)"
 
 _CANCEL_REASONS = {
     "interrupted": INTERRUPTED,

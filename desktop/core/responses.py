@@ -91,7 +91,7 @@ def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) ->
     if method == "session.create":
         created = payloads.text(result, "session_id")
         if created:
-            fold_snapshot(core, None, result, call.watermark)
+            fold_snapshot(core, None, result, call.watermark, fresh=True)
     elif method in SNAPSHOT_METHODS:
         fold_snapshot(core, _known_session(core, session_id), result, call.watermark)
     elif method == "session.usage" and core.sessions.get(session_id) is not None:

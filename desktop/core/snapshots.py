@@ -5,7 +5,9 @@ or were re-published. A snapshot's ``open_requests`` (B) or ``prompts`` (C) are 
 if new but map onto the rows already shown (no duplicates); open rows of that session the
 snapshot no longer lists were settled elsewhere. Only rows that arrived before the request was
 sent are judged (its *watermark*): a request published after the snapshot was taken is not
-missing from it. 0.19.0 lists no approvals, so its rows stay STALE unless the session stopped.
+missing from it. 0.19.0 lists no approvals, so its rows stay STALE unless the session stopped;
+and when a resume finds a 0.19.0 session running, approvals it published meanwhile are lost to
+the tray, so its FIFO head is in doubt until the turn ends (``ApprovalBook.doubt_head``).
 """
 
 from __future__ import annotations
@@ -26,9 +28,17 @@ _KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
 
 
 def fold_snapshot(
-    core: CoreState, known_id: str | None, snapshot: Mapping[str, Any], watermark: int
+    core: CoreState,
+    known_id: str | None,
+    snapshot: Mapping[str, Any],
+    watermark: int,
+    *,
+    fresh: bool = False,
 ) -> str | None:
-    """Fold a ``session.resume``/``session.activate`` result; returns the runtime id."""
+    """Fold a ``session.resume``/``session.activate`` result; returns the runtime id.
+
+    ``fresh``: the result of ``session.create`` (the tray followed the session from its start).
+    """
     runtime = payloads.text(snapshot, "session_id") or known_id
     if not runtime:
         return None
@@ -57,6 +67,8 @@ def fold_snapshot(
         sessions.set_running(runtime, running)
     if running is False:
         settle_session(core, runtime, outcomes.SESSION_STOPPED)
+    elif running and not fresh and RowKind.FIFO in core.adapter.answers:
+        core.approvals.doubt_head(runtime, watermark)
     return runtime
 
 

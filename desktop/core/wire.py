@@ -54,11 +54,17 @@ class RequestCancelled:
 
 @dataclass(frozen=True, slots=True)
 class PromptSettled:
-    """``approval.settled``: a canonical prompt was answered, expired or left behind."""
+    """``approval.settled``: a canonical prompt was answered, expired or left behind.
+
+    ``execution_generation`` names which prompt of that id (None when the frame did not say):
+    a prompt id can come back in a later generation, and a settle for the old one must not
+    close the new one.
+    """
 
     session_id: str
     prompt_id: str
     expired: bool = False
+    execution_generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,13 +5,15 @@ signs are a ``tool.complete`` for the command, the end of the turn, or ``running
 (protocol.md §3.2). When one of them arrives while a FIFO row still waits, the core stops
 offering it (WITHDRAWN "settled elsewhere", or EXPIRED when it looks like the server's
 timeout), because answering it now would resolve whatever the session asks next. Rows that are
-SENDING are left to the answer of their own request. Newer gateways say it explicitly
-(``request.cancel``, ``approval.settled``); their rows are also closed when the turn ends.
+SENDING are left to the answer of their own request, unless that answer certainly never leaves:
+then they end as the sign said instead of waiting again (``ApprovalBook.end_if_unsent``). Newer
+gateways say it explicitly (``request.cancel``, ``approval.settled``); their rows are also
+closed when the turn ends.
 """
 
 from __future__ import annotations
 
-from desktop.core import outcomes
+from desktop.core import answer_rules, outcomes
 from desktop.core.answer_rules import in_margin
 from desktop.core.approvals import OPEN_WAITING, Row
 from desktop.core.core_state import CoreState
@@ -96,20 +98,46 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
 
 
 def ask(core: CoreState, asked: ApprovalAsked) -> Row:
-    """A request arrived (or was re-delivered): add its row, or confirm the existing one."""
+    """A request arrived (or was re-delivered): add its row, or confirm the existing one.
+
+    When the gateway re-uses an id for another request, the rows that id meant until now are
+    closed first (:func:`_replaced`): the person sees the new request as a new row. If an answer
+    to one of them already left under the very address the new request now has, the gateway may
+    take it for the new one: that row starts STALE (``answer_rules.ANSWER_UNDER_ID``).
+    """
     core.sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
-    row = core.approvals.ask(asked, core.now(), core.epoch, core.context())
-    core.approvals.confirm(row)
-    return row
+    doubt = ""
+    for old in core.approvals.replaced_by(asked):
+        left = not _replaced(core, old)
+        if left and old.asked.execution_generation == asked.execution_generation:
+            doubt = answer_rules.ANSWER_UNDER_ID
+    return core.approvals.ask(asked, core.now(), core.epoch, core.context(), doubt)
+
+
+def _replaced(core: CoreState, row: Row) -> bool:
+    """An answer to ``row`` would now land on another request: it is never sent.
+
+    A decision still queued is taken back; one that already left is settled by its own answer
+    (it left while the id still meant what the person saw). False in that case.
+    """
+    if row.phase is ApprovalPhase.SENDING:
+        frame = row.decision_frame
+        if frame is None or not core.outbox.withdraw(frame):
+            return False
+    core.resolve(row, outcomes.withdrawn(outcomes.REPLACED))
+    return True
 
 
 def settle_session(
     core: CoreState, session_id: str, reason: str, *, interrupted: bool = False
 ) -> None:
     """The session's turn is over: every row still waiting there can no longer be answered."""
+    core.approvals.trust_head(session_id)
     for row in core.approvals.open_rows(session_id):
         if row.phase in OPEN_WAITING:
             core.resolve(row, _ended(core, row, reason, interrupted))
+        else:
+            core.approvals.end_if_unsent(row, _ended(core, row, reason, interrupted))
 
 
 def _ended(core: CoreState, row: Row, reason: str, interrupted: bool) -> Outcome:
@@ -137,7 +165,7 @@ def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
     if event.todos is not None:
         core.sessions.apply_todos(event.session_id, event.todos)
     for row in core.approvals.open_rows(event.session_id):
-        if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING:
+        if row.kind is not RowKind.FIFO:
             continue
         if row.tool_id and event.tool_id and row.tool_id != event.tool_id:
             core.approvals.mark_stale(row, OTHER_TOOL_FINISHED)
@@ -146,7 +174,11 @@ def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
             event.blocked and in_margin(row.approval, core.now(), core.settings.staleness_margin)
         )
         settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
-        core.resolve(row, outcomes.expired() if gave_up else settled)
+        outcome = outcomes.expired() if gave_up else settled
+        if row.phase is ApprovalPhase.SENDING:
+            core.approvals.end_if_unsent(row, outcome)  # its own answer may be what ended it
+        else:
+            core.resolve(row, outcome)
 
 
 def _cancelled(core: CoreState, event: RequestCancelled) -> None:
@@ -159,7 +191,7 @@ def _cancelled(core: CoreState, event: RequestCancelled) -> None:
 
 
 def _settled(core: CoreState, event: PromptSettled) -> None:
-    row = core.approvals.find(RowKind.PROMPT, event.prompt_id)
+    row = core.approvals.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
     if row is None or row.phase is ApprovalPhase.RESOLVED:
         return
     if row.phase is ApprovalPhase.SENDING and row.decision is not None:

@@ -241,6 +241,30 @@ def test_a_sending_head_waits_for_its_own_answer_even_if_tool_complete_comes_fir
     assert outcome.kind is OutcomeKind.APPROVED
 
 
+@pytest.mark.parametrize(
+    ("sign", "outcome"),
+    [
+        (tool_complete("call_1_0"), outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)),
+        (message_complete(), outcomes.withdrawn(outcomes.TURN_ENDED)),
+    ],
+    ids=["tool.complete", "message.complete"],
+)
+def test_a_row_that_ended_while_its_answer_was_queued_ends_when_the_answer_never_leaves(
+    sign: dict[str, Any], outcome: object
+) -> None:
+    drv = connected().feed(tool_start("call_1_0"), a_approval())
+    key = drv.row().key
+    drv.core.decide(key, Choice.ONCE)
+    [frame] = drv.core.data_to_send()  # taken by the writer
+    drv.feed(sign)  # Hermes says the command is over (another surface answered it)
+    assert drv.approval(key).phase is ApprovalPhase.SENDING
+    drv.core.frame_failed(frame.frame_id, maybe_sent=False)  # and our answer never left
+    drv.flush()
+    assert drv.approval(key).outcome == outcome  # not waiting again for a click
+    drv.feed(a_approval("next command"))
+    assert drv.decide(key, Choice.ONCE)[0] is False
+
+
 def test_another_tool_finishing_makes_the_row_stale_not_gone() -> None:
     drv = connected().feed(tool_start("call_1_0"), a_approval())
     key = drv.row().key

@@ -12,7 +12,9 @@ the row says why. See ``tests/safety/sim`` for the model and the environment it 
   approval per session (measured); after our answer or a timeout the next command asks at
   once; no second person answers the same session within a round trip of our click (no client
   can tell two such answers apart without ids; see ``test_known_hazards``);
-* a person confirms a stale row only if Hermes really still shows it (the dialog's wording).
+* a person confirms a stale row only if Hermes really still shows it (the dialog's wording);
+* B/C: the gateway may re-use a request id for another command (``sim/id_reuse``), but not
+  while an answer the core sent for the id's earlier meaning can still be on its way.
 
 Each failing run prints its dialect, seed and the last steps; ``RandomChooser(seed)`` replays it.
 """
@@ -37,6 +39,8 @@ FLOORS = {
     "other_viewer_answers": 50,
     "interrupts": 50,
 }
+# B and C: the gateway re-uses ids (``sim/id_reuse``), and rows under re-used ids get answered.
+ID_REUSE_FLOORS = {"ids_reused": 100, "ids_replaced": 50, "reused_id_answered": 3}
 
 
 @pytest.mark.parametrize("dialect", list(Dialect), ids=lambda d: d.name)
@@ -58,7 +62,8 @@ def test_seeded_interleavings_keep_every_decision_on_its_request(dialect: Dialec
             f"{len(result.failures)} of {runs} runs broke an invariant; first:\n"
             + first_violation_report(dialect, seed, run)
         )
+    floors = FLOORS if dialect is Dialect.A else FLOORS | ID_REUSE_FLOORS
     thin = {
-        k: result.stats[k] for k, floor in FLOORS.items() if result.stats[k] < floor * runs / 500
+        k: result.stats[k] for k, floor in floors.items() if result.stats[k] < floor * runs / 500
     }
     assert not thin, f"the campaign exercised too little of: {thin}"

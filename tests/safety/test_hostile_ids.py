@@ -3,8 +3,10 @@
 
 The rule that matters (design.md §2): the core may only answer a request whose identity and
 content it showed the person. An id the gateway re-uses for *different* content is ambiguous —
-the answer would go to whatever the gateway now files under that id — so the row must stop
-being answerable (or the new request become its own row), never silently keep the old text.
+the answer would go to whatever the gateway now files under that id — so the new request is
+its own row (a new key) and the row the id meant until then is withdrawn ("the gateway
+replaced this request"), never silently kept with the old text. A byte-identical re-send is the
+same request and stays one row.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 
 import pytest
 
+from desktop.core import outcomes
 from desktop.core.events import RpcResponded
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.safety.driver import CoreDriver, approval_frame, event
@@ -47,27 +50,29 @@ def test_ids_that_only_look_like_ours_answer_nothing(fake_id: object) -> None:
     assert [e.rpc_id for e in drv.events if isinstance(e, RpcResponded)] == [1]
 
 
-def test_a_redelivered_request_with_the_same_content_maps_onto_its_row() -> None:
-    drv = CoreDriver(Dialect.B).connect()
-    frame = approval_frame(Dialect.B, "s1", "srq-same", "rm -rf build/")
+@pytest.mark.parametrize("dialect", [Dialect.B, Dialect.C], ids=["B", "C"])
+def test_a_redelivered_request_with_the_same_content_maps_onto_its_row(dialect: Dialect) -> None:
+    drv = CoreDriver(dialect).connect()
+    frame = approval_frame(dialect, "s1", "srq-same", "rm -rf build/")
     drv.feed(frame)
     drv.feed(frame)
     [row] = drv.rows_of("s1")
     assert row.answerable
     assert drv.decide(row.key, Choice.ONCE)[0]
+    drv.feed(frame)  # re-sent once more after the answer: still that one (answered) row
+    [again] = drv.rows_of("s1")
+    assert again.key == row.key
+    assert again.phase is not ApprovalPhase.WAITING
+    assert not drv.decide(row.key, Choice.ONCE)[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: desktop/core/approvals.py ApprovalBook.ask returns the existing row for a known "
-    "srq id without comparing content; a second `approval` request reusing an open srq id "
-    "for another command stays shown as the first command and stays answerable, so the "
-    "answer goes to whatever the gateway now files under that id",
-)
 def test_a_reused_srq_id_with_another_command_is_not_answered_as_the_old_one() -> None:
     drv = CoreDriver(Dialect.B).connect()
     drv.feed(approval_frame(Dialect.B, "s1", "srq-dup", "ls -la"))
     drv.feed(approval_frame(Dialect.B, "s1", "srq-dup", "rm -rf ~"))
+    old, new = drv.rows_of("s1")
+    assert old.key != new.key
+    assert old.outcome == outcomes.withdrawn(outcomes.REPLACED)
     for row in drv.rows_of("s1"):
         if row.phase is ApprovalPhase.RESOLVED:
             continue
@@ -75,14 +80,25 @@ def test_a_reused_srq_id_with_another_command_is_not_answered_as_the_old_one() -
         assert not (sent and row.command == "ls -la"), (
             "approved 'ls -la' under an id now meaning 'rm -rf ~'"
         )
+    assert not drv.decide(old.key, Choice.ONCE)[0]
+    assert [json.loads(f.text) for f in drv.written if f.is_decision] == [
+        {"jsonrpc": "2.0", "id": "srq-dup", "result": {"choice": "once"}}
+    ]  # one answer, for the row showing "rm -rf ~"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (liveness): desktop/core/approvals.py ApprovalBook.ask maps a new `approval` "
-    "request onto an already RESOLVED row with the same srq id, so the new request is never "
-    "shown and the agent waits for its timeout",
-)
+def test_a_queued_answer_is_taken_back_when_its_id_is_reused() -> None:
+    """The person clicked "ls -la"; before the frame left, the id came back as "rm -rf ~"."""
+    drv = CoreDriver(Dialect.B).connect()
+    drv.feed(approval_frame(Dialect.B, "s1", "srq-dup", "ls -la"))
+    [old] = drv.rows_of("s1")
+    assert drv.core.decide(old.key, Choice.ONCE).sent  # queued, not yet drained
+    drv.core.receive_text(approval_frame(Dialect.B, "s1", "srq-dup", "rm -rf ~"))
+    assert not [f for f in drv.flush() if f.is_decision]
+    gone, new = drv.rows_of("s1")
+    assert gone.outcome == outcomes.withdrawn(outcomes.REPLACED)
+    assert (new.command, new.phase, new.answerable) == ("rm -rf ~", ApprovalPhase.WAITING, True)
+
+
 def test_a_srq_id_reused_after_its_answer_is_shown_again() -> None:
     drv = CoreDriver(Dialect.B).connect()
     drv.feed(approval_frame(Dialect.B, "s1", "srq-old", "ls -la"))
@@ -92,15 +108,15 @@ def test_a_srq_id_reused_after_its_answer_is_shown_again() -> None:
     assert [r.command for r in drv.rows_of("s1") if r.phase is not ApprovalPhase.RESOLVED] == [
         "make deploy"
     ]
+    denied, shown = drv.rows_of("s1")
+    assert denied.outcome == outcomes.decided(Choice.DENY)  # kept as it was
+    sent, frames = drv.decide(shown.key, Choice.ONCE)
+    assert sent
+    assert [json.loads(f.text) for f in frames] == [
+        {"jsonrpc": "2.0", "id": "srq-old", "result": {"choice": "once"}}
+    ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (liveness): desktop/core/approvals.py ApprovalBook.find(PROMPT, …) matches by "
-    "prompt_id only; a prompt id reused in a new execution_generation is merged into the old "
-    "row (still showing the old command and answering the old generation), so the new prompt "
-    "is never shown",
-)
 @pytest.mark.parametrize("old_settled", [False, True], ids=["old-open", "old-settled"])
 def test_a_prompt_id_reused_in_a_new_generation_is_its_own_request(old_settled: bool) -> None:
     drv = CoreDriver(Dialect.C).connect()
@@ -108,12 +124,24 @@ def test_a_prompt_id_reused_in_a_new_generation_is_its_own_request(old_settled: 
     if old_settled:
         drv.feed(event("approval.settled", "s1", {"prompt_id": "p1", "execution_generation": 3}))
     drv.feed(approval_frame(Dialect.C, "s1", "p1", "rm -rf ~", generation=4))
+    old, new = drv.rows_of("s1")
     live = [r for r in drv.rows_of("s1") if r.phase is not ApprovalPhase.RESOLVED]
-    assert ("rm -rf ~", 4) in [(r.command, r.wire.execution_generation) for r in live]
+    assert [(r.command, r.wire.execution_generation) for r in live] == [("rm -rf ~", 4)]
+    assert old.key != new.key
+    if not old_settled:
+        assert old.outcome == outcomes.withdrawn(outcomes.REPLACED)
+    sent, frames = drv.decide(new.key, Choice.ONCE)
+    assert sent
+    assert json.loads(frames[0].text)["params"] == {
+        "session_id": "s1",
+        "execution_generation": 4,
+        "prompt_id": "p1",
+        "choice": "once",
+    }
 
 
 def test_a_prompt_answer_always_names_the_generation_the_row_showed() -> None:
-    """Whatever the merge above does, the wire never answers a generation nobody saw."""
+    """Whatever the gateway re-uses, the wire never answers a generation nobody saw."""
     drv = CoreDriver(Dialect.C).connect()
     drv.feed(approval_frame(Dialect.C, "s1", "p1", "ls -la", generation=3))
     drv.feed(approval_frame(Dialect.C, "s1", "p1", "rm -rf ~", generation=4))
@@ -124,15 +152,12 @@ def test_a_prompt_answer_always_names_the_generation_the_row_showed() -> None:
             assert (row.command, params["execution_generation"]) in (("ls -la", 3), ("rm -rf ~", 4))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (liveness): desktop/core/wire_effects.py _settled looks the prompt up by "
-    "prompt_id only; an approval.settled for generation 3 withdraws the open generation-4 "
-    "prompt that reuses the id",
-)
 def test_a_settle_for_another_generation_leaves_the_live_prompt_alone() -> None:
     drv = CoreDriver(Dialect.C).connect()
     drv.feed(approval_frame(Dialect.C, "s1", "p1", "rm -rf ~", generation=4))
     drv.feed(event("approval.settled", "s1", {"prompt_id": "p1", "execution_generation": 3}))
     [row] = drv.rows_of("s1")
     assert row.phase is ApprovalPhase.WAITING
+    drv.feed(event("approval.settled", "s1", {"prompt_id": "p1", "execution_generation": 4}))
+    [row] = drv.rows_of("s1")
+    assert row.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)

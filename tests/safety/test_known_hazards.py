@@ -3,15 +3,22 @@
 0.19.0 answers the session's *oldest* pending approval and never re-sends a pending one after a
 resume. As measured, it has at most one pending approval per session, and the campaign finds no
 violation under that rule. If a session ever has two pending (parallel tools, or the fake's
-``raise_approval``), the seeded campaign (``ServerConfig(max_open_a=2)``) finds two ways a
+``raise_approval``), the seeded campaign (``ServerConfig(max_open_a=2)``) finds three ways a
 correct click resolves the wrong command:
 
 1. *missed while away*: an approval published while the tray was not subscribed is invisible,
-   so the next one looks like the head; pinned below as a strict xfail, because the core could
-   harden against it (treat approvals on a session resumed mid-turn as possibly not the head);
+   so the next one looks like the head. The core now hardens against it (tested below): after
+   a resume that finds the session running, its approvals start STALE with
+   ``answer_rules.HEAD_UNSURE`` until the turn ends, so a plain click sends nothing and only the
+   explicit confirmation ("answer only if Hermes shows this one as the oldest waiting") does;
 2. *two people, one round trip*: another surface answers the head while our answer is in
    flight, and ours lands on the next command; no client can prevent this without ids on the
-   wire, so it is documented and measured (``scripts/safety_campaign.sh``), not tested here.
+   wire, so it is documented and measured (``scripts/safety_campaign.sh``), not tested here;
+3. *an answer of unknown fate*: the write of our answer to the head failed half-way (it may or
+   may not have left), the row ends UNKNOWN and the next row is offered as the head, though
+   Hermes may still hold the first; pinned below as a strict xfail (the core could treat the
+   session's head as in doubt, as in 1). Once 1 was hardened, this is what the campaign's
+   "missed while away" measurement still finds (about 2 runs in 1,000).
 
 The same race exists with the measured one-pending rule, in a narrower window: another surface
 approves X, X runs, and the person clicks X (still shown: 0.19.0 says nothing until X's
@@ -27,18 +34,14 @@ import json
 
 import pytest
 
+from desktop.core import answer_rules
 from desktop.core.model import ApprovalPhase, Choice, Dialect
-from tests.safety.driver import CoreDriver, approval_frame
+from tests.safety.driver import CoreDriver, approval_frame, event
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hazard (0.19.0 with two pending approvals per session; not measured on the real "
-    "gateway): after a reconnect the core offers the first approval it sees on a session "
-    "resumed mid-turn as the FIFO head, but the gateway may hold an older one published while "
-    "the tray was away, which approval.respond then resolves (core: answer_rules.assess)",
-)
-def test_after_a_resume_mid_turn_the_first_visible_0_19_approval_is_not_assumed_the_head() -> None:
+def resumed(running: bool) -> CoreDriver:
+    """A 0.19.0 core that lost its connection and resumed session s1 (``running`` per the
+    snapshot)."""
     drv = CoreDriver(Dialect.A).connect()
     drv.core.watch_session("s1", stored_session_id="stored-1")
     drv.flush()
@@ -46,13 +49,60 @@ def test_after_a_resume_mid_turn_the_first_visible_0_19_approval_is_not_assumed_
     drv.flush()
     drv.connect_again()
     resume = [json.loads(f.text) for f in drv.written if '"session.resume"' in f.text][-1]
-    drv.feed(
-        json.dumps(
-            {"jsonrpc": "2.0", "id": resume["id"], "result": {"session_id": "s1", "running": True}}
-        )
-    )
+    snapshot = {"session_id": "s1", "running": running}
+    drv.feed(json.dumps({"jsonrpc": "2.0", "id": resume["id"], "result": snapshot}))
+    return drv
+
+
+def test_after_a_resume_mid_turn_the_first_visible_0_19_approval_is_not_assumed_the_head() -> None:
+    drv = resumed(running=True)
     # Meanwhile the gateway queued W (unseen); now X arrives and is shown:
     drv.feed(approval_frame(Dialect.A, "s1", "", "chmod 777 run.sh"))
     [row] = drv.rows_of("s1")
     sent, _ = drv.decide(row.key, Choice.ONCE)
     assert not sent or row.phase is ApprovalPhase.STALE
+    assert (row.phase, row.blocked_reason) == (ApprovalPhase.STALE, answer_rules.HEAD_UNSURE)
+    result = drv.core.decide(row.key, Choice.ONCE)
+    assert not result.sent
+    assert result.reason.startswith(answer_rules.HEAD_UNSURE)
+    assert drv.core.decide(row.key, Choice.ONCE, confirm_stale=True).sent
+
+
+def test_once_the_resumed_turn_ends_the_next_approval_is_the_head_again() -> None:
+    drv = resumed(running=True)
+    drv.feed(approval_frame(Dialect.A, "s1", "", "chmod 777 run.sh"))
+    drv.feed(event("message.complete", "s1", {"text": "", "status": "complete"}))
+    drv.feed(event("message.start", "s1"))
+    drv.feed(approval_frame(Dialect.A, "s1", "", "make deploy"))
+    row = drv.rows_of("s1")[-1]
+    assert (row.command, row.phase, row.answerable) == ("make deploy", ApprovalPhase.WAITING, True)
+    assert drv.decide(row.key, Choice.ONCE)[0]
+
+
+def test_a_session_resumed_idle_is_not_in_doubt() -> None:
+    drv = resumed(running=False)
+    drv.feed(event("message.start", "s1"))
+    drv.feed(approval_frame(Dialect.A, "s1", "", "chmod 777 run.sh"))
+    [row] = drv.rows_of("s1")
+    assert (row.phase, row.answerable) == (ApprovalPhase.WAITING, True)
+    assert drv.decide(row.key, Choice.ONCE)[0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hazard (0.19.0 with two pending approvals per session; not measured on the real "
+    "gateway): when the write of the head's answer fails half-way (maybe sent), the head ends "
+    "UNKNOWN and the next row is offered as the head on a plain click, though Hermes may still "
+    "hold the first, which approval.respond then resolves (core: decisions.frame_failed)",
+)
+def test_after_an_answer_of_unknown_fate_the_next_0_19_approval_is_not_assumed_the_head() -> None:
+    drv = CoreDriver(Dialect.A).connect()
+    drv.feed(approval_frame(Dialect.A, "s1", "", "ls -la"))
+    drv.feed(approval_frame(Dialect.A, "s1", "", "rm -rf ~"))
+    first, second = drv.rows_of("s1")
+    assert drv.core.decide(first.key, Choice.ONCE).sent
+    [frame] = drv.core.data_to_send()
+    drv.core.frame_failed(frame.frame_id, maybe_sent=True)  # it may have reached Hermes, or not
+    drv.flush()
+    sent, _ = drv.decide(second.key, Choice.ONCE)
+    assert not sent, "answered 'rm -rf ~' while Hermes may still hold 'ls -la' as its head"

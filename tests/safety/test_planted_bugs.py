@@ -63,6 +63,16 @@ def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
     )
 
 
+def reused_ids_keep_their_row(mp: pytest.MonkeyPatch) -> None:
+    """Bug: a request under a known id maps onto that id's row whatever it now asks."""
+
+    def planted(book: approvals.ApprovalBook, asked: Any) -> Any:
+        ident = approvals._wire_ident(asked)  # the plant reaches inside on purpose
+        return None if ident is None else book.find(asked.kind, ident)
+
+    mp.setattr(approvals.ApprovalBook, "redelivery_of", planted)
+
+
 @dataclass(frozen=True)
 class Plant:
     name: str
@@ -95,6 +105,16 @@ PLANTS = [
     Plant(
         "C: maybe-sent decision offered again",
         maybe_sent_counts_as_unsent,
+        RunConfig(Dialect.C, steps=100),
+    ),
+    Plant(
+        "B: a re-used srq id keeps its old row",
+        reused_ids_keep_their_row,
+        RunConfig(Dialect.B, steps=100),
+    ),
+    Plant(
+        "C: a re-used prompt id keeps its old row",
+        reused_ids_keep_their_row,
         RunConfig(Dialect.C, steps=100),
     ),
 ]

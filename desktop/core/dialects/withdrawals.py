@@ -29,4 +29,6 @@ def approval_settled(frame: EventFrame) -> list[WireEvent]:
     if not prompt_id:
         return []
     why = (payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")).lower()
-    return [PromptSettled(frame.session_id, prompt_id, "expire" in why or "timeout" in why)]
+    generation = payloads.integer(frame.payload, "execution_generation")
+    expired = "expire" in why or "timeout" in why
+    return [PromptSettled(frame.session_id, prompt_id, expired, generation)]

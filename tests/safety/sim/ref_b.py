@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from tests.safety.sim import frames
+from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
@@ -28,6 +28,7 @@ class RefServerB(AgentServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
+        self._published: dict[int, Json] = {}  # ident -> params as sent (re-delivered as is)
 
     def ready_extra(self) -> Json:
         epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
@@ -40,8 +41,13 @@ class RefServerB(AgentServer):
         for _ in range(1 + self.chooser.below(self.config.max_batch)):
             self.publish(session, "")
 
-    def publish(self, session: RefSession, command: str) -> ServerApproval:
+    def publish(
+        self, session: RefSession, command: str, reuse: ServerApproval | None = None
+    ) -> ServerApproval:
+        """Publish a request (``reuse``: under that request's ``srq`` id, see ``id_reuse``)."""
         approval = self.make_approval(session, command)
+        if reuse is not None:
+            approval.srq_id = reuse.srq_id
         flags = self.flags()
         choices = ["once"]
         if flags["allow_session"] and not flags["smart_denied"]:
@@ -51,15 +57,11 @@ class RefServerB(AgentServer):
         choices.append("deny")
         approval.choices = tuple(choices)
         self.stats["published"] += 1
-        self.emit(
-            session,
-            frames.server_request(approval.srq_id, "approval", self.params(approval, flags)),
-            approval,
-        )
+        params = self._published[approval.ident] = self.params(approval, flags)
+        self.emit(session, frames.server_request(approval.srq_id, "approval", params), approval)
         return approval
 
-    def params(self, approval: ServerApproval, flags: Json | None = None) -> Json:
-        flags = flags or {}
+    def params(self, approval: ServerApproval, flags: Json) -> Json:
         params: Json = {
             "session_id": approval.session.sid,
             "command": approval.command,
@@ -78,9 +80,16 @@ class RefServerB(AgentServer):
         return params
 
     def dialect_actions(self, session: RefSession) -> list[Action]:
+        reuse = id_reuse.actions(
+            self,
+            session,
+            ident=lambda a: a.srq_id,
+            reusable=lambda a: a.closed_by == "tray",  # no answer of ours can be on its way
+            publish=self.publish,
+        )
         if not session.asked:
-            return []
-        return [("re-ask after a failure", 2, lambda: self.reask(session))]
+            return reuse
+        return [("re-ask after a failure", 2, lambda: self.reask(session)), *reuse]
 
     def reask(self, session: RefSession) -> None:
         """The re-gate: a later command of the batch asked again with new ids (old stays)."""
@@ -128,9 +137,10 @@ class RefServerB(AgentServer):
             "status": "waiting" if pending else ("working" if session.running else "idle"),
             "info": self.info(session),
             "open_requests": [
-                {"id": a.srq_id, "method": "approval", "params": self.params(a)} for a in pending
+                {"id": a.srq_id, "method": "approval", "params": self._published[a.ident]}
+                for a in pending
             ],
-            "pending_approval": self.params(pending[0]) if pending else None,
+            "pending_approval": self._published[pending[0].ident] if pending else None,
         }
         self.reply(frames.result(rpc_id, snapshot))
 
@@ -140,7 +150,8 @@ class RefServerB(AgentServer):
             items = [] if session is None else session.open_approvals()
             body = {
                 "approvals": [
-                    {k: v for k, v in self.params(a).items() if k != "choices"} for a in items
+                    {k: v for k, v in self._published[a.ident].items() if k != "choices"}
+                    for a in items
                 ]
             }
             self.reply(frames.result(rpc_id, body))
@@ -149,7 +160,7 @@ class RefServerB(AgentServer):
 
     def on_response(self, msg: Json, attribution: Attribution | None) -> None:
         srq = msg.get("id")
-        target = next((a for a in self.approvals if a.srq_id == srq), None)
+        target = id_reuse.newest(self.approvals, lambda a: a.srq_id == srq)
         if "error" in msg:
             if target is not None and target.open:
                 self.report("withdrew an approval nobody answered", repr(msg)[:200])

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from tests.safety.sim import frames
+from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
@@ -39,9 +39,12 @@ class RefServerC(AgentServer):
         for _ in range(1 + self.chooser.below(self.config.max_batch)):
             self.publish(session, "")
 
-    def publish(self, session: RefSession, command: str) -> ServerApproval:
+    def publish(
+        self, session: RefSession, command: str, reuse: ServerApproval | None = None
+    ) -> ServerApproval:
+        """Publish a prompt (``reuse``: under that prompt's id, see ``id_reuse``)."""
         approval = self.make_approval(session, command)
-        approval.request_id = f"prompt-{approval.ident:06d}"
+        approval.request_id = reuse.request_id if reuse else f"prompt-{approval.ident:06d}"
         flags = self.flags()
         choices = ["once", "deny"]
         if not flags["smart_denied"]:
@@ -71,9 +74,24 @@ class RefServerC(AgentServer):
         }
 
     def dialect_actions(self, session: RefSession) -> list[Action]:
+        reuse = id_reuse.actions(
+            self,
+            session,
+            ident=lambda a: a.request_id,
+            reusable=lambda a: self.earlier_generation_only(a.request_id, session),
+            publish=self.publish,
+        )
         if not session.asked:
-            return []
-        return [("re-ask after a failure", 2, lambda: self.reask(session))]
+            return reuse
+        return [("re-ask after a failure", 2, lambda: self.reask(session)), *reuse]
+
+    def earlier_generation_only(self, prompt_id: str, session: RefSession) -> bool:
+        """The id was used only in generations before the current one (answers stay exact)."""
+        return all(
+            a.generation < session.generation
+            for a in self.approvals
+            if a.request_id == prompt_id and a.session is session
+        )
 
     def reask(self, session: RefSession) -> None:
         earlier = pick(self.chooser, session.asked)
@@ -125,16 +143,14 @@ class RefServerC(AgentServer):
             self.verdict(attribution, None, params.get("choice"), repr(params))
             return
         session = self.find(params["session_id"])
-        target = next(
-            (
-                a
-                for a in self.approvals
-                if session is not None
+        target = id_reuse.newest(
+            self.approvals,
+            lambda a: (
+                session is not None
                 and a.session is session
                 and a.request_id == params["prompt_id"]
                 and a.generation == params["execution_generation"]
             ),
-            None,
         )
         aimed = attribution.target if attribution is not None else None
         if aimed is not None and (

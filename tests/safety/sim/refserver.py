@@ -78,6 +78,7 @@ class RefServer:
         self._ids = itertools.count(1)
         self._answered: dict[str, int] = {}  # approval key -> decision frames that arrived
         self._tray_answers: Counter[int] = Counter()  # server ident -> our decision frames
+        self.reused: set[int] = set()  # idents published under a re-used id (``id_reuse``)
         for _ in range(config.sessions):
             self.new_session()
 
@@ -216,6 +217,8 @@ class RefServer:
         if choice not in resolved.choices:
             self.report("choice not offered", f"{choice!r} not in {resolved.choices}")
         self.stats["decision_resolved_target"] += 1
+        if resolved.ident in self.reused:
+            self.stats["reused_id_answered"] += 1
 
     # -- hooks: the agent (``agent.AgentServer``) and the dialects ------------------------
     def close(self, approval: ServerApproval, outcome: str, by: str) -> bool:

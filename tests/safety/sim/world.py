@@ -17,6 +17,7 @@ from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Approval, Dialect
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.chooser import Chooser
+from tests.safety.sim.id_reuse import newest
 from tests.safety.sim.model import Attribution, InFlight, Outgoing, ServerApproval, Violation
 from tests.safety.sim.ref_a import RefServerA
 from tests.safety.sim.ref_b import RefServerB
@@ -73,22 +74,27 @@ class SimWorld:
 
     # -- mapping rows to server requests --------------------------------------------------
     def target_of(self, approval: Approval) -> ServerApproval | None:
-        """The server request a core row was created from (None: cannot be traced)."""
+        """The server request a core row was created from (None: cannot be traced).
+
+        Rows from frames that carried no request (snapshots) are traced when they appear, by
+        the id they are filed under, because a gateway may file another request under it later.
+        """
         found = self.origin.get(approval.key)
         if found is not None:
             return found
         wire = approval.wire
-        for candidate in self.server.approvals:
-            if self.dialect is Dialect.B and wire.srq_id and candidate.srq_id == wire.srq_id:
-                return candidate
-            if (
+
+        def filed_under(candidate: ServerApproval) -> bool:
+            if self.dialect is Dialect.B:
+                return bool(wire.srq_id) and candidate.srq_id == wire.srq_id
+            return (
                 self.dialect is Dialect.C
-                and wire.request_id
+                and bool(wire.request_id)
                 and candidate.request_id == wire.request_id
                 and candidate.generation == wire.execution_generation
-            ):
-                return candidate
-        return None
+            )
+
+        return newest(self.server.approvals, filed_under)  # what the id means now (id_reuse)
 
     # -- core output ----------------------------------------------------------------------
     def after_input(self, tag: ServerApproval | None = None) -> None:
@@ -96,11 +102,15 @@ class SimWorld:
         for event in self.core.events_received():
             if not isinstance(event, ApprovalRequested):
                 continue
-            key = event.approval.key
             self.stats["rows_created"] += 1
-            if tag is not None and key not in self.origin:
-                self.origin[key] = tag
+            self._trace(event.approval, tag)
         self.drain()
+
+    def _trace(self, approval: Approval, tag: ServerApproval | None) -> None:
+        if approval.key not in self.origin:
+            found = tag or self.target_of(approval)
+            if found is not None:
+                self.origin[approval.key] = found
 
     def drain(self, attribution: Attribution | None = None) -> list[OutboundFrame]:
         """Move the core's frames into the pump's queue (certainly unsent when offline)."""
@@ -124,6 +134,7 @@ class SimWorld:
         for event in self.core.events_received():
             if isinstance(event, ApprovalRequested):
                 self.stats["rows_created"] += 1
+                self._trace(event.approval, None)
 
     def _check_shape(self, frame: OutboundFrame, attribution: Attribution | None) -> None:
         """A decision is flagged, attributed, and nothing else looks like one."""
