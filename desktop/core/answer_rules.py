@@ -33,6 +33,11 @@ HEAD_UNSURE = (
     "command that an answer would resolve instead; answer only if Hermes shows this one as the "
     "oldest waiting"
 )
+HEAD_AFTER_UNKNOWN = (
+    "an answer to an earlier command of this session may or may not have reached Hermes 0.19, "
+    "which may still hold that command as the one an answer would resolve; answer only if Hermes "
+    "shows this one as the oldest waiting"
+)
 ANSWER_UNDER_ID = (
     "Hermes re-used this request's id while an answer for the earlier command under it was on "
     "its way, and may have taken that answer for this one; answer only if Hermes still asks it"

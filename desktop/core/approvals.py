@@ -98,7 +98,9 @@ class ApprovalBook:
         self._turns: dict[str, dict[tuple[str, tuple[str, ...]], str]] = {}
         self._last_tool: dict[str, str] = {}
         self._cache = BookCache()  # results of the walks below, while they hold
-        self._unsure_heads: set[str] = set()  # sessions resumed mid-turn (0.19.0 hazard)
+        # 0.19.0 sessions whose FIFO head is in doubt (resumed mid-turn, an answer of unknown
+        # fate), with the reason their rows show.
+        self._unsure_heads: dict[str, str] = {}
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -195,8 +197,8 @@ class ApprovalBook:
         )
         turn[signature] = key = f"approval-{seq}"
         timeout, basis = self._timeouts.for_new_row(asked.kind)
-        unsure = asked.kind is RowKind.FIFO and session in self._unsure_heads
-        stale_reason = doubt or (HEAD_UNSURE if unsure else "")
+        unsure = self._unsure_heads.get(session, "") if asked.kind is RowKind.FIFO else ""
+        stale_reason = doubt or unsure
         approval = Approval(
             key=key,
             session_id=session,
@@ -299,7 +301,7 @@ class ApprovalBook:
         self._turns.pop(session_id, None)
         self.trust_head(session_id)
 
-    def doubt_head(self, session_id: str, since: int) -> None:
+    def doubt_head(self, session_id: str, since: int, reason: str = HEAD_UNSURE) -> None:
         """A 0.19.0 session was resumed mid-turn: its FIFO head is in doubt until the turn ends.
 
         An approval published while the tray did not follow the session is never re-sent, so
@@ -307,14 +309,14 @@ class ApprovalBook:
         those that arrived after ``since`` (the resume's watermark) and still wait, are STALE
         (:data:`HEAD_UNSURE`).
         """
-        self._unsure_heads.add(session_id)
+        self._unsure_heads[session_id] = reason
         for row in self.open_rows(session_id):
             if row.kind is RowKind.FIFO and row.phase is ApprovalPhase.WAITING and row.seq > since:
-                self.mark_stale(row, HEAD_UNSURE)
+                self.mark_stale(row, reason)
 
     def trust_head(self, session_id: str) -> None:
         """The session's turn is over: what it asks next is the head again."""
-        self._unsure_heads.discard(session_id)
+        self._unsure_heads.pop(session_id, None)
 
     def forget_session(self, session_id: str) -> None:
         for table in (self._turns, self._last_tool, self._batches):

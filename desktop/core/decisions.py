@@ -11,7 +11,7 @@ UNKNOWN when the connection goes (design.md §2).
 
 from __future__ import annotations
 
-from desktop.core import outcomes
+from desktop.core import answer_rules, outcomes
 from desktop.core.approvals import OPEN_WAITING
 from desktop.core.core_state import CoreState
 from desktop.core.events import RpcError, RpcResponded
@@ -86,6 +86,10 @@ def frame_failed(core: CoreState, frame_id: int, maybe_sent: bool) -> None:
         return
     if maybe_sent:
         core.outbox.drop_call(record.frame.rpc_id)
+        if row.kind is RowKind.FIFO:
+            # 0.19.0 answers the oldest pending: if this answer never arrived, that is still
+            # this row, not the next one shown; the session's head is in doubt until its turn ends.
+            core.approvals.doubt_head(row.session_id, row.seq, answer_rules.HEAD_AFTER_UNKNOWN)
         core.resolve(row, outcomes.unknown())
     elif record.epoch == core.epoch and core.connected:
         core.approvals.unsend(row, core.context())
