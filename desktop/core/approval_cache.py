@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from desktop.core.wire import RowKind
 
 if TYPE_CHECKING:
-    from desktop.core.approvals import Row
+    from desktop.core.approval_rows import Row
 
 Version = tuple[int, int, int]  # (changes or moves, last_seq, number of rows)
 

@@ -36,51 +36,17 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from desktop.core import outcomes
 from desktop.core.answer_rules import HEAD_UNSURE, SENDING, AnswerContext, Rules, assess, in_margin
 from desktop.core.approval_cache import BookCache, Version, span_around
+from desktop.core.approval_rows import OPEN_WAITING, Row, find_by_wire_id, wire_ident
 from desktop.core.events import ApprovalChanged, ApprovalRequested, CoreEvent
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, WireRef, same_fields
 from desktop.core.settings import CoreSettings
 from desktop.core.timeouts import ApprovalTimeouts, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind
-
-OPEN_WAITING = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
-
-
-@dataclass(slots=True)
-class Row:
-    """One approval plus what only the core needs to know about it."""
-
-    approval: Approval
-    asked: ApprovalAsked
-    seq: int  # arrival order across the whole book
-    epoch: int  # the connection it arrived on
-    stale_reason: str = ""
-    decision: Choice | None = None
-    decision_frame: int | None = None
-    tool_id: str = ""  # FIFO: the tool.start that preceded the request
-    timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
-    ended: Outcome | None = None  # it ended on the server while SENDING (see ``end_if_unsent``)
-
-    @property
-    def key(self) -> str:
-        return self.approval.key
-
-    @property
-    def kind(self) -> RowKind:
-        return self.asked.kind
-
-    @property
-    def session_id(self) -> str:
-        return self.approval.session_id
-
-    @property
-    def phase(self) -> ApprovalPhase:
-        return self.approval.phase
 
 
 class ApprovalBook:
@@ -121,40 +87,26 @@ class ApprovalBook:
         return [row for row in rows if row.session_id == session_id]
 
     def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
-        """The row a server request id, or a prompt id (and generation, if given), stands for.
-
-        Several rows can carry one id when the gateway re-used it; the newest unresolved one is
-        what the id means now, else the newest.
-        """
-        newest: Row | None = None
-        newest_open: Row | None = None
-        for row in self._rows.values():
-            if row.kind is not kind or _wire_ident(row.asked) != ident:
-                continue
-            if generation is not None and row.asked.execution_generation != generation:
-                continue
-            newest = row
-            if row.phase is not ApprovalPhase.RESOLVED:
-                newest_open = row
-        return newest_open or newest
+        """The row a server request id, or a prompt id (and generation, if given), stands for."""
+        return find_by_wire_id(self._rows.values(), kind, ident, generation)
 
     def replaced_by(self, asked: ApprovalAsked) -> list[Row]:
         """Unresolved rows filed under ``asked``'s wire id that show another request.
 
         Empty for a re-delivery of the request a row already shows, and for FIFO rows (no id).
         """
-        ident = _wire_ident(asked)
+        ident = wire_ident(asked)
         if ident is None or self.redelivery_of(asked) is not None:
             return []
         return [
             row
             for row in self.open_rows()
-            if row.kind is asked.kind and _wire_ident(row.asked) == ident
+            if row.kind is asked.kind and wire_ident(row.asked) == ident
         ]
 
     def redelivery_of(self, asked: ApprovalAsked) -> Row | None:
         """The row that already shows exactly ``asked`` (same id, generation and content)."""
-        ident = _wire_ident(asked)
+        ident = wire_ident(asked)
         if ident is None:
             return None
         row = self.find(asked.kind, ident, asked.execution_generation)
@@ -448,12 +400,3 @@ class ApprovalBook:
         resolved = [r for r in self._rows.values() if r.phase is ApprovalPhase.RESOLVED]
         for row in resolved[: max(0, len(resolved) - self._settings.max_resolved_approvals)]:
             del self._rows[row.key]
-
-
-def _wire_ident(asked: ApprovalAsked) -> str | int | None:
-    """The id a request is answered by: the frame id (server request), the prompt id, or None."""
-    if asked.kind is RowKind.SERVER_REQUEST:
-        return asked.reply_id
-    if asked.kind is RowKind.PROMPT:
-        return asked.request_id
-    return None

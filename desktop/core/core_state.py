@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop.core.answer_rules import AnswerContext, Rules
-from desktop.core.approvals import ApprovalBook, Row
+from desktop.core.approval_rows import Row
+from desktop.core.approvals import ApprovalBook
 from desktop.core.dialects import DialectAdapter, adapter_for
 from desktop.core.events import CoreEvent, SessionChanged, SessionRemoved
 from desktop.core.handshake import Handshake

@@ -12,7 +12,7 @@ UNKNOWN when the connection goes (design.md §2).
 from __future__ import annotations
 
 from desktop.core import answer_rules, outcomes
-from desktop.core.approvals import OPEN_WAITING
+from desktop.core.approval_rows import OPEN_WAITING
 from desktop.core.core_state import CoreState
 from desktop.core.events import RpcError, RpcResponded
 from desktop.core.model import ApprovalPhase, Choice, DecisionResult

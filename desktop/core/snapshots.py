@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.approvals import OPEN_WAITING
+from desktop.core.approval_rows import OPEN_WAITING
 from desktop.core.core_state import CoreState
 from desktop.core.events import SessionRemoved
 from desktop.core.model import TodoList

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from desktop.core import answer_rules, outcomes
 from desktop.core.answer_rules import in_margin
-from desktop.core.approvals import OPEN_WAITING, Row
+from desktop.core.approval_rows import OPEN_WAITING, Row
 from desktop.core.core_state import CoreState
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.jsonrpc import encode_error

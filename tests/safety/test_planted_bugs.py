@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, approvals, decisions, wire_effects
+from desktop.core import answer_rules, approval_rows, approvals, decisions, wire_effects
 from desktop.core.model import Dialect
 from tests.safety.sim.engine import RunConfig, hunt
 from tests.safety.sim.refserver import ServerConfig
@@ -67,7 +67,7 @@ def reused_ids_keep_their_row(mp: pytest.MonkeyPatch) -> None:
     """Bug: a request under a known id maps onto that id's row whatever it now asks."""
 
     def planted(book: approvals.ApprovalBook, asked: Any) -> Any:
-        ident = approvals._wire_ident(asked)  # the plant reaches inside on purpose
+        ident = approval_rows.wire_ident(asked)
         return None if ident is None else book.find(asked.kind, ident)
 
     mp.setattr(approvals.ApprovalBook, "redelivery_of", planted)
