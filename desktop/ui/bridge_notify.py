@@ -15,10 +15,10 @@ asyncio meets Qt.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
+
+from desktop.ui.bridge_host import BridgeHost
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -28,25 +28,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class NotificationSlots:
+class NotificationSlots(BridgeHost):
     """Mixed into GatewayBridge, which provides ``_notifier``, ``_loop``, signals and ``_spawn``."""
 
     if TYPE_CHECKING:
-        _loop: asyncio.AbstractEventLoop | None
         _notifier: Any  # desktop.ui.native_notify.NativeNotifier, or None
         notifications_ready: SignalInstance
         notification_action_invoked: SignalInstance
-
-        def _spawn(
-            self,
-            coro: Coroutine[Any, Any, Any],
-            what: str,
-            where: str,
-            advice: str,
-            gateway_id: str = "",
-            *,
-            log_only: bool = False,
-        ) -> asyncio.Task[Any]: ...
 
     _notifications_asked = False  # start_notifications() was called
     _notifications_started = False  # ... and the probe was started (or answered False)

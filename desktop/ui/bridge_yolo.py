@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.core.model import Dialect
+from desktop.ui.bridge_host import BridgeHost
 from desktop.ui.yolo_verify import YoloCheck, canonical_read_back, switch_off_verified
 
 if TYPE_CHECKING:
@@ -26,29 +26,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class YoloSlots:
+class YoloSlots(BridgeHost):
     """Mixed into GatewayBridge, which provides the state, clients, signals and ``_spawn``."""
 
     if TYPE_CHECKING:
         _clients: dict[str, ClientLike]
         _state: AppState
-        _loop: asyncio.AbstractEventLoop | None
         _closing: bool
         _session_waiters: dict[tuple[str, str], list[asyncio.Future[None]]]
         yolo_settle_s: float
         yolo_set: SignalInstance
         yolo_checked: SignalInstance
-
-        def _spawn(
-            self,
-            coro: Coroutine[Any, Any, Any],
-            what: str,
-            where: str,
-            advice: str,
-            gateway_id: str = "",
-            *,
-            log_only: bool = False,
-        ) -> asyncio.Task[Any]: ...
 
         def _where(self, gateway_id: str, session_id: str) -> str: ...
 
