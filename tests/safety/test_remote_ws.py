@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 from desktop.gateway import client as client_module
-from desktop.gateway.client import ConnectionState, GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
-from tests.safety.e2e.rig import FAST, QUICK, Wakeup
+from tests.safety.e2e.rig import client_until, gave_up
 
 REMOTE = [
     "ws://example.org:9119/api/ws",
@@ -73,18 +72,9 @@ def test_the_client_refuses_a_remote_ws_url_without_opening_a_socket(
     )
 
     async def scenario() -> None:
-        wake = Wakeup()
-        client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
-        runner = asyncio.create_task(client.run())
-        try:
-            async with asyncio.timeout(5):
-                while client.status.state is not ConnectionState.FAILED:
-                    await wake.wait(0.1)
-            assert "non-loopback" in client.status.error
-            assert not leaks(every_text_of(client, []))
-        finally:
-            await client.close()
-            await runner
+        client = await client_until(endpoint, gave_up)
+        assert "non-loopback" in client.status.error
+        assert not leaks(every_text_of(client, []))
 
     arun(scenario(), timeout=10)
     assert dialled == []
@@ -111,16 +101,7 @@ def test_an_explicitly_allowed_remote_ws_url_is_dialled(
     )
 
     async def scenario() -> None:
-        wake = Wakeup()
-        client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
-        runner = asyncio.create_task(client.run())
-        try:
-            async with asyncio.timeout(5):
-                while not dialled:
-                    await wake.wait(0.05)
-        finally:
-            await client.close()
-            await runner
+        await client_until(endpoint, lambda _client: bool(dialled), poll=0.05)
 
     arun(scenario(), timeout=10)
     assert dialled

@@ -24,13 +24,13 @@ import pytest
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.gateway import doctor
-from desktop.gateway.client import ConnectionState, GatewayClient
+from desktop.gateway.client import GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError
 from desktop.gateway.fake import Command, FakeGateway, Turn
 from tests.safety.background import fake_in_thread
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
-from tests.safety.e2e.rig import FAST, QUICK, Wakeup, rig
+from tests.safety.e2e.rig import FAST, QUICK, Wakeup, client_until, gave_up, rig
 
 
 async def approve_one(fake: FakeGateway, client: GatewayClient, wake: Wakeup, name: str) -> None:
@@ -112,18 +112,9 @@ def test_a_refused_token_is_reported_without_the_token(
         async with FakeGateway("A", token="the-right-one", speed=0.002) as fake:
             url = f"{fake.base_url}?token={CANARY}"
             endpoint = GatewayEndpoint("canary", "Canary", EndpointKind.URL, url=url)
-            wake = Wakeup()
-            client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
-            runner = asyncio.create_task(client.run())
-            try:
-                async with asyncio.timeout(5):
-                    while client.status.state is not ConnectionState.FAILED:
-                        await wake.wait(0.1)
-                assert "refused" in client.status.error
-                assert not leaks(every_text_of(client, []))
-            finally:
-                await client.close()
-                await runner
+            client = await client_until(endpoint, gave_up)
+            assert "refused" in client.status.error
+            assert not leaks(every_text_of(client, []))
 
     arun(scenario(), timeout=20)
     assert not leaks(capture.app_output())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,3 +116,31 @@ async def rig(
             finally:
                 await client.close()
                 await asyncio.gather(runner, return_exceptions=True)  # a test may cancel it
+
+
+async def client_until(
+    endpoint: GatewayEndpoint,
+    done: Callable[[GatewayClient], bool],
+    timeout: float = 5,
+    poll: float = 0.1,
+) -> GatewayClient:
+    """Run a client for ``endpoint`` until ``done(client)``, then close it and return it.
+
+    For the tests of what a refused, forbidden or allowed endpoint does: they inspect the
+    client's status (or what it dialled) after it ended cleanly.
+    """
+    wake = Wakeup()
+    client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
+    runner = asyncio.create_task(client.run())
+    try:
+        async with asyncio.timeout(timeout):
+            while not done(client):
+                await wake.wait(poll)
+    finally:
+        await client.close()
+        await runner
+    return client
+
+
+def gave_up(client: GatewayClient) -> bool:
+    return client.status.state is ConnectionState.FAILED
