@@ -192,10 +192,27 @@ class AgentServer(RefServer):
         return {"running": session.running, "stored_session_id": session.stored_id}
 
     def may_ask(self, session: RefSession) -> bool:
-        raise NotImplementedError
+        """Whether the agent may ask now (B and C: always; 0.19.0 overrides)."""
+        return True
 
     def ask(self, session: RefSession) -> None:
+        """A batch of one or more requests (0.19.0 overrides: one at a time)."""
+        for _ in range(1 + self.chooser.below(self.config.max_batch)):
+            self.publish(session, "")
+
+    def publish(
+        self, session: RefSession, command: str, reuse: ServerApproval | None = None
+    ) -> ServerApproval:
         raise NotImplementedError
+
+    def resumed_session(self, stored: object) -> RefSession | None:
+        """The session a ``session.resume`` names; after a restart, rebuilt under a new live id."""
+        session = self.find(stored)
+        if session is None and isinstance(stored, str) and stored in self.rebuildable:
+            self.rebuildable.discard(stored)
+            session = self.new_session(stored)
+            self.stats["rebuilt_sessions"] += 1
+        return session
 
     def other_target(self, session: RefSession) -> ServerApproval:
         return pick(self.chooser, session.open_approvals())

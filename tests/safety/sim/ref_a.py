@@ -65,12 +65,7 @@ class RefServerA(AgentServer):
         self.reply(frames.error(rpc_id, -32601, "unknown method: client.capabilities"))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
-        stored = params.get("session_id")
-        session = self.find(stored)
-        if session is None and isinstance(stored, str) and stored in self.rebuildable:
-            self.rebuildable.discard(stored)
-            session = self.new_session(stored)  # rebuilt after a restart: a new live id
-            self.stats["rebuilt_sessions"] += 1
+        session = self.resumed_session(params.get("session_id"))
         if session is None:
             self.reply(frames.error(rpc_id, 4007, "session not found"))
             return

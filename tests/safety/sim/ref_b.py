@@ -34,13 +34,6 @@ class RefServerB(AgentServer):
         epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
         return {"change_events": True, "heartbeat": True, "replay_epoch": f"epoch-{epoch}"}
 
-    def may_ask(self, session: RefSession) -> bool:
-        return True
-
-    def ask(self, session: RefSession) -> None:
-        for _ in range(1 + self.chooser.below(self.config.max_batch)):
-            self.publish(session, "")
-
     def publish(
         self, session: RefSession, command: str, reuse: ServerApproval | None = None
     ) -> ServerApproval:
@@ -119,12 +112,7 @@ class RefServerB(AgentServer):
         self.reply(frames.result(rpc_id, {"server_requests": ["approval", "clarify"]}))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
-        stored = params.get("session_id")
-        session = self.find(stored)
-        if session is None and isinstance(stored, str) and stored in self.rebuildable:
-            self.rebuildable.discard(stored)
-            session = self.new_session(stored)  # rebuilt after a restart: a new live id
-            self.stats["rebuilt_sessions"] += 1
+        session = self.resumed_session(params.get("session_id"))
         if session is None:
             self.reply(frames.error(rpc_id, 4007, "session not found"))
             return

@@ -32,13 +32,6 @@ class RefServerC(AgentServer):
     def stamp(self, session: RefSession) -> Json:
         return {"execution_generation": session.generation}
 
-    def may_ask(self, session: RefSession) -> bool:
-        return True
-
-    def ask(self, session: RefSession) -> None:
-        for _ in range(1 + self.chooser.below(self.config.max_batch)):
-            self.publish(session, "")
-
     def publish(
         self, session: RefSession, command: str, reuse: ServerApproval | None = None
     ) -> ServerApproval:
