@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.model import Approval, Dialect, SessionState
+from desktop.core.model import Approval, CallContext, Dialect, RunResult, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,16 @@ class ApprovalChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandRan:
+    """A command ran without a row in the tray (allowed for the session, YOLO, smart mode)."""
+
+    session_id: str
+    command: str
+    result: RunResult
+    context: CallContext
+
+
+@dataclass(frozen=True, slots=True)
 class NoticeReceived:
     """Something the gateway wants a person to read (``error``, ``notification.show``)."""
 
@@ -91,5 +101,6 @@ CoreEvent = (
     | SessionRemoved
     | ApprovalRequested
     | ApprovalChanged
+    | CommandRan
     | NoticeReceived
 )

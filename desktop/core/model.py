@@ -153,6 +153,57 @@ class WireRef:
     fifo_seq: int = 0  # A: arrival number within the session's FIFO
 
 
+class AskReason(enum.Enum):
+    """Why Hermes asked about this command: the first time, or again after an earlier one."""
+
+    FIRST = "first"
+    AFTER_DENY = "after_deny"  # an earlier command of the batch was denied
+    AFTER_FAILURE = "after_failure"  # an earlier command of the batch ran and failed
+    AFTER_TIMEOUT = "after_timeout"  # nobody answered an earlier command in time
+    AFTER_WITHDRAWAL = "after_withdrawal"  # an earlier request was withdrawn
+    AGAIN = "again"  # asked again and the frames do not say why
+
+
+@dataclass(frozen=True, slots=True)
+class AskedBecause:
+    """The cause of a row, naming the earlier row it replaces when it is a re-ask."""
+
+    reason: AskReason = AskReason.FIRST
+    earlier_key: str = ""  # key of the row this one replaces
+    earlier_position: int | None = None  # that row's 0-based position in its batch ("#2")
+    exit_code: int | None = None  # for AFTER_FAILURE, when the gateway reported one
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """Where and why the agent wants to run the command, as far as the gateway says."""
+
+    cwd: str = ""  # working directory of the session or the tool call
+    tool: str = ""  # e.g. "terminal"
+    agent_message: str = ""  # the agent's last message before the call (bounded)
+
+
+class RunKind(enum.Enum):
+    """What became of a command after the person's answer (or without one)."""
+
+    RAN = "ran"
+    BLOCKED = "blocked"  # denied: Hermes did not run it
+    TIMED_OUT = "timed_out"  # nobody answered in time: Hermes denied it
+    WITHDRAWN = "withdrawn"  # the request went away (cancelled, interrupted, settled elsewhere)
+    NOT_USED = "not_used"  # the answer was thrown away because Hermes asked again
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    kind: RunKind
+    exit_code: int | None = None  # for RAN, when the gateway reported one
+    output_head: str = ""  # the first lines of output (bounded), for RAN
+
+
+NO_CONTEXT = CallContext()
+FIRST_ASK = AskedBecause()
+
+
 @dataclass(frozen=True, slots=True)
 class Approval:
     """One command waiting for a person's decision.
@@ -180,6 +231,9 @@ class Approval:
     blocked_reason: str = ""  # why not answerable / why stale, in plain words
     reask_of: str = ""  # key of the earlier approval for the same command in the same batch
     wire: WireRef = field(default_factory=WireRef)
+    asked_because: AskedBecause = FIRST_ASK
+    context: CallContext = NO_CONTEXT
+    result: RunResult | None = None  # what happened to the command, once the gateway says
 
 
 @dataclass(frozen=True, slots=True)
