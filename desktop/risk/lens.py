@@ -222,6 +222,22 @@ def _path_classes(value: str) -> set[str]:
 class _Reader:
     def __init__(self, run: _Run) -> None:
         self.run = run
+        # The folder a plain `cd /srv/www` moved to, so relative paths after it resolve
+        # (`cd /etc && echo x > hosts`). Subshell scopes are ignored: that reads more, never less.
+        self.cwd = ""
+
+    def resolve(self, path: str) -> str:
+        if self.cwd and path and not path.startswith(("/", "~", "$")):
+            return posixpath.join(self.cwd, path)
+        return path
+
+    def _change_folder(self, layer: tuple[Word, ...]) -> None:
+        targets = _positionals(layer)
+        value = targets[0].value if len(targets) == 1 else None
+        if value and (value.startswith("/") or self.cwd):
+            self.cwd = posixpath.normpath(self.resolve(value))
+        else:
+            self.cwd = ""  # home, "-", or a folder only known when it runs
 
     def read(self, source: bytes, place: _Place, depth: int) -> None:
         tree = parse(source)
@@ -297,6 +313,8 @@ class _Reader:
             self._nested(source, layer, name, variables, place, depth)
             if name == "find":
                 self._find_exec(source, command, layer, variables, place, depth)
+            elif name in {"cd", "pushd"}:
+                self._change_folder(layer)
 
     def _match_layer(
         self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
@@ -326,7 +344,7 @@ class _Reader:
             self.run.add(place, start, stop, row)
             if row.id == "recursive-delete" and name == "rm":
                 self.run.deleted.extend(
-                    w.value
+                    self.resolve(w.value)
                     for w in _positionals(layer)
                     if w.value is not None and w.value not in {"{}", "+", ";"}
                 )
@@ -356,8 +374,7 @@ class _Reader:
             return None
         return -1, -1
 
-    @staticmethod
-    def _writes(spec: Writes, layer: tuple[Word, ...]) -> Word | None:
+    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
         tokens = _options(layer)
         if not all(_flag_present(tokens, group) for group in spec.flags):
             return None
@@ -366,7 +383,7 @@ class _Reader:
                 if (
                     w.value
                     and w.value.startswith("of=")
-                    and spec.paths in _path_classes(w.value[3:])
+                    and spec.paths in _path_classes(self.resolve(w.value[3:]))
                 ):
                     return w
             return None
@@ -374,7 +391,7 @@ class _Reader:
         if spec.targets == "last":
             positional = positional[-1:] if len(positional) > 1 else []
         for w in positional:
-            if w.value is not None and spec.paths in _path_classes(w.value):
+            if w.value is not None and spec.paths in _path_classes(self.resolve(w.value)):
                 return w
         return None
 
@@ -527,7 +544,7 @@ class _Reader:
         value = _word_value(destination, variables)
         if value is None:
             return
-        classes = _path_classes(value)
+        classes = _path_classes(self.resolve(value))
         for row in table.RULES:
             if isinstance(row.match, Redirect) and row.match.paths in classes:
                 self.run.add(place, node.start_byte, node.end_byte, row)
