@@ -675,12 +675,21 @@ def _summary(findings: list[RiskFinding], deleted: list[str], parsed: bool, long
 
 
 def _deletes(deleted: list[str]) -> str:
+    """The summary for recursive deletes: "deletes 3 folders under /srv/www", or their names."""
     targets = list(dict.fromkeys(deleted))
     if len(targets) == 1:
         return f"deletes {_short(targets[0])} and everything in it"
-    parents = {posixpath.dirname(t.rstrip("/")) for t in targets}
-    if len(parents) == 1 and (parent := parents.pop()):
-        return f"deletes {len(targets)} folders under {_short(parent)}"
+    stripped = [t.rstrip("/") or "/" for t in targets]
+    if all(t.startswith("/") for t in stripped):
+        parent = posixpath.commonpath(stripped)
+        if parent in stripped:
+            parent = posixpath.dirname(parent)
+        if parent != "/":
+            return f"deletes {len(targets)} folders under {_short(parent)}"
+    names = [_short(t) for t in targets]
+    if len(targets) <= 3 and sum(len(n) for n in names) <= 60:
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        return f"deletes {listed} and everything in them"
     return f"deletes {len(targets)} folders and everything in them"
 
 

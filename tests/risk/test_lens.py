@@ -114,6 +114,13 @@ def test_level_is_the_highest_finding() -> None:
         ("rm -rf /srv/www/a /srv/www/b /srv/www/c", "deletes 3 folders under /srv/www"),
         ("rm -rf build", "deletes build and everything in it"),
         ("cd /srv/www && rm -rf a b/ c", "deletes 3 folders under /srv/www"),
+        ("rm -rf build/ dist/ .cache", "deletes build/, dist/ and .cache and everything in them"),
+        ("rm -rf /a /b", "deletes /a and /b and everything in them"),
+        (
+            "rm -rf " + " ".join(f"d{i}" for i in range(9)),
+            "deletes 9 folders and everything in them",
+        ),
+        ("cd /srv && rm -rf www/a/x www/b", "deletes 2 folders under /srv/www"),
         ("git push -f", "overwrites history on the remote (force push)"),
         ("sudo rm -rf /opt/x", "deletes /opt/x and everything in it (and 1 more)"),
         ("chown alice f", "changes who owns files"),

@@ -195,11 +195,13 @@ class RowCard(QFrame):
     def refresh(self, now: float | None) -> None:
         """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
         entry, a = self.entry, self.entry.approval
-        self.number.setText(f"Command {a.position + 1}")
+        again = " · asked again" if texts.asked_again(a) else ""
+        self.number.setText(f"Command {a.position + 1}{again}")
         self.command.setAccessibleName(f"Command {a.position + 1}, full text")
         text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
-        if a.result is not None and a.result.kind is RunKind.NOT_USED:
-            text = "Not used — Hermes asked again"  # the answer was thrown away
+        not_used = a.result is not None and a.result.kind is RunKind.NOT_USED
+        if not_used:  # the answer was thrown away: say that instead of "Approved (once)"
+            text, tone = texts.result_text(a.result)
         self.state.setText(text)
         set_style_property(self.state, "tone", tone.value)
         if a.command != self._command_source:  # reveal a long command once, not per update
@@ -219,7 +221,7 @@ class RowCard(QFrame):
         self._show(self.description, why)
         self._show(self.patterns, pattern)
         outcome, outcome_tone = texts.result_text(a.result)
-        self._show(self.result, outcome)
+        self._show(self.result, "" if not_used else outcome)
         set_style_property(self.result, "tone", outcome_tone.value)
         self._show(self.output, texts.output_text(a.result))
         self._sync_buttons()

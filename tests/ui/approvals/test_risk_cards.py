@@ -124,7 +124,6 @@ def test_the_same_words_twice_are_said_once(dialog: ApprovalDialog) -> None:
             "",
         ),
         (RunResult(RunKind.WITHDRAWN), "Withdrawn — Hermes no longer asks about it", ""),
-        (RunResult(RunKind.NOT_USED), "Not used — Hermes asked again (see the row below)", ""),
     ],
 )
 def test_the_outcome_after_the_answer(
@@ -141,7 +140,10 @@ def test_the_outcome_after_the_answer(
 def test_a_thrown_away_answer_does_not_read_approved(dialog: ApprovalDialog) -> None:
     a = resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE)
     dialog.upsert("g", "G", replace(a, result=RunResult(RunKind.NOT_USED)), "")
-    assert card_of(dialog, "a").state.text() == "Not used — Hermes asked again"
+    card = card_of(dialog, "a")
+    assert card.state.text() == "Not used — Hermes asked again (see the row below)"
+    assert card.state.property("tone") == "ended"
+    assert card.result.isHidden()  # said once, on the state line
 
 
 def test_long_output_shows_its_first_lines() -> None:
@@ -184,13 +186,16 @@ def test_long_output_shows_its_first_lines() -> None:
 def test_a_reask_says_truthfully_why(
     dialog: ApprovalDialog, because: AskedBecause, note: str
 ) -> None:
-    dialog.upsert("g", "G", approval("b", asked_because=because, reask_of="k"), "")
-    assert card_of(dialog, "b").notes.text() == note
+    dialog.upsert("g", "G", approval("b", position=1, asked_because=because, reask_of="k"), "")
+    card = card_of(dialog, "b")
+    assert card.notes.text() == note
+    assert card.number.text() == "Command 2 · asked again"
 
 
 def test_a_first_ask_has_no_reask_note(dialog: ApprovalDialog) -> None:
     dialog.upsert("g", "G", approval("a"), "")
     assert card_of(dialog, "a").notes.isHidden()
+    assert card_of(dialog, "a").number.text() == "Command 1"
 
 
 @pytest.mark.parametrize(
