@@ -37,8 +37,9 @@ from .rules import (
 from .shell import SUBSTITUTIONS, SimpleCommand, Word, assignment, parse, simple_command, text_of
 from .verdict import RiskAssessment, RiskFinding, RiskLevel
 
-LIMIT = 100_000  # characters read; the rest is "too long to check in full"
-NODE_BUDGET = 60_000
+LIMIT = 64_000  # characters read; the rest is "too long to check in full"
+NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included
+COMMAND_BUDGET = 1_000  # simple commands matched against the table
 MAX_DEPTH = 4  # nested scripts: sh -c '… sh -c "…"'
 MAX_FINDINGS = 64
 _MAX_UNREADABLE = 8
@@ -62,6 +63,22 @@ _ARG_PATTERNS = {
     if isinstance(row.match, Command) and row.match.arg
 }
 _SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
+
+
+def _by_name() -> dict[str, tuple[Rule, ...]]:
+    """The Command and Writes rows per command name, in table order (one lookup per word)."""
+    rows: dict[str, list[Rule]] = {}
+    for row in table.RULES:
+        if isinstance(row.match, Command | Writes):
+            for name in row.match.names:
+                rows.setdefault(name, []).append(row)
+    return {name: tuple(found) for name, found in rows.items()}
+
+
+_RULES_BY_NAME = _by_name()
+_FEEDS = tuple(row for row in table.RULES if isinstance(row.match, Feeds))
+_PIPES = tuple(row for row in table.RULES if isinstance(row.match, Pipe))
+_REDIRECTS = tuple(row for row in table.RULES if isinstance(row.match, Redirect))
 
 
 def _lens_rule(rule_id: str) -> Rule:
@@ -107,6 +124,7 @@ class _Run:
 
     found: list[_Found] = field(default_factory=list)
     visited: int = 0
+    commands: int = 0
     unreadable: int = 0
     over_budget: bool = False
     deleted: list[str] = field(default_factory=list)
@@ -114,6 +132,8 @@ class _Run:
     def add(self, place: _Place, start: int, end: int, row: Rule) -> None:
         top_start, top_end = place.map(start, end)
         self.found.append(_Found(top_start, top_end, row))
+        if len(self.found) > 4 * MAX_FINDINGS:
+            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,6 +269,7 @@ class _Reader:
             run.visited += 1
             if run.visited > NODE_BUDGET:
                 run.over_budget = True
+            if run.over_budget:
                 return
             kind = node.type
             if kind == "ERROR" or node.is_missing:
@@ -256,7 +277,7 @@ class _Reader:
             elif kind == "command":
                 self._command(source, node, variables, place, depth)
             elif kind == "pipeline":
-                self._pipeline(source, node, variables, place)
+                self._pipeline(source, node, variables, place, depth)
             elif kind == "variable_assignment" and (
                 node.parent is None or node.parent.type != "command"
             ):
@@ -279,6 +300,10 @@ class _Reader:
     def _command(
         self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
     ) -> None:
+        self.run.commands += 1
+        if self.run.commands > COMMAND_BUDGET:
+            self.run.over_budget = True
+            return
         command = simple_command(node, variables)
         if not command.words:
             return
@@ -322,9 +347,9 @@ class _Reader:
         matched: list[Rule] = []
         marks: list[tuple[int, int]] = []
         end = command.end
-        for row in table.RULES:
+        for row in _RULES_BY_NAME.get(name, ()):
             spec = row.match
-            if isinstance(spec, Command) and name in spec.names:
+            if isinstance(spec, Command):
                 span = self._command_rule(spec, layer, name)
                 if span is None:
                     continue
@@ -332,7 +357,7 @@ class _Reader:
                     span = (layer[0].start, max(end, layer[-1].end))
                 matched.append(row)
                 marks.append(span)
-            elif isinstance(spec, Writes) and name in spec.names:
+            elif isinstance(spec, Writes):
                 target = self._writes(spec, layer)
                 if target is not None:
                     matched.append(row)
@@ -398,7 +423,7 @@ class _Reader:
     def _feeds(
         self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
     ) -> None:
-        for row in table.RULES:
+        for row in _FEEDS:
             spec = row.match
             if not isinstance(spec, Feeds) or name not in spec.consumers:
                 continue
@@ -461,6 +486,10 @@ class _Reader:
             script = rest[1:] if name == "ssh" else rest
         if not script or any(w.value is None for w in script):
             return
+        self._script(source, script, place, depth)
+
+    def _script(self, source: bytes, script: list[Word], place: _Place, depth: int) -> None:
+        """Read words as a script of their own, one level deeper."""
         if len(script) == 1:
             value = script[0].value or ""
             inner = place.inner(source, script[0].start, script[0].end, value)
@@ -491,7 +520,7 @@ class _Reader:
                     self._layers_of(source, command, tuple(inner), variables, place, depth)
 
     def _pipeline(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place
+        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
     ) -> None:
         stages: list[tuple[Node, list[tuple[Word, ...]]]] = []
         for child in node.named_children:
@@ -503,7 +532,7 @@ class _Reader:
                 stages.append((child, []))
                 continue
             stages.append((child, _layers(simple_command(inner, variables).words)))
-        for row in table.RULES:
+        for row in _PIPES:
             spec = row.match
             if not isinstance(spec, Pipe):
                 continue
@@ -525,6 +554,19 @@ class _Reader:
                                 self._sql_text(
                                     w.value, place.inner(source, w.start, w.end, w.value)
                                 )
+        # Text piped into a shell is a script: `echo 'rm -rf ~' | sh`
+        if depth >= MAX_DEPTH:
+            return
+        for i, (_, layers) in enumerate(stages):
+            if i == 0 or not any(_name(layer[0]) in table.SHELLS for layer in layers):
+                continue
+            for layer in stages[i - 1][1][-1:]:
+                if _name(layer[0]) not in table.PRINTERS:
+                    continue
+                words = [w for w in layer[1:] if not (w.value or "").startswith("-")]
+                if not words or any(w.value is None for w in words):
+                    continue
+                self._script(source, words, place, depth)
 
     @staticmethod
     def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
@@ -545,7 +587,7 @@ class _Reader:
         if value is None:
             return
         classes = _path_classes(self.resolve(value))
-        for row in table.RULES:
+        for row in _REDIRECTS:
             if isinstance(row.match, Redirect) and row.match.paths in classes:
                 self.run.add(place, node.start_byte, node.end_byte, row)
 
@@ -659,7 +701,7 @@ def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
 
 def _summary(findings: list[RiskFinding], deleted: list[str], parsed: bool, long: bool) -> str:
     if long:
-        return "too long to check in full: treat it as dangerous"
+        return "too long or too complex to check in full: treat it as dangerous"
     if not parsed:
         return "could not be read as a shell command: treat it as dangerous"
     if not findings:
@@ -701,44 +743,68 @@ def _short(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
-def assess(command: str) -> RiskAssessment:
-    """The risk of one command as the gateway sent it. Pure, bounded, cached."""
-    long = len(command) > LIMIT
-    head = command[:LIMIT]
-    clean = _SURROGATES.sub("\ufffd", head)
+def _read(text: str, char_base: int, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
+    """Findings of one stretch of the command, in character offsets of the whole command."""
+    clean = _SURROGATES.sub("\ufffd", text)
     encoded = clean.encode("utf-8")
     run = _Run()
-    whole = _Place(0, (0, len(encoded)))
-    _Reader(run).read(encoded, whole, 0)
+    _Reader(run).read(encoded, _Place(0, (0, len(encoded))), 0)
     offsets = _char_offsets(clean, encoded)
     findings: list[RiskFinding] = []
     for found in run.found:
-        start = _to_chars(offsets, found.start)
-        end = max(_to_chars(offsets, found.end), start + 1)
         row = found.rule
-        findings.append(RiskFinding(start, min(end, len(command)), row.level, row.id, row.label))
+        if tail and row.id == "unreadable":
+            continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
+        start = min(_to_chars(offsets, found.start), max(len(text) - 1, 0))
+        end = min(max(_to_chars(offsets, found.end), start + 1), len(text))
+        start, end = char_base + start, char_base + end
+        findings.append(RiskFinding(start, end, row.level, row.id, row.label))
+    return findings, run
+
+
+_TAIL = 4_000  # characters read again at the end of a command too long to read whole
+_BOUNDARY = re.compile(r"[;\n&|]")
+
+
+@functools.lru_cache(maxsize=256)
+def assess(command: str) -> RiskAssessment:
+    """The risk of one command as the gateway sent it. Pure, bounded, cached.
+
+    A command longer than :data:`LIMIT` (or with more nodes or commands than the budgets) is
+    HIGH and says it was not read in full; its last few thousand characters are read as well,
+    so padding cannot push the dangerous part out of sight entirely.
+    """
+    long = len(command) > LIMIT
+    head = command[:LIMIT]
+    findings, run = _read(head, 0, tail=False)
+    deleted = list(run.deleted)
+    unread = long or run.over_budget
+    if unread and len(command) > _TAIL:
+        tail_start = len(command) - _TAIL
+        boundary = _BOUNDARY.search(command, tail_start)
+        if boundary is not None:
+            tail_start = boundary.end()
+        tail_findings, tail_run = _read(command[tail_start:], tail_start, tail=True)
+        findings.extend(tail_findings)
+        deleted.extend(tail_run.deleted)
     for row, pattern in _TEXT_RULES:
         for match in itertools.islice(pattern.finditer(head), 8):
             findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
     hidden = table.rule("hidden-characters")
     for start, end in itertools.islice(_hidden_runs(command), 16):
         findings.append(RiskFinding(start, end, hidden.level, hidden.id, hidden.label))
-    if (long or run.over_budget) and command:
+    if unread and command:
         too_long = table.rule("too-long")
-        findings.append(
-            RiskFinding(
-                min(LIMIT, len(command) - 1),
-                len(command),
-                too_long.level,
-                too_long.id,
-                too_long.label,
-            )
-        )
-    unique = sorted(set(findings), key=lambda f: (f.start, -f.level, f.end, f.rule))
-    kept = unique[:MAX_FINDINGS]
-    parsed = run.unreadable == 0 and not long and not run.over_budget
+        at = min(LIMIT, len(command) - 1)
+        findings.append(RiskFinding(at, len(command), too_long.level, too_long.id, too_long.label))
+    order = sorted(set(findings), key=lambda f: (f.start, -f.level, f.end, f.rule))
+    first_of_each = {f.rule: f for f in reversed(order)}  # every rule keeps one mark
+    kept = sorted(
+        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]),
+        key=lambda f: (f.start, -f.level, f.end, f.rule),
+    )
+    parsed = run.unreadable == 0 and not unread
     level = max((f.level for f in kept), default=RiskLevel.LOW)
     if not parsed:
         level = RiskLevel.HIGH
-    return RiskAssessment(level, tuple(kept), _summary(kept, run.deleted, parsed, long), parsed)
+    return RiskAssessment(level, tuple(kept), _summary(kept, deleted, parsed, unread), parsed)

@@ -36,6 +36,7 @@ INTERPRETERS = SHELLS | frozenset(
     {"python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "osascript"}
 )
 FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request", "nc"})
+PRINTERS = frozenset({"echo", "printf"})  # their words piped into a shell are a script
 SQL_CLIENTS = frozenset(
     {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "duckdb", "clickhouse-client", "cqlsh"}
 )
