@@ -34,7 +34,16 @@ from .rules import (
     Text,
     Writes,
 )
-from .shell import SUBSTITUTIONS, SimpleCommand, Word, assignment, parse, simple_command, text_of
+from .shell import (
+    SUBSTITUTIONS,
+    SimpleCommand,
+    Word,
+    assignment,
+    parse,
+    simple_command,
+    text_of,
+    word_value,
+)
 from .verdict import RiskAssessment, RiskFinding, RiskLevel
 
 LIMIT = 64_000  # characters read; the rest is "too long to check in full"
@@ -634,8 +643,6 @@ class _Reader:
 
 
 def _word_value(node: Node, variables: dict[str, str]) -> str | None:
-    from .shell import word_value
-
     return word_value(node, variables)[0]
 
 
