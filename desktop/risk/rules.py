@@ -427,6 +427,17 @@ RULES: tuple[Rule, ...] = (
         Feeds(_names("base64", "xxd"), INTERPRETERS | _names("eval", "source", ".")),
     ),
     Rule("eval", MEDIUM, "runs text as a command (eval)", Command(_names("eval"))),
+    Rule(
+        "inline-code",
+        MEDIUM,
+        "runs program code that deletes files or starts commands",
+        Command(
+            _names("python", "python2", "python3", "perl", "ruby", "node", "php"),
+            flags=(("-c", "-e", "-r"),),
+            arg=r"(?s).*(?:rmtree|os\.remove|os\.unlink|\bunlink\(|os\.system|subprocess|"
+            r"child_process|\bsystem\(|\bexec\(|\beval\(|`|File\.delete|rm_rf|fs\.rm).*",
+        ),
+    ),
     # --- databases
     Rule(
         "sql-drop",

