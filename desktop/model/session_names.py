@@ -99,24 +99,43 @@ def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
 
 
 class SessionNames:
-    """Remembers the name each session was first shown under, per gateway."""
+    """Remembers the name each session was first shown under, per gateway.
+
+    A session is known by its live id and, once the gateway says it, by its stored id too:
+    a resumed session gets a new live id but keeps its stored one, and keeps its name.
+    """
 
     def __init__(self) -> None:
         self._names: dict[tuple[str, str], SessionName] = {}
+        # (gateway, live or stored id) -> the key its name is kept under
+        self._aliases: dict[tuple[str, str], tuple[str, str]] = {}
+        self._aliases_of: dict[tuple[str, str], set[tuple[str, str]]] = {}
         # (title, folder) -> the ordinals in use, so " (2)" is found without a scan
         self._ordinals: dict[tuple[str, str], set[int]] = {}
 
     def __len__(self) -> int:
         return len(self._names)
 
+    def _key(self, gateway_id: str, session: SessionState) -> tuple[str, str]:
+        ids = [session.session_id, session.stored_session_id]
+        known = [
+            self._aliases[(gateway_id, i)] for i in ids if i and (gateway_id, i) in self._aliases
+        ]
+        key = known[0] if known else (gateway_id, session.session_id)
+        for i in ids:
+            if i:
+                self._aliases[(gateway_id, i)] = key
+                self._aliases_of.setdefault(key, set()).add((gateway_id, i))
+        return key
+
     def name(self, gateway_id: str, session: SessionState) -> SessionName:
-        key = (gateway_id, session.session_id)
+        key = self._key(gateway_id, session)
         known = self._names.get(key)
         if known is not None and (known.title or not session.title.strip()):
             return known
         fresh = compose(session)
         if known is not None:  # first title for a session shown without one
-            self.forget(*key)
+            self._release(known)
             fresh = SessionName(fresh.title, known.folder, known.short_id)
         ordinal = 1
         if fresh.title:
@@ -127,7 +146,7 @@ class SessionNames:
         named = SessionName(fresh.title, fresh.folder, fresh.short_id, ordinal)
         self._names[key] = named
         while len(self._names) > _MEMORY:
-            self.forget(*next(iter(self._names)))
+            self._drop(next(iter(self._names)))
         return named
 
     def text(self, gateway_id: str, session: SessionState, width: int = DEFAULT_WIDTH) -> str:
@@ -135,8 +154,19 @@ class SessionNames:
 
     def forget(self, gateway_id: str, session_id: str) -> None:
         """Drop a session that is gone for good (its name may then be reused)."""
-        named = self._names.pop((gateway_id, session_id), None)
-        if named is not None and named.title:
+        key = self._aliases.get((gateway_id, session_id))
+        if key is not None:
+            self._drop(key)
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        named = self._names.pop(key, None)
+        if named is not None:
+            self._release(named)
+        for alias in self._aliases_of.pop(key, set()):
+            self._aliases.pop(alias, None)
+
+    def _release(self, named: SessionName) -> None:
+        if named.title:
             taken = self._ordinals.get((named.title, named.folder), set())
             taken.discard(named.ordinal)
             if not taken:

@@ -112,3 +112,16 @@ def test_memory_is_bounded() -> None:
     assert len(names) == 4096
     # the oldest was forgotten: asked again it is named afresh, and "T · x" is free again
     assert names.text("g", session("s0", "T", "/x")) == first
+
+
+def test_a_resumed_session_keeps_its_name_through_its_stored_id() -> None:
+    names = SessionNames()
+    first = names.text("g", session("live-1", "Fix login", "/srv/ux019", stored="st-1"))
+    resumed = names.text("g", session("live-2", "Fix login", "/srv/ux019", stored="st-1"))
+    assert resumed == first == "Fix login · ux019"
+    # the stored id learnt later joins the live id that was shown first
+    late = names.text("g", session("live-3", "Deploy", "/srv"))
+    assert names.text("g", session("live-3", "Deploy", "/srv", stored="st-3")) == late
+    assert names.text("g", session("live-4", "Deploy", "/srv", stored="st-3")) == late
+    names.forget("g", "st-3")
+    assert len(names) == 1
