@@ -33,5 +33,7 @@ class RiskFinding:
 class RiskAssessment:
     level: RiskLevel  # the max over findings; HIGH when the parser could not read it
     findings: tuple[RiskFinding, ...]
-    summary: str  # one plain line, e.g. "deletes 3 folders under /srv/www"
+    # One plain line, e.g. "deletes 3 folders under /srv/www". Text from the command in it is
+    # revealed already (hidden characters as ⟨U+XXXX⟩): bound it, do not reveal it again.
+    summary: str
     parsed: bool  # False: "could not be read" (then level is HIGH and summary says so)

@@ -168,6 +168,22 @@ def fill_risk(dialog: ApprovalDialog) -> None:
         context=replace(CONTEXT, cwd="/srv/www", agent_message="Deploying the new release."),
     )
     dialog.upsert("work", "Workstation", a, "Deploy release 4.2")
+    disguised = approval(
+        "r-1",
+        session="9a9a9a9a",
+        batch="batch-r",
+        position=1,
+        command=(
+            "X=rm; $X -rf ~/backups; r''m -rf /srv/www/\u202etxt.sh; "
+            "echo cm0gLXJmIH4= | base64 -d | sh"
+        ),
+        description="delete in root path",
+        pattern_keys=("delete in root path",),
+        choices=ALL_CHOICES,
+        expires_at=CLOCK.now + 190,
+        context=replace(CONTEXT, cwd="/srv/www", agent_message="Cleaning up."),
+    )
+    dialog.upsert("work", "Workstation", disguised, "Deploy release 4.2")
 
 
 def shoot(app: QApplication, fill: object, path: Path, height: int) -> None:
@@ -188,7 +204,7 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     shoot(app, fill_batch, out / "cards-batch.png", 1150)
     shoot(app, fill_reasks, out / "cards-reask.png", 1350)
-    shoot(app, fill_risk, out / "cards-risk.png", 620)
+    shoot(app, fill_risk, out / "cards-risk.png", 900)
     print(f"wrote cards-batch.png, cards-reask.png and cards-risk.png in {out}")
 
 

@@ -229,8 +229,8 @@ RISK_BADGES = {
 
 
 def risk_summary(assessment: RiskAssessment) -> str:
-    """The lens's one line, made safe for a label."""
-    return breakable(label_text(assessment.summary, 300))
+    """The lens's one line for a label (it is revealed already: only bounded here)."""
+    return breakable(bound_text(assessment.summary, 300)[0])
 
 
 def shown_marks(

@@ -65,6 +65,12 @@ def test_marks_count_utf16_units_after_wide_characters(dialog: ApprovalDialog) -
     assert card_of(dialog, "a").command.marked_texts() == ["rm -rf /x"]
 
 
+def test_a_summary_with_a_hidden_character_is_revealed_once(dialog: ApprovalDialog) -> None:
+    dialog.upsert("g", "G", approval("a", command="rm -rf '/srv/a\u202eb'"), "")
+    summary = card_of(dialog, "a").risk_summary.text()
+    assert summary == "deletes /srv/a⟨U+202E⟩b and everything in it (and 1 more)"
+
+
 def test_an_unreadable_command_says_so(dialog: ApprovalDialog) -> None:
     dialog.upsert("g", "G", approval("a", command='echo "never closed'), "")
     card = card_of(dialog, "a")
