@@ -4,8 +4,9 @@ Why the lens reads the tree and not the text: ``rm -rf`` inside ``$( )``, behind
 ``bash -c '…'`` or in a here-doc fed to ``sh`` is just as dangerous, and ``echo 'rm -rf /'`` is
 not. Nested scripts (``sh -c``, ``eval``, ``ssh host …``, here-docs fed to a shell) are read
 again, a few levels deep. Everything is bounded: the first :data:`LIMIT` characters are read,
-at most :data:`NODE_BUDGET` tree nodes are visited; past either the command is HIGH with a
-finding that says so, because unread text may hide anything.
+at most :data:`NODE_BUDGET` tree nodes and :data:`COMMAND_BUDGET` simple commands; past any of
+these the command is HIGH with a finding that says so, because unread text may hide anything
+(its last few thousand characters are read too, so padding cannot hide the end).
 """
 
 from __future__ import annotations
@@ -88,10 +89,6 @@ _RULES_BY_NAME = _by_name()
 _FEEDS = tuple(row for row in table.RULES if isinstance(row.match, Feeds))
 _PIPES = tuple(row for row in table.RULES if isinstance(row.match, Pipe))
 _REDIRECTS = tuple(row for row in table.RULES if isinstance(row.match, Redirect))
-
-
-def _lens_rule(rule_id: str) -> Rule:
-    return table.rule(rule_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +301,7 @@ class _Reader:
         if self.run.unreadable > _MAX_UNREADABLE:
             return
         end = max(node.end_byte, node.start_byte + 1)
-        self.run.add(place, node.start_byte, end, _lens_rule("unreadable"))
+        self.run.add(place, node.start_byte, end, table.rule("unreadable"))
 
     def _command(
         self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
@@ -335,13 +332,13 @@ class _Reader:
             name = _name(head)
             if name is None:
                 if any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200)):
-                    self.run.add(place, head.start, head.end, _lens_rule("disguised-command"))
+                    self.run.add(place, head.start, head.end, table.rule("disguised-command"))
                 else:
-                    self.run.add(place, head.start, head.end, _lens_rule("dynamic-command"))
+                    self.run.add(place, head.start, head.end, table.rule("dynamic-command"))
                 continue
             matched = self._match_layer(layer, name, command, place)
             if matched and head.disguised:
-                self.run.add(place, head.start, head.end, _lens_rule("disguised-command"))
+                self.run.add(place, head.start, head.end, table.rule("disguised-command"))
             self._feeds(layer, name, command, place)
             self._sql_args(source, layer, name, place)
             self._nested(source, layer, name, variables, place, depth)
