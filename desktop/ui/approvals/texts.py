@@ -335,7 +335,10 @@ def session_heading(title: str, session_id: str, cwd: str = "") -> str:
     not given the folder twice.
     """
     name = compose(SessionState(session_id, title=title, cwd=cwd))
-    if name.folder and title.rstrip().endswith(f"{SEPARATOR}{name.folder}"):
+    named_already = re.search(
+        rf"{re.escape(SEPARATOR + name.folder)}(?: \(\d+\))?$", title.rstrip()
+    )
+    if name.folder and named_already:
         name = compose(SessionState(session_id, title=title))
     if title.strip():
         return f"Session: {fit(name, HEADING_WIDTH)}"

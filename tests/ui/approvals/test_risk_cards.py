@@ -245,6 +245,8 @@ def test_shown_marks_map_through_escapes() -> None:
 def test_session_heading_names_the_folder_once() -> None:
     assert texts.session_heading("Fix CI", "s1", "/srv/ux019") == "Session: Fix CI · ux019"
     assert texts.session_heading("Fix CI · ux019", "s1", "/srv/ux019") == "Session: Fix CI · ux019"
+    registry_name = "Fix CI · ux019 (2)"  # what SessionNames gives a second task in the folder
+    assert texts.session_heading(registry_name, "s2", "/srv/ux019") == f"Session: {registry_name}"
     assert texts.session_heading("", "abcdef123", "/srv/ux019") == "Session: ux019 · session abcdef"
     assert texts.session_heading("", "abcdef123") == "Session abcdef123"
     assert texts.session_heading("Titled", "s1") == "Session: Titled"
