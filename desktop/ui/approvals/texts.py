@@ -8,8 +8,8 @@ through :func:`revealed` or :func:`label_text` first, so hidden characters are d
 
 from __future__ import annotations
 
+import bisect
 import enum
-import itertools
 import math
 import re
 
@@ -53,6 +53,7 @@ KEY_HINTS = "A approve once · S allow for session · Shift+A always · D deny �
 # Printable ASCII (plus newline and tab) can never be hidden: reveal() would return it unchanged.
 # Checking that first keeps a 1 MB plain command from paying for a per-character walk.
 _PLAIN_ASCII = re.compile(r"[\x20-\x7e\n\t]*")
+_MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")
 
 
 class Tone(enum.Enum):
@@ -243,19 +244,24 @@ def shown_marks(
     """
     if not findings:
         return ()
-    plain = _PLAIN_ASCII.fullmatch(command) is not None and ESCAPE_OPEN not in command
-    starts: list[int] | None = None
-    if not plain:
-        widths = (len(escape(c)) if c == ESCAPE_OPEN or is_hidden(c) else 1 for c in command)
-        starts = [0, *itertools.accumulate(widths)]
+    # Where revealing lengthens the text, and by how much: only characters outside printable
+    # ASCII can be hidden, so a regex finds the few candidates (a 1 MB command stays fast).
+    positions: list[int] = []
+    growth: list[int] = [0]
+    for match in _MAYBE_HIDDEN.finditer(command):
+        char = match.group()
+        if char == ESCAPE_OPEN or is_hidden(char):
+            positions.append(match.start())
+            growth.append(growth[-1] + len(escape(char)) - 1)
+
+    def shown(offset: int) -> int:
+        return offset + growth[bisect.bisect_left(positions, offset)]
+
     marks = []
     for f in sorted(findings, key=lambda f: f.level):
         start, end = max(0, f.start), min(len(command), f.end)
-        if start >= end:
-            continue
-        if starts is not None:
-            start, end = starts[start], starts[end]
-        marks.append((start, end, f.level))
+        if start < end:
+            marks.append((shown(start), shown(end), f.level))
     return tuple(marks)
 
 
