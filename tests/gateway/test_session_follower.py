@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
+from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.fake import Command, FakeGateway
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
@@ -217,3 +220,24 @@ def test_a_never_resumes_another_clients_session(home: Path, arun: Callable[...,
             assert h.client.core.session(own) is not None
 
     arun(scenario())
+
+
+def test_doctor_reports_another_clients_waiting_approval_without_joining(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    async def scenario() -> doctor.GatewayReport:
+        async with FakeGateway("B", speed=0.002) as fake:
+            other = fake.create_session(title="From the Hermes window")
+            request = fake.raise_approval(other.sid, Command("rm -rf /tmp/x", "recursive delete"))
+            endpoint = GatewayEndpoint("fake-b", "Fake B", EndpointKind.URL, url=fake.url)
+            report = await doctor.check_endpoint(endpoint, timeout=10.0)
+            assert request.is_open, "the doctor answered something"
+            assert all(not c.requests("session.resume") for c in fake.connections)
+            assert all(not c.requests("approval.respond") for c in fake.connections)
+            return report
+
+    report = arun(scenario())
+    assert report.state == "connected"
+    assert report.pending_approvals == [
+        {"session_id": report.sessions[0]["id"], "command": "rm -rf /tmp/x", "phase": "waiting"}
+    ]
