@@ -242,7 +242,7 @@ class SessionFollower:
     def _apply(self, live: dict[str, str]) -> None:
         """Adopt listed sessions that nothing follows yet; let adopted ones that left go."""
         self._release(self._adopted - set(live))
-        adopted_now = False
+        adopted_now = 0
         for session_id, stored in live.items():
             if session_id in self._attached:
                 continue
@@ -256,8 +256,13 @@ class SessionFollower:
                 continue
             self._adopted.add(session_id)
             self._attached.add(session_id)
-            adopted_now = True
+            adopted_now += 1
         if adopted_now:
+            log.info(
+                "following %d more session(s) other clients run (%d in all)",
+                adopted_now,
+                len(self._adopted),
+            )
             self._flush()
 
     def _release(self, session_ids: set[str]) -> None:
