@@ -271,7 +271,7 @@ class GatewayClient(SessionCommands):
             self.core,
             on_received=self._after_input,
             on_fate=self._on_frame_fate,
-            on_text=self.follower.on_text,
+            screen=self.follower.screen,
         )
         self._after_input()  # events and frames the core produced on connection_opened
         try:

@@ -26,6 +26,7 @@ from desktop.gateway.fake import Command, FakeGateway
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
+    foreign_request_session,
     is_list_changed,
     live_sessions,
 )
@@ -241,3 +242,81 @@ def test_doctor_reports_another_clients_waiting_approval_without_joining(
     assert report.pending_approvals == [
         {"session_id": report.sessions[0]["id"], "command": "rm -rf /tmp/x", "phase": "waiting"}
     ]
+
+
+def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """Fan-out: the first answer wins, so the tray's -32601 would beat the window's answer."""
+
+    async def scenario() -> None:
+        async with running("B", home) as h:
+            other = h.fake.create_session(title="From the Hermes window")
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            h.fake.submit(other.sid, "[[scenario:readterm]] go")
+            [window] = await h.fake.wait_for(
+                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
+            )
+            await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
+            tray_answers = [
+                f
+                for c in h.fake.connections
+                for f in c.received
+                if isinstance(f, dict) and f.get("id") == window.srq_id
+            ]
+            assert tray_answers == []
+            assert h.client.follower.left_to_owner == 1
+            own = await h.client.create_session(SCRATCH, "[[scenario:readterm]] go")
+            await h.fake.wait_for(
+                lambda: [
+                    r for r in h.fake.requests if r.method != "approval" and r.session.sid == own
+                ],
+                what="own window request",
+            )
+            [mine] = [r for r in h.fake.requests if r.method != "approval" and r.session.sid == own]
+            await h.fake.wait_for(
+                lambda: any(
+                    isinstance(f, dict) and f.get("id") == mine.srq_id
+                    for c in h.fake.connections
+                    for f in c.received
+                ),
+                what="the tray refuses its own session's window request at once",
+            )
+
+    arun(scenario())
+
+
+def test_foreign_request_session_only_names_non_approval_server_requests() -> None:
+    read = '{"jsonrpc":"2.0","id":"srq-1a2b","method":"terminal.read","params":{"session_id":"s1"}}'
+    assert foreign_request_session(read) == "s1"
+    approval = '{"jsonrpc":"2.0","id":"srq-1a2b","method":"approval","params":{"session_id":"s1"}}'
+    assert foreign_request_session(approval) == ""
+    event = '{"jsonrpc":"2.0","method":"event","params":{"type":"x","session_id":"srq-"}}'
+    assert foreign_request_session(event) == ""
+    assert foreign_request_session('{"id": 3, "result": {"srq-": 1}}') == ""
+    assert foreign_request_session("srq- not json") == ""
+
+
+def test_b_window_request_re_delivered_by_the_adopting_resume_is_left_alone(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    async def scenario() -> None:
+        async with running("B", home, speed=0.05) as h:  # the window request waits 1.5 s
+            other = h.fake.create_session(title="From the Hermes window")
+            h.fake.submit(other.sid, "[[scenario:readterm]] go")
+            [window] = await h.fake.wait_for(
+                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
+            )
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            await h.rec.wait_for(lambda: h.client.follower.left_to_owner == 1)
+            await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
+            assert not [
+                f
+                for c in h.fake.connections
+                for f in c.received
+                if isinstance(f, dict) and f.get("id") == window.srq_id
+            ]
+            assert other.sid in h.client.follower.adopted
+
+    arun(scenario())
