@@ -320,3 +320,24 @@ def test_b_window_request_re_delivered_by_the_adopting_resume_is_left_alone(
             assert other.sid in h.client.follower.adopted
 
     arun(scenario())
+
+
+def test_c_re_follows_after_a_reconnect_with_a_fresh_subscription(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    async def scenario() -> None:
+        async with running("C", home) as h:
+            other = h.fake.create_session(title="theirs")
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            h.fake.drop()
+            await h.rec.wait_state(ConnectionState.CONNECTED, count=2)
+            await h.fake.wait_for(
+                lambda: [r for r in h.received(-1, "session.resume")], what="resumed again"
+            )
+            [again] = h.received(-1, "session.resume")
+            assert again["params"]["session_id"] == other.sid
+            h.fake.submit(other.sid, "[[scenario:single]] go")
+            await h.rec.wait_for(lambda: waiting(h, other.sid), timeout=10.0)
+
+    arun(scenario(), timeout=30.0)
