@@ -179,8 +179,7 @@ def test_b_only_mine_follows_nothing_else(home: Path, arun: Callable[..., Any]) 
             h.fake.create_session(title="not mine")
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
-            await h.fake.wait_for(lambda: list_calls(h, "session.create") == 1)
-            await asyncio.sleep(0.2)
+            await h.client.refresh_usage(own)  # a round trip after sessions.changed arrived
             assert list_calls(h, "session.active_list") == 0
             assert resumed_ids(h) == []
             assert h.client.follower.adopted == frozenset()
@@ -213,8 +212,7 @@ def test_a_never_resumes_another_clients_session(home: Path, arun: Callable[...,
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
             h.fake.submit(other.sid, "")
-            await h.fake.wait_for(lambda: list_calls(h, "session.create") == 1)
-            await asyncio.sleep(0.2)
+            await h.client.refresh_usage(own)  # a round trip after the handshake's effects
             assert resumed_ids(h) == []
             assert list_calls(h, "session.active_list") == 0
             assert not h.client.follower.scope.others
