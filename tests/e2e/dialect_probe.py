@@ -78,3 +78,44 @@ def core_answers_by_request_id() -> bool:
         if sent.get("method") == "approval.respond":
             return bool(sent.get("params", {}).get("request_id") == PROBE_IDS[1])
     return False
+
+
+NEEDS_PENDING_ROWS = (
+    "needs the core's 0.20 dialect and rows from approval.pending for sessions the tray must "
+    "not attach to (core: poll approval.pending on 0.20; follower: ask it for listed sessions)"
+)
+
+
+@cache
+def core_polls_pending_on_020() -> bool:
+    """True if, on 0.20's wire, the core asks ``approval.pending`` for a session it knows.
+
+    Today ``reconcile_approvals`` is B only; a session the tray may not attach to on 0.20 can
+    only show its approvals this way (protocol: ``approval.pending`` from any connection).
+    """
+    core = GatewayCore("probe", clock=lambda: 0.0)
+    core.connection_opened(1)
+    core.receive_text(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "event",
+                "params": {"type": "gateway.ready", "payload": {"skin": {}}},
+            }
+        )
+    )
+    for frame in core.data_to_send():
+        core.frame_written(frame.frame_id)
+        if frame.rpc_id is not None:
+            core.receive_text(
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": frame.rpc_id,
+                        "error": {"code": -32601, "message": "unknown method"},
+                    }
+                )
+            )
+    core.watch_session("s1", stored_session_id="k1")
+    core.unwatch_session("s1")
+    return core_answers_by_request_id() and core.reconcile_approvals("s1") is not None

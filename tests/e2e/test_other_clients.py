@@ -24,7 +24,12 @@ from PySide6.QtCore import Qt
 from desktop.core.model import Choice, OutcomeKind
 from desktop.ui.notify_policy import NotifySettings
 from tests.e2e import person
-from tests.e2e.dialect_probe import NEEDS_020, core_answers_by_request_id
+from tests.e2e.dialect_probe import (
+    NEEDS_020,
+    NEEDS_PENDING_ROWS,
+    core_answers_by_request_id,
+    core_polls_pending_on_020,
+)
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import commands, intact, one_by_one, rm, script, victim
 from tests.e2e.tray_app import OFFSCREEN_LIMITS, TrayApp, outcome
@@ -39,6 +44,7 @@ TURN_S = 60.0
 # No quiet period: the request is timed from the approval frame to the notification.
 PROMPT_NOTIFY = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0)
 needs_020 = pytest.mark.skipif(not core_answers_by_request_id(), reason=NEEDS_020)
+needs_pending_rows = pytest.mark.skipif(not core_polls_pending_on_020(), reason=NEEDS_PENDING_ROWS)
 
 
 async def window_session(window: RawGateway, dialect: str, cwd: Path, prompt: str) -> str:
@@ -182,7 +188,7 @@ def test_axisrow_two_sub_agents_answered_out_of_order(
     assert intact(a) != intact(b), "exactly one child's command ran"
 
 
-@needs_020
+@needs_pending_rows
 def test_axisrow_another_clients_session_is_answered_by_id(
     module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
