@@ -68,9 +68,16 @@ class FollowScope:
     reason: str
 
 
+FANS_OUT = (Dialect.B, Dialect.C)  # the dialects whose sessions take any number of viewers
+
+
 def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
-    """The effective scope for ``dialect`` given the person's setting (``follow_all``)."""
-    if dialect is Dialect.A:
+    """The effective scope for ``dialect`` given the person's setting (``follow_all``).
+
+    Only the dialects known to fan out follow other clients' sessions; any other (0.19.0, and a
+    0.20 dialect the core may add) keeps to the tray's own.
+    """
+    if dialect is not None and dialect not in FANS_OUT:
         return FollowScope(
             False,
             "Only sessions the tray starts: on this Hermes version a session has one viewer, "
@@ -308,7 +315,7 @@ class SessionFollower:
 
     async def _list_once(self) -> None:
         dialect = self._core.dialect
-        if dialect is None or dialect is Dialect.A:
+        if dialect not in FANS_OUT:
             return
         method, params = commands.live_sessions_method(dialect)
         self.lists += 1
