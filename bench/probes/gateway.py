@@ -9,6 +9,8 @@ Commands (JSON lines on stdin, answers as ``BENCH`` lines; see ``bench.child``):
 
 * ``wait_client``: wait for the tray's connection (capabilities declared), time its sends;
 * ``queue_batches {count, size}``: the next ``count`` prompts each ask ``size`` commands at once;
+* ``other_sessions {count}``: ``count`` idle sessions other clients started (the tray follows
+  them); answers ``sessions {count}``;
 * ``latency_phase {...}``: optionally start a ``message.delta`` flood on one session, then
   raise ``samples`` approvals (command ``echo bench-approval <n>``) round-robin over sessions,
   paced with jitter; answer with every approval's send time and the flood's achieved rate.
@@ -80,6 +82,10 @@ class Peer:
             self.quit.set()
         elif name == "queue_batches":
             self._queue_batches(int(command["count"]), int(command["size"]))
+        elif name == "other_sessions":
+            for index in range(int(command["count"])):
+                self.fake.create_session(title=f"Another client's session {index + 1}")
+            emit("sessions", count=len(self.fake.sessions))
         elif name in ("wait_client", "latency_phase"):
             coro = self._wait_client(command) if name == "wait_client" else self._phase(command)
             self.busy = asyncio.get_running_loop().create_task(self._guard(coro))

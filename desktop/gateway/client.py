@@ -50,6 +50,7 @@ from desktop.gateway.errors import (
 from desktop.gateway.pump import SocketPump, fail_unsendable
 from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_commands import SessionCommands
+from desktop.gateway.session_follower import SessionFollower
 from desktop.gateway.status import (
     ConnectionSettings,
     ConnectionState,
@@ -89,6 +90,7 @@ class GatewayClient(SessionCommands):
         backoff: BackoffPolicy | None = None,
         core_settings: CoreSettings | None = None,
         connection_settings: ConnectionSettings | None = None,
+        follow_all: bool = True,
     ) -> None:
         self.endpoint = endpoint
         self.gateway_id = endpoint.gateway_id
@@ -123,6 +125,15 @@ class GatewayClient(SessionCommands):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
+        self.follower = SessionFollower(
+            self.core,
+            call=self.call,
+            flush=self._after_input,
+            spawn=self._spawn,
+            later=self._call_later,
+            clock=clock,
+            follow_all=follow_all,
+        )
 
     # -- lifecycle --------------------------------------------------------------------------
     async def run(self) -> None:
@@ -170,6 +181,7 @@ class GatewayClient(SessionCommands):
     async def close(self) -> None:
         """Close with code 1000, stop reconnecting, stop an owned backend. Idempotent."""
         self._closing = True
+        self.follower.close()
         self._wake.set()
         if self._dial is not None:
             self._dial.cancel()
@@ -199,6 +211,10 @@ class GatewayClient(SessionCommands):
         task = loop.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    def _call_later(self, delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle | None:
+        loop = self._current_loop()
+        return loop.call_later(delay, callback) if loop is not None else None
 
     def _stopping(self) -> bool:
         """True once :meth:`close` was called (a method, so no type narrowing sticks to it)."""
@@ -251,7 +267,11 @@ class GatewayClient(SessionCommands):
             self._settings.handshake_timeout, self._handshake_timed_out
         )
         self._pump = SocketPump(
-            ws, self.core, on_received=self._after_input, on_fate=self._on_frame_fate
+            ws,
+            self.core,
+            on_received=self._after_input,
+            on_fate=self._on_frame_fate,
+            screen=self.follower.screen,
         )
         self._after_input()  # events and frames the core produced on connection_opened
         try:
@@ -265,6 +285,7 @@ class GatewayClient(SessionCommands):
             self._ws = None
             self._cancel_handshake_timer()
             self.core.connection_lost()
+            self.follower.connection_lost()
             self._timeouts.forget()
             self._calls.connection_lost(plan.where)
             self._after_input()
@@ -371,6 +392,7 @@ class GatewayClient(SessionCommands):
                 self.listener.on_core_event(self.gateway_id, event)
             except Exception:
                 log.exception("listener failed on %s", type(event).__name__)
+            self.follower.on_event(event)
         if asked:
             self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)

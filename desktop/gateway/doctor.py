@@ -5,7 +5,10 @@ needs one command that tries exactly what the tray would try and prints, for eac
 where it is, the dialect and Hermes version, the live sessions and the approvals waiting —
 or, on failure, what failed, where, and what to do. It is read-only: it never resumes a
 session (on 0.19.0 that would take the session's events away from its real viewer) and never
-answers anything. Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
+answers anything. Approvals waiting in sessions other clients run are read with
+``approval.pending {session_id}`` for each live session (tui_gateway B and 0.20 answer it from
+any connection without taking the session over; 0.19.0 has no such method, and says -32601).
+Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
 Tokens never appear in the output (URLs are masked).
 """
 
@@ -21,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from desktop.core.events import CoreEvent
-from desktop.core.model import ApprovalPhase
+from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.errors import GatewayError
+from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.gateway.redact import redact_url, register_secret
 from desktop.gateway.tokens import url_token
 
@@ -35,6 +38,10 @@ log = logging.getLogger(__name__)
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING = 0, 1, 2
 CONNECT_TIMEOUT = 20.0
 OWNED_TIMEOUT = 100.0  # a cold `hermes serve` may take a while to print READY
+PENDING_TIMEOUT = 5.0
+MAX_PENDING_SESSIONS = 50  # sessions asked with approval.pending (the report stays readable)
+MAX_PENDING_PER_SESSION = 20
+UNKNOWN_METHOD = -32601
 
 
 class DoctorOptions(Protocol):
@@ -143,7 +150,10 @@ async def check_endpoint(
     )
     waiter = _Waiter()
     client = GatewayClient(
-        endpoint, listener=waiter, backoff=BackoffPolicy(initial=60.0, max_delay=60.0, jitter=0.0)
+        endpoint,
+        listener=waiter,
+        backoff=BackoffPolicy(initial=60.0, max_delay=60.0, jitter=0.0),
+        follow_all=False,  # read-only: the doctor never joins a session, not even on B or C
     )
     runner = asyncio.create_task(client.run())
     limit = timeout or (OWNED_TIMEOUT if endpoint.kind is EndpointKind.OWNED else CONNECT_TIMEOUT)
@@ -199,12 +209,54 @@ async def _gather(client: GatewayClient, report: GatewayReport) -> None:
                     "phase": approval.phase.value,
                 }
             )
+    asked = await _pending_elsewhere(client, report)
     waiting = [s for s in report.sessions if s["status"] == "waiting"]
-    if waiting and not report.pending_approvals:
+    if waiting and not report.pending_approvals and not asked:
         report.note = (
             f"{len(waiting)} session(s) wait on a person; their approvals go to the "
             "viewer that owns the session, so the doctor does not see them."
         )
+
+
+async def _pending_elsewhere(client: GatewayClient, report: GatewayReport) -> bool:
+    """Add the approvals ``approval.pending`` lists for each live session; False if none could.
+
+    Never on C (its prompts come only with a resume, which the doctor does not do); stops at the
+    first -32601 (0.19.0). Entries are bounded and shown as the gateway redacted them.
+    """
+    if client.status.dialect is Dialect.C:
+        return False
+    seen = {(a["session_id"], a["command"]) for a in report.pending_approvals}
+    answered = False
+    for session in report.sessions[:MAX_PENDING_SESSIONS]:
+        session_id = session["id"]
+        if not session_id:
+            continue
+        try:
+            result = await client.call(
+                "approval.pending", {"session_id": session_id}, timeout=PENDING_TIMEOUT
+            )
+        except RpcCallError as exc:
+            if exc.code == UNKNOWN_METHOD:
+                return False
+            continue
+        except GatewayError:
+            continue
+        entries = result.get("approvals")
+        if not isinstance(entries, list):
+            continue
+        answered = True
+        for entry in entries[:MAX_PENDING_PER_SESSION]:
+            if not isinstance(entry, dict):
+                continue
+            command = str(entry.get("command") or "")[:200]
+            if (session_id, command) in seen:
+                continue
+            seen.add((session_id, command))
+            report.pending_approvals.append(
+                {"session_id": session_id, "command": command, "phase": "waiting"}
+            )
+    return answered
 
 
 def _without_retry(text: str) -> str:

@@ -48,11 +48,15 @@ class SocketPump:
         *,
         on_received: Callable[[], None],
         on_fate: FrameFate,
+        screen: Callable[[str | bytes], str | bytes | None] | None = None,
     ) -> None:
         self.ws = ws
         self._core = core
         self._on_received = on_received
         self._on_fate = on_fate
+        # Sees each message before the core and returns what the core gets (None: nothing);
+        # the session follower keeps other windows' prompts from the core this way.
+        self._screen = screen
         self._queue: collections.deque[OutboundFrame] = collections.deque()
         self._wake = asyncio.Event()
         self._closing = False
@@ -126,6 +130,11 @@ class SocketPump:
             async for message in self.ws:
                 if wire_log.isEnabledFor(logging.DEBUG):
                     wire_log.debug("< %.2000s", message)
+                if self._screen is not None:
+                    screened = self._screen(message)
+                    if screened is None:
+                        continue
+                    message = screened
                 self._core.receive_text(message)
                 self.flush()
                 self._on_received()

@@ -36,6 +36,7 @@ _TOP_KEYS = (
     "staleness_margin_s",
     "start_at_login",
     "quiet_after_start_s",
+    "follow_all_sessions",
 )
 
 
@@ -53,6 +54,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "staleness_margin_s": settings.staleness_margin_s,
         "start_at_login": settings.start_at_login,
         "quiet_after_start_s": settings.quiet_after_start_s,
+        "follow_all_sessions": settings.follow_all_sessions,
         **settings.extra,
     }
 
@@ -83,6 +85,7 @@ def settings_from_json(data: Mapping[str, Any]) -> Settings:
         staleness_margin_s=_number(data, "staleness_margin_s", defaults.staleness_margin_s, ""),
         start_at_login=_bool(data, "start_at_login", defaults.start_at_login, ""),
         quiet_after_start_s=_number(data, "quiet_after_start_s", defaults.quiet_after_start_s, ""),
+        follow_all_sessions=_bool(data, "follow_all_sessions", defaults.follow_all_sessions, ""),
         extra=_extra(data, _TOP_KEYS),
     )
 

@@ -148,6 +148,11 @@ class Settings:
         start_at_login: whether the autostart entry should exist.
         quiet_after_start_s: no notifications for this long after start (seconds), so a
             backlog does not flood the desktop at login.
+        follow_all_sessions: follow every live session ("Follow all sessions") or only the
+            sessions the tray starts. Applies where following takes nothing from the window
+            running a session (the newer tui_gateway and the canonical gateway); on
+            hermes-agent 0.19.0/0.20 only the tray's own sessions are ever followed.
+            ``desktop.gateway.session_follower.follow_scope`` gives the sentence that says why.
     """
 
     gateways: tuple[GatewayConfig, ...] = ()
@@ -155,6 +160,7 @@ class Settings:
     staleness_margin_s: float = 5.0
     start_at_login: bool = False
     quiet_after_start_s: float = 10.0
+    follow_all_sessions: bool = True
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 
     def __post_init__(self) -> None:

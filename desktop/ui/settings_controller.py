@@ -54,7 +54,13 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
     def factory(endpoint: Any, listener: Any) -> ClientLike:
         from desktop.gateway.client import GatewayClient
 
-        return GatewayClient(endpoint, listener=listener, core_settings=core_settings(current()))
+        settings = current()
+        return GatewayClient(
+            endpoint,
+            listener=listener,
+            core_settings=core_settings(settings),
+            follow_all=settings.follow_all_sessions,
+        )
 
     return factory
 
@@ -155,6 +161,11 @@ class SettingsController(QObject):
             log.info(
                 "staleness margin %.1f s: applies to each gateway's client as it is created",
                 new.staleness_margin_s,
+            )
+        if new.follow_all_sessions != old.follow_all_sessions:
+            log.info(
+                "follow %s: applies to each gateway's client as it is created",
+                "all sessions" if new.follow_all_sessions else "only sessions the tray starts",
             )
         self.report_token_storage()
         self.changed.emit()

@@ -61,6 +61,13 @@ APPROVAL_LABELS = {
     NotificationApproval.ONCE: "Approve once",
     NotificationApproval.NEVER: "Never (open the dialog instead)",
 }
+FOLLOW_ALL_TIP = (
+    "Also show the approvals of sessions the Hermes window or another app started. Newer "
+    "Hermes gateways show a session to every viewer, so following takes nothing away. On "
+    "hermes-agent 0.19.0 and 0.20 only the sessions the tray starts are followed: there a "
+    "session has one viewer, and following it would take its events away from its window. "
+    "Applies to each gateway's next new connection."
+)
 
 # Platforms without window stacking; raise_() there only logs a Qt warning.
 _NO_WINDOW_STACKING = frozenset({"offscreen", "minimal"})
@@ -204,12 +211,16 @@ class SettingsDialog(QDialog):
         self.quiet_spin = _seconds_spin(box, settings.quiet_after_start_s, 3600.0)
         self.login_check = QCheckBox("Start Hermes Tray when I log in", box)
         self.login_check.setChecked(settings.start_at_login)
+        self.follow_all_check = QCheckBox("Follow all sessions, not only those I start", box)
+        self.follow_all_check.setChecked(settings.follow_all_sessions)
+        self.follow_all_check.setToolTip(FOLLOW_ALL_TIP)
         form = QFormLayout(box)
         form.addRow("", self.show_command_check)
         form.addRow("From a notification", self.approve_combo)
         form.addRow("Staleness margin", self.margin_spin)
         form.addRow("Quiet after start", self.quiet_spin)
         form.addRow("", self.login_check)
+        form.addRow("", self.follow_all_check)
         return box
 
     def _show_fallback_warning(self) -> None:
@@ -345,6 +356,7 @@ class SettingsDialog(QDialog):
             staleness_margin_s=self.margin_spin.value(),
             start_at_login=self.login_check.isChecked(),
             quiet_after_start_s=self.quiet_spin.value(),
+            follow_all_sessions=self.follow_all_check.isChecked(),
             extra=self._original.extra,
         )
         return settings, writes, deletes

@@ -13,6 +13,7 @@ Use as ``async with TrayApp(server) as app:`` inside the test's one coroutine.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.layout import RowEntry
 from desktop.ui.bridge import GatewayBridge, gateway_client_factory
 from desktop.ui.bridge_events import ApprovalUpdate, Notice
+from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import GatewayView, Link
 from tests.e2e.waiting import drain, until
@@ -64,19 +66,59 @@ class OffsetClock:
         self.offset += seconds
 
 
+class _NotifyLog(logging.Handler):
+    """Records each notification the app asked for (its "notifying: …" log line) with the time.
+
+    Why the log and not the notifier: offscreen there is no notification service, so the
+    controller falls back to the tray balloon; the request itself is what a person would see.
+    """
+
+    LOGGER = "desktop.ui.notifications"
+
+    def __init__(self, into: list[tuple[float, str]]) -> None:
+        super().__init__(logging.INFO)
+        self._into = into
+        self._saved = logging.NOTSET
+
+    def emit(self, record: logging.LogRecord) -> None:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if str(record.msg).startswith("notifying:") and args:
+            self._into.append((record.created, str(args[0])))
+
+    def install(self) -> None:
+        logger = logging.getLogger(self.LOGGER)
+        self._saved = logger.level
+        logger.setLevel(logging.INFO)
+        logger.addHandler(self)
+
+    def remove(self) -> None:
+        logger = logging.getLogger(self.LOGGER)
+        logger.removeHandler(self)
+        logger.setLevel(self._saved)
+
+
 class TrayApp:
     """Bridge + shell + the one real client; records what the bridge reported.
 
     ``clock``: the client's clock (default: the production one, ``time.monotonic``).
     """
 
-    def __init__(self, server: HermesServer, *, clock: OffsetClock | None = None) -> None:
+    def __init__(
+        self,
+        server: HermesServer,
+        *,
+        clock: OffsetClock | None = None,
+        notify_settings: NotifySettings | None = None,
+    ) -> None:
         self.server = server
         self._clock = clock
         self.clients: list[Any] = []  # desktop.gateway.client.GatewayClient
         self.bridge = GatewayBridge(client_factory=self._make_client)
         self.quit_requested = asyncio.Event()
-        self.shell = TrayShell(self.bridge, on_quit=self.quit_requested.set)
+        self.shell = TrayShell(
+            self.bridge, on_quit=self.quit_requested.set, notify_settings=notify_settings
+        )
+        self.notified: list[tuple[float, str]] = []  # (time.time(), batch id) per notification
         self.updates: list[ApprovalUpdate] = []
         self.notices: list[Notice] = []
         self.connects = 0  # how many times the connection reached CONNECTED
@@ -86,6 +128,7 @@ class TrayApp:
         self.bridge.approval_changed.connect(self.updates.append)
         self.bridge.notice_received.connect(self.notices.append)
         self.bridge.connection_status_changed.connect(self._on_status)
+        self._notify_log = _NotifyLog(self.notified)
 
     def _make_client(self, endpoint: Any, listener: Any) -> Any:
         if self._clock is None:
@@ -108,6 +151,7 @@ class TrayApp:
         self._quit_on_last_window = qapp.quitOnLastWindowClosed()
         qapp.setQuitOnLastWindowClosed(False)
         self.wire.install()
+        self._notify_log.install()
         register_secret(self.server.token)  # the URL carries it; keep it out of every log
         endpoint = GatewayEndpoint(
             GATEWAY_ID,
@@ -130,6 +174,7 @@ class TrayApp:
             await drain()
         finally:
             self.wire.remove()
+            self._notify_log.remove()
             QApplication.setQuitOnLastWindowClosed(self._quit_on_last_window)
             self.shell.deleteLater()
             self.bridge.deleteLater()

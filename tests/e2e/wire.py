@@ -32,9 +32,10 @@ class Line:
     event_type: str  # params.type of an incoming event, else ""
     session_id: str
     response_id: int | None  # id of an incoming response to one of our requests
+    at: float = 0.0  # when the client logged it (``time.time()``, from the log record)
 
     @classmethod
-    def read(cls, outgoing: bool, text: str) -> Line:
+    def read(cls, outgoing: bool, text: str, at: float = 0.0) -> Line:
         try:
             value = json.loads(text)
         except ValueError:
@@ -53,7 +54,13 @@ class Line:
         elif not outgoing and frame is None and (found := _RESPONSE.match(text)):
             response_id = int(found.group(1))
         return cls(
-            outgoing, text, frame, event_type, session.group(1) if session else "", response_id
+            outgoing,
+            text,
+            frame,
+            event_type,
+            session.group(1) if session else "",
+            response_id,
+            at,
         )
 
 
@@ -68,7 +75,7 @@ class WireTap(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if message[:2] in ("> ", "< "):
-            self.lines.append(Line.read(message[0] == ">", message[2:]))
+            self.lines.append(Line.read(message[0] == ">", message[2:], record.created))
 
     def install(self) -> None:
         logger = logging.getLogger(WIRE_LOGGER)

@@ -32,6 +32,7 @@ def arun(aloop: asyncio.AbstractEventLoop) -> Callable[..., Any]:
 from tests.peers.fixtures import (  # noqa: E402, F401  (pytest finds fixtures by name)
     fake_model,
     hermes_019,
+    hermes_axisrow,
     hermes_iot,
     scratch_dir,
     start_hermes,

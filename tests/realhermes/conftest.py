@@ -7,6 +7,7 @@ import pytest
 from tests.peers.fixtures import (  # noqa: F401  (pytest finds fixtures by name)
     fake_model,
     hermes_019,
+    hermes_axisrow,
     hermes_iot,
     scratch_dir,
     start_hermes,

@@ -51,6 +51,7 @@ _settings = st.builds(
     staleness_margin_s=st.floats(0, 300),
     start_at_login=st.booleans(),
     quiet_after_start_s=st.floats(0, 3600),
+    follow_all_sessions=st.booleans(),
     extra=_extra,
 )
 
@@ -73,10 +74,19 @@ def test_missing_keys_take_defaults() -> None:
     assert settings_from_json({"schema_version": 1}) == Settings()
 
 
+def test_a_file_without_the_follow_key_follows_all_sessions() -> None:
+    """Files written before the setting existed keep working with no schema bump."""
+    assert settings_from_json({"schema_version": 1}).follow_all_sessions is True
+    data = settings_to_json(Settings(follow_all_sessions=False))
+    assert data["follow_all_sessions"] is False
+    assert settings_from_json(data).follow_all_sessions is False
+
+
 @pytest.mark.parametrize(
     ("data", "path"),
     [
         ({"start_at_login": 1}, "start_at_login: must be true or false"),
+        ({"follow_all_sessions": "yes"}, "follow_all_sessions: must be true or false"),
         ({"staleness_margin_s": "5"}, "staleness_margin_s: must be a number"),
         ({"staleness_margin_s": True}, "staleness_margin_s: must be a number"),
         ({"gateways": {}}, "gateways: must be a list"),

@@ -108,12 +108,15 @@ def test_general_edits_come_back_in_the_new_settings(qtbot: QtBot, store: TokenS
     dialog.margin_spin.setValue(7.25)
     dialog.quiet_spin.setValue(0)
     dialog.login_check.setChecked(True)
+    assert dialog.follow_all_check.isChecked()  # the default: follow every session
+    dialog.follow_all_check.setChecked(False)
     result = press_ok(qtbot, dialog)
     assert result.notifications.show_command_text is False
     assert result.notifications.approve_from_notification is NotificationApproval.NEVER
     assert result.notifications.extra == {"sound": "bell"}
     assert (result.staleness_margin_s, result.quiet_after_start_s) == (7.25, 0.0)
     assert result.start_at_login is True
+    assert result.follow_all_sessions is False
 
 
 def test_a_typed_token_goes_to_the_store_and_never_into_settings(

@@ -1,0 +1,392 @@
+"""Which sessions this gateway connection follows beyond the tray's own, and why.
+
+A person who runs Hermes in its own window must still get the tray's approvals, so on gateways
+where following is harmless the tray follows every live session, not only those it started:
+
+* B (newer tui_gateway): ``session.active_list`` at each handshake and whenever the gateway
+  broadcasts ``sessions.changed``; each live session is resumed, which *joins* its fan-out
+  (the other viewers keep their stream). A live session is reused as it is: its ``source`` is
+  not changed by the resume.
+* C (canonical): ``session.list`` (live sessions only) at each handshake and again after
+  session events (there is no list-changed broadcast); each is resumed on the tray's own
+  subscription. Replay gaps are re-resumed by the core.
+* A (hermes-agent 0.19.0 and 0.20.x): never. A session has one transport there and a resume
+  takes its stream away from the window showing it, so only the tray's own sessions are
+  followed whatever the setting says.
+
+Following must take nothing from the window that runs a session. On B every viewer gets the
+session's server requests and the first answer wins, while the core refuses every request but
+``approval`` at once (-32601): for an adopted session that refusal would beat the window's own
+answer to a ``clarify`` question, a sudo or secret prompt or a ``terminal.read``. So those
+requests of adopted sessions never reach the core, neither live nor re-delivered in the
+``open_requests`` of the resume that adopts the session: the window answers them. Approvals do
+reach it (answering them is the point).
+
+Re-listing is driven by frames only (the handshake, ``sessions.changed``, session events),
+coalesced to one call in flight plus one trailing call, and spaced out on C; nothing runs
+while the gateway is idle. Sessions that leave the list are no longer followed. When the
+connection drops, adopted sessions stop being resubscribed blindly (a tui_gateway resume of
+an ended session would rebuild it); the next handshake's list adopts the live ones again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core.events import CoreEvent, HandshakeCompleted, SessionChanged, SessionRemoved
+from desktop.core.gateway_core import GatewayCore
+from desktop.core.model import Dialect
+from desktop.gateway import commands
+from desktop.gateway.errors import GatewayError
+
+log = logging.getLogger(__name__)
+
+LIST_CHANGED_EVENT = "sessions.changed"
+_LIST_CHANGED_NEEDLE = LIST_CHANGED_EVENT.encode()
+MAX_LIST_CHANGED_FRAME = 4096  # the real frame is ~100 bytes; anything bigger is not it
+_SERVER_REQUEST_NEEDLE = b"srq-"  # B's server-request ids (protocol.md §1.4)
+_OPEN_REQUESTS_NEEDLE = b'"open_requests"'
+ANSWERED_HERE = frozenset({"approval"})  # the server requests the tray answers for any session
+RELIST_SPACING_S = 5.0  # C re-lists on session events at most this often
+MAX_FOLLOWED = 200  # the list verbs' own limit; a longer list is cut, not followed whole
+LIST_CALL_TIMEOUT = 15.0
+
+Call = Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
+Spawn = Callable[[Coroutine[Any, Any, Any]], None]
+
+
+@dataclass(frozen=True)
+class FollowScope:
+    """Whether other clients' sessions are followed here, and why in a plain sentence."""
+
+    others: bool
+    reason: str
+
+
+FANS_OUT = (Dialect.B, Dialect.C)  # the dialects whose sessions take any number of viewers
+
+
+def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
+    """The effective scope for ``dialect`` given the person's setting (``follow_all``).
+
+    Only the dialects known to fan out follow other clients' sessions; any other (0.19.0, and a
+    0.20 dialect the core may add) keeps to the tray's own.
+    """
+    if dialect is not None and dialect not in FANS_OUT:
+        return FollowScope(
+            False,
+            "Only sessions the tray starts: on this Hermes version a session has one viewer, "
+            "and following it would take its events away from the window that shows it.",
+        )
+    if not follow_all:
+        return FollowScope(False, "Only sessions the tray starts, as set in Settings.")
+    if dialect is None:
+        return FollowScope(True, "Every live session, once the gateway is connected.")
+    return FollowScope(
+        True,
+        "Every live session: this gateway shows a session to every viewer, so following "
+        "takes nothing from the window that runs it.",
+    )
+
+
+def foreign_request_session(message: str | bytes) -> str:
+    """The session of a B server request the tray must leave to its owner, else "".
+
+    Cheap first: only a message naming an ``srq-`` id is parsed.
+    """
+    raw = message.encode() if isinstance(message, str) else message
+    if _SERVER_REQUEST_NEEDLE not in raw:
+        return ""
+    try:
+        frame = json.loads(raw)
+    except ValueError:
+        return ""
+    if not isinstance(frame, dict) or not isinstance(frame.get("id"), str):
+        return ""
+    method = frame.get("method")
+    if not isinstance(method, str) or method == "event" or method in ANSWERED_HERE:
+        return ""
+    params = frame.get("params")
+    session_id = params.get("session_id") if isinstance(params, dict) else None
+    return session_id if isinstance(session_id, str) else ""
+
+
+def is_list_changed(message: str | bytes) -> bool:
+    """True if ``message`` is the tui_gateway broadcast ``sessions.changed`` (cheap first)."""
+    if len(message) > MAX_LIST_CHANGED_FRAME:
+        return False
+    raw = message.encode() if isinstance(message, str) else message
+    if _LIST_CHANGED_NEEDLE not in raw:
+        return False
+    try:
+        frame = json.loads(raw)
+    except ValueError:
+        return False
+    if not isinstance(frame, dict) or frame.get("method") != "event":
+        return False
+    params = frame.get("params")
+    return isinstance(params, dict) and params.get("type") == LIST_CHANGED_EVENT
+
+
+class SessionFollower:
+    """Adopts other clients' live sessions into the core (see module docstring).
+
+    ``call`` is the client's RPC, ``flush`` writes what the core queued, ``spawn`` runs a
+    background coroutine the client owns, ``later`` schedules a callback (loop.call_later).
+    """
+
+    def __init__(
+        self,
+        core: GatewayCore,
+        *,
+        call: Call,
+        flush: Callable[[], None],
+        spawn: Spawn,
+        later: Callable[[float, Callable[[], None]], asyncio.TimerHandle | None],
+        clock: Callable[[], float],
+        follow_all: bool = True,
+    ) -> None:
+        self._core = core
+        self._call = call
+        self._flush = flush
+        self._spawn = spawn
+        self._later = later
+        self._clock = clock
+        self._follow_all = follow_all
+        self._adopted: set[str] = set()  # sessions this follower follows (not the tray's own)
+        self._attached: set[str] = set()  # adopted and resumed on the current connection
+        self._connected = False
+        self._listing = False
+        self._again = False
+        self._last_list_at: float | None = None
+        self._spaced: asyncio.TimerHandle | None = None
+        self.lists = 0  # list calls sent (tests and bench read it)
+        self.left_to_owner = 0  # server requests of adopted sessions kept from the core
+        self._resumes: dict[int, str] = {}  # rpc id of an adopting resume -> its session
+
+    # -- what the UI and the doctor read ----------------------------------------------------
+    @property
+    def scope(self) -> FollowScope:
+        return follow_scope(self._core.dialect, self._follow_all)
+
+    @property
+    def adopted(self) -> frozenset[str]:
+        return frozenset(self._adopted)
+
+    def set_follow_all(self, on: bool) -> None:
+        """Apply the person's setting now: adopt every live session, or let the adopted go."""
+        if on == self._follow_all:
+            return
+        self._follow_all = on
+        if on:
+            self.relist()
+        else:
+            self._release(set(self._adopted))
+
+    # -- inputs from the client -------------------------------------------------------------
+    def screen(self, message: str | bytes) -> str | bytes | None:
+        """Every received frame, before the core: what the core gets (None: nothing).
+
+        B's list-changed broadcast triggers a list; server requests other than approvals for
+        adopted sessions are left to the window that runs the session (module docstring), also
+        when the adopting resume re-delivers them.
+        """
+        if not self._connected or self._core.dialect is not Dialect.B:
+            return message
+        if is_list_changed(message):
+            self.relist()
+            return message
+        if not self._adopted:
+            return message
+        session_id = foreign_request_session(message)
+        if session_id in self._adopted:
+            self._left(session_id)
+            return None
+        if self._resumes:
+            return self._screen_resume(message)
+        return message
+
+    def _screen_resume(self, message: str | bytes) -> str | bytes:
+        """Drop other windows' prompts from an adopting resume's ``open_requests``."""
+        raw = message.encode() if isinstance(message, str) else message
+        if _OPEN_REQUESTS_NEEDLE not in raw:
+            return message
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            return message
+        if not isinstance(frame, dict) or frame.get("id") not in self._resumes:
+            return message
+        session_id = self._resumes.pop(frame["id"])
+        result = frame.get("result")
+        if not isinstance(result, dict):
+            return message
+        requests = result.get("open_requests")
+        if not isinstance(requests, list):
+            return message
+        kept = [r for r in requests if isinstance(r, dict) and r.get("method") in ANSWERED_HERE]
+        if len(kept) == len(requests):
+            return message
+        for _ in range(len(requests) - len(kept)):
+            self._left(session_id)
+        result["open_requests"] = kept
+        return json.dumps(frame)
+
+    def _left(self, session_id: str) -> None:
+        self.left_to_owner += 1
+        log.info("left a server request of session %s to its own window", session_id)
+
+    def on_event(self, event: CoreEvent) -> None:
+        """The core's events: list at each handshake; forget removed sessions; C re-lists."""
+        if isinstance(event, HandshakeCompleted):
+            self._connected = True
+            self._attached.clear()
+            self._last_list_at = None
+            self.relist()
+        elif isinstance(event, SessionRemoved):
+            self._adopted.discard(event.session_id)
+            self._attached.discard(event.session_id)
+            self._relist_spaced()
+        elif isinstance(event, SessionChanged) and self._core.dialect is Dialect.C:
+            self._relist_spaced()
+
+    def connection_lost(self) -> None:
+        """Stop the core from blindly resuming adopted sessions; the next list decides."""
+        self._connected = False
+        self._cancel_spaced()
+        for session_id in self._adopted:
+            self._core.unwatch_session(session_id)
+        self._attached.clear()
+        self._resumes.clear()
+
+    def close(self) -> None:
+        self._connected = False
+        self._cancel_spaced()
+
+    # -- listing ----------------------------------------------------------------------------
+    def relist(self) -> None:
+        """List now (or right after the list in flight); a no-op where nothing is followed."""
+        if not self._connected or not self.scope.others:
+            return
+        self._cancel_spaced()
+        if self._listing:
+            self._again = True
+            return
+        self._listing = True
+        self._spawn(self._list_loop())
+
+    def _relist_spaced(self) -> None:
+        """Re-list after a session event, but not more often than RELIST_SPACING_S."""
+        if not self._connected or not self.scope.others or self._spaced is not None:
+            return
+        if self._listing:
+            self._again = True
+            return
+        due = 0.0 if self._last_list_at is None else self._last_list_at + RELIST_SPACING_S
+        wait = due - self._clock()
+        if wait <= 0:
+            self.relist()
+            return
+        self._spaced = self._later(wait, self._spaced_due)
+
+    def _spaced_due(self) -> None:
+        self._spaced = None
+        self.relist()
+
+    def _cancel_spaced(self) -> None:
+        if self._spaced is not None:
+            self._spaced.cancel()
+            self._spaced = None
+
+    async def _list_loop(self) -> None:
+        try:
+            while True:
+                self._again = False
+                await self._list_once()
+                if not (self._again and self._connected and self.scope.others):
+                    return
+        finally:
+            self._listing = False
+
+    async def _list_once(self) -> None:
+        dialect = self._core.dialect
+        if dialect not in FANS_OUT:
+            return
+        method, params = commands.live_sessions_method(dialect)
+        self.lists += 1
+        self._last_list_at = self._clock()
+        try:
+            result = await self._call(method, params)
+        except GatewayError as exc:
+            log.info("could not list live sessions to follow: %s", exc)
+            return
+        if not self._connected or not self.scope.others or self._core.dialect is not dialect:
+            return
+        self._apply(live_sessions(dialect, result))
+
+    def _apply(self, live: dict[str, str]) -> None:
+        """Adopt listed sessions that nothing follows yet; let adopted ones that left go."""
+        self._release(self._adopted - set(live))
+        adopted_now = 0
+        for session_id, stored in live.items():
+            if session_id in self._attached:
+                continue
+            known = self._core.session(session_id) is not None
+            if known and session_id not in self._adopted:
+                continue  # the tray's own session: the core resubscribes it itself
+            self._core.watch_session(session_id, stored_session_id=stored)
+            rpc_id = self._core.resume_session(session_id)
+            if rpc_id is None:
+                log.info("session %s is listed but cannot be resumed; not followed", session_id)
+                self._core.unwatch_session(session_id)
+                continue
+            self._resumes[rpc_id] = session_id
+            self._adopted.add(session_id)
+            self._attached.add(session_id)
+            adopted_now += 1
+        if adopted_now:
+            log.info(
+                "following %d more session(s) other clients run (%d in all)",
+                adopted_now,
+                len(self._adopted),
+            )
+            self._flush()
+
+    def _release(self, session_ids: set[str]) -> None:
+        for session_id in session_ids:
+            self._core.unwatch_session(session_id)
+            self._adopted.discard(session_id)
+            self._attached.discard(session_id)
+
+
+def live_sessions(dialect: Dialect, result: Mapping[str, Any]) -> dict[str, str]:
+    """``{session_id: stored_id}`` from a list result (B: active_list, C: session.list).
+
+    Hostile input: entries that are not objects or lack a usable id are skipped, ids are
+    bounded, and at most MAX_FOLLOWED sessions are taken.
+    """
+    rows = result.get("sessions")
+    if not isinstance(rows, list):
+        return {}
+    live: dict[str, str] = {}
+    for row in rows[:MAX_FOLLOWED]:
+        if not isinstance(row, Mapping):
+            continue
+        if dialect is Dialect.C:
+            session_id = _id(row.get("session_id") or row.get("id"))
+            stored = session_id
+        else:
+            session_id = _id(row.get("id"))
+            stored = _id(row.get("session_key"))
+        if session_id and (stored or dialect is Dialect.C):
+            live[session_id] = stored
+    return live
+
+
+def _id(value: object) -> str:
+    return value if isinstance(value, str) and 0 < len(value) <= 128 else ""
