@@ -6,8 +6,10 @@ State machine (``ConnectionStatus.state``)::
          ▲                  │   ▲                      │                                │
          │             failure  └──── delay over ──── BACKOFF ◀── retryable failure ────┘
          │                  │        or reconnect_now()
-         │                  └──────────▶ FAILED (fatal: refused token, bad config); waits for
+         │                  └──────────▶ FAILED (fatal: bad config, wrong protocol); waits for
          └──── close() from any state          reconnect_now() (then CONNECTING) or close()
+
+A refused credential (401/403, 4401/4403) is a retryable failure whose backoff keeps growing.
 
 Why it is thin: the protocol (handshake, dialect, sessions, approvals, what to resend after a
 reconnect) lives in the sans-I/O ``GatewayCore``. This class only dials (``Dialer``), pumps

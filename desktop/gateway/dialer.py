@@ -5,6 +5,11 @@ canonical ticket is single use, an owned backend may have crashed and needs rest
 dashboard may have restarted with a new token), and each reacts differently to a refused
 credential. ``Dialer.plan()`` runs before every dial; ``Dialer.classify()`` decides fatal vs
 retryable, in words a person can act on (what failed, where, what to do).
+
+A refusal (HTTP 401/403, close 4401/4403) is never fatal: the token may be fixed in Hermes, a
+gateway restarted with the chat enabled, without anyone pressing Reconnect. It is marked
+``auth``, so the client's backoff keeps growing across refusals instead of restarting after
+each accepted socket: a refused static token is retried ever more slowly, never hammered.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ log = logging.getLogger(__name__)
 AUTH_CLOSE = 4401
 FORBIDDEN_CLOSE = 4403
 TOO_BIG_CLOSE = 1009
-MAX_AUTH_RETRIES = 3  # refreshed credentials refused this often in a row: give up
+MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop saying "fresh"
 
 
 @dataclass(frozen=True)
@@ -131,8 +136,8 @@ class Dialer:
                 return ConnectError(
                     f"{where} refused the connection (close code 4403: embedded chat is "
                     "disabled or the host/origin check failed). Enable the chat WebSocket in "
-                    "Hermes or connect through loopback.",
-                    fatal=True,
+                    "Hermes or connect through loopback; retrying with backoff.",
+                    auth=True,
                 )
             return ConnectError(
                 f"The connection to {where} closed ({close_code or 'no close frame'}); retrying."
@@ -170,11 +175,16 @@ class Dialer:
                 f"{where} refused the credential ({how}); getting a fresh one and retrying.",
                 auth=True,
             )
-        source = self.endpoint.token.describe() if self.endpoint.token else "the URL"
+        source = (
+            self.endpoint.token.describe()
+            if self.endpoint.token
+            else ("the fresh credential" if fresh else "the URL")
+        )
         return ConnectError(
             f"{where} refused the token ({how}). Check the token in {source}: it must be the "
-            "gateway's current session token (HERMES_DASHBOARD_SESSION_TOKEN).",
-            fatal=True,
+            "gateway's current session token (HERMES_DASHBOARD_SESSION_TOKEN). Retrying with "
+            f"backoff (refused {self._auth_failures} time"
+            f"{'s' if self._auth_failures != 1 else ''} in a row).",
             auth=True,
         )
 
