@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
@@ -40,6 +40,7 @@ from desktop.core.model import ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dialer import Dialer, DialPlan
+from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, is_loopback_host
 from desktop.gateway.errors import (
     CallTimeoutError,

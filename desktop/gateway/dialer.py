@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from websockets.asyncio.client import connect
 from websockets.exceptions import (
     ConnectionClosed,
     InvalidHandshake,
@@ -192,6 +193,35 @@ class Dialer:
         """Stop an owned backend, if this dialer started one."""
         if self.backend is not None:
             await self.backend.stop()
+
+
+class SameOriginConnect(connect):
+    """websockets' ``connect`` that follows a redirect only within the dialled origin.
+
+    websockets follows up to 10 redirects to any host, and to plain ``ws://`` from ``ws://``:
+    a loopback gateway could send the tray (and a token in the Location) in clear text across
+    the network, around the rule in ``desktop.gateway.endpoints``. Only a new path on the same
+    scheme, host and port is followed; anything else ends the dial with a ConnectError.
+    """
+
+    def process_redirect(self, exc: Exception) -> Exception | str:
+        old = urlsplit(self.uri)
+        target = super().process_redirect(exc)
+        if not isinstance(target, str):
+            return target
+        new = urlsplit(target)
+        try:
+            same = (old.scheme, old.hostname, old.port) == (new.scheme, new.hostname, new.port)
+        except ValueError:  # a bad port in the Location
+            same = False
+        if same:
+            return target
+        register_secret(url_token(target))
+        return ConnectError(
+            f"{redact_url(self.uri)} redirected to {redact_url(target)}; the tray follows "
+            "redirects only within the same scheme, host and port. Put the address it should "
+            "reach in Settings (wss:// for a remote host); retrying."
+        )
 
 
 def _host_port(url: str) -> tuple[str, int]:

@@ -304,3 +304,44 @@ def test_gateway_restart_reconnect_time(arun: Callable[..., Any]) -> None:
 
     took = arun(scenario())
     assert took < 1.0
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "ws://203.0.113.9:9119/api/ws?token=" + SECRET,  # plain ws:// off loopback
+        "ws://127.0.0.2:{port}/api/ws",  # another (loopback) host
+        "ws://127.0.0.1:1/api/ws",  # another port
+    ],
+)
+def test_a_redirect_off_the_dialled_origin_is_refused(
+    arun: Callable[..., Any], location: str
+) -> None:
+    async def scenario() -> None:
+        async with MiniGateway(redirects={"/old": location}) as server:
+            client, rec = make_client(f"ws://127.0.0.1:{server.port}/old")
+            runner = asyncio.create_task(client.run())
+            backoff = await rec.wait_state(ConnectionState.BACKOFF)
+            assert "redirected to" in backoff.error
+            assert "follows redirects only within the same scheme, host and port" in backoff.error
+            assert SECRET not in backoff.error
+            assert server.accepted == 0
+            await client.close()
+            await runner
+
+    arun(scenario())
+
+
+def test_a_redirect_to_another_path_of_the_same_origin_is_followed(
+    arun: Callable[..., Any],
+) -> None:
+    async def scenario() -> None:
+        async with MiniGateway(redirects={"/old": "ws://127.0.0.1:{port}/api/ws"}) as server:
+            client, rec = make_client(f"ws://127.0.0.1:{server.port}/old")
+            runner = asyncio.create_task(client.run())
+            await rec.wait_state(ConnectionState.CONNECTED)
+            assert server.accepted == 1
+            await client.close()
+            await runner
+
+    arun(scenario())
