@@ -26,6 +26,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
+from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError, ConnectError
@@ -84,6 +85,7 @@ class Dialer:
                 return DialPlan((await dashboard.probe_dashboard(host, port)).url)
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
             register_secret(url_token(url))
+            logsetup.register_url_secrets(url)  # a token may sit in a path segment too
             if ep.token is not None:
                 url = with_token(url, load_token(ep.token))
             return DialPlan(url)
