@@ -70,13 +70,14 @@ def test_hung_gateway_with_a_row_open_is_dropped_at_the_busy_pace(
             await one_row(h)
             h.fake.stall()
             started = time.monotonic()
-            backoff = await h.rec.wait_state(ConnectionState.BACKOFF, timeout=5.0)
+            backoff = await h.rec.wait_state(ConnectionState.BACKOFF, timeout=10.0)
             took = time.monotonic() - started
             assert "stopped answering" in backoff.error
             return took
 
     took = arun(scenario())
-    assert took < SETTINGS.busy_ping_interval + SETTINGS.busy_ping_timeout + 1.0
+    # About busy interval + timeout (0.6 s); the idle pace would take 30 s or more.
+    assert took < 10.0
 
 
 @pytest.mark.parametrize("dialect", ["A", "C"])
@@ -89,7 +90,7 @@ def test_decision_written_into_a_hung_socket_is_fate_unknown(
             h.fake.stall()
             assert h.client.decide(key, Choice.ONCE).sent
             final = await h.wait_approval(
-                key, lambda a: a.phase is ApprovalPhase.RESOLVED, timeout=5.0
+                key, lambda a: a.phase is ApprovalPhase.RESOLVED, timeout=10.0
             )
             assert final.outcome is not None
             assert final.outcome.kind is OutcomeKind.UNKNOWN
@@ -187,8 +188,9 @@ def test_a_burst_of_approvals_does_not_starve_the_keepalive(
             ticker.cancel()
             await asyncio.gather(ticker, return_exceptions=True)
             assert len(h.rec.of_type(ApprovalRequested)) == BURST + 1
-            # The loop got a turn at least after every slow row, never 16 rows later.
-            assert gaps.longest < 4 * UI_COST_S, gaps.longest
+            # The loop gets a turn after every slow row; before, it got none for the whole
+            # burst (4.8 s measured). One second leaves room for a busy shared machine.
+            assert gaps.longest < 1.0, gaps.longest
             # Still the same connection, and it still answers (a failed keepalive shows here).
             await h.client.call("session.active_list", {}, timeout=5.0)
             await h.fake.wait_for(lambda: h.received(0, "session.active_list"))
