@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import stat
 from collections.abc import Callable
@@ -30,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.platform.files import atomic_write_text, keep_aside
+from desktop.platform.files import atomic_write_text, file_kind, keep_aside, read_bounded
 from desktop.platform.paths import config_dir
 from desktop.settings.codec import (
     SCHEMA_VERSION,
@@ -69,7 +68,7 @@ def load_settings(
     """Read the settings; never raises for a bad file (see the module docstring)."""
     path = path or settings_path()
     try:
-        raw = read_bounded(path)
+        raw = read_bounded(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         log.info("No settings file at %s yet; using defaults", path)
         return Settings()
@@ -111,41 +110,6 @@ def load_settings(
     return settings
 
 
-def read_bounded(path: Path, limit: int = MAX_SETTINGS_BYTES) -> bytes:
-    """The bytes of the regular file ``path``; OSError for anything else or anything bigger.
-
-    Opened non-blocking and checked on the open descriptor, so a FIFO neither blocks the open
-    nor can be swapped in between a check and the read.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{_file_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise OSError(f"{info.st_size} bytes, more than the {limit} a settings file may have")
-        with os.fdopen(os.dup(fd), "rb") as stream:
-            data = stream.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise OSError(f"more than the {limit} bytes a settings file may have")
-    return data
-
-
-def _file_kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "a special file"
-
-
 def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock = _utc_now) -> None:
     """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written.
 
@@ -158,7 +122,7 @@ def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock 
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OSError(
-            f"{path} is {_file_kind(info.st_mode)}, not a settings file; remove it to save"
+            f"{path} is {file_kind(info.st_mode)}, not a settings file; remove it to save"
         )
     newer = _schema_version_on_disk(path)
     if newer is not None and newer > SCHEMA_VERSION:
@@ -226,7 +190,7 @@ def _depth_exceeds(data: object, limit: int) -> bool:
 
 def _schema_version_on_disk(path: Path) -> int | None:
     try:
-        data = json.loads(read_bounded(path).decode("utf-8"))
+        data = json.loads(read_bounded(path, MAX_SETTINGS_BYTES).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     version = data.get("schema_version") if isinstance(data, dict) else None
