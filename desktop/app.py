@@ -288,7 +288,13 @@ async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[Ga
     if options.gateway:
         log.info("using --gateway %s", redact_url(options.gateway))
         return [
-            GatewayEndpoint("cli", "Gateway from --gateway", EndpointKind.URL, url=options.gateway)
+            GatewayEndpoint(
+                "cli",
+                "Gateway from --gateway",
+                EndpointKind.URL,
+                url=options.gateway,
+                token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN
+            )
         ]
     # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
     from desktop.gateway.config import endpoint_from_config

@@ -8,23 +8,36 @@ missing" into one clear line and exit status 2 instead of a traceback.
 
 Usage::
 
-    hermes-tray [--demo | --gateway URL] [--smoke] [--log-level LEVEL] [--version]
-    hermes-tray doctor [--gateway URL] [--json] [--log-level LEVEL]
+    hermes-tray [--demo | --gateway URL [--token-file PATH | --token-keyring ENTRY]] [--smoke]
+                [--log-level LEVEL] [--version]
+    hermes-tray doctor [--gateway URL [--token-file PATH | --token-keyring ENTRY]] [--json]
+
+Why the token has its own options: every local user can read a process's command line
+(``ps``), so ``--gateway 'ws://…?token=…'`` hands the token to all of them. A token for
+``--gateway`` comes from a 0600 file (``--token-file``), the OS keyring (``--token-keyring``,
+service ``hermes-tray``) or the environment (:data:`TOKEN_ENV`); one in the URL still works
+and is warned about.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 from desktop import __version__, logsetup
 
+if TYPE_CHECKING:
+    from desktop.gateway.endpoints import TokenSource
+
 __all__ = [
     "EXIT_UNAVAILABLE",
+    "TOKEN_ENV",
     "CliOptions",
     "DelegateUnavailableError",
     "build_parser",
@@ -36,6 +49,12 @@ __all__ = [
 Command = Literal["run", "doctor"]
 
 EXIT_UNAVAILABLE = 2  # the delegate or one of its dependencies is missing (as argparse's errors)
+TOKEN_ENV = "HERMES_TRAY_TOKEN"  # the --gateway token, when no option names one
+ARGV_TOKEN_WARNING = (
+    "The token in --gateway is visible to every local user in the process list. Put it in a "
+    f"0600 file (--token-file), the keyring (--token-keyring) or {TOKEN_ENV} instead."
+)
+log = logging.getLogger(__name__)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # Doctor prints its own report, so its log lines would only clutter it; the tray logs its life.
 DEFAULT_LOG_LEVEL: dict[Command, str] = {"run": "INFO", "doctor": "WARNING"}
@@ -59,6 +78,10 @@ class CliOptions:
         smoke: start, check the wiring, and exit (for CI and packaging checks).
         json: doctor prints machine-readable JSON instead of text.
         log_level: the console log level, one of DEBUG, INFO, WARNING, ERROR.
+        token_file: ``--token-file``: a 0600 file whose first line is the --gateway token.
+        token_keyring: ``--token-keyring``: the keyring entry (service hermes-tray) holding it.
+        token_env: the environment variable holding it (:data:`TOKEN_ENV` when it is set).
+        token_in_argv: the --gateway URL itself carries a credential (warned about).
     """
 
     command: Command = "run"
@@ -67,12 +90,30 @@ class CliOptions:
     smoke: bool = False
     json: bool = False
     log_level: str = "INFO"
+    token_file: str | None = None
+    token_keyring: str | None = None
+    token_env: str | None = None
+    token_in_argv: bool = False
+
+    def token_source(self) -> TokenSource | None:
+        """Where the --gateway token lives (file, then keyring, then environment), or None."""
+        from desktop.gateway.endpoints import TokenSource
+
+        if self.token_file:
+            return TokenSource.file(self.token_file)
+        if self.token_keyring:
+            return TokenSource.keyring(self.token_keyring)
+        if self.token_env:
+            return TokenSource.env(self.token_env)
+        return None
 
     def __repr__(self) -> str:
         gateway = None if self.gateway is None else logsetup.redact(self.gateway)
         return (
             f"CliOptions(command={self.command!r}, gateway={gateway!r}, demo={self.demo}, "
-            f"smoke={self.smoke}, json={self.json}, log_level={self.log_level!r})"
+            f"smoke={self.smoke}, json={self.json}, log_level={self.log_level!r}, "
+            f"token_file={self.token_file!r}, token_keyring={self.token_keyring!r}, "
+            f"token_env={self.token_env!r})"
         )
 
 
@@ -100,6 +141,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         default=argparse.SUPPRESS,
         help="gateway WebSocket URL, e.g. ws://127.0.0.1:9119/api/ws (default: the configured one)",
+    )
+    common.add_argument(
+        "--token-file",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="read the --gateway token from the first line of this 0600 file",
+    )
+    common.add_argument(
+        "--token-keyring",
+        metavar="ENTRY",
+        default=argparse.SUPPRESS,
+        help=f"read the --gateway token from this OS keyring entry (service hermes-tray); "
+        f"without either option, {TOKEN_ENV} is used when set",
     )
     common.add_argument(
         "--log-level",
@@ -144,6 +198,13 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
             parser.error("--gateway needs a URL")
     if args.demo and gateway is not None:
         parser.error("--demo and --gateway exclude each other: the demo is its own gateway")
+    token_file: str | None = getattr(args, "token_file", None)
+    token_keyring: str | None = getattr(args, "token_keyring", None)
+    if token_file is not None and token_keyring is not None:
+        parser.error("--token-file and --token-keyring exclude each other: give one")
+    if (token_file is not None or token_keyring is not None) and gateway is None:
+        parser.error("--token-file and --token-keyring name the token of --gateway; give both")
+    token_env = TOKEN_ENV if gateway is not None and os.environ.get(TOKEN_ENV) else None
     if command == "doctor" and (args.demo or args.smoke):
         parser.error("--demo and --smoke start the tray; give them without 'doctor'")
     return CliOptions(
@@ -153,6 +214,10 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
         smoke=args.smoke,
         json=getattr(args, "json", False),
         log_level=getattr(args, "log_level", DEFAULT_LOG_LEVEL[command]),
+        token_file=token_file,
+        token_keyring=token_keyring,
+        token_env=token_env,
+        token_in_argv=gateway is not None and logsetup.redact(gateway) != gateway,
     )
 
 
@@ -193,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hermes-tray`` console script; returns the process exit status."""
     options = parse_args(argv)
     logsetup.configure(options.log_level)
+    if options.token_in_argv:
+        log.warning(ARGV_TOKEN_WARNING)
     try:
         delegate = load_delegate(options.command)
     except DelegateUnavailableError as exc:

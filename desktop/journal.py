@@ -13,15 +13,21 @@ What it promises:
   against credential-shaped text (``token=...``, ``hermes-gateway-ticket.<x>``).
 * **The command as shown.** Hidden characters (bidi overrides, zero-width, control codes) are
   made visible with ``desktop.core.text_safety.reveal`` -- the same function the dialog uses --
-  or, until that exists, by escaping non-printable characters. Long texts are cut, saying so.
+  or, until that exists, by escaping non-printable characters. Long texts are cut, saying so;
+  a long command keeps its head *and* its tail (:func:`bound_middle`), because padding is how
+  a dangerous end (``…; curl … | sh``) would otherwise slip past the record.
 * **Bounded size.** The file rotates at ``max_bytes``; ``keep`` older files are kept
   (``decisions.jsonl.1`` is the newest of them).
-* **Never in the way.** A journal that cannot be written logs an error; the decision itself
-  has already gone to the gateway and is not undone.
+* **Never in the way, never silent.** A journal that cannot be written (full or read-only disk)
+  logs an error, keeps the lines in memory (at most :data:`MAX_UNWRITTEN`, oldest dropped and
+  counted) and writes them, in order, at the next record or :meth:`Journal.retry`.
+  :attr:`Journal.problem` says so in words for the tray. The decision itself has already gone
+  to the gateway and is not undone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import importlib
@@ -29,6 +35,8 @@ import json
 import logging
 import os
 import re
+import stat
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
@@ -42,6 +50,7 @@ log = logging.getLogger(__name__)
 
 JOURNAL_FILE_NAME = "decisions.jsonl"
 MASK = "***"
+MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 
 
 class Surface(enum.Enum):
@@ -116,6 +125,16 @@ def bound(text: str, limit: int) -> str:
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
+def bound_middle(text: str, limit: int) -> str:
+    """``text`` with its middle cut so the first and last ``limit // 2`` characters remain."""
+    if len(text) <= limit:
+        return text
+    head = limit - limit // 2
+    tail = limit // 2
+    cut = len(text) - head - tail
+    return f"{text[:head]} …[{cut} characters cut]… {text[len(text) - tail :] if tail else ''}"
+
+
 class Journal:
     """Append-only, size-rotated JSON Lines journal of decisions.
 
@@ -143,6 +162,26 @@ class Journal:
         self._clock = clock
         self._secrets: set[str] = set()
         self._secret_pattern: re.Pattern[str] | None = None
+        self._unwritten: deque[bytes] = deque()
+        self._dropped = 0  # lines lost because more than MAX_UNWRITTEN waited
+        self._error = ""
+
+    @property
+    def problem(self) -> str:
+        """Why decisions are not reaching the file, in words for the tray ("" while healthy)."""
+        if not self._error:
+            return ""
+        held = len(self._unwritten)
+        lost = f"; {self._dropped} older ones were lost" if self._dropped else ""
+        return (
+            f"The decision journal cannot be written ({self._error}); {held} "
+            f"decision{'s' if held != 1 else ''} kept in memory until it can{lost}."
+        )
+
+    @property
+    def unwritten(self) -> int:
+        """How many lines wait in memory for the file."""
+        return len(self._unwritten)
 
     @property
     def path(self) -> Path:
@@ -194,23 +233,50 @@ class Journal:
             gateway_name=self._clean(gateway_name, 300),
             session_id=self._clean(session_id, 300),
             session_title=self._clean(session_title, 300),
-            command=self._clean(command, self._command_limit),
+            command=bound_middle(self.scrub(reveal(self.scrub(command))), self._command_limit),
             choice=self._clean(str(choice_text), 40),
             surface=surface_text,
             outcome=self._clean(outcome, 300),
         )
         line = json.dumps(asdict(entry), ensure_ascii=False) + "\n"
-        try:
-            self._append(line.encode("utf-8"))
-        except OSError as exc:
-            log.error("Could not write the decision journal %s (%s)", self.path, exc)
+        self._unwritten.append(line.encode("utf-8"))
+        while len(self._unwritten) > MAX_UNWRITTEN:
+            self._unwritten.popleft()
+            self._dropped += 1
+        self.retry()
         return entry
 
+    def retry(self) -> bool:
+        """Write the lines kept in memory, oldest first. True when none is left waiting."""
+        while self._unwritten:
+            try:
+                self._append(self._unwritten[0])
+            except OSError as exc:
+                reason = exc.strerror or type(exc).__name__
+                if reason != self._error:
+                    log.error("Could not write the decision journal %s (%s)", self.path, exc)
+                self._error = reason
+                return False
+            self._unwritten.popleft()
+        if self._error:
+            log.info("The decision journal %s is writable again", self.path)
+            self._error = ""
+            self._dropped = 0
+        return True
+
     def recent(self, n: int = 10) -> list[JournalEntry]:
-        """The last ``n`` decisions, newest first (across rotated files)."""
+        """The last ``n`` decisions, newest first (across rotated files, then the held ones)."""
         entries: list[JournalEntry] = []
+        for data in reversed(self._unwritten):
+            entry = _parse(data.decode("utf-8"))
+            if entry is not None:
+                entries.append(entry)
+                if len(entries) >= n:
+                    return entries
         for path in self._files_newest_first():
             try:
+                if not stat.S_ISREG(path.stat().st_mode):  # a device or FIFO would never end
+                    continue
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 continue
@@ -239,8 +305,16 @@ class Journal:
             self._rotate()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, data)
-            os.fsync(fd)  # decisions are rare and worth keeping through a crash
+            before = os.fstat(fd).st_size
+            try:
+                if os.write(fd, data) != len(data):
+                    raise OSError(28, "No space left on device")
+                os.fsync(fd)  # decisions are rare and worth keeping through a crash
+            except OSError:
+                # A half-written line would glue itself to the retried one: cut it off.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, before)
+                raise
         finally:
             os.close(fd)
 

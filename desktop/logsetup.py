@@ -14,7 +14,13 @@ What is masked (value replaced by ``***``, the name kept so the line still expla
 - quoted keys of that kind, plus ``authorization``, in JSON/dict/tuple form (``"token": "..."``);
 - header lines ``Authorization:``, ``Proxy-Authorization:``, ``Cookie:``, ``X-...-Token:``;
 - ``hermes-gateway-ticket.<ticket>`` subprotocol names and ``scheme://user:password@`` userinfo;
-- any string registered at run time with :func:`register_secret` (and its URL-encoded forms).
+- any string registered at run time with :func:`register_secret` (and its URL-encoded forms),
+  which :func:`register_url_secrets` does for a URL's password, secret-named query values and
+  opaque path segments (``/api/ws/<40 random characters>``: some proxies put the token there).
+
+:func:`mask_own_secrets` masks only the registered strings: it is for text the tray *shows*
+(commands, titles, notices from the gateway), where masking every ``token=…`` shape would hide
+what a command really does.
 
 Qt's own messages reach logging through :func:`route_qt_message`; the UI installs the Qt
 handler that calls it (this module stays Qt-free so every layer may import it).
@@ -41,7 +47,9 @@ __all__ = [
     "clear_secrets",
     "configure",
     "default_log_dir",
+    "is_opaque_segment",
     "is_own_handler",
+    "mask_own_secrets",
     "redact",
     "register_secret",
     "register_url_secrets",
@@ -115,8 +123,16 @@ def register_secret(secret: str) -> None:
         _secrets_pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
 
+_OPAQUE_SEGMENT = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~.=+%-]{20,}")
+
+
+def is_opaque_segment(segment: str) -> bool:
+    """True for a URL path segment that reads like a credential: 20+ token characters, mixed."""
+    return len(segment) <= 4096 and _OPAQUE_SEGMENT.fullmatch(segment) is not None
+
+
 def register_url_secrets(url: str) -> None:
-    """Register the credentials embedded in ``url``: secret-named query values and a password."""
+    """Register the credentials in ``url``: password, secret-named queries, opaque path parts."""
     try:
         parts = urlsplit(url)
         password = parts.password
@@ -124,6 +140,9 @@ def register_url_secrets(url: str) -> None:
         return
     if password:
         register_secret(password)
+    for segment in parts.path.split("/"):
+        if is_opaque_segment(segment):
+            register_secret(segment)
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
         if re.fullmatch(_SECRET_NAME, name, re.IGNORECASE):
             register_secret(value)
@@ -135,6 +154,12 @@ def clear_secrets() -> None:
     with _secrets_lock:
         _secrets.clear()
         _secrets_pattern = None
+
+
+def mask_own_secrets(text: str) -> str:
+    """``text`` with every registered secret masked, and nothing else changed (for display)."""
+    pattern = _secrets_pattern
+    return pattern.sub(MASK, text) if pattern is not None else text
 
 
 def redact(text: str) -> str:

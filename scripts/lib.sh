@@ -129,6 +129,16 @@ project_hash() {
     cat "$ROOT/pyproject.toml" "$ROOT/setup.py" | sha256sum | cut -c1-16
 }
 
+# inputs_hash PATH...: a hash of the names and contents of every file under the PATHs (relative
+# to $ROOT; bytecode caches ignored). It changes whenever one of a build's inputs changes.
+inputs_hash() {
+    (
+        cd "$ROOT" &&
+            find "$@" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 |
+            LC_ALL=C sort -z | xargs -0 -r sha256sum
+    ) | sha256sum | cut -c1-16
+}
+
 # ensure_venv DIR "LABEL..." INSTALL_FUNCTION: create DIR with $PYTHON_BIN if needed and run
 # INSTALL_FUNCTION DIR, unless DIR holds a stamp for the first LABEL with the current project
 # hash. Afterwards every LABEL is stamped (a test venv also satisfies the plain runtime).

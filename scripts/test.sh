@@ -16,7 +16,9 @@
 #   5. LAST, the whole suite offscreen without the desktop tests, so pytest's closing summary
 #      line is the last line of output (CI reads it).
 # A second run is fast: no apt when nothing is missing, no pip while pyproject.toml and
-# setup.py are unchanged (a hash stamp in each venv), Hermes venvs cached.
+# setup.py are unchanged (a hash stamp in each venv), Hermes venvs cached, and no bundle build
+# while its inputs (desktop/, packaging/, resources/, the project files, the venv's packages)
+# are unchanged (a hash stamp in .cache/bundle-inputs).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -36,6 +38,7 @@ APT_TEST=(
     xfce4-panel xfce4-notifyd        # a real tray host and notification daemon
     x11-utils xdotool imagemagick    # xdpyinfo/xprop, clicks, screenshots
     desktop-file-utils appstream     # validate the .desktop entry and the metainfo
+    librsvg2-bin                     # rsvg-convert: the app icon renders outside Qt too
     binutils libpython3.11           # PyInstaller (objdump; the shared libpython of Debian's Python)
     strace                           # the real-Hermes harness traces every connect (loopback check)
 )
@@ -116,9 +119,22 @@ esac
 phase "4/5 the PyInstaller bundle: build it, then smoke-test the frozen app"
 # The frozen app must start the built-in demo, show the tray and see an approval (--smoke).
 pip_in "$ROOT/.venv" pip-package -e ".[package]"
-timeout -k 10 "$BUNDLE_TIMEOUT" bash packaging/build_pyinstaller.sh >"$ROOT/.cache/bundle-build.log" 2>&1 ||
-    { tail -n 40 "$ROOT/.cache/bundle-build.log"; die "the PyInstaller build failed"; }
-say "    built dist/hermes-tray ($(du -sh dist/hermes-tray | cut -f1))"
+BUNDLE_STAMP="$ROOT/.cache/bundle-inputs"
+bundle_key=$(
+    {
+        inputs_hash desktop packaging resources pyproject.toml setup.py
+        .venv/bin/python -m pip freeze --all 2>/dev/null
+    } | sha256sum | cut -c1-16
+)
+if [ -x dist/hermes-tray/hermes-tray ] && [ "$(cat "$BUNDLE_STAMP" 2>/dev/null)" = "$bundle_key" ]; then
+    say "    dist/hermes-tray: up to date (its inputs are unchanged), not rebuilt"
+else
+    rm -f "$BUNDLE_STAMP"
+    timeout -k 10 "$BUNDLE_TIMEOUT" bash packaging/build_pyinstaller.sh >"$ROOT/.cache/bundle-build.log" 2>&1 ||
+        { tail -n 40 "$ROOT/.cache/bundle-build.log"; die "the PyInstaller build failed"; }
+    printf '%s\n' "$bundle_key" >"$BUNDLE_STAMP"
+    say "    built dist/hermes-tray ($(du -sh dist/hermes-tray | cut -f1))"
+fi
 timeout -k 10 "$BUNDLE_TIMEOUT" bash packaging/smoke.sh | tail -n 1
 
 phase "5/5 whole suite offscreen, without the desktop tests"

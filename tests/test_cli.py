@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import io
 import subprocess
 import sys
 import textwrap
@@ -196,7 +197,7 @@ def test_main_hands_over_options_and_returns_the_exit_status(
     )
     assert cli.main(["--gateway", TOKEN_URL, "--log-level", "ERROR"]) == 7
     [options] = sys.modules["tray_ok"].SEEN
-    assert options == CliOptions(gateway=TOKEN_URL, log_level="ERROR")
+    assert options == CliOptions(gateway=TOKEN_URL, log_level="ERROR", token_in_argv=True)
     # main() configured logging: the file exists and got the line, with the token masked.
     log_text = (isolated_env / "hermes-tray/log" / logsetup.LOG_FILE_NAME).read_text("utf-8")
     assert "dialing ws://127.0.0.1:9119/api/ws?token=***" in log_text
@@ -229,3 +230,114 @@ def test_console_script_is_declared() -> None:
     }
     assert scripts == {"hermes-tray": "desktop.cli:main"}
     assert distribution.version == __version__
+
+
+PATH_TOKEN = "Zk3j9dS0aLq2PvX8mW4nT7yBc41"
+PATH_URL = f"ws://127.0.0.1:9/api/ws/{PATH_TOKEN}"
+
+
+def test_a_token_file_or_keyring_entry_names_the_gateways_token(tmp_path: Path) -> None:
+    from desktop.gateway.endpoints import TokenSource
+
+    path = str(tmp_path / "token")
+    options = parse_args(["--gateway", "ws://h:1/api/ws", "--token-file", path])
+    assert options.token_source() == TokenSource.file(path)
+    assert not options.token_in_argv
+    keyring = parse_args(["doctor", "--gateway", "ws://h:1/api/ws", "--token-keyring", "home"])
+    assert keyring.token_source() == TokenSource.keyring("home")
+
+
+def test_the_environment_supplies_the_token_when_no_option_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from desktop.gateway.endpoints import TokenSource
+
+    monkeypatch.setenv(cli.TOKEN_ENV, CANARY)
+    options = parse_args(["--gateway", "ws://h:1/api/ws"])
+    assert options.token_source() == TokenSource.env(cli.TOKEN_ENV)
+    assert CANARY not in repr(options)
+    assert parse_args([]).token_source() is None  # no --gateway: the configured gateways
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--token-file", "/x"], "give both"),
+        (["--gateway", "ws://h:1/", "--token-file", "/x", "--token-keyring", "k"], "one"),
+    ],
+)
+def test_token_options_misuse_exits_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse_args(argv)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_token_on_the_command_line_is_accepted_and_warned_about(
+    delegate_module: Install, capsys: pytest.CaptureFixture[str]
+) -> None:
+    delegate_module(
+        "argv_token_delegate",
+        """
+        def run(options):
+            return 0 if options.gateway.endswith("token=canary-0b7e41d2") else 9
+        """,
+    )
+    assert cli.main(["--gateway", TOKEN_URL]) == 0
+    err = capsys.readouterr().err
+    assert "visible to every local user" in err
+    assert "--token-file" in err
+    assert CANARY not in err
+
+
+def test_a_token_in_a_url_path_segment_never_reaches_stderr(
+    delegate_module: Install, capsys: pytest.CaptureFixture[str]
+) -> None:
+    delegate_module(
+        "path_token_delegate",
+        """
+        import logging
+
+        def run(options):
+            logging.getLogger("desktop.test").warning("dialling %s failed", options.gateway)
+            raise SystemExit(f"could not reach {options.gateway}")
+        """,
+    )
+    with pytest.raises(SystemExit):
+        cli.main(["--gateway", PATH_URL])
+    err = capsys.readouterr().err
+    assert "dialling ws://127.0.0.1:9/api/ws/*** failed" in err
+    assert PATH_TOKEN not in err
+
+
+def test_redact_url_masks_an_opaque_path_segment_but_not_ordinary_ones() -> None:
+    from desktop.gateway.redact import redact_url
+
+    assert redact_url(PATH_URL) == "ws://127.0.0.1:9/api/ws/***"
+    assert redact_url("ws://127.0.0.1:9/api/ws") == "ws://127.0.0.1:9/api/ws"
+    assert redact_url("wss://h/hermes-gateway/api/ws") == "wss://h/hermes-gateway/api/ws"
+
+
+def test_doctor_reaches_a_gateway_with_the_token_from_a_file(
+    tmp_path: Path, arun: Callable[..., object]
+) -> None:
+    from desktop.gateway import doctor
+    from tests.gateway.mini_server import MiniGateway
+
+    token_file = tmp_path / "token"
+    token_file.write_text(CANARY + "\n", encoding="utf-8")
+    token_file.chmod(0o600)
+
+    async def scenario() -> tuple[int, str]:
+        async with MiniGateway(token=CANARY) as server:
+            url = f"ws://127.0.0.1:{server.port}/api/ws"
+            options = parse_args(["doctor", "--gateway", url, "--token-file", str(token_file)])
+            out = io.StringIO()
+            return await doctor.check(options, out), out.getvalue()
+
+    code, text = arun(scenario())  # type: ignore[misc]
+    assert code == doctor.EXIT_OK, text  # the gateway accepted the token from the file
+    assert "State:   connected" in text
+    assert CANARY not in text

@@ -6,8 +6,10 @@ State machine (``ConnectionStatus.state``)::
          ▲                  │   ▲                      │                                │
          │             failure  └──── delay over ──── BACKOFF ◀── retryable failure ────┘
          │                  │        or reconnect_now()
-         │                  └──────────▶ FAILED (fatal: refused token, bad config); waits for
+         │                  └──────────▶ FAILED (fatal: bad config, wrong protocol); waits for
          └──── close() from any state          reconnect_now() (then CONNECTING) or close()
+
+A refused credential (401/403, 4401/4403) is a retryable failure whose backoff keeps growing.
 
 Why it is thin: the protocol (handshake, dialect, sessions, approvals, what to resend after a
 reconnect) lives in the sans-I/O ``GatewayCore``. This class only dials (``Dialer``), pumps
@@ -29,15 +31,16 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
-from desktop.core.model import Choice, DecisionResult, Dialect
+from desktop.core.model import ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dialer import Dialer, DialPlan
+from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, is_loopback_host
 from desktop.gateway.errors import (
     CallTimeoutError,
@@ -47,6 +50,7 @@ from desktop.gateway.errors import (
     RpcCallError,
     UnsupportedError,
 )
+from desktop.gateway.keepalive import KeepalivePace
 from desktop.gateway.pump import SocketPump, fail_unsendable
 from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_commands import SessionCommands
@@ -272,7 +276,9 @@ class GatewayClient(SessionCommands):
             on_received=self._after_input,
             on_fate=self._on_frame_fate,
             screen=self.follower.screen,
+            pace=self._keepalive_pace if self._settings.ping_interval is not None else None,
         )
+        pump = self._pump
         self._after_input()  # events and frames the core produced on connection_opened
         try:
             closed_by = await self._pump.run()
@@ -292,6 +298,11 @@ class GatewayClient(SessionCommands):
             if ws.close_code is None:
                 with contextlib.suppress(Exception):
                     await ws.close(1001, "tray connection reset")
+        if pump.silent_for is not None:
+            return ConnectError(
+                f"{plan.where} stopped answering (no reply to a keepalive ping within "
+                f"{pump.silent_for:g}s); reconnecting."
+            )
         if self._handshake_expired:
             return ConnectError(
                 f"{plan.where} accepted the connection but sent no gateway.ready "
@@ -310,8 +321,7 @@ class GatewayClient(SessionCommands):
                 proxy=None,
                 max_size=self._core_settings.max_frame_bytes,
                 open_timeout=self._settings.open_timeout,
-                ping_interval=self._settings.ping_interval,
-                ping_timeout=self._settings.ping_timeout,
+                ping_interval=None,  # the pump's Keepalive paces pings by what is open
                 close_timeout=self._settings.close_timeout,
                 subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
             )
@@ -326,6 +336,17 @@ class GatewayClient(SessionCommands):
                 fatal=True,
             )
         return ws, plan
+
+    def _keepalive_pace(self) -> KeepalivePace:
+        """Short while any approval is open (a hang must show within 10 s), else the default."""
+        s = self._settings
+        idle_interval = s.ping_interval if s.ping_interval is not None else 20.0
+        idle_timeout = s.ping_timeout if s.ping_timeout is not None else idle_interval
+        if any(a.phase is not ApprovalPhase.RESOLVED for a in self.core.approvals()):
+            return KeepalivePace(
+                min(s.busy_ping_interval, idle_interval), min(s.busy_ping_timeout, idle_timeout)
+            )
+        return KeepalivePace(idle_interval, idle_timeout)
 
     def _handshake_timed_out(self) -> None:
         self._handshake_timer = None
@@ -394,6 +415,8 @@ class GatewayClient(SessionCommands):
                 log.exception("listener failed on %s", type(event).__name__)
             self.follower.on_event(event)
         if asked:
+            if self._pump is not None and self._pump.keepalive is not None:
+                self._pump.keepalive.retune()  # a row opened: ping at the busy pace now
             self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()

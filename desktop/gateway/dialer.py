@@ -5,6 +5,11 @@ canonical ticket is single use, an owned backend may have crashed and needs rest
 dashboard may have restarted with a new token), and each reacts differently to a refused
 credential. ``Dialer.plan()`` runs before every dial; ``Dialer.classify()`` decides fatal vs
 retryable, in words a person can act on (what failed, where, what to do).
+
+A refusal (HTTP 401/403, close 4401/4403) is never fatal: the token may be fixed in Hermes, a
+gateway restarted with the chat enabled, without anyone pressing Reconnect. It is marked
+``auth``, so the client's backoff keeps growing across refusals instead of restarting after
+each accepted socket: a refused static token is retried ever more slowly, never hammered.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from websockets.asyncio.client import connect
 from websockets.exceptions import (
     ConnectionClosed,
     InvalidHandshake,
@@ -20,6 +26,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
+from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError, ConnectError
@@ -32,7 +39,7 @@ log = logging.getLogger(__name__)
 AUTH_CLOSE = 4401
 FORBIDDEN_CLOSE = 4403
 TOO_BIG_CLOSE = 1009
-MAX_AUTH_RETRIES = 3  # refreshed credentials refused this often in a row: give up
+MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop saying "fresh"
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,7 @@ class Dialer:
                 return DialPlan((await dashboard.probe_dashboard(host, port)).url)
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
             register_secret(url_token(url))
+            logsetup.register_url_secrets(url)  # a token may sit in a path segment too
             if ep.token is not None:
                 url = with_token(url, load_token(ep.token))
             return DialPlan(url)
@@ -131,8 +139,8 @@ class Dialer:
                 return ConnectError(
                     f"{where} refused the connection (close code 4403: embedded chat is "
                     "disabled or the host/origin check failed). Enable the chat WebSocket in "
-                    "Hermes or connect through loopback.",
-                    fatal=True,
+                    "Hermes or connect through loopback; retrying with backoff.",
+                    auth=True,
                 )
             return ConnectError(
                 f"The connection to {where} closed ({close_code or 'no close frame'}); retrying."
@@ -170,11 +178,16 @@ class Dialer:
                 f"{where} refused the credential ({how}); getting a fresh one and retrying.",
                 auth=True,
             )
-        source = self.endpoint.token.describe() if self.endpoint.token else "the URL"
+        source = (
+            self.endpoint.token.describe()
+            if self.endpoint.token
+            else ("the fresh credential" if fresh else "the URL")
+        )
         return ConnectError(
             f"{where} refused the token ({how}). Check the token in {source}: it must be the "
-            "gateway's current session token (HERMES_DASHBOARD_SESSION_TOKEN).",
-            fatal=True,
+            "gateway's current session token (HERMES_DASHBOARD_SESSION_TOKEN). Retrying with "
+            f"backoff (refused {self._auth_failures} time"
+            f"{'s' if self._auth_failures != 1 else ''} in a row).",
             auth=True,
         )
 
@@ -182,6 +195,35 @@ class Dialer:
         """Stop an owned backend, if this dialer started one."""
         if self.backend is not None:
             await self.backend.stop()
+
+
+class SameOriginConnect(connect):
+    """websockets' ``connect`` that follows a redirect only within the dialled origin.
+
+    websockets follows up to 10 redirects to any host, and to plain ``ws://`` from ``ws://``:
+    a loopback gateway could send the tray (and a token in the Location) in clear text across
+    the network, around the rule in ``desktop.gateway.endpoints``. Only a new path on the same
+    scheme, host and port is followed; anything else ends the dial with a ConnectError.
+    """
+
+    def process_redirect(self, exc: Exception) -> Exception | str:
+        old = urlsplit(self.uri)
+        target = super().process_redirect(exc)
+        if not isinstance(target, str):
+            return target
+        new = urlsplit(target)
+        try:
+            same = (old.scheme, old.hostname, old.port) == (new.scheme, new.hostname, new.port)
+        except ValueError:  # a bad port in the Location
+            same = False
+        if same:
+            return target
+        register_secret(url_token(target))
+        return ConnectError(
+            f"{redact_url(self.uri)} redirected to {redact_url(target)}; the tray follows "
+            "redirects only within the same scheme, host and port. Put the address it should "
+            "reach in Settings (wss:// for a remote host); retrying."
+        )
 
 
 def _host_port(url: str) -> tuple[str, int]:

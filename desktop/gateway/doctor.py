@@ -28,7 +28,7 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.gateway.redact import redact_url, register_secret
 from desktop.gateway.tokens import url_token
@@ -98,7 +98,10 @@ def run(options: DoctorOptions, out: TextIO | None = None) -> int:
 
 
 async def check(options: DoctorOptions, out: TextIO) -> int:
-    endpoints, tried = await _endpoints(options.gateway)
+    token_source = getattr(options, "token_source", None)  # CliOptions: the --gateway token
+    endpoints, tried = await _endpoints(
+        options.gateway, token_source() if callable(token_source) else None
+    )
     reports = [await check_endpoint(ep) for ep in endpoints]
     if options.json:
         out.write(
@@ -111,12 +114,16 @@ async def check(options: DoctorOptions, out: TextIO) -> int:
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED
 
 
-async def _endpoints(url: str | None) -> tuple[Sequence[GatewayEndpoint], list[str]]:
+async def _endpoints(
+    url: str | None, token: TokenSource | None = None
+) -> tuple[Sequence[GatewayEndpoint], list[str]]:
     if url:
         register_secret(url_token(url))
-        return [GatewayEndpoint("cli", "Gateway from --gateway", EndpointKind.URL, url=url)], [
-            f"--gateway {redact_url(url)}"
-        ]
+        endpoint = GatewayEndpoint(
+            "cli", "Gateway from --gateway", EndpointKind.URL, url=url, token=token
+        )
+        where = f" (token from {token.describe()})" if token is not None else ""
+        return [endpoint], [f"--gateway {redact_url(url)}{where}"]
     configured = _configured()
     result = await discover(configured=configured)
     return result.endpoints, list(result.tried)

@@ -10,6 +10,14 @@ task. Each frame's fate is reported back to the core exactly once:
 * ``send`` raised after entry, or was cancelled mid-write → ``frame_failed(maybe_sent=True)``;
 * ``send`` returned → ``frame_written`` (handed to the kernel; the gateway may still never see
   it, which is the core's "unknown" case after a disconnect).
+
+Why reading and processing are separate: websockets stops reading the socket while more than a
+few messages wait unconsumed, and a pong is read only after every frame before it. A gateway
+that sends 10,000 approvals at once used to hold the loop in the core and the listener until the
+tray's own keepalive gave up (close 1011) and most rows went with the connection. So a reader
+task only moves messages into a bounded inbox, and the processor hands them to the core in
+batches bounded in count and in time (the listener's share included), yielding between batches,
+so pings, pongs, the writer and the UI all get their turn.
 """
 
 from __future__ import annotations
@@ -17,18 +25,25 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import time
 from collections.abc import Callable
 
 from websockets.asyncio.client import ClientConnection
 from websockets.protocol import State
 
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
+from desktop.gateway.keepalive import Keepalive, KeepalivePace
 
 log = logging.getLogger(__name__)
 wire_log = logging.getLogger("desktop.gateway.wire")  # "< in" / "> out" frames at DEBUG
 
 FrameFate = Callable[[OutboundFrame, bool | None], None]
 """Called with (frame, None) when written, (frame, maybe_sent) when it failed."""
+
+BATCH_FRAMES = 200  # at most this many frames reach the core per loop turn...
+BATCH_SECONDS = 0.02  # ...and no more once this much time went into a batch
+INBOX_FRAMES = 20_000  # the reader waits while this many frames (or bytes below) are unread
+INBOX_BYTES = 64 << 20
 
 
 def fail_unsendable(core: GatewayCore, on_fate: FrameFate) -> None:
@@ -49,6 +64,7 @@ class SocketPump:
         on_received: Callable[[], None],
         on_fate: FrameFate,
         screen: Callable[[str | bytes], str | bytes | None] | None = None,
+        pace: Callable[[], KeepalivePace] | None = None,
     ) -> None:
         self.ws = ws
         self._core = core
@@ -62,6 +78,25 @@ class SocketPump:
         self._closing = False
         self._writer: asyncio.Task[None] | None = None
         self.sending: OutboundFrame | None = None
+        self._inbox: collections.deque[str | bytes] = collections.deque()
+        self._inbox_bytes = 0
+        self._arrived = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+        self._read_done = False
+        self._closed_by: BaseException | None = None
+        self.frames_received = 0  # every message read (the keepalive's signs of life)
+        self.silent_for: float | None = None  # set when the keepalive gave the gateway up
+        self.keepalive = (
+            None
+            if pace is None
+            else Keepalive(
+                ping=self.ws.ping,
+                pace=pace,
+                signs_of_life=lambda: self.frames_received,
+                on_silent=self._gone_silent,
+            )
+        )
 
     # -- writing ---------------------------------------------------------------------------
     def flush(self) -> None:
@@ -122,27 +157,87 @@ class SocketPump:
     async def run(self) -> BaseException | None:
         """Pump until the socket closes. Returns the closing exception (None on a clean close).
 
-        On return every frame is settled: none is queued and none is in flight.
+        On return every frame is settled: none is queued and none is in flight, and every
+        message that was read reached the core.
         """
         self._writer = asyncio.create_task(self._write_loop(), name="gateway-writer")
-        closed_by: BaseException | None = None
+        reader = asyncio.create_task(self._read_loop(), name="gateway-reader")
+        pinger = (
+            asyncio.create_task(self.keepalive.run(), name="gateway-keepalive")
+            if self.keepalive is not None
+            else None
+        )
+        try:
+            await self._process_loop()
+        finally:
+            for task in (reader, pinger):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+            await self._stop_writer()
+        return self._closed_by
+
+    async def _read_loop(self) -> None:
+        """Move messages from the socket into the inbox; cheap, so pongs are read promptly."""
         try:
             async for message in self.ws:
-                if wire_log.isEnabledFor(logging.DEBUG):
-                    wire_log.debug("< %.2000s", message)
-                if self._screen is not None:
-                    screened = self._screen(message)
-                    if screened is None:
-                        continue
-                    message = screened
-                self._core.receive_text(message)
-                self.flush()
-                self._on_received()
+                self.frames_received += 1
+                self._inbox.append(message)
+                self._inbox_bytes += len(message)
+                self._arrived.set()
+                if len(self._inbox) >= INBOX_FRAMES or self._inbox_bytes >= INBOX_BYTES:
+                    self._room.clear()
+                    await self._room.wait()
         except Exception as exc:  # ConnectionClosedError and friends end the pump
-            closed_by = exc
+            self._closed_by = exc
         finally:
-            await self._stop_writer()
-        return closed_by
+            self._read_done = True
+            self._arrived.set()
+
+    async def _process_loop(self) -> None:
+        """Hand the inbox to the core in bounded batches until the reader ended and it is empty."""
+        while True:
+            await self._arrived.wait()
+            self._arrived.clear()
+            if self._inbox:
+                try:
+                    self._process_batch()
+                except Exception as exc:  # the core failed on a frame: this connection ends
+                    self._closed_by = exc
+                    return
+                self._arrived.set()  # look again after yielding: more may be waiting
+                await asyncio.sleep(0)
+            elif self._read_done:
+                return
+
+    def _process_batch(self) -> None:
+        started = time.monotonic()
+        for _ in range(BATCH_FRAMES):
+            if not self._inbox:
+                break
+            message = self._inbox.popleft()
+            self._inbox_bytes -= len(message)
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug("< %.2000s", message)
+            if self._screen is not None:
+                screened = self._screen(message)
+                if screened is None:
+                    continue
+                message = screened
+            self._core.receive_text(message)
+            self.flush()
+            self._on_received()  # the listener's time counts against the batch too
+            if time.monotonic() - started >= BATCH_SECONDS:
+                break
+        self._room.set()
+
+    def _gone_silent(self, waited: float) -> None:
+        """No pong and no frame within the keepalive's timeout: the gateway hangs; drop it."""
+        if self._closing:
+            return
+        self.silent_for = waited
+        log.info("no sign of life %.1fs after a keepalive ping; dropping the connection", waited)
+        self.ws.transport.abort()
 
     async def _stop_writer(self) -> None:
         """Let an in-flight send finish (its fate is then known), fail what is still queued."""

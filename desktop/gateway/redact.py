@@ -14,6 +14,8 @@ import logging
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from desktop.logsetup import is_opaque_segment
+
 log = logging.getLogger(__name__)
 
 SECRET_QUERY_KEYS = frozenset({"token", "ticket", "pty", "internal"})
@@ -37,7 +39,7 @@ def register_secret(value: str) -> None:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with credential query values (and any userinfo password) masked."""
+    """``url`` with credential query values, opaque path segments and any password masked."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -49,7 +51,8 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe="*"), ""))
+    path = "/".join(MASK if is_opaque_segment(seg) else seg for seg in parts.path.split("/"))
+    return urlunsplit((parts.scheme, netloc, path, urlencode(query, safe="*"), ""))
 
 
 def redact_text(text: str, secrets: list[str] | tuple[str, ...]) -> str:

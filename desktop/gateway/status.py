@@ -50,8 +50,11 @@ class ConnectionSettings:
 
     open_timeout: float = 10.0
     handshake_timeout: float = 10.0  # socket open → gateway.ready handled
-    ping_interval: float | None = 20.0
+    ping_interval: float | None = 20.0  # None: no keepalive at all
     ping_timeout: float | None = 20.0
+    # While approvals are open a hung gateway must be noticed within 10 s (interval + timeout).
+    busy_ping_interval: float = 3.0
+    busy_ping_timeout: float = 5.0
     close_timeout: float = 5.0
     version_probe_timeout: float = 3.0
     # After each handshake, read the Hermes version from the same server's public /api/status.

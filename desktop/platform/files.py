@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,3 +72,39 @@ def keep_aside(path: Path, label: str, when: datetime) -> Path:
         counter += 1
     os.replace(path, target)
     return target
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file ``path``; OSError for anything else or anything bigger.
+
+    Opened non-blocking and checked on the open descriptor, so a FIFO neither blocks the open
+    nor can be swapped in between a check and the read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise OSError(f"{info.st_size} bytes, more than the {limit} a file here may have")
+        with os.fdopen(os.dup(fd), "rb") as stream:
+            data = stream.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OSError(f"more than the {limit} bytes a file here may have")
+    return data
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words ("a FIFO", "a directory", ...)."""
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "a special file"

@@ -12,6 +12,10 @@ The rules, and why:
   kept; before the first save over it, the newer file is copied aside (``.v<N>-<time>``).
 * **Unknown keys** are kept and written back; they are logged once per process, not per load.
 * **Writes** are atomic and 0600 (:func:`desktop.platform.files.atomic_write_text`).
+* **Not a regular file, or larger than** :data:`MAX_SETTINGS_BYTES` -> refused and left where it
+  is, defaults for this run, and saving over it is refused too: a FIFO in its place must not
+  hang start-up, and a multi-gigabyte file must not fill memory. JSON nested deeper than
+  :data:`MAX_DEPTH` is invalid (a parser recursing 1,000 levels would crash every start).
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.platform.files import atomic_write_text, keep_aside
+from desktop.platform.files import atomic_write_text, file_kind, keep_aside, read_bounded
 from desktop.platform.paths import config_dir
 from desktop.settings.codec import (
     SCHEMA_VERSION,
@@ -39,6 +44,8 @@ from desktop.settings.tokens import TokenStore
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE_NAME = "settings.json"
+MAX_SETTINGS_BYTES = 1 << 20  # a real settings file is a few kilobytes
+MAX_DEPTH = 32  # the schema nests four levels; unknown keys get some room
 Clock = Callable[[], datetime]
 _reported_unknown: set[tuple[Path, str]] = set()
 
@@ -61,12 +68,16 @@ def load_settings(
     """Read the settings; never raises for a bad file (see the module docstring)."""
     path = path or settings_path()
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         log.info("No settings file at %s yet; using defaults", path)
         return Settings()
     except OSError as exc:
-        log.error("Cannot read settings file %s (%s); using defaults for this run", path, exc)
+        log.error(
+            "Cannot read settings file %s (%s); left it unchanged and using defaults for this run",
+            path,
+            exc,
+        )
         return Settings()
     try:
         data, version = _decode(raw)
@@ -100,8 +111,19 @@ def load_settings(
 
 
 def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock = _utc_now) -> None:
-    """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written."""
+    """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written.
+
+    Refuses (OSError) to replace something that is not a regular file: it is not ours.
+    """
     path = path or settings_path()
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise OSError(
+            f"{path} is {file_kind(info.st_mode)}, not a settings file; remove it to save"
+        )
     newer = _schema_version_on_disk(path)
     if newer is not None and newer > SCHEMA_VERSION:
         stamp = clock().astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -118,8 +140,12 @@ def _decode(raw: bytes) -> tuple[dict[str, Any], int]:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise SettingsError(f"not valid UTF-8 JSON: {exc}") from None
+    except RecursionError:
+        raise SettingsError(f"nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(data, dict):
         raise SettingsError("the top level must be a JSON object")
+    if _depth_exceeds(data, MAX_DEPTH):
+        raise SettingsError(f"nested deeper than {MAX_DEPTH} levels")
     version = data.get("schema_version", 0)  # v0 files had no version key
     if isinstance(version, bool) or not isinstance(version, int):
         raise SettingsError("schema_version: must be an integer")
@@ -145,10 +171,27 @@ def _finish_migration(
     log.info("Upgraded settings file %s from schema v%d to v%d", path, version, SCHEMA_VERSION)
 
 
+def _depth_exceeds(data: object, limit: int) -> bool:
+    """True if lists/objects nest deeper than ``limit`` (iterative: no recursion to exhaust)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: list[object] = list(value.values())
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _schema_version_on_disk(path: Path) -> int | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_bounded(path, MAX_SETTINGS_BYTES).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
     version = data.get("schema_version") if isinstance(data, dict) else None
     return version if isinstance(version, int) and not isinstance(version, bool) else None

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.platform.files import atomic_write_text, keep_aside
+from desktop.platform.files import atomic_write_text, keep_aside, read_bounded
 from desktop.platform.paths import KEYRING_SERVICE, config_dir
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FALLBACK_FILE_NAME = "tokens.json"
+MAX_FALLBACK_BYTES = 1 << 20  # a few tokens; anything bigger is not this file
 
 
 def _keyring_failures() -> tuple[type[Exception], ...]:
@@ -161,16 +162,17 @@ class TokenStore:
     def _read_file(self) -> dict[str, str]:
         path = self.fallback_path
         try:
+            raw = read_bounded(path, MAX_FALLBACK_BYTES)  # a FIFO here must not hang start-up
             if stat.S_IMODE(path.stat().st_mode) & 0o077 and os.name == "posix":
                 path.chmod(0o600)
                 log.warning("%s was readable by others; made it 0600", path)
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(raw.decode("utf-8"))
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            log.error("Cannot read token file %s (%s)", path, exc)
+            log.error("Cannot read token file %s (%s); left it unchanged", path, exc)
             return {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             kept = keep_aside(path, "bad", datetime.now(UTC))
             log.error("Token file %s is unreadable (%s); kept it as %s", path, exc, kept)
             return {}

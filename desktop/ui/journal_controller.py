@@ -4,6 +4,10 @@ Why a thin Qt adapter: linking a decision to its outcome is pure logic (``decisi
 object only connects the bridge's ``decision_made``, ``approval_changed`` and
 ``gateway_removed`` to it, tells the tray when a line was written, and opens the file with the
 desktop's default application. The opener is injected so tests never launch one.
+
+When the journal cannot be written (full or read-only disk) it keeps the lines in memory;
+this object then says so (:attr:`problem`, :attr:`problem_changed`, for the tray's status)
+and retries every :data:`RETRY_MS` until the lines are written.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
 from desktop.journal import Journal
@@ -24,6 +28,7 @@ from desktop.ui.decision_log import DecisionRecorder, entry_details, entry_line
 log = logging.getLogger(__name__)
 
 Opener = Callable[[QUrl], bool]
+RETRY_MS = 30_000
 
 
 def _local_now() -> datetime:
@@ -34,6 +39,7 @@ class JournalController(QObject):
     """Journal every decision with its gateway-reported outcome; serve the Recent decisions."""
 
     changed = Signal()  # a line was written
+    problem_changed = Signal(str)  # why the journal cannot be written now ("" once it can)
 
     def __init__(
         self,
@@ -49,6 +55,10 @@ class JournalController(QObject):
         self.recorder = DecisionRecorder(journal, clock=clock)
         self._opener = opener
         self._clock = clock
+        self._problem = journal.problem
+        self._retry = QTimer(self)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(self.retry)
         bridge.decision_made.connect(self._on_decision_made)
         bridge.approval_changed.connect(self._on_approval_changed)
         bridge.gateway_removed.connect(self._on_gateway_removed)
@@ -56,6 +66,26 @@ class JournalController(QObject):
     @property
     def path(self) -> Path:
         return self.journal.path
+
+    @property
+    def problem(self) -> str:
+        """Why decisions are held in memory instead of the file ("" while it writes)."""
+        return self._problem
+
+    def retry(self) -> None:
+        """Try to write the held lines now (the timer calls this while there is a problem)."""
+        self.journal.retry()
+        self._check_problem()
+
+    def _check_problem(self) -> None:
+        problem = self.journal.problem
+        if not problem:
+            self._retry.stop()
+        elif not self._retry.isActive():
+            self._retry.start()
+        if problem != self._problem:
+            self._problem = problem
+            self.problem_changed.emit(problem)
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
         """``(menu line, details)`` of the last decisions, newest first."""
@@ -77,18 +107,27 @@ class JournalController(QObject):
 
     def close(self) -> None:
         """At quit: decisions still waiting for an outcome are written as unknown."""
+        self._retry.stop()
         if self.recorder.pending_count:
             self.recorder.close()
             self.changed.emit()
+        if self.journal.unwritten and not self.journal.retry():
+            log.error(
+                "Quitting with %d decision(s) the journal could not write", self.journal.unwritten
+            )
+
+    def _wrote(self) -> None:
+        self.changed.emit()
+        self._check_problem()
 
     def _on_decision_made(self, made: DecisionMade) -> None:
         if self.recorder.decided(made) is not None:
-            self.changed.emit()
+            self._wrote()
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
         if self.recorder.approval_changed(update.gateway_id, update.approval) is not None:
-            self.changed.emit()
+            self._wrote()
 
     def _on_gateway_removed(self, gateway_id: str) -> None:
         if self.recorder.gateway_removed(gateway_id, "the gateway was removed in Settings"):
-            self.changed.emit()
+            self._wrote()

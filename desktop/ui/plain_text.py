@@ -11,6 +11,10 @@ markup, mnemonics, bidi overrides or line breaks. Each surface misreads a differ
   with look-alikes (U+2039, U+203A, U+FF06) that read the same everywhere.
 * Everywhere: hidden and direction-changing characters are revealed (``desktop.core.text_safety``)
   and length is bounded so one long command cannot blow up a menu or a bubble.
+* Everywhere: the tray's own secrets (every token it registered with ``desktop.logsetup``) are
+  masked, whoever sent the text -- a gateway may echo the token back in a title or a command.
+  Only those exact strings: a ``token=…`` shape stays visible, since it may be what the
+  command really does.
 
 Qt-free, so the pure tray status and notification policy can use it.
 """
@@ -18,6 +22,7 @@ Qt-free, so the pure tray status and notification policy can use it.
 from __future__ import annotations
 
 from desktop.core.text_safety import bound_text, reveal
+from desktop.logsetup import mask_own_secrets
 
 _LINE_BREAKS = str.maketrans({"\r": " ⏎ ", "\n": " ⏎ ", "\t": " ", "\v": " ", "\f": " "})
 # look-alikes: U+2039 and U+203A (single angle quotation marks), U+FF06 (fullwidth ampersand)
@@ -26,7 +31,7 @@ _MARKUP = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "\uff06"})
 
 def shown(text: str, limit: int = 200) -> str:
     """One visible line: line breaks marked, hidden characters revealed, length bounded."""
-    one_line = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
+    one_line = mask_own_secrets(text).replace("\r\n", "\n").translate(_LINE_BREAKS)
     text_out, _cut = bound_text(reveal(one_line), limit)
     return text_out
 

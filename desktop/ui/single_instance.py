@@ -14,17 +14,27 @@ How: a ``QLocalServer`` (a Unix socket, or a named pipe on Windows) with a per-u
   lines are logged and ignored, so an older tray survives a newer launcher.
 
 The name (:func:`default_server_name`) is per user and per config dir -- a developer running a
-throw-away instance with ``HERMES_TRAY_CONFIG_DIR`` does not talk to their real tray -- and lives
-in ``$XDG_RUNTIME_DIR`` when there is one (a 0700 directory, so no other user can squat on it).
+throw-away instance with ``HERMES_TRAY_CONFIG_DIR`` does not talk to their real tray.
+
+Where the socket lives, and why so careful: another local user who creates the socket first
+would make every launch believe the tray already runs and exit (it would never connect). So on
+Unix it lives only in a directory this user owns with no access for anyone else
+(:func:`private_runtime_dir`): ``$XDG_RUNTIME_DIR`` when it is such a directory, else a 0700
+``hermes-tray-<uid>`` in the temp dir created for it, else ``run/`` in the config dir. A socket
+file there that another user owns is never talked to: it is removed (the directory is ours) and
+this launch becomes the running instance.
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import hashlib
 import logging
 import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QDir, QObject, Signal
@@ -46,10 +56,48 @@ def default_server_name() -> str:
         user = str(os.getuid()) if hasattr(os, "getuid") else "user"
     digest = hashlib.sha256(f"{user}\0{config_dir()}".encode()).hexdigest()[:16]
     name = f"{APP_SLUG}-{digest}"
+    if sys.platform == "win32":
+        return name  # the pipe namespace; Qt's pipes carry the user's own ACL
+    return os.path.join(private_runtime_dir(), f"{name}.sock")
+
+
+def is_private_dir(path: str) -> bool:
+    """True for a real directory (not a symlink) owned by this user, closed to everyone else."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and stat.S_IMODE(info.st_mode) & 0o077 == 0
+    )
+
+
+def private_runtime_dir() -> str:
+    """The first of $XDG_RUNTIME_DIR, <tmp>/hermes-tray-<uid>, <config>/run that is private.
+
+    Never raises: when all three are squatted, a new private temp directory is used.
+    """
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if sys.platform != "win32" and os.path.isabs(runtime) and os.path.isdir(runtime):
-        return os.path.join(runtime, f"{name}.sock")
-    return name  # Qt puts it in the temp dir (Unix) or the pipe namespace (Windows)
+    if os.path.isabs(runtime) and is_private_dir(runtime):
+        return runtime
+    if runtime:
+        log.warning(
+            "XDG_RUNTIME_DIR %s is not a private directory of this user; not using it", runtime
+        )
+    for candidate in (
+        os.path.join(tempfile.gettempdir(), f"{APP_SLUG}-{os.getuid()}"),
+        str(config_dir() / "run"),
+    ):
+        with contextlib.suppress(OSError):
+            os.makedirs(candidate, mode=0o700, exist_ok=True)
+        if is_private_dir(candidate):
+            return candidate
+        log.warning("%s is not a private directory of this user; not using it", candidate)
+    # Squatted everywhere: a fresh private directory still keeps this instance safe, though a
+    # second launch will not find it.
+    return tempfile.mkdtemp(prefix=f"{APP_SLUG}-")
 
 
 class SingleInstance(QObject):
@@ -77,12 +125,19 @@ class SingleInstance(QObject):
 
     def start(self) -> bool:
         """Become the running instance (True), or tell the running one to show itself (False)."""
-        if self._tell_running_instance(SHOW_APPROVALS):
+        socket_file = self._socket_file()
+        foreign = socket_file is not None and _foreign(socket_file)
+        if foreign:
+            log.warning(
+                "The single-instance socket %s was not created by this user; ignoring it",
+                socket_file,
+            )
+        elif self._tell_running_instance(SHOW_APPROVALS):
             log.info("Hermes Tray is already running; asked it to show its approvals")
             return False
-        stale = self._socket_file()
-        if stale is not None and stale.exists():  # nobody answered on it: a crashed run's
-            log.info("Removing the stale single-instance socket %s", stale)
+        if socket_file is not None and (foreign or socket_file.exists()):
+            # Nobody of ours answered on it: a crashed run's, or a squatter's in our own dir.
+            log.info("Removing the stale single-instance socket %s", socket_file)
             QLocalServer.removeServer(self.name)
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
@@ -166,3 +221,12 @@ class SingleInstance(QObject):
             self.show_approvals_requested.emit()
         elif message:
             log.warning("Ignored an unknown single-instance message %r", message[:80])
+
+
+def _foreign(path: Path) -> bool:
+    """True if ``path`` exists and is not a socket of this user (never talk to it)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return info.st_uid != os.getuid() or not stat.S_ISSOCK(info.st_mode)

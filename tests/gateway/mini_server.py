@@ -35,8 +35,11 @@ class MiniGateway:
         echo_subprotocol: bool = True,
         results: dict[str, Any] | None = None,
         version: str = "",
+        redirects: dict[str, str] | None = None,
     ) -> None:
         self.version = version  # served at /api/status when set
+        # request path -> Location of a 302 answer ("{port}" is replaced by this server's port)
+        self.redirects = redirects or {}
         self.behaviour = behaviour
         self.results = results or {}  # method -> result (default: {"echo": method})
         self.canonical = canonical  # demand a valid single-use ticket subprotocol
@@ -84,6 +87,10 @@ class MiniGateway:
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path == "/api/status" and self.version:
             return connection.respond(200, json.dumps({"version": self.version}))
+        if request.path in self.redirects:
+            response = connection.respond(302, "moved\n")
+            response.headers["Location"] = self.redirects[request.path].format(port=self.port)
+            return response
         if self.token is not None and f"token={self.token}" not in request.path:
             self.rejected += 1
             self._notify()

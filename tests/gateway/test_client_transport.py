@@ -31,6 +31,7 @@ from tests.gateway.recorder import Recorder
 from tests.gateway.stub_core import StubCore
 
 FAST = BackoffPolicy(initial=0.01, factor=2.0, max_delay=0.05, jitter=0.0)
+GROWING = BackoffPolicy(initial=0.02, factor=2.0, max_delay=1.0, jitter=0.0)
 QUICK = ConnectionSettings(
     open_timeout=2.0, handshake_timeout=0.5, ping_interval=None, close_timeout=1.0
 )
@@ -155,21 +156,27 @@ def test_drop_while_waiting_is_outcome_unknown_then_reconnects(arun: Callable[..
     arun(scenario())
 
 
-def test_refused_static_token_fails_with_advice_and_retries_on_request(
+def test_refused_static_token_backs_off_with_advice_and_retries_on_request(
     arun: Callable[..., Any],
 ) -> None:
     async def scenario() -> None:
         async with MiniGateway(token=SECRET) as server:
-            client, rec = make_client(server.url.split("?")[0], token="wrong-token-999")
+            client, rec = make_client(
+                server.url.split("?")[0], token="wrong-token-999", backoff=GROWING
+            )
             runner = asyncio.create_task(client.run())
-            failed = await rec.wait_state(ConnectionState.FAILED)
-            assert "refused the token (HTTP 403)" in failed.error
-            assert "a token held in memory" in failed.error
-            assert "wrong-token-999" not in failed.error
-            assert server.rejected == 1
-            client.reconnect_now()
-            await server.wait_for(lambda: server.rejected == 2)
-            await rec.wait_state(ConnectionState.FAILED, count=2)
+            backoff = await rec.wait_state(ConnectionState.BACKOFF)
+            assert "refused the token (HTTP 403)" in backoff.error
+            assert "refused 1 time in a row" in backoff.error
+            assert "a token held in memory" in backoff.error
+            assert "Retrying with backoff" in backoff.error
+            assert "wrong-token-999" not in backoff.error
+            third = await rec.wait_state(ConnectionState.BACKOFF, count=3)
+            assert third.attempt == 3  # the delay keeps growing: no hammering
+            assert "refused 3 times in a row" in third.error
+            client.reconnect_now()  # skips the wait at once
+            await server.wait_for(lambda: server.rejected >= 4)
+            assert rec.count(ConnectionState.FAILED) == 0
             await client.close()
             await runner
 
@@ -177,18 +184,23 @@ def test_refused_static_token_fails_with_advice_and_retries_on_request(
 
 
 @pytest.mark.parametrize(
-    ("code", "text"), [(4401, "refused the token (close code 4401)"), (4403, "close code 4403")]
+    ("code", "text"),
+    [(4401, "refused the token (close code 4401)"), (4403, "close code 4403")],
 )
-def test_auth_close_codes_after_accept_are_fatal(
+def test_refusing_close_codes_after_accept_retry_with_growing_backoff(
     arun: Callable[..., Any], code: int, text: str
 ) -> None:
     async def scenario() -> None:
         async with MiniGateway(lambda _i: f"close:{code}") as server:
-            client, rec = make_client(server.url)
+            client, rec = make_client(server.url, backoff=GROWING)
             runner = asyncio.create_task(client.run())
-            failed = await rec.wait_state(ConnectionState.FAILED)
-            assert text in failed.error
-            assert server.accepted == 1  # no retry storm
+            first = await rec.wait_state(ConnectionState.BACKOFF)
+            assert text in first.error
+            assert "retrying with backoff" in first.error.lower()
+            second = await rec.wait_state(ConnectionState.BACKOFF, count=2)
+            assert second.attempt == 2  # not reset by the accepted socket: no retry storm
+            assert server.accepted == 2
+            assert rec.count(ConnectionState.FAILED) == 0
             await client.close()
             await runner
 
@@ -292,3 +304,44 @@ def test_gateway_restart_reconnect_time(arun: Callable[..., Any]) -> None:
 
     took = arun(scenario())
     assert took < 1.0
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "ws://203.0.113.9:9119/api/ws?token=" + SECRET,  # plain ws:// off loopback
+        "ws://127.0.0.2:{port}/api/ws",  # another (loopback) host
+        "ws://127.0.0.1:1/api/ws",  # another port
+    ],
+)
+def test_a_redirect_off_the_dialled_origin_is_refused(
+    arun: Callable[..., Any], location: str
+) -> None:
+    async def scenario() -> None:
+        async with MiniGateway(redirects={"/old": location}) as server:
+            client, rec = make_client(f"ws://127.0.0.1:{server.port}/old")
+            runner = asyncio.create_task(client.run())
+            backoff = await rec.wait_state(ConnectionState.BACKOFF)
+            assert "redirected to" in backoff.error
+            assert "follows redirects only within the same scheme, host and port" in backoff.error
+            assert SECRET not in backoff.error
+            assert server.accepted == 0
+            await client.close()
+            await runner
+
+    arun(scenario())
+
+
+def test_a_redirect_to_another_path_of_the_same_origin_is_followed(
+    arun: Callable[..., Any],
+) -> None:
+    async def scenario() -> None:
+        async with MiniGateway(redirects={"/old": "ws://127.0.0.1:{port}/api/ws"}) as server:
+            client, rec = make_client(f"ws://127.0.0.1:{server.port}/old")
+            runner = asyncio.create_task(client.run())
+            await rec.wait_state(ConnectionState.CONNECTED)
+            assert server.accepted == 1
+            await client.close()
+            await runner
+
+    arun(scenario())

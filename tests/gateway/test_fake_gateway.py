@@ -271,15 +271,17 @@ def test_drop_during_a_call_is_outcome_unknown(home: Path, arun: Callable[..., A
 
 @pytest.mark.parametrize("dialect", ["A", "B"])
 @pytest.mark.parametrize("fault", [Refuse(403), CloseOnOpen(4401)])
-def test_refused_static_token_fails(
+def test_refused_static_token_backs_off_then_connects(
     dialect: str, fault: Any, home: Path, arun: Callable[..., Any]
 ) -> None:
     async def scenario() -> None:
         async with running(dialect, home, attempt_faults=[fault]) as h:
-            failed = await h.rec.wait_state(ConnectionState.FAILED)
-            assert "refused the token" in failed.error
-            assert h.fake.token not in failed.error
-            assert h.fake.handshake_attempts == 1
+            backoff = await h.rec.wait_state(ConnectionState.BACKOFF)
+            assert "refused the token" in backoff.error
+            assert h.fake.token not in backoff.error
+            await h.rec.wait_state(ConnectionState.CONNECTED)  # once the gateway accepts it
+            assert h.rec.count(ConnectionState.FAILED) == 0
+            assert h.fake.handshake_attempts == 2
 
     arun(scenario())
 
@@ -320,13 +322,20 @@ def test_restart_with_new_epochs_resubscribes(
     assert took < 2.0
 
 
-def test_c_ticket_refused_every_time_gives_up(home: Path, arun: Callable[..., Any]) -> None:
+def test_c_ticket_refused_every_time_keeps_backing_off_with_fresh_tickets(
+    home: Path, arun: Callable[..., Any]
+) -> None:
     async def scenario() -> None:
-        faults = [CloseOnOpen(4401)] * 10
+        faults = [CloseOnOpen(4401)] * 6
         async with running("C", home, attempt_faults=faults) as h:
-            failed = await h.rec.wait_state(ConnectionState.FAILED)
-            assert "refused the token (close code 4401)" in failed.error
-            assert h.fake.handshake_attempts == 4  # the first + MAX_AUTH_RETRIES fresh tickets
+            fifth = await h.rec.wait_state(ConnectionState.BACKOFF, count=5)
+            assert "refused the token (close code 4401)" in fifth.error
+            assert "refused 5 times in a row" in fifth.error
+            assert fifth.attempt == 5  # growing, not reset by each accepted socket
+            assert h.rec.count(ConnectionState.FAILED) == 0
+            await h.rec.wait_state(ConnectionState.CONNECTED, count=7)  # the 7th ticket holds
+            assert h.control is not None
+            assert len(h.control.tickets) == 7  # a fresh ticket for every dial
 
     arun(scenario())
 

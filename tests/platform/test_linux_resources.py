@@ -1,7 +1,7 @@
 """The Linux desktop files: valid for the real validators, consistent with the code.
 
-The validator tests skip when the tools are missing; CI installs them with
-``apt-get install desktop-file-utils appstream`` (and ``librsvg2-bin`` for the icon check).
+The validator tests skip when the tools are missing; ``scripts/test.sh`` installs them
+(``apt-get install desktop-file-utils appstream librsvg2-bin``).
 """
 
 from __future__ import annotations
@@ -26,10 +26,19 @@ METAINFO = LINUX / f"{APP_ID}.metainfo.xml"
 APP_ICON = ROOT / "resources" / "icons" / "hermes-tray.svg"  # installed as <APP_ID>.svg
 
 
+# The Debian package of each tool, for the skip message.
+PACKAGES = {
+    "desktop-file-validate": "desktop-file-utils",
+    "appstreamcli": "appstream",
+    "rsvg-convert": "librsvg2-bin",
+}
+
+
 def run_tool(*args: str | Path) -> subprocess.CompletedProcess[str]:
     tool = shutil.which(str(args[0]))
     if tool is None:
-        pytest.skip(f"{args[0]} is not installed (apt: desktop-file-utils / appstream)")
+        package = PACKAGES.get(str(args[0]), "?")
+        pytest.skip(f"{args[0]} is not installed (apt-get install {package})")
     return subprocess.run(
         [tool, *map(str, args[1:])], capture_output=True, text=True, timeout=60, check=False
     )

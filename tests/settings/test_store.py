@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,3 +185,53 @@ def test_unreadable_file_gives_defaults_without_moving_it(
     assert load_settings() == Settings()
     assert path.is_dir()
     assert "Cannot read settings file" in caplog.text
+
+
+def test_a_fifo_in_place_of_the_file_neither_hangs_loading_nor_saving(
+    config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = config_dir / "settings.json"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)  # before: read_bytes() blocked forever waiting for a writer
+    assert load_settings() == Settings()
+    assert stat.S_ISFIFO(path.stat().st_mode)  # left where it is
+    assert "a FIFO, not a regular file" in caplog.text
+    assert "left it unchanged" in caplog.text
+    with pytest.raises(OSError, match="a FIFO"):
+        save_settings(sample())
+    assert stat.S_ISFIFO(path.stat().st_mode)
+
+
+def test_a_file_nested_a_thousand_levels_deep_is_refused_not_a_crash(
+    config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = config_dir / "settings.json"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    deep = '{"schema_version": 1, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text(deep, encoding="utf-8")
+    assert load_settings(clock=fixed_clock) == Settings()  # before: RecursionError
+    assert "nested deeper than" in caplog.text
+    [kept] = config_dir.glob("settings.json.bad-*")
+    assert kept.read_text(encoding="utf-8") == deep  # the content itself is untouched
+
+
+def test_nesting_below_the_parser_limit_but_past_the_schema_is_refused_too(
+    config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = config_dir / "settings.json"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"x": ' + "[" * 500 + "]" * 500 + "}", encoding="utf-8")
+    assert load_settings(clock=fixed_clock) == Settings()
+    assert "nested deeper than" in caplog.text
+
+
+def test_an_oversized_file_is_not_read_and_left_unchanged(
+    config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = config_dir / "settings.json"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as stream:  # sparse: big on paper, nothing on disk
+        stream.truncate(store_module.MAX_SETTINGS_BYTES + 1)
+    assert load_settings() == Settings()
+    assert path.stat().st_size == store_module.MAX_SETTINGS_BYTES + 1
+    assert "more than the" in caplog.text

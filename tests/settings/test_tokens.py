@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import stat
 from pathlib import Path
 
@@ -129,6 +130,24 @@ def test_a_corrupt_fallback_file_is_kept_aside(tmp_path: Path) -> None:
     assert tokens.get("gw1") is None
     kept = [p.name for p in tmp_path.iterdir() if p.name.startswith("tokens.json.bad-")]
     assert len(kept) == 1
+
+
+def test_a_fifo_in_place_of_the_fallback_file_does_not_hang(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "tokens.json"
+    os.mkfifo(path)  # before: read_text() blocked forever waiting for a writer
+    tokens = TokenStore(tmp_path, backend=keyring.backends.fail.Keyring())
+    assert tokens.get("gw1") is None
+    assert stat.S_ISFIFO(path.stat().st_mode)
+    assert "a FIFO, not a regular file" in caplog.text
+
+
+def test_a_fallback_file_nested_past_the_parser_limit_is_kept_aside(tmp_path: Path) -> None:
+    (tmp_path / "tokens.json").write_text("[" * 100_000 + "]" * 100_000)
+    tokens = TokenStore(tmp_path, backend=keyring.backends.fail.Keyring())
+    assert tokens.get("gw1") is None  # before: RecursionError out of get()
+    assert [p.name.startswith("tokens.json.bad-") for p in tmp_path.iterdir()] == [True]
 
 
 def test_the_default_directory_is_the_config_dir(config_dir: Path) -> None:

@@ -185,3 +185,19 @@ def test_outcome_words():
     assert outcome_text(Outcome(OutcomeKind.UNKNOWN, None, "connection lost")) == (
         "unknown: connection lost"
     )
+
+
+def test_a_decision_whose_socket_died_is_journalled_as_fate_unknown_never_approved(
+    recorder, journal
+):
+    """Written into a socket that then died: SENDING is no outcome, UNKNOWN is recorded."""
+    assert recorder.decided(made()) is None
+    assert recorder.approval_changed("g1", approval("k1", phase=ApprovalPhase.SENDING)) is None
+    assert not journal.path.exists()  # "I pressed Approve" is not what happened
+    entry = recorder.approval_changed(
+        "g1", resolved(kind=OutcomeKind.UNKNOWN, choice=None, reason="the connection was lost")
+    )
+    assert entry is not None
+    assert entry.outcome == "unknown: the connection was lost"
+    assert [row["outcome"] for row in lines(journal)] == ["unknown: the connection was lost"]
+    assert " ○ " in entry_line(entry, DECIDED)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,7 +15,12 @@ import pytest
 from PySide6.QtNetwork import QLocalSocket
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.single_instance import SHOW_APPROVALS, SingleInstance, default_server_name
+from desktop.ui.single_instance import (
+    SHOW_APPROVALS,
+    SingleInstance,
+    default_server_name,
+    is_private_dir,
+)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket paths")
 
@@ -139,10 +146,60 @@ def test_default_name_is_per_user_and_per_config_dir(
     assert default_server_name() != name_b
 
 
-def test_default_name_without_a_runtime_dir_is_a_plain_name(
-    monkeypatch: pytest.MonkeyPatch,
+def test_without_a_runtime_dir_the_socket_lives_in_a_private_dir_of_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("XDG_RUNTIME_DIR")
-    name = default_server_name()
-    assert "/" not in name
-    assert name.startswith("hermes-tray-")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    name = Path(default_server_name())
+    assert name.parent == tmp_path / f"hermes-tray-{os.getuid()}"  # before: a bare name in /tmp
+    assert name.name.startswith("hermes-tray-")
+    info = name.parent.stat()
+    assert stat.S_IMODE(info.st_mode) == 0o700
+    assert info.st_uid == os.getuid()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o755])
+def test_a_directory_others_can_enter_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int
+) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    runtime.chmod(mode)
+    squatted = tmp_path / f"hermes-tray-{os.getuid()}"  # created first by someone else
+    squatted.mkdir()
+    squatted.chmod(mode)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("HERMES_TRAY_CONFIG_DIR", str(tmp_path / "config"))
+    name = Path(default_server_name())
+    assert name.parent == tmp_path / "config" / "run"
+    assert is_private_dir(str(name.parent))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs chown")
+def test_another_users_socket_does_not_make_the_tray_exit(qapp: object, tmp_path: Path) -> None:
+    path = tmp_path / "tray.sock"
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind(str(path))
+    squatter.listen(8)  # it even answers: before, the launch "found the running tray" and quit
+    os.chown(path, 4242, 4242)
+    instance = SingleInstance(str(path), timeout_ms=500)
+    try:
+        assert instance.start() is True
+        assert instance.is_primary
+        assert path.stat().st_uid == os.getuid()  # our own socket replaced the squatter's
+    finally:
+        instance.close()
+        squatter.close()
+
+
+def test_a_non_socket_file_at_the_name_is_replaced(qapp: object, tmp_path: Path) -> None:
+    path = tmp_path / "tray.sock"
+    path.write_text("not a socket")
+    instance = SingleInstance(str(path), timeout_ms=500)
+    try:
+        assert instance.start() is True
+        assert stat.S_ISSOCK(path.stat().st_mode)
+    finally:
+        instance.close()
