@@ -280,6 +280,20 @@ async def _end_timeboxed_yolo(bridge: GatewayBridge, shell: TrayShell) -> None:
         log.exception("could not switch time-boxed YOLO off at quit")
 
 
+def _url_name(url: str) -> str:
+    """A person's name for a gateway given as a URL: its host and port, never its query."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        where = parts.hostname or "?"
+        if parts.port:
+            where += f":{parts.port}"
+    except ValueError:
+        where = "the address you gave"
+    return f"Hermes at {where}"
+
+
 async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
@@ -288,7 +302,9 @@ async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[Ga
     if options.gateway:
         log.info("using --gateway %s", redact_url(options.gateway))
         return [
-            GatewayEndpoint("cli", "Gateway from --gateway", EndpointKind.URL, url=options.gateway)
+            GatewayEndpoint(
+                "cli", _url_name(options.gateway), EndpointKind.URL, url=options.gateway
+            )
         ]
     # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
     from desktop.gateway.config import endpoint_from_config

@@ -10,6 +10,15 @@ for an item of the layout it is showing would be dropped. The host does ask for
 closed it; so after an exported ``aboutToShow`` rebuilds wait until ``aboutToHide`` or
 ``HOST_MENU_HOLD_MS`` have passed, whichever is first.
 
+A left click opens the approval dialog when something waits, and the menu otherwise — on a
+StatusNotifierItem host too: xfce4-panel sends ``Activate`` for a left click (Qt reports it as
+``Trigger``) and draws the menu only for a right click, so the tray pops a Qt-drawn copy of the
+menu itself (built for Qt, not for the export, whose labels are escaped differently). A menu the
+tray pops up is rebuilt *before* it is shown, never inside ``aboutToShow``: Qt sizes the popup
+from the actions it had, and a menu that grew while opening came up clipped with a scroll arrow.
+
+The menu lists the most urgent sessions only, and not the finished ones (``menu_sessions``).
+
 Global or risky changes (approval mode, YOLO on, time-boxed YOLO) ask first, with a non-modal
 QMessageBox (``open()``, never ``exec()`` — stack.md §5), and only then call the bridge or
 emit the request. What the app keeps besides the snapshot (time-boxes, recent decisions, start
@@ -28,6 +37,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
 from desktop.ui import icons, menu_text
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.menu_sessions import SessionShelf
 from desktop.ui.plain_text import shown
 from desktop.ui.snapshot import AppSnapshot, session_title
 from desktop.ui.tray_menu import MenuCommands, build_menu
@@ -62,8 +72,13 @@ class TrayController(QObject):
         self._menu_dirty = True
         self._confirm: QMessageBox | None = None
         self.extras: Callable[[], MenuExtras] = MenuExtras
+        self.shelf = SessionShelf()
         self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
         self.menu.setObjectName("tray-menu")
+        self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
+        self._finished_timer = QTimer(self)  # an idle session becomes "finished": rebuild
+        self._finished_timer.setSingleShot(True)
+        self._finished_timer.timeout.connect(self.refresh)
         self.tray = QSystemTrayIcon(self)
         self.tray.setContextMenu(self.menu)
         self._rebuild_timer = QTimer(self)
@@ -90,6 +105,7 @@ class TrayController(QObject):
             timebox=self._ask_timebox,
             open_journal=self.open_journal_requested.emit,
             set_start_at_login=self.start_at_login_toggled.emit,
+            close_session=self._close_session,
         )
         self._render_status()
         self.rebuild_menu()
@@ -105,7 +121,11 @@ class TrayController(QObject):
         """Hide the icon and free the menu (call before the QApplication goes away)."""
         self._rebuild_timer.stop()
         self._host_menu_open.stop()
+        self._finished_timer.stop()
         self._bridge.snapshot_changed.disconnect(self._on_snapshot_changed)
+        if self.click_menu is not None:
+            self.click_menu.deleteLater()
+            self.click_menu = None
         if self._confirm is not None:
             self._confirm.deleteLater()
             self._confirm = None
@@ -141,10 +161,49 @@ class TrayController(QObject):
         self._status = status
 
     def rebuild_menu(self) -> None:
+        pick = self.shelf.pick(self._snapshot)
         build_menu(
-            self.menu, self._snapshot, self._commands, exported=self.exported, extras=self.extras()
+            self.menu,
+            self._snapshot,
+            self._commands,
+            exported=self.exported,
+            extras=self.extras(),
+            pick=pick,
         )
         self._menu_dirty = False
+        change = self.shelf.next_change()
+        if change is None:
+            self._finished_timer.stop()
+        else:
+            delay = max(0.0, change - self.shelf.now())
+            self._finished_timer.start(min(int(delay * 1000) + 1000, 2**31 - 1))
+
+    def _close_session(self, gateway_id: str, session_id: str) -> None:
+        self.shelf.close(gateway_id, session_id)
+        self.refresh()
+
+    def popup_menu(self) -> QMenu:
+        """Pop the menu up at the pointer, built first (so Qt sizes it for what it holds)."""
+        if not self.exported:
+            if self._menu_dirty or self.extras().timeboxes:
+                self.rebuild_menu()
+            menu = self.menu
+        else:
+            if self.click_menu is None:
+                self.click_menu = QMenu()
+                self.click_menu.setObjectName("tray-click-menu")
+            build_menu(
+                self.click_menu,
+                self._snapshot,
+                self._commands,
+                exported=False,
+                extras=self.extras(),
+                pick=self.shelf.pick(self._snapshot),
+            )
+            menu = self.click_menu
+        menu.adjustSize()
+        menu.popup(QCursor.pos())
+        return menu
 
     def _rebuild_if_closed(self) -> None:
         if self._menu_dirty and not self.menu.isVisible() and not self._host_menu_open.isActive():
@@ -162,11 +221,7 @@ class TrayController(QObject):
             self._rebuild_timer.start()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        """A left click opens the dialog when something waits, otherwise the menu.
-
-        With a StatusNotifierItem host the menu's labels are escaped for the host's renderer
-        and the host opens the menu itself (right click), so the tray does not pop it up.
-        """
+        """A left click opens the dialog when something waits, otherwise the menu."""
         if reason not in (
             QSystemTrayIcon.ActivationReason.Trigger,
             QSystemTrayIcon.ActivationReason.DoubleClick,
@@ -174,8 +229,10 @@ class TrayController(QObject):
             return
         if self._snapshot.waiting_count():
             self.review_requested.emit()
-        elif not self.exported and not self.menu.isVisible():
-            self.menu.popup(QCursor.pos())
+            return
+        shown = self.click_menu if self.exported else self.menu
+        if shown is None or not shown.isVisible():
+            self.popup_menu()
 
     # -- confirmations -----------------------------------------------------------------------
     def _ask_mode(self, gateway_id: str, mode: str) -> None:

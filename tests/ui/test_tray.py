@@ -64,7 +64,11 @@ def test_icon_and_tooltip_follow_the_snapshot(setup):
     client.emit(SessionChanged(session(title="<b>Build</b>")))
     client.emit(ApprovalRequested(approval()))
     assert (tray.status.icon_name, tray.status.count) == ("waiting", 1)
-    assert tray.tray.toolTip() == "Hermes Tray — 1 approval waiting"
+    # the waiting session is named, its markup neutralised
+    assert (
+        tray.tray.toolTip()
+        == "Hermes Tray — 1 approval waiting\nWaiting: \u2039b\u203aBuild\u2039/b\u203a (1)"
+    )
     assert not tray.tray.icon().isNull()
 
 
@@ -130,6 +134,26 @@ def test_click_opens_the_menu_when_nothing_waits(setup, qtbot):
     with qtbot.assertNotEmitted(tray.review_requested):
         tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
     qtbot.waitUntil(tray.menu.isVisible)
+
+
+@OFFSCREEN_POPUP
+def test_a_left_click_on_a_status_notifier_host_pops_a_qt_drawn_menu(panel_drawn, qtbot):
+    _bridge, tray, client = panel_drawn
+    client.emit(SessionChanged(session(title="a_b & c")))
+    tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)  # xfce4-panel: Activate
+    qtbot.waitUntil(lambda: tray.click_menu is not None and tray.click_menu.isVisible())
+    sub = tray.click_menu.findChild(type(tray.menu), "session:g1:s1")
+    assert sub is not None
+    assert sub.title().startswith("a_b && c")  # Qt's own escaping, not the export's
+    assert not tray.menu.isVisible()  # the exported menu is the host's to draw
+
+
+def test_a_left_click_on_a_status_notifier_host_reviews_what_waits(panel_drawn, qtbot):
+    _bridge, tray, client = panel_drawn
+    client.emit(ApprovalRequested(approval()))
+    with qtbot.waitSignal(tray.review_requested):
+        tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+    assert tray.click_menu is None
 
 
 def _answer(qtbot, tray, accept: bool):
