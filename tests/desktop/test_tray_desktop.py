@@ -132,8 +132,9 @@ async def scenario() -> None:
         await xdesk.settle(0.5)  # the notification for this batch is up too; let it land
         await xdesk.click(icon_x, icon_y, button=3)  # the panel draws the menu (dbusmenu)
         await xdesk.settle(1.0)
-        # Keyboard into the waiting session's submenu: Reconnect, tmp, R&D… -> Right.
-        for name in ("Down", "Down", "Down", "Right"):
+        # Keyboard into the waiting session's submenu, listed first (the most urgent):
+        # Reconnect, R&D… -> Right.
+        for name in ("Down", "Down", "Right"):
             await xdesk.key(name)
             await xdesk.settle(0.2)
         await xdesk.settle(0.6)
