@@ -78,6 +78,14 @@ class SessionShelf:
         ]
         return min(times) if times else None
 
+    def peek(self, snapshot: AppSnapshot) -> MenuPick:
+        """What :meth:`pick` would answer now, remembering nothing."""
+        saved = dict(self._idle_since), set(self._closed)
+        try:
+            return self.pick(snapshot)
+        finally:
+            self._idle_since, self._closed = saved
+
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
         now = self._clock()
         candidates: list[tuple[tuple[int, int], int, str, SessionState]] = []

@@ -7,8 +7,12 @@ Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export:
 never visible here, and a rebuild gives every item a new D-Bus id, so a click the panel sends
 for an item of the layout it is showing would be dropped. The host does ask for
 ``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
-closed it; so after an exported ``aboutToShow`` rebuilds wait until ``aboutToHide`` or
-``HOST_MENU_HOLD_MS`` have passed, whichever is first.
+closed it; so after an exported ``aboutToShow`` rebuilds that only change words wait until
+``aboutToHide`` or ``HOST_MENU_HOLD_MS`` have passed, whichever is first. A change of the
+menu's *shape* (a session, gateway or entry comes or goes) is rebuilt at once all the same:
+xfce4-panel opens the layout it has and applies a layout that grows while it opens as a
+clipped menu with a scroll arrow (seen under Xvfb: open, a new session, open again), while a
+click on a renumbered item is only lost, never misdirected.
 
 A left click opens the approval dialog when something waits, and the menu otherwise — on a
 StatusNotifierItem host too: xfce4-panel sends ``Activate`` for a left click (Qt reports it as
@@ -73,6 +77,7 @@ class TrayController(QObject):
         self._confirm: QMessageBox | None = None
         self.extras: Callable[[], MenuExtras] = MenuExtras
         self.shelf = SessionShelf()
+        self._built_shape: tuple[object, ...] = ()
         self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
         self.menu.setObjectName("tray-menu")
         self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
@@ -161,6 +166,7 @@ class TrayController(QObject):
         self._status = status
 
     def rebuild_menu(self) -> None:
+        self._built_shape = self._shape()
         pick = self.shelf.pick(self._snapshot)
         build_menu(
             self.menu,
@@ -206,8 +212,25 @@ class TrayController(QObject):
         return menu
 
     def _rebuild_if_closed(self) -> None:
-        if self._menu_dirty and not self.menu.isVisible() and not self._host_menu_open.isActive():
+        if not self._menu_dirty or self.menu.isVisible():
+            return
+        if not self._host_menu_open.isActive() or self._shape() != self._built_shape:
             self.rebuild_menu()
+
+    def _shape(self) -> tuple[object, ...]:
+        """What decides the top level's entries (not their words): see the module docstring."""
+        extras = self.extras()
+        pick = self.shelf.peek(self._snapshot)
+        return (
+            tuple(
+                (g.gateway_id, g.link, bool(g.error), bool(g.sessions))
+                for g in self._snapshot.gateways
+            ),
+            tuple((gid, s.session_id) for gid, ss in pick.shown.items() for s in ss),
+            pick.more > 0,
+            extras.recent is not None,
+            extras.start_at_login is not None,
+        )
 
     def _on_about_to_show(self) -> None:
         if self._menu_dirty or self.extras().timeboxes:  # a countdown is shown: make it current
