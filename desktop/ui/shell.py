@@ -35,7 +35,7 @@ from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings, app_risk_check
+from desktop.ui.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
@@ -66,6 +66,7 @@ class TrayShell(QObject):
         open_url: Callable[[QUrl], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
+        high_risk: HighRisk | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
@@ -73,7 +74,11 @@ class TrayShell(QObject):
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
         self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
-            bridge, self.tray.show_message, notify_settings, parent=self, high_risk=app_risk_check()
+            bridge,
+            self.tray.show_message,
+            notify_settings,
+            parent=self,
+            high_risk=high_risk or app_risk_check(),
         )
         self.notifications.dialog_focused = self._dialog_focused
         self.settings: SettingsController | None = None

@@ -11,7 +11,13 @@ import dataclasses
 import pytest
 
 from desktop.core.model import ApprovalPhase, Outcome, OutcomeKind
-from desktop.ui.notify_policy import SUMMARY_REF, ActionKind, NotifyPolicy, NotifySettings
+from desktop.ui.notify_policy import (
+    SUMMARY_REF,
+    ActionKind,
+    NotifyPolicy,
+    NotifySettings,
+    app_risk_check,
+)
 from tests.ui.builders import approval
 
 SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.5)
@@ -185,3 +191,11 @@ def test_the_batch_notification_offers_deny_and_stop():
     assert stop is not None
     assert stop.keys == ("k1", "k2")
     assert stop.label == "Deny and stop the agent"
+
+
+def test_with_the_apps_risk_check_a_destructive_command_is_review_only():
+    p = policy(app_risk_check())
+    [plan] = announce(p, approval("k1", command="rm -rf build"))
+    assert ActionKind.APPROVE not in kinds(plan)
+    [plan] = announce(p, approval("k2", batch="b2", command="ls -la"))
+    assert ActionKind.APPROVE in kinds(plan)
