@@ -61,8 +61,8 @@ class NewTaskDialog(QDialog):
             "What should the agent do? e.g. “Run the tests and fix what fails”"
         )
         self.hint = QLabel(
-            "The tray follows the new session, so its approvals come here. "
-            "(On Hermes 0.19.0 this is the way to start work the tray can watch.)"
+            "Ctrl+Enter starts. Hermes Tray follows the new session, so the commands it wants "
+            "to run ask you here."
         )
         self.hint.setTextFormat(Qt.TextFormat.PlainText)
         self.hint.setWordWrap(True)

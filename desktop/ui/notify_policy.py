@@ -415,7 +415,8 @@ class NotifyPolicy:
                 more = len(rows) - BODY_COMMANDS
                 body += "\n" + "\n".join(listed) + (f"\n… and {more} more" if more > 0 else "")
         if urgent:
-            body = "Hermes stops waiting soon and will not run it.\n" + body
+            left = int(self.settings.escalate_before)
+            body = f"Hermes stops waiting in about {left} s; unanswered, nothing runs.\n" + body
         actions: list[NotifyAction] = []
         if len(rows) == 1 and self.approvable(rows[0]):
             actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
