@@ -9,10 +9,11 @@ for an item of the layout it is showing would be dropped. The host does ask for
 ``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
 closed it; so after an exported ``aboutToShow`` rebuilds that only change words wait until
 ``aboutToHide`` or ``HOST_MENU_HOLD_MS`` have passed, whichever is first. A change of the
-menu's *shape* (a session, gateway or entry comes or goes) is rebuilt at once all the same:
-xfce4-panel opens the layout it has and applies a layout that grows while it opens as a
-clipped menu with a scroll arrow (seen under Xvfb: open, a new session, open again), while a
-click on a renumbered item is only lost, never misdirected.
+menu's *shape* (a session, gateway or entry comes or goes) waits only ``HOST_SHAPE_GRACE_MS``
+after the opening: xfce4-panel opens the layout it already has, and a layout that grows while
+it opens comes up clipped with a scroll arrow (seen under Xvfb: open, a new session, open
+again). A person who clicks does so within the grace (the click reaches the item shown); a
+later click on a renumbered item is lost, never misdirected.
 
 A left click opens the approval dialog when something waits, and the menu otherwise — on a
 StatusNotifierItem host too: xfce4-panel sends ``Activate`` for a left click (Qt reports it as
@@ -51,6 +52,8 @@ from desktop.ui.tray_status import TrayStatus, tray_status
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
 HOST_MENU_HOLD_MS = 15_000
+# ... but a change of the menu's shape waits only this long after the host opened it.
+HOST_SHAPE_GRACE_MS = 3_000
 
 
 class TrayController(QObject):
@@ -78,6 +81,7 @@ class TrayController(QObject):
         self.extras: Callable[[], MenuExtras] = MenuExtras
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
+        self.shape_grace_ms = HOST_SHAPE_GRACE_MS
         self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
         self.menu.setObjectName("tray-menu")
         self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
@@ -94,6 +98,9 @@ class TrayController(QObject):
         self._host_menu_open.setSingleShot(True)
         self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
         self._host_menu_open.timeout.connect(self._rebuild_if_closed)
+        self._shape_timer = QTimer(self)  # the end of the shape grace (see the docstring)
+        self._shape_timer.setSingleShot(True)
+        self._shape_timer.timeout.connect(self._rebuild_if_closed)
         self.menu.aboutToShow.connect(self._on_about_to_show)
         self.menu.aboutToHide.connect(self._on_about_to_hide)
         self.tray.activated.connect(self._on_activated)
@@ -126,6 +133,7 @@ class TrayController(QObject):
         """Hide the icon and free the menu (call before the QApplication goes away)."""
         self._rebuild_timer.stop()
         self._host_menu_open.stop()
+        self._shape_timer.stop()
         self._finished_timer.stop()
         self._bridge.snapshot_changed.disconnect(self._on_snapshot_changed)
         if self.click_menu is not None:
@@ -214,8 +222,16 @@ class TrayController(QObject):
     def _rebuild_if_closed(self) -> None:
         if not self._menu_dirty or self.menu.isVisible():
             return
-        if not self._host_menu_open.isActive() or self._shape() != self._built_shape:
+        if not self._host_menu_open.isActive():
             self.rebuild_menu()
+            return
+        if self._shape() == self._built_shape:
+            return  # words only: wait for the hold
+        opened_for = HOST_MENU_HOLD_MS - self._host_menu_open.remainingTime()
+        if opened_for >= self.shape_grace_ms:
+            self.rebuild_menu()
+        else:
+            self._shape_timer.start(max(1, self.shape_grace_ms - opened_for))
 
     def _shape(self) -> tuple[object, ...]:
         """What decides the top level's entries (not their words): see the module docstring."""
@@ -226,7 +242,8 @@ class TrayController(QObject):
                 (g.gateway_id, g.link, bool(g.error), bool(g.sessions))
                 for g in self._snapshot.gateways
             ),
-            tuple((gid, s.session_id) for gid, ss in pick.shown.items() for s in ss),
+            # which sessions, not their order: a reorder keeps the size (no clipping)
+            frozenset((gid, s.session_id) for gid, ss in pick.shown.items() for s in ss),
             pick.more > 0,
             extras.recent is not None,
             extras.start_at_login is not None,

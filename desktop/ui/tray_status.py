@@ -133,8 +133,9 @@ def _waiting_sessions(snapshot: AppSnapshot) -> list[tuple[str, int, bool]]:
         counts: dict[str, int] = {}
         for a in g.waiting:
             counts[a.session_id] = counts.get(a.session_id, 0) + 1
+        by_id = {s.session_id: s for s in g.sessions} if counts else {}
         for sid, n in counts.items():
-            session = g.session(sid)
+            session = by_id.get(sid)
             title = session_title(session, sid)
             found.append((title, n, bool(session is not None and session.yolo.effective)))
     found.sort(key=lambda item: -item[1])
