@@ -101,7 +101,7 @@ class NotificationController(QObject):
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
         for gateway_id, batch_id in self.policy.approval_changed(
-            update.gateway_id, update.approval, self._clock()
+            update.gateway_id, update.approval, self._clock(), update.session_title
         ):
             if self.native:
                 self._bridge.withdraw_notification(gateway_id, batch_id)

@@ -235,7 +235,7 @@ class NotifyPolicy:
         batch.approvals[approval.key] = approval
 
     def approval_changed(
-        self, gateway_id: str, approval: Approval, now: float | None = None
+        self, gateway_id: str, approval: Approval, now: float | None = None, session_title: str = ""
     ) -> list[BatchRef]:
         """A row changed. Returns notifications to withdraw (their last open row closed)."""
         ref = (gateway_id, approval.batch_id)
@@ -252,7 +252,7 @@ class NotifyPolicy:
         withdraw: list[BatchRef] = []
         if announced is not None and approval.key in announced.approvals:
             if resolved:
-                self._note_expired(announced, approval)
+                self._note_expired(gateway_id, announced.session_title, approval)
                 del announced.approvals[approval.key]
             else:
                 announced.approvals[approval.key] = approval
@@ -269,7 +269,7 @@ class NotifyPolicy:
             else:
                 self._touch(announced, self._last_change if now is None else now)
         elif resolved and batch is None:
-            self._note_expired(None, approval)
+            self._note_expired(gateway_id, session_title or approval.session_id, approval)
         return withdraw
 
     def gateway_connected(self, gateway_id: str, now: float) -> None:
@@ -289,12 +289,10 @@ class NotifyPolicy:
             batch.dirty = True
         self._last_change = now
 
-    def _note_expired(self, batch: _Batch | None, approval: Approval) -> None:
+    def _note_expired(self, gateway_id: str, title: str, approval: Approval) -> None:
         outcome = approval.outcome
         if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
             return
-        title = batch.session_title if batch is not None else approval.session_id
-        gateway_id = batch.gateway_id if batch is not None else ""
         for i, notice in enumerate(self._blocked):
             if notice.session_id == approval.session_id and notice.gateway_id == gateway_id:
                 self._blocked[i] = BlockedNotice(

@@ -199,3 +199,16 @@ def test_with_the_apps_risk_check_a_destructive_command_is_review_only():
     assert ActionKind.APPROVE not in kinds(plan)
     [plan] = announce(p, approval("k2", batch="b2", command="ls -la"))
     assert ActionKind.APPROVE in kinds(plan)
+
+
+def test_a_row_that_expired_before_it_was_announced_is_reported_with_its_session():
+    p = policy(quiet_after_start=1000.0)  # still quiet: nothing announced yet
+    p.approval_requested("g", approval("k1", command="make deploy"), "Build", T)
+    p.approval_changed("g", approval("k1", command="make deploy", phase=ApprovalPhase.SENDING), T)
+    row = dataclasses.replace(
+        approval("k1", command="make deploy", phase=ApprovalPhase.RESOLVED),
+        outcome=Outcome(OutcomeKind.EXPIRED, None, "nobody answered in time"),
+    )
+    p.approval_changed("g", row, T + 300, "Build")
+    [notice] = p.take_blocked()
+    assert notice.body == "Build: Hermes did not run\n• make deploy"
