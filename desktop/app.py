@@ -280,6 +280,20 @@ async def _end_timeboxed_yolo(bridge: GatewayBridge, shell: TrayShell) -> None:
         log.exception("could not switch time-boxed YOLO off at quit")
 
 
+def _url_name(url: str) -> str:
+    """A person's name for a gateway given as a URL: its host and port, never its query."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        where = parts.hostname or "?"
+        if parts.port:
+            where += f":{parts.port}"
+    except ValueError:
+        where = "the address you gave"
+    return f"Hermes at {where}"
+
+
 async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
@@ -290,7 +304,7 @@ async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[Ga
         return [
             GatewayEndpoint(
                 "cli",
-                "Gateway from --gateway",
+                _url_name(options.gateway),
                 EndpointKind.URL,
                 url=options.gateway,
                 token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN

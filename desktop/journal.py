@@ -68,6 +68,8 @@ class Surface(enum.Enum):
     NOTIFICATION = "notification"
     KEYBOARD = "keyboard"
     MENU = "menu"
+    REASK = "tray.reask"  # the tray denied a re-ask of a command the person had denied
+    NOBODY = "nobody"  # nobody answered in time: Hermes denied it
 
 
 @dataclass(frozen=True, slots=True)

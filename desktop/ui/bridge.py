@@ -34,7 +34,7 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import DecisionResult
+from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult
 from desktop.gateway.errors import GatewayError
 from desktop.ui.app_state import AppState
 from desktop.ui.approvals.requests import DecisionRequest
@@ -53,6 +53,7 @@ from desktop.ui.bridge_events import (
 )
 from desktop.ui.bridge_notify import NotificationSlots
 from desktop.ui.bridge_yolo import YoloSlots
+from desktop.ui.reask_guard import SURFACE_REASK, DenyMemory
 from desktop.ui.snapshot import AppSnapshot
 from desktop.ui.yolo_verify import SETTLE_SECONDS
 
@@ -93,6 +94,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._notifier: Any = None  # desktop.ui.native_notify.NativeNotifier
         self._closing = False
+        self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     # -- set-up and shutdown -----------------------------------------------------------------
     def add_gateway(self, endpoint: Any) -> ClientLike:
@@ -116,6 +118,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         if client is None:
             return
         self._listeners.pop(gateway_id).detach()
+        self.deny_memory.forget_gateway(gateway_id)
         self._state.remove_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
         if self._loop is not None:
@@ -186,6 +189,10 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
                 else self.approval_changed
             )
             signal.emit(update)
+            if isinstance(event, ApprovalRequested) and self.deny_memory.is_reask_of_denied(
+                gateway_id, event.approval
+            ):
+                self._deny_reask_soon(gateway_id, event.approval)
         elif isinstance(event, SessionChanged):
             self._wake((gateway_id, event.session.session_id))
             self.session_changed.emit(SessionUpdate(gateway_id, event.session))
@@ -226,6 +233,8 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
             request.surface,
             "sent" if result.sent else f"refused ({result.reason})",
         )
+        if request.choice is Choice.DENY and shown is not None:
+            self.deny_memory.denied(request.gateway_id, shown)
         session_id = shown.session_id if shown else ""
         self.decision_made.emit(
             DecisionMade(
@@ -254,6 +263,39 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         return result
 
     approve = decide  # the brief's name for the same slot
+
+    def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: str) -> None:
+        """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
+        sessions: list[str] = []
+        for key in keys:
+            row = self._state.approval(gateway_id, key)
+            if row is not None and row.session_id not in sessions:
+                sessions.append(row.session_id)
+            self.decide(DecisionRequest(gateway_id, key, Choice.DENY, surface))
+        for session_id in sessions:
+            if gateway_id in self._clients:
+                self.interrupt(gateway_id, session_id)
+
+    def _deny_reask_soon(self, gateway_id: str, approval: Approval) -> None:
+        """Answer a re-ask of a denied command with deny, after this event is delivered.
+
+        Not on the stack of the core's own event delivery: the core is still handling the
+        frame that asked. The row must still be the same, waiting command when the answer goes.
+        """
+
+        def answer() -> None:
+            row = self._state.approval(gateway_id, approval.key)
+            if (
+                self._closing
+                or row is None
+                or row.phase is not ApprovalPhase.WAITING
+                or row.command != approval.command
+            ):
+                return
+            self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))
+
+        if self._loop is not None:
+            self._loop.call_soon(answer)
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from desktop.core.model import Approval, ApprovalPhase, Outcome, OutcomeKind
+from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
 from desktop.journal import JournalEntry, Surface
 from desktop.ui.bridge_events import DecisionMade
 
@@ -128,12 +128,33 @@ class DecisionRecorder:
             self._write(oldest.made, oldest.at, "unknown: no outcome reported in time")
         return None
 
-    def approval_changed(self, gateway_id: str, approval: Approval) -> JournalEntry | None:
-        """An approval changed; a RESOLVED one completes its decision's journal line."""
+    def approval_changed(
+        self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
+    ) -> JournalEntry | None:
+        """An approval changed; a RESOLVED one completes its decision's journal line.
+
+        A row that expired with no decision from here is journaled too (choice "none", surface
+        "nobody"): Hermes denied it because nobody answered in time, and the person should
+        find that in the journal.
+        """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
         ident = (gateway_id, approval.key)
         pending = self._pending.pop(ident, None)
+        if pending is None and approval.outcome.kind is OutcomeKind.EXPIRED:
+            made = DecisionMade(
+                gateway_id,
+                gateway_name,
+                approval.key,
+                Choice.DENY,
+                Surface.NOBODY.value,
+                True,
+                "",
+                approval.session_id,
+                session_title,
+                approval.command,
+            )
+            return self._write(made, self._clock(), outcome_text(approval.outcome), choice="none")
         if pending is None:  # not decided here, or decided but decide() has not returned yet
             self._resolved[ident] = approval.outcome
             self._resolved.move_to_end(ident)
@@ -159,14 +180,16 @@ class DecisionRecorder:
             written.append(self._write(pending.made, pending.at, f"unknown: {reason}"))
         return written
 
-    def _write(self, made: DecisionMade, at: datetime, outcome: str) -> JournalEntry:
+    def _write(
+        self, made: DecisionMade, at: datetime, outcome: str, choice: str = ""
+    ) -> JournalEntry:
         entry = self._journal.record(
             gateway_id=made.gateway_id,
             gateway_name=made.gateway_name,
             session_id=made.session_id,
             session_title=made.session_title,
             command=made.command,
-            choice=made.choice.value,
+            choice=choice or made.choice.value,
             surface=_surface(made.surface),
             outcome=outcome,
             at=at,

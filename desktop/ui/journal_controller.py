@@ -125,7 +125,12 @@ class JournalController(QObject):
             self._wrote()
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
-        if self.recorder.approval_changed(update.gateway_id, update.approval) is not None:
+        if (
+            self.recorder.approval_changed(
+                update.gateway_id, update.approval, update.gateway_name, update.session_title
+            )
+            is not None
+        ):
             self._wrote()
 
     def _on_gateway_removed(self, gateway_id: str) -> None:

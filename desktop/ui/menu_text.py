@@ -100,14 +100,21 @@ def todo_line(mark_status: TodoStatus, content: str) -> str:
     return f"{TODO_MARKS[mark_status]} {content}"
 
 
+_YOLO_WHY = {
+    YoloSource.MODE_OFF: "approvals are off for this whole gateway",
+    YoloSource.ENVIRONMENT: "Hermes was started with YOLO on",
+}
+
+
 def yolo_line(yolo: YoloState) -> str:
+    """Plain words: whether commands run without asking, and why (technical names: doctor)."""
     if not yolo.effective:
-        return "YOLO: off (approvals asked)"
-    return (
-        f"YOLO: on — set by {yolo.source.value}"
-        if yolo.source is not YoloSource.OFF
-        else "YOLO: on"
-    )
+        return "YOLO: off — commands ask first"
+    return f"YOLO: on — {_YOLO_WHY.get(yolo.source, 'commands run without asking')}"
+
+
+def more_sessions_line(count: int) -> str:
+    return f"{count:,} more session{'s' if count != 1 else ''}, quieter ones…"
 
 
 def yolo_lock_reason(yolo: YoloState) -> str:
@@ -149,9 +156,8 @@ def mode_confirmation(mode: str, gateway_name: str) -> str:
 
 
 def gateway_header(name: str, state_name: str, dialect: Dialect | None, version: str) -> str:
+    """``Local — connected · Hermes 0.22.2``: the protocol dialect is for doctor and the log."""
     parts = [f"{name} — {state_name}"]
-    if dialect is not None:
-        parts.append(dialect.value)
     if version:
         parts.append(f"Hermes {version}")
     return " · ".join(parts)

@@ -1,33 +1,54 @@
-"""Native desktop notifications through desktop-notifier (org.freedesktop.Notifications).
+"""Native desktop notifications over org.freedesktop.Notifications, with dbus-fast.
 
-Why this is asyncio code with no Qt: desktop-notifier talks D-Bus with dbus-fast on the running
-loop (stack.md §4.3: create it inside the running qasync loop; its button callbacks then run on
-the main thread). Only the bridge drives this class, so the "one QObject meets asyncio" rule
-holds; QtDBus cannot send ``Notify`` from PySide6 at all (stack.md §4.4).
+Why asyncio code with no Qt: dbus-fast talks D-Bus on the running loop (stack.md §4.3: its
+signal callbacks then run on the main thread). Only the bridge drives this class, so the "one
+QObject meets asyncio" rule holds; QtDBus cannot send ``Notify`` from PySide6 at all (§4.4).
+
+Why dbus-fast directly and not desktop-notifier's ``send``: an approval notification must live
+as long as the question, and desktop-notifier 6.2 always sends ``replaces_id`` 0 (no update in
+place), only the urgency hint (no ``resident``) and hides the server's capability list (so the
+body cannot be escaped for ``body-markup``). dbus-fast is the library desktop-notifier itself
+uses, so nothing new is installed. What this class does with the server:
+
+* ``expire_timeout`` 0 (never expires) and the ``resident`` hint where the server has
+  ``persistence``: the bubble stays until the tray withdraws it (``CloseNotification``);
+* ``replaces_id``: a batch's notification is updated in place as rows come, go or are asked
+  again; an escalation closes it and raises it again, critical;
+* the body is entity-escaped when the server advertises ``body-markup`` and sent raw when it
+  does not, so ``&&`` and ``<<`` read exactly as the command has them;
+* button identifiers carry the plan's generation (``approve.7``): a click that raced an update
+  of the same notification acts on nothing rather than on the newer content.
 
 ``start`` probes the service once: with no notification service on the bus (or no bus), the app
-falls back to ``QSystemTrayIcon.showMessage`` (no buttons). desktop-notifier and dbus-fast are
-imported by ``start``, not with this module: the bridge starts the notifier on first use
-(``desktop.ui.bridge_notify``), so an idle tray does not carry them.
+falls back to ``QSystemTrayIcon.showMessage`` (no buttons). dbus-fast is imported by ``start``,
+not with this module: the bridge starts the notifier on first use (``desktop.ui.bridge_notify``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import html
+import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from desktop.ui.notify_policy import ActionKind, NotificationPlan
-
-if TYPE_CHECKING:
-    from desktop_notifier import DesktopNotifier
 
 log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[NotificationPlan, ActionKind], None]
+
+BUS_NAME = "org.freedesktop.Notifications"
+OBJECT_PATH = "/org/freedesktop/Notifications"
+URGENCY_NORMAL = 1
+URGENCY_CRITICAL = 2
+NEVER_EXPIRES = 0
+SERVER_DEFAULT_EXPIRY = -1
+CLOSED_BY_USER = 2
+# xfce4-notifyd draws a "default" action as an unlabeled button (it has no body click)
+NO_DEFAULT_ACTION_SERVERS = ("Xfce Notify Daemon",)
 
 
 class NativeNotifier:
@@ -35,110 +56,201 @@ class NativeNotifier:
 
     def __init__(self, app_name: str, icon_path: Path | None = None) -> None:
         self._app_name = app_name
-        self._icon_path = icon_path if icon_path and icon_path.exists() else None
-        self._notifier: DesktopNotifier | None = None
-        self._shown: dict[tuple[str, str], str] = {}  # (gateway, batch) -> notification id
+        self._icon = icon_path.as_uri() if icon_path and icon_path.exists() else ""
+        self._bus: Any = None  # dbus_fast.aio.MessageBus
+        self._iface: Any = None  # the org.freedesktop.Notifications proxy interface
+        self._shown: dict[tuple[str, str], int] = {}  # plan ref -> notification id
+        self._plans: dict[int, tuple[NotificationPlan, int, ActionHandler]] = {}
+        self._dismissed: set[tuple[str, str]] = set()  # closed by the person: no updates
+        self._generation = itertools.count(1)
         # show() and withdraw() of one batch must not overlap: a withdraw that ran while the
         # show was still waiting for the server's reply would find nothing to close.
         self._lock = asyncio.Lock()
         self.available = False
         self.buttons = False
+        self.markup = False
+        self.persistence = False
+        self.capabilities: tuple[str, ...] = ()
+        self.server: tuple[str, ...] = ()
 
     async def start(self, timeout: float = 3.0) -> bool:
-        """Create the notifier on the running loop and ask the service what it can do."""
-        from desktop_notifier import Capability, DesktopNotifier, Icon
+        """Connect to the session bus and ask the service what it can do."""
+        from dbus_fast.aio import MessageBus
 
-        icon = Icon(path=self._icon_path) if self._icon_path is not None else None
-        self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
         try:
-            capabilities = await asyncio.wait_for(self._notifier.get_capabilities(), timeout)
+            self._bus = await asyncio.wait_for(MessageBus().connect(), timeout)
+            introspection = await asyncio.wait_for(
+                self._bus.introspect(BUS_NAME, OBJECT_PATH), timeout
+            )
+            proxy = self._bus.get_proxy_object(BUS_NAME, OBJECT_PATH, introspection)
+            self._iface = proxy.get_interface(BUS_NAME)
+            capabilities = await asyncio.wait_for(self._iface.call_get_capabilities(), timeout)
+            server = await asyncio.wait_for(self._iface.call_get_server_information(), timeout)
         except Exception as exc:  # no bus, no service, or a service that does not answer
             log.info(
                 "no native notification service (%s); using the tray's balloon", type(exc).__name__
             )
+            await self._disconnect()
             self.available = False
             return False
+        self.capabilities = tuple(str(c) for c in capabilities)
+        self.server = tuple(str(s) for s in server)
         self.available = True
-        self.buttons = Capability.BUTTONS in capabilities
-        log.info("native notifications available (buttons: %s)", self.buttons)
+        self.buttons = "actions" in self.capabilities
+        self.markup = "body-markup" in self.capabilities
+        self.persistence = "persistence" in self.capabilities
+        self._iface.on_action_invoked(self._on_action_invoked)
+        self._iface.on_notification_closed(self._on_closed)
+        log.info(
+            "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
+        )
         return True
 
     def is_shown(self, gateway_id: str, batch_id: str) -> bool:
         """Whether the batch's notification is on screen (and its buttons will be heard)."""
-        return (gateway_id, batch_id) in self._shown
+        ref = ("", "") if not batch_id else (gateway_id, batch_id)
+        return ref in self._shown
+
+    def body_for_server(self, body: str) -> str:
+        """``body`` as this server must receive it to show it literally."""
+        return html.escape(body, quote=False) if self.markup else body
 
     async def show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
-        """Send ``plan``; button presses and a click on the body call ``on_action``."""
+        """Send ``plan`` (replacing its batch's notification); presses call ``on_action``."""
         async with self._lock:
             return await self._show(plan, on_action)
 
     async def _show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
-        from desktop_notifier import Button, Urgency
+        from dbus_fast import Variant
 
-        notifier = self._require()
-        buttons = (
-            [
-                Button(
-                    title=action.label,
-                    identifier=action.kind.value,
-                    on_pressed=functools.partial(on_action, plan, action.kind),
-                )
-                for action in plan.actions
-            ]
-            if self.buttons
-            else []
+        iface = self._require()
+        ref = plan.ref
+        if plan.update and ref in self._dismissed:
+            return False  # the person closed it; only an escalation raises it again
+        self._dismissed.discard(ref)
+        replaces = self._shown.get(ref, 0)
+        if replaces and not plan.update:  # a re-notify: a new bubble, the old one goes
+            await self._close(replaces)
+            replaces = 0
+        generation = next(self._generation)
+        actions: list[str] = []
+        if self.buttons:
+            if self.server[:1] and self.server[0] not in NO_DEFAULT_ACTION_SERVERS:
+                actions += ["default", ""]
+            for action in plan.actions:
+                actions += [f"{action.kind.value}.{generation}", action.label]
+        hints = {
+            "urgency": Variant("y", URGENCY_CRITICAL if plan.critical else URGENCY_NORMAL),
+            "category": Variant("s", "im.received"),
+        }
+        if self.persistence:
+            hints["resident"] = Variant("b", True)
+        if replaces:  # from now on a press on the old content acts on nothing
+            self._plans[replaces] = (plan, generation, on_action)
+        identifier = int(
+            await iface.call_notify(
+                self._app_name,
+                replaces,
+                self._icon,
+                plan.title,
+                self.body_for_server(plan.body),
+                actions,
+                hints,
+                NEVER_EXPIRES,
+            )
         )
-        identifier = await notifier.send(
-            title=plan.title,
-            message=plan.body,
-            urgency=Urgency.Normal,
-            buttons=buttons,
-            on_clicked=lambda: on_action(plan, ActionKind.REVIEW),
-        )
-        dispatched = identifier in await notifier.get_current_notifications()
-        if dispatched and plan.batch_id:
-            self._shown[(plan.gateway_id, plan.batch_id)] = identifier
-        return dispatched
+        if replaces and identifier != replaces:
+            self._plans.pop(replaces, None)
+        self._shown[ref] = identifier
+        self._plans[identifier] = (plan, generation, on_action)
+        return True
 
     async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool:
-        """A notification with no buttons (notices, failures)."""
-        from desktop_notifier import Urgency
+        """A notification with no buttons (notices, failures); the server's expiry applies."""
+        from dbus_fast import Variant
 
-        notifier = self._require()
-        identifier = await notifier.send(
-            title=title, message=body, urgency=Urgency.Critical if urgent else Urgency.Normal
+        iface = self._require()
+        hints = {"urgency": Variant("y", URGENCY_CRITICAL if urgent else URGENCY_NORMAL)}
+        await iface.call_notify(
+            self._app_name,
+            0,
+            self._icon,
+            title,
+            self.body_for_server(body),
+            [],
+            hints,
+            SERVER_DEFAULT_EXPIRY,
         )
-        return identifier in await notifier.get_current_notifications()
+        return True
 
     async def withdraw(self, gateway_id: str, batch_id: str) -> None:
-        """Close the notification of a batch that was settled elsewhere (stale buttons go)."""
+        """Close the notification of a batch that was settled, wherever it was answered."""
+        ref = ("", "") if not batch_id else (gateway_id, batch_id)
         async with self._lock:
-            identifier = self._shown.pop((gateway_id, batch_id), None)
-        notifier = self._notifier
-        if identifier and notifier and identifier in await notifier.get_current_notifications():
-            await notifier.clear(identifier)
+            self._dismissed.discard(ref)
+            identifier = self._shown.pop(ref, None)
+            if identifier is not None:
+                self._plans.pop(identifier, None)
+                await self._close(identifier)
+
+    async def _close(self, identifier: int) -> None:
+        from dbus_fast.errors import DBusError
+
+        self._plans.pop(identifier, None)
+        try:
+            await self._require().call_close_notification(identifier)
+        except DBusError:  # already closed (spec: an error, or nothing)
+            log.debug("notification %d was already closed", identifier)
+
+    def _on_action_invoked(self, identifier: int, action_key: str) -> None:
+        entry = self._plans.get(identifier)
+        if entry is None:
+            return
+        plan, generation, on_action = entry
+        if action_key == "default":
+            on_action(plan, ActionKind.REVIEW)
+            return
+        kind_value, _, stamp = action_key.rpartition(".")
+        if stamp != str(generation):
+            log.info("a notification button of replaced content was pressed; ignored")
+            return
+        kind = next((k for k in ActionKind if k.value == kind_value), None)
+        if kind is not None:
+            on_action(plan, kind)
+
+    def _on_closed(self, identifier: int, reason: int) -> None:
+        entry = self._plans.pop(identifier, None)
+        if entry is None:
+            return
+        ref = entry[0].ref
+        if self._shown.get(ref) == identifier:
+            del self._shown[ref]
+            if reason == CLOSED_BY_USER:
+                self._dismissed.add(ref)
 
     async def aclose(self) -> None:
         """Withdraw what we showed (their buttons would act on nothing) and leave the bus."""
-        notifier, self._notifier = self._notifier, None
-        if notifier is None:
-            return
-        if self.available:
-            try:
-                await asyncio.wait_for(notifier.clear_all(), 2.0)
-            except Exception:  # the service may already be gone at shutdown
-                log.debug("could not clear notifications at shutdown", exc_info=True)
-        # desktop-notifier keeps its dbus-fast connection open forever; close it so the loop
-        # can close without a dangling socket reader.
-        bus = getattr(getattr(notifier, "_backend", None), "bus", None)
-        if bus is not None:
-            bus.disconnect()
-            try:
-                await asyncio.wait_for(bus.wait_for_disconnect(), 2.0)
-            except Exception:
-                log.debug("notification bus did not disconnect cleanly", exc_info=True)
+        if self._iface is not None and self.available:
+            for identifier in list(self._shown.values()):
+                try:
+                    await asyncio.wait_for(self._close(identifier), 2.0)
+                except Exception:  # the service may already be gone at shutdown
+                    log.debug("could not close a notification at shutdown", exc_info=True)
+        self._shown.clear()
+        self._plans.clear()
+        await self._disconnect()
 
-    def _require(self) -> DesktopNotifier:
-        if self._notifier is None:
+    async def _disconnect(self) -> None:
+        bus, self._bus, self._iface = self._bus, None, None
+        if bus is None:
+            return
+        bus.disconnect()
+        try:
+            await asyncio.wait_for(bus.wait_for_disconnect(), 2.0)
+        except Exception:
+            log.debug("notification bus did not disconnect cleanly", exc_info=True)
+
+    def _require(self) -> Any:
+        if self._iface is None:
             raise RuntimeError("NativeNotifier.start() has not run")
-        return self._notifier
+        return self._iface

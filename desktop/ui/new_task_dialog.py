@@ -4,6 +4,10 @@ Why the tray needs this: on hermes-agent 0.19.0 a session is only visible to the
 created or resumed it (one transport per session), so starting work *from the tray* is how a
 person gets a session whose approvals the tray can see. The dialog only collects input and
 emits ``task_requested``; it never talks to a gateway itself.
+
+The prompt has the focus when it opens (text typed into a focused gateway box used to open the
+combo and was lost), Ctrl+Enter starts, and the gateway choice shows only when there are
+several gateways to choose from.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -43,6 +48,7 @@ class NewTaskDialog(QDialog):
         self.setObjectName("new-task-dialog")
         self.resize(520, 300)
         self.gateway = QComboBox()
+        self.gateway_label = QLabel("Gateway")
         self.directory = QLineEdit(os.path.expanduser("~"))
         self.directory.setPlaceholderText("Folder the agent works in, on the gateway's machine")
         browse = QPushButton("Browse…")
@@ -55,20 +61,24 @@ class NewTaskDialog(QDialog):
             "What should the agent do? e.g. “Run the tests and fix what fails”"
         )
         self.hint = QLabel(
-            "The tray follows the new session, so its approvals come here. "
-            "(On Hermes 0.19.0 this is the way to start work the tray can watch.)"
+            "Ctrl+Enter starts. Hermes Tray follows the new session, so the commands it wants "
+            "to run ask you here."
         )
         self.hint.setTextFormat(Qt.TextFormat.PlainText)
         self.hint.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Gateway", self.gateway)
-        form.addRow("Directory", row)
         form.addRow("Prompt", self.prompt)
+        form.addRow("Folder", row)
+        form.addRow(self.gateway_label, self.gateway)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.start_button = self.buttons.addButton(
             "Start task", QDialogButtonBox.ButtonRole.AcceptRole
         )
+        self.start_button.setToolTip("Ctrl+Enter")
         self.buttons.accepted.connect(self._start)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.activated.connect(self._start_if_ready)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -87,6 +97,9 @@ class NewTaskDialog(QDialog):
         index = self.gateway.findData(current)
         if index >= 0:
             self.gateway.setCurrentIndex(index)
+        several = self.gateway.count() > 1
+        self.gateway.setVisible(several)
+        self.gateway_label.setVisible(several)
         self._update_enabled()
 
     def present(self, snapshot: AppSnapshot) -> None:
@@ -94,6 +107,7 @@ class NewTaskDialog(QDialog):
         self.show()
         self.raise_()
         self.activateWindow()
+        self.prompt.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def _update_enabled(self) -> None:
         ok = (
@@ -112,6 +126,10 @@ class NewTaskDialog(QDialog):
         picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         picker.fileSelected.connect(self.directory.setText)
         picker.open()
+
+    def _start_if_ready(self) -> None:
+        if self.start_button.isEnabled():
+            self._start()
 
     def _start(self) -> None:
         gateway_id = self.gateway.currentData()

@@ -10,6 +10,10 @@ opens the dialog on that batch.
 
 The native notifier is started when the first plan or notice is due, not at start-up (why:
 ``desktop.ui.bridge_notify``); until its answer arrives, due plans and notices wait for it.
+
+No new bubble while the approval dialog is the active window (``dialog_focused``): the person
+is already looking at the rows. Updates of a bubble already on screen still go, so it never
+shows rows that were answered.
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ from desktop.core.model import Choice
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate, Notice
-from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyPolicy, NotifySettings
+from desktop.ui.notify_policy import (
+    ActionKind,
+    HighRisk,
+    NotificationPlan,
+    NotifyPolicy,
+    NotifySettings,
+    never_high_risk,
+)
 from desktop.ui.plain_text import notification_text
 
 log = logging.getLogger(__name__)
@@ -45,12 +56,17 @@ class NotificationController(QObject):
         settings: NotifySettings | None = None,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
+        *,
+        high_risk: HighRisk = never_high_risk,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
         self._fallback = fallback
         self._clock = clock
-        self.policy = NotifyPolicy(settings or NotifySettings(), started_at=clock())
+        self.policy = NotifyPolicy(
+            settings or NotifySettings(), started_at=clock(), high_risk=high_risk
+        )
+        self.dialog_focused: Callable[[], bool] = lambda: False
         self.native = False
         self.ready = False  # the bridge answered whether native notifications work
         self._waiting_notices: list[Notice] = []  # due before that answer
@@ -85,10 +101,17 @@ class NotificationController(QObject):
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
         for gateway_id, batch_id in self.policy.approval_changed(
-            update.gateway_id, update.approval
+            update.gateway_id, update.approval, self._clock(), update.session_title
         ):
             if self.native:
                 self._bridge.withdraw_notification(gateway_id, batch_id)
+        for blocked in self.policy.take_blocked():
+            if not self.policy.settings.enabled:
+                continue
+            if self.native:
+                self._bridge.show_text_notification(blocked.title, blocked.body, False)
+            elif self.ready:
+                self._fallback(blocked.title, notification_text(blocked.body, 400))
         self._schedule()
 
     def _on_connection_status_changed(self, gateway_id: str, old: object, new: object) -> None:
@@ -133,13 +156,27 @@ class NotificationController(QObject):
             # The first plan is due: start the notifier; the answer reschedules (above).
             self._bridge.start_notifications()
             return
+        focused = self.dialog_focused()
         for plan in self.policy.due(self._clock()):
+            if focused and not plan.update:
+                log.info("not notifying %s: the approval dialog has focus", plan.batch_id)
+                continue
+            if plan.update and not self.native:
+                continue  # a balloon cannot be updated; the next new batch will say it
             self.last_plan = plan
-            log.info("notifying: %s (%d approvals)", plan.batch_id or "summary", len(plan.keys))
+            log.info(
+                "notifying: %s (%d approvals%s%s)",
+                plan.batch_id or "summary",
+                len(plan.keys),
+                ", update" if plan.update else "",
+                ", deadline near" if plan.urgent else "",
+            )
             if self.native:
                 self._bridge.show_notification(plan)
             else:
-                self._fallback(plan.title, plan.body)
+                self._fallback(
+                    notification_text(plan.title, 120), notification_text(plan.body, 400)
+                )
         self._schedule()
 
     def balloon_clicked(self) -> None:
@@ -152,6 +189,9 @@ class NotificationController(QObject):
         action = plan.action(kind)
         if kind is ActionKind.REVIEW or action is None:
             self.review_requested.emit(plan.gateway_id, plan.batch_id)
+            return
+        if kind is ActionKind.DENY_STOP:
+            self._bridge.deny_and_stop(plan.gateway_id, action.keys, SURFACE_NOTIFICATION)
             return
         choice = Choice.ONCE if kind is ActionKind.APPROVE else Choice.DENY
         for key in action.keys:

@@ -1,19 +1,29 @@
-"""Which native notifications to raise, and with which words and actions. Pure and Qt-free.
+"""Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
 Why a policy object apart from the sender (design.md example 8, after Syncthing Tray's notifier):
 the rules that keep notifications useful are all about *time and identity*, and they must be
 tested without a bus or a loop:
 
-* one notification per new **batch**, not per command — commands of a batch arrive a few
+* one notification per **batch**, not per command — commands of a batch arrive a few
   milliseconds apart, so a batch is announced ``coalesce`` seconds after its last arrival;
+  later arrivals, answers and re-asks of an announced batch *replace* that notification
+  (same ``(gateway, batch)`` identity) instead of raising a new one, and it is withdrawn when
+  the batch's last row resolves, wherever it was answered;
 * deduplicated by ``(gateway, batch)`` and by approval key, so rows re-delivered after a
   reconnect are never "new";
 * quiet for ``quiet_after_start`` seconds after start and ``quiet_after_reconnect`` after a
   gateway (re)connects; when the quiet ends, ONE notification covers whatever waits;
-* Approve is offered only for a single-command batch whose command is shown, when the setting
-  allows and the core says that exact approval can be answered with ``once``;
+* ``escalate_before`` seconds before the first row of a batch expires, the notification is
+  sent again as critical (servers show critical ones through do-not-disturb, unless
+  ``escalate_when_quiet`` is off), and a row that expired is reported as blocked;
+* Approve is offered only when the notification can show the *whole* command exactly (short,
+  printable, nothing revealed or cut, no long runs of spaces), the command is not high risk,
+  the batch has that one command, the setting allows and the core says that exact approval can
+  be answered with ``once`` (issue 17: a bubble may approve only what it shows);
 * command text can be kept out of notifications entirely (``show_commands``).
 
+Bodies are plain text (hidden characters revealed, bounded); escaping for a server that parses
+body markup is the sender's job, because only it knows the server's capabilities.
 Time is a parameter (``now``); the Qt side calls :meth:`NotifyPolicy.due` at
 :meth:`NotifyPolicy.next_deadline`.
 """
@@ -21,12 +31,55 @@ Time is a parameter (``now``); the Qt side calls :meth:`NotifyPolicy.due` at
 from __future__ import annotations
 
 import enum
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop.core.model import Approval, ApprovalPhase, Choice
-from desktop.ui.plain_text import notification_text
+from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
+from desktop.ui.plain_text import notification_text, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
+BODY_LIMIT = 300  # characters of one command in a single-command body
+APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
+MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
+OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
+
+HighRisk = Callable[[str], bool]  # command -> whether it is high risk
+
+
+def never_high_risk(command: str) -> bool:
+    """The risk check when none is given: no command is called high risk."""
+    return False
+
+
+def app_risk_check() -> HighRisk:
+    """``desktop.risk``'s verdict (HIGH) when that package is installed, else no verdict."""
+    try:
+        risk = importlib.import_module("desktop.risk")
+    except ImportError:
+        return never_high_risk
+    assess, high = risk.assess, risk.RiskLevel.HIGH
+
+    def high_risk(command: str) -> bool:
+        return bool(assess(command).level is high)
+
+    return high_risk
+
+
+def shows_in_full(command: str) -> bool:
+    """Whether a notification body shows ``command`` whole and exactly as it will run.
+
+    Printable only (``str.isprintable`` rejects line breaks, tabs, control, bidi and
+    zero-width characters), no revealed escapes, not cut, no long gap of spaces, and no
+    leading or trailing whitespace a bubble would not show.
+    """
+    return (
+        0 < len(command) <= APPROVE_MAX_CHARS
+        and command.isprintable()
+        and command == command.strip()
+        and " " * (MAX_SPACE_RUN + 1) not in command
+        and shown(command, BODY_LIMIT) == command
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +90,14 @@ class NotifySettings:
     quiet_after_start: float = 5.0
     quiet_after_reconnect: float = 5.0
     coalesce: float = 0.4
+    escalate_before: float = 30.0  # seconds before Hermes stops waiting; 0 = never
+    escalate_when_quiet: bool = True  # the escalation is critical: shown through do-not-disturb
 
 
 class ActionKind(enum.Enum):
     APPROVE = "approve"  # Choice.ONCE for exactly the one key shown
     DENY = "deny"  # Choice.DENY for each key shown
+    DENY_STOP = "deny-stop"  # Choice.DENY for each key shown, then interrupt the session
     REVIEW = "review"  # open the dialog on the batch
 
 
@@ -54,7 +110,10 @@ class NotifyAction:
 
 @dataclass(frozen=True, slots=True)
 class NotificationPlan:
-    """One notification to show. ``batch_id == ""`` marks a summary of several batches."""
+    """One notification to show. ``batch_id == ""`` marks a summary of several batches.
+
+    A plan with the ``ref`` of a notification already on screen replaces it in place.
+    """
 
     gateway_id: str
     batch_id: str
@@ -62,9 +121,43 @@ class NotificationPlan:
     body: str
     actions: tuple[NotifyAction, ...]
     keys: tuple[str, ...] = ()  # every approval the notification speaks about
+    session_id: str = ""
+    urgent: bool = False  # the deadline is near: shown again, worded as such
+    update: bool = False  # replaces the batch's notification in place (no new bubble)
+    critical: bool = False  # critical urgency: servers show it through do-not-disturb
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        """The notification's identity: one per batch, one for the summary."""
+        return SUMMARY_REF if not self.batch_id else (self.gateway_id, self.batch_id)
 
     def action(self, kind: ActionKind) -> NotifyAction | None:
         return next((a for a in self.actions if a.kind is kind), None)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedNotice:
+    """Rows of one session that expired: Hermes denied them because nobody answered."""
+
+    gateway_id: str
+    session_id: str
+    session_title: str
+    commands: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        return "Blocked — nobody answered in time"
+
+    @property
+    def body(self) -> str:
+        listed = [shown(c, 100) for c in self.commands[:BODY_COMMANDS]]
+        more = len(self.commands) - BODY_COMMANDS
+        lines = [f"{shown(self.session_title, 60)}: Hermes did not run"] + [
+            f"• {c}" for c in listed
+        ]
+        if more > 0:
+            lines.append(f"… and {more} more")
+        return "\n".join(lines)
 
 
 @dataclass(slots=True)
@@ -74,35 +167,66 @@ class _Batch:
     session_title: str
     last_arrival: float
     approvals: dict[str, Approval] = field(default_factory=dict)
+    dirty: bool = False  # announced, and changed since it was last shown
+    escalated: bool = False
+    in_summary: bool = False
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        return (self.gateway_id, self.batch_id)
+
+    @property
+    def session_id(self) -> str:
+        return next((a.session_id for a in self.approvals.values()), "")
+
+    def open_rows(self) -> list[Approval]:
+        return [a for a in self.approvals.values() if a.phase in OPEN_PHASES]
+
+    def first_expiry(self) -> float | None:
+        times = [a.expires_at for a in self.open_rows() if a.expires_at is not None]
+        return min(times) if times else None
 
 
 BatchRef = tuple[str, str]  # (gateway_id, batch_id)
+SUMMARY_REF: BatchRef = ("", "")
 
 
 class NotifyPolicy:
-    """Feed it approval arrivals and changes; ask it what to show (see module docstring)."""
+    """Feed it approval arrivals and changes; ask it what to show (see module docstring).
 
-    def __init__(self, settings: NotifySettings, *, started_at: float) -> None:
+    ``high_risk`` says whether a command is high risk (``desktop.risk`` in the app); a high-risk
+    command is never approvable from a notification.
+    """
+
+    def __init__(
+        self, settings: NotifySettings, *, started_at: float, high_risk: HighRisk = never_high_risk
+    ) -> None:
         self.settings = settings
+        self._high_risk = high_risk
         self._quiet_start_until = started_at + settings.quiet_after_start
         self._quiet_until: dict[str, float] = {}  # gateway_id -> end of reconnect quiet
         self._pending: dict[BatchRef, _Batch] = {}  # seen, open, not yet announced
-        self._open: dict[BatchRef, set[str]] = {}  # announced batches -> keys still open
-        self._announced: set[BatchRef] = set()
+        self._announced: dict[BatchRef, _Batch] = {}  # announced, some row still known
         self._seen_keys: set[tuple[str, str]] = set()
+        self._summary: dict[BatchRef, None] = {}  # batches the summary speaks for, in order
+        self._summary_dirty = False
+        self._blocked: list[BlockedNotice] = []
+        self._last_change = 0.0
 
     # -- input -------------------------------------------------------------------------------
     def approval_requested(
         self, gateway_id: str, approval: Approval, session_title: str, now: float
     ) -> None:
-        """A row appeared. Re-delivered keys and rows of announced batches are not news."""
+        """A row appeared. Re-delivered keys are not news; rows of announced batches update."""
         ident = (gateway_id, approval.key)
         ref = (gateway_id, approval.batch_id)
         if ident in self._seen_keys or approval.phase is ApprovalPhase.RESOLVED:
             return
         self._seen_keys.add(ident)
-        if ref in self._announced:
-            self._open.setdefault(ref, set()).add(approval.key)
+        announced = self._announced.get(ref)
+        if announced is not None:
+            announced.approvals[approval.key] = approval
+            self._touch(announced, now)
             return
         batch = self._pending.setdefault(
             ref, _Batch(gateway_id, approval.batch_id, session_title, now)
@@ -110,28 +234,77 @@ class NotifyPolicy:
         batch.last_arrival = now
         batch.approvals[approval.key] = approval
 
-    def approval_changed(self, gateway_id: str, approval: Approval) -> list[BatchRef]:
-        """A row changed. Returns announced batches whose last open row just closed."""
+    def approval_changed(
+        self, gateway_id: str, approval: Approval, now: float | None = None, session_title: str = ""
+    ) -> list[BatchRef]:
+        """A row changed. Returns notifications to withdraw (their last open row closed)."""
         ref = (gateway_id, approval.batch_id)
+        resolved = approval.phase is ApprovalPhase.RESOLVED
         batch = self._pending.get(ref)
         if batch is not None and approval.key in batch.approvals:
-            if approval.phase is ApprovalPhase.RESOLVED:
+            if approval.phase not in OPEN_PHASES:  # answered before it was announced
                 del batch.approvals[approval.key]
                 if not batch.approvals:
                     del self._pending[ref]
             else:
                 batch.approvals[approval.key] = approval
-        keys = self._open.get(ref)
-        if keys is not None and approval.phase is ApprovalPhase.RESOLVED:
-            keys.discard(approval.key)
-            if not keys:
-                del self._open[ref]
-                return [ref]
-        return []
+        announced = self._announced.get(ref)
+        withdraw: list[BatchRef] = []
+        if announced is not None and approval.key in announced.approvals:
+            if resolved:
+                self._note_expired(gateway_id, announced.session_title, approval)
+                del announced.approvals[approval.key]
+            else:
+                announced.approvals[approval.key] = approval
+            if not announced.open_rows():  # answered (maybe still sending) or gone
+                del self._announced[ref]
+                if announced.in_summary:
+                    self._summary.pop(ref, None)
+                    if not self._summary:
+                        withdraw.append(SUMMARY_REF)
+                    else:
+                        self._summary_dirty = True
+                else:
+                    withdraw.append(ref)
+            else:
+                self._touch(announced, self._last_change if now is None else now)
+        elif resolved and batch is None:
+            self._note_expired(gateway_id, session_title or approval.session_id, approval)
+        return withdraw
 
     def gateway_connected(self, gateway_id: str, now: float) -> None:
         """A (re)connection: re-deliveries follow, so hold this gateway's news for a while."""
         self._quiet_until[gateway_id] = now + self.settings.quiet_after_reconnect
+
+    def take_blocked(self) -> list[BlockedNotice]:
+        """Expired rows since the last call, one notice per session."""
+        notices, self._blocked = self._blocked, []
+        return notices
+
+    def _touch(self, batch: _Batch, now: float) -> None:
+        batch.last_arrival = now
+        if batch.in_summary:
+            self._summary_dirty = True
+        else:
+            batch.dirty = True
+        self._last_change = now
+
+    def _note_expired(self, gateway_id: str, title: str, approval: Approval) -> None:
+        outcome = approval.outcome
+        if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
+            return
+        for i, notice in enumerate(self._blocked):
+            if notice.session_id == approval.session_id and notice.gateway_id == gateway_id:
+                self._blocked[i] = BlockedNotice(
+                    gateway_id,
+                    approval.session_id,
+                    notice.session_title,
+                    (*notice.commands, approval.command),
+                )
+                return
+        self._blocked.append(
+            BlockedNotice(gateway_id, approval.session_id, title, (approval.command,))
+        )
 
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
@@ -144,85 +317,141 @@ class NotifyPolicy:
             )
             for b in self._pending.values()
         ]
+        for b in self._announced.values():
+            if b.dirty:
+                times.append(b.last_arrival + self.settings.coalesce)
+            escalation = self._escalation_time(b)
+            if escalation is not None:
+                times.append(escalation)
+        if self._summary_dirty:
+            times.append(self._last_change + self.settings.coalesce)
         return min(times) if times else None
 
     def due(self, now: float) -> list[NotificationPlan]:
-        """What to show at ``now``. Each batch is announced at most once."""
+        """What to show at ``now``: new batches, updated ones and escalations."""
         if not self.settings.enabled:
             self._pending.clear()
             return []
+        plans: list[NotificationPlan] = []
+        for b in list(self._announced.values()):
+            escalation = self._escalation_time(b)
+            if escalation is not None and now >= escalation:
+                b.escalated = True
+                b.dirty = False
+                plans.append(self._batch_plan(b, urgent=True, update=False))
+            elif b.dirty and now >= b.last_arrival + self.settings.coalesce:
+                b.dirty = False
+                plans.append(self._batch_plan(b, urgent=b.escalated, update=True))
+        if self._summary_dirty and now >= self._last_change + self.settings.coalesce:
+            self._summary_dirty = False
+            members = [self._announced[r] for r in self._summary if r in self._announced]
+            if members:
+                plans.append(self._summary_plan(members, update=True))
         if now < self._quiet_start_until:
-            return []
+            return plans
         ready = [
             b
             for b in self._pending.values()
             if now >= b.last_arrival + self.settings.coalesce
             and now >= self._quiet_for(b.gateway_id)
+            and b.open_rows()
         ]
-        if not ready:
-            return []
         for b in ready:
-            ref = (b.gateway_id, b.batch_id)
-            del self._pending[ref]
-            self._announced.add(ref)
-            self._open[ref] = set(b.approvals)
+            del self._pending[b.ref]
+            self._announced[b.ref] = b
         if len(ready) == 1:
-            return [self._batch_plan(ready[0])]
-        return [self._summary_plan(ready)]
+            plans.append(self._batch_plan(ready[0]))
+        elif ready:
+            for b in ready:
+                b.in_summary = True
+            self._summary.update(dict.fromkeys(b.ref for b in ready))
+            members = [self._announced[r] for r in self._summary if r in self._announced]
+            plans.append(self._summary_plan(members, update=False))
+        return plans
+
+    def _escalation_time(self, batch: _Batch) -> float | None:
+        before = self.settings.escalate_before
+        if batch.escalated or before <= 0 or batch.in_summary:
+            return None
+        expiry = batch.first_expiry()
+        return None if expiry is None else expiry - before
 
     def _quiet_for(self, gateway_id: str) -> float:
         return self._quiet_until.get(gateway_id, 0.0)
 
     # -- wording -----------------------------------------------------------------------------
-    def _batch_plan(self, batch: _Batch) -> NotificationPlan:
-        rows = list(batch.approvals.values())
+    def approvable(self, approval: Approval) -> bool:
+        """Whether a notification may offer Approve (once) for this one row."""
+        return (
+            self.settings.show_commands
+            and self.settings.approve_from_notification
+            and approval.phase is ApprovalPhase.WAITING
+            and approval.answerable
+            and Choice.ONCE in approval.choices
+            and shows_in_full(approval.command)
+            and not self._high_risk(approval.command)
+        )
+
+    def _batch_plan(
+        self, batch: _Batch, *, urgent: bool = False, update: bool = False
+    ) -> NotificationPlan:
+        rows = batch.open_rows()
         keys = tuple(a.key for a in rows)
         show = self.settings.show_commands
-        title = notification_text(f"Approval needed — {batch.session_title}", 120)
+        head = "Answer soon" if urgent else "Approval needed"
+        # titles are plain text by the spec, yet hold only the session's name: look-alikes there
+        # cost nothing and protect a server that parses markup in titles anyway
+        title = notification_text(f"{head} — {batch.session_title}", 120)
         if len(rows) == 1:
             body = (
-                notification_text(rows[0].command, 300)
-                if show
-                else "A command waits for your decision."
+                shown(rows[0].command, BODY_LIMIT) if show else "A command waits for your decision."
             )
         else:
             body = f"{len(rows)} commands wait for your decision."
             if show:
-                listed = [f"• {notification_text(a.command, 100)}" for a in rows[:BODY_COMMANDS]]
+                listed = [f"• {shown(a.command, 100)}" for a in rows[:BODY_COMMANDS]]
                 more = len(rows) - BODY_COMMANDS
                 body += "\n" + "\n".join(listed) + (f"\n… and {more} more" if more > 0 else "")
+        if urgent:
+            left = int(self.settings.escalate_before)
+            body = f"Hermes stops waiting in about {left} s; unanswered, nothing runs.\n" + body
         actions: list[NotifyAction] = []
-        only = rows[0] if len(rows) == 1 else None
-        if (
-            only is not None
-            and show
-            and self.settings.approve_from_notification
-            and only.phase is ApprovalPhase.WAITING
-            and only.answerable
-            and Choice.ONCE in only.choices
-        ):
-            actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (only.key,)))
-        deniable = tuple(a.key for a in rows if Choice.DENY in a.choices)
+        if len(rows) == 1 and self.approvable(rows[0]):
+            actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
+        deniable = tuple(a.key for a in rows if Choice.DENY in a.choices and a.answerable)
         if deniable:
             actions.append(
                 NotifyAction(ActionKind.DENY, "Deny" if len(rows) == 1 else "Deny all", deniable)
             )
+            actions.append(NotifyAction(ActionKind.DENY_STOP, "Deny and stop the agent", deniable))
         actions.append(NotifyAction(ActionKind.REVIEW, "Review", keys))
-        return NotificationPlan(batch.gateway_id, batch.batch_id, title, body, tuple(actions), keys)
+        return NotificationPlan(
+            batch.gateway_id,
+            batch.batch_id,
+            title,
+            body,
+            tuple(actions),
+            keys,
+            batch.session_id,
+            urgent=urgent,
+            update=update,
+            critical=urgent and self.settings.escalate_when_quiet,
+        )
 
-    def _summary_plan(self, batches: list[_Batch]) -> NotificationPlan:
-        count = sum(len(b.approvals) for b in batches)
+    def _summary_plan(self, batches: list[_Batch], *, update: bool) -> NotificationPlan:
+        count = sum(len(b.open_rows()) for b in batches)
         sessions = list(dict.fromkeys(b.session_title for b in batches))
         names = ", ".join(notification_text(t, 40) for t in sessions[:BODY_COMMANDS])
         if len(sessions) > BODY_COMMANDS:
             names += f" and {len(sessions) - BODY_COMMANDS} more"
-        keys = tuple(k for b in batches for k in b.approvals)
-        gateway_id = batches[0].gateway_id if len({b.gateway_id for b in batches}) == 1 else ""
+        keys = tuple(a.key for b in batches for a in b.open_rows())
+        gateways = {b.gateway_id for b in batches}
         return NotificationPlan(
-            gateway_id,
+            gateways.pop() if len(gateways) == 1 else "",
             "",
-            f"{count} approvals waiting",
+            f"{count} approval{'s' if count != 1 else ''} waiting",
             f"In {len(sessions)} session{'s' if len(sessions) != 1 else ''}: {names}",
             (NotifyAction(ActionKind.REVIEW, "Review", keys),),
             keys,
+            update=update,
         )

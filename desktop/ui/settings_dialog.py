@@ -51,10 +51,10 @@ from desktop.settings import (
 )
 
 KIND_LABELS = {
-    GatewayKind.URL: "WebSocket URL and token",
-    GatewayKind.CANONICAL: "Canonical Hermes gateway (found automatically)",
-    GatewayKind.OWNED: "Start my own hermes serve",
-    GatewayKind.DASHBOARD: "A running hermes dashboard",
+    GatewayKind.URL: "An address and a token",
+    GatewayKind.CANONICAL: "The Hermes on this computer (found automatically)",
+    GatewayKind.OWNED: "Start Hermes myself (hermes serve)",
+    GatewayKind.DASHBOARD: "A running Hermes dashboard",
     GatewayKind.DEMO: "Built-in demo",
 }
 APPROVAL_LABELS = {
@@ -170,12 +170,14 @@ class SettingsDialog(QDialog):
         self.token_edit = QLineEdit(box)
         self.token_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.forget_token = QCheckBox("Forget the stored token", box)
-        self.insecure_check = QCheckBox("Allow unencrypted ws:// to another machine", box)
+        self.insecure_check = QCheckBox(
+            "Allow an unencrypted connection (ws://) to another computer", box
+        )
         self.insecure_check.setToolTip("The token would cross the network in clear text.")
         form = QFormLayout()
         form.addRow("Name", self.name_edit)
         form.addRow("Connect by", self.kind_combo)
-        form.addRow("URL", self.url_edit)
+        form.addRow("Address", self.url_edit)
         form.addRow("Token", self.token_edit)
         form.addRow("", self.forget_token)
         form.addRow("", self.insecure_check)
@@ -209,6 +211,10 @@ class SettingsDialog(QDialog):
             "gateway's next new connection (a gateway you edit here, or the next start)."
         )
         self.quiet_spin = _seconds_spin(box, settings.quiet_after_start_s, 3600.0)
+        self.quiet_spin.setToolTip(
+            "Right after Hermes Tray starts, approvals that were already waiting are gathered "
+            "into one notification after this long instead of one each."
+        )
         self.login_check = QCheckBox("Start Hermes Tray when I log in", box)
         self.login_check.setChecked(settings.start_at_login)
         self.follow_all_check = QCheckBox("Follow all sessions, not only those I start", box)
@@ -217,8 +223,8 @@ class SettingsDialog(QDialog):
         form = QFormLayout(box)
         form.addRow("", self.show_command_check)
         form.addRow("From a notification", self.approve_combo)
-        form.addRow("Staleness margin", self.margin_spin)
-        form.addRow("Quiet after start", self.quiet_spin)
+        form.addRow("Stop answering this long before Hermes gives up", self.margin_spin)
+        form.addRow("After start, wait this long before notifying", self.quiet_spin)
         form.addRow("", self.login_check)
         form.addRow("", self.follow_all_check)
         return box

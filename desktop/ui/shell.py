@@ -35,7 +35,7 @@ from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings
+from desktop.ui.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
@@ -66,6 +66,7 @@ class TrayShell(QObject):
         open_url: Callable[[QUrl], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
+        high_risk: HighRisk | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
@@ -73,8 +74,13 @@ class TrayShell(QObject):
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
         self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
-            bridge, self.tray.show_message, notify_settings, parent=self
+            bridge,
+            self.tray.show_message,
+            notify_settings,
+            parent=self,
+            high_risk=high_risk or app_risk_check(),
         )
+        self.notifications.dialog_focused = self._dialog_focused
         self.settings: SettingsController | None = None
         self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
@@ -90,6 +96,9 @@ class TrayShell(QObject):
         self.notifications.review_requested.connect(self.review_batch)
         self._wire_extras()
         self.attach(settings=settings, journal=journal, open_url=open_url)
+
+    def _dialog_focused(self) -> bool:
+        return self._dialog is not None and self._dialog.isActiveWindow()
 
     @property
     def dialog(self) -> ApprovalDialog:

@@ -7,8 +7,22 @@ Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export:
 never visible here, and a rebuild gives every item a new D-Bus id, so a click the panel sends
 for an item of the layout it is showing would be dropped. The host does ask for
 ``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
-closed it; so after an exported ``aboutToShow`` rebuilds wait until ``aboutToHide`` or
-``HOST_MENU_HOLD_MS`` have passed, whichever is first.
+closed it; so after an exported ``aboutToShow`` rebuilds that only change words wait until
+``aboutToHide`` or ``HOST_MENU_HOLD_MS`` have passed, whichever is first. A change of the
+menu's *shape* (a session, gateway or entry comes or goes) waits only ``HOST_SHAPE_GRACE_MS``
+after the opening: xfce4-panel opens the layout it already has, and a layout that grows while
+it opens comes up clipped with a scroll arrow (seen under Xvfb: open, a new session, open
+again). A person who clicks does so within the grace (the click reaches the item shown); a
+later click on a renumbered item is lost, never misdirected.
+
+A left click opens the approval dialog when something waits, and the menu otherwise — on a
+StatusNotifierItem host too: xfce4-panel sends ``Activate`` for a left click (Qt reports it as
+``Trigger``) and draws the menu only for a right click, so the tray pops a Qt-drawn copy of the
+menu itself (built for Qt, not for the export, whose labels are escaped differently). A menu the
+tray pops up is rebuilt *before* it is shown, never inside ``aboutToShow``: Qt sizes the popup
+from the actions it had, and a menu that grew while opening came up clipped with a scroll arrow.
+
+The menu lists the most urgent sessions only, and not the finished ones (``menu_sessions``).
 
 Global or risky changes (approval mode, YOLO on, time-boxed YOLO) ask first, with a non-modal
 QMessageBox (``open()``, never ``exec()`` — stack.md §5), and only then call the bridge or
@@ -28,6 +42,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
 from desktop.ui import icons, menu_text
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.menu_sessions import SessionShelf
 from desktop.ui.plain_text import shown
 from desktop.ui.snapshot import AppSnapshot, session_title
 from desktop.ui.tray_menu import MenuCommands, build_menu
@@ -37,6 +52,8 @@ from desktop.ui.tray_status import TrayStatus, tray_status
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
 HOST_MENU_HOLD_MS = 15_000
+# ... but a change of the menu's shape waits only this long after the host opened it.
+HOST_SHAPE_GRACE_MS = 3_000
 
 
 class TrayController(QObject):
@@ -62,8 +79,15 @@ class TrayController(QObject):
         self._menu_dirty = True
         self._confirm: QMessageBox | None = None
         self.extras: Callable[[], MenuExtras] = MenuExtras
+        self.shelf = SessionShelf()
+        self._built_shape: tuple[object, ...] = ()
+        self.shape_grace_ms = HOST_SHAPE_GRACE_MS
         self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
         self.menu.setObjectName("tray-menu")
+        self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
+        self._finished_timer = QTimer(self)  # an idle session becomes "finished": rebuild
+        self._finished_timer.setSingleShot(True)
+        self._finished_timer.timeout.connect(self.refresh)
         self.tray = QSystemTrayIcon(self)
         self.tray.setContextMenu(self.menu)
         self._rebuild_timer = QTimer(self)
@@ -74,6 +98,9 @@ class TrayController(QObject):
         self._host_menu_open.setSingleShot(True)
         self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
         self._host_menu_open.timeout.connect(self._rebuild_if_closed)
+        self._shape_timer = QTimer(self)  # the end of the shape grace (see the docstring)
+        self._shape_timer.setSingleShot(True)
+        self._shape_timer.timeout.connect(self._rebuild_if_closed)
         self.menu.aboutToShow.connect(self._on_about_to_show)
         self.menu.aboutToHide.connect(self._on_about_to_hide)
         self.tray.activated.connect(self._on_activated)
@@ -90,6 +117,7 @@ class TrayController(QObject):
             timebox=self._ask_timebox,
             open_journal=self.open_journal_requested.emit,
             set_start_at_login=self.start_at_login_toggled.emit,
+            close_session=self._close_session,
         )
         self._render_status()
         self.rebuild_menu()
@@ -105,7 +133,12 @@ class TrayController(QObject):
         """Hide the icon and free the menu (call before the QApplication goes away)."""
         self._rebuild_timer.stop()
         self._host_menu_open.stop()
+        self._shape_timer.stop()
+        self._finished_timer.stop()
         self._bridge.snapshot_changed.disconnect(self._on_snapshot_changed)
+        if self.click_menu is not None:
+            self.click_menu.deleteLater()
+            self.click_menu = None
         if self._confirm is not None:
             self._confirm.deleteLater()
             self._confirm = None
@@ -141,14 +174,80 @@ class TrayController(QObject):
         self._status = status
 
     def rebuild_menu(self) -> None:
+        self._built_shape = self._shape()
+        pick = self.shelf.pick(self._snapshot)
         build_menu(
-            self.menu, self._snapshot, self._commands, exported=self.exported, extras=self.extras()
+            self.menu,
+            self._snapshot,
+            self._commands,
+            exported=self.exported,
+            extras=self.extras(),
+            pick=pick,
         )
         self._menu_dirty = False
+        change = self.shelf.next_change()
+        if change is None:
+            self._finished_timer.stop()
+        else:
+            delay = max(0.0, change - self.shelf.now())
+            self._finished_timer.start(min(int(delay * 1000) + 1000, 2**31 - 1))
+
+    def _close_session(self, gateway_id: str, session_id: str) -> None:
+        self.shelf.close(gateway_id, session_id)
+        self.refresh()
+
+    def popup_menu(self) -> QMenu:
+        """Pop the menu up at the pointer, built first (so Qt sizes it for what it holds)."""
+        if not self.exported:
+            if self._menu_dirty or self.extras().timeboxes:
+                self.rebuild_menu()
+            menu = self.menu
+        else:
+            if self.click_menu is None:
+                self.click_menu = QMenu()
+                self.click_menu.setObjectName("tray-click-menu")
+            build_menu(
+                self.click_menu,
+                self._snapshot,
+                self._commands,
+                exported=False,
+                extras=self.extras(),
+                pick=self.shelf.pick(self._snapshot),
+            )
+            menu = self.click_menu
+        menu.adjustSize()
+        menu.popup(QCursor.pos())
+        return menu
 
     def _rebuild_if_closed(self) -> None:
-        if self._menu_dirty and not self.menu.isVisible() and not self._host_menu_open.isActive():
+        if not self._menu_dirty or self.menu.isVisible():
+            return
+        if not self._host_menu_open.isActive():
             self.rebuild_menu()
+            return
+        if self._shape() == self._built_shape:
+            return  # words only: wait for the hold
+        opened_for = HOST_MENU_HOLD_MS - self._host_menu_open.remainingTime()
+        if opened_for >= self.shape_grace_ms:
+            self.rebuild_menu()
+        else:
+            self._shape_timer.start(max(1, self.shape_grace_ms - opened_for))
+
+    def _shape(self) -> tuple[object, ...]:
+        """What decides the top level's entries (not their words): see the module docstring."""
+        extras = self.extras()
+        pick = self.shelf.peek(self._snapshot)
+        return (
+            tuple(
+                (g.gateway_id, g.link, bool(g.error), bool(g.sessions))
+                for g in self._snapshot.gateways
+            ),
+            # which sessions, not their order: a reorder keeps the size (no clipping)
+            frozenset((gid, s.session_id) for gid, ss in pick.shown.items() for s in ss),
+            pick.more > 0,
+            extras.recent is not None,
+            extras.start_at_login is not None,
+        )
 
     def _on_about_to_show(self) -> None:
         if self._menu_dirty or self.extras().timeboxes:  # a countdown is shown: make it current
@@ -162,11 +261,7 @@ class TrayController(QObject):
             self._rebuild_timer.start()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        """A left click opens the dialog when something waits, otherwise the menu.
-
-        With a StatusNotifierItem host the menu's labels are escaped for the host's renderer
-        and the host opens the menu itself (right click), so the tray does not pop it up.
-        """
+        """A left click opens the dialog when something waits, otherwise the menu."""
         if reason not in (
             QSystemTrayIcon.ActivationReason.Trigger,
             QSystemTrayIcon.ActivationReason.DoubleClick,
@@ -174,8 +269,10 @@ class TrayController(QObject):
             return
         if self._snapshot.waiting_count():
             self.review_requested.emit()
-        elif not self.exported and not self.menu.isVisible():
-            self.menu.popup(QCursor.pos())
+            return
+        shown = self.click_menu if self.exported else self.menu
+        if shown is None or not shown.isVisible():
+            self.popup_menu()
 
     # -- confirmations -----------------------------------------------------------------------
     def _ask_mode(self, gateway_id: str, mode: str) -> None:

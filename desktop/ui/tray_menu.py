@@ -17,8 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
-from desktop.core.model import ApprovalPhase, SessionState, SessionStatus
+from desktop.core.model import SessionState, SessionStatus
 from desktop.ui import icons, menu_text
+from desktop.ui.menu_sessions import MenuPick, SessionShelf
 from desktop.ui.plain_text import exported_label, menu_label, tooltip_fragment
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
 from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
@@ -40,6 +41,22 @@ class MenuCommands:
     timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
     open_journal: Callable[[], None] | None = None
     set_start_at_login: Callable[[bool], None] | None = None
+    close_session: Callable[[str, str], None] | None = None  # gateway, session: leave the menu
+
+
+TODO_LINES = 8  # plan items listed per session (then "… N more")
+# Every entry of the menu, submenus included (issue 16: at most 100 with 2,000 sessions). The
+# gateways' lines and the app's own entries come first; sessions get what is left, most urgent
+# first, and the ones that do not fit are counted in "N more sessions".
+MENU_ENTRY_BUDGET = 100
+APP_ENTRIES = 25  # Review, New task, Recent decisions (12), Start at login, Settings, Quit, …
+GATEWAY_ENTRIES = 4  # header, error line, Reconnect, separator
+
+
+class _Budget:
+    def __init__(self, entries: int) -> None:
+        self.left = entries
+        self.dropped = 0
 
 
 def build_menu(
@@ -49,6 +66,7 @@ def build_menu(
     *,
     exported: bool = False,
     extras: MenuExtras | None = None,
+    pick: MenuPick | None = None,
 ) -> None:
     """Replace ``menu``'s contents with the current picture of every gateway and session.
 
@@ -57,12 +75,19 @@ def build_menu(
     besides the snapshot (time-boxes, recent decisions, start at login).
     """
     extras = extras or MenuExtras()
+    pick = pick or SessionShelf(finished_after=float("inf")).pick(snapshot)
+    budget = _Budget(MENU_ENTRY_BUDGET - APP_ENTRIES - GATEWAY_ENTRIES * len(snapshot.gateways))
     _clear(menu)
     menu.setToolTipsVisible(True)
     if not snapshot.gateways:
         _info(menu, "No gateway configured — see Settings…")
     for gateway in snapshot.gateways:
-        _add_gateway(menu, gateway, commands, extras)
+        _add_gateway(menu, gateway, pick.sessions(gateway.gateway_id), commands, extras, budget)
+        menu.addSeparator()
+    more_count = pick.more + budget.dropped
+    if more_count:
+        more = _info(menu, menu_text.more_sessions_line(more_count), "more-sessions")
+        more.setToolTip("The menu lists the sessions that need you most; the rest are quieter.")
         menu.addSeparator()
     waiting = snapshot.waiting_count()
     review = _action(
@@ -125,7 +150,12 @@ def _info(menu: QMenu, text: str, name: str = "", *, limit: int = 100) -> QActio
 
 
 def _add_gateway(
-    menu: QMenu, gateway: GatewayView, commands: MenuCommands, extras: MenuExtras
+    menu: QMenu,
+    gateway: GatewayView,
+    sessions: tuple[SessionState, ...],
+    commands: MenuCommands,
+    extras: MenuExtras,
+    budget: _Budget,
 ) -> None:
     gid = gateway.gateway_id
     header = _info(
@@ -142,10 +172,37 @@ def _add_gateway(
     reconnect.triggered.connect(lambda _=False: commands.reconnect(gid))
     if gateway.link is not Link.UP:
         return
-    if not gateway.sessions:
-        _info(menu, "   No live sessions — start one with New task…", f"no-sessions:{gid}")
-    for session in gateway.sessions:
-        _add_session(menu, gateway, session, commands, extras)
+    if not sessions:
+        text = "   No busy sessions" if gateway.sessions else "   No live sessions"
+        _info(menu, f"{text} — start one with New task…", f"no-sessions:{gid}")
+    waiting: dict[str, int] = {}
+    for row in gateway.waiting:
+        waiting[row.session_id] = waiting.get(row.session_id, 0) + 1
+    for session in sessions:
+        if budget.left <= 0:
+            budget.dropped += 1
+            continue
+        sub = _add_session(
+            menu, gateway, session, waiting.get(session.session_id, 0), commands, extras
+        )
+        cost = 1 + _entry_count(sub)
+        if cost > budget.left:  # does not fit: counted in "N more sessions" instead
+            menu.removeAction(sub.menuAction())
+            sub.deleteLater()
+            budget.dropped += 1
+            budget.left = 0
+            continue
+        budget.left -= cost
+
+
+def _entry_count(menu: QMenu) -> int:
+    count = 0
+    for action in menu.actions():
+        count += 1
+        owned = action.menu()
+        if isinstance(owned, QMenu):
+            count += _entry_count(owned)
+    return count
 
 
 def _session_icon_name(session: SessionState, waiting: int, boxed: bool = False) -> str:
@@ -160,15 +217,11 @@ def _add_session(
     menu: QMenu,
     gateway: GatewayView,
     session: SessionState,
+    waiting: int,
     commands: MenuCommands,
     extras: MenuExtras,
-) -> None:
+) -> QMenu:
     gid, sid = gateway.gateway_id, session.session_id
-    waiting = sum(
-        1
-        for a in gateway.approvals
-        if a.session_id == sid and a.phase in (ApprovalPhase.WAITING, ApprovalPhase.STALE)
-    )
     title = session_title(session)
     status = "waiting on you" if waiting else session.status.value
     sub = QMenu(_label(f"{title} — {status}", 70), menu)
@@ -200,6 +253,13 @@ def _add_session(
     interrupt = _action(sub, "Interrupt", f"interrupt:{gid}:{sid}")
     interrupt.setEnabled(session.status is not SessionStatus.IDLE or bool(waiting))
     interrupt.triggered.connect(lambda _=False: commands.interrupt(gid, sid))
+    idle = session.status is SessionStatus.IDLE and not session.running and not waiting
+    if commands.close_session is not None and idle:
+        close = _action(sub, "Close (hide from this menu)", f"close:{gid}:{sid}")
+        close.setToolTip("The session stays in Hermes; it comes back here when it works again.")
+        close_session = commands.close_session
+        close.triggered.connect(lambda _=False: close_session(gid, sid))
+    return sub
 
 
 def _add_usage(sub: QMenu, session: SessionState, ref: str) -> None:
@@ -224,13 +284,16 @@ def _add_todos(sub: QMenu, session: SessionState, ref: str) -> None:
     if progress is None:
         return
     _info(sub, progress, f"todo-progress:{ref}")
-    for index, item in enumerate(session.todos.items):
+    items = session.todos.items
+    for index, item in enumerate(items[:TODO_LINES]):
         _info(
             sub,
             "   " + menu_text.todo_line(item.status, item.content),
             f"todo:{ref}:{index}",
             limit=80,
         )
+    if len(items) > TODO_LINES:
+        _info(sub, f"   … {len(items) - TODO_LINES} more", f"todo-more:{ref}")
     sub.addSeparator()
 
 

@@ -7,17 +7,20 @@ result. The icon name is the stem of an SVG in ``resources/icons/``.
 Precedence, most urgent first (the icon can show only one thing):
 
 1. ``waiting``      approvals wait on a person on a connected gateway (count drawn on the icon)
+   ``waiting-yolo`` ... and one of the sessions with a waiting row has YOLO on: the bubble
+                    carries YOLO's fast-forward mark, so "it asks although YOLO is on" shows
 2. ``error``        a gateway gave up (FAILED) and needs a person
 3. ``disconnected`` no gateway connected and none trying now (or none configured)
    ``connecting``   no gateway connected, at least one connecting or handshaking
 4. ``yolo``         some session on a connected gateway bypasses approvals with no end set
    ``yolo-timed``   every such session has a time-box the app will end ("for 15 minutes",
-                    "until this turn ends"): a triangle with a clock, so the shape says "ends"
+                    "until this turn ends"): the disc with a clock, so the shape says "ends"
 5. ``working``      some session is running a turn
 6. ``idle``         connected, nothing happening
 
 A gateway that is offline while another is connected does not change the icon (the tooltip
-says so): the connected one still works, and the offline one retries by itself.
+says so): the connected one still works, and the offline one retries by itself. The tooltip
+names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more).
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ from desktop.ui.plain_text import tooltip_fragment
 from desktop.ui.snapshot import AppSnapshot, Link, session_title
 
 APP_TITLE = "Hermes Tray"
+TOOLTIP_SESSIONS = 5
 ICON_NAMES = (
     "disconnected",
     "connecting",
     "idle",
     "working",
     "waiting",
+    "waiting-yolo",
     "yolo",
     "yolo-timed",
     "error",
@@ -77,8 +82,11 @@ def tray_status(
     working = [s for s in live_sessions if s.status is SessionStatus.WORKING]
     count = snapshot.waiting_count()
 
+    waiting_in = _waiting_sessions(snapshot)
     if count:
-        icon, headline = "waiting", f"{_plural(count, 'approval')} waiting"
+        yolo_waiting = any(yolo_on for _, _, yolo_on in waiting_in)
+        icon = "waiting-yolo" if yolo_waiting else "waiting"
+        headline = f"{_plural(count, 'approval')} waiting"
     elif failed:
         icon, headline = "error", "connection failed"
     elif not gateways:
@@ -96,7 +104,12 @@ def tray_status(
         icon, headline = "idle", "idle"
 
     lines = [f"{APP_TITLE} — {headline}"]
-    if icon not in ("yolo", "yolo-timed") and yolo:
+    for title, n, yolo_on in waiting_in[:TOOLTIP_SESSIONS]:
+        note = ", YOLO on" if yolo_on else ""
+        lines.append(f"Waiting: {tooltip_fragment(title, 40)} ({n}{note})")
+    if len(waiting_in) > TOOLTIP_SESSIONS:
+        lines.append(f"… and {_plural(len(waiting_in) - TOOLTIP_SESSIONS, 'more session')}")
+    if icon not in ("yolo", "yolo-timed", "waiting-yolo") and yolo:
         lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
     for gateway_id, session in timed:
         label = boxes[(gateway_id, session.session_id)]
@@ -109,3 +122,21 @@ def tray_status(
         if offline:
             lines.append(f"{offline} of {len(gateways)} gateways not connected")
     return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
+
+
+def _waiting_sessions(snapshot: AppSnapshot) -> list[tuple[str, int, bool]]:
+    """``(title, rows waiting, YOLO on)`` of each session with rows waiting, most rows first."""
+    found: list[tuple[str, int, bool]] = []
+    for g in snapshot.gateways:
+        if g.link is not Link.UP:
+            continue
+        counts: dict[str, int] = {}
+        for a in g.waiting:
+            counts[a.session_id] = counts.get(a.session_id, 0) + 1
+        by_id = {s.session_id: s for s in g.sessions} if counts else {}
+        for sid, n in counts.items():
+            session = by_id.get(sid)
+            title = session_title(session, sid)
+            found.append((title, n, bool(session is not None and session.yolo.effective)))
+    found.sort(key=lambda item: -item[1])
+    return found

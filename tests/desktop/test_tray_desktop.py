@@ -24,7 +24,7 @@ from desktop.gateway.fake import FakeGateway
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import NativeNotifier
-from desktop.ui.notify_policy import NotifySettings
+from desktop.ui.notify_policy import NotifySettings, never_high_risk
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
@@ -83,7 +83,11 @@ def test_approve_from_notification_then_from_dialog(qapp, qloop, arun):
 async def scenario() -> None:
     fake = await FakeGateway("B", speed=0.05).start()
     bridge = GatewayBridge()
-    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: None)
+    # The fake's commands are all rm -rf (high risk: Review only in a notification); this
+    # test is about the click path, so the risk check calls nothing high here.
+    shell = TrayShell(
+        bridge, notify_settings=NOTIFY, on_quit=lambda: None, high_risk=never_high_risk
+    )
     bridge.add_gateway(
         GatewayEndpoint(
             "demo",
@@ -132,8 +136,9 @@ async def scenario() -> None:
         await xdesk.settle(0.5)  # the notification for this batch is up too; let it land
         await xdesk.click(icon_x, icon_y, button=3)  # the panel draws the menu (dbusmenu)
         await xdesk.settle(1.0)
-        # Keyboard into the waiting session's submenu: Reconnect, tmp, R&D… -> Right.
-        for name in ("Down", "Down", "Down", "Right"):
+        # Keyboard into the waiting session's submenu, listed first (the most urgent):
+        # Reconnect, R&D… -> Right.
+        for name in ("Down", "Down", "Right"):
             await xdesk.key(name)
             await xdesk.settle(0.2)
         await xdesk.settle(0.6)

@@ -116,14 +116,14 @@ async def session_bus() -> AsyncIterator[Any]:
         await bus.wait_for_disconnect()
 
 
-async def _interface(bus: Any, service: str, path: str, name: str) -> Any:
+async def interface(bus: Any, service: str, path: str, name: str) -> Any:
     proxy = bus.get_proxy_object(service, path, await bus.introspect(service, path))
     return proxy.get_interface(name)
 
 
 async def _watched_items(bus: Any) -> list[str]:
     watcher = "org.kde.StatusNotifierWatcher"
-    proxy = await _interface(bus, watcher, "/StatusNotifierWatcher", watcher)
+    proxy = await interface(bus, watcher, "/StatusNotifierWatcher", watcher)
     return list(await proxy.get_registered_status_notifier_items())
 
 
@@ -135,8 +135,8 @@ async def item_menu(bus: Any, item: str) -> Any:
     """
     service, _, path = item.partition("/")
     path = "/" + path if path else "/StatusNotifierItem"
-    sni = await _interface(bus, service, path, "org.kde.StatusNotifierItem")
-    return await _interface(bus, service, await sni.get_menu(), "com.canonical.dbusmenu")
+    sni = await interface(bus, service, path, "org.kde.StatusNotifierItem")
+    return await interface(bus, service, await sni.get_menu(), "com.canonical.dbusmenu")
 
 
 async def dbusmenu_labels() -> list[str]:

@@ -123,9 +123,27 @@ def test_a_refused_decision_is_written_at_once_as_not_sent(recorder, journal):
 
 
 def test_resolutions_nobody_decided_here_write_nothing(recorder, journal):
-    recorder.approval_changed("g1", resolved(kind=OutcomeKind.EXPIRED, choice=None))
     recorder.approval_changed("g2", resolved())
+    recorder.approval_changed(
+        "g1", resolved(kind=OutcomeKind.WITHDRAWN, choice=None, reason="cancelled")
+    )
     assert not journal.path.exists()
+
+
+def test_a_row_that_expired_unanswered_is_journaled_as_blocked(recorder, journal):
+    recorder.approval_changed(
+        "g1",
+        resolved(kind=OutcomeKind.EXPIRED, choice=None, reason="nobody answered"),
+        "Local",
+        "Fix the build",
+    )
+    [line] = lines(journal)
+    assert (line["choice"], line["surface"], line["session_title"]) == (
+        "none",
+        "nobody",
+        "Fix the build",
+    )
+    assert line["outcome"].startswith("expired")
 
 
 def test_removing_a_gateway_or_quitting_closes_waiting_decisions_as_unknown(recorder, journal):

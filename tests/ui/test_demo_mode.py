@@ -139,7 +139,7 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
             assert names[f"tokens:{ref}"].startswith("Tokens:")
             assert names[f"cost:{ref}"].startswith("Cost: $")
             assert "Remove stale build artefacts" in names[f"todo:{ref}:0"]
-            assert names[f"yolo:{ref}"] == "YOLO: off (approvals asked)"
+            assert names[f"yolo:{ref}"] == "YOLO: off — commands ask first"
             assert tray.notices == []  # attaching the demo's sessions warns about nothing
 
     arun(scenario(), timeout=30)

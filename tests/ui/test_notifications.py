@@ -96,12 +96,15 @@ def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
             assert note.summary == "Approval needed — Fix the build"
             assert note.body == "rm -rf build"
             assert note.actions == {
-                "approve": "Approve",
-                "deny": "Deny",
-                "review": "Review",
+                "approve.1": "Approve",
+                "deny.1": "Deny",
+                "deny-stop.1": "Deny and stop the agent",
+                "review.1": "Review",
                 "default": "",
             }
-            notifyd.invoke(note.id, "approve")
+            assert note.hints["urgency"] == 1
+            assert note.expire_timeout == 0  # lives as long as the question
+            notifyd.invoke(note.id, "approve.1")
             await until(lambda: app.client.calls)
             assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
             await asyncio.sleep(0.1)  # nothing else may follow
@@ -117,7 +120,7 @@ def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
             note = await app.shown(notifyd)
             assert note.body.splitlines()[0] == "3 commands wait for your decision."
             assert "approve" not in note.actions
-            notifyd.invoke(note.id, "deny")
+            notifyd.invoke(note.id, "deny.1")
             await until(lambda: len(app.client.calls) == 3)
             assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
             assert len(notifyd.shown) == 1
@@ -130,7 +133,7 @@ def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
         async with app_with_notifyd(bus, qloop) as (app, notifyd):
             _ask(app, approval("k1", batch="b7"))
             note = await app.shown(notifyd, "b7")
-            notifyd.invoke(note.id, "review")
+            notifyd.invoke(note.id, "review.1")
             await until(lambda: app.reviews)
             assert app.reviews == [("g1", "b7")]
             assert app.client.calls == []
@@ -143,10 +146,11 @@ def test_markup_and_bidi_never_reach_a_markup_parsing_daemon(bus, qloop, arun):
         async with app_with_notifyd(bus, qloop) as (app, notifyd):
             _ask(app, approval("k1", command="<b>echo</b> a && b \u202e"), title="<img src=x>")
             note = await app.shown(notifyd)
-            for text in (note.summary, note.body):
-                for char in "<>&\u202e":
-                    assert char not in text
-            assert "\u27e8U+202E\u27e9" in note.body
+            for char in "<>&\u202e":
+                assert char not in note.summary
+            # the exact text, entity-escaped for a body-markup server (no look-alikes)
+            assert note.body == "&lt;b&gt;echo&lt;/b&gt; a &amp;&amp; b \u27e8U+202E\u27e9"
+            assert "approve.1" not in note.actions  # a revealed character: Review only
 
     arun(scenario(), timeout=30)
 

@@ -41,7 +41,10 @@ def test_rows_redelivered_after_reconnect_are_not_new():
     p.gateway_connected("g", AFTER_QUIET + 2)
     p.approval_requested("g", approval("k1", batch="b"), "Build", AFTER_QUIET + 2.1)
     p.approval_requested("g", approval("k9", batch="b", position=1), "Build", AFTER_QUIET + 2.1)
-    assert p.due(AFTER_QUIET + 20) == []
+    [update] = p.due(AFTER_QUIET + 20)  # the new row updates the batch's notification in place
+    assert update.update
+    assert update.keys == ("k1", "k9")
+    assert p.due(AFTER_QUIET + 40) == []
 
 
 def test_quiet_after_start_then_one_summary():
@@ -163,10 +166,11 @@ def test_text_is_neutralised_and_bounded():
     hostile = "<b>rm</b> -rf / && echo \u202e" + "x" * 1000
     p.approval_requested("g", approval("k1", command=hostile), "<img src=x> & co", AFTER_QUIET)
     [plan] = p.due(AFTER_QUIET + 1)
-    for text in (plan.title, plan.body):
-        for markup in "<>&\u202e":
-            assert markup not in text
-    assert "\u27e8U+202E\u27e9" in plan.body
+    for markup in "<>&\u202e":
+        assert markup not in plan.title  # the title holds only the session's name
+    # the body is the command's own text (the sender escapes it for the server), revealed
+    assert plan.body.startswith("<b>rm</b> -rf / && echo \u27e8U+202E\u27e9xxx")
+    assert "\u202e" not in plan.body
     assert len(plan.body) <= 300
     assert plan.body.endswith("\u2026")
 

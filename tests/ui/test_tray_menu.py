@@ -69,7 +69,7 @@ PLAN = todos(
 def test_top_level_entries_and_gateway_header(menu):
     rec = build(menu, snap(gateway(sessions=(session(),), approvals=(approval(),))))
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
-    assert texts[0] == "Local — connected · hermes-0.19 · Hermes 0.19.0"
+    assert texts[0] == "Local — connected · Hermes 0.19.0"
     assert not menu.actions()[0].isEnabled()
     assert texts[-4:] == ["Review approvals… (1)", "New task…", "Settings…", "Quit Hermes Tray"]
     find(menu, "reconnect:g1").trigger()
@@ -127,10 +127,10 @@ def test_no_context_or_cost_lines_when_not_sent(menu):
 @pytest.mark.parametrize(
     ("yolo", "checked", "enabled", "text"),
     [
-        (None, False, True, "YOLO: off (approvals asked)"),
-        (YOLO_SESSION, True, True, "YOLO: on — set by session"),
-        (YOLO_MODE_OFF, True, False, "YOLO: on — set by approvals.mode off"),
-        (YOLO_ENV, True, False, "YOLO: on — set by environment"),
+        (None, False, True, "YOLO: off — commands ask first"),
+        (YOLO_SESSION, True, True, "YOLO: on — commands run without asking"),
+        (YOLO_MODE_OFF, True, False, "YOLO: on — approvals are off for this whole gateway"),
+        (YOLO_ENV, True, False, "YOLO: on — Hermes was started with YOLO on"),
     ],
 )
 def test_yolo_toggle_shows_effective_state_and_source(menu, yolo, checked, enabled, text):

@@ -35,7 +35,8 @@ def test_a_box_whose_yolo_is_not_on_yet_changes_nothing():
 
 def test_waiting_approvals_still_win():
     status = tray_status(snap(gateway(sessions=(TIMED,), approvals=(approval(),))), BOXES)
-    assert (status.icon_name, status.count) == ("waiting", 1)
+    # the bubble carries YOLO's mark: it asks although YOLO is on
+    assert (status.icon_name, status.count) == ("waiting-yolo", 1)
     assert "Fix the build: YOLO on · 12 min left" in status.tooltip
 
 

@@ -66,7 +66,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
         assert app.shell.yolo.boxes.keys() == ()
         assert not app.shell.yolo.timer_active  # no time-box, no wake-ups
         assert app.shell.tray.status.icon_name == "idle"
-        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO: off (approvals asked)"
+        assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO: off — commands ask first"
         assert app.problems == []
         await app.close()
 

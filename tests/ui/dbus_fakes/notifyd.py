@@ -32,13 +32,17 @@ class Shown:
     actions: dict[str, str]
     hints: dict[str, Any] = field(default_factory=dict)
     closed: bool = False
+    replaces_id: int = 0
+    expire_timeout: int = -1
 
 
 class FakeNotifyd(ServiceInterface):
     def __init__(self, capabilities: tuple[str, ...]) -> None:
         super().__init__(BUS_NAME)
         self.capabilities = list(capabilities)
-        self.shown: list[Shown] = []
+        self.shown: list[Shown] = []  # the latest content of every notification, by id
+        self.calls: list[Shown] = []  # every Notify call, in order
+        self._last_id = 0
         self.received: asyncio.Queue[Shown] = asyncio.Queue()
         self.bus: MessageBus | None = None
 
@@ -83,15 +87,22 @@ class FakeNotifyd(ServiceInterface):
         hints: "a{sv}",
         expire_timeout: "i",
     ) -> "u":
+        replaced = next((n for n in self.shown if n.id == replaces_id and not n.closed), None)
         note = Shown(
-            id=len(self.shown) + 1,
+            id=replaced.id if replaced is not None else self._last_id + 1,
             app_name=app_name,
             summary=summary,
             body=body,
             actions=dict(zip(actions[::2], actions[1::2], strict=True)),
             hints={k: v.value for k, v in hints.items()},
+            replaces_id=replaces_id,
+            expire_timeout=expire_timeout,
         )
+        if replaced is not None:  # updated in place: the same id, the new content
+            self.shown.remove(replaced)
+        self._last_id = max(self._last_id, note.id)
         self.shown.append(note)
+        self.calls.append(note)
         self.received.put_nowait(note)
         return note.id
 

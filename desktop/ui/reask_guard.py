@@ -1,0 +1,65 @@
+"""Deny means deny: answer Hermes' re-asks of a command the person just denied. Qt-free.
+
+Why: after a deny (or "Deny all") in a batch, Hermes asks again about the batch's other
+commands, as new requests, within a tenth of a second (iot ``batch3_reask``/``regate``
+transcripts). Shown again, each would carry an Approve button for a command the person had
+just refused, and denying three commands took five answers. A deny is always safe to send, so
+a re-ask of a denied command — the same command text, in the same session and batch (Hermes'
+turn), or naming the denied row as the one it replaces (``Approval.asked_because`` /
+``reask_of``) — is answered deny by the tray, journaled as such, and never offered for approval.
+
+Only the same command: a re-ask of a command the person approved is asked again as usual.
+Memory is bounded (oldest forgotten first).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from desktop.core.model import Approval, ApprovalPhase, Choice
+
+MAX_REMEMBERED = 2000
+SURFACE_REASK = "tray.reask"  # the decision's surface: the tray answered a re-ask itself
+
+_Key = tuple[str, str]  # (gateway_id, approval key)
+_Turn = tuple[str, str, str, str]  # (gateway_id, session_id, batch_id, command)
+
+
+class DenyMemory:
+    """What the person denied, and whether a new row is a re-ask of it."""
+
+    def __init__(self, limit: int = MAX_REMEMBERED) -> None:
+        self._limit = limit
+        self._keys: OrderedDict[_Key, str] = OrderedDict()  # -> the denied command
+        self._turns: OrderedDict[_Turn, None] = OrderedDict()
+
+    def denied(self, gateway_id: str, approval: Approval) -> None:
+        """The person (or this guard) denied ``approval``."""
+        self._keys[(gateway_id, approval.key)] = approval.command
+        self._keys.move_to_end((gateway_id, approval.key))
+        turn = (gateway_id, approval.session_id, approval.batch_id, approval.command)
+        self._turns[turn] = None
+        self._turns.move_to_end(turn)
+        while len(self._keys) > self._limit:
+            self._keys.popitem(last=False)
+        while len(self._turns) > self._limit:
+            self._turns.popitem(last=False)
+
+    def is_reask_of_denied(self, gateway_id: str, approval: Approval) -> bool:
+        """Whether ``approval`` asks again about a command that was denied in its turn."""
+        if approval.phase is not ApprovalPhase.WAITING or Choice.DENY not in approval.choices:
+            return False
+        if (gateway_id, approval.key) in self._keys:
+            return False  # the denied row itself, re-delivered: the core already has its answer
+        for earlier in (approval.asked_because.earlier_key, approval.reask_of):
+            if earlier and self._keys.get((gateway_id, earlier)) == approval.command:
+                return True
+        turn = (gateway_id, approval.session_id, approval.batch_id, approval.command)
+        return turn in self._turns
+
+    def forget_gateway(self, gateway_id: str) -> None:
+        """A removed gateway's keys restart with its next client."""
+        for key in [k for k in self._keys if k[0] == gateway_id]:
+            del self._keys[key]
+        for turn in [t for t in self._turns if t[0] == gateway_id]:
+            del self._turns[turn]

@@ -1,0 +1,123 @@
+"""The native notifier against a fake server: persistent, replaced in place, escaped per
+capability, and a click on replaced content acts on nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
+from desktop.core.model import ApprovalPhase, Choice
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.native_notify import NativeNotifier
+from desktop.ui.notifications import NotificationController
+from desktop.ui.notify_policy import NotifySettings
+from tests.ui.builders import approval, session
+from tests.ui.dbus_fakes.notifyd import FakeNotifyd
+from tests.ui.standins import Endpoint, drain, make_factory, until
+
+FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
+
+
+@contextlib.asynccontextmanager
+async def wired(bus, qloop, capabilities=("actions", "body", "body-markup"), focused=False):
+    notifyd = await FakeNotifyd.start(bus.address, capabilities)
+    clients = {}
+    bridge = GatewayBridge(make_factory(clients))
+    controller = NotificationController(bridge, lambda t, b: None, FAST)
+    controller.dialog_focused = lambda: focused
+    bridge.add_gateway(Endpoint("g1", "Local"))
+    notifier = NativeNotifier("Hermes Tray")
+    bridge.start(qloop, notifier)
+    clients["g1"].emit(SessionChanged(session("s1", "Build")))
+    try:
+        yield clients["g1"], notifyd, notifier, controller
+    finally:
+        controller.dispose()
+        await bridge.aclose()
+        await drain()
+        controller.deleteLater()
+        bridge.deleteLater()
+        await notifyd.stop()
+
+
+def test_rows_that_come_and_go_replace_the_notification_in_place(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop, ("actions", "body", "persistence")) as (client, notifyd, *_):
+            client.emit(ApprovalRequested(approval("k1", command="make a")))
+            client.emit(ApprovalRequested(approval("k2", command="make b", position=1)))
+            first = await notifyd.received.get()
+            assert first.expire_timeout == 0
+            assert first.hints["resident"] is True
+            client.emit(
+                ApprovalChanged(approval("k1", command="make a", phase=ApprovalPhase.RESOLVED))
+            )
+            second = await notifyd.received.get()
+            assert second.replaces_id == first.id
+            assert second.id == first.id
+            assert second.body == "make b"  # raw: this server has no body markup
+            assert "approve.2" in second.actions
+            client.emit(
+                ApprovalChanged(approval("k2", command="make b", phase=ApprovalPhase.RESOLVED))
+            )
+            await until(lambda: notifyd.shown[-1].closed)  # withdrawn where it was answered
+            assert len(notifyd.calls) == 2
+
+    arun(scenario(), timeout=30)
+
+
+def test_a_click_on_replaced_content_answers_nothing(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop) as (client, notifyd, notifier, _):
+            client.emit(ApprovalRequested(approval("k1", command="make a")))
+            first = await notifyd.received.get()
+            await until(lambda: notifier.is_shown("g1", "b1"))
+            client.emit(ApprovalRequested(approval("k2", command="make b", position=1)))
+            await notifyd.received.get()
+            notifyd.ActionInvoked(first.id, "approve.1")  # pressed as the update arrived
+            await asyncio.sleep(0.1)
+            assert client.calls == []
+
+    arun(scenario(), timeout=30)
+
+
+def test_markup_servers_get_entities_and_others_the_raw_text(bus, qloop, arun):
+    async def scenario():
+        command = "cat a && b << EOF > out"
+        async with wired(bus, qloop, ("actions", "body")) as (client, notifyd, *_):
+            client.emit(ApprovalRequested(approval("k1", command=command)))
+            assert (await notifyd.received.get()).body == command
+        async with wired(bus, qloop) as (client, notifyd, *_):
+            client.emit(ApprovalRequested(approval("k1", command=command)))
+            assert (await notifyd.received.get()).body == "cat a &amp;&amp; b &lt;&lt; EOF &gt; out"
+
+    arun(scenario(), timeout=30)
+
+
+def test_no_new_bubble_while_the_dialog_has_focus(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop, focused=True) as (client, notifyd, _, controller):
+            client.emit(ApprovalRequested(approval("k1")))
+            await until(lambda: controller.policy.next_deadline() is None)
+            await asyncio.sleep(0.1)
+            assert notifyd.calls == []
+
+    arun(scenario(), timeout=30)
+
+
+def test_deny_and_stop_denies_then_interrupts(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop) as (client, notifyd, notifier, _):
+            client.emit(ApprovalRequested(approval("k1")))
+            client.emit(ApprovalRequested(approval("k2", position=1)))
+            note = await notifyd.received.get()
+            await until(lambda: notifier.is_shown("g1", "b1"))
+            notifyd.invoke(note.id, "deny-stop.1")
+            await until(lambda: len(client.calls) == 3)
+            assert client.calls == [
+                ("decide", "k1", Choice.DENY, False),
+                ("decide", "k2", Choice.DENY, False),
+                ("interrupt", "s1"),
+            ]
+
+    arun(scenario(), timeout=30)
