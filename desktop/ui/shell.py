@@ -148,6 +148,7 @@ class TrayShell(QObject):
                 else JournalController(self.bridge, journal, parent=self)
             )
             self.journal.changed.connect(self.tray.refresh)
+            self.journal.problem_changed.connect(lambda _problem: self.tray.refresh())
             self.tray.open_journal_requested.connect(self.journal.open_journal)
         if settings is not None or journal is not None:
             self.tray.refresh()
@@ -169,6 +170,7 @@ class TrayShell(QObject):
             recent=journal.recent_lines() if journal is not None else None,
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,
+            journal_problem=journal.problem if journal is not None else "",
         )
 
     def show(self) -> None:

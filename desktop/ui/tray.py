@@ -162,7 +162,8 @@ class TrayController(QObject):
         self.refresh()
 
     def _render_status(self) -> None:
-        status = tray_status(self._snapshot, self.extras().timeboxes)
+        extras = self.extras()
+        status = tray_status(self._snapshot, extras.timeboxes, extras.journal_problem)
         if status == self._status:
             return
         if self._status is None or (status.icon_name, status.count) != (

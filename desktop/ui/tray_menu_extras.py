@@ -30,12 +30,14 @@ class MenuExtras:
         recent: ``(line, details)`` per recent decision, newest first; None hides the submenu.
         journal_available: whether "Open journal" has a file to open.
         start_at_login: the checkable item's state; None hides it.
+        journal_problem: why decisions are held in memory instead of the journal ("" if none).
     """
 
     timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)
     recent: tuple[tuple[str, str], ...] | None = None
     journal_available: bool = False
     start_at_login: bool | None = None
+    journal_problem: str = ""
 
 
 def _named(action: QAction, name: str) -> QAction:
@@ -70,6 +72,13 @@ def add_app_items(
     set_start_at_login: Callable[[bool], None] | None,
 ) -> None:
     """The Recent decisions submenu (with Open journal) and the Start at login switch."""
+    if extras.journal_problem:
+        warning = _named(
+            menu.addAction(menu_label(f"⚠ Journal not written: {extras.journal_problem}", 90)),
+            "journal-problem",
+        )
+        warning.setEnabled(False)  # a state, not a command; the journal retries by itself
+        warning.setToolTip("Decisions are kept in memory and written once the journal can be.")
     if extras.recent is not None:
         recent = QMenu(menu_label("Recent decisions"), menu)
         recent.setObjectName("recent-decisions")

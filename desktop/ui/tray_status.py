@@ -59,12 +59,16 @@ def _plural(n: int, word: str) -> str:
 
 
 def tray_status(
-    snapshot: AppSnapshot, timeboxes: Mapping[tuple[str, str], str] | None = None
+    snapshot: AppSnapshot,
+    timeboxes: Mapping[tuple[str, str], str] | None = None,
+    journal_problem: str = "",
 ) -> TrayStatus:
     """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order).
 
     ``timeboxes`` maps ``(gateway_id, session_id)`` of every time-boxed YOLO session to its
     line, e.g. ``YOLO on · 12 min left`` (``yolo_timer.YoloTimeboxes.labels``).
+    ``journal_problem`` says why decisions are not reaching the journal: an error when nothing
+    waits, since a person who relies on the record must learn that it is not being written.
     """
     boxes = timeboxes or {}
     gateways = snapshot.gateways
@@ -89,6 +93,8 @@ def tray_status(
         headline = f"{_plural(count, 'approval')} waiting"
     elif failed:
         icon, headline = "error", "connection failed"
+    elif journal_problem:
+        icon, headline = "error", "decision journal not written"
     elif not gateways:
         icon, headline = "disconnected", "no gateway configured"
     elif not up:
@@ -121,6 +127,8 @@ def tray_status(
         offline = len(gateways) - len(up) - len(failed)
         if offline:
             lines.append(f"{offline} of {len(gateways)} gateways not connected")
+    if journal_problem:
+        lines.append(f"Journal not written: {tooltip_fragment(journal_problem, 120)}")
     return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
 
 

@@ -6,8 +6,10 @@ import pytest
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import Choice
+from desktop.journal import Journal
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.bridge_events import DecisionMade
 from desktop.ui.shell import TrayShell
 from tests.ui.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory, until
@@ -87,3 +89,14 @@ def test_new_task_dialog_starts_a_task(shell, qtbot, arun):
     s.new_task.start_button.click()
     arun(until(lambda: ("create_session", "/srv/project", "run the tests") in client.calls))
     assert not s.new_task.isVisible()
+
+
+def test_a_journal_that_cannot_be_written_reaches_the_tray(shell, qtbot, tmp_path):
+    s, _client, _quits = shell
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the journal's folder should be")
+    s.attach(journal=Journal(blocked))
+    refused = DecisionMade("g1", "Local", "k1", Choice.ONCE, "dialog.button", False, "stale")
+    s.bridge.decision_made.emit(refused)
+    qtbot.waitUntil(lambda: "Journal not written" in s.tray.tray.toolTip())
+    assert "kept in memory" in s.tray.tray.toolTip()

@@ -121,3 +121,16 @@ def test_start_at_login_is_a_checkable_switch(menu):
     assert not switch.isChecked()
     switch.trigger()
     assert recorder.calls == [("start_at_login", True)]
+
+
+def test_a_journal_that_cannot_be_written_is_said_in_the_menu(menu):
+    extras = MenuExtras(recent=(), journal_problem="the disk is full; 2 decisions kept in memory")
+    build_menu(menu, snap(gateway()), MenuRecorder().commands(extras=True), extras=extras)
+    warning = menu_action(menu, "journal-problem")
+    assert "the disk is full; 2 decisions kept in memory" in warning.text()
+    assert not warning.isEnabled()
+
+
+def test_a_healthy_journal_adds_no_warning(menu):
+    build_menu(menu, snap(gateway()), MenuRecorder().commands(extras=True), extras=MenuExtras())
+    assert "journal-problem" not in names(menu)

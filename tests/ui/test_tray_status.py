@@ -131,3 +131,15 @@ def test_tooltip_neutralises_markup_in_names_and_errors():
 def test_partial_outage_is_in_the_tooltip():
     tooltip = tray_status(snap(gateway("a"), gateway("b", link=Link.OFFLINE))).tooltip
     assert "1 of 2 gateways not connected" in tooltip
+
+
+def test_a_journal_problem_is_an_error_when_nothing_waits():
+    status = tray_status(snap(gateway(sessions=(IDLE,))), journal_problem="disk <full>")
+    assert status.icon_name == "error"
+    assert "Journal not written: disk \u2039full\u203a" in status.tooltip.splitlines()
+
+
+def test_waiting_rows_stay_first_over_a_journal_problem():
+    status = tray_status(snap(gateway(approvals=(WAIT,))), journal_problem="disk full")
+    assert (status.icon_name, status.count) == ("waiting", 1)
+    assert "Journal not written: disk full" in status.tooltip
