@@ -27,6 +27,7 @@ CHOICE_SHORTCUTS = {
     Choice.ALWAYS: "Shift+A",
     Choice.DENY: "D",
 }
+NO_CHOICES = "Hermes offered no answer the tray can send for this command: answer it in Hermes."
 KEY_HINTS = "A approve once · S allow for session · Shift+A always · D deny · ↑↓ move · Esc close"
 
 # Printable ASCII (plus newline and tab) can never be hidden: reveal() would return it unchanged.
@@ -117,6 +118,8 @@ def notes(a: Approval, notice: str) -> str:
         lines.append("Hermes' safety check denied this command; you may still allow it once.")
     if a.reask_of:
         lines.append("Asked again: an earlier command failed, so this needs a fresh decision.")
+    if not a.choices:
+        lines.append(NO_CHOICES)
     return "\n".join(lines)
 
 
