@@ -30,6 +30,7 @@ class BenchConfig:
     scale_sessions: int = 100
     scale_approvals: int = 100  # per session: 10,000 in all
     scale_watch: float = 8.0  # seconds after the burst to watch the CPU settle
+    scale_load_timeout: float = 300.0  # end to end: how long all of them may take to arrive
     # (d) cold start
     start_runs: int = 7  # measured runs per program (after one unmeasured warm-up each)
     # (e) wake-ups
