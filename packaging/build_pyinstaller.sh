@@ -15,6 +15,10 @@
 #                                    without them: "No module named desktop_notifier.resources"
 #   --collect-submodules keyring.backends, --copy-metadata keyring
 #                                    keyring finds its backends through entry points
+#   --collect-submodules tree_sitter, tree_sitter_bash
+#                                    the bash grammar is a compiled extension (_binding) that
+#                                    tree_sitter_bash imports relatively; named so a future
+#                                    lazy import cannot drop it silently
 #   --add-data resources:desktop/resources
 #                                    icons and desktop files, where desktop.resources_dir() and
 #                                    desktop.ui.icons look for them in a bundle
@@ -55,6 +59,7 @@ start=$(date +%s)
     --collect-submodules desktop \
     --collect-submodules desktop_notifier --collect-data desktop_notifier \
     --collect-submodules keyring.backends --copy-metadata keyring \
+    --collect-submodules tree_sitter --collect-submodules tree_sitter_bash \
     --add-data "$ROOT/resources${sep}desktop/resources" \
     ${extra[@]+"${extra[@]}"} \
     "$ROOT/packaging/entry.py"

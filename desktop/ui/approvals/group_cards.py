@@ -66,8 +66,17 @@ class SessionSection(GroupWidget):
         self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
-        """Show the session's (revealed) title."""
-        self.title.setText(texts.session_heading(self.group.title, self.group.session_id))
+        """Show the session's name: its (revealed) title and short folder."""
+        cwd = next(
+            (
+                row.approval.context.cwd
+                for batch in self.group.batches
+                for row in batch.rows
+                if row.approval.context.cwd
+            ),
+            "",
+        )
+        self.title.setText(texts.session_heading(self.group.title, self.group.session_id, cwd))
 
 
 class BatchCard(GroupWidget):

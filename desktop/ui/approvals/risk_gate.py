@@ -6,28 +6,23 @@ never approves a high-risk row; it answers the others and names the ones it left
 to be answered on its own card.
 
 The judgement is the risk package's (``desktop.risk.assess(command) -> RiskAssessment`` with
-``level`` LOW/MEDIUM/HIGH). The dialog takes the function as a parameter so tests can pass a
-small stand-in; without one it uses ``desktop.risk`` when that package is installed.
-Qt-free.
+``level`` LOW/MEDIUM/HIGH), the same verdict the cards show. The dialog takes the function as a
+parameter so tests can pass a small stand-in. Qt-free.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 Assess = Callable[[str], Any]  # command -> RiskAssessment (anything with .level.name)
 
 
-def default_assess() -> Assess | None:
-    """``desktop.risk.assess`` if the package is there, else None (nothing is judged high)."""
-    try:
-        module = importlib.import_module("desktop.risk")
-    except ImportError:
-        return None
-    found = getattr(module, "assess", None)
-    return found if callable(found) else None
+def default_assess() -> Assess:
+    """``desktop.risk.assess`` (imported on first use: tree-sitter is not needed before)."""
+    from desktop.risk import assess
+
+    return assess
 
 
 def is_high(assess: Assess | None, command: str) -> bool:

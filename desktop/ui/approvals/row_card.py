@@ -1,4 +1,4 @@
-"""One command's card: state, the whole command, why it was flagged, and its choices.
+"""One command's card: state, risk, context, the whole command, what became of it, its choices.
 
 Why the card never decides anything itself: it renders a :class:`RowEntry` and reports clicks
 (``choice_clicked``, ``reconfirm_clicked``); the dialog applies the rules and emits the decision.
@@ -9,11 +9,12 @@ tooltip shows gateway text (QToolTip renders rich text).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QFontDatabase, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.core.model import ApprovalPhase, Choice
+from desktop.core.model import ApprovalPhase, Choice, RunKind
+from desktop.risk import RiskAssessment, assess
 from desktop.ui.approvals import rules, texts
 from desktop.ui.approvals.command_view import CommandView
 from desktop.ui.approvals.layout import RowEntry
@@ -53,6 +54,15 @@ class WrappedLabel(PlainLabel):
             self._heights.clear()
         super().setText(text)
 
+    def minimumSizeHint(self) -> QSize:
+        """Never ask for more width than a narrow dialog has.
+
+        QLabel's own minimum is its longest unbreakable run, which for a 300,000-character
+        token is millions of pixels; the text wraps (see ``texts.breakable``) instead.
+        """
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), _MIN_LABEL_WIDTH), hint.height())
+
     def heightForWidth(self, width: int) -> int:
         """QLabel's answer, remembered per width."""
         height = self._heights.get(width)
@@ -69,6 +79,7 @@ class WrappedLabel(PlainLabel):
         super().changeEvent(event)
 
 
+_MIN_LABEL_WIDTH = 120
 _LAYOUT_CHANGES = (
     QEvent.Type.FontChange,
     QEvent.Type.StyleChange,
@@ -123,13 +134,25 @@ class RowCard(QFrame):
         self.setObjectName("rowCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.number = plain_label("rowNumber", wrap=False)
+        self.badge = plain_label("riskBadge", wrap=False)
         self.state = plain_label("stateLabel")
         self.countdown = plain_label("countdownLabel", wrap=False)
+        self.risk_summary = plain_label("riskSummary")
+        self.context = plain_label("contextLine")
+        self.agent = plain_label("agentMessage")
+        self.agent_toggle = action_button("More", "agentToggle", "Show all of the agent's message")
+        self.agent_toggle.setFlat(True)
+        self.agent_toggle.clicked.connect(self._toggle_agent)
+        self._agent_expanded = False
         self.command = CommandView()
         self.hidden_warning = plain_label("hiddenWarning")
         self.notes = plain_label("rowNotes")
         self.description = plain_label("description")
         self.patterns = plain_label("patternKeys")
+        self.result = plain_label("resultLine")
+        self.output = plain_label("resultOutput")
+        self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.risk: RiskAssessment | None = None
         self.reconfirm = action_button(
             "Re-confirm…", "reconfirmButton", "Answer this command although it may be stale"
         )
@@ -142,6 +165,7 @@ class RowCard(QFrame):
         top = QHBoxLayout()
         top.setSpacing(8)
         top.addWidget(self.number)
+        top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.state, 1)
         top.addWidget(self.countdown, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         actions = QHBoxLayout()
@@ -152,9 +176,18 @@ class RowCard(QFrame):
         box.setContentsMargins(10, 8, 10, 8)
         box.setSpacing(5)
         box.addLayout(top)
-        for widget in (self.command, self.hidden_warning, self.notes, self.description):
+        agent = QHBoxLayout()
+        agent.setSpacing(6)
+        agent.addWidget(self.agent, 1)
+        agent.addWidget(self.agent_toggle, 0, Qt.AlignmentFlag.AlignTop)
+        box.addWidget(self.notes)
+        box.addWidget(self.risk_summary)
+        box.addWidget(self.context)
+        box.addLayout(agent)
+        for widget in (self.command, self.hidden_warning, self.description, self.patterns):
             box.addWidget(widget)
-        box.addWidget(self.patterns)
+        box.addWidget(self.result)
+        box.addWidget(self.output)
         box.addLayout(actions)
         self._command_source: str | None = None
         self.refresh(None)
@@ -162,20 +195,35 @@ class RowCard(QFrame):
     def refresh(self, now: float | None) -> None:
         """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
         entry, a = self.entry, self.entry.approval
-        self.number.setText(f"Command {a.position + 1}")
+        again = " · asked again" if texts.asked_again(a) else ""
+        self.number.setText(f"Command {a.position + 1}{again}")
         self.command.setAccessibleName(f"Command {a.position + 1}, full text")
         text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
+        not_used = a.result is not None and a.result.kind is RunKind.NOT_USED
+        if not_used:  # the answer was thrown away: say that instead of "Approved (once)"
+            text, tone = texts.result_text(a.result)
         self.state.setText(text)
         set_style_property(self.state, "tone", tone.value)
         if a.command != self._command_source:  # reveal a long command once, not per update
             self._command_source = a.command
+            self.risk = risk = assess(a.command)
             shown, hidden = texts.revealed(a.command)
-            self.command.show_command(shown)
+            self.command.show_command(shown, texts.shown_marks(a.command, risk.findings))
             self._show(self.hidden_warning, texts.hidden_warning(hidden))
+            self.badge.setText(texts.RISK_BADGES[risk.level])
+            set_style_property(self.badge, "level", risk.level.name.lower())
+            self._show(self.risk_summary, texts.risk_summary(risk))
+            set_style_property(self.risk_summary, "level", risk.level.name.lower())
         self._show(self.notes, texts.notes(a, entry.notice))
-        why = texts.label_text(a.description, 2000) if a.description else ""
-        self._show(self.description, f"Why Hermes asks: {why}" if why else "")
-        self._show(self.patterns, texts.pattern_line(a.pattern_keys))
+        self._show(self.context, texts.context_line(a.context))
+        self._refresh_agent()
+        why, pattern = texts.flag_lines(a.description, a.pattern_keys)
+        self._show(self.description, why)
+        self._show(self.patterns, pattern)
+        outcome, outcome_tone = texts.result_text(a.result)
+        self._show(self.result, "" if not_used else outcome)
+        set_style_property(self.result, "tone", outcome_tone.value)
+        self._show(self.output, texts.output_text(a.result))
         self._sync_buttons()
         set_style_property(self, "resolved", not entry.is_open and not _sending(entry))
         if now is not None:
@@ -216,6 +264,18 @@ class RowCard(QFrame):
             button.setVisible(self.entry.is_open or _sending(self.entry))
         stale = rules.needs_reconfirm(self.entry) and not self.entry.awaiting_core
         self.reconfirm.setVisible(stale)
+
+    def _refresh_agent(self) -> None:
+        text, more = texts.agent_message(
+            self.entry.approval.context.agent_message, expanded=self._agent_expanded
+        )
+        self._show(self.agent, f"Agent: {text}" if text else "")
+        self.agent_toggle.setVisible(more)
+        self.agent_toggle.setText("Less" if self._agent_expanded else "More")
+
+    def _toggle_agent(self) -> None:
+        self._agent_expanded = not self._agent_expanded
+        self._refresh_agent()
 
     def _clicked(self, choice: Choice) -> None:
         self.choice_clicked.emit(self.entry, choice)

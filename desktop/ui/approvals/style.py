@@ -54,4 +54,22 @@ STYLESHEET = """
 #choice_deny:enabled { color: #b3261e; }
 #keyHints { color: palette(placeholder-text); padding: 4px 2px 0 2px; }
 #emptyLabel { color: palette(placeholder-text); padding: 40px; }
+#riskBadge { border-radius: 8px; padding: 1px 8px; font-weight: 600; }
+#riskBadge[level="high"] { background: #b3261e; color: white; }
+#riskBadge[level="medium"] { background: #8a4b00; color: white; }
+#riskBadge[level="low"] { background: palette(midlight); color: palette(text); font-weight: 400; }
+#rowCard[resolved="true"] #riskBadge { background: palette(mid); color: palette(window); }
+#rowCard[resolved="true"] #riskSummary { color: palette(placeholder-text); }
+#riskSummary[level="high"] { color: #b3261e; font-weight: 600; }
+#riskSummary[level="medium"] { color: #8a4b00; font-weight: 600; }
+#riskSummary[level="low"] { color: palette(placeholder-text); }
+#contextLine, #agentMessage { color: palette(placeholder-text); }
+#agentToggle { padding: 0 4px; }
+#resultLine[tone="good"] { color: #1b7a36; font-weight: 600; }
+#resultLine[tone="bad"] { color: #b3261e; font-weight: 600; }
+#resultLine[tone="ended"] { color: palette(placeholder-text); font-weight: 600; }
+#resultOutput {
+    background: palette(window); border: 1px solid palette(midlight); border-radius: 4px;
+    padding: 3px 6px;
+}
 """

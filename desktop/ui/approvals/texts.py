@@ -9,11 +9,32 @@ through :func:`revealed` or :func:`label_text` first, so hidden characters are d
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 import re
 
-from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
-from desktop.core.text_safety import ESCAPE_OPEN, bound_text, hidden_characters, reveal
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    AskReason,
+    CallContext,
+    Choice,
+    Outcome,
+    OutcomeKind,
+    RunKind,
+    RunResult,
+    SessionState,
+)
+from desktop.core.text_safety import (
+    ESCAPE_OPEN,
+    bound_text,
+    escape,
+    hidden_characters,
+    is_hidden,
+    reveal,
+)
+from desktop.model.session_names import SEPARATOR, compose, fit
+from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
 
 CHOICE_LABELS = {
     Choice.ONCE: "Approve once",
@@ -116,11 +137,184 @@ def notes(a: Approval, notice: str) -> str:
         lines.append(f"Not sent: {label_text(notice, 300)}")
     if a.smart_denied:
         lines.append("Hermes' safety check denied this command; you may still allow it once.")
-    if a.reask_of:
-        lines.append("Asked again: an earlier command failed, so this needs a fresh decision.")
+    asked = asked_again(a)
+    if asked:
+        lines.append(asked)
     if not a.choices:
         lines.append(NO_CHOICES)
     return "\n".join(lines)
+
+
+def row_number(position: int | None) -> str:
+    """How a row is named in other rows' words: "#2" (``position`` is 0-based)."""
+    return "an earlier command" if position is None else f"#{position + 1}"
+
+
+def asked_again(a: Approval) -> str:
+    """Why Hermes asks about this command again, truthfully from ``asked_because`` ("" if first).
+
+    A re-ask the core could not explain says so rather than guessing a cause.
+    """
+    why = a.asked_because
+    earlier = row_number(why.earlier_position)
+    if why.reason is AskReason.AFTER_DENY:
+        return f"Asked again: you denied {earlier}, so this needs a fresh decision."
+    if why.reason is AskReason.AFTER_FAILURE:
+        code = f" with exit {why.exit_code}" if why.exit_code is not None else ""
+        return f"Asked again: {earlier} failed{code}, so this needs a fresh decision."
+    if why.reason is AskReason.AFTER_TIMEOUT:
+        return f"Asked again: {earlier} timed out (nobody answered in time)."
+    if why.reason is AskReason.AFTER_WITHDRAWAL:
+        return f"Asked again: {earlier} was withdrawn."
+    if why.reason is AskReason.AGAIN or a.reask_of:
+        return "Asked again: Hermes asked about this command once more and did not say why."
+    return ""
+
+
+_OUTPUT_LINES = 6
+_OUTPUT_LINE_WIDTH = 300
+
+
+def result_text(result: RunResult | None) -> tuple[str, Tone]:
+    """What became of the command after the answer ("" while nothing is known)."""
+    if result is None:
+        return "", Tone.ENDED
+    kind = result.kind
+    if kind is RunKind.RAN:
+        if result.exit_code is None:
+            return "Ran", Tone.GOOD
+        if result.exit_code == 0:
+            return "Ran — exit 0", Tone.GOOD
+        return f"Ran — failed with exit {result.exit_code}", Tone.BAD
+    if kind is RunKind.BLOCKED:
+        return "Blocked — Hermes did not run it", Tone.BAD
+    if kind is RunKind.TIMED_OUT:
+        return "Timed out — nobody answered in time, so Hermes did not run it", Tone.ENDED
+    if kind is RunKind.WITHDRAWN:
+        return "Withdrawn — Hermes no longer asks about it", Tone.ENDED
+    return "Not used — Hermes asked again (see the row below)", Tone.ENDED
+
+
+def output_text(result: RunResult | None) -> str:
+    """The first lines of what the command printed, revealed and bounded ("" if none)."""
+    if result is None or result.kind is not RunKind.RAN or not result.output_head.strip():
+        return ""
+    lines = result.output_head.splitlines()
+    shown = [breakable(label_text(line, _OUTPUT_LINE_WIDTH)) for line in lines[:_OUTPUT_LINES]]
+    if len(lines) > _OUTPUT_LINES:
+        shown.append(f"… {len(lines) - _OUTPUT_LINES} more lines")
+    return "\n".join(shown)
+
+
+_LONG_RUN = re.compile(r"[^\s]{60}(?=[^\s])")
+
+
+def breakable(text: str) -> str:
+    """Let a label wrap inside very long tokens (paths, base64).
+
+    A line break after every 60 characters without a space, as the command view's
+    wrap-anywhere would draw it.
+
+    Why a newline: QLabel only wraps at spaces, so one 300,000-character token would make
+    the card millions of pixels wide; a zero-width space would put a hidden character into
+    the label, which the dialog never shows. Only for labels, never for the command.
+    """
+    return _LONG_RUN.sub(lambda m: m.group(0) + "\n", text)
+
+
+# -- risk -------------------------------------------------------------------------------------
+
+RISK_BADGES = {
+    RiskLevel.LOW: "Low risk",
+    RiskLevel.MEDIUM: "Medium risk",
+    RiskLevel.HIGH: "High risk",
+}
+
+
+def risk_summary(assessment: RiskAssessment) -> str:
+    """The lens's one line for a label (it is revealed already: only bounded here)."""
+    return breakable(bound_text(assessment.summary, 300)[0])
+
+
+def shown_marks(
+    command: str, findings: tuple[RiskFinding, ...]
+) -> tuple[tuple[int, int, RiskLevel], ...]:
+    """Findings as spans of the *revealed* command (what the view shows), highest level last.
+
+    Revealing writes a hidden character as ``⟨U+XXXX⟩``, so offsets after it move; a mark
+    that covers a hidden character covers its whole escape.
+    """
+    if not findings:
+        return ()
+    plain = _PLAIN_ASCII.fullmatch(command) is not None and ESCAPE_OPEN not in command
+    starts: list[int] | None = None
+    if not plain:
+        widths = (len(escape(c)) if c == ESCAPE_OPEN or is_hidden(c) else 1 for c in command)
+        starts = [0, *itertools.accumulate(widths)]
+    marks = []
+    for f in sorted(findings, key=lambda f: f.level):
+        start, end = max(0, f.start), min(len(command), f.end)
+        if start >= end:
+            continue
+        if starts is not None:
+            start, end = starts[start], starts[end]
+        marks.append((start, end, f.level))
+    return tuple(marks)
+
+
+# -- context ----------------------------------------------------------------------------------
+
+_HOME = re.compile(r"^/(?:home|Users)/[^/]+(?=/|$)")
+_AGENT_SHORT = 160
+
+
+def short_path(path: str) -> str:
+    """``/home/ana/src/x`` → ``~/src/x``; revealed and bounded for a label."""
+    return breakable(label_text(_HOME.sub("~", path.strip()), 160))
+
+
+def context_line(context: CallContext, session_cwd: str = "") -> str:
+    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither)."""
+    cwd = context.cwd or session_cwd
+    parts = []
+    if cwd.strip():
+        parts.append(f"in {short_path(cwd)}")
+    if context.tool.strip():
+        parts.append(f"tool: {label_text(context.tool, 60)}")
+    return " · ".join(parts)
+
+
+def agent_message(text: str, *, expanded: bool) -> tuple[str, bool]:
+    """The agent's last words before the call; returns (text, whether there is more to show)."""
+    folded = " ".join(text.split()) if not expanded else text.strip()
+    if not folded:
+        return "", False
+    if expanded:
+        return breakable(label_text(folded, 4000)), True
+    if len(folded) <= _AGENT_SHORT:
+        return breakable(label_text(folded, _AGENT_SHORT)), False
+    head = folded[: _AGENT_SHORT - 1]
+    space = head.rfind(" ")
+    if space > _AGENT_SHORT // 2:
+        head = head[:space]
+    return breakable(label_text(head, _AGENT_SHORT)) + "…", True
+
+
+def _normalised(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+def flag_lines(description: str, keys: tuple[str, ...]) -> tuple[str, str]:
+    """Hermes' reason and its pattern class, each said once.
+
+    Hermes usually sends the same words as description and pattern key ("delete in root
+    path" twice); then one line says it. Otherwise both lines, as before.
+    """
+    why = breakable(label_text(description, 2000)) if description.strip() else ""
+    pattern = pattern_line(keys)
+    if why and keys and _normalised(description) == _normalised(" ".join(keys)):
+        return f"Hermes flagged: {why}", ""
+    return (f"Why Hermes asks: {why}" if why else ""), pattern
 
 
 def remaining_text(expires_at: float | None, now: float) -> str:
@@ -133,16 +327,29 @@ def remaining_text(expires_at: float | None, now: float) -> str:
     return f"expires in {left // 60}:{left % 60:02d}"
 
 
-def session_heading(title: str, session_id: str) -> str:
-    """A session's header line: its title, or its id when untitled."""
+HEADING_WIDTH = 100
+
+
+def session_heading(title: str, session_id: str, cwd: str = "") -> str:
+    """A session's header line: its name, or its id when untitled and folderless.
+
+    The name is the title plus a short folder (:mod:`desktop.model.session_names`).
+    A title that already is such a name (the app passes one from its shared registry) is
+    not given the folder twice.
+    """
+    name = compose(SessionState(session_id, title=title, cwd=cwd))
+    if name.folder and title.rstrip().endswith(f"{SEPARATOR}{name.folder}"):
+        name = compose(SessionState(session_id, title=title))
     if title.strip():
-        return f"Session: {label_text(title, 120)}"
+        return f"Session: {fit(name, HEADING_WIDTH)}"
+    if name.folder:
+        return f"Session: {fit(name, HEADING_WIDTH)}"
     return f"Session {label_text(session_id, 40)}"
 
 
 def pattern_line(keys: tuple[str, ...]) -> str:
     """The pattern classes Hermes matched ("" if none)."""
-    return f"Pattern: {label_text(', '.join(keys), 400)}" if keys else ""
+    return f"Pattern: {breakable(label_text(', '.join(keys), 400))}" if keys else ""
 
 
 def always_confirmation(a: Approval) -> str:

@@ -96,10 +96,13 @@ def test_decision_refused_re_enables_and_says_why(
 
 
 def batch_of_three(dialog: ApprovalDialog, *, fifo: bool) -> None:
-    """Arrives out of display order on purpose: positions decide the answer order."""
+    """Arrives out of display order on purpose: positions decide the answer order.
+
+    Low-risk commands: "Approve all" never covers a high-risk one (test_dialog_seen).
+    """
     for key, position in (("first", 0), ("second", 1), ("third", 2)):
         blocked = fifo and position > 0
-        a = approval(key, position=position, answerable=not blocked)
+        a = approval(key, position=position, answerable=not blocked, command=f"make {key}")
         if blocked:
             a = replace(a, blocked_reason="Hermes 0.19 answers oldest first")
         dialog.upsert("g", "G", a, "")
@@ -245,8 +248,8 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
 def test_stale_rows_are_left_out_of_batch_actions(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
-    shown.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE), "")
-    shown.upsert("g", "G", approval("b", position=1), "")
+    shown.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE, command="make a"), "")
+    shown.upsert("g", "G", approval("b", position=1, command="make b"), "")
     look(shown, clock)
     click(qtbot, batch_card(shown, "a").approve_all)
     assert decisions.requests == [DecisionRequest("g", "b", Choice.ONCE, SURFACE_BATCH)]

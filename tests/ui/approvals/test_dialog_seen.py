@@ -60,11 +60,12 @@ def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
 def test_approve_all_leaves_a_row_that_arrived_just_before_the_press_waiting(
     shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
-    shown.upsert("g", "G", approval("b", position=1), "")
+    shown.upsert("g", "G", approval("a", command="make a"), "")
+    shown.upsert("g", "G", approval("b", position=1, command="make b"), "")
     look(shown, clock)
     for late_ms, key in ((0, "c"), (300, "d")):  # the two cases the outside attack used
-        shown.upsert("g", "G", approval(key, position=ord(key) - ord("a")), "")
+        late = approval(key, position=ord(key) - ord("a"), command=f"make {key}")
+        shown.upsert("g", "G", late, "")
         shown.list_view.settle()
         clock.advance(late_ms / 1000)
     qtbot.mouseClick(batch_card(shown, "a").approve_all, Qt.MouseButton.LeftButton)
@@ -81,7 +82,7 @@ def test_approve_all_never_covers_a_row_scrolled_out_of_sight(
 ) -> None:
     dialog.resize(700, 420)
     for i in range(12):
-        dialog.upsert("g", "G", approval(f"r{i}", position=i), "")
+        dialog.upsert("g", "G", approval(f"r{i}", position=i, command=f"make r{i}"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     look(dialog, clock, BATCH_DWELL_S + 0.1)
@@ -118,6 +119,17 @@ class Assessment:
 def judge(command: str) -> Assessment:
     """Stands in for desktop.risk.assess: anything with "rm -rf /" or "DROP" is high."""
     return Assessment(Level.HIGH if "rm -rf /" in command or "DROP" in command else Level.LOW)
+
+
+def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
+    shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
+) -> None:
+    shown.upsert("g", "G", approval("ls", command="ls -la"), "")
+    shown.upsert("g", "G", approval("rm", position=1, command="rm -rf build/"), "")
+    look(shown, clock)
+    qtbot.mouseClick(batch_card(shown, "ls").approve_all, Qt.MouseButton.LeftButton)
+    assert decisions.keys == ["ls"]
+    assert "Command 2: rm -rf build/" in shown.notice.text()
 
 
 def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(

@@ -1,0 +1,1 @@
+"""Qt-free presentation models shared by every surface (menu, dialog, notification, journal)."""

@@ -1,0 +1,173 @@
+"""One name per session, the same in the menu, the dialog, a notification and the journal.
+
+Why a registry and not a function: a name must stay put once a person has seen it (a bubble
+that said "Fix login tests · ux019" must match the menu entry ten minutes later, although the
+gateway may since have replaced the raw prompt with a generated title), and two tasks in one
+folder must be told apart. So the first name a session is shown under is kept, and a second
+session with the same title in the same folder gets " (2)". The one exception: a session first
+shown before it had a title gains its title once; that adds words, it never swaps them.
+
+A name is the title (whitespace folded, hidden characters escaped) plus the folder's last
+part; without a title, the folder plus a short session id. :func:`fit` cuts it to a caller's
+width budget: the title loses words first, the folder and the " (2)" are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.core.model import SessionState
+from desktop.core.text_safety import ELLIPSIS, bound_text
+
+SEPARATOR = " · "
+DEFAULT_WIDTH = 60
+_FOLDER_WIDTH = 24
+_ID_LENGTH = 6
+_MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten first
+
+
+@dataclass(frozen=True, slots=True)
+class SessionName:
+    """The parts of a name; ``text(width)`` renders it within a width budget."""
+
+    title: str  # "" when the session had no title yet
+    folder: str  # last part of the working directory, "~" for home, "" when unknown
+    short_id: str
+    ordinal: int = 1  # 2, 3, … for later sessions with the same title and folder
+
+    def text(self, width: int = DEFAULT_WIDTH) -> str:
+        return fit(self, width)
+
+
+def _clean(text: str, limit: int) -> str:
+    folded = " ".join(text.split())
+    return bound_text(folded, limit)[0] if folded else ""
+
+
+def short_folder(cwd: str) -> str:
+    """``/home/ana/src/ux019`` → ``ux019``; ``/home/ana`` → ``~``; ``/`` → ``/``."""
+    path = cwd.strip()
+    if not path:
+        return ""
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/"
+    parts = stripped.split("/")
+    if (len(parts) == 3 and parts[1] in {"home", "Users"}) or stripped == "~":
+        return "~"
+    return _clean(parts[-1], _FOLDER_WIDTH)
+
+
+def compose(session: SessionState) -> SessionName:
+    """The name a session would get if it were shown now (no memory, no ordinal)."""
+    short_id = (session.stored_session_id or session.session_id)[:_ID_LENGTH]
+    return SessionName(
+        title=_clean(session.title, 400),
+        folder=short_folder(session.cwd),
+        short_id=_clean(short_id, _ID_LENGTH),
+    )
+
+
+def _cut_words(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    room = text[: width - 1]
+    space = room.rfind(" ")
+    if space >= width // 2:
+        room = room[:space]
+    return room.rstrip(" ,.;:-") + ELLIPSIS
+
+
+def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
+    """Render within ``width`` characters (at least 8): cut the title, keep folder and ordinal."""
+    width = max(width, 8)
+    suffix = f" ({name.ordinal})" if name.ordinal > 1 else ""
+    if name.title:
+        head, tail = name.title, name.folder
+    elif name.folder:
+        head, tail = name.folder, f"session {name.short_id}"
+    else:
+        head, tail = f"session {name.short_id}", ""
+    tail_text = f"{SEPARATOR}{tail}" if tail else ""
+    room = width - len(tail_text) - len(suffix)
+    if room < min(len(head), 12):  # too narrow for both: shorten the tail as well
+        tail_text = _cut_words(tail_text, max(width - 12 - len(suffix), 0))
+        room = width - len(tail_text) - len(suffix)
+    return _cut_words(head, max(room, 1)) + tail_text + suffix
+
+
+class SessionNames:
+    """Remembers the name each session was first shown under, per gateway.
+
+    A session is known by its live id and, once the gateway says it, by its stored id too:
+    a resumed session gets a new live id but keeps its stored one, and keeps its name.
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, str], SessionName] = {}
+        # (gateway, live or stored id) -> the key its name is kept under
+        self._aliases: dict[tuple[str, str], tuple[str, str]] = {}
+        self._aliases_of: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        # (title, folder) -> the ordinals in use, so " (2)" is found without a scan
+        self._ordinals: dict[tuple[str, str], set[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def _key(self, gateway_id: str, session: SessionState) -> tuple[str, str]:
+        ids = [session.session_id, session.stored_session_id]
+        known = [
+            self._aliases[(gateway_id, i)] for i in ids if i and (gateway_id, i) in self._aliases
+        ]
+        key = known[0] if known else (gateway_id, session.session_id)
+        for i in ids:
+            if i:
+                self._aliases[(gateway_id, i)] = key
+                self._aliases_of.setdefault(key, set()).add((gateway_id, i))
+        return key
+
+    def name(self, gateway_id: str, session: SessionState) -> SessionName:
+        key = self._key(gateway_id, session)
+        known = self._names.get(key)
+        if known is not None and (known.title or not session.title.strip()):
+            return known
+        fresh = compose(session)
+        if known is not None:  # first title for a session shown without one
+            self._release(known)
+            fresh = SessionName(fresh.title, known.folder, known.short_id)
+        ordinal = 1
+        if fresh.title:
+            taken = self._ordinals.setdefault((fresh.title, fresh.folder), set())
+            while ordinal in taken:
+                ordinal += 1
+            taken.add(ordinal)
+        named = SessionName(fresh.title, fresh.folder, fresh.short_id, ordinal)
+        self._names[key] = named
+        while len(self._names) > _MEMORY:
+            self._drop(next(iter(self._names)))
+        return named
+
+    def text(self, gateway_id: str, session: SessionState, width: int = DEFAULT_WIDTH) -> str:
+        return fit(self.name(gateway_id, session), width)
+
+    def forget(self, gateway_id: str, session_id: str) -> None:
+        """Drop a session that is gone for good (its name may then be reused)."""
+        key = self._aliases.get((gateway_id, session_id))
+        if key is not None:
+            self._drop(key)
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        named = self._names.pop(key, None)
+        if named is not None:
+            self._release(named)
+        for alias in self._aliases_of.pop(key, set()):
+            self._aliases.pop(alias, None)
+
+    def _release(self, named: SessionName) -> None:
+        if named.title:
+            taken = self._ordinals.get((named.title, named.folder), set())
+            taken.discard(named.ordinal)
+            if not taken:
+                self._ordinals.pop((named.title, named.folder), None)

@@ -1,0 +1,814 @@
+"""Assess one command: walk its syntax tree and apply the rule table to every part of it.
+
+Why the lens reads the tree and not the text: ``rm -rf`` inside ``$( )``, behind ``sudo``, in
+``bash -c '…'`` or in a here-doc fed to ``sh`` is just as dangerous, and ``echo 'rm -rf /'`` is
+not. Nested scripts (``sh -c``, ``eval``, ``ssh host …``, here-docs fed to a shell) are read
+again, a few levels deep. Everything is bounded: the first :data:`LIMIT` characters are read,
+at most :data:`NODE_BUDGET` tree nodes and :data:`COMMAND_BUDGET` simple commands; past any of
+these the command is HIGH with a finding that says so, because unread text may hide anything
+(its last few thousand characters are read too, so padding cannot hide the end).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from desktop.core.text_safety import is_hidden, reveal
+
+from . import rules as table
+from .rules import (
+    Command,
+    Feeds,
+    PathClass,
+    Pipe,
+    Redirect,
+    Rule,
+    Sql,
+    Text,
+    Writes,
+)
+from .shell import (
+    SUBSTITUTIONS,
+    SimpleCommand,
+    Word,
+    assignment,
+    parse,
+    simple_command,
+    text_of,
+    word_value,
+)
+from .verdict import RiskAssessment, RiskFinding, RiskLevel
+
+LIMIT = 64_000  # characters read; the rest is "too long to check in full"
+NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included
+COMMAND_BUDGET = 1_000  # simple commands matched against the table
+MAX_DEPTH = 4  # nested scripts: sh -c '… sh -c "…"'
+MAX_FINDINGS = 64
+_MAX_UNREADABLE = 8
+
+# Lone surrogates (possible in JSON strings) become U+FFFD for the parser: both are three
+# bytes in UTF-8, so offsets stay the same, and the hidden-character rule still sees them.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")
+_WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>", "&>|"})
+_TEXT_RULES = tuple(
+    (row, re.compile(row.match.pattern)) for row in table.RULES if isinstance(row.match, Text)
+)
+_SQL_RULES = tuple(
+    (row, re.compile(row.match.pattern, re.IGNORECASE | re.MULTILINE))
+    for row in table.RULES
+    if isinstance(row.match, Sql)
+)
+_ARG_PATTERNS = {
+    row.match.arg: re.compile(row.match.arg)
+    for row in table.RULES
+    if isinstance(row.match, Command) and row.match.arg
+}
+_SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
+
+
+def _by_name() -> dict[str, tuple[Rule, ...]]:
+    """The Command and Writes rows per command name, in table order (one lookup per word)."""
+    rows: dict[str, list[Rule]] = {}
+    for row in table.RULES:
+        if isinstance(row.match, Command | Writes):
+            for name in row.match.names:
+                rows.setdefault(name, []).append(row)
+    return {name: tuple(found) for name, found in rows.items()}
+
+
+_RULES_BY_NAME = _by_name()
+_FEEDS = tuple(row for row in table.RULES if isinstance(row.match, Feeds))
+_PIPES = tuple(row for row in table.RULES if isinstance(row.match, Pipe))
+_REDIRECTS = tuple(row for row in table.RULES if isinstance(row.match, Redirect))
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """How offsets of a nested script map back into the top-level source (bytes)."""
+
+    base: int | None  # exact: nested offset + base; None: everything maps to ``span``
+    span: tuple[int, int]
+
+    def map(self, start: int, end: int) -> tuple[int, int]:
+        if self.base is None:
+            return self.span
+        return self.base + start, self.base + end
+
+    def inner(self, source: bytes, word_start: int, word_end: int, value: str) -> _Place:
+        """The place of a word's value, exact when the value is written literally there."""
+        start, end = self.map(word_start, word_end)
+        if self.base is None:
+            return self
+        raw = source[word_start:word_end]
+        encoded = value.encode("utf-8", "replace")
+        if raw == encoded:
+            return _Place(start, (start, end))
+        if raw[1:-1] == encoded:
+            return _Place(start + 1, (start, end))
+        return _Place(None, (start, end))
+
+
+@dataclass(slots=True)
+class _Found:
+    start: int  # bytes in the top-level source
+    end: int
+    rule: Rule
+
+
+@dataclass(slots=True)
+class _Run:
+    """One assessment in progress: findings in byte offsets, the budget, what was deleted."""
+
+    found: list[_Found] = field(default_factory=list)
+    visited: int = 0
+    commands: int = 0
+    unreadable: int = 0
+    over_budget: bool = False
+    deleted: list[str] = field(default_factory=list)
+
+    def add(self, place: _Place, start: int, end: int, row: Rule) -> None:
+        top_start, top_end = place.map(start, end)
+        self.found.append(_Found(top_start, top_end, row))
+        if len(self.found) > 4 * MAX_FINDINGS:
+            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers: a command with its wrappers peeled off one by one
+
+
+def _name(word: Word) -> str | None:
+    if word.value is None:
+        return None
+    return word.value.rsplit("/", 1)[-1]
+
+
+def _layers(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``sudo -u x env A=1 rm -rf d`` → [sudo …, env …, rm -rf d]; each layer is matched."""
+    out: list[tuple[Word, ...]] = []
+    rest = words
+    while rest:
+        out.append(rest)
+        name = _name(rest[0])
+        wrapper = table.WRAPPERS.get(name or "")
+        if wrapper is None:
+            break
+        i = 1
+        while i < len(rest):
+            value = rest[i].value or ""
+            if value == "--":
+                i += 1
+                break
+            if name == "command" and value in {"-v", "-V"}:
+                return out  # "command -v rm" asks where rm is; it runs nothing
+            if value.startswith("-") and len(value) > 1:
+                i += 2 if value in wrapper.valued else 1
+                continue
+            if name in {"env", "sudo"} and "=" in value and not value.startswith("="):
+                i += 1
+                continue
+            break
+        rest = rest[i + wrapper.positionals :]
+    return out
+
+
+def _flag_present(tokens: list[str], alternatives: tuple[str, ...]) -> bool:
+    for token in tokens:
+        for alt in alternatives:
+            if alt.startswith("--") or len(alt) > 2:
+                if token == alt or token.startswith(alt + "="):
+                    return True
+            elif token.startswith("-") and not token.startswith("--"):
+                letters = _SHORT_FLAGS.match(token)
+                if letters and alt[1] in letters.group(1):
+                    return True
+    return False
+
+
+def _options(layer: tuple[Word, ...]) -> list[str]:
+    tokens: list[str] = []
+    for w in layer[1:]:
+        if w.value == "--":
+            break
+        if w.value is not None:
+            tokens.append(w.value)
+    return tokens
+
+
+def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
+    out: list[Word] = []
+    skip = False
+    dashdash = False
+    for w in layer[1:]:
+        if skip:
+            skip = False
+            continue
+        value = w.value
+        if value is None:
+            out.append(w)
+            continue
+        if not dashdash and value == "--":
+            dashdash = True
+            continue
+        if not dashdash and value.startswith("-") and len(value) > 1:
+            skip = value in valued
+            continue
+        out.append(w)
+    return out
+
+
+def _path_classes(value: str) -> set[str]:
+    if value in table.SAFE_DEVICES or value.startswith("/dev/fd/"):
+        return set()
+    found: set[str] = set()
+    if table.DISK_DEVICE.fullmatch(value):
+        found.add(PathClass.DISK)
+    if value.startswith("/"):
+        normal = "/" + posixpath.normpath(value).lstrip("/")
+        if any(normal == p or normal.startswith(p + "/") for p in table.SYSTEM_PATHS):
+            found.add(PathClass.SYSTEM)
+    if table.STARTUP_FILES.fullmatch(value):
+        found.add(PathClass.STARTUP)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# The walk
+
+
+class _Reader:
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        # The folder a plain `cd /srv/www` moved to, so relative paths after it resolve
+        # (`cd /etc && echo x > hosts`). Subshell scopes are ignored: that reads more, never less.
+        self.cwd = ""
+
+    def resolve(self, path: str) -> str:
+        if self.cwd and path and not path.startswith(("/", "~", "$")):
+            return posixpath.join(self.cwd, path)
+        return path
+
+    def _change_folder(self, layer: tuple[Word, ...]) -> None:
+        targets = _positionals(layer)
+        value = targets[0].value if len(targets) == 1 else None
+        if value and (value.startswith("/") or self.cwd):
+            self.cwd = posixpath.normpath(self.resolve(value))
+        else:
+            self.cwd = ""  # home, "-", or a folder only known when it runs
+
+    def read(self, source: bytes, place: _Place, depth: int) -> None:
+        tree = parse(source)
+        variables: dict[str, str] = {}
+        stack: list[Node] = [tree.root_node]
+        run = self.run
+        while stack:
+            node = stack.pop()
+            run.visited += 1
+            if run.visited > NODE_BUDGET:
+                run.over_budget = True
+            if run.over_budget:
+                return
+            kind = node.type
+            if kind == "ERROR" or node.is_missing:
+                self._unreadable(node, place)
+            elif kind == "command":
+                self._command(source, node, variables, place, depth)
+            elif kind == "pipeline":
+                self._pipeline(source, node, variables, place, depth)
+            elif kind == "variable_assignment" and (
+                node.parent is None or node.parent.type != "command"
+            ):
+                assignment(node, variables)
+            elif kind == "file_redirect":
+                self._redirect(node, variables, place)
+            elif kind == "redirected_statement":
+                self._redirected(source, node, variables, place, depth)
+            stack.extend(reversed(node.children))
+
+    # --- pieces
+
+    def _unreadable(self, node: Node, place: _Place) -> None:
+        self.run.unreadable += 1
+        if self.run.unreadable > _MAX_UNREADABLE:
+            return
+        end = max(node.end_byte, node.start_byte + 1)
+        self.run.add(place, node.start_byte, end, table.rule("unreadable"))
+
+    def _command(
+        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
+    ) -> None:
+        self.run.commands += 1
+        if self.run.commands > COMMAND_BUDGET:
+            self.run.over_budget = True
+            return
+        command = simple_command(node, variables)
+        if not command.words:
+            return
+        self._layers_of(source, command, command.words, variables, place, depth)
+        for child in node.named_children:
+            if child.type == "herestring_redirect":
+                self._fed_text(source, node, child, variables, place, depth)
+
+    def _layers_of(
+        self,
+        source: bytes,
+        command: SimpleCommand,
+        words: tuple[Word, ...],
+        variables: dict[str, str],
+        place: _Place,
+        depth: int,
+    ) -> None:
+        for layer in _layers(words):
+            head = layer[0]
+            name = _name(head)
+            if name is None:
+                if any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200)):
+                    self.run.add(place, head.start, head.end, table.rule("disguised-command"))
+                else:
+                    self.run.add(place, head.start, head.end, table.rule("dynamic-command"))
+                continue
+            matched = self._match_layer(layer, name, command, place)
+            if matched and head.disguised:
+                self.run.add(place, head.start, head.end, table.rule("disguised-command"))
+            self._feeds(layer, name, command, place)
+            self._sql_args(source, layer, name, place)
+            self._nested(source, layer, name, variables, place, depth)
+            if name == "find":
+                self._find_exec(source, command, layer, variables, place, depth)
+            elif name in {"cd", "pushd"}:
+                self._change_folder(layer)
+
+    def _match_layer(
+        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
+    ) -> bool:
+        matched: list[Rule] = []
+        marks: list[tuple[int, int]] = []
+        end = command.end
+        for row in _RULES_BY_NAME.get(name, ()):
+            spec = row.match
+            if isinstance(spec, Command):
+                span = self._command_rule(spec, layer, name)
+                if span is None:
+                    continue
+                if span == (-1, -1):
+                    span = (layer[0].start, max(end, layer[-1].end))
+                matched.append(row)
+                marks.append(span)
+            elif isinstance(spec, Writes):
+                target = self._writes(spec, layer)
+                if target is not None:
+                    matched.append(row)
+                    marks.append((target.start, target.end))
+        ids = {row.id for row in matched}
+        for row, (start, stop) in zip(matched, marks, strict=True):
+            if any(other in ids for other in row.unless):
+                continue
+            self.run.add(place, start, stop, row)
+            if row.id == "recursive-delete" and name == "rm":
+                self.run.deleted.extend(
+                    self.resolve(w.value)
+                    for w in _positionals(layer)
+                    if w.value is not None and w.value not in {"{}", "+", ";"}
+                )
+        return bool(matched)
+
+    @staticmethod
+    def _command_rule(spec: Command, layer: tuple[Word, ...], name: str) -> tuple[int, int] | None:
+        if spec.sub:
+            valued = table.GIT_VALUED if name == "git" else frozenset()
+            positional = [w.value for w in _positionals(layer, valued)]
+            if positional[: len(spec.sub)] != list(spec.sub):
+                return None
+        tokens = _options(layer)
+        if not all(_flag_present(tokens, group) for group in spec.flags):
+            return None
+        if spec.arg:
+            pattern = _ARG_PATTERNS[spec.arg]
+            skip = len(spec.sub)
+            for w in layer[1:]:
+                if w.value is None:
+                    continue
+                if skip and not w.value.startswith("-"):
+                    skip -= 1
+                    continue
+                if pattern.fullmatch(w.value):
+                    return (w.start, w.end) if spec.mark == "arg" else (-1, -1)
+            return None
+        return -1, -1
+
+    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
+        tokens = _options(layer)
+        if not all(_flag_present(tokens, group) for group in spec.flags):
+            return None
+        if spec.targets == "of=":
+            for w in layer[1:]:
+                if (
+                    w.value
+                    and w.value.startswith("of=")
+                    and spec.paths in _path_classes(self.resolve(w.value[3:]))
+                ):
+                    return w
+            return None
+        positional = _positionals(layer)
+        if spec.targets == "last":
+            positional = positional[-1:] if len(positional) > 1 else []
+        for w in positional:
+            if w.value is not None and spec.paths in _path_classes(self.resolve(w.value)):
+                return w
+        return None
+
+    def _feeds(
+        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
+    ) -> None:
+        for row in _FEEDS:
+            spec = row.match
+            if not isinstance(spec, Feeds) or name not in spec.consumers:
+                continue
+            for w in layer[1:]:
+                if self._runs_producer(w.node, spec.producers):
+                    self.run.add(place, layer[0].start, command.end, row)
+                    return
+
+    @staticmethod
+    def _runs_producer(node: Node, producers: frozenset[str]) -> bool:
+        for inner in _descendants(node, 400):
+            if inner.type != "command":
+                continue
+            if not any(a.type in SUBSTITUTIONS for a in _ancestors(inner, node)):
+                continue
+            words = simple_command(inner, {}).words
+            if any(_name(layer[0]) in producers for layer in _layers(words)):
+                return True
+        return False
+
+    def _sql_args(self, source: bytes, layer: tuple[Word, ...], name: str, place: _Place) -> None:
+        if name not in table.SQL_CLIENTS:
+            return
+        for w in layer[1:]:
+            if w.value is not None:
+                self._sql_text(w.value, place.inner(source, w.start, w.end, w.value))
+
+    def _sql_text(self, text: str, place: _Place) -> None:
+        encoded_prefix_cache: dict[int, int] = {}
+        for row, pattern in _SQL_RULES:
+            for match in itertools.islice(pattern.finditer(text), 8):
+                start = _utf8_len(text, match.start(), encoded_prefix_cache)
+                end = _utf8_len(text, match.end(), encoded_prefix_cache)
+                self.run.add(place, start, end, row)
+
+    def _nested(
+        self,
+        source: bytes,
+        layer: tuple[Word, ...],
+        name: str,
+        variables: dict[str, str],
+        place: _Place,
+        depth: int,
+    ) -> None:
+        """Scripts inside words: ``sh -c '…'``, ``su -c '…'``, ``eval …``, ``ssh host …``."""
+        if depth >= MAX_DEPTH:
+            return
+        script: list[Word] = []
+        if name in table.SHELLS or name == "su":
+            for i, w in enumerate(layer[1:], start=1):
+                value = w.value or ""
+                letters = _SHORT_FLAGS.fullmatch(value)
+                if letters and table.SCRIPT_FLAG in letters.group(1):
+                    script = list(layer[i + 1 : i + 2])
+                    break
+        elif name == "eval":
+            script = list(layer[1:])
+        elif name in {"ssh", "watch"}:
+            rest = _positionals(layer, table.SSH_VALUED if name == "ssh" else frozenset())
+            script = rest[1:] if name == "ssh" else rest
+        if not script or any(w.value is None for w in script):
+            return
+        self._script(source, script, place, depth)
+
+    def _script(self, source: bytes, script: list[Word], place: _Place, depth: int) -> None:
+        """Read words as a script of their own, one level deeper."""
+        if len(script) == 1:
+            value = script[0].value or ""
+            inner = place.inner(source, script[0].start, script[0].end, value)
+        else:
+            value = " ".join(w.value or "" for w in script)
+            start, end = place.map(script[0].start, script[-1].end)
+            inner = _Place(None, (start, end))
+        self.read(value.encode("utf-8", "replace"), inner, depth + 1)
+
+    def _find_exec(
+        self,
+        source: bytes,
+        command: SimpleCommand,
+        layer: tuple[Word, ...],
+        variables: dict[str, str],
+        place: _Place,
+        depth: int,
+    ) -> None:
+        words = layer[1:]
+        for i, w in enumerate(words):
+            if w.value in table.FIND_EXEC:
+                inner: list[Word] = []
+                for x in words[i + 1 :]:
+                    if x.value in {";", "\\;", "+"}:
+                        break
+                    inner.append(x)
+                if inner:
+                    self._layers_of(source, command, tuple(inner), variables, place, depth)
+
+    def _pipeline(
+        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
+    ) -> None:
+        stages: list[tuple[Node, list[tuple[Word, ...]]]] = []
+        for child in node.named_children:
+            inner = child
+            if inner.type == "redirected_statement":
+                body = inner.child_by_field_name("body")
+                inner = body if body is not None else inner
+            if inner.type != "command":
+                stages.append((child, []))
+                continue
+            stages.append((child, _layers(simple_command(inner, variables).words)))
+        for row in _PIPES:
+            spec = row.match
+            if not isinstance(spec, Pipe):
+                continue
+            flags = dict(spec.producer_flags)
+            for i, (first, layers) in enumerate(stages):
+                if not any(self._produces(layer, spec, flags) for layer in layers):
+                    continue
+                for last, later in stages[i + 1 :]:
+                    if any(_name(layer[0]) in spec.consumers for layer in later):
+                        self.run.add(place, first.start_byte, last.end_byte, row)
+                        break
+        # SQL piped into a database client: `echo "DROP TABLE t" | psql`
+        for i, (_, layers) in enumerate(stages):
+            if any(_name(layer[0]) in table.SQL_CLIENTS for layer in layers):
+                for _, earlier in stages[:i]:
+                    for layer in earlier[-1:]:
+                        for w in layer[1:]:
+                            if w.value is not None:
+                                self._sql_text(
+                                    w.value, place.inner(source, w.start, w.end, w.value)
+                                )
+        # Text piped into a shell is a script: `echo 'rm -rf ~' | sh`
+        if depth >= MAX_DEPTH:
+            return
+        for i, (_, layers) in enumerate(stages):
+            if i == 0 or not any(_name(layer[0]) in table.SHELLS for layer in layers):
+                continue
+            for layer in stages[i - 1][1][-1:]:
+                if _name(layer[0]) not in table.PRINTERS:
+                    continue
+                words = [w for w in layer[1:] if not (w.value or "").startswith("-")]
+                if not words or any(w.value is None for w in words):
+                    continue
+                self._script(source, words, place, depth)
+
+    @staticmethod
+    def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
+        name = _name(layer[0])
+        if name not in spec.producers:
+            return False
+        needed = flags.get(name)
+        return needed is None or _flag_present(_options(layer), needed)
+
+    def _redirect(self, node: Node, variables: dict[str, str], place: _Place) -> None:
+        operator = next((text_of(c) for c in node.children if not c.is_named), "")
+        if operator not in _WRITE_OPERATORS:
+            return
+        destination = node.child_by_field_name("destination")
+        if destination is None or destination.type == "number":
+            return
+        value = _word_value(destination, variables)
+        if value is None:
+            return
+        classes = _path_classes(self.resolve(value))
+        for row in _REDIRECTS:
+            if isinstance(row.match, Redirect) and row.match.paths in classes:
+                self.run.add(place, node.start_byte, node.end_byte, row)
+
+    def _redirected(
+        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
+    ) -> None:
+        body = node.child_by_field_name("body")
+        if body is None or body.type != "command":
+            return
+        for child in node.named_children:
+            if child.type in {"heredoc_redirect", "herestring_redirect"}:
+                self._fed_text(source, body, child, variables, place, depth)
+
+    def _fed_text(
+        self,
+        source: bytes,
+        body: Node,
+        redirect: Node,
+        variables: dict[str, str],
+        place: _Place,
+        depth: int,
+    ) -> None:
+        """Here-docs and here-strings: SQL for a database client, a script for a shell."""
+        names = {_name(layer[0]) for layer in _layers(simple_command(body, variables).words)}
+        if not names & (table.SQL_CLIENTS | table.SHELLS):
+            return
+        if redirect.type == "heredoc_redirect":
+            text_node = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
+            if text_node is None:
+                return
+            start, end = text_node.start_byte, text_node.end_byte
+            text = source[start:end].decode("utf-8", "replace")
+        else:
+            target = redirect.named_children[-1] if redirect.named_children else None
+            value = None if target is None else _word_value(target, variables)
+            if target is None or value is None:
+                return
+            start, end, text = target.start_byte, target.end_byte, value
+        exact = place.inner(source, start, end, text)
+        if names & table.SQL_CLIENTS:
+            self._sql_text(text, exact)
+        if names & table.SHELLS and depth < MAX_DEPTH:
+            self.read(text.encode("utf-8", "replace"), exact, depth + 1)
+
+
+def _word_value(node: Node, variables: dict[str, str]) -> str | None:
+    return word_value(node, variables)[0]
+
+
+def _descendants(node: Node, budget: int) -> Iterator[Node]:
+    stack = [node]
+    while stack and budget > 0:
+        budget -= 1
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _ancestors(node: Node, stop: Node) -> Iterator[Node]:
+    current = node.parent
+    while current is not None and current != stop:
+        yield current
+        current = current.parent
+    if current is not None:
+        yield current
+
+
+def _utf8_len(text: str, index: int, cache: dict[int, int]) -> int:
+    if text.isascii():
+        return index
+    if index not in cache:
+        cache[index] = len(text[:index].encode("utf-8", "replace"))
+    return cache[index]
+
+
+# ---------------------------------------------------------------------------------------------
+# Offsets, text rules, hidden characters, summary
+
+
+def _char_offsets(command: str, encoded: bytes) -> list[int] | None:
+    """Byte offset of every character (and the end), or None when bytes are characters."""
+    if len(encoded) == len(command):
+        return None
+    return [0, *itertools.accumulate(len(c.encode("utf-8", "replace")) for c in command)]
+
+
+def _to_chars(offsets: list[int] | None, byte: int) -> int:
+    if offsets is None:
+        return byte
+    return bisect.bisect_left(offsets, byte)
+
+
+def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
+    if command.isascii():
+        for match in _ASCII_HIDDEN.finditer(command):
+            yield match.start(), match.end()
+        return
+    start = -1
+    for i, char in enumerate(command):
+        hidden = is_hidden(char)
+        if hidden and start < 0:
+            start = i
+        elif not hidden and start >= 0:
+            yield start, i
+            start = -1
+    if start >= 0:
+        yield start, len(command)
+
+
+def _summary(findings: list[RiskFinding], deleted: list[str], parsed: bool, long: bool) -> str:
+    if long:
+        return "too long or too complex to check in full: treat it as dangerous"
+    if not parsed:
+        return "could not be read as a shell command: treat it as dangerous"
+    if not findings:
+        return "nothing risky found"
+    top = max(f.level for f in findings)
+    labels = list(dict.fromkeys(f.label for f in findings if f.level == top))
+    first = labels[0]
+    if any(f.rule == "recursive-delete" for f in findings if f.level == top) and deleted:
+        first = _deletes(deleted)
+        labels = [first, *(label for label in labels if label != "deletes folders recursively")]
+    others = len(labels) - 1 + len({f.label for f in findings if f.level < top})
+    return first if others == 0 else f"{first} (and {others} more)"
+
+
+def _deletes(deleted: list[str]) -> str:
+    """The summary for recursive deletes: "deletes 3 folders under /srv/www", or their names."""
+    targets = list(dict.fromkeys(deleted))
+    if len(targets) == 1:
+        return f"deletes {_short(targets[0])} and everything in it"
+    stripped = [t.rstrip("/") or "/" for t in targets]
+    if all(t.startswith("/") for t in stripped):
+        parent = posixpath.commonpath(stripped)
+        if parent in stripped:
+            parent = posixpath.dirname(parent)
+        if parent != "/":
+            return f"deletes {len(targets)} folders under {_short(parent)}"
+    names = [_short(t) for t in targets]
+    if len(targets) <= 3 and sum(len(n) for n in names) <= 60:
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        return f"deletes {listed} and everything in them"
+    return f"deletes {len(targets)} folders and everything in them"
+
+
+def _short(text: str) -> str:
+    shown = reveal(text)
+    return shown if len(shown) <= 60 else shown[:59] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _read(text: str, char_base: int, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
+    """Findings of one stretch of the command, in character offsets of the whole command."""
+    clean = _SURROGATES.sub("\ufffd", text)
+    encoded = clean.encode("utf-8")
+    run = _Run()
+    _Reader(run).read(encoded, _Place(0, (0, len(encoded))), 0)
+    offsets = _char_offsets(clean, encoded)
+    findings: list[RiskFinding] = []
+    for found in run.found:
+        row = found.rule
+        if tail and row.id == "unreadable":
+            continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
+        start = min(_to_chars(offsets, found.start), max(len(text) - 1, 0))
+        end = min(max(_to_chars(offsets, found.end), start + 1), len(text))
+        start, end = char_base + start, char_base + end
+        findings.append(RiskFinding(start, end, row.level, row.id, row.label))
+    return findings, run
+
+
+_TAIL = 4_000  # characters read again at the end of a command too long to read whole
+_BOUNDARY = re.compile(r"[;\n&|]")
+
+
+@functools.lru_cache(maxsize=256)
+def assess(command: str) -> RiskAssessment:
+    """The risk of one command as the gateway sent it. Pure, bounded, cached.
+
+    A command longer than :data:`LIMIT` (or with more nodes or commands than the budgets) is
+    HIGH and says it was not read in full; its last few thousand characters are read as well,
+    so padding cannot push the dangerous part out of sight entirely.
+    """
+    long = len(command) > LIMIT
+    head = command[:LIMIT]
+    findings, run = _read(head, 0, tail=False)
+    deleted = list(run.deleted)
+    unread = long or run.over_budget
+    if unread and len(command) > _TAIL:
+        tail_start = len(command) - _TAIL
+        boundary = _BOUNDARY.search(command, tail_start)
+        if boundary is not None:
+            tail_start = boundary.end()
+        tail_findings, tail_run = _read(command[tail_start:], tail_start, tail=True)
+        findings.extend(tail_findings)
+        deleted.extend(tail_run.deleted)
+    for row, pattern in _TEXT_RULES:
+        for match in itertools.islice(pattern.finditer(head), 8):
+            findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
+    hidden = table.rule("hidden-characters")
+    for start, end in itertools.islice(_hidden_runs(command), 16):
+        findings.append(RiskFinding(start, end, hidden.level, hidden.id, hidden.label))
+    if unread and command:
+        too_long = table.rule("too-long")
+        at = min(LIMIT, len(command) - 1)
+        findings.append(RiskFinding(at, len(command), too_long.level, too_long.id, too_long.label))
+    order = sorted(set(findings), key=lambda f: (f.start, -f.level, f.end, f.rule))
+    first_of_each = {f.rule: f for f in reversed(order)}  # every rule keeps one mark
+    kept = sorted(
+        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]),
+        key=lambda f: (f.start, -f.level, f.end, f.rule),
+    )
+    parsed = run.unreadable == 0 and not unread
+    level = max((f.level for f in kept), default=RiskLevel.LOW)
+    if not parsed:
+        level = RiskLevel.HIGH
+    return RiskAssessment(level, tuple(kept), _summary(kept, deleted, parsed, unread), parsed)

@@ -1,0 +1,127 @@
+"""Session names: unique in one folder, stable once shown, cut to the room a caller has."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.model import SessionState
+from desktop.model.session_names import SessionName, SessionNames, compose, fit, short_folder
+
+PROMPT = "Please fix the failing login tests in the auth module and then run the whole suite"
+
+
+def session(sid: str, title: str = "", cwd: str = "", stored: str = "") -> SessionState:
+    return SessionState(sid, stored_session_id=stored, title=title, cwd=cwd)
+
+
+def test_name_is_title_plus_short_folder() -> None:
+    names = SessionNames()
+    assert names.text("g", session("s1", "Fix login", "/home/ana/src/ux019")) == "Fix login · ux019"
+
+
+def test_two_tasks_in_one_folder_differ() -> None:
+    names = SessionNames()
+    first = names.text("g", session("s1", "Fix login", "/srv/ux019"))
+    second = names.text("g", session("s2", "Fix login", "/srv/ux019"))
+    assert first != second
+    assert second == "Fix login · ux019 (2)"
+    # untitled sessions in one folder differ by their short id
+    assert names.text("g", session("aaaaaa1", cwd="/srv/ux019")) == "ux019 · session aaaaaa"
+    assert names.text("g", session("bbbbbb1", cwd="/srv/ux019")) == "ux019 · session bbbbbb"
+
+
+def test_the_same_session_on_two_gateways_is_two_sessions() -> None:
+    names = SessionNames()
+    assert names.text("g1", session("s1", "T", "/x")) == "T · x"
+    assert names.text("g2", session("s1", "T", "/x")) == "T · x (2)"
+
+
+def test_a_name_does_not_change_once_shown() -> None:
+    names = SessionNames()
+    shown = names.text("g", session("s1", PROMPT, "/srv/ux019"), 200)
+    renamed = names.text("g", session("s1", "Auth test fixes", "/srv/other"), 200)
+    assert renamed == shown
+    assert names.name("g", session("s1")) == names.name("g", session("s1", "x", "/y"))
+
+
+def test_a_session_shown_without_a_title_gains_it_once() -> None:
+    names = SessionNames()
+    assert names.text("g", session("abcdef99", cwd="/srv/ux019")) == "ux019 · session abcdef"
+    assert names.text("g", session("abcdef99", "Deploy", "/srv/ux019")) == "Deploy · ux019"
+    assert names.text("g", session("abcdef99", "Other", "/srv/ux019")) == "Deploy · ux019"
+
+
+def test_forgotten_names_can_be_reused() -> None:
+    names = SessionNames()
+    names.text("g", session("s1", "T", "/x"))
+    names.forget("g", "s1")
+    assert names.text("g", session("s2", "T", "/x")) == "T · x"
+
+
+def test_a_long_prompt_uses_the_room_the_caller_has() -> None:
+    name = compose(session("s1", PROMPT, "/srv/ux019"))
+    wide = fit(name, 120)
+    assert wide == f"{PROMPT} · ux019"
+    narrow = fit(name, 40)
+    assert len(narrow) <= 40
+    assert narrow.endswith("… · ux019")
+    assert narrow.startswith("Please fix the failing")
+    assert len(fit(name, 8)) <= 8 + len(" · ux019")
+
+
+@pytest.mark.parametrize("width", [8, 12, 20, 33, 60, 200])
+def test_fit_never_exceeds_a_reasonable_budget(width: int) -> None:
+    name = SessionName(PROMPT, "ux019", "abc", ordinal=3)
+    text = fit(name, width)
+    assert text.endswith(" (3)")
+    assert len(text) <= max(width, 8) + 1
+
+
+def test_title_whitespace_and_hidden_characters_are_made_safe() -> None:
+    name = compose(session("s1", "fix\n\n  the\u202etests", "/srv/a\u200bb"))
+    assert name.title == "fix the⟨U+202E⟩tests"
+    assert name.folder == "a⟨U+200B⟩b"
+
+
+@pytest.mark.parametrize(
+    ("cwd", "folder"),
+    [
+        ("", ""),
+        ("/", "/"),
+        ("/home/ana", "~"),
+        ("/Users/bo/", "~"),
+        ("~", "~"),
+        ("/srv/www/site/", "site"),
+        ("relative/dir", "dir"),
+    ],
+)
+def test_short_folder(cwd: str, folder: str) -> None:
+    assert short_folder(cwd) == folder
+
+
+def test_stored_id_is_preferred_for_the_short_id() -> None:
+    assert compose(session("live123456", stored="20260101_abcdef")).short_id == "202601"
+    assert fit(compose(session("live123456"))) == "session live12"
+
+
+def test_memory_is_bounded() -> None:
+    names = SessionNames()
+    first = names.text("g", session("s0", "T", "/x"))
+    for i in range(1, 5000):
+        names.name("g", session(f"s{i}", f"T{i}", "/x"))
+    assert len(names) == 4096
+    # the oldest was forgotten: asked again it is named afresh, and "T · x" is free again
+    assert names.text("g", session("s0", "T", "/x")) == first
+
+
+def test_a_resumed_session_keeps_its_name_through_its_stored_id() -> None:
+    names = SessionNames()
+    first = names.text("g", session("live-1", "Fix login", "/srv/ux019", stored="st-1"))
+    resumed = names.text("g", session("live-2", "Fix login", "/srv/ux019", stored="st-1"))
+    assert resumed == first == "Fix login · ux019"
+    # the stored id learnt later joins the live id that was shown first
+    late = names.text("g", session("live-3", "Deploy", "/srv"))
+    assert names.text("g", session("live-3", "Deploy", "/srv", stored="st-3")) == late
+    assert names.text("g", session("live-4", "Deploy", "/srv", stored="st-3")) == late
+    names.forget("g", "st-3")
+    assert len(names) == 1
