@@ -45,6 +45,7 @@ from desktop.ui.approvals.layout import (
     SessionGroup,
 )
 from desktop.ui.approvals.row_card import RowCard, plain_label
+from desktop.ui.approvals.seen import head_on_screen
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())
@@ -85,6 +86,8 @@ class ApprovalListView(QAbstractScrollArea):
         self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
         self._tops: list[int] = []  # y of each item in content coordinates
         self._widgets: dict[int, QWidget] = {}
+        self._uid_of: dict[int, int] = {}  # id(widget) -> uid, for its LayoutRequest
+        self._unmeasured: set[int] = set()  # built widgets whose height may have changed
         self._pinned: set[int] = set()  # built on request: kept until dematerialise
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
         self._selected_row: RowEntry | None = None
@@ -219,8 +222,9 @@ class ApprovalListView(QAbstractScrollArea):
         for row in range(top_left.row(), bottom_right.row() + 1):
             node = self._model.node(top_left.siblingAtRow(row))
             widget = self._widgets.get(node.uid) if node is not None else None
-            if isinstance(widget, RowCard | GroupWidget):
+            if isinstance(widget, RowCard | GroupWidget) and node is not None:
                 widget.refresh(self._clock())
+                self._unmeasured.add(node.uid)
                 self._post_flush()  # its height may have changed
 
     # -- building -------------------------------------------------------------------------------
@@ -244,12 +248,16 @@ class ApprovalListView(QAbstractScrollArea):
         widget.setParent(self.viewport())
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
+        self._uid_of[id(widget)] = node.uid
+        self._unmeasured.add(node.uid)
         return widget
 
     def _drop(self, uid: int) -> None:
         widget = self._widgets.pop(uid, None)
+        self._unmeasured.discard(uid)
         if widget is None:
             return
+        self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
         widget.setParent(None)
@@ -269,8 +277,12 @@ class ApprovalListView(QAbstractScrollArea):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """A built widget's layout changed (a command got its height): re-place after it."""
-        if event.type() == QEvent.Type.LayoutRequest and not self._placing:
-            self._post_flush()
+        if event.type() == QEvent.Type.LayoutRequest:
+            uid = self._uid_of.get(id(watched))
+            if uid is not None:
+                self._unmeasured.add(uid)
+            if not self._placing:
+                self._post_flush()
         return False
 
     # -- keeping the item under the pointer still ------------------------------------------------
@@ -331,13 +343,15 @@ class ApprovalListView(QAbstractScrollArea):
         super().resizeEvent(event)
         self.empty.setGeometry(0, 0, self.viewport().width(), 120)
         if event.oldSize().width() != event.size().width():
-            keep = {uid for uid in self._widgets}
+            keep = set(self._widgets)
             self._heights = {uid: h for uid, h in self._heights.items() if uid in keep}
+            self._unmeasured |= keep
         self._place()
 
     def leaveEvent(self, event: QEvent) -> None:
         """The pointer left: reserved space may be given back now."""
         super().leaveEvent(event)
+        self._unmeasured |= set(self._widgets)
         self._post_flush()
 
     def _ensure_items(self) -> None:
@@ -399,12 +413,16 @@ class ApprovalListView(QAbstractScrollArea):
     def _place_passes(self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None) -> None:
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
+        resized = True  # the first pass always lays out (the structure may have changed)
         for _ in range(4):  # building corrects estimates; a few passes settle it
-            for uid, widget in self._widgets.items():
-                node = self._model.board.node(uid)
-                if node is not None:
-                    self._measure(node, widget)
-            self._recompute_tops()
+            dirty, self._unmeasured = self._unmeasured, set()
+            for uid in dirty:
+                node, widget = self._model.board.node(uid), self._widgets.get(uid)
+                if node is not None and widget is not None and self._measure(node, widget):
+                    resized = True
+            if resized:
+                self._recompute_tops()
+            resized = False
             bar.setRange(0, max(0, self._content_height - view_h))
             bar.setPageStep(max(1, view_h))
             bar.setSingleStep(_LINE * 3)
@@ -418,7 +436,7 @@ class ApprovalListView(QAbstractScrollArea):
             for i in wanted:
                 node = self._items[i]
                 if node.uid not in self._widgets:
-                    self._measure(node, self._build(node))
+                    self._build(node)  # measured at the top of the next pass
                     changed = True
             if not changed:
                 break
@@ -468,7 +486,7 @@ class ApprovalListView(QAbstractScrollArea):
             widget.setGeometry(MARGIN + _INDENT[type(node)], y, self._width_for(node), height)
             if not widget.isVisible():
                 widget.show()
-            if isinstance(node, RowEntry) and now is not None and y < view_h and y + height > 0:
+            if isinstance(node, RowEntry) and now is not None and head_on_screen(y, height, view_h):
                 self._on_screen.setdefault(uid, now)
             else:
                 self._on_screen.pop(uid, None)

@@ -23,6 +23,16 @@ from __future__ import annotations
 
 BATCH_DWELL_S = 0.8
 KEY_DWELL_S = 0.5
+HEAD_PX = 70  # a card's head: its number, its state and the first lines of the command
+
+
+def head_on_screen(y: int, height: int, view_height: int) -> bool:
+    """A card at ``y`` counts as on screen: its head is inside the viewport.
+
+    A card showing only its top edge at the bottom, or only its buttons at the top, was not
+    seen: its command is not readable there.
+    """
+    return y >= 0 and y + min(height, HEAD_PX) <= view_height
 
 
 def seen_long_enough(on_screen_since: float | None, now: float, dwell: float) -> bool:

@@ -21,7 +21,7 @@ from desktop.core.model import (
 )
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S
+from desktop.ui.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
     FakeClock,
@@ -91,6 +91,14 @@ def test_approve_all_never_covers_a_row_scrolled_out_of_sight(
     assert len(on_screen) < 12
     qtbot.mouseClick(batch_card(dialog, "r0").approve_all, Qt.MouseButton.LeftButton)
     assert set(decisions.keys) == on_screen
+
+
+def test_a_card_counts_as_on_screen_only_with_its_head_inside_the_viewport() -> None:
+    assert head_on_screen(0, 150, 400)
+    assert head_on_screen(300, 150, 400)  # number, state and first lines are in; buttons not
+    assert not head_on_screen(350, 150, 400)  # only its top edge peeks in at the bottom
+    assert not head_on_screen(-20, 150, 400)  # its head scrolled away above: buttons only
+    assert head_on_screen(360, 40, 400)  # a short card wholly inside
 
 
 def test_deny_all_covers_every_waiting_row_at_once(
