@@ -183,7 +183,7 @@ class ApprovalListView(QAbstractScrollArea):
         if row is None:
             return
         self._scroll_to = row
-        self._heading_too = with_heading
+        self._heading_too = self._heading_too or with_heading
         card = self.card(row)
         if card is not None:
             card.set_selected(True)
@@ -336,7 +336,8 @@ class ApprovalListView(QAbstractScrollArea):
             return  # hidden: nothing to place (flattening waits for the next show)
         self._ensure_items()
         scroll_to, self._scroll_to = self._scroll_to, None
-        self._place(scroll_to=scroll_to)
+        with_heading, self._heading_too = self._heading_too, False
+        self._place(scroll_to=scroll_to, with_heading=with_heading)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A new width changes every height: measure the built ones again and re-place."""
@@ -398,7 +399,13 @@ class ApprovalListView(QAbstractScrollArea):
         last = bisect.bisect_right(self._tops, bottom)
         return range(first, min(last, len(self._items)))
 
-    def _place(self, *, scroll_to: RowEntry | None = None, scrolled: bool = False) -> None:
+    def _place(
+        self,
+        *,
+        scroll_to: RowEntry | None = None,
+        with_heading: bool = False,
+        scrolled: bool = False,
+    ) -> None:
         if not self._live or self._placing:
             return
         # Scrolling moves everything on purpose; any other re-placement keeps one item still.
@@ -406,11 +413,13 @@ class ApprovalListView(QAbstractScrollArea):
         self._ensure_items()
         self._placing = True
         try:
-            self._place_passes(anchor, scroll_to)
+            self._place_passes(anchor, scroll_to, with_heading)
         finally:
             self._placing = False
 
-    def _place_passes(self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None) -> None:
+    def _place_passes(
+        self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None, with_heading: bool
+    ) -> None:
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
         resized = True  # the first pass always lays out (the structure may have changed)
@@ -429,7 +438,7 @@ class ApprovalListView(QAbstractScrollArea):
             if anchor is not None and anchor[0] in self._index:
                 bar.setValue(self._tops[self._index[anchor[0]]] - anchor[1])
             elif scroll_to is not None and scroll_to.uid in self._index:
-                self._scroll_into_view(scroll_to)
+                self._scroll_into_view(scroll_to, with_heading)
             value = bar.value()
             wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
             changed = False
@@ -447,30 +456,33 @@ class ApprovalListView(QAbstractScrollArea):
             self._drop(uid)
         self._position_widgets(value, view_h)
 
-    def _scroll_into_view(self, row: RowEntry) -> None:
+    def _scroll_into_view(self, row: RowEntry, with_heading: bool) -> None:
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
         i = self._index[row.uid]
         top, height = self._tops[i], self._heights.get(row.uid) or _estimate(row)
-        if self._heading_too:
-            self._heading_too = False
-            heading = self._heading_index(i)
-            if top + height - self._tops[heading] <= view_h:
-                bar.setValue(self._tops[heading] - MARGIN)
-                return
+        if with_heading:  # its session's heading if both fit, else at least its batch's header
+            for heading in self._headings(i):
+                if top + height - self._tops[heading] + MARGIN <= view_h:
+                    bar.setValue(self._tops[heading] - MARGIN)
+                    return
         if top - MARGIN < bar.value():
             bar.setValue(top - MARGIN)
         elif top + height + MARGIN > bar.value() + view_h:
             bar.setValue(min(top - MARGIN, top + height + MARGIN - view_h))
 
-    def _heading_index(self, i: int) -> int:
-        """The first item of the row's session (its heading), or its gateway's if directly above."""
-        j = i
-        while j > 0 and not isinstance(self._items[j], SessionGroup):
-            j -= 1
-        if j > 0 and isinstance(self._items[j - 1], GatewayGroup):
-            j -= 1
-        return j
+    def _headings(self, i: int) -> list[int]:
+        """Items that name row ``i``, widest first: gateway and session, session, its batch."""
+        batch = i
+        while batch > 0 and not isinstance(self._items[batch], BatchGroup):
+            batch -= 1
+        session = batch
+        while session > 0 and not isinstance(self._items[session], SessionGroup):
+            session -= 1
+        found = [session, batch]
+        if session > 0 and isinstance(self._items[session - 1], GatewayGroup):
+            found.insert(0, session - 1)
+        return found
 
     def _position_widgets(self, value: int, view_h: int) -> None:
         now = self._clock() if self.isVisible() else None

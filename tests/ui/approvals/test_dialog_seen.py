@@ -358,3 +358,32 @@ def test_the_tree_model_passes_qtmodeltester_with_many_sessions(
                 "g", "G", approval(f"s{s}r{i}", session=f"s{s}", position=i, phase=phase), ""
             )
     qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
+
+
+def test_reopened_while_scrolled_past_it_the_row_comes_back_with_its_heading(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.resize(700, 420)
+    for i in range(3):  # answered earlier in the same session: its heading cannot fit too
+        done = resolved(approval(f"early{i}", batch="b0", position=i), OutcomeKind.DENIED)
+        dialog.upsert("g", "G", done, "")
+    dialog.upsert("g", "G", approval("wait", batch="b1"), "")
+    for i in range(8):
+        done = resolved(approval(f"old{i}", batch="b2", position=i), OutcomeKind.DENIED)
+        dialog.upsert("g", "G", done, "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    dialog.list_view.settle()
+    bar = dialog.list_view.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the person scrolled down to the answered ones
+    dialog.list_view.settle()
+    dialog.present(activate=True)  # a tray click brings it up again
+    dialog.list_view.settle()
+    row = dialog.selected_row()
+    assert row is not None
+    assert row.approval.key == "wait"
+    view = dialog.list_view
+    header_y, row_y = view.y_in_viewport(row.batch), view.y_in_viewport(row)
+    assert header_y is not None
+    assert row_y is not None
+    assert 0 <= header_y < row_y < view.viewport().height()
