@@ -71,6 +71,7 @@ class TrayShell(QObject):
         self.bridge = bridge
         self.tray = TrayController(bridge, self)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
+        self._clock = clock  # the core's clock: the dialog's countdowns and dwell times use it
         self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
             bridge, self.tray.show_message, notify_settings, parent=self
@@ -98,7 +99,7 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog()
+            self._dialog = ApprovalDialog(clock=self._clock)
             self._dialog.decision_requested.connect(self.decide)
             for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
                 for session in gateway.sessions:

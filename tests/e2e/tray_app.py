@@ -76,7 +76,12 @@ class TrayApp:
         self.clients: list[Any] = []  # desktop.gateway.client.GatewayClient
         self.bridge = GatewayBridge(client_factory=self._make_client)
         self.quit_requested = asyncio.Event()
-        self.shell = TrayShell(self.bridge, on_quit=self.quit_requested.set)
+        # The person's clock (the shell's): helpers advance it by the dialog's dwell times, the
+        # moment a person takes to read a row before answering it (person.reads).
+        self.person_clock = OffsetClock()
+        self.shell = TrayShell(
+            self.bridge, on_quit=self.quit_requested.set, clock=self.person_clock
+        )
         self.updates: list[ApprovalUpdate] = []
         self.notices: list[Notice] = []
         self.connects = 0  # how many times the connection reached CONNECTED
