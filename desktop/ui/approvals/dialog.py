@@ -452,8 +452,9 @@ class ApprovalDialog(QDialog):
         below = anchor.center().y() < area.center().y()  # a panel at the top: open below it
         y = anchor.bottom() + 8 if below else anchor.top() - size.height() - 8
         x = anchor.center().x() - size.width() // 2
-        x = max(area.left(), min(x, area.right() - size.width()))
-        y = max(area.top(), min(y, area.bottom() - size.height()))
+        edge = 8  # the window manager's frame is not known before the first show
+        x = max(area.left() + edge, min(x, area.right() - size.width() - edge))
+        y = max(area.top() + edge, min(y, area.bottom() - size.height() - edge))
         self.move(QPoint(x, y))
 
     # -- keyboard intents (from InputRouter) ----------------------------------------------------

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -387,3 +387,19 @@ def test_reopened_while_scrolled_past_it_the_row_comes_back_with_its_heading(
     assert header_y is not None
     assert row_y is not None
     assert 0 <= header_y < row_y < view.viewport().height()
+
+
+def test_it_opens_next_to_the_tray_icon_inside_the_screen(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    screen = QApplication.primaryScreen()
+    assert screen is not None
+    area = screen.availableGeometry()
+    icon = QRect(area.right() - 30, area.top(), 24, 24)  # a panel at the top right
+    dialog.upsert("g", "G", approval("a"), "")
+    dialog.present(activate=True, near=icon)
+    qtbot.waitExposed(dialog)
+    frame = dialog.frameGeometry()
+    assert frame.top() >= icon.bottom()  # below the panel, not over it
+    assert frame.right() <= area.right()  # pushed back inside the screen
+    assert frame.top() - icon.bottom() < 40  # next to the icon, not somewhere else
