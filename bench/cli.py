@@ -23,7 +23,7 @@ from bench.config import BenchConfig
 from bench.env import ROOT, scratch_dir
 from bench.report import MISS, Row, render, write_json
 
-FIGURES = ("a", "b", "c", "d", "e")
+FIGURES = ("a", "b", "c", "d", "e", "f")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -53,7 +53,7 @@ def _say(text: str) -> None:
 
 
 def run(cfg: BenchConfig, only: set[str], scratch: Path) -> tuple[list[Row], dict[str, Any]]:
-    from bench.figures import coldstart, dialog, latency, memory, throughput, wakeups
+    from bench.figures import coldstart, dialog, latency, memory, scale, throughput, wakeups
 
     rows: list[Row] = []
     profiles: dict[str, Any] = {}
@@ -63,7 +63,7 @@ def run(cfg: BenchConfig, only: set[str], scratch: Path) -> tuple[list[Row], dic
         rows += found
         if "profile" in extra:
             profiles["b core throughput"] = extra["profile"]
-    if not only & {"a", "c", "d", "e"}:
+    if not only & {"a", "c", "d", "e", "f"}:
         return rows, profiles
     with Child("bench.probes.gateway", [], scratch, "gateway") as gateway:
         url = gateway.expect("ready", 30)["url"]
@@ -94,6 +94,9 @@ def run(cfg: BenchConfig, only: set[str], scratch: Path) -> tuple[list[Row], dic
                 profiles["d cold start (imports)"] = extra["imports"]
             if "startup" in extra:
                 profiles["d cold start (start-up steps)"] = extra["startup"]
+        if "f" in only:
+            _say("(f) scale: many approvals waiting at once ...")
+            rows += scale.measure(cfg, scratch, gateway, url)
         if "e" in only:
             _say(f"(e) idle wake-ups, {cfg.idle_seconds:g} s ...")
             rows += wakeups.measure(cfg, scratch, url)

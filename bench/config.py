@@ -26,6 +26,11 @@ class BenchConfig:
     load_sessions: int = 100
     load_approvals: int = 10
     settle: float = 2.0  # seconds after a state is reached before RSS is read
+    # (f) scale: many approvals waiting at once
+    scale_sessions: int = 100
+    scale_approvals: int = 100  # per session: 10,000 in all
+    scale_watch: float = 8.0  # seconds after the burst to watch the CPU settle
+    scale_load_timeout: float = 300.0  # end to end: how long all of them may take to arrive
     # (d) cold start
     start_runs: int = 7  # measured runs per program (after one unmeasured warm-up each)
     # (e) wake-ups
@@ -48,4 +53,6 @@ class BenchConfig:
             idle_settle=2.0,
             settle=1.0,
             profile_samples=10,
+            scale_approvals=20,
+            scale_watch=6.0,
         )

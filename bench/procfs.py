@@ -73,3 +73,12 @@ def switches(pid: int | None = None) -> Switches:
         involuntary += int(fields.get("nonvoluntary_ctxt_switches", "0"))
         threads += 1
     return Switches(voluntary, involuntary, threads)
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """User plus system CPU time of ``pid`` (all threads), from ``/proc/<pid>/stat``."""
+    base = Path("/proc") / (str(pid) if pid else "self")
+    text = (base / "stat").read_text(encoding="ascii", errors="replace")
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) ": state is fields[0]
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return ticks / os.sysconf("SC_CLK_TCK")

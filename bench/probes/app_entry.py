@@ -30,7 +30,10 @@ LOAD_PROMPT = "bench: wait for approvals"
 
 
 def _observe(
-    load: tuple[int, int] | None, load_delay: float, wake: tuple[float, float] | None
+    load: tuple[int, int] | None,
+    load_delay: float,
+    wake: tuple[float, float] | None,
+    open_after: float | None = None,
 ) -> None:
     import desktop.ui.bridge as bridge_module
     from desktop.gateway.status import ConnectionState
@@ -68,8 +71,46 @@ def _observe(
             if not self._bench_loaded and waiting >= load[0] * load[1]:
                 self._bench_loaded = True
                 emit("loaded", t=time.monotonic(), waiting=waiting)
+                if open_after is not None:
+                    from PySide6.QtCore import QTimer
+
+                    QTimer.singleShot(int(open_after * 1000), _open_dialog)
 
     bridge_module.GatewayBridge = ObservedBridge  # type: ignore[misc]
+
+
+def _open_dialog() -> None:
+    """Open the approval dialog as a tray click does; print when its first rows are visible.
+
+    "Visible" is the first event-loop turn after ``present`` in which a row card is shown.
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.approvals.dialog import ApprovalDialog
+
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, ApprovalDialog)]
+    if not dialogs:
+        emit("dialog_open", error="no approval dialog was built")
+        return
+    dialog = dialogs[0]
+    started = time.monotonic()
+    dialog.present(activate=True)
+
+    def check() -> None:
+        cards = [c for c in dialog.list_view.row_cards() if c.isVisible()]
+        if cards:
+            emit(
+                "dialog_open",
+                t=started,
+                first_rows=time.monotonic(),
+                cards=len(dialog.list_view.row_cards()),
+                rows=dialog.pending_count(),
+            )
+        else:
+            QTimer.singleShot(0, check)
+
+    QTimer.singleShot(0, check)
 
 
 def _profile_until_shown(path: str) -> None:
@@ -99,13 +140,16 @@ def main() -> int:
     parser.add_argument("--load-delay", type=float, default=0.0, help="seconds after connect")
     parser.add_argument("--wake", default="", help="SETTLE,SECONDS idle wake-up window")
     parser.add_argument("--profile", default="", help="cProfile start-up until the tray marker")
+    parser.add_argument(
+        "--open-after", type=float, default=None, help="open the dialog N s after 'loaded'"
+    )
     args = parser.parse_args()
     if args.profile:
         _profile_until_shown(args.profile)
     else:
         hooks.install_tray_marker()
     if args.observe or args.load or args.wake:
-        _observe(_pair(args.load, int), args.load_delay, _pair(args.wake, float))
+        _observe(_pair(args.load, int), args.load_delay, _pair(args.wake, float), args.open_after)
     from desktop import cli
 
     return int(cli.main(["--gateway", args.gateway]) or 0)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QWidget
 from desktop.core.model import DecisionResult
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate
+from desktop.ui.bridge_events import ApprovalUpdate, SessionUpdate
 from desktop.ui.notifications import NotificationController
 from desktop.ui.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.ui.tray import TrayController
@@ -72,6 +72,7 @@ class TrayShell(QObject):
         self.bridge = bridge
         self.tray = TrayController(bridge, self)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
+        self._clock = clock  # the core's clock: the dialog's countdowns and dwell times use it
         self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
             bridge,
@@ -87,6 +88,7 @@ class TrayShell(QObject):
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
+        bridge.session_changed.connect(self._on_session_update)
         bridge.gateway_removed.connect(self._on_gateway_removed)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
@@ -106,8 +108,11 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog()
+            self._dialog = ApprovalDialog(clock=self._clock)
             self._dialog.decision_requested.connect(self.decide)
+            for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
+                for session in gateway.sessions:
+                    self._dialog.session_changed(gateway.gateway_id, session)
         return self._dialog
 
     @property
@@ -198,7 +203,7 @@ class TrayShell(QObject):
         return result
 
     def review(self) -> None:
-        self.dialog.present(activate=True)
+        self.dialog.present(activate=True, near=self.tray.tray.geometry())
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
         if gateway_id and batch_id:
@@ -210,6 +215,10 @@ class TrayShell(QObject):
         self.dialog.upsert(
             update.gateway_id, update.gateway_name, update.approval, update.session_title
         )
+
+    def _on_session_update(self, update: SessionUpdate) -> None:
+        if self._dialog is not None:  # not built yet: it reads the snapshot when it is
+            self._dialog.session_changed(update.gateway_id, update.session)
 
     def _on_gateway_removed(self, gateway_id: str) -> None:
         if self._dialog is not None:  # never built: it has no rows of that gateway

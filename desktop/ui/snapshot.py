@@ -1,9 +1,10 @@
 """The app-level picture every tray surface renders from: gateways, their sessions and approvals.
 
 Why a separate frozen value: the tray icon, the menu and the notification policy all need the
-same facts at once (what is connected, what waits, who has YOLO on). The bridge rebuilds one
-``AppSnapshot`` after each change and hands it out; pure functions turn it into an icon, a menu
-model or a notification plan, so none of them reads live client objects. Qt-free.
+same facts at once (what is connected, what waits, who has YOLO on). The bridge hands out one
+``AppSnapshot`` after each change (the store rebuilds only the gateway that changed, and
+nothing at all for events that change nothing shown); pure functions turn it into an icon, a
+menu model or a notification plan, so none of them reads live client objects. Qt-free.
 """
 
 from __future__ import annotations
@@ -37,10 +38,15 @@ class GatewayView:
     attempt: int = 0
     sessions: tuple[SessionState, ...] = ()
     approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
+    # ``waiting``, when the store already knows it (it keeps it per event instead of filtering
+    # 10,000 rows on every read); None: filtered from ``approvals`` on each read.
+    known_waiting: tuple[Approval, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def waiting(self) -> tuple[Approval, ...]:
         """Approvals that need a person now: open and not already being answered."""
+        if self.known_waiting is not None:
+            return self.known_waiting
         return tuple(a for a in self.approvals if a.phase in _NEEDS_PERSON)
 
     def session(self, session_id: str) -> SessionState | None:

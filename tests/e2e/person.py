@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 from desktop.core.model import Choice
 from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.row_card import RowCard
+from desktop.ui.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S
 from tests.e2e.tray_app import GATEWAY_ID, TrayApp
 
 Key = Qt.Key
@@ -40,12 +41,22 @@ def card(app: TrayApp, key: str) -> RowCard:
     return found
 
 
+def reads(app: TrayApp, seconds: float) -> None:
+    """The person reads what the dialog shows for ``seconds`` (on the shell's clock).
+
+    The dialog answers only rows that were on screen (and, for keys, selected) that long.
+    """
+    app.dialog.list_view.settle()
+    app.person_clock.advance(seconds)
+
+
 def select(app: TrayApp, key: str) -> None:
     """Click on the row's card (on its state line, not a button): the keyboard now acts on it."""
     QTest.mouseClick(card(app, key).state, LEFT)
     selected = app.dialog.selected_row()
     assert selected is not None, "the click selected nothing"
     assert selected.approval.key == key, "the click selected another row"
+    reads(app, KEY_DWELL_S)
 
 
 def press(app: TrayApp, key: Key, modifier: Qt.KeyboardModifier = NO_MODIFIER) -> None:
@@ -70,6 +81,7 @@ def click_batch_button(app: TrayApp, batch_id: str, choice: Choice) -> None:
     button = batch.approve_all if choice is Choice.ONCE else batch.deny_all
     assert button.isVisible(), "the batch offers no such button"
     assert button.isEnabled(), "the batch button is disabled"
+    reads(app, BATCH_DWELL_S)
     QTest.mouseClick(button, LEFT)
 
 

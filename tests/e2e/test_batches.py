@@ -104,6 +104,11 @@ def test_a_failed_command_reasks_the_rest_as_new_rows_nobody_answered(
             first, second, third = batch
             person.click_tray_icon(app)
             person.click_batch_button(app, first.batch_id, Choice.ONCE)  # "Approve all (once)"
+            # All three are high risk: Approve all names them and leaves each to its own answer.
+            assert "High risk, answer each on its own" in app.dialog.notice.text()
+            assert app.wire.decisions() == []
+            for row in batch:
+                person.decide_by_key(app, row.key, Key.Key_A)
             for row in batch:
                 assert outcome(await app.resolved(row.key)) is OutcomeKind.APPROVED
 

@@ -115,8 +115,14 @@ class TrayApp:
         self.clients: list[Any] = []  # desktop.gateway.client.GatewayClient
         self.bridge = GatewayBridge(client_factory=self._make_client)
         self.quit_requested = asyncio.Event()
+        # The person's clock (the shell's): helpers advance it by the dialog's dwell times, the
+        # moment a person takes to read a row before answering it (person.reads).
+        self.person_clock = OffsetClock()
         self.shell = TrayShell(
-            self.bridge, on_quit=self.quit_requested.set, notify_settings=notify_settings
+            self.bridge,
+            on_quit=self.quit_requested.set,
+            notify_settings=notify_settings,
+            clock=self.person_clock,
         )
         self.notified: list[tuple[float, str]] = []  # (time.time(), batch id) per notification
         self.updates: list[ApprovalUpdate] = []

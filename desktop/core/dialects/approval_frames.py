@@ -5,7 +5,9 @@ Why shared: the payload fields (``command``, ``description``, ``pattern_keys``, 
 rules that keep a person from being offered an answer the server would not take live here:
 
 * offer only the server's ``choices``, in the server's order; fall back to ``[once, deny]``
-  when ``choices`` is missing (MCP elicitation on 0.19.0) or holds nothing we know;
+  only when ``choices`` is missing or empty (MCP elicitation on 0.19.0). A list whose items are
+  all unknown (``["all"]``, say) offers nothing: the person answers in Hermes, never with a
+  button the server did not offer;
 * a smart-deny override (``smart_denied``) is always one-shot: ``[once, deny]``;
 * a command longer than the configured bound is kept cut and marked never answerable, so a
   person cannot approve text they were not shown in full.
@@ -35,9 +37,10 @@ def offered_choices(payload: Mapping[str, Any]) -> tuple[Choice, ...]:
     """The choices to offer, in the server's order, restricted to the four the tray encodes."""
     if payloads.flag(payload, "smart_denied"):
         return FALLBACK_CHOICES
+    if not payloads.strings(payload, "choices") and not payload.get("choices"):
+        return FALLBACK_CHOICES  # no list, or an empty one: nothing was said about choices
     known = [_BY_VALUE[name] for name in payloads.strings(payload, "choices") if name in _BY_VALUE]
-    unique = tuple(dict.fromkeys(known))
-    return unique or FALLBACK_CHOICES
+    return tuple(dict.fromkeys(known))
 
 
 def read_approval(

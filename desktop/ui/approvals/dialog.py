@@ -9,18 +9,24 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   answers; if the core refuses, the bridge calls :meth:`decision_refused` (or upserts the row
   WAITING again) and the buttons come back.
 * **Grouped and stable**: gateway → session → batch, oldest first, appended only (``layout``),
-  and the card under the pointer or the selection never moves on screen (``list_view``).
-  Resolved rows stay greyed with their outcome; a batch leaves once every row is resolved and
-  ``grace_seconds`` passed with the pointer off the list, or when the person clicks "Dismiss".
+  and the item under the pointer or the selection never moves on screen (``list_view``, which
+  also builds widgets only for what is on screen). Resolved rows stay greyed with their outcome;
+  a batch leaves once every row is resolved and ``grace_seconds`` passed with the pointer off
+  the list, or when the person clicks "Dismiss".
+* **Only what was seen is answered** (``seen``): "Approve all" covers the rows on screen for at
+  least ``batch_dwell`` seconds and never a high-risk row (``risk_gate``; those are named
+  instead); a key answers the selected row only once it has been on screen and selected for
+  ``key_dwell`` seconds. What a press left out, or why a key did nothing, is said in the
+  dialog's notice line.
+* **The selection follows the work**: when the selected row is answered, ends or is replaced,
+  the selection moves to the next waiting row (the key dwell keeps a fast second press from
+  answering it unread).
 * **No focus stealing**: only :meth:`present` with ``activate=True`` (the person asked: tray
   click, notification click via :meth:`focus_batch`) raises and activates the window.
-* **Keyboard first** (``keys``): the map is in the module docstring there; a held key can never
-  answer a second row. While the dialog is the active window the selection only moves when the
-  person moves it (or answers the selected row); while it is not, or when it is opened
-  explicitly, a selection left on an answered row jumps to the first row still waiting.
 * **Time is a parameter**: ``clock`` must be the core's clock (monotonic seconds), because
-  ``Approval.expires_at`` is on it. One QTimer ticks only while a row counts down or a resolved
-  batch waits out its grace.
+  ``Approval.expires_at`` is on it. One QTimer drives every countdown, and ticks only while a
+  row counts down or a resolved batch waits out its grace. Per-change work is proportional to
+  what changed: the counts behind the title and the timer are kept, not recounted.
 """
 
 from __future__ import annotations
@@ -28,12 +34,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
-from desktop.core.model import Approval, ApprovalPhase, Choice
-from desktop.ui.approvals import rules, texts
+from desktop.core.model import Approval, ApprovalPhase, Choice, SessionState
+from desktop.ui.approvals import dialog_texts, rules, seen
 from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
@@ -44,8 +50,10 @@ from desktop.ui.approvals.requests import (
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
+from desktop.ui.approvals.risk_gate import Assess, default_assess, is_high
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
+from desktop.ui.approvals.texts import KEY_HINTS
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 
@@ -61,31 +69,45 @@ class ApprovalDialog(QDialog):
         clock: Callable[[], float] = time.monotonic,
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
+        assess: Assess | None = None,
+        batch_dwell: float = seen.BATCH_DWELL_S,
+        key_dwell: float = seen.KEY_DWELL_S,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalDialog")
         self.setStyleSheet(STYLESHEET)
-        self.setWindowTitle("Hermes — commands waiting for you")
         self.resize(780, 640)
         self.setMinimumWidth(480)
         self._clock = clock
         self._grace = grace_seconds
+        self._assess = assess or default_assess()  # None: desktop.risk's, when installed
+        self._batch_dwell, self._key_dwell = batch_dwell, key_dwell
         self._selected: RowId | None = None
+        self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
         self._confirmation: tuple[AlwaysConfirmation, RowEntry] | None = None
+        self._open: set[RowId] = set()  # rows that still need the person
+        self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
+        self._graced: dict[int, BatchGroup] = {}  # fully resolved batches waiting out the grace
+        self._yolo: dict[tuple[str, str], str] = {}  # (gateway, session) with YOLO on -> title
         self.model = ApprovalTreeModel(self)
         self.list_view = ApprovalListView(self.model, clock)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
         self.list_view.reconfirm_clicked.connect(self._on_reconfirm_clicked)
         self.list_view.batch_action.connect(self._on_batch_action)
         self.list_view.dismiss_clicked.connect(self._remove_batch)
+        self.yolo_note = plain_label("yoloNote")
+        self.yolo_note.hide()
+        self.notice = plain_label("dialogNotice")  # why a key did nothing, what a press left out
         hints = plain_label("keyHints")
-        hints.setText(texts.KEY_HINTS)
+        hints.setText(KEY_HINTS)
         hints.setAlignment(Qt.AlignmentFlag.AlignCenter)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 8)
         box.addWidget(self.list_view, 1)
-        box.addWidget(hints)
+        for label in (self.yolo_note, self.notice, hints):
+            label.setContentsMargins(12, 0, 12, 0)
+            box.addWidget(label)
         self._timer = QTimer(self)
         self._timer.setObjectName("countdownTimer")
         self._timer.setInterval(tick_ms)
@@ -97,6 +119,7 @@ class ApprovalDialog(QDialog):
             page=self._page_command,
             can_decide=self._can_decide_selected,
             decide=self._decide_selected,
+            refused=self._explain_refusal,
             clicked=lambda card: self._select(card.entry),
         )
         self.list_view.setFocus()  # the keyboard's home once the window is active
@@ -113,14 +136,37 @@ class ApprovalDialog(QDialog):
         if local_state_changed:  # the model announced approval changes itself
             self.model.node_changed(row)
             self.model.node_changed(row.batch)
+        self._count(row)
         self.model.board.note_resolution(row.batch, self._clock())
+        if row.batch.resolved_at is None:
+            self._graced.pop(row.batch.uid, None)
+        else:
+            self._graced[row.batch.uid] = row.batch
         confirmation = self._confirmation
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
             confirmation[0].cancel()
         self._follow_through(row.batch)
-        if not self.isActiveWindow():  # nobody is typing here: the selection may move freely
-            self._select_actionable()
+        selected = self.selected_row()
+        if selected is None or not selected.is_open or selected.awaiting_core:
+            # The selected row was answered, ended or replaced (or nothing is selected): move on
+            # to the next waiting row. A key still needs key_dwell on it before it answers.
+            after = self.model.board.next_open(self._selected)
+            if after is not None:
+                self._select(after)
+        if (gateway_id, approval.session_id) in self._yolo:
+            self._show_yolo_note()
         self._after_change()
+
+    def session_changed(self, gateway_id: str, session: SessionState) -> None:
+        """A session's state changed: keep the YOLO note true (see ``dialog_texts.yolo_note``)."""
+        key = (gateway_id, session.session_id)
+        was = key in self._yolo
+        if session.yolo.effective:
+            self._yolo[key] = session.title or session.session_id
+        else:
+            self._yolo.pop(key, None)
+        if was or key in self._yolo:
+            self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str) -> None:
         """Show the dialog, active, with that batch's first waiting row selected."""
@@ -128,11 +174,11 @@ class ApprovalDialog(QDialog):
         self.present(activate=True)
         if batch is not None:
             waiting = [r for r in in_arrival_order(batch.rows) if r.is_open]
-            self._select((waiting or batch.rows)[0])
+            self._select((waiting or batch.rows)[0], with_heading=True)
 
     def pending_count(self) -> int:
         """Rows that still need the person (waiting, or stale and awaiting a re-confirmation)."""
-        return sum(1 for r in self.model.board.rows() if r.is_open)
+        return len(self._open)
 
     def clear_gateway(self, gateway_id: str) -> None:
         """Forget every row of a gateway at once (removed from the settings, say)."""
@@ -141,18 +187,30 @@ class ApprovalDialog(QDialog):
             self._before_removal([b for s in gateway.sessions for b in s.batches])
             self.model.remove(gateway)
             self._after_removal()
+        self._yolo = {k: v for k, v in self._yolo.items() if k[0] != gateway_id}
+        self._show_yolo_note()
 
-    def present(self, activate: bool) -> None:
-        """Show the window; raise and focus it only when the person asked for it."""
-        self.list_view.materialise()  # before show(): built hidden, laid out once when shown
+    def present(self, activate: bool, near: QRect | None = None) -> None:
+        """Show the window; raise and focus it only when the person asked for it.
+
+        ``near`` (the tray icon's geometry, when the platform reports one) places a window that
+        is not shown yet next to it; Wayland compositors place windows themselves.
+        """
+        if not self.isVisible() and near is not None and near.isValid():
+            self._place_near(near)
+        self.list_view.materialise()
         if activate:
             self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
             self.show()
             self.raise_()
             self.activateWindow()
             self.list_view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
-            self._select_actionable()
-        elif not self.isVisible():
+            current = self.selected_row()
+            if current is None or not current.is_open or current.awaiting_core:
+                current = self.model.board.next_open(None) or current
+            self._select(current, with_heading=True)  # the first waiting row, heading in view
+            return
+        if not self.isVisible():
             self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
             self.show()
         self._select(self.selected_row())  # scrolls it into view now that there is geometry
@@ -185,17 +243,14 @@ class ApprovalDialog(QDialog):
         return self.model.board.row(self._selected) if self._selected else None
 
     def card(self, gateway_id: str, key: str) -> RowCard | None:
-        """The card showing that row, if any.
+        """The card showing that row, built on demand.
 
-        Cards exist only while the dialog is shown; asking for one while it is hidden builds
-        them all (they are dropped again the next time the dialog hides). The app never asks:
-        this is for tests and tools that inspect a row.
+        Only the cards on screen exist; asking for another one builds it (and its groups'
+        widgets) and keeps it until the dialog hides. The app never asks: this is for tests and
+        tools that inspect a row.
         """
         row = self.model.board.row((gateway_id, key))
-        if row is None:
-            return None
-        self.list_view.materialise()
-        return self.list_view.card(row)
+        return self.list_view.ensure_card(row) if row is not None else None
 
     @property
     def ticking(self) -> bool:
@@ -275,35 +330,51 @@ class ApprovalDialog(QDialog):
         self._select(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
-        intent = rules.BatchIntent.for_batch(batch, choice)
-        targets = rules.batch_targets(batch, choice)
+        """Answer the batch's rows the person could have read, never a high-risk approval.
+
+        A deny covers every waiting row (a deny is always safe, and "Deny all" must be final);
+        an approval covers only rows on screen for ``batch_dwell`` seconds and not judged high
+        risk. Rows left out stay waiting and are named in the notice line.
+        """
+        now = self._clock()
+        covered: list[RowEntry] = []
+        unseen, high = 0, []
+        for r in in_arrival_order(batch.rows):
+            if r.approval.phase is not ApprovalPhase.WAITING or choice not in r.approval.choices:
+                continue
+            if r.awaiting_core:
+                continue
+            if choice is not Choice.DENY:
+                since = self.list_view.on_screen_since(r)
+                if not seen.seen_long_enough(since, now, self._batch_dwell):
+                    unseen += 1
+                    continue
+                if is_high(self._assess, r.approval.command):
+                    high.append(r)
+                    continue
+            covered.append(r)
+        intent = rules.BatchIntent(choice, frozenset(r.approval.key for r in covered))
+        targets = intent.due(batch)
         intent.sent.update(r.approval.key for r in targets)
         self._intents[batch.uid] = intent
         selected = self.selected_row()
         self._send(targets, choice, SURFACE_BATCH)
-        if selected is not None and selected.batch is batch:
+        self._say(dialog_texts.batch_left_out(choice, len(covered), unseen, high))
+        if selected is not None and selected.batch is batch and selected in covered:
             self._advance_from(selected)
 
     # -- selection, time, removal ---------------------------------------------------------------
-    def _select_actionable(self) -> None:
-        """Keep a selected row that still waits; otherwise select the first one that does.
-
-        Only called while the person is not typing in the dialog (it is inactive, or they just
-        opened it): a selection that jumps to a row that arrived a moment ago, under a key being
-        pressed, could answer a command nobody read.
-        """
-        current = self.selected_row()
-        if current is None or not current.is_open or current.awaiting_core:
-            self._select(self.model.board.next_open(None) or current)
-
-    def _select(self, row: RowEntry | None) -> None:
-        self._selected = row.row_id if row is not None else None
-        self.list_view.set_selected(row)
+    def _select(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
+        row_id = row.row_id if row is not None else None
+        if row_id != self._selected:
+            self._selected_at = self._clock()
+        self._selected = row_id
+        self.list_view.set_selected(row, with_heading=with_heading)
 
     def _tick(self) -> None:
         now = self._clock()
         self.list_view.refresh_countdowns(now)
-        if not self.list_view.pointer_inside():
+        if not self.list_view.pointer_inside() and self._graced:
             for batch in self.model.board.past_grace(now, self._grace):
                 self._remove_batch(batch)
         self._sync_timer()
@@ -319,6 +390,10 @@ class ApprovalDialog(QDialog):
         leaving = {r.uid for b in batches for r in b.rows}
         for b in batches:
             self._intents.pop(b.uid, None)
+            self._graced.pop(b.uid, None)
+            for r in b.rows:
+                self._open.discard(r.row_id)
+                self._counting.discard(r.row_id)
         if self._confirmation and self._confirmation[1].uid in leaving:
             self._confirmation[0].cancel()
         selected = self.selected_row()
@@ -331,21 +406,56 @@ class ApprovalDialog(QDialog):
         if not self.model.board.gateways and self.isVisible() and not self.isActiveWindow():
             self.hide()  # nothing left to ask, and the person is not working in it
 
+    def _count(self, row: RowEntry) -> None:
+        """Keep the open and counting-down sets in step with this one row."""
+        if row.is_open:
+            self._open.add(row.row_id)
+        else:
+            self._open.discard(row.row_id)
+        if rules.counts_down(row):
+            self._counting.add(row.row_id)
+        else:
+            self._counting.discard(row.row_id)
+
     def _after_change(self) -> None:
-        count = self.pending_count()
-        waiting = f"{count} command{'' if count == 1 else 's'} waiting" if count else "all answered"
-        self.setWindowTitle(f"Hermes approvals — {waiting}")
+        self.setWindowTitle(dialog_texts.window_title(len(self._open)))
         self._sync_timer()
 
     def _sync_timer(self) -> None:
-        board = self.model.board
-        needed = any(rules.counts_down(r) for r in board.rows()) or any(
-            b.resolved_at is not None for b in board.batches()
-        )
+        needed = bool(self._counting) or bool(self._graced)
         if needed and not self._timer.isActive():
             self._timer.start()
         elif not needed and self._timer.isActive():
             self._timer.stop()
+
+    def _say(self, text: str) -> None:
+        self.notice.setText(text)
+
+    def _show_yolo_note(self) -> None:
+        titles = []
+        for (gateway_id, session_id), title in self._yolo.items():
+            session = self.model.board.session(gateway_id, session_id)
+            waiting = sum(1 for b in session.batches for r in b.rows if r.is_open) if session else 0
+            if waiting:
+                titles.append((title, waiting))
+        text = dialog_texts.yolo_note(titles)
+        self.yolo_note.setText(text)
+        self.yolo_note.setVisible(bool(text))
+
+    def _place_near(self, anchor: QRect) -> None:
+        """Put the window next to the tray icon, inside the screen that holds it."""
+        if QGuiApplication.platformName().startswith("wayland"):
+            return
+        screen = QGuiApplication.screenAt(anchor.center()) or QGuiApplication.primaryScreen()
+        area = screen.availableGeometry()
+        size = self.frameGeometry().size()
+        below = anchor.center().y() < area.center().y()  # a panel at the top: open below it
+        y = anchor.bottom() + 8 if below else anchor.top() - size.height() - 8
+        x = anchor.center().x() - size.width() // 2
+        edge = 8  # the window manager's frame is not known before the first show
+        x = max(area.left() + edge, min(x, area.right() - size.width() - edge))
+        y = max(area.top() + edge, min(y, area.bottom() - size.height() - edge))
+        self.move(QPoint(x, y))
 
     # -- keyboard intents (from InputRouter) ----------------------------------------------------
     def _move_selection(self, step: int) -> None:
@@ -357,11 +467,21 @@ class ApprovalDialog(QDialog):
         if card is not None:
             card.command.scroll_page(pages)
 
+    def _key_ready(self, row: RowEntry) -> bool:
+        since = self.list_view.on_screen_since(row)
+        return seen.key_ready(since, self._selected_at, self._clock(), self._key_dwell)
+
     def _can_decide_selected(self, choice: Choice) -> bool:
         row = self.selected_row()
-        return row is not None and rules.can_decide(row, choice)
+        return row is not None and rules.can_decide(row, choice) and self._key_ready(row)
+
+    def _explain_refusal(self, choice: Choice, held: bool) -> None:
+        row = self.selected_row()
+        too_soon = row is not None and not self._key_ready(row)
+        self._say(dialog_texts.key_refusal(row, choice, too_soon=too_soon, held=held))
 
     def _decide_selected(self, choice: Choice) -> None:
         row = self.selected_row()
         if row is not None:
+            self._say("")
             self._answer(row, choice, SURFACE_KEYBOARD)

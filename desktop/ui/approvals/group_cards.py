@@ -12,7 +12,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
 from desktop.core.model import Choice
-from desktop.ui.approvals import rules, texts
+from desktop.ui.approvals import dialog_texts, rules, texts
 from desktop.ui.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
 from desktop.ui.approvals.row_card import action_button, plain_label, set_style_property
 
@@ -114,12 +114,7 @@ class BatchCard(GroupWidget):
     def refresh(self, now: float | None) -> None:
         """Summary, "in order" badge and which batch buttons apply right now."""
         rows = self.group.rows
-        open_rows = sum(1 for r in rows if r.is_open)
-        count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
-        if self.group.fully_resolved:
-            self.summary.setText(f"{count} · all answered")
-        else:
-            self.summary.setText(f"{count} · {open_rows} waiting" if len(rows) > 1 else count)
+        self.summary.setText(dialog_texts.batch_summary(self.group))  # expired is not answered
         self.badge.setVisible(rules.answers_in_order(self.group))
         several = len(rows) > 1  # a lone command's own buttons say the same thing
         for button, choice in ((self.approve_all, Choice.ONCE), (self.deny_all, Choice.DENY)):

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from desktop.core.model import Choice
 from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
@@ -42,18 +42,21 @@ class InputRouter(QObject):
         can_decide: whether ``choice`` applies to the selected row now (checked before the gate
             locks, so a key on a row that cannot be answered does not lock it).
         decide: answer the selected row with ``choice`` from the keyboard.
+        refused: a decision key did nothing (``held``: another decision key is still down);
+            the dialog says why, so a key never fails silently.
         clicked: the person pressed the mouse somewhere on this row's card.
     """
 
     def __init__(
         self,
         root: QWidget,
-        area: QScrollArea,
+        area: QAbstractScrollArea,
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
         can_decide: Callable[[Choice], bool],
         decide: Callable[[Choice], None],
+        refused: Callable[[Choice, bool], None],
         clicked: Callable[[RowCard], None],
     ) -> None:
         super().__init__(root)
@@ -61,6 +64,10 @@ class InputRouter(QObject):
         self._root = root
         self._move, self._page = move, page
         self._can_decide, self._decide, self._clicked = can_decide, decide, clicked
+        self._refused = refused
+        self._widget_at: Callable[[QPoint], QWidget | None] | None = getattr(
+            area, "item_widget_at", None
+        )
         self._area = area
         self._viewport = area.viewport()
         self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
@@ -97,10 +104,10 @@ class InputRouter(QObject):
             self.gate.release(event.key(), auto_repeat=event.isAutoRepeat())
         elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
             target = watched
-            content = self._area.widget()
-            if watched is self._viewport and content is not None and isinstance(event, QMouseEvent):
-                at = content.mapFrom(watched, event.position().toPoint())
-                target = content.childAt(at) or watched  # whatever part of the card ignored it
+            if watched is self._viewport and isinstance(event, QMouseEvent):
+                at = event.position().toPoint()
+                found = self._widget_at(at) if self._widget_at is not None else None
+                target = found or watched.childAt(at) or watched  # the part that ignored it
             card = _card_of(target)
             if card is not None:
                 self._clicked(card)
@@ -118,10 +125,14 @@ class InputRouter(QObject):
             self._page(1 if action is KeyAction.PAGE_DOWN else -1)
         else:
             choice = DECISIONS[action]
-            if self._can_decide(choice) and self.gate.press(
-                event.key(), auto_repeat=event.isAutoRepeat()
-            ):
+            if event.isAutoRepeat():
+                return True  # a held key: said once, on its first press
+            if not self._can_decide(choice):
+                self._refused(choice, False)
+            elif self.gate.press(event.key(), auto_repeat=False):
                 self._decide(choice)
+            else:
+                self._refused(choice, True)
         return True  # ours, whether or not it applied: it must not reach a button as well
 
 

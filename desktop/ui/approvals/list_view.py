@@ -1,308 +1,547 @@
-"""The scrolling card list: a view of :class:`ApprovalTreeModel`, one widget per node.
+"""The scrolling card list: a virtual view of :class:`ApprovalTreeModel`, widgets only on screen.
 
 Why a hand-made view instead of a QTreeView: a row needs a multi-line, scrollable, selectable
 command and real buttons; delegates cannot host those, and index widgets lose them on every
-reset. This view follows the model's signals precisely — an inserted row creates one card at
-that position, a changed row refreshes one card — so nothing is rebuilt and a 1 MB command is
-laid out once.
+reset. Why virtual: a card costs about 0.4 MiB and a layout pass over every card costs time
+proportional to all of them (1,000 waiting rows took 491 MB and 293 s to settle). So the view
+keeps the tree *flattened* into a list of items (gateway heading, session heading, batch header,
+row) with one remembered height each, and builds widgets only for the items that intersect the
+viewport (plus a margin), placing them by hand. Memory per row that is off screen is one entry
+in that list and one integer; a row's widgets are dropped as soon as it scrolls out of reach or
+ends. Items never measured get an estimate from their text, corrected when first built.
 
-Cards exist only while they can be seen: the model is always current, but the widgets are built
-by :meth:`ApprovalListView.materialise` (the dialog calls it when it is shown) and dropped by
-:meth:`ApprovalListView.dematerialise` (when it is hidden). A hidden dialog with a thousand
-waiting commands therefore costs the model, not a thousand cards (~0.4 MiB each).
+Kept from the widget-per-node design, because people rely on them:
 
-Layout runs once per event-loop turn, not once per inserted card: a new card is queued for
-showing and a single posted flush (normal priority, so it runs before the low-priority paint
-request) shows the queued cards, runs the pending layout passes and restores the anchor.
+* **Nothing moves under the pointer.** Before the model inserts or removes anything, the view
+  notes which item sits under the pointer (else the selected row) and where; after the change it
+  scrolls so that item sits exactly there again. And while the pointer rests on the list an
+  item's height may grow but never shrink (answering a row hides its buttons, which would pull
+  the next row's buttons up under the pointer): the space is reserved until the pointer leaves.
+* **Selected and asked-for cards stay built**: the selected row (the keyboard acts on it) and
+  every card a caller asked for (:meth:`ensure_card`) keep their widget until the dialog hides.
+* **What was on screen, and since when** (:meth:`on_screen_since`): a row's clock time of
+  entering the viewport, forgotten when it leaves. "Approve all" and the keys use it so that
+  only rows a person could have read are answered (see ``seen``).
 
-Stability: before the model inserts or removes anything, the view notes where the card under
-the pointer (else the selected card) sits in the viewport, and afterwards scrolls so it sits
-exactly there again. Late arrivals in an earlier batch therefore push content *above* the
-viewport, never the row the person is reading or about to click.
+Layout runs once per event-loop turn, not once per model change: changes post one flush
+(normal priority, so it runs before the low-priority paint request).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import bisect
+from collections.abc import Callable, Iterator
 
-import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QCursor, QResizeEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
 from desktop.ui.approvals.group_cards import BatchCard, GroupWidget, make_group_widget
-from desktop.ui.approvals.layout import Node, RowEntry
+from desktop.ui.approvals.layout import (
+    BatchGroup,
+    GatewayGroup,
+    Node,
+    RowEntry,
+    SessionGroup,
+)
 from desktop.ui.approvals.row_card import RowCard, plain_label
+from desktop.ui.approvals.seen import head_on_screen
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
-_Anchor = tuple[QWidget, int]
 _FLUSH = QEvent.Type(QEvent.registerEventType())
+MARGIN = 12  # around the content, in pixels
+GAP = 8  # between consecutive items
+OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
+_INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
+_ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
+_ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
 
 
-class ApprovalListView(QScrollArea):
-    """Cards for every node of the model, grouped and in model order."""
+class ApprovalListView(QAbstractScrollArea):
+    """Widgets for the items on screen, placed by hand; the model is always complete."""
 
     choice_clicked = Signal(object, object)  # (RowEntry, Choice)
     reconfirm_clicked = Signal(object)  # RowEntry
     batch_action = Signal(object, object)  # (BatchGroup, Choice)
     dismiss_clicked = Signal(object)  # BatchGroup
+    on_screen_changed = Signal()  # rows entered or left the viewport
 
     def __init__(
         self, model: ApprovalTreeModel, clock: Callable[[], float], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalList")
-        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # Always on: a scroll bar appearing would narrow every card and re-wrap every command
-        # (moving rows under the pointer, and re-laying out a 1 MB command).
+        # Always on: a scroll bar appearing would narrow every card and re-wrap every command.
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.viewport().setObjectName("approvalListContent")
+        self.viewport().setAutoFillBackground(True)
         self._model = model
         self._clock = clock
+        self._items: list[Node] = []  # flattened, top to bottom
+        self._index: dict[int, int] = {}  # uid -> position in _items
+        self._structure_dirty = True
+        self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
+        self._tops: list[int] = []  # y of each item in content coordinates
         self._widgets: dict[int, QWidget] = {}
-        self._selected: RowCard | None = None
+        self._uid_of: dict[int, int] = {}  # id(widget) -> uid, for its LayoutRequest
+        self._unmeasured: set[int] = set()  # built widgets whose height may have changed
+        self._pinned: set[int] = set()  # built on request: kept until dematerialise
+        self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
         self._selected_row: RowEntry | None = None
-        self._anchor: _Anchor | None = None
-        self._live = False  # cards are built (see materialise)
-        self._queued: list[QWidget] = []  # inserted cards to show in the next flush
+        self._scroll_to: RowEntry | None = None  # bring into view in the next flush
+        self._heading_too = False  # ... with its session heading, if both fit
+        self._live = False
         self._flush_posted = False
-        self._scroll_pending = False  # bring the selected card into view in the next flush
-        content = QWidget()
-        content.setObjectName("approvalListContent")
-        outer = QVBoxLayout(content)
-        outer.setContentsMargins(12, 12, 12, 12)
-        self.body = QWidget()
-        self.body_layout = QVBoxLayout(self.body)
-        self.body_layout.setContentsMargins(0, 0, 0, 0)
-        self.body_layout.setSpacing(18)
+        self._placing = False
         self.empty = plain_label("emptyLabel")
+        self.empty.setParent(self.viewport())
         self.empty.setText("Nothing is waiting for you.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        outer.addWidget(self.body)
-        outer.addWidget(self.empty)
-        outer.addStretch(1)
-        self.setWidget(content)
-        model.rowsAboutToBeInserted.connect(self._capture_anchor)
-        model.rowsInserted.connect(self._on_rows_inserted)
+        self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
+        model.rowsInserted.connect(self._on_structure_changed)
         model.rowsAboutToBeRemoved.connect(self._on_rows_about_to_be_removed)
-        model.rowsRemoved.connect(self._on_rows_removed)
+        model.rowsRemoved.connect(self._on_structure_changed)
         model.dataChanged.connect(self._on_data_changed)
 
     # -- building and dropping the cards ------------------------------------------------------
     @property
     def live(self) -> bool:
-        """The cards exist (the dialog is shown, or a caller asked for a card)."""
+        """Cards may exist (the dialog is shown, or a caller asked for a card)."""
         return self._live
 
     def materialise(self) -> None:
-        """Build a card for every node of the model (no-op if they exist)."""
+        """Allow widgets again and lay out the items on screen (no-op if live)."""
         if self._live:
             return
         self._live = True
-        for gateway in self._model.board.children(None):
-            widget = self._build(gateway)
-            self.body_layout.addWidget(widget)
-            widget.show()  # explicitly: visible with the list, or at once if it is visible
-        self.empty.setVisible(not self._model.board.gateways)
-        self.set_selected(self._selected_row)
+        self._structure_dirty = True
+        self.flush()
 
     def dematerialise(self) -> None:
-        """Drop every card; the model keeps the data (the dialog was hidden)."""
+        """Drop every widget; the model and the remembered heights stay (the dialog hid)."""
         if not self._live:
             return
         self._live = False
-        self._anchor, self._queued, self._scroll_pending = None, [], False
-        for gateway in self._model.board.children(None):
-            widget = self._widgets.get(gateway.uid)
-            if widget is not None:
-                self._drop(widget)
-        self._widgets.clear()
-        self._selected = None
+        self._scroll_to = None
+        for uid in list(self._widgets):
+            self._drop(uid)
+        self._pinned.clear()
+        if self._on_screen:
+            self._on_screen.clear()
+            self.on_screen_changed.emit()
 
     # -- lookups --------------------------------------------------------------------------------
     def card(self, row: RowEntry) -> RowCard | None:
-        """The card showing ``row``."""
+        """The card showing ``row``, if it is built."""
         widget = self._widgets.get(row.uid)
         return widget if isinstance(widget, RowCard) else None
 
+    def ensure_card(self, row: RowEntry) -> RowCard | None:
+        """Build ``row``'s card (and its groups' widgets) now and keep them until hidden."""
+        if self._model.board.node(row.uid) is not row:
+            return None
+        self.materialise()
+        node: Node | None = row
+        while node is not None:
+            self._pinned.add(node.uid)
+            if node.uid not in self._widgets:
+                self._build(node)
+            node = self._model.board.parent(node)
+        self.flush()  # placed (and shown) now: the caller is about to look at it
+        return self.card(row)
+
     def widget_for(self, node: Node) -> QWidget | None:
-        """The widget showing any node (section, batch card or row card)."""
+        """The widget showing any node (section, batch card or row card), if built."""
         return self._widgets.get(node.uid)
 
     def row_cards(self) -> list[RowCard]:
-        """Every row card, top to bottom."""
+        """Every built row card, top to bottom."""
         return [c for r in self._model.board.rows() if (c := self.card(r)) is not None]
 
+    def on_screen_since(self, row: RowEntry) -> float | None:
+        """Clock time ``row`` entered the viewport of the shown dialog (None: not on screen)."""
+        return self._on_screen.get(row.uid)
+
+    def rows_on_screen(self) -> list[RowEntry]:
+        """The rows whose cards intersect the viewport now, top to bottom."""
+        nodes = (self._model.board.node(uid) for uid in self._on_screen)
+        rows = [n for n in nodes if isinstance(n, RowEntry)]
+        return sorted(rows, key=lambda r: self._index.get(r.uid, 0))
+
     # -- selection and time ---------------------------------------------------------------------
-    def set_selected(self, row: RowEntry | None) -> None:
-        """Highlight ``row``'s card and scroll it into view (after this turn's layout)."""
+    def set_selected(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
+        """Highlight ``row``'s card and scroll it into view (in this turn's flush)."""
+        previous = self._selected_row
+        if previous is not None and previous is not row:
+            card = self.card(previous)
+            if card is not None:
+                card.set_selected(False)
         self._selected_row = row
-        card = self.card(row) if row is not None else None
-        if self._selected is not None and self._selected is not card:
-            self._selected.set_selected(False)
-        self._selected = card
+        if row is None:
+            return
+        self._scroll_to = row
+        self._heading_too = self._heading_too or with_heading
+        card = self.card(row)
         if card is not None:
             card.set_selected(True)
-            if self._flush_posted:
-                self._scroll_pending = True  # its geometry is not laid out yet
-            else:
-                self.ensureWidgetVisible(card, 0, 12)
+        self._post_flush()
 
     def refresh_countdowns(self, now: float) -> None:
-        """Update every row's countdown text."""
-        for card in self.row_cards():
-            card.refresh_countdown(now)
+        """Update the countdown text of every built row card (only those on screen exist)."""
+        for widget in self._widgets.values():
+            if isinstance(widget, RowCard):
+                widget.refresh_countdown(now)
 
     def pointer_inside(self) -> bool:
         """The pointer rests on the list (removals then wait: see the dialog's grace)."""
-        return self.viewport().underMouse()
+        viewport = self.viewport()
+        if not viewport.underMouse():
+            return False
+        # Qt's flag can outlive the pointer (a synthetic click, a window that moved): check it.
+        return not viewport.isVisible() or viewport.rect().contains(
+            viewport.mapFromGlobal(QCursor.pos())
+        )
 
     # -- model signals --------------------------------------------------------------------------
-    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+    def _on_structure_changed(self, *_: object) -> None:
+        self._structure_dirty = True
         self.empty.setVisible(not self._model.board.gateways)
-        if not self._live:
-            return
-        layout = self._body_layout(parent)
-        for row in range(first, last + 1):
-            node = self._model.node(self._model.index(row, 0, parent))
-            if node is not None and node.uid not in self._widgets:
-                widget = self._build(node)
-                layout.insertWidget(row, widget)
-                self._queued.append(widget)  # shown in the flush, with the turn's layout
-        self._refresh_ancestors(parent)
         self._post_flush()
 
     def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        if not self._live:
-            return
-        self._capture_anchor()
         for row in range(first, last + 1):
             node = self._model.node(self._model.index(row, 0, parent))
-            widget = self._widgets.get(node.uid) if node is not None else None
-            if widget is None or node is None:
-                continue
-            self._forget(node)
-            if self._anchor is not None and (
-                widget is self._anchor[0] or widget.isAncestorOf(self._anchor[0])
-            ):
-                self._anchor = None
-            self._drop(widget)
-
-    def _on_rows_removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        self.empty.setVisible(not self._model.board.gateways)
-        if not self._live:
-            return
-        self._refresh_ancestors(parent)
-        self._post_flush()
+            if node is not None:
+                self._forget(node)
+        self._structure_dirty = True
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex) -> None:
-        if not self._live:
-            return
         for row in range(top_left.row(), bottom_right.row() + 1):
             node = self._model.node(top_left.siblingAtRow(row))
             widget = self._widgets.get(node.uid) if node is not None else None
-            if isinstance(widget, RowCard | GroupWidget):
+            if isinstance(widget, RowCard | GroupWidget) and node is not None:
                 widget.refresh(self._clock())
+                self._unmeasured.add(node.uid)
+                self._post_flush()  # its height may have changed
 
     # -- building -------------------------------------------------------------------------------
     def _build(self, node: Node) -> QWidget:
+        widget: QWidget
         if isinstance(node, RowEntry):
             card = RowCard(node)
             card.refresh(self._clock())
             card.choice_clicked.connect(self.choice_clicked)
             card.reconfirm_clicked.connect(self.reconfirm_clicked)
-            self._widgets[node.uid] = card
-            return card
-        group = make_group_widget(node)
-        if isinstance(group, BatchCard):
-            group.batch_action.connect(self.batch_action)
-            group.dismiss_clicked.connect(self.dismiss_clicked)
-        self._widgets[node.uid] = group
-        for child in self._model.board.children(node):
-            group.body_layout.addWidget(self._build(child))
-        group.refresh(self._clock())
-        return group
+            card.set_selected(node is self._selected_row)
+            widget = card
+        else:
+            group = make_group_widget(node)
+            if isinstance(group, BatchCard):
+                group.batch_action.connect(self.batch_action)
+                group.dismiss_clicked.connect(self.dismiss_clicked)
+            group.body.hide()  # its children are items of their own
+            group.refresh(self._clock())
+            widget = group
+        widget.setParent(self.viewport())
+        widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
+        self._widgets[node.uid] = widget
+        self._uid_of[id(widget)] = node.uid
+        self._unmeasured.add(node.uid)
+        return widget
 
-    def _drop(self, widget: QWidget) -> None:
-        if widget in self._queued:
-            self._queued.remove(widget)
+    def _drop(self, uid: int) -> None:
+        widget = self._widgets.pop(uid, None)
+        self._unmeasured.discard(uid)
+        if widget is None:
+            return
+        self._uid_of.pop(id(widget), None)
+        widget.removeEventFilter(self)
         widget.hide()
         widget.setParent(None)
         widget.deleteLater()
 
     def _forget(self, node: Node) -> None:
-        widget = self._widgets.pop(node.uid, None)
-        if widget is not None and widget is self._selected:
-            self._selected = None
+        """``node`` (and everything below it) leaves the model: release all it held."""
+        self._drop(node.uid)
+        self._pinned.discard(node.uid)
+        self._heights.pop(node.uid, None)
+        if self._on_screen.pop(node.uid, None) is not None:
+            self.on_screen_changed.emit()
+        if node is self._scroll_to:
+            self._scroll_to = None
         for child in self._model.board.children(node):
             self._forget(child)
 
-    def _body_layout(self, parent: QModelIndex) -> QVBoxLayout:
-        node = self._model.node(parent)
-        widget = self._widgets.get(node.uid) if node is not None else None
-        return widget.body_layout if isinstance(widget, GroupWidget) else self.body_layout
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A built widget's layout changed (a command got its height): re-place after it."""
+        if event.type() == QEvent.Type.LayoutRequest:
+            uid = self._uid_of.get(id(watched))
+            if uid is not None:
+                self._unmeasured.add(uid)
+            if not self._placing:
+                self._post_flush()
+        return False
 
-    def _refresh_ancestors(self, index: QModelIndex) -> None:
-        while index.isValid():
-            node = self._model.node(index)
-            widget = self._widgets.get(node.uid) if node is not None else None
-            if isinstance(widget, GroupWidget):
-                widget.refresh(self._clock())
-            index = index.parent()
+    # -- keeping the item under the pointer still ------------------------------------------------
+    def _current_anchor(self) -> tuple[int, int] | None:
+        """The item to keep still and where it sits: under the pointer, else selected, else first.
 
-    # -- keeping the row under the pointer still ------------------------------------------------
-    def _capture_anchor(self, *_: object) -> None:
-        if not self.isVisible() or not self._live:
-            self._anchor = None
-            return
-        if self._flush_posted and self._anchor is not None:
-            return  # noted before this turn's first change; nothing was laid out since
-        target: QWidget | None = None
+        Read from where the widgets were last placed, so it holds whatever changed since
+        (inserts, removals, new heights).
+        """
+        if not self.isVisible():
+            return None
+        view_h = self.viewport().height()
+        placed = [
+            (uid, w.y())
+            for uid, w in self._widgets.items()
+            if w.isVisible()
+            and self._model.board.node(uid) is not None
+            and -w.height() < w.y() < view_h
+        ]
+        if not placed:
+            return None
         if self.pointer_inside():
-            under = self.viewport().childAt(self.viewport().mapFromGlobal(QCursor.pos()))
-            while under is not None and not isinstance(under, RowCard):
-                under = under.parentWidget()
-            target = under
-        target = target or self._selected
-        self._anchor = (target, self._y_of(target)) if target is not None else None
+            at = self.viewport().mapFromGlobal(QCursor.pos())
+            for uid, y in placed:
+                if self._widgets[uid].geometry().contains(at):
+                    return (uid, y)
+        selected = self._selected_row
+        for uid, y in placed:
+            if selected is not None and uid == selected.uid:
+                return (uid, y)
+        return min(placed, key=lambda item: (item[1] < 0, abs(item[1])))
 
+    # -- layout -----------------------------------------------------------------------------------
     def _post_flush(self) -> None:
         if not self._flush_posted:
             self._flush_posted = True
             QCoreApplication.postEvent(self, QEvent(_FLUSH))
 
     def customEvent(self, event: QEvent) -> None:
-        """The coalesced flush of this turn's inserts and removals."""
+        """The coalesced flush of this turn's changes."""
         if event.type() == _FLUSH:
             self.flush()
         else:
             super().customEvent(event)
 
     def flush(self) -> None:
-        """Show queued cards, lay out once, keep the anchor still, scroll to the selection."""
+        """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
-        queued, self._queued = self._queued, []
-        for widget in queued:
-            widget.show()
-        anchor, self._anchor = self._anchor, None
-        scroll, self._scroll_pending = self._scroll_pending, False
-        if not self._live or not self.isVisible():
+        self.empty.setVisible(not self._model.board.gateways)
+        if not self._live:
+            return  # hidden: nothing to place (flattening waits for the next show)
+        self._ensure_items()
+        scroll_to, self._scroll_to = self._scroll_to, None
+        with_heading, self._heading_too = self._heading_too, False
+        self._place(scroll_to=scroll_to, with_heading=with_heading)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width changes every height: measure the built ones again and re-place."""
+        super().resizeEvent(event)
+        self.empty.setGeometry(0, 0, self.viewport().width(), 120)
+        if event.oldSize().width() != event.size().width():
+            keep = set(self._widgets)
+            self._heights = {uid: h for uid, h in self._heights.items() if uid in keep}
+            self._unmeasured |= keep
+        self._place()
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer left: reserved space may be given back now."""
+        super().leaveEvent(event)
+        self._unmeasured |= set(self._widgets)
+        self._post_flush()
+
+    def _ensure_items(self) -> None:
+        if not self._structure_dirty:
             return
-        if anchor is not None or scroll:
-            self._settle()
-        if anchor is not None and shiboken6.isValid(anchor[0]):
-            widget, old_y = anchor
-            bar = self.verticalScrollBar()
-            bar.setValue(bar.value() + self._y_of(widget) - old_y)
-        if scroll and self._selected is not None:
-            self.ensureWidgetVisible(self._selected, 0, 12)
+        self._structure_dirty = False
+        self._items = list(_flatten(self._model.board.gateways))
+        self._index = {node.uid: i for i, node in enumerate(self._items)}
+        self._recompute_tops()
 
-    def _y_of(self, widget: QWidget) -> int:
-        return widget.mapTo(self.viewport(), QPoint(0, 0)).y()
+    def _recompute_tops(self) -> None:
+        tops, y = [], MARGIN
+        heights = self._heights
+        for node in self._items:
+            tops.append(y)
+            y += heights.get(node.uid) or _estimate(node)
+            y += GAP
+        self._tops = tops
+        self._content_height = y - GAP + MARGIN if self._items else 0
 
-    @staticmethod
-    def _settle() -> None:
-        """Run the pending layout passes now, so geometry reflects the change."""
-        for _ in range(6):  # one pass per nesting level: row, batch, session, gateway, list
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    def _width_for(self, node: Node) -> int:
+        return max(120, self.viewport().width() - 2 * MARGIN - _INDENT[type(node)])
+
+    def _measure(self, node: Node, widget: QWidget) -> bool:
+        """Store the widget's height for the current width; True if it changed."""
+        width = self._width_for(node)
+        if widget.width() != width:
+            widget.resize(width, max(1, widget.height()))
+        layout = widget.layout()
+        if layout is not None:
+            layout.activate()
+        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
+        height = max(height, widget.minimumSizeHint().height(), widget.sizeHint().height())
+        old = self._heights.get(node.uid)
+        if old is not None and height < old and self.pointer_inside():
+            height = old  # reserve the space while the pointer is here (nothing moves under it)
+        if old == height:
+            return False
+        self._heights[node.uid] = height
+        return True
+
+    def _visible_range(self, top: int, bottom: int) -> range:
+        first = max(0, bisect.bisect_right(self._tops, top) - 1)
+        last = bisect.bisect_right(self._tops, bottom)
+        return range(first, min(last, len(self._items)))
+
+    def _place(
+        self,
+        *,
+        scroll_to: RowEntry | None = None,
+        with_heading: bool = False,
+        scrolled: bool = False,
+    ) -> None:
+        if not self._live or self._placing:
+            return
+        # Scrolling moves everything on purpose; any other re-placement keeps one item still.
+        anchor = None if scroll_to is not None or scrolled else self._current_anchor()
+        self._ensure_items()
+        self._placing = True
+        try:
+            self._place_passes(anchor, scroll_to, with_heading)
+        finally:
+            self._placing = False
+
+    def _place_passes(
+        self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None, with_heading: bool
+    ) -> None:
+        bar = self.verticalScrollBar()
+        view_h = self.viewport().height()
+        resized = True  # the first pass always lays out (the structure may have changed)
+        for _ in range(4):  # building corrects estimates; a few passes settle it
+            dirty, self._unmeasured = self._unmeasured, set()
+            for uid in dirty:
+                node, widget = self._model.board.node(uid), self._widgets.get(uid)
+                if node is not None and widget is not None and self._measure(node, widget):
+                    resized = True
+            if resized:
+                self._recompute_tops()
+            resized = False
+            bar.setRange(0, max(0, self._content_height - view_h))
+            bar.setPageStep(max(1, view_h))
+            bar.setSingleStep(_LINE * 3)
+            if anchor is not None and anchor[0] in self._index:
+                bar.setValue(self._tops[self._index[anchor[0]]] - anchor[1])
+            elif scroll_to is not None and scroll_to.uid in self._index:
+                self._scroll_into_view(scroll_to, with_heading)
+            value = bar.value()
+            wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
+            changed = False
+            for i in wanted:
+                node = self._items[i]
+                if node.uid not in self._widgets:
+                    self._build(node)  # measured at the top of the next pass
+                    changed = True
+            if not changed:
+                break
+        keep = {self._items[i].uid for i in wanted} | self._pinned
+        if self._selected_row is not None:
+            keep.add(self._selected_row.uid)
+        for uid in [u for u in self._widgets if u not in keep]:
+            self._drop(uid)
+        self._position_widgets(value, view_h)
+
+    def _scroll_into_view(self, row: RowEntry, with_heading: bool) -> None:
+        bar = self.verticalScrollBar()
+        view_h = self.viewport().height()
+        i = self._index[row.uid]
+        top, height = self._tops[i], self._heights.get(row.uid) or _estimate(row)
+        if with_heading:  # its session's heading if both fit, else at least its batch's header
+            for heading in self._headings(i):
+                if top + height - self._tops[heading] + MARGIN <= view_h:
+                    bar.setValue(self._tops[heading] - MARGIN)
+                    return
+        if top - MARGIN < bar.value():
+            bar.setValue(top - MARGIN)
+        elif top + height + MARGIN > bar.value() + view_h:
+            bar.setValue(min(top - MARGIN, top + height + MARGIN - view_h))
+
+    def _headings(self, i: int) -> list[int]:
+        """Items that name row ``i``, widest first: gateway and session, session, its batch."""
+        batch = i
+        while batch > 0 and not isinstance(self._items[batch], BatchGroup):
+            batch -= 1
+        session = batch
+        while session > 0 and not isinstance(self._items[session], SessionGroup):
+            session -= 1
+        found = [session, batch]
+        if session > 0 and isinstance(self._items[session - 1], GatewayGroup):
+            found.insert(0, session - 1)
+        return found
+
+    def _position_widgets(self, value: int, view_h: int) -> None:
+        now = self._clock() if self.isVisible() else None
+        seen_before = set(self._on_screen)
+        for uid, widget in self._widgets.items():
+            i = self._index.get(uid)
+            if i is None:
+                widget.hide()
+                continue
+            node = self._items[i]
+            y = self._tops[i] - value
+            height = self._heights.get(uid) or _estimate(node)
+            widget.setGeometry(MARGIN + _INDENT[type(node)], y, self._width_for(node), height)
+            if not widget.isVisible():
+                widget.show()
+            if isinstance(node, RowEntry) and now is not None and head_on_screen(y, height, view_h):
+                self._on_screen.setdefault(uid, now)
+            else:
+                self._on_screen.pop(uid, None)
+        for uid in [u for u in self._on_screen if u not in self._widgets]:
+            del self._on_screen[uid]
+        if set(self._on_screen) != seen_before:
+            self.on_screen_changed.emit()
+
+    def item_widget_at(self, point: QPoint) -> QWidget | None:
+        """The deepest widget at ``point`` (viewport coordinates) inside one of the items.
+
+        Unlike ``QWidget.childAt`` it also finds a pinned card placed outside the viewport, which
+        a synthetic click (tests, accessibility tools) can reach.
+        """
+        for widget in self._widgets.values():
+            if widget.isVisible() and widget.geometry().contains(point):
+                inner = widget.childAt(point - widget.pos())
+                return inner or widget
+        return None
+
+    def y_in_viewport(self, node: Node) -> int | None:
+        """Where ``node``'s item starts in the viewport (None if it is not in the list)."""
+        self._ensure_items()
+        i = self._index.get(node.uid)
+        return None if i is None else self._tops[i] - self.verticalScrollBar().value()
+
+    def settle(self) -> None:
+        """Run this turn's flush now (tests and tools that read geometry right away)."""
+        self.flush()
+
+
+def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:
+    for g in gateways:
+        yield g
+        for s in g.sessions:
+            yield s
+            for b in s.batches:
+                yield b
+                yield from b.rows
+
+
+def _estimate(node: Node) -> int:
+    if isinstance(node, RowEntry):
+        lines = node.approval.command.count("\n", 0, 4000) + 1
+        return _ROW_BASE + _LINE * min(lines, 10)
+    return _ESTIMATE[type(node)]

@@ -48,6 +48,7 @@ CHOICE_SHORTCUTS = {
     Choice.ALWAYS: "Shift+A",
     Choice.DENY: "D",
 }
+NO_CHOICES = "Hermes offered no answer the tray can send for this command: answer it in Hermes."
 KEY_HINTS = "A approve once · S allow for session · Shift+A always · D deny · ↑↓ move · Esc close"
 
 # Printable ASCII (plus newline and tab) can never be hidden: reveal() would return it unchanged.
@@ -140,6 +141,8 @@ def notes(a: Approval, notice: str) -> str:
     asked = asked_again(a)
     if asked:
         lines.append(asked)
+    if not a.choices:
+        lines.append(NO_CHOICES)
     return "\n".join(lines)
 
 

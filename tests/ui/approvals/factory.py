@@ -83,3 +83,12 @@ class Recorder:
     @property
     def keys(self) -> list[str]:
         return [r.key for r in self.requests]
+
+
+def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
+    """The person looks at what is on screen: lay the list out now, then let ``seconds`` pass.
+
+    Batch approvals and keys answer only rows on screen long enough to be read (``seen``).
+    """
+    dialog.list_view.settle()
+    clock.advance(seconds)

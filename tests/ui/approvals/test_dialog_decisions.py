@@ -17,7 +17,15 @@ from desktop.ui.approvals import (
     DecisionRequest,
 )
 from desktop.ui.approvals.group_cards import BatchCard
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, approval, resolved, sending
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    FakeClock,
+    Recorder,
+    approval,
+    look,
+    resolved,
+    sending,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -88,21 +96,25 @@ def test_decision_refused_re_enables_and_says_why(
 
 
 def batch_of_three(dialog: ApprovalDialog, *, fifo: bool) -> None:
-    """Arrives out of display order on purpose: positions decide the answer order."""
+    """Arrives out of display order on purpose: positions decide the answer order.
+
+    Low-risk commands: "Approve all" never covers a high-risk one (test_dialog_seen).
+    """
     for key, position in (("first", 0), ("second", 1), ("third", 2)):
         blocked = fifo and position > 0
-        a = approval(key, position=position, answerable=not blocked)
+        a = approval(key, position=position, answerable=not blocked, command=f"make {key}")
         if blocked:
             a = replace(a, blocked_reason="Hermes 0.19 answers oldest first")
         dialog.upsert("g", "G", a, "")
 
 
 def test_approve_all_answers_every_waiting_row_once_in_arrival_order(
-    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
+    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
     batch_of_three(shown, fifo=False)
     shown.upsert("g", "G", approval("done", position=3, phase=ApprovalPhase.RESOLVED), "")
     shown.upsert("g", "G", approval("stale", position=4, phase=ApprovalPhase.STALE), "")
+    look(shown, clock)
     click(qtbot, batch_card(shown, "first").approve_all)
     assert decisions.requests == [
         DecisionRequest("g", k, Choice.ONCE, SURFACE_BATCH) for k in ("first", "second", "third")
@@ -143,7 +155,7 @@ class FifoCore:
 
 
 def test_approve_all_on_0_19_follows_through_in_fifo_order(
-    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
+    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
     batch_of_three(shown, fifo=True)
     board = shown.model.board
@@ -151,6 +163,7 @@ def test_approve_all_on_0_19_follows_through_in_fifo_order(
     shown.decision_requested.connect(core)
     card = batch_card(shown, "first")
     assert not card.badge.isHidden()  # "in order"
+    look(shown, clock)
     click(qtbot, card.approve_all)
     assert decisions.keys == ["first", "second", "third"]
     assert all(r.approval.outcome is not None for r in board.rows())
@@ -233,9 +246,10 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
 
 
 def test_stale_rows_are_left_out_of_batch_actions(
-    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
+    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
-    shown.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE), "")
-    shown.upsert("g", "G", approval("b", position=1), "")
+    shown.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE, command="make a"), "")
+    shown.upsert("g", "G", approval("b", position=1, command="make b"), "")
+    look(shown, clock)
     click(qtbot, batch_card(shown, "a").approve_all)
     assert decisions.requests == [DecisionRequest("g", "b", Choice.ONCE, SURFACE_BATCH)]

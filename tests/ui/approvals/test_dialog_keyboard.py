@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
@@ -10,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, approval, sending
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, Recorder, approval
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -29,6 +31,23 @@ def release(widget: QWidget, key: K, mods: M = M.NoModifier, *, repeat: bool = F
 def tap(widget: QWidget, key: K, mods: M = M.NoModifier) -> None:
     press(widget, key, mods)
     release(widget, key, mods)
+
+
+@pytest.fixture
+def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[ApprovalDialog]:
+    """The dialog without the key dwell: these tests are about the map and the repeat gate.
+
+    The dwell (a row must be on screen and selected for a moment) is tested on its own, in
+    ``test_dialog_seen``.
+    """
+    d = ApprovalDialog(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    qtbot.addWidget(d)
+    d.decision_requested.connect(decisions)
+    yield d
+    box = d.confirmation_box
+    if box is not None:
+        box.reject()
+    d.close()
 
 
 @pytest.fixture
@@ -138,9 +157,14 @@ def test_another_key_while_the_first_is_held_does_not_decide(
 def test_a_key_on_a_row_that_cannot_be_answered_does_nothing_and_does_not_lock(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", sending(approval("a")), "")
+    dialog.upsert("g", "G", approval("a", answerable=False, blocked_reason="oldest first"), "")
+    assert selected(dialog) == "a"  # still waiting, so the selection stays
     press(three, K.Key_A)
     assert decisions.requests == []
+    assert dialog.notice.text() == (
+        "A did nothing: this command cannot be answered yet (oldest first)."
+    )  # said, not silent
+    release(three, K.Key_A)
     tap(three, K.Key_Down)
     tap(three, K.Key_A)  # the earlier press did not lock the gate
     assert decisions.keys == ["b"]

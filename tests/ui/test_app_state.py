@@ -1,0 +1,88 @@
+"""The app store: per-event work proportional to what changed, and the same facts as a rebuild."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from desktop.core.events import (
+    ApprovalChanged,
+    ApprovalRequested,
+    CoreEvent,
+    NoticeReceived,
+    SessionChanged,
+    SessionRemoved,
+)
+from desktop.core.model import Approval, ApprovalPhase, SessionState
+from desktop.ui.app_state import AppState
+from desktop.ui.snapshot import GatewayView
+
+
+def row(key: str, phase: ApprovalPhase = ApprovalPhase.WAITING, session: str = "s1") -> Approval:
+    return Approval(key=key, session_id=session, batch_id="b", position=0, command=f"echo {key}")
+
+
+def test_an_event_that_changes_nothing_shown_keeps_the_same_snapshot() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    state.apply("g", ApprovalRequested(row("a")))
+    before = state.snapshot()
+    state.apply("g", NoticeReceived("s1", "hello"))  # the flood's kind: nothing shown changes
+    assert state.snapshot() is before
+
+
+def test_an_approval_rebuilds_only_its_own_gateway() -> None:
+    state = AppState()
+    state.add_gateway("g1", "One")
+    state.add_gateway("g2", "Two")
+    state.apply("g1", ApprovalRequested(row("a")))
+    first = state.snapshot()
+    state.apply("g2", ApprovalRequested(row("b")))
+    second = state.snapshot()
+    assert second is not first
+    assert second.gateways[0] is first.gateways[0]  # g1 untouched: the same view object
+    assert [a.key for a in second.gateways[1].waiting] == ["b"]
+
+
+def test_a_row_that_waits_again_keeps_its_place_in_arrival_order() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    for key in ("a", "b", "c"):
+        state.apply("g", ApprovalRequested(row(key)))
+    state.apply("g", ApprovalChanged(replace(row("a"), phase=ApprovalPhase.SENDING)))
+    view = state.snapshot().gateways[0]
+    assert [a.key for a in view.waiting] == ["b", "c"]
+    state.apply("g", ApprovalChanged(row("a")))  # refused: waiting again
+    assert [a.key for a in state.snapshot().gateways[0].waiting] == ["a", "b", "c"]
+
+
+def _rebuilt(view: GatewayView) -> tuple[str, ...]:
+    """What ``waiting`` was before the store kept it: a filter over the open rows."""
+    needs = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
+    return tuple(a.key for a in view.approvals if a.phase in needs)
+
+
+def test_the_kept_waiting_rows_equal_a_rebuild_over_random_event_soups() -> None:
+    phases = list(ApprovalPhase)
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = AppState()
+        state.add_gateway("g", "G")
+        for _ in range(300):
+            key = f"k{rng.randrange(30)}"
+            event: CoreEvent
+            pick = rng.random()
+            if pick < 0.7:
+                approval = replace(row(key), phase=rng.choice(phases))
+                kind = ApprovalRequested if rng.random() < 0.5 else ApprovalChanged
+                event = kind(approval)
+            elif pick < 0.85:
+                event = SessionChanged(SessionState(f"s{rng.randrange(3)}", title=key))
+            elif pick < 0.9:
+                event = SessionRemoved(f"s{rng.randrange(3)}", "gone")
+            else:
+                event = NoticeReceived("s1", key)
+            state.apply("g", event)
+            if rng.random() < 0.3:
+                view = state.snapshot().gateways[0]
+                assert tuple(a.key for a in view.waiting) == _rebuilt(view), seed
