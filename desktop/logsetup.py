@@ -156,10 +156,18 @@ def clear_secrets() -> None:
         _secrets_pattern = None
 
 
-def mask_own_secrets(text: str) -> str:
-    """``text`` with every registered secret masked, and nothing else changed (for display)."""
+def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
+    """``text`` with every registered secret masked, and nothing else changed (for display).
+
+    ``keep_length`` masks each secret with as many ``*`` as it has characters, so offsets
+    computed on the original text (the risk lens' marks on a command) still fit.
+    """
     pattern = _secrets_pattern
-    return pattern.sub(MASK, text) if pattern is not None else text
+    if pattern is None:
+        return text
+    if keep_length:
+        return pattern.sub(lambda match: "*" * len(match.group()), text)
+    return pattern.sub(MASK, text)
 
 
 def redact(text: str) -> str:

@@ -33,6 +33,7 @@ from desktop.core.text_safety import (
     is_hidden,
     reveal,
 )
+from desktop.logsetup import mask_own_secrets
 from desktop.model.session_names import SEPARATOR, compose, fit
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
 
@@ -70,7 +71,11 @@ class Tone(enum.Enum):
 
 
 def revealed(text: str) -> tuple[str, tuple[str, ...]]:
-    """The full text with hidden characters escaped, and the names of those characters."""
+    """The full text with hidden characters escaped, and the names of those characters.
+
+    The tray's own secrets are masked first, length for length, so the risk marks still fit.
+    """
+    text = mask_own_secrets(text, keep_length=True)
     if _PLAIN_ASCII.fullmatch(text) and ESCAPE_OPEN not in text:
         return text, ()
     shown = reveal(text)
@@ -79,6 +84,7 @@ def revealed(text: str) -> tuple[str, tuple[str, ...]]:
 
 def label_text(text: str, limit: int) -> str:
     """Gateway text for a one-paragraph label: revealed, cut visibly past ``limit`` characters."""
+    text = mask_own_secrets(text)
     head = text[: limit + 1]  # reveal only what can be shown: a 1 MB title costs nothing
     shown, cut = bound_text(reveal(head), limit)
     if cut or len(text) > len(head):
@@ -343,6 +349,7 @@ def session_heading(title: str, session_id: str, cwd: str = "") -> str:
     A title that already is such a name (the app passes one from its shared registry) is
     not given the folder twice.
     """
+    title, cwd = mask_own_secrets(title), mask_own_secrets(cwd)
     name = compose(SessionState(session_id, title=title, cwd=cwd))
     named_already = re.search(
         rf"{re.escape(SEPARATOR + name.folder)}(?: \(\d+\))?$", title.rstrip()
