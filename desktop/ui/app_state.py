@@ -13,7 +13,7 @@ event (a dict in arrival order) instead of being filtered out of every open row 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktop.core.events import (
@@ -25,6 +25,7 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
+from desktop.model.session_names import SessionNames
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 _NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
@@ -81,6 +82,9 @@ class AppState:
     def __init__(self) -> None:
         self._gateways: dict[str, _Gateway] = {}
         self._snapshot: AppSnapshot | None = None
+        # One registry for the whole app, so the menu, the dialog, a notification and the
+        # journal all read the same stable, unique name from the session's ``title``.
+        self._names = SessionNames()
 
     def add_gateway(self, gateway_id: str, name: str) -> None:
         if gateway_id not in self._gateways:
@@ -125,7 +129,11 @@ class AppState:
         if isinstance(event, HandshakeCompleted):
             gateway.dialect = event.dialect
         elif isinstance(event, SessionChanged):
-            gateway.sessions[event.session.session_id] = event.session
+            session = event.session
+            named = self._names.text(gateway_id, session)
+            gateway.sessions[session.session_id] = (
+                session if named == session.title else replace(session, title=named)
+            )
         elif isinstance(event, SessionRemoved):
             gateway.sessions.pop(event.session_id, None)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):

@@ -86,3 +86,31 @@ def test_the_kept_waiting_rows_equal_a_rebuild_over_random_event_soups() -> None
             if rng.random() < 0.3:
                 view = state.snapshot().gateways[0]
                 assert tuple(a.key for a in view.waiting) == _rebuilt(view), seed
+
+
+def test_sessions_carry_one_stable_unique_name_for_every_surface() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    first = SessionState("s1", title="Fix the login tests", cwd="/home/ana/src/ux019")
+    second = SessionState("s2", title="Fix the login tests", cwd="/home/ana/src/ux019")
+    state.apply("g", SessionChanged(first))
+    state.apply("g", SessionChanged(second))
+    assert state.session_title("g", "s1") == "Fix the login tests · ux019"
+    assert state.session_title("g", "s2") == "Fix the login tests · ux019 (2)"
+    # Hermes renames the task mid-way: the name the person already saw stays.
+    state.apply("g", SessionChanged(replace(first, title="Generated: login fixes")))
+    assert state.session_title("g", "s1") == "Fix the login tests · ux019"
+    [view] = state.snapshot().gateways
+    assert {s.title for s in view.sessions} == {
+        "Fix the login tests · ux019",
+        "Fix the login tests · ux019 (2)",
+    }
+
+
+def test_an_untitled_session_gains_its_title_once() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    state.apply("g", SessionChanged(SessionState("abcdef123", cwd="/srv/www")))
+    assert state.session_title("g", "abcdef123").startswith("www")
+    state.apply("g", SessionChanged(SessionState("abcdef123", title="Tidy", cwd="/srv/www")))
+    assert state.session_title("g", "abcdef123") == "Tidy · www"

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QMenu
 from desktop.core.model import Choice, TodoStatus
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
 from desktop.gateway.fake import FakeGateway, demo_story
+from desktop.model.session_names import SEPARATOR
 from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notify_policy import NotifySettings
@@ -58,7 +59,11 @@ class DemoTray:
         gateway = self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
         if gateway is None:
             return None
-        return next((s for s in gateway.sessions if s.title == title), None)
+        # The tray names a session by its title plus its folder (desktop.model.session_names).
+        named = f"{title}{SEPARATOR}"
+        return next(
+            (s for s in gateway.sessions if s.title == title or s.title.startswith(named)), None
+        )
 
     def waiting(self, title: str) -> list[Any]:
         session, gateway = self.session(title), self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)

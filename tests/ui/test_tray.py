@@ -113,12 +113,12 @@ def test_a_panel_drawn_menu_keeps_its_words_while_the_host_may_show_it(panel_dra
     tray.menu.aboutToShow.emit()  # what Qt does when the host calls AboutToShow(0)
     quit_item = action(tray, "quit")
     with qtbot.waitSignal(tray._rebuild_timer.timeout):
-        client.emit(SessionChanged(session(title="Fix the tests")))
+        client.emit(SessionChanged(session(status=SessionStatus.WORKING)))
     assert action(tray, "quit") is quit_item  # held: the panel's ids stay valid
     assert _session_title(tray) == "Fix the build — idle"
     with qtbot.waitSignal(tray._rebuild_timer.timeout):
         tray.menu.aboutToHide.emit()
-    assert _session_title(tray) == "Fix the tests — idle"
+    assert _session_title(tray) == "Fix the build — working"
 
 
 def test_a_panel_drawn_menu_is_rebuilt_when_the_hold_runs_out(panel_drawn, qtbot):
@@ -128,11 +128,11 @@ def test_a_panel_drawn_menu_is_rebuilt_when_the_hold_runs_out(panel_drawn, qtbot
     tray._host_menu_open.setInterval(REBUILD_DELAY_MS * 2)
     tray.menu.aboutToShow.emit()
     with qtbot.waitSignal(tray._rebuild_timer.timeout):
-        client.emit(SessionChanged(session(title="Fix the tests")))
+        client.emit(SessionChanged(session(status=SessionStatus.WORKING)))
     assert _session_title(tray) == "Fix the build — idle"
     with qtbot.waitSignal(tray._host_menu_open.timeout):
         pass
-    assert _session_title(tray) == "Fix the tests — idle"
+    assert _session_title(tray) == "Fix the build — working"
 
 
 def test_a_new_session_reshapes_a_panel_drawn_menu_after_a_short_grace(panel_drawn, qtbot):
