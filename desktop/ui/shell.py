@@ -110,6 +110,7 @@ class TrayShell(QObject):
 
             self._dialog = ApprovalDialog(clock=self._clock)
             self._dialog.decision_requested.connect(self.decide)
+            self._dialog.stop_requested.connect(self.bridge.interrupt)
             for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
                 for session in gateway.sessions:
                     self._dialog.session_changed(gateway.gateway_id, session)

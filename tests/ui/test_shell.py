@@ -100,3 +100,9 @@ def test_a_journal_that_cannot_be_written_reaches_the_tray(shell, qtbot, tmp_pat
     s.bridge.decision_made.emit(refused)
     qtbot.waitUntil(lambda: "Journal not written" in s.tray.tray.toolTip())
     assert "kept in memory" in s.tray.tray.toolTip()
+
+
+def test_deny_and_stop_in_the_dialog_interrupts_the_session(shell, qtbot):
+    s, client, _quits = shell
+    s.dialog.stop_requested.emit("g1", "s1")
+    qtbot.waitUntil(lambda: ("interrupt", "s1") in client.calls)

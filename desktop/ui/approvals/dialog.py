@@ -61,6 +61,7 @@ class ApprovalDialog(QDialog):
     """Every waiting command, grouped; emits ``decision_requested(DecisionRequest)``."""
 
     decision_requested = Signal(object)  # DecisionRequest
+    stop_requested = Signal(str, str)  # (gateway_id, session_id): interrupt the agent's turn
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class ApprovalDialog(QDialog):
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
         self.list_view.reconfirm_clicked.connect(self._on_reconfirm_clicked)
         self.list_view.batch_action.connect(self._on_batch_action)
+        self.list_view.stop_clicked.connect(self._on_stop_clicked)
         self.list_view.dismiss_clicked.connect(self._remove_batch)
         self.yolo_note = plain_label("yoloNote")
         self.yolo_note.hide()
@@ -362,6 +364,11 @@ class ApprovalDialog(QDialog):
         self._say(dialog_texts.batch_left_out(choice, len(covered), unseen, high))
         if selected is not None and selected.batch is batch and selected in covered:
             self._advance_from(selected)
+
+    def _on_stop_clicked(self, batch: BatchGroup) -> None:
+        """Deny and stop the agent: deny every waiting row of the batch, then interrupt."""
+        self._on_batch_action(batch, Choice.DENY)
+        self.stop_requested.emit(batch.gateway_id, batch.session.session_id)
 
     # -- selection, time, removal ---------------------------------------------------------------
     def _select(self, row: RowEntry | None, *, with_heading: bool = False) -> None:

@@ -83,6 +83,7 @@ class BatchCard(GroupWidget):
     """The commands asked together; "Approve all" / "Deny all" act on them in arrival order."""
 
     batch_action = Signal(object, object)  # (BatchGroup, Choice)
+    stop_clicked = Signal(object)  # BatchGroup: deny every waiting row, then interrupt
     dismiss_clicked = Signal(object)  # BatchGroup
 
     def __init__(self, group: BatchGroup, parent: QWidget | None = None) -> None:
@@ -95,16 +96,22 @@ class BatchCard(GroupWidget):
         self.badge.setToolTip("Hermes 0.19 answers this session's commands oldest first")
         self.approve_all = action_button("Approve all (once)", "approveAll")
         self.deny_all = action_button("Deny all", "denyAll")
+        self.deny_and_stop = action_button(
+            "Deny and stop the agent",
+            "denyAndStop",
+            "Deny every waiting command here, then interrupt the agent's turn",
+        )
         self.dismiss = action_button("Dismiss", "dismissBatch", "Remove the answered commands")
         self.approve_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.ONCE))
         self.deny_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.DENY))
+        self.deny_and_stop.clicked.connect(lambda: self.stop_clicked.emit(self.group))
         self.dismiss.clicked.connect(lambda: self.dismiss_clicked.emit(self.group))
         header = QHBoxLayout()
         header.setSpacing(8)
         header.addWidget(self.summary)
         header.addWidget(self.badge)
         header.addStretch(1)
-        for button in (self.approve_all, self.deny_all, self.dismiss):
+        for button in (self.approve_all, self.deny_all, self.deny_and_stop, self.dismiss):
             header.addWidget(button)
         self.outer.setContentsMargins(10, 8, 10, 10)
         self.outer.addLayout(header)
@@ -120,6 +127,7 @@ class BatchCard(GroupWidget):
         for button, choice in ((self.approve_all, Choice.ONCE), (self.deny_all, Choice.DENY)):
             button.setVisible(several and not self.group.fully_resolved)
             button.setEnabled(bool(rules.batch_targets(self.group, choice)))
+        self.deny_and_stop.setVisible(not self.group.fully_resolved)
         self.dismiss.setVisible(self.group.fully_resolved)
         set_style_property(self, "resolved", self.group.fully_resolved)
 

@@ -63,6 +63,7 @@ class ApprovalListView(QAbstractScrollArea):
     choice_clicked = Signal(object, object)  # (RowEntry, Choice)
     reconfirm_clicked = Signal(object)  # RowEntry
     batch_action = Signal(object, object)  # (BatchGroup, Choice)
+    stop_clicked = Signal(object)  # BatchGroup
     dismiss_clicked = Signal(object)  # BatchGroup
     on_screen_changed = Signal()  # rows entered or left the viewport
 
@@ -241,6 +242,7 @@ class ApprovalListView(QAbstractScrollArea):
             group = make_group_widget(node)
             if isinstance(group, BatchCard):
                 group.batch_action.connect(self.batch_action)
+                group.stop_clicked.connect(self.stop_clicked)
                 group.dismiss_clicked.connect(self.dismiss_clicked)
             group.body.hide()  # its children are items of their own
             group.refresh(self._clock())

@@ -113,6 +113,22 @@ def test_deny_all_covers_every_waiting_row_at_once(
     ]
 
 
+def test_deny_and_stop_denies_every_waiting_row_then_asks_to_interrupt_the_session(
+    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
+) -> None:
+    shown.upsert("g", "G", approval("a"), "")
+    shown.upsert("g", "G", approval("b", position=1), "")
+    card = batch_card(shown, "a")
+    assert card.deny_and_stop.isVisible()
+    with qtbot.waitSignal(shown.stop_requested) as stop:
+        qtbot.mouseClick(card.deny_and_stop, Qt.MouseButton.LeftButton)
+    assert [(r.key, r.choice) for r in decisions.requests] == [
+        ("a", Choice.DENY),
+        ("b", Choice.DENY),
+    ]
+    assert stop.args == ["g", approval("a").session_id]
+
+
 class Level(Enum):
     LOW = 1
     MEDIUM = 2
