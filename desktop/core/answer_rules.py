@@ -10,14 +10,14 @@ handshake, over-long commands and anything while disconnected are never answerab
 A FIFO row can also *look* like the head without being it: after the tray resumed a 0.19.0
 session mid-turn, an approval published while it was away is never re-sent, so the first one it
 sees may sit behind an unseen one. Such rows start STALE with :data:`HEAD_UNSURE` (the approval
-book decides when) and are answered only through the explicit confirmation.
+lifecycle decides when) and are answered only through the explicit confirmation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, ApprovalPhase, Dialect
+from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
 
 NO_HANDSHAKE = "waiting for the gateway's handshake"
@@ -54,17 +54,10 @@ class AnswerContext:
     now: float
     margin: float  # seconds before the local timeout at which FIFO rows stop being answerable
 
-    @property
-    def rules(self) -> Rules:
-        """Everything but the time (what a cached answer must be keyed on)."""
-        return (self.dialect, self.answers, self.connected, self.margin)
-
-
-Rules = tuple[Dialect | None, frozenset[RowKind], bool, float]  # AnswerContext.rules
-
 
 def assess(
-    approval: Approval,
+    phase: ApprovalPhase,
+    expires_at: float | None,
     kind: RowKind,
     *,
     too_long: bool,
@@ -73,9 +66,9 @@ def assess(
     ctx: AnswerContext,
 ) -> tuple[bool, str]:
     """``(answerable, blocked_reason)`` for one approval."""
-    if approval.phase is ApprovalPhase.RESOLVED:
+    if phase is ApprovalPhase.RESOLVED:
         return False, ""
-    if approval.phase is ApprovalPhase.SENDING:
+    if phase is ApprovalPhase.SENDING:
         return False, SENDING
     if too_long:
         return False, TOO_LONG
@@ -88,13 +81,13 @@ def assess(
     if kind is RowKind.FIFO:
         if not is_head:
             return False, NOT_HEAD
-        if in_margin(approval, ctx.now, ctx.margin):
+        if in_margin(expires_at, ctx.now, ctx.margin):
             return False, TOO_CLOSE
-    if approval.phase is ApprovalPhase.STALE:
+    if phase is ApprovalPhase.STALE:
         return True, stale_reason
     return True, ""
 
 
-def in_margin(approval: Approval, now: float, margin: float) -> bool:
-    """Whether ``now`` is within ``margin`` of (or past) the approval's local timeout."""
-    return approval.expires_at is not None and now >= approval.expires_at - margin
+def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
+    """Whether ``now`` is within ``margin`` of (or past) an approval's local timeout."""
+    return expires_at is not None and now >= expires_at - margin

@@ -2,9 +2,10 @@
 
 Theory of operation (modelled on websockets' ``protocol.py`` and h11's state table):
 
-* The I/O adapter (``desktop.gateway.connection``) owns the socket. For every WebSocket text
-  message it calls :meth:`GatewayCore.receive_text`, then drains :meth:`data_to_send` (write each
-  frame, then report :meth:`frame_written` or :meth:`frame_failed`) and :meth:`events_received`.
+* The I/O adapter (``desktop.gateway.client`` with its ``pump``) owns the socket. For every
+  WebSocket text message it calls :meth:`GatewayCore.receive_text`, then drains
+  :meth:`data_to_send` (write each frame, then report :meth:`frame_written` or
+  :meth:`frame_failed`) and :meth:`events_received`.
 * The core owns the handshake (answering ``gateway.ready`` with ``client.capabilities``), the
   dialect, the sessions, the approvals and their batches, and the per-dialect answer rule. It
   also issues its own housekeeping calls (resubscribe after reconnect, approval reconciliation);
@@ -19,7 +20,7 @@ with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lo
 
 Where things live: framing in ``jsonrpc``; one adapter per dialect in ``dialects``; the meaning
 of each frame in ``wire_effects``; sessions in ``session_state``; the approval lifecycle in
-``approvals`` (answerability in ``answer_rules``); decisions in ``decisions``; resume snapshots
+``lifecycle`` (answerability in ``answer_rules``); decisions in ``decisions``; resume snapshots
 in ``snapshots`` and ``resubscribe``; answers to requests in ``responses``. This class is the
 facade that owns the shared ``CoreState`` and ends every input with one flush of events.
 """
@@ -66,6 +67,7 @@ class GatewayCore:
         if core.connected:
             decisions.connection_lost(core)
         core.epoch, core.connected = epoch, True
+        core.approvals.transport_opened()
         if core.handshake.opened(subprotocol):
             handshake_done(core, Dialect.C)
         core.finish()
@@ -79,7 +81,6 @@ class GatewayCore:
     # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
-        self._core.approvals.expire_due(self._core.now())
         inbound.receive(self._core, data)
         self._core.finish()
 
@@ -89,7 +90,7 @@ class GatewayCore:
 
     def next_deadline(self) -> float | None:
         """The clock time at which :meth:`tick` must next run, or None when nothing counts down."""
-        return self._core.approvals.next_deadline(self._core.now())
+        return self._core.approvals.next_deadline()
 
     # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
@@ -233,8 +234,8 @@ class GatewayCore:
 
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
-        return tuple(row.approval for row in self._core.approvals.rows())
+        return self._core.approvals.rows()
 
     def approval(self, key: str) -> Approval | None:
         row = self._core.approvals.get(key)
-        return row.approval if row else None
+        return row.approval() if row else None

@@ -2,8 +2,7 @@
 
 Why frozen: the core hands these objects to the Qt side (through the bridge) and to tests; a
 frozen snapshot can be rendered or compared without anyone mutating the core's state behind its
-back. The core replaces a value (``dataclasses.replace``) whenever something changes and emits an
-event carrying the new value.
+back. Inside, the core keeps mutable rows and builds a new value whenever it emits an event.
 
 Nothing here imports Qt, asyncio or websockets (enforced by ``tests/test_layering.py``).
 """
@@ -242,17 +241,3 @@ class DecisionResult:
 
     sent: bool
     reason: str = ""
-
-
-_ABSENT = object()
-
-
-def same_fields(value: object, changes: dict[str, object]) -> bool:
-    """Whether ``dataclasses.replace(value, **changes)`` would give a value equal to ``value``.
-
-    Why: the books replace a frozen value and compare it with the old one on every input, and
-    most inputs change nothing; building the copy costs far more than looking. Equal fields
-    make an equal copy (dataclass equality compares the fields in order), so skipping the copy
-    changes nothing. An unknown field counts as a change, so ``replace`` still raises for it.
-    """
-    return all(getattr(value, name, _ABSENT) == new for name, new in changes.items())

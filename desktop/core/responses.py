@@ -65,16 +65,13 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
     back speaking another protocol) are withdrawn: their requests died with that server.
     """
     core.use_dialect(dialect)
-    for row in core.approvals.open_rows():
-        if row.epoch < core.epoch and row.kind not in core.adapter.answers:
-            core.resolve(row, outcomes.withdrawn(outcomes.PROTOCOL_CHANGED))
+    core.approvals.connection_opened(dialect, core.adapter.answers, core.epoch)
     core.emit(
         HandshakeCompleted(
             dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch
         )
     )
     resubscribe_all(core)
-    core.approvals.refresh(core.context())
 
 
 def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
@@ -148,7 +145,7 @@ def _decision_answered(core: CoreState, call: PendingCall, frame: ResponseFrame)
         error.code if error else None,
         error.reason if error else "",
     )
-    core.resolve(row, outcome)
+    core.approvals.answered(row, outcome)
 
 
 def _resume_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:

@@ -114,6 +114,15 @@ class TurnEnded:
 class ToolStarted:
     session_id: str
     tool_id: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSaid:
+    """``message.interim``: what the agent said just before its next tool call."""
+
+    session_id: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +135,9 @@ class ToolCompleted:
     blocked: bool = False
     timed_out: bool = False
     todos: TodoList | None = None
+    command: str = ""  # args.command, for terminal calls
+    exit_code: int | None = None
+    output: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +197,7 @@ WireEvent = (
     | TurnStarted
     | TurnEnded
     | ToolStarted
+    | AgentSaid
     | ToolCompleted
     | GenerationSeen
     | ReplayGap

@@ -80,7 +80,7 @@ def test_answerability_case_by_case(
     expected: tuple[bool, str],
 ) -> None:
     args: dict[str, Any] = {"too_long": False, "is_head": True, "stale_reason": ""} | extra
-    assert assess(row, kind, ctx=ctx, **args) == expected
+    assert assess(row.phase, row.expires_at, kind, ctx=ctx, **args) == expected
 
 
 @pytest.mark.parametrize(
