@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 framing for the Hermes gateway WebSocket: parse, classify, encode.
 
-Why a module of its own: this is the one place untrusted bytes become Python values, so it is
-where size, nesting and encoding are bounded and where every malformed input becomes a typed
+This is where untrusted bytes become Python values, so it is where size, nesting and encoding
+are bounded and where every malformed input becomes a typed
 :class:`~desktop.core.events.ProtocolErrorReceived` instead of an exception (protocol.md §1.4).
 
 One WebSocket message normally holds one object, but several objects separated by newlines

@@ -78,6 +78,7 @@ from desktop.core.events import ApprovalChanged, ApprovalRequested, CommandRan, 
 from desktop.core.model import (
     FIRST_ASK,
     NO_CONTEXT,
+    OPEN_PHASES,
     Approval,
     ApprovalPhase,
     AskedBecause,
@@ -102,7 +103,7 @@ W, S, X, R = (
     ApprovalPhase.SENDING,
     ApprovalPhase.RESOLVED,
 )
-OPEN_WAITING = (W, S)
+OPEN_WAITING = OPEN_PHASES
 OTHER_TOOL_FINISHED = "another tool finished while this waited; answer only if Hermes shows it"
 STALE_FIFO = (
     "the connection was lost: Hermes 0.19 cannot confirm this command still waits; "

@@ -127,6 +127,9 @@ class ApprovalPhase(enum.Enum):
     RESOLVED = "resolved"
 
 
+OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer is still wanted
+
+
 class OutcomeKind(enum.Enum):
     APPROVED = "approved"
     DENIED = "denied"

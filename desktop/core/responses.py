@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop.core import outcomes, payloads
 from desktop.core.core_state import CoreState
-from desktop.core.dialects.c import GONE_REASONS
+from desktop.core.dialects.canonical import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
     NoticeReceived,

@@ -1,8 +1,4 @@
-"""Tunables of the core (re-exported as ``desktop.core.gateway_core.CoreSettings``).
-
-Why a module of its own: the dialect adapters and the approval book need the settings, and
-``gateway_core`` imports them; keeping the dataclass here avoids an import cycle.
-"""
+"""Tunables of the core (re-exported as ``desktop.core.gateway_core.CoreSettings``)."""
 
 from __future__ import annotations
 
