@@ -256,6 +256,7 @@ class _Session:
     turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
     tool_id: str = ""
     tool_name: str = ""
+    tool_command: str = ""
     agent_message: str = ""
     unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
 
@@ -395,10 +396,23 @@ class ApprovalLifecycle:
         self._move(row, In.SETTLED_ELSEWHERE, outcomes.expired() if expired else settled)
         self._end_input()
 
-    def tool_started(self, session_id: str, tool_id: str, name: str = "") -> None:
-        """Remember the running tool: a request that follows belongs to it."""
+    def tool_started(
+        self, session_id: str, tool_id: str, name: str = "", command: str = ""
+    ) -> None:
+        """Remember the running tool: a request that follows belongs to it.
+
+        Gateways that ask a whole batch up front (B) start the tool after its row: a tool
+        naming its command belongs to the newest row of that command without a tool yet.
+        """
         session = self._session(session_id)
-        session.tool_id, session.tool_name = tool_id, name
+        session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
+        if not command:
+            return
+        for row in reversed(self._rows.values()):
+            if row.session_id == session_id and row.asked.command == command:
+                if not row.tool_id:
+                    row.tool_id = tool_id
+                break
 
     def agent_said(self, session_id: str, text: str) -> None:
         """The agent's latest message (``message.interim``): context for what it asks next."""
@@ -408,7 +422,7 @@ class ApprovalLifecycle:
         """``tool.complete``: what became of the command, and 0.19.0's silent withdrawal."""
         session = self._session(event.session_id)
         if session.tool_id == event.tool_id:
-            session.tool_id = session.tool_name = ""
+            session.tool_id = session.tool_name = session.tool_command = ""
         result = _run_result(event)
         matched = False
         for row in list(self._rows.values()):
@@ -674,7 +688,7 @@ class ApprovalLifecycle:
             ),
             phase=S if stale_reason else W,
             stale_reason=stale_reason,
-            tool_id=session.tool_id,
+            tool_id=session.tool_id if _runs_it(session, asked) else "",
             timeout_basis=basis,
             context=CallContext(
                 self._cwd_of(session_id)[:CONTEXT_CHARS], session.tool_name, session.agent_message
@@ -684,7 +698,8 @@ class ApprovalLifecycle:
             row.reask_of = earlier_key
             row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
         if reask and earlier is not None:
-            row.asked_because = _because(earlier)
+            batch = [r for r in self._rows.values() if r.batch_id == earlier.batch_id]
+            row.asked_because = _because(earlier, batch)
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
@@ -805,19 +820,43 @@ class ApprovalLifecycle:
                 del self._rows[key]
 
 
-def _because(earlier: Row) -> AskedBecause:
-    """Why Hermes asks again, naming the earlier row."""
-    outcome, result = earlier.outcome, earlier.result
-    reason, exit_code = AskReason.AGAIN, None
+def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
+    """Whether the session's running tool is the call ``asked`` is about.
+
+    0.19.0 names no command on ``tool.start`` but asks from inside the call; others name it.
+    """
+    if not session.tool_id:
+        return False
+    return not session.tool_command or session.tool_command == asked.command
+
+
+def _because(earlier: Row, batch: list[Row]) -> AskedBecause:
+    """Why Hermes asks again, naming the row it replaces (``earlier``).
+
+    Hermes re-gates the rest of a batch when one of its commands is denied, fails, times out
+    or is withdrawn; the newest such row of the batch says which. With none, the replaced
+    row's own end says it; AGAIN when nothing does.
+    """
+    for row in [*reversed([r for r in batch if r is not earlier]), earlier]:
+        cause = _cause(row)
+        if cause is not None:
+            reason, exit_code = cause
+            return AskedBecause(reason, earlier.key, earlier.position, exit_code)
+    return AskedBecause(AskReason.AGAIN, earlier.key, earlier.position)
+
+
+def _cause(row: Row) -> tuple[AskReason, int | None] | None:
+    result, outcome = row.result, row.outcome
     if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
-        reason, exit_code = AskReason.AFTER_FAILURE, result.exit_code
-    elif outcome is not None and outcome.kind is OutcomeKind.DENIED:
-        reason = AskReason.AFTER_DENY
-    elif outcome is not None and outcome.kind is OutcomeKind.EXPIRED:
-        reason = AskReason.AFTER_TIMEOUT
-    elif outcome is not None and outcome.kind is OutcomeKind.WITHDRAWN:
-        reason = AskReason.AFTER_WITHDRAWAL
-    return AskedBecause(reason, earlier.key, earlier.position, exit_code)
+        return AskReason.AFTER_FAILURE, result.exit_code
+    kind = outcome.kind if outcome is not None else None
+    if kind is OutcomeKind.DENIED:
+        return AskReason.AFTER_DENY, None
+    if kind is OutcomeKind.EXPIRED:
+        return AskReason.AFTER_TIMEOUT, None
+    if kind is OutcomeKind.WITHDRAWN:
+        return AskReason.AFTER_WITHDRAWAL, None
+    return None
 
 
 def _result_of(outcome: Outcome) -> RunResult | None:

@@ -115,6 +115,7 @@ class ToolStarted:
     session_id: str
     tool_id: str
     name: str = ""
+    command: str = ""  # args.command, for terminal calls (not sent by 0.19.0)
 
 
 @dataclass(frozen=True, slots=True)

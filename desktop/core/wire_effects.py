@@ -69,9 +69,9 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
             core.approvals.turn_boundary(session_id)
         case TurnEnded():
             _turn_ended(core, event)
-        case ToolStarted(session_id, tool_id, name):
+        case ToolStarted(session_id, tool_id, name, command):
             sessions.ensure(session_id)
-            core.approvals.tool_started(session_id, tool_id, name)
+            core.approvals.tool_started(session_id, tool_id, name, command)
         case AgentSaid(session_id, text):
             core.approvals.agent_said(session_id, text)
         case ToolCompleted():

@@ -131,12 +131,15 @@ def _turn_ended(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return [TurnEnded(frame.session_id, payloads.text(frame.payload, "status"), usage)]
 
 
-def _tool_started(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _tool_started(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     if not frame.session_id:
         return []
     payload = frame.payload
     name = payloads.text(payload, "name")[:NAME_CHARS]
-    return [ToolStarted(frame.session_id, payloads.text(payload, "tool_id"), name)]
+    args = payloads.mapping(payload, "args")
+    command = payloads.text(args, "command") if args is not None else ""
+    tool_id = payloads.text(payload, "tool_id")
+    return [ToolStarted(frame.session_id, tool_id, name, command[: adapter.max_command_chars])]
 
 
 def _interim(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
