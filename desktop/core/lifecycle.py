@@ -38,10 +38,12 @@ Notes on the cells (each is one branch below):
 * ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
   would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
   settles it) and the new row starts STALE (``answer_rules.ANSWER_UNDER_ID``).
-* ``tool_completed`` / ``turn_ended`` close FIFO rows only on 0.19.0's silent withdrawals
+* ``tool_completed`` / ``turn_ended`` close FIFO rows only, on 0.19.0's silent withdrawals
   (protocol.md §3.2): EXPIRED when it looks like Hermes' timeout; a SENDING row keeps its own
   answer's fate, but ends as the sign said if that answer certainly never leaves (``ended``).
-  Keyed rows are closed by the turn's end too (B/C also say so explicitly).
+  Keyed rows have their own withdrawal frames; an interrupt the tray sent closes them too, and
+  a tui_gateway row ends with the tool call it gated (linked by the command ``tool.start``
+  names): another viewer answered it by a response frame, which cancels nothing here.
 * ``settled_elsewhere`` of a SENDING row: when our answer already left, it is what settled
   the prompt (approved/denied as sent); when it was still queued it is taken back (withdrawn).
 * ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
@@ -433,6 +435,10 @@ class ApprovalLifecycle:
                     row.result = result
                     self._touch(row)
         for row in self.open_rows(event.session_id):
+            if row.kind is RowKind.SERVER_REQUEST:
+                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_WAITING:
+                    self._move(row, In.TOOL_COMPLETED, _gone_by_tool(event))  # its own call ended
+                continue
             if row.kind is not RowKind.FIFO:
                 continue
             if row.tool_id and event.tool_id and row.tool_id != event.tool_id:
@@ -463,11 +469,19 @@ class ApprovalLifecycle:
             session.unsure_head = ""
 
     def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
-        """The session's turn is over (or it stopped): nothing of it can still be answered."""
+        """The session's turn is over (or it stopped): its 0.19.0 rows can no longer be answered.
+
+        Only 0.19.0 says nothing when it drops a request, so only its (FIFO) rows are closed by
+        the turn's end; keyed rows end by their own withdrawal (``request.cancel``,
+        ``approval.settled``) or a listing, however the turn ended, unless the tray itself
+        interrupted the session (``interrupted``: the gateway drops every waiting request).
+        """
         session = self._sessions.get(session_id)
         if session is not None:
             session.unsure_head = ""
         for row in self.open_rows(session_id):
+            if row.kind is not RowKind.FIFO and not interrupted:
+                continue
             outcome = self._ended(row, reason, interrupted)
             if row.phase is X:
                 row.ended = outcome
@@ -818,6 +832,10 @@ class ApprovalLifecycle:
         for key in resolved[: max(0, len(resolved) - keep)]:
             if key not in self._touched:
                 del self._rows[key]
+
+
+def _gone_by_tool(event: ToolCompleted) -> Outcome:
+    return outcomes.expired() if event.timed_out else outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
 
 
 def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:

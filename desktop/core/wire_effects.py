@@ -13,7 +13,7 @@ from desktop.core.core_state import CoreState
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.jsonrpc import encode_error
 from desktop.core.lifecycle import Row
-from desktop.core.resubscribe import resume
+from desktop.core.resubscribe import poll_pending, resume
 from desktop.core.wire import (
     AgentSaid,
     ApprovalAsked,
@@ -111,6 +111,8 @@ def _turn_ended(core: CoreState, event: TurnEnded) -> None:
     core.approvals.turn_boundary(event.session_id)
     interrupted = event.status == "interrupted"
     settle_session(core, event.session_id, outcomes.TURN_ENDED, interrupted=interrupted)
+    if core.approvals.open_rows(event.session_id):
+        poll_pending(core, event.session_id)  # B: the gateway's list ends them, not this frame
 
 
 def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
