@@ -5,7 +5,8 @@ one small pure function, tested case by case. The strictest part is for 0.19.0 (
 ``approval.respond`` resolves the session's *oldest* pending approval, so only the head of the
 session's FIFO may be answered, and never when the server may already have given up on it (too
 close to its timeout). Rows of a kind the connected gateway cannot take, rows seen before the
-handshake, over-long commands and anything while disconnected are never answerable.
+handshake, over-long commands, rows of a session the tray does not follow (first seen in the
+approval itself, or unwatched) and anything while disconnected are never answerable.
 
 A FIFO row can also *look* like the head without being it: after the tray resumed a 0.19.0
 session mid-turn, an approval published while it was away is never re-sent, so the first one it
@@ -27,6 +28,10 @@ WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
 NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
 TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
 SENDING = "an answer is on its way"
+NOT_FOLLOWED = (
+    "the tray does not follow this session, so it cannot vouch for what Hermes asks there; "
+    "answer it in the window that runs the session"
+)
 # STALE reasons, not blocks: the person may still answer after checking Hermes (confirm).
 HEAD_UNSURE = (
     "the tray was not following this session while it ran, so Hermes 0.19 may hold an earlier "
@@ -64,6 +69,7 @@ def assess(
     is_head: bool,
     stale_reason: str,
     ctx: AnswerContext,
+    followed: bool = True,
 ) -> tuple[bool, str]:
     """``(answerable, blocked_reason)`` for one approval."""
     if phase is ApprovalPhase.RESOLVED:
@@ -78,6 +84,8 @@ def assess(
         return False, NO_HANDSHAKE
     if kind not in ctx.answers:
         return False, WRONG_SHAPE
+    if not followed:
+        return False, NOT_FOLLOWED
     if kind is RowKind.FIFO:
         if not is_head:
             return False, NOT_HEAD

@@ -36,7 +36,7 @@ class CoreState:
 
     def __post_init__(self) -> None:
         self.approvals = ApprovalLifecycle(
-            self.settings, self.events, self.outbox, self.clock, self._cwd_of
+            self.settings, self.events, self.outbox, self.clock, self._cwd_of, self._followed
         )
         self.adapter = adapter_for(None, self.settings)
 
@@ -69,6 +69,9 @@ class CoreState:
             self.sessions.set_waiting(approvals.waiting)
         for session in self.sessions.drain_changed():
             self.emit(SessionChanged(session))
+
+    def _followed(self, session_id: str) -> bool:
+        return self.sessions.is_followed(session_id)
 
     def _cwd_of(self, session_id: str) -> str:
         session = self.sessions.get(session_id)

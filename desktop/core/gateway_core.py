@@ -161,12 +161,15 @@ class GatewayCore:
         sessions.follow(session_id)
         if stored_session_id:
             sessions.update(session_id, stored_session_id=stored_session_id)
+        self._core.approvals.follow_changed()
         self._core.finish()
 
     def unwatch_session(self, session_id: str) -> None:
-        """Stop resubscribing ``session_id`` after reconnects (its state stays shown)."""
+        """Stop following ``session_id``: not resubscribed after reconnects, rows read-only."""
         if self._core.sessions.get(session_id) is not None:
             self._core.sessions.follow(session_id, on=False)
+            self._core.approvals.follow_changed()  # its rows are read-only from now on
+            self._core.finish()
 
     def resume_session(self, session_id: str) -> int | None:
         """Queue ``session.resume`` for a known session with this dialect's params.

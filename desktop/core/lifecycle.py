@@ -273,6 +273,7 @@ class ApprovalLifecycle:
         outbox: Outbox,
         clock: Callable[[], float],
         cwd_of: Callable[[str], str] = lambda _: "",
+        followed: Callable[[str], bool] = lambda _: True,
     ) -> None:
         self._settings = settings
         self._timeouts = ApprovalTimeouts(settings)
@@ -280,6 +281,7 @@ class ApprovalLifecycle:
         self._outbox = outbox
         self._clock = clock
         self._cwd_of = cwd_of
+        self._followed = followed
         self._rows: dict[str, Row] = {}
         self._open: dict[str, Row] = {}  # unresolved rows, oldest first
         self._sessions: dict[str, _Session] = {}
@@ -575,6 +577,11 @@ class ApprovalLifecycle:
         self._dirty = True
         self._end_input()
 
+    def follow_changed(self) -> None:
+        """The app started or stopped following a session: judge answerability again."""
+        self._dirty = True
+        self._end_input()
+
     def transport_opened(self) -> None:
         self.connected = True
         self._dirty = True
@@ -768,6 +775,7 @@ class ApprovalLifecycle:
                 is_head=heads.get(row.session_id) is row,
                 stale_reason=row.stale_reason,
                 ctx=ctx,
+                followed=self._followed(row.session_id),
             )
             if (answerable, blocked) != (row.answerable, row.blocked_reason):
                 row.answerable, row.blocked_reason = answerable, blocked

@@ -77,6 +77,10 @@ class SessionBook:
     def followed(self) -> list[SessionState]:
         return [record.state for record in self._records.values() if record.followed]
 
+    def is_followed(self, session_id: str) -> bool:
+        record = self._records.get(session_id)
+        return record is not None and record.followed
+
     def by_stored_id(self, stored_session_id: str) -> SessionState | None:
         for record in self._records.values():
             if record.state.stored_session_id == stored_session_id:

@@ -77,8 +77,8 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
         case ToolCompleted():
             _tool_completed(core, event)
         case GenerationSeen(session_id, generation):
-            sessions.ensure(session_id)
-            sessions.update(session_id, execution_generation=generation)
+            if sessions.get(session_id) is not None:  # else the request it stamps says it
+                sessions.update(session_id, execution_generation=generation)
         case ReplayGap(session_id):
             resume(core, session_id)
         case SessionGone(session_id, reason):
@@ -93,7 +93,13 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
 
 def ask(core: CoreState, asked: ApprovalAsked) -> Row:
     """A request arrived (or was re-delivered): its row (``lifecycle`` decides which)."""
-    core.sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
+    sessions = core.sessions
+    if sessions.get(asked.session_id) is None:  # first seen in this very request
+        sessions.ensure(asked.session_id)
+        sessions.follow(asked.session_id, on=False)
+        if asked.execution_generation is not None:
+            sessions.update(asked.session_id, execution_generation=asked.execution_generation)
+    sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
     return core.approvals.asked(asked, core.epoch)
 
 

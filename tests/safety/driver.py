@@ -54,6 +54,9 @@ def approval_frame(
     return event("approval.request", session_id, payload, execution_generation=generation)
 
 
+FOLLOWED = ("s1", "s2", "a1b2c3d4")  # sessions the tests' tray follows from the start
+
+
 @dataclass
 class CoreDriver:
     dialect: Dialect
@@ -82,6 +85,10 @@ class CoreDriver:
             )
             self.feed(json.dumps({"jsonrpc": "2.0", "id": caps["id"], **answer}))
         assert self.core.dialect is self.dialect
+        for session_id in FOLLOWED if epoch == 1 else ():
+            if self.core.session(session_id) is None:  # as if the tray had started them
+                self.core.watch_session(session_id)
+        self.flush()
         return self
 
     def connect_again(self) -> CoreDriver:
@@ -110,10 +117,12 @@ class CoreDriver:
         return [a for a in self.core.approvals() if a.session_id == session_id]
 
     def fresh_approval_flows(self) -> None:
-        """A well-formed approval on a new session is shown, answerable, and answered once."""
+        """A well-formed approval on a new followed session is shown, answerable, answered once."""
         sid = "fresh-" + uuid.uuid4().hex[:10]
         ident = ("srq-" if self.dialect is Dialect.B else "prompt-") + uuid.uuid4().hex[:12]
         before = len(self.events)
+        self.core.watch_session(sid)  # as the tray does for the sessions it starts
+        self.flush()
         self.feed(approval_frame(self.dialect, sid, ident, "rm -rf build/"))
         shown = [e.approval for e in self.events[before:] if isinstance(e, ApprovalRequested)]
         assert [a.session_id for a in shown] == [sid], shown

@@ -42,6 +42,7 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
         is_head: bool,
         stale_reason: str,
         ctx: Any,
+        **rest: Any,
     ) -> Any:
         return real(
             phase,
@@ -51,6 +52,7 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
             is_head=True,
             stale_reason=stale_reason,
             ctx=ctx,
+            **rest,
         )
 
     mp.setattr(lifecycle, "assess", planted)
