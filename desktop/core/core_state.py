@@ -33,6 +33,7 @@ class CoreState:
     adapter: DialectAdapter = field(init=False)
     epoch: int = 0
     connected: bool = False
+    poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
 
     def __post_init__(self) -> None:
         self.approvals = ApprovalLifecycle(
@@ -69,6 +70,12 @@ class CoreState:
             self.sessions.set_waiting(approvals.waiting)
         for session in self.sessions.drain_changed():
             self.emit(SessionChanged(session))
+
+    def next_deadline(self) -> float | None:
+        deadline = self.approvals.next_deadline()
+        if self.poll_at is None:
+            return deadline
+        return self.poll_at if deadline is None else min(deadline, self.poll_at)
 
     def _followed(self, session_id: str) -> bool:
         return self.sessions.is_followed(session_id)

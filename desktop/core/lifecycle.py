@@ -54,8 +54,9 @@ Notes on the cells (each is one branch below):
 * ``frame_unsent`` returns to STALE when the row was stale, and to RESOLVED when it ended on
   the server meanwhile. ``connection_lost`` of a SENDING row whose frame never left the
   outbox counts as ``frame_unsent`` then ``connection_lost``.
-* ``tick``: only FIFO rows expire locally (``desktop.core.timeouts``); the margin before
-  expiry makes them unanswerable (``answer_rules.TOO_CLOSE``) without a phase change.
+* ``tick``: only FIFO and by-id (0.20) rows expire locally (``desktop.core.timeouts``); the
+  margin before expiry makes FIFO rows unanswerable (``answer_rules.TOO_CLOSE``) without a
+  phase change (an answer by id after the server gave up resolves nothing).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ STALE_FIFO = (
 STALE_KEYED = "the connection was lost; waiting for Hermes to confirm the request is still open"
 CONTEXT_CHARS = 500
 _KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
+_EXPIRE = (RowKind.FIFO, RowKind.BY_ID)  # no gateway frame says when these time out
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
 
 
@@ -244,7 +246,7 @@ def wire_ident(asked: ApprovalAsked) -> str | int | None:
     """The id a request is answered by: the frame id (server request), the prompt id, or None."""
     if asked.kind is RowKind.SERVER_REQUEST:
         return asked.reply_id
-    if asked.kind is RowKind.PROMPT:
+    if asked.kind in (RowKind.PROMPT, RowKind.BY_ID):
         return asked.request_id
     return None
 
@@ -293,6 +295,7 @@ class ApprovalLifecycle:
         self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
         self._deadline: float | None = None
         self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
+        self.by_id: frozenset[str] = frozenset()  # sessions with an open 0.20 row
         self.waiting_moved = False
         self.connected = False
         self.dialect: Dialect | None = None
@@ -339,7 +342,12 @@ class ApprovalLifecycle:
         if ident is None:
             return None
         row = self.find(asked.kind, ident, asked.execution_generation)
-        return row if row is not None and row.asked == asked else None
+        if row is None:
+            return None
+        if asked.kind is RowKind.BY_ID:  # a pending list omits choices: the command decides
+            same = (row.session_id, row.asked.command) == (asked.session_id, asked.command)
+            return row if same else None
+        return row if row.asked == asked else None
 
     def next_deadline(self) -> float | None:
         """When answerability or expiry of a FIFO row next changes by time alone."""
@@ -507,7 +515,7 @@ class ApprovalLifecycle:
         def listed(row: Row) -> bool | None:
             return None if not row.asked.request_id else row.asked.request_id in found
 
-        self._reconcile(session_id, watermark, (RowKind.SERVER_REQUEST,), listed)
+        self._reconcile(session_id, watermark, (RowKind.SERVER_REQUEST, RowKind.BY_ID), listed)
 
     def _reconcile(
         self,
@@ -749,7 +757,7 @@ class ApprovalLifecycle:
 
     def _expire(self, now: float) -> None:
         for row in list(self._open.values()):
-            if row.kind is RowKind.FIFO and row.phase in OPEN_WAITING and self._past(row, now, 0.0):
+            if row.kind in _EXPIRE and row.phase in OPEN_WAITING and self._past(row, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -761,9 +769,12 @@ class ApprovalLifecycle:
         )
         heads: dict[str, Row] = {}
         waiting: set[str] = set()
+        by_id: set[str] = set()
         for row in self._open.values():
             if row.kind is RowKind.FIFO:
                 heads.setdefault(row.session_id, row)
+            elif row.kind is RowKind.BY_ID:
+                by_id.add(row.session_id)
             if row.phase in OPEN_WAITING:
                 waiting.add(row.session_id)
         for row in self._open.values():
@@ -782,6 +793,8 @@ class ApprovalLifecycle:
                 self._touch(row)
         if waiting != self.waiting:
             self.waiting, self.waiting_moved = frozenset(waiting), True
+        if by_id != self.by_id:
+            self.by_id = frozenset(by_id)
         low, high, self._deadline = self._judge_times(now)
         self._span = (low, high)
         self._dirty = False
@@ -793,7 +806,12 @@ class ApprovalLifecycle:
         deadline: float | None = None
         for row in self._open.values():
             expires = row.expires_at
-            if row.kind is not RowKind.FIFO or row.phase not in OPEN_WAITING or expires is None:
+            if row.kind not in _EXPIRE or row.phase not in OPEN_WAITING or expires is None:
+                continue
+            if row.kind is not RowKind.FIFO:  # answered by id: no margin, only its end
+                high = min(high, expires) if expires > now else high
+                low = max(low, expires) if expires <= now else low
+                deadline = expires if deadline is None else min(deadline, expires)
                 continue
             for edge in (expires - margin, expires):
                 if edge <= now:

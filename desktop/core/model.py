@@ -22,6 +22,7 @@ class Dialect(enum.Enum):
     A = "hermes-0.19"  # hermes-agent 0.19.0 tui_gateway: approval.request events, FIFO answers
     B = "tui-gateway"  # newer main tui_gateway: server->client `approval` requests (srq- ids)
     C = "canonical"  # canonical gateway: approval.request events with prompt_id + generation
+    HERMES020 = "hermes-0.20"  # hermes-agent 0.20: approval.request events with a request_id
 
 
 class Choice(enum.Enum):

@@ -26,7 +26,7 @@ from desktop.core.events import (
 from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect
 from desktop.core.outbox import PendingCall, Purpose
-from desktop.core.resubscribe import resubscribe_all
+from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.snapshots import fold_snapshot, reconcile_pending
 from desktop.core.wire_effects import settle_session
 
@@ -72,6 +72,9 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
         )
     )
     resubscribe_all(core)
+    if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
+        for session in core.sessions.followed():
+            poll_pending(core, session.session_id)
 
 
 def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:

@@ -20,3 +20,4 @@ class CoreSettings:
     max_json_depth: int = 64  # deeper frames become ProtocolErrorReceived
     max_resolved_approvals: int = 200  # resolved rows kept for the UI; older ones are dropped
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
+    pending_poll_interval: float = 10.0  # 0.20: approval.pending while its rows are open

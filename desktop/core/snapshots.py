@@ -78,6 +78,9 @@ def reconcile_pending(
     """``approval.pending {approvals: [{request_id, ...}]}``: close rows no longer pending."""
     items = payloads.objects(result, "approvals")
     if items is not None:
+        for event in core.adapter.pending_requests(session_id, items):
+            if isinstance(event, ApprovalAsked):
+                ask(core, event)  # 0.20: also what was asked while the tray was away
         pending = [payloads.text(item, "request_id") for item in items]
         core.approvals.pending_listed(session_id, pending, watermark)
 

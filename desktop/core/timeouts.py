@@ -60,7 +60,7 @@ class ApprovalTimeouts:
         """``(seconds, basis)`` for a row arriving now; ``basis`` is None when assumed."""
         if self.learned is not None:
             return self.learned, self.learned
-        if kind is RowKind.FIFO:
+        if kind in (RowKind.FIFO, RowKind.BY_ID):
             return self.settings.a_approval_timeout, None
         if kind is RowKind.SERVER_REQUEST:
             return self.settings.b_approval_timeout, None

@@ -23,6 +23,7 @@ class RowKind(enum.Enum):
     FIFO = "fifo"  # 0.19.0 event with no id: approval.respond resolves the session's oldest
     SERVER_REQUEST = "server request"  # `approval` server->client request: answer by its id
     PROMPT = "prompt"  # canonical event: prompt_id + execution_generation
+    BY_ID = "by id"  # 0.20 event with a request_id: approval.respond resolves exactly that one
 
 
 @dataclass(frozen=True, slots=True)

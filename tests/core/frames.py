@@ -184,7 +184,10 @@ class Driver:
         if dialect is Dialect.C or dialect is None or not ready:
             self.flush()
             return self
-        self.feed(event("gateway.ready", "", {"skin": {}}))
+        ready: dict[str, Any] = {"skin": {}}
+        if dialect is Dialect.HERMES020:
+            ready["change_events"] = True  # what tells 0.20 from 0.19.0 (both refuse caps)
+        self.feed(event("gateway.ready", "", ready))
         caps = self.request("client.capabilities")
         if dialect is Dialect.B:
             self.feed(result(caps["id"], {"server_requests": ["approval", "clarify"]}))

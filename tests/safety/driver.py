@@ -7,6 +7,7 @@ handshake and the "fresh approval" probe are written here from protocol.md, per 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -28,6 +29,14 @@ def approval_frame(
     dialect: Dialect, session_id: str, ident: str, command: str, generation: int = 7
 ) -> str:
     """A well-formed approval of ``dialect`` (``ident``: srq id on B, prompt id on C)."""
+    if dialect is Dialect.HERMES020:
+        payload = {
+            "command": command,
+            "pattern_keys": ["k"],
+            "request_id": hashlib.md5(ident.encode()).hexdigest(),  # 32 hex, as 0.20 sends
+            "choices": ["once", "session", "always", "deny"],
+        }
+        return event("approval.request", session_id, payload)
     if dialect is Dialect.A:
         payload = {
             "command": command,
@@ -74,7 +83,11 @@ class CoreDriver:
         self.core.connection_opened(epoch, subprotocol="hermes-gateway-v1" if c else None)
         self.flush()
         if not c:
-            self.feed(event("gateway.ready", "", {"skin": {}}))
+            ready = {
+                "skin": {},
+                **({"change_events": True} if self.dialect is Dialect.HERMES020 else {}),
+            }
+            self.feed(event("gateway.ready", "", ready))
             caps = next(
                 json.loads(f.text) for f in self.written if '"client.capabilities"' in f.text
             )
@@ -137,6 +150,13 @@ class CoreDriver:
         if self.dialect is Dialect.A:
             assert frame["method"] == "approval.respond"
             assert frame["params"] == {"session_id": sid, "choice": "once"}
+        elif self.dialect is Dialect.HERMES020:
+            request_id = hashlib.md5(ident.encode()).hexdigest()
+            assert frame["params"] == {
+                "session_id": sid,
+                "choice": "once",
+                "request_id": request_id,
+            }
         elif self.dialect is Dialect.B:
             assert frame == {"jsonrpc": "2.0", "id": ident, "result": {"choice": "once"}}
         else:

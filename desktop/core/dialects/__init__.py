@@ -8,6 +8,7 @@ from __future__ import annotations
 from desktop.core.dialects.base import DialectAdapter
 from desktop.core.dialects.canonical import CanonicalAdapter
 from desktop.core.dialects.hermes019 import Hermes019Adapter
+from desktop.core.dialects.hermes020 import Hermes020Adapter
 from desktop.core.dialects.provisional import ProvisionalAdapter
 from desktop.core.dialects.tui_gateway import TuiGatewayAdapter
 from desktop.core.model import Dialect
@@ -23,6 +24,8 @@ def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapt
         return Hermes019Adapter(limit)
     if dialect is Dialect.B:
         return TuiGatewayAdapter(limit)
+    if dialect is Dialect.HERMES020:
+        return Hermes020Adapter(limit)
     if dialect is Dialect.C:
         return CanonicalAdapter(limit, settings.canonical_resume_source)
     return ProvisionalAdapter(limit)

@@ -93,6 +93,10 @@ class DialectAdapter:
             "close_on_disconnect": False,
         }
 
+    def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
+        return []
+
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
         """The open requests a resume snapshot re-delivers, or None if it lists none at all.
 
