@@ -12,19 +12,13 @@ socket that owns it, unless the app unwatched it), and the reported YOLO flag, f
 effective YOLO and its source derive: ``approvals.mode`` ``off`` bypasses everything
 (MODE_OFF); otherwise the latest YOLO report is the effective bypass (SESSION when on).
 
-Why the *latest* report, whichever kind: both ``session.info.yolo`` and a ``config.get``/
-``config.set`` result are snapshots taken at different moments, and 0.19.0 can deliver them out
-of step. Turning YOLO on just as a turn ended gave ``session.info yolo:true`` (the set), then a
-stale ``session.info yolo:false`` computed earlier by the turn-ending thread, then the set's
-result ``value:"1"``; preferring ``session.info`` kept the menu at "off" while Hermes had it on.
-So reports apply in arrival order. One exception keeps the other danger away: a ``config.set``
-result ``"0"`` says only that the *session* flag is off, while ``session.info.yolo`` is the
-effective bypass (``HERMES_YOLO_MODE`` frozen at the gateway's start ORs into it). If a
-``session.info`` that arrived while that call was out said ``yolo:true`` (0.19.0 sends the
-call's own ``session.info`` just before the result), the bypass stays shown as on: a menu that
-says "on" while it is off costs a surprise prompt; one that says "off" while it is on lets
-commands run unasked while the person thinks they are asked. Canonical gateways report no
-``yolo`` in info, so their config results alone decide.
+Reports apply in arrival order (``session.info.yolo`` and config results are snapshots taken
+at different moments, and 0.19.0 delivers them out of step), with one exception that errs
+towards "on": a ``config.set`` result ``"0"`` says only that the *session* flag is off, while
+``session.info.yolo`` is the effective bypass (``HERMES_YOLO_MODE`` ORs into it); if a
+``session.info`` that arrived while that call was out said ``yolo:true``, YOLO stays shown as on.
+A menu that wrongly says "on" costs a surprise prompt; one that wrongly says "off" lets commands
+run unasked. Canonical gateways report no ``yolo`` in info, so their config results decide.
 """
 
 from __future__ import annotations
