@@ -12,7 +12,7 @@ class CoreSettings:
     max_frame_bytes: int = 8 * 1024 * 1024  # larger frames become ProtocolErrorReceived
     max_command_chars: int = 1_000_000  # longer commands are refused as unanswerable, not cut
     a_approval_timeout: float = 60.0  # 0.19.0 default approvals.timeout; nothing is sent on it
-    b_approval_timeout: float = 300.0  # newer main default (the server says when, via cancel)
+    b_approval_timeout: float = 300.0  # newer main and 0.20 default (B: the server says when)
     c_approval_timeout: float = 300.0
     staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
     session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)

@@ -73,7 +73,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LEARNS_TIMEOUT = (Dialect.A, Dialect.B)  # C rows end by approval.settled; its keys are closed
+LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settled says when
 PROFILE_CALL_TIMEOUT = 10.0
 
 
