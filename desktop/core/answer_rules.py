@@ -5,19 +5,20 @@ one small pure function, tested case by case. The strictest part is for 0.19.0 (
 ``approval.respond`` resolves the session's *oldest* pending approval, so only the head of the
 session's FIFO may be answered, and never when the server may already have given up on it (too
 close to its timeout). Rows of a kind the connected gateway cannot take, rows seen before the
-handshake, over-long commands and anything while disconnected are never answerable.
+handshake, over-long commands, rows of a session the tray does not follow (first seen in the
+approval itself, or unwatched) and anything while disconnected are never answerable.
 
 A FIFO row can also *look* like the head without being it: after the tray resumed a 0.19.0
 session mid-turn, an approval published while it was away is never re-sent, so the first one it
 sees may sit behind an unseen one. Such rows start STALE with :data:`HEAD_UNSURE` (the approval
-book decides when) and are answered only through the explicit confirmation.
+lifecycle decides when) and are answered only through the explicit confirmation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, ApprovalPhase, Dialect
+from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
 
 NO_HANDSHAKE = "waiting for the gateway's handshake"
@@ -27,6 +28,10 @@ WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
 NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
 TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
 SENDING = "an answer is on its way"
+NOT_FOLLOWED = (
+    "the tray does not follow this session, so it cannot vouch for what Hermes asks there; "
+    "answer it in the window that runs the session"
+)
 # STALE reasons, not blocks: the person may still answer after checking Hermes (confirm).
 HEAD_UNSURE = (
     "the tray was not following this session while it ran, so Hermes 0.19 may hold an earlier "
@@ -54,28 +59,22 @@ class AnswerContext:
     now: float
     margin: float  # seconds before the local timeout at which FIFO rows stop being answerable
 
-    @property
-    def rules(self) -> Rules:
-        """Everything but the time (what a cached answer must be keyed on)."""
-        return (self.dialect, self.answers, self.connected, self.margin)
-
-
-Rules = tuple[Dialect | None, frozenset[RowKind], bool, float]  # AnswerContext.rules
-
 
 def assess(
-    approval: Approval,
+    phase: ApprovalPhase,
+    expires_at: float | None,
     kind: RowKind,
     *,
     too_long: bool,
     is_head: bool,
     stale_reason: str,
     ctx: AnswerContext,
+    followed: bool = True,
 ) -> tuple[bool, str]:
     """``(answerable, blocked_reason)`` for one approval."""
-    if approval.phase is ApprovalPhase.RESOLVED:
+    if phase is ApprovalPhase.RESOLVED:
         return False, ""
-    if approval.phase is ApprovalPhase.SENDING:
+    if phase is ApprovalPhase.SENDING:
         return False, SENDING
     if too_long:
         return False, TOO_LONG
@@ -85,16 +84,18 @@ def assess(
         return False, NO_HANDSHAKE
     if kind not in ctx.answers:
         return False, WRONG_SHAPE
+    if not followed:
+        return False, NOT_FOLLOWED
     if kind is RowKind.FIFO:
         if not is_head:
             return False, NOT_HEAD
-        if in_margin(approval, ctx.now, ctx.margin):
+        if in_margin(expires_at, ctx.now, ctx.margin):
             return False, TOO_CLOSE
-    if approval.phase is ApprovalPhase.STALE:
+    if phase is ApprovalPhase.STALE:
         return True, stale_reason
     return True, ""
 
 
-def in_margin(approval: Approval, now: float, margin: float) -> bool:
-    """Whether ``now`` is within ``margin`` of (or past) the approval's local timeout."""
-    return approval.expires_at is not None and now >= approval.expires_at - margin
+def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
+    """Whether ``now`` is within ``margin`` of (or past) an approval's local timeout."""
+    return expires_at is not None and now >= expires_at - margin

@@ -2,9 +2,10 @@
 
 Theory of operation (modelled on websockets' ``protocol.py`` and h11's state table):
 
-* The I/O adapter (``desktop.gateway.connection``) owns the socket. For every WebSocket text
-  message it calls :meth:`GatewayCore.receive_text`, then drains :meth:`data_to_send` (write each
-  frame, then report :meth:`frame_written` or :meth:`frame_failed`) and :meth:`events_received`.
+* The I/O adapter (``desktop.gateway.client`` with its ``pump``) owns the socket. For every
+  WebSocket text message it calls :meth:`GatewayCore.receive_text`, then drains
+  :meth:`data_to_send` (write each frame, then report :meth:`frame_written` or
+  :meth:`frame_failed`) and :meth:`events_received`.
 * The core owns the handshake (answering ``gateway.ready`` with ``client.capabilities``), the
   dialect, the sessions, the approvals and their batches, and the per-dialect answer rule. It
   also issues its own housekeeping calls (resubscribe after reconnect, approval reconciliation);
@@ -19,7 +20,7 @@ with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lo
 
 Where things live: framing in ``jsonrpc``; one adapter per dialect in ``dialects``; the meaning
 of each frame in ``wire_effects``; sessions in ``session_state``; the approval lifecycle in
-``approvals`` (answerability in ``answer_rules``); decisions in ``decisions``; resume snapshots
+``lifecycle`` (answerability in ``answer_rules``); decisions in ``decisions``; resume snapshots
 in ``snapshots`` and ``resubscribe``; answers to requests in ``responses``. This class is the
 facade that owns the shared ``CoreState`` and ends every input with one flush of events.
 """
@@ -66,30 +67,30 @@ class GatewayCore:
         if core.connected:
             decisions.connection_lost(core)
         core.epoch, core.connected = epoch, True
+        core.approvals.transport_opened()
         if core.handshake.opened(subprotocol):
             handshake_done(core, Dialect.C)
-        core.finish()
+        self._finish()
 
     def connection_lost(self) -> None:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
         if self._core.connected:
             decisions.connection_lost(self._core)
-        self._core.finish()
+        self._finish()
 
     # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
-        self._core.approvals.expire_due(self._core.now())
         inbound.receive(self._core, data)
-        self._core.finish()
+        self._finish()
 
     def tick(self) -> None:
         """Apply local timeouts and safety margins at the current clock time."""
-        self._core.finish()
+        self._finish()
 
     def next_deadline(self) -> float | None:
         """The clock time at which :meth:`tick` must next run, or None when nothing counts down."""
-        return self._core.approvals.next_deadline(self._core.now())
+        return self._core.next_deadline()
 
     # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
@@ -105,7 +106,7 @@ class GatewayCore:
     def frame_written(self, frame_id: int) -> None:
         """The adapter handed the frame to the socket successfully."""
         decisions.frame_written(self._core, frame_id)
-        self._core.finish()
+        self._finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
         """Writing failed.
@@ -114,7 +115,7 @@ class GatewayCore:
         epoch); ``True``: outcome unknown (a decision becomes UNKNOWN).
         """
         decisions.frame_failed(self._core, frame_id, maybe_sent)
-        self._core.finish()
+        self._finish()
 
     # -- commands from the app --------------------------------------------------------------
     def call(self, method: str, params: Mapping[str, Any]) -> int:
@@ -150,7 +151,7 @@ class GatewayCore:
         inside the safety margin, or it is STALE and ``confirm_stale`` is False.
         """
         result = decisions.decide(self._core, key, choice, confirm_stale)
-        self._core.finish()
+        self._finish()
         return result
 
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
@@ -160,12 +161,15 @@ class GatewayCore:
         sessions.follow(session_id)
         if stored_session_id:
             sessions.update(session_id, stored_session_id=stored_session_id)
-        self._core.finish()
+        self._core.approvals.follow_changed()
+        self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
-        """Stop resubscribing ``session_id`` after reconnects (its state stays shown)."""
+        """Stop following ``session_id``: not resubscribed after reconnects, rows read-only."""
         if self._core.sessions.get(session_id) is not None:
             self._core.sessions.follow(session_id, on=False)
+            self._core.approvals.follow_changed()  # its rows are read-only from now on
+            self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
         """Queue ``session.resume`` for a known session with this dialect's params.
@@ -175,13 +179,13 @@ class GatewayCore:
         not done, unknown session, or no stored id on tui_gateway).
         """
         rpc_id = resubscribe.resume(self._core, session_id, Purpose.APP)
-        self._core.finish()
+        self._finish()
         return rpc_id
 
     def reconcile_approvals(self, session_id: str) -> int | None:
         """B only: poll ``approval.pending`` to close cards another viewer answered by frame."""
         rpc_id = resubscribe.poll_pending(self._core, session_id)
-        self._core.finish()
+        self._finish()
         return rpc_id
 
     def set_approval_timeout(self, seconds: float) -> None:
@@ -196,7 +200,7 @@ class GatewayCore:
             ValueError: ``seconds`` is negative, NaN or infinite.
         """
         self._core.approvals.set_timeout(seconds)
-        self._core.finish()
+        self._finish()
 
     @property
     def approval_timeout(self) -> float | None:
@@ -206,7 +210,7 @@ class GatewayCore:
     def apply_usage_result(self, session_id: str, result: Mapping[str, Any]) -> None:
         """Fold a ``session.usage`` RPC result (any shape) into ``session_id``."""
         self._core.sessions.apply_usage(session_id, result)
-        self._core.finish()
+        self._finish()
 
     def apply_config_result(self, session_id: str, key: str, result: Mapping[str, Any]) -> None:
         """Fold a ``config.get``/``config.set`` result for ``yolo`` or ``approvals.mode``.
@@ -214,7 +218,15 @@ class GatewayCore:
         ``session_id`` may be "" for the global approval mode (applies to every session).
         """
         apply_config_result(self._core, session_id, key, result)
-        self._core.finish()
+        self._finish()
+
+    def _finish(self) -> None:
+        """End of every input: 0.20's timed pending list, then the core's own end of input."""
+        core = self._core
+        if core.approvals.by_id or core.poll_at is not None:
+            core.approvals.tick()  # the open rows as of now
+            resubscribe.poll_while_open(core)
+        core.finish()
 
     # -- read-only state --------------------------------------------------------------------
     @property
@@ -233,8 +245,8 @@ class GatewayCore:
 
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
-        return tuple(row.approval for row in self._core.approvals.rows())
+        return self._core.approvals.rows()
 
     def approval(self, key: str) -> Approval | None:
         row = self._core.approvals.get(key)
-        return row.approval if row else None
+        return row.approval() if row else None

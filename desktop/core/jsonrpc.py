@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 framing for the Hermes gateway WebSocket: parse, classify, encode.
 
-Why a module of its own: this is the one place untrusted bytes become Python values, so it is
-where size, nesting and encoding are bounded and where every malformed input becomes a typed
+This is where untrusted bytes become Python values, so it is where size, nesting and encoding
+are bounded and where every malformed input becomes a typed
 :class:`~desktop.core.events.ProtocolErrorReceived` instead of an exception (protocol.md §1.4).
 
 One WebSocket message normally holds one object, but several objects separated by newlines
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,18 +80,33 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
     out: list[Incoming] = []
     errors = 0
     shallow = _bracket_bound(text) <= max_depth
-    for item in _whole(text) or _objects(text):
-        if isinstance(item, ProtocolErrorReceived):
-            errors += 1
-            if errors > MAX_ERRORS_PER_MESSAGE:
-                out.append(ProtocolErrorReceived("too many broken frames in one message", ""))
-                break
-            out.append(item)
-        elif not shallow and _depth(item) > max_depth:
-            out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
+    position, end = 0, len(text)
+    while True:
+        while position < end and text[position] in _WHITESPACE:
+            position += 1
+        if position >= end:
+            return out
+        try:
+            value, position = _DECODER.raw_decode(text, position)
+        except RecursionError:
+            broken = ProtocolErrorReceived("nested too deeply", _near(text, position))
+        except ValueError as exc:  # JSONDecodeError, bad constants, over-long integers
+            broken = ProtocolErrorReceived(f"not JSON ({_first_line(exc)})", _near(text, position))
         else:
-            out.append(classify(item))
-    return out
+            if not shallow and _depth(value) > max_depth:
+                out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
+            else:
+                out.append(classify(value))
+            continue
+        errors += 1
+        if errors > MAX_ERRORS_PER_MESSAGE:
+            out.append(ProtocolErrorReceived("too many broken frames in one message", ""))
+            return out
+        out.append(broken)
+        newline = text.find("\n", position)  # resynchronise at the next line
+        if newline < 0:
+            return out
+        position = newline + 1
 
 
 def classify(obj: object) -> Incoming:
@@ -159,46 +174,6 @@ def _reject_constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _whole(text: str) -> list[object] | None:
-    """``[value]`` when ``text`` is one JSON value with nothing around it, else None.
-
-    Why: that is nearly every message, and it needs no generator and no whitespace scan. Any
-    other text (whitespace, several values, broken JSON) gives None and goes through
-    :func:`_objects`, which starts again from the beginning, so what is returned cannot differ.
-    This runs one frame below ``parse_message``, as the generator does, so the recursion limit
-    stops a deep value at the same point either way.
-    """
-    if not text or text[0] in _WHITESPACE:
-        return None
-    try:
-        value, end = _DECODER.raw_decode(text, 0)
-    except (RecursionError, ValueError):
-        return None
-    return [value] if end == len(text) else None
-
-
-def _objects(text: str) -> Iterator[object | ProtocolErrorReceived]:
-    position, end = 0, len(text)
-    while True:
-        while position < end and text[position] in _WHITESPACE:
-            position += 1
-        if position >= end:
-            return
-        try:
-            value, position = _DECODER.raw_decode(text, position)
-        except RecursionError:
-            yield ProtocolErrorReceived("nested too deeply", _near(text, position))
-        except ValueError as exc:  # JSONDecodeError, bad constants, over-long integers
-            yield ProtocolErrorReceived(f"not JSON ({_first_line(exc)})", _near(text, position))
-        else:
-            yield value
-            continue
-        newline = text.find("\n", position)
-        if newline < 0:
-            return
-        position = newline + 1
 
 
 def _near(text: str, position: int) -> str:

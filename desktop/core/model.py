@@ -2,8 +2,7 @@
 
 Why frozen: the core hands these objects to the Qt side (through the bridge) and to tests; a
 frozen snapshot can be rendered or compared without anyone mutating the core's state behind its
-back. The core replaces a value (``dataclasses.replace``) whenever something changes and emits an
-event carrying the new value.
+back. Inside, the core keeps mutable rows and builds a new value whenever it emits an event.
 
 Nothing here imports Qt, asyncio or websockets (enforced by ``tests/test_layering.py``).
 """
@@ -23,6 +22,7 @@ class Dialect(enum.Enum):
     A = "hermes-0.19"  # hermes-agent 0.19.0 tui_gateway: approval.request events, FIFO answers
     B = "tui-gateway"  # newer main tui_gateway: server->client `approval` requests (srq- ids)
     C = "canonical"  # canonical gateway: approval.request events with prompt_id + generation
+    HERMES020 = "hermes-0.20"  # hermes-agent 0.20: approval.request events with a request_id
 
 
 class Choice(enum.Enum):
@@ -126,6 +126,9 @@ class ApprovalPhase(enum.Enum):
     SENDING = "sending"  # a decision frame is queued or in flight; no second one is allowed
     STALE = "stale"  # the core cannot be sure the server still waits on exactly this command
     RESOLVED = "resolved"
+
+
+OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer is still wanted
 
 
 class OutcomeKind(enum.Enum):
@@ -242,17 +245,3 @@ class DecisionResult:
 
     sent: bool
     reason: str = ""
-
-
-_ABSENT = object()
-
-
-def same_fields(value: object, changes: dict[str, object]) -> bool:
-    """Whether ``dataclasses.replace(value, **changes)`` would give a value equal to ``value``.
-
-    Why: the books replace a frozen value and compare it with the old one on every input, and
-    most inputs change nothing; building the copy costs far more than looking. Equal fields
-    make an equal copy (dataclass equality compares the fields in order), so skipping the copy
-    changes nothing. An unknown field counts as a change, so ``replace`` still raises for it.
-    """
-    return all(getattr(value, name, _ABSENT) == new for name, new in changes.items())

@@ -135,6 +135,12 @@ class Outbox:
             self._calls.pop(record.frame.rpc_id, None)
         return True
 
+    def awaits(self, purpose: Purpose, session_id: str) -> bool:
+        """Whether a request of ``purpose`` about ``session_id`` is still unanswered."""
+        return any(
+            c.purpose is purpose and c.session_id == session_id for c in self._calls.values()
+        )
+
     def take_call(self, rpc_id: int) -> PendingCall | None:
         return self._calls.pop(rpc_id, None)
 

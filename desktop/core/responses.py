@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop.core import outcomes, payloads
 from desktop.core.core_state import CoreState
-from desktop.core.dialects.c import GONE_REASONS
+from desktop.core.dialects.canonical import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
     NoticeReceived,
@@ -26,7 +26,7 @@ from desktop.core.events import (
 from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect
 from desktop.core.outbox import PendingCall, Purpose
-from desktop.core.resubscribe import resubscribe_all
+from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.snapshots import fold_snapshot, reconcile_pending
 from desktop.core.wire_effects import settle_session
 
@@ -65,16 +65,16 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
     back speaking another protocol) are withdrawn: their requests died with that server.
     """
     core.use_dialect(dialect)
-    for row in core.approvals.open_rows():
-        if row.epoch < core.epoch and row.kind not in core.adapter.answers:
-            core.resolve(row, outcomes.withdrawn(outcomes.PROTOCOL_CHANGED))
+    core.approvals.connection_opened(dialect, core.adapter.answers, core.epoch)
     core.emit(
         HandshakeCompleted(
             dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch
         )
     )
     resubscribe_all(core)
-    core.approvals.refresh(core.context())
+    if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
+        for session in core.sessions.followed():
+            poll_pending(core, session.session_id)
 
 
 def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
@@ -148,7 +148,7 @@ def _decision_answered(core: CoreState, call: PendingCall, frame: ResponseFrame)
         error.code if error else None,
         error.reason if error else "",
     )
-    core.resolve(row, outcome)
+    core.approvals.answered(row, outcome)
 
 
 def _resume_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:

@@ -16,6 +16,7 @@ from desktop.core.outbox import Purpose
 
 RESUME_METHOD = "session.resume"
 PENDING_METHOD = "approval.pending"
+POLLS_PENDING = (Dialect.B, Dialect.HERMES020)
 
 
 def resume(core: CoreState, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
@@ -47,9 +48,29 @@ def resubscribe_all(core: CoreState) -> None:
         resume(core, session.session_id)
 
 
+def poll_while_open(core: CoreState) -> None:
+    """0.20 says nothing when a request ends: ask its pending list while its rows are open.
+
+    Every ``pending_poll_interval`` seconds, for each session with an open 0.20 row, unless a
+    list for it is already on its way; never while nothing is open.
+    """
+    sessions = core.approvals.by_id if core.dialect is Dialect.HERMES020 else frozenset()
+    if not sessions or not core.connected:
+        core.poll_at = None
+        return
+    now = core.now()
+    if core.poll_at is None:
+        core.poll_at = now + core.settings.pending_poll_interval
+    elif now >= core.poll_at:
+        core.poll_at = now + core.settings.pending_poll_interval
+        for session_id in sorted(sessions):
+            if not core.outbox.awaits(Purpose.PENDING, session_id):
+                poll_pending(core, session_id)
+
+
 def poll_pending(core: CoreState, session_id: str) -> int | None:
-    """B only: ask ``approval.pending`` to close cards another viewer answered by frame."""
-    if core.dialect is not Dialect.B or core.sessions.get(session_id) is None:
+    """B and 0.20: ask ``approval.pending`` which requests still wait (others end)."""
+    if core.dialect not in POLLS_PENDING or core.sessions.get(session_id) is None:
         return None
     frame = core.outbox.request(
         PENDING_METHOD,

@@ -12,19 +12,13 @@ socket that owns it, unless the app unwatched it), and the reported YOLO flag, f
 effective YOLO and its source derive: ``approvals.mode`` ``off`` bypasses everything
 (MODE_OFF); otherwise the latest YOLO report is the effective bypass (SESSION when on).
 
-Why the *latest* report, whichever kind: both ``session.info.yolo`` and a ``config.get``/
-``config.set`` result are snapshots taken at different moments, and 0.19.0 can deliver them out
-of step. Turning YOLO on just as a turn ended gave ``session.info yolo:true`` (the set), then a
-stale ``session.info yolo:false`` computed earlier by the turn-ending thread, then the set's
-result ``value:"1"``; preferring ``session.info`` kept the menu at "off" while Hermes had it on.
-So reports apply in arrival order. One exception keeps the other danger away: a ``config.set``
-result ``"0"`` says only that the *session* flag is off, while ``session.info.yolo`` is the
-effective bypass (``HERMES_YOLO_MODE`` frozen at the gateway's start ORs into it). If a
-``session.info`` that arrived while that call was out said ``yolo:true`` (0.19.0 sends the
-call's own ``session.info`` just before the result), the bypass stays shown as on: a menu that
-says "on" while it is off costs a surprise prompt; one that says "off" while it is on lets
-commands run unasked while the person thinks they are asked. Canonical gateways report no
-``yolo`` in info, so their config results alone decide.
+Reports apply in arrival order (``session.info.yolo`` and config results are snapshots taken
+at different moments, and 0.19.0 delivers them out of step), with one exception that errs
+towards "on": a ``config.set`` result ``"0"`` says only that the *session* flag is off, while
+``session.info.yolo`` is the effective bypass (``HERMES_YOLO_MODE`` ORs into it); if a
+``session.info`` that arrived while that call was out said ``yolo:true``, YOLO stays shown as on.
+A menu that wrongly says "on" costs a surprise prompt; one that wrongly says "off" lets commands
+run unasked. Canonical gateways report no ``yolo`` in info, so their config results decide.
 """
 
 from __future__ import annotations
@@ -42,7 +36,6 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
-    same_fields,
 )
 from desktop.core.todos import supersedes
 from desktop.core.usage import fold_usage, fold_usage_payload
@@ -66,8 +59,6 @@ class SessionBook:
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self._changed: dict[str, None] = {}
-        self._members = 0  # bumped whenever a session comes, goes or is renamed
-        self._waiting_applied: tuple[frozenset[str], int] | None = None  # (ids, _members)
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -79,6 +70,10 @@ class SessionBook:
 
     def followed(self) -> list[SessionState]:
         return [record.state for record in self._records.values() if record.followed]
+
+    def is_followed(self, session_id: str) -> bool:
+        record = self._records.get(session_id)
+        return record is not None and record.followed
 
     def by_stored_id(self, stored_session_id: str) -> SessionState | None:
         for record in self._records.values():
@@ -100,7 +95,6 @@ class SessionBook:
         record = self._records.get(session_id)
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
-            self._members += 1
             self._changed[session_id] = None
         return record.state
 
@@ -110,23 +104,20 @@ class SessionBook:
 
     def update(self, session_id: str, **changes: Any) -> None:
         record = self._record(session_id)
-        if same_fields(record.state, changes):
-            return  # most reports repeat what is shown (see model.same_fields)
-        new = dataclasses.replace(record.state, **changes)
-        if new != record.state:
-            record.state = new
+        state = record.state
+        moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
+        if moved:  # most reports repeat what is shown
+            record.state = dataclasses.replace(state, **moved)
             self._changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
         self._changed.pop(session_id, None)
-        self._members += 1
         return self._records.pop(session_id, None) is not None
 
     def rename(self, old: str, new: str) -> None:
         """A resume answered with another runtime id: the session lives on under ``new``."""
         record = self._records.pop(old, None)
         self._changed.pop(old, None)
-        self._members += 1
         if record is None or new in self._records:
             return
         record.state = dataclasses.replace(record.state, session_id=new)
@@ -138,18 +129,11 @@ class SessionBook:
         self.update(session_id, running=running, status=_status(record.waiting, running))
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
-        """Mark exactly these sessions as waiting on the person (open approvals).
-
-        Skipped when the same ids were applied last and no session came, went or was renamed
-        since: every flag already matches (only this method sets them), so nothing would move.
-        """
-        if self._waiting_unchanged(waiting_ids):
-            return
+        """Mark exactly these sessions as waiting on the person (open approvals)."""
         for session_id, record in self._records.items():
             if record.waiting != (session_id in waiting_ids):
                 record.waiting = session_id in waiting_ids
                 self._restatus(session_id)
-        self._waiting_applied = (frozenset(waiting_ids), self._members)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
@@ -211,22 +195,6 @@ class SessionBook:
             self.set_mode(session_id, mode)
 
     # -- internals --------------------------------------------------------------------------
-    def _waiting_unchanged(self, waiting_ids: AbstractSet[str]) -> bool:
-        """Whether these ids were applied last; an equal set is kept so the next check is `is`.
-
-        (The approval book hands out the same frozenset until its open rows change, so most
-        checks cost one identity test, not a comparison as long as the waiting sessions.)
-        """
-        applied = self._waiting_applied
-        if applied is None or applied[1] != self._members:
-            return False
-        if applied[0] is waiting_ids:
-            return True
-        if applied[0] != waiting_ids:
-            return False
-        self._waiting_applied = (frozenset(waiting_ids), self._members)
-        return True
-
     def _record(self, session_id: str) -> _Record:
         self.ensure(session_id)
         return self._records[session_id]

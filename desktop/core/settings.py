@@ -1,8 +1,4 @@
-"""Tunables of the core (re-exported as ``desktop.core.gateway_core.CoreSettings``).
-
-Why a module of its own: the dialect adapters and the approval book need the settings, and
-``gateway_core`` imports them; keeping the dataclass here avoids an import cycle.
-"""
+"""Tunables of the core (re-exported as ``desktop.core.gateway_core.CoreSettings``)."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ class CoreSettings:
     max_frame_bytes: int = 8 * 1024 * 1024  # larger frames become ProtocolErrorReceived
     max_command_chars: int = 1_000_000  # longer commands are refused as unanswerable, not cut
     a_approval_timeout: float = 60.0  # 0.19.0 default approvals.timeout; nothing is sent on it
-    b_approval_timeout: float = 300.0  # newer main default (the server says when, via cancel)
+    b_approval_timeout: float = 300.0  # newer main and 0.20 default (B: the server says when)
     c_approval_timeout: float = 300.0
     staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
     session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)
@@ -24,3 +20,4 @@ class CoreSettings:
     max_json_depth: int = 64  # deeper frames become ProtocolErrorReceived
     max_resolved_approvals: int = 200  # resolved rows kept for the UI; older ones are dropped
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
+    pending_poll_interval: float = 10.0  # 0.20: approval.pending while its rows are open

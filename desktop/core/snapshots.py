@@ -7,7 +7,7 @@ snapshot no longer lists were settled elsewhere. Only rows that arrived before t
 sent are judged (its *watermark*): a request published after the snapshot was taken is not
 missing from it. 0.19.0 lists no approvals, so its rows stay STALE unless the session stopped;
 and when a resume finds a 0.19.0 session running, approvals it published meanwhile are lost to
-the tray, so its FIFO head is in doubt until the turn ends (``ApprovalBook.doubt_head``).
+the tray, so its FIFO head is in doubt until the turn ends (``ApprovalLifecycle.doubt_head``).
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.approval_rows import OPEN_WAITING
 from desktop.core.core_state import CoreState
 from desktop.core.events import SessionRemoved
 from desktop.core.model import TodoList
 from desktop.core.todos import parse_todos
 from desktop.core.wire import ApprovalAsked, RowKind
 from desktop.core.wire_effects import apply_wire, ask, settle_session
-
-_KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
 
 
 def fold_snapshot(
@@ -46,6 +43,9 @@ def fold_snapshot(
         _migrate(core, known_id, runtime)
     sessions = core.sessions
     sessions.ensure(runtime)
+    if not sessions.is_followed(runtime):  # the tray created or resumed it: it follows it
+        sessions.follow(runtime)
+        core.approvals.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
     if stored:
         sessions.update(runtime, stored_session_id=stored)
@@ -77,19 +77,12 @@ def reconcile_pending(
 ) -> None:
     """``approval.pending {approvals: [{request_id, ...}]}``: close rows no longer pending."""
     items = payloads.objects(result, "approvals")
-    if items is None:
-        return
-    pending = {payloads.text(item, "request_id") for item in items} - {""}
-    for row in core.approvals.open_rows(session_id):
-        request_id = row.asked.request_id
-        if row.kind is not RowKind.SERVER_REQUEST or row.phase not in OPEN_WAITING:
-            continue
-        if not request_id or row.seq > watermark:
-            continue
-        if request_id in pending:
-            core.approvals.confirm(row)
-        else:
-            core.resolve(row, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+    if items is not None:
+        for event in core.adapter.pending_requests(session_id, items):
+            if isinstance(event, ApprovalAsked):
+                ask(core, event)  # 0.20: also what was asked while the tray was away
+        pending = [payloads.text(item, "request_id") for item in items]
+        core.approvals.pending_listed(session_id, pending, watermark)
 
 
 def _reconcile_requests(
@@ -104,10 +97,7 @@ def _reconcile_requests(
             listed.add(ask(core, event).key)
         else:
             apply_wire(core, event)
-    for row in core.approvals.open_rows(session_id):
-        judged = row.kind in _KEYED and row.phase in OPEN_WAITING and row.seq <= watermark
-        if judged and row.key not in listed:
-            core.resolve(row, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+    core.approvals.listed(session_id, listed, watermark)
 
 
 def _fold_todo_state(core: CoreState, session_id: str, snapshot: Mapping[str, Any]) -> None:
@@ -125,8 +115,6 @@ def _fold_todo_state(core: CoreState, session_id: str, snapshot: Mapping[str, An
 
 def _migrate(core: CoreState, old: str, new: str) -> None:
     """tui_gateway rebuilt the session under a new runtime id; the old one's requests are gone."""
-    for row in core.approvals.open_rows(old):
-        core.approvals.resolve(row, outcomes.withdrawn(outcomes.SESSION_GONE))
-    core.approvals.forget_session(old)
+    core.approvals.session_gone(old, outcomes.withdrawn(outcomes.SESSION_GONE))
     core.sessions.rename(old, new)
     core.emit(SessionRemoved(old, f"resumed as {new}"))

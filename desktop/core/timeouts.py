@@ -17,8 +17,9 @@ dangerous (an answer may land after Hermes gave up); too short only costs conven
 expires while Hermes still waits, and the person answers in Hermes itself). Hence the rules:
 
 1. Until the gateway layer learns the real value, ``T`` is the dialect's default
-   (``CoreSettings.a_approval_timeout`` = 60 s, Hermes 0.19.0's own default; B/C: 300 s, which
-   on B only drives the countdown — B rows end by ``request.cancel`` reason ``timeout``).
+   (``CoreSettings.a_approval_timeout`` = 60 s, Hermes 0.19.0's own default; B/C and 0.20:
+   300 s, which on B only drives the countdown — B rows end by ``request.cancel`` reason
+   ``timeout``; a 0.20 answer by id that lands late resolves nothing, so erring long is safe).
 2. The learned value (``desktop.gateway.approval_timeout`` reads the same config.yaml Hermes
    reads; a per-gateway configured value can only lower it) re-times every open row counted
    from the *assumed* default, longer or shorter: it is read right after the handshake from
@@ -62,7 +63,7 @@ class ApprovalTimeouts:
             return self.learned, self.learned
         if kind is RowKind.FIFO:
             return self.settings.a_approval_timeout, None
-        if kind is RowKind.SERVER_REQUEST:
+        if kind in (RowKind.SERVER_REQUEST, RowKind.BY_ID):  # 0.20 waits 300 s by default too
             return self.settings.b_approval_timeout, None
         return self.settings.c_approval_timeout, None
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import payloads
-from desktop.core.model import Usage, same_fields
+from desktop.core.model import Usage
 
 _COUNTERS: dict[str, tuple[str, ...]] = {
     "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
@@ -58,9 +58,8 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     model = payloads.text(data, "model")
     if model:
         changes["model"] = model
-    if same_fields(current, changes):  # also when there are none
-        return current  # an equal value; sessions compare by value (model.same_fields)
-    return dataclasses.replace(current, **changes)
+    moved = {name: value for name, value in changes.items() if getattr(current, name) != value}
+    return dataclasses.replace(current, **moved) if moved else current
 
 
 def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:

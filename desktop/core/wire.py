@@ -23,6 +23,7 @@ class RowKind(enum.Enum):
     FIFO = "fifo"  # 0.19.0 event with no id: approval.respond resolves the session's oldest
     SERVER_REQUEST = "server request"  # `approval` server->client request: answer by its id
     PROMPT = "prompt"  # canonical event: prompt_id + execution_generation
+    BY_ID = "by id"  # 0.20 event with a request_id: approval.respond resolves exactly that one
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,16 @@ class TurnEnded:
 class ToolStarted:
     session_id: str
     tool_id: str
+    name: str = ""
+    command: str = ""  # args.command, for terminal calls (not sent by 0.19.0)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSaid:
+    """``message.interim``: what the agent said just before its next tool call."""
+
+    session_id: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +137,9 @@ class ToolCompleted:
     blocked: bool = False
     timed_out: bool = False
     todos: TodoList | None = None
+    command: str = ""  # args.command, for terminal calls
+    exit_code: int | None = None
+    output: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +199,7 @@ WireEvent = (
     | TurnStarted
     | TurnEnded
     | ToolStarted
+    | AgentSaid
     | ToolCompleted
     | GenerationSeen
     | ReplayGap

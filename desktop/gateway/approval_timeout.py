@@ -49,7 +49,7 @@ from desktop.core.model import Dialect
 
 log = logging.getLogger(__name__)
 
-HERMES_DEFAULT = {Dialect.A: 60, Dialect.B: 300}  # approvals.timeout when config has none
+HERMES_DEFAULT = {Dialect.A: 60, Dialect.B: 300, Dialect.HERMES020: 300}  # config has none
 MAX_SECONDS = 31_536_000  # newer Hermes clamps here (agent.deadline.MAX_SAFE_TIMEOUT_S)
 MAX_CONFIG_BYTES = 1 << 20  # a config.yaml is a few KiB; a larger file is not read
 SYSTEM_MANAGED_DIR = Path("/etc/hermes")

@@ -78,7 +78,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LEARNS_TIMEOUT = (Dialect.A, Dialect.B)  # C rows end by approval.settled; its keys are closed
+LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settled says when
 PROFILE_CALL_TIMEOUT = 10.0
 
 
@@ -505,10 +505,13 @@ class GatewayClient(SessionCommands):
 
     # -- commands ---------------------------------------------------------------------------
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key`` (the core queues exactly one frame or refuses), then flush."""
+        """Answer approval ``key`` (the core queues exactly one frame or refuses), then flush.
+
+        The core's events are delivered on the next loop turn, never from inside this call.
+        """
         result = self.core.decide(key, choice, confirm_stale=confirm_stale)
         self._flush()
-        self._after_input()
+        self._deliver_soon()  # listeners see the row's new state after decide() returned
         return result
 
     async def call(

@@ -9,13 +9,12 @@ landed, or the connection dropped with the answer in flight. The journal promise
 Three edges:
 
 * a decision that was never sent (the core refused it) is written at once as "not sent";
-* an approval may resolve *while* ``decide`` is still on the stack (the client delivers the
-  core's events synchronously), i.e. before :meth:`DecisionRecorder.decided` is called; a small
-  bounded memory of recent resolutions covers that order;
+* an approval resolves only after :meth:`DecisionRecorder.decided` was called: the client
+  delivers the core's events on the loop turn after ``decide`` returned;
 * decisions still waiting when their gateway is removed or the app quits are written with an
   "unknown" outcome, so nothing a person decided silently disappears.
 
-Everything is bounded: pending decisions, remembered resolutions and the recent list.
+Everything is bounded: pending decisions and the recent list.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ log = logging.getLogger(__name__)
 
 RECENT_LIMIT = 10
 MAX_PENDING = 500
-MAX_REMEMBERED = 200
 _SURFACES = {s.value for s in Surface}
 _MARKS = {"approved": "✓", "denied": "✗"}
 
@@ -100,7 +98,6 @@ class DecisionRecorder:
         self._journal = journal
         self._clock = clock
         self._pending: OrderedDict[tuple[str, str], _Pending] = OrderedDict()
-        self._resolved: OrderedDict[tuple[str, str], Outcome] = OrderedDict()
         self._recent: deque[JournalEntry] = deque(journal.recent(recent_limit), recent_limit)
 
     @property
@@ -116,11 +113,8 @@ class DecisionRecorder:
         """A decision left the app (or was refused). Written now only if its outcome is known."""
         at = self._clock()
         ident = (made.gateway_id, made.key)
-        already = self._resolved.pop(ident, None)
         if not made.sent:
             return self._write(made, at, f"not sent: {made.reason or 'refused'}")
-        if already is not None:
-            return self._write(made, at, outcome_text(already))
         self._pending[ident] = _Pending(made, at)
         self._pending.move_to_end(ident)
         while len(self._pending) > MAX_PENDING:  # a gateway that never resolves anything
@@ -155,18 +149,12 @@ class DecisionRecorder:
                 approval.command,
             )
             return self._write(made, self._clock(), outcome_text(approval.outcome), choice="none")
-        if pending is None:  # not decided here, or decided but decide() has not returned yet
-            self._resolved[ident] = approval.outcome
-            self._resolved.move_to_end(ident)
-            while len(self._resolved) > MAX_REMEMBERED:
-                self._resolved.popitem(last=False)
+        if pending is None:  # not decided here
             return None
         return self._write(pending.made, pending.at, outcome_text(approval.outcome))
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
-        """Close the decisions of a gateway that is gone; forget its resolutions (keys restart)."""
-        for ident in [i for i in self._resolved if i[0] == gateway_id]:
-            del self._resolved[ident]
+        """Close the decisions of a gateway that is gone."""
         return self._flush(lambda ident: ident[0] == gateway_id, reason)
 
     def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:

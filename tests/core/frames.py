@@ -155,20 +155,39 @@ class Driver:
     written: list[OutboundFrame] = field(default_factory=list)
     emitted: list[CoreEvent] = field(default_factory=list)
     epoch: int = 0
+    follows: tuple[str, ...] = (SID,)
 
     def __post_init__(self) -> None:
         self.core = GatewayCore("gw-test", clock=lambda: self.now, settings=self.settings)
 
     # -- connection -------------------------------------------------------------------------
     def connect(self, dialect: Dialect | None, *, ready: bool = True) -> Driver:
-        """Open a connection and run the handshake of ``dialect`` (None: stop before it)."""
+        """Open a connection and run the handshake of ``dialect`` (None: stop before it).
+
+        The first connection also follows the sessions in ``follows`` (as if the tray had
+        started them): approvals of a session the tray does not follow are never answerable.
+        """
         self.epoch += 1
+        if self.epoch == 1:
+            try:
+                return self._connect(dialect, ready=ready)
+            finally:
+                for session_id in self.follows:
+                    if self.core.session(session_id) is None:
+                        self.core.watch_session(session_id)
+                self.flush()
+        return self._connect(dialect, ready=ready)
+
+    def _connect(self, dialect: Dialect | None, *, ready: bool) -> Driver:
         subprotocol = "hermes-gateway-v1" if dialect is Dialect.C else None
         self.core.connection_opened(self.epoch, subprotocol=subprotocol)
         if dialect is Dialect.C or dialect is None or not ready:
             self.flush()
             return self
-        self.feed(event("gateway.ready", "", {"skin": {}}))
+        ready: dict[str, Any] = {"skin": {}}
+        if dialect is Dialect.HERMES020:
+            ready["change_events"] = True  # what tells 0.20 from 0.19.0 (both refuse caps)
+        self.feed(event("gateway.ready", "", ready))
         caps = self.request("client.capabilities")
         if dialect is Dialect.B:
             self.feed(result(caps["id"], {"server_requests": ["approval", "clarify"]}))

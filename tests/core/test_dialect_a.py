@@ -327,7 +327,10 @@ def test_the_resume_snapshot_after_a_reconnect_closes_rows_of_a_stopped_session(
 
 
 def test_rows_on_other_sessions_are_independent_fifos() -> None:
-    drv = connected().feed(a_approval("a", session_id="s1"), a_approval("b", session_id="s2"))
+    drv = connected()
+    drv.core.watch_session("s1")
+    drv.core.watch_session("s2")
+    drv.feed(a_approval("a", session_id="s1"), a_approval("b", session_id="s2"))
     assert all(row.answerable for row in drv.rows())
     assert drv.rows()[0].batch_id != drv.rows()[1].batch_id
 

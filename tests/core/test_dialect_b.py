@@ -310,8 +310,34 @@ def test_approval_pending_closes_rows_another_viewer_answered_but_not_newer_ones
     assert c.phase is ApprovalPhase.WAITING
 
 
-def test_the_end_of_the_turn_closes_stale_cards_of_other_viewers() -> None:
-    drv = connected().feed(event("message.start", SID), b_approval(SRQ[0]))
-    drv.feed(message_complete())
-    assert drv.row().outcome == outcomes.withdrawn(outcomes.TURN_ENDED)
-    assert drv.decide(drv.row().key, Choice.ONCE)[0] is False
+def test_the_end_of_the_turn_asks_the_gateway_which_cards_still_wait() -> None:
+    drv = connected().feed(event("message.start", SID), b_approval(SRQ[0]), b_approval(SRQ[1]))
+    drv.flush()
+    drv.feed(message_complete())  # never a withdrawal by itself: the pending list decides
+    a, b = drv.rows()
+    assert a.phase is b.phase is ApprovalPhase.WAITING
+    poll = drv.request("approval.pending")
+    assert poll["params"] == {"session_id": SID}
+    drv.feed(result(poll["id"], {"approvals": [{"request_id": f"req-{SRQ[1]}"}]}))
+    a, b = drv.rows()
+    assert a.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)  # another viewer's
+    assert b.phase is ApprovalPhase.WAITING
+
+
+def test_a_malformed_turn_end_withdraws_nothing() -> None:
+    drv = connected().feed(event("message.start", SID), b_approval(SRQ[0]), b_approval(SRQ[1]))
+    drv.feed(event("message.complete", SID, {"status": 7, "usage": "junk", "text": None}))
+    assert [r.phase for r in drv.rows()] == [ApprovalPhase.WAITING] * 2
+    assert drv.decide(drv.row().key, Choice.ONCE)[0] is True
+
+
+def test_the_tool_call_a_card_gated_ending_closes_it() -> None:
+    """Another viewer answered by a response frame: tui_gateway cancels nothing here."""
+    drv = connected().feed(b_approval(SRQ[0], "rm -rf /tmp/x"))
+    args = {"command": "rm -rf /tmp/x"}
+    drv.feed(event("tool.start", SID, {"tool_id": "t1", "name": "terminal", "args": args}))
+    assert drv.row().phase is ApprovalPhase.WAITING
+    result_ok = {"output": "", "exit_code": 0, "error": None}
+    drv.feed(event("tool.complete", SID, {"tool_id": "t1", "args": args, "result": result_ok}))
+    assert drv.row().outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert drv.row().result is not None

@@ -252,3 +252,14 @@ def test_config_results_give_yolo_and_its_source(key: str, value: str, yolo: Yol
     drv.flush()
     drv.feed(result(rpc, {"key": key, "value": value}))
     assert drv.core.session(SID).yolo == yolo  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"status": "complete"}, {"status": 3, "usage": [], "text": None}, {"status": "error"}],
+)
+def test_the_end_of_a_turn_withdraws_no_prompt(payload: dict[str, Any]) -> None:
+    drv = connected().feed(c_approval("p1"), c_approval("p2"))
+    drv.feed(event("message.complete", SID, payload))  # approval.settled says when, not this
+    assert [r.phase for r in drv.rows()] == [ApprovalPhase.WAITING] * 2
+    assert drv.decide(drv.row(0).key, Choice.ONCE)[0] is True

@@ -80,7 +80,7 @@ def test_answerability_case_by_case(
     expected: tuple[bool, str],
 ) -> None:
     args: dict[str, Any] = {"too_long": False, "is_head": True, "stale_reason": ""} | extra
-    assert assess(row, kind, ctx=ctx, **args) == expected
+    assert assess(row.phase, row.expires_at, kind, ctx=ctx, **args) == expected
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_snapshot_items_without_id_or_method_are_skipped() -> None:
 
 
 def test_a_snapshot_of_an_unknown_session_without_an_id_is_ignored() -> None:
-    drv = Driver().connect(Dialect.A)
+    drv = Driver(follows=()).connect(Dialect.A)
     rpc = drv.core.call("session.resume", {"session_id": "by exact title"})
     drv.flush()
     drv.feed(result(rpc, {"running": True}))

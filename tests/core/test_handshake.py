@@ -8,7 +8,7 @@ import pytest
 
 from desktop.core.events import HandshakeCompleted
 from desktop.core.model import Dialect
-from tests.core.frames import Driver, a_approval, b_approval, c_approval, error, event, result
+from tests.core.frames import SID, Driver, a_approval, b_approval, c_approval, error, event, result
 
 
 def dialect_of(drv: Driver) -> Dialect | None:
@@ -95,6 +95,7 @@ def test_approvals_before_the_dialect_is_fixed_are_queued_but_never_answerable(
     frame: dict[str, Any], fixed: Dialect, answerable_after: bool
 ) -> None:
     drv = Driver()
+    drv.core.watch_session(SID)
     drv.core.connection_opened(1)
     drv.feed(event("gateway.ready", "", {}))
     drv.feed(frame)

@@ -101,7 +101,9 @@ def test_once_the_turn_is_over_the_next_approval_is_the_head_again(end: str) -> 
 def test_a_session_resumed_idle_and_other_sessions_are_not_in_doubt() -> None:
     drv = resumed(running=False).feed(a_approval("x"))
     assert (drv.row().phase, drv.row().answerable) == (ApprovalPhase.WAITING, True)
-    drv = resumed(running=True).feed(a_approval("x", session_id="other"))
+    drv = resumed(running=True)
+    drv.core.watch_session("other")
+    drv.feed(a_approval("x", session_id="other"))
     assert (drv.row().phase, drv.row().answerable) == (ApprovalPhase.WAITING, True)
 
 
@@ -120,7 +122,9 @@ def test_attaching_to_a_running_session_puts_it_in_doubt_but_a_new_session_does_
 def test_a_forgotten_session_leaves_no_doubt_behind() -> None:
     drv = resumed(running=True)
     rpc = drv.core.call("session.close", {"session_id": SID})
-    drv.feed(result(rpc, {"closed": True}), a_approval("x"))
+    drv.feed(result(rpc, {"closed": True}))
+    drv.core.watch_session(SID)  # followed again, from scratch
+    drv.feed(a_approval("x"))
     assert (drv.row().phase, drv.row().answerable) == (ApprovalPhase.WAITING, True)
 
 

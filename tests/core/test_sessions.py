@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import outcomes
+from desktop.core import answer_rules, outcomes
 from desktop.core.events import (
     NoticeReceived,
     ProtocolErrorReceived,
@@ -14,6 +14,7 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.model import (
+    ApprovalPhase,
     Choice,
     Dialect,
     SessionState,
@@ -27,6 +28,7 @@ from tests.core.frames import (
     Driver,
     a_approval,
     b_approval,
+    c_approval,
     event,
     message_complete,
     result,
@@ -407,3 +409,25 @@ def test_events_the_tray_does_not_use_change_nothing(frame: dict[str, Any]) -> N
     drv.feed(frame)
     assert [e for e in drv.emitted if not isinstance(e, SessionChanged)] == []
     assert drv.of_type(ProtocolErrorReceived) == []
+
+
+@pytest.mark.parametrize("dialect", [Dialect.A, Dialect.B, Dialect.C])
+def test_an_approval_for_a_session_the_tray_does_not_follow_is_read_only(
+    dialect: Dialect,
+) -> None:
+    """First seen in the request itself, or unwatched: shown, never answered, and said why."""
+    frame = {
+        Dialect.A: a_approval("rm -rf /", session_id="stranger"),
+        Dialect.B: b_approval("srq-0000000000aa", session_id="stranger"),
+        Dialect.C: c_approval("p-9", session_id="stranger"),
+    }[dialect]
+    drv = Driver().connect(dialect).feed(frame)
+    row = drv.row()
+    assert (row.phase, row.answerable) == (ApprovalPhase.WAITING, False)
+    assert row.blocked_reason == answer_rules.NOT_FOLLOWED
+    assert drv.decide(row.key, Choice.ONCE)[:2] == (False, answer_rules.NOT_FOLLOWED)
+    assert drv.decisions() == []
+    drv.core.watch_session("stranger")  # the person chose to follow it
+    assert drv.row().answerable
+    drv.core.unwatch_session("stranger")
+    assert drv.row().blocked_reason == answer_rules.NOT_FOLLOWED

@@ -7,6 +7,7 @@ handshake and the "fresh approval" probe are written here from protocol.md, per 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -28,6 +29,14 @@ def approval_frame(
     dialect: Dialect, session_id: str, ident: str, command: str, generation: int = 7
 ) -> str:
     """A well-formed approval of ``dialect`` (``ident``: srq id on B, prompt id on C)."""
+    if dialect is Dialect.HERMES020:
+        payload = {
+            "command": command,
+            "pattern_keys": ["k"],
+            "request_id": hashlib.md5(ident.encode()).hexdigest(),  # 32 hex, as 0.20 sends
+            "choices": ["once", "session", "always", "deny"],
+        }
+        return event("approval.request", session_id, payload)
     if dialect is Dialect.A:
         payload = {
             "command": command,
@@ -54,6 +63,9 @@ def approval_frame(
     return event("approval.request", session_id, payload, execution_generation=generation)
 
 
+FOLLOWED = ("s1", "s2", "a1b2c3d4")  # sessions the tests' tray follows from the start
+
+
 @dataclass
 class CoreDriver:
     dialect: Dialect
@@ -71,7 +83,11 @@ class CoreDriver:
         self.core.connection_opened(epoch, subprotocol="hermes-gateway-v1" if c else None)
         self.flush()
         if not c:
-            self.feed(event("gateway.ready", "", {"skin": {}}))
+            ready = {
+                "skin": {},
+                **({"change_events": True} if self.dialect is Dialect.HERMES020 else {}),
+            }
+            self.feed(event("gateway.ready", "", ready))
             caps = next(
                 json.loads(f.text) for f in self.written if '"client.capabilities"' in f.text
             )
@@ -82,6 +98,10 @@ class CoreDriver:
             )
             self.feed(json.dumps({"jsonrpc": "2.0", "id": caps["id"], **answer}))
         assert self.core.dialect is self.dialect
+        for session_id in FOLLOWED if epoch == 1 else ():
+            if self.core.session(session_id) is None:  # as if the tray had started them
+                self.core.watch_session(session_id)
+        self.flush()
         return self
 
     def connect_again(self) -> CoreDriver:
@@ -110,10 +130,12 @@ class CoreDriver:
         return [a for a in self.core.approvals() if a.session_id == session_id]
 
     def fresh_approval_flows(self) -> None:
-        """A well-formed approval on a new session is shown, answerable, and answered once."""
+        """A well-formed approval on a new followed session is shown, answerable, answered once."""
         sid = "fresh-" + uuid.uuid4().hex[:10]
         ident = ("srq-" if self.dialect is Dialect.B else "prompt-") + uuid.uuid4().hex[:12]
         before = len(self.events)
+        self.core.watch_session(sid)  # as the tray does for the sessions it starts
+        self.flush()
         self.feed(approval_frame(self.dialect, sid, ident, "rm -rf build/"))
         shown = [e.approval for e in self.events[before:] if isinstance(e, ApprovalRequested)]
         assert [a.session_id for a in shown] == [sid], shown
@@ -128,6 +150,13 @@ class CoreDriver:
         if self.dialect is Dialect.A:
             assert frame["method"] == "approval.respond"
             assert frame["params"] == {"session_id": sid, "choice": "once"}
+        elif self.dialect is Dialect.HERMES020:
+            request_id = hashlib.md5(ident.encode()).hexdigest()
+            assert frame["params"] == {
+                "session_id": sid,
+                "choice": "once",
+                "request_id": request_id,
+            }
         elif self.dialect is Dialect.B:
             assert frame == {"jsonrpc": "2.0", "id": ident, "result": {"choice": "once"}}
         else:

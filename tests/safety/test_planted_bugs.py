@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, approval_rows, approvals, decisions, wire_effects
-from desktop.core.model import Dialect
+from desktop.core import answer_rules, decisions, lifecycle, wire_effects
+from desktop.core.lifecycle import Input
+from desktop.core.model import ApprovalPhase, Dialect
 from tests.safety.sim.engine import RunConfig, hunt
 from tests.safety.sim.refserver import ServerConfig
 from tests.safety.tally import TALLY
@@ -33,13 +34,28 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
     real = answer_rules.assess
 
     def planted(
-        approval: Any, kind: Any, *, too_long: bool, is_head: bool, stale_reason: str, ctx: Any
+        phase: Any,
+        expires_at: Any,
+        kind: Any,
+        *,
+        too_long: bool,
+        is_head: bool,
+        stale_reason: str,
+        ctx: Any,
+        **rest: Any,
     ) -> Any:
         return real(
-            approval, kind, too_long=too_long, is_head=True, stale_reason=stale_reason, ctx=ctx
+            phase,
+            expires_at,
+            kind,
+            too_long=too_long,
+            is_head=True,
+            stale_reason=stale_reason,
+            ctx=ctx,
+            **rest,
         )
 
-    mp.setattr(approvals, "assess", planted)
+    mp.setattr(lifecycle, "assess", planted)
 
 
 def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
@@ -66,11 +82,22 @@ def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
 def reused_ids_keep_their_row(mp: pytest.MonkeyPatch) -> None:
     """Bug: a request under a known id maps onto that id's row whatever it now asks."""
 
-    def planted(book: approvals.ApprovalBook, asked: Any) -> Any:
-        ident = approval_rows.wire_ident(asked)
+    def planted(book: lifecycle.ApprovalLifecycle, asked: Any) -> Any:
+        ident = lifecycle.wire_ident(asked)
         return None if ident is None else book.find(asked.kind, ident)
 
-    mp.setattr(approvals.ApprovalBook, "redelivery_of", planted)
+    mp.setattr(lifecycle.ApprovalLifecycle, "redelivery_of", planted)
+
+
+def lost_connection_keeps_rows_waiting(mp: pytest.MonkeyPatch) -> None:
+    """Bug: a lost connection leaves waiting rows answerable as shown (no STALE)."""
+    mp.delitem(lifecycle.TABLE, (Input.CONNECTION_LOST, ApprovalPhase.WAITING))
+
+
+def turn_end_keeps_fifo_rows(mp: pytest.MonkeyPatch) -> None:
+    """Bug: the end of a 0.19.0 turn leaves its waiting rows open (Hermes gave up on them)."""
+    mp.delitem(lifecycle.TABLE, (Input.TURN_ENDED, ApprovalPhase.WAITING))
+    mp.delitem(lifecycle.TABLE, (Input.TOOL_COMPLETED, ApprovalPhase.WAITING))
 
 
 @dataclass(frozen=True)
@@ -116,6 +143,16 @@ PLANTS = [
         "C: a re-used prompt id keeps its old row",
         reused_ids_keep_their_row,
         RunConfig(Dialect.C, steps=100),
+    ),
+    Plant(
+        "A: rows stay waiting over a lost connection",
+        lost_connection_keeps_rows_waiting,
+        RunConfig(Dialect.A, steps=100),
+    ),
+    Plant(
+        "A: a turn's end leaves its rows open",
+        turn_end_keeps_fifo_rows,
+        RunConfig(Dialect.A, steps=100),
     ),
 ]
 

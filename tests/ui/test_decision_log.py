@@ -107,14 +107,6 @@ def test_the_outcome_is_the_gateways_not_the_persons_choice(recorder, journal):
     assert (line["choice"], line["outcome"]) == ("once", "withdrawn: settled elsewhere")
 
 
-def test_a_resolution_delivered_inside_decide_is_still_linked(recorder, journal):
-    recorder.approval_changed("g1", resolved(kind=OutcomeKind.DENIED, choice=Choice.DENY))
-    assert not journal.path.exists()  # nobody decided it here (yet)
-    recorder.decided(made(choice=Choice.DENY, surface="notification"))
-    [line] = lines(journal)
-    assert (line["surface"], line["outcome"]) == ("notification", "denied")
-
-
 def test_a_refused_decision_is_written_at_once_as_not_sent(recorder, journal):
     recorder.decided(made(sent=False))
     [line] = lines(journal)

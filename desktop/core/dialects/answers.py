@@ -9,6 +9,8 @@ Why here and typed: 0.19.0 approves on *any* choice string other than ``"deny"``
   pass the FIFO head.
 * server request (main tui_gateway): the response frame ``{"id": "srq-…", "result":
   {"choice": …}}``; never ``all``, which would resolve the whole queue.
+* by id (0.20): ``approval.respond {session_id, choice, request_id}`` resolves exactly that
+  entry; an empty id would resolve the oldest, so a row without one is never encoded.
 * prompt (canonical): ``approval.respond`` with exactly ``session_id, execution_generation,
   prompt_id, choice`` (the canonical gateway refuses any other key).
 """
@@ -36,6 +38,12 @@ def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
             raise ValueError("server request without an id")
         return encode_result(asked.reply_id, {"choice": choice.value})
     params: dict[str, Any]
+    if asked.kind is RowKind.BY_ID:
+        if not asked.request_id:  # an empty id falls back to the oldest: never send one
+            raise ValueError("a request answered by id without its id")
+        params = {"session_id": asked.session_id, "choice": choice.value}
+        params["request_id"] = asked.request_id
+        return encode_request(rpc_id, "approval.respond", params)
     if asked.kind is RowKind.PROMPT:
         if not asked.request_id or asked.execution_generation is None:
             raise ValueError("prompt without prompt_id or execution_generation")

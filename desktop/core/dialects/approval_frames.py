@@ -15,6 +15,7 @@ rules that keep a person from being offered an answer the server would not take 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -106,6 +107,35 @@ def fifo_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireE
         request_id=payloads.text(frame.payload, "request_id"),
     )
     return [asked]
+
+
+REQUEST_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def by_id_approval(
+    session_id: str, payload: Mapping[str, Any], max_command_chars: int
+) -> list[WireEvent]:
+    """A 0.20 approval (event or ``approval.pending`` entry): by its id when it has a valid one.
+
+    Without a 32-hex ``request_id`` it is a FIFO row, which this gateway is never answered by
+    (an empty id resolves the oldest waiting, whatever the person saw).
+    """
+    request_id = payloads.text(payload, "request_id")
+    kind = RowKind.BY_ID if REQUEST_ID.fullmatch(request_id) else RowKind.FIFO
+    if "choices" not in payload:
+        payload = {**payload, "choices": _allowed(payload)}
+    asked = read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)
+    return [asked]
+
+
+def _allowed(payload: Mapping[str, Any]) -> list[str]:
+    """The choices a 0.20 entry without ``choices`` allows (``allow_session``/``_permanent``)."""
+    allowed = ["once"]
+    if payloads.flag(payload, "allow_session"):
+        allowed.append("session")
+    if payloads.flag(payload, "allow_permanent"):
+        allowed.append("always")
+    return [*allowed, "deny"]
 
 
 def prompt_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireEvent]:

@@ -19,6 +19,7 @@ from desktop.core.jsonrpc import METHOD_NOT_FOUND, EventFrame, ServerRequestFram
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
 from desktop.core.todos import todos_in, todos_of_tool
 from desktop.core.wire import (
+    AgentSaid,
     ApprovalAsked,
     InfoReceived,
     Notice,
@@ -37,6 +38,7 @@ from desktop.core.wire import (
 )
 
 NOTICE_CHARS = 4000
+NAME_CHARS = 80
 
 EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
 
@@ -91,6 +93,10 @@ class DialectAdapter:
             "close_on_disconnect": False,
         }
 
+    def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
+        return []
+
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
         """The open requests a resume snapshot re-delivers, or None if it lists none at all.
 
@@ -129,16 +135,31 @@ def _turn_ended(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return [TurnEnded(frame.session_id, payloads.text(frame.payload, "status"), usage)]
 
 
-def _tool_started(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    tool_id = payloads.text(frame.payload, "tool_id")
-    return [ToolStarted(frame.session_id, tool_id)] if frame.session_id else []
+def _tool_started(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if not frame.session_id:
+        return []
+    payload = frame.payload
+    name = payloads.text(payload, "name")[:NAME_CHARS]
+    args = payloads.mapping(payload, "args")
+    command = payloads.text(args, "command") if args is not None else ""
+    tool_id = payloads.text(payload, "tool_id")
+    return [ToolStarted(frame.session_id, tool_id, name, command[: adapter.max_command_chars])]
+
+
+def _interim(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    text = payloads.text(frame.payload, "text")
+    return [AgentSaid(frame.session_id, text[:NOTICE_CHARS])] if frame.session_id and text else []
 
 
 def _tool_completed(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     if not frame.session_id:
         return []
     payload = frame.payload
-    blocked, timed_out = _blocked(payload.get("result"))
+    result = payload.get("result")
+    blocked, timed_out = _blocked(result)
+    args = payloads.mapping(payload, "args")
+    ran = result if isinstance(result, Mapping) else payloads.EMPTY
+    output = payloads.text(ran, "output") if isinstance(result, Mapping) else ""
     return [
         ToolCompleted(
             frame.session_id,
@@ -147,6 +168,9 @@ def _tool_completed(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
             blocked=blocked,
             timed_out=timed_out,
             todos=todos_of_tool(payload),
+            command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
+            exit_code=payloads.integer(ran, "exit_code"),
+            output=output[:NOTICE_CHARS],
         )
     ]
 
@@ -194,6 +218,7 @@ _COMMON: dict[str, EventHandler] = {
     "message.start": _turn_started,
     "message.complete": _turn_ended,
     "tool.start": _tool_started,
+    "message.interim": _interim,
     "tool.complete": _tool_completed,
     "session.reclaimed": _reclaimed,
     "session.replay_gap": _replay_gap,

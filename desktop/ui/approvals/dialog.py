@@ -294,15 +294,16 @@ class ApprovalDialog(QDialog):
         confirmation.open()
 
     def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
-        """Mark every row as answered first, then emit in order (the bridge may re-enter)."""
-        stale = {r.uid: r.approval.phase is ApprovalPhase.STALE for r in rows}
+        """Mark each row as answered and ask for its decision, in order.
+
+        The core's events reach the dialog only after ``decide()`` returned (next loop turn).
+        """
         for r in rows:
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
             self.model.node_changed(r)
-        for r in rows:
             gateway_id, key = r.row_id
-            request = DecisionRequest(gateway_id, key, choice, surface, stale[r.uid])
-            self.decision_requested.emit(request)
+            stale = r.approval.phase is ApprovalPhase.STALE
+            self.decision_requested.emit(DecisionRequest(gateway_id, key, choice, surface, stale))
         if rows:
             self.model.node_changed(rows[0].batch)
 

@@ -24,6 +24,9 @@ from tests.safety.sim.ref_b import RefServerB
 from tests.safety.sim.ref_c import RefServerC
 from tests.safety.sim.refserver import ServerConfig
 
+# The dialects with a reference gateway here. hermes-agent 0.20 (answers by id) has none yet: its
+# rules are pinned by tests/core/test_dialect_hermes020.py and the real peer's e2e tests.
+SIMULATED = (Dialect.A, Dialect.B, Dialect.C)
 SERVERS: dict[Dialect, type[AgentServer]] = {
     Dialect.A: RefServerA,
     Dialect.B: RefServerB,

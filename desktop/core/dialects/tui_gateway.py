@@ -1,4 +1,4 @@
-"""Dialect B: main tui_gateway with server→client requests (protocol.md §3.3, hermes-peer.md).
+"""The newer tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
 
 Approvals are ``approval`` server requests with ``srq-`` ids, answered by a response frame;
 once written, the answer is final (the server sends nothing back). ``request.cancel``
@@ -43,7 +43,7 @@ def redelivered(adapter: DialectAdapter, items: list[Mapping[str, Any]]) -> list
     return events
 
 
-class AdapterB(DialectAdapter):
+class TuiGatewayAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
     extra_handlers: ClassVar[dict[str, EventHandler]] = {

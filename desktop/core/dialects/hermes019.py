@@ -1,9 +1,9 @@
-"""Dialect A: hermes-agent 0.19.0's tui_gateway (protocol.md §3.2).
+"""hermes-agent 0.19.0's tui_gateway (Dialect.A; protocol.md §3.2).
 
 Approvals are ``approval.request`` events with no id; ``approval.respond {session_id, choice}``
 resolves the session's *oldest* pending approval and answers ``{resolved: n}``. Nothing on the
 wire withdraws a card (timeouts and interrupts are silent), which is why the approval book
-treats every A row as possibly stale (``desktop.core.approvals``).
+treats every 0.19.0 row as possibly stale (``desktop.core.lifecycle``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return fifo_event_approval(frame, adapter.max_command_chars)
 
 
-class AdapterA(DialectAdapter):
+class Hermes019Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
     extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _approval}

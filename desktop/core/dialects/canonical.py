@@ -1,4 +1,4 @@
-"""Dialect C: the canonical gateway / session authority (protocol.md §2.3, §3.4).
+"""The canonical gateway, session authority (Dialect.C; protocol.md §2.3, §3.4).
 
 Approvals are ``approval.request`` events keyed by ``prompt_id`` and ``execution_generation``;
 the answer is ``approval.respond`` with exactly those keys plus ``session_id`` and ``choice``,
@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
 from desktop.core.dialects.approval_frames import prompt_event_approval
-from desktop.core.dialects.b import redelivered
 from desktop.core.dialects.base import DialectAdapter, EventHandler
+from desktop.core.dialects.tui_gateway import redelivered
 from desktop.core.dialects.withdrawals import approval_settled, request_cancel
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
@@ -37,7 +37,7 @@ def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return request_cancel(frame)
 
 
-class AdapterC(DialectAdapter):
+class CanonicalAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     extra_handlers: ClassVar[dict[str, EventHandler]] = {

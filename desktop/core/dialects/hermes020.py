@@ -1,0 +1,58 @@
+"""hermes-agent 0.20's tui_gateway (Dialect.HERMES020; the axisrow 0.20.1.2 build).
+
+Like 0.19.0 it refuses ``client.capabilities`` and sends approvals as ``approval.request``
+events, but each carries a 32-hex ``request_id`` and ``approval.respond {session_id, choice,
+request_id}`` resolves exactly that entry (``{resolved: 1}``; an unknown id ``{resolved: 0}``),
+so rows are answered in any order. Several wait at once (``delegate_task`` sub-agents ask on
+the parent session). Nothing on the wire withdraws one on a timeout or an interrupt, and the
+parent's turn end or tool completion says nothing about them: ``approval.pending
+{session_id}`` (every waiting entry, oldest first) and the timeout end them. A resume lists
+only the oldest in ``pending_approval``, so snapshots reconcile nothing here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from desktop.core import outcomes, payloads
+from desktop.core.dialects.approval_frames import by_id_approval
+from desktop.core.dialects.base import DialectAdapter, EventHandler
+from desktop.core.dialects.hermes019 import NO_PENDING_REQUEST, SESSION_NOT_FOUND
+from desktop.core.jsonrpc import EventFrame
+from desktop.core.model import Choice, Dialect, Outcome
+from desktop.core.wire import RowKind, WireEvent
+
+
+def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
+
+
+class Hermes020Adapter(DialectAdapter):
+    dialect: ClassVar[Dialect | None] = Dialect.HERMES020
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
+    extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _approval}
+
+    def decision_outcome(
+        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
+    ) -> Outcome:
+        """``{resolved: 1}``: our decision took; ``0``: that id no longer waits."""
+        if result is not None:
+            resolved = payloads.integer(result, "resolved")
+            if resolved is not None and resolved >= 1:
+                return outcomes.decided(choice)
+            if resolved == 0:
+                return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+            return outcomes.unknown()
+        if code == NO_PENDING_REQUEST:
+            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+        if code == SESSION_NOT_FOUND:
+            return outcomes.withdrawn(outcomes.SESSION_GONE)
+        return outcomes.unknown()
+
+    def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
+        events: list[WireEvent] = []
+        for item in items:
+            events.extend(by_id_approval(session_id, item, self.max_command_chars))
+        return events

@@ -1,0 +1,923 @@
+"""The approval lifecycle: the one place a row's phase is assigned.
+
+One method per input; rows are mutable inside and leave the core only as frozen
+:class:`~desktop.core.model.Approval` values (``ApprovalRequested`` / ``ApprovalChanged``, and
+:meth:`ApprovalLifecycle.rows`). Row kinds: FIFO (0.19.0: no id, answered oldest first) and
+keyed (B server requests by ``srq`` id, C prompts by ``prompt_id`` + generation).
+
+Transition table (input, phase: the phase it moves to and the reason the person sees). ``·``
+means the input leaves a row in that phase as it is; a RESOLVED row never moves again.
+``tests/core/test_lifecycle_table.py`` parses this table, compares it with :data:`TABLE` and
+drives every pair through the code::
+
+    input             | WAITING              | STALE                | SENDING
+    ------------------+----------------------+----------------------+---------------------
+    asked             | ·                    | WAITING: confirmed   | ·
+    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
+    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
+    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
+    tool_started      | ·                    | ·                    | ·
+    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
+    other_tool_done   | STALE: other tool    | ·                    | ·
+    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
+    head_in_doubt     | STALE: head unsure   | ·                    | ·
+    listed            | ·                    | WAITING: confirmed   | ·
+    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
+    decided           | SENDING: sent        | SENDING: sent        | ·
+    frame_written     | ·                    | ·                    | RESOLVED: final (B)
+    answered          | ·                    | ·                    | RESOLVED: reply
+    frame_unsent      | ·                    | ·                    | WAITING: unsent
+    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
+    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
+    connection_opened | ·                    | ·                    | ·
+    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
+    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+
+Notes on the cells (each is one branch below):
+
+* ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
+  would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
+  settles it) and the new row starts STALE (``answer_rules.ANSWER_UNDER_ID``).
+* ``tool_completed`` / ``turn_ended`` close FIFO rows only, on 0.19.0's silent withdrawals
+  (protocol.md §3.2): EXPIRED when it looks like Hermes' timeout; a SENDING row keeps its own
+  answer's fate, but ends as the sign said if that answer certainly never leaves (``ended``).
+  Keyed rows have their own withdrawal frames; an interrupt the tray sent closes them too, and
+  a tui_gateway row ends with the tool call it gated (linked by the command ``tool.start``
+  names): another viewer answered it by a response frame, which cancels nothing here.
+* ``settled_elsewhere`` of a SENDING row: when our answer already left, it is what settled
+  the prompt (approved/denied as sent); when it was still queued it is taken back (withdrawn).
+* ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
+  that point may sit behind an unseen head (``answer_rules.HEAD_UNSURE``).
+* ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
+  the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
+  connection lost before it makes the outcome UNKNOWN, never APPROVED.
+* ``frame_unsent`` returns to STALE when the row was stale, and to RESOLVED when it ended on
+  the server meanwhile. ``connection_lost`` of a SENDING row whose frame never left the
+  outbox counts as ``frame_unsent`` then ``connection_lost``.
+* ``tick``: only FIFO and by-id (0.20) rows expire locally (``desktop.core.timeouts``); the
+  margin before expiry makes FIFO rows unanswerable (``answer_rules.TOO_CLOSE``) without a
+  phase change (an answer by id after the server gave up resolves nothing).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from desktop.core import outcomes
+from desktop.core.answer_rules import (
+    ANSWER_UNDER_ID,
+    HEAD_AFTER_UNKNOWN,
+    HEAD_UNSURE,
+    SENDING,
+    AnswerContext,
+    assess,
+    in_margin,
+)
+from desktop.core.events import ApprovalChanged, ApprovalRequested, CommandRan, CoreEvent
+from desktop.core.model import (
+    FIRST_ASK,
+    NO_CONTEXT,
+    OPEN_PHASES,
+    Approval,
+    ApprovalPhase,
+    AskedBecause,
+    AskReason,
+    CallContext,
+    Choice,
+    Dialect,
+    Outcome,
+    OutcomeKind,
+    RunKind,
+    RunResult,
+    WireRef,
+)
+from desktop.core.outbox import Outbox
+from desktop.core.settings import CoreSettings
+from desktop.core.timeouts import ApprovalTimeouts, may_retime
+from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
+
+W, S, X, R = (
+    ApprovalPhase.WAITING,
+    ApprovalPhase.STALE,
+    ApprovalPhase.SENDING,
+    ApprovalPhase.RESOLVED,
+)
+OPEN_WAITING = OPEN_PHASES
+OTHER_TOOL_FINISHED = "another tool finished while this waited; answer only if Hermes shows it"
+STALE_FIFO = (
+    "the connection was lost: Hermes 0.19 cannot confirm this command still waits; "
+    "answer only if Hermes still shows it"
+)
+STALE_KEYED = "the connection was lost; waiting for Hermes to confirm the request is still open"
+CONTEXT_CHARS = 500
+_KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
+_EXPIRE = (RowKind.FIFO, RowKind.BY_ID)  # no gateway frame says when these time out
+OUTPUT_LINES, OUTPUT_CHARS = 5, 400
+
+
+class Input(enum.Enum):
+    ASKED = "asked"
+    ASKED_UNDER_ID = "asked_under_id"
+    WITHDRAWN = "withdrawn"
+    SETTLED_ELSEWHERE = "settled_elsewhere"
+    TOOL_STARTED = "tool_started"
+    TOOL_COMPLETED = "tool_completed"
+    OTHER_TOOL_DONE = "other_tool_done"
+    TURN_ENDED = "turn_ended"
+    HEAD_IN_DOUBT = "head_in_doubt"
+    LISTED = "listed"
+    NOT_LISTED = "not_listed"
+    DECIDED = "decided"
+    FRAME_WRITTEN = "frame_written"
+    ANSWERED = "answered"
+    FRAME_UNSENT = "frame_unsent"
+    FRAME_MAYBE_SENT = "frame_maybe_sent"
+    CONNECTION_LOST = "connection_lost"
+    CONNECTION_OPENED = "connection_opened"
+    PROTOCOL_CHANGED = "protocol_changed"
+    TICK = "tick"
+
+
+In = Input
+TABLE: dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]] = {
+    (In.ASKED, S): (W, "confirmed"),
+    (In.ASKED_UNDER_ID, W): (R, "replaced"),
+    (In.ASKED_UNDER_ID, S): (R, "replaced"),
+    (In.ASKED_UNDER_ID, X): (R, "replaced"),
+    (In.WITHDRAWN, W): (R, "withdrawn"),
+    (In.WITHDRAWN, S): (R, "withdrawn"),
+    (In.WITHDRAWN, X): (R, "withdrawn"),
+    (In.SETTLED_ELSEWHERE, W): (R, "settled"),
+    (In.SETTLED_ELSEWHERE, S): (R, "settled"),
+    (In.SETTLED_ELSEWHERE, X): (R, "settled"),
+    (In.TOOL_COMPLETED, W): (R, "settled"),
+    (In.TOOL_COMPLETED, S): (R, "settled"),
+    (In.OTHER_TOOL_DONE, W): (S, "other tool"),
+    (In.TURN_ENDED, W): (R, "turn ended"),
+    (In.TURN_ENDED, S): (R, "turn ended"),
+    (In.HEAD_IN_DOUBT, W): (S, "head unsure"),
+    (In.LISTED, S): (W, "confirmed"),
+    (In.NOT_LISTED, W): (R, "settled"),
+    (In.NOT_LISTED, S): (R, "settled"),
+    (In.DECIDED, W): (X, "sent"),
+    (In.DECIDED, S): (X, "sent"),
+    (In.FRAME_WRITTEN, X): (R, "final (B)"),
+    (In.ANSWERED, X): (R, "reply"),
+    (In.FRAME_UNSENT, X): (W, "unsent"),
+    (In.FRAME_MAYBE_SENT, X): (R, "unknown"),
+    (In.CONNECTION_LOST, W): (S, "lost"),
+    (In.CONNECTION_LOST, X): (R, "unknown"),
+    (In.PROTOCOL_CHANGED, W): (R, "protocol"),
+    (In.PROTOCOL_CHANGED, S): (R, "protocol"),
+    (In.TICK, W): (R, "expired"),
+    (In.TICK, S): (R, "expired"),
+}
+"""Every cell of the table above that moves a row; any other pair leaves the phase as it is."""
+
+
+@dataclass(slots=True, eq=False)
+class Row:
+    """One approval as the core keeps it (mutable; :meth:`approval` freezes it)."""
+
+    key: str
+    asked: ApprovalAsked
+    seq: int  # arrival order across the whole lifecycle
+    epoch: int  # the connection it arrived on
+    batch_id: str
+    position: int
+    arrived_at: float
+    expires_at: float | None
+    wire: WireRef
+    phase: ApprovalPhase = W
+    outcome: Outcome | None = None
+    answerable: bool = True
+    blocked_reason: str = ""
+    stale_reason: str = ""
+    reask_of: str = ""
+    decision: Choice | None = None
+    decision_frame: int | None = None
+    tool_id: str = ""  # the tool.start that preceded the request
+    timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
+    ended: Outcome | None = None  # it ended on the server while SENDING (frame_unsent ends it)
+    asked_because: AskedBecause = FIRST_ASK
+    context: CallContext = NO_CONTEXT
+    result: RunResult | None = None
+    shown: Approval | None = None  # the value last handed out
+
+    @property
+    def kind(self) -> RowKind:
+        return self.asked.kind
+
+    @property
+    def session_id(self) -> str:
+        return self.asked.session_id
+
+    def approval(self) -> Approval:
+        asked = self.asked
+        return Approval(
+            key=self.key,
+            session_id=asked.session_id,
+            batch_id=self.batch_id,
+            position=self.position,
+            command=asked.command,
+            description=asked.description,
+            pattern_keys=asked.pattern_keys,
+            choices=asked.choices,
+            smart_denied=asked.smart_denied,
+            arrived_at=self.arrived_at,
+            expires_at=self.expires_at,
+            phase=self.phase,
+            outcome=self.outcome,
+            answerable=self.answerable,
+            blocked_reason=self.blocked_reason,
+            reask_of=self.reask_of,
+            wire=self.wire,
+            asked_because=self.asked_because,
+            context=self.context,
+            result=self.result,
+        )
+
+
+def wire_ident(asked: ApprovalAsked) -> str | int | None:
+    """The id a request is answered by: the frame id (server request), the prompt id, or None."""
+    if asked.kind is RowKind.SERVER_REQUEST:
+        return asked.reply_id
+    if asked.kind in (RowKind.PROMPT, RowKind.BY_ID):
+        return asked.request_id
+    return None
+
+
+@dataclass(slots=True)
+class _Session:
+    """What the lifecycle remembers per session between rows."""
+
+    batch: str = ""
+    next_position: int = 0
+    turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
+    tool_id: str = ""
+    tool_name: str = ""
+    tool_command: str = ""
+    agent_message: str = ""
+    unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
+
+
+class ApprovalLifecycle:
+    """Every approval of one core, oldest first. Events go to ``sink`` as inputs end."""
+
+    def __init__(
+        self,
+        settings: CoreSettings,
+        sink: list[CoreEvent],
+        outbox: Outbox,
+        clock: Callable[[], float],
+        cwd_of: Callable[[str], str] = lambda _: "",
+        followed: Callable[[str], bool] = lambda _: True,
+    ) -> None:
+        self._settings = settings
+        self._timeouts = ApprovalTimeouts(settings)
+        self._sink = sink
+        self._outbox = outbox
+        self._clock = clock
+        self._cwd_of = cwd_of
+        self._followed = followed
+        self._rows: dict[str, Row] = {}
+        self._open: dict[str, Row] = {}  # unresolved rows, oldest first
+        self._sessions: dict[str, _Session] = {}
+        self._seq = itertools.count(1)
+        self._batch_numbers = itertools.count(1)
+        self._last_seq = 0
+        self._touched: dict[str, Row] = {}
+        self._dirty = True  # answerability must be judged again
+        self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
+        self._deadline: float | None = None
+        self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
+        self.by_id: frozenset[str] = frozenset()  # sessions with an open 0.20 row
+        self.waiting_moved = False
+        self.connected = False
+        self.dialect: Dialect | None = None
+        self.answers: frozenset[RowKind] = frozenset()
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def last_seq(self) -> int:
+        """The arrival number of the newest row (a watermark for reconciliation)."""
+        return self._last_seq
+
+    @property
+    def learned_timeout(self) -> float | None:
+        return self._timeouts.learned
+
+    def get(self, key: str) -> Row | None:
+        return self._rows.get(key)
+
+    def rows(self) -> tuple[Approval, ...]:
+        return tuple(self._frozen(row) for row in self._rows.values())
+
+    def open_rows(self, session_id: str | None = None) -> list[Row]:
+        if session_id is None:
+            return list(self._open.values())
+        return [row for row in self._open.values() if row.session_id == session_id]
+
+    def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
+        """The row an id stands for: the newest unresolved one under it, else the newest."""
+        newest: Row | None = None
+        newest_open: Row | None = None
+        for row in self._rows.values():
+            if row.kind is not kind or wire_ident(row.asked) != ident:
+                continue
+            if generation is not None and row.asked.execution_generation != generation:
+                continue
+            newest = row
+            if row.phase is not R:
+                newest_open = row
+        return newest_open or newest
+
+    def redelivery_of(self, asked: ApprovalAsked) -> Row | None:
+        """The row that already shows exactly ``asked`` (same id, generation and content)."""
+        ident = wire_ident(asked)
+        if ident is None:
+            return None
+        row = self.find(asked.kind, ident, asked.execution_generation)
+        if row is None:
+            return None
+        if asked.kind is RowKind.BY_ID:  # a pending list omits choices: the command decides
+            same = (row.session_id, row.asked.command) == (asked.session_id, asked.command)
+            return row if same else None
+        return row if row.asked == asked else None
+
+    def next_deadline(self) -> float | None:
+        """When answerability or expiry of a FIFO row next changes by time alone."""
+        now = self._clock()
+        low, high = self._span
+        if not self._dirty and low <= now < high:
+            return self._deadline
+        return self._judge_times(now)[2]
+
+    # -- inputs -----------------------------------------------------------------------------
+    def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
+        """A request arrived: a new row, or the row that already shows it (confirmed)."""
+        existing = self.redelivery_of(asked)
+        if existing is not None:
+            self._move(existing, In.ASKED)
+            self._end_input()
+            return existing
+        ident = wire_ident(asked)
+        if ident is not None:
+            for old in self.open_rows():
+                if old.kind is asked.kind and wire_ident(old.asked) == ident:
+                    left = not self._replaced(old)
+                    if left and old.asked.execution_generation == asked.execution_generation:
+                        doubt = ANSWER_UNDER_ID
+        row = self._new_row(asked, epoch, doubt)
+        self._sink.append(ApprovalRequested(self._frozen(row)))
+        self._end_input()
+        return row
+
+    def withdrawn(self, row: Row, outcome: Outcome) -> None:
+        """The server took the request away (``request.cancel``, the session went, ...)."""
+        if row.phase is R:
+            return
+        if row.decision_frame is not None:
+            self._outbox.withdraw(row.decision_frame)  # nothing is sent after a withdrawal
+        self._move(row, In.WITHDRAWN, outcome)
+        self._end_input()
+
+    def session_gone(self, session_id: str, outcome: Outcome) -> None:
+        """Every open row of the session ends with ``outcome``; the session is forgotten."""
+        for row in self.open_rows(session_id):
+            self._move(row, In.WITHDRAWN, outcome)
+        self._sessions.pop(session_id, None)
+        self._end_input()
+
+    def settled_elsewhere(self, row: Row, expired: bool) -> None:
+        """C ``approval.settled``: answered (maybe by us), expired or left behind."""
+        if row.phase is R:
+            return
+        if row.phase is X and row.decision is not None:
+            frame = row.decision_frame
+            if frame is None or not self._outbox.withdraw(frame):
+                self._move(row, In.SETTLED_ELSEWHERE, outcomes.decided(row.decision))
+                self._end_input()
+                return
+            row.decision = row.decision_frame = None  # taken back: it never left
+        settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+        self._move(row, In.SETTLED_ELSEWHERE, outcomes.expired() if expired else settled)
+        self._end_input()
+
+    def tool_started(
+        self, session_id: str, tool_id: str, name: str = "", command: str = ""
+    ) -> None:
+        """Remember the running tool: a request that follows belongs to it.
+
+        Gateways that ask a whole batch up front (B) start the tool after its row: a tool
+        naming its command belongs to the newest row of that command without a tool yet.
+        """
+        session = self._session(session_id)
+        session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
+        if not command:
+            return
+        for row in reversed(self._rows.values()):
+            if row.session_id == session_id and row.asked.command == command:
+                if not row.tool_id:
+                    row.tool_id = tool_id
+                break
+
+    def agent_said(self, session_id: str, text: str) -> None:
+        """The agent's latest message (``message.interim``): context for what it asks next."""
+        self._session(session_id).agent_message = text[:CONTEXT_CHARS]
+
+    def tool_completed(self, event: ToolCompleted) -> None:
+        """``tool.complete``: what became of the command, and 0.19.0's silent withdrawal."""
+        session = self._session(event.session_id)
+        if session.tool_id == event.tool_id:
+            session.tool_id = session.tool_name = session.tool_command = ""
+        result = _run_result(event)
+        matched = False
+        for row in list(self._rows.values()):
+            same_call = row.tool_id == event.tool_id and row.session_id == event.session_id
+            if event.tool_id and same_call:
+                matched = True
+                if row.result is None or row.result.kind is RunKind.WITHDRAWN:
+                    row.result = result
+                    self._touch(row)
+        for row in self.open_rows(event.session_id):
+            if row.kind is RowKind.SERVER_REQUEST:
+                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_WAITING:
+                    self._move(row, In.TOOL_COMPLETED, _gone_by_tool(event))  # its own call ended
+                continue
+            if row.kind is not RowKind.FIFO:
+                continue
+            if row.tool_id and event.tool_id and row.tool_id != event.tool_id:
+                if row.phase is W:
+                    row.stale_reason = OTHER_TOOL_FINISHED
+                    self._move(row, In.OTHER_TOOL_DONE)
+                elif row.phase is S:
+                    row.stale_reason = OTHER_TOOL_FINISHED
+                    self._dirty = True
+                continue
+            gave_up = event.timed_out or (event.blocked and self._in_margin(row))
+            settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+            outcome = outcomes.expired() if gave_up else settled
+            if row.phase is X:
+                row.ended = outcome  # its own answer may be what ended it
+            else:
+                self._move(row, In.TOOL_COMPLETED, outcome)
+        if not matched and event.command and result.kind is RunKind.RAN:
+            context = CallContext(self._cwd_of(event.session_id), event.name, "")
+            self._sink.append(CommandRan(event.session_id, event.command, result, context))
+        self._end_input()
+
+    def turn_boundary(self, session_id: str) -> None:
+        """A turn started or ended: no later request re-asks an earlier one; the head is known."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.turn = None
+            session.unsure_head = ""
+
+    def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
+        """The session's turn is over (or it stopped): its 0.19.0 rows can no longer be answered.
+
+        Only 0.19.0 says nothing when it drops a request, so only its (FIFO) rows are closed by
+        the turn's end; keyed rows end by their own withdrawal (``request.cancel``,
+        ``approval.settled``) or a listing, however the turn ended, unless the tray itself
+        interrupted the session (``interrupted``: the gateway drops every waiting request).
+        """
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.unsure_head = ""
+        for row in self.open_rows(session_id):
+            if row.kind is not RowKind.FIFO and not interrupted:
+                continue
+            outcome = self._ended(row, reason, interrupted)
+            if row.phase is X:
+                row.ended = outcome
+            else:
+                self._move(row, In.TURN_ENDED, outcome)
+        self._end_input()
+
+    def listed(self, session_id: str, keys: Iterable[str], watermark: int) -> None:
+        """A resume snapshot listed these rows (by key) as still open.
+
+        Keyed rows that arrived up to ``watermark`` (when the request was sent) and are not
+        listed were settled elsewhere.
+        """
+        found = set(keys)
+        self._reconcile(session_id, watermark, _KEYED, lambda row: row.key in found)
+
+    def pending_listed(self, session_id: str, request_ids: Iterable[str], watermark: int) -> None:
+        """``approval.pending`` listed these ``request_id`` values as still waiting."""
+        found = set(request_ids) - {""}
+
+        def listed(row: Row) -> bool | None:
+            return None if not row.asked.request_id else row.asked.request_id in found
+
+        self._reconcile(session_id, watermark, (RowKind.SERVER_REQUEST, RowKind.BY_ID), listed)
+
+    def _reconcile(
+        self,
+        session_id: str,
+        watermark: int,
+        kinds: tuple[RowKind, ...],
+        listed: Callable[[Row], bool | None],
+    ) -> None:
+        for row in self.open_rows(session_id):
+            if row.kind not in kinds or row.phase not in OPEN_WAITING or row.seq > watermark:
+                continue
+            found = listed(row)
+            if found:
+                self._move(row, In.LISTED)
+            elif found is not None:
+                self._move(row, In.NOT_LISTED, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+        self._end_input()
+
+    def decided(self, row: Row, choice: Choice, frame_id: int) -> None:
+        """A decision frame for ``row`` was queued: no second one until its fate is known."""
+        row.decision, row.decision_frame = choice, frame_id
+        self._move(row, In.DECIDED)
+        self._end_input()
+
+    def frame_written(self, row: Row, frame_id: int) -> None:
+        """B: the answer to a server request is final once written (no reply will come)."""
+        if row.decision is not None and row.decision_frame == frame_id and row.phase is X:
+            self._move(row, In.FRAME_WRITTEN, outcomes.decided(row.decision))
+        self._end_input()
+
+    def answered(self, row: Row, outcome: Outcome) -> None:
+        """The reply to an RPC-carried decision (0.19.0 ``{resolved: n}``, C ``status``)."""
+        if row.phase is X:
+            self._move(row, In.ANSWERED, outcome)
+        self._end_input()
+
+    def frame_failed(self, row: Row, frame_id: int, *, maybe_sent: bool, same_link: bool) -> None:
+        """Writing the decision failed: maybe it left (UNKNOWN), or certainly not (again)."""
+        if row.phase is not X or row.decision_frame != frame_id:
+            return
+        if maybe_sent or not same_link:
+            if row.kind is RowKind.FIFO and maybe_sent:
+                # 0.19.0 answers the oldest pending: if this answer never arrived, that is
+                # still this row, not the next one shown; the head is in doubt until the turn ends.
+                self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
+            self._move(row, In.FRAME_MAYBE_SENT, outcomes.unknown())
+        else:
+            self._unsend(row)
+        self._end_input()
+
+    def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
+        """The transport is gone. ``left``: rows whose answer was handed to the socket."""
+        self.connected, self.dialect, self.answers = False, None, frozenset()
+        self._timeouts.forget()  # the next server is learned anew (desktop.core.timeouts)
+        for key in left:
+            row = self._rows.get(key)
+            if row is not None and row.phase is X:
+                self._move(row, In.CONNECTION_LOST, outcomes.unknown())
+        for key in queued:
+            row = self._rows.get(key)
+            if row is not None and row.phase is X:
+                self._unsend(row)
+        for row in self.open_rows():
+            if row.phase in OPEN_WAITING:
+                row.stale_reason = STALE_FIFO if row.kind is RowKind.FIFO else STALE_KEYED
+                self._move(row, In.CONNECTION_LOST)
+        self._dirty = True
+        self._end_input()
+
+    def follow_changed(self) -> None:
+        """The app started or stopped following a session: judge answerability again."""
+        self._dirty = True
+        self._end_input()
+
+    def transport_opened(self) -> None:
+        self.connected = True
+        self._dirty = True
+
+    def connection_opened(self, dialect: Dialect, answers: frozenset[RowKind], epoch: int) -> None:
+        """The handshake fixed the dialect.
+
+        Rows an earlier server asked that this one cannot answer died with that server (it
+        came back speaking another protocol).
+        """
+        self.dialect, self.answers = dialect, answers
+        for row in self.open_rows():
+            if row.epoch < epoch and row.kind not in answers:
+                gone = outcomes.withdrawn(outcomes.PROTOCOL_CHANGED)
+                self._move(row, In.PROTOCOL_CHANGED, gone)
+        self._dirty = True
+        self._end_input()
+
+    def tick(self) -> None:
+        """Apply local timeouts and the safety margin at the current time."""
+        low, high = self._span
+        if self._dirty or not low <= self._clock() < high:
+            self._end_input()
+
+    # -- inputs that change no phase ---------------------------------------------------------
+    def doubt_head(self, session_id: str, since: int, reason: str = HEAD_UNSURE) -> None:
+        """A 0.19.0 session's FIFO head is in doubt (resumed mid-turn, an answer of unknown fate).
+
+        FIFO rows from now on, and waiting ones that arrived after ``since``, are STALE.
+        """
+        self._doubt_head(session_id, since, reason)
+        self._end_input()
+
+    def _doubt_head(self, session_id: str, since: int, reason: str) -> None:
+        self._session(session_id).unsure_head = reason
+        for row in self.open_rows(session_id):
+            if row.kind is RowKind.FIFO and row.phase is W and row.seq > since:
+                row.stale_reason = reason
+                self._move(row, In.HEAD_IN_DOUBT)
+
+    def set_timeout(self, seconds: float) -> None:
+        """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
+        self._timeouts.learn(seconds)
+        for row in self.open_rows():
+            if may_retime(row.timeout_basis, seconds):
+                row.timeout_basis = self._timeouts.learned
+                row.expires_at = row.arrived_at + seconds
+                self._touch(row)
+        self._dirty = True
+        self._end_input()
+
+    # -- the one place a phase moves ------------------------------------------------------------
+    def _move(self, row: Row, event: Input, outcome: Outcome | None = None) -> None:
+        cell = TABLE.get((event, row.phase))
+        if cell is None:
+            return
+        target = cell[0]
+        if event is In.FRAME_UNSENT and row.ended is not None:
+            target = R  # it ended on the server while its answer was queued
+        elif event is In.FRAME_UNSENT and row.stale_reason:
+            target = S
+        row.phase = target
+        if target is R:
+            row.outcome = outcome
+            row.answerable, row.blocked_reason = False, ""
+            if row.result is None and outcome is not None:
+                row.result = _result_of(outcome)
+            self._open.pop(row.key, None)
+        elif target is X:
+            row.answerable, row.blocked_reason = False, SENDING
+        elif target is W and event is not In.FRAME_UNSENT:
+            row.stale_reason = ""
+        self._touch(row)
+        self._dirty = True
+
+    def _unsend(self, row: Row) -> None:
+        """The decision certainly never left: the row waits again (or ends, if it did meanwhile)."""
+        row.decision = row.decision_frame = None
+        self._move(row, In.FRAME_UNSENT, row.ended)
+
+    def _replaced(self, row: Row) -> bool:
+        """``row``'s id now asks something else. False when its answer already left."""
+        if row.phase is X:
+            frame = row.decision_frame
+            if frame is None or not self._outbox.withdraw(frame):
+                return False
+        self._move(row, In.ASKED_UNDER_ID, outcomes.withdrawn(outcomes.REPLACED))
+        return True
+
+    # -- internals ------------------------------------------------------------------------------
+    def _new_row(self, asked: ApprovalAsked, epoch: int, doubt: str) -> Row:
+        now = self._clock()
+        session_id = asked.session_id
+        session = self._session(session_id)
+        seq = self._last_seq = next(self._seq)
+        if not session.batch or not any(r.session_id == session_id for r in self._open.values()):
+            session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
+        position = session.next_position
+        session.next_position += 1
+        turn = session.turn if session.turn is not None else {}
+        session.turn = turn
+        signature = (asked.command, asked.pattern_keys)
+        earlier_key = turn.get(signature, "")
+        earlier = self._rows.get(earlier_key)
+        key = f"approval-{seq}"
+        turn[signature] = key
+        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_WAITING)
+        timeout, basis = self._timeouts.for_new_row(asked.kind)
+        unsure = session.unsure_head if asked.kind is RowKind.FIFO else ""
+        stale_reason = doubt or unsure
+        row = Row(
+            key=key,
+            asked=asked,
+            seq=seq,
+            epoch=epoch,
+            batch_id=session.batch,
+            position=position,
+            arrived_at=now,
+            expires_at=now + timeout,
+            wire=WireRef(
+                srq_id="" if asked.reply_id is None else str(asked.reply_id),
+                request_id=asked.request_id,
+                execution_generation=asked.execution_generation,
+                fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
+            ),
+            phase=S if stale_reason else W,
+            stale_reason=stale_reason,
+            tool_id=session.tool_id if _runs_it(session, asked) else "",
+            timeout_basis=basis,
+            context=CallContext(
+                self._cwd_of(session_id)[:CONTEXT_CHARS], session.tool_name, session.agent_message
+            ),
+        )
+        if reask:
+            row.reask_of = earlier_key
+            row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
+        if reask and earlier is not None:
+            batch = [r for r in self._rows.values() if r.batch_id == earlier.batch_id]
+            row.asked_because = _because(earlier, batch)
+            if earlier.result is None and earlier.phase is R:
+                earlier.result = RunResult(RunKind.NOT_USED)
+                self._touch(earlier)
+        self._rows[key] = self._open[key] = row
+        self._dirty = True
+        self._judge(now)
+        self._touched.pop(key, None)  # announced as requested, not as changed
+        self._prune()
+        return row
+
+    def _end_input(self) -> None:
+        now = self._clock()
+        low, high = self._span
+        if self._dirty or not low <= now < high:
+            self._expire(now)
+            self._judge(now)
+        touched, self._touched = self._touched, {}
+        for row in touched.values():
+            if row.key not in self._rows:
+                continue
+            value = row.approval()
+            if value != row.shown:
+                row.shown = value
+                self._sink.append(ApprovalChanged(value))
+        self._prune()
+
+    def _expire(self, now: float) -> None:
+        for row in list(self._open.values()):
+            if row.kind in _EXPIRE and row.phase in OPEN_WAITING and self._past(row, now, 0.0):
+                assumed = row.timeout_basis is None
+                reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
+                self._move(row, In.TICK, outcomes.expired(reason))
+
+    def _judge(self, now: float) -> None:
+        """Answerability of every open row; the span of times it holds; who waits."""
+        ctx = AnswerContext(
+            self.dialect, self.answers, self.connected, now, self._settings.staleness_margin
+        )
+        heads: dict[str, Row] = {}
+        waiting: set[str] = set()
+        by_id: set[str] = set()
+        for row in self._open.values():
+            if row.kind is RowKind.FIFO:
+                heads.setdefault(row.session_id, row)
+            elif row.kind is RowKind.BY_ID:
+                by_id.add(row.session_id)
+            if row.phase in OPEN_WAITING:
+                waiting.add(row.session_id)
+        for row in self._open.values():
+            answerable, blocked = assess(
+                row.phase,
+                row.expires_at,
+                row.kind,
+                too_long=row.asked.too_long,
+                is_head=heads.get(row.session_id) is row,
+                stale_reason=row.stale_reason,
+                ctx=ctx,
+                followed=self._followed(row.session_id),
+            )
+            if (answerable, blocked) != (row.answerable, row.blocked_reason):
+                row.answerable, row.blocked_reason = answerable, blocked
+                self._touch(row)
+        if waiting != self.waiting:
+            self.waiting, self.waiting_moved = frozenset(waiting), True
+        if by_id != self.by_id:
+            self.by_id = frozenset(by_id)
+        low, high, self._deadline = self._judge_times(now)
+        self._span = (low, high)
+        self._dirty = False
+
+    def _judge_times(self, now: float) -> tuple[float, float, float | None]:
+        """The span around ``now`` without a FIFO threshold, and the next deadline."""
+        margin = self._settings.staleness_margin
+        low, high = -math.inf, math.inf
+        deadline: float | None = None
+        for row in self._open.values():
+            expires = row.expires_at
+            if row.kind not in _EXPIRE or row.phase not in OPEN_WAITING or expires is None:
+                continue
+            if row.kind is not RowKind.FIFO:  # answered by id: no margin, only its end
+                high = min(high, expires) if expires > now else high
+                low = max(low, expires) if expires <= now else low
+                deadline = expires if deadline is None else min(deadline, expires)
+                continue
+            for edge in (expires - margin, expires):
+                if edge <= now:
+                    low = max(low, edge)
+                else:
+                    high = min(high, edge)
+            due = expires - margin if now < expires - margin else expires
+            deadline = due if deadline is None else min(deadline, due)
+        return low, high, deadline
+
+    def _ended(self, row: Row, reason: str, interrupted: bool) -> Outcome:
+        if interrupted:
+            return outcomes.withdrawn(outcomes.INTERRUPTED)
+        if row.kind is RowKind.FIFO and self._in_margin(row):
+            return outcomes.expired()
+        return outcomes.withdrawn(reason)
+
+    def _in_margin(self, row: Row) -> bool:
+        return self._past(row, self._clock(), self._settings.staleness_margin)
+
+    @staticmethod
+    def _past(row: Row, now: float, margin: float) -> bool:
+        return in_margin(row.expires_at, now, margin)
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = _Session()
+        return session
+
+    def _touch(self, row: Row) -> None:
+        self._touched[row.key] = row
+
+    def _frozen(self, row: Row) -> Approval:
+        if row.key in self._touched or row.shown is None:
+            row.shown = row.approval()
+        return row.shown
+
+    def _prune(self) -> None:
+        keep = self._settings.max_resolved_approvals
+        if len(self._rows) <= keep:
+            return
+        resolved = [key for key, row in self._rows.items() if row.phase is R]
+        for key in resolved[: max(0, len(resolved) - keep)]:
+            if key not in self._touched:
+                del self._rows[key]
+
+
+def _gone_by_tool(event: ToolCompleted) -> Outcome:
+    return outcomes.expired() if event.timed_out else outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+
+
+def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
+    """Whether the session's running tool is the call ``asked`` is about.
+
+    0.19.0 names no command on ``tool.start`` but asks from inside the call; others name it.
+    """
+    if not session.tool_id:
+        return False
+    return not session.tool_command or session.tool_command == asked.command
+
+
+def _because(earlier: Row, batch: list[Row]) -> AskedBecause:
+    """Why Hermes asks again, naming the row it replaces (``earlier``).
+
+    Hermes re-gates the rest of a batch when one of its commands is denied, fails, times out
+    or is withdrawn; the newest such row of the batch says which. With none, the replaced
+    row's own end says it; AGAIN when nothing does.
+    """
+    for row in [*reversed([r for r in batch if r is not earlier]), earlier]:
+        cause = _cause(row)
+        if cause is not None:
+            reason, exit_code = cause
+            return AskedBecause(reason, earlier.key, earlier.position, exit_code)
+    return AskedBecause(AskReason.AGAIN, earlier.key, earlier.position)
+
+
+def _cause(row: Row) -> tuple[AskReason, int | None] | None:
+    result, outcome = row.result, row.outcome
+    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
+        return AskReason.AFTER_FAILURE, result.exit_code
+    kind = outcome.kind if outcome is not None else None
+    if kind is OutcomeKind.DENIED:
+        return AskReason.AFTER_DENY, None
+    if kind is OutcomeKind.EXPIRED:
+        return AskReason.AFTER_TIMEOUT, None
+    if kind is OutcomeKind.WITHDRAWN:
+        return AskReason.AFTER_WITHDRAWAL, None
+    return None
+
+
+def _result_of(outcome: Outcome) -> RunResult | None:
+    """What became of the command from how its row ended (RAN waits for ``tool.complete``)."""
+    if outcome.kind is OutcomeKind.DENIED:
+        return RunResult(RunKind.BLOCKED)
+    if outcome.kind is OutcomeKind.EXPIRED:
+        return RunResult(RunKind.TIMED_OUT)
+    if outcome.kind is OutcomeKind.WITHDRAWN:
+        return RunResult(RunKind.WITHDRAWN)
+    return None
+
+
+def _run_result(event: ToolCompleted) -> RunResult:
+    if event.timed_out:
+        return RunResult(RunKind.TIMED_OUT)
+    if event.blocked:
+        return RunResult(RunKind.BLOCKED)
+    lines = event.output.splitlines()[:OUTPUT_LINES]
+    return RunResult(RunKind.RAN, event.exit_code, "\n".join(lines)[:OUTPUT_CHARS])
