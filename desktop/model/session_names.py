@@ -7,7 +7,7 @@ folder must be told apart. So the first name a session is shown under is kept, a
 session with the same title in the same folder gets " (2)". The one exception: a session first
 shown before it had a title gains its title once; that adds words, it never swaps them.
 
-A name is the title (whitespace folded, hidden characters escaped) plus the folder's last
+A name is the title (whitespace folded; surfaces reveal hidden characters) plus the folder's last
 part; without a title, the folder plus a short session id. :func:`fit` cuts it to a caller's
 width budget: the title loses words first, the folder and the " (2)" are kept.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop.core.model import SessionState
-from desktop.core.text_safety import ELLIPSIS, bound_text
+from desktop.core.text_safety import ELLIPSIS
 
 SEPARATOR = " · "
 DEFAULT_WIDTH = 60
@@ -40,8 +40,13 @@ class SessionName:
 
 
 def _clean(text: str, limit: int) -> str:
+    """Whitespace folded and cut to ``limit``; hidden characters stay as they are.
+
+    The name is stored as a session's title and every surface reveals what it shows (menu,
+    tooltip, notification, dialog), so escaping here would show each escape escaped again.
+    """
     folded = " ".join(text.split())
-    return bound_text(folded, limit)[0] if folded else ""
+    return folded if len(folded) <= limit else folded[: limit - 1] + ELLIPSIS
 
 
 def short_folder(cwd: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.model import Choice, OutcomeKind
+from desktop.ui.approvals.seen import KEY_DWELL_S
 from tests.e2e import person, xinput
 from tests.e2e.scenarios import commands, intact, rm, victim
 from tests.e2e.tray_app import TrayApp, outcome
@@ -57,6 +58,7 @@ def test_real_click_approves_and_real_key_denies(
             selected = app.dialog.selected_row()
             assert selected is not None
             assert selected.approval.key == second.key
+            person.reads(app, KEY_DWELL_S)  # a key answers only a row shown and selected this long
             await xinput.key("d")
             assert outcome(await app.resolved(second.key)) is OutcomeKind.DENIED
             await app.turn_over(sid)

@@ -15,6 +15,7 @@ from desktop.core.events import (
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
 from desktop.ui.app_state import AppState
+from desktop.ui.plain_text import menu_label
 from desktop.ui.snapshot import GatewayView
 
 
@@ -114,3 +115,10 @@ def test_an_untitled_session_gains_its_title_once() -> None:
     assert state.session_title("g", "abcdef123").startswith("www")
     state.apply("g", SessionChanged(SessionState("abcdef123", title="Tidy", cwd="/srv/www")))
     assert state.session_title("g", "abcdef123") == "Tidy · www"
+
+
+def test_a_hidden_character_in_a_name_is_revealed_once_in_the_menu() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    state.apply("g", SessionChanged(SessionState("s1", title="fix\u202etests", cwd="/srv/www")))
+    assert menu_label(state.session_title("g", "s1")) == "fix⟨U+202E⟩tests · www"

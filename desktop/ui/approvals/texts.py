@@ -356,10 +356,8 @@ def session_heading(title: str, session_id: str, cwd: str = "") -> str:
     )
     if name.folder and named_already:
         name = compose(SessionState(session_id, title=title))
-    if title.strip():
-        return f"Session: {fit(name, HEADING_WIDTH)}"
-    if name.folder:
-        return f"Session: {fit(name, HEADING_WIDTH)}"
+    if title.strip() or name.folder:
+        return f"Session: {bound_text(reveal(fit(name, HEADING_WIDTH)), HEADING_WIDTH * 2)[0]}"
     return f"Session {label_text(session_id, 40)}"
 
 

@@ -256,3 +256,10 @@ def test_breakable_wraps_long_tokens_with_visible_line_breaks_only() -> None:
     text = texts.breakable("short " + "y" * 130)
     assert text == "short " + "y" * 60 + "\n" + "y" * 60 + "\n" + "y" * 10
     assert texts.breakable("a b c") == "a b c"
+
+
+def test_session_heading_reveals_hidden_characters_once() -> None:
+    heading = texts.session_heading("fix\u202etests", "s1", "/srv/a\u200bb")
+    assert "\u202e" not in heading
+    assert "\u200b" not in heading
+    assert heading == "Session: fix⟨U+202E⟩tests · a⟨U+200B⟩b"
