@@ -3,7 +3,8 @@
 Why bounded: each listed session is a submenu of a dozen entries, and with 2,000 live
 sessions the menu had 32,014 items and 1.5 GB behind it (issue 16). The menu lists at most
 ``MENU_SESSIONS`` sessions, most urgent first — rows waiting on the person (most rows first),
-then running turns, then YOLO on, then the rest — and says how many more there are.
+then running turns, then YOLO on, then the rest (the one that went idle last first) — and
+says how many more there are.
 
 Why "finished" sessions leave: a session Hermes keeps alive after its work stays in the list
 forever otherwise. One that has been idle with nothing waiting for ``FINISHED_AFTER`` seconds
@@ -62,6 +63,7 @@ class SessionShelf:
         self.limit = limit
         self.finished_after = finished_after
         self._idle_since: dict[SessionRef, float] = {}
+        self._busy_at: dict[SessionRef, float] = {}  # last time each was seen busy
         self._closed: set[SessionRef] = set()
 
     def close(self, gateway_id: str, session_id: str) -> None:
@@ -80,15 +82,17 @@ class SessionShelf:
 
     def peek(self, snapshot: AppSnapshot) -> MenuPick:
         """What :meth:`pick` would answer now, remembering nothing."""
-        saved = dict(self._idle_since), set(self._closed)
+        saved = dict(self._idle_since), dict(self._busy_at), set(self._closed)
         try:
             return self.pick(snapshot)
         finally:
-            self._idle_since, self._closed = saved
+            self._idle_since, self._busy_at, self._closed = saved
 
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
         now = self._clock()
-        candidates: list[tuple[tuple[int, int], int, str, SessionState]] = []
+        # (urgency, recency, arrival, gateway, session): among idle sessions the one last seen
+        # busy comes first (the task the person just ran, not a leftover that was idle already)
+        candidates: list[tuple[tuple[int, int], float, int, str, SessionState]] = []
         finished = 0
         seen: set[SessionRef] = set()
         order = 0
@@ -103,7 +107,9 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
+                recency = 0.0
                 if urgency[0] < 3:  # busy: back in the list, its idle time restarts
+                    self._busy_at[ref] = now
                     self._idle_since.pop(ref, None)
                     self._closed.discard(ref)
                 else:
@@ -111,15 +117,18 @@ class SessionShelf:
                     if ref in self._closed or now - since >= self.finished_after:
                         finished += 1
                         continue
-                candidates.append((urgency, order, gateway.gateway_id, session))
+                    recency = -self._busy_at.get(ref, float("-inf"))
+                candidates.append((urgency, recency, order, gateway.gateway_id, session))
                 order += 1
         for ref in [r for r in self._idle_since if r not in seen]:
             del self._idle_since[ref]
+        for ref in [r for r in self._busy_at if r not in seen]:
+            del self._busy_at[ref]
         self._closed &= seen
-        candidates.sort(key=lambda c: (c[0], c[1]))
+        candidates.sort(key=lambda c: (c[0], c[1], c[2]))
         chosen = candidates[: self.limit]
         shown: dict[str, list[SessionState]] = {}
-        for _, _, gateway_id, session in chosen:
+        for _, _, _, gateway_id, session in chosen:
             shown.setdefault(gateway_id, []).append(session)
         return MenuPick(
             {g: tuple(s) for g, s in shown.items()}, len(candidates) - len(chosen), finished

@@ -84,6 +84,17 @@ def test_the_most_urgent_sessions_come_first():
     assert pick.more == 1
 
 
+def test_among_idle_sessions_the_one_that_went_idle_last_comes_first():
+    clock = Clock()
+    shelf = SessionShelf(clock, limit=2)
+    old = (session("old1"), session("old2"))
+    shelf.pick(snap(gateway(sessions=(*old, session("mine", status=SessionStatus.WORKING)))))
+    clock.now += 30.0  # the person's task ends after the leftovers went idle
+    pick = shelf.pick(snap(gateway(sessions=(*old, session("mine")))))
+    assert [s.session_id for s in pick.sessions("g1")] == ["mine", "old1"]
+    assert pick.more == 1
+
+
 def test_an_idle_session_leaves_after_a_while_and_comes_back_when_busy():
     clock = Clock()
     shelf = SessionShelf(clock, finished_after=600.0)
@@ -119,3 +130,11 @@ def test_close_hides_an_idle_session_until_it_asks_again(menu):
     asking = snap(gateway(sessions=(session("s1"), session("s2")), approvals=(approval(sid="s1"),)))
     assert [s.session_id for s in shelf.pick(asking).sessions("g1")] == ["s1", "s2"]
     assert [s.session_id for s in shelf.pick(idle).sessions("g1")] == ["s1", "s2"]
+
+
+def test_a_session_seen_busy_outranks_idle_leftovers_first_seen_at_the_same_moment():
+    clock = Clock()
+    shelf = SessionShelf(clock, limit=1)
+    shelf.pick(snap(gateway(sessions=(session("mine", status=SessionStatus.WORKING),))))
+    both_idle = snap(gateway(sessions=(session("left"), session("mine"))))
+    assert [s.session_id for s in shelf.pick(both_idle).sessions("g1")] == ["mine"]
