@@ -45,7 +45,7 @@ class SessionCommands:
 
     async def read_yolo(self, session_id: str) -> None:
         """``config.get yolo`` (canonical's ``session.info`` has no ``yolo``); the core folds it."""
-        await self._call("config.get", {"session_id": session_id, "key": "yolo"})
+        await self._call("config.get", commands.get_yolo(session_id))
 
     async def set_approval_mode(self, mode: str) -> None:
         """manual|smart|off on tui_gateway; UnsupportedError on canonical (no such setter)."""

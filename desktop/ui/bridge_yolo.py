@@ -135,7 +135,9 @@ class YoloService:
 
     async def _next_change(self, ident: Ident, timeout: float) -> None:
         """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = self._tasks.loop
+        assert loop is not None  # only called from a task it runs
+        waiter: asyncio.Future[None] = loop.create_future()
         self._waiters.setdefault(ident, []).append(waiter)
         try:
             await asyncio.wait({waiter}, timeout=timeout)
