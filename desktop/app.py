@@ -45,7 +45,13 @@ if TYPE_CHECKING:
     from desktop.cli import CliOptions
     from desktop.demo_mode import BuiltInDemo
     from desktop.gateway.endpoints import GatewayEndpoint
+    from desktop.gateway.status import GatewayListener
+    from desktop.journal import Journal
+    from desktop.settings.model import Settings
+    from desktop.settings.tokens import TokenStore
     from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.bridge_clients import ClientLike
+    from desktop.ui.settings_controller import SettingsController
     from desktop.ui.shell import TrayShell
 
 log = logging.getLogger(__name__)
@@ -123,13 +129,15 @@ async def _main(options: CliOptions) -> int:
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
     quit_requested = asyncio.Event()
-    settings_control: Any = None  # built on the next loop turn, once the icon is up
+    settings_control: SettingsController | None = None  # built once the icon is up
 
-    def client_factory(endpoint: Any, listener: Any) -> Any:
+    def client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
         # Clients are built with the settings current when each is created (staleness margin).
         from desktop.ui.settings_controller import client_factory_for
 
-        return client_factory_for(lambda: settings_control.settings)(endpoint, listener)
+        assert settings_control is not None  # gateways are added after it is built
+        control = settings_control
+        return client_factory_for(lambda: control.settings)(endpoint, listener)
 
     bridge = GatewayBridge(client_factory)
     shell = TrayShell(bridge, on_quit=quit_requested.set)
@@ -208,7 +216,7 @@ def _write_startup_marker() -> None:
         log.warning("could not write the start-up marker %s: %s", path, error)
 
 
-def _load_settings() -> tuple[Any, Any, Any]:
+def _load_settings() -> tuple[Settings, TokenStore, Journal]:
     """Settings, the token store and the decision journal.
 
     Every token the store sees is registered with the log filter and the journal before
@@ -229,7 +237,7 @@ def _load_settings() -> tuple[Any, Any, Any]:
     return load_settings(token_store=tokens), tokens, journal
 
 
-def _journal_secrets(journal: Any, endpoints: list[GatewayEndpoint]) -> None:
+def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None:
     """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
     from desktop.gateway.tokens import url_token
 
@@ -294,7 +302,9 @@ def _url_name(url: str) -> str:
     return f"Hermes at {where}"
 
 
-async def _endpoints(options: CliOptions, settings: Any, tokens: Any) -> list[GatewayEndpoint]:
+async def _endpoints(
+    options: CliOptions, settings: Settings, tokens: TokenStore
+) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
     from desktop.gateway.redact import redact_url

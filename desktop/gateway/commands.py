@@ -64,6 +64,11 @@ def set_yolo(dialect: Dialect, session_id: str, on: bool) -> Params:
     return params
 
 
+def get_yolo(session_id: str) -> Params:
+    """``config.get`` of the session's effective YOLO (canonical reports it no other way)."""
+    return {"session_id": session_id, "key": "yolo"}
+
+
 def set_approval_mode(dialect: Dialect, mode: str) -> Params:
     if mode not in APPROVAL_MODES:
         raise ValueError(f"approval mode must be one of {APPROVAL_MODES}, not {mode!r}")

@@ -25,19 +25,20 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
+from desktop.gateway.status import ConnectionState
 from desktop.model.session_names import SessionNames
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 _NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
-# ConnectionState names (desktop.gateway.client) -> how the tray shows them.
+# A ConnectionState -> how the tray shows it.
 _LINK_BY_STATE = {
-    "DISCONNECTED": Link.OFFLINE,
-    "BACKOFF": Link.OFFLINE,
-    "CONNECTING": Link.CONNECTING,
-    "HANDSHAKING": Link.CONNECTING,
-    "CONNECTED": Link.UP,
-    "FAILED": Link.FAILED,
+    ConnectionState.DISCONNECTED: Link.OFFLINE,
+    ConnectionState.BACKOFF: Link.OFFLINE,
+    ConnectionState.CONNECTING: Link.CONNECTING,
+    ConnectionState.HANDSHAKING: Link.CONNECTING,
+    ConnectionState.CONNECTED: Link.UP,
+    ConnectionState.FAILED: Link.FAILED,
 }
 
 
@@ -159,12 +160,13 @@ class AppState:
 
     def _view(self, gateway_id: str, gateway: _Gateway) -> GatewayView:
         status = gateway.status
-        state_name = status.state.name if status is not None else "DISCONNECTED"
         versions = [s.version for s in gateway.sessions.values() if s.version]
         return GatewayView(
             gateway_id=gateway_id,
             name=gateway.name,
-            link=_LINK_BY_STATE.get(state_name, Link.OFFLINE),
+            link=_LINK_BY_STATE.get(status.state, Link.OFFLINE)
+            if status is not None
+            else Link.OFFLINE,
             state_name=_state_words(status),
             dialect=gateway.dialect,
             version=(getattr(status, "version", "") or (versions[0] if versions else "")),

@@ -10,9 +10,11 @@ Inbound, the bridge is every client's ``GatewayListener``: core events are folde
 slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
 ``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
 as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
-The YOLO slots (including "switch off and check") live in the ``bridge_yolo`` mixin, the
-notification slots (the notifier starts on first use) in ``bridge_notify`` and the client
-contract in ``bridge_clients``, to keep this module about lifecycle and routing.
+The bridge holds three collaborators and forwards to them, to stay about lifecycle and routing:
+a ``TaskRunner`` (``bridge_tasks``) that keeps every task and turns failures into notices, a
+``YoloService`` (``bridge_yolo``: on/off, off *and check*, off at quit) and
+``NotificationActions`` (``bridge_notify``: the notifier starts on first use). The client
+contract is ``bridge_clients``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Coroutine
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -34,8 +34,9 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult
-from desktop.gateway.errors import GatewayError
+from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult, Dialect
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.status import ConnectionStatus
 from desktop.ui.app_state import AppState
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge_clients import (
@@ -51,18 +52,19 @@ from desktop.ui.bridge_events import (
     SessionGone,
     SessionUpdate,
 )
-from desktop.ui.bridge_notify import NotificationSlots
-from desktop.ui.bridge_yolo import YoloSlots
+from desktop.ui.bridge_notify import NotificationActions, Notifier
+from desktop.ui.bridge_tasks import TaskRunner
+from desktop.ui.bridge_yolo import YoloService
+from desktop.ui.notify_policy import NotificationPlan
 from desktop.ui.reask_guard import SURFACE_REASK, DenyMemory
 from desktop.ui.snapshot import AppSnapshot
-from desktop.ui.yolo_verify import SETTLE_SECONDS
 
 __all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 
 log = logging.getLogger(__name__)
 
 
-class GatewayBridge(YoloSlots, NotificationSlots, QObject):
+class GatewayBridge(QObject):
     """Owns the gateway clients and their tasks; re-emits what they report as Qt signals."""
 
     approval_requested = Signal(object)  # ApprovalUpdate
@@ -86,18 +88,27 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         self._client_factory = client_factory
         self._clients: dict[str, ClientLike] = {}
         self._listeners: dict[str, ClientListener] = {}
-        self._session_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
-        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._state = AppState()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._notifier: Any = None  # desktop.ui.native_notify.NativeNotifier
-        self._closing = False
+        self._tasks = TaskRunner(self.notice_received.emit)
+        self.yolo = YoloService(
+            self._tasks,
+            self._clients,
+            reported_on=self._yolo_reported_on,
+            dialect=self._dialect,
+            where=self._where,
+            on_set=self.yolo_set.emit,
+            on_checked=self.yolo_checked.emit,
+        )
+        self.notifications = NotificationActions(
+            self._tasks,
+            on_ready=self.notifications_ready.emit,
+            on_action=self.notification_action_invoked.emit,
+        )
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     # -- set-up and shutdown -----------------------------------------------------------------
-    def add_gateway(self, endpoint: Any) -> ClientLike:
+    def add_gateway(self, endpoint: GatewayEndpoint) -> ClientLike:
         """Create the client for ``endpoint`` (started by :meth:`start`, or now if started)."""
         listener = ClientListener(self)
         client = self._client_factory(endpoint, listener)
@@ -107,7 +118,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         self._listeners[client.gateway_id] = listener
         self._state.add_gateway(client.gateway_id, client.name)
         self._state.set_status(client.gateway_id, client.status)
-        if self._loop is not None:
+        if self._tasks.loop is not None:
             self._start_client(client)
         self._publish()
         return client
@@ -121,14 +132,14 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         self.deny_memory.forget_gateway(gateway_id)
         self._state.remove_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
-        if self._loop is not None:
+        if self._tasks.loop is not None:
 
             async def stop() -> None:
                 await client.close()
                 if task is not None:
                     await asyncio.gather(task, return_exceptions=True)
 
-            self._spawn(
+            self._tasks.spawn(
                 stop(), "Could not close the gateway connection", client.name, "", log_only=True
             )
         self.gateway_removed.emit(gateway_id)
@@ -137,35 +148,28 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
     def gateway_ids(self) -> tuple[str, ...]:
         return tuple(self._clients)
 
-    def start(self, loop: asyncio.AbstractEventLoop, notifier: Any = None) -> None:
+    def start(self, loop: asyncio.AbstractEventLoop, notifier: Notifier | None = None) -> None:
         """Start every client's ``run()`` on ``loop`` (the running qasync loop).
 
         ``notifier`` (a ``NativeNotifier``) is only kept: it is started on first use
         (:meth:`start_notifications`, see ``bridge_notify``).
         """
-        self._loop = loop
-        self._notifier = notifier
+        self._tasks.start(loop)
         for client in self._clients.values():
             self._start_client(client)
-        if self._notifications_asked:  # someone asked before the loop was there
-            self.start_notifications()
+        self.notifications.attach(notifier)  # serves a start asked for before the loop was there
 
     async def aclose(self) -> None:
         """Close clients cleanly (a 1000 close), then cancel and await every task."""
-        self._closing = True
+        self._tasks.closing = True
         clients = list(self._clients.values())
         results = await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
         for client, result in zip(clients, results, strict=True):
             if isinstance(result, BaseException):
                 log.warning("closing gateway %s failed: %r", client.gateway_id, result)
-        if self._notifier is not None:
-            await self._notifier.aclose()
-        tasks = [*self._run_tasks.values(), *self._tasks]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.notifications.aclose()
+        await self._tasks.cancel_all(list(self._run_tasks.values()))
         self._run_tasks.clear()
-        self._tasks.clear()
 
     @property
     def snapshot(self) -> AppSnapshot:
@@ -176,7 +180,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
-        if self._closing:
+        if self._tasks.closing:
             return
         self._state.apply(gateway_id, event)
         name = self._state.gateway_name(gateway_id)
@@ -194,7 +198,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
             ):
                 self._deny_reask_soon(gateway_id, event.approval)
         elif isinstance(event, SessionChanged):
-            self._wake((gateway_id, event.session.session_id))
+            self.yolo.session_changed(gateway_id, event.session.session_id)
             self.session_changed.emit(SessionUpdate(gateway_id, event.session))
         elif isinstance(event, SessionRemoved):
             self.session_removed.emit(SessionGone(gateway_id, event.session_id, event.reason))
@@ -209,8 +213,10 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
             log.warning("gateway %s sent an unusable frame: %s", gateway_id, event.reason)
         self._publish()
 
-    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None:
-        if self._closing:
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if self._tasks.closing:
             return
         self._state.set_status(gateway_id, new)
         self.connection_status_changed.emit(gateway_id, old, new)
@@ -227,7 +233,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
             result = client.decide(request.key, request.choice, confirm_stale=request.confirm_stale)
         log.info(
             "decision %s on %s/%s from %s: %s",
-            getattr(request.choice, "value", request.choice),
+            request.choice.value,
             request.gateway_id,
             request.key,
             request.surface,
@@ -286,7 +292,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
         def answer() -> None:
             row = self._state.approval(gateway_id, approval.key)
             if (
-                self._closing
+                self._tasks.closing
                 or row is None
                 or row.phase is not ApprovalPhase.WAITING
                 or row.command != approval.command
@@ -294,13 +300,13 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
                 return
             self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))
 
-        if self._loop is not None:
-            self._loop.call_soon(answer)
+        if self._tasks.loop is not None:
+            self._tasks.loop.call_soon(answer)
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
         client = self._clients[gateway_id]
-        self._spawn(
+        self._tasks.spawn(
             client.set_approval_mode(mode),
             f"Could not set the approval mode to {mode}",
             self._state.gateway_name(gateway_id),
@@ -310,7 +316,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
 
     def interrupt(self, gateway_id: str, session_id: str) -> None:
         client = self._clients[gateway_id]
-        self._spawn(
+        self._tasks.spawn(
             client.interrupt(session_id),
             "Could not interrupt the session",
             self._where(gateway_id, session_id),
@@ -334,7 +340,7 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
                 )
             )
 
-        self._spawn(
+        self._tasks.spawn(
             create(),
             "Could not start the task",
             f"{cwd} on {self._state.gateway_name(gateway_id)}",
@@ -345,16 +351,44 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
     def reconnect(self, gateway_id: str) -> None:
         self._clients[gateway_id].reconnect_now()
 
+    # -- YOLO and notifications: forwarded to their owners ----------------------------------
+    def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
+        """Ask for YOLO on/off; ``yolo_set`` reports whether the call went through."""
+        self.yolo.set_yolo(gateway_id, session_id, on)
+
+    def switch_yolo_off_checked(self, gateway_id: str, session_id: str) -> None:
+        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went)."""
+        self.yolo.switch_off_checked(gateway_id, session_id)
+
+    async def end_yolo(self, sessions: list[tuple[str, str]], timeout: float = 2.0) -> None:
+        """At quit: switch YOLO off for ``sessions`` (best effort, bounded by ``timeout``)."""
+        await self.yolo.end_yolo(sessions, timeout)
+
+    def start_notifications(self) -> None:
+        """Probe the notification service once; the answer comes as ``notifications_ready``."""
+        self.notifications.start()
+
+    def show_notification(self, plan: NotificationPlan) -> None:
+        """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
+        self.notifications.show(plan)
+
+    def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
+        self.notifications.withdraw(gateway_id, batch_id)
+
+    def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
+        self.notifications.show_text(title, body, urgent)
+
     # -- internals ---------------------------------------------------------------------------
     def _start_client(self, client: ClientLike) -> None:
-        assert self._loop is not None
+        loop = self._tasks.loop
+        assert loop is not None
         gateway_id = client.gateway_id
-        task = self._loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
+        task = loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
         self._run_tasks[gateway_id] = task
         task.add_done_callback(functools.partial(self._client_ended, gateway_id))
 
     def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
-        if task.cancelled() or self._closing or self._run_tasks.get(gateway_id) is not task:
+        if task.cancelled() or self._tasks.closing or self._run_tasks.get(gateway_id) is not task:
             return  # cancelled, quitting, or a removed/replaced gateway's old client
         error = task.exception()
         if error is not None:
@@ -369,50 +403,17 @@ class GatewayBridge(YoloSlots, NotificationSlots, QObject):
                 )
             )
 
-    def _spawn(
-        self,
-        coro: Coroutine[Any, Any, Any],
-        what: str,
-        where: str,
-        advice: str,
-        gateway_id: str = "",
-        *,
-        log_only: bool = False,
-    ) -> asyncio.Task[Any]:
-        if self._loop is None:
-            coro.close()
-            raise RuntimeError("GatewayBridge.start() has not run")
-        task = self._loop.create_task(self._guard(coro, what, where, advice, gateway_id, log_only))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _guard(
-        self,
-        coro: Coroutine[Any, Any, Any],
-        what: str,
-        where: str,
-        advice: str,
-        gateway_id: str,
-        log_only: bool,
-    ) -> None:
-        try:
-            await coro
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            reason = str(exc) if isinstance(exc, GatewayError) else "unexpected error; see the log"
-            log.warning(
-                "%s (%s): %s", what, where, reason, exc_info=not isinstance(exc, GatewayError)
-            )
-            if not log_only and not self._closing:
-                self.notice_received.emit(
-                    Notice("error", what, where, f"{reason}. {advice}".strip(), gateway_id)
-                )
-
     def _where(self, gateway_id: str, session_id: str) -> str:
         title = self._state.session_title(gateway_id, session_id)
         return f"{title} on {self._state.gateway_name(gateway_id)}"
+
+    def _yolo_reported_on(self, gateway_id: str, session_id: str) -> bool | None:
+        session = self._state.session(gateway_id, session_id)
+        return None if session is None else session.yolo.effective
+
+    def _dialect(self, gateway_id: str) -> Dialect | None:
+        view = self._state.snapshot().gateway(gateway_id)
+        return None if view is None else view.dialect
 
     def _publish(self) -> None:
         self.snapshot_changed.emit(self._state.snapshot())

@@ -8,10 +8,12 @@ internals, and the per-client listener keeps a removed client's late reports out
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop.core.events import CoreEvent
-from desktop.core.model import DecisionResult
+from desktop.core.model import Choice, DecisionResult
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.status import ConnectionStatus, GatewayListener
 
 
 class ClientLike(Protocol):
@@ -19,24 +21,22 @@ class ClientLike(Protocol):
 
     gateway_id: str
     name: str
-    status: Any
+    status: ConnectionStatus
 
     async def run(self) -> None: ...
     async def close(self) -> None: ...
-    def decide(self, key: str, choice: Any, *, confirm_stale: bool = False) -> DecisionResult: ...
+    def decide(
+        self, key: str, choice: Choice, *, confirm_stale: bool = False
+    ) -> DecisionResult: ...
     def reconnect_now(self) -> None: ...
-    async def set_yolo(self, session_id: str, on: bool) -> Any: ...
-    async def set_approval_mode(self, mode: str) -> Any: ...
-    async def interrupt(self, session_id: str) -> Any: ...
+    async def set_yolo(self, session_id: str, on: bool) -> None: ...
+    async def read_yolo(self, session_id: str) -> None: ...
+    async def set_approval_mode(self, mode: str) -> None: ...
+    async def interrupt(self, session_id: str) -> None: ...
     async def create_session(self, cwd: str, prompt: str) -> str: ...
 
 
-ClientFactory = Callable[[Any, Any], ClientLike]  # (endpoint, listener) -> client
-
-
-class Listener(Protocol):
-    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None: ...
-    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None: ...
+ClientFactory = Callable[[GatewayEndpoint, GatewayListener], ClientLike]
 
 
 class ClientListener:
@@ -46,8 +46,8 @@ class ClientListener:
     has the same id. Routing through a per-client listener keeps stale reports out of the state.
     """
 
-    def __init__(self, target: Listener) -> None:
-        self._target: Listener | None = target
+    def __init__(self, target: GatewayListener) -> None:
+        self._target: GatewayListener | None = target
 
     def detach(self) -> None:
         self._target = None
@@ -56,13 +56,15 @@ class ClientListener:
         if self._target is not None:
             self._target.on_core_event(gateway_id, event)
 
-    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None:
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
         if self._target is not None:
             self._target.on_status_changed(gateway_id, old, new)
 
 
-def gateway_client_factory(endpoint: Any, listener: Any) -> ClientLike:
-    """The real client (imported lazily: the gateway package is asyncio-only and optional here)."""
+def gateway_client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
+    """The real client (imported on first use: websockets is not needed until a gateway is)."""
     from desktop.gateway.client import GatewayClient
 
     return GatewayClient(endpoint, listener=listener)

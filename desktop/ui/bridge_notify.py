@@ -1,81 +1,97 @@
-"""The bridge's notification slots: start the native notifier on first use, show, withdraw.
+"""Native notifications for the bridge: start the notifier on first use, show, withdraw.
 
-Why on first use and not at start-up: the native path (desktop-notifier over dbus-fast, with
-bidict and an XML parser) is about 90 modules and 4 MiB that an idle tray would carry all day
-while nothing waits. So :meth:`start_notifications` is called by the notification controller
+Why on first use and not at start-up: the native path (dbus-fast with an XML parser) is about
+90 modules and 4 MiB that an idle tray would carry all day while nothing waits. So
+:meth:`NotificationActions.start` is called (through the bridge) by the notification controller
 when its first plan or notice is due; the probe (connect to the session bus, ask the service's
 capabilities) takes a few tens of milliseconds on top of a first notification that is already
-held back by the policy's coalescing, and later ones pay nothing. The answer comes back as
-``notifications_ready`` exactly once, whatever happened (no notifier, no bus, an exception), so
-plans waiting for it are never stuck.
-
-A mixin of ``GatewayBridge`` (like ``bridge_yolo``) because awaiting belongs in the one place
-asyncio meets Qt.
+held back by the policy's coalescing, and later ones pay nothing. The answer comes back through
+``on_ready`` exactly once, whatever happened (no notifier, no bus, an exception), so plans
+waiting for it are never stuck.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Protocol
 
-from desktop.ui.bridge_host import BridgeHost
-
-if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-
-    from desktop.ui.notify_policy import NotificationPlan
+from desktop.ui.bridge_tasks import TaskRunner
+from desktop.ui.notify_policy import ActionKind, NotificationPlan
 
 log = logging.getLogger(__name__)
 
+ActionHandler = Callable[[NotificationPlan, ActionKind], None]
 
-class NotificationSlots(BridgeHost):
-    """Mixed into GatewayBridge, which provides ``_notifier``, ``_loop``, signals and ``_spawn``."""
 
-    if TYPE_CHECKING:
-        _notifier: Any  # desktop.ui.native_notify.NativeNotifier, or None
-        notifications_ready: SignalInstance
-        notification_action_invoked: SignalInstance
+class Notifier(Protocol):
+    """What the bridge uses of ``desktop.ui.native_notify.NativeNotifier``."""
 
-    _notifications_asked = False  # start_notifications() was called
-    _notifications_started = False  # ... and the probe was started (or answered False)
+    buttons: bool
 
-    def start_notifications(self) -> None:
-        """Probe the notification service once; the answer comes as ``notifications_ready``.
+    async def start(self) -> bool: ...
+    async def show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool: ...
+    async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool: ...
+    async def withdraw(self, gateway_id: str, batch_id: str) -> None: ...
+    async def aclose(self) -> None: ...
 
-        Before :meth:`start` the request is kept and served when the loop is there.
+
+class NotificationActions:
+    """Owns the notifier and whether it was asked for and started."""
+
+    def __init__(
+        self, tasks: TaskRunner, *, on_ready: Callable[[bool], None], on_action: ActionHandler
+    ) -> None:
+        self._tasks = tasks
+        self._on_ready = on_ready
+        self._on_action = on_action
+        self._notifier: Notifier | None = None
+        self._asked = False  # start() was called
+        self._started = False  # ... and the probe was started (or answered False)
+
+    def attach(self, notifier: Notifier | None) -> None:
+        """Keep ``notifier`` (the loop is running now); serve a start asked for before."""
+        self._notifier = notifier
+        if self._asked:
+            self.start()
+
+    def start(self) -> None:
+        """Probe the notification service once; the answer comes through ``on_ready``.
+
+        Before the loop runs (:meth:`attach`) the request is kept and served then.
         """
-        self._notifications_asked = True
-        if self._notifications_started or self._loop is None:
+        self._asked = True
+        if self._started or self._tasks.loop is None:
             return
-        self._notifications_started = True
+        self._started = True
         notifier = self._notifier
         if notifier is None:
-            self.notifications_ready.emit(False)
+            self._on_ready(False)
             return
-        self._spawn(self._start_notifier(notifier), "Starting notifications", "this desktop", "")
+        self._tasks.spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
 
-    async def _start_notifier(self, notifier: Any) -> None:
+    async def _probe(self, notifier: Notifier) -> None:
         available = False
         try:
             available = bool(await notifier.start())
         except Exception:  # a broken backend must not leave plans waiting for an answer
             log.exception("could not start native notifications; using the tray's balloon")
-        self.notifications_ready.emit(available and bool(notifier.buttons))
+        self._on_ready(available and bool(notifier.buttons))
 
-    def show_notification(self, plan: NotificationPlan) -> None:
-        """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
-        notifier = self._notifier
-        if notifier is None:
-            return
-
-        async def show() -> None:
-            await notifier.show(plan, self.notification_action_invoked.emit)
-
-        self._spawn(show(), "Could not show a notification", "this desktop", "", log_only=True)
-
-    def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
+    def show(self, plan: NotificationPlan) -> None:
+        """Send ``plan`` natively; presses come back through ``on_action``."""
         if self._notifier is not None:
-            self._spawn(
+            self._tasks.spawn(
+                self._notifier.show(plan, self._on_action),
+                "Could not show a notification",
+                "this desktop",
+                "",
+                log_only=True,
+            )
+
+    def withdraw(self, gateway_id: str, batch_id: str) -> None:
+        if self._notifier is not None:
+            self._tasks.spawn(
                 self._notifier.withdraw(gateway_id, batch_id),
                 "Could not close a notification",
                 "this desktop",
@@ -83,12 +99,16 @@ class NotificationSlots(BridgeHost):
                 log_only=True,
             )
 
-    def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
+    def show_text(self, title: str, body: str, urgent: bool = False) -> None:
         if self._notifier is not None:
-            self._spawn(
+            self._tasks.spawn(
                 self._notifier.show_text(title, body, urgent=urgent),
                 "Could not show a notification",
                 "this desktop",
                 "",
                 log_only=True,
             )
+
+    async def aclose(self) -> None:
+        if self._notifier is not None:
+            await self._notifier.aclose()

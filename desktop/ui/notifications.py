@@ -25,6 +25,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice
+from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate, Notice
@@ -114,8 +115,10 @@ class NotificationController(QObject):
                 self._fallback(blocked.title, notification_text(blocked.body, 400))
         self._schedule()
 
-    def _on_connection_status_changed(self, gateway_id: str, old: object, new: object) -> None:
-        if getattr(getattr(new, "state", None), "name", "") == "CONNECTED":
+    def _on_connection_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if new.state is ConnectionState.CONNECTED:
             self.policy.gateway_connected(gateway_id, self._clock())
             self._schedule()
 

@@ -22,38 +22,35 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from desktop.gateway.client import GatewayClient
+from desktop.gateway.config import endpoint_from_config
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.status import GatewayListener
 from desktop.platform import autostart
-from desktop.settings.model import Settings
+from desktop.settings.model import GatewayConfig, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
 from desktop.ui.bridge_events import Notice
 from desktop.ui.settings_apply import core_settings, gateway_changes, notify_settings, uses_tokens
+from desktop.ui.snapshot import Link
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
-EndpointFor = Callable[[Any, Callable[[str], str | None]], Any]  # (GatewayConfig, lookup)
-
-
-def _endpoint_from_config(config: Any, lookup: Callable[[str], str | None]) -> Any:
-    from desktop.gateway.config import endpoint_from_config
-
-    return endpoint_from_config(config, lookup)
+EndpointFor = Callable[[GatewayConfig, Callable[[str], str | None]], GatewayEndpoint]
 
 
 def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
     """A bridge client factory building real clients with the settings current at creation."""
 
-    def factory(endpoint: Any, listener: Any) -> ClientLike:
-        from desktop.gateway.client import GatewayClient
-
+    def factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
         settings = current()
         return GatewayClient(
             endpoint,
@@ -80,7 +77,7 @@ class SettingsController(QObject):
         *,
         path: Path | None = None,
         autostart_backend: autostart.Autostart | None = None,
-        endpoint_for: EndpointFor = _endpoint_from_config,
+        endpoint_for: EndpointFor = endpoint_from_config,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -210,5 +207,5 @@ class SettingsController(QObject):
             log.info("settings: (re)starting gateway %s", config.id)
             self._bridge.add_gateway(self._endpoint_for(config, self._tokens.get))
         for view in self._bridge.snapshot.gateways:
-            if view.link.name == "FAILED" and view.gateway_id in running:
+            if view.link is Link.FAILED and view.gateway_id in running:
                 self._bridge.reconnect(view.gateway_id)  # a fixed token is read at the dial

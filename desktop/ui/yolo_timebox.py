@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.gateway.yolo_verify import YoloCheck
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import Notice, SessionGone, SessionUpdate
 from desktop.ui.snapshot import session_title
@@ -112,8 +114,10 @@ class YoloTimeboxController(QObject):
         self.boxes.gateway_gone(gateway_id)
         self._changed()
 
-    def _on_connection_status_changed(self, gateway_id: str, old: object, new: object) -> None:
-        if getattr(getattr(new, "state", None), "name", "") != "CONNECTED":
+    def _on_connection_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if new.state is not ConnectionState.CONNECTED:
             return
         view = self._bridge.snapshot.gateway(gateway_id)
         live = {s.session_id for s in view.sessions} if view else set()
@@ -128,9 +132,9 @@ class YoloTimeboxController(QObject):
             self.boxes.turning_on_failed((gateway_id, session_id))
             self._changed()
 
-    def _on_yolo_checked(self, gateway_id: str, session_id: str, result: object) -> None:
+    def _on_yolo_checked(self, gateway_id: str, session_id: str, result: YoloCheck) -> None:
         key = (gateway_id, session_id)
-        outcome = self.boxes.checked(key, CheckResult(getattr(result, "value", result)))
+        outcome = self.boxes.checked(key, CheckResult(result.value))
         if outcome is CheckResult.STILL_ON:
             title = self._title(key)
             log.warning("YOLO is still on for %s/%s after switching it off", *key)

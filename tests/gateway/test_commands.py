@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from desktop.core.gateway_core import CoreSettings, GatewayCore
 from desktop.core.model import Dialect
 from desktop.gateway import commands
-from desktop.gateway.errors import UnsupportedError
+from desktop.gateway.errors import NotSentError, UnsupportedError
+from desktop.gateway.session_commands import SessionCommands
 
 A, B, C = Dialect.A, Dialect.B, Dialect.C
 
@@ -64,3 +66,45 @@ def test_interrupt_needs_the_generation_on_canonical() -> None:
 def test_live_session_listing_per_dialect() -> None:
     assert commands.live_sessions_method(A) == ("session.active_list", {})
     assert commands.live_sessions_method(C) == ("session.list", {"limit": 200})
+
+
+def test_session_commands_go_through_the_injected_call(arun) -> None:
+    sent: list[tuple[str, dict]] = []
+    flushed: list[None] = []
+
+    async def call(method, params):
+        sent.append((method, dict(params)))
+        return {"session_id": "rt-1", "stored_session_id": "st-1"}
+
+    core = GatewayCore("g1", clock=lambda: 0.0)
+    session_commands = SessionCommands(
+        core, CoreSettings(), call=call, dialect=lambda: C, flush=lambda: flushed.append(None)
+    )
+    arun(session_commands.set_yolo("s1", False))
+    arun(session_commands.read_yolo("s1"))
+    assert sent == [
+        ("config.set", {"session_id": "s1", "key": "yolo", "value": "off"}),
+        ("config.get", {"session_id": "s1", "key": "yolo"}),
+    ]
+    arun(session_commands.attach_session("st-1"))
+    assert sent[-1][0] == "session.resume"
+    assert flushed == [None]  # the core learned a session: what it queued is delivered
+
+
+def test_session_commands_send_nothing_when_not_connected(arun) -> None:
+    sent: list[str] = []
+
+    async def call(method, params):
+        sent.append(method)
+        return {}
+
+    def not_connected() -> Dialect:
+        raise NotSentError("Not connected to Local; nothing was sent.")
+
+    core = GatewayCore("g1", clock=lambda: 0.0)
+    session_commands = SessionCommands(
+        core, CoreSettings(), call=call, dialect=not_connected, flush=lambda: None
+    )
+    with pytest.raises(NotSentError):
+        arun(session_commands.set_yolo("s1", True))
+    assert sent == []

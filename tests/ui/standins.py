@@ -66,6 +66,9 @@ class StandInClient:
     async def set_yolo(self, session_id: str, on: bool) -> None:
         await self._command("set_yolo", session_id, on)
 
+    async def read_yolo(self, session_id: str) -> None:
+        await self._command("read_yolo", session_id)
+
     async def set_approval_mode(self, mode: str) -> None:
         await self._command("set_approval_mode", mode)
 

@@ -13,8 +13,9 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
 from desktop.gateway.client import ConnectionState
+from desktop.gateway.yolo_verify import YoloCheck
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
@@ -166,3 +167,28 @@ def test_gateway_added_after_start_is_started(started, arun):
     bridge.add_gateway(Endpoint("g2", "Remote"))
     arun(until(lambda: bridge.snapshot.gateway("g2").link is Link.UP))
     assert [g.gateway_id for g in bridge.snapshot.gateways] == ["g1", "g2"]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "calls"),
+    [
+        (Dialect.B, [("set_yolo", "s1", False)]),  # session.info reports it: nothing to read
+        (Dialect.C, [("set_yolo", "s1", False), ("read_yolo", "s1")]),  # canonical: read back
+    ],
+)
+def test_yolo_off_is_checked_the_dialects_way(started, arun, dialect, calls):
+    bridge, client = started
+    client.set_state(ConnectionState.CONNECTED, dialect=dialect)
+    client.emit(SessionChanged(session("s1", "Fix the build")))  # reports YOLO off
+    checked = Collect(bridge.yolo_checked)
+    bridge.switch_yolo_off_checked("g1", "s1")
+    assert arun(until(lambda: checked.items)) == [("g1", "s1", YoloCheck.OFF)]
+    assert client.calls == calls
+
+
+def test_yolo_off_for_a_gateway_that_is_gone_is_unreachable_at_once(started):
+    bridge, client = started
+    checked = Collect(bridge.yolo_checked)
+    bridge.switch_yolo_off_checked("g9", "s1")
+    assert checked.items == [("g9", "s1", YoloCheck.UNREACHABLE)]
+    assert client.calls == []

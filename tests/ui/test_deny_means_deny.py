@@ -65,7 +65,8 @@ def test_deny_all_then_reasks_are_denied_by_the_tray_and_never_offered(bus, qloo
         made = []
         bridge.decision_made.connect(made.append)
         bridge.add_gateway(Endpoint("g1", "Local"))
-        bridge.start(qloop, NativeNotifier("Hermes Tray"))
+        notifier = NativeNotifier("Hermes Tray")
+        bridge.start(qloop, notifier)
         client = clients["g1"]
         try:
             client.emit(SessionChanged(session("s1", "Clean up")))
@@ -73,7 +74,7 @@ def test_deny_all_then_reasks_are_denied_by_the_tray_and_never_offered(bus, qloo
             for i, command in enumerate(commands):
                 client.ask(approval(f"k{i}", command=command, position=i))
             note = await notifyd.received.get()
-            await until(lambda: bridge._notifier.is_shown("g1", "b1"))
+            await until(lambda: notifier.is_shown("g1", "b1"))
             notifyd.invoke(note.id, "deny.1")  # "Deny all"
             await until(lambda: len(client.calls) == 3)
             # Hermes blocks #1 and asks again about #2 and #3, as new requests of the batch

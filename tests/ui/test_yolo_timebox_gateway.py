@@ -13,10 +13,10 @@ import pytest
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
 from desktop.gateway.fake import FakeGateway
+from desktop.gateway.yolo_verify import YoloCheck
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.snapshot import Link, session_title
 from desktop.ui.yolo_timer import BoxKind, Phase
-from desktop.ui.yolo_verify import YoloCheck
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp
 
@@ -102,7 +102,7 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
 def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qloop, arun):
     async def scenario():
         app = WiredApp(await FakeGateway("B", speed=0.01).start())
-        app.bridge.yolo_settle_s = 0.3  # how long the gateway gets to report "off"
+        app.bridge.yolo.settle_s = 0.3  # how long the gateway gets to report "off"
         await app.connected()
         sid = await app.new_session("hello")
         await until(lambda: not app.session(sid).running)

@@ -9,7 +9,7 @@ import contextlib
 import pytest
 
 from desktop.gateway.errors import NotSentError, RpcCallError
-from desktop.ui.yolo_verify import YoloCheck, switch_off_verified
+from desktop.gateway.yolo_verify import YoloCheck, switch_off_verified
 
 
 class Gateway:

@@ -22,7 +22,7 @@ import asyncio
 import enum
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop.gateway.errors import GatewayError, NotSentError
 
@@ -38,24 +38,12 @@ class YoloCheck(enum.Enum):
 
 
 class YoloClient(Protocol):
-    async def set_yolo(self, session_id: str, on: bool) -> Any: ...
+    async def set_yolo(self, session_id: str, on: bool) -> None: ...
 
 
 ReportedOn = Callable[[], bool | None]  # the session's effective YOLO now; None: session gone
 WaitChange = Callable[[float], Awaitable[None]]  # returns on the session's next change or timeout
-ReadBack = Callable[[], Awaitable[Any]] | None  # canonical: ask the gateway (config.get)
-
-
-def canonical_read_back(client: Any, session_id: str) -> ReadBack:
-    """``config.get {session_id, key:"yolo"}`` through the client's generic ``call`` (C only)."""
-    call = getattr(client, "call", None)
-    if call is None:
-        return None
-
-    async def read() -> Any:
-        return await call("config.get", {"session_id": session_id, "key": "yolo"})
-
-    return read
+ReadBack = Callable[[], Awaitable[object]] | None  # canonical: ask the gateway (config.get)
 
 
 async def switch_off_verified(
