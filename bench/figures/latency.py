@@ -145,7 +145,7 @@ def _floor_latencies(phase: Phase) -> list[float]:
 STAGES = (
     ("socket->core event", "sent", "event"),
     ("dialog upsert + notify intake", "event", "upserted"),
-    ("one loop turn (layout, paint)", "upserted", "row"),
+    ("until the card is painted", "upserted", "row"),
     ("row->notification request", "row", "notify"),
 )
 
