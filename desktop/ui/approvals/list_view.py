@@ -32,7 +32,16 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
@@ -59,6 +68,7 @@ _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
 GAP = 8  # between consecutive items
 OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
+OVERSCAN_DELAY_MS = 16  # ... one frame after the rows on screen (those are painted first)
 _INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
 _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
@@ -112,6 +122,11 @@ class ApprovalListView(QAbstractScrollArea):
         self._live = False
         self._flush_posted = False
         self._placing = False
+        self._overscan_now = False  # build the margin too in this placement
+        self._overscan_timer = QTimer(self)
+        self._overscan_timer.setSingleShot(True)
+        self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
+        self._overscan_timer.timeout.connect(self._build_overscan)
         self.empty = plain_label("emptyLabel")
         self.empty.setParent(self.viewport())
         self.empty.setText("Nothing is waiting for you.")
@@ -134,13 +149,18 @@ class ApprovalListView(QAbstractScrollArea):
             return
         self._live = True
         self._structure_dirty = True
-        self.flush()
+        self._overscan_now = True  # opening: nothing is on screen yet to be painted first
+        try:
+            self.flush()
+        finally:
+            self._overscan_now = False
 
     def dematerialise(self) -> None:
         """Drop every widget; the model and the remembered heights stay (the dialog hid)."""
         if not self._live:
             return
         self._live = False
+        self._overscan_timer.stop()
         self._scroll_to = None
         for uid in list(self._widgets):
             self._drop(uid)
@@ -486,14 +506,17 @@ class ApprovalListView(QAbstractScrollArea):
                 self._scroll_into_view(scroll_to, with_heading)
             value = bar.value()
             wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
+            on_screen = self._visible_range(value, value + view_h)
             changed = False
-            for i in wanted:
+            for i in wanted if self._overscan_now else on_screen:
                 node = self._items[i]
                 if node.uid not in self._widgets:
                     self._build(node)  # measured at the top of the next pass
                     changed = True
             if not changed:
                 break
+        if not self._overscan_now and any(self._items[i].uid not in self._widgets for i in wanted):
+            self._overscan_timer.start()  # the margin waits until the screen is painted
         keep = {self._items[i].uid for i in wanted} | self._pinned
         if self._selected_row is not None:
             keep.add(self._selected_row.uid)
@@ -571,8 +594,19 @@ class ApprovalListView(QAbstractScrollArea):
         return None if i is None else self._tops[i] - self.verticalScrollBar().value()
 
     def settle(self) -> None:
-        """Run this turn's flush now (tests and tools that read geometry right away)."""
+        """Run this turn's flush now, margin included (tests and tools read geometry at once)."""
         self.flush()
+        if self._overscan_timer.isActive():
+            self._overscan_timer.stop()
+            self._build_overscan()
+
+    def _build_overscan(self) -> None:
+        """Build the items just outside the viewport, a frame after the ones on it."""
+        self._overscan_now = True
+        try:
+            self._place()
+        finally:
+            self._overscan_now = False
 
 
 def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:

@@ -1,4 +1,4 @@
-"""Spare widgets: cards that scrolled away are reused for the next rows, never shown stale."""
+"""Building the card list cheaply: spare widgets reused (never shown stale), the margin later."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import Choice
 from desktop.risk import RiskLevel, assess
 from desktop.ui.approvals import ApprovalDialog
-from desktop.ui.approvals.list_view import SPARE_WIDGETS
+from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
 from desktop.ui.approvals.texts import RISK_BADGES
 from tests.ui.approvals.factory import approval
 
@@ -78,3 +78,27 @@ def test_spares_are_bounded_and_released_when_the_dialog_hides(
     assert all(c.isHidden() for c in every_card if c not in built)
     dialog.hide()
     qtbot.waitUntil(lambda: dialog.list_view.viewport().findChildren(QWidget, "rowCard") == [])
+
+
+def test_rows_on_screen_are_built_first_and_the_margin_a_frame_later(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.resize(700, 600)
+    _fill(dialog)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.settle()
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)  # a jump: placed at once
+    height = view.viewport().height()
+    margin = [
+        r
+        for r in dialog.model.board.rows()
+        if height < (view.y_in_viewport(r) or 0) < height + OVERSCAN - 40
+    ]
+    assert margin
+    assert view.rows_on_screen()
+    assert all(view.card(r) is not None for r in view.rows_on_screen())
+    assert all(view.card(r) is None for r in margin)  # not yet: the screen comes first
+    qtbot.waitUntil(lambda: all(view.card(r) is not None for r in margin))
