@@ -68,7 +68,7 @@ _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
 GAP = 8  # between consecutive items
 OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
-OVERSCAN_DELAY_MS = 16  # ... one frame after the rows on screen (those are painted first)
+OVERSCAN_DELAY_MS = 250  # ... once the list has kept still this long (the screen comes first)
 _INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
 _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
@@ -601,7 +601,12 @@ class ApprovalListView(QAbstractScrollArea):
             self._build_overscan()
 
     def _build_overscan(self) -> None:
-        """Build the items just outside the viewport, a frame after the ones on it."""
+        """Build the items just outside the viewport, once placements have paused.
+
+        Why wait: each new waiting row scrolls the list to it, and a margin built for a position
+        the list leaves at the next arrival is work nobody sees. A person's own scrolling builds
+        what comes on screen at once either way.
+        """
         self._overscan_now = True
         try:
             self._place()

@@ -80,7 +80,7 @@ def test_spares_are_bounded_and_released_when_the_dialog_hides(
     qtbot.waitUntil(lambda: dialog.list_view.viewport().findChildren(QWidget, "rowCard") == [])
 
 
-def test_rows_on_screen_are_built_first_and_the_margin_a_frame_later(
+def test_rows_on_screen_are_built_first_and_the_margin_once_the_list_keeps_still(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
     dialog.resize(700, 600)
