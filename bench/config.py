@@ -19,6 +19,7 @@ class BenchConfig:
     latency_sessions: int = 4  # approvals rotate over these sessions (one batch each)
     default_coalesce_samples: int = 20  # extra run with the app's default notification coalescing
     drain_timeout: float = 60.0  # how long the app may take to catch up after a phase
+    idle_baseline_s: float = 3.0  # the app's idle CPU, measured before its phases
     # (b) throughput
     throughput_rounds: int = 7  # alternating json.loads / core rounds; the median ratio counts
     throughput_repeat: int = 5  # transcript passes per round
@@ -45,6 +46,7 @@ class BenchConfig:
         return replace(
             self,
             latency_samples=25,
+            idle_baseline_s=1.0,
             default_coalesce_samples=6,
             throughput_rounds=3,
             throughput_repeat=2,

@@ -42,6 +42,7 @@ class Phase:
     frames: int = 0  # frames the app's core was fed during the phase (app probe)
     last_frame: float = 0.0
     cpu_s: float = 0.0  # CPU time the app process used from phase start to drained
+    idle_cpu_per_s: float = 0.0  # the app's CPU per second with nothing arriving (measured first)
     wall_s: float = 0.0
     arrived: dict[str, float] = field(default_factory=dict)  # floor probe
 
@@ -76,6 +77,9 @@ def _run_phases(
     sessions = client.expect("sessions", 60)
     done: list[Phase] = []
     fed, cpu = 0, float(sessions.get("cpu", 0.0))
+    idle_rate = _idle_cpu_rate(client, cfg.idle_baseline_s) if app else 0.0
+    if app:
+        cpu = float(_cpu_now(client)["cpu"])
     pace = cfg.latency_interval + cfg.latency_jitter
     for name, rate in phases:
         phase = Phase(name, rate, pool.take(samples), samples)
@@ -99,6 +103,7 @@ def _run_phases(
             phase.samples = report["samples"]
             phase.frames, phase.last_frame = report["frames"] - fed, report["last"]
             phase.cpu_s, phase.wall_s = report["cpu"] - cpu, time.monotonic() - started
+            phase.idle_cpu_per_s = idle_rate
             fed, cpu = report["frames"], report["cpu"]
         done.append(phase)
     if not app:
@@ -109,6 +114,25 @@ def _run_phases(
     client.send("quit")
     client.stop(grace=15)
     return done
+
+
+def _cpu_now(client: Child) -> dict[str, Any]:
+    """The app's CPU seconds so far (an empty report: no samples, answered at once)."""
+    client.send("report", first=0, count=0, timeout=0)
+    return client.expect("samples", 30)
+
+
+def _idle_cpu_rate(client: Child, seconds: float) -> float:
+    """CPU seconds per second the app spends with its dialog open and nothing arriving.
+
+    Why: the CPU per approval divides a whole phase's CPU by its approvals, and the phase is
+    mostly waiting between them; this is the part of that which no approval caused.
+    """
+    start = _cpu_now(client)
+    t0 = time.monotonic()
+    time.sleep(seconds)  # the bench's own process waits; the app runs on its own
+    end = _cpu_now(client)
+    return max(0.0, (float(end["cpu"]) - float(start["cpu"])) / (time.monotonic() - t0))
 
 
 def _app_latencies(phase: Phase, field_name: str) -> tuple[list[float], int]:
@@ -145,7 +169,7 @@ def _floor_latencies(phase: Phase) -> list[float]:
 STAGES = (
     ("socket->core event", "sent", "event"),
     ("dialog upsert + notify intake", "event", "upserted"),
-    ("one loop turn (layout, paint)", "upserted", "row"),
+    ("until the card is painted", "upserted", "row"),
     ("row->notification request", "row", "notify"),
 )
 
@@ -285,19 +309,30 @@ def _cpu_rows(phases: list[Phase]) -> list[Row]:
     alone = next((p for p in phases if p.rate == 0), None)
     if alone is not None and alone.count:
         per = alone.cpu_s / alone.count * 1000
+        idle_s = alone.idle_cpu_per_s * alone.wall_s
+        own = max(0.0, alone.cpu_s - idle_s) / alone.count * 1000
+        details = {
+            "cpu_s": alone.cpu_s,
+            "wall_s": alone.wall_s,
+            "idle_cpu_per_s": alone.idle_cpu_per_s,
+            "samples": alone.count,
+        }
         rows.append(
             Row(
-                "a app CPU per approval (alone)",
+                "a app CPU per approval (alone), all CPU of the phase",
                 per,
                 "ms",
+                details={**details, "note": "idle wake-ups included"},
+            )
+        )
+        rows.append(
+            Row(
+                "a app CPU per approval (alone), idle subtracted",
+                own,
+                "ms",
                 target=f"<= {CPU_PER_APPROVAL_TARGET_MS:g} ms",
-                verdict=judge(per <= CPU_PER_APPROVAL_TARGET_MS),
-                details={
-                    "cpu_s": alone.cpu_s,
-                    "wall_s": alone.wall_s,
-                    "samples": alone.count,
-                    "note": "all CPU of the phase (idle wake-ups included) over its approvals",
-                },
+                verdict=judge(own <= CPU_PER_APPROVAL_TARGET_MS),
+                details={**details, "note": "the phase's CPU minus the idle rate over its wall"},
             )
         )
     for phase in phases:

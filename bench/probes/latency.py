@@ -7,10 +7,11 @@ policy's start-up quiet time, and the app has no switch for either. So this prob
 ``ApprovalDialog``, ``NotificationController``) on a qasync loop — and observes it by
 subclassing, never by editing:
 
-* **row visible**: a slot connected to ``approval_requested`` *after* the shell's own (so the
-  dialog's ``upsert`` is done) posts a 0 ms single-shot; when it runs, the events the upsert
-  posted (layout, paint requests) have been processed, and the row's card must be
-  ``isVisible()``. That time is "row visible".
+* **row visible**: the time the row's card receives its first paint event while shown — what
+  a person waits for. An event filter on the list's viewport hears each card being added and
+  watches that card's paint events (nothing else: an application-wide filter would tax every
+  event of the flood). The probe only looks: it never builds or pins a card itself (asking the
+  dialog for one would build it at once and keep it, which is work the app does not do).
 * **notification request**: the notifier is a ``NativeNotifier`` subclass that keeps the
   app's code path but never touches D-Bus; the time its ``show()`` is entered is the
   notification request (the bridge's ``show_notification`` call time is kept too).
@@ -50,7 +51,7 @@ class Sample:
     batch_id: str = ""
     event: float | None = None  # bridge.approval_requested emitted: the core's event is out
     upserted: float | None = None  # the shell's slots (dialog upsert, notify intake) returned
-    row: float | None = None  # upsert done + one loop turn, card visible
+    row: float | None = None  # the card's first paint event (shown)
     row_visible: bool = False
     bridge_notify: float | None = None  # NotificationController -> bridge.show_notification
     notify: float | None = None  # NativeNotifier.show entered: the notification request
@@ -63,7 +64,7 @@ class Sample:
 def build(args: argparse.Namespace) -> None:
     os.environ.setdefault("QT_API", "pyside6")
     import qasync
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
     from desktop.core.model import Choice
@@ -150,8 +151,26 @@ def build(args: argparse.Namespace) -> None:
         if sample is None or sample.upserted is not None:
             return
         sample.upserted = time.monotonic()
-        card = shell.dialog.card(update.gateway_id, update.approval.key)
-        QTimer.singleShot(0, lambda: row_turn(sample, card))
+        unpainted[sample.key] = sample
+
+    unpainted: dict[str, Sample] = {}  # upserted, card not painted yet
+
+    class PaintWatch(QObject):
+        """Stops a sample's row clock at its card's first paint (cards come and go)."""
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+            kind = event.type()
+            if kind == QEvent.Type.ChildAdded:
+                child = event.child()  # type: ignore[attr-defined]
+                if hasattr(child, "entry"):  # a row card
+                    child.installEventFilter(self)
+            elif kind == QEvent.Type.Paint and hasattr(watched, "entry"):
+                sample = unpainted.pop(watched.entry.approval.key, None)
+                if sample is not None:
+                    sample.row = time.monotonic()
+                    sample.row_visible = watched.isVisible()  # type: ignore[attr-defined]
+                    QTimer.singleShot(0, lambda: row_turn(sample))  # not inside a paint
+            return False
 
     bridge.approval_requested.connect(before_shell)  # connected first: runs before the shell's
     settings = NotifySettings(
@@ -164,9 +183,10 @@ def build(args: argparse.Namespace) -> None:
     shell_ref.append(shell)
     bridge.approval_requested.connect(after_shell)  # connected last: the upsert ran before
 
-    def row_turn(sample: Sample, card: Any) -> None:
-        sample.row = time.monotonic()
-        sample.row_visible = card is not None and card.isVisible()
+    paint_watch = PaintWatch()
+    shell.dialog.list_view.viewport().installEventFilter(paint_watch)
+
+    def row_turn(sample: Sample) -> None:
         sample.rows_in_dialog = sum(1 for _ in shell.dialog.model.board.rows())
         sample.waiting_in_core = sum(
             1 for a in client.core.approvals() if a.phase.name == "WAITING"

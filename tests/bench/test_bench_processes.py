@@ -29,6 +29,7 @@ TINY = dataclasses.replace(
     latency_sessions=2,
     default_coalesce_samples=1,
     drain_timeout=20.0,
+    idle_baseline_s=0.5,
     load_sessions=2,
     load_approvals=2,
     settle=0.2,
@@ -64,6 +65,12 @@ def test_latency_rows_cover_both_phases_and_the_floor(tmp_path, gateway):
         assert not math.isnan(row.value)
     cpu = next(r for r in rows if r.figure.startswith("a app CPU per approval"))
     assert cpu.value > 0
+    own = next(r for r in rows if r.figure.endswith("idle subtracted"))
+    assert own.target
+    assert 0 <= own.value <= cpu.value
+    assert own.details["idle_cpu_per_s"] >= 0
+    alone = next(r for r in rows if "row visible p50 (alone)" in r.figure)
+    assert alone.details["stages_ms"]["until the card is painted"]["p50"] > 0
     absorbed = next(r for r in rows if r.figure.startswith("a app absorbed flood rate"))
     assert absorbed.reference > 0
     flood = next(r for r in rows if "flood" in r.figure and "p99" in r.figure)

@@ -132,6 +132,21 @@ class BatchCard(GroupWidget):
         set_style_property(self, "resolved", self.group.fully_resolved)
 
 
+def rebind_group_widget(
+    widget: GroupWidget, node: GatewayGroup | SessionGroup | BatchGroup
+) -> None:
+    """Let a spare group widget show ``node`` (of its own kind); call ``refresh`` next."""
+    if isinstance(widget, BatchCard) and isinstance(node, BatchGroup):
+        widget.group = node
+        return
+    if isinstance(widget, SessionSection) and isinstance(node, SessionGroup):
+        widget.group = node
+        return
+    if not (isinstance(widget, GatewaySection) and isinstance(node, GatewayGroup)):
+        raise TypeError(f"{type(widget).__name__} cannot show a {type(node).__name__}")
+    widget.group = node
+
+
 def make_group_widget(node: GatewayGroup | SessionGroup | BatchGroup) -> GroupWidget:
     """The widget class for a group node."""
     if isinstance(node, GatewayGroup):

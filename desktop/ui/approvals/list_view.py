@@ -32,11 +32,27 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
-from desktop.ui.approvals.group_cards import BatchCard, GroupWidget, make_group_widget
+from desktop.ui.approvals.group_cards import (
+    BatchCard,
+    GatewaySection,
+    GroupWidget,
+    SessionSection,
+    make_group_widget,
+    rebind_group_widget,
+)
 from desktop.ui.approvals.layout import (
     BatchGroup,
     GatewayGroup,
@@ -52,9 +68,17 @@ _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
 GAP = 8  # between consecutive items
 OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
+OVERSCAN_DELAY_MS = 250  # ... once the list has kept still this long (the screen comes first)
 _INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
 _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
+_KIND_OF: dict[type, type] = {
+    RowCard: RowEntry,
+    GatewaySection: GatewayGroup,
+    SessionSection: SessionGroup,
+    BatchCard: BatchGroup,
+}
+SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 
 
 class ApprovalListView(QAbstractScrollArea):
@@ -91,12 +115,18 @@ class ApprovalListView(QAbstractScrollArea):
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
         self._pinned: set[int] = set()  # built on request: kept until dematerialise
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
+        self._spare: dict[type, list[QWidget]] = {}  # item kind -> dropped widgets, hidden
         self._selected_row: RowEntry | None = None
         self._scroll_to: RowEntry | None = None  # bring into view in the next flush
         self._heading_too = False  # ... with its session heading, if both fit
         self._live = False
         self._flush_posted = False
         self._placing = False
+        self._overscan_now = False  # build the margin too in this placement
+        self._overscan_timer = QTimer(self)
+        self._overscan_timer.setSingleShot(True)
+        self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
+        self._overscan_timer.timeout.connect(self._build_overscan)
         self.empty = plain_label("emptyLabel")
         self.empty.setParent(self.viewport())
         self.empty.setText("Nothing is waiting for you.")
@@ -119,16 +149,26 @@ class ApprovalListView(QAbstractScrollArea):
             return
         self._live = True
         self._structure_dirty = True
-        self.flush()
+        self._overscan_now = True  # opening: nothing is on screen yet to be painted first
+        try:
+            self.flush()
+        finally:
+            self._overscan_now = False
 
     def dematerialise(self) -> None:
         """Drop every widget; the model and the remembered heights stay (the dialog hid)."""
         if not self._live:
             return
         self._live = False
+        self._overscan_timer.stop()
         self._scroll_to = None
         for uid in list(self._widgets):
             self._drop(uid)
+        for spares in self._spare.values():
+            for widget in spares:
+                widget.setParent(None)
+                widget.deleteLater()
+        self._spare.clear()
         self._pinned.clear()
         if self._on_screen:
             self._on_screen.clear()
@@ -230,24 +270,42 @@ class ApprovalListView(QAbstractScrollArea):
 
     # -- building -------------------------------------------------------------------------------
     def _build(self, node: Node) -> QWidget:
+        """A widget for ``node``: a spare one of its kind rebound to it when kept, else new.
+
+        Why spares: the list scrolls to each new waiting row (the selection follows the work),
+        so with several sessions the cards on screen change on every arrival; a new card costs
+        about 7 ms to build, parent and polish, rebinding a spare one a fraction of that.
+        """
         widget: QWidget
+        spare = self._spare.get(type(node))
         if isinstance(node, RowEntry):
-            card = RowCard(node)
+            if spare:
+                card = spare.pop()
+                assert isinstance(card, RowCard)
+                card.rebind(node)
+            else:
+                card = RowCard(node)
+                card.choice_clicked.connect(self.choice_clicked)
+                card.reconfirm_clicked.connect(self.reconfirm_clicked)
+                card.setParent(self.viewport())
             card.refresh(self._clock())
-            card.choice_clicked.connect(self.choice_clicked)
-            card.reconfirm_clicked.connect(self.reconfirm_clicked)
             card.set_selected(node is self._selected_row)
             widget = card
         else:
-            group = make_group_widget(node)
-            if isinstance(group, BatchCard):
-                group.batch_action.connect(self.batch_action)
-                group.stop_clicked.connect(self.stop_clicked)
-                group.dismiss_clicked.connect(self.dismiss_clicked)
-            group.body.hide()  # its children are items of their own
+            if spare:
+                group = spare.pop()
+                assert isinstance(group, GroupWidget)
+                rebind_group_widget(group, node)
+            else:
+                group = make_group_widget(node)
+                if isinstance(group, BatchCard):
+                    group.batch_action.connect(self.batch_action)
+                    group.stop_clicked.connect(self.stop_clicked)
+                    group.dismiss_clicked.connect(self.dismiss_clicked)
+                group.body.hide()  # its children are items of their own
+                group.setParent(self.viewport())
             group.refresh(self._clock())
             widget = group
-        widget.setParent(self.viewport())
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
         self._uid_of[id(widget)] = node.uid
@@ -262,6 +320,11 @@ class ApprovalListView(QAbstractScrollArea):
         self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
+        kind = _KIND_OF.get(type(widget))
+        spares = self._spare.setdefault(kind, []) if kind is not None else None
+        if spares is not None and self._live and len(spares) < SPARE_WIDGETS:
+            spares.append(widget)  # stays a hidden child of the viewport
+            return
         widget.setParent(None)
         widget.deleteLater()
 
@@ -443,14 +506,17 @@ class ApprovalListView(QAbstractScrollArea):
                 self._scroll_into_view(scroll_to, with_heading)
             value = bar.value()
             wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
+            on_screen = self._visible_range(value, value + view_h)
             changed = False
-            for i in wanted:
+            for i in wanted if self._overscan_now else on_screen:
                 node = self._items[i]
                 if node.uid not in self._widgets:
                     self._build(node)  # measured at the top of the next pass
                     changed = True
             if not changed:
                 break
+        if not self._overscan_now and any(self._items[i].uid not in self._widgets for i in wanted):
+            self._overscan_timer.start()  # the margin waits until the screen is painted
         keep = {self._items[i].uid for i in wanted} | self._pinned
         if self._selected_row is not None:
             keep.add(self._selected_row.uid)
@@ -528,8 +594,24 @@ class ApprovalListView(QAbstractScrollArea):
         return None if i is None else self._tops[i] - self.verticalScrollBar().value()
 
     def settle(self) -> None:
-        """Run this turn's flush now (tests and tools that read geometry right away)."""
+        """Run this turn's flush now, margin included (tests and tools read geometry at once)."""
         self.flush()
+        if self._overscan_timer.isActive():
+            self._overscan_timer.stop()
+            self._build_overscan()
+
+    def _build_overscan(self) -> None:
+        """Build the items just outside the viewport, once placements have paused.
+
+        Why wait: each new waiting row scrolls the list to it, and a margin built for a position
+        the list leaves at the next arrival is work nobody sees. A person's own scrolling builds
+        what comes on screen at once either way.
+        """
+        self._overscan_now = True
+        try:
+            self._place()
+        finally:
+            self._overscan_now = False
 
 
 def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:

@@ -192,6 +192,16 @@ class RowCard(QFrame):
         self._command_source: str | None = None
         self.refresh(None)
 
+    def rebind(self, entry: RowEntry) -> None:
+        """Show another row from now on (a spare card reused by the list); call refresh next.
+
+        Forgets everything that belonged to the previous row: its command (so the risk, marks
+        and hidden-character warning are computed for the new one) and its expanded message.
+        """
+        self.entry = entry
+        self._command_source = None
+        self._agent_expanded = False
+
     def refresh(self, now: float | None) -> None:
         """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
         entry, a = self.entry, self.entry.approval
