@@ -740,7 +740,8 @@ def _deletes(deleted: list[str]) -> str:
 
 
 def _short(text: str) -> str:
-    shown = reveal(text)
+    """A target for the one-line summary: revealed, line breaks marked, bounded."""
+    shown = reveal(text).replace("\n", "⏎").replace("\t", " ")
     return shown if len(shown) <= 60 else shown[:59] + "…"
 
 

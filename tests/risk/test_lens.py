@@ -151,3 +151,8 @@ def test_the_public_types() -> None:
     assessment = RiskAssessment(RiskLevel.HIGH, (finding,), "s", True)
     assert assessment.findings[0].rule == "x"
     assert RiskLevel.LOW < RiskLevel.MEDIUM < RiskLevel.HIGH
+
+
+def test_a_line_break_in_a_delete_target_stays_on_the_summary_line() -> None:
+    summary = assess("rm -rf \n\\r").summary  # found by test_fuzz
+    assert "\n" not in summary
