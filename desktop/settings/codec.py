@@ -28,7 +28,7 @@ SCHEMA_VERSION = 1
 
 _E = TypeVar("_E", bound=enum.Enum)
 _GATEWAY_KEYS = ("id", "name", "url", "token_ref", "kind", "allow_insecure_remote")
-_POLICY_KEYS = ("show_command_text", "approve_from_notification")
+_POLICY_KEYS = ("show_command_text", "approve_from_notification", "escalate_through_do_not_disturb")
 _TOP_KEYS = (
     "schema_version",
     "gateways",
@@ -48,6 +48,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "gateways": [_gateway_to_json(g) for g in settings.gateways],
         "notifications": {
             "show_command_text": policy.show_command_text,
+            "escalate_through_do_not_disturb": policy.escalate_through_do_not_disturb,
             "approve_from_notification": policy.approve_from_notification.value,
             **policy.extra,
         },
@@ -124,6 +125,7 @@ def _policy_from_json(raw: object) -> NotificationPolicy:
     where = "notifications"
     return NotificationPolicy(
         show_command_text=_bool(raw, "show_command_text", True, where),
+        escalate_through_do_not_disturb=_bool(raw, "escalate_through_do_not_disturb", True, where),
         approve_from_notification=_enum(
             raw, "approve_from_notification", NotificationApproval, NotificationApproval.ONCE, where
         ),

@@ -131,6 +131,8 @@ class NotificationPolicy:
 
     show_command_text: bool = True
     approve_from_notification: NotificationApproval = NotificationApproval.ONCE
+    # The last-30-s reminder goes out as critical, which do-not-disturb lets through.
+    escalate_through_do_not_disturb: bool = True
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 
     def __post_init__(self) -> None:

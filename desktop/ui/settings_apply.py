@@ -69,6 +69,7 @@ def notify_settings(settings: Settings, base: NotifySettings | None = None) -> N
     return replace(
         base or NotifySettings(),
         show_commands=policy.show_command_text,
+        escalate_when_quiet=policy.escalate_through_do_not_disturb,
         approve_from_notification=policy.approve_from_notification is NotificationApproval.ONCE,
         quiet_after_start=settings.quiet_after_start_s,
     )

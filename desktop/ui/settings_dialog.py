@@ -199,6 +199,14 @@ class SettingsDialog(QDialog):
         policy = settings.notifications
         self.show_command_check = QCheckBox("Show the command text in notifications", box)
         self.show_command_check.setChecked(policy.show_command_text)
+        self.escalate_check = QCheckBox(
+            "Remind me 30 s before Hermes gives up, even in do-not-disturb", box
+        )
+        self.escalate_check.setChecked(policy.escalate_through_do_not_disturb)
+        self.escalate_check.setToolTip(
+            "The reminder is sent as urgent, which most desktops show even when notifications "
+            "are silenced. Off: it is sent like any other notification."
+        )
         self.approve_combo = QComboBox(box)
         for value, label in APPROVAL_LABELS.items():
             self.approve_combo.addItem(label, value.value)
@@ -222,6 +230,7 @@ class SettingsDialog(QDialog):
         self.follow_all_check.setToolTip(FOLLOW_ALL_TIP)
         form = QFormLayout(box)
         form.addRow("", self.show_command_check)
+        form.addRow("", self.escalate_check)
         form.addRow("From a notification", self.approve_combo)
         form.addRow("Stop answering this long before Hermes gives up", self.margin_spin)
         form.addRow("After start, wait this long before notifying", self.quiet_spin)
@@ -357,6 +366,7 @@ class SettingsDialog(QDialog):
             notifications=NotificationPolicy(
                 show_command_text=self.show_command_check.isChecked(),
                 approve_from_notification=NotificationApproval(self.approve_combo.currentData()),
+                escalate_through_do_not_disturb=self.escalate_check.isChecked(),
                 extra=self._original.notifications.extra,
             ),
             staleness_margin_s=self.margin_spin.value(),

@@ -46,6 +46,7 @@ _settings = st.builds(
         NotificationPolicy,
         show_command_text=st.booleans(),
         approve_from_notification=st.sampled_from(NotificationApproval),
+        escalate_through_do_not_disturb=st.booleans(),
         extra=_extra,
     ),
     staleness_margin_s=st.floats(0, 300),

@@ -59,7 +59,9 @@ def test_the_demo_kind_is_never_started_from_settings():
 def test_notification_settings_follow_the_persons_choices():
     settings = Settings(
         notifications=NotificationPolicy(
-            show_command_text=False, approve_from_notification=NotificationApproval.NEVER
+            show_command_text=False,
+            approve_from_notification=NotificationApproval.NEVER,
+            escalate_through_do_not_disturb=False,
         ),
         quiet_after_start_s=30.0,
     )
@@ -67,6 +69,8 @@ def test_notification_settings_follow_the_persons_choices():
     result = notify_settings(settings, base)
     assert (result.show_commands, result.approve_from_notification) == (False, False)
     assert result.quiet_after_start == 30.0
+    assert result.escalate_when_quiet is False
+    assert notify_settings(Settings()).escalate_when_quiet is True
     assert (result.coalesce, result.quiet_after_reconnect) == (0.05, 1.0)  # the rest kept
     assert notify_settings(Settings()).approve_from_notification is True
 

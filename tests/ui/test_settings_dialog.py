@@ -104,6 +104,8 @@ def test_ok_unchanged_gives_back_equal_settings_with_unknown_keys(
 def test_general_edits_come_back_in_the_new_settings(qtbot: QtBot, store: TokenStore) -> None:
     dialog = open_dialog(qtbot, store)
     dialog.show_command_check.setChecked(False)
+    assert dialog.escalate_check.isChecked()  # the default: the reminder gets through
+    dialog.escalate_check.setChecked(False)
     dialog.approve_combo.setCurrentIndex(dialog.approve_combo.findData("never"))
     dialog.margin_spin.setValue(7.25)
     dialog.quiet_spin.setValue(0)
@@ -112,6 +114,7 @@ def test_general_edits_come_back_in_the_new_settings(qtbot: QtBot, store: TokenS
     dialog.follow_all_check.setChecked(False)
     result = press_ok(qtbot, dialog)
     assert result.notifications.show_command_text is False
+    assert result.notifications.escalate_through_do_not_disturb is False
     assert result.notifications.approve_from_notification is NotificationApproval.NEVER
     assert result.notifications.extra == {"sound": "bell"}
     assert (result.staleness_margin_s, result.quiet_after_start_s) == (7.25, 0.0)
