@@ -5,7 +5,7 @@ that said "Fix login tests · ux019" must match the menu entry ten minutes later
 gateway may since have replaced the raw prompt with a generated title), and two tasks in one
 folder must be told apart. So the first name a session is shown under is kept, and a second
 session with the same title in the same folder gets " (2)". The one exception: a session first
-shown before it had a title gains its title once; that adds words, it never swaps them.
+shown before it had a title (or a folder) gains it once; that adds words, it never swaps them.
 
 A name is the title (whitespace folded; surfaces reveal hidden characters) plus the folder's last
 part; without a title, the folder plus a short session id. :func:`fit` cuts it to a caller's
@@ -136,12 +136,18 @@ class SessionNames:
     def name(self, gateway_id: str, session: SessionState) -> SessionName:
         key = self._key(gateway_id, session)
         known = self._names.get(key)
-        if known is not None and (known.title or not session.title.strip()):
-            return known
         fresh = compose(session)
-        if known is not None:  # first title for a session shown without one
+        if known is not None:
+            gains_title = not known.title and bool(fresh.title)
+            gains_folder = not known.folder and bool(fresh.folder)
+            if not (gains_title or gains_folder):
+                return known
+            # first title or folder for a session shown without one: words are added, the
+            # ones already shown are kept
             self._release(known)
-            fresh = SessionName(fresh.title, known.folder, known.short_id)
+            fresh = SessionName(
+                known.title or fresh.title, known.folder or fresh.folder, known.short_id
+            )
         ordinal = 1
         if fresh.title:
             taken = self._ordinals.setdefault((fresh.title, fresh.folder), set())

@@ -125,3 +125,10 @@ def test_a_resumed_session_keeps_its_name_through_its_stored_id() -> None:
     assert names.text("g", session("live-4", "Deploy", "/srv", stored="st-3")) == late
     names.forget("g", "st-3")
     assert len(names) == 1
+
+
+def test_a_session_first_shown_without_a_folder_gains_it_once() -> None:
+    names = SessionNames()
+    assert names.text("g", session("s1", "Clean up", "")) == "Clean up"
+    assert names.text("g", session("s1", "Clean up", "/code/webshop")) == "Clean up · webshop"
+    assert names.text("g", session("s1", "Renamed", "/elsewhere")) == "Clean up · webshop"
