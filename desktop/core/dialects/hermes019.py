@@ -22,6 +22,22 @@ NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
 
 
+def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int | None) -> Outcome:
+    """What the reply to ``approval.respond`` says (0.19.0 and 0.20 reply alike)."""
+    if result is not None:
+        resolved = payloads.integer(result, "resolved")
+        if resolved is not None and resolved >= 1:
+            return outcomes.decided(choice)
+        if resolved == 0:
+            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+        return outcomes.unknown()
+    if code == NO_PENDING_REQUEST:
+        return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+    if code == SESSION_NOT_FOUND:
+        return outcomes.withdrawn(outcomes.SESSION_GONE)
+    return outcomes.unknown()
+
+
 def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return fifo_event_approval(frame, adapter.max_command_chars)
 
@@ -35,15 +51,4 @@ class Hermes019Adapter(DialectAdapter):
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         """``{resolved: n}``: n ≥ 1 means our decision took; 0 means nothing was pending."""
-        if result is not None:
-            resolved = payloads.integer(result, "resolved")
-            if resolved is not None and resolved >= 1:
-                return outcomes.decided(choice)
-            if resolved == 0:
-                return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-            return outcomes.unknown()
-        if code == NO_PENDING_REQUEST:
-            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-        if code == SESSION_NOT_FOUND:
-            return outcomes.withdrawn(outcomes.SESSION_GONE)
-        return outcomes.unknown()
+        return respond_outcome(choice, result, code)

@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from desktop.core import outcomes, payloads
 from desktop.core.dialects.approval_frames import by_id_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.hermes019 import NO_PENDING_REQUEST, SESSION_NOT_FOUND
+from desktop.core.dialects.hermes019 import respond_outcome
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome
 from desktop.core.wire import RowKind, WireEvent
@@ -37,18 +36,7 @@ class Hermes020Adapter(DialectAdapter):
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         """``{resolved: 1}``: our decision took; ``0``: that id no longer waits."""
-        if result is not None:
-            resolved = payloads.integer(result, "resolved")
-            if resolved is not None and resolved >= 1:
-                return outcomes.decided(choice)
-            if resolved == 0:
-                return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-            return outcomes.unknown()
-        if code == NO_PENDING_REQUEST:
-            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-        if code == SESSION_NOT_FOUND:
-            return outcomes.withdrawn(outcomes.SESSION_GONE)
-        return outcomes.unknown()
+        return respond_outcome(choice, result, code)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
