@@ -107,9 +107,12 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
-                recency = 0.0
-                if urgency[0] < 3:  # busy: back in the list, its idle time restarts
+                if urgency[0] < 2:  # waiting or working: the person's attention was here
                     self._busy_at[ref] = now
+                # Ties within a class (every session turns YOLO at once when the approval mode
+                # goes off) go to the one last seen busy, then to arrival order.
+                recency = -self._busy_at.get(ref, float("-inf"))
+                if urgency[0] < 3:  # not idle: back in the list, its idle time restarts
                     self._idle_since.pop(ref, None)
                     self._closed.discard(ref)
                 else:
@@ -117,7 +120,6 @@ class SessionShelf:
                     if ref in self._closed or now - since >= self.finished_after:
                         finished += 1
                         continue
-                    recency = -self._busy_at.get(ref, float("-inf"))
                 candidates.append((urgency, recency, order, gateway.gateway_id, session))
                 order += 1
         for ref in [r for r in self._idle_since if r not in seen]:

@@ -138,3 +138,16 @@ def test_a_session_seen_busy_outranks_idle_leftovers_first_seen_at_the_same_mome
     shelf.pick(snap(gateway(sessions=(session("mine", status=SessionStatus.WORKING),))))
     both_idle = snap(gateway(sessions=(session("left"), session("mine"))))
     assert [s.session_id for s in shelf.pick(both_idle).sessions("g1")] == ["mine"]
+
+
+def test_when_every_session_turns_yolo_the_one_last_busy_still_comes_first():
+    clock = Clock()
+    shelf = SessionShelf(clock, limit=1)
+    shelf.pick(
+        snap(gateway(sessions=(session("left"), session("mine", status=SessionStatus.WORKING))))
+    )
+    clock.now += 5.0  # approval mode off for the gateway: every session reports YOLO on
+    yolo = (session("left", yolo=YOLO_SESSION), session("mine", yolo=YOLO_SESSION))
+    assert [s.session_id for s in shelf.pick(snap(gateway(sessions=yolo))).sessions("g1")] == [
+        "mine"
+    ]
