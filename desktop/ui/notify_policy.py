@@ -218,6 +218,7 @@ class NotifyPolicy:
         self._blocked: list[BlockedNotice] = []
         self._last_change = 0.0
         self._do_not_disturb = False
+        self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
 
     # -- input -------------------------------------------------------------------------------
     def approval_requested(
@@ -288,6 +289,9 @@ class NotifyPolicy:
 
     def set_do_not_disturb(self, on: bool) -> None:
         """The desktop's do-not-disturb switch, as read (not known counts as off)."""
+        if self._do_not_disturb and not on:  # a batch still coalescing joins the others
+            ends = [b.last_arrival + self.settings.coalesce for b in self._pending.values()]
+            self._release_at = max(ends, default=0.0)
         self._do_not_disturb = on
 
     @property
@@ -333,6 +337,7 @@ class NotifyPolicy:
                 b.last_arrival + self.settings.coalesce,
                 self._quiet_for(b.gateway_id),
                 self._quiet_start_until,
+                self._release_at,
             )
             for b in self._pending.values()
             if not self._do_not_disturb
@@ -371,7 +376,7 @@ class NotifyPolicy:
             members = [self._announced[r] for r in self._summary if r in self._announced]
             if members:
                 plans.append(self._summary_plan(members, update=True))
-        if now < self._quiet_start_until:
+        if now < max(self._quiet_start_until, self._release_at):
             return plans
         if self._do_not_disturb:
             return plans + self._escalate_held(now)

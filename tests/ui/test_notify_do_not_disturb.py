@@ -103,6 +103,17 @@ def test_off_again_one_notification_covers_what_waits():
     assert p.due(T + 11) == []
 
 
+def test_off_again_a_batch_still_coalescing_joins_the_others():
+    p = quiet()
+    p.approval_requested("g", row("k1", "b1"), "Build", T)
+    p.approval_requested("g", row("k2", "b2", sid="s2"), "Docs", T + 10)
+    p.set_do_not_disturb(False)  # 0.1 s after b2 came: b2 is still gathering its rows
+    assert p.due(T + 10.1) == []
+    assert p.next_deadline() == T + 10 + SETTINGS.coalesce
+    [summary] = p.due(T + 10 + SETTINGS.coalesce)
+    assert summary.title == "2 approvals waiting"
+
+
 def test_off_again_with_one_batch_its_own_notification_and_urgent_inside_the_window():
     early, late = quiet(), quiet()
     for p in (early, late):
