@@ -9,25 +9,20 @@ The switch is reset after, whatever happened: the other desktop tests share this
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 
 import pytest
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
 from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import URGENCY_CRITICAL, NativeNotifier
 from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from desktop.ui.tray_status import HOLDING_LINE
 from tests.desktop import xdesk
-from tests.ui.standins import drain, until
+from tests.ui.standins import until
 
 pytestmark = pytest.mark.desktop
 
@@ -51,24 +46,11 @@ def test_do_not_disturb_holds_approval_bubbles_and_the_last_seconds_go_through(q
 
 
 async def scenario() -> None:
-    fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
-    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: None)
-    bridge.add_gateway(
-        GatewayEndpoint(
-            "demo",
-            "Demo",
-            EndpointKind.DEMO,
-            url=fake.base_url,
-            token=TokenSource.inline(fake.token),
-        )
-    )
     notifier = NativeNotifier(APP, icon_dir() / "hermes-tray.svg")
-    shell.show()
+    await do_not_disturb(True)
     try:
-        await do_not_disturb(True)
-        async with xdesk.notify_calls() as calls:
-            bridge.start(asyncio.get_running_loop(), notifier)
+        async with xdesk.notify_calls() as calls, xdesk.demo_tray(NOTIFY, notifier) as tray:
+            _fake, bridge, shell = tray
             await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
 
             # 1. On: the approval waits, no Notify, the tooltip says why.
@@ -129,9 +111,3 @@ async def scenario() -> None:
             bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, "test"))
     finally:
         await xdesk.run(*DND, "-r", check=False)
-        shell.dispose()
-        await bridge.aclose()
-        await fake.stop()
-        await drain()
-        shell.deleteLater()
-        bridge.deleteLater()

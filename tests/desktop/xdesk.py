@@ -103,6 +103,39 @@ def _close(a: QColor, b: QColor, tolerance: int) -> bool:
 
 
 @contextlib.asynccontextmanager
+async def demo_tray(
+    notify: Any = None, notifier: Any = None
+) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """``(fake, bridge, shell)``: the tray, shown, on a fake dialect-B gateway "demo" (fast
+    script), with ``notify`` settings and ``notifier``; everything closed after, in order.
+
+    Imported here, not at the top: the helpers above need only Qt.
+    """
+    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+    from desktop.gateway.fake import FakeGateway
+    from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.shell import TrayShell
+    from tests.ui.standins import drain
+
+    fake = await FakeGateway("B", speed=0.05).start()
+    bridge = GatewayBridge()
+    shell = TrayShell(bridge, notify_settings=notify, on_quit=lambda: None)
+    token = TokenSource.inline(fake.token)
+    bridge.add_gateway(GatewayEndpoint("demo", "Demo", EndpointKind.DEMO, fake.base_url, token))
+    shell.show()
+    bridge.start(asyncio.get_running_loop(), notifier)
+    try:
+        yield fake, bridge, shell
+    finally:
+        shell.dispose()
+        await bridge.aclose()
+        await fake.stop()
+        await drain()
+        shell.deleteLater()
+        bridge.deleteLater()
+
+
+@contextlib.asynccontextmanager
 async def session_bus() -> AsyncIterator[Any]:
     """A dbus_fast connection to the session bus for one query; disconnected after.
 

@@ -15,13 +15,13 @@ The real xfconfd and xfce4-notifyd are exercised by tests/desktop.
 
 from typing import Any
 
-from dbus_fast import NameFlag, RequestNameReply, Variant
+from dbus_fast import Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.constants import PropertyAccess
 from dbus_fast.errors import DBusError
 from dbus_fast.service import ServiceInterface, dbus_property, method, signal
 
-from tests.ui.dbus_fakes.notifyd import FakeNotifyd
+from tests.ui.dbus_fakes.notifyd import FakeNotifyd, release, serve
 
 XFCONF = "org.xfce.Xfconf"
 XFCONF_PATH = "/org/xfce/Xfconf"
@@ -61,18 +61,12 @@ class FakeXfconf(ServiceInterface):
     @classmethod
     async def start(cls, address: str) -> "FakeXfconf":
         self = cls()
-        self.bus = await MessageBus(bus_address=address).connect()
-        self.bus.export(XFCONF_PATH, self)
-        reply = await self.bus.request_name(XFCONF, NameFlag.DO_NOT_QUEUE)
-        if reply is not RequestNameReply.PRIMARY_OWNER:
-            raise RuntimeError(f"{XFCONF} is already owned on this bus")
+        self.bus = await serve(address, XFCONF_PATH, self, XFCONF)
         return self
 
     async def stop(self) -> None:
-        if self.bus is not None:
-            self.bus.disconnect()
-            await self.bus.wait_for_disconnect()
-            self.bus = None
+        await release(self.bus)
+        self.bus = None
 
     def set(self, channel: str, name: str, value: Variant) -> None:
         """``xfconf-query -c channel -p name -s value``."""
