@@ -39,20 +39,28 @@ async def read(notifier: NativeNotifier) -> list[DoNotDisturb]:
     return seen
 
 
+@contextlib.asynccontextmanager
+async def notifier_beside(*services):
+    """A notifier (not started yet) beside ``services`` on the bus; all closed after."""
+    notifier = NativeNotifier("Hermes Tray")
+    try:
+        yield notifier
+    finally:
+        await notifier.aclose()
+        for service in reversed(services):
+            await service.stop()
+
+
 def test_kde_inhibited_is_read_and_followed(bus, qloop, arun):
     async def scenario():
         plasma = await FakePlasma.start(bus.address)
-        notifier = NativeNotifier("Hermes Tray")
-        try:
+        async with notifier_beside(plasma) as notifier:
             plasma._inhibited = True
             seen = await read(notifier)
             assert seen == [DoNotDisturb(True, KDE_SOURCE)]
             plasma.set_inhibited(False)
             await until(lambda: len(seen) == 2)
             assert notifier.do_not_disturb == DoNotDisturb(False, KDE_SOURCE)
-        finally:
-            await notifier.aclose()
-            await plasma.stop()
 
     arun(scenario(), timeout=20)
 
@@ -61,8 +69,7 @@ def test_xfce4_notifyd_setting_is_read_and_followed(bus, qloop, arun):
     async def scenario():
         notifyd = await FakeXfceNotifyd.start(bus.address)
         xfconf = await FakeXfconf.start(bus.address)
-        notifier = NativeNotifier("Hermes Tray")
-        try:
+        async with notifier_beside(notifyd, xfconf) as notifier:
             seen = await read(notifier)
             assert seen == [DoNotDisturb(False, XFCE_SOURCE)]  # never set: the daemon's default
             xfconf.set("xfce4-panel", PROPERTY, Variant("b", True))  # another channel
@@ -77,10 +84,6 @@ def test_xfce4_notifyd_setting_is_read_and_followed(bus, qloop, arun):
             await until(lambda: len(seen) == 4)
             assert seen[-1].on is None
             assert "str" in seen[-1].reason
-        finally:
-            await notifier.aclose()
-            await xfconf.stop()
-            await notifyd.stop()
 
     arun(scenario(), timeout=20)
 
@@ -91,25 +94,16 @@ def test_not_known_where_nothing_says(bus, qloop, arun):
         plain = await FakeNotifyd.start(bus.address)
         xfconf = await FakeXfconf.start(bus.address)
         xfconf.values[(CHANNEL, PROPERTY)] = Variant("b", True)
-        notifier = NativeNotifier("Hermes Tray")
-        try:
+        async with notifier_beside(plain, xfconf) as notifier:
             [state] = await read(notifier)
             assert state.on is None
             assert "fake-notifyd" in state.reason
-        finally:
-            await notifier.aclose()
-            await xfconf.stop()
-            await plain.stop()
         # xfce4-notifyd without a reachable xfconfd: the read fails, not "on" and not "off"
         xfce = await FakeXfceNotifyd.start(bus.address)
-        notifier = NativeNotifier("Hermes Tray")
-        try:
+        async with notifier_beside(xfce) as notifier:
             [state] = await read(notifier)
             assert state.on is None
             assert "failed" in state.reason
-        finally:
-            await notifier.aclose()
-            await xfce.stop()
 
     arun(scenario(), timeout=20)
 
