@@ -14,6 +14,10 @@ The native notifier is started when the first plan or notice is due, not at star
 No new bubble while the approval dialog is the active window (``dialog_focused``): the person
 is already looking at the rows. Updates of a bubble already on screen still go, so it never
 shows rows that were answered.
+
+The desktop's do-not-disturb switch, as the notifier read it (``do_not_disturb_changed`` of the
+bridge), goes to the policy, which holds new batches while it is on; the tray says so
+(:attr:`NotificationController.holding`, ``holding_changed``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice
 from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate, Notice
@@ -49,6 +54,7 @@ class NotificationController(QObject):
     """Feeds the policy from bridge signals and shows its plans natively or as a balloon."""
 
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
+    holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
 
     def __init__(
         self,
@@ -72,6 +78,7 @@ class NotificationController(QObject):
         self.ready = False  # the bridge answered whether native notifications work
         self._waiting_notices: list[Notice] = []  # due before that answer
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
+        self.do_not_disturb = UNKNOWN  # the desktop's switch, as the notifier read it
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._flush)
@@ -81,6 +88,7 @@ class NotificationController(QObject):
         bridge.notice_received.connect(self.show_notice)
         bridge.notifications_ready.connect(self._on_notifications_ready)
         bridge.notification_action_invoked.connect(self._on_action)
+        bridge.do_not_disturb_changed.connect(self._on_do_not_disturb)
 
     def dispose(self) -> None:
         self._timer.stop()
@@ -122,10 +130,26 @@ class NotificationController(QObject):
             self.policy.gateway_connected(gateway_id, self._clock())
             self._schedule()
 
+    def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
+        holding = self.holding
+        self.do_not_disturb = state
+        self.policy.set_do_not_disturb(state.on is True)
+        self._schedule()  # off: what waits is due now, as one notification
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
+
+    @property
+    def holding(self) -> bool:
+        """Whether do-not-disturb holds new approval notifications now."""
+        return self.policy.holding
+
     def apply_settings(self, settings: NotifySettings) -> None:
         """New settings from the Settings dialog, live: the next plan uses them."""
+        holding = self.holding
         self.policy.settings = settings
         self._schedule()
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
         """Failures and warnings are worth a notification; routine info is not.
