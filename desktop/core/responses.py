@@ -25,6 +25,7 @@ from desktop.core.events import (
 )
 from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect
+from desktop.core.observed import stop_observing
 from desktop.core.outbox import PendingCall, Purpose
 from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.snapshots import fold_snapshot, reconcile_pending
@@ -72,7 +73,9 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
         )
     )
     resubscribe_all(core)
-    if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
+    if dialect is not Dialect.HERMES020:
+        stop_observing(core)  # another protocol now: what was observed is read-only
+    else:  # what still waits (and what was asked while away)
         for session in core.sessions.followed():
             poll_pending(core, session.session_id)
 
