@@ -26,7 +26,12 @@ class ObservedSessions:
 
     worked_at: dict[str, float] = field(default_factory=dict)
     due: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
     at: float | None = None  # the earliest due time (a deadline of the core)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.worked_at or self.fresh or self.at is not None)
 
 
 @dataclass(slots=True)

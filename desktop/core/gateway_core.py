@@ -246,7 +246,7 @@ class GatewayCore:
         if core.approvals.by_id or core.poll_at is not None:
             core.approvals.tick()  # the open rows as of now
             resubscribe.poll_while_open(core)
-        if core.observed.worked_at or core.observed.at is not None:
+        if core.observed.active:
             core.approvals.tick()
             observed.poll_due(core)
         core.finish()

@@ -17,6 +17,9 @@ No event tells an observer that something waits, so the pending list is asked on
   (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle);
 * otherwise never: an idle gateway is not woken.
 
+Each session is also asked once as soon as it is first listed, and again after a reconnect
+(something may wait there already, even while the list says idle).
+
 Due times sit on a grid of their interval, so sessions on the same plan are asked together.
 """
 
@@ -74,7 +77,7 @@ def observe_listed(core: CoreState, result: Mapping[str, Any]) -> None:
             sessions.ensure(session_id)
             sessions.observe(session_id)
             core.approvals.follow_changed()
-            watch.worked_at[session_id] = now  # asked at once (it may be waiting already)
+            watch.fresh.add(session_id)
         changes = {"stored_session_id": key} if key else {}
         if title:
             changes["title"] = title
@@ -98,12 +101,15 @@ def stop_observing(core: CoreState) -> None:
 def forget(core: CoreState, session_id: str) -> None:
     core.observed.worked_at.pop(session_id, None)
     core.observed.due.pop(session_id, None)
+    core.observed.fresh.discard(session_id)
 
 
 def connection_lost(core: CoreState) -> None:
     """Every observed session is asked again as soon as the next handshake is done."""
-    core.observed.due.clear()
-    core.observed.at = None
+    watch = core.observed
+    watch.due.clear()
+    watch.fresh.update(core.sessions.observed())
+    watch.at = None
 
 
 def poll_due(core: CoreState) -> None:
@@ -115,6 +121,9 @@ def poll_due(core: CoreState) -> None:
     now, settings = core.now(), core.settings
     earliest: float | None = None
     for session_id in core.sessions.observed():
+        if session_id in watch.fresh and not core.outbox.awaits(Purpose.PENDING, session_id):
+            watch.fresh.discard(session_id)
+            poll_pending(core, session_id)
         session = core.sessions.get(session_id)
         worked = watch.worked_at.get(session_id, -math.inf)
         if session_id in core.approvals.by_id:

@@ -125,6 +125,21 @@ def test_the_plan_asks_working_sessions_open_rows_more_often_and_idle_ones_not_a
     assert polls(drv) == count + 1
 
 
+def test_an_idle_session_is_asked_once_when_first_listed_and_after_a_reconnect() -> None:
+    drv = listed(connected(), row(status="idle"), row("s0000002", status="starting"))
+    assert polls(drv) == 2
+    for sid in (THEIRS, "s0000002"):
+        answer_pending(drv, session_id=sid)
+    assert drv.core.next_deadline() is None, "never seen working: not asked again"
+    drv.advance(drv.settings.observe_linger)
+    listed(drv, row(status="idle"), row("s0000002", status="starting"))
+    assert polls(drv) == 2, "listed again, still idle: not asked"
+    drv.lose()
+    drv.connect(Dialect.HERMES020)
+    asked = [p["params"]["session_id"] for p in drv.requests("approval.pending")[2:]]
+    assert sorted(asked) == sorted([MINE, THEIRS, "s0000002"])
+
+
 def test_sessions_on_one_plan_are_asked_together() -> None:
     ids = [f"s{n:07d}" for n in range(20)]
     drv = listed(connected(), *(row(sid) for sid in ids))
