@@ -346,7 +346,13 @@ class SessionFollower:
         if not self._connected or not self.scope.others or self._core.dialect is not dialect:
             return
         if dialect is Dialect.HERMES020:
+            before = self._core.observed_sessions
             self._core.observe_sessions(result)
+            after = self._core.observed_sessions
+            if after != before:
+                log.info(
+                    "observing %d session(s) other clients run (by their pending list)", len(after)
+                )
             self._flush()
             return
         self._apply(live_sessions(dialect, result))
