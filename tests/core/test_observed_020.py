@@ -12,7 +12,7 @@ from typing import Any
 from desktop.core import answer_rules, outcomes
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from desktop.core.observed import MAX_OBSERVED, listed_sessions
-from tests.core.frames import Driver, result
+from tests.core.frames import Driver, error, result
 
 MINE = "mine0001"
 THEIRS = "deff3b59"
@@ -163,6 +163,22 @@ def test_a_session_that_leaves_the_list_ends_its_rows() -> None:
     assert gone.outcome == outcomes.withdrawn(outcomes.SESSION_GONE)
     assert drv.core.session(THEIRS) is None
     assert drv.core.observed_sessions == frozenset()
+
+
+def test_a_pending_list_refused_as_session_not_found_ends_its_rows() -> None:
+    drv = listed(connected(), row(), row("s0000002"))
+    answer_pending(drv, entry())
+    drv.advance(drv.settings.observe_open_poll_interval)
+    [poll] = [p for p in drv.requests("approval.pending") if p["params"]["session_id"] == THEIRS][
+        -1:
+    ]
+    drv.feed(error(poll["id"], 4001, "session not found"))
+    [gone] = drv.rows()
+    assert gone.outcome == outcomes.withdrawn(outcomes.SESSION_GONE)
+    assert drv.core.observed_sessions == {"s0000002"}
+    [other] = [p for p in drv.requests("approval.pending") if p["params"]["session_id"] != THEIRS]
+    drv.feed(error(other["id"], -32603, "internal error"))  # not "gone": still observed
+    assert drv.core.observed_sessions == {"s0000002"}
 
 
 def test_stop_observing_makes_rows_read_only_and_stops_asking() -> None:
