@@ -241,3 +241,35 @@ def test_axisrow_another_clients_session_is_observed_notified_and_answered_by_id
     )
     assert not first.exists(), "the approved command did not run"
     assert intact(second), "the denied command changed the disk"
+
+
+def test_axisrow_another_clients_sub_agents_are_seen_while_the_list_says_idle(
+    module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
+) -> None:
+    """The children ask after the parent's turn ended, while ``session.active_list`` says idle:
+    the tray still asks that session's pending list (it worked a moment ago)."""
+    server = module_pool.get("axisrow", "observed")
+    a, b, prompt = delegate(e2e_model, scratch)
+
+    async def scenario() -> None:
+        async with TrayApp(server) as app, RawGateway.connect(server.url) as window:
+            sid = await window_session(window, "A", scratch, prompt)
+            await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
+            older, newer = await app.asked(sid, 2)
+            assert app.wire.calls("session.resume") == []
+            person.click_tray_icon(app)
+            person.decide_by_key(app, newer.key, Key.Key_D)
+            assert outcome(await app.resolved(newer.key)) is OutcomeKind.DENIED
+            assert app.latest(older.key).phase.value == "waiting", "the older row must stay"
+            person.decide_by_key(app, older.key, Key.Key_A)
+            assert outcome(await app.resolved(older.key)) is OutcomeKind.APPROVED
+            gone = {older.command: True, newer.command: False}
+            await app.wait(
+                lambda: all((not Path(c.split()[-1]).exists()) == g for c, g in gone.items()),
+                "exactly the approved child's command to run",
+            )
+            ids = [d["params"]["request_id"] for d in app.wire.decisions()]
+            assert ids == [newer.wire.request_id, older.wire.request_id]
+
+    arun(scenario(), timeout=150)
+    assert intact(a) != intact(b), "exactly one child's command ran"
