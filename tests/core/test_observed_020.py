@@ -240,3 +240,13 @@ def test_hostile_lists_are_bounded() -> None:
     many = listed_sessions({"sessions": [{"id": f"s{n}"} for n in range(MAX_OBSERVED + 5)]})
     assert len(many) == MAX_OBSERVED
     assert listed_sessions({"sessions": "nope"}) == {}
+
+
+def test_a_resume_the_app_asks_for_makes_an_observed_session_followed() -> None:
+    drv = listed(connected(), row())
+    rpc_id = drv.core.resume_session(THEIRS)
+    drv.flush()
+    assert rpc_id is not None
+    drv.feed(result(rpc_id, {"session_id": THEIRS, "info": {"running": True}}))
+    assert drv.core.observed_sessions == frozenset()
+    assert drv.core.session(THEIRS) is not None
