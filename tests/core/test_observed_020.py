@@ -12,7 +12,7 @@ from typing import Any
 from desktop.core import answer_rules, outcomes
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from desktop.core.observed import MAX_OBSERVED, listed_sessions
-from tests.core.frames import Driver, error, result
+from tests.core.frames import Driver, a_approval, error, result
 
 MINE = "mine0001"
 THEIRS = "deff3b59"
@@ -33,15 +33,10 @@ def row(session_id: str = THEIRS, status: str = "working", **extra: Any) -> dict
 
 
 def entry(request_id: str = RID, command: str = "rm -rf /tmp/w1") -> dict[str, Any]:
-    return {
-        "command": command,
-        "pattern_key": "delete in root path",
-        "pattern_keys": ["delete in root path"],
-        "description": "delete in root path",
-        "allow_permanent": True,
-        "allow_session": True,
-        "request_id": request_id,
-    }
+    """A pending entry: the event's payload with its id, without ``choices`` (measured)."""
+    payload = dict(a_approval(command, request_id=request_id)["params"]["payload"])
+    del payload["choices"]
+    return {**payload, "allow_session": True}
 
 
 def connected() -> Driver:

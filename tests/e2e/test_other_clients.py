@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.core.model import Choice, OutcomeKind
+from desktop.core.model import Approval, Choice, OutcomeKind
 from desktop.ui.notify_policy import NotifySettings
 from tests.e2e import person
 from tests.e2e.dialect_probe import NEEDS_020, core_answers_by_request_id
@@ -72,6 +72,24 @@ def notification_latency(app: TrayApp, command: str) -> tuple[float, str]:
     return notified - first.at, how
 
 
+async def approve_then_deny(
+    app: TrayApp, window: RawGateway, asked: Approval, first: Path, second: Path
+) -> Approval:
+    """Approve ``asked`` (removing ``first``), then deny the next row (``second``) of its
+    session; returns that row once the window's turn is over."""
+    sid = asked.session_id
+    person.click_tray_icon(app)
+    person.decide_by_key(app, asked.key, Key.Key_A)
+    assert outcome(await app.resolved(asked.key)) is OutcomeKind.APPROVED
+    await app.wait(lambda: not first.exists(), "the approved command to run")
+    [again] = await app.asked(sid)
+    assert again.command == rm(second)
+    person.decide_by_key(app, again.key, Key.Key_D)
+    assert outcome(await app.resolved(again.key)) is OutcomeKind.DENIED
+    await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
+    return again
+
+
 def test_iot_another_clients_session_is_followed_notified_and_answered(
     module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
 ) -> None:
@@ -95,15 +113,7 @@ def test_iot_another_clients_session_is_followed_notified_and_answered(
             latency, how = notification_latency(app, rm(first))
             print(f"\nother client's row: {how} -> notification request {latency * 1000:.0f} ms")
             assert intact(first), "the command ran before anyone answered"
-            person.click_tray_icon(app)
-            person.decide_by_key(app, asked.key, Key.Key_A)
-            assert outcome(await app.resolved(asked.key)) is OutcomeKind.APPROVED
-            await app.wait(lambda: not first.exists(), "the approved command to run")
-            [again] = await app.asked(sid)
-            assert again.command == rm(second)
-            person.decide_by_key(app, again.key, Key.Key_D)
-            assert outcome(await app.resolved(again.key)) is OutcomeKind.DENIED
-            await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
+            await approve_then_deny(app, window, asked, first, second)
             assert len(app.wire.decisions()) == 2
 
     started = time.monotonic()
@@ -155,6 +165,22 @@ def delegate(model: FakeModel, scratch: Path) -> tuple[Path, Path, str]:
     return a, b, parent.prompt
 
 
+async def deny_newer_approve_older(app: TrayApp, older: Approval, newer: Approval) -> None:
+    """Out of order: deny the newer child's row first, then approve the older one; wait until
+    exactly the approved child's command has run."""
+    person.click_tray_icon(app)
+    person.decide_by_key(app, newer.key, Key.Key_D)
+    assert outcome(await app.resolved(newer.key)) is OutcomeKind.DENIED
+    assert app.latest(older.key).phase.value == "waiting", "the older row must stay"
+    person.decide_by_key(app, older.key, Key.Key_A)
+    assert outcome(await app.resolved(older.key)) is OutcomeKind.APPROVED
+    gone = {older.command: True, newer.command: False}
+    await app.wait(
+        lambda: all((not Path(c.split()[-1]).exists()) == g for c, g in gone.items()),
+        "exactly the approved child's command to run",
+    )
+
+
 @needs_020
 def test_axisrow_two_sub_agents_answered_out_of_order(
     module_pool: GatewayPool, e2e_model: FakeModel, scratch: Path, arun: Callable
@@ -167,17 +193,7 @@ def test_axisrow_two_sub_agents_answered_out_of_order(
         async with TrayApp(server) as app:
             sid = await app.start_task(scratch, prompt)
             older, newer = await app.asked(sid, 2)
-            person.click_tray_icon(app)
-            person.decide_by_key(app, newer.key, Key.Key_D)
-            assert outcome(await app.resolved(newer.key)) is OutcomeKind.DENIED
-            assert app.latest(older.key).phase.value == "waiting", "the older row must stay"
-            person.decide_by_key(app, older.key, Key.Key_A)
-            assert outcome(await app.resolved(older.key)) is OutcomeKind.APPROVED
-            gone = {older.command: True, newer.command: False}
-            await app.wait(
-                lambda: all((not Path(c.split()[-1]).exists()) == g for c, g in gone.items()),
-                "exactly the approved child's command to run",
-            )
+            await deny_newer_approve_older(app, older, newer)
 
     arun(scenario(), timeout=150)
     assert intact(a) != intact(b), "exactly one child's command ran"
@@ -215,15 +231,7 @@ def test_axisrow_another_clients_session_is_observed_notified_and_answered_by_id
             figures["pending_to_notification_s"] = app.notified[0][0] - pending_at
             figures["list_to_notification_s"] = notification_latency(app, rm(first))[0]
             assert intact(first), "the command ran before anyone answered"
-            person.click_tray_icon(app)
-            person.decide_by_key(app, asked.key, Key.Key_A)
-            assert outcome(await app.resolved(asked.key)) is OutcomeKind.APPROVED
-            await app.wait(lambda: not first.exists(), "the approved command to run")
-            [again] = await app.asked(sid)
-            assert again.command == rm(second)
-            person.decide_by_key(app, again.key, Key.Key_D)
-            assert outcome(await app.resolved(again.key)) is OutcomeKind.DENIED
-            await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
+            again = await approve_then_deny(app, window, asked, first, second)
             decisions = app.wire.decisions()
             assert [d["params"]["request_id"] for d in decisions] == [
                 asked.wire.request_id,
@@ -257,17 +265,7 @@ def test_axisrow_another_clients_sub_agents_are_seen_while_the_list_says_idle(
             await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
             older, newer = await app.asked(sid, 2)
             assert app.wire.calls("session.resume") == []
-            person.click_tray_icon(app)
-            person.decide_by_key(app, newer.key, Key.Key_D)
-            assert outcome(await app.resolved(newer.key)) is OutcomeKind.DENIED
-            assert app.latest(older.key).phase.value == "waiting", "the older row must stay"
-            person.decide_by_key(app, older.key, Key.Key_A)
-            assert outcome(await app.resolved(older.key)) is OutcomeKind.APPROVED
-            gone = {older.command: True, newer.command: False}
-            await app.wait(
-                lambda: all((not Path(c.split()[-1]).exists()) == g for c, g in gone.items()),
-                "exactly the approved child's command to run",
-            )
+            await deny_newer_approve_older(app, older, newer)
             ids = [d["params"]["request_id"] for d in app.wire.decisions()]
             assert ids == [newer.wire.request_id, older.wire.request_id]
 
