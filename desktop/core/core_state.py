@@ -21,6 +21,20 @@ from desktop.core.settings import CoreSettings
 
 
 @dataclass(slots=True)
+class ObservedSessions:
+    """0.20 sessions seen through their pending list: when each last worked, when it is due."""
+
+    worked_at: dict[str, float] = field(default_factory=dict)
+    due: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
+    at: float | None = None  # the earliest due time (a deadline of the core)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.worked_at or self.fresh or self.at is not None)
+
+
+@dataclass(slots=True)
 class CoreState:
     gateway_id: str
     clock: Callable[[], float]
@@ -34,6 +48,7 @@ class CoreState:
     epoch: int = 0
     connected: bool = False
     poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
+    observed: ObservedSessions = field(default_factory=ObservedSessions)
 
     def __post_init__(self) -> None:
         self.approvals = ApprovalLifecycle(
@@ -72,10 +87,9 @@ class CoreState:
             self.emit(SessionChanged(session))
 
     def next_deadline(self) -> float | None:
-        deadline = self.approvals.next_deadline()
-        if self.poll_at is None:
-            return deadline
-        return self.poll_at if deadline is None else min(deadline, self.poll_at)
+        deadlines = [self.approvals.next_deadline(), self.poll_at, self.observed.at]
+        due = [d for d in deadlines if d is not None]
+        return min(due) if due else None
 
     def _followed(self, session_id: str) -> bool:
         return self.sessions.is_followed(session_id)
