@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.lines import emit
 from bench.probes import commands
-from desktop.gateway.fake import Batch, Command, FakeGateway, Turn
+from tests.gatewaymodel import Batch, Command, FakeGateway, Turn
 
 APPROVAL_MARK = "bench-approval "
 _APPROVAL_RE = re.compile(r"bench-approval (\d+)")

@@ -1,29 +1,21 @@
-"""A protocol-faithful fake Hermes gateway: tests' peer and the app's built-in demo.
+"""The gateway model: a protocol-faithful fake Hermes gateway, and the app's built-in demo.
 
 It is a real websockets server on 127.0.0.1 with a scripted agent, speaking one of three wire
 dialects (A: hermes-agent 0.19.0, B: main tui_gateway, C: canonical gateway). It imports neither
 Qt nor ``desktop.core``: it is an independent peer, so a bug in the client's core cannot hide in a
 parser both sides share. Commands are only simulated; nothing is ever run on the machine.
 
-Start with :class:`FakeGateway`; script turns with the steps in :mod:`.script`; plan faults with
-:mod:`.faults`; the demo story (the app's ``--demo``) is :mod:`.demo_story`.
+Start with :class:`DemoGateway`; script turns with the steps in :mod:`.script`; the demo story
+(the app's ``--demo``) is :mod:`.story`. Fault injection is not here: tests add it in
+``tests/gatewaymodel``.
 """
 
-from desktop.gateway.fake.clock import Clock, ManualClock, ScaledClock
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.faults import (
-    CloseOnOpen,
-    DelayResponses,
-    DropAfter,
-    Fault,
-    Garbage,
-    Refuse,
-    StallAfter,
-)
-from desktop.gateway.fake.model import Execution, Outcome, PendingRequest, Session
-from desktop.gateway.fake.records import ConnectionRecord
-from desktop.gateway.fake.scenarios import default_book
-from desktop.gateway.fake.script import (
+from desktop.demo.clock import Clock, ManualClock, ScaledClock
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Execution, Outcome, PendingRequest, Session
+from desktop.demo.records import ConnectionRecord
+from desktop.demo.scenarios import default_book
+from desktop.demo.script import (
     Batch,
     Command,
     Pause,
@@ -37,32 +29,25 @@ from desktop.gateway.fake.script import (
     UsageTick,
     WindowRequest,
 )
-from desktop.gateway.fake.server import FakeGateway
+from desktop.demo.server import DemoGateway
 
 __all__ = [
     "Batch",
     "Clock",
-    "CloseOnOpen",
     "Command",
     "ConnectionRecord",
-    "DelayResponses",
+    "DemoGateway",
     "Dialect",
-    "DropAfter",
     "Execution",
-    "FakeGateway",
-    "Fault",
-    "Garbage",
     "ManualClock",
     "Outcome",
     "Pause",
     "PendingRequest",
-    "Refuse",
     "Say",
     "ScaledClock",
     "ScenarioBook",
     "Session",
     "SetYolo",
-    "StallAfter",
     "Status",
     "Title",
     "Todo",

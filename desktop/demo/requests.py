@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.dialect import Dialect, approval_choices
-from desktop.gateway.fake.model import Outcome, OutcomeKind, PendingRequest, Session
-from desktop.gateway.fake.script import Command
-from desktop.gateway.fake.world import World
+from desktop.demo import wire
+from desktop.demo.dialect import Dialect, approval_choices
+from desktop.demo.model import Outcome, OutcomeKind, PendingRequest, Session
+from desktop.demo.script import Command
+from desktop.demo.world import World
 
 NO_CLIENT = "the attached client cannot answer approval requests (update the Hermes app)"
 APPROVE_CHOICES = ("once", "session", "always")

@@ -14,7 +14,6 @@ import pytest
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import NativeNotifier
@@ -22,6 +21,7 @@ from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 
 pytestmark = pytest.mark.desktop

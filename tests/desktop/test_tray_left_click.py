@@ -9,11 +9,11 @@ import asyncio
 import pytest
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 
 pytestmark = pytest.mark.desktop

@@ -22,7 +22,6 @@ from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import Command, FakeGateway
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
@@ -31,6 +30,7 @@ from desktop.gateway.session_follower import (
     live_sessions,
 )
 from tests.gateway.fake_harness import Harness, running
+from tests.gatewaymodel import Command, FakeGateway
 
 SCRATCH = "/tmp/hermes-scratch"
 

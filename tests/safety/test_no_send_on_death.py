@@ -19,7 +19,7 @@ import pytest
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.gateway import canonical
-from desktop.gateway.fake import Batch, Command, FakeGateway, Turn
+from tests.gatewaymodel import Batch, Command, FakeGateway, Turn
 from tests.safety.e2e.control import ControlSocket
 from tests.safety.e2e.rig import Rig, rig
 

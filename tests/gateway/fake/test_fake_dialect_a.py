@@ -2,15 +2,6 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import (
-    Command,
-    ManualClock,
-    Say,
-    ScenarioBook,
-    Todo,
-    Turn,
-    UsageTick,
-)
 from tests.gateway.fake.support import (
     RawClient,
     fake_and_client,
@@ -19,6 +10,15 @@ from tests.gateway.fake.support import (
     run,
     settled,
     submit_turn,
+)
+from tests.gatewaymodel import (
+    Command,
+    ManualClock,
+    Say,
+    ScenarioBook,
+    Todo,
+    Turn,
+    UsageTick,
 )
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")

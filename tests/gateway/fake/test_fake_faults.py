@@ -7,7 +7,8 @@ import asyncio
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from desktop.gateway.fake import (
+from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
+from tests.gatewaymodel import (
     CloseOnOpen,
     Command,
     DelayResponses,
@@ -19,7 +20,6 @@ from desktop.gateway.fake import (
     StallAfter,
     Turn,
 )
-from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
 

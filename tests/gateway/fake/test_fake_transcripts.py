@@ -13,7 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from desktop.gateway.fake import (
+from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
+from tests.gatewaymodel import (
     Batch,
     Command,
     FakeGateway,
@@ -22,7 +23,6 @@ from desktop.gateway.fake import (
     Turn,
     UsageTick,
 )
-from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
 
 DATA = Path(__file__).parent / "data"
 # duration=0: with a ManualClock a simulated run time would wait for clock.advance() too

@@ -1,6 +1,6 @@
 """A sans-I/O reference model of the three Hermes gateways, and a seeded interleaver.
 
-Why a second, independent model of the server: ``desktop.gateway.fake`` is a real peer for the
+Why a second, independent model of the server: ``desktop.demo`` is a real peer for the
 socket tests, but it runs on asyncio and real time, so it cannot interleave thousands of races
 per second. This package models only what decides *which request a decision frame resolves* in
 each dialect (protocol.md §3), written from the protocol text and never importing the core's
