@@ -14,7 +14,6 @@ from desktop.demo.clock import Clock, ManualClock, ScaledClock
 from desktop.demo.dialect import Dialect
 from desktop.demo.model import Execution, Outcome, PendingRequest, Session
 from desktop.demo.records import ConnectionRecord
-from desktop.demo.scenarios import default_book
 from desktop.demo.script import (
     Batch,
     Command,
@@ -54,5 +53,4 @@ __all__ = [
     "Turn",
     "UsageTick",
     "WindowRequest",
-    "default_book",
 ]

@@ -38,8 +38,7 @@ from desktop.demo.publish import Publisher
 from desktop.demo.records import ConnectionRecord
 from desktop.demo.requests import RequestBroker
 from desktop.demo.rpc import Dispatcher
-from desktop.demo.scenarios import default_book
-from desktop.demo.script import Command, Turn, TurnSource
+from desktop.demo.script import Command, ScenarioBook, Turn, TurnSource
 from desktop.demo.world import Policy, World
 
 T = TypeVar("T")
@@ -53,8 +52,8 @@ class DemoGateway:
         token: the ``?token=`` credential for A/B (minted when omitted).
         clock: the time source; default ``ScaledClock(speed)``.
         speed: real seconds per script second when no clock is given (1.0 = human pace).
-        turns: picks the scripted turn for each ``prompt.submit`` text (default: the
-            ``[[scenario:name]]`` book of :func:`~desktop.demo.scenarios.default_book`).
+        turns: picks the scripted turn for each ``prompt.submit`` text (default: an empty
+            book, whose turn just answers; the demo story submits its own turns).
         approval_timeout: script seconds before an unanswered approval times out (None: never).
         hermes_home: the HERMES_HOME ``config.get {key: "profile"}`` answers with (A/B); with
             "" (the default) that key is unknown (4002), as on a gateway that has no profile.
@@ -95,7 +94,7 @@ class DemoGateway:
         self.host, self._port = host, port
         policy = Policy(approvals_mode, env_yolo, approval_timeout, hermes_home)
         self.world = World(
-            self.dialect, self.clock, turns or default_book(), policy, default_source, history
+            self.dialect, self.clock, turns or ScenarioBook(), policy, default_source, history
         )
         self.world.pub = Publisher(self.world)
         self.world.reqs = RequestBroker(self.world)

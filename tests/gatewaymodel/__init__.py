@@ -28,7 +28,6 @@ from desktop.demo import (
     Turn,
     UsageTick,
     WindowRequest,
-    default_book,
 )
 from tests.gatewaymodel.fake import FakeGateway
 from tests.gatewaymodel.faults import (
@@ -40,6 +39,7 @@ from tests.gatewaymodel.faults import (
     Refuse,
     StallAfter,
 )
+from tests.gatewaymodel.scenarios import default_book
 
 __all__ = [
     "Batch",

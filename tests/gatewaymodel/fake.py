@@ -35,6 +35,7 @@ from tests.gatewaymodel.faults import (
     garbage,
 )
 from tests.gatewaymodel.restart import restart_world
+from tests.gatewaymodel.scenarios import default_book
 
 
 class FaultyConnection(Connection):
@@ -119,13 +120,15 @@ class PlannedGatekeeper(Gatekeeper):
 class FakeGateway(DemoGateway):
     """:class:`~desktop.demo.server.DemoGateway` with fault injection.
 
-    ``attempt_faults``: a fault (or None) per handshake attempt, from attempt 0. Every other
-    argument is the demo gateway's.
+    ``attempt_faults``: a fault (or None) per handshake attempt, from attempt 0. ``turns``
+    defaults to the ``[[scenario:name]]`` book of :func:`.scenarios.default_book`.
+    Every other argument is the demo gateway's.
     """
 
     _gate: PlannedGatekeeper
 
     def __init__(self, *args: Any, attempt_faults: Sequence[Fault | None] = (), **kwargs: Any):
+        kwargs["turns"] = kwargs.get("turns") or default_book()
         super().__init__(*args, **kwargs)
         self._gate.plan(*attempt_faults)
         self.response_delays: dict[str, float] = {}
