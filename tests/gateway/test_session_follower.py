@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
+from desktop.demo import Command
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
@@ -30,7 +31,7 @@ from desktop.gateway.session_follower import (
     live_sessions,
 )
 from tests.gateway.fake_harness import Harness, running
-from tests.gatewaymodel import Command, FakeGateway
+from tests.gatewaymodel import FakeGateway
 
 SCRATCH = "/tmp/hermes-scratch"
 

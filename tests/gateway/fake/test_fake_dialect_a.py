@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from desktop.demo import Command, ManualClock, Say, ScenarioBook, Todo, Turn, UsageTick
 from tests.gateway.fake.support import (
     RawClient,
     fake_and_client,
@@ -10,15 +11,6 @@ from tests.gateway.fake.support import (
     run,
     settled,
     submit_turn,
-)
-from tests.gatewaymodel import (
-    Command,
-    ManualClock,
-    Say,
-    ScenarioBook,
-    Todo,
-    Turn,
-    UsageTick,
 )
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
