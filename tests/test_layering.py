@@ -55,6 +55,22 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.ui",
         "desktop.app",
     ),
+    # The product never reaches into the test tree (it is not shipped, and a test-only helper
+    # must not become a runtime dependency by accident).
+    "desktop": ("tests",),
+    # The gateway model is an independent peer: written from the protocol, never from the
+    # client's parsers, so a misreading in the core cannot hide in a parser both sides share.
+    "desktop.demo": (
+        "PySide6",
+        "shiboken6",
+        "qasync",
+        "desktop.core",
+        "desktop.gateway",
+        "desktop.model",
+        "desktop.ui",
+        "desktop.app",
+        "tests",
+    ),
 }
 
 
@@ -207,3 +223,20 @@ def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     result = import_with_blocked("leaky", QT, cwd=tmp_path)
     assert result.returncode != 0
     assert "blocked for this test: PySide6" in result.stderr
+
+
+def test_the_shipped_gateway_model_has_no_fault_injection() -> None:
+    """Faults (dropped, stalled, garbled connections…) live in tests/gatewaymodel only.
+
+    The names of the test fault plans must not appear anywhere in the product's source.
+    """
+    faults = ast.parse((ROOT / "tests" / "gatewaymodel" / "faults.py").read_text("utf-8"))
+    names = {node.name for node in faults.body if isinstance(node, ast.ClassDef)}
+    assert {"DropAfter", "StallAfter", "Garbage"} <= names
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        problems += [f"{path.relative_to(ROOT)} names {name}" for name in sorted(names & used)]
+    assert not problems, "\n".join(problems)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import NativeNotifier
@@ -29,6 +28,7 @@ from desktop.ui.notify_policy import NotifySettings, never_high_risk
 from desktop.ui.shell import TrayShell
 from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 
 pytestmark = pytest.mark.desktop

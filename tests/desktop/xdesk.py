@@ -112,9 +112,9 @@ async def demo_tray(
     Imported here, not at the top: the helpers above need only Qt.
     """
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-    from desktop.gateway.fake import FakeGateway
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
+    from tests.gatewaymodel import FakeGateway
     from tests.ui.standins import drain
 
     fake = await FakeGateway("B", speed=0.05).start()

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
+from desktop.demo import Command
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import Command, FakeGateway
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
@@ -31,6 +31,7 @@ from desktop.gateway.session_follower import (
     live_sessions,
 )
 from tests.gateway.fake_harness import Harness, running
+from tests.gatewaymodel import FakeGateway
 
 SCRATCH = "/tmp/hermes-scratch"
 

@@ -29,7 +29,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
-from desktop.gateway.fake import Command, FakeGateway
+from desktop.demo import Command
 from desktop.journal import Journal
 from desktop.platform.autostart_xdg import XdgAutostart
 from desktop.settings import Settings, TokenStore
@@ -39,6 +39,7 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.ui.settings_controller import SettingsController
 from desktop.ui.yolo_timer import BoxKind
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 

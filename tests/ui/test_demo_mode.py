@@ -24,8 +24,9 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Choice, TodoStatus
+from desktop.demo import DemoGateway
+from desktop.demo import story as demo_story
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
-from desktop.gateway.fake import FakeGateway, demo_story
 from desktop.model.session_names import SEPARATOR
 from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
@@ -46,7 +47,7 @@ class DemoTray:
 
     def __init__(self, demo: BuiltInDemo) -> None:
         self.demo = demo
-        self.fake: FakeGateway = demo.fake
+        self.fake: DemoGateway = demo.fake
         self.bridge = GatewayBridge()
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
@@ -98,7 +99,7 @@ async def demo_tray(**options: Any) -> AsyncIterator[DemoTray]:
         await tray.close()
 
 
-def answer_frames(fake: FakeGateway) -> list[dict[str, Any]]:
+def answer_frames(fake: DemoGateway) -> list[dict[str, Any]]:
     """Every decision frame the demo gateway received (dialect B answers ``srq-`` requests)."""
     return [
         frame

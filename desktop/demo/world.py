@@ -17,16 +17,16 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from desktop.gateway.fake.clock import Clock
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Execution, PendingRequest, Session
-from desktop.gateway.fake.records import ChangeSignal, ConnectionRecord
-from desktop.gateway.fake.script import Command, Turn, TurnSource
+from desktop.demo.clock import Clock
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Execution, PendingRequest, Session
+from desktop.demo.records import ChangeSignal, ConnectionRecord
+from desktop.demo.script import Command, Turn, TurnSource
 
 if TYPE_CHECKING:
-    from desktop.gateway.fake.connection import Connection
-    from desktop.gateway.fake.publish import Publisher
-    from desktop.gateway.fake.requests import RequestBroker
+    from desktop.demo.connection import Connection
+    from desktop.demo.publish import Publisher
+    from desktop.demo.requests import RequestBroker
 
 APPROVAL_MODES = ("manual", "smart", "off")
 
@@ -72,7 +72,6 @@ class World:
         self.executed: list[Execution] = []
         self.late_answers: list[dict[str, Any]] = []
         self.queued_turns: deque[Turn] = deque()
-        self.response_delays: dict[str, float] = {}
         self.replay_epoch = uuid.uuid4().hex
         self.authority_epoch = 1
         self.instance_id = "gw-" + secrets.token_hex(6)

@@ -1,16 +1,15 @@
-"""One client connection: an ordered outbox, and the switches faults pull.
+"""One client connection: an ordered outbox and the one task that writes the socket.
 
 Everything the fake sends to a client goes through :meth:`Connection.send`, which only enqueues.
 That keeps emitting synchronous (a batch of N approval requests is published in one go, with no
 other frame in between, as the real gateway does within ~16 ms) and lets one writer task own the
-socket: it preserves order, counts frames for ``DropAfter``/``StallAfter`` and holds frames while
-the connection is stalled.
+socket, so frames leave in order. Tests subclass it to drop, stall or delay
+(``tests/gatewaymodel``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,9 +18,8 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.faults import DelayResponses
-from desktop.gateway.fake.records import ConnectionRecord
+from desktop.demo import wire
+from desktop.demo.records import ConnectionRecord
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +41,6 @@ class Connection:
         self.record = record
         self._on_change = on_change
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
-        self.write_gate = asyncio.Event()
-        self.write_gate.set()
-        self.read_gate = asyncio.Event()
-        self.read_gate.set()
-        self.drop_after: int | None = None
-        self.stall_after: int | None = None
-        self.delay: DelayResponses | None = None
         self.sent_count = 0
         self.closed = False
 
@@ -57,11 +48,6 @@ class Connection:
     def index(self) -> int:
         """The connection number, from 0, in accept order."""
         return self.record.index
-
-    @property
-    def stalled(self) -> bool:
-        """True while the fake neither reads nor writes on this connection."""
-        return not self.write_gate.is_set()
 
     def send(self, frame: dict[str, Any] | str | bytes) -> None:
         """Queue one frame (a dict is JSON-encoded; str/bytes are sent as they are)."""
@@ -77,35 +63,32 @@ class Connection:
         self.closed = True
         self.ws.transport.abort()
 
-    def stall(self) -> None:
-        """Stop reading (so no pong either) and hold every outgoing frame."""
-        self.write_gate.clear()
-        self.read_gate.clear()
-        with contextlib.suppress(RuntimeError):
-            self.ws.transport.pause_reading()
-        self._on_change()
+    async def readable(self) -> None:
+        """Return when the server may read the next frame (always, here)."""
 
-    def unstall(self) -> None:
-        """Resume reading and flush the held frames in order."""
-        with contextlib.suppress(RuntimeError):
-            self.ws.transport.resume_reading()
-        self.read_gate.set()
-        self.write_gate.set()
-        self._on_change()
+    async def writable(self) -> None:
+        """Return when the writer may send the next frame (always, here)."""
+
+    def may_send(self) -> bool:
+        """Whether the next frame goes out (False ends the connection without a close frame)."""
+        return True
+
+    def sent(self) -> None:
+        """Called after each frame is written."""
 
     async def run_writer(self) -> None:
         """Own the socket's write side until the connection ends."""
         try:
             while True:
                 item = await self._outbox.get()
-                await self.write_gate.wait()
+                await self.writable()
                 if isinstance(item, _Control):
                     if item.action == "close":
                         await self.ws.close(item.code, item.reason)
                     else:
                         self.abort()
                     return
-                if self.drop_after is not None and self.sent_count >= self.drop_after:
+                if not self.may_send():
                     self.abort()
                     return
                 text = wire.encode(item) if isinstance(item, dict) else item
@@ -113,12 +96,10 @@ class Connection:
                 self.sent_count += 1
                 self.record.sent.append(item)
                 self._on_change()
-                if self.drop_after is not None and self.sent_count >= self.drop_after:
+                if not self.may_send():
                     self.abort()
                     return
-                if self.stall_after is not None and self.sent_count >= self.stall_after:
-                    self.stall_after = None
-                    self.stall()
+                self.sent()
         except ConnectionClosed:
             return
         finally:

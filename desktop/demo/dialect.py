@@ -108,6 +108,21 @@ def approval_choices(dialect: Dialect, *, allow_session: bool, allow_permanent: 
     return choices
 
 
+APPROVE_CHOICES = ("once", "session", "always")
+
+
+def approves(dialect: Dialect, choice: object) -> bool:
+    """Whether an answer's ``choice`` lets the command run.
+
+    A (measured on 0.19.0): a missing choice or ``"deny"`` denies, *any other value approves*
+    (``"yes"``, ``""``). B and C: only ``once``/``session``/``always`` approve; a missing, empty
+    or unknown choice denies.
+    """
+    if dialect is Dialect.A:
+        return choice is not None and choice != "deny"
+    return isinstance(choice, str) and choice in APPROVE_CHOICES
+
+
 def gateway_ready_payload(
     dialect: Dialect, *, replay_epoch: str, authority_epoch: int, instance_id: str
 ) -> dict[str, Any]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.agent import start_turn
-from desktop.gateway.fake.dialect import B_SERVER_REQUESTS, PUBLIC_SUBPROTOCOL, Dialect
-from desktop.gateway.fake.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.gateway.fake.rpc_sessions import C_CREATE_KEYS, C_SOURCES
-from desktop.gateway.fake.world import APPROVAL_MODES, World
+from desktop.demo import wire
+from desktop.demo.agent import start_turn
+from desktop.demo.dialect import B_SERVER_REQUESTS, PUBLIC_SUBPROTOCOL, Dialect
+from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
+from desktop.demo.rpc_sessions import C_CREATE_KEYS, C_SOURCES
+from desktop.demo.world import APPROVAL_MODES, World
 
 _ON = ("1", "on", "true", "yes")
 _OFF = ("0", "off", "false", "no")

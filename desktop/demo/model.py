@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from desktop.gateway.fake.script import Command, Turn
+from desktop.demo.script import Command, Turn
 
 if TYPE_CHECKING:
-    from desktop.gateway.fake.connection import Connection
+    from desktop.demo.connection import Connection
 
 OutcomeKind = Literal["approve", "deny", "timeout", "withdrawn", "interrupted", "closed", "error"]
 

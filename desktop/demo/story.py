@@ -13,7 +13,7 @@ Why an opening and a follow-up turn per round: a fixed turn would mark the plan 
 the person answered, so Deny would look like it did nothing. Here each round is an *opening*
 turn (up to the approvals) and a *follow-up* turn written from what actually ran, so a decision
 in the tray visibly changes the course. The app's ``--demo`` and ``python -m
-desktop.gateway.fake`` play this same story. The vocabulary (``Turn``, ``Batch``…) is the fake
+desktop.demo`` play this same story. The vocabulary (``Turn``, ``Batch``…) is the fake
 gateway's; nothing is ever run on this machine: the fake only records commands as "executed".
 """
 
@@ -23,10 +23,10 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from desktop.gateway.fake import (
+from desktop.demo import (
     Batch,
     Command,
-    FakeGateway,
+    DemoGateway,
     Pause,
     Say,
     SetYolo,
@@ -36,8 +36,8 @@ from desktop.gateway.fake import (
     Turn,
     UsageTick,
 )
-from desktop.gateway.fake.model import Session
-from desktop.gateway.fake.script import Step
+from desktop.demo.model import Session
+from desktop.demo.script import Step
 
 REST_BETWEEN_ROUNDS = 6.0  # script seconds a session idles before it plays again
 
@@ -182,7 +182,7 @@ def default_acts() -> tuple[Act, ...]:
 
 
 async def play(
-    fake: FakeGateway,
+    fake: DemoGateway,
     acts: Sequence[Act] | None = None,
     *,
     rest: float = REST_BETWEEN_ROUNDS,
@@ -202,7 +202,7 @@ async def play(
 
 
 async def _loop(
-    fake: FakeGateway, session: Session, act: Act, rest: float, loops: int | None
+    fake: DemoGateway, session: Session, act: Act, rest: float, loops: int | None
 ) -> None:
     await fake.wait_for(lambda: bool(session.viewers), None, "a viewer")
     done = 0

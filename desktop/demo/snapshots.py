@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Session, Viewer
-from desktop.gateway.fake.world import World
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Session, Viewer
+from desktop.demo.world import World
 
 
 def status(world: World, session: Session) -> str:

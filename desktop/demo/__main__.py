@@ -1,7 +1,7 @@
-"""Run the demo gateway on its own: ``python -m desktop.gateway.fake [--dialect B] [--speed 1]``.
+"""Run the demo gateway on its own: ``python -m desktop.demo [--dialect B] [--speed 1]``.
 
 Prints the URL to dial, then plays the same story as the app's ``--demo``
-(:mod:`desktop.gateway.fake.demo_story`) until Ctrl+C; each session starts when a client
+(:mod:`desktop.demo.story`) until Ctrl+C; each session starts when a client
 attaches to it. Handy for trying the tray against the fake by hand.
 """
 
@@ -12,11 +12,12 @@ import asyncio
 import contextlib
 import sys
 
-from desktop.gateway.fake import FakeGateway, demo_story
+from desktop.demo import DemoGateway
+from desktop.demo.story import play
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m desktop.gateway.fake", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m desktop.demo", description=__doc__)
     parser.add_argument("--dialect", choices=("A", "B", "C"), default="B")
     parser.add_argument("--speed", type=float, default=1.0, help="real s per script s")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
@@ -26,12 +27,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    async with FakeGateway(
+    async with DemoGateway(
         args.dialect, speed=args.speed, port=args.port, token=args.token
     ) as fake:
         sys.stdout.write(f"fake Hermes gateway (dialect {args.dialect}) at {fake.url}\n")
         sys.stdout.flush()
-        await demo_story.play(fake, loops=args.loops)
+        await play(fake, loops=args.loops)
         await asyncio.Event().wait()  # keep serving after the last loop, until Ctrl+C
 
 

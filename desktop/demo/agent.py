@@ -21,10 +21,10 @@ import asyncio
 import time
 from typing import Any
 
-from desktop.gateway.fake import results
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Execution, Outcome, Session
-from desktop.gateway.fake.script import (
+from desktop.demo import results
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Execution, Outcome, Session
+from desktop.demo.script import (
     Batch,
     Command,
     Pause,
@@ -38,8 +38,8 @@ from desktop.gateway.fake.script import (
     UsageTick,
     WindowRequest,
 )
-from desktop.gateway.fake.steps import apply_todo, apply_usage
-from desktop.gateway.fake.world import World
+from desktop.demo.steps import apply_todo, apply_usage
+from desktop.demo.world import World
 
 
 class TurnRunner:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.dialect import Dialect, approval_choices
-from desktop.gateway.fake.model import Outcome, OutcomeKind, PendingRequest, Session
-from desktop.gateway.fake.script import Command
-from desktop.gateway.fake.world import World
+from desktop.demo import wire
+from desktop.demo.dialect import Dialect, approval_choices, approves
+from desktop.demo.model import Outcome, OutcomeKind, PendingRequest, Session
+from desktop.demo.script import Command
+from desktop.demo.world import World
 
 NO_CLIENT = "the attached client cannot answer approval requests (update the Hermes app)"
-APPROVE_CHOICES = ("once", "session", "always")
 
 
 class RequestBroker:
@@ -176,18 +175,12 @@ class RequestBroker:
         return self.close(req, outcome, reason=reason)
 
     def decide(self, choice: Any, via: str) -> Outcome:
-        """Map a wire choice to an outcome, with each dialect's quirks.
-
-        A (measured): a missing choice denies, ``"deny"`` denies, *any other string approves*
-        (``"yes"``, ``""``). B/C: a missing or empty choice denies; unknown strings deny too.
-        """
-        if self.world.dialect is Dialect.A:
-            if choice is None or choice == "deny":
-                return Outcome("deny", "deny", via)
+        """Map a wire choice to an outcome (:func:`~desktop.demo.dialect.approves`)."""
+        if approves(self.world.dialect, choice):
             return Outcome("approve", str(choice), via)
-        if isinstance(choice, str) and choice in APPROVE_CHOICES:
-            return Outcome("approve", choice, via)
-        return Outcome("deny", "deny" if choice is None else str(choice), via)
+        if self.world.dialect is Dialect.A or choice is None:
+            return Outcome("deny", "deny", via)
+        return Outcome("deny", str(choice), via)
 
     def withdraw_session(self, session: Session, kind: OutcomeKind, reason: str) -> int:
         """Interrupt or close: end every open request of ``session``; returns how many."""

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Outcome
-from desktop.gateway.fake.script import Command
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Outcome
+from desktop.demo.script import Command
 
 _TAIL = (
     " The user has NOT consented to this action. Do NOT retry this command, do NOT rephrase"

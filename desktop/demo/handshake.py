@@ -1,13 +1,13 @@
-"""The opening handshake: path, origin, credential, and the per-attempt fault plan.
+"""The opening handshake: path, origin and credential, counted per attempt.
 
 A/B authenticate with ``?token=`` (compared in constant time). C authenticates with a single-use
 ticket offered as a subprotocol pair ``hermes-gateway-v1, hermes-gateway-ticket.<ticket>``:
 exactly one ticket protocol, the public protocol present, and only ``hermes-gateway-v1`` echoed.
 A failed check answers HTTP 403, as the measured gateway does, unless ``auth_failure="close"``
 asks for an accepted connection closed with 4401 instead. Every handshake counts as an attempt,
-refused ones included, so faults can be planned per attempt. The public liveness page
-``GET /api/status`` (no auth) is served too and is *not* an attempt, so a client's version probe
-never shifts a fault plan.
+refused ones included, so tests can plan faults per attempt (:meth:`Gatekeeper.refusal`). The
+public liveness page ``GET /api/status`` (no auth) is served too and is *not* an attempt, so a
+client's version probe never shifts a fault plan.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from desktop.gateway.fake.dialect import PUBLIC_SUBPROTOCOL, TICKET_PREFIX, WS_PATH, Dialect
-from desktop.gateway.fake.faults import Fault, Refuse
+from desktop.demo.dialect import PUBLIC_SUBPROTOCOL, TICKET_PREFIX, WS_PATH, Dialect
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 STATUS_PATH = "/api/status"
@@ -37,7 +36,6 @@ class Handshake:
     """What the gatekeeper learned about one accepted handshake."""
 
     attempt: int
-    fault: Fault | None
     path: str
     query: str
     offered: tuple[str, ...]
@@ -60,16 +58,13 @@ class Gatekeeper:
         self.token = token
         self.auth_failure = auth_failure
         self.attempts = 0
-        self.faults: dict[int, Fault] = {}
         self.tickets: set[str] = set()
         self._on_change = on_change
         self._accepted: dict[ServerConnection, Handshake] = {}
 
-    def plan(self, *faults: Fault | None) -> None:
-        """Faults for the next attempts, counted from the next handshake."""
-        for offset, fault in enumerate(faults):
-            if fault is not None:
-                self.faults[self.attempts + offset] = fault
+    def refusal(self, attempt: int) -> int | None:
+        """An HTTP status to refuse handshake ``attempt`` with before any check (None: go on)."""
+        return None
 
     def issue_ticket(self) -> str:
         """Mint a single-use C ticket."""
@@ -79,7 +74,7 @@ class Gatekeeper:
 
     def take(self, connection: ServerConnection) -> Handshake:
         """The handshake record of an accepted connection (one lookup per connection)."""
-        return self._accepted.pop(connection, None) or Handshake(-1, None, WS_PATH, "", (), False)
+        return self._accepted.pop(connection, None) or Handshake(-1, WS_PATH, "", (), False)
 
     def check(self, connection: ServerConnection, request: Request) -> Response | None:
         """``process_request``: refuse with an HTTP response, or None to go on."""
@@ -89,14 +84,14 @@ class Gatekeeper:
             return response
         attempt = self.attempts
         self.attempts += 1
-        fault = self.faults.get(attempt)
         split = urllib.parse.urlsplit(request.path)
         offered = offered_subprotocols(request.headers)
         self._on_change()
         if split.path != WS_PATH:
             return connection.respond(404, "Not Found\n")
-        if isinstance(fault, Refuse):
-            return connection.respond(fault.status, "Refused\n")
+        refused = self.refusal(attempt)
+        if refused is not None:
+            return connection.respond(refused, "Refused\n")
         origin = request.headers.get("Origin")
         if origin and urllib.parse.urlsplit(origin).hostname not in _LOOPBACK:
             return connection.respond(403, "Forbidden\n")
@@ -104,7 +99,7 @@ class Gatekeeper:
         if not authorized and self.auth_failure == "http":
             return connection.respond(403, "Forbidden\n")
         self._accepted[connection] = Handshake(
-            attempt, fault, split.path, split.query, offered, authorized
+            attempt, split.path, split.query, offered, authorized
         )
         return None
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake.dialect import TODO_TOOL, Dialect
-from desktop.gateway.fake.model import Session
-from desktop.gateway.fake.script import Todo, UsageTick, todo_summary
-from desktop.gateway.fake.world import World
+from desktop.demo.dialect import TODO_TOOL, Dialect
+from desktop.demo.model import Session
+from desktop.demo.script import Todo, UsageTick, todo_summary
+from desktop.demo.world import World
 
 
 def apply_todo(world: World, session: Session, step: Todo, tool_id: str) -> None:

@@ -3,8 +3,8 @@
 Handlers are plain functions ``(Ctx) -> result``. They raise :class:`~wire.RpcError` to answer
 with an error, and use :meth:`Ctx.later` for side effects that the real gateway sends *after* the
 reply (``session.info`` after ``session.create``, ``request.cancel`` after ``approval.respond``).
-Responses may be delayed per method (``DelayResponses`` fault or ``fake.set_response_delay``) to
-exercise a client's out-of-order handling, as tui_gateway's thread-pool handlers do for real.
+Tests may delay responses per method (:attr:`Dispatcher.delay_for`) to exercise a client's
+out-of-order handling, as tui_gateway's thread-pool handlers do for real.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.connection import Connection
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Session, Viewer
-from desktop.gateway.fake.world import World
+from desktop.demo import wire
+from desktop.demo.connection import Connection
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Session, Viewer
+from desktop.demo.world import World
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,7 @@ class Dispatcher:
     def __init__(self, world: World, handlers: dict[str, Handler]) -> None:
         self.world = world
         self.handlers = handlers
+        self.delay_for: Callable[[Connection, str], float] = lambda conn, method: 0.0
 
     def handle(self, conn: Connection, incoming: wire.Incoming) -> None:
         """Handle one message (requests answered, responses routed, the rest ignored)."""
@@ -102,7 +103,7 @@ class Dispatcher:
             return
         ctx = Ctx(self.world, conn, incoming.params, incoming.method)
         frame = self._call(ctx, incoming)
-        delay = self._delay_for(conn, incoming.method)
+        delay = self.delay_for(conn, incoming.method)
         if delay:
             self.world.spawn(self._reply_later(conn, frame, ctx, delay))
         else:
@@ -125,12 +126,6 @@ class Dispatcher:
             log.exception("fake gateway handler %s crashed", incoming.method)
             ctx.after.clear()
             return wire.error(incoming.rpc_id, wire.RpcError(-32603, "dispatch crash"))
-
-    def _delay_for(self, conn: Connection, method: str) -> float:
-        fault = conn.delay
-        if fault is not None and (not fault.methods or method in fault.methods):
-            return fault.seconds
-        return self.world.response_delays.get(method, 0.0)
 
     def _reply(self, conn: Connection, frame: dict[str, Any], ctx: Ctx) -> None:
         conn.send(frame)

@@ -6,7 +6,7 @@ point at a scratch path and are only simulated.
 
 from __future__ import annotations
 
-from desktop.gateway.fake.script import (
+from desktop.demo.script import (
     Batch,
     Command,
     Pause,

@@ -14,10 +14,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import PendingRequest
-from desktop.gateway.fake.rpc import Ctx, Handler, closed_keys, require_session
+from desktop.demo import wire
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import PendingRequest
+from desktop.demo.rpc import Ctx, Handler, closed_keys, require_session
 
 C_RESPOND_KEYS = ("session_id", "execution_generation", "prompt_id", "choice")
 

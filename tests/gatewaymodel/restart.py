@@ -12,8 +12,8 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from desktop.gateway.fake.model import Outcome
-from desktop.gateway.fake.world import World
+from desktop.demo.model import Outcome
+from desktop.demo.world import World
 
 
 def restart_world(world: World, *, keep_sessions: bool) -> None:

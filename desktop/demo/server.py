@@ -1,13 +1,12 @@
-"""The fake Hermes gateway: a real websockets server on 127.0.0.1 with a scripted agent.
+"""The demo gateway: a real websockets server on 127.0.0.1 over the gateway model.
 
-Usage in a test::
+The app's demo mode plays :mod:`desktop.demo.story` on it; tests use its subclass with fault
+injection, ``tests.gatewaymodel.FakeGateway``::
 
     async with FakeGateway("B", speed=0.01) as fake:
         async with connect(fake.url, proxy=None) as ws:
             ...
             first, *_ = await fake.wait_for_requests(3)
-
-and in the app's demo mode through :mod:`desktop.gateway.fake.demo_script`.
 """
 
 from __future__ import annotations
@@ -15,18 +14,17 @@ from __future__ import annotations
 import asyncio
 import secrets
 import urllib.parse
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Literal, Self, TypeVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from desktop.gateway.fake import rpc_approvals, rpc_config, rpc_sessions, wire
-from desktop.gateway.fake.agent import start_turn
-from desktop.gateway.fake.clock import Clock, ManualClock, ScaledClock
-from desktop.gateway.fake.connection import Connection
-from desktop.gateway.fake.controls import FaultControls
-from desktop.gateway.fake.dialect import (
+from desktop.demo import rpc_approvals, rpc_config, rpc_sessions, wire
+from desktop.demo.agent import start_turn
+from desktop.demo.clock import Clock, ManualClock, ScaledClock
+from desktop.demo.connection import Connection
+from desktop.demo.dialect import (
     PUBLIC_SUBPROTOCOL,
     TICKET_PREFIX,
     VERSION,
@@ -34,29 +32,19 @@ from desktop.gateway.fake.dialect import (
     Dialect,
     gateway_ready_payload,
 )
-from desktop.gateway.fake.faults import (
-    CloseOnOpen,
-    DelayResponses,
-    DropAfter,
-    Fault,
-    Garbage,
-    StallAfter,
-    garbage,
-)
-from desktop.gateway.fake.handshake import Gatekeeper
-from desktop.gateway.fake.model import Execution, PendingRequest, Session
-from desktop.gateway.fake.publish import Publisher
-from desktop.gateway.fake.records import ConnectionRecord
-from desktop.gateway.fake.requests import RequestBroker
-from desktop.gateway.fake.rpc import Dispatcher
-from desktop.gateway.fake.scenarios import default_book
-from desktop.gateway.fake.script import Command, Turn, TurnSource
-from desktop.gateway.fake.world import Policy, World
+from desktop.demo.handshake import Gatekeeper, Handshake
+from desktop.demo.model import Execution, PendingRequest, Session
+from desktop.demo.publish import Publisher
+from desktop.demo.records import ConnectionRecord
+from desktop.demo.requests import RequestBroker
+from desktop.demo.rpc import Dispatcher
+from desktop.demo.script import Command, ScenarioBook, Turn, TurnSource
+from desktop.demo.world import Policy, World
 
 T = TypeVar("T")
 
 
-class FakeGateway(FaultControls):
+class DemoGateway:
     """A protocol-faithful fake gateway speaking dialect ``A``, ``B`` or ``C``.
 
     Args:
@@ -64,8 +52,8 @@ class FakeGateway(FaultControls):
         token: the ``?token=`` credential for A/B (minted when omitted).
         clock: the time source; default ``ScaledClock(speed)``.
         speed: real seconds per script second when no clock is given (1.0 = human pace).
-        turns: picks the scripted turn for each ``prompt.submit`` text (default: the
-            ``[[scenario:name]]`` book of :func:`~desktop.gateway.fake.scenarios.default_book`).
+        turns: picks the scripted turn for each ``prompt.submit`` text (default: an empty
+            book, whose turn just answers; the demo story submits its own turns).
         approval_timeout: script seconds before an unanswered approval times out (None: never).
         hermes_home: the HERMES_HOME ``config.get {key: "profile"}`` answers with (A/B); with
             "" (the default) that key is unknown (4002), as on a gateway that has no profile.
@@ -74,7 +62,6 @@ class FakeGateway(FaultControls):
         default_source: ``source`` of sessions created without one (``desktop`` batches).
         auth_failure: ``"http"`` answers a bad credential with 403; ``"close"`` accepts, then
             closes with 4401.
-        attempt_faults: a fault (or None) per handshake attempt, from attempt 0.
         host: where to listen (loopback).
         port: 0 picks a free port.
         history: keep only this many closed requests, executions and frames per connection
@@ -95,7 +82,6 @@ class FakeGateway(FaultControls):
         env_yolo: bool = False,
         default_source: str = "desktop",
         auth_failure: Literal["http", "close"] = "http",
-        attempt_faults: Sequence[Fault | None] = (),
         host: str = "127.0.0.1",
         port: int = 0,
         history: int | None = None,
@@ -108,7 +94,7 @@ class FakeGateway(FaultControls):
         self.host, self._port = host, port
         policy = Policy(approvals_mode, env_yolo, approval_timeout, hermes_home)
         self.world = World(
-            self.dialect, self.clock, turns or default_book(), policy, default_source, history
+            self.dialect, self.clock, turns or ScenarioBook(), policy, default_source, history
         )
         self.world.pub = Publisher(self.world)
         self.world.reqs = RequestBroker(self.world)
@@ -118,16 +104,17 @@ class FakeGateway(FaultControls):
             **rpc_config.handlers(self.dialect),
         }
         self._dispatcher = Dispatcher(self.world, table)
-        self._gate = Gatekeeper(
-            self.dialect, self.token, auth_failure, self.world.changed, self._public_status
-        )
-        self._gate.plan(*attempt_faults)
-        self._clear_tickets = self._gate.tickets.clear
+        self._gate = self._gatekeeper(auth_failure)
         self._server: Server | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    async def start(self) -> FakeGateway:
+    def _gatekeeper(self, auth_failure: Literal["http", "close"]) -> Gatekeeper:
+        return Gatekeeper(
+            self.dialect, self.token, auth_failure, self.world.changed, self._public_status
+        )
+
+    async def start(self) -> Self:
         """Listen on ``host:port`` (port 0 picks a free one)."""
         if self._server is None:
             self._server = await serve(
@@ -150,13 +137,10 @@ class FakeGateway(FaultControls):
         await asyncio.gather(*tasks, return_exceptions=True)
         server, self._server = self._server, None
         if server is not None:
-            for conn in list(self.world.connections.values()):
-                if conn.stalled:
-                    conn.abort()  # a stalled peer never completes a closing handshake
             server.close(close_connections=True)
             await server.wait_closed()
 
-    async def __aenter__(self) -> FakeGateway:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -196,10 +180,6 @@ class FakeGateway(FaultControls):
             "auth_required": True,
         }
 
-    def plan_attempts(self, *faults: Fault | None) -> None:
-        """Faults for the next handshake attempts, counted from the next one (None = behave)."""
-        self._gate.plan(*faults)
-
     # -- one connection ------------------------------------------------------------------------
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
@@ -207,16 +187,13 @@ class FakeGateway(FaultControls):
         index = len(self.world.records)
         record = ConnectionRecord(index, hs.attempt, hs.path, hs.query, ws.subprotocol, hs.offered)
         self.world.records.append(record)
-        conn = Connection(ws, record, self.world.changed)
+        conn = self._connection(ws, record, hs)
         self.world.connections[conn.index] = conn
-        _arm(conn, hs.fault)
         writer = asyncio.get_running_loop().create_task(conn.run_writer())
         try:
-            if not hs.authorized or isinstance(hs.fault, CloseOnOpen):
-                code, reason = (4401, "unauthorized")
-                if isinstance(hs.fault, CloseOnOpen):
-                    code, reason = hs.fault.code, hs.fault.reason
-                conn.close_soon(code, reason)
+            refusal = self._close_on_open(hs)
+            if refusal is not None:
+                conn.close_soon(*refusal)
                 await writer
                 return
             ready = gateway_ready_payload(
@@ -226,8 +203,7 @@ class FakeGateway(FaultControls):
                 instance_id=self.world.instance_id,
             )
             conn.send(wire.event({"type": "gateway.ready", "payload": ready}))
-            if isinstance(hs.fault, Garbage):
-                conn.send(garbage(hs.fault.kind, hs.fault.size))
+            self._ready_sent(conn, hs)
             await self._read_loop(conn)
         finally:
             conn.closed = True
@@ -237,9 +213,22 @@ class FakeGateway(FaultControls):
             self.world.connections.pop(conn.index, None)
             self._detach(conn)
 
+    def _connection(
+        self, ws: ServerConnection, record: ConnectionRecord, hs: Handshake
+    ) -> Connection:
+        """The connection object for one accepted socket (tests hand out faulty ones)."""
+        return Connection(ws, record, self.world.changed)
+
+    def _close_on_open(self, hs: Handshake) -> tuple[int, str] | None:
+        """The close code and reason an accepted connection gets at once (None: serve it)."""
+        return None if hs.authorized else (4401, "unauthorized")
+
+    def _ready_sent(self, conn: Connection, hs: Handshake) -> None:
+        """Called once ``gateway.ready`` is queued."""
+
     async def _read_loop(self, conn: Connection) -> None:
         while True:
-            await conn.read_gate.wait()
+            await conn.readable()
             try:
                 raw = await conn.ws.recv()
             except ConnectionClosed:
@@ -247,7 +236,7 @@ class FakeGateway(FaultControls):
             incoming = wire.parse(raw)
             conn.record.received.append(incoming.raw)
             self.world.changed()
-            await conn.read_gate.wait()
+            await conn.readable()
             self._dispatcher.handle(conn, incoming)
 
     def _detach(self, conn: Connection) -> None:
@@ -367,15 +356,3 @@ class FakeGateway(FaultControls):
         self.world.policy.approvals_mode = mode
         for session in list(self.world.sessions.values()):
             self.world.pub.send_info(session)
-
-
-def _arm(conn: Connection, fault: Fault | None) -> None:
-    if isinstance(fault, DropAfter):
-        conn.drop_after = fault.frames
-    elif isinstance(fault, StallAfter):
-        if fault.frames <= 0:
-            conn.stall()
-        else:
-            conn.stall_after = fault.frames
-    elif isinstance(fault, DelayResponses):
-        conn.delay = fault

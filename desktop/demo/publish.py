@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.dialect import (
+from desktop.demo import wire
+from desktop.demo.dialect import (
     DESKTOP_CONTRACT,
     PUBLIC_SUBPROTOCOL,
     RELEASE_DATE,
     VERSION,
     Dialect,
 )
-from desktop.gateway.fake.model import Session
-from desktop.gateway.fake.world import World
+from desktop.demo.model import Session
+from desktop.demo.world import World
 
 
 class Publisher:

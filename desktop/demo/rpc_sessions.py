@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.gateway.fake import wire
-from desktop.gateway.fake.dialect import Dialect
-from desktop.gateway.fake.model import Session, new_runtime_id, new_stored_id
-from desktop.gateway.fake.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.gateway.fake.snapshots import c_snapshot, open_requests, status, tui_snapshot
-from desktop.gateway.fake.world import World
+from desktop.demo import wire
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import Session, new_runtime_id, new_stored_id
+from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
+from desktop.demo.snapshots import c_snapshot, open_requests, status, tui_snapshot
+from desktop.demo.world import World
 
 C_SOURCES = ("cli", "tui", "gui", "acp")
 C_CREATE_KEYS = (
