@@ -14,7 +14,6 @@ event (a dict in arrival order) instead of being filtered out of every open row 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from desktop.core.events import (
     ApprovalChanged,
@@ -24,10 +23,10 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import Approval, ApprovalPhase, SessionState
-from desktop.gateway.status import ConnectionState
+from desktop.core.model import Approval, ApprovalPhase, Dialect, SessionState
+from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.session_names import SessionNames
-from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 _NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
@@ -45,8 +44,8 @@ _LINK_BY_STATE = {
 @dataclass(slots=True)
 class _Gateway:
     name: str
-    status: Any = None  # desktop.gateway.client.ConnectionStatus
-    dialect: Any = None
+    status: ConnectionStatus | None = None
+    dialect: Dialect | None = None
     sessions: dict[str, SessionState] = field(default_factory=dict)
     approvals: dict[str, Approval] = field(default_factory=dict)  # open rows, arrival order
     waiting: dict[str, Approval] = field(default_factory=dict)  # those needing a person
@@ -117,10 +116,10 @@ class AppState:
         session = gateway.sessions.get(session_id) if gateway else None
         return session_title(session, fallback=f"session {session_id[:8]}")
 
-    def set_status(self, gateway_id: str, status: Any) -> None:
+    def set_status(self, gateway_id: str, status: ConnectionStatus) -> None:
         gateway = self._gateways[gateway_id]
         gateway.status = status
-        if getattr(status, "dialect", None) is not None:
+        if status.dialect is not None:
             gateway.dialect = status.dialect
         self._changed(gateway)
 
@@ -169,21 +168,20 @@ class AppState:
             else Link.OFFLINE,
             state_name=_state_words(status),
             dialect=gateway.dialect,
-            version=(getattr(status, "version", "") or (versions[0] if versions else "")),
-            error=getattr(status, "error", "") or "",
-            attempt=getattr(status, "attempt", 0) or 0,
+            version=(status.version if status else "") or (versions[0] if versions else ""),
+            error=status.error if status else "",
+            attempt=status.attempt if status else 0,
             sessions=tuple(gateway.sessions.values()),
             approvals=tuple(gateway.approvals.values()),
             known_waiting=gateway.waiting_rows(),
         )
 
 
-def _state_words(status: Any) -> str:
+def _state_words(status: ConnectionStatus | None) -> str:
     """'connected', 'reconnecting (attempt 3)', 'failed' … for the menu header."""
     if status is None:
         return "disconnected"
-    name = status.state.name
-    attempt = getattr(status, "attempt", 0) or 0
-    if name == "BACKOFF":
+    if status.state is ConnectionState.BACKOFF:
+        attempt = status.attempt
         return f"reconnecting (attempt {attempt + 1})" if attempt else "reconnecting"
-    return name.lower()
+    return status.state.name.lower()

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.plain_text import notification_text, shown
+from desktop.model.plain_text import notification_text, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
 BODY_LIMIT = 300  # characters of one command in a single-command body

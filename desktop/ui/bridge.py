@@ -37,27 +37,27 @@ from desktop.core.events import (
 from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import ConnectionStatus
-from desktop.ui.app_state import AppState
-from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.bridge_clients import (
-    ClientFactory,
-    ClientLike,
-    ClientListener,
-    gateway_client_factory,
-)
-from desktop.ui.bridge_events import (
+from desktop.model.app_state import AppState
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import (
     ApprovalUpdate,
     DecisionMade,
     Notice,
     SessionGone,
     SessionUpdate,
 )
+from desktop.model.notify_policy import NotificationPlan
+from desktop.model.reask_guard import SURFACE_REASK, DenyMemory
+from desktop.model.snapshot import AppSnapshot
+from desktop.ui.bridge_clients import (
+    ClientFactory,
+    ClientLike,
+    ClientListener,
+    gateway_client_factory,
+)
 from desktop.ui.bridge_notify import NotificationActions, Notifier
 from desktop.ui.bridge_tasks import TaskRunner
 from desktop.ui.bridge_yolo import YoloService
-from desktop.ui.notify_policy import NotificationPlan
-from desktop.ui.reask_guard import SURFACE_REASK, DenyMemory
-from desktop.ui.snapshot import AppSnapshot
 
 __all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 

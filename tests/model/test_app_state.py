@@ -14,9 +14,9 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
-from desktop.ui.app_state import AppState
-from desktop.ui.plain_text import menu_label
-from desktop.ui.snapshot import GatewayView
+from desktop.model.app_state import AppState
+from desktop.model.plain_text import menu_label
+from desktop.model.snapshot import GatewayView
 
 
 def row(key: str, phase: ApprovalPhase = ApprovalPhase.WAITING, session: str = "s1") -> Approval:

@@ -6,9 +6,10 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionStatus, TodoStatus
-from desktop.ui.menu_sessions import MENU_SESSIONS, SessionShelf
+from desktop.model.menu_sessions import MENU_SESSIONS, SessionShelf
 from desktop.ui.tray_menu import TODO_LINES, build_menu
-from tests.ui.builders import YOLO_SESSION, MenuRecorder, approval, gateway, session, snap, todos
+from tests.model.builders import YOLO_SESSION, approval, gateway, session, snap, todos
+from tests.ui.builders import MenuRecorder
 
 MENU_ENTRY_LIMIT = 100  # issue 16: 2,000 sessions, at most 100 menu entries
 

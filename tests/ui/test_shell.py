@@ -7,11 +7,11 @@ import pytest
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import Choice
 from desktop.journal import Journal
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionMade
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import DecisionMade
 from desktop.ui.shell import TrayShell
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
 OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")

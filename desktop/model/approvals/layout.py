@@ -13,7 +13,7 @@ easiest to trust when tested with plain calls:
 
 The tree holds the core's frozen :class:`~desktop.core.model.Approval` values plus a little
 dialog-side state per row (a decision is on its way, the person chose "Re-confirm"), which the
-rules in :mod:`desktop.ui.approvals.rules` read. Nodes compare by identity (``eq=False``) and
+rules in :mod:`desktop.model.approvals.rules` read. Nodes compare by identity (``eq=False``) and
 carry a board-unique ``uid`` so the Qt item model can address them by integer id.
 """
 

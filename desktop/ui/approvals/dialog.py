@@ -39,21 +39,21 @@ from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, SessionState
-from desktop.ui.approvals import dialog_texts, rules, seen
-from desktop.ui.approvals.confirm import AlwaysConfirmation
-from desktop.ui.approvals.input_router import InputRouter
-from desktop.ui.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
-from desktop.ui.approvals.list_view import ApprovalListView
-from desktop.ui.approvals.requests import (
+from desktop.model.approvals import dialog_texts, rules, seen
+from desktop.model.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
+from desktop.model.approvals.requests import (
     SURFACE_BATCH,
     SURFACE_BUTTON,
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
-from desktop.ui.approvals.risk_gate import Assess, default_assess, is_high
+from desktop.model.approvals.risk_gate import Assess, default_assess, is_high
+from desktop.model.approvals.texts import KEY_HINTS
+from desktop.ui.approvals.confirm import AlwaysConfirmation
+from desktop.ui.approvals.input_router import InputRouter
+from desktop.ui.approvals.list_view import ApprovalListView
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
-from desktop.ui.approvals.texts import KEY_HINTS
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 

@@ -8,7 +8,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import FakeClock, Recorder
+from tests.model.approvals.factory import FakeClock
+from tests.ui.approvals.factory import Recorder
 
 
 @pytest.fixture

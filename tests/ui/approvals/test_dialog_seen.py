@@ -19,17 +19,11 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.model.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from tests.ui.approvals.factory import (
-    OFFSCREEN_WINDOWS,
-    FakeClock,
-    Recorder,
-    approval,
-    look,
-    resolved,
-)
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look
 
 pytestmark = OFFSCREEN_WINDOWS
 K = Qt.Key

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
-from desktop.ui.approvals import texts
+from desktop.model.approvals import texts
 from desktop.ui.approvals.keys import KeyAction, RepeatGate, action_for
-from tests.ui.approvals.factory import approval, resolved
+from tests.model.approvals.factory import approval, resolved
 
 A = approval("a")
 
