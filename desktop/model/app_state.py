@@ -1,18 +1,23 @@
-"""The app-level store behind the bridge: what every gateway reported, folded into one snapshot.
+"""The app's one store: what every gateway reported, folded once and announced to subscribers.
 
-Why Qt-free and apart from the bridge: folding core events and connection statuses into state is
-plain logic (which rows are open, which dialect a gateway speaks, what a session is called) and
-is tested without a loop; the bridge only forwards events here and re-emits them as signals.
+Why one owner: the tray, the dialog, the notifications and the journal all need the same facts
+(which rows are open, which dialect a gateway speaks, what a session is called), and copies kept
+by each drift apart. So the store folds core events and connection statuses, names sessions
+once, and tells its subscribers with plain callbacks what changed: an :class:`ApprovalUpdate`,
+:class:`SessionUpdate`, :class:`SessionGone` or :class:`Notice`, then the new
+:class:`AppSnapshot` when something shown changed. The bridge subscribes and re-emits them as Qt
+signals; everything here is tested with plain calls, without a loop.
 
-Why cached: the bridge asks for a snapshot after every core event, and a 5,000 frames/s delta
-flood or a burst of 10,000 approvals made rebuilding every gateway's tuples the app's main cost.
-So each gateway keeps its last :class:`GatewayView` until something it shows changes, the
-snapshot is rebuilt only when a view was dropped, and the rows that need a person are kept per
-event (a dict in arrival order) instead of being filtered out of every open row on each read.
+Why cached: a 5,000 frames/s delta flood or a burst of 10,000 approvals made rebuilding every
+gateway's tuples the app's main cost. So each gateway keeps its last :class:`GatewayView` until
+something it shows changes, the snapshot is rebuilt only when a view was dropped (and announced
+only then), and the rows that need a person are kept per event (a dict in arrival order) instead
+of being filtered out of every open row on each read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from desktop.core.events import (
@@ -20,15 +25,21 @@ from desktop.core.events import (
     ApprovalRequested,
     CoreEvent,
     HandshakeCompleted,
+    NoticeReceived,
     SessionChanged,
     SessionRemoved,
 )
 from desktop.core.model import Approval, ApprovalPhase, Dialect, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
 from desktop.model.session_names import SessionNames
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 _NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
+
+# What subscribers hear, in this order for one event: the change, then the new snapshot.
+StoreChange = ApprovalUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
+Subscriber = Callable[[StoreChange], None]
 
 # A ConnectionState -> how the tray shows it.
 _LINK_BY_STATE = {
@@ -82,18 +93,32 @@ class AppState:
     def __init__(self) -> None:
         self._gateways: dict[str, _Gateway] = {}
         self._snapshot: AppSnapshot | None = None
+        self._subscribers: list[Subscriber] = []
+        self._announced: AppSnapshot | None = None  # the snapshot subscribers last heard
         # One registry for the whole app, so the menu, the dialog, a notification and the
         # journal all read the same stable, unique name from the session's ``title``.
         self._names = SessionNames()
 
-    def add_gateway(self, gateway_id: str, name: str) -> None:
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Call ``subscriber`` with every change from now on; returns the unsubscribe call."""
+        self._subscribers.append(subscriber)
+        return lambda: self._subscribers.remove(subscriber)
+
+    def add_gateway(
+        self, gateway_id: str, name: str, status: ConnectionStatus | None = None
+    ) -> None:
+        """A configured gateway, with its client's first status; announced once."""
         if gateway_id not in self._gateways:
             self._gateways[gateway_id] = _Gateway(name)
             self._snapshot = None
+        if status is not None:
+            self._fold_status(self._gateways[gateway_id], status)
+        self._announce_snapshot()
 
     def remove_gateway(self, gateway_id: str) -> None:
         if self._gateways.pop(gateway_id, None) is not None:
             self._snapshot = None
+            self._announce_snapshot()
 
     def has_gateway(self, gateway_id: str) -> bool:
         return gateway_id in self._gateways
@@ -117,15 +142,19 @@ class AppState:
         return session_title(session, fallback=f"session {session_id[:8]}")
 
     def set_status(self, gateway_id: str, status: ConnectionStatus) -> None:
-        gateway = self._gateways[gateway_id]
+        self._fold_status(self._gateways[gateway_id], status)
+        self._announce_snapshot()
+
+    def _fold_status(self, gateway: _Gateway, status: ConnectionStatus) -> None:
         gateway.status = status
         if status.dialect is not None:
             gateway.dialect = status.dialect
         self._changed(gateway)
 
     def apply(self, gateway_id: str, event: CoreEvent) -> None:
-        """Fold one core event in. Unknown kinds are ignored (they carry nothing shown)."""
+        """Fold one core event in and announce it. Kinds that show nothing change nothing."""
         gateway = self._gateways[gateway_id]
+        change: StoreChange | None = None
         if isinstance(event, HandshakeCompleted):
             gateway.dialect = event.dialect
         elif isinstance(event, SessionChanged):
@@ -134,13 +163,31 @@ class AppState:
             gateway.sessions[session.session_id] = (
                 session if named == session.title else replace(session, title=named)
             )
+            change = SessionUpdate(gateway_id, event.session)
         elif isinstance(event, SessionRemoved):
             gateway.sessions.pop(event.session_id, None)
+            change = SessionGone(gateway_id, event.session_id, event.reason)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):
             gateway.put(event.approval)
-        else:
+            change = ApprovalUpdate(
+                gateway_id,
+                gateway.name,
+                event.approval,
+                self.session_title(gateway_id, event.approval.session_id),
+                arrived=isinstance(event, ApprovalRequested),
+            )
+        elif isinstance(event, NoticeReceived):
+            where = gateway.name
+            if event.session_id:
+                where = f"{self.session_title(gateway_id, event.session_id)} on {gateway.name}"
+            self._announce(Notice(event.level, event.text, where, "", gateway_id, event.session_id))
             return  # nothing shown changed: the snapshot stays as it is
+        else:
+            return
         self._changed(gateway)
+        if change is not None:
+            self._announce(change)
+        self._announce_snapshot()
 
     def snapshot(self) -> AppSnapshot:
         """The current snapshot; the same object until something shown changes."""
@@ -156,6 +203,18 @@ class AppState:
     def _changed(self, gateway: _Gateway) -> None:
         gateway.view = None
         self._snapshot = None
+
+    def _announce(self, change: StoreChange) -> None:
+        for subscriber in tuple(self._subscribers):
+            subscriber(change)
+
+    def _announce_snapshot(self) -> None:
+        if not self._subscribers:
+            return
+        snapshot = self.snapshot()
+        if snapshot is not self._announced:
+            self._announced = snapshot
+            self._announce(snapshot)
 
     def _view(self, gateway_id: str, gateway: _Gateway) -> GatewayView:
         status = gateway.status

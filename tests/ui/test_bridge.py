@@ -83,7 +83,7 @@ def test_core_events_become_typed_signals(started):
     client.emit(SessionRemoved("s1", "closed"))
     assert seen.items == [
         SessionUpdate("g1", s),
-        ApprovalUpdate("g1", "Local", a, "Fix the build"),
+        ApprovalUpdate("g1", "Local", a, "Fix the build", arrived=True),
         ApprovalUpdate("g1", "Local", done, "Fix the build"),
         Notice("info", "Model switched", "Fix the build on Local", "", "g1", "s1"),
         SessionGone("g1", "s1", "closed"),
