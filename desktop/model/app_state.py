@@ -29,13 +29,11 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import Approval, ApprovalPhase, Dialect, SessionState
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
 from desktop.model.session_names import SessionNames
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
-
-_NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
 # What subscribers hear, in this order for one event: the change, then the new snapshot.
 StoreChange = ApprovalUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
@@ -71,7 +69,7 @@ class _Gateway:
             self.waiting.pop(key, None)
             return
         self.approvals[key] = approval
-        if approval.phase in _NEEDS_PERSON:
+        if approval.phase in OPEN_PHASES:
             if key not in self.waiting and next(reversed(self.approvals)) != key:
                 self.waiting_in_order = False  # an older row is waiting again
             self.waiting[key] = approval

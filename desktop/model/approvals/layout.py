@@ -24,11 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from desktop.core.model import Approval, ApprovalPhase
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
-
-_OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
 
 @dataclass(eq=False)
@@ -51,7 +49,7 @@ class RowEntry:
     @property
     def is_open(self) -> bool:
         """Still needs the person (waiting, or stale and waiting for a re-confirmation)."""
-        return self.approval.phase in _OPEN_PHASES
+        return self.approval.phase in OPEN_PHASES
 
 
 @dataclass(eq=False)
