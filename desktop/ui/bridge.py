@@ -27,7 +27,14 @@ import logging
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
-from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult, Dialect
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    Choice,
+    DecisionResult,
+    Dialect,
+    SessionState,
+)
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import ConnectionStatus
 from desktop.model.app_state import AppState, StoreChange
@@ -170,6 +177,10 @@ class GatewayBridge(QObject):
 
     def gateway_name(self, gateway_id: str) -> str:
         return self._state.gateway_name(gateway_id)
+
+    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
+        """The store's session, with its one name, or None when it is gone."""
+        return self._state.session(gateway_id, session_id)
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:

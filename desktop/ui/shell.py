@@ -108,12 +108,9 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog(clock=self._clock)
+            self._dialog = ApprovalDialog(clock=self._clock, session_of=self.bridge.session)
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
-            for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
-                for session in gateway.sessions:
-                    self._dialog.session_changed(gateway.gateway_id, session)
         return self._dialog
 
     @property
