@@ -101,7 +101,7 @@ class BuiltInDemo:
 
     def connect(self, bridge: GatewayBridge) -> None:
         """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
-        from desktop.ui.snapshot import Link
+        from desktop.model.snapshot import Link
 
         self._bridge = bridge
         client = bridge.add_gateway(self.endpoint)

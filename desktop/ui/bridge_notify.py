@@ -17,9 +17,9 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from desktop.model.notify_policy import ActionKind, NotificationPlan
 from desktop.platform.do_not_disturb import DoNotDisturb
 from desktop.ui.bridge_tasks import TaskRunner
-from desktop.ui.notify_policy import ActionKind, NotificationPlan
 
 log = logging.getLogger(__name__)
 

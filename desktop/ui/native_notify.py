@@ -37,8 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop.model.notify_policy import ActionKind, NotificationPlan
 from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
-from desktop.ui.notify_policy import ActionKind, NotificationPlan
 
 log = logging.getLogger(__name__)
 

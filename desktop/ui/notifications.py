@@ -30,11 +30,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
-from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, Notice
-from desktop.ui.notify_policy import (
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import ApprovalUpdate, Notice
+from desktop.model.notify_policy import (
     ActionKind,
     HighRisk,
     NotificationPlan,
@@ -42,7 +40,9 @@ from desktop.ui.notify_policy import (
     NotifySettings,
     never_high_risk,
 )
-from desktop.ui.plain_text import notification_text
+from desktop.model.plain_text import notification_text
+from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
+from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 

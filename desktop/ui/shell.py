@@ -31,15 +31,15 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtWidgets import QWidget
 
 from desktop.core.model import DecisionResult
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import ApprovalUpdate, SessionUpdate
+from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
+from desktop.model.yolo_timer import BoxKind
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, SessionUpdate
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
-from desktop.ui.yolo_timer import BoxKind
 
 if TYPE_CHECKING:
     from desktop.journal import Journal
@@ -108,12 +108,9 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog(clock=self._clock)
+            self._dialog = ApprovalDialog(clock=self._clock, session_of=self.bridge.session)
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
-            for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
-                for session in gateway.sessions:
-                    self._dialog.session_changed(gateway.gateway_id, session)
         return self._dialog
 
     @property

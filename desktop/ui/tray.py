@@ -40,14 +40,15 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
-from desktop.ui import icons, menu_text
+from desktop.model import menu_text
+from desktop.model.menu_sessions import SessionShelf
+from desktop.model.plain_text import shown
+from desktop.model.snapshot import AppSnapshot, session_title
+from desktop.model.tray_status import TrayStatus, tray_status
+from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.menu_sessions import SessionShelf
-from desktop.ui.plain_text import shown
-from desktop.ui.snapshot import AppSnapshot, session_title
 from desktop.ui.tray_menu import MenuCommands, build_menu
 from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
-from desktop.ui.tray_status import TrayStatus, tray_status
 
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).

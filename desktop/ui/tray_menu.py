@@ -18,10 +18,11 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionState, SessionStatus
-from desktop.ui import icons, menu_text
-from desktop.ui.menu_sessions import MenuPick, SessionShelf
-from desktop.ui.plain_text import exported_label, menu_label, tooltip_fragment
-from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.model import menu_text
+from desktop.model.menu_sessions import MenuPick, SessionShelf
+from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
+from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.ui import icons
 from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
 
 

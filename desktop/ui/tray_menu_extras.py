@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionState
-from desktop.ui.plain_text import menu_label, tooltip_fragment
+from desktop.model.plain_text import menu_label, tooltip_fragment
 
 TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
 TIMEBOX_TURN = "turn"

@@ -15,12 +15,12 @@ import time
 import pytest
 
 from desktop.core.model import Choice
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import Link
+from desktop.model.tray_status import HOLDING_LINE
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import URGENCY_CRITICAL, NativeNotifier
-from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.snapshot import Link
-from desktop.ui.tray_status import HOLDING_LINE
 from tests.desktop import xdesk
 from tests.ui.standins import until
 

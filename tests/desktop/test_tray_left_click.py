@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.ui.snapshot import Link
+from desktop.model.snapshot import Link
 from tests.desktop import xdesk
 from tests.ui.standins import until
 

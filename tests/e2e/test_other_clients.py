@@ -22,7 +22,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import Approval, Choice, OutcomeKind
-from desktop.ui.notify_policy import NotifySettings
+from desktop.model.notify_policy import NotifySettings
 from tests.e2e import person
 from tests.e2e.dialect_probe import NEEDS_020, core_answers_by_request_id
 from tests.e2e.pool import GatewayPool

@@ -31,14 +31,14 @@ from PySide6.QtWidgets import QApplication, QMenu
 from desktop.core.model import Choice
 from desktop.demo import Command
 from desktop.journal import Journal
+from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
+from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
+from desktop.model.yolo_timer import BoxKind
 from desktop.platform.autostart_xdg import XdgAutostart
 from desktop.settings import Settings, TokenStore
 from desktop.ui import icons
-from desktop.ui.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.ui.settings_controller import SettingsController
-from desktop.ui.yolo_timer import BoxKind
 from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu

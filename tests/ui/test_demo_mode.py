@@ -27,12 +27,12 @@ from desktop.core.model import Choice, TodoStatus
 from desktop.demo import DemoGateway
 from desktop.demo import story as demo_story
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.notify_policy import NotifySettings
 from desktop.model.session_names import SEPARATOR
-from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
 from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import drain, until
 

@@ -17,13 +17,13 @@ from dbus_fast import Variant
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.gateway import doctor
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.tray_status import HOLDING_LINE
 from desktop.platform.do_not_disturb import KDE_SOURCE, XFCE_SOURCE, DoNotDisturb, read_once
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import URGENCY_CRITICAL, NativeNotifier
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.tray_status import HOLDING_LINE
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.do_not_disturb import FakePlasma, FakeXfceNotifyd, FakeXfconf
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.standins import Endpoint, drain, make_factory, until

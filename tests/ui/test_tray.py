@@ -10,11 +10,11 @@ from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import SessionStatus
+from desktop.model.tray_status import ICON_NAMES
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
-from desktop.ui.tray_status import ICON_NAMES
-from tests.ui.builders import YOLO_SESSION, approval, session
+from tests.model.builders import YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
 # The offscreen platform cannot raise windows, grab the keyboard for a popup menu or

@@ -16,10 +16,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
 from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop import logsetup
-from desktop.ui.plain_text import menu_label, notification_text, shown, tooltip_fragment
+from desktop.model.plain_text import menu_label, notification_text, shown, tooltip_fragment
 
 CANARY = "canary-OWN-token-7c1d"
 

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import SessionStatus
-from desktop.ui.plain_text import tooltip_fragment
-from desktop.ui.snapshot import AppSnapshot, Link, session_title
+from desktop.model.plain_text import tooltip_fragment
+from desktop.model.snapshot import AppSnapshot, Link, session_title
 
 APP_TITLE = "Hermes Tray"
 HOLDING_LINE = "Do not disturb is on: notifications held"

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop.core.model import SessionState, SessionStatus
-from desktop.ui.snapshot import AppSnapshot, Link
+from desktop.model.snapshot import AppSnapshot, Link
 
 MENU_SESSIONS = 12  # at most; the menu's entry budget may list fewer (tray_menu)
 FINISHED_AFTER = 15 * 60.0

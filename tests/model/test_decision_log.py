@@ -11,15 +11,15 @@ import pytest
 
 from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
 from desktop.journal import Journal
-from desktop.ui.bridge_events import DecisionMade
-from desktop.ui.decision_log import (
+from desktop.model.bridge_events import DecisionMade
+from desktop.model.decision_log import (
     RECENT_LIMIT,
     DecisionRecorder,
     entry_details,
     entry_line,
     outcome_text,
 )
-from tests.ui.builders import approval
+from tests.model.builders import approval
 
 CANARY = "canary-TOKEN-9d41e2"
 TZ = timezone(timedelta(hours=1))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from desktop.core.model import Approval, OutcomeKind
-from desktop.ui.approvals.layout import ApprovalBoard, BatchGroup, RowEntry, in_arrival_order
-from tests.ui.approvals.factory import approval, resolved
+from desktop.model.approvals.layout import ApprovalBoard, BatchGroup, RowEntry, in_arrival_order
+from tests.model.approvals.factory import approval, resolved
 
 
 def put(board: ApprovalBoard, gateway_id: str, a: Approval) -> RowEntry:

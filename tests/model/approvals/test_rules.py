@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import rules
-from desktop.ui.approvals.layout import ApprovalBoard, BatchGroup
-from tests.ui.approvals.factory import approval, resolved, sending
-from tests.ui.approvals.test_layout import put
+from desktop.model.approvals import rules
+from desktop.model.approvals.layout import ApprovalBoard, BatchGroup
+from tests.model.approvals.factory import approval, resolved, sending
+from tests.model.approvals.test_layout import put
 
 
 def batch_of(*approvals: object) -> BatchGroup:

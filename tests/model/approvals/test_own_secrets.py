@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from desktop import logsetup
+from desktop.model.approvals import texts
 from desktop.risk import assess
-from desktop.ui.approvals import texts
 
 TOKEN = "tok3nS3cretValue0123456789abcdef"
 

@@ -13,7 +13,7 @@ easiest to trust when tested with plain calls:
 
 The tree holds the core's frozen :class:`~desktop.core.model.Approval` values plus a little
 dialog-side state per row (a decision is on its way, the person chose "Re-confirm"), which the
-rules in :mod:`desktop.ui.approvals.rules` read. Nodes compare by identity (``eq=False``) and
+rules in :mod:`desktop.model.approvals.rules` read. Nodes compare by identity (``eq=False``) and
 carry a board-unique ``uid`` so the Qt item model can address them by integer id.
 """
 
@@ -24,11 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from desktop.core.model import Approval, ApprovalPhase
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
-
-_OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
 
 @dataclass(eq=False)
@@ -51,7 +49,7 @@ class RowEntry:
     @property
     def is_open(self) -> bool:
         """Still needs the person (waiting, or stale and waiting for a re-confirmation)."""
-        return self.approval.phase in _OPEN_PHASES
+        return self.approval.phase in OPEN_PHASES
 
 
 @dataclass(eq=False)

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.ui.notify_policy import ActionKind, NotifyPolicy, NotifySettings
-from tests.ui.builders import approval
+from desktop.model.notify_policy import ActionKind, NotifyPolicy, NotifySettings
+from tests.model.builders import approval
 
 SETTINGS = NotifySettings(quiet_after_start=5.0, quiet_after_reconnect=3.0, coalesce=0.5)
 T0 = 100.0

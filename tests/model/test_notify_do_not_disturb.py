@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 
 from desktop.core.model import ApprovalPhase, Outcome, OutcomeKind
-from desktop.ui.notify_policy import SUMMARY_REF, NotifyPolicy, NotifySettings
-from tests.ui.builders import approval
+from desktop.model.notify_policy import SUMMARY_REF, NotifyPolicy, NotifySettings
+from tests.model.builders import approval
 
 SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.5)
 T = 100.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.model import ApprovalPhase, SessionStatus
-from desktop.ui.snapshot import Link
-from desktop.ui.tray_status import ICON_NAMES, tray_status
-from tests.ui.builders import YOLO_SESSION, approval, gateway, session, snap
+from desktop.model.snapshot import Link
+from desktop.model.tray_status import ICON_NAMES, tray_status
+from tests.model.builders import YOLO_SESSION, approval, gateway, session, snap
 
 WORKING = session("s1", status=SessionStatus.WORKING)
 IDLE = session("s1")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals.layout import BatchGroup, RowEntry, in_arrival_order
+from desktop.model.approvals.layout import BatchGroup, RowEntry, in_arrival_order
 
 
 def counts_down(row: RowEntry) -> bool:

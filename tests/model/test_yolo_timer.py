@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.ui.yolo_timer import (
+from desktop.model.yolo_timer import (
     BoxKind,
     CheckResult,
     Phase,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from desktop.core.settings import CoreSettings
+from desktop.model.notify_policy import NotifySettings
 from desktop.settings.model import GatewayConfig, GatewayKind, NotificationApproval, Settings
-from desktop.ui.notify_policy import NotifySettings
 
 
 @dataclass(frozen=True, slots=True)

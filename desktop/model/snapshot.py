@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from desktop.core.model import Approval, ApprovalPhase, Dialect, SessionState
+from desktop.core.model import OPEN_PHASES, Approval, Dialect, SessionState
 
 
 class Link(enum.Enum):
@@ -47,13 +47,10 @@ class GatewayView:
         """Approvals that need a person now: open and not already being answered."""
         if self.known_waiting is not None:
             return self.known_waiting
-        return tuple(a for a in self.approvals if a.phase in _NEEDS_PERSON)
+        return tuple(a for a in self.approvals if a.phase in OPEN_PHASES)
 
     def session(self, session_id: str) -> SessionState | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)
-
-
-_NEEDS_PERSON = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
 
 @dataclass(frozen=True, slots=True)

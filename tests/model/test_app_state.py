@@ -1,4 +1,5 @@
-"""The app store: per-event work proportional to what changed, and the same facts as a rebuild."""
+"""The app store: per-event work proportional to what changed, the same facts as a rebuild,
+and subscribers told each change once."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
-from desktop.ui.app_state import AppState
-from desktop.ui.plain_text import menu_label
-from desktop.ui.snapshot import GatewayView
+from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.model.app_state import AppState, StoreChange
+from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone
+from desktop.model.plain_text import menu_label
+from desktop.model.snapshot import AppSnapshot, GatewayView
 
 
 def row(key: str, phase: ApprovalPhase = ApprovalPhase.WAITING, session: str = "s1") -> Approval:
@@ -122,3 +125,76 @@ def test_a_hidden_character_in_a_name_is_revealed_once_in_the_menu() -> None:
     state.add_gateway("g", "G")
     state.apply("g", SessionChanged(SessionState("s1", title="fix\u202etests", cwd="/srv/www")))
     assert menu_label(state.session_title("g", "s1")) == "fix⟨U+202E⟩tests · www"
+
+
+def _subscribed(state: AppState) -> list[StoreChange]:
+    heard: list[StoreChange] = []
+    state.subscribe(heard.append)
+    return heard
+
+
+def test_subscribers_hear_each_change_then_the_new_snapshot() -> None:
+    state = AppState()
+    state.add_gateway("g", "Local")
+    state.apply("g", SessionChanged(SessionState("s1", title="Fix the build", cwd="/srv/app")))
+    heard = _subscribed(state)
+    state.apply("g", ApprovalRequested(row("a")))
+    state.apply("g", ApprovalChanged(replace(row("a"), phase=ApprovalPhase.SENDING)))
+    state.apply("g", SessionRemoved("s1", "ended"))
+    snapshots = [c for c in heard if isinstance(c, AppSnapshot)]
+    assert [type(c) for c in heard] == [
+        ApprovalUpdate,
+        AppSnapshot,
+        ApprovalUpdate,
+        AppSnapshot,
+        SessionGone,
+        AppSnapshot,
+    ]
+    arrived, changed = (c for c in heard if isinstance(c, ApprovalUpdate))
+    # the gateway's name and the session's one name travel with the row, for every surface
+    assert arrived == ApprovalUpdate("g", "Local", row("a"), "Fix the build · app", arrived=True)
+    assert not changed.arrived
+    assert changed.approval.phase is ApprovalPhase.SENDING
+    assert snapshots[-1] is state.snapshot()
+    assert [a.key for a in snapshots[0].gateways[0].waiting] == ["a"]
+    assert snapshots[1].gateways[0].waiting == ()
+
+
+def test_a_notice_is_announced_without_a_snapshot_and_names_where_it_came_from() -> None:
+    state = AppState()
+    state.add_gateway("g", "Local")
+    state.apply("g", SessionChanged(SessionState("s1", title="Tidy", cwd="/srv/www")))
+    heard = _subscribed(state)
+    state.apply("g", NoticeReceived("s1", "disk almost full", "warning"))
+    state.apply("g", NoticeReceived("", "restarting"))
+    assert heard == [
+        Notice("warning", "disk almost full", "Tidy · www on Local", "", "g", "s1"),
+        Notice("info", "restarting", "Local", "", "g", ""),
+    ]
+
+
+def test_a_gateway_is_announced_once_with_its_first_status_and_again_when_it_goes() -> None:
+    state = AppState()
+    heard = _subscribed(state)
+    state.add_gateway("g", "Local", ConnectionStatus(ConnectionState.CONNECTING))
+    state.add_gateway("g", "Local")  # already there: nothing shown changed
+    state.set_status("g", ConnectionStatus(ConnectionState.BACKOFF, attempt=2))
+    state.remove_gateway("g")
+    state.remove_gateway("g")
+    first, backoff, gone = heard
+    assert isinstance(first, AppSnapshot)
+    assert isinstance(backoff, AppSnapshot)
+    assert first.gateways[0].state_name == "connecting"
+    assert backoff.gateways[0].state_name == "reconnecting (attempt 3)"
+    assert gone == AppSnapshot()
+
+
+def test_an_unsubscribed_callback_hears_nothing_more() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    heard: list[StoreChange] = []
+    unsubscribe = state.subscribe(heard.append)
+    state.apply("g", ApprovalRequested(row("a")))
+    unsubscribe()
+    state.apply("g", ApprovalRequested(row("b")))
+    assert len(heard) == 2

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import texts
-from desktop.ui.approvals.layout import BatchGroup, RowEntry
+from desktop.model.approvals import texts
+from desktop.model.approvals.layout import BatchGroup, RowEntry
 
 _CHOICE_WORDS = {
     Choice.ONCE: "Approve once",

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from desktop.core.settings import CoreSettings
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.settings_apply import (
+    core_settings,
+    gateway_changes,
+    notify_settings,
+    uses_tokens,
+)
 from desktop.settings import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,
     NotificationPolicy,
     Settings,
-)
-from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.settings_apply import (
-    core_settings,
-    gateway_changes,
-    notify_settings,
-    uses_tokens,
 )
 
 HOME = GatewayConfig("home", "Home", "ws://127.0.0.1:9119/api/ws", token_ref="home")

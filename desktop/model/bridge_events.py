@@ -1,8 +1,8 @@
-"""Payloads of the bridge's Qt signals: one frozen dataclass per signal. Qt-free.
+"""Payloads of the store's changes and the bridge's Qt signals: one frozen dataclass each. Qt-free.
 
 Why wrap the core's events: a core event knows nothing of *which* gateway it came from nor how
-a person names it; every widget needs both. The bridge adds them once, here, so widgets never
-reach back into clients.
+a person names it; every widget needs both. The store (``app_state``) adds them once, here, so
+widgets never reach back into clients.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from desktop.core.model import Approval, Choice, SessionState
 
 @dataclass(frozen=True, slots=True)
 class ApprovalUpdate:
-    """Payload of ``approval_requested`` and ``approval_changed``."""
+    """Payload of ``approval_requested`` (``arrived``) and ``approval_changed``."""
 
     gateway_id: str
     gateway_name: str
     approval: Approval
     session_title: str
+    arrived: bool = False  # the core announced a new row (re-deliveries included)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
 from desktop.journal import JournalEntry, Surface
-from desktop.ui.bridge_events import DecisionMade
+from desktop.model.bridge_events import DecisionMade
 
 log = logging.getLogger(__name__)
 

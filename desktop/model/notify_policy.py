@@ -40,14 +40,13 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.plain_text import notification_text, shown
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Choice, OutcomeKind
+from desktop.model.plain_text import notification_text, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
 BODY_LIMIT = 300  # characters of one command in a single-command body
 APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
 MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
-OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)
 
 HighRisk = Callable[[str], bool]  # command -> whether it is high risk
 

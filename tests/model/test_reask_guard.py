@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from desktop.core.model import AskedBecause, AskReason, Choice
-from desktop.ui.reask_guard import DenyMemory
-from tests.ui.builders import approval
+from desktop.model.reask_guard import DenyMemory
+from tests.model.builders import approval
 
 
 def test_a_reask_of_a_denied_command_in_its_batch_is_recognised():
