@@ -45,7 +45,7 @@ def fold_snapshot(
     sessions.ensure(runtime)
     if not sessions.is_followed(runtime):  # the tray created or resumed it: it follows it
         sessions.follow(runtime)
-        core.approvals.follow_changed()
+        core.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
     if stored:
         sessions.update(runtime, stored_session_id=stored)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from desktop.core.dialects.approval_frames import by_id_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.hermes019 import respond_outcome
+from desktop.core.dialects.hermes019 import PROMPT_EVENTS, respond_outcome
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome
 from desktop.core.wire import RowKind, WireEvent
@@ -30,7 +30,10 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 class Hermes020Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _approval}
+    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _approval,
+        **PROMPT_EVENTS,
+    }
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
