@@ -21,10 +21,12 @@ from desktop.core.events import (
     ApprovalRequested,
     CoreEvent,
     HandshakeCompleted,
+    PromptAsked,
+    PromptEnded,
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import Approval, ApprovalPhase, SessionState
+from desktop.core.model import Approval, ApprovalPhase, Prompt, SessionState
 from desktop.gateway.status import ConnectionState
 from desktop.model.session_names import SessionNames
 from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
@@ -50,6 +52,7 @@ class _Gateway:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     approvals: dict[str, Approval] = field(default_factory=dict)  # open rows, arrival order
     waiting: dict[str, Approval] = field(default_factory=dict)  # those needing a person
+    prompts: dict[str, Prompt] = field(default_factory=dict)  # open prompts, arrival order
     waiting_in_order: bool = True  # False once a row came back to waiting (re-sort on read)
     view: GatewayView | None = None  # the last view, until something it shows changes
 
@@ -104,6 +107,11 @@ class AppState:
         gateway = self._gateways.get(gateway_id)
         return gateway.approvals.get(key) if gateway else None
 
+    def prompt(self, gateway_id: str, key: str) -> Prompt | None:
+        """The open prompt ``key`` (ended prompts are dropped)."""
+        gateway = self._gateways.get(gateway_id)
+        return gateway.prompts.get(key) if gateway else None
+
     def session(self, gateway_id: str, session_id: str) -> SessionState | None:
         gateway = self._gateways.get(gateway_id)
         return gateway.sessions.get(session_id) if gateway else None
@@ -139,6 +147,10 @@ class AppState:
             gateway.sessions.pop(event.session_id, None)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):
             gateway.put(event.approval)
+        elif isinstance(event, PromptAsked):
+            gateway.prompts[event.prompt.key] = event.prompt
+        elif isinstance(event, PromptEnded):
+            gateway.prompts.pop(event.prompt.key, None)
         else:
             return  # nothing shown changed: the snapshot stays as it is
         self._changed(gateway)
@@ -174,6 +186,7 @@ class AppState:
             attempt=getattr(status, "attempt", 0) or 0,
             sessions=tuple(gateway.sessions.values()),
             approvals=tuple(gateway.approvals.values()),
+            prompts=tuple(gateway.prompts.values()),
             known_waiting=gateway.waiting_rows(),
         )
 

@@ -30,6 +30,8 @@ from desktop.core.events import (
     ApprovalRequested,
     CoreEvent,
     NoticeReceived,
+    PromptAsked,
+    PromptEnded,
     ProtocolErrorReceived,
     SessionChanged,
     SessionRemoved,
@@ -49,6 +51,7 @@ from desktop.ui.bridge_events import (
     ApprovalUpdate,
     DecisionMade,
     Notice,
+    PromptUpdate,
     SessionGone,
     SessionUpdate,
 )
@@ -69,6 +72,8 @@ class GatewayBridge(QObject):
 
     approval_requested = Signal(object)  # ApprovalUpdate
     approval_changed = Signal(object)  # ApprovalUpdate
+    prompt_asked = Signal(object)  # PromptUpdate: a question waits (or can now be answered)
+    prompt_ended = Signal(object)  # PromptUpdate with ``ended`` set
     session_changed = Signal(object)  # SessionUpdate
     session_removed = Signal(object)  # SessionGone
     connection_status_changed = Signal(str, object, object)  # gateway_id, old, new status
@@ -197,6 +202,11 @@ class GatewayBridge(QObject):
                 gateway_id, event.approval
             ):
                 self._deny_reask_soon(gateway_id, event.approval)
+        elif isinstance(event, PromptAsked | PromptEnded):
+            title = self._state.session_title(gateway_id, event.prompt.session_id)
+            ended = event.reason if isinstance(event, PromptEnded) else ""
+            prompt_update = PromptUpdate(gateway_id, name, event.prompt, title, ended)
+            (self.prompt_ended if ended else self.prompt_asked).emit(prompt_update)
         elif isinstance(event, SessionChanged):
             self.yolo.session_changed(gateway_id, event.session.session_id)
             self.session_changed.emit(SessionUpdate(gateway_id, event.session))
@@ -269,6 +279,24 @@ class GatewayBridge(QObject):
         return result
 
     approve = decide  # the brief's name for the same slot
+
+    def answer_prompt(self, gateway_id: str, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` with ``answer`` (sync: the core queues it or refuses).
+
+        The answer's text is never logged: a person may type anything into it.
+        """
+        client = self._clients.get(gateway_id)
+        if client is None:
+            result = DecisionResult(False, "expired: that gateway is no longer configured")
+        else:
+            result = client.answer_prompt(key, answer)
+        log.info(
+            "answer to prompt %s/%s: %s",
+            gateway_id,
+            key,
+            "sent" if result.sent else f"refused ({result.reason})",
+        )
+        return result
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: str) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""

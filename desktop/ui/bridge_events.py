@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, Choice, SessionState
+from desktop.core.model import Approval, Choice, Prompt, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +20,17 @@ class ApprovalUpdate:
     gateway_name: str
     approval: Approval
     session_title: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptUpdate:
+    """Payload of ``prompt_asked`` and ``prompt_ended`` (``ended``: the core's reason)."""
+
+    gateway_id: str
+    gateway_name: str
+    prompt: Prompt
+    session_title: str
+    ended: str = ""
 
 
 @dataclass(frozen=True, slots=True)
