@@ -52,10 +52,10 @@ class PromptWindows(QObject):
         return window
 
     def dispose(self) -> None:
-        for window in self.windows.values():
+        windows, self.windows = list(self.windows.values()), {}
+        for window in windows:
             window.close()
             window.deleteLater()
-        self.windows.clear()
 
     def _on_update(self, update: PromptUpdate) -> None:
         ref = (update.gateway_id, update.prompt.key)
