@@ -67,6 +67,7 @@ class ClarifyDialog(QDialog):
             button = QPushButton(menu_label(choice, 80))
             button.setObjectName(f"clarify-choice:{index}")
             button.setToolTip(tooltip_fragment(choice, 300))
+            button.setAutoDefault(False)  # Enter or a stray key press never picks a choice
             button.clicked.connect(lambda _=False, text=choice: self._send(text))
             layout.addWidget(button)
             self.choice_buttons.append(button)
@@ -97,7 +98,12 @@ class ClarifyDialog(QDialog):
         layout.addWidget(self.status)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        for button in buttons.buttons():
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)
+        self.send_button.setAutoDefault(False)
         layout.addWidget(buttons)
+        self.free_text.setFocus()
         self.update_prompt(update.prompt)
 
     # -- what the controller tells it --------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QLineEdit, QMenu, QPushButton
 
@@ -113,6 +114,19 @@ def test_the_window_shows_the_question_revealed_and_sends_the_choice_clicked(qtb
     assert sent == [("g1", "p1", "a & b")]
     assert not dialog.is_open
     assert dialog.status.text() == "Answer sent."
+
+
+def test_enter_never_picks_a_choice(qtbot):
+    sent: list[tuple[str, str, str]] = []
+    dialog = ClarifyDialog(update(), lambda *a: sent.append(a) or DecisionResult(True))
+    qtbot.addWidget(dialog)
+    assert not any(b.autoDefault() or b.isDefault() for b in dialog.findChildren(QPushButton))
+    qtbot.keyClick(dialog.free_text, Qt.Key.Key_Return)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert sent == []
+    qtbot.keyClicks(dialog.free_text, "prod")
+    qtbot.keyClick(dialog.free_text, Qt.Key.Key_Return)
+    assert sent == [("g1", "p1", "prod")]
 
 
 def test_typed_text_goes_as_typed_and_a_refusal_says_why(qtbot):
