@@ -98,9 +98,9 @@ class ClarifyDialog(QDialog):
         layout.addWidget(self.status)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        for button in buttons.buttons():
-            if isinstance(button, QPushButton):
-                button.setAutoDefault(False)
+        for close in buttons.buttons():
+            if isinstance(close, QPushButton):
+                close.setAutoDefault(False)
         self.send_button.setAutoDefault(False)
         layout.addWidget(buttons)
         self.free_text.setFocus()
