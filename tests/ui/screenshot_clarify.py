@@ -13,21 +13,17 @@ submenu open on "Answer: …", and the window that entry opens. Writes
 
 from __future__ import annotations
 
-import asyncio
 import os
-import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_API", "pyside6")
 
-import qasync
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QApplication
 
 from desktop.gateway.fake import FakeGateway
 from desktop.gateway.fake.scenarios import default_book
 from desktop.gateway.fake.script import Clarify, Say, Turn
-from tests.ui.screenshot_tray_menu import grab, open_submenu, settle
+from tests.ui.screenshot_tray_menu import grab, open_submenu, run, settle
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions
 
@@ -68,11 +64,4 @@ async def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "artifacts/screenshots")
-    target.mkdir(parents=True, exist_ok=True)
-    application = QApplication(sys.argv[:1])
-    application.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(application)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main(target))
+    run(main)
