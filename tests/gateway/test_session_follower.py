@@ -339,3 +339,29 @@ def test_c_re_follows_after_a_reconnect_with_a_fresh_subscription(
             await h.rec.wait_for(lambda: waiting(h, other.sid), timeout=10.0)
 
     arun(scenario(), timeout=30.0)
+
+
+def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_person(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """Not screened like window requests: the core holds it (no refusal) until a person answers."""
+
+    async def scenario() -> None:
+        async with running("B", home) as h:
+            other = h.fake.create_session(title="From the Hermes window")
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            h.fake.submit(other.sid, "[[scenario:clarify]] go")
+            [question] = await h.fake.wait_for(
+                lambda: [r for r in h.fake.requests if r.method == "clarify"], what="clarify"
+            )
+            await h.rec.wait_for(lambda: h.client.core.prompts())
+            [prompt] = h.client.core.prompts()
+            assert (prompt.session_id, prompt.answerable) == (other.sid, True)
+            assert h.client.follower.left_to_owner == 0
+            assert question.is_open  # nothing was sent for it on its own
+            assert h.client.answer_prompt(prompt.key, "main").sent
+            await h.fake.wait_for(lambda: h.fake.clarify_answers, what="the answer")
+            assert h.fake.clarify_answers == [{"answers": {"q0": "main"}, "outcome": "submitted"}]
+
+    arun(scenario())
