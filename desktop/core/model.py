@@ -43,7 +43,7 @@ class SessionStatus(enum.Enum):
 
     IDLE = "idle"
     WORKING = "working"
-    WAITING = "waiting on you"  # at least one approval of this session is open
+    WAITING = "waiting on you"  # an approval or a question (clarify, sudo, secret) is open
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,8 @@ TURN_ENDED = "turn ended"
 SESSION_GONE = "session gone"
 CONNECTION_LOST = "connection lost"
 REPLACED = "replaced"
+# Ends after which the question's tool call still returns (a tool.complete follows).
+TOOL_RETURNS = frozenset({ANSWERED, ANSWERED_ELSEWHERE, EXPIRED, CANCELLED})
 CANCEL_REASONS = {
     "timeout": EXPIRED,
     "resolved": ANSWERED_ELSEWHERE,
@@ -98,6 +100,9 @@ class PromptBook:
         self._open: dict[str, _Open] = {}
         self._keys = itertools.count(1)
         self._sent: dict[int, AnsweredCall] = {}
+        # Clarify prompts that ended here before their tool call returned, per session: the
+        # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
+        self._tool_owed: dict[str, int] = {}
         self.moved = False  # the set of sessions with open prompts may have changed
 
     # -- reading ----------------------------------------------------------------------------
@@ -165,19 +170,25 @@ class PromptBook:
         """The ``clarify`` tool returned: its question was answered (elsewhere, if still open)."""
         if name != CLARIFY_TOOL:
             return
+        owed = self._tool_owed.get(session_id, 0)
+        if owed:  # the tool call of a question that already ended here
+            self._tool_owed[session_id] = owed - 1
+            return
         for entry in self._of(session_id):
             if entry.prompt.kind is PromptKind.CLARIFY:
-                self._end(entry, ANSWERED_ELSEWHERE)
+                self._end(entry, ANSWERED_ELSEWHERE, by_tool=True)
                 return  # one tool call, one question: the oldest
 
     def session_gone(self, session_id: str) -> None:
         for entry in self._of(session_id):
             self._end(entry, SESSION_GONE)
+        self._tool_owed.pop(session_id, None)
 
     def connection_lost(self) -> None:
         for entry in list(self._open.values()):
             self._end(entry, CONNECTION_LOST)
         self._sent.clear()
+        self._tool_owed.clear()  # tool calls that return while away are never seen
 
     def rejudge(self, dialect: Dialect | None) -> None:
         """Following a session, or the dialect becoming known, changes what can be answered."""
@@ -281,8 +292,11 @@ class PromptBook:
     def _of(self, session_id: str) -> list[_Open]:
         return [e for e in self._open.values() if e.prompt.session_id == session_id]
 
-    def _end(self, entry: _Open, reason: str) -> None:
+    def _end(self, entry: _Open, reason: str, *, by_tool: bool = False) -> None:
         if self._open.pop(entry.prompt.key, None) is None:
             return
         self.moved = True
+        sid = entry.prompt.session_id
+        if entry.prompt.kind is PromptKind.CLARIFY and reason in TOOL_RETURNS and not by_tool:
+            self._tool_owed[sid] = min(self._tool_owed.get(sid, 0) + 1, MAX_OPEN)
         self._emit(PromptEnded(entry.prompt, reason))

@@ -148,6 +148,20 @@ def test_b_another_viewer_answering_ends_it_with_the_clarify_tool() -> None:
     assert drv.core.prompts() == (second,)
 
 
+def test_b_the_tool_call_of_a_question_answered_here_ends_no_other_question() -> None:
+    drv = Driver().connect(Dialect.B).feed(b_clarify(), b_clarify("srq-c2", question="And?"))
+    first, second = drv.core.prompts()
+    assert answer(drv, first.key, "main")[0] is True
+    drv.feed(tool_complete("call_1_0", name="clarify"))  # the first question's tool returns
+    assert drv.core.prompts() == (second,)
+    drv.feed(cancel("srq-c2", "timeout"), tool_complete("call_1_1", name="clarify"))
+    drv.feed(b_clarify("srq-c3", question="Third?"))
+    assert [p.question for p in drv.core.prompts()] == ["Third?"]
+    drv.lose()
+    drv.connect(Dialect.B).feed(b_clarify("srq-c4"), tool_complete("call_2_0", name="clarify"))
+    assert drv.core.prompts() == ()  # nothing owed across a reconnect: another viewer answered
+
+
 def test_b_message_complete_withdraws_no_prompt() -> None:
     drv = Driver().connect(Dialect.B).feed(b_clarify(), message_complete())
     assert len(drv.core.prompts()) == 1
