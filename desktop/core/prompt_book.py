@@ -64,6 +64,7 @@ ONLY_THERE = {
 }
 CUT = "the question is longer than the tray shows; answer it in Hermes"
 SEVERAL = "several questions at once; answer them in Hermes"
+NO_TEXT = "the question has no text; answer it in Hermes"
 
 
 @dataclass(slots=True)
@@ -272,6 +273,8 @@ class PromptBook:
             reason = SEVERAL
         elif opened.cut:
             reason = CUT
+        elif not prompt.question.strip():
+            reason = NO_TEXT
         elif dialect is None:
             reason = "the gateway's protocol is not known yet"
         elif not self._followed(prompt.session_id):

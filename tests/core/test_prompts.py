@@ -196,9 +196,10 @@ def test_several_questions_locked_answers_or_cut_text_are_read_only() -> None:
     long = b_clarify("srq-long", question="x" * (MAX_QUESTION_CHARS + 1))
     many = b_clarify("srq-many", choices=[str(i) for i in range(MAX_CHOICES + 1)])
     junk = b_clarify("srq-junk", choices=["ok", 5])
-    drv = Driver().connect(Dialect.B).feed(two, locked, long, many, junk)
+    blank = b_clarify("srq-blank", question=" \n")
+    drv = Driver().connect(Dialect.B).feed(two, locked, long, many, junk, blank)
     reasons = [p.blocked_reason for p in drv.core.prompts()]
-    assert reasons == [prompt_book.SEVERAL, prompt_book.SEVERAL] + [prompt_book.CUT] * 3
+    assert reasons == [prompt_book.SEVERAL] * 2 + [prompt_book.CUT] * 3 + [prompt_book.NO_TEXT]
     assert len(drv.core.prompts()[2].question) == MAX_QUESTION_CHARS
     assert len(drv.core.prompts()[3].choices) == MAX_CHOICES
     for prompt in drv.core.prompts():
