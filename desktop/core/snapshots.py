@@ -60,6 +60,8 @@ def fold_snapshot(
     if generation is not None:
         sessions.update(runtime, execution_generation=generation)
     _reconcile_requests(core, runtime, snapshot, watermark)
+    for event in core.adapter.snapshot_prompts(snapshot):
+        apply_wire(core, event)
     running = payloads.flag(snapshot, "running")
     if running is None and info is not None:
         running = payloads.flag(info, "running")

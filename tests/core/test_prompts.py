@@ -328,6 +328,23 @@ def test_event_prompts_expire_locally_and_refuse_inside_the_margin() -> None:
     assert ended(drv) == [(key, prompt_book.EXPIRED)]
 
 
+def test_a_0_20_resume_brings_back_the_clarify_still_waiting() -> None:
+    drv = Driver(follows=()).connect(Dialect.HERMES020)
+    drv.core.watch_session(SID, stored_session_id="stored-1")
+    resume = drv.core.resume_session(SID)
+    drv.flush()
+    pending = {"question": "Which branch?", "choices": ["main"], "request_id": "9f9f9f9f"}
+    drv.feed(result(resume, {"session_id": SID, "running": True, "pending_clarify": pending}))
+    drv.feed(result(resume, {"session_id": SID, "running": True, "pending_clarify": pending}))
+    assert len(asked(drv)) == 1  # the same question twice is one prompt
+    _, _, (frame,) = answer(drv, only(drv).key, "main")
+    assert frame["params"] == {"request_id": "9f9f9f9f", "answer": "main"}
+    again = drv.core.resume_session(SID)
+    drv.flush()
+    drv.feed(result(again, {"session_id": SID, "pending_clarify": {"question": "no id"}}))
+    assert drv.core.prompts() == ()  # answered, and an entry without its id is no prompt
+
+
 def test_sudo_and_secret_events_and_their_expiry() -> None:
     drv = Driver().connect(Dialect.A)
     drv.feed(event("sudo.request", SID, {"request_id": "aa11bb22"}))

@@ -100,6 +100,10 @@ class DialectAdapter:
         """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
         return []
 
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+        """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
+        return []
+
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
         """The open requests a resume snapshot re-delivers, or None if it lists none at all.
 
