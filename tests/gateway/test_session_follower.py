@@ -242,6 +242,17 @@ def test_doctor_reports_another_clients_waiting_approval_without_joining(
     ]
 
 
+async def adopted_asks(h: Any, scenario: str, kind: Callable[[Any], bool]) -> list[Any]:
+    """Another client's session, adopted by the tray, runs ``scenario``; its ``kind`` requests."""
+    other = h.fake.create_session(title="From the Hermes window")
+    await h.rec.wait_state(ConnectionState.CONNECTED)
+    await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+    h.fake.submit(other.sid, f"[[scenario:{scenario}]] go")
+    return await h.fake.wait_for(
+        lambda: [r for r in h.fake.requests if kind(r)], what=f"{scenario} request"
+    )
+
+
 def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
     home: Path, arun: Callable[..., Any]
 ) -> None:
@@ -249,13 +260,7 @@ def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
 
     async def scenario() -> None:
         async with running("B", home) as h:
-            other = h.fake.create_session(title="From the Hermes window")
-            await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
-            h.fake.submit(other.sid, "[[scenario:readterm]] go")
-            [window] = await h.fake.wait_for(
-                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
-            )
+            [window] = await adopted_asks(h, "readterm", lambda r: r.method != "approval")
             await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
             tray_answers = [
                 f
@@ -348,13 +353,8 @@ def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_per
 
     async def scenario() -> None:
         async with running("B", home) as h:
-            other = h.fake.create_session(title="From the Hermes window")
-            await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
-            h.fake.submit(other.sid, "[[scenario:clarify]] go")
-            [question] = await h.fake.wait_for(
-                lambda: [r for r in h.fake.requests if r.method == "clarify"], what="clarify"
-            )
+            [question] = await adopted_asks(h, "clarify", lambda r: r.method == "clarify")
+            other = question.session
             await h.rec.wait_for(lambda: h.client.core.prompts())
             [prompt] = h.client.core.prompts()
             assert (prompt.session_id, prompt.answerable) == (other.sid, True)
