@@ -22,6 +22,20 @@ from desktop.core.settings import CoreSettings
 
 
 @dataclass(slots=True)
+class ObservedSessions:
+    """0.20 sessions seen through their pending list: when each last worked, when it is due."""
+
+    worked_at: dict[str, float] = field(default_factory=dict)
+    due: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
+    at: float | None = None  # the earliest due time (a deadline of the core)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.worked_at or self.fresh or self.at is not None)
+
+
+@dataclass(slots=True)
 class CoreState:
     gateway_id: str
     clock: Callable[[], float]
@@ -36,6 +50,7 @@ class CoreState:
     epoch: int = 0
     connected: bool = False
     poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
+    observed: ObservedSessions = field(default_factory=ObservedSessions)
 
     def __post_init__(self) -> None:
         self.approvals = ApprovalLifecycle(
@@ -84,8 +99,13 @@ class CoreState:
             self.emit(SessionChanged(session))
 
     def next_deadline(self) -> float | None:
-        times = (self.approvals.next_deadline(), self.prompts.next_deadline(), self.poll_at)
-        due = [t for t in times if t is not None]
+        deadlines = [
+            self.approvals.next_deadline(),
+            self.prompts.next_deadline(),
+            self.poll_at,
+            self.observed.at,
+        ]
+        due = [d for d in deadlines if d is not None]
         return min(due) if due else None
 
     def _followed(self, session_id: str) -> bool:

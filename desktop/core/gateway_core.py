@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import decisions, inbound, resubscribe
+from desktop.core import decisions, inbound, observed, resubscribe
 from desktop.core.core_state import CoreState
 from desktop.core.events import CoreEvent, RpcError, RpcResponded
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Prompt, SessionState
@@ -77,6 +77,7 @@ class GatewayCore:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
         if self._core.connected:
             decisions.connection_lost(self._core)
+        observed.connection_lost(self._core)
         self._finish()
 
     # -- input ------------------------------------------------------------------------------
@@ -201,6 +202,25 @@ class GatewayCore:
         self._finish()
         return rpc_id
 
+    def observe_sessions(self, result: Mapping[str, Any]) -> None:
+        """0.20: fold a ``session.active_list`` result; other clients' sessions are observed.
+
+        Observed sessions are never resumed (that would take their window's events); their
+        rows come from ``approval.pending`` and are answered by id (``desktop.core.observed``).
+        Ignored on every other dialect.
+        """
+        observed.observe_listed(self._core, result)
+        self._finish()
+
+    def stop_observing(self) -> None:
+        """Observe no session any more; their rows become read-only."""
+        observed.stop_observing(self._core)
+        self._finish()
+
+    @property
+    def observed_sessions(self) -> frozenset[str]:
+        return frozenset(self._core.sessions.observed())
+
     def reconcile_approvals(self, session_id: str) -> int | None:
         """B only: poll ``approval.pending`` to close cards another viewer answered by frame."""
         rpc_id = resubscribe.poll_pending(self._core, session_id)
@@ -240,11 +260,14 @@ class GatewayCore:
         self._finish()
 
     def _finish(self) -> None:
-        """End of every input: 0.20's timed pending list, then the core's own end of input."""
+        """End of every input: 0.20's timed pending lists, then the core's own end of input."""
         core = self._core
         if core.approvals.by_id or core.poll_at is not None:
             core.approvals.tick()  # the open rows as of now
             resubscribe.poll_while_open(core)
+        if core.observed.active:
+            core.approvals.tick()
+            observed.poll_due(core)
         core.finish()
 
     # -- read-only state --------------------------------------------------------------------

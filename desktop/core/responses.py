@@ -25,6 +25,7 @@ from desktop.core.events import (
 )
 from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect
+from desktop.core.observed import forget, stop_observing
 from desktop.core.outbox import PendingCall, Purpose
 from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.snapshots import fold_snapshot, reconcile_pending
@@ -53,6 +54,8 @@ def handle_response(core: CoreState, frame: ResponseFrame) -> None:
     elif call.purpose is Purpose.PENDING:
         if frame.result is not None:
             reconcile_pending(core, call.session_id, frame.result, call.watermark)
+        elif frame.error is not None and _gone(frame.error):
+            _observed_gone(core, call.session_id)
     elif call.purpose is Purpose.PROMPT:
         _answer_replied(core, call, frame)
     else:
@@ -85,7 +88,9 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
         )
     )
     resubscribe_all(core)
-    if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
+    if dialect is not Dialect.HERMES020:
+        stop_observing(core)  # another protocol now: what was observed is read-only
+    else:  # what still waits (and what was asked while away)
         for session in core.sessions.followed():
             poll_pending(core, session.session_id)
 
@@ -172,6 +177,13 @@ def _resume_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -
     elif frame.error is not None:
         text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
         core.emit(NoticeReceived(call.session_id, text, "warning"))
+
+
+def _observed_gone(core: CoreState, session_id: str) -> None:
+    """0.20 says 4001 to the pending list of a session it no longer has: its rows end."""
+    if core.sessions.is_observed(session_id):
+        forget(core, session_id)
+        core.remove_session(session_id, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
 
 
 def _gone(error: RpcError) -> bool:

@@ -43,7 +43,7 @@ def fold_snapshot(
         _migrate(core, known_id, runtime)
     sessions = core.sessions
     sessions.ensure(runtime)
-    if not sessions.is_followed(runtime):  # the tray created or resumed it: it follows it
+    if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
         sessions.follow(runtime)
         core.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")

@@ -81,6 +81,7 @@ class GatewayBridge(QObject):
     snapshot_changed = Signal(object)  # AppSnapshot
     notification_action_invoked = Signal(object, object)  # NotificationPlan, ActionKind
     notifications_ready = Signal(bool)  # True: native service with buttons is on the bus
+    do_not_disturb_changed = Signal(object)  # DoNotDisturb, as the notifier read it
     gateway_removed = Signal(str)  # gateway_id; its client is closing
     decision_made = Signal(object)  # DecisionMade, after every decide()
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
@@ -109,6 +110,7 @@ class GatewayBridge(QObject):
             self._tasks,
             on_ready=self.notifications_ready.emit,
             on_action=self.notification_action_invoked.emit,
+            on_do_not_disturb=self.do_not_disturb_changed.emit,
         )
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 

@@ -15,6 +15,10 @@ No new bubble while the approval dialog is the active window (``dialog_focused``
 is already looking at the rows. Updates of a bubble already on screen still go, so it never
 shows rows that were answered.
 
+The desktop's do-not-disturb switch, as the notifier read it (``do_not_disturb_changed`` of the
+bridge), goes to the policy, which holds new batches while it is on; the tray says so
+(:attr:`NotificationController.holding`, ``holding_changed``).
+
 A ``clarify`` question gets one bubble too, with no answer buttons (a question needs to be
 read whole): a click, or its one "Answer…" button, opens its window (``review_requested``
 with ``PROMPT_BATCH`` + the prompt key). It is withdrawn when the question ends.
@@ -30,6 +34,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice, PromptKind
 from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
 from desktop.ui.approvals.requests import DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.bridge_events import ApprovalUpdate, Notice, PromptUpdate
@@ -56,6 +61,7 @@ class NotificationController(QObject):
     """Feeds the policy from bridge signals and shows its plans natively or as a balloon."""
 
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
+    holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
 
     def __init__(
         self,
@@ -81,6 +87,7 @@ class NotificationController(QObject):
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
+        self.do_not_disturb = UNKNOWN  # the desktop's switch, as the notifier read it
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._flush)
@@ -90,6 +97,7 @@ class NotificationController(QObject):
         bridge.notice_received.connect(self.show_notice)
         bridge.notifications_ready.connect(self._on_notifications_ready)
         bridge.notification_action_invoked.connect(self._on_action)
+        bridge.do_not_disturb_changed.connect(self._on_do_not_disturb)
         bridge.prompt_asked.connect(self._on_prompt_asked)
         bridge.prompt_ended.connect(self._on_prompt_ended)
 
@@ -174,10 +182,26 @@ class NotificationController(QObject):
             self.policy.gateway_connected(gateway_id, self._clock())
             self._schedule()
 
+    def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
+        holding = self.holding
+        self.do_not_disturb = state
+        self.policy.set_do_not_disturb(state.on is True)
+        self._schedule()  # off: what waits is due now, as one notification
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
+
+    @property
+    def holding(self) -> bool:
+        """Whether do-not-disturb holds new approval notifications now."""
+        return self.policy.holding
+
     def apply_settings(self, settings: NotifySettings) -> None:
         """New settings from the Settings dialog, live: the next plan uses them."""
+        holding = self.holding
         self.policy.settings = settings
         self._schedule()
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
         """Failures and warnings are worth a notification; routine info is not.

@@ -16,6 +16,11 @@ tested without a bus or a loop:
 * ``escalate_before`` seconds before the first row of a batch expires, the notification is
   sent again as critical (servers show critical ones through do-not-disturb, unless
   ``escalate_when_quiet`` is off), and a row that expired is reported as blocked;
+* while the desktop's do-not-disturb is on (:meth:`NotifyPolicy.set_do_not_disturb`), new
+  batches are held like a quiet period with no end: the server would only file them in its
+  history. A held batch that reaches its escalation is sent alone, critical, if
+  ``escalate_when_quiet`` allows (otherwise no escalation while it is on); when it goes off, ONE
+  notification covers what waits, as after a quiet period;
 * Approve is offered only when the notification can show the *whole* command exactly (short,
   printable, nothing revealed or cut, no long runs of spaces), the command is not high risk,
   the batch has that one command, the setting allows and the core says that exact approval can
@@ -212,6 +217,8 @@ class NotifyPolicy:
         self._summary_dirty = False
         self._blocked: list[BlockedNotice] = []
         self._last_change = 0.0
+        self._do_not_disturb = False
+        self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
 
     # -- input -------------------------------------------------------------------------------
     def approval_requested(
@@ -242,7 +249,11 @@ class NotifyPolicy:
         resolved = approval.phase is ApprovalPhase.RESOLVED
         batch = self._pending.get(ref)
         if batch is not None and approval.key in batch.approvals:
-            if approval.phase not in OPEN_PHASES:  # answered before it was announced
+            if (
+                approval.phase not in OPEN_PHASES
+            ):  # answered (or expired, held) before it was announced
+                if resolved:
+                    self._note_expired(gateway_id, batch.session_title, approval)
                 del batch.approvals[approval.key]
                 if not batch.approvals:
                     del self._pending[ref]
@@ -275,6 +286,18 @@ class NotifyPolicy:
     def gateway_connected(self, gateway_id: str, now: float) -> None:
         """A (re)connection: re-deliveries follow, so hold this gateway's news for a while."""
         self._quiet_until[gateway_id] = now + self.settings.quiet_after_reconnect
+
+    def set_do_not_disturb(self, on: bool) -> None:
+        """The desktop's do-not-disturb switch, as read (not known counts as off)."""
+        if self._do_not_disturb and not on:  # a batch still coalescing joins the others
+            ends = [b.last_arrival + self.settings.coalesce for b in self._pending.values()]
+            self._release_at = max(ends, default=0.0)
+        self._do_not_disturb = on
+
+    @property
+    def holding(self) -> bool:
+        """Whether new batches are held for do-not-disturb."""
+        return self._do_not_disturb and self.settings.enabled
 
     def take_blocked(self) -> list[BlockedNotice]:
         """Expired rows since the last call, one notice per session."""
@@ -314,9 +337,15 @@ class NotifyPolicy:
                 b.last_arrival + self.settings.coalesce,
                 self._quiet_for(b.gateway_id),
                 self._quiet_start_until,
+                self._release_at,
             )
             for b in self._pending.values()
+            if not self._do_not_disturb
         ]
+        if self._do_not_disturb:
+            for b in self._pending.values():
+                if (at := self._escalation_time(b)) is not None:
+                    times.append(max(at, b.last_arrival + self.settings.coalesce))
         for b in self._announced.values():
             if b.dirty:
                 times.append(b.last_arrival + self.settings.coalesce)
@@ -347,8 +376,10 @@ class NotifyPolicy:
             members = [self._announced[r] for r in self._summary if r in self._announced]
             if members:
                 plans.append(self._summary_plan(members, update=True))
-        if now < self._quiet_start_until:
+        if now < max(self._quiet_start_until, self._release_at):
             return plans
+        if self._do_not_disturb:
+            return plans + self._escalate_held(now)
         ready = [
             b
             for b in self._pending.values()
@@ -360,7 +391,9 @@ class NotifyPolicy:
             del self._pending[b.ref]
             self._announced[b.ref] = b
         if len(ready) == 1:
-            plans.append(self._batch_plan(ready[0]))
+            at = self._escalation_time(ready[0])  # held into its last seconds: say so at once
+            ready[0].escalated = at is not None and now >= at
+            plans.append(self._batch_plan(ready[0], urgent=ready[0].escalated))
         elif ready:
             for b in ready:
                 b.in_summary = True
@@ -369,9 +402,23 @@ class NotifyPolicy:
             plans.append(self._summary_plan(members, update=False))
         return plans
 
+    def _escalate_held(self, now: float) -> list[NotificationPlan]:
+        """Batches held for do-not-disturb that reached their escalation: sent alone, urgent."""
+        plans = []
+        for b in list(self._pending.values()):
+            at = self._escalation_time(b)
+            coalesced = now >= b.last_arrival + self.settings.coalesce
+            if at is not None and now >= at and coalesced and b.open_rows():
+                del self._pending[b.ref]
+                self._announced[b.ref] = b
+                b.escalated = True
+                plans.append(self._batch_plan(b, urgent=True))
+        return plans
+
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before
-        if batch.escalated or before <= 0 or batch.in_summary:
+        quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
+        if batch.escalated or before <= 0 or batch.in_summary or quiet:
             return None
         expiry = batch.first_expiry()
         return None if expiry is None else expiry - before

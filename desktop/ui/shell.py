@@ -166,6 +166,7 @@ class TrayShell(QObject):
         self.tray.extras = self.menu_extras
         self.yolo.changed.connect(self.tray.refresh)
         self.yolo.notice_raised.connect(self.notifications.show_notice)
+        self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
         self.tray.timebox_requested.connect(
             lambda gid, sid, kind: self.yolo.start(gid, sid, BoxKind(kind))
         )
@@ -180,6 +181,7 @@ class TrayShell(QObject):
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,
             journal_problem=journal.problem if journal is not None else "",
+            holding_notifications=self.notifications.holding,
         )
 
     def show(self) -> None:

@@ -168,7 +168,12 @@ class TrayController(QObject):
 
     def _render_status(self) -> None:
         extras = self.extras()
-        status = tray_status(self._snapshot, extras.timeboxes, extras.journal_problem)
+        status = tray_status(
+            self._snapshot,
+            extras.timeboxes,
+            extras.journal_problem,
+            holding=extras.holding_notifications,
+        )
         if status == self._status:
             return
         if self._status is None or (status.icon_name, status.count) != (

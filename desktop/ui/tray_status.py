@@ -22,7 +22,8 @@ Precedence, most urgent first (the icon can show only one thing):
 A gateway that is offline while another is connected does not change the icon (the tooltip
 says so): the connected one still works, and the offline one retries by itself. The tooltip
 names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more) and what
-each question waits for (``prompt_text.blocked_on``).
+each question waits for (``prompt_text.blocked_on``), and says when the desktop's
+do-not-disturb holds the notifications (the icon and count stay as they are).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from desktop.ui.prompt_text import blocked_on
 from desktop.ui.snapshot import AppSnapshot, Link, session_title
 
 APP_TITLE = "Hermes Tray"
+HOLDING_LINE = "Do not disturb is on: notifications held"
 TOOLTIP_SESSIONS = 5
 ICON_NAMES = (
     "disconnected",
@@ -65,6 +67,7 @@ def tray_status(
     snapshot: AppSnapshot,
     timeboxes: Mapping[tuple[str, str], str] | None = None,
     journal_problem: str = "",
+    holding: bool = False,
 ) -> TrayStatus:
     """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order).
 
@@ -72,6 +75,7 @@ def tray_status(
     line, e.g. ``YOLO on · 12 min left`` (``yolo_timer.YoloTimeboxes.labels``).
     ``journal_problem`` says why decisions are not reaching the journal: an error when nothing
     waits, since a person who relies on the record must learn that it is not being written.
+    ``holding``: the desktop's do-not-disturb holds new approval notifications.
     """
     boxes = timeboxes or {}
     gateways = snapshot.gateways
@@ -128,6 +132,8 @@ def tray_status(
         lines.append(f"{tooltip_fragment(title, 40)}: {tooltip_fragment(blocked_on(prompt), 80)}")
     if len(questions) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(questions) - TOOLTIP_SESSIONS, 'more question')}")
+    if holding:
+        lines.append(HOLDING_LINE)
     if icon not in ("yolo", "yolo-timed", "waiting-yolo") and yolo:
         lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
     for gateway_id, session in timed:

@@ -75,6 +75,10 @@ def test_scope_per_dialect_and_setting() -> None:
     assert not a.others
     assert "take its events away" in a.reason
     assert "Settings" in follow_scope(Dialect.C, False).reason
+    observed = follow_scope(Dialect.HERMES020, True)
+    assert observed.others
+    assert "answers it by id" in observed.reason
+    assert not follow_scope(Dialect.HERMES020, False).others
 
 
 def test_list_changed_is_recognised_exactly() -> None:

@@ -50,6 +50,9 @@ class StubNotifier:
     async def withdraw(self, gateway_id: str, batch_id: str) -> None:
         return None
 
+    def watch_do_not_disturb(self, on_change: Any) -> None:
+        return None
+
     async def aclose(self) -> None:
         return None
 
