@@ -16,6 +16,7 @@ from desktop.core.handshake import Handshake
 from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Dialect, Outcome
 from desktop.core.outbox import Outbox
+from desktop.core.prompt_book import PromptBook
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
 
@@ -44,6 +45,7 @@ class CoreState:
     outbox: Outbox = field(default_factory=Outbox)
     handshake: Handshake = field(default_factory=Handshake)
     approvals: ApprovalLifecycle = field(init=False)
+    prompts: PromptBook = field(init=False)
     adapter: DialectAdapter = field(init=False)
     epoch: int = 0
     connected: bool = False
@@ -53,6 +55,9 @@ class CoreState:
     def __post_init__(self) -> None:
         self.approvals = ApprovalLifecycle(
             self.settings, self.events, self.outbox, self.clock, self._cwd_of, self._followed
+        )
+        self.prompts = PromptBook(
+            self.emit, self.outbox, self.clock, self._followed, self.settings.staleness_margin
         )
         self.adapter = adapter_for(None, self.settings)
 
@@ -73,21 +78,33 @@ class CoreState:
     def remove_session(self, session_id: str, reason: str, outcome: Outcome) -> None:
         """Drop a session: its open approvals end with ``outcome``; it is not followed again."""
         self.approvals.session_gone(session_id, outcome)
+        self.prompts.session_gone(session_id)
         if self.sessions.remove(session_id):
             self.emit(SessionRemoved(session_id, reason))
 
+    def follow_changed(self) -> None:
+        """A session was followed or let go: its rows and prompts are judged again."""
+        self.approvals.follow_changed()
+        self.prompts.rejudge(self.dialect)
+
     def finish(self) -> None:
         """End of one input: time-driven changes, then one SessionChanged per changed session."""
-        approvals = self.approvals
+        approvals, prompts = self.approvals, self.prompts
         approvals.tick()
-        if approvals.waiting_moved:
-            approvals.waiting_moved = False
-            self.sessions.set_waiting(approvals.waiting)
+        prompts.tick()
+        if approvals.waiting_moved or prompts.moved:
+            approvals.waiting_moved = prompts.moved = False
+            self.sessions.set_waiting(approvals.waiting | prompts.sessions())
         for session in self.sessions.drain_changed():
             self.emit(SessionChanged(session))
 
     def next_deadline(self) -> float | None:
-        deadlines = [self.approvals.next_deadline(), self.poll_at, self.observed.at]
+        deadlines = [
+            self.approvals.next_deadline(),
+            self.prompts.next_deadline(),
+            self.poll_at,
+            self.observed.at,
+        ]
         due = [d for d in deadlines if d is not None]
         return min(due) if due else None
 

@@ -91,3 +91,4 @@ def connection_lost(core: CoreState) -> None:
             core.emit(RpcResponded(call.rpc_id, None, error))
     core.use_dialect(None)
     core.approvals.connection_lost(left, queued)
+    core.prompts.connection_lost()

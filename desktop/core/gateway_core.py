@@ -33,7 +33,7 @@ from typing import Any
 from desktop.core import decisions, inbound, observed, resubscribe
 from desktop.core.core_state import CoreState
 from desktop.core.events import CoreEvent, RpcError, RpcResponded
-from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
+from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Prompt, SessionState
 from desktop.core.outbox import OutboundFrame, Purpose
 from desktop.core.responses import apply_config_result, handshake_done
 from desktop.core.settings import CoreSettings
@@ -41,7 +41,8 @@ from desktop.core.settings import CoreSettings
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
 NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothing was sent
-DECISION_METHODS = frozenset({"approval.respond", "request.answer"})
+DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.respond"})
+NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
 
 
 class GatewayCore:
@@ -127,12 +128,15 @@ class GatewayCore:
         folded into the core's state (see ``desktop.core.responses``).
 
         Raises:
-            ValueError: ``method`` answers an approval; decisions go through :meth:`decide`,
-                which is the only way a choice reaches the wire. Also for NaN/infinite params.
+            ValueError: ``method`` answers an approval or a prompt; decisions go through
+                :meth:`decide` and :meth:`answer_prompt`, the only ways an answer reaches the
+                wire, and sudo/secret answers are never sent. Also for NaN/infinite params.
             TypeError: ``params`` holds values JSON cannot carry.
         """
+        if method in NEVER_SENT:
+            raise ValueError(f"{method} is never sent by the tray")
         if method in DECISION_METHODS:
-            raise ValueError(f"{method} is only sent by decide(), never by call()")
+            raise ValueError(f"{method} is only sent by decide() or answer_prompt(), not call()")
         core = self._core
         if not core.connected:
             rpc_id = core.outbox.next_rpc_id()
@@ -155,6 +159,21 @@ class GatewayCore:
         self._finish()
         return result
 
+    def answer_prompt(self, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` with ``answer`` (a choice, or free text where taken).
+
+        Exactly one frame for exactly that prompt, or nothing and the reason: the prompt is no
+        longer open ("expired: …"), is a sudo or secret prompt (never answered here), belongs
+        to a session the tray does not follow, or the answer is not one the gateway takes.
+        There is no way to answer sudo or secret prompts.
+        """
+        core = self._core
+        result = core.prompts.answer(
+            key, answer, core.epoch, core.connected and core.handshake.done
+        )
+        self._finish()
+        return result
+
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
         """Remember a session to follow; it is resubscribed after every reconnect."""
         sessions = self._core.sessions
@@ -162,14 +181,14 @@ class GatewayCore:
         sessions.follow(session_id)
         if stored_session_id:
             sessions.update(session_id, stored_session_id=stored_session_id)
-        self._core.approvals.follow_changed()
+        self._core.follow_changed()
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
         """Stop following ``session_id``: not resubscribed after reconnects, rows read-only."""
         if self._core.sessions.get(session_id) is not None:
             self._core.sessions.follow(session_id, on=False)
-            self._core.approvals.follow_changed()  # its rows are read-only from now on
+            self._core.follow_changed()  # its rows are read-only from now on
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
@@ -269,6 +288,13 @@ class GatewayCore:
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
         return self._core.approvals.rows()
+
+    def prompts(self) -> tuple[Prompt, ...]:
+        """Every open prompt (clarify, sudo, secret), oldest first."""
+        return self._core.prompts.all()
+
+    def prompt(self, key: str) -> Prompt | None:
+        return self._core.prompts.get(key)
 
     def approval(self, key: str) -> Approval | None:
         row = self._core.approvals.get(key)

@@ -56,9 +56,21 @@ def handle_response(core: CoreState, frame: ResponseFrame) -> None:
             reconcile_pending(core, call.session_id, frame.result, call.watermark)
         elif frame.error is not None and _gone(frame.error):
             _observed_gone(core, call.session_id)
+    elif call.purpose is Purpose.PROMPT:
+        _answer_replied(core, call, frame)
     else:
         fold_app_result(core, call, frame)
         core.emit(RpcResponded(call.rpc_id, frame.result, frame.error))
+
+
+def _answer_replied(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+    """A clarify answer the gateway did not take: the person learns it went nowhere."""
+    result = frame.result if frame.error is None else None
+    prompt = core.prompts.answer_replied(call.rpc_id, result)
+    if prompt is not None:
+        question = excerpt(prompt.question, 80)
+        text = f"Your answer to \u201c{question}\u201d was not taken: the question had expired."
+        core.emit(NoticeReceived(call.session_id, text, "warning"))
 
 
 def handshake_done(core: CoreState, dialect: Dialect) -> None:
@@ -69,6 +81,7 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
     """
     core.use_dialect(dialect)
     core.approvals.connection_opened(dialect, core.adapter.answers, core.epoch)
+    core.prompts.rejudge(dialect)
     core.emit(
         HandshakeCompleted(
             dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch

@@ -45,7 +45,7 @@ def fold_snapshot(
     sessions.ensure(runtime)
     if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
         sessions.follow(runtime)
-        core.approvals.follow_changed()
+        core.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
     if stored:
         sessions.update(runtime, stored_session_id=stored)
@@ -60,6 +60,8 @@ def fold_snapshot(
     if generation is not None:
         sessions.update(runtime, execution_generation=generation)
     _reconcile_requests(core, runtime, snapshot, watermark)
+    for event in core.adapter.snapshot_prompts(snapshot):
+        apply_wire(core, event)
     running = payloads.flag(snapshot, "running")
     if running is None and info is not None:
         running = payloads.flag(info, "running")

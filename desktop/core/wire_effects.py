@@ -8,7 +8,7 @@ lifecycle's transition table.
 
 from __future__ import annotations
 
-from desktop.core import outcomes
+from desktop.core import outcomes, prompt_book
 from desktop.core.core_state import CoreState
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.jsonrpc import encode_error
@@ -21,7 +21,10 @@ from desktop.core.wire import (
     InfoReceived,
     Malformed,
     Notice,
+    PromptClosed,
+    PromptOpened,
     PromptSettled,
+    PromptVia,
     ReplayGap,
     RequestCancelled,
     RowKind,
@@ -44,6 +47,10 @@ def apply_wire(core: CoreState, event: WireEvent) -> None:
     match event:
         case ApprovalAsked():
             ask(core, event)
+        case PromptOpened():
+            _prompt_opened(core, event)
+        case PromptClosed(_, via, ident, reason):
+            core.prompts.closed(via, ident, reason)
         case RequestCancelled():
             _cancelled(core, event)
         case PromptSettled():
@@ -103,6 +110,14 @@ def ask(core: CoreState, asked: ApprovalAsked) -> Row:
     return core.approvals.asked(asked, core.epoch)
 
 
+def _prompt_opened(core: CoreState, event: PromptOpened) -> None:
+    sessions = core.sessions
+    if sessions.get(event.session_id) is None:  # first seen in this very prompt
+        sessions.ensure(event.session_id)
+        sessions.follow(event.session_id, on=False)
+    core.prompts.opened(event, core.epoch, core.dialect)
+
+
 def settle_session(
     core: CoreState, session_id: str, reason: str, *, interrupted: bool = False
 ) -> None:
@@ -115,6 +130,7 @@ def _turn_ended(core: CoreState, event: TurnEnded) -> None:
         core.sessions.apply_usage(event.session_id, event.usage)
     core.sessions.set_running(event.session_id, False)
     core.approvals.turn_boundary(event.session_id)
+    core.prompts.turn_ended(event.session_id)
     interrupted = event.status == "interrupted"
     settle_session(core, event.session_id, outcomes.TURN_ENDED, interrupted=interrupted)
     if core.approvals.open_rows(event.session_id):
@@ -126,15 +142,23 @@ def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
     if event.todos is not None:
         core.sessions.apply_todos(event.session_id, event.todos)
     core.approvals.tool_completed(event)
+    core.prompts.tool_completed(event.session_id, event.name)
 
 
 def _cancelled(core: CoreState, event: RequestCancelled) -> None:
+    reason = prompt_book.CANCEL_REASONS.get(event.reason, prompt_book.CANCELLED)
+    if core.prompts.closed(PromptVia.SERVER_REQUEST, event.reply_id, reason):
+        return
     row = core.approvals.find(RowKind.SERVER_REQUEST, event.reply_id)
     if row is not None:
         core.approvals.withdrawn(row, outcomes.cancelled(event.reason))
 
 
 def _settled(core: CoreState, event: PromptSettled) -> None:
+    ended = prompt_book.EXPIRED if event.expired else prompt_book.ANSWERED_ELSEWHERE
+    generation = event.execution_generation
+    if core.prompts.closed(PromptVia.CANONICAL, event.prompt_id, ended, generation):
+        return
     row = core.approvals.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
     if row is not None:
         core.approvals.settled_elsewhere(row, event.expired)

@@ -16,6 +16,7 @@ from desktop.demo.model import Execution, Outcome, PendingRequest, Session
 from desktop.demo.records import ConnectionRecord
 from desktop.demo.script import (
     Batch,
+    Clarify,
     Command,
     Pause,
     Say,
@@ -32,6 +33,7 @@ from desktop.demo.server import DemoGateway
 
 __all__ = [
     "Batch",
+    "Clarify",
     "Clock",
     "Command",
     "ConnectionRecord",

@@ -26,6 +26,7 @@ from desktop.demo.dialect import Dialect
 from desktop.demo.model import Execution, Outcome, Session
 from desktop.demo.script import (
     Batch,
+    Clarify,
     Command,
     Pause,
     Say,
@@ -122,6 +123,8 @@ class TurnRunner:
             self.world.pub.emit(
                 self.session, "status.update", {"kind": step.kind, "text": step.text}
             )
+        elif isinstance(step, Clarify):
+            await self._clarify(step)
         else:
             await self._window(step)
 
@@ -276,6 +279,27 @@ class TurnRunner:
                     "duration_s": 0.0,
                     "result": result,
                 },
+            )
+
+    async def _clarify(self, step: Clarify) -> None:
+        tool_id = self._tool_id(self.world.next_call(), 0)
+        self.world.pub.emit(
+            self.session, "tool.start", {"tool_id": tool_id, "name": "clarify", "context": ""}
+        )
+        result: dict[str, Any] = {"error": results.NO_CLARIFY}
+        if self.world.dialect is Dialect.B:
+            question = {"qid": step.qid, "question": step.question, "multi_select": False}
+            question["choices"] = list(step.choices) or None
+            req = self.world.reqs.open_window(
+                self.session, "clarify", step.timeout, {"questions": [question]}
+            )
+            result = results.clarify_result(await req.future, step.qid)
+            self.world.clarify_answers.append(result)
+        if not self.session.closed:
+            self.world.pub.emit(
+                self.session,
+                "tool.complete",
+                {"tool_id": tool_id, "name": "clarify", "args": {}, "result": result},
             )
 
 

@@ -79,6 +79,7 @@ class PendingRequest:
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
     timer: asyncio.Task[None] | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # B: a non-approval request's params
 
     @property
     def is_open(self) -> bool:

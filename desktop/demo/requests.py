@@ -63,11 +63,18 @@ class RequestBroker:
         world.changed()
         return req
 
-    def open_window(self, session: Session, method: str, timeout: float) -> PendingRequest:
-        """B: a desktop-window request (``terminal.read`` …) the tray is expected to refuse."""
-        req = PendingRequest(session, method, None, [], index=self.world.next_request_index())
+    def open_window(
+        self, session: Session, method: str, timeout: float, params: dict[str, Any] | None = None
+    ) -> PendingRequest:
+        """B: a request that is no approval (``terminal.read`` …, or ``clarify`` + ``params``).
+
+        The tray is expected to refuse window requests and may answer a ``clarify`` question.
+        """
+        req = PendingRequest(
+            session, method, None, [], index=self.world.next_request_index(), params=params or {}
+        )
         self.world.requests.append(req)
-        if self._send_server_request(req, {"session_id": session.sid}):
+        if self._send_server_request(req, self.b_params(req)):
             self._arm_timer(req, timeout)
         self.world.changed()
         return req
@@ -112,7 +119,7 @@ class RequestBroker:
     def b_params(self, req: PendingRequest) -> dict[str, Any]:
         """B ``approval`` server-request params, key order as measured."""
         if req.method != "approval":
-            return {"session_id": req.session.sid}
+            return {"session_id": req.session.sid, **req.params}
         params = {"session_id": req.session.sid, **self.b_pending(req)}
         params["choices"] = list(req.choices)
         return params

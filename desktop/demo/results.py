@@ -77,3 +77,22 @@ def window_result(outcome: Outcome) -> dict[str, Any]:
     if code in (-32004, 4404):
         return {"success": False, "error": NOT_DISPLAYED}
     return {"error": NO_TERMINAL}
+
+
+NO_CLARIFY = "No client answered the clarify question."
+
+
+def clarify_result(outcome: Outcome, qid: str) -> dict[str, Any]:
+    """What the ``clarify`` tool reports: the answer to ``qid`` when it is one, checked.
+
+    An answer that is not ``{answers: {qid: text}}`` with non-empty text counts as none (the
+    real tool would see an empty answer set), so a tray that answers the wrong shape fails.
+    """
+    if outcome.kind == "timeout":
+        return {"answers": {}, "outcome": "timed_out"}
+    detail = outcome.detail if outcome.kind == "approve" else None
+    answers = detail.get("answers") if isinstance(detail, dict) else None
+    answer = answers.get(qid) if isinstance(answers, dict) else None
+    if not isinstance(answer, str) or not answer.strip() or len(answers or {}) != 1:
+        return {"answers": {}, "outcome": "cancelled"}
+    return {"answers": {qid: answer}, "outcome": "submitted"}

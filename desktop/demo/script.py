@@ -140,8 +140,35 @@ class WindowRequest:
     timeout: float = 30.0
 
 
+@dataclass(frozen=True)
+class Clarify:
+    """The ``clarify`` tool asks the person one question (B only, as iot 0.22.2.post1 does).
+
+    B sends a ``clarify`` server request ``{questions: [{qid, question, choices,
+    multi_select}]}`` and takes ``{answers: {qid: answer}}``; the fake keeps what it got in
+    ``FakeGateway.clarify_answers`` and the tool result carries it, as Hermes' does (the
+    model's next request sees it). No answer within ``timeout`` script seconds ends it
+    ``timed_out``. A and C skip this step with a failed tool result.
+    """
+
+    question: str
+    choices: tuple[str, ...] = ()
+    qid: str = "q0"
+    timeout: float = 300.0
+
+
 Step: TypeAlias = (
-    Say | Command | Batch | Todo | UsageTick | SetYolo | Pause | Title | Status | (WindowRequest)
+    Say
+    | Command
+    | Batch
+    | Todo
+    | UsageTick
+    | SetYolo
+    | Pause
+    | Title
+    | Status
+    | WindowRequest
+    | Clarify
 )
 
 

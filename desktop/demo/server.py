@@ -274,6 +274,11 @@ class DemoGateway:
         return self.world.late_answers
 
     @property
+    def clarify_answers(self) -> list[dict[str, Any]]:
+        """What each ``clarify`` step got: ``{answers, outcome}`` as the tool reports it."""
+        return self.world.clarify_answers
+
+    @property
     def handshake_attempts(self) -> int:
         """Opening handshakes seen so far, refused ones included."""
         return self._gate.attempts

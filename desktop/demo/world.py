@@ -71,6 +71,7 @@ class World:
         self.requests: list[PendingRequest] = []
         self.executed: list[Execution] = []
         self.late_answers: list[dict[str, Any]] = []
+        self.clarify_answers: list[dict[str, Any]] = []  # each clarify tool result, in order
         self.queued_turns: deque[Turn] = deque()
         self.replay_epoch = uuid.uuid4().hex
         self.authority_epoch = 1

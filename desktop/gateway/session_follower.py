@@ -20,12 +20,13 @@ where following is harmless the tray follows every live session, not only those 
   sessions are followed whatever the setting says.
 
 Following must take nothing from the window that runs a session. On B every viewer gets the
-session's server requests and the first answer wins, while the core refuses every request but
-``approval`` at once (-32601): for an adopted session that refusal would beat the window's own
-answer to a ``clarify`` question, a sudo or secret prompt or a ``terminal.read``. So those
-requests of adopted sessions never reach the core, neither live nor re-delivered in the
-``open_requests`` of the resume that adopts the session: the window answers them. Approvals do
-reach it (answering them is the point).
+session's server requests and the first answer wins, while the core refuses the requests it
+does not handle at once (-32601): for an adopted session that refusal would beat the window's
+own answer to a ``terminal.read`` or a vault prompt. So those requests of adopted sessions
+never reach the core, neither live nor re-delivered in the ``open_requests`` of the resume
+that adopts the session: the window answers them. Approvals and ``clarify``/``sudo``/
+``secret`` prompts do reach it: the core answers approvals and clarify questions only when the
+person does, shows sudo and secret prompts, and never sends anything for those two.
 
 Re-listing is driven by frames only (the handshake, ``sessions.changed``, session events),
 coalesced to one call in flight plus one trailing call, and spaced out on C; nothing runs
@@ -56,7 +57,8 @@ _LIST_CHANGED_NEEDLE = LIST_CHANGED_EVENT.encode()
 MAX_LIST_CHANGED_FRAME = 4096  # the real frame is ~100 bytes; anything bigger is not it
 _SERVER_REQUEST_NEEDLE = b"srq-"  # B's server-request ids (protocol.md §1.4)
 _OPEN_REQUESTS_NEEDLE = b'"open_requests"'
-ANSWERED_HERE = frozenset({"approval"})  # the server requests the tray answers for any session
+# The server requests the core holds without refusing them, for any session.
+ANSWERED_HERE = frozenset({"approval", "clarify", "sudo", "secret"})
 RELIST_SPACING_S = 5.0  # C re-lists on session events at most this often
 MAX_FOLLOWED = 200  # the list verbs' own limit; a longer list is cut, not followed whole
 LIST_CALL_TIMEOUT = 15.0

@@ -26,17 +26,25 @@ from desktop.core.events import (
     CoreEvent,
     HandshakeCompleted,
     NoticeReceived,
+    PromptAsked,
+    PromptEnded,
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, SessionState
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, Prompt, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    Notice,
+    PromptUpdate,
+    SessionGone,
+    SessionUpdate,
+)
 from desktop.model.session_names import SessionNames
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 # What subscribers hear, in this order for one event: the change, then the new snapshot.
-StoreChange = ApprovalUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
+StoreChange = ApprovalUpdate | PromptUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
 Subscriber = Callable[[StoreChange], None]
 
 # A ConnectionState -> how the tray shows it.
@@ -58,6 +66,7 @@ class _Gateway:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     approvals: dict[str, Approval] = field(default_factory=dict)  # open rows, arrival order
     waiting: dict[str, Approval] = field(default_factory=dict)  # those needing a person
+    prompts: dict[str, Prompt] = field(default_factory=dict)  # open prompts, arrival order
     waiting_in_order: bool = True  # False once a row came back to waiting (re-sort on read)
     view: GatewayView | None = None  # the last view, until something it shows changes
 
@@ -126,6 +135,11 @@ class AppState:
         gateway = self._gateways.get(gateway_id)
         return gateway.approvals.get(key) if gateway else None
 
+    def prompt(self, gateway_id: str, key: str) -> Prompt | None:
+        """The open prompt ``key`` (ended prompts are dropped)."""
+        gateway = self._gateways.get(gateway_id)
+        return gateway.prompts.get(key) if gateway else None
+
     def session(self, gateway_id: str, session_id: str) -> SessionState | None:
         gateway = self._gateways.get(gateway_id)
         return gateway.sessions.get(session_id) if gateway else None
@@ -180,6 +194,18 @@ class AppState:
                 where = f"{self.session_title(gateway_id, event.session_id)} on {gateway.name}"
             self._announce(Notice(event.level, event.text, where, "", gateway_id, event.session_id))
             return  # nothing shown changed: the snapshot stays as it is
+        elif isinstance(event, PromptAsked | PromptEnded):
+            if isinstance(event, PromptAsked):
+                gateway.prompts[event.prompt.key] = event.prompt
+            else:
+                gateway.prompts.pop(event.prompt.key, None)
+            change = PromptUpdate(
+                gateway_id,
+                gateway.name,
+                event.prompt,
+                self.session_title(gateway_id, event.prompt.session_id),
+                event.reason if isinstance(event, PromptEnded) else "",
+            )
         else:
             return
         self._changed(gateway)
@@ -230,6 +256,7 @@ class AppState:
             attempt=status.attempt if status else 0,
             sessions=tuple(gateway.sessions.values()),
             approvals=tuple(gateway.approvals.values()),
+            prompts=tuple(gateway.prompts.values()),
             known_waiting=gateway.waiting_rows(),
         )
 

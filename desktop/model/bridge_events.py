@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, Choice, SessionState
+from desktop.core.model import Approval, Choice, Prompt, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,17 @@ class ApprovalUpdate:
     approval: Approval
     session_title: str
     arrived: bool = False  # the core announced a new row (re-deliveries included)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptUpdate:
+    """Payload of ``prompt_asked`` and ``prompt_ended`` (``ended``: the core's reason)."""
+
+    gateway_id: str
+    gateway_name: str
+    prompt: Prompt
+    session_title: str
+    ended: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,9 @@
 
 Why bounded: each listed session is a submenu of a dozen entries, and with 2,000 live
 sessions the menu had 32,014 items and 1.5 GB behind it (issue 16). The menu lists at most
-``MENU_SESSIONS`` sessions, most urgent first — rows waiting on the person (most rows first),
-then running turns, then YOLO on, then the rest (the one that went idle last first) — and
-says how many more there are.
+``MENU_SESSIONS`` sessions, most urgent first — rows and questions waiting on the person
+(most first), then running turns, then YOLO on, then the rest (the one that went idle last
+first) — and says how many more there are.
 
 Why "finished" sessions leave: a session Hermes keeps alive after its work stays in the list
 forever otherwise. One that has been idle with nothing waiting for ``FINISHED_AFTER`` seconds
@@ -100,8 +100,9 @@ class SessionShelf:
             if gateway.link is not Link.UP:
                 continue
             waiting: dict[str, int] = {}
-            for row in gateway.waiting:
-                waiting[row.session_id] = waiting.get(row.session_id, 0) + 1
+            waiting_ids = [row.session_id for row in gateway.waiting]
+            for session_id in (*waiting_ids, *(p.session_id for p in gateway.prompts)):
+                waiting[session_id] = waiting.get(session_id, 0) + 1  # a question counts too
             for session in gateway.sessions:
                 ref = (gateway.gateway_id, session.session_id)
                 seen.add(ref)

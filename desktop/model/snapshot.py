@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from desktop.core.model import OPEN_PHASES, Approval, Dialect, SessionState
+from desktop.core.model import OPEN_PHASES, Approval, Dialect, Prompt, SessionState
 
 
 class Link(enum.Enum):
@@ -38,6 +38,7 @@ class GatewayView:
     attempt: int = 0
     sessions: tuple[SessionState, ...] = ()
     approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
+    prompts: tuple[Prompt, ...] = ()  # open clarify/sudo/secret prompts, oldest first
     # ``waiting``, when the store already knows it (it keeps it per event instead of filtering
     # 10,000 rows on every read); None: filtered from ``approvals`` on each read.
     known_waiting: tuple[Approval, ...] | None = field(default=None, repr=False, compare=False)
@@ -52,6 +53,9 @@ class GatewayView:
     def session(self, session_id: str) -> SessionState | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)
 
+    def prompts_of(self, session_id: str) -> tuple[Prompt, ...]:
+        return tuple(p for p in self.prompts if p.session_id == session_id)
+
 
 @dataclass(frozen=True, slots=True)
 class AppSnapshot:
@@ -65,6 +69,10 @@ class AppSnapshot:
     def waiting_count(self) -> int:
         """Approvals waiting on a person on connected gateways (others cannot be answered)."""
         return sum(len(g.waiting) for g in self.gateways if g.link is Link.UP)
+
+    def prompt_count(self) -> int:
+        """Questions (clarify, sudo, secret) waiting on a person on connected gateways."""
+        return sum(len(g.prompts) for g in self.gateways if g.link is Link.UP)
 
 
 def session_title(session: SessionState | None, fallback: str = "") -> str:

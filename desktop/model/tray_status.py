@@ -6,7 +6,8 @@ result. The icon name is the stem of an SVG in ``resources/icons/``.
 
 Precedence, most urgent first (the icon can show only one thing):
 
-1. ``waiting``      approvals wait on a person on a connected gateway (count drawn on the icon)
+1. ``waiting``      approvals or questions (clarify, sudo, secret prompts) wait on a person on
+                    a connected gateway (their count is drawn on the icon)
    ``waiting-yolo`` ... and one of the sessions with a waiting row has YOLO on: the bubble
                     carries YOLO's fast-forward mark, so "it asks although YOLO is on" shows
 2. ``error``        a gateway gave up (FAILED) and needs a person
@@ -20,8 +21,9 @@ Precedence, most urgent first (the icon can show only one thing):
 
 A gateway that is offline while another is connected does not change the icon (the tooltip
 says so): the connected one still works, and the offline one retries by itself. The tooltip
-names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more), and says when
-the desktop's do-not-disturb holds the notifications (the icon and count stay as they are).
+names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more) and what
+each question waits for (``prompt_text.blocked_on``), and says when the desktop's
+do-not-disturb holds the notifications (the icon and count stay as they are).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 
 from desktop.core.model import SessionStatus
 from desktop.model.plain_text import tooltip_fragment
+from desktop.model.prompt_text import blocked_on
 from desktop.model.snapshot import AppSnapshot, Link, session_title
 
 APP_TITLE = "Hermes Tray"
@@ -52,7 +55,7 @@ ICON_NAMES = (
 @dataclass(frozen=True, slots=True)
 class TrayStatus:
     icon_name: str  # one of ICON_NAMES
-    count: int  # approvals waiting (drawn on the icon when > 0)
+    count: int  # approvals and questions waiting (drawn on the icon when > 0)
     tooltip: str  # plain text, untrusted parts neutralised; lines separated by "\n"
 
 
@@ -88,13 +91,18 @@ def tray_status(
         if s.yolo.effective and (g.gateway_id, s.session_id) in boxes
     ]
     working = [s for s in live_sessions if s.status is SessionStatus.WORKING]
-    count = snapshot.waiting_count()
+    approvals = snapshot.waiting_count()
+    questions = [(g, p) for g in up for p in g.prompts]
+    count = approvals + len(questions)
 
     waiting_in = _waiting_sessions(snapshot)
     if count:
         yolo_waiting = any(yolo_on for _, _, yolo_on in waiting_in)
         icon = "waiting-yolo" if yolo_waiting else "waiting"
-        headline = f"{_plural(count, 'approval')} waiting"
+        parts = [_plural(approvals, "approval")] if approvals else []
+        if questions:
+            parts.append(_plural(len(questions), "question"))
+        headline = " and ".join(parts) + " waiting"
     elif failed:
         icon, headline = "error", "connection failed"
     elif journal_problem:
@@ -119,6 +127,11 @@ def tray_status(
         lines.append(f"Waiting: {tooltip_fragment(title, 40)} ({n}{note})")
     if len(waiting_in) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(waiting_in) - TOOLTIP_SESSIONS, 'more session')}")
+    for gateway, prompt in questions[:TOOLTIP_SESSIONS]:
+        title = session_title(gateway.session(prompt.session_id), prompt.session_id)
+        lines.append(f"{tooltip_fragment(title, 40)}: {tooltip_fragment(blocked_on(prompt), 80)}")
+    if len(questions) > TOOLTIP_SESSIONS:
+        lines.append(f"… and {_plural(len(questions) - TOOLTIP_SESSIONS, 'more question')}")
     if holding:
         lines.append(HOLDING_LINE)
     if icon not in ("yolo", "yolo-timed", "waiting-yolo") and yolo:

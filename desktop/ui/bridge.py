@@ -43,6 +43,7 @@ from desktop.model.bridge_events import (
     ApprovalUpdate,
     DecisionMade,
     Notice,
+    PromptUpdate,
     SessionGone,
     SessionUpdate,
 )
@@ -69,6 +70,8 @@ class GatewayBridge(QObject):
 
     approval_requested = Signal(object)  # ApprovalUpdate
     approval_changed = Signal(object)  # ApprovalUpdate
+    prompt_asked = Signal(object)  # PromptUpdate: a question waits (or can now be answered)
+    prompt_ended = Signal(object)  # PromptUpdate with ``ended`` set
     session_changed = Signal(object)  # SessionUpdate
     session_removed = Signal(object)  # SessionGone
     connection_status_changed = Signal(str, object, object)  # gateway_id, old, new status
@@ -212,6 +215,8 @@ class GatewayBridge(QObject):
         elif isinstance(change, SessionUpdate):
             self.yolo.session_changed(change.gateway_id, change.session.session_id)
             self.session_changed.emit(change)
+        elif isinstance(change, PromptUpdate):
+            (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
         elif isinstance(change, SessionGone):
             self.session_removed.emit(change)
         else:
@@ -264,6 +269,24 @@ class GatewayBridge(QObject):
         return result
 
     approve = decide  # the brief's name for the same slot
+
+    def answer_prompt(self, gateway_id: str, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` with ``answer`` (sync: the core queues it or refuses).
+
+        The answer's text is never logged: a person may type anything into it.
+        """
+        client = self._clients.get(gateway_id)
+        if client is None:
+            result = DecisionResult(False, "expired: that gateway is no longer configured")
+        else:
+            result = client.answer_prompt(key, answer)
+        log.info(
+            "answer to prompt %s/%s: %s",
+            gateway_id,
+            key,
+            "sent" if result.sent else f"refused ({result.reason})",
+        )
+        return result
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: str) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""

@@ -36,7 +36,8 @@ from desktop.model.bridge_events import ApprovalUpdate, SessionUpdate
 from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.model.yolo_timer import BoxKind
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notifications import NotificationController
+from desktop.ui.notifications import PROMPT_BATCH, NotificationController
+from desktop.ui.prompt_windows import PromptWindows
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
@@ -85,6 +86,8 @@ class TrayShell(QObject):
         self.settings: SettingsController | None = None
         self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
+        self.prompts = PromptWindows(bridge, self)  # clarify questions, one window each
+        self.tray.prompt_requested.connect(self.prompts.open)
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
@@ -187,6 +190,7 @@ class TrayShell(QObject):
         if self.journal is not None:
             self.journal.close()
         self.notifications.dispose()
+        self.prompts.dispose()
         self.tray.dispose()
         windows: list[QWidget] = [w for w in (self._dialog, self._new_task) if w is not None]
         if self.settings is not None and self.settings.dialog is not None:
@@ -206,7 +210,9 @@ class TrayShell(QObject):
         self.dialog.present(activate=True, near=self.tray.tray.geometry())
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
-        if gateway_id and batch_id:
+        if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
+            self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
+        elif gateway_id and batch_id:
             self.dialog.focus_batch(gateway_id, batch_id)
         else:
             self.review()

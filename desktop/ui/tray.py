@@ -70,6 +70,7 @@ class TrayController(QObject):
     timebox_requested = Signal(str, str, str)  # gateway, session, kind (confirmed already)
     open_journal_requested = Signal()
     start_at_login_toggled = Signal(bool)
+    prompt_requested = Signal(str, str)  # gateway, prompt key: open the question's window
 
     def __init__(
         self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
@@ -122,6 +123,7 @@ class TrayController(QObject):
             open_journal=self.open_journal_requested.emit,
             set_start_at_login=self.start_at_login_toggled.emit,
             close_session=self._close_session,
+            answer_prompt=self.prompt_requested.emit,
         )
         self._render_status()
         self.rebuild_menu()

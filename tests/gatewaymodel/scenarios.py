@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from desktop.demo.script import (
     Batch,
+    Clarify,
     Command,
     Pause,
     Say,
@@ -85,6 +86,13 @@ def default_book() -> ScenarioBook:
             ),
             "safe": Turn([Command(f"ls {SCRATCH}", output="s1")], reply="safe: listed."),
             "readterm": Turn([WindowRequest(), Command("true")], reply="readterm: done."),
+            "clarify": Turn(
+                [
+                    Say("One question first."),
+                    Clarify("Which branch should I deploy?", ("main", "staging")),
+                ],
+                reply="clarify: done.",
+            ),
             "mixed": Turn(
                 [
                     Batch((rm("m1"), rm("m2"))),

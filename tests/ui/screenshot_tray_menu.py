@@ -19,6 +19,7 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_API", "pyside6")
@@ -158,7 +159,8 @@ def icon_sheet(path: Path) -> None:
     print(f"wrote {path}")
 
 
-if __name__ == "__main__":
+def run(shoot: Callable[[Path], Awaitable[None]]) -> None:
+    """Run ``shoot(folder)`` on a qasync loop; the folder is argv[1] (the screenshot CLIs)."""
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "artifacts/screenshots")
     target.mkdir(parents=True, exist_ok=True)
     application = QApplication(sys.argv[:1])
@@ -166,4 +168,8 @@ if __name__ == "__main__":
     loop = qasync.QEventLoop(application)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(main(target))
+        loop.run_until_complete(shoot(target))
+
+
+if __name__ == "__main__":
+    run(main)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from desktop.core import outcomes, payloads
 from desktop.core.dialects.approval_frames import prompt_event_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
+from desktop.core.dialects.prompt_frames import canonical_prompt
 from desktop.core.dialects.tui_gateway import redelivered
 from desktop.core.dialects.withdrawals import approval_settled, request_cancel
 from desktop.core.jsonrpc import EventFrame
@@ -25,8 +26,17 @@ from desktop.core.wire import GenerationSeen, RowKind, WireEvent
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
 
 
+CLARIFY_KIND = "clarify"
+
+
 def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if payloads.text(frame.payload, "kind") == CLARIFY_KIND:
+        return canonical_prompt(frame.session_id, frame.payload, frame.params)
     return prompt_event_approval(frame, adapter.max_command_chars)
+
+
+def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return canonical_prompt(frame.session_id, frame.payload, frame.params)
 
 
 def _settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
@@ -43,6 +53,8 @@ class CanonicalAdapter(DialectAdapter):
     extra_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
         "approval.settled": _settled,
+        "clarify.request": _clarify,
+        "clarify.settled": _settled,
         "request.cancel": _cancel,
     }
 
@@ -86,5 +98,5 @@ class CanonicalAdapter(DialectAdapter):
         events: list[WireEvent] = []
         for prompt in prompts or []:
             frame = EventFrame("approval.request", session_id, prompt, snapshot)
-            events.extend(prompt_event_approval(frame, self.max_command_chars))
+            events.extend(_approval(self, frame))
         return events + redelivered(self, requests or [])
