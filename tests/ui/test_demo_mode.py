@@ -135,8 +135,13 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
             ref = f"{DEMO_GATEWAY_ID}:{webshop.session_id}"
             menu = tray.shell.tray.menu
 
-            def session_menu_lines() -> dict[str, str]:  # the menu is rebuilt as things change
-                sub = menu.findChild(QMenu, f"session:{ref}")
+            def session_menu_lines() -> dict[str, str]:  # the menu is built as it opens
+                menu.aboutToShow.emit()
+                subs = [a.menu() for a in menu.actions()]  # not findChild: replaced ones linger
+                named = [
+                    m for m in subs if isinstance(m, QMenu) and m.objectName() == f"session:{ref}"
+                ]
+                sub = named[0] if named else None
                 return {a.objectName(): a.text() for a in sub.actions()} if sub else {}
 
             names = await until(
