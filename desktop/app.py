@@ -149,9 +149,9 @@ async def _main(options: CliOptions) -> int:
         await _tray_shown()  # one loop turn: the icon is up; the rest comes after
         from desktop.demo_mode import BuiltInDemo
         from desktop.model.settings_apply import notify_settings
+        from desktop.platform.native_notify import NativeNotifier
         from desktop.platform.paths import APP_NAME
         from desktop.ui.icons import icon_dir
-        from desktop.ui.native_notify import NativeNotifier
         from desktop.ui.settings_controller import SettingsController
 
         settings, tokens, journal = _load_settings()

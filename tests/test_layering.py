@@ -57,6 +57,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.ui",
         "desktop.app",
     ),
+    # Operating-system glue (files, autostart, D-Bus notifications): no Qt, so the doctor, the
+    # journal and the packaging checks use it without a display.
+    "desktop.platform": ("PySide6", "shiboken6", "qasync", "desktop.ui", "desktop.app"),
     # The product never reaches into the test tree (it is not shipped, and a test-only helper
     # must not become a runtime dependency by accident).
     "desktop": ("tests",),

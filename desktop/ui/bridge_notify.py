@@ -28,7 +28,7 @@ DoNotDisturbHandler = Callable[[DoNotDisturb], None]
 
 
 class Notifier(Protocol):
-    """What the bridge uses of ``desktop.ui.native_notify.NativeNotifier``."""
+    """What the bridge uses of ``desktop.platform.native_notify.NativeNotifier``."""
 
     buttons: bool
 

@@ -19,8 +19,8 @@ from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import HOLDING_LINE
+from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
 from desktop.ui.icons import icon_dir
-from desktop.ui.native_notify import URGENCY_CRITICAL, NativeNotifier
 from tests.desktop import xdesk
 from tests.ui.standins import until
 

@@ -15,8 +15,8 @@ import pytest
 from desktop.core.model import Choice
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
+from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.icons import icon_dir
-from desktop.ui.native_notify import NativeNotifier
 from tests.desktop import xdesk
 from tests.ui.standins import until
 

@@ -23,9 +23,9 @@ from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.model.notify_policy import NotifySettings, never_high_risk
 from desktop.model.snapshot import Link
+from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
-from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway

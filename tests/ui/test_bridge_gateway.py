@@ -21,8 +21,8 @@ from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
+from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
 from tests.gatewaymodel import FakeGateway
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd

@@ -20,8 +20,8 @@ from desktop.gateway import doctor
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.tray_status import HOLDING_LINE
 from desktop.platform.do_not_disturb import KDE_SOURCE, XFCE_SOURCE, DoNotDisturb, read_once
+from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.native_notify import URGENCY_CRITICAL, NativeNotifier
 from desktop.ui.shell import TrayShell
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.do_not_disturb import FakePlasma, FakeXfceNotifyd, FakeXfconf

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.model.notify_policy import NotifySettings
+from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
