@@ -11,10 +11,9 @@ as ``RpcResponded``; requests the core issued for itself produce none.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.core_state import CoreState
 from desktop.core.dialects.canonical import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
@@ -30,12 +29,15 @@ from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.snapshots import fold_snapshot, reconcile_pending
 from desktop.core.wire_effects import settle_session
 
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
+
 STORED_SESSION_NOT_FOUND = 4007
 SESSION_NOT_FOUND = 4001
 SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
 
 
-def handle_response(core: CoreState, frame: ResponseFrame) -> None:
+def handle_response(core: GatewayCore, frame: ResponseFrame) -> None:
     if frame.rpc_id is None:
         message = frame.error.message if frame.error else ""
         core.emit(ProtocolErrorReceived("the gateway could not read a frame", excerpt(message)))
@@ -58,14 +60,14 @@ def handle_response(core: CoreState, frame: ResponseFrame) -> None:
         core.emit(RpcResponded(call.rpc_id, frame.result, frame.error))
 
 
-def handshake_done(core: CoreState, dialect: Dialect) -> None:
+def handshake_done(core: GatewayCore, dialect: Dialect) -> None:
     """The dialect is fixed: announce it and resubscribe every followed session.
 
     Rows left from an earlier connection that this dialect cannot answer (the gateway came
     back speaking another protocol) are withdrawn: their requests died with that server.
     """
     core.use_dialect(dialect)
-    core.approvals.connection_opened(dialect, core.adapter.answers, core.epoch)
+    core.lifecycle.connection_opened(dialect, core.adapter.answers, core.epoch)
     core.emit(
         HandshakeCompleted(
             dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch
@@ -73,11 +75,11 @@ def handshake_done(core: CoreState, dialect: Dialect) -> None:
     )
     resubscribe_all(core)
     if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
-        for session in core.sessions.followed():
+        for session in core.session_book.followed():
             poll_pending(core, session.session_id)
 
 
-def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+def fold_app_result(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:
     """Fold the state an app call's answer carries (see the module docstring)."""
     method, params = call.method, call.params
     session_id = payloads.text(params, "session_id")
@@ -94,21 +96,21 @@ def fold_app_result(core: CoreState, call: PendingCall, frame: ResponseFrame) ->
             fold_snapshot(core, None, result, call.watermark, fresh=True)
     elif method in SNAPSHOT_METHODS:
         fold_snapshot(core, _known_session(core, session_id), result, call.watermark)
-    elif method == "session.usage" and core.sessions.get(session_id) is not None:
-        core.sessions.apply_usage(session_id, result)
+    elif method == "session.usage" and core.session_book.get(session_id) is not None:
+        core.session_book.apply_usage(session_id, result)
     elif method in ("config.get", "config.set"):
         key = payloads.text(params, "key") or payloads.text(result, "key")
         apply_config_result(core, session_id, key, result, sent=call.rpc_id)
     elif method == "session.close" and session_id:
         core.remove_session(session_id, "closed", outcomes.withdrawn(outcomes.SESSION_GONE))
-    elif method == "session.interrupt" and core.sessions.get(session_id) is not None:
+    elif method == "session.interrupt" and core.session_book.get(session_id) is not None:
         settle_session(core, session_id, outcomes.INTERRUPTED, interrupted=True)
-    elif method == "approval.pending" and core.sessions.get(session_id) is not None:
+    elif method == "approval.pending" and core.session_book.get(session_id) is not None:
         reconcile_pending(core, session_id, result, call.watermark)
 
 
 def apply_config_result(
-    core: CoreState,
+    core: GatewayCore,
     session_id: str,
     key: str,
     result: Mapping[str, Any],
@@ -126,19 +128,19 @@ def apply_config_result(
         if on is None:
             return
         if payloads.text(result, "scope") == "global":
-            core.sessions.set_mode_everywhere("off" if on else "manual")
-        elif core.sessions.get(session_id) is not None:
-            core.sessions.set_config_yolo(session_id, on, sent=sent)
+            core.session_book.set_mode_everywhere("off" if on else "manual")
+        elif core.session_book.get(session_id) is not None:
+            core.session_book.set_config_yolo(session_id, on, sent=sent)
     elif key in ("approvals.mode", "approval_mode") and isinstance(value, str):
         mode = value.strip().lower()
-        if core.sessions.get(session_id) is not None:
-            core.sessions.set_mode(session_id, mode)
+        if core.session_book.get(session_id) is not None:
+            core.session_book.set_mode(session_id, mode)
         else:
-            core.sessions.set_mode_everywhere(mode)
+            core.session_book.set_mode_everywhere(mode)
 
 
-def _decision_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
-    row = core.approvals.get(call.approval_key)
+def _decision_answered(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:
+    row = core.lifecycle.get(call.approval_key)
     if row is None or row.decision is None:
         return
     error = frame.error
@@ -148,10 +150,10 @@ def _decision_answered(core: CoreState, call: PendingCall, frame: ResponseFrame)
         error.code if error else None,
         error.reason if error else "",
     )
-    core.approvals.answered(row, outcome)
+    core.lifecycle.answered(row, outcome)
 
 
-def _resume_answered(core: CoreState, call: PendingCall, frame: ResponseFrame) -> None:
+def _resume_answered(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:
     if frame.result is not None:
         fold_snapshot(core, call.session_id, frame.result, call.watermark)
     elif frame.error is not None and _gone(frame.error):
@@ -172,9 +174,9 @@ def _gone(error: RpcError) -> bool:
     return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
 
 
-def _known_session(core: CoreState, ident: str) -> str | None:
+def _known_session(core: GatewayCore, ident: str) -> str | None:
     """The runtime id the tray knows for ``ident`` (a runtime id or a stored id)."""
-    if core.sessions.get(ident) is not None:
+    if core.session_book.get(ident) is not None:
         return ident
-    found = core.sessions.by_stored_id(ident) if ident else None
+    found = core.session_book.by_stored_id(ident) if ident else None
     return found.session_id if found else None

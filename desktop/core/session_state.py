@@ -58,7 +58,7 @@ class SessionBook:
 
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
-        self._changed: dict[str, None] = {}
+        self.changed: dict[str, None] = {}
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -83,10 +83,10 @@ class SessionBook:
 
     def drain_changed(self) -> list[SessionState]:
         """The sessions changed since the last call, in the order they first changed."""
-        if not self._changed:
+        if not self.changed:
             return []
-        changed = [self._records[sid].state for sid in self._changed if sid in self._records]
-        self._changed.clear()
+        changed = [self._records[sid].state for sid in self.changed if sid in self._records]
+        self.changed.clear()
         return changed
 
     # -- writing ----------------------------------------------------------------------------
@@ -95,7 +95,7 @@ class SessionBook:
         record = self._records.get(session_id)
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
-            self._changed[session_id] = None
+            self.changed[session_id] = None
         return record.state
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
@@ -108,21 +108,21 @@ class SessionBook:
         moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
         if moved:  # most reports repeat what is shown
             record.state = dataclasses.replace(state, **moved)
-            self._changed[session_id] = None
+            self.changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
-        self._changed.pop(session_id, None)
+        self.changed.pop(session_id, None)
         return self._records.pop(session_id, None) is not None
 
     def rename(self, old: str, new: str) -> None:
         """A resume answered with another runtime id: the session lives on under ``new``."""
         record = self._records.pop(old, None)
-        self._changed.pop(old, None)
+        self.changed.pop(old, None)
         if record is None or new in self._records:
             return
         record.state = dataclasses.replace(record.state, session_id=new)
         self._records[new] = record
-        self._changed[new] = None
+        self.changed[new] = None
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)

@@ -13,19 +13,21 @@ the tray, so its FIFO head is in doubt until the turn ends (``ApprovalLifecycle.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.core_state import CoreState
 from desktop.core.events import SessionRemoved
 from desktop.core.model import TodoList
 from desktop.core.todos import parse_todos
 from desktop.core.wire import ApprovalAsked, RowKind
 from desktop.core.wire_effects import apply_wire, ask, settle_session
 
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
+
 
 def fold_snapshot(
-    core: CoreState,
+    core: GatewayCore,
     known_id: str | None,
     snapshot: Mapping[str, Any],
     watermark: int,
@@ -39,13 +41,13 @@ def fold_snapshot(
     runtime = payloads.text(snapshot, "session_id") or known_id
     if not runtime:
         return None
-    if known_id and known_id != runtime and core.sessions.get(known_id) is not None:
+    if known_id and known_id != runtime and core.session_book.get(known_id) is not None:
         _migrate(core, known_id, runtime)
-    sessions = core.sessions
+    sessions = core.session_book
     sessions.ensure(runtime)
     if not sessions.is_followed(runtime):  # the tray created or resumed it: it follows it
         sessions.follow(runtime)
-        core.approvals.follow_changed()
+        core.lifecycle.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
     if stored:
         sessions.update(runtime, stored_session_id=stored)
@@ -68,12 +70,12 @@ def fold_snapshot(
     if running is False:
         settle_session(core, runtime, outcomes.SESSION_STOPPED)
     elif running and not fresh and RowKind.FIFO in core.adapter.answers:
-        core.approvals.doubt_head(runtime, watermark)
+        core.lifecycle.doubt_head(runtime, watermark)
     return runtime
 
 
 def reconcile_pending(
-    core: CoreState, session_id: str, result: Mapping[str, Any], watermark: int
+    core: GatewayCore, session_id: str, result: Mapping[str, Any], watermark: int
 ) -> None:
     """``approval.pending {approvals: [{request_id, ...}]}``: close rows no longer pending."""
     items = payloads.objects(result, "approvals")
@@ -82,11 +84,11 @@ def reconcile_pending(
             if isinstance(event, ApprovalAsked):
                 ask(core, event)  # 0.20: also what was asked while the tray was away
         pending = [payloads.text(item, "request_id") for item in items]
-        core.approvals.pending_listed(session_id, pending, watermark)
+        core.lifecycle.pending_listed(session_id, pending, watermark)
 
 
 def _reconcile_requests(
-    core: CoreState, session_id: str, snapshot: Mapping[str, Any], watermark: int
+    core: GatewayCore, session_id: str, snapshot: Mapping[str, Any], watermark: int
 ) -> None:
     delivered = core.adapter.snapshot_requests(snapshot)
     if delivered is None:
@@ -97,24 +99,24 @@ def _reconcile_requests(
             listed.add(ask(core, event).key)
         else:
             apply_wire(core, event)
-    core.approvals.listed(session_id, listed, watermark)
+    core.lifecycle.listed(session_id, listed, watermark)
 
 
-def _fold_todo_state(core: CoreState, session_id: str, snapshot: Mapping[str, Any]) -> None:
+def _fold_todo_state(core: GatewayCore, session_id: str, snapshot: Mapping[str, Any]) -> None:
     """``todo_state``: null clears the plan, a missing key keeps it (older gateways)."""
     if "todo_state" not in snapshot:
         return
     state = snapshot["todo_state"]
     if state is None:
-        core.sessions.apply_todos(session_id, TodoList(), authoritative=True)
+        core.session_book.apply_todos(session_id, TodoList(), authoritative=True)
     elif isinstance(state, Mapping):
         todos = parse_todos(state.get("todos"), state.get("revision"))
         if todos is not None:
-            core.sessions.apply_todos(session_id, todos, authoritative=True)
+            core.session_book.apply_todos(session_id, todos, authoritative=True)
 
 
-def _migrate(core: CoreState, old: str, new: str) -> None:
+def _migrate(core: GatewayCore, old: str, new: str) -> None:
     """tui_gateway rebuilt the session under a new runtime id; the old one's requests are gone."""
-    core.approvals.session_gone(old, outcomes.withdrawn(outcomes.SESSION_GONE))
-    core.sessions.rename(old, new)
+    core.lifecycle.session_gone(old, outcomes.withdrawn(outcomes.SESSION_GONE))
+    core.session_book.rename(old, new)
     core.emit(SessionRemoved(old, f"resumed as {new}"))

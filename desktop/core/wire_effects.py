@@ -8,8 +8,10 @@ lifecycle's transition table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from desktop.core import outcomes
-from desktop.core.core_state import CoreState
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.jsonrpc import encode_error
 from desktop.core.lifecycle import Row
@@ -37,104 +39,120 @@ from desktop.core.wire import (
     WireEvent,
 )
 
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
 
-def apply_wire(core: CoreState, event: WireEvent) -> None:
+
+def apply_wire(core: GatewayCore, event: WireEvent) -> None:
     """Apply one wire event."""
-    sessions = core.sessions
-    match event:
-        case ApprovalAsked():
-            ask(core, event)
-        case RequestCancelled():
-            _cancelled(core, event)
-        case PromptSettled():
-            _settled(core, event)
-        case InfoReceived(session_id, info):
-            was_running = (sessions.get(session_id) or sessions.ensure(session_id)).running
-            sessions.apply_info(session_id, info, mark=core.outbox.issued)
-            state = sessions.get(session_id)
-            if state is not None and was_running and not state.running:
-                settle_session(core, session_id, outcomes.SESSION_STOPPED)
-        case TitleReceived(session_id, title, stored):
-            known = sessions.ensure(session_id)
-            if title:
-                sessions.update(session_id, title=title)
-            if stored and not known.stored_session_id:
-                sessions.update(session_id, stored_session_id=stored)
-        case UsageReceived(session_id, payload):
-            sessions.apply_usage(session_id, payload)
-        case TodosReceived(session_id, todos):
-            sessions.apply_todos(session_id, todos)
-        case TurnStarted(session_id):
-            sessions.set_running(session_id, True)
-            core.approvals.turn_boundary(session_id)
-        case TurnEnded():
-            _turn_ended(core, event)
-        case ToolStarted(session_id, tool_id, name, command):
-            sessions.ensure(session_id)
-            core.approvals.tool_started(session_id, tool_id, name, command)
-        case AgentSaid(session_id, text):
-            core.approvals.agent_said(session_id, text)
-        case ToolCompleted():
-            _tool_completed(core, event)
-        case GenerationSeen(session_id, generation):
-            if sessions.get(session_id) is not None:  # else the request it stamps says it
-                sessions.update(session_id, execution_generation=generation)
-        case ReplayGap(session_id):
-            resume(core, session_id)
-        case SessionGone(session_id, reason):
-            core.remove_session(session_id, reason, outcomes.withdrawn(outcomes.SESSION_GONE))
-        case Notice(session_id, text, level):
-            core.emit(NoticeReceived(session_id, text, level))
-        case ServerRequestRefused(reply_id, _, code, message):
-            core.outbox.reply(encode_error(reply_id, code, message), core.epoch)
-        case Malformed(reason, excerpt):
-            core.emit(ProtocolErrorReceived(reason, excerpt))
+    APPLY[type(event)](core, event)
 
 
-def ask(core: CoreState, asked: ApprovalAsked) -> Row:
+def _info(core: GatewayCore, event: InfoReceived) -> None:
+    book, session_id = core.session_book, event.session_id
+    was_running = book.ensure(session_id).running
+    book.apply_info(session_id, event.info, mark=core.outbox.issued)
+    if was_running and not book.ensure(session_id).running:
+        settle_session(core, session_id, outcomes.SESSION_STOPPED)
+
+
+def _title(core: GatewayCore, event: TitleReceived) -> None:
+    book = core.session_book
+    known = book.ensure(event.session_id)
+    if event.title:
+        book.update(event.session_id, title=event.title)
+    if event.stored_session_id and not known.stored_session_id:
+        book.update(event.session_id, stored_session_id=event.stored_session_id)
+
+
+def _turn_started(core: GatewayCore, event: TurnStarted) -> None:
+    core.session_book.set_running(event.session_id, True)
+    core.lifecycle.turn_boundary(event.session_id)
+
+
+def _tool_started(core: GatewayCore, event: ToolStarted) -> None:
+    core.session_book.ensure(event.session_id)
+    core.lifecycle.tool_started(event.session_id, event.tool_id, event.name, event.command)
+
+
+def _generation(core: GatewayCore, event: GenerationSeen) -> None:
+    if core.session_book.get(event.session_id) is not None:  # else the request it stamps says it
+        core.session_book.update(event.session_id, execution_generation=event.generation)
+
+
+def _refused(core: GatewayCore, event: ServerRequestRefused) -> None:
+    core.outbox.reply(encode_error(event.reply_id, event.code, event.message), core.epoch)
+
+
+def ask(core: GatewayCore, asked: ApprovalAsked) -> Row:
     """A request arrived (or was re-delivered): its row (``lifecycle`` decides which)."""
-    sessions = core.sessions
+    sessions = core.session_book
     if sessions.get(asked.session_id) is None:  # first seen in this very request
         sessions.ensure(asked.session_id)
         sessions.follow(asked.session_id, on=False)
         if asked.execution_generation is not None:
             sessions.update(asked.session_id, execution_generation=asked.execution_generation)
     sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
-    return core.approvals.asked(asked, core.epoch)
+    return core.lifecycle.asked(asked, core.epoch)
 
 
 def settle_session(
-    core: CoreState, session_id: str, reason: str, *, interrupted: bool = False
+    core: GatewayCore, session_id: str, reason: str, *, interrupted: bool = False
 ) -> None:
     """The session's turn is over: every row still waiting there can no longer be answered."""
-    core.approvals.turn_ended(session_id, reason, interrupted=interrupted)
+    core.lifecycle.turn_ended(session_id, reason, interrupted=interrupted)
 
 
-def _turn_ended(core: CoreState, event: TurnEnded) -> None:
+def _turn_ended(core: GatewayCore, event: TurnEnded) -> None:
     if event.usage is not None:
-        core.sessions.apply_usage(event.session_id, event.usage)
-    core.sessions.set_running(event.session_id, False)
-    core.approvals.turn_boundary(event.session_id)
+        core.session_book.apply_usage(event.session_id, event.usage)
+    core.session_book.set_running(event.session_id, False)
+    core.lifecycle.turn_boundary(event.session_id)
     interrupted = event.status == "interrupted"
     settle_session(core, event.session_id, outcomes.TURN_ENDED, interrupted=interrupted)
-    if core.approvals.open_rows(event.session_id):
+    if core.lifecycle.open_rows(event.session_id):
         poll_pending(core, event.session_id)  # B: the gateway's list ends them, not this frame
 
 
-def _tool_completed(core: CoreState, event: ToolCompleted) -> None:
-    core.sessions.ensure(event.session_id)
+def _tool_completed(core: GatewayCore, event: ToolCompleted) -> None:
+    core.session_book.ensure(event.session_id)
     if event.todos is not None:
-        core.sessions.apply_todos(event.session_id, event.todos)
-    core.approvals.tool_completed(event)
+        core.session_book.apply_todos(event.session_id, event.todos)
+    core.lifecycle.tool_completed(event)
 
 
-def _cancelled(core: CoreState, event: RequestCancelled) -> None:
-    row = core.approvals.find(RowKind.SERVER_REQUEST, event.reply_id)
+def _cancelled(core: GatewayCore, event: RequestCancelled) -> None:
+    row = core.lifecycle.find(RowKind.SERVER_REQUEST, event.reply_id)
     if row is not None:
-        core.approvals.withdrawn(row, outcomes.cancelled(event.reason))
+        core.lifecycle.withdrawn(row, outcomes.cancelled(event.reason))
 
 
-def _settled(core: CoreState, event: PromptSettled) -> None:
-    row = core.approvals.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
+def _settled(core: GatewayCore, event: PromptSettled) -> None:
+    row = core.lifecycle.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
     if row is not None:
-        core.approvals.settled_elsewhere(row, event.expired)
+        core.lifecycle.settled_elsewhere(row, event.expired)
+
+
+APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
+    ApprovalAsked: ask,
+    RequestCancelled: _cancelled,
+    PromptSettled: _settled,
+    InfoReceived: _info,
+    TitleReceived: _title,
+    UsageReceived: lambda core, e: core.session_book.apply_usage(e.session_id, e.payload),
+    TodosReceived: lambda core, e: core.session_book.apply_todos(e.session_id, e.todos),
+    TurnStarted: _turn_started,
+    TurnEnded: _turn_ended,
+    ToolStarted: _tool_started,
+    AgentSaid: lambda core, e: core.lifecycle.agent_said(e.session_id, e.text),
+    ToolCompleted: lambda core, event: _tool_completed(core, event),
+    GenerationSeen: _generation,
+    ReplayGap: lambda core, event: resume(core, event.session_id),
+    SessionGone: lambda core, e: core.remove_session(
+        e.session_id, e.reason, outcomes.withdrawn(outcomes.SESSION_GONE)
+    ),
+    Notice: lambda core, e: core.emit(NoticeReceived(e.session_id, e.text, e.level)),
+    ServerRequestRefused: _refused,
+    Malformed: lambda core, e: core.emit(ProtocolErrorReceived(e.reason, e.excerpt)),
+}
+"""What each wire event does, by its type (``tool.complete``'s is looked up per call)."""
