@@ -64,10 +64,10 @@ class GatewayCore:
         self.clock = clock
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
-        self.session_book = SessionBook()
-        self.outbox = Outbox()
+        self.session_book: SessionBook = SessionBook()
+        self.outbox: Outbox = Outbox()
         self.handshake = Handshake()
-        self.lifecycle = ApprovalLifecycle(
+        self.lifecycle: ApprovalLifecycle = ApprovalLifecycle(
             settings, self.events, self.outbox, clock, self._cwd_of, self.session_book.is_followed
         )
         self.adapter: DialectAdapter = adapter_for(None, settings)
@@ -104,19 +104,18 @@ class GatewayCore:
             data, max_bytes=settings.max_frame_bytes, max_depth=settings.max_json_depth
         )
         for frame in frames:
-            kind = type(frame)
-            if kind is EventFrame:
+            if type(frame) is EventFrame:
                 if frame.type == "gateway.ready":  # it decides which adapter reads the rest
-                    self._ready(frame)  # type: ignore[arg-type]
+                    self._ready(frame)
                     continue
-                for event in self.adapter.parse_event(frame):  # type: ignore[arg-type]
+                for event in self.adapter.parse_event(frame):
                     APPLY[type(event)](self, event)
-            elif kind is ServerRequestFrame:
-                for event in self.adapter.parse_server_request(frame):  # type: ignore[arg-type]
+            elif type(frame) is ServerRequestFrame:
+                for event in self.adapter.parse_server_request(frame):
                     APPLY[type(event)](self, event)
-            elif kind is ResponseFrame:
-                handle_response(self, frame)  # type: ignore[arg-type]
-            else:
+            elif type(frame) is ResponseFrame:
+                handle_response(self, frame)
+            else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
 
