@@ -11,6 +11,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+_Value = TypeVar("_Value")
+
+
+def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
+    """A copy of the frozen ``value`` with ``changes`` (``dataclasses.replace``, cheaper)."""
+    fields = {name: getattr(value, name) for name in value.__slots__}  # type: ignore[attr-defined]
+    fields.update(changes)
+    return type(value)(**fields)
 
 
 class Dialect(enum.Enum):

@@ -23,7 +23,6 @@ run unasked. Canonical gateways report no ``yolo`` in info, so their config resu
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
+    replaced,
 )
 from desktop.core.todos import supersedes
 from desktop.core.usage import fold_usage, fold_usage_payload
@@ -107,7 +107,7 @@ class SessionBook:
         state = record.state
         moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
         if moved:  # most reports repeat what is shown
-            record.state = dataclasses.replace(state, **moved)
+            record.state = replaced(state, moved)
             self.changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
@@ -120,7 +120,7 @@ class SessionBook:
         self.changed.pop(old, None)
         if record is None or new in self._records:
             return
-        record.state = dataclasses.replace(record.state, session_id=new)
+        record.state = replaced(record.state, {"session_id": new})
         self._records[new] = record
         self.changed[new] = None
 

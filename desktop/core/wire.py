@@ -1,10 +1,11 @@
 """Internal typed wire events: what a frame *means*, whatever dialect carried it.
 
-Why: the three dialects (protocol.md §6) say the same things in different shapes — an approval
+The dialects (protocol.md §6) say the same things in different shapes — an approval
 is an event with no id (A), a server→client request (B) or an event with a prompt id (C); a
 withdrawal is silence (A), ``request.cancel`` (B) or ``approval.settled`` (C). The dialect
 adapters (``desktop.core.dialects``) turn frames into these values, and the rest of the core
-only ever reasons about these values. They never leave the core.
+only ever reasons about these values. They never leave the core, so they are not frozen
+(a frozen dataclass costs a ``object.__setattr__`` per field on every frame).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class RowKind(enum.Enum):
     BY_ID = "by id"  # 0.20 event with a request_id: approval.respond resolves exactly that one
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ApprovalAsked:
     """A command waits for a person (new, or re-delivered after a reconnect)."""
 
@@ -43,7 +44,7 @@ class ApprovalAsked:
     too_long: bool = False  # the command was cut to the configured bound; never answerable
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestCancelled:
     """``request.cancel``: the server withdrew server request ``reply_id``."""
 
@@ -53,7 +54,7 @@ class RequestCancelled:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PromptSettled:
     """``approval.settled``: a canonical prompt was answered, expired or left behind.
 
@@ -68,7 +69,7 @@ class PromptSettled:
     execution_generation: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InfoReceived:
     """``session.info`` / ``session.updated``: merge these keys into the session."""
 
@@ -76,14 +77,14 @@ class InfoReceived:
     info: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TitleReceived:
     session_id: str
     title: str
     stored_session_id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UsageReceived:
     """A ``session.usage`` event payload, flat or nested (see ``desktop.core.usage``)."""
 
@@ -91,18 +92,18 @@ class UsageReceived:
     payload: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TodosReceived:
     session_id: str
     todos: TodoList
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnStarted:
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnEnded:
     """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
 
@@ -111,7 +112,7 @@ class TurnEnded:
     usage: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolStarted:
     session_id: str
     tool_id: str
@@ -119,7 +120,7 @@ class ToolStarted:
     command: str = ""  # args.command, for terminal calls (not sent by 0.19.0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AgentSaid:
     """``message.interim``: what the agent said just before its next tool call."""
 
@@ -127,7 +128,7 @@ class AgentSaid:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCompleted:
     """``tool.complete``. ``blocked``: denied, timed out or withdrawn before it ran."""
 
@@ -142,7 +143,7 @@ class ToolCompleted:
     output: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GenerationSeen:
     """A canonical event stamp: the session's current execution generation."""
 
@@ -150,27 +151,27 @@ class GenerationSeen:
     generation: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReplayGap:
     """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
 
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionGone:
     session_id: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Notice:
     session_id: str
     text: str
     level: str = "info"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerRequestRefused:
     """A server request the tray cannot handle: answer it with this error at once."""
 
@@ -180,7 +181,7 @@ class ServerRequestRefused:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Malformed:
     """A frame that had the right outline but unusable content."""
 

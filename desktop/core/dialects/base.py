@@ -52,11 +52,12 @@ class DialectAdapter:
 
     def __init__(self, max_command_chars: int) -> None:
         self.max_command_chars = max_command_chars
+        self._handlers = {**_COMMON, **self.extra_handlers}
 
     # -- frames in --------------------------------------------------------------------------
     def parse_event(self, frame: EventFrame) -> list[WireEvent]:
         """The wire events one event frame means (``[]`` for events the tray ignores)."""
-        handler = self.extra_handlers.get(frame.type) or _COMMON.get(frame.type)
+        handler = self._handlers.get(frame.type)
         return handler(self, frame) if handler is not None else []
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:

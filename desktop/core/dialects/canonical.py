@@ -14,10 +14,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
-from desktop.core.dialects.approval_frames import prompt_event_approval
+from desktop.core.dialects.approval_frames import (
+    approval_settled,
+    prompt_event_approval,
+    request_cancel,
+)
 from desktop.core.dialects.base import DialectAdapter, EventHandler
 from desktop.core.dialects.tui_gateway import redelivered
-from desktop.core.dialects.withdrawals import approval_settled, request_cancel
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
 from desktop.core.wire import GenerationSeen, RowKind, WireEvent
@@ -25,25 +28,13 @@ from desktop.core.wire import GenerationSeen, RowKind, WireEvent
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
 
 
-def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return prompt_event_approval(frame, adapter.max_command_chars)
-
-
-def _settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return approval_settled(frame)
-
-
-def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return request_cancel(frame)
-
-
 class CanonicalAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     extra_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": _approval,
-        "approval.settled": _settled,
-        "request.cancel": _cancel,
+        "approval.request": prompt_event_approval,
+        "approval.settled": approval_settled,
+        "request.cancel": request_cancel,
     }
 
     def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
@@ -86,5 +77,5 @@ class CanonicalAdapter(DialectAdapter):
         events: list[WireEvent] = []
         for prompt in prompts or []:
             frame = EventFrame("approval.request", session_id, prompt, snapshot)
-            events.extend(prompt_event_approval(frame, self.max_command_chars))
+            events.extend(prompt_event_approval(self, frame))
         return events + redelivered(self, requests or [])

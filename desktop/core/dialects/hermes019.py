@@ -14,9 +14,8 @@ from typing import Any, ClassVar
 from desktop.core import outcomes, payloads
 from desktop.core.dialects.approval_frames import fifo_event_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome
-from desktop.core.wire import RowKind, WireEvent
+from desktop.core.wire import RowKind
 
 NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
@@ -38,14 +37,10 @@ def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int 
     return outcomes.unknown()
 
 
-def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return fifo_event_approval(frame, adapter.max_command_chars)
-
-
 class Hermes019Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _approval}
+    extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

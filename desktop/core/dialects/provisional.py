@@ -10,30 +10,26 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from desktop.core.dialects.approval_frames import fifo_event_approval, prompt_event_approval
+from desktop.core.dialects.approval_frames import (
+    approval_settled,
+    fifo_event_approval,
+    prompt_event_approval,
+    request_cancel,
+)
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.withdrawals import approval_settled, request_cancel
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.wire import WireEvent
 
 
 def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     if "prompt_id" in frame.payload:
-        return prompt_event_approval(frame, adapter.max_command_chars)
-    return fifo_event_approval(frame, adapter.max_command_chars)
-
-
-def _settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return approval_settled(frame)
-
-
-def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return request_cancel(frame)
+        return prompt_event_approval(adapter, frame)
+    return fifo_event_approval(adapter, frame)
 
 
 class ProvisionalAdapter(DialectAdapter):
     extra_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
-        "approval.settled": _settled,
-        "request.cancel": _cancel,
+        "approval.settled": approval_settled,
+        "request.cancel": request_cancel,
     }
