@@ -34,7 +34,7 @@ from typing import Any
 from desktop.core import decisions, jsonrpc, resubscribe
 from desktop.core.dialects import DialectAdapter, adapter_for
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged, SessionRemoved
-from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Handshake
+from desktop.core.handshake import Handshake
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Outcome, SessionState
@@ -42,7 +42,7 @@ from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.responses import apply_config_result, handle_response, handshake_done
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
-from desktop.core.wire_effects import APPLY
+from desktop.core.wire_effects import APPLY, EVENTS, stamp_generation
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
@@ -105,11 +105,14 @@ class GatewayCore:
         )
         for frame in frames:
             if type(frame) is EventFrame:
-                if frame.type == "gateway.ready":  # it decides which adapter reads the rest
-                    self._ready(frame)
-                    continue
-                for event in self.adapter.parse_event(frame):
-                    APPLY[type(event)](self, event)
+                if self.adapter.dialect is Dialect.C:  # any canonical event may carry it
+                    stamp_generation(self, frame)
+                handler = EVENTS.get(frame.type)
+                if handler is not None:
+                    handler(self, frame)
+                elif frame.type in self.adapter.event_handlers:
+                    for event in self.adapter.parse_event(frame):
+                        APPLY[type(event)](self, event)
             elif type(frame) is ServerRequestFrame:
                 for event in self.adapter.parse_server_request(frame):
                     APPLY[type(event)](self, event)
@@ -118,12 +121,6 @@ class GatewayCore:
             else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
-
-    def _ready(self, frame: EventFrame) -> None:
-        if self.connected and self.handshake.ready(frame.payload):
-            self.outbox.request(
-                CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Purpose.CAPABILITIES, self.epoch
-            )
 
     def tick(self) -> None:
         """Apply local timeouts and safety margins at the current clock time."""

@@ -11,9 +11,7 @@ only ever reasons about these values. They never leave the core, so they are not
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.core.model import Choice, TodoList
 
@@ -70,65 +68,6 @@ class PromptSettled:
 
 
 @dataclass(slots=True)
-class InfoReceived:
-    """``session.info`` / ``session.updated``: merge these keys into the session."""
-
-    session_id: str
-    info: Mapping[str, Any]
-
-
-@dataclass(slots=True)
-class TitleReceived:
-    session_id: str
-    title: str
-    stored_session_id: str = ""
-
-
-@dataclass(slots=True)
-class UsageReceived:
-    """A ``session.usage`` event payload, flat or nested (see ``desktop.core.usage``)."""
-
-    session_id: str
-    payload: Mapping[str, Any]
-
-
-@dataclass(slots=True)
-class TodosReceived:
-    session_id: str
-    todos: TodoList
-
-
-@dataclass(slots=True)
-class TurnStarted:
-    session_id: str
-
-
-@dataclass(slots=True)
-class TurnEnded:
-    """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
-
-    session_id: str
-    status: str
-    usage: Mapping[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class ToolStarted:
-    session_id: str
-    tool_id: str
-    name: str = ""
-    command: str = ""  # args.command, for terminal calls (not sent by 0.19.0)
-
-
-@dataclass(slots=True)
-class AgentSaid:
-    """``message.interim``: what the agent said just before its next tool call."""
-
-    session_id: str
-    text: str
-
-
-@dataclass(slots=True)
 class ToolCompleted:
     """``tool.complete``. ``blocked``: denied, timed out or withdrawn before it ran."""
 
@@ -141,34 +80,6 @@ class ToolCompleted:
     command: str = ""  # args.command, for terminal calls
     exit_code: int | None = None
     output: str = ""
-
-
-@dataclass(slots=True)
-class GenerationSeen:
-    """A canonical event stamp: the session's current execution generation."""
-
-    session_id: str
-    generation: int
-
-
-@dataclass(slots=True)
-class ReplayGap:
-    """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
-
-    session_id: str
-
-
-@dataclass(slots=True)
-class SessionGone:
-    session_id: str
-    reason: str
-
-
-@dataclass(slots=True)
-class Notice:
-    session_id: str
-    text: str
-    level: str = "info"
 
 
 @dataclass(slots=True)
@@ -193,19 +104,7 @@ WireEvent = (
     ApprovalAsked
     | RequestCancelled
     | PromptSettled
-    | InfoReceived
-    | TitleReceived
-    | UsageReceived
-    | TodosReceived
-    | TurnStarted
-    | TurnEnded
-    | ToolStarted
-    | AgentSaid
     | ToolCompleted
-    | GenerationSeen
-    | ReplayGap
-    | SessionGone
-    | Notice
     | ServerRequestRefused
     | Malformed
 )

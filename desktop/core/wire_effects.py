@@ -1,87 +1,48 @@
-"""What each wire event does to sessions and approvals (the approvals' part: ``lifecycle``).
+"""What each frame does to sessions and approvals (the approvals' part: ``lifecycle``).
 
-0.19.0 never says when a card is withdrawn, so the only signs are a ``tool.complete`` for the
-command, the end of the turn, or ``running: false`` (protocol.md §3.2); newer gateways say it
-(``request.cancel``, ``approval.settled``). Which row each sign ends, and how, is the
+Events every dialect shapes alike (``session.*``, ``message.*``, ``tool.*``, todos, notices)
+are read and applied here in one step, by :data:`EVENTS`; approvals and their withdrawals
+differ per dialect, so the dialect adapter reads them into wire events that :data:`APPLY`
+applies. 0.19.0 never says when a card is withdrawn, so the only signs are a ``tool.complete``
+for the command, the end of the turn, or ``running: false`` (protocol.md §3.2); newer gateways
+say it (``request.cancel``, ``approval.settled``). Which row each sign ends, and how, is the
 lifecycle's transition table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from desktop.core import outcomes
+from desktop.core import outcomes, payloads
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
-from desktop.core.jsonrpc import encode_error
+from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS
+from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
 from desktop.core.lifecycle import Row
+from desktop.core.outbox import Purpose
 from desktop.core.resubscribe import poll_pending, resume
+from desktop.core.todos import todos_in, todos_of_tool
 from desktop.core.wire import (
-    AgentSaid,
     ApprovalAsked,
-    GenerationSeen,
-    InfoReceived,
     Malformed,
-    Notice,
     PromptSettled,
-    ReplayGap,
     RequestCancelled,
     RowKind,
     ServerRequestRefused,
-    SessionGone,
-    TitleReceived,
-    TodosReceived,
     ToolCompleted,
-    ToolStarted,
-    TurnEnded,
-    TurnStarted,
-    UsageReceived,
     WireEvent,
 )
 
 if TYPE_CHECKING:
     from desktop.core.gateway_core import GatewayCore
 
+NOTICE_CHARS = 4000
+NAME_CHARS = 80
+
 
 def apply_wire(core: GatewayCore, event: WireEvent) -> None:
     """Apply one wire event."""
     APPLY[type(event)](core, event)
-
-
-def _info(core: GatewayCore, event: InfoReceived) -> None:
-    book, session_id = core.session_book, event.session_id
-    was_running = book.ensure(session_id).running
-    book.apply_info(session_id, event.info, mark=core.outbox.issued)
-    if was_running and not book.ensure(session_id).running:
-        settle_session(core, session_id, outcomes.SESSION_STOPPED)
-
-
-def _title(core: GatewayCore, event: TitleReceived) -> None:
-    book = core.session_book
-    known = book.ensure(event.session_id)
-    if event.title:
-        book.update(event.session_id, title=event.title)
-    if event.stored_session_id and not known.stored_session_id:
-        book.update(event.session_id, stored_session_id=event.stored_session_id)
-
-
-def _turn_started(core: GatewayCore, event: TurnStarted) -> None:
-    core.session_book.set_running(event.session_id, True)
-    core.lifecycle.turn_boundary(event.session_id)
-
-
-def _tool_started(core: GatewayCore, event: ToolStarted) -> None:
-    core.session_book.ensure(event.session_id)
-    core.lifecycle.tool_started(event.session_id, event.tool_id, event.name, event.command)
-
-
-def _generation(core: GatewayCore, event: GenerationSeen) -> None:
-    if core.session_book.get(event.session_id) is not None:  # else the request it stamps says it
-        core.session_book.update(event.session_id, execution_generation=event.generation)
-
-
-def _refused(core: GatewayCore, event: ServerRequestRefused) -> None:
-    core.outbox.reply(encode_error(event.reply_id, event.code, event.message), core.epoch)
 
 
 def ask(core: GatewayCore, asked: ApprovalAsked) -> Row:
@@ -103,15 +64,12 @@ def settle_session(
     core.lifecycle.turn_ended(session_id, reason, interrupted=interrupted)
 
 
-def _turn_ended(core: GatewayCore, event: TurnEnded) -> None:
-    if event.usage is not None:
-        core.session_book.apply_usage(event.session_id, event.usage)
-    core.session_book.set_running(event.session_id, False)
-    core.lifecycle.turn_boundary(event.session_id)
-    interrupted = event.status == "interrupted"
-    settle_session(core, event.session_id, outcomes.TURN_ENDED, interrupted=interrupted)
-    if core.lifecycle.open_rows(event.session_id):
-        poll_pending(core, event.session_id)  # B: the gateway's list ends them, not this frame
+def stamp_generation(core: GatewayCore, frame: EventFrame) -> None:
+    """A canonical event's stamp: the session's current execution generation."""
+    generation = payloads.integer(frame.params, "execution_generation")
+    known = frame.session_id and core.session_book.get(frame.session_id) is not None
+    if generation is not None and known:  # else the request it stamps says it
+        core.session_book.update(frame.session_id, execution_generation=generation)
 
 
 def _tool_completed(core: GatewayCore, event: ToolCompleted) -> None:
@@ -121,6 +79,172 @@ def _tool_completed(core: GatewayCore, event: ToolCompleted) -> None:
     core.lifecycle.tool_completed(event)
 
 
+# -- event frames every dialect shapes alike ------------------------------------------------
+def _ready(core: GatewayCore, frame: EventFrame) -> None:
+    """``gateway.ready`` decides which adapter reads the rest (protocol.md §1.3, §6.2)."""
+    if core.connected and core.handshake.ready(frame.payload):
+        core.outbox.request(
+            CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Purpose.CAPABILITIES, core.epoch
+        )
+
+
+def _info(core: GatewayCore, frame: EventFrame) -> None:
+    book, session_id = core.session_book, frame.session_id
+    if session_id:
+        was_running = book.ensure(session_id).running
+        book.apply_info(session_id, frame.payload, mark=core.outbox.issued)
+        if was_running and not book.ensure(session_id).running:
+            settle_session(core, session_id, outcomes.SESSION_STOPPED)
+
+
+def _title(core: GatewayCore, frame: EventFrame) -> None:
+    book, session_id = core.session_book, frame.session_id
+    if session_id:
+        known = book.ensure(session_id)
+        title = payloads.text(frame.payload, "title")
+        stored = payloads.text(frame.payload, "session_id")
+        if title:
+            book.update(session_id, title=title)
+        if stored and not known.stored_session_id:
+            book.update(session_id, stored_session_id=stored)
+
+
+def _usage(core: GatewayCore, frame: EventFrame) -> None:
+    if frame.session_id:
+        core.session_book.apply_usage(frame.session_id, frame.payload)
+
+
+def _todos(core: GatewayCore, frame: EventFrame) -> None:
+    todos = todos_in(frame.payload)
+    if todos and frame.session_id:
+        core.session_book.apply_todos(frame.session_id, todos)
+
+
+def _turn_started(core: GatewayCore, frame: EventFrame) -> None:
+    if frame.session_id:
+        core.session_book.set_running(frame.session_id, True)
+        core.lifecycle.turn_boundary(frame.session_id)
+
+
+def _turn_ended(core: GatewayCore, frame: EventFrame) -> None:
+    """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
+    session_id = frame.session_id
+    if not session_id:
+        return
+    usage = payloads.mapping(frame.payload, "usage")
+    if usage is not None:
+        core.session_book.apply_usage(session_id, usage)
+    core.session_book.set_running(session_id, False)
+    core.lifecycle.turn_boundary(session_id)
+    interrupted = payloads.text(frame.payload, "status") == "interrupted"
+    settle_session(core, session_id, outcomes.TURN_ENDED, interrupted=interrupted)
+    if core.lifecycle.open_rows(session_id):
+        poll_pending(core, session_id)  # B: the gateway's list ends them, not this frame
+
+
+def _tool_started(core: GatewayCore, frame: EventFrame) -> None:
+    if not frame.session_id:
+        return
+    payload = frame.payload
+    name = payloads.text(payload, "name")[:NAME_CHARS]
+    args = payloads.mapping(payload, "args")
+    command = payloads.text(args, "command") if args is not None else ""  # not sent by 0.19.0
+    tool_id = payloads.text(payload, "tool_id")
+    core.session_book.ensure(frame.session_id)
+    limit = core.settings.max_command_chars
+    core.lifecycle.tool_started(frame.session_id, tool_id, name, command[:limit])
+
+
+def _interim(core: GatewayCore, frame: EventFrame) -> None:
+    """``message.interim``: what the agent said just before its next tool call."""
+    text = payloads.text(frame.payload, "text")
+    if frame.session_id and text:
+        core.lifecycle.agent_said(frame.session_id, text[:NOTICE_CHARS])
+
+
+def _tool_complete(core: GatewayCore, frame: EventFrame) -> None:
+    if not frame.session_id:
+        return
+    payload = frame.payload
+    result = payload.get("result")
+    blocked, timed_out = _blocked(result)
+    args = payloads.mapping(payload, "args")
+    ran = result if isinstance(result, dict) else payloads.EMPTY
+    event = ToolCompleted(
+        frame.session_id,
+        payloads.text(payload, "tool_id"),
+        payloads.text(payload, "name"),
+        blocked=blocked,
+        timed_out=timed_out,
+        todos=todos_of_tool(payload),
+        command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
+        exit_code=payloads.integer(ran, "exit_code"),
+        output=payloads.text(ran, "output")[:NOTICE_CHARS],
+    )
+    _tool_completed(core, event)
+
+
+def _blocked(result: object) -> tuple[bool, bool]:
+    """Whether a tool result says "not run" (blocked), and whether because of a timeout."""
+    if isinstance(result, Mapping):
+        error = payloads.text(result, "error")
+        blocked = payloads.text(result, "status") == "blocked" or error.startswith("BLOCKED")
+    elif isinstance(result, str):
+        error = result
+        blocked = "BLOCKED" in result or "not started" in result
+    else:
+        return False, False
+    return blocked, blocked and "timed out" in error
+
+
+def _reclaimed(core: GatewayCore, frame: EventFrame) -> None:
+    session_id = payloads.text(frame.payload, "session_id") or frame.session_id
+    reason = payloads.text(frame.payload, "reason") or "reclaimed"
+    if session_id:
+        gone = outcomes.withdrawn(outcomes.SESSION_GONE)
+        core.remove_session(session_id, f"reclaimed ({excerpt(reason, 40)})", gone)
+
+
+def _replay_gap(core: GatewayCore, frame: EventFrame) -> None:
+    """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
+    if frame.session_id:
+        resume(core, frame.session_id)
+
+
+def _error(core: GatewayCore, frame: EventFrame) -> None:
+    text = payloads.text(frame.payload, "message")
+    if text:
+        core.emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], "error"))
+
+
+def _notification(core: GatewayCore, frame: EventFrame) -> None:
+    text = payloads.text(frame.payload, "text")
+    level = excerpt(payloads.text(frame.payload, "level") or "info", 20)
+    if text:
+        core.emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], level))
+
+
+EVENTS: dict[str, Callable[[GatewayCore, EventFrame], None]] = {
+    "gateway.ready": _ready,
+    "session.info": _info,
+    "session.updated": _info,
+    "session.title": _title,
+    "session.usage": _usage,
+    "todo.updated": _todos,
+    "message.start": _turn_started,
+    "message.complete": _turn_ended,
+    "tool.start": _tool_started,
+    "message.interim": _interim,
+    "tool.complete": _tool_complete,
+    "session.reclaimed": _reclaimed,
+    "session.replay_gap": _replay_gap,
+    "error": _error,
+    "notification.show": _notification,
+}
+"""The event frames read alike in every dialect, by type; the rest go to the adapter."""
+
+
+# -- wire events: what the dialect adapters read ------------------------------------------
 def _cancelled(core: GatewayCore, event: RequestCancelled) -> None:
     row = core.lifecycle.find(RowKind.SERVER_REQUEST, event.reply_id)
     if row is not None:
@@ -133,26 +257,15 @@ def _settled(core: GatewayCore, event: PromptSettled) -> None:
         core.lifecycle.settled_elsewhere(row, event.expired)
 
 
+def _refused(core: GatewayCore, event: ServerRequestRefused) -> None:
+    core.outbox.reply(encode_error(event.reply_id, event.code, event.message), core.epoch)
+
+
 APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
     ApprovalAsked: ask,
     RequestCancelled: _cancelled,
     PromptSettled: _settled,
-    InfoReceived: _info,
-    TitleReceived: _title,
-    UsageReceived: lambda core, e: core.session_book.apply_usage(e.session_id, e.payload),
-    TodosReceived: lambda core, e: core.session_book.apply_todos(e.session_id, e.todos),
-    TurnStarted: _turn_started,
-    TurnEnded: _turn_ended,
-    ToolStarted: _tool_started,
-    AgentSaid: lambda core, e: core.lifecycle.agent_said(e.session_id, e.text),
-    ToolCompleted: lambda core, event: _tool_completed(core, event),
-    GenerationSeen: _generation,
-    ReplayGap: lambda core, event: resume(core, event.session_id),
-    SessionGone: lambda core, e: core.remove_session(
-        e.session_id, e.reason, outcomes.withdrawn(outcomes.SESSION_GONE)
-    ),
-    Notice: lambda core, e: core.emit(NoticeReceived(e.session_id, e.text, e.level)),
     ServerRequestRefused: _refused,
     Malformed: lambda core, e: core.emit(ProtocolErrorReceived(e.reason, e.excerpt)),
 }
-"""What each wire event does, by its type (``tool.complete``'s is looked up per call)."""
+"""What each wire event does, by its type."""

@@ -23,7 +23,7 @@ from desktop.core.dialects.base import DialectAdapter, EventHandler
 from desktop.core.dialects.tui_gateway import redelivered
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
-from desktop.core.wire import GenerationSeen, RowKind, WireEvent
+from desktop.core.wire import RowKind, WireEvent
 
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
 
@@ -31,7 +31,7 @@ GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
 class CanonicalAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": prompt_event_approval,
         "approval.settled": approval_settled,
         "request.cancel": request_cancel,
@@ -40,14 +40,6 @@ class CanonicalAdapter(DialectAdapter):
     def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
         super().__init__(max_command_chars)
         self.resume_source = resume_source
-
-    def parse_event(self, frame: EventFrame) -> list[WireEvent]:
-        """Common parsing, preceded by the generation stamp the event carries (if any)."""
-        events = super().parse_event(frame)
-        generation = payloads.integer(frame.params, "execution_generation")
-        if generation is not None and frame.session_id:
-            events.insert(0, GenerationSeen(frame.session_id, generation))
-        return events
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

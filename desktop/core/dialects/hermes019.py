@@ -40,7 +40,7 @@ def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int 
 class Hermes019Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
+    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

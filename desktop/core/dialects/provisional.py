@@ -28,7 +28,7 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 
 
 class ProvisionalAdapter(DialectAdapter):
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
         "approval.settled": approval_settled,
         "request.cancel": request_cancel,

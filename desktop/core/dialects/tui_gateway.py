@@ -37,7 +37,7 @@ def redelivered(adapter: DialectAdapter, items: list[Mapping[str, Any]]) -> list
 class TuiGatewayAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": fifo_event_approval,
         "request.cancel": request_cancel,
     }
