@@ -18,12 +18,12 @@ Theory of operation (modelled on websockets' ``protocol.py`` and h11's state tab
 One ``GatewayCore`` lives as long as a configured gateway; each (re)connection is announced
 with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lost`.
 
-Where things live: framing in ``jsonrpc``; one adapter per dialect in ``dialects``; the meaning
-of each wire event in ``wire_effects``; sessions in ``session_state``; the approval lifecycle
-in ``lifecycle`` (answerability in ``answer_rules``); decisions in ``decisions``; resume
-snapshots in ``snapshots`` and ``resubscribe``; answers to requests in ``responses``. Those
-modules are functions over this object's public attributes; every input ends with one flush
-of events (:meth:`_finish`).
+Where things live: framing in ``jsonrpc``; what each frame does in ``wire_effects`` (with one
+adapter per dialect in ``dialects`` for approvals); sessions in ``session_state``; the approval
+lifecycle in ``lifecycle`` (answerability in ``answer_rules``); decisions in ``decisions``;
+resuming sessions in ``resubscribe``; answers to requests (and the snapshots they carry) in
+``responses``. Those modules are functions over this object's public attributes; every input
+ends with one flush of events (:meth:`_finish`).
 """
 
 from __future__ import annotations

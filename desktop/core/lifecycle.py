@@ -5,33 +5,10 @@ One method per input; rows are mutable inside and leave the core only as frozen
 :meth:`ApprovalLifecycle.rows`). Row kinds: FIFO (0.19.0: no id, answered oldest first) and
 keyed (B server requests by ``srq`` id, C prompts by ``prompt_id`` + generation).
 
-Transition table (input, phase: the phase it moves to and the reason the person sees). ``·``
-means the input leaves a row in that phase as it is; a RESOLVED row never moves again.
-``tests/core/test_lifecycle_table.py`` parses this table, compares it with :data:`TABLE` and
-drives every pair through the code::
-
-    input             | WAITING              | STALE                | SENDING
-    ------------------+----------------------+----------------------+---------------------
-    asked             | ·                    | WAITING: confirmed   | ·
-    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
-    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
-    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
-    tool_started      | ·                    | ·                    | ·
-    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
-    other_tool_done   | STALE: other tool    | ·                    | ·
-    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
-    head_in_doubt     | STALE: head unsure   | ·                    | ·
-    listed            | ·                    | WAITING: confirmed   | ·
-    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
-    decided           | SENDING: sent        | SENDING: sent        | ·
-    frame_written     | ·                    | ·                    | RESOLVED: final (B)
-    answered          | ·                    | ·                    | RESOLVED: reply
-    frame_unsent      | ·                    | ·                    | WAITING: unsent
-    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
-    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
-    connection_opened | ·                    | ·                    | ·
-    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
-    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+The transition table is :data:`TRANSITIONS` below (input, phase: the phase it moves to and
+the reason the person sees); ``·`` means the input leaves a row in that phase as it is, and a
+RESOLVED row never moves again. :data:`TABLE` is read from it, and
+``tests/core/test_lifecycle_table.py`` drives every pair through the code.
 
 Notes on the cells (each is one branch below):
 
@@ -143,40 +120,45 @@ class Input(enum.Enum):
 
 
 In = Input
-TABLE: dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]] = {
-    (In.ASKED, S): (W, "confirmed"),
-    (In.ASKED_UNDER_ID, W): (R, "replaced"),
-    (In.ASKED_UNDER_ID, S): (R, "replaced"),
-    (In.ASKED_UNDER_ID, X): (R, "replaced"),
-    (In.WITHDRAWN, W): (R, "withdrawn"),
-    (In.WITHDRAWN, S): (R, "withdrawn"),
-    (In.WITHDRAWN, X): (R, "withdrawn"),
-    (In.SETTLED_ELSEWHERE, W): (R, "settled"),
-    (In.SETTLED_ELSEWHERE, S): (R, "settled"),
-    (In.SETTLED_ELSEWHERE, X): (R, "settled"),
-    (In.TOOL_COMPLETED, W): (R, "settled"),
-    (In.TOOL_COMPLETED, S): (R, "settled"),
-    (In.OTHER_TOOL_DONE, W): (S, "other tool"),
-    (In.TURN_ENDED, W): (R, "turn ended"),
-    (In.TURN_ENDED, S): (R, "turn ended"),
-    (In.HEAD_IN_DOUBT, W): (S, "head unsure"),
-    (In.LISTED, S): (W, "confirmed"),
-    (In.NOT_LISTED, W): (R, "settled"),
-    (In.NOT_LISTED, S): (R, "settled"),
-    (In.DECIDED, W): (X, "sent"),
-    (In.DECIDED, S): (X, "sent"),
-    (In.FRAME_WRITTEN, X): (R, "final (B)"),
-    (In.ANSWERED, X): (R, "reply"),
-    (In.FRAME_UNSENT, X): (W, "unsent"),
-    (In.FRAME_MAYBE_SENT, X): (R, "unknown"),
-    (In.CONNECTION_LOST, W): (S, "lost"),
-    (In.CONNECTION_LOST, X): (R, "unknown"),
-    (In.PROTOCOL_CHANGED, W): (R, "protocol"),
-    (In.PROTOCOL_CHANGED, S): (R, "protocol"),
-    (In.TICK, W): (R, "expired"),
-    (In.TICK, S): (R, "expired"),
-}
-"""Every cell of the table above that moves a row; any other pair leaves the phase as it is."""
+TRANSITIONS = """
+    input             | WAITING              | STALE                | SENDING
+    ------------------+----------------------+----------------------+---------------------
+    asked             | ·                    | WAITING: confirmed   | ·
+    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
+    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
+    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
+    tool_started      | ·                    | ·                    | ·
+    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
+    other_tool_done   | STALE: other tool    | ·                    | ·
+    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
+    head_in_doubt     | STALE: head unsure   | ·                    | ·
+    listed            | ·                    | WAITING: confirmed   | ·
+    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
+    decided           | SENDING: sent        | SENDING: sent        | ·
+    frame_written     | ·                    | ·                    | RESOLVED: final (B)
+    answered          | ·                    | ·                    | RESOLVED: reply
+    frame_unsent      | ·                    | ·                    | WAITING: unsent
+    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
+    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
+    connection_opened | ·                    | ·                    | ·
+    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
+    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+"""
+
+
+def _table(text: str) -> dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]]:
+    table = {}
+    for line in text.strip().splitlines()[2:]:
+        name, *cells = (cell.strip() for cell in line.split("|"))
+        for phase, cell in zip((W, S, X), cells, strict=True):
+            if cell != "·":
+                target, reason = cell.split(": ", 1)
+                table[(Input(name), phase)] = (ApprovalPhase[target], reason)
+    return table
+
+
+TABLE = _table(TRANSITIONS)
+"""Every cell of :data:`TRANSITIONS` that moves a row; any other pair leaves the phase as is."""
 
 
 @dataclass(slots=True, eq=False)

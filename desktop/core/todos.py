@@ -29,7 +29,7 @@ def parse_todos(todos: object, revision: object) -> TodoList | None:
         return None
     items: list[TodoItem] = []
     for raw in todos:
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, payloads.OBJECT):
             continue
         content = payloads.text(raw, "content")
         if not content:

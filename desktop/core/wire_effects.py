@@ -11,7 +11,7 @@ lifecycle's transition table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
@@ -186,7 +186,7 @@ def _tool_complete(core: GatewayCore, frame: EventFrame) -> None:
 
 def _blocked(result: object) -> tuple[bool, bool]:
     """Whether a tool result says "not run" (blocked), and whether because of a timeout."""
-    if isinstance(result, Mapping):
+    if isinstance(result, payloads.OBJECT):
         error = payloads.text(result, "error")
         blocked = payloads.text(result, "status") == "blocked" or error.startswith("BLOCKED")
     elif isinstance(result, str):
