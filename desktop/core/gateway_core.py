@@ -70,7 +70,7 @@ class GatewayCore:
         self.lifecycle: ApprovalLifecycle = ApprovalLifecycle(
             settings, self.events, self.outbox, clock, self._cwd_of, self.session_book.is_followed
         )
-        self.adapter: DialectAdapter = adapter_for(None, settings)
+        self.use_dialect(None)
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
         self.poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
@@ -105,14 +105,11 @@ class GatewayCore:
         )
         for frame in frames:
             if type(frame) is EventFrame:
-                if self.adapter.dialect is Dialect.C:  # any canonical event may carry it
+                if self._stamped:  # any canonical event may carry the generation
                     stamp_generation(self, frame)
-                handler = EVENTS.get(frame.type)
+                handler = self._on_event.get(frame.type)
                 if handler is not None:
                     handler(self, frame)
-                elif frame.type in self.adapter.event_handlers:
-                    for event in self.adapter.parse_event(frame):
-                        APPLY[type(event)](self, event)
             elif type(frame) is ServerRequestFrame:
                 for event in self.adapter.parse_server_request(frame):
                     APPLY[type(event)](self, event)
@@ -271,7 +268,9 @@ class GatewayCore:
         return self.clock()
 
     def use_dialect(self, dialect: Dialect | None) -> None:
-        self.adapter = adapter_for(dialect, self.settings)
+        self.adapter: DialectAdapter = adapter_for(dialect, self.settings)
+        self._on_event = {**EVENTS, **dict.fromkeys(self.adapter.event_handlers, _by_adapter)}
+        self._stamped = dialect is Dialect.C
 
     def remove_session(self, session_id: str, reason: str, outcome: Outcome) -> None:
         """Drop a session: its open approvals end with ``outcome``; it is not followed again."""
@@ -316,3 +315,9 @@ class GatewayCore:
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
+
+
+def _by_adapter(core: GatewayCore, frame: EventFrame) -> None:
+    """An event the dialect's adapter reads (approvals and their withdrawals)."""
+    for event in core.adapter.parse_event(frame):
+        APPLY[type(event)](core, event)
