@@ -1,6 +1,6 @@
 """A person's decision: exactly one frame for exactly the request they saw — or nothing.
 
-Why it is strict: a decision frame that lands on the wrong request runs a command nobody
+A decision frame that lands on the wrong request runs a command nobody
 approved. So :func:`decide` refuses (``sent=False`` plus a reason, nothing queued) unless the
 row is WAITING (or STALE and confirmed), answerable (0.19.0: the FIFO head, outside the safety
 margin; always: connected, handshake done, a kind this gateway answers) and the choice is one

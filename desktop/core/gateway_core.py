@@ -264,9 +264,6 @@ class GatewayCore:
     def emit(self, event: CoreEvent) -> None:
         self.events.append(event)
 
-    def now(self) -> float:
-        return self.clock()
-
     def use_dialect(self, dialect: Dialect | None) -> None:
         self.adapter: DialectAdapter = adapter_for(dialect, self.settings)
         self._on_event = {**EVENTS, **dict.fromkeys(self.adapter.event_handlers, _by_adapter)}

@@ -83,7 +83,6 @@ W, S, X, R = (
     ApprovalPhase.SENDING,
     ApprovalPhase.RESOLVED,
 )
-OPEN_WAITING = OPEN_PHASES
 OTHER_TOOL_FINISHED = "another tool finished while this waited; answer only if Hermes shows it"
 STALE_FIFO = (
     "the connection was lost: Hermes 0.19 cannot confirm this command still waits; "
@@ -199,28 +198,12 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        asked = self.asked
+        a = self.asked  # positional, in Approval's field order (this runs per change)
         return Approval(
-            key=self.key,
-            session_id=asked.session_id,
-            batch_id=self.batch_id,
-            position=self.position,
-            command=asked.command,
-            description=asked.description,
-            pattern_keys=asked.pattern_keys,
-            choices=asked.choices,
-            smart_denied=asked.smart_denied,
-            arrived_at=self.arrived_at,
-            expires_at=self.expires_at,
-            phase=self.phase,
-            outcome=self.outcome,
-            answerable=self.answerable,
-            blocked_reason=self.blocked_reason,
-            reask_of=self.reask_of,
-            wire=self.wire,
-            asked_because=self.asked_because,
-            context=self.context,
-            result=self.result,
+            *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
+            *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
+            *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
+            *(self.wire, self.asked_because, self.context, self.result),
         )
 
 
@@ -428,7 +411,7 @@ class ApprovalLifecycle:
                     self._touch(row)
         for row in self.open_rows(event.session_id):
             if row.kind is RowKind.SERVER_REQUEST:
-                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_WAITING:
+                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_PHASES:
                     self._move(row, In.TOOL_COMPLETED, _gone_by_tool(event))  # its own call ended
                 continue
             if row.kind is not RowKind.FIFO:
@@ -507,7 +490,7 @@ class ApprovalLifecycle:
         listed: Callable[[Row], bool | None],
     ) -> None:
         for row in self.open_rows(session_id):
-            if row.kind not in kinds or row.phase not in OPEN_WAITING or row.seq > watermark:
+            if row.kind not in kinds or row.phase not in OPEN_PHASES or row.seq > watermark:
                 continue
             found = listed(row)
             if found:
@@ -561,7 +544,7 @@ class ApprovalLifecycle:
             if row is not None and row.phase is X:
                 self._unsend(row)
         for row in self.open_rows():
-            if row.phase in OPEN_WAITING:
+            if row.phase in OPEN_PHASES:
                 row.stale_reason = STALE_FIFO if row.kind is RowKind.FIFO else STALE_KEYED
                 self._move(row, In.CONNECTION_LOST)
         self._dirty = True
@@ -678,7 +661,7 @@ class ApprovalLifecycle:
         earlier = self._rows.get(earlier_key)
         key = f"approval-{seq}"
         turn[signature] = key
-        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_WAITING)
+        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
         timeout, basis = self._timeouts.for_new_row(asked.kind)
         unsure = session.unsure_head if asked.kind is RowKind.FIFO else ""
         stale_reason = doubt or unsure
@@ -739,7 +722,7 @@ class ApprovalLifecycle:
 
     def _expire(self, now: float) -> None:
         for row in list(self._open.values()):
-            if row.kind in _EXPIRE and row.phase in OPEN_WAITING and self._past(row, now, 0.0):
+            if row.kind in _EXPIRE and row.phase in OPEN_PHASES and self._past(row, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -757,7 +740,7 @@ class ApprovalLifecycle:
                 heads.setdefault(row.session_id, row)
             elif row.kind is RowKind.BY_ID:
                 by_id.add(row.session_id)
-            if row.phase in OPEN_WAITING:
+            if row.phase in OPEN_PHASES:
                 waiting.add(row.session_id)
         for row in self._open.values():
             answerable, blocked = assess(
@@ -788,7 +771,7 @@ class ApprovalLifecycle:
         deadline: float | None = None
         for row in self._open.values():
             expires = row.expires_at
-            if row.kind not in _EXPIRE or row.phase not in OPEN_WAITING or expires is None:
+            if row.kind not in _EXPIRE or row.phase not in OPEN_PHASES or expires is None:
                 continue
             if row.kind is not RowKind.FIFO:  # answered by id: no margin, only its end
                 high = min(high, expires) if expires > now else high

@@ -1,10 +1,8 @@
 """The state the tray shows, as frozen values.
 
-Why frozen: the core hands these objects to the Qt side (through the bridge) and to tests; a
-frozen snapshot can be rendered or compared without anyone mutating the core's state behind its
-back. Inside, the core keeps mutable rows and builds a new value whenever it emits an event.
-
-Nothing here imports Qt, asyncio or websockets (enforced by ``tests/test_layering.py``).
+The core hands these to the Qt side and to tests; frozen, they can be rendered or compared
+without anyone mutating the core's state behind its back. Inside, the core keeps mutable rows
+and sessions and builds a new value whenever it emits an event.
 """
 
 from __future__ import annotations

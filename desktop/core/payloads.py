@@ -1,6 +1,6 @@
 """Typed reads from untrusted JSON objects.
 
-Why: every frame comes from another process (and parts of it from a model), so no key may be
+Every frame comes from another process (and parts of it from a model), so no key may be
 assumed present or of the right type. These readers return a typed value or a neutral default,
 never raise, and treat JSON ``true``/``false`` as booleans only (Python's ``bool`` is an
 ``int``, which would otherwise let ``true`` count as ``1``).

@@ -1,6 +1,6 @@
 """Ask the gateway for a session again: after a reconnect, a replay gap, or on request.
 
-Why the core does it itself: a new socket is a new viewer. tui_gateway streams a session only
+A new socket is a new viewer. tui_gateway streams a session only
 to the socket that last created/resumed it (and reaps orphans after 20 s), and a canonical
 gateway streams only to connections that resumed it, so every followed session must be resumed
 after each handshake (protocol.md §5 "Reconnect"). Params per dialect: tui_gateway takes the
@@ -62,7 +62,7 @@ def poll_while_open(core: GatewayCore) -> None:
     if not sessions or not core.connected:
         core.poll_at = None
         return
-    now = core.now()
+    now = core.clock()
     if core.poll_at is None:
         core.poll_at = now + core.settings.pending_poll_interval
     elif now >= core.poll_at:

@@ -1,10 +1,7 @@
 """Every session the core knows, as frozen :class:`~desktop.core.model.SessionState` values.
 
-Why a book: sessions are fed from many frames (``session.info``, titles, usage in four
-shapes, todos in three, ``message.start``/``complete``, resume snapshots, config results) and
-the UI wants one ``SessionChanged`` per session per input, carrying the full new value. The
-book replaces values (never mutates them), remembers which changed, and the core turns that
-into events when an input has been processed.
+Many frames feed a session; the book replaces its value (never mutates it) and remembers
+which changed, so an input ends with one ``SessionChanged`` per session, carrying the value.
 
 Also kept here, beside each value: whether the session is *followed* (resumed again after a
 reconnect; every session the socket saw is, because tui_gateway streams a session only to the

@@ -1,6 +1,6 @@
 """Fold every usage shape the gateways send into one :class:`~desktop.core.model.Usage`.
 
-Why one function for all shapes: usage arrives in five places (protocol.md §4, §6.9):
+Usage arrives in five places (protocol.md §4, §6.9):
 ``message.complete.usage``, ``session.info.usage``, the ``session.usage`` RPC result, and the
 ``session.usage`` event, which is either ``{usage: {...}}`` (main tui_gateway) or flat counters
 such as ``api_calls`` next to a nested view (newest canonical gateway; the flat ones win when

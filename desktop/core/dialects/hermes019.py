@@ -2,7 +2,7 @@
 
 Approvals are ``approval.request`` events with no id; ``approval.respond {session_id, choice}``
 resolves the session's *oldest* pending approval and answers ``{resolved: n}``. Nothing on the
-wire withdraws a card (timeouts and interrupts are silent), which is why the approval book
+wire withdraws a card (timeouts and interrupts are silent), which is why the lifecycle
 treats every 0.19.0 row as possibly stale (``desktop.core.lifecycle``).
 """
 
