@@ -79,8 +79,9 @@ class GatewayCore:
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
         """A new transport is up. ``subprotocol == "hermes-gateway-v1"`` fixes dialect C.
 
-        Marks every open 0.19.0 approval STALE (its server may have timed it out or the head
-        may have moved), and queues resubscription of watched sessions once the handshake ends.
+        Open rows stay as the lost connection left them (STALE) until the new server confirms
+        them; followed sessions are resumed once the handshake ends. A connection still open
+        is lost first.
         """
         if self.connected:
             decisions.connection_lost(self)
