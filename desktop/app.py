@@ -148,10 +148,10 @@ async def _main(options: CliOptions) -> int:
         shell.show()
         await _tray_shown()  # one loop turn: the icon is up; the rest comes after
         from desktop.demo_mode import BuiltInDemo
+        from desktop.model.settings_apply import notify_settings
         from desktop.platform.paths import APP_NAME
         from desktop.ui.icons import icon_dir
         from desktop.ui.native_notify import NativeNotifier
-        from desktop.ui.settings_apply import notify_settings
         from desktop.ui.settings_controller import SettingsController
 
         settings, tokens, journal = _load_settings()
@@ -337,7 +337,7 @@ async def _endpoints(
 
 async def _smoke(bridge: GatewayBridge, shell: TrayShell, timeout: float = SMOKE_TIMEOUT) -> int:
     """Wait until connected and one approval is visible in the dialog's model and the tray."""
-    from desktop.ui.snapshot import Link
+    from desktop.model.snapshot import Link
 
     def ready() -> bool:
         snapshot = bridge.snapshot

@@ -6,7 +6,7 @@ how the tray follows its sessions and how it stops lives here, so the two change
 
 How it fits together: the fake gateway (dialect B by default, the one that batches approvals)
 listens on 127.0.0.1:0 on the running qasync loop and plays
-:mod:`desktop.gateway.fake.demo_story`. The tray connects to it like to any gateway, then
+:mod:`desktop.demo.story`. The tray connects to it like to any gateway, then
 *attaches* the demo's live sessions (``list_live_sessions`` + ``attach_session``), exactly as it
 would follow sessions another surface started; each session starts playing once attached. The
 demo is nobody else's session, so no "take over this session?" warning applies.
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from desktop.demo import DemoGateway
     from desktop.gateway.endpoints import GatewayEndpoint
-    from desktop.gateway.fake import FakeGateway
     from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class BuiltInDemo:
     runs, and ``await demo.stop()`` after ``bridge.aclose()``.
     """
 
-    def __init__(self, fake: FakeGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
+    def __init__(self, fake: DemoGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
         self.fake = fake
         self.endpoint = endpoint
         self._story = story
@@ -68,21 +68,22 @@ class BuiltInDemo:
         Dialects A and B work with an inline token; C needs a ticket handshake the demo
         endpoint does not do.
         """
+        from desktop.demo import DemoGateway
+        from desktop.demo.story import play
         from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-        from desktop.gateway.fake import FakeGateway, demo_story
         from desktop.gateway.redact import register_secret
 
         if dialect not in ("A", "B"):
             raise ValueError(f"the built-in demo speaks dialect A or B, not {dialect!r}")
         if approval_timeout is None:
             approval_timeout = _assumed_approval_timeout(dialect)
-        fake = FakeGateway(
+        fake = DemoGateway(
             dialect, speed=speed, approval_timeout=approval_timeout, history=DEMO_HISTORY
         )
         await fake.start()
         register_secret(fake.token)
         story = asyncio.get_running_loop().create_task(
-            demo_story.play(fake, loops=loops), name="built-in demo story"
+            play(fake, loops=loops), name="built-in demo story"
         )
         endpoint = GatewayEndpoint(
             DEMO_GATEWAY_ID,
@@ -100,7 +101,7 @@ class BuiltInDemo:
 
     def connect(self, bridge: GatewayBridge) -> None:
         """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
-        from desktop.ui.snapshot import Link
+        from desktop.model.snapshot import Link
 
         self._bridge = bridge
         client = bridge.add_gateway(self.endpoint)

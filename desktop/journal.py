@@ -57,7 +57,7 @@ class Surface(enum.Enum):
     """Where the person made the decision.
 
     The ``dialog.*`` values are the approval dialog's own surface names
-    (``desktop.ui.approvals.requests.SURFACE_*``), so the journal says *how* in the dialog: a
+    (``desktop.model.approvals.requests.SURFACE_*``), so the journal says *how* in the dialog: a
     row's button, a keyboard shortcut, or "Approve all"/"Deny all" on a batch.
     """
 

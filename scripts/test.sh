@@ -7,7 +7,7 @@
 #   0. system packages (only the missing ones) and two venvs: .venv with .[test], and
 #      .venv-core with the package (--no-deps) plus the core-test extras and NO PySide6;
 #   1. ruff and mypy over the tree, then tests/core in .venv-core with branch coverage of desktop.core (fails under 95 %),
-#      after checking PySide6 really is absent there;
+#      after checking PySide6 really is absent there, then tests/model (the Qt-free app model) there too;
 #   2. pre-installs the real Hermes gateways the realhermes tests use (cached under .cache/);
 #   3. the desktop-marked tests under Xvfb inside a private D-Bus session, through
 #      tests/desktop/run_desktop_tests.sh when it exists (it adds a tray host and a
@@ -66,7 +66,7 @@ PYTHON_BIN=$(find_python) || exit 1
 ensure_venv "$ROOT/.venv" "test runtime" install_test_venv
 ensure_venv "$ROOT/.venv-core" "core-test" install_core_venv
 
-phase "1/5 lint and types (ruff, mypy strict on the Qt-free code), then the core without PySide6"
+phase "1/5 lint and types (ruff, mypy strict on the Qt-free code), then the core and the model without PySide6"
 pip_in "$ROOT/.venv" pip-dev -e ".[dev]"
 .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet . ||
     die "ruff found problems (run: .venv/bin/ruff check --fix . && .venv/bin/ruff format .)"
@@ -88,6 +88,9 @@ if [ -d tests/core ]; then
     unset COVERAGE_FILE
 else
     say "    tests/core does not exist yet: skipped"
+fi
+if [ -d tests/model ]; then
+    timeout -k 10 "$CORE_TIMEOUT" .venv-core/bin/python -m pytest -q -p no:cacheprovider tests/model
 fi
 
 phase "2/5 real Hermes gateways for the realhermes tests"

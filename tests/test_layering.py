@@ -1,4 +1,4 @@
-"""The layers stay apart: core is sans-I/O and Qt-free, gateway is Qt-free.
+"""The layers stay apart: core is sans-I/O and Qt-free, gateway is Qt-free, the app model is both.
 
 Why a test and not a convention: one convenient import (a QTimer in the core, an asyncio.Event
 in a state machine) quietly ties the whole core to an event loop, and then it can no longer be
@@ -45,6 +45,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.ui",
         "desktop.app",
     ),
+    # The app model: the one store every surface reads (sessions, rows, tray status, notification
+    # policy, menu text, YOLO timers, decision log); plain calls and plain callbacks, no loop.
     "desktop.model": (
         "PySide6",
         "shiboken6",
@@ -55,7 +57,32 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.ui",
         "desktop.app",
     ),
+    # The product never reaches into the test tree (it is not shipped, and a test-only helper
+    # must not become a runtime dependency by accident).
+    "desktop": ("tests",),
+    # The gateway model is an independent peer: written from the protocol, never from the
+    # client's parsers, so a misreading in the core cannot hide in a parser both sides share.
+    "desktop.demo": (
+        "PySide6",
+        "shiboken6",
+        "qasync",
+        "desktop.core",
+        "desktop.gateway",
+        "desktop.model",
+        "desktop.ui",
+        "desktop.app",
+        "tests",
+    ),
 }
+
+
+# Modules a layer may import although a forbidden prefix covers them. The model reads gateway
+# connection statuses: plain enums and dataclasses over core values, no loop and no socket.
+ALLOWED: dict[str, tuple[str, ...]] = {"desktop.model": ("desktop.gateway.status",)}
+
+
+def _covered(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(f"{prefix}.") for prefix in prefixes)
 
 
 def module_name(path: Path) -> str:
@@ -98,11 +125,11 @@ def imported_modules(path: Path, source: str | None = None) -> list[tuple[int, s
     return found
 
 
-def violations(path: Path, forbidden: tuple[str, ...]) -> list[str]:
+def violations(path: Path, forbidden: tuple[str, ...], allowed: tuple[str, ...] = ()) -> list[str]:
     return [
         f"{path.relative_to(ROOT)}:{line} imports {name}"
         for line, name in imported_modules(path)
-        if any(name == bad or name.startswith(f"{bad}.") for bad in forbidden)
+        if _covered(name, forbidden) and not _covered(name, allowed)
     ]
 
 
@@ -116,10 +143,21 @@ def test_layer_imports_only_what_it_may(layer: str) -> None:
     files = layer_files(layer)
     if not files:
         pytest.skip(f"{layer} does not exist yet")
-    problems = [problem for path in files for problem in violations(path, FORBIDDEN[layer])]
+    allowed = ALLOWED.get(layer, ())
+    problems = [
+        problem for path in files for problem in violations(path, FORBIDDEN[layer], allowed)
+    ]
     assert not problems, f"{layer} must not import {', '.join(FORBIDDEN[layer])}:\n" + "\n".join(
         problems
     )
+
+
+def test_the_model_may_read_gateway_statuses_and_nothing_else_of_the_gateway() -> None:
+    forbidden, allowed = FORBIDDEN["desktop.model"], ALLOWED["desktop.model"]
+    assert _covered("desktop.gateway.status", allowed)
+    for name in ("desktop.gateway.client", "desktop.gateway.statuses", "desktop.gateway"):
+        assert _covered(name, forbidden), name
+        assert not _covered(name, allowed), name
 
 
 @pytest.mark.parametrize(
@@ -186,7 +224,7 @@ def test_the_whole_core_imports_without_qt_websockets_or_asyncio() -> None:
 
 
 @pytest.mark.parametrize("package", ["risk", "model"])
-def test_the_risk_lens_and_the_session_names_import_without_qt_or_asyncio(package: str) -> None:
+def test_the_risk_lens_and_the_app_model_import_without_qt_or_asyncio(package: str) -> None:
     if not (PACKAGE / package).is_dir():
         pytest.skip(f"desktop/{package} does not exist yet")
     result = import_with_blocked(f"desktop.{package}", (*QT, "websockets"))
@@ -207,3 +245,20 @@ def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     result = import_with_blocked("leaky", QT, cwd=tmp_path)
     assert result.returncode != 0
     assert "blocked for this test: PySide6" in result.stderr
+
+
+def test_the_shipped_gateway_model_has_no_fault_injection() -> None:
+    """Faults (dropped, stalled, garbled connections…) live in tests/gatewaymodel only.
+
+    The names of the test fault plans must not appear anywhere in the product's source.
+    """
+    faults = ast.parse((ROOT / "tests" / "gatewaymodel" / "faults.py").read_text("utf-8"))
+    names = {node.name for node in faults.body if isinstance(node, ast.ClassDef)}
+    assert {"DropAfter", "StallAfter", "Garbage"} <= names
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        problems += [f"{path.relative_to(ROOT)} names {name}" for name in sorted(names & used)]
+    assert not problems, "\n".join(problems)

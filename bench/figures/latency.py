@@ -361,7 +361,7 @@ def _default_coalescing(
     cfg: BenchConfig, scratch: Path, gateway: Child, url: str, pool: IndexPool
 ) -> list[Row]:
     """The notification a person actually gets: with the policy's default batching wait."""
-    from desktop.ui.notify_policy import NotifySettings
+    from desktop.model.notify_policy import NotifySettings
 
     coalesce = NotifySettings().coalesce
     args = ["--gateway", url, "--sessions", str(cfg.latency_sessions), "--coalesce", str(coalesce)]

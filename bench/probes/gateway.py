@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.lines import emit
 from bench.probes import commands
-from desktop.gateway.fake import Batch, Command, FakeGateway, Turn
+from desktop.demo import Batch, Command, DemoGateway, Turn
 
 APPROVAL_MARK = "bench-approval "
 _APPROVAL_RE = re.compile(r"bench-approval (\d+)")
@@ -68,7 +68,7 @@ class SendLog:
 class Peer:
     """The fake gateway plus the bench's controls."""
 
-    def __init__(self, fake: FakeGateway) -> None:
+    def __init__(self, fake: DemoGateway) -> None:
         self.fake = fake
         self.log = SendLog()
         self.conn: Any = None
@@ -182,7 +182,7 @@ class Peer:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    fake = FakeGateway("B", history=200, approval_timeout=None)
+    fake = DemoGateway("B", history=200, approval_timeout=None)
     async with fake:
         peer = Peer(fake)
         commands.listen(asyncio.get_running_loop(), peer.handle)

@@ -69,10 +69,10 @@ def build(args: argparse.Namespace) -> None:
 
     from desktop.core.model import Choice
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-    from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
+    from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+    from desktop.model.notify_policy import NotifySettings
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.native_notify import NativeNotifier
-    from desktop.ui.notify_policy import NotifySettings
     from desktop.ui.shell import TrayShell
 
     samples: dict[int, Sample] = {}

@@ -95,3 +95,4 @@ def connection_lost(core: GatewayCore) -> None:
             core.emit(RpcResponded(call.rpc_id, None, error))
     core.use_dialect(None)
     core.lifecycle.connection_lost(left, queued)
+    core.prompt_book.connection_lost()

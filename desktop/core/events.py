@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.model import Approval, CallContext, Dialect, RunResult, SessionState
+from desktop.core.model import Approval, CallContext, Dialect, Prompt, RunResult, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,24 @@ class ApprovalChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptAsked:
+    """A question waits on the person (clarify, sudo, secret), or its answerability changed.
+
+    Keyed by ``prompt.key``: a second PromptAsked with the same key replaces the first.
+    """
+
+    prompt: Prompt
+
+
+@dataclass(frozen=True, slots=True)
+class PromptEnded:
+    """The prompt is no longer open; ``reason`` is one of ``desktop.core.prompt_book``'s."""
+
+    prompt: Prompt
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class CommandRan:
     """A command ran without a row in the tray (allowed for the session, YOLO, smart mode)."""
 
@@ -101,6 +119,8 @@ CoreEvent = (
     | SessionRemoved
     | ApprovalRequested
     | ApprovalChanged
+    | PromptAsked
+    | PromptEnded
     | CommandRan
     | NoticeReceived
 )

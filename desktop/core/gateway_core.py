@@ -19,11 +19,12 @@ One ``GatewayCore`` lives as long as a configured gateway; each (re)connection i
 with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lost`.
 
 Where things live: framing in ``jsonrpc``; what each frame does in ``wire_effects`` (with one
-adapter per dialect in ``dialects`` for approvals); sessions in ``session_state``; the approval
-lifecycle in ``lifecycle`` (answerability in ``answer_rules``); decisions in ``decisions``;
-resuming sessions in ``resubscribe``; answers to requests (and the snapshots they carry) in
-``responses``. Those modules are functions over this object's public attributes; every input
-ends with one flush of events (:meth:`_finish`).
+adapter per dialect in ``dialects`` for approvals and prompts); sessions in ``session_state``;
+the approval lifecycle in ``lifecycle`` (answerability in ``answer_rules``); clarify, sudo and
+secret questions in ``prompt_book``; decisions in ``decisions``; resuming sessions in
+``resubscribe``; 0.20 sessions other clients run in ``observed``; answers to requests (and the
+snapshots they carry) in ``responses``. Those modules are functions over this object's public
+attributes; every input ends with one flush of events (:meth:`_finish`).
 """
 
 from __future__ import annotations
@@ -31,14 +32,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import decisions, jsonrpc, resubscribe
+from desktop.core import decisions, jsonrpc, observed, resubscribe
 from desktop.core.dialects import DialectAdapter, adapter_for
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged, SessionRemoved
 from desktop.core.handshake import Handshake
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.lifecycle import ApprovalLifecycle
-from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Outcome, SessionState
+from desktop.core.model import (
+    Approval,
+    Choice,
+    DecisionResult,
+    Dialect,
+    Outcome,
+    Prompt,
+    SessionState,
+)
+from desktop.core.observed import ObservedSessions
 from desktop.core.outbox import OutboundFrame, Outbox, Purpose
+from desktop.core.prompt_book import PromptBook
 from desktop.core.responses import apply_config_result, handle_response, handshake_done
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
@@ -47,7 +58,8 @@ from desktop.core.wire_effects import APPLY, EVENTS, stamp_generation
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
 NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothing was sent
-DECISION_METHODS = frozenset({"approval.respond", "request.answer"})
+DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.respond"})
+NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
 
 
 class GatewayCore:
@@ -70,10 +82,14 @@ class GatewayCore:
         self.lifecycle: ApprovalLifecycle = ApprovalLifecycle(
             settings, self.events, self.outbox, clock, self._cwd_of, self.session_book.is_followed
         )
+        self.prompt_book: PromptBook = PromptBook(
+            self.emit, self.outbox, clock, self.session_book.is_followed, settings.staleness_margin
+        )
         self.use_dialect(None)
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
         self.poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
+        self.observed = ObservedSessions()  # 0.20 sessions other clients run
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -95,6 +111,7 @@ class GatewayCore:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
         if self.connected:
             decisions.connection_lost(self)
+        observed.connection_lost(self)
         self._finish()
 
     # -- input ------------------------------------------------------------------------------
@@ -126,10 +143,14 @@ class GatewayCore:
 
     def next_deadline(self) -> float | None:
         """The clock time at which :meth:`tick` must next run, or None when nothing counts down."""
-        deadline = self.lifecycle.next_deadline()
-        if self.poll_at is None:
-            return deadline
-        return self.poll_at if deadline is None else min(deadline, self.poll_at)
+        deadlines = (
+            self.lifecycle.next_deadline(),
+            self.prompt_book.next_deadline(),
+            self.poll_at,
+            self.observed.at,
+        )
+        due = [d for d in deadlines if d is not None]
+        return min(due) if due else None
 
     # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
@@ -168,12 +189,15 @@ class GatewayCore:
         folded into the core's state (see ``desktop.core.responses``).
 
         Raises:
-            ValueError: ``method`` answers an approval; decisions go through :meth:`decide`,
-                which is the only way a choice reaches the wire. Also for NaN/infinite params.
+            ValueError: ``method`` answers an approval or a prompt; decisions go through
+                :meth:`decide` and :meth:`answer_prompt`, the only ways an answer reaches the
+                wire, and sudo/secret answers are never sent. Also for NaN/infinite params.
             TypeError: ``params`` holds values JSON cannot carry.
         """
+        if method in NEVER_SENT:
+            raise ValueError(f"{method} is never sent by the tray")
         if method in DECISION_METHODS:
-            raise ValueError(f"{method} is only sent by decide(), never by call()")
+            raise ValueError(f"{method} is only sent by decide() or answer_prompt(), not call()")
         if not self.connected:
             rpc_id = self.outbox.next_rpc_id()
             error = RpcError(NOT_CONNECTED, f"not connected; {method} was not sent")
@@ -195,6 +219,20 @@ class GatewayCore:
         self._finish()
         return result
 
+    def answer_prompt(self, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` with ``answer`` (a choice, or free text where taken).
+
+        Exactly one frame for exactly that prompt, or nothing and the reason: the prompt is no
+        longer open ("expired: …"), is a sudo or secret prompt (never answered here), belongs
+        to a session the tray does not follow, or the answer is not one the gateway takes.
+        There is no way to answer sudo or secret prompts.
+        """
+        result = self.prompt_book.answer(
+            key, answer, self.epoch, self.connected and self.handshake.done
+        )
+        self._finish()
+        return result
+
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
         """Remember a session to follow; it is resubscribed after every reconnect."""
         book = self.session_book
@@ -202,14 +240,14 @@ class GatewayCore:
         book.follow(session_id)
         if stored_session_id:
             book.update(session_id, stored_session_id=stored_session_id)
-        self.lifecycle.follow_changed()
+        self.follow_changed()
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
         """Stop following ``session_id``: not resubscribed after reconnects, rows read-only."""
         if self.session_book.get(session_id) is not None:
             self.session_book.follow(session_id, on=False)
-            self.lifecycle.follow_changed()  # its rows are read-only from now on
+            self.follow_changed()  # its rows are read-only from now on
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
@@ -222,6 +260,25 @@ class GatewayCore:
         rpc_id = resubscribe.resume(self, session_id, Purpose.APP)
         self._finish()
         return rpc_id
+
+    def observe_sessions(self, result: Mapping[str, Any]) -> None:
+        """0.20: fold a ``session.active_list`` result; other clients' sessions are observed.
+
+        Observed sessions are never resumed (that would take their window's events); their
+        rows come from ``approval.pending`` and are answered by id (``desktop.core.observed``).
+        Ignored on every other dialect.
+        """
+        observed.observe_listed(self, result)
+        self._finish()
+
+    def stop_observing(self) -> None:
+        """Observe no session any more; their rows become read-only."""
+        observed.stop_observing(self)
+        self._finish()
+
+    @property
+    def observed_sessions(self) -> frozenset[str]:
+        return frozenset(self.session_book.observed())
 
     def reconcile_approvals(self, session_id: str) -> int | None:
         """B only: poll ``approval.pending`` to close cards another viewer answered by frame."""
@@ -273,24 +330,34 @@ class GatewayCore:
     def remove_session(self, session_id: str, reason: str, outcome: Outcome) -> None:
         """Drop a session: its open approvals end with ``outcome``; it is not followed again."""
         self.lifecycle.session_gone(session_id, outcome)
+        self.prompt_book.session_gone(session_id)
         if self.session_book.remove(session_id):
             self.events.append(SessionRemoved(session_id, reason))
+
+    def follow_changed(self) -> None:
+        """A session was followed or let go: its rows and prompts are judged again."""
+        self.lifecycle.follow_changed()
+        self.prompt_book.rejudge(self.dialect)
 
     def _cwd_of(self, session_id: str) -> str:
         session = self.session_book.get(session_id)
         return session.cwd if session is not None else ""
 
     def _finish(self) -> None:
-        """End of every input: 0.20's pending list, time-driven changes, SessionChanged."""
-        lifecycle = self.lifecycle
+        """End of every input: 0.20's pending lists, time-driven changes, SessionChanged."""
+        lifecycle, prompts = self.lifecycle, self.prompt_book
         if lifecycle.by_id or self.poll_at is not None:
             lifecycle.tick()  # the open rows as of now
             resubscribe.poll_while_open(self)
+        if self.observed.active:
+            lifecycle.tick()
+            observed.poll_due(self)
         lifecycle.tick()
+        prompts.tick()
         book = self.session_book
-        if lifecycle.waiting_moved:
-            lifecycle.waiting_moved = False
-            book.set_waiting(lifecycle.waiting)
+        if lifecycle.waiting_moved or prompts.moved:
+            lifecycle.waiting_moved = prompts.moved = False
+            book.set_waiting(lifecycle.waiting | prompts.sessions())
         if book.changed:
             self.events.extend(SessionChanged(session) for session in book.drain_changed())
 
@@ -309,6 +376,13 @@ class GatewayCore:
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
         return self.lifecycle.rows()
+
+    def prompts(self) -> tuple[Prompt, ...]:
+        """Every open prompt (clarify, sudo, secret), oldest first."""
+        return self.prompt_book.all()
+
+    def prompt(self, key: str) -> Prompt | None:
+        return self.prompt_book.get(key)
 
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)

@@ -51,7 +51,7 @@ class SessionStatus(enum.Enum):
 
     IDLE = "idle"
     WORKING = "working"
-    WAITING = "waiting on you"  # at least one approval of this session is open
+    WAITING = "waiting on you"  # an approval or a question (clarify, sudo, secret) is open
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,3 +253,35 @@ class DecisionResult:
 
     sent: bool
     reason: str = ""
+
+
+class PromptKind(enum.Enum):
+    """A question the agent waits on that is not a command approval (protocol.md §1.4)."""
+
+    CLARIFY = "clarify"  # a question for the person; the tray may answer it
+    SUDO = "sudo"  # a password for sudo: only the window that asked may answer
+    SECRET = "secret"  # a secret value (an API key): only the window that asked may answer
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One question waiting on a person, as the gateway sent it (bounded, never revealed here).
+
+    ``key`` is local and unique within one core: an answer names the key of the prompt the
+    person saw, and a key is never reused for another question. Only a CLARIFY prompt can ever
+    be ``answerable``; ``choices`` are the gateway's own strings, in its order, and
+    ``free_text`` says whether an answer outside them is taken.
+    """
+
+    key: str
+    session_id: str
+    kind: PromptKind
+    question: str = ""  # clarify question, or the secret prompt's text
+    choices: tuple[str, ...] = ()
+    free_text: bool = True
+    env_var: str = ""  # SECRET: the variable the value is for
+    command: str = ""  # SUDO: the (redacted) command that wants the password, when sent
+    arrived_at: float = 0.0
+    expires_at: float | None = None  # core clock; local estimate where no frame says it
+    answerable: bool = False
+    blocked_reason: str = ""  # why the tray cannot answer it, in plain words

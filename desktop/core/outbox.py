@@ -35,6 +35,7 @@ class Purpose(enum.Enum):
     DECISION = "decision"  # approval.respond carrying a person's decision
     RESUME = "resume"  # the core's own resubscription after a reconnect or a replay gap
     PENDING = "pending"  # approval.pending, to reconcile open rows
+    PROMPT = "prompt"  # clarify.respond carrying a person's answer to a question
 
 
 @dataclass(frozen=True, slots=True)

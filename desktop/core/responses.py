@@ -35,6 +35,7 @@ from desktop.core.events import (
 )
 from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect, TodoList
+from desktop.core.observed import forget, stop_observing
 from desktop.core.outbox import PendingCall, Purpose
 from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.todos import parse_todos
@@ -67,9 +68,23 @@ def handle_response(core: GatewayCore, frame: ResponseFrame) -> None:
     elif call.purpose is Purpose.PENDING:
         if frame.result is not None:
             reconcile_pending(core, call.session_id, frame.result, call.watermark)
+        elif frame.error is not None and _gone(frame.error):
+            _observed_gone(core, call.session_id)
+    elif call.purpose is Purpose.PROMPT:
+        _answer_replied(core, call, frame)
     else:
         fold_app_result(core, call, frame)
         core.emit(RpcResponded(call.rpc_id, frame.result, frame.error))
+
+
+def _answer_replied(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:
+    """A clarify answer the gateway did not take: the person learns it went nowhere."""
+    result = frame.result if frame.error is None else None
+    prompt = core.prompt_book.answer_replied(call.rpc_id, result)
+    if prompt is not None:
+        question = excerpt(prompt.question, 80)
+        text = f"Your answer to \u201c{question}\u201d was not taken: the question had expired."
+        core.emit(NoticeReceived(call.session_id, text, "warning"))
 
 
 def handshake_done(core: GatewayCore, dialect: Dialect) -> None:
@@ -80,13 +95,16 @@ def handshake_done(core: GatewayCore, dialect: Dialect) -> None:
     """
     core.use_dialect(dialect)
     core.lifecycle.connection_opened(dialect, core.adapter.answers, core.epoch)
+    core.prompt_book.rejudge(dialect)
     core.emit(
         HandshakeCompleted(
             dialect, core.epoch, core.handshake.server_requests, core.handshake.replay_epoch
         )
     )
     resubscribe_all(core)
-    if dialect is Dialect.HERMES020:  # what still waits (and what was asked while away)
+    if dialect is not Dialect.HERMES020:
+        stop_observing(core)  # another protocol now: what was observed is read-only
+    else:  # what still waits (and what was asked while away)
         for session in core.session_book.followed():
             poll_pending(core, session.session_id)
 
@@ -175,6 +193,13 @@ def _resume_answered(core: GatewayCore, call: PendingCall, frame: ResponseFrame)
         core.emit(NoticeReceived(call.session_id, text, "warning"))
 
 
+def _observed_gone(core: GatewayCore, session_id: str) -> None:
+    """0.20 says 4001 to the pending list of a session it no longer has: its rows end."""
+    if core.session_book.is_observed(session_id):
+        forget(core, session_id)
+        core.remove_session(session_id, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
+
+
 def _gone(error: RpcError) -> bool:
     """A refusal that means "this session is gone for this viewer".
 
@@ -213,9 +238,9 @@ def fold_snapshot(
         _migrate(core, known_id, runtime)
     sessions = core.session_book
     sessions.ensure(runtime)
-    if not sessions.is_followed(runtime):  # the tray created or resumed it: it follows it
+    if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
         sessions.follow(runtime)
-        core.lifecycle.follow_changed()
+        core.follow_changed()
     stored = payloads.text(snapshot, "stored_session_id") or payloads.text(snapshot, "session_key")
     if stored:
         sessions.update(runtime, stored_session_id=stored)
@@ -230,6 +255,8 @@ def fold_snapshot(
     if generation is not None:
         sessions.update(runtime, execution_generation=generation)
     _reconcile_requests(core, runtime, snapshot, watermark)
+    for event in core.adapter.snapshot_prompts(snapshot):
+        apply_wire(core, event)
     running = payloads.flag(snapshot, "running")
     if running is None and info is not None:
         running = payloads.flag(info, "running")

@@ -44,6 +44,7 @@ APPROVAL_MODES = frozenset({"manual", "smart", "off"})
 class _Record:
     state: SessionState
     followed: bool = True  # resumed after every reconnect unless the app unwatched it
+    observed: bool = False  # 0.20: followed through approval.pending only, never resumed
     waiting: bool = False
     yolo: bool | None = None  # the latest YOLO report (session.info or a config result)
     info_yolo: bool | None = None  # the latest session.info `yolo` (the effective bypass)
@@ -66,11 +67,21 @@ class SessionBook:
         return tuple(record.state for record in self._records.values())
 
     def followed(self) -> list[SessionState]:
-        return [record.state for record in self._records.values() if record.followed]
+        """The sessions to resume after a reconnect (observed ones never are)."""
+        records = self._records.values()
+        return [record.state for record in records if record.followed and not record.observed]
 
     def is_followed(self, session_id: str) -> bool:
+        """Whether the tray vouches for this session's rows (followed or observed)."""
         record = self._records.get(session_id)
         return record is not None and record.followed
+
+    def observed(self) -> list[str]:
+        return [sid for sid, record in self._records.items() if record.observed]
+
+    def is_observed(self, session_id: str) -> bool:
+        record = self._records.get(session_id)
+        return record is not None and record.observed
 
     def by_stored_id(self, stored_session_id: str) -> SessionState | None:
         for record in self._records.values():
@@ -97,7 +108,13 @@ class SessionBook:
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
         """Resume (or, with ``on=False``, stop resuming) this session after reconnects."""
-        self._record(session_id).followed = on
+        record = self._record(session_id)
+        record.followed, record.observed = on, False
+
+    def observe(self, session_id: str, *, on: bool = True) -> None:
+        """Follow (or stop following) this session through its pending list only."""
+        record = self._record(session_id)
+        record.observed = record.followed = on
 
     def update(self, session_id: str, **changes: Any) -> None:
         record = self._record(session_id)

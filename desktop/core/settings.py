@@ -21,3 +21,8 @@ class CoreSettings:
     max_resolved_approvals: int = 200  # resolved rows kept for the UI; older ones are dropped
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
     pending_poll_interval: float = 10.0  # 0.20: approval.pending while its rows are open
+    # 0.20 sessions other clients run, seen through approval.pending (desktop.core.observed):
+    observe_open_poll_interval: float = 1.0  # rows open for the session
+    observe_poll_interval: float = 2.0  # the session list says it works
+    observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long
+    observe_linger_poll_interval: float = 10.0

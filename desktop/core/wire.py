@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from desktop.core.model import Choice, TodoList
+from desktop.core.model import Choice, PromptKind, TodoList
 
 
 class RowKind(enum.Enum):
@@ -67,6 +67,48 @@ class PromptSettled:
     execution_generation: int | None = None
 
 
+class PromptVia(enum.Enum):
+    """How a prompt (clarify, sudo, secret) is addressed on the wire, so how it is answered."""
+
+    EVENT = "event"  # 0.19.0 / 0.20 ``*.request`` event: ``clarify.respond {request_id, answer}``
+    SERVER_REQUEST = "server request"  # B: answer the ``srq-`` frame with ``{answer}``
+    CANONICAL = "canonical"  # C: prompt_id + generation, ``clarify.respond`` with both
+
+
+@dataclass(slots=True)
+class PromptOpened:
+    """A question now waits on the person (new, or re-delivered by a snapshot).
+
+    ``ident`` is what the wire names it by (request_id, ``srq-`` id or prompt_id); ``cut``
+    says some of its text did not fit the bounds (then it is never answerable here), and
+    ``several`` that it asks more than one question at once (answered only in Hermes).
+    """
+
+    session_id: str
+    kind: PromptKind
+    via: PromptVia
+    ident: str | int
+    question: str = ""
+    choices: tuple[str, ...] = ()
+    free_text: bool = True
+    env_var: str = ""
+    command: str = ""
+    execution_generation: int | None = None
+    question_id: str = ""  # B: the ``qid`` the answer is keyed by (``{answers: {qid: …}}``)
+    cut: bool = False
+    several: bool = False
+
+
+@dataclass(slots=True)
+class PromptClosed:
+    """A ``*.expire`` event: the gateway stopped waiting on prompt ``ident``."""
+
+    session_id: str
+    via: PromptVia
+    ident: str | int
+    reason: str
+
+
 @dataclass(slots=True)
 class ToolCompleted:
     """``tool.complete``. ``blocked``: denied, timed out or withdrawn before it ran."""
@@ -102,6 +144,8 @@ class Malformed:
 
 WireEvent = (
     ApprovalAsked
+    | PromptOpened
+    | PromptClosed
     | RequestCancelled
     | PromptSettled
     | ToolCompleted

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.core import outcomes, payloads
+from desktop.core import outcomes, payloads, prompt_book
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
@@ -25,7 +25,10 @@ from desktop.core.todos import todos_in, todos_of_tool
 from desktop.core.wire import (
     ApprovalAsked,
     Malformed,
+    PromptClosed,
+    PromptOpened,
     PromptSettled,
+    PromptVia,
     RequestCancelled,
     RowKind,
     ServerRequestRefused,
@@ -77,6 +80,7 @@ def _tool_completed(core: GatewayCore, event: ToolCompleted) -> None:
     if event.todos is not None:
         core.session_book.apply_todos(event.session_id, event.todos)
     core.lifecycle.tool_completed(event)
+    core.prompt_book.tool_completed(event.session_id, event.name)
 
 
 # -- event frames every dialect shapes alike ------------------------------------------------
@@ -136,6 +140,7 @@ def _turn_ended(core: GatewayCore, frame: EventFrame) -> None:
         core.session_book.apply_usage(session_id, usage)
     core.session_book.set_running(session_id, False)
     core.lifecycle.turn_boundary(session_id)
+    core.prompt_book.turn_ended(session_id)
     interrupted = payloads.text(frame.payload, "status") == "interrupted"
     settle_session(core, session_id, outcomes.TURN_ENDED, interrupted=interrupted)
     if core.lifecycle.open_rows(session_id):
@@ -245,13 +250,32 @@ EVENTS: dict[str, Callable[[GatewayCore, EventFrame], None]] = {
 
 
 # -- wire events: what the dialect adapters read ------------------------------------------
+def _prompt_opened(core: GatewayCore, event: PromptOpened) -> None:
+    book = core.session_book
+    if book.get(event.session_id) is None:  # first seen in this very prompt
+        book.ensure(event.session_id)
+        book.follow(event.session_id, on=False)
+    core.prompt_book.opened(event, core.epoch, core.dialect)
+
+
+def _prompt_closed(core: GatewayCore, event: PromptClosed) -> None:
+    core.prompt_book.closed(event.via, event.ident, event.reason)
+
+
 def _cancelled(core: GatewayCore, event: RequestCancelled) -> None:
+    reason = prompt_book.CANCEL_REASONS.get(event.reason, prompt_book.CANCELLED)
+    if core.prompt_book.closed(PromptVia.SERVER_REQUEST, event.reply_id, reason):
+        return
     row = core.lifecycle.find(RowKind.SERVER_REQUEST, event.reply_id)
     if row is not None:
         core.lifecycle.withdrawn(row, outcomes.cancelled(event.reason))
 
 
 def _settled(core: GatewayCore, event: PromptSettled) -> None:
+    ended = prompt_book.EXPIRED if event.expired else prompt_book.ANSWERED_ELSEWHERE
+    generation = event.execution_generation
+    if core.prompt_book.closed(PromptVia.CANONICAL, event.prompt_id, ended, generation):
+        return
     row = core.lifecycle.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
     if row is not None:
         core.lifecycle.settled_elsewhere(row, event.expired)
@@ -263,6 +287,8 @@ def _refused(core: GatewayCore, event: ServerRequestRefused) -> None:
 
 APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
     ApprovalAsked: ask,
+    PromptOpened: _prompt_opened,
+    PromptClosed: _prompt_closed,
     RequestCancelled: _cancelled,
     PromptSettled: _settled,
     ServerRequestRefused: _refused,

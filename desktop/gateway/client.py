@@ -521,6 +521,13 @@ class GatewayClient:
         self._deliver_soon()  # listeners see the row's new state after decide() returned
         return result
 
+    def answer_prompt(self, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` (the core queues one frame or refuses), then flush."""
+        result = self.core.answer_prompt(key, answer)
+        self._flush()
+        self._deliver_soon()
+        return result
+
     async def set_yolo(self, session_id: str, on: bool) -> None:
         await self.commands.set_yolo(session_id, on)
 

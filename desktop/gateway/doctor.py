@@ -8,6 +8,8 @@ session (on 0.19.0 that would take the session's events away from its real viewe
 answers anything. Approvals waiting in sessions other clients run are read with
 ``approval.pending {session_id}`` for each live session (tui_gateway B and 0.20 answer it from
 any connection without taking the session over; 0.19.0 has no such method, and says -32601).
+It also says which notification server the desktop runs and its do-not-disturb switch as the
+tray reads it (``desktop.platform.do_not_disturb``): on, off, or not known and why.
 Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
 Tokens never appear in the output (URLs are masked).
 """
@@ -32,6 +34,7 @@ from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.gateway.redact import redact_url, register_secret
 from desktop.gateway.tokens import url_token
+from desktop.platform.do_not_disturb import read_once
 
 log = logging.getLogger(__name__)
 
@@ -103,12 +106,20 @@ async def check(options: DoctorOptions, out: TextIO) -> int:
         options.gateway, token_source() if callable(token_source) else None
     )
     reports = [await check_endpoint(ep) for ep in endpoints]
+    server, dnd = await read_once()
+    desktop = {
+        "notification_server": server,
+        "do_not_disturb": dnd.on,
+        "do_not_disturb_source": dnd.source,
+        "do_not_disturb_note": dnd.reason,
+    }
     if options.json:
-        out.write(
-            json.dumps({"tried": tried, "gateways": [r.__dict__ for r in reports]}, indent=2) + "\n"
-        )
+        report = {"tried": tried, "gateways": [r.__dict__ for r in reports], "desktop": desktop}
+        out.write(json.dumps(report, indent=2) + "\n")
     else:
         _write_text(out, tried, reports)
+        out.write(f"Notification server: {server or 'none found'}\n")
+        out.write(f"  Do not disturb: {dnd.describe()}\n")
     if not reports:
         return EXIT_NOTHING
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED

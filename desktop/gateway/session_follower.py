@@ -10,17 +10,23 @@ where following is harmless the tray follows every live session, not only those 
 * C (canonical): ``session.list`` (live sessions only) at each handshake and again after
   session events (there is no list-changed broadcast); each is resumed on the tray's own
   subscription. Replay gaps are re-resumed by the core.
-* A (hermes-agent 0.19.0 and 0.20.x): never. A session has one transport there and a resume
-  takes its stream away from the window showing it, so only the tray's own sessions are
-  followed whatever the setting says.
+* HERMES020 (hermes-agent 0.20): a session has one transport and a resume takes its stream
+  away from the window showing it, so other clients' sessions are *observed* instead:
+  ``session.active_list`` at each handshake and on ``sessions.changed`` (broadcast to every
+  connection, also at a turn's start and end), folded into the core, which asks each one's
+  ``approval.pending`` on its own plan and answers by id (``desktop.core.observed``).
+* A (hermes-agent 0.19.0): never. A session has one transport there too, and its approvals can
+  only be answered oldest first from the connection that sees them all, so only the tray's own
+  sessions are followed whatever the setting says.
 
 Following must take nothing from the window that runs a session. On B every viewer gets the
-session's server requests and the first answer wins, while the core refuses every request but
-``approval`` at once (-32601): for an adopted session that refusal would beat the window's own
-answer to a ``clarify`` question, a sudo or secret prompt or a ``terminal.read``. So those
-requests of adopted sessions never reach the core, neither live nor re-delivered in the
-``open_requests`` of the resume that adopts the session: the window answers them. Approvals do
-reach it (answering them is the point).
+session's server requests and the first answer wins, while the core refuses the requests it
+does not handle at once (-32601): for an adopted session that refusal would beat the window's
+own answer to a ``terminal.read`` or a vault prompt. So those requests of adopted sessions
+never reach the core, neither live nor re-delivered in the ``open_requests`` of the resume
+that adopts the session: the window answers them. Approvals and ``clarify``/``sudo``/
+``secret`` prompts do reach it: the core answers approvals and clarify questions only when the
+person does, shows sudo and secret prompts, and never sends anything for those two.
 
 Re-listing is driven by frames only (the handshake, ``sessions.changed``, session events),
 coalesced to one call in flight plus one trailing call, and spaced out on C; nothing runs
@@ -51,7 +57,8 @@ _LIST_CHANGED_NEEDLE = LIST_CHANGED_EVENT.encode()
 MAX_LIST_CHANGED_FRAME = 4096  # the real frame is ~100 bytes; anything bigger is not it
 _SERVER_REQUEST_NEEDLE = b"srq-"  # B's server-request ids (protocol.md §1.4)
 _OPEN_REQUESTS_NEEDLE = b'"open_requests"'
-ANSWERED_HERE = frozenset({"approval"})  # the server requests the tray answers for any session
+# The server requests the core holds without refusing them, for any session.
+ANSWERED_HERE = frozenset({"approval", "clarify", "sudo", "secret"})
 RELIST_SPACING_S = 5.0  # C re-lists on session events at most this often
 MAX_FOLLOWED = 200  # the list verbs' own limit; a longer list is cut, not followed whole
 LIST_CALL_TIMEOUT = 15.0
@@ -69,15 +76,17 @@ class FollowScope:
 
 
 FANS_OUT = (Dialect.B, Dialect.C)  # the dialects whose sessions take any number of viewers
+LISTS = (*FANS_OUT, Dialect.HERMES020)  # the dialects whose live sessions are listed here
+BROADCASTS_CHANGES = (Dialect.B, Dialect.HERMES020)  # they say sessions.changed
 
 
 def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
     """The effective scope for ``dialect`` given the person's setting (``follow_all``).
 
-    Only the dialects known to fan out follow other clients' sessions; any other (0.19.0, and a
-    0.20 dialect the core may add) keeps to the tray's own.
+    The dialects known to fan out follow other clients' sessions, 0.20 observes them; any
+    other (0.19.0) keeps to the tray's own.
     """
-    if dialect is not None and dialect not in FANS_OUT:
+    if dialect is not None and dialect not in LISTS:
         return FollowScope(
             False,
             "Only sessions the tray starts: on this Hermes version a session has one viewer, "
@@ -87,6 +96,13 @@ def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
         return FollowScope(False, "Only sessions the tray starts, as set in Settings.")
     if dialect is None:
         return FollowScope(True, "Every live session, once the gateway is connected.")
+    if dialect is Dialect.HERMES020:
+        return FollowScope(
+            True,
+            "Every live session, through the approvals it waits on: on this Hermes version "
+            "following a session would take its events away from the window that shows it, so "
+            "the tray only asks what waits there and answers it by id.",
+        )
     return FollowScope(
         True,
         "Every live session: this gateway shows a session to every viewer, so following "
@@ -187,6 +203,8 @@ class SessionFollower:
             self.relist()
         else:
             self._release(set(self._adopted))
+            self._core.stop_observing()
+            self._flush()
 
     # -- inputs from the client -------------------------------------------------------------
     def screen(self, message: str | bytes) -> str | bytes | None:
@@ -196,12 +214,13 @@ class SessionFollower:
         adopted sessions are left to the window that runs the session (module docstring), also
         when the adopting resume re-delivers them.
         """
-        if not self._connected or self._core.dialect is not Dialect.B:
+        dialect = self._core.dialect
+        if not self._connected or dialect not in BROADCASTS_CHANGES:
             return message
         if is_list_changed(message):
             self.relist()
             return message
-        if not self._adopted:
+        if not self._adopted or dialect is not Dialect.B:
             return message
         session_id = foreign_request_session(message)
         if session_id in self._adopted:
@@ -251,7 +270,8 @@ class SessionFollower:
         elif isinstance(event, SessionRemoved):
             self._adopted.discard(event.session_id)
             self._attached.discard(event.session_id)
-            self._relist_spaced()
+            if self._core.dialect in FANS_OUT:
+                self._relist_spaced()
         elif isinstance(event, SessionChanged) and self._core.dialect is Dialect.C:
             self._relist_spaced()
 
@@ -315,7 +335,7 @@ class SessionFollower:
 
     async def _list_once(self) -> None:
         dialect = self._core.dialect
-        if dialect not in FANS_OUT:
+        if dialect not in LISTS:
             return
         method, params = commands.live_sessions_method(dialect)
         self.lists += 1
@@ -326,6 +346,16 @@ class SessionFollower:
             log.info("could not list live sessions to follow: %s", exc)
             return
         if not self._connected or not self.scope.others or self._core.dialect is not dialect:
+            return
+        if dialect is Dialect.HERMES020:
+            before = self._core.observed_sessions
+            self._core.observe_sessions(result)
+            after = self._core.observed_sessions
+            if after != before:
+                log.info(
+                    "observing %d session(s) other clients run (by their pending list)", len(after)
+                )
+            self._flush()
             return
         self._apply(live_sessions(dialect, result))
 

@@ -152,8 +152,9 @@ class Settings:
             backlog does not flood the desktop at login.
         follow_all_sessions: follow every live session ("Follow all sessions") or only the
             sessions the tray starts. Applies where following takes nothing from the window
-            running a session (the newer tui_gateway and the canonical gateway); on
-            hermes-agent 0.19.0/0.20 only the tray's own sessions are ever followed.
+            running a session (the newer tui_gateway and the canonical gateway) and to 0.20,
+            whose sessions are asked what waits instead (never attached to); on
+            hermes-agent 0.19.0 only the tray's own sessions are ever followed.
             ``desktop.gateway.session_follower.follow_scope`` gives the sentence that says why.
     """
 

@@ -6,7 +6,8 @@ clients' ``run()`` tasks, RPC commands, native notifications — is started *her
 running qasync loop, with a reference kept until it ends; its outcome comes back as a signal.
 
 Inbound, the bridge is every client's ``GatewayListener``: core events are folded into the
-``AppState`` store and re-emitted as past-tense signals with one frozen payload each. Outbound,
+``AppState`` store, the one owner of what the gateways reported, and the store's changes are
+re-emitted as past-tense signals with one frozen payload each. Outbound,
 slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
 ``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
 as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
@@ -25,39 +26,39 @@ import logging
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.events import (
-    ApprovalChanged,
-    ApprovalRequested,
-    CoreEvent,
-    NoticeReceived,
-    ProtocolErrorReceived,
-    SessionChanged,
-    SessionRemoved,
+from desktop.core.events import CoreEvent, ProtocolErrorReceived
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    Choice,
+    DecisionResult,
+    Dialect,
+    SessionState,
 )
-from desktop.core.model import Approval, ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import ConnectionStatus
-from desktop.ui.app_state import AppState
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.app_state import AppState, StoreChange
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    DecisionMade,
+    Notice,
+    PromptUpdate,
+    SessionGone,
+    SessionUpdate,
+)
+from desktop.model.notify_policy import NotificationPlan
+from desktop.model.reask_guard import SURFACE_REASK, DenyMemory
+from desktop.model.snapshot import AppSnapshot
 from desktop.ui.bridge_clients import (
     ClientFactory,
     ClientLike,
     ClientListener,
     gateway_client_factory,
 )
-from desktop.ui.bridge_events import (
-    ApprovalUpdate,
-    DecisionMade,
-    Notice,
-    SessionGone,
-    SessionUpdate,
-)
 from desktop.ui.bridge_notify import NotificationActions, Notifier
 from desktop.ui.bridge_tasks import TaskRunner
 from desktop.ui.bridge_yolo import YoloService
-from desktop.ui.notify_policy import NotificationPlan
-from desktop.ui.reask_guard import SURFACE_REASK, DenyMemory
-from desktop.ui.snapshot import AppSnapshot
 
 __all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 
@@ -69,6 +70,8 @@ class GatewayBridge(QObject):
 
     approval_requested = Signal(object)  # ApprovalUpdate
     approval_changed = Signal(object)  # ApprovalUpdate
+    prompt_asked = Signal(object)  # PromptUpdate: a question waits (or can now be answered)
+    prompt_ended = Signal(object)  # PromptUpdate with ``ended`` set
     session_changed = Signal(object)  # SessionUpdate
     session_removed = Signal(object)  # SessionGone
     connection_status_changed = Signal(str, object, object)  # gateway_id, old, new status
@@ -76,6 +79,7 @@ class GatewayBridge(QObject):
     snapshot_changed = Signal(object)  # AppSnapshot
     notification_action_invoked = Signal(object, object)  # NotificationPlan, ActionKind
     notifications_ready = Signal(bool)  # True: native service with buttons is on the bus
+    do_not_disturb_changed = Signal(object)  # DoNotDisturb, as the notifier read it
     gateway_removed = Signal(str)  # gateway_id; its client is closing
     decision_made = Signal(object)  # DecisionMade, after every decide()
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
@@ -89,6 +93,7 @@ class GatewayBridge(QObject):
         self._clients: dict[str, ClientLike] = {}
         self._listeners: dict[str, ClientListener] = {}
         self._state = AppState()
+        self._state.subscribe(self._on_store_change)
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
         self._tasks = TaskRunner(self.notice_received.emit)
         self.yolo = YoloService(
@@ -104,6 +109,7 @@ class GatewayBridge(QObject):
             self._tasks,
             on_ready=self.notifications_ready.emit,
             on_action=self.notification_action_invoked.emit,
+            on_do_not_disturb=self.do_not_disturb_changed.emit,
         )
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
@@ -116,11 +122,9 @@ class GatewayBridge(QObject):
             self.remove_gateway(client.gateway_id)
         self._clients[client.gateway_id] = client
         self._listeners[client.gateway_id] = listener
-        self._state.add_gateway(client.gateway_id, client.name)
-        self._state.set_status(client.gateway_id, client.status)
         if self._tasks.loop is not None:
             self._start_client(client)
-        self._publish()
+        self._state.add_gateway(client.gateway_id, client.name, client.status)
         return client
 
     def remove_gateway(self, gateway_id: str) -> None:
@@ -130,7 +134,6 @@ class GatewayBridge(QObject):
             return
         self._listeners.pop(gateway_id).detach()
         self.deny_memory.forget_gateway(gateway_id)
-        self._state.remove_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
         if self._tasks.loop is not None:
 
@@ -143,7 +146,7 @@ class GatewayBridge(QObject):
                 stop(), "Could not close the gateway connection", client.name, "", log_only=True
             )
         self.gateway_removed.emit(gateway_id)
-        self._publish()
+        self._state.remove_gateway(gateway_id)
 
     def gateway_ids(self) -> tuple[str, ...]:
         return tuple(self._clients)
@@ -178,49 +181,46 @@ class GatewayBridge(QObject):
     def gateway_name(self, gateway_id: str) -> str:
         return self._state.gateway_name(gateway_id)
 
+    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
+        """The store's session, with its one name, or None when it is gone."""
+        return self._state.session(gateway_id, session_id)
+
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
         if self._tasks.closing:
             return
-        self._state.apply(gateway_id, event)
-        name = self._state.gateway_name(gateway_id)
-        if isinstance(event, ApprovalRequested | ApprovalChanged):
-            title = self._state.session_title(gateway_id, event.approval.session_id)
-            update = ApprovalUpdate(gateway_id, name, event.approval, title)
-            signal = (
-                self.approval_requested
-                if isinstance(event, ApprovalRequested)
-                else self.approval_changed
-            )
-            signal.emit(update)
-            if isinstance(event, ApprovalRequested) and self.deny_memory.is_reask_of_denied(
-                gateway_id, event.approval
-            ):
-                self._deny_reask_soon(gateway_id, event.approval)
-        elif isinstance(event, SessionChanged):
-            self.yolo.session_changed(gateway_id, event.session.session_id)
-            self.session_changed.emit(SessionUpdate(gateway_id, event.session))
-        elif isinstance(event, SessionRemoved):
-            self.session_removed.emit(SessionGone(gateway_id, event.session_id, event.reason))
-        elif isinstance(event, NoticeReceived):
-            where = name
-            if event.session_id:
-                where = f"{self._state.session_title(gateway_id, event.session_id)} on {name}"
-            self.notice_received.emit(
-                Notice(event.level, event.text, where, "", gateway_id, event.session_id)
-            )
-        elif isinstance(event, ProtocolErrorReceived):
+        if isinstance(event, ProtocolErrorReceived):
             log.warning("gateway %s sent an unusable frame: %s", gateway_id, event.reason)
-        self._publish()
+        self._state.apply(gateway_id, event)  # announces to _on_store_change
 
     def on_status_changed(
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
     ) -> None:
         if self._tasks.closing:
             return
-        self._state.set_status(gateway_id, new)
+        self._state.set_status(gateway_id, new)  # announces the new snapshot
         self.connection_status_changed.emit(gateway_id, old, new)
-        self._publish()
+
+    def _on_store_change(self, change: StoreChange) -> None:
+        """The store's plain callback, re-emitted as the matching signal."""
+        if isinstance(change, AppSnapshot):
+            self.snapshot_changed.emit(change)
+        elif isinstance(change, ApprovalUpdate):
+            if change.arrived:
+                self.approval_requested.emit(change)
+                if self.deny_memory.is_reask_of_denied(change.gateway_id, change.approval):
+                    self._deny_reask_soon(change.gateway_id, change.approval)
+            else:
+                self.approval_changed.emit(change)
+        elif isinstance(change, SessionUpdate):
+            self.yolo.session_changed(change.gateway_id, change.session.session_id)
+            self.session_changed.emit(change)
+        elif isinstance(change, PromptUpdate):
+            (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
+        elif isinstance(change, SessionGone):
+            self.session_removed.emit(change)
+        else:
+            self.notice_received.emit(change)
 
     # -- slots: commands from widgets; they never block and never raise --------------------
     def decide(self, request: DecisionRequest) -> DecisionResult:
@@ -269,6 +269,24 @@ class GatewayBridge(QObject):
         return result
 
     approve = decide  # the brief's name for the same slot
+
+    def answer_prompt(self, gateway_id: str, key: str, answer: str) -> DecisionResult:
+        """Answer clarify prompt ``key`` with ``answer`` (sync: the core queues it or refuses).
+
+        The answer's text is never logged: a person may type anything into it.
+        """
+        client = self._clients.get(gateway_id)
+        if client is None:
+            result = DecisionResult(False, "expired: that gateway is no longer configured")
+        else:
+            result = client.answer_prompt(key, answer)
+        log.info(
+            "answer to prompt %s/%s: %s",
+            gateway_id,
+            key,
+            "sent" if result.sent else f"refused ({result.reason})",
+        )
+        return result
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: str) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
@@ -414,6 +432,3 @@ class GatewayBridge(QObject):
     def _dialect(self, gateway_id: str) -> Dialect | None:
         view = self._state.snapshot().gateway(gateway_id)
         return None if view is None else view.dialect
-
-    def _publish(self) -> None:
-        self.snapshot_changed.emit(self._state.snapshot())

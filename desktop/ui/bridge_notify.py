@@ -7,7 +7,8 @@ when its first plan or notice is due; the probe (connect to the session bus, ask
 capabilities) takes a few tens of milliseconds on top of a first notification that is already
 held back by the policy's coalescing, and later ones pay nothing. The answer comes back through
 ``on_ready`` exactly once, whatever happened (no notifier, no bus, an exception), so plans
-waiting for it are never stuck.
+waiting for it are never stuck. The desktop's do-not-disturb switch, read by the notifier's
+start and followed after, comes back through ``on_do_not_disturb`` (before ``on_ready``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from desktop.model.notify_policy import ActionKind, NotificationPlan
+from desktop.platform.do_not_disturb import DoNotDisturb
 from desktop.ui.bridge_tasks import TaskRunner
-from desktop.ui.notify_policy import ActionKind, NotificationPlan
 
 log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[NotificationPlan, ActionKind], None]
+DoNotDisturbHandler = Callable[[DoNotDisturb], None]
 
 
 class Notifier(Protocol):
@@ -34,17 +37,24 @@ class Notifier(Protocol):
     async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool: ...
     async def withdraw(self, gateway_id: str, batch_id: str) -> None: ...
     async def aclose(self) -> None: ...
+    def watch_do_not_disturb(self, on_change: DoNotDisturbHandler) -> None: ...
 
 
 class NotificationActions:
     """Owns the notifier and whether it was asked for and started."""
 
     def __init__(
-        self, tasks: TaskRunner, *, on_ready: Callable[[bool], None], on_action: ActionHandler
+        self,
+        tasks: TaskRunner,
+        *,
+        on_ready: Callable[[bool], None],
+        on_action: ActionHandler,
+        on_do_not_disturb: DoNotDisturbHandler | None = None,
     ) -> None:
         self._tasks = tasks
         self._on_ready = on_ready
         self._on_action = on_action
+        self._on_do_not_disturb = on_do_not_disturb
         self._notifier: Notifier | None = None
         self._asked = False  # start() was called
         self._started = False  # ... and the probe was started (or answered False)
@@ -52,6 +62,8 @@ class NotificationActions:
     def attach(self, notifier: Notifier | None) -> None:
         """Keep ``notifier`` (the loop is running now); serve a start asked for before."""
         self._notifier = notifier
+        if notifier is not None and self._on_do_not_disturb is not None:
+            notifier.watch_do_not_disturb(self._on_do_not_disturb)
         if self._asked:
             self.start()
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from desktop.gateway.errors import GatewayError
-from desktop.ui.bridge_events import Notice
+from desktop.model.bridge_events import Notice
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
 from desktop.journal import Journal
+from desktop.model.bridge_events import ApprovalUpdate, DecisionMade
+from desktop.model.decision_log import DecisionRecorder, entry_details, entry_line
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, DecisionMade
-from desktop.ui.decision_log import DecisionRecorder, entry_details, entry_line
 
 log = logging.getLogger(__name__)
 

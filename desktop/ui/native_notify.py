@@ -19,6 +19,9 @@ uses, so nothing new is installed. What this class does with the server:
 * button identifiers carry the plan's generation (``approve.7``): a click that raced an update
   of the same notification acts on nothing rather than on the newer content.
 
+``start`` also reads the desktop's do-not-disturb switch where the server exposes it
+(``desktop.platform.do_not_disturb``) and follows it on the same connection.
+
 ``start`` probes the service once: with no notification service on the bus (or no bus), the app
 falls back to ``QSystemTrayIcon.showMessage`` (no buttons). dbus-fast is imported by ``start``,
 not with this module: the bridge starts the notifier on first use (``desktop.ui.bridge_notify``).
@@ -34,7 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.ui.notify_policy import ActionKind, NotificationPlan
+from desktop.model.notify_policy import ActionKind, NotificationPlan
+from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +76,7 @@ class NativeNotifier:
         self.persistence = False
         self.capabilities: tuple[str, ...] = ()
         self.server: tuple[str, ...] = ()
+        self._dnd = DoNotDisturbWatch()
 
     async def start(self, timeout: float = 3.0) -> bool:
         """Connect to the session bus and ask the service what it can do."""
@@ -104,7 +109,16 @@ class NativeNotifier:
         log.info(
             "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
         )
+        await self._dnd.start(self._bus, self.server[0] if self.server else None, timeout)
         return True
+
+    @property
+    def do_not_disturb(self) -> DoNotDisturb:
+        return self._dnd.state
+
+    def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
+        """Call ``on_change`` with the switch as read at start and with each change after."""
+        self._dnd.on_change = on_change
 
     def is_shown(self, gateway_id: str, batch_id: str) -> bool:
         """Whether the batch's notification is on screen (and its buttons will be heard)."""
@@ -241,6 +255,7 @@ class NativeNotifier:
         await self._disconnect()
 
     async def _disconnect(self) -> None:
+        self._dnd.stop()
         bus, self._bus, self._iface = self._bus, None, None
         if bus is None:
             return

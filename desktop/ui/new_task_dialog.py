@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.model.plain_text import shown
+from desktop.model.snapshot import AppSnapshot, Link
 from desktop.ui import icons
-from desktop.ui.plain_text import shown
-from desktop.ui.snapshot import AppSnapshot, Link
 
 
 class NewTaskDialog(QDialog):

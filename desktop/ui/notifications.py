@@ -14,6 +14,14 @@ The native notifier is started when the first plan or notice is due, not at star
 No new bubble while the approval dialog is the active window (``dialog_focused``): the person
 is already looking at the rows. Updates of a bubble already on screen still go, so it never
 shows rows that were answered.
+
+The desktop's do-not-disturb switch, as the notifier read it (``do_not_disturb_changed`` of the
+bridge), goes to the policy, which holds new batches while it is on; the tray says so
+(:attr:`NotificationController.holding`, ``holding_changed``).
+
+A ``clarify`` question gets one bubble too, with no answer buttons (a question needs to be
+read whole): a click, or its one "Answer…" button, opens its window (``review_requested``
+with ``PROMPT_BATCH`` + the prompt key). It is withdrawn when the question ends.
 """
 
 from __future__ import annotations
@@ -24,31 +32,36 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from desktop.core.model import Choice
+from desktop.core.model import Choice, PromptKind
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, Notice
-from desktop.ui.notify_policy import (
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import ApprovalUpdate, Notice, PromptUpdate
+from desktop.model.notify_policy import (
     ActionKind,
     HighRisk,
     NotificationPlan,
+    NotifyAction,
     NotifyPolicy,
     NotifySettings,
     never_high_risk,
 )
-from desktop.ui.plain_text import notification_text
+from desktop.model.plain_text import notification_text
+from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
+from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
 MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
 SURFACE_NOTIFICATION = "notification"
+PROMPT_BATCH = "prompt:"  # the batch id of a question's bubble: this prefix + the prompt key
+MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not notify again
 
 
 class NotificationController(QObject):
     """Feeds the policy from bridge signals and shows its plans natively or as a balloon."""
 
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
+    holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
 
     def __init__(
         self,
@@ -71,7 +84,10 @@ class NotificationController(QObject):
         self.native = False
         self.ready = False  # the bridge answered whether native notifications work
         self._waiting_notices: list[Notice] = []  # due before that answer
+        self._waiting_prompts: list[NotificationPlan] = []
+        self._prompts_notified: dict[tuple[str, str], None] = {}
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
+        self.do_not_disturb = UNKNOWN  # the desktop's switch, as the notifier read it
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._flush)
@@ -81,6 +97,9 @@ class NotificationController(QObject):
         bridge.notice_received.connect(self.show_notice)
         bridge.notifications_ready.connect(self._on_notifications_ready)
         bridge.notification_action_invoked.connect(self._on_action)
+        bridge.do_not_disturb_changed.connect(self._on_do_not_disturb)
+        bridge.prompt_asked.connect(self._on_prompt_asked)
+        bridge.prompt_ended.connect(self._on_prompt_ended)
 
     def dispose(self) -> None:
         self._timer.stop()
@@ -92,7 +111,48 @@ class NotificationController(QObject):
         notices, self._waiting_notices = self._waiting_notices, []
         for notice in notices:
             self.show_notice(notice)
+        plans, self._waiting_prompts = self._waiting_prompts, []
+        for plan in plans:
+            self._show_prompt(plan)
         self._schedule()
+
+    def _on_prompt_asked(self, update: PromptUpdate) -> None:
+        """A clarify question the tray can answer: one bubble, the first time it is seen."""
+        prompt = update.prompt
+        ref = (update.gateway_id, prompt.key)
+        if prompt.kind is not PromptKind.CLARIFY or not prompt.answerable:
+            return
+        if ref in self._prompts_notified:
+            return
+        self._prompts_notified[ref] = None
+        while len(self._prompts_notified) > MAX_PROMPTS_NOTIFIED:
+            del self._prompts_notified[next(iter(self._prompts_notified))]
+        plan = NotificationPlan(
+            gateway_id=update.gateway_id,
+            batch_id=PROMPT_BATCH + prompt.key,
+            title=notification_text(f"Question — {update.session_title}", 120),
+            body=notification_text(prompt.question or "Hermes asks you something.", 400),
+            actions=(NotifyAction(ActionKind.REVIEW, "Answer…"),),
+            session_id=prompt.session_id,
+        )
+        if not self.ready:
+            self._waiting_prompts.append(plan)
+            self._bridge.start_notifications()
+            return
+        self._show_prompt(plan)
+
+    def _show_prompt(self, plan: NotificationPlan) -> None:
+        self.last_plan = plan
+        if self.native:
+            self._bridge.show_notification(plan)
+        else:
+            self._fallback(plan.title, plan.body)
+
+    def _on_prompt_ended(self, update: PromptUpdate) -> None:
+        batch_id = PROMPT_BATCH + update.prompt.key
+        self._waiting_prompts = [p for p in self._waiting_prompts if p.batch_id != batch_id]
+        if (update.gateway_id, update.prompt.key) in self._prompts_notified and self.native:
+            self._bridge.withdraw_notification(update.gateway_id, batch_id)
 
     def _on_approval_requested(self, update: ApprovalUpdate) -> None:
         self.policy.approval_requested(
@@ -122,10 +182,26 @@ class NotificationController(QObject):
             self.policy.gateway_connected(gateway_id, self._clock())
             self._schedule()
 
+    def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
+        holding = self.holding
+        self.do_not_disturb = state
+        self.policy.set_do_not_disturb(state.on is True)
+        self._schedule()  # off: what waits is due now, as one notification
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
+
+    @property
+    def holding(self) -> bool:
+        """Whether do-not-disturb holds new approval notifications now."""
+        return self.policy.holding
+
     def apply_settings(self, settings: NotifySettings) -> None:
         """New settings from the Settings dialog, live: the next plan uses them."""
+        holding = self.holding
         self.policy.settings = settings
         self._schedule()
+        if self.holding != holding:
+            self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
         """Failures and warnings are worth a notification; routine info is not.

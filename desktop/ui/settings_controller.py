@@ -30,14 +30,19 @@ from desktop.gateway.client import GatewayClient
 from desktop.gateway.config import endpoint_from_config
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import GatewayListener
+from desktop.model.bridge_events import Notice
+from desktop.model.settings_apply import (
+    core_settings,
+    gateway_changes,
+    notify_settings,
+    uses_tokens,
+)
+from desktop.model.snapshot import Link
 from desktop.platform import autostart
 from desktop.settings.model import GatewayConfig, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
-from desktop.ui.bridge_events import Notice
-from desktop.ui.settings_apply import core_settings, gateway_changes, notify_settings, uses_tokens
-from desktop.ui.snapshot import Link
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog

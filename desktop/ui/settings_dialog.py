@@ -64,8 +64,8 @@ APPROVAL_LABELS = {
 FOLLOW_ALL_TIP = (
     "Also show the approvals of sessions the Hermes window or another app started. Newer "
     "Hermes gateways show a session to every viewer, so following takes nothing away. On "
-    "hermes-agent 0.19.0 and 0.20 only the sessions the tray starts are followed: there a "
-    "session has one viewer, and following it would take its events away from its window. "
+    "hermes-agent 0.20 the tray asks each session what waits instead of following it (there "
+    "a session has one viewer). On 0.19.0 only the sessions the tray starts are followed. "
     "Applies to each gateway's next new connection."
 )
 

@@ -31,15 +31,16 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtWidgets import QWidget
 
 from desktop.core.model import DecisionResult
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import ApprovalUpdate, SessionUpdate
+from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
+from desktop.model.yolo_timer import BoxKind
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, SessionUpdate
-from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import HighRisk, NotifySettings, app_risk_check
+from desktop.ui.notifications import PROMPT_BATCH, NotificationController
+from desktop.ui.prompt_windows import PromptWindows
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
-from desktop.ui.yolo_timer import BoxKind
 
 if TYPE_CHECKING:
     from desktop.journal import Journal
@@ -85,6 +86,8 @@ class TrayShell(QObject):
         self.settings: SettingsController | None = None
         self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
+        self.prompts = PromptWindows(bridge, self)  # clarify questions, one window each
+        self.tray.prompt_requested.connect(self.prompts.open)
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
@@ -108,12 +111,9 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog(clock=self._clock)
+            self._dialog = ApprovalDialog(clock=self._clock, session_of=self.bridge.session)
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
-            for gateway in self.bridge.snapshot.gateways:  # what YOLO is on already
-                for session in gateway.sessions:
-                    self._dialog.session_changed(gateway.gateway_id, session)
         return self._dialog
 
     @property
@@ -163,6 +163,7 @@ class TrayShell(QObject):
         self.tray.extras = self.menu_extras
         self.yolo.changed.connect(self.tray.refresh)
         self.yolo.notice_raised.connect(self.notifications.show_notice)
+        self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
         self.tray.timebox_requested.connect(
             lambda gid, sid, kind: self.yolo.start(gid, sid, BoxKind(kind))
         )
@@ -177,6 +178,7 @@ class TrayShell(QObject):
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,
             journal_problem=journal.problem if journal is not None else "",
+            holding_notifications=self.notifications.holding,
         )
 
     def show(self) -> None:
@@ -188,6 +190,7 @@ class TrayShell(QObject):
         if self.journal is not None:
             self.journal.close()
         self.notifications.dispose()
+        self.prompts.dispose()
         self.tray.dispose()
         windows: list[QWidget] = [w for w in (self._dialog, self._new_task) if w is not None]
         if self.settings is not None and self.settings.dialog is not None:
@@ -207,7 +210,9 @@ class TrayShell(QObject):
         self.dialog.present(activate=True, near=self.tray.tray.geometry())
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
-        if gateway_id and batch_id:
+        if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
+            self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
+        elif gateway_id and batch_id:
             self.dialog.focus_batch(gateway_id, batch_id)
         else:
             self.review()

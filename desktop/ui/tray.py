@@ -1,11 +1,17 @@
 """The tray icon and its menu: renders the snapshot, turns clicks into bridge calls.
 
-Why the menu is rebuilt lazily: rebuilding a QMenu while it is open closes it under the pointer.
-Snapshot changes update the icon at once but only *schedule* a menu rebuild (debounced, since
-events come in bursts); while the menu is open the rebuild waits for its next ``aboutToShow``.
+Why the menu is built lazily: building it costs about 10 ms, and approvals change the snapshot
+many times a second; rebuilding a QMenu while it is open also closes it under the pointer.
+Snapshot changes update the icon and tooltip at once and only mark the menu dirty. A menu Qt
+draws is built when it is about to be shown (``aboutToShow``, or before the tray pops it up),
+never in between: Qt sizes a popup after ``aboutToShow``. The session shelf, which remembers
+who was busy lately and since when each session is idle, still sees the snapshot once events
+pause (debounced), as when every pause rebuilt the menu.
 Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export: the QMenu is
 never visible here, and a rebuild gives every item a new D-Bus id, so a click the panel sends
-for an item of the layout it is showing would be dropped. The host does ask for
+for an item of the layout it is showing would be dropped; and the host may draw the layout it
+already has, so that menu is kept current: rebuilt once events pause (debounced), never per
+event, and not while it may be open. The host does ask for
 ``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
 closed it; so after an exported ``aboutToShow`` rebuilds that only change words wait until
 ``aboutToHide`` or ``HOST_MENU_HOLD_MS`` have passed, whichever is first. A change of the
@@ -40,14 +46,15 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
-from desktop.ui import icons, menu_text
+from desktop.model import menu_text
+from desktop.model.menu_sessions import SessionShelf
+from desktop.model.plain_text import shown
+from desktop.model.snapshot import AppSnapshot, session_title
+from desktop.model.tray_status import TrayStatus, tray_status
+from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.menu_sessions import SessionShelf
-from desktop.ui.plain_text import shown
-from desktop.ui.snapshot import AppSnapshot, session_title
 from desktop.ui.tray_menu import MenuCommands, build_menu
 from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
-from desktop.ui.tray_status import TrayStatus, tray_status
 
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
@@ -69,6 +76,7 @@ class TrayController(QObject):
     timebox_requested = Signal(str, str, str)  # gateway, session, kind (confirmed already)
     open_journal_requested = Signal()
     start_at_login_toggled = Signal(bool)
+    prompt_requested = Signal(str, str)  # gateway, prompt key: open the question's window
 
     def __init__(
         self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
@@ -96,7 +104,7 @@ class TrayController(QObject):
         self._rebuild_timer = QTimer(self)
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
-        self._rebuild_timer.timeout.connect(self._rebuild_if_closed)
+        self._rebuild_timer.timeout.connect(self._on_settled)
         self._host_menu_open = QTimer(self)  # active while a panel may be showing the menu
         self._host_menu_open.setSingleShot(True)
         self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
@@ -121,6 +129,7 @@ class TrayController(QObject):
             open_journal=self.open_journal_requested.emit,
             set_start_at_login=self.start_at_login_toggled.emit,
             close_session=self._close_session,
+            answer_prompt=self.prompt_requested.emit,
         )
         self._render_status()
         self.rebuild_menu()
@@ -155,10 +164,17 @@ class TrayController(QObject):
 
     # -- rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Something in ``extras`` changed: update the icon now, the menu when it is closed."""
+        """Something changed: update the icon now, the menu when it is next needed."""
         self._render_status()
         self._menu_dirty = True
         self._rebuild_timer.start()
+
+    def _on_settled(self) -> None:
+        """Events paused: an exported menu is rebuilt now; a Qt-drawn one waits to be opened."""
+        if self.exported:
+            self._rebuild_if_closed()
+        elif self._menu_dirty:
+            self.shelf.pick(self._snapshot)  # the shelf remembers who was busy, idle since when
 
     def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
         self._snapshot = snapshot
@@ -166,7 +182,12 @@ class TrayController(QObject):
 
     def _render_status(self) -> None:
         extras = self.extras()
-        status = tray_status(self._snapshot, extras.timeboxes, extras.journal_problem)
+        status = tray_status(
+            self._snapshot,
+            extras.timeboxes,
+            extras.journal_problem,
+            holding=extras.holding_notifications,
+        )
         if status == self._status:
             return
         if self._status is None or (status.icon_name, status.count) != (

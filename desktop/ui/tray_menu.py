@@ -17,11 +17,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
-from desktop.core.model import SessionState, SessionStatus
-from desktop.ui import icons, menu_text
-from desktop.ui.menu_sessions import MenuPick, SessionShelf
-from desktop.ui.plain_text import exported_label, menu_label, tooltip_fragment
-from desktop.ui.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.core.model import Prompt, PromptKind, SessionState, SessionStatus
+from desktop.model import menu_text
+from desktop.model.menu_sessions import MenuPick, SessionShelf
+from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
+from desktop.model.prompt_text import answer_there, blocked_on
+from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.ui import icons
 from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
 
 
@@ -42,9 +44,11 @@ class MenuCommands:
     open_journal: Callable[[], None] | None = None
     set_start_at_login: Callable[[bool], None] | None = None
     close_session: Callable[[str, str], None] | None = None  # gateway, session: leave the menu
+    answer_prompt: Callable[[str, str], None] | None = None  # gateway, prompt key: open dialog
 
 
 TODO_LINES = 8  # plan items listed per session (then "… N more")
+PROMPT_LINES = 3  # questions listed per session (then "… N more")
 # Every entry of the menu, submenus included (issue 16: at most 100 with 2,000 sessions). The
 # gateways' lines and the app's own entries come first; sessions get what is left, most urgent
 # first, and the ones that do not fit are counted in "N more sessions".
@@ -223,7 +227,10 @@ def _add_session(
 ) -> QMenu:
     gid, sid = gateway.gateway_id, session.session_id
     title = session_title(session)
+    prompts = gateway.prompts_of(sid)
     status = "waiting on you" if waiting else session.status.value
+    if prompts and not waiting:  # what blocks it, in the entry itself
+        status = blocked_on(prompts[0])
     sub = QMenu(_label(f"{title} — {status}", 70), menu)
     sub.setObjectName(f"session:{gid}:{sid}")
     sub.setToolTipsVisible(True)
@@ -232,6 +239,7 @@ def _add_session(
     menu.addMenu(sub)
 
     _info(sub, menu_text.status_line(session, waiting), f"status:{gid}:{sid}")
+    _add_prompts(sub, gid, prompts, commands)
     sub.addSeparator()
     _add_usage(sub, session, f"{gid}:{sid}")
     _add_todos(sub, session, f"{gid}:{sid}")
@@ -260,6 +268,26 @@ def _add_session(
         close_session = commands.close_session
         close.triggered.connect(lambda _=False: close_session(gid, sid))
     return sub
+
+
+def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: MenuCommands) -> None:
+    """One line per question: clarify opens its dialog; sudo and secret only say where to type."""
+    for prompt in prompts[:PROMPT_LINES]:
+        name = f"prompt:{gid}:{prompt.key}"
+        if prompt.kind is not PromptKind.CLARIFY:
+            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
+            line.setToolTip(tooltip_fragment(answer_there(prompt), 300))
+            continue
+        answer = commands.answer_prompt
+        if answer is None or not prompt.answerable:
+            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
+            line.setToolTip(tooltip_fragment(prompt.blocked_reason or "Answer it in Hermes.", 300))
+            continue
+        action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
+        action.setToolTip(tooltip_fragment(prompt.question, 300))
+        action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
+    if len(prompts) > PROMPT_LINES:
+        _info(sub, f"   … {len(prompts) - PROMPT_LINES} more questions", f"prompt-more:{gid}")
 
 
 def _add_usage(sub: QMenu, session: SessionState, ref: str) -> None:

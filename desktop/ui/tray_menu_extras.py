@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionState
-from desktop.ui.plain_text import menu_label, tooltip_fragment
+from desktop.model.plain_text import menu_label, tooltip_fragment
 
 TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
 TIMEBOX_TURN = "turn"
@@ -31,6 +31,7 @@ class MenuExtras:
         journal_available: whether "Open journal" has a file to open.
         start_at_login: the checkable item's state; None hides it.
         journal_problem: why decisions are held in memory instead of the journal ("" if none).
+        holding_notifications: the desktop's do-not-disturb holds approval notifications.
     """
 
     timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -38,6 +39,7 @@ class MenuExtras:
     journal_available: bool = False
     start_at_login: bool | None = None
     journal_problem: str = ""
+    holding_notifications: bool = False
 
 
 def _named(action: QAction, name: str) -> QAction:

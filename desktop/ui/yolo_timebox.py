@@ -19,10 +19,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.gateway.yolo_verify import YoloCheck
+from desktop.model.bridge_events import Notice, SessionGone, SessionUpdate
+from desktop.model.snapshot import session_title
+from desktop.model.yolo_timer import DEFAULT_MINUTES, BoxKind, CheckResult, Key, YoloTimeboxes
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import Notice, SessionGone, SessionUpdate
-from desktop.ui.snapshot import session_title
-from desktop.ui.yolo_timer import DEFAULT_MINUTES, BoxKind, CheckResult, Key, YoloTimeboxes
 
 log = logging.getLogger(__name__)
 

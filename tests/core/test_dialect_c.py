@@ -228,9 +228,11 @@ def test_a_resume_refusal_drops_the_session_only_when_it_is_gone(
 
 def test_canonical_server_requests_are_refused_and_their_cancels_ignored() -> None:
     drv = connected()
-    drv.feed({"jsonrpc": "2.0", "id": "srq-sudo1", "method": "sudo", "params": {"session_id": SID}})
     drv.feed(
-        event("request.cancel", SID, {"id": "srq-sudo1", "method": "sudo", "reason": "timeout"})
+        {"jsonrpc": "2.0", "id": "srq-v1", "method": "vault.code", "params": {"session_id": SID}}
+    )
+    drv.feed(
+        event("request.cancel", SID, {"id": "srq-v1", "method": "vault.code", "reason": "timeout"})
     )
     assert drv.sent_json()[-1]["error"]["code"] == -32601
     assert drv.rows() == []

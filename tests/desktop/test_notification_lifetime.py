@@ -13,16 +13,12 @@ import asyncio
 import pytest
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
-from desktop.ui.bridge import GatewayBridge
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import Link
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import NativeNotifier
-from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
-from tests.ui.standins import drain, until
+from tests.ui.standins import until
 
 pytestmark = pytest.mark.desktop
 
@@ -43,63 +39,44 @@ def test_an_approval_notification_stays_a_minute_and_goes_when_answered_in_the_d
 
 
 async def scenario() -> None:
-    fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
-    shell = TrayShell(bridge, notify_settings=NOTIFY, on_quit=lambda: None)
-    bridge.add_gateway(
-        GatewayEndpoint(
-            "demo",
-            "Demo",
-            EndpointKind.DEMO,
-            url=fake.base_url,
-            token=TokenSource.inline(fake.token),
-        )
-    )
     notifier = NativeNotifier("Hermes Tray", icon_dir() / "hermes-tray.svg")
-    shell.show()
-    bridge.start(asyncio.get_running_loop(), notifier)
-    async with xdesk.session_bus() as bus:
+    async with (
+        xdesk.demo_tray(NOTIFY, notifier) as (fake, bridge, shell),
+        xdesk.session_bus() as bus,
+    ):
         daemon = await xdesk.interface(bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME)
         closed: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
         daemon.on_notification_closed(lambda nid, reason: closed.put_nowait((nid, reason)))
-        try:
-            await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
-            bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
-            await until(lambda: shell.notifications.last_plan is not None)
-            plan = shell.notifications.last_plan
-            await until(lambda: notifier.is_shown("demo", plan.batch_id))
-            window = await xdesk.find_window(classname="xfce4-notifyd")
-            print("notification server:", notifier.server, "capabilities:", notifier.capabilities)
-            await xdesk.settle(1.0)
-            await xdesk.screenshot("lifetime-1-shown.png")
+        await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+        bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
+        await until(lambda: shell.notifications.last_plan is not None)
+        plan = shell.notifications.last_plan
+        await until(lambda: notifier.is_shown("demo", plan.batch_id))
+        window = await xdesk.find_window(classname="xfce4-notifyd")
+        print("notification server:", notifier.server, "capabilities:", notifier.capabilities)
+        await xdesk.settle(1.0)
+        await xdesk.screenshot("lifetime-1-shown.png")
 
-            with pytest.raises(TimeoutError):  # nothing closes it for a minute
-                await asyncio.wait_for(closed.get(), LIFETIME_S)
-            visible = await xdesk.run(
-                "xdotool", "search", "--onlyvisible", "--classname", "xfce4-notifyd"
-            )
-            assert window in visible.split()
-            assert notifier.is_shown("demo", plan.batch_id)
-            await xdesk.screenshot("lifetime-2-after-a-minute.png")
+        with pytest.raises(TimeoutError):  # nothing closes it for a minute
+            await asyncio.wait_for(closed.get(), LIFETIME_S)
+        visible = await xdesk.run(
+            "xdotool", "search", "--onlyvisible", "--classname", "xfce4-notifyd"
+        )
+        assert window in visible.split()
+        assert notifier.is_shown("demo", plan.batch_id)
+        await xdesk.screenshot("lifetime-2-after-a-minute.png")
 
-            # Answered in the dialog: the tray withdraws the bubble (reason 3: CloseNotification).
-            shell.review()
-            await until(shell.dialog.isVisible)
-            [first] = fake.requests
-            key = bridge.snapshot.gateway("demo").waiting[0].key
-            shell.dialog.card("demo", key).buttons[Choice.ONCE].click()
-            _nid, reason = await asyncio.wait_for(closed.get(), 10)
-            assert reason == 3
-            assert not notifier.is_shown("demo", plan.batch_id)
-            await until(lambda: first.outcome is not None)
-            assert first.outcome.approved
-            await xdesk.settle(0.8)
-            await xdesk.screenshot("lifetime-3-withdrawn.png")
-            await fake.wait_for_idle(first.session.sid)
-        finally:
-            shell.dispose()
-            await bridge.aclose()
-            await fake.stop()
-            await drain()
-            shell.deleteLater()
-            bridge.deleteLater()
+        # Answered in the dialog: the tray withdraws the bubble (reason 3: CloseNotification).
+        shell.review()
+        await until(shell.dialog.isVisible)
+        [first] = fake.requests
+        key = bridge.snapshot.gateway("demo").waiting[0].key
+        shell.dialog.card("demo", key).buttons[Choice.ONCE].click()
+        _nid, reason = await asyncio.wait_for(closed.get(), 10)
+        assert reason == 3
+        assert not notifier.is_shown("demo", plan.batch_id)
+        await until(lambda: first.outcome is not None)
+        assert first.outcome.approved
+        await xdesk.settle(0.8)
+        await xdesk.screenshot("lifetime-3-withdrawn.png")
+        await fake.wait_for_idle(first.session.sid)

@@ -21,14 +21,14 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
+from desktop.model.notify_policy import NotifySettings, never_high_risk
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.native_notify import NativeNotifier
-from desktop.ui.notify_policy import NotifySettings, never_high_risk
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
 from tests.desktop import xdesk
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 
 pytestmark = pytest.mark.desktop
@@ -176,8 +176,8 @@ def test_icon_sheet_for_review(qapp):
     """Every state icon at panel sizes, with and without a count, for a person to look at."""
     from PySide6.QtGui import QColor, QPainter, QPixmap
 
+    from desktop.model.tray_status import ICON_NAMES
     from desktop.ui import icons
-    from desktop.ui.tray_status import ICON_NAMES
 
     sizes = (16, 22, 24, 32, 64)
     sheet = QPixmap(len(ICON_NAMES) * 190, 90)

@@ -4,17 +4,11 @@ only for a right click, so before this the click did nothing."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
+from desktop.model.snapshot import Link
 from tests.desktop import xdesk
-from tests.ui.standins import drain, until
+from tests.ui.standins import until
 
 pytestmark = pytest.mark.desktop
 
@@ -31,21 +25,7 @@ def test_a_left_click_with_nothing_waiting_opens_the_menu(qapp, qloop, arun):
 
 
 async def scenario() -> None:
-    fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
-    shell = TrayShell(bridge, on_quit=lambda: None)
-    bridge.add_gateway(
-        GatewayEndpoint(
-            "demo",
-            "Demo",
-            EndpointKind.DEMO,
-            url=fake.base_url,
-            token=TokenSource.inline(fake.token),
-        )
-    )
-    shell.show()
-    bridge.start(asyncio.get_running_loop(), None)
-    try:
+    async with xdesk.demo_tray() as (_fake, bridge, shell):
         await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
         assert shell.tray.exported  # xfce4-panel is the host: it draws the exported menu
         x, y = await until(lambda: xdesk.find_colour(IDLE_GREEN, PANEL_STRIP), timeout=10)
@@ -58,10 +38,3 @@ async def scenario() -> None:
         await xdesk.screenshot("left-click-menu.png")
         await xdesk.key("Escape")
         await until(lambda: not shell.tray.click_menu.isVisible())
-    finally:
-        shell.dispose()
-        await bridge.aclose()
-        await fake.stop()
-        await drain()
-        shell.deleteLater()
-        bridge.deleteLater()

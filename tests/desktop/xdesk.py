@@ -16,6 +16,8 @@ from typing import Any
 
 from PySide6.QtGui import QColor, QGuiApplication
 
+SNI = "org.kde.StatusNotifierItem"
+
 
 async def run(*argv: str, check: bool = True) -> str:
     process = await asyncio.create_subprocess_exec(
@@ -101,6 +103,39 @@ def _close(a: QColor, b: QColor, tolerance: int) -> bool:
 
 
 @contextlib.asynccontextmanager
+async def demo_tray(
+    notify: Any = None, notifier: Any = None
+) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """``(fake, bridge, shell)``: the tray, shown, on a fake dialect-B gateway "demo" (fast
+    script), with ``notify`` settings and ``notifier``; everything closed after, in order.
+
+    Imported here, not at the top: the helpers above need only Qt.
+    """
+    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+    from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.shell import TrayShell
+    from tests.gatewaymodel import FakeGateway
+    from tests.ui.standins import drain
+
+    fake = await FakeGateway("B", speed=0.05).start()
+    bridge = GatewayBridge()
+    shell = TrayShell(bridge, notify_settings=notify, on_quit=lambda: None)
+    token = TokenSource.inline(fake.token)
+    bridge.add_gateway(GatewayEndpoint("demo", "Demo", EndpointKind.DEMO, fake.base_url, token))
+    shell.show()
+    bridge.start(asyncio.get_running_loop(), notifier)
+    try:
+        yield fake, bridge, shell
+    finally:
+        shell.dispose()
+        await bridge.aclose()
+        await fake.stop()
+        await drain()
+        shell.deleteLater()
+        bridge.deleteLater()
+
+
+@contextlib.asynccontextmanager
 async def session_bus() -> AsyncIterator[Any]:
     """A dbus_fast connection to the session bus for one query; disconnected after.
 
@@ -135,7 +170,7 @@ async def item_menu(bus: Any, item: str) -> Any:
     """
     service, _, path = item.partition("/")
     path = "/" + path if path else "/StatusNotifierItem"
-    sni = await interface(bus, service, path, "org.kde.StatusNotifierItem")
+    sni = await interface(bus, service, path, SNI)
     return await interface(bus, service, await sni.get_menu(), "com.canonical.dbusmenu")
 
 
@@ -154,6 +189,18 @@ async def registered_items() -> list[str]:
     """The StatusNotifierItems the tray host knows ("<bus name>/<path>" or a bus name)."""
     async with session_bus() as bus:
         return await _watched_items(bus)
+
+
+async def item_tooltips() -> list[str]:
+    """Our tray item's tooltip as the panel receives it (the SNI ``ToolTip``: title, text)."""
+    texts: list[str] = []
+    async with session_bus() as bus:
+        for item in await _watched_items(bus):
+            service, _, path = item.partition("/")
+            sni = await interface(bus, service, "/" + path if path else "/StatusNotifierItem", SNI)
+            _icon, _pixmaps, title, text = await sni.get_tool_tip()
+            texts.append(f"{title}\n{text}")
+    return texts
 
 
 async def click_menu_item(
@@ -181,3 +228,39 @@ def _ids(node: list) -> list[tuple[int, str]]:
     for child in children:
         found.extend(_ids(child.value))
     return found
+
+
+@contextlib.asynccontextmanager
+async def notify_calls() -> AsyncIterator[list[tuple[str, str, int]]]:
+    """Every ``Notify`` sent on the session bus while the block runs, as the bus carried it:
+    ``(app_name, summary, urgency)`` (urgency -1 when not given). A D-Bus monitor
+    (``BecomeMonitor``), so it sees what any client sends, not what a daemon chose to show.
+    """
+    from dbus_fast import Message, MessageType
+
+    calls: list[tuple[str, str, int]] = []
+
+    def seen(message: Message) -> bool:
+        if message.message_type is not MessageType.METHOD_CALL:
+            return False  # replies (BecomeMonitor's own) and signals: dbus-fast's business
+        if message.member == "Notify":
+            hints = message.body[6]
+            urgency = hints["urgency"].value if "urgency" in hints else -1
+            calls.append((message.body[0], message.body[3], urgency))
+        return True  # handled: a monitor never answers the calls it sees
+
+    async with session_bus() as bus:
+        bus.add_message_handler(seen)
+        reply = await bus.call(
+            Message(
+                destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus",
+                interface="org.freedesktop.DBus.Monitoring",
+                member="BecomeMonitor",
+                signature="asu",
+                body=[["type='method_call',interface='org.freedesktop.Notifications'"], 0],
+            )
+        )
+        if reply.message_type is MessageType.ERROR:
+            raise RuntimeError(f"BecomeMonitor refused: {reply.body}")
+        yield calls

@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from desktop.core.model import Choice, OutcomeKind
+from desktop.model.bridge_events import DecisionMade
+from desktop.model.notify_policy import ActionKind
+from desktop.model.reask_guard import SURFACE_REASK
 from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.bridge_events import DecisionMade
-from desktop.ui.notify_policy import ActionKind
-from desktop.ui.reask_guard import SURFACE_REASK
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import commands, intact, rm, victim

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import BOTH, intact, one_by_one, rm, victim

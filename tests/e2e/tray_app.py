@@ -25,13 +25,13 @@ from desktop.core.model import Approval, ApprovalPhase, OutcomeKind, SessionStat
 from desktop.gateway.client import GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.redact import register_secret
+from desktop.model.approvals.layout import RowEntry
+from desktop.model.bridge_events import ApprovalUpdate, Notice
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import GatewayView, Link
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.layout import RowEntry
 from desktop.ui.bridge import GatewayBridge, gateway_client_factory
-from desktop.ui.bridge_events import ApprovalUpdate, Notice
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import GatewayView, Link
 from tests.e2e.waiting import drain, until
 from tests.e2e.wire import WireTap
 from tests.peers.hermes_server import HermesServer

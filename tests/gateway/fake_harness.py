@@ -20,9 +20,9 @@ from desktop.gateway import canonical
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import FakeGateway
 from tests.gateway.control_server import FakeControlSocket
 from tests.gateway.recorder import Recorder
+from tests.gatewaymodel import FakeGateway
 
 FAST = BackoffPolicy(initial=0.01, factor=2.0, max_delay=0.05, jitter=0.0)
 # No version probe: the fake counts every HTTP request, /api/status included, as a handshake

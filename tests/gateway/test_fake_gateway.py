@@ -27,8 +27,8 @@ from desktop.gateway.client import (
     ConnectionState,
     OutcomeUnknownError,
 )
-from desktop.gateway.fake import CloseOnOpen, Refuse
 from tests.gateway.fake_harness import Harness, running
+from tests.gatewaymodel import CloseOnOpen, Refuse
 
 DIALECTS = ["A", "B", "C"]
 SCRATCH = "/tmp/hermes-scratch"

@@ -19,8 +19,8 @@ import pytest
 
 from desktop.core.events import ApprovalRequested
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.demo.script import Command
 from desktop.gateway.client import ConnectionSettings, ConnectionState
-from desktop.gateway.fake.script import Command
 from desktop.gateway.keepalive import KeepalivePace
 from tests.gateway.fake_harness import Harness, running
 

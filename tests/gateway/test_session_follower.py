@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
+from desktop.demo import Command
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import Command, FakeGateway
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
@@ -31,6 +31,7 @@ from desktop.gateway.session_follower import (
     live_sessions,
 )
 from tests.gateway.fake_harness import Harness, running
+from tests.gatewaymodel import FakeGateway
 
 SCRATCH = "/tmp/hermes-scratch"
 
@@ -75,6 +76,10 @@ def test_scope_per_dialect_and_setting() -> None:
     assert not a.others
     assert "take its events away" in a.reason
     assert "Settings" in follow_scope(Dialect.C, False).reason
+    observed = follow_scope(Dialect.HERMES020, True)
+    assert observed.others
+    assert "answers it by id" in observed.reason
+    assert not follow_scope(Dialect.HERMES020, False).others
 
 
 def test_list_changed_is_recognised_exactly() -> None:
@@ -242,6 +247,17 @@ def test_doctor_reports_another_clients_waiting_approval_without_joining(
     ]
 
 
+async def adopted_asks(h: Any, scenario: str, kind: Callable[[Any], bool]) -> list[Any]:
+    """Another client's session, adopted by the tray, runs ``scenario``; its ``kind`` requests."""
+    other = h.fake.create_session(title="From the Hermes window")
+    await h.rec.wait_state(ConnectionState.CONNECTED)
+    await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+    h.fake.submit(other.sid, f"[[scenario:{scenario}]] go")
+    return await h.fake.wait_for(
+        lambda: [r for r in h.fake.requests if kind(r)], what=f"{scenario} request"
+    )
+
+
 def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
     home: Path, arun: Callable[..., Any]
 ) -> None:
@@ -249,13 +265,7 @@ def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
 
     async def scenario() -> None:
         async with running("B", home) as h:
-            other = h.fake.create_session(title="From the Hermes window")
-            await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
-            h.fake.submit(other.sid, "[[scenario:readterm]] go")
-            [window] = await h.fake.wait_for(
-                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
-            )
+            [window] = await adopted_asks(h, "readterm", lambda r: r.method != "approval")
             await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
             tray_answers = [
                 f
@@ -339,3 +349,24 @@ def test_c_re_follows_after_a_reconnect_with_a_fresh_subscription(
             await h.rec.wait_for(lambda: waiting(h, other.sid), timeout=10.0)
 
     arun(scenario(), timeout=30.0)
+
+
+def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_person(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """Not screened like window requests: the core holds it (no refusal) until a person answers."""
+
+    async def scenario() -> None:
+        async with running("B", home) as h:
+            [question] = await adopted_asks(h, "clarify", lambda r: r.method == "clarify")
+            other = question.session
+            await h.rec.wait_for(lambda: h.client.core.prompts())
+            [prompt] = h.client.core.prompts()
+            assert (prompt.session_id, prompt.answerable) == (other.sid, True)
+            assert h.client.follower.left_to_owner == 0
+            assert question.is_open  # nothing was sent for it on its own
+            assert h.client.answer_prompt(prompt.key, "main").sent
+            await h.fake.wait_for(lambda: h.fake.clarify_answers, what="the answer")
+            assert h.fake.clarify_answers == [{"answers": {"q0": "main"}, "outcome": "submitted"}]
+
+    arun(scenario())

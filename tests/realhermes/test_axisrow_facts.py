@@ -276,3 +276,91 @@ def test_timeout_and_interrupt_send_no_withdrawal_and_any_non_deny_choice_approv
             assert not odd.exists(), '"Deny" (not exactly "deny") approved the command'
 
     run_async(scenario(), 280)
+
+
+async def status_after_change(tray: RawGateway, session_id: str, start: int) -> str:
+    """The session's ``session.active_list`` status once a ``sessions.changed`` after ``start``."""
+    await tray.wait_for(lambda f: is_event(f, "sessions.changed"), TURN_S, start)
+    live = await tray.call("session.active_list", {})
+    return str(next(s["status"] for s in live["sessions"] if s["id"] == session_id))
+
+
+def test_a_connection_that_never_attached_learns_of_another_clients_session_and_answers_by_id(
+    start_hermes: StartHermes, fake_model: FakeModel, scratch_dir: Path
+) -> None:
+    """What a tray that must not attach can see and do (the window keeps the stream)."""
+    first, second = victim(scratch_dir, "w1"), victim(scratch_dir, "w2")
+    third, fourth = victim(scratch_dir, "w3"), victim(scratch_dir, "w4")
+    fake_model.add_script(
+        "theirs",
+        [
+            Turn(text="one", calls=(terminal(f"rm -rf {first}"),)),
+            Turn(text="two", calls=(terminal(f"rm -rf {second}"),)),
+            Turn(text="done"),
+        ],
+    )
+    delegate_script(fake_model, "kids", third, fourth)
+    server = start_hermes("axisrow")
+
+    async def answer(tray: RawGateway, session_id: str, choice: str) -> dict[str, Any]:
+        [entry] = await pending(tray, session_id)
+        by_id = {"session_id": session_id, "choice": choice, "request_id": entry["request_id"]}
+        assert await tray.call("approval.respond", by_id) == {"resolved": 1}
+        return entry
+
+    async def scenario() -> None:
+        async with RawGateway.connect(server.url) as tray, RawGateway.connect(server.url) as window:
+            await tray.handshake("A")
+            assert await tray.call("session.active_list", {}) == {"sessions": []}
+            mark = len(tray.frames)
+            sid = await open_session(window, scratch_dir)
+            # The list-changed broadcast reaches a connection that has nothing to do with it.
+            await tray.wait_for(lambda f: is_event(f, "sessions.changed"), TURN_S, mark)
+            [row] = (await tray.call("session.active_list", {}))["sessions"]
+            assert row["id"] == sid
+            assert row["session_key"]
+            assert row["status"] == "starting"
+            assert {"id", "session_key", "status", "title", "preview"} <= set(row)
+            with pytest.raises(RpcError) as unknown:
+                await tray.call("approval.pending", {"session_id": "not-a-session"})
+            assert unknown.value.code == 4001
+            await window.call(
+                "prompt.submit", {"session_id": sid, "text": fake_model.prompt("theirs")}
+            )
+            for asked, choice, target in ((1, "once", first), (2, "deny", second)):
+                await window.collect(lambda f: is_event(f, "approval.request", sid), asked, TURN_S)
+                live = (await tray.call("session.active_list", {}))["sessions"]
+                assert [s["status"] for s in live] == ["working"]
+                mark = len(window.frames)
+                entry = await answer(tray, sid, choice)
+                assert entry["command"] == f"rm -rf {target}"
+                assert "choices" not in entry
+                await window.wait_for(lambda f: is_event(f, "tool.complete", sid), TURN_S, mark)
+            mark = len(tray.frames)
+            await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S)
+            assert not first.exists(), "approved by id from a connection that never attached"
+            assert second.exists(), "denied by id: it did not run"
+            assert not [f for f in tray.frames if is_event(f, None, sid)], "no session events"
+            # The turn's end is broadcast as a list change; the list then says idle.
+            while await status_after_change(tray, sid, mark) != "idle":
+                mark = len(tray.frames)
+            assert await pending(tray, sid) == []
+
+            # Sub-agents ask after the parent's turn ended, and the list then says idle.
+            mark = len(window.frames)
+            await window.call(
+                "prompt.submit", {"session_id": sid, "text": fake_model.prompt("kids")}
+            )
+            await window.wait_for(lambda f: is_event(f, "message.complete", sid), TURN_S, mark)
+            await window.collect(lambda f: is_event(f, "approval.request", sid), 4, TURN_S)
+            live = (await tray.call("session.active_list", {}))["sessions"]
+            assert [s["status"] for s in live] == ["idle"], "children wait while the list is idle"
+            for entry in await pending(tray, sid):
+                deny = {"session_id": sid, "choice": "deny", "request_id": entry["request_id"]}
+                assert await tray.call("approval.respond", deny) == {"resolved": 1}
+            await window.collect(lambda f: is_event(f, "subagent.complete", sid), 2, TURN_S)
+            assert third.exists()
+            assert fourth.exists()
+            assert not [f for f in tray.frames if is_event(f, None, sid)], "no session events"
+
+    run_async(scenario(), 280)

@@ -29,7 +29,7 @@ from desktop.core.model import (
     RunResult,
 )
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved
+from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved
 
 CLOCK = FakeClock(5000.0)
 CWD = "/home/ana/src/shop"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.model.approvals import texts
 from desktop.risk import RiskLevel, assess
-from desktop.ui.approvals import texts
 
 PIECES = st.sampled_from(
     [

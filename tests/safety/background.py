@@ -13,7 +13,7 @@ from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from desktop.gateway.fake import FakeGateway
+from tests.gatewaymodel import FakeGateway
 
 T = TypeVar("T")
 

@@ -19,6 +19,7 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_API", "pyside6")
@@ -29,16 +30,17 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
-from desktop.gateway.fake import Command, FakeGateway
+from desktop.demo import Command
 from desktop.journal import Journal
+from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
+from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
+from desktop.model.yolo_timer import BoxKind
 from desktop.platform.autostart_xdg import XdgAutostart
 from desktop.settings import Settings, TokenStore
 from desktop.ui import icons
-from desktop.ui.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.ui.settings_controller import SettingsController
-from desktop.ui.yolo_timer import BoxKind
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 
@@ -157,7 +159,8 @@ def icon_sheet(path: Path) -> None:
     print(f"wrote {path}")
 
 
-if __name__ == "__main__":
+def run(shoot: Callable[[Path], Awaitable[None]]) -> None:
+    """Run ``shoot(folder)`` on a qasync loop; the folder is argv[1] (the screenshot CLIs)."""
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "artifacts/screenshots")
     target.mkdir(parents=True, exist_ok=True)
     application = QApplication(sys.argv[:1])
@@ -165,4 +168,8 @@ if __name__ == "__main__":
     loop = qasync.QEventLoop(application)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(main(target))
+        loop.run_until_complete(shoot(target))
+
+
+if __name__ == "__main__":
+    run(main)

@@ -54,6 +54,10 @@ class StandInClient:
         self.calls.append(("decide", key, choice, confirm_stale))
         return DecisionResult(False, self.refuse) if self.refuse else DecisionResult(True)
 
+    def answer_prompt(self, key: str, answer: str) -> DecisionResult:
+        self.calls.append(("answer_prompt", key, answer))
+        return DecisionResult(False, self.refuse) if self.refuse else DecisionResult(True)
+
     def reconnect_now(self) -> None:
         self.calls.append(("reconnect_now",))
 

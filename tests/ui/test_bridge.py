@@ -16,11 +16,11 @@ from desktop.core.events import (
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.yolo_verify import YoloCheck
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
-from desktop.ui.snapshot import Link
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
 
@@ -83,7 +83,7 @@ def test_core_events_become_typed_signals(started):
     client.emit(SessionRemoved("s1", "closed"))
     assert seen.items == [
         SessionUpdate("g1", s),
-        ApprovalUpdate("g1", "Local", a, "Fix the build"),
+        ApprovalUpdate("g1", "Local", a, "Fix the build", arrived=True),
         ApprovalUpdate("g1", "Local", done, "Fix the build"),
         Notice("info", "Model switched", "Fix the build on Local", "", "g1", "s1"),
         SessionGone("g1", "s1", "closed"),

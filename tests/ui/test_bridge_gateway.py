@@ -18,13 +18,13 @@ import pytest
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.snapshot import Link
+from tests.gatewaymodel import FakeGateway
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.standins import drain, until
 

@@ -24,14 +24,15 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Choice, TodoStatus
+from desktop.demo import DemoGateway
+from desktop.demo import story as demo_story
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
-from desktop.gateway.fake import FakeGateway, demo_story
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.notify_policy import NotifySettings
 from desktop.model.session_names import SEPARATOR
-from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
 from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.ui.standins import drain, until
 
@@ -46,7 +47,7 @@ class DemoTray:
 
     def __init__(self, demo: BuiltInDemo) -> None:
         self.demo = demo
-        self.fake: FakeGateway = demo.fake
+        self.fake: DemoGateway = demo.fake
         self.bridge = GatewayBridge()
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
@@ -98,7 +99,7 @@ async def demo_tray(**options: Any) -> AsyncIterator[DemoTray]:
         await tray.close()
 
 
-def answer_frames(fake: FakeGateway) -> list[dict[str, Any]]:
+def answer_frames(fake: DemoGateway) -> list[dict[str, Any]]:
     """Every decision frame the demo gateway received (dialect B answers ``srq-`` requests)."""
     return [
         frame
@@ -134,8 +135,13 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
             ref = f"{DEMO_GATEWAY_ID}:{webshop.session_id}"
             menu = tray.shell.tray.menu
 
-            def session_menu_lines() -> dict[str, str]:  # the menu is rebuilt as things change
-                sub = menu.findChild(QMenu, f"session:{ref}")
+            def session_menu_lines() -> dict[str, str]:  # the menu is built as it opens
+                menu.aboutToShow.emit()
+                subs = [a.menu() for a in menu.actions()]  # not findChild: replaced ones linger
+                named = [
+                    m for m in subs if isinstance(m, QMenu) and m.objectName() == f"session:{ref}"
+                ]
+                sub = named[0] if named else None
                 return {a.objectName(): a.text() for a in sub.actions()} if sub else {}
 
             names = await until(

@@ -13,13 +13,13 @@ import dataclasses
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice, DecisionResult
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.reask_guard import SURFACE_REASK
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings
-from desktop.ui.reask_guard import SURFACE_REASK
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.standins import Endpoint, StandInClient, drain, until
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.model import Choice
 from desktop.journal import Journal
+from desktop.model.bridge_events import ApprovalUpdate, DecisionMade
 from desktop.ui import journal_controller as controller_module
-from desktop.ui.bridge_events import ApprovalUpdate, DecisionMade
 from desktop.ui.journal_controller import JournalController
 
 

@@ -13,12 +13,13 @@ from PySide6.QtCore import QUrl
 
 from desktop import logsetup
 from desktop.core.model import Choice
+from desktop.demo import Command
 from desktop.gateway.config import endpoint_from_config
-from desktop.gateway.fake import Command, FakeGateway
 from desktop.journal import Journal
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.settings import GatewayConfig, TokenStore
-from desktop.ui.approvals.requests import SURFACE_BUTTON, DecisionRequest
-from desktop.ui.notify_policy import ActionKind, NotificationPlan, NotifyAction
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 

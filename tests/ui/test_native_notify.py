@@ -8,11 +8,11 @@ import contextlib
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
+from desktop.model.notify_policy import NotifySettings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.native_notify import NativeNotifier
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.standins import Endpoint, drain, make_factory, until
 

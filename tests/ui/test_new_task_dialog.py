@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui.new_task_dialog import NewTaskDialog
-from tests.ui.builders import gateway, snap
+from tests.model.builders import gateway, snap
 
 OFFSCREEN_WINDOW = pytest.mark.qt_log_ignore(
     "This plugin does not support raise", "This plugin does not support propagateSizeHints"

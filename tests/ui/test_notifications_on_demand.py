@@ -12,11 +12,11 @@ import asyncio
 from typing import Any
 
 from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.model.bridge_events import Notice
+from desktop.model.notify_policy import NotifySettings
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import Notice
 from desktop.ui.notifications import NotificationController
-from desktop.ui.notify_policy import NotifySettings
-from tests.ui.builders import approval, session
+from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, drain, make_factory, until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
@@ -48,6 +48,9 @@ class StubNotifier:
         return True
 
     async def withdraw(self, gateway_id: str, batch_id: str) -> None:
+        return None
+
+    def watch_do_not_disturb(self, on_change: Any) -> None:
         return None
 
     async def aclose(self) -> None:

@@ -11,14 +11,14 @@ import dataclasses
 import pytest
 
 from desktop.core.model import ApprovalPhase, Outcome, OutcomeKind
-from desktop.ui.notify_policy import (
+from desktop.model.notify_policy import (
     SUMMARY_REF,
     ActionKind,
     NotifyPolicy,
     NotifySettings,
     app_risk_check,
 )
-from tests.ui.builders import approval
+from tests.model.builders import approval
 
 SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.5)
 T = 100.0

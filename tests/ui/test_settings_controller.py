@@ -10,12 +10,12 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import FakeGateway
+from desktop.model.snapshot import Link
 from desktop.platform.autostart_xdg import XdgAutostart
 from desktop.settings import GatewayConfig, GatewayKind, Settings, TokenStore, load_settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController, client_factory_for
-from desktop.ui.snapshot import Link
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import WiredApp
 

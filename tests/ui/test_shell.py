@@ -7,11 +7,11 @@ import pytest
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import Choice
 from desktop.journal import Journal
-from desktop.ui.approvals.requests import DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionMade
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_events import DecisionMade
 from desktop.ui.shell import TrayShell
-from tests.ui.builders import approval, session
+from tests.model.builders import YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
 OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -39,6 +39,16 @@ def shell(qloop, arun):
 def test_new_approvals_reach_the_dialog(shell):
     s, _client, _quits = shell
     assert s.dialog.pending_count() == 1
+
+
+def test_the_dialog_names_a_yolo_session_as_the_store_does_and_follows_it(shell):
+    s, client, _quits = shell
+    client.emit(SessionChanged(session("s1", "Fix the build", yolo=YOLO_SESSION)))
+    assert s.dialog.yolo_note.text().startswith(
+        f"YOLO is on for “{s.bridge.session('g1', 's1').title}” (1 waiting)"
+    )
+    client.emit(SessionChanged(session("s1", "Fix the build")))
+    assert s.dialog.yolo_note.isHidden()
 
 
 def test_a_dialog_decision_goes_through_the_bridge(shell):

@@ -10,11 +10,11 @@ from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import SessionStatus
+from desktop.model.tray_status import ICON_NAMES
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
-from desktop.ui.tray_status import ICON_NAMES
-from tests.ui.builders import YOLO_SESSION, approval, session
+from tests.model.builders import YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory, until
 
 # The offscreen platform cannot raise windows, grab the keyboard for a popup menu or
@@ -72,10 +72,30 @@ def test_icon_and_tooltip_follow_the_snapshot(setup):
     assert not tray.tray.icon().isNull()
 
 
-def test_menu_is_rebuilt_after_a_debounce_when_closed(setup, qtbot):
+def test_a_qt_drawn_menu_is_built_when_it_opens_not_per_change(setup, qtbot):
     _bridge, tray, client = setup
-    client.emit(SessionChanged(session()))
-    qtbot.waitUntil(lambda: tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None)
+    header = action(tray, "gateway:g1")
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):  # the events paused
+        client.emit(SessionChanged(session()))
+    assert action(tray, "gateway:g1") is header  # not rebuilt yet: nobody looks at it
+    tray.menu.aboutToShow.emit()  # what Qt does as it opens the menu
+    assert tray.menu.findChild(type(tray.menu), "session:g1:s1") is not None
+
+
+def test_a_closed_session_that_worked_between_openings_comes_back(setup, qtbot):
+    """The menu is built only as it opens, but its shelf still sees every pause in between."""
+    _bridge, tray, client = setup
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        client.emit(SessionChanged(session()))
+    tray._close_session("g1", "s1")
+    tray.menu.aboutToShow.emit()
+    assert _session_title(tray) is None
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        client.emit(SessionChanged(session(status=SessionStatus.WORKING)))
+    with qtbot.waitSignal(tray._rebuild_timer.timeout):
+        client.emit(SessionChanged(session()))  # idle again before the next opening
+    tray.menu.aboutToShow.emit()
+    assert _session_title(tray) == "Fix the build — idle"
 
 
 @OFFSCREEN_POPUP

@@ -7,19 +7,19 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Dialect, SessionStatus, TodoStatus, Usage
-from desktop.ui.snapshot import Link
+from desktop.model.snapshot import Link
 from desktop.ui.tray_menu import build_menu
-from tests.ui.builders import (
+from tests.model.builders import (
     YOLO_ENV,
     YOLO_MODE_OFF,
     YOLO_SESSION,
-    MenuRecorder,
     approval,
     gateway,
     session,
     snap,
     todos,
 )
+from tests.ui.builders import MenuRecorder
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_rebuilding_replaces_old_submenus(menu, qapp):
     ],
 )
 def test_labels_for_a_status_notifier_host(label, exported):
-    from desktop.ui.plain_text import exported_label
+    from desktop.model.plain_text import exported_label
 
     assert exported_label(label) == exported
 

@@ -13,7 +13,8 @@ from desktop.core.model import SessionStatus
 from desktop.ui import icons
 from desktop.ui.tray_menu import build_menu
 from desktop.ui.tray_menu_extras import MenuExtras
-from tests.ui.builders import YOLO_ENV, YOLO_SESSION, MenuRecorder, gateway, session, snap
+from tests.model.builders import YOLO_ENV, YOLO_SESSION, gateway, session, snap
+from tests.ui.builders import MenuRecorder
 from tests.ui.wired_app import menu_action, menu_actions, submenu
 
 

@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 
 from desktop.core.events import SessionChanged, SessionRemoved
+from desktop.model.yolo_timer import BoxKind, Phase
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
-from desktop.ui.yolo_timer import BoxKind, Phase
-from tests.ui.builders import YOLO_SESSION, session
+from tests.model.builders import YOLO_SESSION, session
 from tests.ui.standins import Endpoint, make_factory, until
 from tests.ui.wired_app import ManualClock, menu_action
 

@@ -12,11 +12,11 @@ import pytest
 
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.fake import FakeGateway
 from desktop.gateway.yolo_verify import YoloCheck
-from desktop.ui.approvals.requests import DecisionRequest
-from desktop.ui.snapshot import Link, session_title
-from desktop.ui.yolo_timer import BoxKind, Phase
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.snapshot import Link, session_title
+from desktop.model.yolo_timer import BoxKind, Phase
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp
 

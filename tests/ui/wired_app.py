@@ -16,11 +16,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.gateway.fake import FakeGateway
+from desktop.model.notify_policy import NotifySettings
+from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.notify_policy import NotifySettings
 from desktop.ui.shell import TrayShell
-from desktop.ui.snapshot import Link
+from tests.gatewaymodel import FakeGateway
 from tests.ui.standins import drain, until
 
 QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)

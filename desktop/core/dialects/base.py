@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from desktop.core.dialects.answers import encode_decision
 from desktop.core.dialects.approval_frames import server_request_approval
+from desktop.core.dialects.prompt_frames import PROMPT_METHODS, server_request_prompt
 from desktop.core.jsonrpc import METHOD_NOT_FOUND, EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
 from desktop.core.wire import (
@@ -41,9 +42,11 @@ class DialectAdapter:
         return self.event_handlers[frame.type](self, frame)
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
-        """``approval`` requests become rows; everything else is refused at once (-32601)."""
+        """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
         if frame.method == "approval":
             return server_request_approval(frame, self.max_command_chars)
+        if frame.method in PROMPT_METHODS:
+            return server_request_prompt(frame)
         message = f"the tray does not handle {excerpt(frame.method, 60)}"
         return [ServerRequestRefused(frame.request_id, frame.method, METHOD_NOT_FOUND, message)]
 
@@ -76,6 +79,10 @@ class DialectAdapter:
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
+        return []
+
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+        """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
         return []
 
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:

@@ -20,20 +20,34 @@ from desktop.core.dialects.approval_frames import (
     request_cancel,
 )
 from desktop.core.dialects.base import DialectAdapter, EventHandler
+from desktop.core.dialects.prompt_frames import canonical_prompt
 from desktop.core.dialects.tui_gateway import redelivered
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
 from desktop.core.wire import RowKind, WireEvent
 
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
+CLARIFY_KIND = "clarify"
+
+
+def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if payloads.text(frame.payload, "kind") == CLARIFY_KIND:
+        return canonical_prompt(frame.session_id, frame.payload, frame.params)
+    return prompt_event_approval(adapter, frame)
+
+
+def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return canonical_prompt(frame.session_id, frame.payload, frame.params)
 
 
 class CanonicalAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     event_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": prompt_event_approval,
+        "approval.request": _approval,
         "approval.settled": approval_settled,
+        "clarify.request": _clarify,
+        "clarify.settled": approval_settled,
         "request.cancel": request_cancel,
     }
 
@@ -69,5 +83,5 @@ class CanonicalAdapter(DialectAdapter):
         events: list[WireEvent] = []
         for prompt in prompts or []:
             frame = EventFrame("approval.request", session_id, prompt, snapshot)
-            events.extend(prompt_event_approval(self, frame))
+            events.extend(_approval(self, frame))
         return events + redelivered(self, requests or [])

@@ -14,8 +14,10 @@ from typing import Any, ClassVar
 from desktop.core import outcomes, payloads
 from desktop.core.dialects.approval_frames import fifo_event_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.model import Choice, Dialect, Outcome
-from desktop.core.wire import RowKind
+from desktop.core.dialects.prompt_frames import event_expired, event_prompt
+from desktop.core.jsonrpc import EventFrame
+from desktop.core.model import Choice, Dialect, Outcome, PromptKind
+from desktop.core.wire import RowKind, WireEvent
 
 NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
@@ -37,10 +39,40 @@ def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int 
     return outcomes.unknown()
 
 
+def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return event_prompt(PromptKind.CLARIFY, frame)
+
+
+def _sudo(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return event_prompt(PromptKind.SUDO, frame)
+
+
+def _secret(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return event_prompt(PromptKind.SECRET, frame)
+
+
+def _expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return event_expired(frame)
+
+
+PROMPT_EVENTS: dict[str, EventHandler] = {
+    "clarify.request": _clarify,
+    "sudo.request": _sudo,
+    "secret.request": _secret,
+    "clarify.expire": _expired,
+    "sudo.expire": _expired,
+    "secret.expire": _expired,
+}
+"""0.19.0's paired prompt events (0.20 sends the same ones)."""
+
+
 class Hermes019Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
-    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": fifo_event_approval,
+        **PROMPT_EVENTS,
+    }
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from desktop.core import payloads
 from desktop.core.dialects.approval_frames import by_id_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.hermes019 import respond_outcome
+from desktop.core.dialects.hermes019 import PROMPT_EVENTS, respond_outcome
+from desktop.core.dialects.prompt_frames import event_prompt
 from desktop.core.jsonrpc import EventFrame
-from desktop.core.model import Choice, Dialect, Outcome
+from desktop.core.model import Choice, Dialect, Outcome, PromptKind
 from desktop.core.wire import RowKind, WireEvent
 
 
@@ -30,13 +32,25 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 class Hermes020Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
-    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _approval}
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _approval,
+        **PROMPT_EVENTS,
+    }
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         """``{resolved: 1}``: our decision took; ``0``: that id no longer waits."""
         return respond_outcome(choice, result, code)
+
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+        """``pending_clarify``: the clarify still blocking the session, as its event was."""
+        pending = payloads.mapping(snapshot, "pending_clarify")
+        session_id = payloads.text(snapshot, "session_id")
+        if pending is None or not session_id:
+            return []
+        frame = EventFrame("clarify.request", session_id, pending, snapshot)
+        return event_prompt(PromptKind.CLARIFY, frame)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""

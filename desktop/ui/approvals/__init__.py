@@ -2,15 +2,15 @@
 
 Public API (the tray and the bridge use only these): :class:`ApprovalDialog` and
 :class:`DecisionRequest` with its ``SURFACE_*`` values. The rest of the package is the dialog's
-own machinery: Qt-free ordering (``layout``), rules (``rules``), wording (``texts``), keyboard
-(``keys``), and the Qt model/view/widgets.
+own Qt machinery: keyboard (``keys``), the item model, the view and the widgets; its Qt-free
+ordering, rules and wording are in :mod:`desktop.model.approvals`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from desktop.ui.approvals.requests import (
+from desktop.model.approvals.requests import (
     SURFACE_BATCH,
     SURFACE_BUTTON,
     SURFACE_KEYBOARD,

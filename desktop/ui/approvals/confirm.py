@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.model import Approval
-from desktop.ui.approvals import texts
+from desktop.model.approvals import texts
 
 
 class AlwaysConfirmation:

@@ -39,22 +39,29 @@ from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, SessionState
-from desktop.ui.approvals import dialog_texts, rules, seen
-from desktop.ui.approvals.confirm import AlwaysConfirmation
-from desktop.ui.approvals.input_router import InputRouter
-from desktop.ui.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
-from desktop.ui.approvals.list_view import ApprovalListView
-from desktop.ui.approvals.requests import (
+from desktop.model.approvals import dialog_texts, rules, seen
+from desktop.model.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
+from desktop.model.approvals.requests import (
     SURFACE_BATCH,
     SURFACE_BUTTON,
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
-from desktop.ui.approvals.risk_gate import Assess, default_assess, is_high
+from desktop.model.approvals.risk_gate import Assess, default_assess, is_high
+from desktop.model.approvals.texts import KEY_HINTS
+from desktop.ui.approvals.confirm import AlwaysConfirmation
+from desktop.ui.approvals.input_router import InputRouter
+from desktop.ui.approvals.list_view import ApprovalListView
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
-from desktop.ui.approvals.texts import KEY_HINTS
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
+
+SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
+
+
+def _no_session(gateway_id: str, session_id: str) -> SessionState | None:
+    """The lookup when no store is given: no session is known, so no YOLO note."""
+    return None
 
 
 class ApprovalDialog(QDialog):
@@ -73,6 +80,7 @@ class ApprovalDialog(QDialog):
         assess: Assess | None = None,
         batch_dwell: float = seen.BATCH_DWELL_S,
         key_dwell: float = seen.KEY_DWELL_S,
+        session_of: SessionLookup = _no_session,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalDialog")
@@ -90,7 +98,7 @@ class ApprovalDialog(QDialog):
         self._open: set[RowId] = set()  # rows that still need the person
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
         self._graced: dict[int, BatchGroup] = {}  # fully resolved batches waiting out the grace
-        self._yolo: dict[tuple[str, str], str] = {}  # (gateway, session) with YOLO on -> title
+        self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.model = ApprovalTreeModel(self)
         self.list_view = ApprovalListView(self.model, clock)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
@@ -155,19 +163,16 @@ class ApprovalDialog(QDialog):
             after = self.model.board.next_open(self._selected)
             if after is not None:
                 self._select(after)
-        if (gateway_id, approval.session_id) in self._yolo:
+        if self._yolo_on(gateway_id, approval.session_id):
             self._show_yolo_note()
         self._after_change()
 
     def session_changed(self, gateway_id: str, session: SessionState) -> None:
-        """A session's state changed: keep the YOLO note true (see ``dialog_texts.yolo_note``)."""
-        key = (gateway_id, session.session_id)
-        was = key in self._yolo
-        if session.yolo.effective:
-            self._yolo[key] = session.title or session.session_id
-        else:
-            self._yolo.pop(key, None)
-        if was or key in self._yolo:
+        """A session's state changed: keep the YOLO note true (see ``dialog_texts.yolo_note``).
+
+        Only rows shown here make the note, so a session without any cannot change it.
+        """
+        if self.model.board.session(gateway_id, session.session_id) is not None:
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str) -> None:
@@ -189,7 +194,6 @@ class ApprovalDialog(QDialog):
             self._before_removal([b for s in gateway.sessions for b in s.batches])
             self.model.remove(gateway)
             self._after_removal()
-        self._yolo = {k: v for k, v in self._yolo.items() if k[0] != gateway_id}
         self._show_yolo_note()
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
@@ -439,13 +443,20 @@ class ApprovalDialog(QDialog):
     def _say(self, text: str) -> None:
         self.notice.setText(text)
 
+    def _yolo_on(self, gateway_id: str, session_id: str) -> bool:
+        session = self._session_of(gateway_id, session_id)
+        return session is not None and session.yolo.effective
+
     def _show_yolo_note(self) -> None:
         titles = []
-        for (gateway_id, session_id), title in self._yolo.items():
-            session = self.model.board.session(gateway_id, session_id)
-            waiting = sum(1 for b in session.batches for r in b.rows if r.is_open) if session else 0
-            if waiting:
-                titles.append((title, waiting))
+        for gateway in self.model.board.gateways:
+            for group in gateway.sessions:
+                session = self._session_of(gateway.gateway_id, group.session_id)
+                if session is None or not session.yolo.effective:
+                    continue
+                waiting = sum(1 for b in group.batches for r in b.rows if r.is_open)
+                if waiting:
+                    titles.append((session.title or session.session_id, waiting))
         text = dialog_texts.yolo_note(titles)
         self.yolo_note.setText(text)
         self.yolo_note.setVisible(bool(text))

@@ -12,8 +12,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
 from desktop.core.model import Choice
-from desktop.ui.approvals import dialog_texts, rules, texts
-from desktop.ui.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
+from desktop.model.approvals import dialog_texts, rules, texts
+from desktop.model.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
 from desktop.ui.approvals.row_card import action_button, plain_label, set_style_property
 
 

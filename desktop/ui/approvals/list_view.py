@@ -45,6 +45,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from desktop.model.approvals.layout import (
+    BatchGroup,
+    GatewayGroup,
+    Node,
+    RowEntry,
+    SessionGroup,
+)
+from desktop.model.approvals.seen import head_on_screen
 from desktop.ui.approvals.group_cards import (
     BatchCard,
     GatewaySection,
@@ -53,15 +61,7 @@ from desktop.ui.approvals.group_cards import (
     make_group_widget,
     rebind_group_widget,
 )
-from desktop.ui.approvals.layout import (
-    BatchGroup,
-    GatewayGroup,
-    Node,
-    RowEntry,
-    SessionGroup,
-)
 from desktop.ui.approvals.row_card import RowCard, plain_label
-from desktop.ui.approvals.seen import head_on_screen
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())

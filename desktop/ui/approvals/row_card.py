@@ -14,10 +14,10 @@ from PySide6.QtGui import QFontDatabase, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import ApprovalPhase, Choice, RunKind
+from desktop.model.approvals import rules, texts
+from desktop.model.approvals.layout import RowEntry
 from desktop.risk import RiskAssessment, assess
-from desktop.ui.approvals import rules, texts
 from desktop.ui.approvals.command_view import CommandView
-from desktop.ui.approvals.layout import RowEntry
 
 
 class PlainLabel(QLabel):

@@ -1,4 +1,4 @@
-"""A thin Qt item model over the Qt-free :class:`~desktop.ui.approvals.layout.ApprovalBoard`.
+"""A thin Qt item model over the Qt-free :class:`~desktop.model.approvals.layout.ApprovalBoard`.
 
 Why a model at all: the dialog's card list is a *view* of the grouped tree, and Qt's model
 signals (rows inserted/removed, data changed) are a well-tested way to tell a view exactly what
@@ -18,8 +18,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.core.model import Approval
-from desktop.ui.approvals import texts
-from desktop.ui.approvals.layout import (
+from desktop.model.approvals import texts
+from desktop.model.approvals.layout import (
     ApprovalBoard,
     BatchGroup,
     GatewayGroup,

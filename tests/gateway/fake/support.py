@@ -22,8 +22,9 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from desktop.gateway.fake import Batch, Command, Dialect, FakeGateway, Turn
-from desktop.gateway.fake.records import ChangeSignal
+from desktop.demo import Batch, Command, Dialect, Turn
+from desktop.demo.records import ChangeSignal
+from tests.gatewaymodel import FakeGateway
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from desktop.gateway.fake import ManualClock, ScaledClock
+from desktop.demo import ManualClock, ScaledClock
 from tests.gateway.fake.support import run
 
 

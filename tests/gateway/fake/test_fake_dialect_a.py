@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import (
-    Command,
-    ManualClock,
-    Say,
-    ScenarioBook,
-    Todo,
-    Turn,
-    UsageTick,
-)
+from desktop.demo import Command, ManualClock, Say, ScenarioBook, Todo, Turn, UsageTick
 from tests.gateway.fake.support import (
     RawClient,
     fake_and_client,

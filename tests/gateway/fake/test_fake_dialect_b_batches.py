@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import Batch, Command, ManualClock, SetYolo, Turn
+from desktop.demo import Batch, Command, ManualClock, SetYolo, Turn
 from tests.gateway.fake.support import (
     BATCH_ABC,
     FAILS,

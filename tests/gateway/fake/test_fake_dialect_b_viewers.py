@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.gateway.fake import FakeGateway, Turn
+from desktop.demo import Turn
 from tests.gateway.fake.support import (
     BATCH_ABC,
     A,
@@ -19,6 +19,7 @@ from tests.gateway.fake.support import (
     settled,
     submit_turn,
 )
+from tests.gatewaymodel import FakeGateway
 
 
 def test_without_capabilities_approvals_are_withdrawn_at_once_and_nothing_is_sent():

@@ -7,19 +7,17 @@ import asyncio
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from desktop.gateway.fake import (
+from desktop.demo import Command, ManualClock, Turn
+from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
+from tests.gatewaymodel import (
     CloseOnOpen,
-    Command,
     DelayResponses,
     DropAfter,
     FakeGateway,
     Garbage,
-    ManualClock,
     Refuse,
     StallAfter,
-    Turn,
 )
-from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
 

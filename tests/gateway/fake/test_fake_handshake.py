@@ -9,8 +9,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from desktop.gateway.fake import FakeGateway, Refuse
 from tests.gateway.fake.support import RawClient, fake_and_client, ready, run
+from tests.gatewaymodel import FakeGateway, Refuse
 
 
 @pytest.mark.parametrize("dialect", ["A", "B"])

@@ -9,8 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = """
 import sys
-import desktop.gateway.fake
-import desktop.gateway.fake.__main__
+import desktop.demo
+import desktop.demo.__main__
 banned = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "qasync")
                 or m == "desktop.core" or m.startswith("desktop.core."))
 print(",".join(banned))

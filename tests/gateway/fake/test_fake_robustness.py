@@ -8,8 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop.gateway.fake import Command, FakeGateway, Turn
+from desktop.demo import Command, Turn
 from tests.gateway.fake.support import RawClient, fake_and_client, open_b, ready, run
+from tests.gatewaymodel import FakeGateway
 
 METHODS = [
     "ping", "session.create", "session.resume", "session.list", "session.active_list",

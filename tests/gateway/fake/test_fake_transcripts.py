@@ -13,16 +13,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from desktop.gateway.fake import (
-    Batch,
-    Command,
-    FakeGateway,
-    ManualClock,
-    Todo,
-    Turn,
-    UsageTick,
-)
+from desktop.demo import Batch, Command, ManualClock, Todo, Turn, UsageTick
 from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
+from tests.gatewaymodel import FakeGateway
 
 DATA = Path(__file__).parent / "data"
 # duration=0: with a ManualClock a simulated run time would wait for clock.advance() too

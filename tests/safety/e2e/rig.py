@@ -26,7 +26,7 @@ from desktop.gateway.client import (
     GatewayClient,
 )
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.fake import FakeGateway
+from tests.gatewaymodel import FakeGateway
 from tests.safety.e2e.control import ControlSocket
 from tests.safety.e2e.taps import DecisionTap, ExecutionSpy
 

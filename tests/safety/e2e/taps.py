@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
-from desktop.gateway.fake import rpc_approvals
-from desktop.gateway.fake.model import Execution, PendingRequest
-from desktop.gateway.fake.world import World
+from desktop.demo import rpc_approvals
+from desktop.demo.model import Execution, PendingRequest
+from desktop.demo.world import World
 
 
 @dataclass

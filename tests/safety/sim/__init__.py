@@ -1,8 +1,9 @@
-"""A sans-I/O reference model of the three Hermes gateways, and a seeded interleaver.
+"""A sans-I/O interleaver over reference servers of the three Hermes gateways.
 
-Why a second, independent model of the server: ``desktop.gateway.fake`` is a real peer for the
-socket tests, but it runs on asyncio and real time, so it cannot interleave thousands of races
-per second. This package models only what decides *which request a decision frame resolves* in
-each dialect (protocol.md §3), written from the protocol text and never importing the core's
-parsers, so a misreading in the core cannot hide in a parser both sides share.
+The gateway model (``desktop.demo``) is a real peer on asyncio and real time, so it cannot
+interleave thousands of races per second; the reference servers here replay its rules without
+I/O. What each dialect offers and what an answer means (``approval_choices``, ``approves``) is
+read from the model itself, so those rules are written once; which request a decision frame
+resolves is checked here per dialect (protocol.md §3). Neither side imports the core's parsers,
+so a misreading in the core cannot hide in a parser both sides share.
 """

@@ -1,17 +1,15 @@
-"""Server→client frames of the reference gateways, built from protocol.md §1.4, §3 and §4.
+"""Server→client frames of the reference gateways, as text, framed by the gateway model's wire.
 
-Why hand-built strings: the campaign must feed the core exactly what a gateway puts on the wire
-(including key order and optional keys), not objects the core's own encoder produced.
+Why text: the campaign must feed the core exactly what a gateway puts on the wire (including
+key order and optional keys), not objects the core's own encoder produced. The framing is the
+gateway model's (``desktop.demo.wire``), so both peers put the same bytes on the wire.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-
-def _dump(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+from desktop.demo import wire
 
 
 def event(kind: str, session_id: str, payload: dict[str, Any] | None = None, **params: Any) -> str:
@@ -20,23 +18,21 @@ def event(kind: str, session_id: str, payload: dict[str, Any] | None = None, **p
     if payload is not None:
         body["payload"] = payload
     body.update(params)
-    return _dump({"jsonrpc": "2.0", "method": "event", "params": body})
+    return wire.encode(wire.event(body))
 
 
 def server_request(request_id: str, method: str, params: dict[str, Any]) -> str:
     """A server→client request (dialect B's ``approval``)."""
-    return _dump({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    return wire.encode(wire.request(request_id, method, params))
 
 
 def result(rpc_id: Any, body: dict[str, Any]) -> str:
-    return _dump({"jsonrpc": "2.0", "id": rpc_id, "result": body})
+    return wire.encode(wire.result(rpc_id, body))
 
 
 def error(rpc_id: Any, code: int, message: str, reason: str = "") -> str:
-    err: dict[str, Any] = {"code": code, "message": message}
-    if reason:
-        err["data"] = {"reason": reason}
-    return _dump({"jsonrpc": "2.0", "id": rpc_id, "error": err})
+    data = {"reason": reason} if reason else None
+    return wire.encode(wire.error(rpc_id, wire.RpcError(code, message, data)))
 
 
 def gateway_ready(extra: dict[str, Any] | None = None) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
+from desktop.demo import dialect as rules
 from tests.safety.sim import frames
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
@@ -46,8 +47,10 @@ class RefServerA(AgentServer):
             approval.choices = A_FALLBACK  # no allow_permanent, no choices at all
         else:
             permanent = flags["allow_permanent"]
-            approval.choices = (
-                ("once", "session", "always", "deny") if permanent else ("once", "session", "deny")
+            approval.choices = tuple(
+                rules.approval_choices(
+                    rules.Dialect.A, allow_session=True, allow_permanent=permanent
+                )
             )
             payload.update(allow_permanent=permanent, choices=list(approval.choices))
         self.stats["published"] += 1
@@ -101,8 +104,7 @@ class RefServerA(AgentServer):
         if head is None:
             self.reply(frames.result(rpc_id, {"resolved": 0}))
             return
-        # 0.19.0: a missing choice denies, *any other string approves*.
-        approved = choice is not None and choice != "deny"
+        approved = rules.approves(rules.Dialect.A, choice)
         self.close(head, f"approve:{choice}" if approved else "deny", "tray")
         self.reply(frames.result(rpc_id, {"resolved": 1}))
 

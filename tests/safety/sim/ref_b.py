@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
+from desktop.demo import dialect as rules
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
@@ -42,13 +43,13 @@ class RefServerB(AgentServer):
         if reuse is not None:
             approval.srq_id = reuse.srq_id
         flags = self.flags()
-        choices = ["once"]
-        if flags["allow_session"] and not flags["smart_denied"]:
-            choices.append("session")
-            if flags["allow_permanent"]:
-                choices.append("always")
-        choices.append("deny")
-        approval.choices = tuple(choices)
+        approval.choices = tuple(
+            rules.approval_choices(
+                rules.Dialect.B,
+                allow_session=flags["allow_session"] and not flags["smart_denied"],
+                allow_permanent=flags["allow_permanent"],
+            )
+        )
         self.stats["published"] += 1
         params = self._published[approval.ident] = self.params(approval, flags)
         self.emit(session, frames.server_request(approval.srq_id, "approval", params), approval)
@@ -166,7 +167,7 @@ class RefServerB(AgentServer):
         self.stats["responses_arrived"] += 1
         self.verdict(attribution, target if target.open else None, choice, repr(msg))
         if target.open:
-            ok = choice in ("once", "session", "always")
+            ok = rules.approves(rules.Dialect.B, choice)
             self.close(target, f"approve:{choice}" if ok else "deny", "tray")
 
     def on_respond(self, rpc_id: Any, params: Json, attribution: Attribution | None) -> None:
@@ -180,7 +181,7 @@ class RefServerB(AgentServer):
         self.verdict(attribution, target, params.get("choice"), repr(params))
         if target is not None:
             choice = params.get("choice")
-            ok = choice in ("once", "session", "always")
+            ok = rules.approves(rules.Dialect.B, choice)
             self._rpc_answered.add(target.ident)
             self.close(target, f"approve:{choice}" if ok else "deny", "tray")
         self.reply(frames.result(rpc_id, {"resolved": len(found)}))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
+from desktop.demo import dialect as rules
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import pick
@@ -39,13 +40,14 @@ class RefServerC(AgentServer):
         approval = self.make_approval(session, command)
         approval.request_id = reuse.request_id if reuse else f"prompt-{approval.ident:06d}"
         flags = self.flags()
-        choices = ["once", "deny"]
-        if not flags["smart_denied"]:
-            if flags["allow_session"]:
-                choices.append("session")
-            if flags["allow_permanent"]:
-                choices.append("always")
-        approval.choices = tuple(choices)
+        plain = not flags["smart_denied"]
+        approval.choices = tuple(
+            rules.approval_choices(
+                rules.Dialect.C,
+                allow_session=plain and flags["allow_session"],
+                allow_permanent=plain and flags["allow_permanent"],
+            )
+        )
         self.stats["published"] += 1
         self.emit(
             session,
@@ -176,4 +178,5 @@ class RefServerC(AgentServer):
             self.reply(frames.error(rpc_id, 4001, "invalid_params", "invalid_params"))
             return
         self.reply(frames.result(rpc_id, {"status": "resolved", "prompt_id": target.request_id}))
-        self.close(target, "deny" if choice == "deny" else f"approve:{choice}", "tray")
+        ok = rules.approves(rules.Dialect.C, choice)
+        self.close(target, f"approve:{choice}" if ok else "deny", "tray")

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop.core.model import SessionState
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import FakeClock, Recorder
+from tests.model.approvals.factory import FakeClock
+from tests.ui.approvals.factory import Recorder
 
 
 @pytest.fixture
@@ -22,9 +24,25 @@ def decisions() -> Recorder:
 
 
 @pytest.fixture
-def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[ApprovalDialog]:
+def sessions() -> dict[tuple[str, str], SessionState]:
+    """The store's sessions as the dialog reads them: (gateway_id, session_id) -> session."""
+    return {}
+
+
+@pytest.fixture
+def dialog(
+    qtbot: QtBot,
+    clock: FakeClock,
+    decisions: Recorder,
+    sessions: dict[tuple[str, str], SessionState],
+) -> Iterator[ApprovalDialog]:
     """An ApprovalDialog on the fake clock with a 5 ms tick, its decisions recorded."""
-    d = ApprovalDialog(clock=clock, grace_seconds=5.0, tick_ms=5)
+    d = ApprovalDialog(
+        clock=clock,
+        grace_seconds=5.0,
+        tick_ms=5,
+        session_of=lambda gateway_id, session_id: sessions.get((gateway_id, session_id)),
+    )
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     yield d

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
+from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
 
 CLOCK = FakeClock(5000.0)
 

@@ -17,15 +17,8 @@ from desktop.ui.approvals import (
     DecisionRequest,
 )
 from desktop.ui.approvals.group_cards import BatchCard
-from tests.ui.approvals.factory import (
-    OFFSCREEN_WINDOWS,
-    FakeClock,
-    Recorder,
-    approval,
-    look,
-    resolved,
-    sending,
-)
+from tests.model.approvals.factory import FakeClock, approval, resolved, sending
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look
 
 pytestmark = OFFSCREEN_WINDOWS
 

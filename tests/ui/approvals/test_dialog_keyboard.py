@@ -12,7 +12,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, Recorder, approval
+from tests.model.approvals.factory import FakeClock, approval
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder
 
 pytestmark = OFFSCREEN_WINDOWS
 

@@ -13,7 +13,8 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
-from tests.ui.approvals.factory import HOSTILE, OFFSCREEN_WINDOWS, approval, resolved, sending
+from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
 
 pytestmark = OFFSCREEN_WINDOWS
 

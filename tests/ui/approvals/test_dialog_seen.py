@@ -19,17 +19,11 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.model.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from tests.ui.approvals.factory import (
-    OFFSCREEN_WINDOWS,
-    FakeClock,
-    Recorder,
-    approval,
-    look,
-    resolved,
-)
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look
 
 pytestmark = OFFSCREEN_WINDOWS
 K = Qt.Key
@@ -278,11 +272,12 @@ def test_an_expired_row_is_counted_as_expired_not_answered(
 
 
 def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
-    shown: ApprovalDialog, qtbot: QtBot
+    shown: ApprovalDialog, qtbot: QtBot, sessions: dict[tuple[str, str], SessionState]
 ) -> None:
     shown.upsert("g", "G", approval("a"), "Build")
     assert shown.yolo_note.isHidden()
     on = SessionState("s1", title="Build", yolo=YoloState(True, YoloSource.SESSION))
+    sessions[("g", "s1")] = on  # the store folds the change before the dialog hears of it
     shown.session_changed("g", on)
     assert not shown.yolo_note.isHidden()
     text = shown.yolo_note.text()
@@ -290,6 +285,18 @@ def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
     assert "neither approves nor withdraws a command already asked" in text
     shown.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "Build")
     assert shown.yolo_note.isHidden()  # nothing of that session waits any more
+
+
+def test_the_yolo_note_reads_the_store_whenever_the_rows_or_the_session_change(
+    shown: ApprovalDialog, sessions: dict[tuple[str, str], SessionState]
+) -> None:
+    on = SessionState("s1", title="Build · app", yolo=YoloState(True, YoloSource.SESSION))
+    sessions[("g", "s1")] = on  # YOLO was on before the dialog saw a row of that session
+    shown.upsert("g", "G", approval("a"), "Build · app")
+    assert "YOLO is on for “Build · app” (1 waiting)" in shown.yolo_note.text()
+    sessions[("g", "s1")] = SessionState("s1", title="Build · app")
+    shown.session_changed("g", sessions[("g", "s1")])
+    assert shown.yolo_note.isHidden()
 
 
 def test_it_opens_on_the_first_waiting_row_with_its_heading_in_view(

@@ -7,7 +7,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, approval, resolved
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
 
 pytestmark = OFFSCREEN_WINDOWS
 

@@ -11,7 +11,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, FakeClock, approval, resolved
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
 
 pytestmark = OFFSCREEN_WINDOWS
 

@@ -17,10 +17,12 @@ from desktop.core.model import (
     RunKind,
     RunResult,
 )
+from desktop.model.approvals import texts
 from desktop.risk import RiskLevel
-from desktop.ui.approvals import ApprovalDialog, texts
+from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, approval, resolved
+from tests.model.approvals.factory import approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
 
 pytestmark = OFFSCREEN_WINDOWS
 

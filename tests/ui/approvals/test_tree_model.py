@@ -9,9 +9,9 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import OutcomeKind
-from desktop.ui.approvals.layout import BatchGroup, GatewayGroup, RowEntry
+from desktop.model.approvals.layout import BatchGroup, GatewayGroup, RowEntry
 from desktop.ui.approvals.tree_model import NODE_ROLE, ApprovalTreeModel
-from tests.ui.approvals.factory import HOSTILE, approval, resolved
+from tests.model.approvals.factory import HOSTILE, approval, resolved
 
 
 def texts_of(model: ApprovalTreeModel, parent: QModelIndex | None = None) -> list[object]:

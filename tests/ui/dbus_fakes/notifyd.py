@@ -51,18 +51,12 @@ class FakeNotifyd(ServiceInterface):
         cls, address: str, capabilities: tuple[str, ...] = ("actions", "body", "body-markup")
     ) -> "FakeNotifyd":
         self = cls(capabilities)
-        self.bus = await MessageBus(bus_address=address).connect()
-        self.bus.export(PATH, self)
-        reply = await self.bus.request_name(BUS_NAME, NameFlag.DO_NOT_QUEUE)
-        if reply is not RequestNameReply.PRIMARY_OWNER:
-            raise RuntimeError(f"{BUS_NAME} is already owned on this bus")
+        self.bus = await serve(address, PATH, self, BUS_NAME)
         return self
 
     async def stop(self) -> None:
-        if self.bus is not None:
-            self.bus.disconnect()
-            await self.bus.wait_for_disconnect()
-            self.bus = None
+        await release(self.bus)
+        self.bus = None
 
     def invoke(self, note_id: int, action_key: str) -> None:
         """What the daemon sends when a person presses the button ``action_key``."""
@@ -125,3 +119,20 @@ class FakeNotifyd(ServiceInterface):
     @signal()
     def NotificationClosed(self, note_id: int, reason: int) -> "uu":
         return [note_id, reason]
+
+
+async def serve(address: str, path: str, service: ServiceInterface, name: str) -> MessageBus:
+    """A connection to the bus at ``address`` that exports ``service`` and owns ``name``."""
+    bus = await MessageBus(bus_address=address).connect()
+    bus.export(path, service)
+    reply = await bus.request_name(name, NameFlag.DO_NOT_QUEUE)
+    if reply is not RequestNameReply.PRIMARY_OWNER:
+        raise RuntimeError(f"{name} is already owned on this bus")
+    return bus
+
+
+async def release(bus: MessageBus | None) -> None:
+    """Leave the bus (the name goes with the connection)."""
+    if bus is not None:
+        bus.disconnect()
+        await bus.wait_for_disconnect()

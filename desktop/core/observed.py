@@ -1,0 +1,163 @@
+"""0.20 sessions another client runs, seen through ``approval.pending`` without attaching.
+
+On hermes-agent 0.20 a session has one transport: a resume takes its events away from the
+window that shows it. A connection that never attached can still, measured on axisrow 0.20.1.2
+(``tests/realhermes/test_axisrow_facts.py``), read ``session.active_list`` (every connection's
+sessions, status ``starting``/``working``/``idle``), read ``approval.pending {session_id}``
+and answer an entry by its ``request_id``, all without disturbing the window's stream. So
+such sessions are *observed*: their rows come from pending lists only and are answered by id,
+they are never resumed, and they end when the session leaves the list.
+
+No event tells an observer that something waits, so the pending list is asked on a plan:
+
+* rows open for the session: every ``observe_open_poll_interval`` (a row another viewer
+  answered ends at the next list; only an id in the latest list is answered);
+* the list says ``working``: every ``observe_poll_interval``;
+* ``idle`` within ``observe_linger`` of its last work: every ``observe_linger_poll_interval``
+  (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle);
+* otherwise never: an idle gateway is not woken.
+
+Each session is also asked once as soon as it is first listed, and again after a reconnect
+(something may wait there already, even while the list says idle).
+
+Due times sit on a grid of their interval, so sessions on the same plan are asked together.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from desktop.core import outcomes, payloads
+from desktop.core.model import Dialect
+from desktop.core.outbox import Purpose
+from desktop.core.resubscribe import poll_pending
+
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
+
+MAX_OBSERVED = 200  # the list verb's own limit; a longer list is cut
+ID_CHARS = 128
+TITLE_CHARS = 200
+WORKING = "working"
+
+
+@dataclass(slots=True)
+class ObservedSessions:
+    """0.20 sessions seen through their pending list: when each last worked, when it is due."""
+
+    worked_at: dict[str, float] = field(default_factory=dict)
+    due: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
+    at: float | None = None  # the earliest due time (a deadline of the core)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.worked_at or self.fresh or self.at is not None)
+
+
+def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str]]:
+    """``{id: (session_key, status, title)}`` of a ``session.active_list`` result (bounded)."""
+    rows = payloads.objects(result, "sessions") or []
+    live: dict[str, tuple[str, str, str]] = {}
+    for row in rows[:MAX_OBSERVED]:
+        session_id = payloads.text(row, "id")
+        if 0 < len(session_id) <= ID_CHARS:
+            key = payloads.text(row, "session_key")[:ID_CHARS]
+            title = payloads.text(row, "title")[:TITLE_CHARS]
+            live[session_id] = (key, payloads.text(row, "status")[:20], title)
+    return live
+
+
+def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
+    """Fold a ``session.active_list`` result: observe other clients' sessions (0.20 only).
+
+    Sessions the tray follows itself are left alone; observed ones that left the list are
+    gone, and so are their rows.
+    """
+    if core.dialect is not Dialect.HERMES020:
+        return
+    live = listed_sessions(result)
+    sessions, watch = core.session_book, core.observed
+    for session_id in sessions.observed():
+        if session_id not in live:
+            forget(core, session_id)
+            core.remove_session(session_id, "ended", outcomes.withdrawn(outcomes.SESSION_GONE))
+    now = core.clock()
+    for session_id, (key, status, title) in live.items():
+        known = sessions.get(session_id) is not None
+        if known and not sessions.is_observed(session_id):
+            continue  # the tray's own (or attached) session
+        if not known:
+            sessions.ensure(session_id)
+            sessions.observe(session_id)
+            core.lifecycle.follow_changed()
+            watch.fresh.add(session_id)
+        changes = {"stored_session_id": key} if key else {}
+        if title:
+            changes["title"] = title
+        sessions.update(session_id, **changes)
+        working = status == WORKING
+        if working:
+            watch.worked_at[session_id] = now
+        sessions.set_running(session_id, working)
+
+
+def stop_observing(core: GatewayCore) -> None:
+    """Observe nothing more: the sessions stay known, their rows become read-only."""
+    watched = core.session_book.observed()
+    for session_id in watched:
+        forget(core, session_id)
+        core.session_book.observe(session_id, on=False)
+    if watched:
+        core.lifecycle.follow_changed()
+
+
+def forget(core: GatewayCore, session_id: str) -> None:
+    core.observed.worked_at.pop(session_id, None)
+    core.observed.due.pop(session_id, None)
+    core.observed.fresh.discard(session_id)
+
+
+def connection_lost(core: GatewayCore) -> None:
+    """Every observed session is asked again as soon as the next handshake is done."""
+    watch = core.observed
+    watch.due.clear()
+    watch.fresh.update(core.session_book.observed())
+    watch.at = None
+
+
+def poll_due(core: GatewayCore) -> None:
+    """Ask ``approval.pending`` for every observed session whose plan says it is due."""
+    watch = core.observed
+    if core.dialect is not Dialect.HERMES020 or not core.connected:
+        watch.at = None
+        return
+    now, settings = core.clock(), core.settings
+    earliest: float | None = None
+    for session_id in core.session_book.observed():
+        if session_id in watch.fresh and not core.outbox.awaits(Purpose.PENDING, session_id):
+            watch.fresh.discard(session_id)
+            poll_pending(core, session_id)
+        session = core.session_book.get(session_id)
+        worked = watch.worked_at.get(session_id, -math.inf)
+        if session_id in core.lifecycle.by_id:
+            interval = settings.observe_open_poll_interval
+        elif session is not None and session.running:
+            interval = settings.observe_poll_interval
+        elif now < worked + settings.observe_linger:
+            interval = settings.observe_linger_poll_interval
+        else:
+            watch.due.pop(session_id, None)
+            continue
+        due = watch.due.get(session_id, now)
+        if now >= due:
+            if not core.outbox.awaits(Purpose.PENDING, session_id):
+                poll_pending(core, session_id)
+            due = (math.floor(now / interval) + 1) * interval
+        due = min(due, (math.floor(now / interval) + 1) * interval)  # a shorter plan now
+        watch.due[session_id] = due
+        earliest = due if earliest is None else min(earliest, due)
+    watch.at = earliest

@@ -1,0 +1,271 @@
+"""The app's one store: what every gateway reported, folded once and announced to subscribers.
+
+Why one owner: the tray, the dialog, the notifications and the journal all need the same facts
+(which rows are open, which dialect a gateway speaks, what a session is called), and copies kept
+by each drift apart. So the store folds core events and connection statuses, names sessions
+once, and tells its subscribers with plain callbacks what changed: an :class:`ApprovalUpdate`,
+:class:`SessionUpdate`, :class:`SessionGone` or :class:`Notice`, then the new
+:class:`AppSnapshot` when something shown changed. The bridge subscribes and re-emits them as Qt
+signals; everything here is tested with plain calls, without a loop.
+
+Why cached: a 5,000 frames/s delta flood or a burst of 10,000 approvals made rebuilding every
+gateway's tuples the app's main cost. So each gateway keeps its last :class:`GatewayView` until
+something it shows changes, the snapshot is rebuilt only when a view was dropped (and announced
+only then), and the rows that need a person are kept per event (a dict in arrival order) instead
+of being filtered out of every open row on each read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from desktop.core.events import (
+    ApprovalChanged,
+    ApprovalRequested,
+    CoreEvent,
+    HandshakeCompleted,
+    NoticeReceived,
+    PromptAsked,
+    PromptEnded,
+    SessionChanged,
+    SessionRemoved,
+)
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, Prompt, SessionState
+from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    Notice,
+    PromptUpdate,
+    SessionGone,
+    SessionUpdate,
+)
+from desktop.model.session_names import SessionNames
+from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
+
+# What subscribers hear, in this order for one event: the change, then the new snapshot.
+StoreChange = ApprovalUpdate | PromptUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
+Subscriber = Callable[[StoreChange], None]
+
+# A ConnectionState -> how the tray shows it.
+_LINK_BY_STATE = {
+    ConnectionState.DISCONNECTED: Link.OFFLINE,
+    ConnectionState.BACKOFF: Link.OFFLINE,
+    ConnectionState.CONNECTING: Link.CONNECTING,
+    ConnectionState.HANDSHAKING: Link.CONNECTING,
+    ConnectionState.CONNECTED: Link.UP,
+    ConnectionState.FAILED: Link.FAILED,
+}
+
+
+@dataclass(slots=True)
+class _Gateway:
+    name: str
+    status: ConnectionStatus | None = None
+    dialect: Dialect | None = None
+    sessions: dict[str, SessionState] = field(default_factory=dict)
+    approvals: dict[str, Approval] = field(default_factory=dict)  # open rows, arrival order
+    waiting: dict[str, Approval] = field(default_factory=dict)  # those needing a person
+    prompts: dict[str, Prompt] = field(default_factory=dict)  # open prompts, arrival order
+    waiting_in_order: bool = True  # False once a row came back to waiting (re-sort on read)
+    view: GatewayView | None = None  # the last view, until something it shows changes
+
+    def put(self, approval: Approval) -> None:
+        """Fold one approval in (resolved rows leave)."""
+        key = approval.key
+        if approval.phase is ApprovalPhase.RESOLVED:
+            self.approvals.pop(key, None)
+            self.waiting.pop(key, None)
+            return
+        self.approvals[key] = approval
+        if approval.phase in OPEN_PHASES:
+            if key not in self.waiting and next(reversed(self.approvals)) != key:
+                self.waiting_in_order = False  # an older row is waiting again
+            self.waiting[key] = approval
+        else:
+            self.waiting.pop(key, None)
+
+    def waiting_rows(self) -> tuple[Approval, ...]:
+        if not self.waiting_in_order:
+            order = {key: i for i, key in enumerate(self.approvals)}
+            ordered = sorted(self.waiting.items(), key=lambda item: order[item[0]])
+            self.waiting = dict(ordered)
+            self.waiting_in_order = True
+        return tuple(self.waiting.values())
+
+
+class AppState:
+    """Gateways in configuration order, each with its status, sessions and open approvals."""
+
+    def __init__(self) -> None:
+        self._gateways: dict[str, _Gateway] = {}
+        self._snapshot: AppSnapshot | None = None
+        self._subscribers: list[Subscriber] = []
+        self._announced: AppSnapshot | None = None  # the snapshot subscribers last heard
+        # One registry for the whole app, so the menu, the dialog, a notification and the
+        # journal all read the same stable, unique name from the session's ``title``.
+        self._names = SessionNames()
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Call ``subscriber`` with every change from now on; returns the unsubscribe call."""
+        self._subscribers.append(subscriber)
+        return lambda: self._subscribers.remove(subscriber)
+
+    def add_gateway(
+        self, gateway_id: str, name: str, status: ConnectionStatus | None = None
+    ) -> None:
+        """A configured gateway, with its client's first status; announced once."""
+        if gateway_id not in self._gateways:
+            self._gateways[gateway_id] = _Gateway(name)
+            self._snapshot = None
+        if status is not None:
+            self._fold_status(self._gateways[gateway_id], status)
+        self._announce_snapshot()
+
+    def remove_gateway(self, gateway_id: str) -> None:
+        if self._gateways.pop(gateway_id, None) is not None:
+            self._snapshot = None
+            self._announce_snapshot()
+
+    def has_gateway(self, gateway_id: str) -> bool:
+        return gateway_id in self._gateways
+
+    def approval(self, gateway_id: str, key: str) -> Approval | None:
+        """The open row ``key`` (resolved rows are dropped, see :meth:`apply`)."""
+        gateway = self._gateways.get(gateway_id)
+        return gateway.approvals.get(key) if gateway else None
+
+    def prompt(self, gateway_id: str, key: str) -> Prompt | None:
+        """The open prompt ``key`` (ended prompts are dropped)."""
+        gateway = self._gateways.get(gateway_id)
+        return gateway.prompts.get(key) if gateway else None
+
+    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
+        gateway = self._gateways.get(gateway_id)
+        return gateway.sessions.get(session_id) if gateway else None
+
+    def gateway_name(self, gateway_id: str) -> str:
+        gateway = self._gateways.get(gateway_id)
+        return gateway.name if gateway else gateway_id
+
+    def session_title(self, gateway_id: str, session_id: str) -> str:
+        gateway = self._gateways.get(gateway_id)
+        session = gateway.sessions.get(session_id) if gateway else None
+        return session_title(session, fallback=f"session {session_id[:8]}")
+
+    def set_status(self, gateway_id: str, status: ConnectionStatus) -> None:
+        self._fold_status(self._gateways[gateway_id], status)
+        self._announce_snapshot()
+
+    def _fold_status(self, gateway: _Gateway, status: ConnectionStatus) -> None:
+        gateway.status = status
+        if status.dialect is not None:
+            gateway.dialect = status.dialect
+        self._changed(gateway)
+
+    def apply(self, gateway_id: str, event: CoreEvent) -> None:
+        """Fold one core event in and announce it. Kinds that show nothing change nothing."""
+        gateway = self._gateways[gateway_id]
+        change: StoreChange | None = None
+        if isinstance(event, HandshakeCompleted):
+            gateway.dialect = event.dialect
+        elif isinstance(event, SessionChanged):
+            session = event.session
+            named = self._names.text(gateway_id, session)
+            gateway.sessions[session.session_id] = (
+                session if named == session.title else replace(session, title=named)
+            )
+            change = SessionUpdate(gateway_id, event.session)
+        elif isinstance(event, SessionRemoved):
+            gateway.sessions.pop(event.session_id, None)
+            change = SessionGone(gateway_id, event.session_id, event.reason)
+        elif isinstance(event, ApprovalRequested | ApprovalChanged):
+            gateway.put(event.approval)
+            change = ApprovalUpdate(
+                gateway_id,
+                gateway.name,
+                event.approval,
+                self.session_title(gateway_id, event.approval.session_id),
+                arrived=isinstance(event, ApprovalRequested),
+            )
+        elif isinstance(event, NoticeReceived):
+            where = gateway.name
+            if event.session_id:
+                where = f"{self.session_title(gateway_id, event.session_id)} on {gateway.name}"
+            self._announce(Notice(event.level, event.text, where, "", gateway_id, event.session_id))
+            return  # nothing shown changed: the snapshot stays as it is
+        elif isinstance(event, PromptAsked | PromptEnded):
+            if isinstance(event, PromptAsked):
+                gateway.prompts[event.prompt.key] = event.prompt
+            else:
+                gateway.prompts.pop(event.prompt.key, None)
+            change = PromptUpdate(
+                gateway_id,
+                gateway.name,
+                event.prompt,
+                self.session_title(gateway_id, event.prompt.session_id),
+                event.reason if isinstance(event, PromptEnded) else "",
+            )
+        else:
+            return
+        self._changed(gateway)
+        if change is not None:
+            self._announce(change)
+        self._announce_snapshot()
+
+    def snapshot(self) -> AppSnapshot:
+        """The current snapshot; the same object until something shown changes."""
+        if self._snapshot is None:
+            views = []
+            for gateway_id, gateway in self._gateways.items():
+                if gateway.view is None:
+                    gateway.view = self._view(gateway_id, gateway)
+                views.append(gateway.view)
+            self._snapshot = AppSnapshot(tuple(views))
+        return self._snapshot
+
+    def _changed(self, gateway: _Gateway) -> None:
+        gateway.view = None
+        self._snapshot = None
+
+    def _announce(self, change: StoreChange) -> None:
+        for subscriber in tuple(self._subscribers):
+            subscriber(change)
+
+    def _announce_snapshot(self) -> None:
+        if not self._subscribers:
+            return
+        snapshot = self.snapshot()
+        if snapshot is not self._announced:
+            self._announced = snapshot
+            self._announce(snapshot)
+
+    def _view(self, gateway_id: str, gateway: _Gateway) -> GatewayView:
+        status = gateway.status
+        versions = [s.version for s in gateway.sessions.values() if s.version]
+        return GatewayView(
+            gateway_id=gateway_id,
+            name=gateway.name,
+            link=_LINK_BY_STATE.get(status.state, Link.OFFLINE)
+            if status is not None
+            else Link.OFFLINE,
+            state_name=_state_words(status),
+            dialect=gateway.dialect,
+            version=(status.version if status else "") or (versions[0] if versions else ""),
+            error=status.error if status else "",
+            attempt=status.attempt if status else 0,
+            sessions=tuple(gateway.sessions.values()),
+            approvals=tuple(gateway.approvals.values()),
+            prompts=tuple(gateway.prompts.values()),
+            known_waiting=gateway.waiting_rows(),
+        )
+
+
+def _state_words(status: ConnectionStatus | None) -> str:
+    """'connected', 'reconnecting (attempt 3)', 'failed' … for the menu header."""
+    if status is None:
+        return "disconnected"
+    if status.state is ConnectionState.BACKOFF:
+        attempt = status.attempt
+        return f"reconnecting (attempt {attempt + 1})" if attempt else "reconnecting"
+    return status.state.name.lower()

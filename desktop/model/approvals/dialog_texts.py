@@ -1,0 +1,135 @@
+"""The dialog's own sentences: why a key did nothing, what "Approve all" left out, YOLO, counts.
+
+Why apart from ``texts`` (the cards' wording): these describe the window's behaviour, not a
+command, and each one answers a question a person asked by pressing something. Qt-free; every
+gateway string passes through :func:`texts.label_text` first (revealed, bounded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.model.approvals import texts
+from desktop.model.approvals.layout import BatchGroup, RowEntry
+
+_CHOICE_WORDS = {
+    Choice.ONCE: "Approve once",
+    Choice.SESSION: "Allow for session",
+    Choice.ALWAYS: "Always allow",
+    Choice.DENY: "Deny",
+}
+NO_CHOICES = texts.NO_CHOICES
+
+
+def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
+    """Why a decision key did nothing, in plain words."""
+    key = texts.CHOICE_SHORTCUTS[choice]
+    if row is None:
+        return f"{key} did nothing: no command is selected. Use ↑/↓ to pick one."
+    a = row.approval
+    if held:
+        return f"{key} did nothing: release the key first; one press answers one command."
+    if a.phase is ApprovalPhase.RESOLVED:
+        state, _tone = texts.outcome_text(a.outcome)
+        return f"{key} did nothing: this command is already done ({state}). Pick a waiting one."
+    if row.awaiting_core or a.phase is ApprovalPhase.SENDING:
+        return f"{key} did nothing: your answer to this command is already on its way."
+    if not a.choices:
+        return f"{key} did nothing. {NO_CHOICES}"
+    if choice not in a.choices:
+        offered = _CHOICE_WORDS[choice]
+        return f"{key} did nothing: Hermes did not offer “{offered}” for this command."
+    if a.phase is ApprovalPhase.STALE and not row.reconfirming:
+        return f"{key} did nothing: this command may be stale. Press “Re-confirm…” first."
+    if not a.answerable:
+        why = texts.label_text(a.blocked_reason, 200) if a.blocked_reason else "not yet"
+        return f"{key} did nothing: this command cannot be answered yet ({why})."
+    if too_soon:
+        return (
+            f"{key} did nothing: this command was selected only a moment ago. "
+            "Read it, then press again."
+        )
+    return f"{key} did nothing."
+
+
+def batch_left_out(choice: Choice, answered: int, unseen: int, high: list[RowEntry]) -> str:
+    """What a batch action answered, and which rows it left waiting and why ("" if none)."""
+    if not unseen and not high:
+        return ""
+    verb = "Deny all" if choice is Choice.DENY else "Approve all"
+    parts = [f"{verb} answered {answered} command{'' if answered == 1 else 's'}."]
+    if unseen:
+        parts.append(
+            f"{unseen} still wait{'s' if unseen == 1 else ''}: not on screen long enough to be "
+            "read (scroll to them, look, and answer again)."
+        )
+    if high:
+        named = "; ".join(
+            f"Command {r.approval.position + 1}: {texts.label_text(r.approval.command, 80)}"
+            for r in high[:3]
+        )
+        more = f" and {len(high) - 3} more" if len(high) > 3 else ""
+        parts.append(f"High risk, answer each on its own: {named}{more}.")
+    return " ".join(parts)
+
+
+def outcome_counts(rows: Iterable[RowEntry]) -> str:
+    """'2 approved, 1 expired' for resolved rows: an expired row is never counted as answered."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        outcome = r.approval.outcome
+        if r.approval.phase is not ApprovalPhase.RESOLVED:
+            continue
+        kind = outcome.kind if outcome is not None else OutcomeKind.WITHDRAWN
+        counts[_KIND_WORDS[kind]] = counts.get(_KIND_WORDS[kind], 0) + 1
+    return ", ".join(f"{n} {word}" for word, n in counts.items())
+
+
+_KIND_WORDS = {
+    OutcomeKind.APPROVED: "approved",
+    OutcomeKind.DENIED: "denied",
+    OutcomeKind.WITHDRAWN: "withdrawn",
+    OutcomeKind.EXPIRED: "expired",
+    OutcomeKind.UNKNOWN: "fate unknown",
+}
+
+
+def batch_summary(batch: BatchGroup) -> str:
+    """The batch header's count line: how many wait, and how the others ended."""
+    rows = batch.rows
+    count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
+    waiting = sum(1 for r in rows if r.is_open)
+    ended = outcome_counts(rows)
+    if waiting and len(rows) > 1:
+        return f"{count} · {waiting} waiting" + (f" · {ended}" if ended else "")
+    if ended and not waiting:
+        return f"{count} · {ended}"
+    return count
+
+
+def window_title(waiting: int) -> str:
+    """The window title: how many commands wait ("nothing waiting" never claims answers)."""
+    if waiting:
+        return f"Hermes approvals — {waiting} command{'' if waiting == 1 else 's'} waiting"
+    return "Hermes approvals — nothing waiting"
+
+
+def yolo_note(titles: list[tuple[str, int]]) -> str:
+    """What happens to rows already waiting when YOLO is on for their session ("" if none).
+
+    Observed on the wire (transcripts yolo.jsonl, hermes-agent 0.20.1.2 and 0.22.2.post1):
+    after ``config.set yolo on`` while approvals waited, the gateway sent no cancel and no
+    resolution; the requests stayed pending until answered. Only commands asked afterwards
+    ran without asking. So the tray says exactly that, and keeps the rows answerable.
+    """
+    if not titles:
+        return ""
+    named = "; ".join(f"“{texts.label_text(t, 60)}” ({n} waiting)" for t, n in titles[:3]) + (
+        f" and {len(titles) - 3} more sessions" if len(titles) > 3 else ""
+    )
+    return (
+        f"YOLO is on for {named}. Hermes still waits for your answer on the commands shown "
+        "here: turning YOLO on neither approves nor withdraws a command already asked. "
+        "It applies to the commands Hermes asks about next."
+    )

@@ -1,0 +1,503 @@
+"""Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
+
+Why a policy object apart from the sender (design.md example 8, after Syncthing Tray's notifier):
+the rules that keep notifications useful are all about *time and identity*, and they must be
+tested without a bus or a loop:
+
+* one notification per **batch**, not per command — commands of a batch arrive a few
+  milliseconds apart, so a batch is announced ``coalesce`` seconds after its last arrival;
+  later arrivals, answers and re-asks of an announced batch *replace* that notification
+  (same ``(gateway, batch)`` identity) instead of raising a new one, and it is withdrawn when
+  the batch's last row resolves, wherever it was answered;
+* deduplicated by ``(gateway, batch)`` and by approval key, so rows re-delivered after a
+  reconnect are never "new";
+* quiet for ``quiet_after_start`` seconds after start and ``quiet_after_reconnect`` after a
+  gateway (re)connects; when the quiet ends, ONE notification covers whatever waits;
+* ``escalate_before`` seconds before the first row of a batch expires, the notification is
+  sent again as critical (servers show critical ones through do-not-disturb, unless
+  ``escalate_when_quiet`` is off), and a row that expired is reported as blocked;
+* while the desktop's do-not-disturb is on (:meth:`NotifyPolicy.set_do_not_disturb`), new
+  batches are held like a quiet period with no end: the server would only file them in its
+  history. A held batch that reaches its escalation is sent alone, critical, if
+  ``escalate_when_quiet`` allows (otherwise no escalation while it is on); when it goes off, ONE
+  notification covers what waits, as after a quiet period;
+* Approve is offered only when the notification can show the *whole* command exactly (short,
+  printable, nothing revealed or cut, no long runs of spaces), the command is not high risk,
+  the batch has that one command, the setting allows and the core says that exact approval can
+  be answered with ``once`` (issue 17: a bubble may approve only what it shows);
+* command text can be kept out of notifications entirely (``show_commands``).
+
+Bodies are plain text (hidden characters revealed, bounded); escaping for a server that parses
+body markup is the sender's job, because only it knows the server's capabilities.
+Time is a parameter (``now``); the Qt side calls :meth:`NotifyPolicy.due` at
+:meth:`NotifyPolicy.next_deadline`.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Choice, OutcomeKind
+from desktop.model.plain_text import notification_text, shown
+
+BODY_COMMANDS = 3  # commands listed in a multi-command body
+BODY_LIMIT = 300  # characters of one command in a single-command body
+APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
+MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
+
+HighRisk = Callable[[str], bool]  # command -> whether it is high risk
+
+
+def never_high_risk(command: str) -> bool:
+    """The risk check when none is given: no command is called high risk."""
+    return False
+
+
+def app_risk_check() -> HighRisk:
+    """``desktop.risk``'s verdict (HIGH) when that package is installed, else no verdict."""
+    try:
+        risk = importlib.import_module("desktop.risk")
+    except ImportError:
+        return never_high_risk
+    assess, high = risk.assess, risk.RiskLevel.HIGH
+
+    def high_risk(command: str) -> bool:
+        return bool(assess(command).level is high)
+
+    return high_risk
+
+
+def shows_in_full(command: str) -> bool:
+    """Whether a notification body shows ``command`` whole and exactly as it will run.
+
+    Printable only (``str.isprintable`` rejects line breaks, tabs, control, bidi and
+    zero-width characters), no revealed escapes, not cut, no long gap of spaces, and no
+    leading or trailing whitespace a bubble would not show.
+    """
+    return (
+        0 < len(command) <= APPROVE_MAX_CHARS
+        and command.isprintable()
+        and command == command.strip()
+        and " " * (MAX_SPACE_RUN + 1) not in command
+        and shown(command, BODY_LIMIT) == command
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NotifySettings:
+    enabled: bool = True
+    approve_from_notification: bool = True
+    show_commands: bool = True
+    quiet_after_start: float = 5.0
+    quiet_after_reconnect: float = 5.0
+    coalesce: float = 0.4
+    escalate_before: float = 30.0  # seconds before Hermes stops waiting; 0 = never
+    escalate_when_quiet: bool = True  # the escalation is critical: shown through do-not-disturb
+
+
+class ActionKind(enum.Enum):
+    APPROVE = "approve"  # Choice.ONCE for exactly the one key shown
+    DENY = "deny"  # Choice.DENY for each key shown
+    DENY_STOP = "deny-stop"  # Choice.DENY for each key shown, then interrupt the session
+    REVIEW = "review"  # open the dialog on the batch
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyAction:
+    kind: ActionKind
+    label: str
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationPlan:
+    """One notification to show. ``batch_id == ""`` marks a summary of several batches.
+
+    A plan with the ``ref`` of a notification already on screen replaces it in place.
+    """
+
+    gateway_id: str
+    batch_id: str
+    title: str
+    body: str
+    actions: tuple[NotifyAction, ...]
+    keys: tuple[str, ...] = ()  # every approval the notification speaks about
+    session_id: str = ""
+    urgent: bool = False  # the deadline is near: shown again, worded as such
+    update: bool = False  # replaces the batch's notification in place (no new bubble)
+    critical: bool = False  # critical urgency: servers show it through do-not-disturb
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        """The notification's identity: one per batch, one for the summary."""
+        return SUMMARY_REF if not self.batch_id else (self.gateway_id, self.batch_id)
+
+    def action(self, kind: ActionKind) -> NotifyAction | None:
+        return next((a for a in self.actions if a.kind is kind), None)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedNotice:
+    """Rows of one session that expired: Hermes denied them because nobody answered."""
+
+    gateway_id: str
+    session_id: str
+    session_title: str
+    commands: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        return "Blocked — nobody answered in time"
+
+    @property
+    def body(self) -> str:
+        listed = [shown(c, 100) for c in self.commands[:BODY_COMMANDS]]
+        more = len(self.commands) - BODY_COMMANDS
+        lines = [f"{shown(self.session_title, 60)}: Hermes did not run"] + [
+            f"• {c}" for c in listed
+        ]
+        if more > 0:
+            lines.append(f"… and {more} more")
+        return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class _Batch:
+    gateway_id: str
+    batch_id: str
+    session_title: str
+    last_arrival: float
+    approvals: dict[str, Approval] = field(default_factory=dict)
+    dirty: bool = False  # announced, and changed since it was last shown
+    escalated: bool = False
+    in_summary: bool = False
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        return (self.gateway_id, self.batch_id)
+
+    @property
+    def session_id(self) -> str:
+        return next((a.session_id for a in self.approvals.values()), "")
+
+    def open_rows(self) -> list[Approval]:
+        return [a for a in self.approvals.values() if a.phase in OPEN_PHASES]
+
+    def first_expiry(self) -> float | None:
+        times = [a.expires_at for a in self.open_rows() if a.expires_at is not None]
+        return min(times) if times else None
+
+
+BatchRef = tuple[str, str]  # (gateway_id, batch_id)
+SUMMARY_REF: BatchRef = ("", "")
+
+
+class NotifyPolicy:
+    """Feed it approval arrivals and changes; ask it what to show (see module docstring).
+
+    ``high_risk`` says whether a command is high risk (``desktop.risk`` in the app); a high-risk
+    command is never approvable from a notification.
+    """
+
+    def __init__(
+        self, settings: NotifySettings, *, started_at: float, high_risk: HighRisk = never_high_risk
+    ) -> None:
+        self.settings = settings
+        self._high_risk = high_risk
+        self._quiet_start_until = started_at + settings.quiet_after_start
+        self._quiet_until: dict[str, float] = {}  # gateway_id -> end of reconnect quiet
+        self._pending: dict[BatchRef, _Batch] = {}  # seen, open, not yet announced
+        self._announced: dict[BatchRef, _Batch] = {}  # announced, some row still known
+        self._seen_keys: set[tuple[str, str]] = set()
+        self._summary: dict[BatchRef, None] = {}  # batches the summary speaks for, in order
+        self._summary_dirty = False
+        self._blocked: list[BlockedNotice] = []
+        self._last_change = 0.0
+        self._do_not_disturb = False
+        self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
+
+    # -- input -------------------------------------------------------------------------------
+    def approval_requested(
+        self, gateway_id: str, approval: Approval, session_title: str, now: float
+    ) -> None:
+        """A row appeared. Re-delivered keys are not news; rows of announced batches update."""
+        ident = (gateway_id, approval.key)
+        ref = (gateway_id, approval.batch_id)
+        if ident in self._seen_keys or approval.phase is ApprovalPhase.RESOLVED:
+            return
+        self._seen_keys.add(ident)
+        announced = self._announced.get(ref)
+        if announced is not None:
+            announced.approvals[approval.key] = approval
+            self._touch(announced, now)
+            return
+        batch = self._pending.setdefault(
+            ref, _Batch(gateway_id, approval.batch_id, session_title, now)
+        )
+        batch.last_arrival = now
+        batch.approvals[approval.key] = approval
+
+    def approval_changed(
+        self, gateway_id: str, approval: Approval, now: float | None = None, session_title: str = ""
+    ) -> list[BatchRef]:
+        """A row changed. Returns notifications to withdraw (their last open row closed)."""
+        ref = (gateway_id, approval.batch_id)
+        resolved = approval.phase is ApprovalPhase.RESOLVED
+        batch = self._pending.get(ref)
+        if batch is not None and approval.key in batch.approvals:
+            if (
+                approval.phase not in OPEN_PHASES
+            ):  # answered (or expired, held) before it was announced
+                if resolved:
+                    self._note_expired(gateway_id, batch.session_title, approval)
+                del batch.approvals[approval.key]
+                if not batch.approvals:
+                    del self._pending[ref]
+            else:
+                batch.approvals[approval.key] = approval
+        announced = self._announced.get(ref)
+        withdraw: list[BatchRef] = []
+        if announced is not None and approval.key in announced.approvals:
+            if resolved:
+                self._note_expired(gateway_id, announced.session_title, approval)
+                del announced.approvals[approval.key]
+            else:
+                announced.approvals[approval.key] = approval
+            if not announced.open_rows():  # answered (maybe still sending) or gone
+                del self._announced[ref]
+                if announced.in_summary:
+                    self._summary.pop(ref, None)
+                    if not self._summary:
+                        withdraw.append(SUMMARY_REF)
+                    else:
+                        self._summary_dirty = True
+                else:
+                    withdraw.append(ref)
+            else:
+                self._touch(announced, self._last_change if now is None else now)
+        elif resolved and batch is None:
+            self._note_expired(gateway_id, session_title or approval.session_id, approval)
+        return withdraw
+
+    def gateway_connected(self, gateway_id: str, now: float) -> None:
+        """A (re)connection: re-deliveries follow, so hold this gateway's news for a while."""
+        self._quiet_until[gateway_id] = now + self.settings.quiet_after_reconnect
+
+    def set_do_not_disturb(self, on: bool) -> None:
+        """The desktop's do-not-disturb switch, as read (not known counts as off)."""
+        if self._do_not_disturb and not on:  # a batch still coalescing joins the others
+            ends = [b.last_arrival + self.settings.coalesce for b in self._pending.values()]
+            self._release_at = max(ends, default=0.0)
+        self._do_not_disturb = on
+
+    @property
+    def holding(self) -> bool:
+        """Whether new batches are held for do-not-disturb."""
+        return self._do_not_disturb and self.settings.enabled
+
+    def take_blocked(self) -> list[BlockedNotice]:
+        """Expired rows since the last call, one notice per session."""
+        notices, self._blocked = self._blocked, []
+        return notices
+
+    def _touch(self, batch: _Batch, now: float) -> None:
+        batch.last_arrival = now
+        if batch.in_summary:
+            self._summary_dirty = True
+        else:
+            batch.dirty = True
+        self._last_change = now
+
+    def _note_expired(self, gateway_id: str, title: str, approval: Approval) -> None:
+        outcome = approval.outcome
+        if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
+            return
+        for i, notice in enumerate(self._blocked):
+            if notice.session_id == approval.session_id and notice.gateway_id == gateway_id:
+                self._blocked[i] = BlockedNotice(
+                    gateway_id,
+                    approval.session_id,
+                    notice.session_title,
+                    (*notice.commands, approval.command),
+                )
+                return
+        self._blocked.append(
+            BlockedNotice(gateway_id, approval.session_id, title, (approval.command,))
+        )
+
+    # -- output ------------------------------------------------------------------------------
+    def next_deadline(self) -> float | None:
+        """When :meth:`due` may next have something to say, or None when nothing is pending."""
+        times = [
+            max(
+                b.last_arrival + self.settings.coalesce,
+                self._quiet_for(b.gateway_id),
+                self._quiet_start_until,
+                self._release_at,
+            )
+            for b in self._pending.values()
+            if not self._do_not_disturb
+        ]
+        if self._do_not_disturb:
+            for b in self._pending.values():
+                if (at := self._escalation_time(b)) is not None:
+                    times.append(max(at, b.last_arrival + self.settings.coalesce))
+        for b in self._announced.values():
+            if b.dirty:
+                times.append(b.last_arrival + self.settings.coalesce)
+            escalation = self._escalation_time(b)
+            if escalation is not None:
+                times.append(escalation)
+        if self._summary_dirty:
+            times.append(self._last_change + self.settings.coalesce)
+        return min(times) if times else None
+
+    def due(self, now: float) -> list[NotificationPlan]:
+        """What to show at ``now``: new batches, updated ones and escalations."""
+        if not self.settings.enabled:
+            self._pending.clear()
+            return []
+        plans: list[NotificationPlan] = []
+        for b in list(self._announced.values()):
+            escalation = self._escalation_time(b)
+            if escalation is not None and now >= escalation:
+                b.escalated = True
+                b.dirty = False
+                plans.append(self._batch_plan(b, urgent=True, update=False))
+            elif b.dirty and now >= b.last_arrival + self.settings.coalesce:
+                b.dirty = False
+                plans.append(self._batch_plan(b, urgent=b.escalated, update=True))
+        if self._summary_dirty and now >= self._last_change + self.settings.coalesce:
+            self._summary_dirty = False
+            members = [self._announced[r] for r in self._summary if r in self._announced]
+            if members:
+                plans.append(self._summary_plan(members, update=True))
+        if now < max(self._quiet_start_until, self._release_at):
+            return plans
+        if self._do_not_disturb:
+            return plans + self._escalate_held(now)
+        ready = [
+            b
+            for b in self._pending.values()
+            if now >= b.last_arrival + self.settings.coalesce
+            and now >= self._quiet_for(b.gateway_id)
+            and b.open_rows()
+        ]
+        for b in ready:
+            del self._pending[b.ref]
+            self._announced[b.ref] = b
+        if len(ready) == 1:
+            at = self._escalation_time(ready[0])  # held into its last seconds: say so at once
+            ready[0].escalated = at is not None and now >= at
+            plans.append(self._batch_plan(ready[0], urgent=ready[0].escalated))
+        elif ready:
+            for b in ready:
+                b.in_summary = True
+            self._summary.update(dict.fromkeys(b.ref for b in ready))
+            members = [self._announced[r] for r in self._summary if r in self._announced]
+            plans.append(self._summary_plan(members, update=False))
+        return plans
+
+    def _escalate_held(self, now: float) -> list[NotificationPlan]:
+        """Batches held for do-not-disturb that reached their escalation: sent alone, urgent."""
+        plans = []
+        for b in list(self._pending.values()):
+            at = self._escalation_time(b)
+            coalesced = now >= b.last_arrival + self.settings.coalesce
+            if at is not None and now >= at and coalesced and b.open_rows():
+                del self._pending[b.ref]
+                self._announced[b.ref] = b
+                b.escalated = True
+                plans.append(self._batch_plan(b, urgent=True))
+        return plans
+
+    def _escalation_time(self, batch: _Batch) -> float | None:
+        before = self.settings.escalate_before
+        quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
+        if batch.escalated or before <= 0 or batch.in_summary or quiet:
+            return None
+        expiry = batch.first_expiry()
+        return None if expiry is None else expiry - before
+
+    def _quiet_for(self, gateway_id: str) -> float:
+        return self._quiet_until.get(gateway_id, 0.0)
+
+    # -- wording -----------------------------------------------------------------------------
+    def approvable(self, approval: Approval) -> bool:
+        """Whether a notification may offer Approve (once) for this one row."""
+        return (
+            self.settings.show_commands
+            and self.settings.approve_from_notification
+            and approval.phase is ApprovalPhase.WAITING
+            and approval.answerable
+            and Choice.ONCE in approval.choices
+            and shows_in_full(approval.command)
+            and not self._high_risk(approval.command)
+        )
+
+    def _batch_plan(
+        self, batch: _Batch, *, urgent: bool = False, update: bool = False
+    ) -> NotificationPlan:
+        rows = batch.open_rows()
+        keys = tuple(a.key for a in rows)
+        show = self.settings.show_commands
+        head = "Answer soon" if urgent else "Approval needed"
+        # titles are plain text by the spec, yet hold only the session's name: look-alikes there
+        # cost nothing and protect a server that parses markup in titles anyway
+        title = notification_text(f"{head} — {batch.session_title}", 120)
+        if len(rows) == 1:
+            body = (
+                shown(rows[0].command, BODY_LIMIT) if show else "A command waits for your decision."
+            )
+        else:
+            body = f"{len(rows)} commands wait for your decision."
+            if show:
+                listed = [f"• {shown(a.command, 100)}" for a in rows[:BODY_COMMANDS]]
+                more = len(rows) - BODY_COMMANDS
+                body += "\n" + "\n".join(listed) + (f"\n… and {more} more" if more > 0 else "")
+        if urgent:
+            left = int(self.settings.escalate_before)
+            body = f"Hermes stops waiting in about {left} s; unanswered, nothing runs.\n" + body
+        actions: list[NotifyAction] = []
+        if len(rows) == 1 and self.approvable(rows[0]):
+            actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
+        deniable = tuple(a.key for a in rows if Choice.DENY in a.choices and a.answerable)
+        if deniable:
+            actions.append(
+                NotifyAction(ActionKind.DENY, "Deny" if len(rows) == 1 else "Deny all", deniable)
+            )
+            actions.append(NotifyAction(ActionKind.DENY_STOP, "Deny and stop the agent", deniable))
+        actions.append(NotifyAction(ActionKind.REVIEW, "Review", keys))
+        return NotificationPlan(
+            batch.gateway_id,
+            batch.batch_id,
+            title,
+            body,
+            tuple(actions),
+            keys,
+            batch.session_id,
+            urgent=urgent,
+            update=update,
+            critical=urgent and self.settings.escalate_when_quiet,
+        )
+
+    def _summary_plan(self, batches: list[_Batch], *, update: bool) -> NotificationPlan:
+        count = sum(len(b.open_rows()) for b in batches)
+        sessions = list(dict.fromkeys(b.session_title for b in batches))
+        names = ", ".join(notification_text(t, 40) for t in sessions[:BODY_COMMANDS])
+        if len(sessions) > BODY_COMMANDS:
+            names += f" and {len(sessions) - BODY_COMMANDS} more"
+        keys = tuple(a.key for b in batches for a in b.open_rows())
+        gateways = {b.gateway_id for b in batches}
+        return NotificationPlan(
+            gateways.pop() if len(gateways) == 1 else "",
+            "",
+            f"{count} approval{'s' if count != 1 else ''} waiting",
+            f"In {len(sessions)} session{'s' if len(sessions) != 1 else ''}: {names}",
+            (NotifyAction(ActionKind.REVIEW, "Review", keys),),
+            keys,
+            update=update,
+        )

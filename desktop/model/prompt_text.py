@@ -1,0 +1,43 @@
+"""The words for a question an agent waits on (clarify, sudo, secret). Qt-free.
+
+Why one place: the tray tooltip, the session's menu entry, the notification and the clarify
+dialog all say what blocks a session, and must say it alike. Only what the gateway gave is
+used: the question, the variable a secret is for, the command that wants the password. The
+results are *plain* text holding gateway words; each surface applies its own ``plain_text``
+helper (menu label, tooltip fragment, notification text) before drawing them.
+"""
+
+from __future__ import annotations
+
+from desktop.core import prompt_book
+from desktop.core.model import Prompt, PromptKind
+
+WINDOW = "the Hermes window that runs this session"
+
+
+def blocked_on(prompt: Prompt) -> str:
+    """``waiting for your answer: Which branch?`` and the like, for one prompt."""
+    if prompt.kind is PromptKind.CLARIFY:
+        return f"waiting for your answer: {prompt.question or '(no question text)'}"
+    if prompt.kind is PromptKind.SUDO:
+        return "waiting for a password in " + WINDOW
+    what = f"a secret ({prompt.env_var})" if prompt.env_var else "a secret"
+    return f"waiting for {what} in {WINDOW}"
+
+
+def answer_there(prompt: Prompt) -> str:
+    """The read-only line of a sudo or secret prompt: where to answer, and what asked."""
+    if prompt.kind is PromptKind.SUDO:
+        line = "Type the password in " + WINDOW
+        return f"{line} (for: {prompt.command})" if prompt.command else line
+    line = "Type the secret in " + WINDOW
+    return f"{line} ({prompt.question})" if prompt.question else line
+
+
+def ended_text(reason: str) -> str:
+    """What the clarify dialog says once its prompt is no longer open."""
+    if reason == prompt_book.ANSWERED:
+        return "Answer sent."
+    if reason == prompt_book.ANSWERED_ELSEWHERE:
+        return "Expired — it was answered elsewhere."
+    return "Expired — Hermes no longer waits for this answer."

@@ -1,0 +1,86 @@
+"""The app-level picture every tray surface renders from: gateways, their sessions and approvals.
+
+Why a separate frozen value: the tray icon, the menu and the notification policy all need the
+same facts at once (what is connected, what waits, who has YOLO on). The bridge hands out one
+``AppSnapshot`` after each change (the store rebuilds only the gateway that changed, and
+nothing at all for events that change nothing shown); pure functions turn it into an icon, a
+menu model or a notification plan, so none of them reads live client objects. Qt-free.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from desktop.core.model import OPEN_PHASES, Approval, Dialect, Prompt, SessionState
+
+
+class Link(enum.Enum):
+    """How a gateway's connection looks to a person (a coarsening of ConnectionState)."""
+
+    OFFLINE = "disconnected"  # DISCONNECTED or BACKOFF: will (re)try by itself
+    CONNECTING = "connecting"  # CONNECTING or HANDSHAKING
+    UP = "connected"
+    FAILED = "failed"  # gave up; needs a person (bad token, refused, misconfigured)
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayView:
+    """One configured gateway as the tray shows it."""
+
+    gateway_id: str
+    name: str
+    link: Link = Link.OFFLINE
+    state_name: str = "disconnected"  # the exact ConnectionState, for the menu header
+    dialect: Dialect | None = None
+    version: str = ""  # Hermes version, from the handshake or session.info
+    error: str = ""  # last error, already written for people by the client
+    attempt: int = 0
+    sessions: tuple[SessionState, ...] = ()
+    approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
+    prompts: tuple[Prompt, ...] = ()  # open clarify/sudo/secret prompts, oldest first
+    # ``waiting``, when the store already knows it (it keeps it per event instead of filtering
+    # 10,000 rows on every read); None: filtered from ``approvals`` on each read.
+    known_waiting: tuple[Approval, ...] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def waiting(self) -> tuple[Approval, ...]:
+        """Approvals that need a person now: open and not already being answered."""
+        if self.known_waiting is not None:
+            return self.known_waiting
+        return tuple(a for a in self.approvals if a.phase in OPEN_PHASES)
+
+    def session(self, session_id: str) -> SessionState | None:
+        return next((s for s in self.sessions if s.session_id == session_id), None)
+
+    def prompts_of(self, session_id: str) -> tuple[Prompt, ...]:
+        return tuple(p for p in self.prompts if p.session_id == session_id)
+
+
+@dataclass(frozen=True, slots=True)
+class AppSnapshot:
+    """Everything the tray shows, at one moment. ``gateways`` keeps configuration order."""
+
+    gateways: tuple[GatewayView, ...] = field(default_factory=tuple)
+
+    def gateway(self, gateway_id: str) -> GatewayView | None:
+        return next((g for g in self.gateways if g.gateway_id == gateway_id), None)
+
+    def waiting_count(self) -> int:
+        """Approvals waiting on a person on connected gateways (others cannot be answered)."""
+        return sum(len(g.waiting) for g in self.gateways if g.link is Link.UP)
+
+    def prompt_count(self) -> int:
+        """Questions (clarify, sudo, secret) waiting on a person on connected gateways."""
+        return sum(len(g.prompts) for g in self.gateways if g.link is Link.UP)
+
+
+def session_title(session: SessionState | None, fallback: str = "") -> str:
+    """A name for a session a person can recognise: its title, else its cwd's last part, else id."""
+    if session is None:
+        return fallback or "unknown session"
+    if session.title.strip():
+        return session.title
+    if session.cwd.strip():
+        return session.cwd.rstrip("/").rsplit("/", 1)[-1] or session.cwd
+    return f"session {session.session_id[:8]}"

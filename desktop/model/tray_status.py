@@ -1,0 +1,169 @@
+"""One pure function from the app snapshot to what the tray icon shows.
+
+Why pure and Qt-free (design.md example 8, after Syncthing Tray's one status->icon function):
+every precedence rule lives in one table-tested place, and the tray widget only renders the
+result. The icon name is the stem of an SVG in ``resources/icons/``.
+
+Precedence, most urgent first (the icon can show only one thing):
+
+1. ``waiting``      approvals or questions (clarify, sudo, secret prompts) wait on a person on
+                    a connected gateway (their count is drawn on the icon)
+   ``waiting-yolo`` ... and one of the sessions with a waiting row has YOLO on: the bubble
+                    carries YOLO's fast-forward mark, so "it asks although YOLO is on" shows
+2. ``error``        a gateway gave up (FAILED) and needs a person
+3. ``disconnected`` no gateway connected and none trying now (or none configured)
+   ``connecting``   no gateway connected, at least one connecting or handshaking
+4. ``yolo``         some session on a connected gateway bypasses approvals with no end set
+   ``yolo-timed``   every such session has a time-box the app will end ("for 15 minutes",
+                    "until this turn ends"): the disc with a clock, so the shape says "ends"
+5. ``working``      some session is running a turn
+6. ``idle``         connected, nothing happening
+
+A gateway that is offline while another is connected does not change the icon (the tooltip
+says so): the connected one still works, and the offline one retries by itself. The tooltip
+names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more) and what
+each question waits for (``prompt_text.blocked_on``), and says when the desktop's
+do-not-disturb holds the notifications (the icon and count stay as they are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from desktop.core.model import SessionStatus
+from desktop.model.plain_text import tooltip_fragment
+from desktop.model.prompt_text import blocked_on
+from desktop.model.snapshot import AppSnapshot, Link, session_title
+
+APP_TITLE = "Hermes Tray"
+HOLDING_LINE = "Do not disturb is on: notifications held"
+TOOLTIP_SESSIONS = 5
+ICON_NAMES = (
+    "disconnected",
+    "connecting",
+    "idle",
+    "working",
+    "waiting",
+    "waiting-yolo",
+    "yolo",
+    "yolo-timed",
+    "error",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TrayStatus:
+    icon_name: str  # one of ICON_NAMES
+    count: int  # approvals and questions waiting (drawn on the icon when > 0)
+    tooltip: str  # plain text, untrusted parts neutralised; lines separated by "\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def tray_status(
+    snapshot: AppSnapshot,
+    timeboxes: Mapping[tuple[str, str], str] | None = None,
+    journal_problem: str = "",
+    holding: bool = False,
+) -> TrayStatus:
+    """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order).
+
+    ``timeboxes`` maps ``(gateway_id, session_id)`` of every time-boxed YOLO session to its
+    line, e.g. ``YOLO on · 12 min left`` (``yolo_timer.YoloTimeboxes.labels``).
+    ``journal_problem`` says why decisions are not reaching the journal: an error when nothing
+    waits, since a person who relies on the record must learn that it is not being written.
+    ``holding``: the desktop's do-not-disturb holds new approval notifications.
+    """
+    boxes = timeboxes or {}
+    gateways = snapshot.gateways
+    up = [g for g in gateways if g.link is Link.UP]
+    failed = [g for g in gateways if g.link is Link.FAILED]
+    trying = [g for g in gateways if g.link is Link.CONNECTING]
+    live_sessions = [s for g in up for s in g.sessions]
+    yolo = [s for s in live_sessions if s.yolo.effective]
+    timed = [
+        (g.gateway_id, s)
+        for g in up
+        for s in g.sessions
+        if s.yolo.effective and (g.gateway_id, s.session_id) in boxes
+    ]
+    working = [s for s in live_sessions if s.status is SessionStatus.WORKING]
+    approvals = snapshot.waiting_count()
+    questions = [(g, p) for g in up for p in g.prompts]
+    count = approvals + len(questions)
+
+    waiting_in = _waiting_sessions(snapshot)
+    if count:
+        yolo_waiting = any(yolo_on for _, _, yolo_on in waiting_in)
+        icon = "waiting-yolo" if yolo_waiting else "waiting"
+        parts = [_plural(approvals, "approval")] if approvals else []
+        if questions:
+            parts.append(_plural(len(questions), "question"))
+        headline = " and ".join(parts) + " waiting"
+    elif failed:
+        icon, headline = "error", "connection failed"
+    elif journal_problem:
+        icon, headline = "error", "decision journal not written"
+    elif not gateways:
+        icon, headline = "disconnected", "no gateway configured"
+    elif not up:
+        icon = "connecting" if trying else "disconnected"
+        headline = "connecting…" if trying else "disconnected"
+    elif yolo and len(timed) == len(yolo):
+        icon, headline = "yolo-timed", f"YOLO on in {_plural(len(yolo), 'session')}, time-boxed"
+    elif yolo:
+        icon, headline = "yolo", f"YOLO on in {_plural(len(yolo), 'session')}"
+    elif working:
+        icon, headline = "working", f"working ({_plural(len(working), 'session')})"
+    else:
+        icon, headline = "idle", "idle"
+
+    lines = [f"{APP_TITLE} — {headline}"]
+    for title, n, yolo_on in waiting_in[:TOOLTIP_SESSIONS]:
+        note = ", YOLO on" if yolo_on else ""
+        lines.append(f"Waiting: {tooltip_fragment(title, 40)} ({n}{note})")
+    if len(waiting_in) > TOOLTIP_SESSIONS:
+        lines.append(f"… and {_plural(len(waiting_in) - TOOLTIP_SESSIONS, 'more session')}")
+    for gateway, prompt in questions[:TOOLTIP_SESSIONS]:
+        title = session_title(gateway.session(prompt.session_id), prompt.session_id)
+        lines.append(f"{tooltip_fragment(title, 40)}: {tooltip_fragment(blocked_on(prompt), 80)}")
+    if len(questions) > TOOLTIP_SESSIONS:
+        lines.append(f"… and {_plural(len(questions) - TOOLTIP_SESSIONS, 'more question')}")
+    if holding:
+        lines.append(HOLDING_LINE)
+    if icon not in ("yolo", "yolo-timed", "waiting-yolo") and yolo:
+        lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
+    for gateway_id, session in timed:
+        label = boxes[(gateway_id, session.session_id)]
+        lines.append(f"{tooltip_fragment(session_title(session), 40)}: {label}")
+    for g in failed:
+        detail = f": {tooltip_fragment(g.error)}" if g.error else ""
+        lines.append(f"{tooltip_fragment(g.name)} failed{detail}")
+    if up and len(up) < len(gateways):
+        offline = len(gateways) - len(up) - len(failed)
+        if offline:
+            lines.append(f"{offline} of {len(gateways)} gateways not connected")
+    if journal_problem:
+        lines.append(f"Journal not written: {tooltip_fragment(journal_problem, 120)}")
+    return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
+
+
+def _waiting_sessions(snapshot: AppSnapshot) -> list[tuple[str, int, bool]]:
+    """``(title, rows waiting, YOLO on)`` of each session with rows waiting, most rows first."""
+    found: list[tuple[str, int, bool]] = []
+    for g in snapshot.gateways:
+        if g.link is not Link.UP:
+            continue
+        counts: dict[str, int] = {}
+        for a in g.waiting:
+            counts[a.session_id] = counts.get(a.session_id, 0) + 1
+        by_id = {s.session_id: s for s in g.sessions} if counts else {}
+        for sid, n in counts.items():
+            session = by_id.get(sid)
+            title = session_title(session, sid)
+            found.append((title, n, bool(session is not None and session.yolo.effective)))
+    found.sort(key=lambda item: -item[1])
+    return found

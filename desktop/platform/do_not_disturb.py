@@ -1,0 +1,216 @@
+"""The desktop's do-not-disturb switch, read where the notification server exposes it.
+
+Why read it when the server applies it anyway: while it is on, a server holds normal bubbles in
+its history, so each new approval would add one there with an Approve button nobody saw come.
+The tray sends none while it is on, says so in its tooltip, and sends one notification for
+what still waits when it goes off (``NotifyPolicy.set_do_not_disturb``).
+
+Read over D-Bus with dbus-fast on the running loop (imported on first use, as the notifier
+does); nothing is spawned. Sources, each checked against what the server publishes:
+
+* KDE Plasma: the read-only ``Inhibited`` (``b``) property of ``org.freedesktop.Notifications``
+  on the notification server itself, kept current by ``PropertiesChanged``; used when the
+  server's introspection lists that property.
+* xfce4-notifyd: its xfconf channel ``xfce4-notifyd``, property ``/do-not-disturb`` (``b``),
+  through ``org.xfce.Xfconf`` at ``/org/xfce/Xfconf``: ``GetProperty(s channel, s property) -> v``
+  and the signals ``PropertyChanged(s, s, v)`` and ``PropertyRemoved(s, s)`` (seen with
+  ``gdbus introspect`` on xfconfd 4.18). An unset property is xfce4-notifyd's default, off.
+  Used only when the server is xfce4-notifyd: xfconf says nothing about another server.
+
+GNOME is not read: ``org.gnome.desktop.notifications show-banners`` lives in dconf, whose reads
+go through a binary database file (the dconf D-Bus service only writes), and the Settings portal
+that would serve it over D-Bus is not on the machines this was built and tested on.
+
+Anything else — another server, a failed read, a value that is not a boolean — is "not known",
+never "on": the tray then sends as usual and the server applies its own switch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+NOTIFICATIONS = "org.freedesktop.Notifications"
+NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+INHIBITED = "Inhibited"
+XFCONF = "org.xfce.Xfconf"
+XFCONF_PATH = "/org/xfce/Xfconf"
+XFCONF_CHANNEL = "xfce4-notifyd"
+XFCONF_PROPERTY = "/do-not-disturb"
+XFCONF_NOT_FOUND = "org.xfce.Xfconf.Error.PropertyNotFound"
+XFCE_SERVER = "Xfce Notify Daemon"  # GetServerInformation's name of xfce4-notifyd
+
+KDE_SOURCE = "KDE Plasma (Inhibited on org.freedesktop.Notifications)"
+XFCE_SOURCE = "xfce4-notifyd (xfconf xfce4-notifyd /do-not-disturb)"
+
+
+@dataclass(frozen=True, slots=True)
+class DoNotDisturb:
+    """The switch as read: ``on`` is None when not known; ``source`` says where it was read."""
+
+    on: bool | None
+    source: str = ""
+    reason: str = ""  # why it is not known
+
+    def describe(self) -> str:
+        """One line for ``doctor`` and the log."""
+        if self.on is None:
+            return f"not known ({self.reason})" if self.reason else "not known"
+        return f"{'on' if self.on else 'off'} (from {self.source})"
+
+
+UNKNOWN = DoNotDisturb(None, reason="not read yet")
+
+
+def _as_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+class DoNotDisturbWatch:
+    """Reads the switch once and follows its changes on an existing dbus-fast bus.
+
+    ``on_change`` runs on the loop (dbus-fast's signal callbacks do) with every new value.
+    """
+
+    def __init__(self, on_change: Callable[[DoNotDisturb], None] | None = None) -> None:
+        self.on_change = on_change
+        self.state = UNKNOWN
+        self._unsubscribe: Callable[[], None] | None = None
+
+    async def start(self, bus: Any, server_name: str | None = None, timeout: float = 2.0) -> None:
+        """Subscribe to the source this server offers, then read it, within ``timeout``.
+
+        Subscribed first, so a change between the two is not lost; bounded, because the first
+        notification waits for this. Never raises: a failure is "not known".
+        """
+        try:
+            await asyncio.wait_for(self._start(bus, server_name), timeout)
+        except Exception as exc:  # no server, a server that does not answer, a refused call
+            log.info("do-not-disturb not read: %s", type(exc).__name__)
+            self.stop()
+            self._set(DoNotDisturb(None, reason=f"the read failed ({type(exc).__name__})"))
+
+    async def _start(self, bus: Any, server_name: str | None) -> None:
+        node = await bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH)
+        server = bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, node)
+        if any(
+            i.name == NOTIFICATIONS and any(p.name == INHIBITED for p in i.properties)
+            for i in node.interfaces
+        ):
+            await self._start_kde(server.get_interface(PROPERTIES))
+            return
+        if server_name is None:
+            server_name = (await _server_information(bus))[0]
+        if server_name == XFCE_SERVER:
+            await self._start_xfce(bus)
+            return
+        self._set(
+            DoNotDisturb(None, reason=f"the notification server {server_name!r} does not say")
+        )
+
+    async def _start_kde(self, properties: Any) -> None:
+        def changed(interface: str, values: dict[str, Any], _invalidated: list[str]) -> None:
+            if interface == NOTIFICATIONS and INHIBITED in values:
+                self._set_read(KDE_SOURCE, values[INHIBITED].value)
+
+        properties.on_properties_changed(changed)
+        self._unsubscribe = lambda: properties.off_properties_changed(changed)
+        value = await properties.call_get(NOTIFICATIONS, INHIBITED)
+        self._set_read(KDE_SOURCE, value.value)
+
+    async def _start_xfce(self, bus: Any) -> None:
+        from dbus_fast.errors import DBusError
+
+        node = await bus.introspect(XFCONF, XFCONF_PATH)
+        xfconf = bus.get_proxy_object(XFCONF, XFCONF_PATH, node).get_interface(XFCONF)
+
+        def changed(channel: str, name: str, value: Any) -> None:
+            if (channel, name) == (XFCONF_CHANNEL, XFCONF_PROPERTY):
+                self._set_read(XFCE_SOURCE, value.value)
+
+        def removed(channel: str, name: str) -> None:
+            if (channel, name) == (XFCONF_CHANNEL, XFCONF_PROPERTY):
+                self._set_read(XFCE_SOURCE, False)  # reset: xfce4-notifyd's default
+
+        xfconf.on_property_changed(changed)
+        xfconf.on_property_removed(removed)
+
+        def unsubscribe() -> None:
+            xfconf.off_property_changed(changed)
+            xfconf.off_property_removed(removed)
+
+        self._unsubscribe = unsubscribe
+        try:
+            value = await xfconf.call_get_property(XFCONF_CHANNEL, XFCONF_PROPERTY)
+        except DBusError as exc:
+            if exc.type != XFCONF_NOT_FOUND:
+                raise
+            self._set_read(XFCE_SOURCE, False)  # never set: xfce4-notifyd's default
+            return
+        self._set_read(XFCE_SOURCE, value.value)
+
+    def _set_read(self, source: str, value: Any) -> None:
+        on = _as_bool(value)
+        if on is None:
+            self._set(DoNotDisturb(None, source, f"{source} gave a {type(value).__name__}"))
+        else:
+            self._set(DoNotDisturb(on, source))
+
+    def _set(self, state: DoNotDisturb) -> None:
+        if state == self.state:
+            return
+        self.state = state
+        log.info("do not disturb: %s", state.describe())
+        if self.on_change is not None:
+            self.on_change(state)
+
+    def stop(self) -> None:
+        """Stop following (the bus is going away or the notifier stops)."""
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            try:
+                unsubscribe()
+            except Exception:  # a bus that is already gone
+                log.debug("could not unsubscribe from do-not-disturb changes", exc_info=True)
+
+
+async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
+    """``(server, switch)`` read from the session bus, then disconnected (for ``doctor``)."""
+    try:
+        from dbus_fast.aio import MessageBus
+    except ImportError:
+        return "", DoNotDisturb(None, reason="dbus-fast is not installed")
+    bus: Any = None
+    try:
+        bus = await asyncio.wait_for(MessageBus().connect(), timeout)
+    except Exception as exc:  # no session bus: nothing to read
+        return "", DoNotDisturb(None, reason=f"no session bus ({type(exc).__name__})")
+    try:
+        try:
+            info = await asyncio.wait_for(_server_information(bus), timeout)
+        except Exception as exc:
+            return "", DoNotDisturb(None, reason=f"no notification server ({type(exc).__name__})")
+        watch = DoNotDisturbWatch()
+        await watch.start(bus, str(info[0]), timeout)
+        watch.stop()
+        return " ".join(str(part) for part in info[:3]), watch.state
+    finally:
+        bus.disconnect()
+        try:
+            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
+        except Exception:
+            log.debug("session bus did not disconnect cleanly", exc_info=True)
+
+
+async def _server_information(bus: Any) -> list[str]:
+    node = await bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH)
+    proxy: Any = bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, node)
+    return [
+        str(part) for part in await proxy.get_interface(NOTIFICATIONS).call_get_server_information()
+    ]

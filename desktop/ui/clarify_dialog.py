@@ -1,0 +1,154 @@
+"""A small window to answer one ``clarify`` question: its choices as buttons, or typed text.
+
+Why a window of its own, not a card in the approvals dialog: that dialog is built around
+commands (risk, countdown, batches, approve/deny); a question has none of those, and one
+window per question keeps "which question did I answer" obvious. Everything in it is plain
+text: the question is shown whole with hidden and bidi characters revealed, choices are
+bounded one-line labels. The window never talks to a gateway: ``answer`` is the bridge's
+synchronous slot, which queues exactly one frame or says why not; once the prompt ends the
+window says so ("Expired — …") and nothing in it can send any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.model import DecisionResult, Prompt
+from desktop.core.prompt_book import ANSWERED, EXPIRED, MAX_ANSWER_CHARS
+from desktop.core.text_safety import reveal
+from desktop.logsetup import mask_own_secrets
+from desktop.model.bridge_events import PromptUpdate
+from desktop.model.plain_text import menu_label, shown, tooltip_fragment
+from desktop.model.prompt_text import ended_text
+from desktop.ui import icons
+
+Answer = Callable[[str, str, str], DecisionResult]  # gateway_id, prompt key, text
+
+
+class ClarifyDialog(QDialog):
+    """Shows one clarify prompt and sends the person's answer through ``answer``."""
+
+    def __init__(self, update: PromptUpdate, answer: Answer, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._answer = answer
+        self._open = True
+        self.gateway_id = update.gateway_id
+        self.prompt: Prompt = update.prompt
+        self.setWindowTitle("Question — Hermes Tray")
+        self.setWindowIcon(icons.app_icon())
+        self.setObjectName(f"clarify:{update.gateway_id}:{update.prompt.key}")
+        self.resize(520, 260)
+        where = QLabel(
+            f"{shown(update.session_title, 80)} on {shown(update.gateway_name, 60)} asks:"
+        )
+        where.setTextFormat(Qt.TextFormat.PlainText)
+        self.question = QLabel(reveal(mask_own_secrets(update.prompt.question)))
+        self.question.setObjectName("clarify-question")
+        self.question.setTextFormat(Qt.TextFormat.PlainText)
+        self.question.setWordWrap(True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.addWidget(where)
+        layout.addWidget(self.question)
+        self.choice_buttons: list[QPushButton] = []
+        for index, choice in enumerate(update.prompt.choices):
+            button = QPushButton(menu_label(choice, 80))
+            button.setObjectName(f"clarify-choice:{index}")
+            button.setToolTip(tooltip_fragment(choice, 300))
+            button.setAutoDefault(False)  # Enter or a stray key press never picks a choice
+            button.clicked.connect(lambda _=False, text=choice: self._send(text))
+            layout.addWidget(button)
+            self.choice_buttons.append(button)
+        self.free_text = QLineEdit()
+        self.free_text.setObjectName("clarify-free-text")
+        self.free_text.setMaxLength(MAX_ANSWER_CHARS)
+        self.free_text.setPlaceholderText(
+            "Or type your own answer" if update.prompt.choices else "Type your answer"
+        )
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("clarify-send")
+        self.send_button.setEnabled(False)
+        self.send_button.clicked.connect(self._send_typed)
+        self.free_text.returnPressed.connect(self._send_typed)
+        self.free_text.textChanged.connect(
+            lambda text: self.send_button.setEnabled(self._open and bool(text.strip()))
+        )
+        typed = QHBoxLayout()
+        typed.addWidget(self.free_text, 1)
+        typed.addWidget(self.send_button)
+        self.typed_row = QWidget()
+        self.typed_row.setLayout(typed)
+        layout.addWidget(self.typed_row)
+        self.status = QLabel("")
+        self.status.setObjectName("clarify-status")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        for close in buttons.buttons():
+            if isinstance(close, QPushButton):
+                close.setAutoDefault(False)
+        self.send_button.setAutoDefault(False)
+        layout.addWidget(buttons)
+        self.free_text.setFocus()
+        self.update_prompt(update.prompt)
+
+    # -- what the controller tells it --------------------------------------------------------
+    def update_prompt(self, prompt: Prompt) -> None:
+        """The prompt's latest value (it may have become answerable, or stopped being so)."""
+        self.prompt = prompt
+        takes_text = prompt.free_text or not prompt.choices
+        self.typed_row.setVisible(takes_text)
+        can = self._open and prompt.answerable
+        for button in self.choice_buttons:
+            button.setEnabled(can)
+        self.free_text.setEnabled(can)
+        self.send_button.setEnabled(can and bool(self.free_text.text().strip()))
+        if self._open:
+            self.status.setText(
+                "" if prompt.answerable else f"Answer it in Hermes: {prompt.blocked_reason}"
+            )
+
+    def ended(self, reason: str) -> None:
+        """The prompt is no longer open: say why; nothing here can send any more."""
+        self._open = False
+        for button in self.choice_buttons:
+            button.setEnabled(False)
+        self.free_text.setEnabled(False)
+        self.send_button.setEnabled(False)
+        self.status.setText(ended_text(reason))
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    # -- the person's answer ------------------------------------------------------------------
+    def _send_typed(self) -> None:
+        text = self.free_text.text()
+        if text.strip():
+            self._send(text)
+
+    def _send(self, text: str) -> None:
+        if not self._open:
+            return
+        result = self._answer(self.gateway_id, self.prompt.key, text)
+        if result.sent:
+            self.ended(ANSWERED)
+            self.accept()
+        elif result.reason.startswith("expired"):
+            self.ended(EXPIRED)
+        else:
+            self.status.setText(f"Not sent: {result.reason}")

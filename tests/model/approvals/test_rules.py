@@ -1,0 +1,131 @@
+"""Which rows may be answered, and what a batch action answers, with plain calls."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.model.approvals import rules
+from desktop.model.approvals.layout import ApprovalBoard, BatchGroup
+from tests.model.approvals.factory import approval, resolved, sending
+from tests.model.approvals.test_layout import put
+
+
+def batch_of(*approvals: object) -> BatchGroup:
+    board = ApprovalBoard()
+    rows = [put(board, "g", a) for a in approvals]  # type: ignore[arg-type]
+    return rows[0].batch
+
+
+def test_can_decide_only_waiting_answerable_offered_and_not_already_sent() -> None:
+    batch = batch_of(approval("a", choices=(Choice.ONCE, Choice.DENY)))
+    row = batch.rows[0]
+    assert rules.can_decide(row, Choice.ONCE)
+    assert not rules.can_decide(row, Choice.ALWAYS)  # not offered by the server
+    row.awaiting_core = True
+    assert not rules.can_decide(row, Choice.ONCE)
+    row.awaiting_core = False
+    for phase in (ApprovalPhase.SENDING, ApprovalPhase.RESOLVED):
+        row.approval = replace(row.approval, phase=phase)
+        assert not rules.can_decide(row, Choice.DENY)
+    row.approval = replace(row.approval, phase=ApprovalPhase.WAITING, answerable=False)
+    assert not rules.can_decide(row, Choice.ONCE)
+
+
+def test_stale_rows_need_a_reconfirmation_first() -> None:
+    row = batch_of(approval("a", phase=ApprovalPhase.STALE)).rows[0]
+    assert rules.needs_reconfirm(row)
+    assert not rules.can_decide(row, Choice.ONCE)
+    row.reconfirming = True
+    assert not rules.needs_reconfirm(row)
+    assert rules.can_decide(row, Choice.ONCE)
+
+
+def test_batch_targets_are_waiting_answerable_rows_in_arrival_order() -> None:
+    batch = batch_of(
+        approval("third", position=2),
+        approval("first", position=0),
+        approval("done", position=3, phase=ApprovalPhase.RESOLVED),
+        approval("stale", position=4, phase=ApprovalPhase.STALE),
+        approval("second", position=1),
+        approval("no-once", position=5, choices=(Choice.DENY,)),
+    )
+    assert [r.approval.key for r in rules.batch_targets(batch, Choice.ONCE)] == [
+        "first",
+        "second",
+        "third",
+    ]
+    assert [r.approval.key for r in rules.batch_targets(batch, Choice.DENY)] == [
+        "first",
+        "second",
+        "third",
+        "no-once",
+    ]
+
+
+def test_in_order_badge_when_a_later_row_waits_behind_an_open_one() -> None:
+    head = approval("a")
+    blocked = approval("b", position=1, answerable=False, blocked_reason="answer a first")
+    assert rules.answers_in_order(batch_of(head, blocked))
+    assert not rules.answers_in_order(batch_of(head, approval("b", position=1)))
+    lone_blocked = approval("x", answerable=False, blocked_reason="too long")
+    assert not rules.answers_in_order(batch_of(lone_blocked))
+
+
+def test_intent_answers_covered_rows_as_they_become_answerable() -> None:
+    batch = batch_of(
+        approval("a"),
+        approval("b", position=1, answerable=False),
+        approval("c", position=2, answerable=False),
+    )
+    intent = rules.BatchIntent.for_batch(batch, Choice.ONCE)
+    assert [r.approval.key for r in intent.due(batch)] == ["a"]
+    intent.sent.add("a")
+    a, b, _c = batch.rows
+    a.approval = sending(a.approval)
+    assert intent.due(batch) == []
+    a.approval = resolved(a.approval, OutcomeKind.APPROVED, Choice.ONCE)
+    b.approval = replace(b.approval, answerable=True)
+    assert intent.still_valid(batch)
+    assert intent.due(batch) == [b]
+
+
+def test_intent_never_covers_late_rows_and_stops_on_anything_unexpected() -> None:
+    batch = batch_of(approval("a"), approval("b", position=1, answerable=False))
+    intent = rules.BatchIntent.for_batch(batch, Choice.ONCE)
+    board_row = put(ApprovalBoard(), "g", approval("late", position=2))
+    batch.rows.append(board_row)
+    assert "late" not in {r.approval.key for r in intent.due(batch)}
+    a = batch.rows[0]
+    a.approval = resolved(a.approval, OutcomeKind.WITHDRAWN, reason="interrupted")
+    assert not intent.still_valid(batch)
+    fresh = batch_of(approval("a"), approval("b", position=1))
+    stale_intent = rules.BatchIntent.for_batch(fresh, Choice.DENY)
+    fresh.rows[1].approval = replace(fresh.rows[1].approval, phase=ApprovalPhase.STALE)
+    assert not stale_intent.still_valid(fresh)
+
+
+def test_intent_ends_when_every_covered_row_is_resolved() -> None:
+    batch = batch_of(approval("a"))
+    intent = rules.BatchIntent.for_batch(batch, Choice.DENY)
+    batch.rows[0].approval = resolved(batch.rows[0].approval, OutcomeKind.DENIED, Choice.DENY)
+    assert not intent.still_valid(batch)
+
+
+def test_counts_down_only_while_open_with_an_expiry() -> None:
+    batch = batch_of(approval("a", expires_at=5.0), approval("b", position=1))
+    a, b = batch.rows
+    assert rules.counts_down(a)
+    assert not rules.counts_down(b)
+    a.approval = sending(a.approval)
+    assert not rules.counts_down(a)
+
+
+def test_core_state_replaces_the_dialogs_expectations() -> None:
+    row = batch_of(approval("a", phase=ApprovalPhase.STALE)).rows[0]
+    row.reconfirming, row.awaiting_core, row.notice = True, True, "refused"
+    assert rules.absorb_core_state(row, row.approval)  # same stale state: keep reconfirming
+    assert (row.awaiting_core, row.reconfirming, row.notice) == (False, True, "refused")
+    assert rules.absorb_core_state(row, approval("a"))  # WAITING now
+    assert (row.reconfirming, row.notice) == (False, "")
+    assert not rules.absorb_core_state(row, approval("a"))

@@ -1,0 +1,75 @@
+"""The dialog's wording, with plain calls."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.model.approvals import texts
+from tests.model.approvals.factory import approval, resolved
+
+A = approval("a")
+
+
+T = texts.Tone
+STATES = [
+    (A, "Waiting for you", T.WAITING),
+    (replace(A, answerable=False, blocked_reason="#1 first"), "Waiting — #1 first", T.BLOCKED),
+    (replace(A, phase=ApprovalPhase.SENDING), "Sending…", T.BUSY),
+    (resolved(A, OutcomeKind.APPROVED, Choice.SESSION), "Approved (session)", T.GOOD),
+    (resolved(A, OutcomeKind.DENIED, Choice.DENY), "Denied", T.BAD),
+    (resolved(A, OutcomeKind.WITHDRAWN, reason="interrupted"), "Withdrawn — interrupted", T.ENDED),
+    (resolved(A, OutcomeKind.EXPIRED), "Expired", T.ENDED),
+    (resolved(A, OutcomeKind.UNKNOWN, reason="lost"), "Unknown — lost", T.WARN),
+    (replace(A, phase=ApprovalPhase.STALE, blocked_reason="gone"), "Stale — gone", T.WARN),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "expected", "tone"), STATES)
+def test_state_text_for_every_state(value: object, expected: str, tone: texts.Tone) -> None:
+    assert texts.state_text(value) == (expected, tone)  # type: ignore[arg-type]
+
+
+def test_state_text_reveals_hidden_characters_in_reasons() -> None:
+    a = replace(A, phase=ApprovalPhase.STALE, blocked_reason="ok\u202e")
+    assert "⟨U+202E⟩" in texts.state_text(a)[0]
+    assert "\u202e" not in texts.outcome_text(Outcome(OutcomeKind.EXPIRED, reason="x\u200b"))[0]
+
+
+@pytest.mark.parametrize(
+    ("left", "expected"),
+    [(65.0, "expires in 1:05"), (0.2, "expires in 0:01"), (0.0, "expiring…"), (-3, "expiring…")],
+)
+def test_remaining_text(left: float, expected: str) -> None:
+    assert texts.remaining_text(100.0 + left, 100.0) == expected
+    assert texts.remaining_text(None, 100.0) == ""
+
+
+def test_label_text_cuts_visibly_and_reveals() -> None:
+    shown = texts.label_text("a\u200b" + "x" * 500, 50)
+    assert shown.startswith("a⟨U+200B⟩")
+    assert "…" in shown
+    assert shown.endswith("[502 characters in all]")
+    assert texts.label_text("short", 50) == "short"
+
+
+def test_revealed_fast_path_and_hidden_names() -> None:
+    assert texts.revealed("ls -la\n\tx") == ("ls -la\n\tx", ())
+    shown, names = texts.revealed("a\u202eb⟨")
+    assert shown == "a⟨U+202E⟩b⟨U+27E8⟩"
+    assert names == ("U+202E RIGHT-TO-LEFT OVERRIDE",)
+    warning = texts.hidden_warning(names)
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE" in warning
+    assert texts.hidden_warning(()) == ""
+    many = texts.hidden_warning(tuple(f"n{i}" for i in range(9)), limit=6)
+    assert "n5 and 3 more" in many
+    assert "n6" not in many
+
+
+def test_always_confirmation_names_the_pattern_class() -> None:
+    text = texts.always_confirmation(replace(A, pattern_keys=("recursive_delete", "rm\u202e")))
+    assert "recursive_delete, rm⟨U+202E⟩" in text
+    assert "permanent allowlist" in text
+    assert "no pattern class" in texts.always_confirmation(replace(A, pattern_keys=()))

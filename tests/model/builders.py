@@ -1,0 +1,100 @@
+"""Small builders for the frozen core values the model and UI tests feed in. Qt-free."""
+
+from __future__ import annotations
+
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    Choice,
+    Dialect,
+    SessionState,
+    SessionStatus,
+    TodoItem,
+    TodoList,
+    TodoStatus,
+    Usage,
+    YoloSource,
+    YoloState,
+)
+from desktop.model.snapshot import AppSnapshot, GatewayView, Link
+
+
+def session(
+    sid: str = "s1",
+    title: str = "Fix the build",
+    status: SessionStatus = SessionStatus.IDLE,
+    *,
+    yolo: YoloState | None = None,
+    usage: Usage | None = None,
+    todos: TodoList | None = None,
+    mode: str = "manual",
+) -> SessionState:
+    return SessionState(
+        session_id=sid,
+        title=title,
+        status=status,
+        yolo=yolo or YoloState(),
+        usage=usage or Usage(),
+        todos=todos or TodoList(),
+        approval_mode=mode,
+    )
+
+
+def approval(
+    key: str = "k1",
+    sid: str = "s1",
+    batch: str = "b1",
+    command: str = "rm -rf build",
+    *,
+    position: int = 0,
+    phase: ApprovalPhase = ApprovalPhase.WAITING,
+    choices: tuple[Choice, ...] = (Choice.ONCE, Choice.SESSION, Choice.DENY),
+    answerable: bool = True,
+) -> Approval:
+    return Approval(
+        key=key,
+        session_id=sid,
+        batch_id=batch,
+        position=position,
+        command=command,
+        choices=choices,
+        phase=phase,
+        answerable=answerable,
+    )
+
+
+def gateway(
+    gid: str = "g1",
+    name: str = "Local",
+    link: Link = Link.UP,
+    *,
+    sessions: tuple[SessionState, ...] = (),
+    approvals: tuple[Approval, ...] = (),
+    dialect: Dialect | None = Dialect.A,
+    error: str = "",
+    version: str = "0.19.0",
+) -> GatewayView:
+    return GatewayView(
+        gateway_id=gid,
+        name=name,
+        link=link,
+        state_name=link.value,
+        dialect=dialect,
+        version=version,
+        error=error,
+        sessions=sessions,
+        approvals=approvals,
+    )
+
+
+def snap(*gateways: GatewayView) -> AppSnapshot:
+    return AppSnapshot(tuple(gateways))
+
+
+def todos(*pairs: tuple[str, TodoStatus]) -> TodoList:
+    return TodoList(tuple(TodoItem(str(i), c, s) for i, (c, s) in enumerate(pairs)), 1)
+
+
+YOLO_SESSION = YoloState(True, YoloSource.SESSION)
+YOLO_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)
+YOLO_ENV = YoloState(True, YoloSource.ENVIRONMENT)

@@ -1,0 +1,213 @@
+"""The decision recorder as plain calls on a real journal: a line per decision, written with the
+outcome the gateway reported, at the time the person decided; bounded; never a token."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.journal import Journal
+from desktop.model.bridge_events import DecisionMade
+from desktop.model.decision_log import (
+    RECENT_LIMIT,
+    DecisionRecorder,
+    entry_details,
+    entry_line,
+    outcome_text,
+)
+from tests.model.builders import approval
+
+CANARY = "canary-TOKEN-9d41e2"
+TZ = timezone(timedelta(hours=1))
+DECIDED = datetime(2026, 11, 29, 14, 2, 3, tzinfo=TZ)
+RESOLVED = DECIDED + timedelta(seconds=7)
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return Journal(tmp_path / "data", clock=lambda: RESOLVED)
+
+
+@pytest.fixture
+def clock():
+    return Clock(DECIDED)
+
+
+@pytest.fixture
+def recorder(journal, clock):
+    return DecisionRecorder(journal, clock=clock)
+
+
+def made(key="k1", choice=Choice.ONCE, surface="dialog.button", *, sent=True, **extra):
+    fields = dict(
+        gateway_id="g1",
+        gateway_name="Local",
+        key=key,
+        choice=choice,
+        surface=surface,
+        sent=sent,
+        reason="" if sent else "the command timed out",
+        session_id="s1",
+        session_title="Fix the build",
+        command="rm -rf build",
+    )
+    fields.update(extra)
+    return DecisionMade(**fields)
+
+
+def resolved(key="k1", kind=OutcomeKind.APPROVED, choice=Choice.ONCE, reason=""):
+    row = approval(key, phase=ApprovalPhase.RESOLVED)
+    return dataclasses.replace(row, outcome=Outcome(kind, choice, reason))
+
+
+def lines(journal):
+    return [json.loads(line) for line in journal.path.read_text().splitlines()]
+
+
+def test_a_decision_is_written_only_when_the_gateway_reports_its_outcome(recorder, journal):
+    assert recorder.decided(made()) is None
+    assert not journal.path.exists()
+    recorder.approval_changed("g1", approval("k1", phase=ApprovalPhase.SENDING))
+    assert not journal.path.exists()
+    entry = recorder.approval_changed("g1", resolved())
+    assert entry is not None
+    [line] = lines(journal)
+    assert line == {
+        "time": "2026-11-29T14:02:03+01:00",  # when the person decided, not when it resolved
+        "gateway_id": "g1",
+        "gateway_name": "Local",
+        "session_id": "s1",
+        "session_title": "Fix the build",
+        "command": "rm -rf build",
+        "choice": "once",
+        "surface": "dialog.button",
+        "outcome": "approved (once)",
+    }
+    assert recorder.pending_count == 0
+
+
+def test_the_outcome_is_the_gateways_not_the_persons_choice(recorder, journal):
+    recorder.decided(made(choice=Choice.ONCE))
+    recorder.approval_changed(
+        "g1", resolved(kind=OutcomeKind.WITHDRAWN, choice=None, reason="settled elsewhere")
+    )
+    [line] = lines(journal)
+    assert (line["choice"], line["outcome"]) == ("once", "withdrawn: settled elsewhere")
+
+
+def test_a_refused_decision_is_written_at_once_as_not_sent(recorder, journal):
+    recorder.decided(made(sent=False))
+    [line] = lines(journal)
+    assert line["outcome"] == "not sent: the command timed out"
+    assert recorder.pending_count == 0
+
+
+def test_resolutions_nobody_decided_here_write_nothing(recorder, journal):
+    recorder.approval_changed("g2", resolved())
+    recorder.approval_changed(
+        "g1", resolved(kind=OutcomeKind.WITHDRAWN, choice=None, reason="cancelled")
+    )
+    assert not journal.path.exists()
+
+
+def test_a_row_that_expired_unanswered_is_journaled_as_blocked(recorder, journal):
+    recorder.approval_changed(
+        "g1",
+        resolved(kind=OutcomeKind.EXPIRED, choice=None, reason="nobody answered"),
+        "Local",
+        "Fix the build",
+    )
+    [line] = lines(journal)
+    assert (line["choice"], line["surface"], line["session_title"]) == (
+        "none",
+        "nobody",
+        "Fix the build",
+    )
+    assert line["outcome"].startswith("expired")
+
+
+def test_removing_a_gateway_or_quitting_closes_waiting_decisions_as_unknown(recorder, journal):
+    recorder.decided(made("k1"))
+    recorder.decided(made("k2", gateway_id="g2"))
+    written = recorder.gateway_removed("g1", "the gateway was removed in Settings")
+    assert [e.outcome for e in written] == ["unknown: the gateway was removed in Settings"]
+    recorder.close()
+    assert [line["outcome"] for line in lines(journal)] == [
+        "unknown: the gateway was removed in Settings",
+        "unknown: Hermes Tray quit before the gateway reported it",
+    ]
+    assert recorder.pending_count == 0
+
+
+def test_recent_starts_from_the_file_and_stays_bounded(journal, clock):
+    first = DecisionRecorder(journal, clock=clock)
+    for n in range(RECENT_LIMIT + 3):
+        first.decided(made(f"k{n}", command=f"echo {n}"))
+        first.approval_changed("g1", resolved(f"k{n}"))
+    assert len(first.recent) == RECENT_LIMIT
+    assert first.recent[0].command == f"echo {RECENT_LIMIT + 2}"  # newest first
+    again = DecisionRecorder(journal, clock=clock)  # next start: read from the file
+    assert [e.command for e in again.recent] == [e.command for e in first.recent]
+
+
+def test_unknown_surfaces_are_kept_as_dialog(recorder, journal):
+    recorder.decided(made(surface="carrier-pigeon", sent=False))
+    assert lines(journal)[0]["surface"] == "dialog"
+
+
+def test_a_token_in_a_command_never_reaches_the_file(recorder, journal):
+    journal.register_secret(CANARY)  # as TokenStore(on_secret=...) does in the app
+    recorder.decided(made(command=f"curl -H 'X-Token: {CANARY}' http://x/?token={CANARY}"))
+    recorder.approval_changed("g1", resolved())
+    text = journal.path.read_text()
+    assert CANARY not in text
+    assert "***" in text
+
+
+def test_menu_lines_say_when_what_and_how_it_ended(journal, recorder):
+    recorder.decided(made(command="rm -rf build"))
+    entry = recorder.approval_changed("g1", resolved())
+    assert entry_line(entry, DECIDED) == "14:02 ✓ rm -rf build — approved (once)"
+    assert (
+        entry_line(entry, DECIDED + timedelta(days=2)) == "29 Nov ✓ rm -rf build — approved (once)"
+    )
+    long = dataclasses.replace(entry, command="x" * 100, outcome="denied")
+    assert entry_line(long, DECIDED) == "14:02 ✗ " + "x" * 47 + "… — denied"
+    assert "Fix the build on Local" in entry_details(entry)
+    assert "dialog.button" in entry_details(entry)
+
+
+def test_outcome_words():
+    assert outcome_text(Outcome(OutcomeKind.APPROVED, Choice.SESSION)) == "approved (session)"
+    assert outcome_text(Outcome(OutcomeKind.EXPIRED, None, "timed out")) == "expired: timed out"
+    assert outcome_text(Outcome(OutcomeKind.UNKNOWN, None, "connection lost")) == (
+        "unknown: connection lost"
+    )
+
+
+def test_a_decision_whose_socket_died_is_journalled_as_fate_unknown_never_approved(
+    recorder, journal
+):
+    """Written into a socket that then died: SENDING is no outcome, UNKNOWN is recorded."""
+    assert recorder.decided(made()) is None
+    assert recorder.approval_changed("g1", approval("k1", phase=ApprovalPhase.SENDING)) is None
+    assert not journal.path.exists()  # "I pressed Approve" is not what happened
+    entry = recorder.approval_changed(
+        "g1", resolved(kind=OutcomeKind.UNKNOWN, choice=None, reason="the connection was lost")
+    )
+    assert entry is not None
+    assert entry.outcome == "unknown: the connection was lost"
+    assert [row["outcome"] for row in lines(journal)] == ["unknown: the connection was lost"]
+    assert " ○ " in entry_line(entry, DECIDED)

@@ -1,0 +1,48 @@
+"""The dialog's key map and the keyboard guard, with plain calls."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.ui.approvals.keys import KeyAction, RepeatGate, action_for
+
+M = Qt.KeyboardModifier
+
+
+@pytest.mark.parametrize(
+    ("key", "mods", "action"),
+    [
+        (Qt.Key.Key_A, M.NoModifier, KeyAction.ONCE),
+        (Qt.Key.Key_Return, M.ControlModifier, KeyAction.ONCE),
+        (Qt.Key.Key_Enter, M.ControlModifier | M.KeypadModifier, KeyAction.ONCE),
+        (Qt.Key.Key_D, M.NoModifier, KeyAction.DENY),
+        (Qt.Key.Key_Backspace, M.ControlModifier, KeyAction.DENY),
+        (Qt.Key.Key_S, M.NoModifier, KeyAction.SESSION),
+        (Qt.Key.Key_A, M.ShiftModifier, KeyAction.ALWAYS),
+        (Qt.Key.Key_Up, M.NoModifier, KeyAction.UP),
+        (Qt.Key.Key_Down, M.NoModifier, KeyAction.DOWN),
+        (Qt.Key.Key_Return, M.NoModifier, None),  # plain Enter never answers
+        (Qt.Key.Key_A, M.ControlModifier, None),
+        (Qt.Key.Key_Backspace, M.NoModifier, None),
+    ],
+)
+def test_key_map(key: Qt.Key, mods: Qt.KeyboardModifier, action: KeyAction | None) -> None:
+    assert action_for(key, mods) is action
+
+
+def test_repeat_gate_needs_a_real_release_between_decisions() -> None:
+    gate = RepeatGate()
+    a, d = int(Qt.Key.Key_A), int(Qt.Key.Key_D)
+    assert gate.press(a, auto_repeat=False)
+    assert not gate.press(a, auto_repeat=True)  # held: auto-repeat
+    gate.release(a, auto_repeat=True)  # X11 sends auto-repeat releases too
+    assert not gate.press(a, auto_repeat=False)
+    assert not gate.press(d, auto_repeat=False)  # another key while A is still down
+    gate.release(d, auto_repeat=False)
+    assert gate.locked
+    gate.release(a, auto_repeat=False)
+    assert gate.press(d, auto_repeat=False)
+    gate.reset()
+    assert not gate.locked
+    assert not gate.press(a, auto_repeat=True)  # auto-repeat never decides, even unlocked
