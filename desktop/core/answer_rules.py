@@ -1,7 +1,6 @@
 """Whether a person may answer an approval right now, and if not, why (in plain words).
 
-Why separate: this is the rule that keeps a click from resolving the wrong command, so it is
-one small pure function, tested case by case. The strictest part is for 0.19.0 (FIFO rows):
+This is the rule that keeps a click from resolving the wrong command. Strictest on 0.19.0:
 ``approval.respond`` resolves the session's *oldest* pending approval, so only the head of the
 session's FIFO may be answered, and never when the server may already have given up on it (too
 close to its timeout). Rows of a kind the connected gateway cannot take, rows seen before the

@@ -13,7 +13,6 @@ is classified as an event (``method == "event"``), a server→client request (``
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from desktop.core import payloads
 from desktop.core.events import ProtocolErrorReceived, RpcError
 from desktop.core.text_safety import bound_text
+from desktop.logsetup import redact
 
 EXCERPT_CHARS = 120
 MAX_ERRORS_PER_MESSAGE = 5
@@ -28,13 +28,9 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 NON_OBJECT_RESULT = -32098  # local code: the gateway answered with a result that is no object
 _WHITESPACE = " \t\r\n"
-_SECRET = re.compile(
-    r"(token|ticket|password|secret|api_key|authorization)([\"']?\s*[:=]\s*[\"']?)([^\"'&\s,}]+)",
-    re.IGNORECASE,
-)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EventFrame:
     """``{"method": "event", "params": {"type", "session_id", "payload"}}``."""
 
@@ -44,7 +40,7 @@ class EventFrame:
     params: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerRequestFrame:
     """A server→client request. ``params`` is None when the frame's params was no object."""
 
@@ -53,7 +49,7 @@ class ServerRequestFrame:
     params: Mapping[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResponseFrame:
     """An answer to one of our requests. ``rpc_id`` is None for errors about unreadable frames."""
 
@@ -67,16 +63,20 @@ Incoming = EventFrame | ServerRequestFrame | ResponseFrame | ProtocolErrorReceiv
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """A short printable excerpt of untrusted text for a log line, with secrets masked."""
-    masked = _SECRET.sub(r"\1\2***", text[: limit * 4])
+    masked = redact(text[: limit * 4])
     one_line = masked.replace("\r", " ").replace("\n", " ").replace("\t", " ")
     return bound_text(one_line, limit)[0]
 
 
 def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[Incoming]:
     """Split one WebSocket message into classified frames. Never raises."""
-    text = _decode(data, max_bytes)
-    if isinstance(text, ProtocolErrorReceived):
-        return [text]
+    if type(data) is str and len(data) * 4 <= max_bytes:  # cannot be too large as UTF-8
+        text = data[1:] if data[:1] == "\ufeff" else data
+    else:
+        decoded = _decode(data, max_bytes)
+        if isinstance(decoded, ProtocolErrorReceived):
+            return [decoded]
+        text = decoded
     out: list[Incoming] = []
     errors = 0
     shallow = _bracket_bound(text) <= max_depth
@@ -87,7 +87,7 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
         if position >= end:
             return out
         try:
-            value, position = _DECODER.raw_decode(text, position)
+            value, position = _raw_decode(text, position)
         except RecursionError:
             broken = ProtocolErrorReceived("nested too deeply", _near(text, position))
         except ValueError as exc:  # JSONDecodeError, bad constants, over-long integers
@@ -116,11 +116,29 @@ def classify(obj: object) -> Incoming:
     if obj.get("jsonrpc") != "2.0":
         return _junk("not JSON-RPC 2.0", obj)
     method = obj.get("method")
-    if method is not None:
+    if method is None:
+        if "id" in obj:
+            return _classify_response(obj)
+        return _junk("neither an event, a request nor a response", obj)
+    if method != "event" or obj.get("id") is not None:
         return _classify_call(obj, method)
-    if "id" in obj:
-        return _classify_response(obj)
-    return _junk("neither an event, a request nor a response", obj)
+    params = obj.get("params")
+    if not isinstance(params, dict):
+        return _junk("event params is not an object", obj)
+    event_type = params.get("type")
+    if not isinstance(event_type, str) or not event_type:
+        return _junk("event has no type", obj)
+    session_id = params.get("session_id")
+    if session_id is None:
+        session_id = ""
+    elif not isinstance(session_id, str):
+        return _junk("event session_id is not a string", obj)
+    payload = params.get("payload")
+    if payload is None:
+        payload = {}
+    elif not isinstance(payload, dict):
+        return _junk("event payload is not an object", obj)
+    return EventFrame(event_type, session_id, payload, params)
 
 
 def encode_request(rpc_id: int, method: str, params: Mapping[str, Any]) -> str:
@@ -143,8 +161,7 @@ def encode_error(request_id: str | int, code: int, message: str) -> str:
     return _dump({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 
-def _dump(obj: Mapping[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+_dump = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 
 def _decode(data: object, max_bytes: int) -> str | ProtocolErrorReceived:
@@ -173,7 +190,7 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_raw_decode = json.JSONDecoder(parse_constant=_reject_constant).raw_decode
 
 
 def _near(text: str, position: int) -> str:
@@ -185,13 +202,10 @@ def _first_line(exc: Exception) -> str:
 
 
 def _bracket_bound(text: str) -> int:
-    """An upper bound on the nesting depth of every JSON value in ``text``.
+    """An upper bound on the nesting of every value in ``text``.
 
-    Why it is exact enough to skip :func:`_depth`: each level of nesting opens with its own
-    ``{`` or ``[``, so no value can nest deeper than the number of those characters in the
-    text (brackets inside strings only make the bound looser, never too small). Counting is
-    done in C and is far cheaper than walking the parsed value; almost every real frame has
-    fewer brackets than the limit, and the rest are still walked.
+    Each level opens with its own ``{`` or ``[`` (those inside strings only loosen the bound);
+    counting in C spares walking almost every parsed value.
     """
     return text.count("{") + text.count("[")
 
@@ -213,8 +227,6 @@ def _classify_call(obj: dict[str, Any], method: object) -> Incoming:
     if not isinstance(method, str) or not method:
         return _junk("method is not a string", obj)
     raw_id = obj.get("id")
-    if method == "event" and raw_id is None:
-        return _classify_event(obj)
     if raw_id is None:
         return _junk(f"unexpected notification {method!r}", obj)
     request_id = payloads.wire_id(raw_id)
@@ -222,26 +234,6 @@ def _classify_call(obj: dict[str, Any], method: object) -> Incoming:
         return _junk("request id is neither a string nor an integer", obj)
     params = obj.get("params", {})
     return ServerRequestFrame(request_id, method, params if isinstance(params, dict) else None)
-
-
-def _classify_event(obj: dict[str, Any]) -> Incoming:
-    params = obj.get("params")
-    if not isinstance(params, dict):
-        return _junk("event params is not an object", obj)
-    event_type = params.get("type")
-    if not isinstance(event_type, str) or not event_type:
-        return _junk("event has no type", obj)
-    session_id = params.get("session_id")
-    if session_id is None:
-        session_id = ""
-    if not isinstance(session_id, str):
-        return _junk("event session_id is not a string", obj)
-    payload = params.get("payload")
-    if payload is None:
-        payload = {}
-    if not isinstance(payload, dict):
-        return _junk("event payload is not an object", obj)
-    return EventFrame(event_type, session_id, payload, params)
 
 
 def _classify_response(obj: dict[str, Any]) -> Incoming:

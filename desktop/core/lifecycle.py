@@ -5,33 +5,10 @@ One method per input; rows are mutable inside and leave the core only as frozen
 :meth:`ApprovalLifecycle.rows`). Row kinds: FIFO (0.19.0: no id, answered oldest first) and
 keyed (B server requests by ``srq`` id, C prompts by ``prompt_id`` + generation).
 
-Transition table (input, phase: the phase it moves to and the reason the person sees). ``·``
-means the input leaves a row in that phase as it is; a RESOLVED row never moves again.
-``tests/core/test_lifecycle_table.py`` parses this table, compares it with :data:`TABLE` and
-drives every pair through the code::
-
-    input             | WAITING              | STALE                | SENDING
-    ------------------+----------------------+----------------------+---------------------
-    asked             | ·                    | WAITING: confirmed   | ·
-    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
-    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
-    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
-    tool_started      | ·                    | ·                    | ·
-    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
-    other_tool_done   | STALE: other tool    | ·                    | ·
-    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
-    head_in_doubt     | STALE: head unsure   | ·                    | ·
-    listed            | ·                    | WAITING: confirmed   | ·
-    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
-    decided           | SENDING: sent        | SENDING: sent        | ·
-    frame_written     | ·                    | ·                    | RESOLVED: final (B)
-    answered          | ·                    | ·                    | RESOLVED: reply
-    frame_unsent      | ·                    | ·                    | WAITING: unsent
-    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
-    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
-    connection_opened | ·                    | ·                    | ·
-    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
-    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+The transition table is :data:`TRANSITIONS` below (input, phase: the phase it moves to and
+the reason the person sees); ``·`` means the input leaves a row in that phase as it is, and a
+RESOLVED row never moves again. :data:`TABLE` is read from it, and
+``tests/core/test_lifecycle_table.py`` drives every pair through the code.
 
 Notes on the cells (each is one branch below):
 
@@ -106,7 +83,6 @@ W, S, X, R = (
     ApprovalPhase.SENDING,
     ApprovalPhase.RESOLVED,
 )
-OPEN_WAITING = OPEN_PHASES
 OTHER_TOOL_FINISHED = "another tool finished while this waited; answer only if Hermes shows it"
 STALE_FIFO = (
     "the connection was lost: Hermes 0.19 cannot confirm this command still waits; "
@@ -143,40 +119,45 @@ class Input(enum.Enum):
 
 
 In = Input
-TABLE: dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]] = {
-    (In.ASKED, S): (W, "confirmed"),
-    (In.ASKED_UNDER_ID, W): (R, "replaced"),
-    (In.ASKED_UNDER_ID, S): (R, "replaced"),
-    (In.ASKED_UNDER_ID, X): (R, "replaced"),
-    (In.WITHDRAWN, W): (R, "withdrawn"),
-    (In.WITHDRAWN, S): (R, "withdrawn"),
-    (In.WITHDRAWN, X): (R, "withdrawn"),
-    (In.SETTLED_ELSEWHERE, W): (R, "settled"),
-    (In.SETTLED_ELSEWHERE, S): (R, "settled"),
-    (In.SETTLED_ELSEWHERE, X): (R, "settled"),
-    (In.TOOL_COMPLETED, W): (R, "settled"),
-    (In.TOOL_COMPLETED, S): (R, "settled"),
-    (In.OTHER_TOOL_DONE, W): (S, "other tool"),
-    (In.TURN_ENDED, W): (R, "turn ended"),
-    (In.TURN_ENDED, S): (R, "turn ended"),
-    (In.HEAD_IN_DOUBT, W): (S, "head unsure"),
-    (In.LISTED, S): (W, "confirmed"),
-    (In.NOT_LISTED, W): (R, "settled"),
-    (In.NOT_LISTED, S): (R, "settled"),
-    (In.DECIDED, W): (X, "sent"),
-    (In.DECIDED, S): (X, "sent"),
-    (In.FRAME_WRITTEN, X): (R, "final (B)"),
-    (In.ANSWERED, X): (R, "reply"),
-    (In.FRAME_UNSENT, X): (W, "unsent"),
-    (In.FRAME_MAYBE_SENT, X): (R, "unknown"),
-    (In.CONNECTION_LOST, W): (S, "lost"),
-    (In.CONNECTION_LOST, X): (R, "unknown"),
-    (In.PROTOCOL_CHANGED, W): (R, "protocol"),
-    (In.PROTOCOL_CHANGED, S): (R, "protocol"),
-    (In.TICK, W): (R, "expired"),
-    (In.TICK, S): (R, "expired"),
-}
-"""Every cell of the table above that moves a row; any other pair leaves the phase as it is."""
+TRANSITIONS = """
+    input             | WAITING              | STALE                | SENDING
+    ------------------+----------------------+----------------------+---------------------
+    asked             | ·                    | WAITING: confirmed   | ·
+    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
+    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
+    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
+    tool_started      | ·                    | ·                    | ·
+    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
+    other_tool_done   | STALE: other tool    | ·                    | ·
+    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
+    head_in_doubt     | STALE: head unsure   | ·                    | ·
+    listed            | ·                    | WAITING: confirmed   | ·
+    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
+    decided           | SENDING: sent        | SENDING: sent        | ·
+    frame_written     | ·                    | ·                    | RESOLVED: final (B)
+    answered          | ·                    | ·                    | RESOLVED: reply
+    frame_unsent      | ·                    | ·                    | WAITING: unsent
+    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
+    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
+    connection_opened | ·                    | ·                    | ·
+    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
+    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+"""
+
+
+def _table(text: str) -> dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]]:
+    table = {}
+    for line in text.strip().splitlines()[2:]:
+        name, *cells = (cell.strip() for cell in line.split("|"))
+        for phase, cell in zip((W, S, X), cells, strict=True):
+            if cell != "·":
+                target, reason = cell.split(": ", 1)
+                table[(Input(name), phase)] = (ApprovalPhase[target], reason)
+    return table
+
+
+TABLE = _table(TRANSITIONS)
+"""Every cell of :data:`TRANSITIONS` that moves a row; any other pair leaves the phase as is."""
 
 
 @dataclass(slots=True, eq=False)
@@ -217,28 +198,12 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        asked = self.asked
+        a = self.asked  # positional, in Approval's field order (this runs per change)
         return Approval(
-            key=self.key,
-            session_id=asked.session_id,
-            batch_id=self.batch_id,
-            position=self.position,
-            command=asked.command,
-            description=asked.description,
-            pattern_keys=asked.pattern_keys,
-            choices=asked.choices,
-            smart_denied=asked.smart_denied,
-            arrived_at=self.arrived_at,
-            expires_at=self.expires_at,
-            phase=self.phase,
-            outcome=self.outcome,
-            answerable=self.answerable,
-            blocked_reason=self.blocked_reason,
-            reask_of=self.reask_of,
-            wire=self.wire,
-            asked_because=self.asked_because,
-            context=self.context,
-            result=self.result,
+            *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
+            *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
+            *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
+            *(self.wire, self.asked_because, self.context, self.result),
         )
 
 
@@ -446,7 +411,7 @@ class ApprovalLifecycle:
                     self._touch(row)
         for row in self.open_rows(event.session_id):
             if row.kind is RowKind.SERVER_REQUEST:
-                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_WAITING:
+                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_PHASES:
                     self._move(row, In.TOOL_COMPLETED, _gone_by_tool(event))  # its own call ended
                 continue
             if row.kind is not RowKind.FIFO:
@@ -525,7 +490,7 @@ class ApprovalLifecycle:
         listed: Callable[[Row], bool | None],
     ) -> None:
         for row in self.open_rows(session_id):
-            if row.kind not in kinds or row.phase not in OPEN_WAITING or row.seq > watermark:
+            if row.kind not in kinds or row.phase not in OPEN_PHASES or row.seq > watermark:
                 continue
             found = listed(row)
             if found:
@@ -579,7 +544,7 @@ class ApprovalLifecycle:
             if row is not None and row.phase is X:
                 self._unsend(row)
         for row in self.open_rows():
-            if row.phase in OPEN_WAITING:
+            if row.phase in OPEN_PHASES:
                 row.stale_reason = STALE_FIFO if row.kind is RowKind.FIFO else STALE_KEYED
                 self._move(row, In.CONNECTION_LOST)
         self._dirty = True
@@ -696,7 +661,7 @@ class ApprovalLifecycle:
         earlier = self._rows.get(earlier_key)
         key = f"approval-{seq}"
         turn[signature] = key
-        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_WAITING)
+        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
         timeout, basis = self._timeouts.for_new_row(asked.kind)
         unsure = session.unsure_head if asked.kind is RowKind.FIFO else ""
         stale_reason = doubt or unsure
@@ -757,7 +722,7 @@ class ApprovalLifecycle:
 
     def _expire(self, now: float) -> None:
         for row in list(self._open.values()):
-            if row.kind in _EXPIRE and row.phase in OPEN_WAITING and self._past(row, now, 0.0):
+            if row.kind in _EXPIRE and row.phase in OPEN_PHASES and self._past(row, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -775,7 +740,7 @@ class ApprovalLifecycle:
                 heads.setdefault(row.session_id, row)
             elif row.kind is RowKind.BY_ID:
                 by_id.add(row.session_id)
-            if row.phase in OPEN_WAITING:
+            if row.phase in OPEN_PHASES:
                 waiting.add(row.session_id)
         for row in self._open.values():
             answerable, blocked = assess(
@@ -806,7 +771,7 @@ class ApprovalLifecycle:
         deadline: float | None = None
         for row in self._open.values():
             expires = row.expires_at
-            if row.kind not in _EXPIRE or row.phase not in OPEN_WAITING or expires is None:
+            if row.kind not in _EXPIRE or row.phase not in OPEN_PHASES or expires is None:
                 continue
             if row.kind is not RowKind.FIFO:  # answered by id: no margin, only its end
                 high = min(high, expires) if expires > now else high

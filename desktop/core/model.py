@@ -1,16 +1,24 @@
 """The state the tray shows, as frozen values.
 
-Why frozen: the core hands these objects to the Qt side (through the bridge) and to tests; a
-frozen snapshot can be rendered or compared without anyone mutating the core's state behind its
-back. Inside, the core keeps mutable rows and builds a new value whenever it emits an event.
-
-Nothing here imports Qt, asyncio or websockets (enforced by ``tests/test_layering.py``).
+The core hands these to the Qt side and to tests; frozen, they can be rendered or compared
+without anyone mutating the core's state behind its back. Inside, the core keeps mutable rows
+and sessions and builds a new value whenever it emits an event.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+_Value = TypeVar("_Value")
+
+
+def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
+    """A copy of the frozen ``value`` with ``changes`` (``dataclasses.replace``, cheaper)."""
+    fields = {name: getattr(value, name) for name in value.__slots__}  # type: ignore[attr-defined]
+    fields.update(changes)
+    return type(value)(**fields)
 
 
 class Dialect(enum.Enum):

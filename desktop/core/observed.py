@@ -27,18 +27,35 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.core_state import CoreState
 from desktop.core.model import Dialect
 from desktop.core.outbox import Purpose
 from desktop.core.resubscribe import poll_pending
+
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
 
 MAX_OBSERVED = 200  # the list verb's own limit; a longer list is cut
 ID_CHARS = 128
 TITLE_CHARS = 200
 WORKING = "working"
+
+
+@dataclass(slots=True)
+class ObservedSessions:
+    """0.20 sessions seen through their pending list: when each last worked, when it is due."""
+
+    worked_at: dict[str, float] = field(default_factory=dict)
+    due: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
+    at: float | None = None  # the earliest due time (a deadline of the core)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.worked_at or self.fresh or self.at is not None)
 
 
 def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str]]:
@@ -54,7 +71,7 @@ def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str]
     return live
 
 
-def observe_listed(core: CoreState, result: Mapping[str, Any]) -> None:
+def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
     """Fold a ``session.active_list`` result: observe other clients' sessions (0.20 only).
 
     Sessions the tray follows itself are left alone; observed ones that left the list are
@@ -63,12 +80,12 @@ def observe_listed(core: CoreState, result: Mapping[str, Any]) -> None:
     if core.dialect is not Dialect.HERMES020:
         return
     live = listed_sessions(result)
-    sessions, watch = core.sessions, core.observed
+    sessions, watch = core.session_book, core.observed
     for session_id in sessions.observed():
         if session_id not in live:
             forget(core, session_id)
             core.remove_session(session_id, "ended", outcomes.withdrawn(outcomes.SESSION_GONE))
-    now = core.now()
+    now = core.clock()
     for session_id, (key, status, title) in live.items():
         known = sessions.get(session_id) is not None
         if known and not sessions.is_observed(session_id):
@@ -76,7 +93,7 @@ def observe_listed(core: CoreState, result: Mapping[str, Any]) -> None:
         if not known:
             sessions.ensure(session_id)
             sessions.observe(session_id)
-            core.approvals.follow_changed()
+            core.lifecycle.follow_changed()
             watch.fresh.add(session_id)
         changes = {"stored_session_id": key} if key else {}
         if title:
@@ -88,45 +105,45 @@ def observe_listed(core: CoreState, result: Mapping[str, Any]) -> None:
         sessions.set_running(session_id, working)
 
 
-def stop_observing(core: CoreState) -> None:
+def stop_observing(core: GatewayCore) -> None:
     """Observe nothing more: the sessions stay known, their rows become read-only."""
-    watched = core.sessions.observed()
+    watched = core.session_book.observed()
     for session_id in watched:
         forget(core, session_id)
-        core.sessions.observe(session_id, on=False)
+        core.session_book.observe(session_id, on=False)
     if watched:
-        core.approvals.follow_changed()
+        core.lifecycle.follow_changed()
 
 
-def forget(core: CoreState, session_id: str) -> None:
+def forget(core: GatewayCore, session_id: str) -> None:
     core.observed.worked_at.pop(session_id, None)
     core.observed.due.pop(session_id, None)
     core.observed.fresh.discard(session_id)
 
 
-def connection_lost(core: CoreState) -> None:
+def connection_lost(core: GatewayCore) -> None:
     """Every observed session is asked again as soon as the next handshake is done."""
     watch = core.observed
     watch.due.clear()
-    watch.fresh.update(core.sessions.observed())
+    watch.fresh.update(core.session_book.observed())
     watch.at = None
 
 
-def poll_due(core: CoreState) -> None:
+def poll_due(core: GatewayCore) -> None:
     """Ask ``approval.pending`` for every observed session whose plan says it is due."""
     watch = core.observed
     if core.dialect is not Dialect.HERMES020 or not core.connected:
         watch.at = None
         return
-    now, settings = core.now(), core.settings
+    now, settings = core.clock(), core.settings
     earliest: float | None = None
-    for session_id in core.sessions.observed():
+    for session_id in core.session_book.observed():
         if session_id in watch.fresh and not core.outbox.awaits(Purpose.PENDING, session_id):
             watch.fresh.discard(session_id)
             poll_pending(core, session_id)
-        session = core.sessions.get(session_id)
+        session = core.session_book.get(session_id)
         worked = watch.worked_at.get(session_id, -math.inf)
-        if session_id in core.approvals.by_id:
+        if session_id in core.lifecycle.by_id:
             interval = settings.observe_open_poll_interval
         elif session is not None and session.running:
             interval = settings.observe_poll_interval

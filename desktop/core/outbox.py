@@ -1,6 +1,6 @@
 """Frames waiting for the socket, and the requests still waiting for an answer.
 
-Why: the core must know the fate of every frame it hands out. A decision frame is never sent
+The core must know the fate of every frame it hands out. A decision frame is never sent
 twice, so the outbox remembers which frames carry decisions, whether the I/O adapter has taken
 them (``drain``) and which request ids are still open, with what the answer is for
 (the app's own call, the handshake, a decision, a resubscription, a reconciliation).

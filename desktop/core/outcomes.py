@@ -1,8 +1,7 @@
 """The words the tray uses for how an approval ended, and how a decision maps to an outcome.
 
-Why constants: the UI, the notification policy and the tests all read ``Outcome.reason``; one
-spelling per situation keeps them in step (design.md §2: approved(choice) | denied |
-withdrawn(reason) | expired | unknown).
+The UI, the notification policy and the tests read ``Outcome.reason``: one spelling each
+(design.md §2: approved(choice) | denied | withdrawn(reason) | expired | unknown).
 """
 
 from __future__ import annotations

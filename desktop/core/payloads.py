@@ -1,6 +1,6 @@
 """Typed reads from untrusted JSON objects.
 
-Why: every frame comes from another process (and parts of it from a model), so no key may be
+Every frame comes from another process (and parts of it from a model), so no key may be
 assumed present or of the right type. These readers return a typed value or a neutral default,
 never raise, and treat JSON ``true``/``false`` as booleans only (Python's ``bool`` is an
 ``int``, which would otherwise let ``true`` count as ``1``).
@@ -14,6 +14,7 @@ from typing import Any
 
 JsonObject = Mapping[str, Any]
 EMPTY: JsonObject = {}
+OBJECT = (dict, Mapping)  # dict first: it is what JSON gives, and the ABC check is slow
 
 
 def text(obj: JsonObject, key: str, default: str = "") -> str:
@@ -51,7 +52,7 @@ def flag(obj: JsonObject, key: str) -> bool | None:
 def mapping(obj: JsonObject, key: str) -> JsonObject | None:
     """A nested object, or None."""
     value = obj.get(key)
-    return value if isinstance(value, Mapping) else None
+    return value if isinstance(value, OBJECT) else None
 
 
 def strings(obj: JsonObject, key: str) -> tuple[str, ...]:
@@ -67,7 +68,7 @@ def objects(obj: JsonObject, key: str) -> list[JsonObject] | None:
     value = obj.get(key)
     if not isinstance(value, list):
         return None
-    return [item for item in value if isinstance(item, Mapping)]
+    return [item for item in value if isinstance(item, OBJECT)]
 
 
 def wire_id(value: object) -> str | int | None:

@@ -1,6 +1,6 @@
 """Ask the gateway for a session again: after a reconnect, a replay gap, or on request.
 
-Why the core does it itself: a new socket is a new viewer. tui_gateway streams a session only
+A new socket is a new viewer. tui_gateway streams a session only
 to the socket that last created/resumed it (and reaps orphans after 20 s), and a canonical
 gateway streams only to connections that resumed it, so every followed session must be resumed
 after each handshake (protocol.md §5 "Reconnect"). Params per dialect: tui_gateway takes the
@@ -10,22 +10,26 @@ takes its durable ``session_id`` and a closed key set (``source`` only if config
 
 from __future__ import annotations
 
-from desktop.core.core_state import CoreState
+from typing import TYPE_CHECKING
+
 from desktop.core.model import Dialect
 from desktop.core.outbox import Purpose
+
+if TYPE_CHECKING:
+    from desktop.core.gateway_core import GatewayCore
 
 RESUME_METHOD = "session.resume"
 PENDING_METHOD = "approval.pending"
 POLLS_PENDING = (Dialect.B, Dialect.HERMES020)
 
 
-def resume(core: CoreState, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
+def resume(core: GatewayCore, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
     """Queue ``session.resume`` for ``session_id``; its snapshot is folded in on answer.
 
     Returns the request id, or None when not connected, before the handshake, or when the
     session cannot be resumed (tui_gateway needs its stored id).
     """
-    session = core.sessions.get(session_id)
+    session = core.session_book.get(session_id)
     if session is None or not core.connected or not core.handshake.done:
         return None
     params = core.adapter.resume_params(session, core.settings.session_source)
@@ -36,29 +40,29 @@ def resume(core: CoreState, session_id: str, purpose: Purpose = Purpose.RESUME) 
         params,
         purpose,
         core.epoch,
-        watermark=core.approvals.last_seq,
+        watermark=core.lifecycle.last_seq,
         session_id=session_id,
     )
     return frame.rpc_id
 
 
-def resubscribe_all(core: CoreState) -> None:
+def resubscribe_all(core: GatewayCore) -> None:
     """After a handshake: resume every followed session."""
-    for session in core.sessions.followed():
+    for session in core.session_book.followed():
         resume(core, session.session_id)
 
 
-def poll_while_open(core: CoreState) -> None:
+def poll_while_open(core: GatewayCore) -> None:
     """0.20 says nothing when a request ends: ask its pending list while its rows are open.
 
     Every ``pending_poll_interval`` seconds, for each session with an open 0.20 row, unless a
     list for it is already on its way; never while nothing is open.
     """
-    sessions = core.approvals.by_id if core.dialect is Dialect.HERMES020 else frozenset()
+    sessions = core.lifecycle.by_id if core.dialect is Dialect.HERMES020 else frozenset()
     if not sessions or not core.connected:
         core.poll_at = None
         return
-    now = core.now()
+    now = core.clock()
     if core.poll_at is None:
         core.poll_at = now + core.settings.pending_poll_interval
     elif now >= core.poll_at:
@@ -68,16 +72,16 @@ def poll_while_open(core: CoreState) -> None:
                 poll_pending(core, session_id)
 
 
-def poll_pending(core: CoreState, session_id: str) -> int | None:
+def poll_pending(core: GatewayCore, session_id: str) -> int | None:
     """B and 0.20: ask ``approval.pending`` which requests still wait (others end)."""
-    if core.dialect not in POLLS_PENDING or core.sessions.get(session_id) is None:
+    if core.dialect not in POLLS_PENDING or core.session_book.get(session_id) is None:
         return None
     frame = core.outbox.request(
         PENDING_METHOD,
         {"session_id": session_id},
         Purpose.PENDING,
         core.epoch,
-        watermark=core.approvals.last_seq,
+        watermark=core.lifecycle.last_seq,
         session_id=session_id,
     )
     return frame.rpc_id

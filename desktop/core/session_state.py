@@ -1,10 +1,7 @@
 """Every session the core knows, as frozen :class:`~desktop.core.model.SessionState` values.
 
-Why a book: sessions are fed from many frames (``session.info``, titles, usage in four
-shapes, todos in three, ``message.start``/``complete``, resume snapshots, config results) and
-the UI wants one ``SessionChanged`` per session per input, carrying the full new value. The
-book replaces values (never mutates them), remembers which changed, and the core turns that
-into events when an input has been processed.
+Many frames feed a session; the book replaces its value (never mutates it) and remembers
+which changed, so an input ends with one ``SessionChanged`` per session, carrying the value.
 
 Also kept here, beside each value: whether the session is *followed* (resumed again after a
 reconnect; every session the socket saw is, because tui_gateway streams a session only to the
@@ -23,7 +20,6 @@ run unasked. Canonical gateways report no ``yolo`` in info, so their config resu
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -36,6 +32,7 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
+    replaced,
 )
 from desktop.core.todos import supersedes
 from desktop.core.usage import fold_usage, fold_usage_payload
@@ -59,7 +56,7 @@ class SessionBook:
 
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
-        self._changed: dict[str, None] = {}
+        self.changed: dict[str, None] = {}
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -94,10 +91,10 @@ class SessionBook:
 
     def drain_changed(self) -> list[SessionState]:
         """The sessions changed since the last call, in the order they first changed."""
-        if not self._changed:
+        if not self.changed:
             return []
-        changed = [self._records[sid].state for sid in self._changed if sid in self._records]
-        self._changed.clear()
+        changed = [self._records[sid].state for sid in self.changed if sid in self._records]
+        self.changed.clear()
         return changed
 
     # -- writing ----------------------------------------------------------------------------
@@ -106,7 +103,7 @@ class SessionBook:
         record = self._records.get(session_id)
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
-            self._changed[session_id] = None
+            self.changed[session_id] = None
         return record.state
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
@@ -124,22 +121,22 @@ class SessionBook:
         state = record.state
         moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
         if moved:  # most reports repeat what is shown
-            record.state = dataclasses.replace(state, **moved)
-            self._changed[session_id] = None
+            record.state = replaced(state, moved)
+            self.changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
-        self._changed.pop(session_id, None)
+        self.changed.pop(session_id, None)
         return self._records.pop(session_id, None) is not None
 
     def rename(self, old: str, new: str) -> None:
         """A resume answered with another runtime id: the session lives on under ``new``."""
         record = self._records.pop(old, None)
-        self._changed.pop(old, None)
+        self.changed.pop(old, None)
         if record is None or new in self._records:
             return
-        record.state = dataclasses.replace(record.state, session_id=new)
+        record.state = replaced(record.state, {"session_id": new})
         self._records[new] = record
-        self._changed[new] = None
+        self.changed[new] = None
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)

@@ -1,6 +1,6 @@
 """Make hidden characters in agent-supplied text visible before a person decides on it.
 
-Why: the command an agent wants to run is model-written, and so attacker-influenced, text.
+The command an agent wants to run is model-written, and so attacker-influenced, text.
 Bidirectional overrides (U+202E), zero-width characters and control codes can make a dangerous
 command *look* harmless in a dialog. Everything the tray shows a person goes through
 :func:`reveal` (the full text, in the approval dialog) or :func:`bound_text` (labels and

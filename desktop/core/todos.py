@@ -1,6 +1,6 @@
 """Read a session's plan (todo list) from the shapes the gateways send.
 
-Why: the plan arrives as ``todo.updated {todos, revision}`` (newer gateways), in
+The plan arrives as ``todo.updated {todos, revision}`` (newer gateways), in
 ``tool.complete`` of the ``todo``/``todo_list`` tool (0.19.0 has no other source), and as the
 resume snapshot's ``todo_state`` (protocol.md §4, §6.8). Items are ``{id, content, status}``.
 Newer gateways number every plan; the highest revision wins so a late, older frame cannot undo
@@ -29,7 +29,7 @@ def parse_todos(todos: object, revision: object) -> TodoList | None:
         return None
     items: list[TodoItem] = []
     for raw in todos:
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, payloads.OBJECT):
             continue
         content = payloads.text(raw, "content")
         if not content:

@@ -1,6 +1,6 @@
 """Fold every usage shape the gateways send into one :class:`~desktop.core.model.Usage`.
 
-Why one function for all shapes: usage arrives in five places (protocol.md §4, §6.9):
+Usage arrives in five places (protocol.md §4, §6.9):
 ``message.complete.usage``, ``session.info.usage``, the ``session.usage`` RPC result, and the
 ``session.usage`` event, which is either ``{usage: {...}}`` (main tui_gateway) or flat counters
 such as ``api_calls`` next to a nested view (newest canonical gateway; the flat ones win when
@@ -12,12 +12,11 @@ Usage is cumulative per session, so a key that is missing keeps the value alread
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import payloads
-from desktop.core.model import Usage
+from desktop.core.model import Usage, replaced
 
 _COUNTERS: dict[str, tuple[str, ...]] = {
     "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
@@ -59,7 +58,7 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     if model:
         changes["model"] = model
     moved = {name: value for name, value in changes.items() if getattr(current, name) != value}
-    return dataclasses.replace(current, **moved) if moved else current
+    return replaced(current, moved) if moved else current
 
 
 def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:

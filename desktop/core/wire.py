@@ -1,18 +1,17 @@
 """Internal typed wire events: what a frame *means*, whatever dialect carried it.
 
-Why: the three dialects (protocol.md §6) say the same things in different shapes — an approval
+The dialects (protocol.md §6) say the same things in different shapes — an approval
 is an event with no id (A), a server→client request (B) or an event with a prompt id (C); a
 withdrawal is silence (A), ``request.cancel`` (B) or ``approval.settled`` (C). The dialect
 adapters (``desktop.core.dialects``) turn frames into these values, and the rest of the core
-only ever reasons about these values. They never leave the core.
+only ever reasons about these values. They never leave the core, so they are not frozen
+(a frozen dataclass costs a ``object.__setattr__`` per field on every frame).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.core.model import Choice, PromptKind, TodoList
 
@@ -26,7 +25,7 @@ class RowKind(enum.Enum):
     BY_ID = "by id"  # 0.20 event with a request_id: approval.respond resolves exactly that one
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ApprovalAsked:
     """A command waits for a person (new, or re-delivered after a reconnect)."""
 
@@ -43,7 +42,7 @@ class ApprovalAsked:
     too_long: bool = False  # the command was cut to the configured bound; never answerable
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestCancelled:
     """``request.cancel``: the server withdrew server request ``reply_id``."""
 
@@ -53,7 +52,7 @@ class RequestCancelled:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PromptSettled:
     """``approval.settled``: a canonical prompt was answered, expired or left behind.
 
@@ -76,7 +75,7 @@ class PromptVia(enum.Enum):
     CANONICAL = "canonical"  # C: prompt_id + generation, ``clarify.respond`` with both
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PromptOpened:
     """A question now waits on the person (new, or re-delivered by a snapshot).
 
@@ -100,7 +99,7 @@ class PromptOpened:
     several: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PromptClosed:
     """A ``*.expire`` event: the gateway stopped waiting on prompt ``ident``."""
 
@@ -110,66 +109,7 @@ class PromptClosed:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class InfoReceived:
-    """``session.info`` / ``session.updated``: merge these keys into the session."""
-
-    session_id: str
-    info: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class TitleReceived:
-    session_id: str
-    title: str
-    stored_session_id: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class UsageReceived:
-    """A ``session.usage`` event payload, flat or nested (see ``desktop.core.usage``)."""
-
-    session_id: str
-    payload: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class TodosReceived:
-    session_id: str
-    todos: TodoList
-
-
-@dataclass(frozen=True, slots=True)
-class TurnStarted:
-    session_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class TurnEnded:
-    """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
-
-    session_id: str
-    status: str
-    usage: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolStarted:
-    session_id: str
-    tool_id: str
-    name: str = ""
-    command: str = ""  # args.command, for terminal calls (not sent by 0.19.0)
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSaid:
-    """``message.interim``: what the agent said just before its next tool call."""
-
-    session_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCompleted:
     """``tool.complete``. ``blocked``: denied, timed out or withdrawn before it ran."""
 
@@ -184,35 +124,7 @@ class ToolCompleted:
     output: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class GenerationSeen:
-    """A canonical event stamp: the session's current execution generation."""
-
-    session_id: str
-    generation: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayGap:
-    """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
-
-    session_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class SessionGone:
-    session_id: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    session_id: str
-    text: str
-    level: str = "info"
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerRequestRefused:
     """A server request the tray cannot handle: answer it with this error at once."""
 
@@ -222,7 +134,7 @@ class ServerRequestRefused:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Malformed:
     """A frame that had the right outline but unusable content."""
 
@@ -236,19 +148,7 @@ WireEvent = (
     | PromptClosed
     | RequestCancelled
     | PromptSettled
-    | InfoReceived
-    | TitleReceived
-    | UsageReceived
-    | TodosReceived
-    | TurnStarted
-    | TurnEnded
-    | ToolStarted
-    | AgentSaid
     | ToolCompleted
-    | GenerationSeen
-    | ReplayGap
-    | SessionGone
-    | Notice
     | ServerRequestRefused
     | Malformed
 )

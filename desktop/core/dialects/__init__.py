@@ -1,20 +1,48 @@
 """Dialect adapters: one per Hermes gateway protocol (protocol.md §6), plus a provisional one.
 
-Use :func:`adapter_for` to get the adapter of a fixed dialect (or of "not known yet").
+Use :func:`adapter_for` to get the adapter of a fixed dialect (or of "not known yet"). Frames
+can arrive between ``gateway.ready`` and the ``client.capabilities`` answer (or on a gateway
+that is slow to say): the provisional adapter reads them and answers nothing. Approvals seen
+then are queued as rows, recognised by shape (an event with ``prompt_id`` is canonical, one
+without is 0.19.0, a server request is B), but its ``answers`` is empty, so none of them can
+be answered until the dialect is known.
 """
 
 from __future__ import annotations
 
-from desktop.core.dialects.base import DialectAdapter
+from typing import ClassVar
+
+from desktop.core.dialects.approval_frames import (
+    approval_settled,
+    fifo_event_approval,
+    prompt_event_approval,
+    request_cancel,
+)
+from desktop.core.dialects.base import DialectAdapter, EventHandler
 from desktop.core.dialects.canonical import CanonicalAdapter
 from desktop.core.dialects.hermes019 import Hermes019Adapter
 from desktop.core.dialects.hermes020 import Hermes020Adapter
-from desktop.core.dialects.provisional import ProvisionalAdapter
 from desktop.core.dialects.tui_gateway import TuiGatewayAdapter
+from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Dialect
 from desktop.core.settings import CoreSettings
+from desktop.core.wire import WireEvent
 
 __all__ = ["DialectAdapter", "adapter_for"]
+
+
+def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if "prompt_id" in frame.payload:
+        return prompt_event_approval(adapter, frame)
+    return fifo_event_approval(adapter, frame)
+
+
+class ProvisionalAdapter(DialectAdapter):
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _approval,
+        "approval.settled": approval_settled,
+        "request.cancel": request_cancel,
+    }
 
 
 def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapter:

@@ -1,6 +1,6 @@
 """Write a person's decision as the one frame that answers exactly the request they saw.
 
-Why here and typed: 0.19.0 approves on *any* choice string other than ``"deny"`` (measured:
+0.19.0 approves on *any* choice string other than ``"deny"`` (measured:
 ``"yes"`` and ``""`` both ran the command, hermes-peer.md), so the wire value must come from a
 :class:`~desktop.core.model.Choice` and nothing else. Per row kind (protocol.md §3):
 

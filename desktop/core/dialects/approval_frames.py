@@ -1,8 +1,8 @@
-"""Read an approval out of whichever frame carried it (protocol.md §3.2-3.4).
+"""Read an approval, or what takes it away, out of whichever frame carried it (protocol.md §3).
 
-Why shared: the payload fields (``command``, ``description``, ``pattern_keys``, ``choices``,
-``smart_denied``) are the same in all three dialects; only the ids around them differ. The
-rules that keep a person from being offered an answer the server would not take live here:
+The payload fields (``command``, ``description``, ``pattern_keys``, ``choices``,
+``smart_denied``) are the same in every dialect; only the ids around them differ. The rules
+that keep a person from being offered an answer the server would not take:
 
 * offer only the server's ``choices``, in the server's order; fall back to ``[once, deny]``
   only when ``choices`` is missing or empty (MCP elicitation on 0.19.0). A list whose items are
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core import payloads
 from desktop.core.jsonrpc import INVALID_PARAMS, EventFrame, ServerRequestFrame, excerpt
@@ -25,10 +25,15 @@ from desktop.core.model import Choice
 from desktop.core.wire import (
     ApprovalAsked,
     Malformed,
+    PromptSettled,
+    RequestCancelled,
     RowKind,
     ServerRequestRefused,
     WireEvent,
 )
+
+if TYPE_CHECKING:
+    from desktop.core.dialects.base import DialectAdapter
 
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
@@ -97,16 +102,12 @@ def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -
     return [asked]
 
 
-def fifo_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireEvent]:
+def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
-    asked = read_approval(
-        frame.session_id,
-        frame.payload,
-        RowKind.FIFO,
-        max_command_chars,
-        request_id=payloads.text(frame.payload, "request_id"),
-    )
-    return [asked]
+    payload = frame.payload
+    request_id = payloads.text(payload, "request_id")
+    limit = adapter.max_command_chars
+    return [read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)]
 
 
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")
@@ -138,7 +139,7 @@ def _allowed(payload: Mapping[str, Any]) -> list[str]:
     return [*allowed, "deny"]
 
 
-def prompt_event_approval(frame: EventFrame, max_command_chars: int) -> list[WireEvent]:
+def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
     kind = payloads.text(frame.payload, "kind")
     if kind and kind != "approval":
@@ -153,7 +154,7 @@ def prompt_event_approval(frame: EventFrame, max_command_chars: int) -> list[Wir
         frame.session_id,
         frame.payload,
         RowKind.PROMPT,
-        max_command_chars,
+        adapter.max_command_chars,
         request_id=prompt_id,
         generation=generation,
     )
@@ -165,3 +166,28 @@ def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
         Malformed(reason, excerpt(repr(frame.params))),
         ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
     ]
+
+
+def request_cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """``request.cancel``: which server request was withdrawn, and why.
+
+    hermes-peer.md measured B putting ``{id, method, reason}`` in ``params.payload``
+    (protocol.md §3.3 suggested ``params``): both are read, the payload first.
+    """
+    source = frame.payload if "id" in frame.payload else frame.params
+    reply_id = payloads.wire_id(source.get("id"))
+    if reply_id is None:
+        return []
+    method = payloads.text(source, "method")
+    return [RequestCancelled(frame.session_id, reply_id, method, payloads.text(source, "reason"))]
+
+
+def approval_settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
+    prompt_id = payloads.text(frame.payload, "prompt_id")
+    if not prompt_id:
+        return []
+    why = (payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")).lower()
+    generation = payloads.integer(frame.payload, "execution_generation")
+    expired = "expire" in why or "timeout" in why
+    return [PromptSettled(frame.session_id, prompt_id, expired, generation)]

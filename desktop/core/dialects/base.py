@@ -1,10 +1,9 @@
-"""What every dialect adapter shares: the common events and the adapter interface.
+"""The dialect adapter interface: what differs between the gateways' protocols.
 
-Why a base class: most events (``session.info``, ``message.*``, ``tool.*``, todos, usage,
-titles, notices) look the same in all three dialects; only approvals, their withdrawal and
-the way a decision is written differ. Subclasses add handlers for their own event types and
-implement the answer side (:meth:`DialectAdapter.decision_text`,
-:meth:`DialectAdapter.decision_outcome`).
+Events every dialect shapes alike are read in ``desktop.core.wire_effects``; an adapter reads
+approvals and their withdrawals (:attr:`DialectAdapter.event_handlers`, server requests), writes
+decisions (:meth:`DialectAdapter.decision_text`, :meth:`DialectAdapter.decision_outcome`) and
+knows how its sessions are resumed and listed.
 """
 
 from __future__ import annotations
@@ -12,34 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from desktop.core import payloads
 from desktop.core.dialects.answers import encode_decision
 from desktop.core.dialects.approval_frames import server_request_approval
 from desktop.core.dialects.prompt_frames import PROMPT_METHODS, server_request_prompt
 from desktop.core.jsonrpc import METHOD_NOT_FOUND, EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
-from desktop.core.todos import todos_in, todos_of_tool
 from desktop.core.wire import (
-    AgentSaid,
     ApprovalAsked,
-    InfoReceived,
-    Notice,
-    ReplayGap,
     RowKind,
     ServerRequestRefused,
-    SessionGone,
-    TitleReceived,
-    TodosReceived,
-    ToolCompleted,
-    ToolStarted,
-    TurnEnded,
-    TurnStarted,
-    UsageReceived,
     WireEvent,
 )
-
-NOTICE_CHARS = 4000
-NAME_CHARS = 80
 
 EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
 
@@ -49,16 +31,15 @@ class DialectAdapter:
 
     dialect: ClassVar[Dialect | None] = None
     answers: ClassVar[frozenset[RowKind]] = frozenset()
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {}
+    event_handlers: ClassVar[dict[str, EventHandler]] = {}
 
     def __init__(self, max_command_chars: int) -> None:
         self.max_command_chars = max_command_chars
 
     # -- frames in --------------------------------------------------------------------------
     def parse_event(self, frame: EventFrame) -> list[WireEvent]:
-        """The wire events one event frame means (``[]`` for events the tray ignores)."""
-        handler = self.extra_handlers.get(frame.type) or _COMMON.get(frame.type)
-        return handler(self, frame) if handler is not None else []
+        """The wire events one of :attr:`event_handlers`' event frames means."""
+        return self.event_handlers[frame.type](self, frame)
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
         """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
@@ -110,125 +91,3 @@ class DialectAdapter:
         None means "no reconciliation possible" (0.19.0 snapshots list no approvals).
         """
         return None
-
-
-def _info(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return [InfoReceived(frame.session_id, frame.payload)] if frame.session_id else []
-
-
-def _title(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    title = payloads.text(frame.payload, "title")
-    stored = payloads.text(frame.payload, "session_id")
-    return [TitleReceived(frame.session_id, title, stored)] if frame.session_id else []
-
-
-def _usage(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return [UsageReceived(frame.session_id, frame.payload)] if frame.session_id else []
-
-
-def _todos(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    todos = todos_in(frame.payload)
-    return [TodosReceived(frame.session_id, todos)] if todos and frame.session_id else []
-
-
-def _turn_started(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return [TurnStarted(frame.session_id)] if frame.session_id else []
-
-
-def _turn_ended(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    if not frame.session_id:
-        return []
-    usage = payloads.mapping(frame.payload, "usage")
-    return [TurnEnded(frame.session_id, payloads.text(frame.payload, "status"), usage)]
-
-
-def _tool_started(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    if not frame.session_id:
-        return []
-    payload = frame.payload
-    name = payloads.text(payload, "name")[:NAME_CHARS]
-    args = payloads.mapping(payload, "args")
-    command = payloads.text(args, "command") if args is not None else ""
-    tool_id = payloads.text(payload, "tool_id")
-    return [ToolStarted(frame.session_id, tool_id, name, command[: adapter.max_command_chars])]
-
-
-def _interim(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    text = payloads.text(frame.payload, "text")
-    return [AgentSaid(frame.session_id, text[:NOTICE_CHARS])] if frame.session_id and text else []
-
-
-def _tool_completed(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    if not frame.session_id:
-        return []
-    payload = frame.payload
-    result = payload.get("result")
-    blocked, timed_out = _blocked(result)
-    args = payloads.mapping(payload, "args")
-    ran = result if isinstance(result, Mapping) else payloads.EMPTY
-    output = payloads.text(ran, "output") if isinstance(result, Mapping) else ""
-    return [
-        ToolCompleted(
-            frame.session_id,
-            payloads.text(payload, "tool_id"),
-            payloads.text(payload, "name"),
-            blocked=blocked,
-            timed_out=timed_out,
-            todos=todos_of_tool(payload),
-            command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
-            exit_code=payloads.integer(ran, "exit_code"),
-            output=output[:NOTICE_CHARS],
-        )
-    ]
-
-
-def _blocked(result: object) -> tuple[bool, bool]:
-    """Whether a tool result says "not run" (blocked), and whether because of a timeout."""
-    if isinstance(result, Mapping):
-        error = payloads.text(result, "error")
-        blocked = payloads.text(result, "status") == "blocked" or error.startswith("BLOCKED")
-    elif isinstance(result, str):
-        error = result
-        blocked = "BLOCKED" in result or "not started" in result
-    else:
-        return False, False
-    return blocked, blocked and "timed out" in error
-
-
-def _reclaimed(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    session_id = payloads.text(frame.payload, "session_id") or frame.session_id
-    reason = payloads.text(frame.payload, "reason") or "reclaimed"
-    return [SessionGone(session_id, f"reclaimed ({excerpt(reason, 40)})")] if session_id else []
-
-
-def _replay_gap(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return [ReplayGap(frame.session_id)] if frame.session_id else []
-
-
-def _error(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    text = payloads.text(frame.payload, "message")
-    return [Notice(frame.session_id, text[:NOTICE_CHARS], "error")] if text else []
-
-
-def _notification(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    text = payloads.text(frame.payload, "text")
-    level = excerpt(payloads.text(frame.payload, "level") or "info", 20)
-    return [Notice(frame.session_id, text[:NOTICE_CHARS], level)] if text else []
-
-
-_COMMON: dict[str, EventHandler] = {
-    "session.info": _info,
-    "session.updated": _info,
-    "session.title": _title,
-    "session.usage": _usage,
-    "todo.updated": _todos,
-    "message.start": _turn_started,
-    "message.complete": _turn_ended,
-    "tool.start": _tool_started,
-    "message.interim": _interim,
-    "tool.complete": _tool_completed,
-    "session.reclaimed": _reclaimed,
-    "session.replay_gap": _replay_gap,
-    "error": _error,
-    "notification.show": _notification,
-}

@@ -14,61 +14,46 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
-from desktop.core.dialects.approval_frames import prompt_event_approval
+from desktop.core.dialects.approval_frames import (
+    approval_settled,
+    prompt_event_approval,
+    request_cancel,
+)
 from desktop.core.dialects.base import DialectAdapter, EventHandler
 from desktop.core.dialects.prompt_frames import canonical_prompt
 from desktop.core.dialects.tui_gateway import redelivered
-from desktop.core.dialects.withdrawals import approval_settled, request_cancel
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
-from desktop.core.wire import GenerationSeen, RowKind, WireEvent
+from desktop.core.wire import RowKind, WireEvent
 
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})
-
-
 CLARIFY_KIND = "clarify"
 
 
 def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     if payloads.text(frame.payload, "kind") == CLARIFY_KIND:
         return canonical_prompt(frame.session_id, frame.payload, frame.params)
-    return prompt_event_approval(frame, adapter.max_command_chars)
+    return prompt_event_approval(adapter, frame)
 
 
 def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return canonical_prompt(frame.session_id, frame.payload, frame.params)
 
 
-def _settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return approval_settled(frame)
-
-
-def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return request_cancel(frame)
-
-
 class CanonicalAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
-        "approval.settled": _settled,
+        "approval.settled": approval_settled,
         "clarify.request": _clarify,
-        "clarify.settled": _settled,
-        "request.cancel": _cancel,
+        "clarify.settled": approval_settled,
+        "request.cancel": request_cancel,
     }
 
     def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
         super().__init__(max_command_chars)
         self.resume_source = resume_source
-
-    def parse_event(self, frame: EventFrame) -> list[WireEvent]:
-        """Common parsing, preceded by the generation stamp the event carries (if any)."""
-        events = super().parse_event(frame)
-        generation = payloads.integer(frame.params, "execution_generation")
-        if generation is not None and frame.session_id:
-            events.insert(0, GenerationSeen(frame.session_id, generation))
-        return events
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

@@ -2,7 +2,7 @@
 
 Approvals are ``approval.request`` events with no id; ``approval.respond {session_id, choice}``
 resolves the session's *oldest* pending approval and answers ``{resolved: n}``. Nothing on the
-wire withdraws a card (timeouts and interrupts are silent), which is why the approval book
+wire withdraws a card (timeouts and interrupts are silent), which is why the lifecycle
 treats every 0.19.0 row as possibly stale (``desktop.core.lifecycle``).
 """
 
@@ -39,10 +39,6 @@ def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int 
     return outcomes.unknown()
 
 
-def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return fifo_event_approval(frame, adapter.max_command_chars)
-
-
 def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return event_prompt(PromptKind.CLARIFY, frame)
 
@@ -73,8 +69,8 @@ PROMPT_EVENTS: dict[str, EventHandler] = {
 class Hermes019Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": _approval,
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": fifo_event_approval,
         **PROMPT_EVENTS,
     }
 

@@ -32,7 +32,7 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 class Hermes020Adapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
         **PROMPT_EVENTS,
     }

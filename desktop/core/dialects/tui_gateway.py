@@ -13,20 +13,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from desktop.core import payloads
-from desktop.core.dialects.approval_frames import fifo_event_approval
+from desktop.core.dialects.approval_frames import fifo_event_approval, request_cancel
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.withdrawals import request_cancel
-from desktop.core.jsonrpc import EventFrame, ServerRequestFrame
+from desktop.core.jsonrpc import ServerRequestFrame
 from desktop.core.model import Dialect
 from desktop.core.wire import RowKind, WireEvent
-
-
-def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return fifo_event_approval(frame, adapter.max_command_chars)
-
-
-def _cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return request_cancel(frame)
 
 
 def redelivered(adapter: DialectAdapter, items: list[Mapping[str, Any]]) -> list[WireEvent]:
@@ -46,9 +37,9 @@ def redelivered(adapter: DialectAdapter, items: list[Mapping[str, Any]]) -> list
 class TuiGatewayAdapter(DialectAdapter):
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
-    extra_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": _approval,
-        "request.cancel": _cancel,
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": fifo_event_approval,
+        "request.cancel": request_cancel,
     }
 
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
