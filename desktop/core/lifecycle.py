@@ -251,12 +251,16 @@ class ApprovalLifecycle:
         self._followed = followed
         self._rows: dict[str, Row] = {}
         self._open: dict[str, Row] = {}  # unresolved rows, oldest first
+        self._open_in: dict[str, dict[str, Row]] = {}  # the same, per session
+        self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
         self._sessions: dict[str, _Session] = {}
         self._seq = itertools.count(1)
         self._batch_numbers = itertools.count(1)
         self._last_seq = 0
         self._touched: dict[str, Row] = {}
-        self._dirty = True  # answerability must be judged again
+        self._dirty = True  # answerability of every row must be judged again
+        self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
+        self._times: dict[str, tuple[float, float, float | None]] = {}  # per session
         self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
         self._deadline: float | None = None
         self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
@@ -285,15 +289,13 @@ class ApprovalLifecycle:
     def open_rows(self, session_id: str | None = None) -> list[Row]:
         if session_id is None:
             return list(self._open.values())
-        return [row for row in self._open.values() if row.session_id == session_id]
+        return list(self._open_in.get(session_id, {}).values())
 
     def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
         """The row an id stands for: the newest unresolved one under it, else the newest."""
         newest: Row | None = None
         newest_open: Row | None = None
-        for row in self._rows.values():
-            if row.kind is not kind or wire_ident(row.asked) != ident:
-                continue
+        for row in self._by_ident.get((kind, ident), ()):
             if generation is not None and row.asked.execution_generation != generation:
                 continue
             newest = row
@@ -318,7 +320,7 @@ class ApprovalLifecycle:
         """When answerability or expiry of a FIFO row next changes by time alone."""
         now = self._clock()
         low, high = self._span
-        if not self._dirty and low <= now < high:
+        if not self._dirty and not self._dirty_sessions and low <= now < high:
             return self._deadline
         return self._judge_times(now)[2]
 
@@ -332,8 +334,8 @@ class ApprovalLifecycle:
             return existing
         ident = wire_ident(asked)
         if ident is not None:
-            for old in self.open_rows():
-                if old.kind is asked.kind and wire_ident(old.asked) == ident:
+            for old in list(self._by_ident.get((asked.kind, ident), ())):
+                if old.phase is not R:
                     left = not self._replaced(old)
                     if left and old.asked.execution_generation == asked.execution_generation:
                         doubt = ANSWER_UNDER_ID
@@ -422,7 +424,7 @@ class ApprovalLifecycle:
                     self._move(row, In.OTHER_TOOL_DONE)
                 elif row.phase is S:
                     row.stale_reason = OTHER_TOOL_FINISHED
-                    self._dirty = True
+                    self._dirty_sessions.add(row.session_id)
                 continue
             gave_up = event.timed_out or (event.blocked and self._in_margin(row))
             settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
@@ -576,7 +578,7 @@ class ApprovalLifecycle:
     def tick(self) -> None:
         """Apply local timeouts and the safety margin at the current time."""
         low, high = self._span
-        if self._dirty or not low <= self._clock() < high:
+        if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
             self._end_input()
 
     # -- inputs that change no phase ---------------------------------------------------------
@@ -623,12 +625,13 @@ class ApprovalLifecycle:
             if row.result is None and outcome is not None:
                 row.result = _result_of(outcome)
             self._open.pop(row.key, None)
+            self._open_in.get(row.session_id, {}).pop(row.key, None)
         elif target is X:
             row.answerable, row.blocked_reason = False, SENDING
         elif target is W and event is not In.FRAME_UNSENT:
             row.stale_reason = ""
         self._touch(row)
-        self._dirty = True
+        self._dirty_sessions.add(row.session_id)
 
     def _unsend(self, row: Row) -> None:
         """The decision certainly never left: the row waits again (or ends, if it did meanwhile)."""
@@ -650,7 +653,7 @@ class ApprovalLifecycle:
         session_id = asked.session_id
         session = self._session(session_id)
         seq = self._last_seq = next(self._seq)
-        if not session.batch or not any(r.session_id == session_id for r in self._open.values()):
+        if not session.batch or not self._open_in.get(session_id):
             session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
         position = session.next_position
         session.next_position += 1
@@ -698,7 +701,11 @@ class ApprovalLifecycle:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
         self._rows[key] = self._open[key] = row
-        self._dirty = True
+        self._open_in.setdefault(session_id, {})[key] = row
+        ident = wire_ident(asked)
+        if ident is not None:
+            self._by_ident.setdefault((asked.kind, ident), []).append(row)
+        self._dirty_sessions.add(session_id)
         self._judge(now)
         self._touched.pop(key, None)  # announced as requested, not as changed
         self._prune()
@@ -707,7 +714,9 @@ class ApprovalLifecycle:
     def _end_input(self) -> None:
         now = self._clock()
         low, high = self._span
-        if self._dirty or not low <= now < high:
+        if not low <= now < high:
+            self._dirty = True  # the clock crossed a threshold: every row may have moved
+        if self._dirty or self._dirty_sessions:
             self._expire(now)
             self._judge(now)
         touched, self._touched = self._touched, {}
@@ -720,56 +729,89 @@ class ApprovalLifecycle:
                 self._sink.append(ApprovalChanged(value))
         self._prune()
 
+    def _judged_rows(self) -> list[Row]:
+        """The open rows the next judgement covers: all, or only those of sessions that moved."""
+        if self._dirty:
+            return list(self._open.values())
+        rows: list[Row] = []
+        for session_id in self._dirty_sessions:
+            rows.extend(self._open_in.get(session_id, {}).values())
+        return rows
+
     def _expire(self, now: float) -> None:
-        for row in list(self._open.values()):
+        for row in self._judged_rows():
             if row.kind in _EXPIRE and row.phase in OPEN_PHASES and self._past(row, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
 
     def _judge(self, now: float) -> None:
-        """Answerability of every open row; the span of times it holds; who waits."""
+        """Answerability of the rows that may have moved; the span of times it holds; who waits.
+
+        Only the sessions an input touched are judged again (a row's answerability depends on
+        its own session and on global context; a change of global context judges every row),
+        so a new row costs the same with 10 or 10,000 rows waiting elsewhere.
+        """
         ctx = AnswerContext(
             self.dialect, self.answers, self.connected, now, self._settings.staleness_margin
         )
-        heads: dict[str, Row] = {}
-        waiting: set[str] = set()
-        by_id: set[str] = set()
-        for row in self._open.values():
-            if row.kind is RowKind.FIFO:
-                heads.setdefault(row.session_id, row)
-            elif row.kind is RowKind.BY_ID:
-                by_id.add(row.session_id)
-            if row.phase in OPEN_PHASES:
-                waiting.add(row.session_id)
-        for row in self._open.values():
-            answerable, blocked = assess(
-                row.phase,
-                row.expires_at,
-                row.kind,
-                too_long=row.asked.too_long,
-                is_head=heads.get(row.session_id) is row,
-                stale_reason=row.stale_reason,
-                ctx=ctx,
-                followed=self._followed(row.session_id),
-            )
-            if (answerable, blocked) != (row.answerable, row.blocked_reason):
-                row.answerable, row.blocked_reason = answerable, blocked
-                self._touch(row)
+        if self._dirty:
+            self._times.clear()
+            sessions: Iterable[str] = list(self._open_in)
+        else:
+            sessions = self._dirty_sessions
+        waiting, by_id = set(self.waiting), set(self.by_id)
+        for session_id in sessions:
+            rows = self._open_in.get(session_id)
+            if not rows:
+                self._open_in.pop(session_id, None)
+                self._times.pop(session_id, None)
+                waiting.discard(session_id)
+                by_id.discard(session_id)
+                continue
+            head = next((row for row in rows.values() if row.kind is RowKind.FIFO), None)
+            followed = self._followed(session_id)
+            has_waiting = has_by_id = False
+            for row in rows.values():
+                has_waiting = has_waiting or row.phase in OPEN_PHASES
+                has_by_id = has_by_id or row.kind is RowKind.BY_ID
+                answerable, blocked = assess(
+                    row.phase,
+                    row.expires_at,
+                    row.kind,
+                    too_long=row.asked.too_long,
+                    is_head=head is row,
+                    stale_reason=row.stale_reason,
+                    ctx=ctx,
+                    followed=followed,
+                )
+                if (answerable, blocked) != (row.answerable, row.blocked_reason):
+                    row.answerable, row.blocked_reason = answerable, blocked
+                    self._touch(row)
+            (waiting.add if has_waiting else waiting.discard)(session_id)
+            (by_id.add if has_by_id else by_id.discard)(session_id)
+            self._times[session_id] = self._judge_times(now, rows.values())
         if waiting != self.waiting:
             self.waiting, self.waiting_moved = frozenset(waiting), True
         if by_id != self.by_id:
             self.by_id = frozenset(by_id)
-        low, high, self._deadline = self._judge_times(now)
-        self._span = (low, high)
+        low, high, deadline = -math.inf, math.inf, None
+        for s_low, s_high, s_deadline in self._times.values():
+            low, high = max(low, s_low), min(high, s_high)
+            if s_deadline is not None:
+                deadline = s_deadline if deadline is None else min(deadline, s_deadline)
+        self._span, self._deadline = (low, high), deadline
         self._dirty = False
+        self._dirty_sessions.clear()
 
-    def _judge_times(self, now: float) -> tuple[float, float, float | None]:
+    def _judge_times(
+        self, now: float, rows: Iterable[Row] | None = None
+    ) -> tuple[float, float, float | None]:
         """The span around ``now`` without a FIFO threshold, and the next deadline."""
         margin = self._settings.staleness_margin
         low, high = -math.inf, math.inf
         deadline: float | None = None
-        for row in self._open.values():
+        for row in self._open.values() if rows is None else rows:
             expires = row.expires_at
             if row.kind not in _EXPIRE or row.phase not in OPEN_PHASES or expires is None:
                 continue
@@ -817,12 +859,19 @@ class ApprovalLifecycle:
 
     def _prune(self) -> None:
         keep = self._settings.max_resolved_approvals
-        if len(self._rows) <= keep:
+        if len(self._rows) - len(self._open) <= keep:  # the resolved rows fit
             return
         resolved = [key for key, row in self._rows.items() if row.phase is R]
         for key in resolved[: max(0, len(resolved) - keep)]:
             if key not in self._touched:
-                del self._rows[key]
+                row = self._rows.pop(key)
+                ident = wire_ident(row.asked)
+                if ident is not None:
+                    under = self._by_ident.get((row.kind, ident), [])
+                    if row in under:
+                        under.remove(row)
+                    if not under:
+                        self._by_ident.pop((row.kind, ident), None)
 
 
 def _gone_by_tool(event: ToolCompleted) -> Outcome:
