@@ -71,8 +71,8 @@ def build(args: argparse.Namespace) -> None:
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
     from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
     from desktop.model.notify_policy import NotifySettings
+    from desktop.platform.native_notify import NativeNotifier
     from desktop.ui.bridge import GatewayBridge
-    from desktop.ui.native_notify import NativeNotifier
     from desktop.ui.shell import TrayShell
 
     samples: dict[int, Sample] = {}
