@@ -46,10 +46,16 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.model import Dialect
+from desktop.core.settings import CoreSettings
 
 log = logging.getLogger(__name__)
 
-HERMES_DEFAULT = {Dialect.A: 60, Dialect.B: 300, Dialect.HERMES020: 300}  # config has none
+_CORE = CoreSettings()
+HERMES_DEFAULT = {  # what Hermes uses when its config has none: the core's one definition
+    Dialect.A: _CORE.a_approval_timeout,
+    Dialect.B: _CORE.b_approval_timeout,
+    Dialect.HERMES020: _CORE.b_approval_timeout,
+}
 MAX_SECONDS = 31_536_000  # newer Hermes clamps here (agent.deadline.MAX_SAFE_TIMEOUT_S)
 MAX_CONFIG_BYTES = 1 << 20  # a config.yaml is a few KiB; a larger file is not read
 SYSTEM_MANAGED_DIR = Path("/etc/hermes")
@@ -91,7 +97,7 @@ def _merge(base: Any, override: Any) -> Any:
     return override
 
 
-def _seconds(value: Any, default: int) -> float | None:
+def _seconds(value: Any, default: float) -> float | None:
     if isinstance(value, str) and "${" in value:
         return None  # expanded from the gateway's environment, which the tray cannot see
     try:
