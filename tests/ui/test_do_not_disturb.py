@@ -109,11 +109,9 @@ def test_not_known_where_nothing_says(bus, qloop, arun):
     arun(scenario(), timeout=20)
 
 
-def test_doctor_reports_the_switch(bus, qloop, arun, monkeypatch):
+def test_doctor_reports_the_switch(bus, qloop, arun):
     async def no_gateways(*_args):
         return [], []
-
-    monkeypatch.setattr(doctor, "_endpoints", no_gateways)
 
     async def scenario():
         assert (await read_once())[1].on is None  # no server on the bus yet
@@ -121,8 +119,8 @@ def test_doctor_reports_the_switch(bus, qloop, arun, monkeypatch):
         try:
             plasma._inhibited = True
             text, as_json = io.StringIO(), io.StringIO()
-            await doctor.check(Options(), text)
-            await doctor.check(Options(json=True), as_json)
+            await doctor.check(Options(), text, find=no_gateways)
+            await doctor.check(Options(json=True), as_json, find=no_gateways)
             return text.getvalue(), json.loads(as_json.getvalue())
         finally:
             await plasma.stop()
