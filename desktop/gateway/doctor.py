@@ -21,7 +21,7 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
@@ -100,9 +100,18 @@ def run(options: DoctorOptions, out: TextIO | None = None) -> int:
     return asyncio.run(check(options, stream))
 
 
-async def check(options: DoctorOptions, out: TextIO) -> int:
+Found = tuple[Sequence[GatewayEndpoint], list[str]]  # the endpoints, and where it looked
+
+
+async def check(
+    options: DoctorOptions,
+    out: TextIO,
+    *,
+    find: Callable[[str | None, TokenSource | None], Awaitable[Found]] | None = None,
+) -> int:
+    """``find`` replaces where gateways come from (``--gateway``, Settings, discovery)."""
     token_source = getattr(options, "token_source", None)  # CliOptions: the --gateway token
-    endpoints, tried = await _endpoints(
+    endpoints, tried = await (find or _endpoints)(
         options.gateway, token_source() if callable(token_source) else None
     )
     reports = [await check_endpoint(ep) for ep in endpoints]
@@ -125,9 +134,7 @@ async def check(options: DoctorOptions, out: TextIO) -> int:
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED
 
 
-async def _endpoints(
-    url: str | None, token: TokenSource | None = None
-) -> tuple[Sequence[GatewayEndpoint], list[str]]:
+async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found:
     if url:
         register_secret(url_token(url))
         endpoint = GatewayEndpoint(

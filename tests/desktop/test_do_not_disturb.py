@@ -22,7 +22,7 @@ from desktop.model.tray_status import HOLDING_LINE
 from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
 from desktop.ui.icons import icon_dir
 from tests.desktop import xdesk
-from tests.ui.standins import until
+from tests.waiting import holds, poll_until
 
 pytestmark = pytest.mark.desktop
 
@@ -51,13 +51,17 @@ async def scenario() -> None:
     try:
         async with xdesk.notify_calls() as calls, xdesk.demo_tray(NOTIFY, notifier) as tray:
             _fake, bridge, shell = tray
-            await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+            await holds(
+                lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed
+            )
 
             # 1. On: the approval waits, no Notify, the tooltip says why.
             bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder d1")
-            await until(lambda: bridge.snapshot.waiting_count() == 1, timeout=30)
-            await until(lambda: shell.notifications.holding, timeout=15)
-            await until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
+            await holds(
+                lambda: bridge.snapshot.waiting_count() == 1, bridge.snapshot_changed, timeout=30
+            )
+            await poll_until(lambda: shell.notifications.holding, timeout=15)
+            await poll_until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
             print("do not disturb as read:", notifier.do_not_disturb.describe())
             assert notifier.do_not_disturb.on is True
             assert shell.tray.status.count == 1
@@ -66,7 +70,9 @@ async def scenario() -> None:
             tips = await xdesk.item_tooltips()
             print("tooltip as the panel has it:", tips)
             assert any(HOLDING_LINE in tip for tip in tips)
-            icon = await until(lambda: xdesk.find_colour(WAITING_ORANGE, PANEL_STRIP), timeout=10)
+            icon = await poll_until(
+                lambda: xdesk.find_colour(WAITING_ORANGE, PANEL_STRIP), timeout=10
+            )
             await xdesk.run("xdotool", "mousemove", str(icon[0]), str(icon[1]))
             await xdesk.settle(2.0)  # the panel shows its tooltip after a hover delay
             assert [c for c in calls if c[0] == APP] == []
@@ -75,10 +81,10 @@ async def scenario() -> None:
 
             # 2. Off: one notification for what waits.
             await do_not_disturb(False)
-            await until(lambda: any(c[0] == APP for c in calls), timeout=15)
-            await until(lambda: not shell.notifications.holding)
+            await poll_until(lambda: any(c[0] == APP for c in calls), timeout=15)
+            await poll_until(lambda: not shell.notifications.holding)
             first = shell.notifications.last_plan
-            await until(lambda: notifier.is_shown("demo", first.batch_id))
+            await poll_until(lambda: notifier.is_shown("demo", first.batch_id))
             await xdesk.find_window(classname="xfce4-notifyd")
             assert HOLDING_LINE not in shell.tray.status.tooltip
             assert shell.notifications.policy.next_deadline() > time.monotonic() + 60
@@ -87,23 +93,25 @@ async def scenario() -> None:
             await xdesk.screenshot("dnd-2-off-one-notification.png")
             [waiting] = bridge.snapshot.gateway("demo").waiting
             bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, "test"))
-            await until(lambda: not notifier.is_shown("demo", first.batch_id), timeout=15)
+            await poll_until(lambda: not notifier.is_shown("demo", first.batch_id), timeout=15)
 
             # 3. On again: a held approval reaches its last seconds and goes through, critical.
             await do_not_disturb(True)
-            await until(lambda: shell.notifications.holding, timeout=15)
+            await poll_until(lambda: shell.notifications.holding, timeout=15)
             sent = len(calls)
             bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder d2")
-            await until(lambda: bridge.snapshot.waiting_count() == 1, timeout=30)
+            await holds(
+                lambda: bridge.snapshot.waiting_count() == 1, bridge.snapshot_changed, timeout=30
+            )
             [second] = bridge.snapshot.gateway("demo").waiting
             assert second.expires_at is not None
             soon = second.expires_at - time.monotonic() - 3.0  # the escalation in about 3 s
             shell.notifications.apply_settings(dataclasses.replace(NOTIFY, escalate_before=soon))
-            await until(lambda: len(calls) > sent, timeout=15)
+            await poll_until(lambda: len(calls) > sent, timeout=15)
             assert [c[2] for c in calls[sent:] if c[0] == APP] == [URGENCY_CRITICAL]
             urgent = shell.notifications.last_plan
             assert urgent.urgent
-            await until(lambda: notifier.is_shown("demo", urgent.batch_id))
+            await poll_until(lambda: notifier.is_shown("demo", urgent.batch_id))
             await xdesk.find_window(classname="xfce4-notifyd")  # shown through the switch
             await xdesk.settle(1.0)
             await xdesk.screenshot("dnd-3-critical-through.png")

@@ -18,7 +18,7 @@ from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.icons import icon_dir
 from tests.desktop import xdesk
-from tests.ui.standins import until
+from tests.waiting import holds, poll_until
 
 pytestmark = pytest.mark.desktop
 
@@ -47,11 +47,13 @@ async def scenario() -> None:
         daemon = await xdesk.interface(bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_NAME)
         closed: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
         daemon.on_notification_closed(lambda nid, reason: closed.put_nowait((nid, reason)))
-        await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed
+        )
         bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
-        await until(lambda: shell.notifications.last_plan is not None)
+        await poll_until(lambda: shell.notifications.last_plan is not None)
         plan = shell.notifications.last_plan
-        await until(lambda: notifier.is_shown("demo", plan.batch_id))
+        await poll_until(lambda: notifier.is_shown("demo", plan.batch_id))
         window = await xdesk.find_window(classname="xfce4-notifyd")
         print("notification server:", notifier.server, "capabilities:", notifier.capabilities)
         await xdesk.settle(1.0)
@@ -68,14 +70,14 @@ async def scenario() -> None:
 
         # Answered in the dialog: the tray withdraws the bubble (reason 3: CloseNotification).
         shell.review()
-        await until(shell.dialog.isVisible)
+        await poll_until(shell.dialog.isVisible)
         [first] = fake.requests
         key = bridge.snapshot.gateway("demo").waiting[0].key
         shell.dialog.card("demo", key).buttons[Choice.ONCE].click()
         _nid, reason = await asyncio.wait_for(closed.get(), 10)
         assert reason == 3
         assert not notifier.is_shown("demo", plan.batch_id)
-        await until(lambda: first.outcome is not None)
+        await poll_until(lambda: first.outcome is not None)
         assert first.outcome.approved
         await xdesk.settle(0.8)
         await xdesk.screenshot("lifetime-3-withdrawn.png")

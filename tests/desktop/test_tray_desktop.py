@@ -29,7 +29,8 @@ from desktop.ui.icons import icon_dir
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import drain, until
+from tests.ui.standins import drain
+from tests.waiting import holds, poll_until
 
 pytestmark = pytest.mark.desktop
 
@@ -69,7 +70,7 @@ def answers(fake: FakeGateway) -> list[dict]:
 
 async def tray_icon_position() -> tuple[int, int]:
     """Where the panel drew our icon: SNI gives no geometry (stack.md §3.3), so look for it."""
-    found = await until(lambda: xdesk.find_colour(WAITING_ORANGE, PANEL_STRIP), timeout=10)
+    found = await poll_until(lambda: xdesk.find_colour(WAITING_ORANGE, PANEL_STRIP), timeout=10)
     return found
 
 
@@ -103,16 +104,18 @@ async def scenario() -> None:
     shell.show()
     bridge.start(asyncio.get_running_loop(), notifier)
     try:
-        await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed
+        )
         assert not notifier.available  # started with the first notification, not at idle
         await xdesk.settle(0.5)
         await xdesk.screenshot("e2e-0-panel-idle.png")
 
         # 1. Approve from the notification.
         bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder s1")
-        await until(lambda: shell.notifications.last_plan is not None)
+        await poll_until(lambda: shell.notifications.last_plan is not None)
         plan = shell.notifications.last_plan
-        await until(lambda: notifier.is_shown("demo", plan.batch_id))
+        await poll_until(lambda: notifier.is_shown("demo", plan.batch_id))
         window = await xdesk.find_window(classname="xfce4-notifyd")
         await xdesk.settle(1.0)  # xfce4-notifyd fades in
         await xdesk.screenshot("e2e-1-notification.png")
@@ -120,7 +123,7 @@ async def scenario() -> None:
         [first] = fake.requests
         # Buttons Approve | Deny | Review share the bottom row of the bubble.
         await xdesk.click(x + round(w * 0.19), y + h - 32)
-        await until(lambda: first.outcome is not None)
+        await poll_until(lambda: first.outcome is not None)
         assert first.outcome.approved
         assert first.outcome.choice == "once"
         await fake.wait_for_idle(first.session.sid)
@@ -128,11 +131,13 @@ async def scenario() -> None:
 
         # 2. The tray menu, then the dialog from a click on the tray icon.
         bridge.new_task("demo", HOSTILE_DIR, "[[scenario:todo]] Work through the plan")
-        await until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1)
+        await poll_until(lambda: len(fake.requests) == 2 and bridge.snapshot.waiting_count() == 1)
         second = fake.requests[1]
         icon_x, icon_y = await tray_icon_position()
         # What the panel receives is literal text: no markup, no mnemonic, bidi revealed.
-        await until(lambda: shell.tray.menu.findChild(QMenu, f"session:demo:{second.session.sid}"))
+        await poll_until(
+            lambda: shell.tray.menu.findChild(QMenu, f"session:demo:{second.session.sid}")
+        )
         labels = [host_shows(label) for label in await xdesk.dbusmenu_labels()]
         named = re.compile(re.escape(HOSTILE_SHOWN) + r" · session \S{1,6} — waiting on you")
         assert any(named.fullmatch(label) for label in labels), "\n".join(labels)
@@ -150,14 +155,14 @@ async def scenario() -> None:
         await xdesk.key("Escape")
         await xdesk.settle(0.3)
         await xdesk.click(icon_x, icon_y)  # left click: something waits -> the dialog
-        await until(shell.dialog.isVisible)
+        await poll_until(shell.dialog.isVisible)
         await xdesk.settle(1.0)
         await xdesk.screenshot("e2e-3-dialog.png")
         key = bridge.snapshot.gateway("demo").waiting[0].key
         button = shell.dialog.card("demo", key).buttons[Choice.ONCE]
         centre = button.mapToGlobal(button.rect().center())
         await xdesk.click(centre.x(), centre.y())
-        await until(lambda: second.outcome is not None)
+        await poll_until(lambda: second.outcome is not None)
         assert second.outcome.approved
         assert second.outcome.choice == "once"
         await fake.wait_for_idle(second.session.sid)

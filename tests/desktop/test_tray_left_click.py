@@ -8,7 +8,7 @@ import pytest
 
 from desktop.model.snapshot import Link
 from tests.desktop import xdesk
-from tests.ui.standins import until
+from tests.waiting import holds, poll_until
 
 pytestmark = pytest.mark.desktop
 
@@ -26,15 +26,19 @@ def test_a_left_click_with_nothing_waiting_opens_the_menu(qapp, qloop, arun):
 
 async def scenario() -> None:
     async with xdesk.demo_tray() as (_fake, bridge, shell):
-        await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed
+        )
         assert shell.tray.exported  # xfce4-panel is the host: it draws the exported menu
-        x, y = await until(lambda: xdesk.find_colour(IDLE_GREEN, PANEL_STRIP), timeout=10)
+        x, y = await poll_until(lambda: xdesk.find_colour(IDLE_GREEN, PANEL_STRIP), timeout=10)
         await xdesk.click(x, y)
-        await until(lambda: shell.tray.click_menu is not None and shell.tray.click_menu.isVisible())
+        await poll_until(
+            lambda: shell.tray.click_menu is not None and shell.tray.click_menu.isVisible()
+        )
         names = [a.objectName() for a in shell.tray.click_menu.actions()]
         assert "new-task" in names
         assert "quit" in names
         await xdesk.settle(0.5)
         await xdesk.screenshot("left-click-menu.png")
         await xdesk.key("Escape")
-        await until(lambda: not shell.tray.click_menu.isVisible())
+        await poll_until(lambda: not shell.tray.click_menu.isVisible())

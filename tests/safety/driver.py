@@ -1,8 +1,8 @@
-"""A plain driver around one GatewayCore for the hostile-input tests (no sockets, fake clock).
+"""Hostile-input frames and probes over the core tests' driver (no sockets, fake clock).
 
-Why its own driver: these tests feed the core things no gateway should ever send, then ask one
-question — does a well-formed approval still flow and get exactly one well-formed answer? The
-handshake and the "fresh approval" probe are written here from protocol.md, per dialect.
+These tests feed the core things no gateway should ever send, then ask one question: does a
+well-formed approval still flow and get exactly one well-formed answer? The approval frames and
+the "fresh approval" probe are written here from protocol.md, per dialect.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.events import ApprovalRequested, CoreEvent
-from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
+from desktop.core.gateway_core import CoreSettings, OutboundFrame
 from desktop.core.model import Approval, Choice, Dialect
+from tests.core.frames import Driver
 
 
 def event(kind: str, session_id: str, payload: Any = None, **params: Any) -> str:
@@ -66,65 +66,37 @@ def approval_frame(
 FOLLOWED = ("s1", "s2", "a1b2c3d4")  # sessions the tests' tray follows from the start
 
 
-@dataclass
-class CoreDriver:
-    dialect: Dialect
-    settings: CoreSettings = field(default_factory=CoreSettings)
-    now: float = 1000.0
-    written: list[OutboundFrame] = field(default_factory=list)
-    events: list[CoreEvent] = field(default_factory=list)
+class CoreDriver(Driver):
+    """The core tests' driver (tests/core/frames.py) held to one dialect, for hostile input.
 
-    def __post_init__(self) -> None:
-        self.core = GatewayCore("gw-hostile", clock=lambda: self.now, settings=self.settings)
+    What differs: the dialect is fixed and checked after the handshake, ``written`` restarts at
+    each connection, and ``decide`` insists that a refusal says why.
+    """
 
-    def connect(self, epoch: int = 1) -> CoreDriver:
-        c = self.dialect is Dialect.C
+    def __init__(self, dialect: Dialect, settings: CoreSettings | None = None) -> None:
+        super().__init__(settings=settings or CoreSettings(), follows=FOLLOWED)
+        self.dialect = dialect
+
+    @property
+    def events(self) -> list[CoreEvent]:
+        return self.emitted
+
+    def connect(self, dialect: Dialect | None = None, *, ready: bool = True) -> CoreDriver:
         self.written.clear()
-        self.core.connection_opened(epoch, subprotocol="hermes-gateway-v1" if c else None)
-        self.flush()
-        if not c:
-            ready = {
-                "skin": {},
-                **({"change_events": True} if self.dialect is Dialect.HERMES020 else {}),
-            }
-            self.feed(event("gateway.ready", "", ready))
-            caps = next(
-                json.loads(f.text) for f in self.written if '"client.capabilities"' in f.text
-            )
-            answer: dict[str, Any] = (
-                {"result": {"server_requests": ["approval"]}}
-                if self.dialect is Dialect.B
-                else {"error": {"code": -32601, "message": "unknown method"}}
-            )
-            self.feed(json.dumps({"jsonrpc": "2.0", "id": caps["id"], **answer}))
+        super().connect(dialect or self.dialect, ready=ready)
         assert self.core.dialect is self.dialect
-        for session_id in FOLLOWED if epoch == 1 else ():
-            if self.core.session(session_id) is None:  # as if the tray had started them
-                self.core.watch_session(session_id)
-        self.flush()
         return self
 
     def connect_again(self) -> CoreDriver:
         """A new connection (the next epoch) with the same handshake."""
-        return self.connect(self.core.epoch + 1)
+        return self.connect()
 
-    def feed(self, data: str | bytes) -> None:
-        self.core.receive_text(data)
-        self.flush()
-
-    def flush(self) -> list[OutboundFrame]:
-        frames = self.core.data_to_send()
-        for frame in frames:
-            self.core.frame_written(frame.frame_id)
-        self.written.extend(frames)
-        self.events.extend(self.core.events_received())
-        return frames
-
-    def decide(self, key: str, choice: Choice) -> tuple[bool, list[OutboundFrame]]:
-        result = self.core.decide(key, choice)
-        frames = self.flush()
-        assert result.sent or result.reason, "a refusal must say why"
-        return result.sent, frames
+    def decide(  # type: ignore[override]  # (sent, frames): the hostile tests read no reason
+        self, key: str, choice: Choice, *, confirm_stale: bool = False, write: bool = True
+    ) -> tuple[bool, list[OutboundFrame]]:
+        sent, reason, frames = super().decide(key, choice, confirm_stale=confirm_stale, write=write)
+        assert sent or reason, "a refusal must say why"
+        return sent, frames
 
     def rows_of(self, session_id: str) -> list[Approval]:
         return [a for a in self.core.approvals() if a.session_id == session_id]

@@ -31,11 +31,6 @@ def fixed_clock() -> datetime:
     return FIXED
 
 
-@pytest.fixture(autouse=True)
-def _forget_reported_unknown_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "_reported_unknown", set())
-
-
 def sample() -> Settings:
     gateway = GatewayConfig(
         id="home", name="Home", url="ws://127.0.0.1:9119/api/ws", token_ref="home"

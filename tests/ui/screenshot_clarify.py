@@ -24,8 +24,8 @@ from desktop.demo.script import Clarify, Say, Turn
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
 from tests.ui.screenshot_tray_menu import grab, open_submenu, run, settle
-from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions
+from tests.waiting import holds
 
 QUESTION = "Which branch should I deploy to production?"
 CHOICES = ("main", "release/2.4", "staging")
@@ -41,7 +41,7 @@ async def main(out: Path) -> None:
     try:
         await wired.connected()
         sid = await wired.new_session("[[scenario:deploy]] deploy the webshop")
-        [prompt] = await until(lambda: wired.view().prompts)
+        [prompt] = await holds(lambda: wired.view().prompts, wired.bridge.snapshot_changed)
         print("tray tooltip:", wired.shell.tray.tray.toolTip().replace("\n", " | "))
         print("tray icon:", wired.shell.tray.status.icon_name)
         window = wired.shell.prompts.open(GID, prompt.key)

@@ -41,8 +41,8 @@ from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
+from tests.waiting import holds, poll_until
 
 DECISIONS = [
     ("rm -rf build/ dist/ .pytest_cache", "delete", Choice.ONCE, SURFACE_BUTTON),
@@ -77,7 +77,7 @@ async def decide_all(wired: WiredApp, sid: str) -> None:
     for command, why, choice, surface in DECISIONS:
         before = len(recorder.recent)
         request = wired.fake.raise_approval(sid, Command(command, why))
-        [shown] = await until(lambda: wired.view().waiting)
+        [shown] = await holds(lambda: wired.view().waiting, wired.bridge.snapshot_changed)
         if surface == "notification":
             plan = NotificationPlan(
                 GID, shown.batch_id, "Approval needed", shown.command,
@@ -90,7 +90,7 @@ async def decide_all(wired: WiredApp, sid: str) -> None:
             )
         await request.future
         wired.fake.set_yolo(sid, False)  # one more event delivers B's written answer
-        await until(lambda before=before: len(recorder.recent) > before)
+        await poll_until(lambda before=before: len(recorder.recent) > before)
 
 
 async def main(out: Path) -> None:
@@ -110,13 +110,15 @@ async def main(out: Path) -> None:
     try:
         await wired.connected()
         wired.bridge.new_task(GID, "/home/me/webshop", "hello")
-        sid = (await until(lambda: wired.view().sessions))[0].session_id
-        await until(lambda: not wired.session(sid).running)
+        sid = (await holds(lambda: wired.view().sessions, wired.bridge.snapshot_changed))[
+            0
+        ].session_id
+        await wired.turn_over(sid)
         await decide_all(wired, sid)
-        await until(lambda: len(wired.shell.journal.recorder.recent) == len(DECISIONS))
+        await poll_until(lambda: len(wired.shell.journal.recorder.recent) == len(DECISIONS))
 
         wired.shell.yolo.start(GID, sid, BoxKind.MINUTES)
-        await until(lambda: wired.session(sid).yolo.effective)
+        await holds(lambda: wired.session(sid).yolo.effective, wired.bridge.snapshot_changed)
         wired.clock.advance(3 * 60 + 5)  # three minutes into the 15
         wired.shell.yolo.tick()
         print("tray tooltip:", wired.shell.tray.tray.toolTip().replace("\n", " | "))

@@ -11,6 +11,7 @@ from typing import Any
 from desktop.core.model import DecisionResult, Dialect
 from desktop.gateway.client import ConnectionState, ConnectionStatus
 from desktop.gateway.errors import NotSentError
+from tests.waiting import poll_until
 
 
 @dataclass(frozen=True)
@@ -92,17 +93,6 @@ def make_factory(store: dict[str, StandInClient]) -> Callable[[Any, Any], StandI
     return factory
 
 
-async def until(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    """Wait on the running loop until ``predicate()`` is truthy (yields between checks)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not (result := predicate()):
-        if loop.time() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.005)
-    return result
-
-
 async def drain(timeout: float = 3.0) -> None:
     """Run the loop until every other task has finished.
 
@@ -119,5 +109,5 @@ async def drain(timeout: float = 3.0) -> None:
             for t in asyncio.all_tasks()
         )
 
-    await until(others_done, timeout)
+    await poll_until(others_done, timeout, what="every other task done")  # nothing announces it
     await asyncio.sleep(0.01)  # callbacks scheduled by the last tasks run too

@@ -26,7 +26,8 @@ from desktop.ui.settings_controller import SettingsController
 from desktop.ui.shell import TrayShell
 from desktop.ui.single_instance import SingleInstance
 from tests.ui.dbus_fakes.private_bus import PrivateBus
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import poll_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and signals")
 OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -121,9 +122,9 @@ def test_the_running_app_shows_its_approval_dialog_for_a_second_launch(
         bridge.start(qloop)
         assert not shell.dialog.isVisible()
         second = launch(app_env)
-        await until(lambda: second.poll() is not None, timeout=60)
+        await poll_until(lambda: second.poll() is not None, timeout=60)
         assert second.returncode == 0
-        await until(shell.dialog.isVisible)
+        await poll_until(shell.dialog.isVisible)
         second.communicate()
         single.close()
         shell.dispose()
@@ -150,10 +151,10 @@ def test_closing_the_dialog_and_settings_never_quits_the_tray_app(qapp, qloop, a
         bridge.start(qloop)
         shell.review()
         control.open_dialog()
-        await until(lambda: shell.dialog.isVisible() and control.dialog.isVisible())
+        await poll_until(lambda: shell.dialog.isVisible() and control.dialog.isVisible())
         shell.dialog.close()
         control.dialog.close()  # the window manager's close button does the same
-        await until(lambda: control.dialog is None and not shell.dialog.isVisible())
+        await poll_until(lambda: control.dialog is None and not shell.dialog.isVisible())
         # Were quitting on the last closed window still on, Qt would now stop this loop and
         # arun() would fail with "Event loop stopped before Future completed".
         await qt_turns(5)

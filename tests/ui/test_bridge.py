@@ -21,7 +21,8 @@ from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, Ses
 from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from tests.model.builders import approval, session
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import holds, poll_until, recorded
 
 
 @pytest.fixture
@@ -30,27 +31,20 @@ def started(qloop, arun):
     bridge = GatewayBridge(make_factory(clients))
     bridge.add_gateway(Endpoint("g1", "Local"))
     bridge.start(qloop)
-    arun(until(lambda: bridge.snapshot.gateways[0].link is Link.UP))
+    arun(holds(lambda: bridge.snapshot.gateways[0].link is Link.UP, bridge.snapshot_changed))
     yield bridge, clients["g1"]
     arun(bridge.aclose())
     bridge.deleteLater()
 
 
-class Collect:
-    def __init__(self, *signals):
-        self.items: list = []
-        for signal in signals:
-            signal.connect(lambda *args: self.items.append(args if len(args) > 1 else args[0]))
-
-
 def test_status_changes_are_re_emitted_and_snapshotted(qloop, arun):
     clients: dict = {}
     bridge = GatewayBridge(make_factory(clients))
-    seen = Collect(bridge.connection_status_changed)
+    seen = recorded(bridge.connection_status_changed)
     bridge.add_gateway(Endpoint("g1", "Local"))
     bridge.start(qloop)
-    arun(until(lambda: len(seen.items) == 2))
-    states = [(gid, old.state, new.state) for gid, old, new in seen.items]
+    arun(holds(lambda: len(seen) == 2, bridge.connection_status_changed))
+    states = [(gid, old.state, new.state) for gid, old, new in seen]
     assert states == [
         ("g1", ConnectionState.DISCONNECTED, ConnectionState.CONNECTING),
         ("g1", ConnectionState.CONNECTING, ConnectionState.CONNECTED),
@@ -64,7 +58,7 @@ def test_status_changes_are_re_emitted_and_snapshotted(qloop, arun):
 
 def test_core_events_become_typed_signals(started):
     bridge, client = started
-    seen = Collect(
+    seen = recorded(
         bridge.session_changed,
         bridge.approval_requested,
         bridge.approval_changed,
@@ -81,7 +75,7 @@ def test_core_events_become_typed_signals(started):
     client.emit(ApprovalChanged(done))
     client.emit(NoticeReceived("s1", "Model switched", "info"))
     client.emit(SessionRemoved("s1", "closed"))
-    assert seen.items == [
+    assert seen == [
         SessionUpdate("g1", s),
         ApprovalUpdate("g1", "Local", a, "Fix the build", arrived=True),
         ApprovalUpdate("g1", "Local", done, "Fix the build"),
@@ -94,10 +88,10 @@ def test_core_events_become_typed_signals(started):
 
 def test_snapshot_changed_follows_every_event(started):
     bridge, client = started
-    snapshots = Collect(bridge.snapshot_changed)
+    snapshots = recorded(bridge.snapshot_changed)
     client.emit(SessionChanged(session()))
     client.emit(ApprovalRequested(approval()))
-    assert [s.waiting_count() for s in snapshots.items] == [0, 1]
+    assert [s.waiting_count() for s in snapshots] == [0, 1]
 
 
 def test_decide_goes_to_exactly_that_key(started):
@@ -109,11 +103,11 @@ def test_decide_goes_to_exactly_that_key(started):
 
 def test_refused_decision_comes_back_as_a_notice(started):
     bridge, client = started
-    notices = Collect(bridge.notice_received)
+    notices = recorded(bridge.notice_received)
     client.refuse = "an earlier command of this session must be answered first"
     result = bridge.decide(DecisionRequest("g1", "k2", Choice.ONCE, "notification"))
     assert not result.sent
-    [notice] = notices.items
+    [notice] = notices
     assert notice.level == "warning"
     assert notice.what == "Your decision was not sent"
     assert "earlier command" in notice.advice
@@ -131,16 +125,16 @@ def test_refused_decision_comes_back_as_a_notice(started):
 def test_command_slots_schedule_the_client_call(started, arun, slot, args, call):
     bridge, client = started
     getattr(bridge, slot)(*args)  # returns at once: widgets never await
-    arun(until(lambda: call in client.calls))
+    arun(poll_until(lambda: call in client.calls))  # the stand-in records; nothing announces
 
 
 def test_failed_command_says_what_where_and_what_to_do(started, arun):
     bridge, client = started
     client.emit(SessionChanged(session("s1", "Fix the build")))
-    notices = Collect(bridge.notice_received)
+    notices = recorded(bridge.notice_received)
     client.fail_commands = True
     bridge.set_yolo("g1", "s1", True)
-    [notice] = arun(until(lambda: notices.items))
+    [notice] = arun(holds(lambda: notices, bridge.notice_received))
     assert notice.level == "error"
     assert notice.what == "Could not turn YOLO on"
     assert notice.where == "Fix the build on Local"
@@ -150,9 +144,9 @@ def test_failed_command_says_what_where_and_what_to_do(started, arun):
 
 def test_new_task_success_is_announced(started, arun):
     bridge, _client = started
-    notices = Collect(bridge.notice_received)
+    notices = recorded(bridge.notice_received)
     bridge.new_task("g1", "/work", "go")
-    [notice] = arun(until(lambda: notices.items))
+    [notice] = arun(holds(lambda: notices, bridge.notice_received))
     assert (notice.level, notice.what, notice.session_id) == ("info", "Task started", "new-session")
 
 
@@ -165,7 +159,7 @@ def test_reconnect_is_immediate(started):
 def test_gateway_added_after_start_is_started(started, arun):
     bridge, _ = started
     bridge.add_gateway(Endpoint("g2", "Remote"))
-    arun(until(lambda: bridge.snapshot.gateway("g2").link is Link.UP))
+    arun(holds(lambda: bridge.snapshot.gateway("g2").link is Link.UP, bridge.snapshot_changed))
     assert [g.gateway_id for g in bridge.snapshot.gateways] == ["g1", "g2"]
 
 
@@ -180,15 +174,15 @@ def test_yolo_off_is_checked_the_dialects_way(started, arun, dialect, calls):
     bridge, client = started
     client.set_state(ConnectionState.CONNECTED, dialect=dialect)
     client.emit(SessionChanged(session("s1", "Fix the build")))  # reports YOLO off
-    checked = Collect(bridge.yolo_checked)
+    checked = recorded(bridge.yolo_checked)
     bridge.switch_yolo_off_checked("g1", "s1")
-    assert arun(until(lambda: checked.items)) == [("g1", "s1", YoloCheck.OFF)]
+    assert arun(holds(lambda: checked, bridge.yolo_checked)) == [("g1", "s1", YoloCheck.OFF)]
     assert client.calls == calls
 
 
 def test_yolo_off_for_a_gateway_that_is_gone_is_unreachable_at_once(started):
     bridge, client = started
-    checked = Collect(bridge.yolo_checked)
+    checked = recorded(bridge.yolo_checked)
     bridge.switch_yolo_off_checked("g9", "s1")
-    assert checked.items == [("g9", "s1", YoloCheck.UNREACHABLE)]
+    assert checked == [("g9", "s1", YoloCheck.UNREACHABLE)]
     assert client.calls == []

@@ -26,7 +26,8 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.gatewaymodel import FakeGateway
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import drain, until
+from tests.ui.standins import drain
+from tests.waiting import holds, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -76,19 +77,21 @@ def test_approve_in_notification_answers_exactly_that_request_once(bus, qloop, a
         notifyd = await FakeNotifyd.start(bus.address)
         fake = await FakeGateway(dialect, speed=0.01).start()
         app = Wired(fake, NativeNotifier("Hermes Tray"))
-        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: app.bridge.snapshot.gateway("demo").link is Link.UP, app.bridge.snapshot_changed
+        )
         app.bridge.new_task("demo", "/tmp", "[[scenario:single]] clean s1")
         note = await notifyd.received.get()
-        await until(lambda: app.notifier.is_shown("demo", app.controller.last_plan.batch_id))
+        await poll_until(lambda: app.notifier.is_shown("demo", app.controller.last_plan.batch_id))
         assert note.summary.startswith("Approval needed")
         assert note.body == "rm -rf /tmp/hermes-scratch/s1"
         [approve] = [key for key, label in note.actions.items() if label == "Approve"]
         [request] = fake.requests
         notifyd.invoke(note.id, approve)
-        await until(lambda: request.outcome is not None)
+        await poll_until(lambda: request.outcome is not None)
         assert request.outcome.approved
         assert request.outcome.choice == "once"
-        await until(lambda: app.bridge.snapshot.waiting_count() == 0)
+        await holds(lambda: app.bridge.snapshot.waiting_count() == 0, app.bridge.snapshot_changed)
         await fake.wait_for_idle(request.session.sid)  # let the turn end before closing
         assert len(answers(fake)) == 1
         assert fake.late_answers == []
@@ -105,10 +108,12 @@ def test_signals_follow_a_batch_through_the_real_core(qloop, arun):
         requested, sessions = [], []
         app.bridge.approval_requested.connect(requested.append)
         app.bridge.session_changed.connect(sessions.append)
-        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: app.bridge.snapshot.gateway("demo").link is Link.UP, app.bridge.snapshot_changed
+        )
         assert app.bridge.snapshot.gateway("demo").dialect is not None
         app.bridge.new_task("demo", "/tmp", "[[scenario:batch3]] clean")
-        await until(lambda: len(requested) == 3)
+        await holds(lambda: len(requested) == 3, app.bridge.approval_requested)
         assert {u.approval.batch_id for u in requested} == {requested[0].approval.batch_id}
         names = [u.approval.command.split("/")[-1].split()[0] for u in requested]
         assert names == ["a", "b", "c"]
@@ -118,9 +123,9 @@ def test_signals_follow_a_batch_through_the_real_core(qloop, arun):
         denied = {u.approval.key for u in requested}
         # (not waiting_count() == 0: the fake may re-ask b before the denials are delivered)
         view = lambda: app.bridge.snapshot.gateway("demo")  # noqa: E731
-        await until(lambda: not denied & {a.key for a in view().waiting})
+        await poll_until(lambda: not denied & {a.key for a in view().waiting})
         asked = [r for r in fake.requests if not r.reask]  # the fake may re-ask after a denial
-        await until(lambda: all(r.outcome is not None for r in fake.requests))
+        await poll_until(lambda: all(r.outcome is not None for r in fake.requests))
         assert len(asked) == 3
         # the re-asks of the denied commands were denied by the tray (deny means deny)
         assert len(answers(fake)) == len(fake.requests)
@@ -137,14 +142,21 @@ def test_yolo_and_interrupt_reach_the_gateway(qloop, arun):
     async def scenario():
         fake = await FakeGateway("B", speed=0.01).start()
         app = Wired(fake)
-        await until(lambda: app.bridge.snapshot.gateway("demo").link is Link.UP)
+        await holds(
+            lambda: app.bridge.snapshot.gateway("demo").link is Link.UP, app.bridge.snapshot_changed
+        )
         app.bridge.new_task("demo", "/tmp", "[[scenario:single]] s")
-        await until(lambda: app.bridge.snapshot.gateway("demo").sessions)
+        await holds(
+            lambda: app.bridge.snapshot.gateway("demo").sessions, app.bridge.snapshot_changed
+        )
         sid = app.bridge.snapshot.gateway("demo").sessions[0].session_id
         app.bridge.set_yolo("demo", sid, True)
-        await until(lambda: app.bridge.snapshot.gateway("demo").sessions[0].yolo.effective)
+        await holds(
+            lambda: app.bridge.snapshot.gateway("demo").sessions[0].yolo.effective,
+            app.bridge.snapshot_changed,
+        )
         app.bridge.interrupt("demo", sid)
-        await until(lambda: any(r.requests("session.interrupt") for r in fake.connections))
+        await poll_until(lambda: any(r.requests("session.interrupt") for r in fake.connections))
         await fake.wait_for_idle(sid)
         await app.close(fake)
 

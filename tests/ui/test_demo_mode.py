@@ -34,7 +34,8 @@ from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.ui.dbus_fakes.private_bus import PrivateBus
-from tests.ui.standins import drain, until
+from tests.ui.standins import drain
+from tests.waiting import holds, poll_until
 
 SPEED = 0.05  # real seconds per script second: the 90 s approval timeout would be 4.5 s
 QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
@@ -114,16 +115,25 @@ def answer_frames(fake: DemoGateway) -> list[dict[str, Any]]:
 def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(qloop, arun):
     async def scenario() -> None:
         async with demo_tray() as tray:
-            await until(lambda: tray.bridge.snapshot.gateway(DEMO_GATEWAY_ID).link is Link.UP)
-            await until(lambda: tray.session(WEBSHOP) and tray.session(HOMESERVER))
+            await holds(
+                lambda: tray.bridge.snapshot.gateway(DEMO_GATEWAY_ID).link is Link.UP,
+                tray.bridge.snapshot_changed,
+            )
+            await holds(
+                lambda: tray.session(WEBSHOP) and tray.session(HOMESERVER),
+                tray.bridge.snapshot_changed,
+            )
             assert tray.bridge.gateway_name(DEMO_GATEWAY_ID) == DEMO_GATEWAY_NAME
             assert "simulated" in DEMO_GATEWAY_NAME
 
-            batch = await until(lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP))
+            batch = await holds(
+                lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP),
+                tray.bridge.snapshot_changed,
+            )
             assert [a.command for a in sorted(batch, key=lambda a: a.position)] == BATCH
             assert len({a.batch_id for a in batch}) == 1  # one batch, asked all at once
             assert not any(e.command in BATCH for e in tray.fake.executed)  # not before Yes
-            await until(lambda: tray.shell.dialog.pending_count() >= 3)
+            await poll_until(lambda: tray.shell.dialog.pending_count() >= 3)
 
             webshop = tray.session(WEBSHOP)
             assert webshop.usage.total > 0
@@ -144,7 +154,7 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
                 sub = named[0] if named else None
                 return {a.objectName(): a.text() for a in sub.actions()} if sub else {}
 
-            names = await until(
+            names = await poll_until(
                 lambda: (lines := session_menu_lines()).get(f"todo:{ref}:3") and lines
             )
             assert names[f"tokens:{ref}"].startswith("Tokens:")
@@ -160,18 +170,21 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
 def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray_app, qloop, arun):
     async def scenario() -> None:
         async with demo_tray() as tray:
-            batch = await until(lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP))
+            batch = await holds(
+                lambda: len(tray.waiting(WEBSHOP)) == 3 and tray.waiting(WEBSHOP),
+                tray.bridge.snapshot_changed,
+            )
             rm, git, drop = sorted(batch, key=lambda a: a.position)
             tray.shell.review()  # the dialog, as a click on the tray icon opens it
             for approval, choice in ((rm, Choice.ONCE), (git, Choice.ONCE), (drop, Choice.DENY)):
-                card = await until(
+                card = await poll_until(
                     lambda a=approval: tray.shell.dialog.card(DEMO_GATEWAY_ID, a.key)
                 )
                 card.buttons[choice].click()  # QTest's click would spin a nested loop here
 
             session = tray.fake.session(WEBSHOP)
-            await until(lambda: any(e.command == "pytest -q" for e in tray.fake.executed))
-            await until(
+            await poll_until(lambda: any(e.command == "pytest -q" for e in tray.fake.executed))
+            await holds(
                 lambda: (
                     [t.status for t in tray.session(WEBSHOP).todos.items]
                     == [
@@ -180,7 +193,8 @@ def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray
                         TodoStatus.CANCELLED,
                         TodoStatus.COMPLETED,
                     ]
-                )
+                ),
+                tray.bridge.snapshot_changed,
             )
             ran = [e.command for e in tray.fake.executed if e.session_id == session.sid]
             assert ran == [BATCH[0], BATCH[1], "pytest -q"]  # the denied DROP never "ran"
@@ -209,7 +223,7 @@ def test_yolo_goes_on_and_off_then_the_home_server_asks_once(qloop, arun):
                         seen.append(yolo)
 
             tray.bridge.session_changed.connect(record)
-            [chmod] = await until(lambda: tray.waiting(HOMESERVER))
+            [chmod] = await holds(lambda: tray.waiting(HOMESERVER), tray.bridge.snapshot_changed)
             assert chmod.command == demo_story.FIX_PERMISSIONS.command
             assert True in seen
             assert seen[-1] is False  # off again before it asks
@@ -222,14 +236,14 @@ def test_yolo_goes_on_and_off_then_the_home_server_asks_once(qloop, arun):
 def test_an_unattended_demo_times_out_and_plays_again(qloop, arun):
     async def scenario() -> None:
         async with demo_tray(approval_timeout=10.0) as tray:  # 0.5 s real
-            webshop = await until(
+            webshop = await poll_until(
                 lambda: tray.fake.session(WEBSHOP) if tray.session(WEBSHOP) else None
             )
 
             def rounds() -> int:
                 return sum(1 for r in tray.fake.requests if r.session is webshop) // 3
 
-            await until(lambda: rounds() >= 2, timeout=15)
+            await poll_until(lambda: rounds() >= 2, timeout=15)
             first = [r for r in tray.fake.requests if r.session is webshop][:3]
             assert [r.outcome.kind for r in first] == ["timeout"] * 3
             assert not any(e.command in BATCH for e in tray.fake.executed)  # silence ≠ consent
@@ -240,7 +254,7 @@ def test_an_unattended_demo_times_out_and_plays_again(qloop, arun):
 def test_stop_closes_the_gateway_and_the_story(qloop, arun):
     async def scenario() -> None:
         tray = DemoTray(await BuiltInDemo.start(speed=SPEED))
-        await until(lambda: tray.waiting(WEBSHOP))
+        await holds(lambda: tray.waiting(WEBSHOP), tray.bridge.snapshot_changed)
         port = tray.fake.port
         await tray.close()
         assert tray.fake.connections
@@ -257,11 +271,14 @@ def test_on_dialect_a_the_batch_is_asked_one_command_at_a_time(qloop, arun):
 
     async def scenario() -> None:
         async with demo_tray(dialect="A") as tray:
-            [first] = await until(lambda: tray.waiting(WEBSHOP))
+            [first] = await holds(lambda: tray.waiting(WEBSHOP), tray.bridge.snapshot_changed)
             assert first.command == BATCH[0]
             assert tray.session(HOMESERVER) is not None
             tray.bridge.decide(request(first, Choice.ONCE))
-            await until(lambda: [a for a in tray.waiting(WEBSHOP) if a.command == BATCH[1]])
+            await holds(
+                lambda: [a for a in tray.waiting(WEBSHOP) if a.command == BATCH[1]],
+                tray.bridge.snapshot_changed,
+            )
             assert len(tray.waiting(WEBSHOP)) == 1
             assert [e.command for e in tray.fake.executed if e.command in BATCH] == [BATCH[0]]
 

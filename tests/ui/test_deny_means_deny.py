@@ -21,7 +21,8 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, StandInClient, drain, until
+from tests.ui.standins import Endpoint, StandInClient, drain
+from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -74,16 +75,16 @@ def test_deny_all_then_reasks_are_denied_by_the_tray_and_never_offered(bus, qloo
             for i, command in enumerate(commands):
                 client.ask(approval(f"k{i}", command=command, position=i))
             note = await notifyd.received.get()
-            await until(lambda: notifier.is_shown("g1", "b1"))
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
             notifyd.invoke(note.id, "deny.1")  # "Deny all"
-            await until(lambda: len(client.calls) == 3)
+            await poll_until(lambda: len(client.calls) == 3)
             # Hermes blocks #1 and asks again about #2 and #3, as new requests of the batch
             client.resolve("k0")
             client.ask(
                 dataclasses.replace(approval("k3", command=commands[1], position=3), reask_of="k1")
             )
             client.ask(approval("k4", command=commands[2], position=4))  # no reask_of: same turn
-            await until(lambda: len(client.calls) == 5)
+            await poll_until(lambda: len(client.calls) == 5)
             assert [c[1:3] for c in client.calls[3:]] == [("k3", Choice.DENY), ("k4", Choice.DENY)]
             assert [m.surface for m in made[3:]] == [SURFACE_REASK, SURFACE_REASK]
             assert [m.command for m in made[3:]] == commands[1:]

@@ -26,7 +26,8 @@ from desktop.ui.shell import TrayShell
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.do_not_disturb import FakePlasma, FakeXfceNotifyd, FakeXfconf
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, drain, make_factory, until
+from tests.ui.standins import Endpoint, drain, make_factory
+from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 CHANNEL, PROPERTY = "xfce4-notifyd", "/do-not-disturb"
@@ -59,7 +60,7 @@ def test_kde_inhibited_is_read_and_followed(bus, qloop, arun):
             seen = await read(notifier)
             assert seen == [DoNotDisturb(True, KDE_SOURCE)]
             plasma.set_inhibited(False)
-            await until(lambda: len(seen) == 2)
+            await poll_until(lambda: len(seen) == 2)
             assert notifier.do_not_disturb == DoNotDisturb(False, KDE_SOURCE)
 
     arun(scenario(), timeout=20)
@@ -75,13 +76,13 @@ def test_xfce4_notifyd_setting_is_read_and_followed(bus, qloop, arun):
             xfconf.set("xfce4-panel", PROPERTY, Variant("b", True))  # another channel
             xfconf.set(CHANNEL, "/do-not-disturb-other", Variant("b", True))
             xfconf.set(CHANNEL, PROPERTY, Variant("b", True))
-            await until(lambda: len(seen) == 2)
+            await poll_until(lambda: len(seen) == 2)
             assert seen[-1] == DoNotDisturb(True, XFCE_SOURCE)
             xfconf.reset(CHANNEL, PROPERTY)
-            await until(lambda: len(seen) == 3)
+            await poll_until(lambda: len(seen) == 3)
             assert seen[-1] == DoNotDisturb(False, XFCE_SOURCE)
             xfconf.set(CHANNEL, PROPERTY, Variant("s", "true"))  # not a boolean: not known
-            await until(lambda: len(seen) == 4)
+            await poll_until(lambda: len(seen) == 4)
             assert seen[-1].on is None
             assert "str" in seen[-1].reason
 
@@ -108,11 +109,9 @@ def test_not_known_where_nothing_says(bus, qloop, arun):
     arun(scenario(), timeout=20)
 
 
-def test_doctor_reports_the_switch(bus, qloop, arun, monkeypatch):
+def test_doctor_reports_the_switch(bus, qloop, arun):
     async def no_gateways(*_args):
         return [], []
-
-    monkeypatch.setattr(doctor, "_endpoints", no_gateways)
 
     async def scenario():
         assert (await read_once())[1].on is None  # no server on the bus yet
@@ -120,8 +119,8 @@ def test_doctor_reports_the_switch(bus, qloop, arun, monkeypatch):
         try:
             plasma._inhibited = True
             text, as_json = io.StringIO(), io.StringIO()
-            await doctor.check(Options(), text)
-            await doctor.check(Options(json=True), as_json)
+            await doctor.check(Options(), text, find=no_gateways)
+            await doctor.check(Options(json=True), as_json, find=no_gateways)
             return text.getvalue(), json.loads(as_json.getvalue())
         finally:
             await plasma.stop()
@@ -149,7 +148,7 @@ async def tray(bus, qloop, settings=FAST):
     shell = TrayShell(bridge, notify_settings=settings, on_quit=lambda: None)
     bridge.add_gateway(Endpoint("g1", "Local"))
     bridge.start(qloop, NativeNotifier("Hermes Tray"))
-    await until(lambda: clients["g1"].status.dialect)
+    await poll_until(lambda: clients["g1"].status.dialect)
     clients["g1"].emit(SessionChanged(session("s1", "Build")))
     try:
         yield shell, clients["g1"], plasma
@@ -173,8 +172,8 @@ def test_while_on_nothing_is_sent_the_tooltip_says_so_and_off_sends_one(bus, qlo
         async with tray(bus, qloop) as (shell, client, plasma):
             client.emit(ApprovalRequested(expiring("k1", "b1", 300)))
             client.emit(ApprovalRequested(expiring("k2", "b2", 300)))
-            await until(lambda: shell.notifications.holding)
-            await until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
+            await poll_until(lambda: shell.notifications.holding)
+            await poll_until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
             assert shell.tray.status.count == 2
             assert shell.tray.status.icon_name == "waiting"
             # held: the next thing the policy has to say is the escalation, minutes away
@@ -183,7 +182,7 @@ def test_while_on_nothing_is_sent_the_tooltip_says_so_and_off_sends_one(bus, qlo
             plasma.set_inhibited(False)
             note = await plasma.received.get()
             assert note.summary == "2 approvals waiting"
-            await until(lambda: HOLDING_LINE not in shell.tray.status.tooltip)
+            await poll_until(lambda: HOLDING_LINE not in shell.tray.status.tooltip)
             assert shell.notifications.policy.next_deadline() is None
             assert len(plasma.calls) == 1
 
@@ -208,8 +207,8 @@ def test_the_last_seconds_stay_quiet_when_the_setting_says_not_through(bus, qloo
     async def scenario():
         async with tray(bus, qloop, settings) as (shell, client, plasma):
             client.emit(ApprovalRequested(expiring("k1", "b1", settings.escalate_before - 5)))
-            await until(lambda: shell.notifications.holding)
-            await until(lambda: shell.notifications.policy.next_deadline() is None)
+            await poll_until(lambda: shell.notifications.holding)
+            await poll_until(lambda: shell.notifications.policy.next_deadline() is None)
             assert plasma.calls == []
             plasma.set_inhibited(False)  # off in the last seconds: one bubble, worded so
             note = await plasma.received.get()

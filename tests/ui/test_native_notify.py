@@ -14,7 +14,8 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, drain, make_factory, until
+from tests.ui.standins import Endpoint, drain, make_factory
+from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -60,7 +61,7 @@ def test_rows_that_come_and_go_replace_the_notification_in_place(bus, qloop, aru
             client.emit(
                 ApprovalChanged(approval("k2", command="make b", phase=ApprovalPhase.RESOLVED))
             )
-            await until(lambda: notifyd.shown[-1].closed)  # withdrawn where it was answered
+            await poll_until(lambda: notifyd.shown[-1].closed)  # withdrawn where it was answered
             assert len(notifyd.calls) == 2
 
     arun(scenario(), timeout=30)
@@ -71,7 +72,7 @@ def test_a_click_on_replaced_content_answers_nothing(bus, qloop, arun):
         async with wired(bus, qloop) as (client, notifyd, notifier, _):
             client.emit(ApprovalRequested(approval("k1", command="make a")))
             first = await notifyd.received.get()
-            await until(lambda: notifier.is_shown("g1", "b1"))
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
             client.emit(ApprovalRequested(approval("k2", command="make b", position=1)))
             await notifyd.received.get()
             notifyd.ActionInvoked(first.id, "approve.1")  # pressed as the update arrived
@@ -98,7 +99,7 @@ def test_no_new_bubble_while_the_dialog_has_focus(bus, qloop, arun):
     async def scenario():
         async with wired(bus, qloop, focused=True) as (client, notifyd, _, controller):
             client.emit(ApprovalRequested(approval("k1")))
-            await until(lambda: controller.policy.next_deadline() is None)
+            await poll_until(lambda: controller.policy.next_deadline() is None)
             await asyncio.sleep(0.1)
             assert notifyd.calls == []
 
@@ -111,9 +112,9 @@ def test_deny_and_stop_denies_then_interrupts(bus, qloop, arun):
             client.emit(ApprovalRequested(approval("k1")))
             client.emit(ApprovalRequested(approval("k2", position=1)))
             note = await notifyd.received.get()
-            await until(lambda: notifier.is_shown("g1", "b1"))
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
             notifyd.invoke(note.id, "deny-stop.1")
-            await until(lambda: len(client.calls) == 3)
+            await poll_until(lambda: len(client.calls) == 3)
             assert client.calls == [
                 ("decide", "k1", Choice.DENY, False),
                 ("decide", "k2", Choice.DENY, False),

@@ -21,7 +21,8 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, drain, make_factory, until
+from tests.ui.standins import Endpoint, drain, make_factory
+from tests.waiting import holds, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -47,7 +48,7 @@ class App:
     async def shown(self, notifyd, batch_id="b1"):
         """The next notification, once the app is ready to hear its buttons."""
         note = await notifyd.received.get()
-        await until(lambda: self.notifier.is_shown("g1", batch_id))
+        await poll_until(lambda: self.notifier.is_shown("g1", batch_id))
         return note
 
     @property
@@ -105,7 +106,7 @@ def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
             assert note.hints["urgency"] == 1
             assert note.expire_timeout == 0  # lives as long as the question
             notifyd.invoke(note.id, "approve.1")
-            await until(lambda: app.client.calls)
+            await poll_until(lambda: app.client.calls)
             assert app.client.calls == [("decide", "k1", Choice.ONCE, False)]
             await asyncio.sleep(0.1)  # nothing else may follow
             assert len(app.client.calls) == 1
@@ -121,7 +122,7 @@ def test_one_notification_per_batch_and_deny_all(bus, qloop, arun):
             assert note.body.splitlines()[0] == "3 commands wait for your decision."
             assert "approve" not in note.actions
             notifyd.invoke(note.id, "deny.1")
-            await until(lambda: len(app.client.calls) == 3)
+            await poll_until(lambda: len(app.client.calls) == 3)
             assert [c[1:3] for c in app.client.calls] == [(f"k{i}", Choice.DENY) for i in range(3)]
             assert len(notifyd.shown) == 1
 
@@ -134,7 +135,7 @@ def test_body_click_and_review_open_the_dialog_on_that_batch(bus, qloop, arun):
             _ask(app, approval("k1", batch="b7"))
             note = await app.shown(notifyd, "b7")
             notifyd.invoke(note.id, "review.1")
-            await until(lambda: app.reviews)
+            await holds(lambda: app.reviews, app.controller.review_requested)
             assert app.reviews == [("g1", "b7")]
             assert app.client.calls == []
 
@@ -161,7 +162,7 @@ def test_settled_batch_withdraws_its_notification(bus, qloop, arun):
             _ask(app, approval("k1"))
             note = await app.shown(notifyd)
             app.client.emit(ApprovalChanged(approval("k1", phase=ApprovalPhase.RESOLVED)))
-            await until(lambda: note.closed)
+            await poll_until(lambda: note.closed)
 
     arun(scenario(), timeout=30)
 
@@ -170,7 +171,7 @@ def test_no_notification_service_falls_back_to_the_tray_balloon(bus, qloop, arun
     async def scenario():
         app = App(qloop)
         _ask(app, approval("k1", command="make clean"))
-        await until(lambda: app.balloons)
+        await poll_until(lambda: app.balloons)
         assert app.ready == [False]
         assert app.balloons == [("Approval needed — Fix the build", "make clean")]
         app.controller.balloon_clicked()
@@ -185,7 +186,7 @@ def test_no_bus_at_all_falls_back(monkeypatch, qloop, arun, tmp_path):
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/missing")
         app = App(qloop)
         app.bridge.start_notifications()
-        await until(lambda: app.ready)
+        await holds(lambda: app.ready, app.bridge.notifications_ready)
         assert app.ready == [False]
         await app.close()
 

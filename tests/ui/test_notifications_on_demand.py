@@ -17,7 +17,8 @@ from desktop.model.notify_policy import NotifySettings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
-from tests.ui.standins import Endpoint, drain, make_factory, until
+from tests.ui.standins import Endpoint, drain, make_factory
+from tests.waiting import holds, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 
@@ -94,7 +95,7 @@ def test_nothing_is_started_until_the_first_plan_is_due_then_it_is_shown_nativel
         await asyncio.sleep(0.1)  # connected, idle
         assert (app.notifier.starts, app.ready) == (0, [])
         app.ask()
-        await until(lambda: app.notifier.shown)
+        await poll_until(lambda: app.notifier.shown)
         assert app.notifier.starts == 1
         assert app.ready == [True]
         assert [p.keys for p in app.notifier.shown] == [("k1",)]
@@ -110,7 +111,7 @@ def test_a_notice_waits_for_the_answer_and_is_shown_once(qloop, arun):
         for _ in range(2):
             app.controller.show_notice(Notice("warning", "Tokens in a file", "here", "fix it"))
         assert app.notifier.shown == []  # held until the probe answered
-        await until(lambda: len(app.notifier.shown) == 2)
+        await poll_until(lambda: len(app.notifier.shown) == 2)
         assert app.notifier.starts == 1
         assert app.notifier.shown == ["Hermes Tray — Tokens in a file"] * 2
         await app.close()
@@ -122,7 +123,7 @@ def test_a_notifier_that_raises_on_start_means_the_balloon(qloop, arun):
     async def scenario():
         app = App(StubNotifier(fails=True))
         app.ask()
-        await until(lambda: app.balloons)
+        await poll_until(lambda: app.balloons)
         assert app.ready == [False]
         assert app.balloons == [("Approval needed — Fix the build", "make clean")]
         await app.close()
@@ -137,7 +138,7 @@ def test_a_request_before_the_loop_is_served_when_the_bridge_starts(qloop, arun)
         await asyncio.sleep(0.05)
         assert (app.notifier.starts, app.ready) == (0, [])
         app.start()
-        await until(lambda: app.ready)
+        await holds(lambda: app.ready, app.bridge.notifications_ready)
         assert (app.notifier.starts, app.ready) == (1, [True])
         await app.close()
 

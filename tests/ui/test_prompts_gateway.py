@@ -20,7 +20,8 @@ from desktop.model.tray_status import tray_status
 from desktop.ui.bridge import GatewayBridge
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
-from tests.ui.standins import drain, until
+from tests.ui.standins import drain
+from tests.waiting import holds, poll_until
 
 
 def endpoint(fake: FakeGateway) -> GatewayEndpoint:
@@ -50,7 +51,7 @@ async def started(
     bridge.prompt_ended.connect(ended.append)
     bridge.add_gateway(endpoint(fake))
     bridge.start(asyncio.get_running_loop())
-    await until(lambda: bridge.snapshot.gateway("demo").link is Link.UP)
+    await holds(lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed)
     return bridge, asked, ended
 
 
@@ -66,7 +67,7 @@ def test_a_clarify_is_shown_then_answered_from_the_bridge_and_the_gateway_takes_
         fake = await FakeGateway("B", speed=0.01).start()
         bridge, asked, ended = await started(fake)
         bridge.new_task("demo", "/tmp", "[[scenario:clarify]] deploy")
-        await until(lambda: bool(asked))
+        await holds(lambda: asked, bridge.prompt_asked)
         update = asked[-1]
         prompt = update.prompt
         assert (prompt.kind, prompt.question) == (
@@ -83,7 +84,7 @@ def test_a_clarify_is_shown_then_answered_from_the_bridge_and_the_gateway_takes_
         assert "waiting for your answer: Which branch should I deploy?" in status.tooltip
         result = bridge.answer_prompt("demo", prompt.key, "staging")
         assert result.sent, result.reason
-        await until(lambda: bool(fake.clarify_answers))
+        await poll_until(lambda: bool(fake.clarify_answers))
         assert fake.clarify_answers == [{"answers": {"q0": "staging"}, "outcome": "submitted"}]
         assert clarify_frames(fake) == [
             {
@@ -111,14 +112,14 @@ def test_a_clarify_hermes_stopped_waiting_for_says_expired_and_sends_nothing(qlo
         fake = await FakeGateway("B", speed=0.01, turns=book).start()
         bridge, asked, ended = await started(fake)
         bridge.new_task("demo", "/tmp", "[[scenario:quick]] ask")
-        await until(lambda: bool(asked))
+        await holds(lambda: asked, bridge.prompt_asked)
         key = asked[-1].prompt.key
-        await until(lambda: bool(ended), timeout=10)
+        await holds(lambda: ended, bridge.prompt_ended, timeout=10)
         assert [u.ended for u in ended] == [prompt_book.EXPIRED]
         result = bridge.answer_prompt("demo", key, "yes")
         assert not result.sent
         assert result.reason.startswith("expired")
-        await until(lambda: bool(fake.clarify_answers))
+        await poll_until(lambda: bool(fake.clarify_answers))
         assert fake.clarify_answers == [{"answers": {}, "outcome": "timed_out"}]
         assert clarify_frames(fake) == []
         await stop(bridge, fake)

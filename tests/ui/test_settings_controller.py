@@ -16,8 +16,8 @@ from desktop.settings import GatewayConfig, GatewayKind, Settings, TokenStore, l
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController, client_factory_for
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import until
 from tests.ui.wired_app import WiredApp
+from tests.waiting import holds, poll_until
 
 OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
 
@@ -57,7 +57,7 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
 
         app.action("settings").trigger()  # Settings… opens the dialog
         dialog = control.dialog
-        await until(dialog.isVisible)
+        await poll_until(dialog.isVisible)
         dialog.add_button.click()
         dialog.name_edit.setText("Lab")
         dialog.url_edit.setText(fake.base_url)
@@ -66,7 +66,7 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
         dialog.margin_spin.setValue(9.5)
         dialog.login_check.setChecked(True)
         press_ok(dialog)
-        await until(lambda: control.dialog is None)
+        await poll_until(lambda: control.dialog is None)
 
         saved = json.loads(places["settings"].read_text())
         assert fake.token not in places["settings"].read_text()  # tokens live elsewhere
@@ -77,7 +77,10 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
         assert saved["start_at_login"] is True
 
         # live: the new gateway connects with the stored token, over 127.0.0.1
-        await until(lambda: app.view(gateway.id) and app.view(gateway.id).link is Link.UP)
+        await holds(
+            lambda: app.view(gateway.id) and app.view(gateway.id).link is Link.UP,
+            app.bridge.snapshot_changed,
+        )
         assert app.view(gateway.id).name == "Lab"
         assert app.shell.notifications.policy.settings.show_commands is False
         assert places["autostart"].is_enabled()
@@ -92,8 +95,8 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
         dialog.remove_button.click()
         dialog.login_check.setChecked(False)
         press_ok(dialog)
-        await until(lambda: app.view(gateway.id) is None)
-        await until(lambda: not any(record.open for record in fake.connections))
+        await holds(lambda: app.view(gateway.id) is None, app.bridge.snapshot_changed)
+        await poll_until(lambda: not any(record.open for record in fake.connections))
         assert load_settings(places["settings"]).gateways == ()
         assert not places["autostart"].is_enabled()
         assert not app.action("start-at-login").isChecked()

@@ -12,7 +12,8 @@ from desktop.model.bridge_events import DecisionMade
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.model.builders import YOLO_SESSION, approval, session
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import poll_until
 
 OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
 
@@ -25,7 +26,7 @@ def shell(qloop, arun):
     bridge.add_gateway(Endpoint("g1", "Local"))
     shell = TrayShell(bridge, on_quit=lambda: quits.append(True))
     bridge.start(qloop)
-    arun(until(lambda: bridge.snapshot.waiting_count() == 0 and clients["g1"].status.dialect))
+    arun(poll_until(lambda: bridge.snapshot.waiting_count() == 0 and clients["g1"].status.dialect))
     client = clients["g1"]
     client.emit(SessionChanged(session("s1", "Fix the build")))
     client.emit(ApprovalRequested(approval("k1", batch="b1")))
@@ -97,7 +98,7 @@ def test_new_task_dialog_starts_a_task(shell, qtbot, arun):
     assert not s.new_task.start_button.isEnabled()  # no prompt yet
     s.new_task.prompt.setPlainText("run the tests")
     s.new_task.start_button.click()
-    arun(until(lambda: ("create_session", "/srv/project", "run the tests") in client.calls))
+    arun(poll_until(lambda: ("create_session", "/srv/project", "run the tests") in client.calls))
     assert not s.new_task.isVisible()
 
 

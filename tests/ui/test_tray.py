@@ -15,7 +15,8 @@ from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
 from tests.model.builders import YOLO_SESSION, approval, session
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import poll_until
 
 # The offscreen platform cannot raise windows, grab the keyboard for a popup menu or
 # propagate size hints (confirmation boxes); it says so as a warning each time.
@@ -42,7 +43,7 @@ def _running_tray(qloop, arun, *, exported: bool | None):
     bridge.add_gateway(Endpoint("g1", "Local"))
     tray = TrayController(bridge, exported=exported)
     bridge.start(qloop)
-    arun(until(lambda: tray.status.icon_name == "idle"))
+    arun(poll_until(lambda: tray.status.icon_name == "idle"))
     yield bridge, tray, clients["g1"]
     tray.menu.close()
     tray.dispose()
@@ -229,7 +230,7 @@ def test_approval_mode_asks_first(setup, qtbot, arun, accept):
     assert "NO command will ask for approval" in text
     _answer(qtbot, tray, accept)
     if accept:
-        arun(until(lambda: ("set_approval_mode", "off") in client.calls))
+        arun(poll_until(lambda: ("set_approval_mode", "off") in client.calls))
     else:
         qtbot.wait(50)
         assert client.calls == []
@@ -243,11 +244,11 @@ def test_yolo_on_asks_first_and_off_does_not(setup, qtbot, arun):
     action(tray, "yolo:g1:s1").trigger()
     assert "“R&D <x>”" in tray.confirmation.text()  # a plain-text box: shown literally
     _answer(qtbot, tray, True)
-    arun(until(lambda: ("set_yolo", "s1", True) in client.calls))
+    arun(poll_until(lambda: ("set_yolo", "s1", True) in client.calls))
     client.emit(SessionChanged(session(yolo=YOLO_SESSION, status=SessionStatus.WORKING)))
     tray.rebuild_menu()
     action(tray, "yolo:g1:s1").trigger()
-    arun(until(lambda: ("set_yolo", "s1", False) in client.calls))
+    arun(poll_until(lambda: ("set_yolo", "s1", False) in client.calls))
     assert tray.confirmation is None
 
 

@@ -12,8 +12,9 @@ from desktop.model.yolo_timer import BoxKind, Phase
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.model.builders import YOLO_SESSION, session
-from tests.ui.standins import Endpoint, make_factory, until
+from tests.ui.standins import Endpoint, make_factory
 from tests.ui.wired_app import ManualClock, menu_action
+from tests.waiting import holds, poll_until
 
 OFFSCREEN_BOX = pytest.mark.qt_log_ignore("This plugin does not support")
 
@@ -26,7 +27,7 @@ def wired(qloop, arun):
     bridge.add_gateway(Endpoint("g1", "Local"))
     shell = TrayShell(bridge, on_quit=lambda: None, clock=clock)
     bridge.start(qloop)
-    arun(until(lambda: clients["g1"].status.dialect))
+    arun(poll_until(lambda: clients["g1"].status.dialect))
     client = clients["g1"]
     client.emit(SessionChanged(session("s1", "Fix the build")))
     yield shell, client, clock
@@ -40,7 +41,7 @@ def test_no_timer_until_a_minutes_box_runs_and_none_after_it_ends(wired, arun):
     shell, client, _clock = wired
     assert not shell.yolo.timer_active  # an idle tray never wakes up for time-boxes
     shell.yolo.start("g1", "s1", BoxKind.MINUTES)
-    arun(until(lambda: ("set_yolo", "s1", True) in client.calls))
+    arun(poll_until(lambda: ("set_yolo", "s1", True) in client.calls))
     assert shell.yolo.timer_active
     client.emit(SessionChanged(session("s1", yolo=YOLO_SESSION)))
     client.emit(SessionChanged(session("s1")))  # switched off elsewhere (Hermes, the toggle)
@@ -51,7 +52,7 @@ def test_no_timer_until_a_minutes_box_runs_and_none_after_it_ends(wired, arun):
 def test_a_turn_box_needs_no_timer(wired, arun):
     shell, client, _clock = wired
     shell.yolo.start("g1", "s1", BoxKind.TURN)
-    arun(until(lambda: ("set_yolo", "s1", True) in client.calls))
+    arun(poll_until(lambda: ("set_yolo", "s1", True) in client.calls))
     assert shell.yolo.boxes.box(("g1", "s1")) is not None
     assert not shell.yolo.timer_active
 
@@ -60,7 +61,7 @@ def test_a_yolo_that_could_not_be_turned_on_leaves_no_box(wired, arun):
     shell, client, _clock = wired
     client.fail_commands = True
     shell.yolo.start("g1", "s1", BoxKind.MINUTES)
-    arun(until(lambda: shell.yolo.boxes.keys() == ()))
+    arun(poll_until(lambda: shell.yolo.boxes.keys() == ()))
     assert not shell.yolo.timer_active
     assert shell.tray.status.icon_name == "idle"
 
@@ -114,6 +115,6 @@ def test_an_unexpected_failure_while_switching_off_is_reported_not_left_hanging(
     client.set_yolo = broken
     clock.advance(15 * 60)
     shell.yolo.tick()
-    arun(until(lambda: notices))
+    arun(holds(lambda: notices, shell.yolo.notice_raised))
     assert notices[0].text == "YOLO is still on for Fix the build — turn it off in Hermes"
     assert shell.yolo.boxes.keys() == ()

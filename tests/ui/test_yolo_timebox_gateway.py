@@ -17,8 +17,8 @@ from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.snapshot import Link, session_title
 from desktop.model.yolo_timer import BoxKind, Phase
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import until
 from tests.ui.wired_app import GID, WiredApp
+from tests.waiting import holds
 
 MIN = 60.0
 OFFSCREEN_BOX = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -35,7 +35,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
         app = WiredApp(await FakeGateway("B", speed=0.01).start())
         await app.connected()
         sid = await app.new_session("hello")  # the default turn answers and goes idle
-        await until(lambda: not app.session(sid).running)
+        await app.turn_over(sid)
 
         app.action(f"yolo-minutes:{GID}:{sid}").trigger()
         box = app.shell.tray.confirmation
@@ -43,7 +43,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
         assert "15 minutes" in box.text()
         next(b for b in box.buttons() if "15 minutes" in b.text()).click()
 
-        await until(lambda: yolo_on(app, sid))
+        await holds(lambda: yolo_on(app, sid), app.bridge.snapshot_changed)
         assert app.config_sets() == ["on"]
         assert app.shell.yolo.boxes.box((GID, sid)).phase is Phase.ACTIVE
         assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · 15 min left"
@@ -58,7 +58,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
 
         app.clock.advance(MIN)
         app.shell.yolo.tick()
-        await until(lambda: app.checks)
+        await holds(lambda: app.checks, app.bridge.yolo_checked)
         assert app.checks == [(GID, sid, YoloCheck.OFF)]
         assert app.config_sets() == ["on", "off"]
         assert app.fake.session(sid).yolo is False  # the gateway's own state
@@ -78,17 +78,19 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
         app = WiredApp(await FakeGateway("B", speed=0.01).start())
         await app.connected()
         sid = await app.new_session("[[scenario:single]] clean s1")
-        waiting = await until(lambda: app.view().waiting)
+        waiting = await holds(lambda: app.view().waiting, app.bridge.snapshot_changed)
         assert app.session(sid).running
         assert app.action(f"yolo-turn:{GID}:{sid}").text() == "YOLO until this turn ends"
 
         app.shell.yolo.start(GID, sid, BoxKind.TURN)
-        await until(lambda: yolo_on(app, sid))
+        await holds(lambda: yolo_on(app, sid), app.bridge.snapshot_changed)
         assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · until this turn ends"
         assert not app.shell.yolo.timer_active  # a turn box needs no timer at all
 
         app.bridge.decide(DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], "test"))
-        await until(lambda: app.checks)  # message.complete -> running false -> off + check
+        await holds(
+            lambda: app.checks, app.bridge.yolo_checked
+        )  # message.complete -> running false -> off + check
         assert app.checks == [(GID, sid, YoloCheck.OFF)]
         assert app.config_sets() == ["on", "off"]
         assert app.fake.session(sid).yolo is False
@@ -105,14 +107,14 @@ def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qlo
         app.bridge.yolo.settle_s = 0.3  # how long the gateway gets to report "off"
         await app.connected()
         sid = await app.new_session("hello")
-        await until(lambda: not app.session(sid).running)
+        await app.turn_over(sid)
         app.shell.yolo.start(GID, sid, BoxKind.MINUTES)
-        await until(lambda: yolo_on(app, sid))
+        await holds(lambda: yolo_on(app, sid), app.bridge.snapshot_changed)
         app.fake.world.policy.env_yolo = True  # as if HERMES_YOLO_MODE were frozen on
 
         app.clock.advance(15 * MIN)
         app.shell.yolo.tick()
-        await until(lambda: app.checks, timeout=10)
+        await holds(lambda: app.checks, app.bridge.yolo_checked, timeout=10)
         assert app.checks == [(GID, sid, YoloCheck.STILL_ON)]
         assert app.config_sets() == ["on", "off", "off"]  # one retry, no more
         [notice] = app.problems
@@ -137,22 +139,22 @@ def test_a_deadline_that_passes_while_disconnected_is_applied_after_reconnecting
         )
         await app.connected()
         sid = await app.new_session("hello")
-        await until(lambda: not app.session(sid).running)
+        await app.turn_over(sid)
         app.shell.yolo.start(GID, sid, BoxKind.MINUTES)
-        await until(lambda: yolo_on(app, sid))
+        await holds(lambda: yolo_on(app, sid), app.bridge.snapshot_changed)
 
         fake.drop()
-        await until(lambda: app.view().link is not Link.UP)
+        await holds(lambda: app.view().link is not Link.UP, app.bridge.snapshot_changed)
         app.clock.advance(16 * MIN)
         app.shell.yolo.tick()
-        await until(lambda: app.checks)
+        await holds(lambda: app.checks, app.bridge.yolo_checked)
         assert app.checks == [(GID, sid, YoloCheck.UNREACHABLE)]
         assert app.shell.yolo.boxes.box((GID, sid)).phase is Phase.OFF_PENDING
         assert app.problems == []
         assert fake.session(sid).yolo is True  # nothing could be sent
 
         app.bridge.reconnect(GID)
-        await until(lambda: len(app.checks) == 2, timeout=10)
+        await holds(lambda: len(app.checks) == 2, app.bridge.yolo_checked, timeout=10)
         assert app.checks[-1] == (GID, sid, YoloCheck.OFF)
         assert fake.session(sid).yolo is False
         assert app.config_sets() == ["on", "off"]

@@ -21,7 +21,8 @@ from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import drain, until
+from tests.ui.standins import drain
+from tests.waiting import holds, poll_until
 
 QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 GID = "demo"
@@ -125,16 +126,36 @@ class WiredApp:
         return view.session(sid) if view else None
 
     async def connected(self, gateway_id: str = GID) -> None:
-        await until(lambda: self.view(gateway_id) and self.view(gateway_id).link is Link.UP)
+        await holds(
+            lambda: self.view(gateway_id) and self.view(gateway_id).link is Link.UP,
+            self.bridge.snapshot_changed,
+        )
 
     async def new_session(self, prompt: str) -> str:
         """Start a task through the bridge; return its session id once the tray knows it."""
         before = {s.session_id for s in self.view().sessions}
         self.bridge.new_task(GID, "/tmp", prompt)
-        found = await until(
-            lambda: [s.session_id for s in self.view().sessions if s.session_id not in before]
+        found = await holds(
+            lambda: [s.session_id for s in self.view().sessions if s.session_id not in before],
+            self.bridge.snapshot_changed,
         )
         return found[0]
+
+    async def turn_over(self, sid: str) -> None:
+        """The gateway ran the session's turn to its end, and the tray shows it idle.
+
+        Why not only ``not running``: a new session is idle before its first turn starts.
+        """
+
+        def on_the_wire() -> bool:
+            session = self.fake.session(sid)
+            replied = any(m["role"] == "assistant" for m in session.messages)
+            return replied and session.turn_task is None
+
+        await poll_until(
+            on_the_wire, what="the fake gateway ended the turn"
+        )  # nothing announces it
+        await holds(lambda: not self.session(sid).running, self.bridge.snapshot_changed)
 
     @property
     def problems(self) -> list[Any]:
