@@ -80,6 +80,21 @@ class SessionShelf:
         ]
         return min(times) if times else None
 
+    def note_busy(self, snapshot: AppSnapshot) -> None:
+        """Remember which sessions are busy now (called on every snapshot, cheap).
+
+        The menu is picked only when events pause or it opens; a short turn that streams
+        without a pause would otherwise never be seen busy, and the task the person just ran
+        would rank among the leftovers by arrival order, possibly past the menu's bound.
+        """
+        now = self._clock()
+        for gateway in snapshot.gateways:
+            asking = {row.session_id for row in gateway.waiting}
+            asking.update(p.session_id for p in gateway.prompts)
+            for session in gateway.sessions:
+                if _urgency(session, int(session.session_id in asking))[0] < 2:
+                    self._busy_at[(gateway.gateway_id, session.session_id)] = now
+
     def peek(self, snapshot: AppSnapshot) -> MenuPick:
         """What :meth:`pick` would answer now, remembering nothing."""
         saved = dict(self._idle_since), dict(self._busy_at), set(self._closed)

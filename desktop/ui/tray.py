@@ -178,6 +178,7 @@ class TrayController(QObject):
 
     def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
         self._snapshot = snapshot
+        self.shelf.note_busy(snapshot)
         self.refresh()
 
     def _render_status(self) -> None:

@@ -81,3 +81,18 @@ def test_when_every_session_turns_yolo_the_one_last_busy_still_comes_first():
     assert [s.session_id for s in shelf.pick(snap(gateway(sessions=yolo))).sessions("g1")] == [
         "mine"
     ]
+
+
+def test_a_turn_seen_only_between_picks_still_ranks_its_session_first():
+    clock = Clock()
+    shelf = SessionShelf(clock, limit=1)
+    leftovers = (session("left1"), session("left2"))
+    shelf.pick(snap(gateway(sessions=leftovers)))  # the menu was last picked before the task
+    clock.now += 1.0
+    shelf.note_busy(
+        snap(gateway(sessions=(*leftovers, session("mine", status=SessionStatus.WORKING))))
+    )
+    clock.now += 1.0  # the turn ended before events paused: the next pick sees it idle
+    pick = shelf.pick(snap(gateway(sessions=(*leftovers, session("mine")))))
+    assert [s.session_id for s in pick.sessions("g1")] == ["mine"]
+    assert pick.more == 2
