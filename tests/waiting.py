@@ -124,17 +124,46 @@ def recorded(*sources: Source) -> list[Any]:
     return items
 
 
-async def poll_until(predicate: Callable[[], T], timeout: float = 5.0, what: str = "") -> T:
+async def poll_until(
+    predicate: Callable[[], T],
+    timeout: float = 5.0,
+    what: str = "",
+    explain: Callable[[], str] | None = None,
+) -> T:
     """Poll ``predicate()`` every 5 ms until truthy: only for changes nothing announces.
 
-    E.g. what a fake gateway recorded over its socket, a file on disk, tasks finishing. Where a
-    signal or subscription announces the change, ``holds`` or ``emitted`` waits on it instead.
+    E.g. what a fake gateway recorded over its socket, a file on disk, a real gateway's reply, tasks
+    finishing. Where a signal or subscription announces the change, ``holds`` or ``emitted`` waits
+    on it instead. ``explain()`` adds the state found to the timeout's message.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not (result := predicate()):
         if loop.time() > deadline:
             label = what or getattr(predicate, "__qualname__", repr(predicate))
-            raise TimeoutError(f"not within {timeout:g}s: {label}")
+            detail = f"\n{explain()}" if explain is not None else ""
+            raise TimeoutError(f"not within {timeout:g}s: {label}{detail}")
         await asyncio.sleep(0.005)
     return result
+
+
+async def drain(timeout: float = 5.0) -> None:
+    """Run the loop until every other task has ended (the test's ``wait_for`` wrapper excepted).
+
+    Why: after a test body, pytest-qt processes Qt events *outside* the asyncio loop; a task that
+    is still scheduled then steps with no running loop and fails ("no running event loop").
+    Tests that start servers or clients end with ``drain()`` after closing them.
+    """
+    me = asyncio.current_task()
+
+    def wrapper(task: asyncio.Task[Any]) -> bool:  # arun() awaits the test in asyncio.wait_for
+        return getattr(task.get_coro(), "__name__", "") == "wait_for"
+
+    def others_done() -> bool:
+        return all(t is me or t.done() or wrapper(t) for t in asyncio.all_tasks())
+
+    def pending() -> str:
+        return "\n".join(repr(t) for t in asyncio.all_tasks() if not t.done())
+
+    await poll_until(others_done, timeout, "every other task done", pending)  # nothing announces it
+    await asyncio.sleep(0.01)  # callbacks scheduled by the last tasks run too

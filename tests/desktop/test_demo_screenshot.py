@@ -25,7 +25,7 @@ import pytest
 
 from desktop.settings.store import load_settings, save_settings
 from tests.desktop import xdesk
-from tests.ui.standins import drain
+from tests.waiting import drain
 
 pytestmark = pytest.mark.desktop
 

@@ -29,8 +29,7 @@ from desktop.ui.icons import icon_dir
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import drain
-from tests.waiting import holds, poll_until
+from tests.waiting import drain, holds, poll_until
 
 pytestmark = pytest.mark.desktop
 

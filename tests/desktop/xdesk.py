@@ -115,7 +115,7 @@ async def demo_tray(
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
     from tests.gatewaymodel import FakeGateway
-    from tests.ui.standins import drain
+    from tests.waiting import drain
 
     fake = await FakeGateway("B", speed=0.05).start()
     bridge = GatewayBridge()

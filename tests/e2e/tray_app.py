@@ -32,9 +32,9 @@ from desktop.model.snapshot import GatewayView, Link
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.bridge import GatewayBridge, gateway_client_factory
 from desktop.ui.shell import TrayShell
-from tests.e2e.waiting import drain, until
 from tests.e2e.wire import WireTap
 from tests.peers.hermes_server import HermesServer
+from tests.waiting import drain, poll_until
 
 GATEWAY_ID = "hermes"
 CONNECT_S = 30.0
@@ -168,7 +168,7 @@ class TrayApp:
         self.bridge.add_gateway(endpoint)
         self.shell.show()
         self.bridge.start(asyncio.get_running_loop())
-        await until(
+        await poll_until(
             lambda: self.gateway.link is Link.UP, CONNECT_S, "the tray to connect", self.explain
         )
         return self
@@ -231,7 +231,7 @@ class TrayApp:
 
     # -- waiting ------------------------------------------------------------------------------
     async def wait(self, predicate: Callable[[], Any], what: str, timeout: float = TURN_S) -> Any:
-        return await until(predicate, timeout, what, self.explain)
+        return await poll_until(predicate, timeout, what, self.explain)
 
     async def new_session(self, count: int = 1) -> str:
         """The id of the ``count``-th task the tray started (waits for it)."""

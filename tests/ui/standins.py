@@ -11,7 +11,6 @@ from typing import Any
 from desktop.core.model import DecisionResult, Dialect
 from desktop.gateway.client import ConnectionState, ConnectionStatus
 from desktop.gateway.errors import NotSentError
-from tests.waiting import poll_until
 
 
 @dataclass(frozen=True)
@@ -91,23 +90,3 @@ def make_factory(store: dict[str, StandInClient]) -> Callable[[Any, Any], StandI
         return client
 
     return factory
-
-
-async def drain(timeout: float = 3.0) -> None:
-    """Run the loop until every other task has finished.
-
-    Why: after a test body, pytest-qt processes Qt events *outside* the asyncio loop; a task that
-    is still scheduled then steps with no running loop and fails ("no running event loop").
-    Tests that start servers or clients end with ``arun(drain())`` after closing them.
-    """
-    me = asyncio.current_task()
-
-    def others_done() -> bool:
-        # arun() wraps the test's coroutine in asyncio.wait_for, whose task awaits ours.
-        return all(
-            t is me or t.done() or t.get_coro().__name__ == "wait_for"  # type: ignore[union-attr]
-            for t in asyncio.all_tasks()
-        )
-
-    await poll_until(others_done, timeout, what="every other task done")  # nothing announces it
-    await asyncio.sleep(0.01)  # callbacks scheduled by the last tasks run too

@@ -26,8 +26,7 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.gatewaymodel import FakeGateway
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import drain
-from tests.waiting import holds, poll_until
+from tests.waiting import drain, holds, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 

@@ -34,8 +34,7 @@ from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.ui.dbus_fakes.private_bus import PrivateBus
-from tests.ui.standins import drain
-from tests.waiting import holds, poll_until
+from tests.waiting import drain, holds, poll_until
 
 SPEED = 0.05  # real seconds per script second: the 90 s approval timeout would be 4.5 s
 QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)

@@ -26,8 +26,8 @@ from desktop.ui.shell import TrayShell
 from tests.model.builders import approval, session
 from tests.ui.dbus_fakes.do_not_disturb import FakePlasma, FakeXfceNotifyd, FakeXfconf
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, drain, make_factory
-from tests.waiting import poll_until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import drain, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 CHANNEL, PROPERTY = "xfce4-notifyd", "/do-not-disturb"

@@ -17,8 +17,8 @@ from desktop.model.notify_policy import NotifySettings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
-from tests.ui.standins import Endpoint, drain, make_factory
-from tests.waiting import holds, poll_until
+from tests.ui.standins import Endpoint, make_factory
+from tests.waiting import drain, holds, poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 

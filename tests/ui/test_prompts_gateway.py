@@ -20,8 +20,7 @@ from desktop.model.tray_status import tray_status
 from desktop.ui.bridge import GatewayBridge
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
-from tests.ui.standins import drain
-from tests.waiting import holds, poll_until
+from tests.waiting import drain, holds, poll_until
 
 
 def endpoint(fake: FakeGateway) -> GatewayEndpoint:

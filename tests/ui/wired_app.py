@@ -21,8 +21,7 @@ from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.gatewaymodel import FakeGateway
-from tests.ui.standins import drain
-from tests.waiting import holds, poll_until
+from tests.waiting import drain, holds, poll_until
 
 QUIET = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 GID = "demo"
