@@ -31,7 +31,7 @@ def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
     names, read = known
     copy = object.__new__(cls)
     for name, item in zip(names, read(value), strict=True):
-        _set(copy, name, changes[name] if name in changes else item)
+        _set(copy, name, changes.get(name, item))
     return copy
 
 

@@ -1,13 +1,18 @@
-"""Fold every usage shape the gateways send into one :class:`~desktop.core.model.Usage`.
+"""Usage and plans, read from every shape the gateways send into frozen values.
 
 Usage arrives in five places (protocol.md §4, §6.9):
 ``message.complete.usage``, ``session.info.usage``, the ``session.usage`` RPC result, and the
 ``session.usage`` event, which is either ``{usage: {...}}`` (main tui_gateway) or flat counters
 such as ``api_calls`` next to a nested view (newest canonical gateway; the flat ones win when
 ``api_calls`` is an integer). Key names differ too (``calls``/``api_calls``, ``input``/
-``input_tokens``), so each field accepts a short list of aliases.
+``input_tokens``), so each field accepts a short list of aliases. Usage is cumulative per
+session, so a key that is missing keeps the value already known.
 
-Usage is cumulative per session, so a key that is missing keeps the value already known.
+The plan arrives as ``todo.updated {todos, revision}`` (newer gateways), in
+``tool.complete`` of the ``todo``/``todo_list`` tool (0.19.0 has no other source), and as the
+resume snapshot's ``todo_state`` (protocol.md §4, §6.8). Items are ``{id, content, status}``.
+Newer gateways number every plan; the highest revision wins so a late, older frame cannot undo
+a newer plan.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import payloads
-from desktop.core.model import Usage, replaced
+from desktop.core.model import TodoItem, TodoList, TodoStatus, Usage, replaced
 
 _COUNTERS: dict[str, tuple[str, ...]] = {
     "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
@@ -78,3 +83,52 @@ def _first(data: Mapping[str, Any], aliases: tuple[str, ...], read: Any) -> Any:
         if value is not None:
             return value
     return None
+
+
+TODO_TOOLS = frozenset({"todo", "todo_list"})
+_STATUSES = {status.value: status for status in TodoStatus}
+
+
+def parse_todos(todos: object, revision: object) -> TodoList | None:
+    """A :class:`TodoList` from a raw list and revision, or None when ``todos`` is no list.
+
+    Items without text are skipped; an unknown status reads as pending rather than dropping
+    the item, so a newer gateway's extra states never hide a task.
+    """
+    if not isinstance(todos, list):
+        return None
+    items: list[TodoItem] = []
+    for raw in todos:
+        if not isinstance(raw, payloads.OBJECT):
+            continue
+        content = payloads.text(raw, "content")
+        if not content:
+            continue
+        ident = payloads.wire_id(raw.get("id"))
+        status = _STATUSES.get(payloads.text(raw, "status"), TodoStatus.PENDING)
+        items.append(TodoItem("" if ident is None else str(ident), content, status))
+    number = payloads.wire_id(revision)
+    return TodoList(tuple(items), number if isinstance(number, int) else None)
+
+
+def todos_in(payload: Mapping[str, Any]) -> TodoList | None:
+    """The plan carried by an event payload (``todos`` + ``revision``), or None."""
+    return parse_todos(payload.get("todos"), payload.get("revision"))
+
+
+def todos_of_tool(payload: Mapping[str, Any]) -> TodoList | None:
+    """The plan in a ``tool.complete`` payload of the todo tool, or None for other tools."""
+    if payloads.text(payload, "name") not in TODO_TOOLS:
+        return None
+    found = todos_in(payload)
+    if found is not None:
+        return found
+    result = payloads.mapping(payload, "result")
+    return todos_in(result) if result is not None else None
+
+
+def supersedes(current: TodoList, incoming: TodoList) -> bool:
+    """Whether ``incoming`` may replace ``current`` (keep the highest revision)."""
+    if incoming.revision is None or current.revision is None:
+        return True
+    return incoming.revision >= current.revision
