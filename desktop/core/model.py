@@ -13,25 +13,16 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 _Value = TypeVar("_Value")
-_set = object.__setattr__
-_FIELDS: dict[type, tuple[tuple[str, ...], Any]] = {}
+_READERS: dict[type, Any] = {}
 
 
 def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
-    """A copy of the frozen ``value`` with ``changes`` (``dataclasses.replace``, cheaper).
-
-    The copy is filled slot by slot, as the frozen ``__init__`` would, without building the
-    keyword arguments it needs: the core makes one per change of a session or a row.
-    """
-    cls = type(value)
-    known = _FIELDS.get(cls)
-    if known is None:
-        names = cls.__slots__  # type: ignore[attr-defined]
-        known = _FIELDS[cls] = (names, attrgetter(*names))
-    names, read = known
+    """A copy of the frozen ``value`` with ``changes``, filled as its ``__init__`` would."""
+    cls, names = type(value), value.__slots__  # type: ignore[attr-defined]
+    read = _READERS.get(cls) or _READERS.setdefault(cls, attrgetter(*names))
     copy = object.__new__(cls)
     for name, item in zip(names, read(value), strict=True):
-        _set(copy, name, changes.get(name, item))
+        object.__setattr__(copy, name, changes.get(name, item))
     return copy
 
 

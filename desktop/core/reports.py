@@ -1,17 +1,11 @@
-"""Usage and plans, read from every shape the gateways send into frozen values.
+"""Usage and plans, from every shape the gateways send (protocol.md §4, §6.8-6.9).
 
-Usage arrives in five places (protocol.md §4, §6.9):
-``message.complete.usage``, ``session.info.usage``, the ``session.usage`` RPC result, and the
-``session.usage`` event, which is either ``{usage: {...}}`` (main tui_gateway) or flat counters
-such as ``api_calls`` next to a nested view (newest canonical gateway; the flat ones win when
-``api_calls`` is an integer). Key names differ too (``calls``/``api_calls``, ``input``/
-``input_tokens``), so each field accepts a short list of aliases. Usage is cumulative per
-session, so a key that is missing keeps the value already known.
-
-The plan arrives as ``todo.updated {todos, revision}`` (newer gateways), in
-``tool.complete`` of the ``todo``/``todo_list`` tool (0.19.0 has no other source), and as the
-resume snapshot's ``todo_state`` (protocol.md §4, §6.8). Items are ``{id, content, status}``.
-Newer gateways number every plan; the highest revision wins so a late, older frame cannot undo
+Usage comes in ``message.complete``, ``session.info``, the ``session.usage`` RPC result and
+event (``{usage: {...}}``, or flat counters beside a nested view: the flat ones win when
+``api_calls`` is an integer), under differing key names, so each field takes a short list of
+aliases; it is cumulative, so a missing key keeps the value known. Plans come in
+``todo.updated``, in ``tool.complete`` of the todo tools (0.19.0's only source) and in the
+resume snapshot's ``todo_state``; the highest revision wins, so a late older frame cannot undo
 a newer plan.
 """
 
