@@ -71,6 +71,14 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[Incoming]:
     """Split one WebSocket message into classified frames. Never raises."""
     if type(data) is str and len(data) * 4 <= max_bytes:  # cannot be too large as UTF-8
+        if data[:1] == "{":  # the usual message: one object and nothing around it
+            try:
+                value, end = _raw_decode(data)
+            except (RecursionError, ValueError):
+                pass  # the general path below says what is wrong
+            else:
+                if end == len(data) and _bracket_bound(data) <= max_depth:
+                    return [classify(value)]
         text = data[1:] if data[:1] == "\ufeff" else data
     else:
         decoded = _decode(data, max_bytes)

@@ -200,6 +200,8 @@ class PromptBook:
                 self._emit(PromptAsked(judged))
 
     def tick(self) -> None:
+        if not self._open:
+            return
         now = self._clock()
         for entry in list(self._open.values()):
             expires = entry.prompt.expires_at

@@ -37,8 +37,8 @@ from desktop.core.jsonrpc import ResponseFrame, excerpt
 from desktop.core.model import Dialect, TodoList
 from desktop.core.observed import forget, stop_observing
 from desktop.core.outbox import PendingCall, Purpose
+from desktop.core.reports import parse_todos
 from desktop.core.resubscribe import poll_pending, resubscribe_all
-from desktop.core.todos import parse_todos
 from desktop.core.wire import ApprovalAsked, RowKind
 from desktop.core.wire_effects import apply_wire, ask, settle_session
 

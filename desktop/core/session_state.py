@@ -34,8 +34,7 @@ from desktop.core.model import (
     YoloState,
     replaced,
 )
-from desktop.core.todos import supersedes
-from desktop.core.usage import fold_usage, fold_usage_payload
+from desktop.core.reports import fold_usage, fold_usage_payload, supersedes
 
 APPROVAL_MODES = frozenset({"manual", "smart", "off"})
 

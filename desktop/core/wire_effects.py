@@ -20,8 +20,8 @@ from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
 from desktop.core.lifecycle import Row
 from desktop.core.outbox import Purpose
+from desktop.core.reports import todos_in, todos_of_tool
 from desktop.core.resubscribe import poll_pending, resume
-from desktop.core.todos import todos_in, todos_of_tool
 from desktop.core.wire import (
     ApprovalAsked,
     Malformed,

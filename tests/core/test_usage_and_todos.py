@@ -7,8 +7,13 @@ from typing import Any
 import pytest
 
 from desktop.core.model import TodoItem, TodoList, TodoStatus, Usage
-from desktop.core.todos import parse_todos, supersedes, todos_of_tool
-from desktop.core.usage import fold_usage, fold_usage_payload
+from desktop.core.reports import (
+    fold_usage,
+    fold_usage_payload,
+    parse_todos,
+    supersedes,
+    todos_of_tool,
+)
 
 NESTED_019 = {
     "model": "fake-model",

@@ -1,0 +1,128 @@
+"""Usage and plans, from every shape the gateways send (protocol.md §4, §6.8-6.9).
+
+Usage comes in ``message.complete``, ``session.info``, the ``session.usage`` RPC result and
+event (``{usage: {...}}``, or flat counters beside a nested view: the flat ones win when
+``api_calls`` is an integer), under differing key names, so each field takes a short list of
+aliases; it is cumulative, so a missing key keeps the value known. Plans come in
+``todo.updated``, in ``tool.complete`` of the todo tools (0.19.0's only source) and in the
+resume snapshot's ``todo_state``; the highest revision wins, so a late older frame cannot undo
+a newer plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.core import payloads
+from desktop.core.model import TodoItem, TodoList, TodoStatus, Usage, replaced
+
+_COUNTERS: dict[str, tuple[str, ...]] = {
+    "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
+    "output": ("output", "output_tokens", "completion", "completion_tokens"),
+    "total": ("total", "total_tokens"),
+    "calls": ("calls", "api_calls"),
+    "reasoning": ("reasoning", "reasoning_tokens"),
+}
+_OPTIONAL_COUNTERS: dict[str, tuple[str, ...]] = {
+    "context_used": ("context_used",),
+    "context_max": ("context_max",),
+}
+_AMOUNTS: dict[str, tuple[str, ...]] = {
+    "context_percent": ("context_percent",),
+    "cost_usd": ("cost_usd", "estimated_cost_usd"),
+}
+_ALL_COUNTERS = _COUNTERS | _OPTIONAL_COUNTERS
+
+
+def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
+    """``current`` updated with whatever valid counters ``data`` carries."""
+    changes: dict[str, Any] = {}
+    for field, aliases in _ALL_COUNTERS.items():
+        for key in aliases:  # _first with payloads.integer, inline: this runs per usage report
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                if value >= 0:
+                    changes[field] = value
+                break
+    for field, aliases in _AMOUNTS.items():
+        amount = _first(data, aliases, payloads.number)
+        if amount is not None and amount >= 0:
+            changes[field] = amount
+    if "total" not in changes and ("input" in changes or "output" in changes):
+        changes["total"] = changes.get("input", current.input) + changes.get(
+            "output", current.output
+        )
+    model = payloads.text(data, "model")
+    if model:
+        changes["model"] = model
+    moved = {name: value for name, value in changes.items() if getattr(current, name) != value}
+    return replaced(current, moved) if moved else current
+
+
+def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:
+    """Fold a ``session.usage`` event payload or RPC result, whichever shape it has."""
+    nested = payloads.mapping(payload, "usage")
+    if nested is None:
+        return fold_usage(current, payload)
+    folded = fold_usage(current, nested)
+    if payloads.integer(payload, "api_calls") is not None:
+        folded = fold_usage(folded, payload)  # the flat counters win
+    return folded
+
+
+def _first(data: Mapping[str, Any], aliases: tuple[str, ...], read: Any) -> Any:
+    for key in aliases:
+        value = read(data, key)
+        if value is not None:
+            return value
+    return None
+
+
+TODO_TOOLS = frozenset({"todo", "todo_list"})
+_STATUSES = {status.value: status for status in TodoStatus}
+
+
+def parse_todos(todos: object, revision: object) -> TodoList | None:
+    """A :class:`TodoList` from a raw list and revision, or None when ``todos`` is no list.
+
+    Items without text are skipped; an unknown status reads as pending rather than dropping
+    the item, so a newer gateway's extra states never hide a task.
+    """
+    if not isinstance(todos, list):
+        return None
+    items: list[TodoItem] = []
+    for raw in todos:
+        if not isinstance(raw, payloads.OBJECT):
+            continue
+        content = payloads.text(raw, "content")
+        if not content:
+            continue
+        ident = payloads.wire_id(raw.get("id"))
+        status = _STATUSES.get(payloads.text(raw, "status"), TodoStatus.PENDING)
+        items.append(TodoItem("" if ident is None else str(ident), content, status))
+    number = payloads.wire_id(revision)
+    return TodoList(tuple(items), number if isinstance(number, int) else None)
+
+
+def todos_in(payload: Mapping[str, Any]) -> TodoList | None:
+    """The plan carried by an event payload (``todos`` + ``revision``), or None."""
+    return parse_todos(payload.get("todos"), payload.get("revision"))
+
+
+def todos_of_tool(payload: Mapping[str, Any]) -> TodoList | None:
+    """The plan in a ``tool.complete`` payload of the todo tool, or None for other tools."""
+    if payloads.text(payload, "name") not in TODO_TOOLS:
+        return None
+    found = todos_in(payload)
+    if found is not None:
+        return found
+    result = payloads.mapping(payload, "result")
+    return todos_in(result) if result is not None else None
+
+
+def supersedes(current: TodoList, incoming: TodoList) -> bool:
+    """Whether ``incoming`` may replace ``current`` (keep the highest revision)."""
+    if incoming.revision is None or current.revision is None:
+        return True
+    return incoming.revision >= current.revision
