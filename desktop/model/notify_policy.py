@@ -169,8 +169,9 @@ class _Batch:
     gateway_id: str
     batch_id: str
     session_title: str
+    session_id: str
     last_arrival: float
-    approvals: dict[str, Approval] = field(default_factory=dict)
+    keys: dict[str, None] = field(default_factory=dict)  # its rows' keys, arrival order
     dirty: bool = False  # announced, and changed since it was last shown
     escalated: bool = False
     in_summary: bool = False
@@ -179,33 +180,32 @@ class _Batch:
     def ref(self) -> tuple[str, str]:
         return (self.gateway_id, self.batch_id)
 
-    @property
-    def session_id(self) -> str:
-        return next((a.session_id for a in self.approvals.values()), "")
-
-    def open_rows(self) -> list[Approval]:
-        return [a for a in self.approvals.values() if a.phase in OPEN_PHASES]
-
-    def first_expiry(self) -> float | None:
-        times = [a.expires_at for a in self.open_rows() if a.expires_at is not None]
-        return min(times) if times else None
-
 
 BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
+RowLookup = Callable[[str, str], Approval | None]  # (gateway_id, key) -> the store's open row
 
 
 class NotifyPolicy:
     """Feed it approval arrivals and changes; ask it what to show (see module docstring).
 
-    ``high_risk`` says whether a command is high risk (``desktop.risk`` in the app); a high-risk
-    command is never approvable from a notification.
+    ``rows`` reads a row from the app's one store (``AppState.approval``): batches keep keys
+    only, so a notification always words the value the tray and the dialog show. The store must
+    have folded a change before the policy hears of it. ``high_risk`` says whether a command is
+    high risk (``desktop.risk`` in the app); a high-risk command is never approvable from a
+    notification.
     """
 
     def __init__(
-        self, settings: NotifySettings, *, started_at: float, high_risk: HighRisk = never_high_risk
+        self,
+        settings: NotifySettings,
+        *,
+        started_at: float,
+        rows: RowLookup,
+        high_risk: HighRisk = never_high_risk,
     ) -> None:
         self.settings = settings
+        self._rows = rows
         self._high_risk = high_risk
         self._quiet_start_until = started_at + settings.quiet_after_start
         self._quiet_until: dict[str, float] = {}  # gateway_id -> end of reconnect quiet
@@ -231,14 +231,14 @@ class NotifyPolicy:
         self._seen_keys.add(ident)
         announced = self._announced.get(ref)
         if announced is not None:
-            announced.approvals[approval.key] = approval
+            announced.keys[approval.key] = None
             self._touch(announced, now)
             return
         batch = self._pending.setdefault(
-            ref, _Batch(gateway_id, approval.batch_id, session_title, now)
+            ref, _Batch(gateway_id, approval.batch_id, session_title, approval.session_id, now)
         )
         batch.last_arrival = now
-        batch.approvals[approval.key] = approval
+        batch.keys[approval.key] = None
 
     def approval_changed(
         self, gateway_id: str, approval: Approval, now: float | None = None, session_title: str = ""
@@ -247,26 +247,21 @@ class NotifyPolicy:
         ref = (gateway_id, approval.batch_id)
         resolved = approval.phase is ApprovalPhase.RESOLVED
         batch = self._pending.get(ref)
-        if batch is not None and approval.key in batch.approvals:
-            if (
-                approval.phase not in OPEN_PHASES
-            ):  # answered (or expired, held) before it was announced
-                if resolved:
-                    self._note_expired(gateway_id, batch.session_title, approval)
-                del batch.approvals[approval.key]
-                if not batch.approvals:
-                    del self._pending[ref]
-            else:
-                batch.approvals[approval.key] = approval
+        closed = approval.phase not in OPEN_PHASES
+        if batch is not None and closed and approval.key in batch.keys:
+            # answered (or expired, held) before it was announced
+            if resolved:
+                self._note_expired(gateway_id, batch.session_title, approval)
+            del batch.keys[approval.key]
+            if not batch.keys:
+                del self._pending[ref]
         announced = self._announced.get(ref)
         withdraw: list[BatchRef] = []
-        if announced is not None and approval.key in announced.approvals:
+        if announced is not None and approval.key in announced.keys:
             if resolved:
                 self._note_expired(gateway_id, announced.session_title, approval)
-                del announced.approvals[approval.key]
-            else:
-                announced.approvals[approval.key] = approval
-            if not announced.open_rows():  # answered (maybe still sending) or gone
+                del announced.keys[approval.key]
+            if not self._open_rows(announced):  # answered (maybe still sending) or gone
                 del self._announced[ref]
                 if announced.in_summary:
                     self._summary.pop(ref, None)
@@ -302,6 +297,15 @@ class NotifyPolicy:
         """Expired rows since the last call, one notice per session."""
         notices, self._blocked = self._blocked, []
         return notices
+
+    def _open_rows(self, batch: _Batch) -> list[Approval]:
+        """The batch's rows still needing a person, as the store holds them now."""
+        found = (self._rows(batch.gateway_id, key) for key in batch.keys)
+        return [a for a in found if a is not None and a.phase in OPEN_PHASES]
+
+    def _first_expiry(self, batch: _Batch) -> float | None:
+        times = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
+        return min(times) if times else None
 
     def _touch(self, batch: _Batch, now: float) -> None:
         batch.last_arrival = now
@@ -384,7 +388,7 @@ class NotifyPolicy:
             for b in self._pending.values()
             if now >= b.last_arrival + self.settings.coalesce
             and now >= self._quiet_for(b.gateway_id)
-            and b.open_rows()
+            and self._open_rows(b)
         ]
         for b in ready:
             del self._pending[b.ref]
@@ -407,7 +411,7 @@ class NotifyPolicy:
         for b in list(self._pending.values()):
             at = self._escalation_time(b)
             coalesced = now >= b.last_arrival + self.settings.coalesce
-            if at is not None and now >= at and coalesced and b.open_rows():
+            if at is not None and now >= at and coalesced and self._open_rows(b):
                 del self._pending[b.ref]
                 self._announced[b.ref] = b
                 b.escalated = True
@@ -419,7 +423,7 @@ class NotifyPolicy:
         quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
         if batch.escalated or before <= 0 or batch.in_summary or quiet:
             return None
-        expiry = batch.first_expiry()
+        expiry = self._first_expiry(batch)
         return None if expiry is None else expiry - before
 
     def _quiet_for(self, gateway_id: str) -> float:
@@ -441,7 +445,7 @@ class NotifyPolicy:
     def _batch_plan(
         self, batch: _Batch, *, urgent: bool = False, update: bool = False
     ) -> NotificationPlan:
-        rows = batch.open_rows()
+        rows = self._open_rows(batch)
         keys = tuple(a.key for a in rows)
         show = self.settings.show_commands
         head = "Answer soon" if urgent else "Approval needed"
@@ -485,12 +489,12 @@ class NotifyPolicy:
         )
 
     def _summary_plan(self, batches: list[_Batch], *, update: bool) -> NotificationPlan:
-        count = sum(len(b.open_rows()) for b in batches)
+        count = sum(len(self._open_rows(b)) for b in batches)
         sessions = list(dict.fromkeys(b.session_title for b in batches))
         names = ", ".join(notification_text(t, 40) for t in sessions[:BODY_COMMANDS])
         if len(sessions) > BODY_COMMANDS:
             names += f" and {len(sessions) - BODY_COMMANDS} more"
-        keys = tuple(a.key for b in batches for a in b.open_rows())
+        keys = tuple(a.key for b in batches for a in self._open_rows(b))
         gateways = {b.gateway_id for b in batches}
         return NotificationPlan(
             gateways.pop() if len(gateways) == 1 else "",

@@ -185,6 +185,10 @@ class GatewayBridge(QObject):
         """The store's session, with its one name, or None when it is gone."""
         return self._state.session(gateway_id, session_id)
 
+    def approval(self, gateway_id: str, key: str) -> Approval | None:
+        """The store's open row, or None once it resolved: readers keep keys, not copies."""
+        return self._state.approval(gateway_id, key)
+
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
         if self._tasks.closing:

@@ -78,7 +78,10 @@ class NotificationController(QObject):
         self._fallback = fallback
         self._clock = clock
         self.policy = NotifyPolicy(
-            settings or NotifySettings(), started_at=clock(), high_risk=high_risk
+            settings or NotifySettings(),
+            started_at=clock(),
+            rows=bridge.approval,
+            high_risk=high_risk,
         )
         self.dialog_focused: Callable[[], bool] = lambda: False
         self.native = False

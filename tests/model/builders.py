@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from desktop.core.events import ApprovalChanged, ApprovalRequested
 from desktop.core.model import (
     Approval,
     ApprovalPhase,
@@ -16,6 +19,8 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.model.app_state import AppState
+from desktop.model.notify_policy import BatchRef, NotifyPolicy, NotifySettings
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link
 
 
@@ -98,3 +103,32 @@ def todos(*pairs: tuple[str, TodoStatus]) -> TodoList:
 YOLO_SESSION = YoloState(True, YoloSource.SESSION)
 YOLO_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)
 YOLO_ENV = YoloState(True, YoloSource.ENVIRONMENT)
+
+
+class StoreFedPolicy(NotifyPolicy):
+    """A policy fed the way the app feeds it: a real ``AppState`` folds each row first.
+
+    The policy keeps keys only and reads rows from that store, so these tests also prove
+    it words the store's value, not a copy of its own.
+    """
+
+    def __init__(self, settings: NotifySettings, *, started_at: float, **kw: Any) -> None:
+        self.store = AppState()
+        super().__init__(settings, started_at=started_at, rows=self.store.approval, **kw)
+
+    def _fold(self, gateway_id: str, event: ApprovalRequested | ApprovalChanged) -> None:
+        if not self.store.has_gateway(gateway_id):
+            self.store.add_gateway(gateway_id, gateway_id)
+        self.store.apply(gateway_id, event)
+
+    def approval_requested(
+        self, gateway_id: str, approval: Approval, session_title: str, now: float
+    ) -> None:
+        self._fold(gateway_id, ApprovalRequested(approval))
+        super().approval_requested(gateway_id, approval, session_title, now)
+
+    def approval_changed(
+        self, gateway_id: str, approval: Approval, now: float | None = None, session_title: str = ""
+    ) -> list[BatchRef]:
+        self._fold(gateway_id, ApprovalChanged(approval))
+        return super().approval_changed(gateway_id, approval, now, session_title)

@@ -10,7 +10,7 @@ import dataclasses
 
 from desktop.core.model import ApprovalPhase, Outcome, OutcomeKind
 from desktop.model.notify_policy import SUMMARY_REF, NotifyPolicy, NotifySettings
-from tests.model.builders import approval
+from tests.model.builders import StoreFedPolicy, approval
 
 SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.5)
 T = 100.0
@@ -19,7 +19,7 @@ ESCALATION = EXPIRES - SETTINGS.escalate_before
 
 
 def policy(**changes) -> NotifyPolicy:
-    return NotifyPolicy(dataclasses.replace(SETTINGS, **changes), started_at=0.0)
+    return StoreFedPolicy(dataclasses.replace(SETTINGS, **changes), started_at=0.0)
 
 
 def row(key="k1", batch="b1", sid="s1", **kw):

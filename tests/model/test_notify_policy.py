@@ -6,9 +6,10 @@ import dataclasses
 
 import pytest
 
+from desktop.core.events import ApprovalChanged
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.model.notify_policy import ActionKind, NotifyPolicy, NotifySettings
-from tests.model.builders import approval
+from tests.model.builders import StoreFedPolicy, approval
 
 SETTINGS = NotifySettings(quiet_after_start=5.0, quiet_after_reconnect=3.0, coalesce=0.5)
 T0 = 100.0
@@ -17,7 +18,7 @@ AFTER_QUIET = T0 + 10.0
 
 def policy(**changes) -> NotifyPolicy:
     settings = dataclasses.replace(SETTINGS, **changes)
-    return NotifyPolicy(settings, started_at=T0)
+    return StoreFedPolicy(settings, started_at=T0)
 
 
 def test_one_notification_per_batch_after_coalescing():
@@ -194,4 +195,23 @@ def test_multi_command_body_lists_the_first_commands():
 def test_disabled_notifications_show_nothing():
     p = policy(enabled=False)
     p.approval_requested("g", approval("k1"), "Build", AFTER_QUIET)
+    assert p.due(AFTER_QUIET + 1) == []
+
+
+def test_a_notification_words_the_stores_row_not_a_copy():
+    """The policy keeps keys; what it offers follows the row the store holds at that moment."""
+    p = policy()
+    p.approval_requested("g", approval("k1", batch="b"), "Build", AFTER_QUIET)
+    # the store learns the row can no longer be answered; the policy is not told directly
+    p.store.apply("g", ApprovalChanged(approval("k1", batch="b", answerable=False)))
+    [plan] = p.due(AFTER_QUIET + 1)
+    assert plan.action(ActionKind.APPROVE) is None
+    assert plan.action(ActionKind.DENY) is None
+    assert plan.keys == ("k1",)
+
+
+def test_a_row_gone_from_the_store_is_not_announced():
+    p = policy()
+    p.approval_requested("g", approval("k1", batch="b"), "Build", AFTER_QUIET)
+    p.store.remove_gateway("g")  # the store forgets the gateway's rows
     assert p.due(AFTER_QUIET + 1) == []

@@ -18,14 +18,14 @@ from desktop.model.notify_policy import (
     NotifySettings,
     app_risk_check,
 )
-from tests.model.builders import approval
+from tests.model.builders import StoreFedPolicy, approval
 
 SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.5)
 T = 100.0
 
 
 def policy(high_risk=lambda command: False, **changes) -> NotifyPolicy:
-    return NotifyPolicy(
+    return StoreFedPolicy(
         dataclasses.replace(SETTINGS, **changes), started_at=0.0, high_risk=high_risk
     )
 
