@@ -188,7 +188,7 @@ def active_list(ctx: Ctx) -> Any:
 
 def close_session(world: World, session: Session) -> None:
     """End a session: withdraw its requests, stop its turn, forget it."""
-    world.reqs.withdraw_session(session, "closed", "session_closed")
+    world.reqs.withdraw_session(session, "closed")
     session.closed = True
     session.interrupt.set()
     session.viewers.clear()
@@ -213,7 +213,7 @@ def interrupt(ctx: Ctx) -> Any:
     if ctx.dialect is Dialect.C and session.running and generation != session.generation:
         raise wire.canonical_error("stale_generation")
     if session.running:
-        world.reqs.withdraw_session(session, "interrupted", "interrupted")
+        world.reqs.withdraw_session(session, "interrupted")
         session.interrupt.set()
     return {"status": "interrupted"}
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from desktop.core.model import Dialect
+from desktop.demo import approval_rules as rules
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Json, RefSession, ServerApproval
@@ -62,6 +63,11 @@ class AgentServer(RefServer):
         session.asked.append(approval)
         self.at(self.clock() + self.config.approval_timeout, lambda: self.expire(approval))
         return approval
+
+    @staticmethod
+    def ask_of(approval: ServerApproval, **allow: bool) -> rules.Ask:
+        """What ``approval`` says of its command (``allow``: ``allow_session``/``_permanent``)."""
+        return rules.Ask(approval.command, approval.pattern_keys, "dangerous command", **allow)
 
     def flags(self) -> dict[str, Any]:
         """The payload flags that decide ``choices`` (protocol.md §3.2-3.4)."""

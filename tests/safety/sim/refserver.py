@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
+from desktop.demo import approval_rules as rules
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import Chooser
 from tests.safety.sim.model import (
@@ -36,6 +37,11 @@ from tests.safety.sim.model import (
 )
 
 Report = Callable[[str, str], None]
+ENDING = {
+    "timer": rules.Ending.TIMER,
+    "interrupt": rules.Ending.INTERRUPT,
+    "close": rules.Ending.CLOSE,
+}
 
 
 @dataclass(frozen=True)
@@ -234,8 +240,33 @@ class RefServer:
         """Extra event params (C: the execution generation)."""
         return {}
 
+    @property
+    def wire(self) -> rules.Dialect:
+        """This server's dialect, as the gateway model's rules name it."""
+        return rules.Dialect[self.dialect.name]
+
+    def ending(self, approval: ServerApproval) -> rules.Ending:
+        """How ``approval`` ended, as the wire rules see it (answers: by RPC unless B says)."""
+        by = approval.closed_by
+        if by in ("tray", "other"):
+            return rules.Ending.RPC
+        return ENDING.get(by, rules.Ending.OTHER)
+
     def announce_close(self, approval: ServerApproval) -> None:
-        raise NotImplementedError
+        """Tell the viewers ``approval`` ended, as the dialect does (A: never)."""
+        said = rules.announcement(
+            self.wire,
+            self.ending(approval),
+            method="approval",
+            srq_id=approval.srq_id,
+            prompt_id=approval.request_id,
+            generation=approval.generation,
+            say_expired=True,
+        )
+        if said is not None:
+            kind, payload = said
+            session = approval.session
+            self.emit(session, frames.event(kind, session.sid, payload, **self.stamp(session)))
 
     def on_capabilities(self, rpc_id: Any) -> None:
         raise NotImplementedError
