@@ -165,6 +165,22 @@ def b_params(
     return params
 
 
+def b_redelivery(open_requests: Iterable[tuple[str, str, Json]]) -> Json:
+    """B's resume snapshot keys for the session's unanswered ``(srq_id, method, params)``.
+
+    ``open_requests``: every one, re-delivered as new; ``pending_approval``: the oldest
+    approval's params without ``session_id`` (no key when none is open).
+    """
+    items: list[Json] = [
+        {"id": srq, "method": method, "params": params} for srq, method, params in open_requests
+    ]
+    body: Json = {"open_requests": items}
+    head = next((item["params"] for item in items if item["method"] == "approval"), None)
+    if head is not None:
+        body["pending_approval"] = {k: v for k, v in head.items() if k != "session_id"}
+    return body
+
+
 def c_payload(prompt_id: str, generation: int, ask: Ask, choices: Sequence[str]) -> Json:
     """C ``approval.request`` payload (also the items of a snapshot's ``prompts``)."""
     return {

@@ -11,7 +11,7 @@ from desktop.demo import wire
 from desktop.demo.dialect import Dialect
 from desktop.demo.model import Session, new_runtime_id, new_stored_id
 from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.demo.snapshots import c_snapshot, open_requests, status, tui_snapshot
+from desktop.demo.snapshots import c_snapshot, redelivery, status, tui_snapshot
 from desktop.demo.world import World
 
 C_SOURCES = ("cli", "tui", "gui", "acp")
@@ -257,7 +257,7 @@ def events_since(ctx: Ctx) -> Any:
         "truncated": truncated,
         "count": len(events),
         "epoch": world.replay_epoch,
-        "open_requests": open_requests(world, session),
+        "open_requests": redelivery(world, session)["open_requests"],
     }
 
 

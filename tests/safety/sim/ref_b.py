@@ -120,11 +120,7 @@ class RefServerB(AgentServer):
             "running": session.running,
             "status": "waiting" if pending else ("working" if session.running else "idle"),
             "info": self.info(session),
-            "open_requests": [
-                {"id": a.srq_id, "method": "approval", "params": self._published[a.ident]}
-                for a in pending
-            ],
-            "pending_approval": self._published[pending[0].ident] if pending else None,
+            **rules.b_redelivery((a.srq_id, "approval", self._published[a.ident]) for a in pending),
         }
         self.reply(frames.result(rpc_id, snapshot))
 

@@ -6,11 +6,12 @@ whatever the server emits for a session reaches the core only while our connecti
 session, and only when the interleaver delivers it; whatever the core writes reaches the
 server only when delivered (or a prefix of it, when the connection drops). When a decision
 frame *arrives*, the dialect subclass resolves it by that dialect's rule (A: the session's FIFO
-head; B: the ``srq`` id; C: ``prompt_id`` + generation) and :meth:`RefServer.verdict` checks the
-resolved request against the person's decision. That is the campaign's central invariant.
+head; B: the ``srq`` id; C: ``prompt_id`` + generation, all from ``desktop.demo.approval_rules``)
+and :meth:`RefServer.verdict` checks the resolved request against the person's decision. That
+is the campaign's central invariant.
 
-The agent's side (turns, asks, timeouts, other viewers) is in ``agent``; each dialect's wire
-rules are in ``ref_a``/``ref_b``/``ref_c``.
+The agent's side (turns, asks, timeouts, other viewers) is in ``agent``; what each dialect adds
+around the shared rules (handshake, snapshots, id re-use) is in ``ref_a``/``ref_b``/``ref_c``.
 """
 
 from __future__ import annotations
