@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from desktop.demo.dialect import Dialect
 
@@ -194,6 +194,27 @@ def c_payload(prompt_id: str, generation: int, ask: Ask, choices: Sequence[str])
 
 
 # -- how a request ended, and what the viewers hear -----------------------------------------------
+
+
+OutcomeKind = Literal["approve", "deny", "timeout", "withdrawn", "interrupted", "closed", "error"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one open request ended (what the agent's tool reports follows from it).
+
+    ``via`` names the path: an :class:`Ending`, or a caller's own word (``policy``, ``test``).
+    """
+
+    kind: OutcomeKind
+    choice: str | None = None
+    via: str = ""
+    detail: Any = None
+
+    @property
+    def approved(self) -> bool:
+        """True when the command may run."""
+        return self.kind == "approve"
 
 
 class Ending(enum.StrEnum):

@@ -18,8 +18,9 @@ from typing import Any
 
 from desktop.demo import approval_rules as rules
 from desktop.demo import wire
+from desktop.demo.approval_rules import Outcome, OutcomeKind
 from desktop.demo.dialect import Dialect
-from desktop.demo.model import Outcome, OutcomeKind, PendingRequest, Session
+from desktop.demo.model import PendingRequest, Session
 from desktop.demo.script import Command
 from desktop.demo.world import World
 
