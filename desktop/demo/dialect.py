@@ -78,6 +78,15 @@ SKIN: dict[str, Any] = {
 }
 
 
+def b_capabilities(server_requests: object) -> dict[str, Any]:
+    """B's ``client.capabilities`` result; only ``server_requests: true`` enables approvals."""
+    enabled = server_requests is True
+    return {
+        "server_requests": list(B_SERVER_REQUESTS) if enabled else [],
+        "declines_not_shown": True,
+    }
+
+
 def gateway_ready_payload(
     dialect: Dialect, *, replay_epoch: str, authority_epoch: int, instance_id: str
 ) -> dict[str, Any]:

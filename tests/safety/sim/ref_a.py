@@ -55,7 +55,7 @@ class RefServerA(AgentServer):
     def other_target(self, session: RefSession) -> ServerApproval:
         return rules.a_targets(session.open_approvals(), {})[0]  # another surface's: the head
 
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         self.reply(frames.error(rpc_id, -32601, "unknown method: client.capabilities"))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
 from desktop.demo import approval_rules as rules
+from desktop.demo.dialect import b_capabilities
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
@@ -29,10 +30,6 @@ class RefServerB(AgentServer):
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
         self._published: dict[int, Json] = {}  # ident -> params as sent (re-delivered as is)
         self._asks: dict[int, rules.Ask] = {}  # ident -> what its params said of the command
-
-    def ready_extra(self) -> Json:
-        epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
-        return {"change_events": True, "heartbeat": True, "replay_epoch": f"epoch-{epoch}"}
 
     def publish(
         self, session: RefSession, command: str, reuse: ServerApproval | None = None
@@ -104,8 +101,8 @@ class RefServerB(AgentServer):
             return rules.Ending.FRAME
         return ending
 
-    def on_capabilities(self, rpc_id: Any) -> None:
-        self.reply(frames.result(rpc_id, {"server_requests": ["approval", "clarify"]}))
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
+        self.reply(frames.result(rpc_id, b_capabilities(params.get("server_requests"))))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
         session = self.resumed_session(params.get("session_id"))

@@ -24,10 +24,6 @@ from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
 class RefServerC(AgentServer):
     dialect: ClassVar[Dialect] = Dialect.C
 
-    def ready_extra(self) -> Json:
-        epoch = 1 + self.stats["restart_keep"] + self.stats["restart_forget"]
-        return {"replay_epoch": f"epoch-c{epoch}", "authority_epoch": epoch}
-
     def stamp(self, session: RefSession) -> Json:
         return {"execution_generation": session.generation}
 
@@ -85,7 +81,7 @@ class RefServerC(AgentServer):
         self.stats["reasks"] += 1
         self.publish(session, earlier.command)
 
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         self.reply(frames.error(rpc_id, -32601, "unknown_method", "unknown_method"))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
@@ -99,7 +95,7 @@ class RefServerC(AgentServer):
             "stored_session_id": session.stored_id,
             "running": session.running,
             "execution_generation": session.generation,
-            "authority_epoch": 1 + self.stats["restart_keep"] + self.stats["restart_forget"],
+            "authority_epoch": self.authority_epoch(),
             "subscription_id": f"sub-{session.sid}",
             "prompts": [self.payload(a) for a in session.open_approvals()],
             "info": self.info(session),

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
 from desktop.demo import approval_rules as rules
+from desktop.demo.dialect import gateway_ready_payload
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import Chooser
 from tests.safety.sim.model import (
@@ -115,7 +116,18 @@ class RefServer:
         self.connected = True
         for session in self.sessions.values():
             session.viewed = False
-        self.reply(frames.gateway_ready(self.ready_extra()))
+        epoch = self.authority_epoch()
+        ready = gateway_ready_payload(
+            self.wire,
+            replay_epoch=f"epoch-{epoch}",
+            authority_epoch=epoch,
+            instance_id=f"gw-{epoch}",
+        )
+        self.reply(frames.event("gateway.ready", "", ready))
+
+    def authority_epoch(self) -> int:
+        """One more per server process (a restart, with or without its sessions)."""
+        return 1 + self.stats["restart_keep"] + self.stats["restart_forget"]
 
     def disconnect(self) -> None:
         self.connected = False
@@ -168,7 +180,7 @@ class RefServer:
         elif item.attribution is not None:
             self.report("decision in a non-decision frame", item.frame.text[:200])
         elif method == "client.capabilities":
-            self.on_capabilities(rpc_id)
+            self.on_capabilities(rpc_id, params)
         elif method in ("session.resume", "session.activate"):
             self.on_resume(rpc_id, params)
         elif method == "session.interrupt":
@@ -234,9 +246,6 @@ class RefServer:
     def interrupt(self, session: RefSession) -> None:
         raise NotImplementedError
 
-    def ready_extra(self) -> Json:
-        return {}
-
     def stamp(self, session: RefSession) -> Json:
         """Extra event params (C: the execution generation)."""
         return {}
@@ -269,7 +278,7 @@ class RefServer:
             session = approval.session
             self.emit(session, frames.event(kind, session.sid, payload, **self.stamp(session)))
 
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         raise NotImplementedError
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
