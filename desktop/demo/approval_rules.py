@@ -104,6 +104,13 @@ def approves(dialect: Dialect, choice: object) -> bool:
     return isinstance(choice, str) and choice in APPROVE_CHOICES
 
 
+def session_status(dialect: Dialect, *, running: bool, waiting: bool) -> str:
+    """A snapshot's ``idle|working|waiting`` (``waiting``: a request is open; A never says so)."""
+    if dialect is not Dialect.A and waiting:
+        return "waiting"
+    return "working" if running else "idle"
+
+
 # -- encoding -----------------------------------------------------------------------------------
 
 

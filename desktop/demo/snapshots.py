@@ -19,9 +19,8 @@ from desktop.demo.world import World
 
 def status(world: World, session: Session) -> str:
     """``idle|working|waiting``; 0.19.0 never counts approvals as waiting."""
-    if world.dialect is not Dialect.A and world.open_requests(session):
-        return "waiting"
-    return "working" if session.running else "idle"
+    waiting = bool(world.open_requests(session))
+    return approval_rules.session_status(world.dialect, running=session.running, waiting=waiting)
 
 
 def tui_snapshot(world: World, session: Session) -> dict[str, Any]:

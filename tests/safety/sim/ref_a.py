@@ -71,7 +71,9 @@ class RefServerA(AgentServer):
             "message_count": 0,
             "messages": [],
             "running": session.running,
-            "status": "working" if session.running else "idle",
+            "status": rules.session_status(
+                self.wire, running=session.running, waiting=bool(session.open_approvals())
+            ),
             "info": self.info(session),
         }
         self.reply(frames.result(rpc_id, snapshot))

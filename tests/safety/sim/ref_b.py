@@ -115,7 +115,9 @@ class RefServerB(AgentServer):
             "session_id": session.sid,
             "stored_session_id": session.stored_id,
             "running": session.running,
-            "status": "waiting" if pending else ("working" if session.running else "idle"),
+            "status": rules.session_status(
+                self.wire, running=session.running, waiting=bool(pending)
+            ),
             "info": self.info(session),
             **rules.b_redelivery((a.srq_id, "approval", self._published[a.ident]) for a in pending),
         }
