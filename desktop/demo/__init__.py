@@ -10,9 +10,10 @@ Start with :class:`DemoGateway`; script turns with the steps in :mod:`.script`; 
 ``tests/gatewaymodel``.
 """
 
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.clock import Clock, ManualClock, ScaledClock
 from desktop.demo.dialect import Dialect
-from desktop.demo.model import Execution, Outcome, PendingRequest, Session
+from desktop.demo.model import Execution, PendingRequest, Session
 from desktop.demo.records import ConnectionRecord
 from desktop.demo.script import (
     Batch,

@@ -22,8 +22,9 @@ import time
 from typing import Any
 
 from desktop.demo import results
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.dialect import Dialect
-from desktop.demo.model import Execution, Outcome, Session
+from desktop.demo.model import Execution, Session
 from desktop.demo.script import (
     Batch,
     Clarify,

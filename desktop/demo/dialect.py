@@ -78,49 +78,13 @@ SKIN: dict[str, Any] = {
 }
 
 
-def approval_choices(dialect: Dialect, *, allow_session: bool, allow_permanent: bool) -> list[str]:
-    """The ``choices`` list, in the order each dialect sends it (protocol.md §3.2-3.4).
-
-    A: ``[once, session, always, deny]`` (no ``always`` when ``allow_permanent`` is false).
-    B: ``once``, then ``session`` unless ``allow_session`` is false, then ``always`` (only after
-    ``session`` and only if permanent is allowed), then ``deny``.
-    C: ``once, deny`` first, then ``session`` and ``always``: the order differs on purpose.
-    """
-    if dialect is Dialect.C:
-        choices = ["once", "deny"]
-        if allow_session:
-            choices.append("session")
-        if allow_permanent:
-            choices.append("always")
-        return choices
-    if dialect is Dialect.A:
-        return (
-            ["once", "session", "always", "deny"]
-            if allow_permanent
-            else ["once", "session", "deny"]
-        )
-    choices = ["once"]
-    if allow_session:
-        choices.append("session")
-        if allow_permanent:
-            choices.append("always")
-    choices.append("deny")
-    return choices
-
-
-APPROVE_CHOICES = ("once", "session", "always")
-
-
-def approves(dialect: Dialect, choice: object) -> bool:
-    """Whether an answer's ``choice`` lets the command run.
-
-    A (measured on 0.19.0): a missing choice or ``"deny"`` denies, *any other value approves*
-    (``"yes"``, ``""``). B and C: only ``once``/``session``/``always`` approve; a missing, empty
-    or unknown choice denies.
-    """
-    if dialect is Dialect.A:
-        return choice is not None and choice != "deny"
-    return isinstance(choice, str) and choice in APPROVE_CHOICES
+def b_capabilities(server_requests: object) -> dict[str, Any]:
+    """B's ``client.capabilities`` result; only ``server_requests: true`` enables approvals."""
+    enabled = server_requests is True
+    return {
+        "server_requests": list(B_SERVER_REQUESTS) if enabled else [],
+        "declines_not_shown": True,
+    }
 
 
 def gateway_ready_payload(

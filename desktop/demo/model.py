@@ -15,31 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.script import Command, Turn
 
 if TYPE_CHECKING:
     from desktop.demo.connection import Connection
-
-OutcomeKind = Literal["approve", "deny", "timeout", "withdrawn", "interrupted", "closed", "error"]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How one open request ended.
-
-    ``via`` names the path: ``frame`` (a response frame), ``rpc`` (``approval.respond``),
-    ``answer`` (``request.answer``), ``timer``, ``interrupt``, ``close``, ``no-client``.
-    """
-
-    kind: OutcomeKind
-    choice: str | None = None
-    via: str = ""
-    detail: Any = None
-
-    @property
-    def approved(self) -> bool:
-        """True when the command may run."""
-        return self.kind == "approve"
 
 
 @dataclass(frozen=True)

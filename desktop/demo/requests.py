@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.demo import approval_rules as rules
 from desktop.demo import wire
-from desktop.demo.dialect import Dialect, approval_choices, approves
-from desktop.demo.model import Outcome, OutcomeKind, PendingRequest, Session
+from desktop.demo.approval_rules import Outcome, OutcomeKind
+from desktop.demo.dialect import Dialect
+from desktop.demo.model import PendingRequest, Session
 from desktop.demo.script import Command
 from desktop.demo.world import World
 
@@ -38,7 +40,7 @@ class RequestBroker:
     ) -> PendingRequest:
         """Publish an approval for ``command`` and start its timeout (if one is configured)."""
         world = self.world
-        choices = approval_choices(
+        choices = rules.approval_choices(
             world.dialect,
             allow_session=command.allow_session,
             allow_permanent=command.allow_permanent,
@@ -83,7 +85,7 @@ class RequestBroker:
         viewers = list(req.session.viewers.values())
         capable = [v for v in viewers if v.conn.record.server_requests]
         if viewers and not capable:
-            self.close(req, Outcome("withdrawn", via="no-client", detail=NO_CLIENT))
+            self.close(req, Outcome("withdrawn", via=rules.Ending.NO_CLIENT, detail=NO_CLIENT))
             return False
         frame = wire.request(req.srq_id, req.method, params)
         for viewer in capable:
@@ -97,52 +99,37 @@ class RequestBroker:
     async def _expire(self, req: PendingRequest, seconds: float) -> None:
         await self.world.clock.sleep(seconds)
         if req.is_open:
-            self.close(req, Outcome("timeout", via="timer"), reason="timeout")
+            self.close(req, Outcome("timeout", via=rules.Ending.TIMER))
 
     # -- payloads ---------------------------------------------------------------------------
 
     @staticmethod
     def a_payload(req: PendingRequest) -> dict[str, Any]:
         """0.19.0 ``approval.request`` event payload (no id of any kind)."""
-        return {**_pattern_fields(_command(req)), "choices": list(req.choices)}
+        return rules.a_payload(_ask(req), req.choices)
 
     @staticmethod
     def b_pending(req: PendingRequest) -> dict[str, Any]:
-        """B ``approval.pending`` item (the measured build leaves ``choices`` out here)."""
-        cmd = _command(req)
-        return {
-            **_pattern_fields(cmd),
-            "allow_session": cmd.allow_session,
-            "request_id": req.request_id,
-        }
+        """B ``approval.pending`` item."""
+        return rules.b_pending_item(_ask(req), req.request_id)
 
     def b_params(self, req: PendingRequest) -> dict[str, Any]:
-        """B ``approval`` server-request params, key order as measured."""
+        """B server-request params (an approval's, or a window request's own)."""
         if req.method != "approval":
             return {"session_id": req.session.sid, **req.params}
-        params = {"session_id": req.session.sid, **self.b_pending(req)}
-        params["choices"] = list(req.choices)
-        return params
+        return rules.b_params(req.session.sid, _ask(req), req.request_id, req.choices)
 
     @staticmethod
     def c_payload(req: PendingRequest) -> dict[str, Any]:
         """C ``approval.request`` payload (also the items of a snapshot's ``prompts``)."""
-        cmd = _command(req)
-        return {
-            "kind": "approval",
-            "prompt_id": req.prompt_id,
-            "execution_generation": req.generation,
-            "command": cmd.command,
-            "description": _description(cmd),
-            "choices": list(req.choices),
-        }
+        return rules.c_payload(req.prompt_id, req.generation, _ask(req), req.choices)
 
     # -- closing ----------------------------------------------------------------------------
 
-    def close(self, req: PendingRequest, outcome: Outcome, *, reason: str | None = None) -> bool:
-        """End ``req`` once with ``outcome``; B sends ``request.cancel`` when ``reason`` is set.
+    def close(self, req: PendingRequest, outcome: Outcome) -> bool:
+        """End ``req`` once with ``outcome``; False when it was already closed (nothing happens).
 
-        Returns False when the request was already closed (nothing happens then).
+        What viewers hear follows ``outcome.via`` (``approval_rules.announcement``).
         """
         if not req.is_open:
             return False
@@ -153,24 +140,20 @@ class RequestBroker:
         if not req.future.done():
             req.future.set_result(outcome)
         world = self.world
-        if world.dialect is Dialect.B and reason is not None:
-            world.pub.emit(
-                req.session,
-                "request.cancel",
-                {"id": req.srq_id, "method": req.method, "reason": reason},
-            )
-        elif world.dialect is Dialect.C and req.method == "approval":
-            world.pub.emit(
-                req.session,
-                "approval.settled",
-                {"prompt_id": req.prompt_id, "execution_generation": req.generation},
-            )
+        said = rules.announcement(
+            world.dialect,
+            rules.Ending.of(outcome.via),
+            method=req.method,
+            srq_id=req.srq_id,
+            prompt_id=req.prompt_id,
+            generation=req.generation,
+        )
+        if said is not None:
+            world.pub.emit(req.session, *said)
         world.changed()
         return True
 
-    def answer(
-        self, req: PendingRequest, choice: Any, *, via: str, reason: str | None = None
-    ) -> bool:
+    def answer(self, req: PendingRequest, choice: Any, *, via: str) -> bool:
         """A human answered ``req`` with ``choice``; remember session/always keys."""
         outcome = self.decide(choice, via)
         if outcome.approved and req.command is not None:
@@ -179,27 +162,27 @@ class RequestBroker:
                 req.session.session_allow |= keys
             if outcome.choice == "always":
                 self.world.permanent_allow |= keys
-        return self.close(req, outcome, reason=reason)
+        return self.close(req, outcome)
 
     def decide(self, choice: Any, via: str) -> Outcome:
-        """Map a wire choice to an outcome (:func:`~desktop.demo.dialect.approves`)."""
-        if approves(self.world.dialect, choice):
+        """Map a wire choice to an outcome (:func:`~desktop.demo.approval_rules.approves`)."""
+        if rules.approves(self.world.dialect, choice):
             return Outcome("approve", str(choice), via)
         if self.world.dialect is Dialect.A or choice is None:
             return Outcome("deny", "deny", via)
         return Outcome("deny", str(choice), via)
 
-    def withdraw_session(self, session: Session, kind: OutcomeKind, reason: str) -> int:
+    def withdraw_session(self, session: Session, kind: OutcomeKind) -> int:
         """Interrupt or close: end every open request of ``session``; returns how many."""
         count = 0
         for req in self.world.open_requests(session):
-            via = "interrupt" if kind == "interrupted" else "close"
-            count += self.close(req, Outcome(kind, via=via), reason=reason)
+            via = rules.Ending.INTERRUPT if kind == "interrupted" else rules.Ending.CLOSE
+            count += self.close(req, Outcome(kind, via=via))
         return count
 
     def on_response(self, conn_index: int, incoming: wire.Incoming) -> None:
         """A response frame to one of our ``srq-`` requests; late or unknown ids get no reply."""
-        req = next((r for r in self.world.requests if r.srq_id == incoming.rpc_id), None)
+        req = rules.b_by_srq(self.world.requests, incoming.rpc_id)
         if req is None or not req.is_open:
             self.world.late_answers.append(
                 {"conn": conn_index, "frame": incoming.raw, "known": req is not None}
@@ -211,40 +194,31 @@ class RequestBroker:
             self.close(
                 req,
                 Outcome(
-                    "withdrawn" if req.method == "approval" else "error", via="frame", detail=detail
+                    "withdrawn" if req.method == "approval" else "error",
+                    via=rules.Ending.FRAME,
+                    detail=detail,
                 ),
             )
             return
         if req.method != "approval":
-            self.close(req, Outcome("approve", via="frame", detail=incoming.result))
+            self.close(req, Outcome("approve", via=rules.Ending.FRAME, detail=incoming.result))
             return
         answer = incoming.result if isinstance(incoming.result, dict) else {}
         choice = answer.get("choice")
         others = self.world.open_approvals(req.session) if answer.get("all") else []
-        self.answer(req, choice, via="frame")
+        self.answer(req, choice, via=rules.Ending.FRAME)
         for other in others:
             if other is not req:
-                self.answer(other, choice, via="frame-all", reason="resolved")
+                self.answer(other, choice, via=rules.Ending.FRAME_ALL)
 
 
-def _command(req: PendingRequest) -> Command:
-    assert req.command is not None, "approval requests always carry their command"
-    return req.command
-
-
-def _description(cmd: Command) -> str:
-    return cmd.description or cmd.pattern_key or "dangerous command"
-
-
-def _pattern_fields(cmd: Command) -> dict[str, Any]:
-    """The fields A's event payload and B's pending item share, in the measured order.
-
-    One place for them, so the two dialects cannot drift apart on what a command is called.
-    """
-    return {
-        "command": cmd.command,
-        "pattern_key": cmd.pattern_key,
-        "pattern_keys": list(cmd.pattern_keys),
-        "description": _description(cmd),
-        "allow_permanent": cmd.allow_permanent,
-    }
+def _ask(req: PendingRequest) -> rules.Ask:
+    cmd = req.command
+    assert cmd is not None, "approval requests always carry their command"
+    return rules.Ask(
+        cmd.command,
+        cmd.pattern_keys,
+        cmd.description or cmd.pattern_key or "dangerous command",
+        allow_permanent=cmd.allow_permanent,
+        allow_session=cmd.allow_session,
+    )

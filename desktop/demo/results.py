@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.dialect import Dialect
-from desktop.demo.model import Outcome
 from desktop.demo.script import Command
 
 _TAIL = (

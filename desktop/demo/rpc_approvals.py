@@ -14,68 +14,49 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from desktop.demo import approval_rules as rules
 from desktop.demo import wire
 from desktop.demo.dialect import Dialect
-from desktop.demo.model import PendingRequest
 from desktop.demo.rpc import Ctx, Handler, closed_keys, require_session
-
-C_RESPOND_KEYS = ("session_id", "execution_generation", "prompt_id", "choice")
 
 
 def respond_a(ctx: Ctx) -> Any:
     """0.19.0: FIFO head (or all), any choice string but "deny" approves, missing denies."""
     session = require_session(ctx)
-    pending = ctx.world.open_approvals(session)
-    targets = pending if ctx.params.get("all") else pending[:1]
+    targets = rules.a_targets(ctx.world.open_approvals(session), ctx.params)
     choice = ctx.params.get("choice")
     for req in targets:
-        ctx.world.reqs.answer(req, choice, via="rpc")
+        ctx.world.reqs.answer(req, choice, via=rules.Ending.RPC)
     return {"resolved": len(targets)}
 
 
 def respond_b(ctx: Ctx) -> Any:
     """Main tui_gateway: by request_id, else the head; cancels go out after the reply."""
     world, params = ctx.world, ctx.params
-    request_id = params.get("request_id")
-    targets: list[PendingRequest]
-    if request_id:
-        targets = [
-            r
-            for r in world.open_requests()
-            if r.method == "approval" and r.request_id == request_id
-        ][:1]
-    else:
-        pending = world.open_approvals(require_session(ctx))
-        targets = pending if params.get("all") else pending[:1]
+    targets = rules.b_respond_targets(
+        (r for r in world.open_requests() if r.method == "approval"),
+        lambda: world.open_approvals(require_session(ctx)),
+        params,
+    )
     choice = params.get("choice")
     for req in targets:
-        ctx.later(partial(world.reqs.answer, req, choice, via="rpc", reason="resolved"))
+        ctx.later(partial(world.reqs.answer, req, choice, via=rules.Ending.RPC))
     return {"resolved": len(targets)}
 
 
 def respond_c(ctx: Ctx) -> Any:
     """Canonical: the exact prompt of the exact generation, with an offered choice."""
-    closed_keys(ctx, C_RESPOND_KEYS, C_RESPOND_KEYS)
+    closed_keys(ctx, rules.C_RESPOND_KEYS, rules.C_RESPOND_KEYS)
     world, params = ctx.world, ctx.params
     session = require_session(ctx)
-    req = next(
-        (
-            r
-            for r in world.requests
-            if r.session is session
-            and r.method == "approval"
-            and r.prompt_id == params["prompt_id"]
-        ),
-        None,
-    )
-    if req is None or req.generation != params["execution_generation"]:
-        raise wire.canonical_error("not_found")
-    if not req.is_open:
-        return {"status": "already_resolved", "prompt_id": req.prompt_id}
-    if params["choice"] not in req.choices:
-        raise wire.canonical_error("invalid_params")
-    ctx.later(lambda: world.reqs.answer(req, params["choice"], via="rpc"))
-    return {"status": "resolved", "prompt_id": req.prompt_id}
+    approvals = (r for r in world.requests if r.method == "approval")
+    answer = rules.c_respond(approvals, session, params)
+    if answer.error:
+        raise wire.canonical_error(answer.error)
+    req = answer.found
+    if answer.resolves and req is not None:
+        ctx.later(lambda: world.reqs.answer(req, params["choice"], via=rules.Ending.RPC))
+    return answer.result
 
 
 def pending(ctx: Ctx) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from desktop.demo import wire
 from desktop.demo.agent import start_turn
-from desktop.demo.dialect import B_SERVER_REQUESTS, PUBLIC_SUBPROTOCOL, Dialect
+from desktop.demo.dialect import PUBLIC_SUBPROTOCOL, Dialect, b_capabilities
 from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
 from desktop.demo.rpc_sessions import C_CREATE_KEYS, C_SOURCES
 from desktop.demo.world import APPROVAL_MODES, World
@@ -112,12 +112,8 @@ def prompt_submit(ctx: Ctx) -> Any:
 
 def capabilities(ctx: Ctx) -> Any:
     """B ``client.capabilities``: without ``server_requests: true`` approvals are withdrawn."""
-    enabled = ctx.params.get("server_requests") is True
-    ctx.conn.record.server_requests = enabled
-    return {
-        "server_requests": list(B_SERVER_REQUESTS) if enabled else [],
-        "declines_not_shown": True,
-    }
+    ctx.conn.record.server_requests = ctx.params.get("server_requests") is True
+    return b_capabilities(ctx.params.get("server_requests"))
 
 
 def describe(ctx: Ctx) -> Any:

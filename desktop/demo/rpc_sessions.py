@@ -11,7 +11,7 @@ from desktop.demo import wire
 from desktop.demo.dialect import Dialect
 from desktop.demo.model import Session, new_runtime_id, new_stored_id
 from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.demo.snapshots import c_snapshot, open_requests, status, tui_snapshot
+from desktop.demo.snapshots import c_snapshot, redelivery, status, tui_snapshot
 from desktop.demo.world import World
 
 C_SOURCES = ("cli", "tui", "gui", "acp")
@@ -188,7 +188,7 @@ def active_list(ctx: Ctx) -> Any:
 
 def close_session(world: World, session: Session) -> None:
     """End a session: withdraw its requests, stop its turn, forget it."""
-    world.reqs.withdraw_session(session, "closed", "session_closed")
+    world.reqs.withdraw_session(session, "closed")
     session.closed = True
     session.interrupt.set()
     session.viewers.clear()
@@ -213,7 +213,7 @@ def interrupt(ctx: Ctx) -> Any:
     if ctx.dialect is Dialect.C and session.running and generation != session.generation:
         raise wire.canonical_error("stale_generation")
     if session.running:
-        world.reqs.withdraw_session(session, "interrupted", "interrupted")
+        world.reqs.withdraw_session(session, "interrupted")
         session.interrupt.set()
     return {"status": "interrupted"}
 
@@ -257,7 +257,7 @@ def events_since(ctx: Ctx) -> Any:
         "truncated": truncated,
         "count": len(events),
         "epoch": world.replay_epoch,
-        "open_requests": open_requests(world, session),
+        "open_requests": redelivery(world, session)["open_requests"],
     }
 
 

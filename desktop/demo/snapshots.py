@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.demo import approval_rules
 from desktop.demo.dialect import Dialect
 from desktop.demo.model import Session, Viewer
 from desktop.demo.world import World
@@ -18,9 +19,8 @@ from desktop.demo.world import World
 
 def status(world: World, session: Session) -> str:
     """``idle|working|waiting``; 0.19.0 never counts approvals as waiting."""
-    if world.dialect is not Dialect.A and world.open_requests(session):
-        return "waiting"
-    return "working" if session.running else "idle"
+    waiting = bool(world.open_requests(session))
+    return approval_rules.session_status(world.dialect, running=session.running, waiting=waiting)
 
 
 def tui_snapshot(world: World, session: Session) -> dict[str, Any]:
@@ -47,13 +47,8 @@ def tui_snapshot(world: World, session: Session) -> dict[str, Any]:
             stored_session_id=session.stored_id,
             messages_omitted=False,
             turn_started_at=session.turn_started_at,
-            open_requests=open_requests(world, session),
+            **redelivery(world, session),
         )
-        approvals = world.open_approvals(session)
-        if approvals:
-            head = world.reqs.b_params(approvals[0])
-            head.pop("session_id", None)
-            snap["pending_approval"] = head
         if session.todo_revision:
             snap["todo_state"] = {
                 "todos": [dict(t) for t in session.todos],
@@ -62,12 +57,12 @@ def tui_snapshot(world: World, session: Session) -> dict[str, Any]:
     return snap
 
 
-def open_requests(world: World, session: Session) -> list[dict[str, Any]]:
-    """B: unanswered server→client requests, to be re-delivered after a reconnect."""
-    return [
-        {"id": r.srq_id, "method": r.method, "params": world.reqs.b_params(r)}
-        for r in world.open_requests(session)
-    ]
+def redelivery(world: World, session: Session) -> dict[str, Any]:
+    """B: ``open_requests`` and ``pending_approval``, to be re-delivered after a reconnect."""
+    unanswered = world.open_requests(session)
+    return approval_rules.b_redelivery(
+        (r.srq_id, r.method, world.reqs.b_params(r)) for r in unanswered
+    )
 
 
 def c_snapshot(world: World, session: Session, viewer: Viewer | None) -> dict[str, Any]:

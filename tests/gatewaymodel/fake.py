@@ -18,9 +18,9 @@ from typing import Any, Literal
 from websockets.asyncio.server import ServerConnection
 
 from desktop.demo import wire
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.connection import Connection
 from desktop.demo.handshake import Gatekeeper, Handshake
-from desktop.demo.model import Outcome
 from desktop.demo.records import ConnectionRecord
 from desktop.demo.server import DemoGateway
 from tests.gatewaymodel.faults import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from desktop.demo.model import Outcome
+from desktop.demo.approval_rules import Outcome
 from desktop.demo.world import World
 
 

@@ -13,6 +13,10 @@ from functools import partial
 from typing import Any
 
 from desktop.core.model import Dialect
+from desktop.demo import approval_rules as rules
+from desktop.demo import results
+from desktop.demo.approval_rules import Outcome, OutcomeKind
+from desktop.demo.script import Command
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Json, RefSession, ServerApproval
@@ -21,6 +25,15 @@ from tests.safety.sim.refserver import RefServer
 COMMANDS = ("rm -rf build/", "rm -rf build/ ", "chmod 777 run.sh", "find . -delete", "git push -f")
 PATTERNS = {"rm": "delete in root path", "ch": "world-writable", "fi": "find -delete"}
 Action = tuple[str, int, Callable[[], None]]
+# ``ServerApproval.outcome`` ("approve:once", "deny", ...) -> the model's; anything else (a
+# request replaced under its id) was withdrawn.
+OUTCOME_KIND: dict[str, OutcomeKind] = {
+    "approve": "approve",
+    "deny": "deny",
+    "timeout": "timeout",
+    "interrupted": "interrupted",
+    "closed": "closed",
+}
 
 
 class AgentServer(RefServer):
@@ -62,6 +75,11 @@ class AgentServer(RefServer):
         session.asked.append(approval)
         self.at(self.clock() + self.config.approval_timeout, lambda: self.expire(approval))
         return approval
+
+    @staticmethod
+    def ask_of(approval: ServerApproval, **allow: bool) -> rules.Ask:
+        """What ``approval`` says of its command (``allow``: ``allow_session``/``_permanent``)."""
+        return rules.Ask(approval.command, approval.pattern_keys, "dangerous command", **allow)
 
     def flags(self) -> dict[str, Any]:
         """The payload flags that decide ``choices`` (protocol.md §3.2-3.4)."""
@@ -111,16 +129,15 @@ class AgentServer(RefServer):
             done()
 
     def tool_complete(self, approval: ServerApproval) -> str:
-        payload: Json = {"tool_id": approval.tool_id, "name": "terminal"}
-        if approval.outcome.startswith("approve"):
-            payload["result"] = {"output": "", "exit_code": 0, "error": None}
-        elif approval.outcome == "timeout":
-            payload["result"] = {
-                "status": "blocked",
-                "error": "BLOCKED: Command timed out without user response.",
-            }
+        """What the agent's terminal tool reports, worded as the gateway model words it."""
+        kind, _, choice = approval.outcome.partition(":")
+        outcome = Outcome(OUTCOME_KIND.get(kind, "withdrawn"), choice or None, detail=kind)
+        if outcome.approved:
+            command = Command(approval.command, approval.pattern_keys[0], "dangerous command")
+            result = results.executed(command, outcome)
         else:
-            payload["result"] = {"status": "blocked", "error": "BLOCKED: Command denied."}
+            result = results.blocked(outcome, self.wire)
+        payload: Json = {"tool_id": approval.tool_id, "name": "terminal", "result": result}
         return frames.event(
             "tool.complete", approval.session.sid, payload, **self.stamp(approval.session)
         )

@@ -33,7 +33,3 @@ def result(rpc_id: Any, body: dict[str, Any]) -> str:
 def error(rpc_id: Any, code: int, message: str, reason: str = "") -> str:
     data = {"reason": reason} if reason else None
     return wire.encode(wire.error(rpc_id, wire.RpcError(code, message, data)))
-
-
-def gateway_ready(extra: dict[str, Any] | None = None) -> str:
-    return event("gateway.ready", "", {"skin": {"name": "default"}, **(extra or {})})

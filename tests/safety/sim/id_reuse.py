@@ -13,29 +13,18 @@ the core sent for the id's earlier meaning can still be on its way:
   the resume snapshot (``open_requests``/``prompts``).
 
 Whatever the id meant before, the servers resolve it to the newest request filed under it
-(:func:`newest`), as a gateway that re-uses ids would.
+(``desktop.demo.approval_rules.newest``), as a gateway that re-uses ids would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from tests.safety.sim.agent import COMMANDS, Action, AgentServer
 from tests.safety.sim.chooser import pick
 from tests.safety.sim.model import RefSession, ServerApproval
 
 Publish = Callable[[RefSession, str, ServerApproval], ServerApproval]
-
-
-def newest(
-    approvals: Iterable[ServerApproval], matches: Callable[[ServerApproval], bool]
-) -> ServerApproval | None:
-    """The last approval ``matches`` accepts (what the id means now), or None."""
-    found = None
-    for approval in approvals:
-        if matches(approval):
-            found = approval
-    return found
 
 
 def actions(

@@ -32,6 +32,11 @@ class ServerApproval:
     outcome: str = ""  # "approve:once" | "deny" | "timeout" | "interrupted" | "closed" | ...
     closed_by: str = ""  # "tray" | "other" | "timer" | "interrupt" | "close" | "restart"
 
+    @property
+    def is_open(self) -> bool:
+        """``open``, under the name ``desktop.demo.approval_rules`` matches requests by."""
+        return self.open
+
     def describe(self) -> str:
         return f"#{self.ident} {self.command!r} ({'open' if self.open else self.outcome})"
 

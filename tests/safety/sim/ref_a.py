@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import dialect as rules
+from desktop.demo import approval_rules as rules
 from tests.safety.sim import frames
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
@@ -34,37 +34,28 @@ class RefServerA(AgentServer):
     def ask(self, session: RefSession) -> None:
         approval = self.make_approval(session)
         flags = self.flags()
-        payload: Json = {
-            "command": approval.command,
-            "pattern_key": approval.pattern_keys[0],
-            "pattern_keys": list(approval.pattern_keys),
-            "description": "dangerous command",
-        }
         if flags["smart_denied"]:
             approval.choices = ("once", "deny")
-            payload.update(allow_permanent=True, smart_denied=True, choices=list(approval.choices))
+            payload = rules.a_payload(self.ask_of(approval), approval.choices, smart_denied=True)
         elif self.chooser.below(20) == 0:
             approval.choices = A_FALLBACK  # no allow_permanent, no choices at all
+            payload = rules.a_payload(self.ask_of(approval), None)
         else:
             permanent = flags["allow_permanent"]
             approval.choices = tuple(
-                rules.approval_choices(
-                    rules.Dialect.A, allow_session=True, allow_permanent=permanent
-                )
+                rules.approval_choices(self.wire, allow_session=True, allow_permanent=permanent)
             )
-            payload.update(allow_permanent=permanent, choices=list(approval.choices))
+            ask = self.ask_of(approval, allow_permanent=permanent)
+            payload = rules.a_payload(ask, approval.choices)
         self.stats["published"] += 1
         tool = {"tool_id": approval.tool_id, "name": "terminal", "context": approval.command}
         self.emit(session, frames.event("tool.start", session.sid, tool))
         self.emit(session, frames.event("approval.request", session.sid, payload), approval)
 
     def other_target(self, session: RefSession) -> ServerApproval:
-        return session.open_approvals()[0]  # another surface's approval.respond: the head, too
+        return rules.a_targets(session.open_approvals(), {})[0]  # another surface's: the head
 
-    def announce_close(self, approval: ServerApproval) -> None:
-        """0.19.0 says nothing when a card is resolved, times out or is interrupted."""
-
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         self.reply(frames.error(rpc_id, -32601, "unknown method: client.capabilities"))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
@@ -80,7 +71,9 @@ class RefServerA(AgentServer):
             "message_count": 0,
             "messages": [],
             "running": session.running,
-            "status": "working" if session.running else "idle",
+            "status": rules.session_status(
+                self.wire, running=session.running, waiting=bool(session.open_approvals())
+            ),
             "info": self.info(session),
         }
         self.reply(frames.result(rpc_id, snapshot))
@@ -97,16 +90,13 @@ class RefServerA(AgentServer):
             self.verdict(attribution, None, params.get("choice"), text)
             self.reply(frames.error(rpc_id, 4001, "session not found"))
             return
-        pending = session.open_approvals()
-        head = pending[0] if pending else None
+        targets = rules.a_targets(session.open_approvals(), params)
         choice = params.get("choice")
-        self.verdict(attribution, head, choice, repr(params))
-        if head is None:
-            self.reply(frames.result(rpc_id, {"resolved": 0}))
-            return
-        approved = rules.approves(rules.Dialect.A, choice)
-        self.close(head, f"approve:{choice}" if approved else "deny", "tray")
-        self.reply(frames.result(rpc_id, {"resolved": 1}))
+        self.verdict(attribution, targets[0] if targets else None, choice, repr(params))
+        approved = rules.approves(self.wire, choice)
+        for target in targets:
+            self.close(target, f"approve:{choice}" if approved else "deny", "tray")
+        self.reply(frames.result(rpc_id, {"resolved": len(targets)}))
 
     def still_shows(self, approval: ServerApproval) -> bool:
         pending = approval.session.open_approvals()

@@ -14,13 +14,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import dialect as rules
+from desktop.demo import approval_rules as rules
+from desktop.demo.dialect import b_capabilities
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
-
-CANCEL_REASON = {"timer": "timeout", "interrupt": "interrupted", "close": "session_closed"}
 
 
 class RefServerB(AgentServer):
@@ -30,10 +29,7 @@ class RefServerB(AgentServer):
         super().__init__(*args, **kwargs)
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
         self._published: dict[int, Json] = {}  # ident -> params as sent (re-delivered as is)
-
-    def ready_extra(self) -> Json:
-        epoch = self.stats["restart_keep"] + self.stats["restart_forget"]
-        return {"change_events": True, "heartbeat": True, "replay_epoch": f"epoch-{epoch}"}
+        self._asks: dict[int, rules.Ask] = {}  # ident -> what its params said of the command
 
     def publish(
         self, session: RefSession, command: str, reuse: ServerApproval | None = None
@@ -45,7 +41,7 @@ class RefServerB(AgentServer):
         flags = self.flags()
         approval.choices = tuple(
             rules.approval_choices(
-                rules.Dialect.B,
+                self.wire,
                 allow_session=flags["allow_session"] and not flags["smart_denied"],
                 allow_permanent=flags["allow_permanent"],
             )
@@ -56,22 +52,21 @@ class RefServerB(AgentServer):
         return approval
 
     def params(self, approval: ServerApproval, flags: Json) -> Json:
-        params: Json = {
-            "session_id": approval.session.sid,
-            "command": approval.command,
-            "pattern_key": approval.pattern_keys[0],
-            "pattern_keys": list(approval.pattern_keys),
-            "description": "dangerous command",
-            "allow_permanent": flags.get("allow_permanent", "always" in approval.choices),
-            "allow_session": flags.get("allow_session", "session" in approval.choices),
-            "request_id": approval.request_id,
-            "approval_id": approval.request_id,
-            "choices": list(approval.choices),
-            "expires_at": 12345.6,
-        }
-        if flags.get("smart_denied") or approval.choices == ("once", "deny"):
-            params["smart_denied"] = bool(flags.get("smart_denied"))
-        return params
+        """As 0.22.2.post1 sends them; every other request in the main-branch source's shape."""
+        ask = self._asks[approval.ident] = self.ask_of(
+            approval,
+            allow_permanent=flags["allow_permanent"],
+            allow_session=flags["allow_session"],
+        )
+        smart = flags["smart_denied"] or approval.choices == ("once", "deny")
+        return rules.b_params(
+            approval.session.sid,
+            ask,
+            approval.request_id,
+            approval.choices,
+            smart_denied=bool(flags["smart_denied"]) if smart else None,
+            expires_at=12345.6 if approval.ident % 2 else None,
+        )
 
     def dialect_actions(self, session: RefSession) -> list[Action]:
         reuse = id_reuse.actions(
@@ -99,18 +94,15 @@ class RefServerB(AgentServer):
         choice = pick(self.chooser, target.choices)
         self.close(target, "deny" if choice == "deny" else f"approve:{choice}", "other")
 
-    def announce_close(self, approval: ServerApproval) -> None:
-        reason = CANCEL_REASON.get(approval.closed_by)
-        if approval.closed_by == "other" and approval.ident in self._rpc_answered:
-            reason = "resolved"
-        if reason is not None:
-            payload = {"id": approval.srq_id, "method": "approval", "reason": reason}
-            self.emit(
-                approval.session, frames.event("request.cancel", approval.session.sid, payload)
-            )
+    def ending(self, approval: ServerApproval) -> rules.Ending:
+        """Answers are response frames unless they came by ``approval.respond``."""
+        ending = super().ending(approval)
+        if ending is rules.Ending.RPC and approval.ident not in self._rpc_answered:
+            return rules.Ending.FRAME
+        return ending
 
-    def on_capabilities(self, rpc_id: Any) -> None:
-        self.reply(frames.result(rpc_id, {"server_requests": ["approval", "clarify"]}))
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
+        self.reply(frames.result(rpc_id, b_capabilities(params.get("server_requests"))))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
         session = self.resumed_session(params.get("session_id"))
@@ -123,13 +115,11 @@ class RefServerB(AgentServer):
             "session_id": session.sid,
             "stored_session_id": session.stored_id,
             "running": session.running,
-            "status": "waiting" if pending else ("working" if session.running else "idle"),
+            "status": rules.session_status(
+                self.wire, running=session.running, waiting=bool(pending)
+            ),
             "info": self.info(session),
-            "open_requests": [
-                {"id": a.srq_id, "method": "approval", "params": self._published[a.ident]}
-                for a in pending
-            ],
-            "pending_approval": self._published[pending[0].ident] if pending else None,
+            **rules.b_redelivery((a.srq_id, "approval", self._published[a.ident]) for a in pending),
         }
         self.reply(frames.result(rpc_id, snapshot))
 
@@ -139,8 +129,7 @@ class RefServerB(AgentServer):
             items = [] if session is None else session.open_approvals()
             body = {
                 "approvals": [
-                    {k: v for k, v in self._published[a.ident].items() if k != "choices"}
-                    for a in items
+                    rules.b_pending_item(self._asks[a.ident], a.request_id) for a in items
                 ]
             }
             self.reply(frames.result(rpc_id, body))
@@ -148,8 +137,7 @@ class RefServerB(AgentServer):
         super().on_other(rpc_id, method, params)
 
     def on_response(self, msg: Json, attribution: Attribution | None) -> None:
-        srq = msg.get("id")
-        target = id_reuse.newest(self.approvals, lambda a: a.srq_id == srq)
+        target = rules.b_by_srq(self.approvals, msg.get("id"))
         if "error" in msg:
             if target is not None and target.open:
                 self.report("withdrew an approval nobody answered", repr(msg)[:200])
@@ -167,21 +155,22 @@ class RefServerB(AgentServer):
         self.stats["responses_arrived"] += 1
         self.verdict(attribution, target if target.open else None, choice, repr(msg))
         if target.open:
-            ok = rules.approves(rules.Dialect.B, choice)
+            ok = rules.approves(self.wire, choice)
             self.close(target, f"approve:{choice}" if ok else "deny", "tray")
 
     def on_respond(self, rpc_id: Any, params: Json, attribution: Attribution | None) -> None:
-        request_id = params.get("request_id")
-        if request_id:
-            found = [a for a in self.approvals if a.open and a.request_id == request_id][:1]
-        else:
-            session = self.find(params.get("session_id"))
-            found = session.open_approvals()[:1] if session is not None else []
-        target = found[0] if found else None
-        self.verdict(attribution, target, params.get("choice"), repr(params))
-        if target is not None:
-            choice = params.get("choice")
-            ok = rules.approves(rules.Dialect.B, choice)
+        if params.get("all"):
+            self.report("approve-all on the wire", repr(params))
+        session = self.find(params.get("session_id"))
+        found = rules.b_respond_targets(
+            (a for a in self.approvals if a.open),
+            lambda: [] if session is None else session.open_approvals(),
+            params,
+        )
+        choice = params.get("choice")
+        self.verdict(attribution, found[0] if found else None, choice, repr(params))
+        ok = rules.approves(self.wire, choice)
+        for target in found:
             self._rpc_answered.add(target.ident)
             self.close(target, f"approve:{choice}" if ok else "deny", "tray")
         self.reply(frames.result(rpc_id, {"resolved": len(found)}))

@@ -14,21 +14,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import dialect as rules
+from desktop.demo import approval_rules as rules
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
 
-RESPOND_KEYS = {"session_id", "execution_generation", "prompt_id", "choice"}
-
 
 class RefServerC(AgentServer):
     dialect: ClassVar[Dialect] = Dialect.C
-
-    def ready_extra(self) -> Json:
-        epoch = 1 + self.stats["restart_keep"] + self.stats["restart_forget"]
-        return {"replay_epoch": f"epoch-c{epoch}", "authority_epoch": epoch}
 
     def stamp(self, session: RefSession) -> Json:
         return {"execution_generation": session.generation}
@@ -43,7 +37,7 @@ class RefServerC(AgentServer):
         plain = not flags["smart_denied"]
         approval.choices = tuple(
             rules.approval_choices(
-                rules.Dialect.C,
+                self.wire,
                 allow_session=plain and flags["allow_session"],
                 allow_permanent=plain and flags["allow_permanent"],
             )
@@ -59,14 +53,8 @@ class RefServerC(AgentServer):
         return approval
 
     def payload(self, approval: ServerApproval) -> Json:
-        return {
-            "kind": "approval",
-            "prompt_id": approval.request_id,
-            "execution_generation": approval.generation,
-            "command": approval.command,
-            "description": "dangerous command",
-            "choices": list(approval.choices),
-        }
+        ask = self.ask_of(approval)
+        return rules.c_payload(approval.request_id, approval.generation, ask, approval.choices)
 
     def dialect_actions(self, session: RefSession) -> list[Action]:
         reuse = id_reuse.actions(
@@ -93,16 +81,7 @@ class RefServerC(AgentServer):
         self.stats["reasks"] += 1
         self.publish(session, earlier.command)
 
-    def announce_close(self, approval: ServerApproval) -> None:
-        payload = {"prompt_id": approval.request_id, "execution_generation": approval.generation}
-        if approval.closed_by == "timer":
-            payload["reason"] = "expired"
-        session = approval.session
-        self.emit(
-            session, frames.event("approval.settled", session.sid, payload, **self.stamp(session))
-        )
-
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         self.reply(frames.error(rpc_id, -32601, "unknown_method", "unknown_method"))
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:
@@ -116,7 +95,7 @@ class RefServerC(AgentServer):
             "stored_session_id": session.stored_id,
             "running": session.running,
             "execution_generation": session.generation,
-            "authority_epoch": 1 + self.stats["restart_keep"] + self.stats["restart_forget"],
+            "authority_epoch": self.authority_epoch(),
             "subscription_id": f"sub-{session.sid}",
             "prompts": [self.payload(a) for a in session.open_approvals()],
             "info": self.info(session),
@@ -132,21 +111,25 @@ class RefServerC(AgentServer):
         super().on_interrupt_call(rpc_id, params)
 
     def on_respond(self, rpc_id: Any, params: Json, attribution: Attribution | None) -> None:
-        if set(params) != RESPOND_KEYS:
+        answer = rules.c_respond(self.approvals, self.find(params.get("session_id")), params)
+        choice = params.get("choice")
+        if set(params) != set(rules.C_RESPOND_KEYS):
             self.report("approval.respond keys are not the closed set", repr(sorted(params)))
-            self.reply(frames.error(rpc_id, 4001, "invalid_params", "invalid_params"))
-            self.verdict(attribution, None, params.get("choice"), repr(params))
+            self.verdict(attribution, None, choice, repr(params))
+        else:
+            self.check_address(attribution, params)
+            found = answer.found
+            self.verdict(attribution, found if found and found.open else None, choice, repr(params))
+        if answer.error:
+            self.reply(frames.error(rpc_id, 4001, answer.error, answer.error))
             return
-        session = self.find(params["session_id"])
-        target = id_reuse.newest(
-            self.approvals,
-            lambda a: (
-                session is not None
-                and a.session is session
-                and a.request_id == params["prompt_id"]
-                and a.generation == params["execution_generation"]
-            ),
-        )
+        self.reply(frames.result(rpc_id, answer.result or {}))
+        if answer.resolves and answer.found is not None:
+            ok = rules.approves(self.wire, choice)
+            self.close(answer.found, f"approve:{choice}" if ok else "deny", "tray")
+
+    def check_address(self, attribution: Attribution | None, params: Json) -> None:
+        """The frame names the very prompt the person answered (whatever the server finds)."""
         aimed = attribution.target if attribution is not None else None
         if aimed is not None and (
             params["prompt_id"] != aimed.request_id
@@ -157,26 +140,3 @@ class RefServerC(AgentServer):
                 "decision addressed another prompt",
                 f"person answered {aimed.describe()}, frame said {params!r}",
             )
-        choice = params["choice"]
-        self.verdict(
-            attribution,
-            target if target is not None and target.open else None,
-            choice,
-            repr(params),
-        )
-        if target is None:
-            self.reply(frames.error(rpc_id, 4001, "not_found", "not_found"))
-            return
-        if not target.open:
-            self.reply(
-                frames.result(
-                    rpc_id, {"status": "already_resolved", "prompt_id": target.request_id}
-                )
-            )
-            return
-        if choice not in target.choices:
-            self.reply(frames.error(rpc_id, 4001, "invalid_params", "invalid_params"))
-            return
-        self.reply(frames.result(rpc_id, {"status": "resolved", "prompt_id": target.request_id}))
-        ok = rules.approves(rules.Dialect.C, choice)
-        self.close(target, f"approve:{choice}" if ok else "deny", "tray")

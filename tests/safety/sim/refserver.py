@@ -6,11 +6,12 @@ whatever the server emits for a session reaches the core only while our connecti
 session, and only when the interleaver delivers it; whatever the core writes reaches the
 server only when delivered (or a prefix of it, when the connection drops). When a decision
 frame *arrives*, the dialect subclass resolves it by that dialect's rule (A: the session's FIFO
-head; B: the ``srq`` id; C: ``prompt_id`` + generation) and :meth:`RefServer.verdict` checks the
-resolved request against the person's decision. That is the campaign's central invariant.
+head; B: the ``srq`` id; C: ``prompt_id`` + generation, all from ``desktop.demo.approval_rules``)
+and :meth:`RefServer.verdict` checks the resolved request against the person's decision. That
+is the campaign's central invariant.
 
-The agent's side (turns, asks, timeouts, other viewers) is in ``agent``; each dialect's wire
-rules are in ``ref_a``/``ref_b``/``ref_c``.
+The agent's side (turns, asks, timeouts, other viewers) is in ``agent``; what each dialect adds
+around the shared rules (handshake, snapshots, id re-use) is in ``ref_a``/``ref_b``/``ref_c``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
+from desktop.demo import approval_rules as rules
+from desktop.demo.dialect import gateway_ready_payload
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import Chooser
 from tests.safety.sim.model import (
@@ -36,6 +39,11 @@ from tests.safety.sim.model import (
 )
 
 Report = Callable[[str, str], None]
+ENDING = {
+    "timer": rules.Ending.TIMER,
+    "interrupt": rules.Ending.INTERRUPT,
+    "close": rules.Ending.CLOSE,
+}
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,18 @@ class RefServer:
         self.connected = True
         for session in self.sessions.values():
             session.viewed = False
-        self.reply(frames.gateway_ready(self.ready_extra()))
+        epoch = self.authority_epoch()
+        ready = gateway_ready_payload(
+            self.wire,
+            replay_epoch=f"epoch-{epoch}",
+            authority_epoch=epoch,
+            instance_id=f"gw-{epoch}",
+        )
+        self.reply(frames.event("gateway.ready", "", ready))
+
+    def authority_epoch(self) -> int:
+        """One more per server process (a restart, with or without its sessions)."""
+        return 1 + self.stats["restart_keep"] + self.stats["restart_forget"]
 
     def disconnect(self) -> None:
         self.connected = False
@@ -161,7 +180,7 @@ class RefServer:
         elif item.attribution is not None:
             self.report("decision in a non-decision frame", item.frame.text[:200])
         elif method == "client.capabilities":
-            self.on_capabilities(rpc_id)
+            self.on_capabilities(rpc_id, params)
         elif method in ("session.resume", "session.activate"):
             self.on_resume(rpc_id, params)
         elif method == "session.interrupt":
@@ -227,17 +246,39 @@ class RefServer:
     def interrupt(self, session: RefSession) -> None:
         raise NotImplementedError
 
-    def ready_extra(self) -> Json:
-        return {}
-
     def stamp(self, session: RefSession) -> Json:
         """Extra event params (C: the execution generation)."""
         return {}
 
-    def announce_close(self, approval: ServerApproval) -> None:
-        raise NotImplementedError
+    @property
+    def wire(self) -> rules.Dialect:
+        """This server's dialect, as the gateway model's rules name it."""
+        return rules.Dialect[self.dialect.name]
 
-    def on_capabilities(self, rpc_id: Any) -> None:
+    def ending(self, approval: ServerApproval) -> rules.Ending:
+        """How ``approval`` ended, as the wire rules see it (answers: by RPC unless B says)."""
+        by = approval.closed_by
+        if by in ("tray", "other"):
+            return rules.Ending.RPC
+        return ENDING.get(by, rules.Ending.OTHER)
+
+    def announce_close(self, approval: ServerApproval) -> None:
+        """Tell the viewers ``approval`` ended, as the dialect does (A: never)."""
+        said = rules.announcement(
+            self.wire,
+            self.ending(approval),
+            method="approval",
+            srq_id=approval.srq_id,
+            prompt_id=approval.request_id,
+            generation=approval.generation,
+            say_expired=True,
+        )
+        if said is not None:
+            kind, payload = said
+            session = approval.session
+            self.emit(session, frames.event(kind, session.sid, payload, **self.stamp(session)))
+
+    def on_capabilities(self, rpc_id: Any, params: Json) -> None:
         raise NotImplementedError
 
     def on_resume(self, rpc_id: Any, params: Json) -> None:

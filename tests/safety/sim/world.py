@@ -15,9 +15,9 @@ from collections.abc import Callable
 from desktop.core.events import ApprovalRequested
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Approval, Dialect
+from desktop.demo.approval_rules import newest
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.chooser import Chooser
-from tests.safety.sim.id_reuse import newest
 from tests.safety.sim.model import Attribution, InFlight, Outgoing, ServerApproval, Violation
 from tests.safety.sim.ref_a import RefServerA
 from tests.safety.sim.ref_b import RefServerB
