@@ -1,14 +1,15 @@
 """The approval dialog alone, driven like figure (a)'s "alone" phase: CPU per approval.
 
 Why offline: the (a) figure runs the fake gateway, the client, the core and the tray around the
-dialog, takes minutes and its CPU is spread over processes; the dialog is most of the app's
-part. Here an open ``ApprovalDialog`` gets what the app would give it: approvals arriving one by
-one across ``--sessions`` sessions every ``--interval`` seconds (each its own batch, as a
-Hermes turn with one command), each waiting until its card is first painted, then denied
-(``SENDING``, then ``RESOLVED``), with the event loop running in between on the real clock (so
-the grace removals, countdown ticks and deferred builds happen as in the app). The idle CPU of
-the open, empty dialog is measured first and subtracted. ``--profile PATH`` writes cProfile
-stats timed by CPU (not wall) time.
+dialog and takes minutes; this takes 25 s. An open ``ApprovalDialog`` gets what the app would
+give it: approvals arriving one by one across ``--sessions`` sessions every ``--interval``
+seconds (each its own batch, as a Hermes turn with one command), each waiting until its card is
+first painted, then denied (``SENDING``, then ``RESOLVED``), with the event loop running in
+between on the real clock (so grace removals, countdown ticks and deferred builds happen as in
+the app). The idle CPU of the open, empty dialog is measured first and subtracted; the CPU is
+split into arrival (upsert to first paint), answer and the time between. ``--style none``
+clears the dialog's style sheet first: a counterfactual showing what the sheet costs.
+``--profile PATH`` writes cProfile stats timed by CPU (not wall) time.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=4)
     parser.add_argument("--interval", type=float, default=0.2)
     parser.add_argument("--idle", type=float, default=2.0, help="seconds of idle measured first")
+    parser.add_argument("--style", choices=("app", "none"), default="app", help="none: no sheet")
     parser.add_argument("--profile", default="", help="write cProfile stats (CPU time) here")
     args = parser.parse_args()
     os.environ.setdefault("QT_API", "pyside6")
@@ -40,6 +42,8 @@ def main() -> int:
 
     app = QApplication(sys.argv[:1])
     dialog = ApprovalDialog()
+    if args.style == "none":  # a counterfactual (the probe edits nothing in the app)
+        dialog.setStyleSheet("")
     dialog.present(activate=False)
     choices = (Choice.ONCE, Choice.SESSION, Choice.ALWAYS, Choice.DENY)
     painted: dict[str, float] = {}
