@@ -77,7 +77,7 @@ def _run_phases(
     sessions = client.expect("sessions", 60)
     done: list[Phase] = []
     fed, cpu = 0, float(sessions.get("cpu", 0.0))
-    idle_rate = _idle_cpu_rate(client, cfg.idle_baseline_s) if app else 0.0
+    idle_rate = _idle_cpu_rate(client, cfg.idle_settle, cfg.idle_baseline_s) if app else 0.0
     if app:
         cpu = float(_cpu_now(client)["cpu"])
     pace = cfg.latency_interval + cfg.latency_jitter
@@ -122,12 +122,15 @@ def _cpu_now(client: Child) -> dict[str, Any]:
     return client.expect("samples", 30)
 
 
-def _idle_cpu_rate(client: Child, seconds: float) -> float:
+def _idle_cpu_rate(client: Child, settle: float, seconds: float) -> float:
     """CPU seconds per second the app spends with its dialog open and nothing arriving.
 
     Why: the CPU per approval divides a whole phase's CPU by its approvals, and the phase is
-    mostly waiting between them; this is the part of that which no approval caused.
+    mostly waiting between them; this is the part of that which no approval caused. Measured
+    ``settle`` s after the sessions started: right after, the app is still taking in their
+    snapshots, and that rate subtracted over a whole phase left nothing (0.00 ms per approval).
     """
+    time.sleep(settle)  # the app finishes starting on its own
     start = _cpu_now(client)
     t0 = time.monotonic()
     time.sleep(seconds)  # the bench's own process waits; the app runs on its own
