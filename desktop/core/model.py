@@ -13,13 +13,21 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 _Value = TypeVar("_Value")
-_READERS: dict[type, Any] = {}
+_READERS: dict[type, tuple[Any, frozenset[str]]] = {}
 
 
 def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
-    """A copy of the frozen ``value`` with ``changes``, filled as its ``__init__`` would."""
+    """A copy of the frozen ``value`` with ``changes``, filled as its ``__init__`` would.
+
+    A name the class has no field for raises, as ``dataclasses.replace`` does: a misspelt change
+    must not vanish silently.
+    """
     cls, names = type(value), value.__slots__  # type: ignore[attr-defined]
-    read = _READERS.get(cls) or _READERS.setdefault(cls, attrgetter(*names))
+    read, known = _READERS.get(cls) or _READERS.setdefault(
+        cls, (attrgetter(*names), frozenset(names))
+    )
+    if not changes.keys() <= known:
+        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - known)}")
     copy = object.__new__(cls)
     for name, item in zip(names, read(value), strict=True):
         object.__setattr__(copy, name, changes.get(name, item))
