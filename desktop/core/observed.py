@@ -14,7 +14,9 @@ No event tells an observer that something waits, so the pending list is asked on
   answered ends at the next list; only an id in the latest list is answered);
 * the list says ``working``: every ``observe_poll_interval``;
 * ``idle`` within ``observe_linger`` of its last work: every ``observe_linger_poll_interval``
-  (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle);
+  (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle).
+  Work is a list saying ``working``, or a ``message_count`` that moved since the last list: a
+  turn can start and end between two lists;
 * otherwise never: an idle gateway is not woken.
 
 Each session is also asked once as soon as it is first listed, and again after a reconnect
@@ -49,6 +51,7 @@ class ObservedSessions:
     """0.20 sessions seen through their pending list: when each last worked, when it is due."""
 
     worked_at: dict[str, float] = field(default_factory=dict)
+    messages: dict[str, int] = field(default_factory=dict)  # message_count at the last list
     due: dict[str, float] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
     at: float | None = None  # the earliest due time (a deadline of the core)
@@ -58,16 +61,18 @@ class ObservedSessions:
         return bool(self.worked_at or self.fresh or self.at is not None)
 
 
-def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str]]:
-    """``{id: (session_key, status, title)}`` of a ``session.active_list`` result (bounded)."""
+def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str, int | None]]:
+    """``{id: (session_key, status, title, message_count)}`` of a ``session.active_list`` result."""
     rows = payloads.objects(result, "sessions") or []
-    live: dict[str, tuple[str, str, str]] = {}
+    live: dict[str, tuple[str, str, str, int | None]] = {}
     for row in rows[:MAX_OBSERVED]:
         session_id = payloads.text(row, "id")
         if 0 < len(session_id) <= ID_CHARS:
             key = payloads.text(row, "session_key")[:ID_CHARS]
             title = payloads.text(row, "title")[:TITLE_CHARS]
-            live[session_id] = (key, payloads.text(row, "status")[:20], title)
+            count = row.get("message_count")
+            count = count if type(count) is int else None
+            live[session_id] = (key, payloads.text(row, "status")[:20], title, count)
     return live
 
 
@@ -86,7 +91,7 @@ def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
             forget(core, session_id)
             core.remove_session(session_id, "ended", outcomes.withdrawn(outcomes.SESSION_GONE))
     now = core.clock()
-    for session_id, (key, status, title) in live.items():
+    for session_id, (key, status, title, count) in live.items():
         known = sessions.get(session_id) is not None
         if known and not sessions.is_observed(session_id):
             continue  # the tray's own (or attached) session
@@ -99,10 +104,12 @@ def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
         if title:
             changes["title"] = title
         sessions.update(session_id, **changes)
-        working = status == WORKING
-        if working:
+        moved = count is not None and watch.messages.get(session_id, count) != count
+        if count is not None:
+            watch.messages[session_id] = count
+        if status == WORKING or moved:
             watch.worked_at[session_id] = now
-        sessions.set_running(session_id, working)
+        sessions.set_running(session_id, status == WORKING)
 
 
 def stop_observing(core: GatewayCore) -> None:
@@ -117,6 +124,7 @@ def stop_observing(core: GatewayCore) -> None:
 
 def forget(core: GatewayCore, session_id: str) -> None:
     core.observed.worked_at.pop(session_id, None)
+    core.observed.messages.pop(session_id, None)
     core.observed.due.pop(session_id, None)
     core.observed.fresh.discard(session_id)
 

@@ -135,6 +135,24 @@ def test_an_idle_session_is_asked_once_when_first_listed_and_after_a_reconnect()
     assert sorted(asked) == sorted([MINE, THEIRS, "s0000002"])
 
 
+def test_a_turn_between_two_lists_still_counts_as_work() -> None:
+    """The list said idle both times, but the message count moved: a turn ran in between, so
+    its sub-agents may ask now; the session is asked on the linger plan."""
+    drv = listed(connected(), row(status="idle", message_count=2))
+    answer_pending(drv)
+    assert drv.core.next_deadline() is None
+    listed(drv, row(status="idle", message_count=2))
+    assert drv.core.next_deadline() is None, "nothing moved: still not asked"
+    before = polls(drv)
+    listed(drv, row(status="idle", message_count=4))
+    assert polls(drv) == before + 1, "asked at once"
+    answer_pending(drv)
+    due = drv.core.next_deadline()
+    assert due is not None
+    drv.advance(due - drv.now)
+    assert polls(drv) == before + 2, "and again on the linger plan"
+
+
 def test_sessions_on_one_plan_are_asked_together() -> None:
     ids = [f"s{n:07d}" for n in range(20)]
     drv = listed(connected(), *(row(sid) for sid in ids))
@@ -230,8 +248,9 @@ def test_hostile_lists_are_bounded() -> None:
     ]
     live = listed_sessions({"sessions": rows})
     assert list(live) == ["ok"]
-    key, status, title = live["ok"]
-    assert (len(key), len(status), len(title)) == (128, 20, 200)
+    key, status, title, count = live["ok"]
+    assert (len(key), len(status), len(title), count) == (128, 20, 200, None)
+    assert listed_sessions({"sessions": [{"id": "ok", "message_count": True}]})["ok"][3] is None
     many = listed_sessions({"sessions": [{"id": f"s{n}"} for n in range(MAX_OBSERVED + 5)]})
     assert len(many) == MAX_OBSERVED
     assert listed_sessions({"sessions": "nope"}) == {}
