@@ -15,8 +15,9 @@ No event tells an observer that something waits, so the pending list is asked on
 * the list says ``working``: every ``observe_poll_interval``;
 * ``idle`` within ``observe_linger`` of its last work: every ``observe_linger_poll_interval``
   (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle).
-  Work is a list saying ``working``, or a ``message_count`` that moved since the last list: a
-  turn can start and end between two lists;
+  Work is a list saying ``working``, a ``message_count`` that moved since the last list (a
+  turn can start and end between two lists), or a session new since this connection's first
+  list (it was just created, and may have done its whole turn before it was first listed);
 * otherwise never: an idle gateway is not woken.
 
 Each session is also asked once as soon as it is first listed, and again after a reconnect
@@ -54,6 +55,7 @@ class ObservedSessions:
     messages: dict[str, int] = field(default_factory=dict)  # message_count at the last list
     due: dict[str, float] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # asked once at once, whatever the plan
+    listed: bool = False  # this connection has had its first list
     at: float | None = None  # the earliest due time (a deadline of the core)
 
     @property
@@ -100,6 +102,8 @@ def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
             sessions.observe(session_id)
             core.lifecycle.follow_changed()
             watch.fresh.add(session_id)
+            if watch.listed:
+                watch.worked_at[session_id] = now
         changes = {"stored_session_id": key} if key else {}
         if title:
             changes["title"] = title
@@ -110,6 +114,7 @@ def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
         if status == WORKING or moved:
             watch.worked_at[session_id] = now
         sessions.set_running(session_id, status == WORKING)
+    watch.listed = True
 
 
 def stop_observing(core: GatewayCore) -> None:
@@ -133,6 +138,7 @@ def connection_lost(core: GatewayCore) -> None:
     """Every observed session is asked again as soon as the next handshake is done."""
     watch = core.observed
     watch.due.clear()
+    watch.listed = False
     watch.fresh.update(core.session_book.observed())
     watch.at = None
 

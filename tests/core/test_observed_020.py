@@ -153,6 +153,25 @@ def test_a_turn_between_two_lists_still_counts_as_work() -> None:
     assert polls(drv) == before + 2, "and again on the linger plan"
 
 
+def test_a_session_new_since_the_first_list_counts_as_work() -> None:
+    """Created after the tray listed the gateway, it may have run its whole turn before the next
+    list (measured on axisrow: the children of a ``delegate_task`` ask after that): it is asked
+    at once and then on the linger plan, though every list says idle."""
+    drv = listed(connected(), row("s0000001", status="idle", message_count=2))
+    answer_pending(drv, session_id="s0000001")
+    assert drv.core.next_deadline() is None
+    listed(drv, row("s0000001", status="idle", message_count=2), row(status="idle", message_count=4))
+    asked = [p["params"]["session_id"] for p in drv.requests("approval.pending")]
+    assert asked == ["s0000001", THEIRS], "the new one is asked at once"
+    answer_pending(drv)
+    due = drv.core.next_deadline()
+    assert due is not None
+    assert due - drv.now <= drv.settings.observe_linger_poll_interval
+    drv.advance(due - drv.now)
+    asked = [p["params"]["session_id"] for p in drv.requests("approval.pending")]
+    assert asked == ["s0000001", THEIRS, THEIRS], "and again on the linger plan, it alone"
+
+
 def test_sessions_on_one_plan_are_asked_together() -> None:
     ids = [f"s{n:07d}" for n in range(20)]
     drv = listed(connected(), *(row(sid) for sid in ids))
