@@ -1,8 +1,8 @@
 """The built-in demo: a fake gateway in-process, so the tray shows something real with no Hermes.
 
-Why a module of its own: the composition root (desktop/app.py) only decides *whether* the demo
-runs (``--demo``, or nothing configured and nothing discovered); how the demo gateway starts,
-how the tray follows its sessions and how it stops lives here, so the two change independently.
+The composition root (desktop/app.py) decides *whether* the demo runs (``--demo``, or nothing
+configured and nothing discovered); this is how the demo gateway starts, how the tray follows
+its sessions and how it stops.
 
 How it fits together: the fake gateway (dialect B by default, the one that batches approvals)
 listens on 127.0.0.1:0 on the running qasync loop and plays

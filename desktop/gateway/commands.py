@@ -1,7 +1,7 @@
 """Build the JSON-RPC params of the tray's commands for each dialect (pure functions).
 
-Why separate: the rules differ in small, easy-to-miss ways (protocol.md §2-§5) and each is a
-one-line table entry here, tested without a socket:
+The rules differ in small, easy-to-miss ways (protocol.md §2-§5); each is a one-line table
+entry, tested without a socket:
 
 * sessions: ``source:"desktop"`` + ``close_on_disconnect:false`` on tui_gateway (A/B);
   ``source:"gui"`` on canonical (C), whose parameter set is closed.

@@ -1,6 +1,6 @@
 """Map the person's saved gateway settings onto endpoints the client can dial.
 
-Why here: ``desktop.settings`` describes what the person chose (and stores tokens in the
+``desktop.settings`` describes what the person chose (and stores tokens in the
 keyring or its 0600 fallback via ``TokenStore``); this package needs a ``GatewayEndpoint``. The
 token is looked up through the store at every dial, so a token changed in Settings is used on
 the next reconnect without rebuilding the client. ``GatewayKind`` values equal

@@ -1,6 +1,6 @@
 """Turn an endpoint into one dial, and a failed dial into a user-facing, classified error.
 
-Why a separate layer: each way of reaching a gateway needs something fresh per attempt (a
+Each way of reaching a gateway needs something fresh per attempt (a
 canonical ticket is single use, an owned backend may have crashed and needs restarting, a
 dashboard may have restarted with a new token), and each reacts differently to a refused
 credential. ``Dialer.plan()`` runs before every dial; ``Dialer.classify()`` decides fatal vs

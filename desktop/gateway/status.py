@@ -1,8 +1,8 @@
 """The connection's observable state and the listener the UI implements.
 
-Why separate from the client: the UI (through the Qt bridge) and the doctor import these
-types to render status; they need nothing of the transport. ``ConnectionStatus.error`` is the
-user-facing text: what failed, where, and what to do.
+The UI (through the Qt bridge) and the doctor render status from these types without the
+transport. ``ConnectionStatus.error`` is the user-facing text: what failed, where, and what to
+do.
 """
 
 from __future__ import annotations

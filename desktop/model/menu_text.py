@@ -1,7 +1,7 @@
 """The words of the tray menu, as pure functions of the snapshot's values.
 
-Why apart from the widget code: wording, numbers, marks and thresholds are the part people read
-and the part that must stay right across dialects; testing them needs no QMenu. The menu builder
+Wording, numbers, marks and thresholds are the part people read and the part that must stay
+right across dialects. The menu builder
 (``tray_menu``) only places these strings. Results are *plain* text; the builder applies
 ``plain_text.menu_label`` to anything that came from the gateway.
 

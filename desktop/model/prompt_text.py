@@ -1,6 +1,6 @@
 """The words for a question an agent waits on (clarify, sudo, secret). Qt-free.
 
-Why one place: the tray tooltip, the session's menu entry, the notification and the clarify
+The tray tooltip, the session's menu entry, the notification and the clarify
 dialog all say what blocks a session, and must say it alike. Only what the gateway gave is
 used: the question, the variable a secret is for, the command that wants the password. The
 results are *plain* text holding gateway words; each surface applies its own ``plain_text``

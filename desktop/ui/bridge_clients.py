@@ -1,8 +1,8 @@
 """What the bridge needs from a gateway client, and how it listens to one. Qt-free.
 
-Why apart from the bridge: the bridge's tests swap the real ``GatewayClient`` for a stand-in,
-so the contract (``ClientLike``) and the factory type are shared vocabulary rather than bridge
-internals, and the per-client listener keeps a removed client's late reports out of the state.
+The bridge's tests swap the real ``GatewayClient`` for a stand-in through the contract
+(``ClientLike``) and the factory type; the per-client listener keeps a removed client's late
+reports out of the state.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """YOLO for the bridge: switch on/off, switch off *and check*, and switch off at quit.
 
-Why here and not in widgets: turning YOLO off for a time-box awaits the gateway twice
-(``config.set``, then what it reports), and awaiting belongs behind the bridge. What is checked
+Turning YOLO off for a time-box awaits the gateway twice (``config.set``, then what it
+reports), so it happens behind the bridge, never in a widget. What is checked
 and how often lives in ``desktop.gateway.yolo_verify``; *when* to switch off lives in
 ``yolo_timer`` and its Qt adapter ``yolo_timebox``. Results go out through the two callbacks
 the bridge turns into its ``yolo_set`` and ``yolo_checked`` signals.

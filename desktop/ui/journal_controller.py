@@ -1,9 +1,9 @@
 """The decision journal in the running app: bridge signals in, menu lines and "Open journal" out.
 
-Why a thin Qt adapter: linking a decision to its outcome is pure logic (``decision_log``); this
-object only connects the bridge's ``decision_made``, ``approval_changed`` and
-``gateway_removed`` to it, tells the tray when a line was written, and opens the file with the
-desktop's default application. The opener is injected so tests never launch one.
+Linking a decision to its outcome is pure logic (``decision_log``); this object connects the
+bridge's ``decision_made``, ``approval_changed`` and ``gateway_removed`` to it, tells the tray when
+a line was written, and opens the file with the desktop's default application. The opener is
+injected so tests never launch one.
 
 When the journal cannot be written (full or read-only disk) it keeps the lines in memory;
 this object then says so (:attr:`problem`, :attr:`problem_changed`, for the tray's status)

@@ -1,6 +1,6 @@
 """Native notifications for new approval batches: the Qt side of the notification path.
 
-Why split three ways: ``notify_policy`` (pure) decides *what and when*; the bridge's
+``notify_policy`` (pure) decides *what and when*; the bridge's
 ``NativeNotifier`` does the D-Bus talking on the asyncio loop; this controller wires them to the
 bridge's signals with a QTimer at the policy's next deadline, and turns a pressed button into
 the very same bridge slot the dialog uses (``surface="notification"``), aimed at exactly the

@@ -1,6 +1,6 @@
 """Which clarify window is open for which question, kept in step with the bridge.
 
-Why a controller: a question can be opened from the menu or from its notification, can become
+A question can be opened from the menu or from its notification, can become
 answerable (the tray starts following the session) or end (answered elsewhere, expired)
 while its window is open, and may be opened after it ended (a late click on a bubble). The
 window must then say "Expired" and offer nothing. So the last value of every question seen is

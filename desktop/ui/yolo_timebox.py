@@ -1,11 +1,10 @@
 """The Qt side of time-boxed YOLO: feeds ``YoloTimeboxes`` from the bridge, acts on what is due.
 
-Why a thin adapter: the rules (when a box ends, what the menu says) are pure and tested with
-plain calls in ``yolo_timer``. This object only connects bridge signals, owns ONE single-shot
-QTimer armed for the next deadline or countdown minute — and stopped whenever no minutes-box
-runs, so an app with no time-box has no timer waking it up — and asks the bridge to switch
-YOLO off and check (``GatewayBridge.switch_yolo_off_checked``). A failed check becomes a
-notice: "YOLO is still on for <session> — turn it off in Hermes".
+The rules (when a box ends, what the menu says) are pure, in ``yolo_timer``. This object connects
+bridge signals, owns ONE single-shot QTimer armed for the next deadline or countdown minute — and
+stopped whenever no minutes-box runs, so an app with no time-box has no timer waking it up — and
+asks the bridge to switch YOLO off and check (``GatewayBridge.switch_yolo_off_checked``). A failed
+check becomes a notice: "YOLO is still on for <session> — turn it off in Hermes".
 """
 
 from __future__ import annotations

@@ -160,7 +160,9 @@ def test_a_session_new_since_the_first_list_counts_as_work() -> None:
     drv = listed(connected(), row("s0000001", status="idle", message_count=2))
     answer_pending(drv, session_id="s0000001")
     assert drv.core.next_deadline() is None
-    listed(drv, row("s0000001", status="idle", message_count=2), row(status="idle", message_count=4))
+    listed(
+        drv, row("s0000001", status="idle", message_count=2), row(status="idle", message_count=4)
+    )
     asked = [p["params"]["session_id"] for p in drv.requests("approval.pending")]
     assert asked == ["s0000001", THEIRS], "the new one is asked at once"
     answer_pending(drv)

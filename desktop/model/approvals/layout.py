@@ -1,7 +1,6 @@
 """Qt-free grouping and ordering of the approval dialog: gateway → session → batch → row.
 
-Why its own module: the dialog's promises about order are rules, not widget code, and they are
-easiest to trust when tested with plain calls:
+The dialog's promises about order, tested with plain calls:
 
 * **Grouped** by gateway, then session, then ``Approval.batch_id``.
 * **Oldest first and stable**: every level is kept in *first-seen* order and new things are only

@@ -1,10 +1,10 @@
 """Qt-free rules: which row may be answered now, and what a batch action answers.
 
-Why separate from the widgets: these are the safety rules of the dialog — never offer a second
-decision while one is on its way, never answer a row the core says cannot be answered, answer a
-batch in the server's arrival order (0.19.0 answers strictly FIFO) — and they must hold however
-the buttons are wired. The core still has the last word (``GatewayCore.decide`` refuses what it
-must); these rules only keep the dialog from asking for something it should not.
+These are the safety rules of the dialog, and they hold however the buttons are wired: never offer
+a second decision while one is on its way, never answer a row the core says cannot be answered,
+answer a batch in the server's arrival order (0.19.0 answers strictly FIFO). The core still has the
+last word (``GatewayCore.decide`` refuses what it must); these rules only keep the dialog from
+asking for something it should not.
 
 Batch follow-through: on 0.19.0 only the head of a session's queue is answerable, so "Approve
 all" can answer just one row at first. The dialog remembers the *rows the person saw* when they

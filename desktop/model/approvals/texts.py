@@ -1,7 +1,7 @@
 """Every string the approval dialog shows, built Qt-free from the core's values.
 
-Why here: wording is part of safety (a person must see *what* they approve and *why* a row is
-blocked) and is easy to test with plain calls. Everything that came from a gateway passes
+Wording is part of safety: a person must see *what* they approve and *why* a row is blocked.
+Everything that came from a gateway passes
 through :func:`revealed` or :func:`label_text` first, so hidden characters are drawn as
 ``⟨U+XXXX⟩`` escapes; the widgets additionally render it as plain text (never rich text).
 """

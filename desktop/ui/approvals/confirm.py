@@ -1,6 +1,6 @@
 """The "Always allow?" question, asked without blocking the event loop.
 
-Why a helper: "Always" writes the pattern to Hermes' permanent allowlist, so the person must see
+"Always" writes the pattern to Hermes' permanent allowlist, so the person must see
 exactly which pattern class becomes allowed for good before it is sent. The box is opened with
 ``open()`` (window-modal, returns at once) — never ``exec()``, which would starve the qasync
 loop the gateway connections run on (stack.md §5). Its text is plain, revealed text.
