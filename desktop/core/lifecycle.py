@@ -71,6 +71,7 @@ from desktop.core.model import (
     RunKind,
     RunResult,
     WireRef,
+    built,
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
@@ -198,12 +199,15 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        a = self.asked  # positional, in Approval's field order (this runs per change)
-        return Approval(
-            *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
-            *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
-            *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
-            *(self.wire, self.asked_because, self.context, self.result),
+        a = self.asked  # in Approval's field order (this runs per change)
+        return built(
+            Approval,
+            [
+                *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
+                *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
+                *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
+                *(self.wire, self.asked_because, self.context, self.result),
+            ],
         )
 
 
