@@ -408,9 +408,8 @@ class ApprovalLifecycle:
             session.tool_id = session.tool_name = session.tool_command = ""
         result = _run_result(event)
         matched = False
-        for row in list(self._rows.values()):
-            same_call = row.tool_id == event.tool_id and row.session_id == event.session_id
-            if event.tool_id and same_call:
+        for row in self._rows.values() if event.tool_id else ():
+            if row.tool_id == event.tool_id and row.session_id == event.session_id:
                 matched = True
                 if row.result is None or row.result.kind is RunKind.WITHDRAWN:
                     row.result = result
@@ -756,9 +755,8 @@ class ApprovalLifecycle:
         its own session and on global context; a change of global context judges every row),
         so a new row costs the same with 10 or 10,000 rows waiting elsewhere.
         """
-        ctx = AnswerContext(
-            self.dialect, self.answers, self.connected, now, self._settings.staleness_margin
-        )
+        margin = self._settings.staleness_margin
+        ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
         if self._dirty:
             self._times.clear()
             sessions: Iterable[str] = list(self._open_in)
