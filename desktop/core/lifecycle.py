@@ -762,16 +762,19 @@ class ApprovalLifecycle:
             sessions: Iterable[str] = list(self._open_in)
         else:
             sessions = self._dirty_sessions
-        waiting, by_id = set(self.waiting), set(self.by_id)
+        waiting, by_id = self.waiting, self.by_id  # copied only when one moves
         for session_id in sessions:
             rows = self._open_in.get(session_id)
             if not rows:
                 self._open_in.pop(session_id, None)
                 self._times.pop(session_id, None)
-                waiting.discard(session_id)
-                by_id.discard(session_id)
+                waiting, by_id = _with(waiting, session_id, False), _with(by_id, session_id, False)
                 continue
-            head = next((row for row in rows.values() if row.kind is RowKind.FIFO), None)
+            head = None
+            for row in rows.values():
+                if row.asked.kind is RowKind.FIFO:
+                    head = row
+                    break
             followed = self._followed(session_id)
             has_waiting = has_by_id = False
             for row in rows.values():
@@ -790,13 +793,12 @@ class ApprovalLifecycle:
                 if (answerable, blocked) != (row.answerable, row.blocked_reason):
                     row.answerable, row.blocked_reason = answerable, blocked
                     self._touch(row)
-            (waiting.add if has_waiting else waiting.discard)(session_id)
-            (by_id.add if has_by_id else by_id.discard)(session_id)
+            waiting = _with(waiting, session_id, has_waiting)
+            by_id = _with(by_id, session_id, has_by_id)
             self._times[session_id] = self._judge_times(now, rows.values())
-        if waiting != self.waiting:
-            self.waiting, self.waiting_moved = frozenset(waiting), True
-        if by_id != self.by_id:
-            self.by_id = frozenset(by_id)
+        if waiting is not self.waiting and waiting != self.waiting:
+            self.waiting, self.waiting_moved = waiting, True
+        self.by_id = by_id
         low, high, deadline = -math.inf, math.inf, None
         for s_low, s_high, s_deadline in self._times.values():
             low, high = max(low, s_low), min(high, s_high)
@@ -874,6 +876,13 @@ class ApprovalLifecycle:
                         under.remove(row)
                     if not under:
                         self._by_ident.pop((row.kind, ident), None)
+
+
+def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
+    """``ids`` with or without ``session_id``: the very set when that changes nothing."""
+    if (session_id in ids) is member:
+        return ids
+    return ids | {session_id} if member else ids - {session_id}
 
 
 def _gone_by_tool(event: ToolCompleted) -> Outcome:
