@@ -56,7 +56,7 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     if "total" not in found and ("input" in found or "output" in found):
         found["total"] = found.get("input", current.input) + found.get("output", current.output)
     model = data.get("model")
-    if model and isinstance(model, str):
+    if isinstance(model, str) and model:
         found["model"] = model
     moved = {name: value for name, value in found.items() if getattr(current, name) != value}
     return replaced(current, moved) if moved else current

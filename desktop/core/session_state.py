@@ -163,7 +163,7 @@ class SessionBook:
         changes: dict[str, Any] = {}
         for field in ("title", "model", "cwd", "version", "stored_session_id"):
             value = info.get(field)  # payloads.text, inline: this runs per session.info
-            if value and isinstance(value, str):
+            if isinstance(value, str) and value:
                 changes[field] = value
         mode = info.get("approval_mode")
         if isinstance(mode, str) and mode in APPROVAL_MODES:
