@@ -77,8 +77,10 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
             except (RecursionError, ValueError):
                 pass  # the general path below says what is wrong
             else:
-                if end == len(data) and _bracket_bound(data) <= max_depth:
-                    return [classify(value)]
+                if end == len(data):  # the walk only when the brackets could nest that deep
+                    if _bracket_bound(data) <= max_depth or _depth(value) <= max_depth:
+                        return [classify(value)]
+                    return [_too_deep(max_depth)]
         text = data[1:] if data[:1] == "\ufeff" else data
     else:
         decoded = _decode(data, max_bytes)
@@ -102,7 +104,7 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
             broken = ProtocolErrorReceived(f"not JSON ({_first_line(exc)})", _near(text, position))
         else:
             if not shallow and _depth(value) > max_depth:
-                out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
+                out.append(_too_deep(max_depth))
             else:
                 out.append(classify(value))
             continue
@@ -216,6 +218,10 @@ def _bracket_bound(text: str) -> int:
     counting in C spares walking almost every parsed value.
     """
     return text.count("{") + text.count("[")
+
+
+def _too_deep(limit: int) -> ProtocolErrorReceived:
+    return ProtocolErrorReceived(f"nested deeper than {limit} levels", "")
 
 
 def _depth(value: object) -> int:
