@@ -225,15 +225,14 @@ def _too_deep(limit: int) -> ProtocolErrorReceived:
 
 
 def _depth(value: object) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item)
+    """The nesting of ``value``, a level at a time (the children are gathered in C)."""
+    deepest, level = 0, [value] if isinstance(value, dict | list) else []
+    while level:
+        deepest += 1
+        children: list[object] = []
+        for item in level:
+            children.extend(item.values() if isinstance(item, dict) else item)
+        level = [child for child in children if isinstance(child, dict | list)]
     return deepest
 
 
