@@ -77,8 +77,10 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
             except (RecursionError, ValueError):
                 pass  # the general path below says what is wrong
             else:
-                if end == len(data) and _bracket_bound(data) <= max_depth:
-                    return [classify(value)]
+                if end == len(data):  # the walk only when the brackets could nest that deep
+                    if _bracket_bound(data) <= max_depth or _depth(value) <= max_depth:
+                        return [classify(value)]
+                    return [_too_deep(max_depth)]
         text = data[1:] if data[:1] == "\ufeff" else data
     else:
         decoded = _decode(data, max_bytes)
@@ -102,7 +104,7 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
             broken = ProtocolErrorReceived(f"not JSON ({_first_line(exc)})", _near(text, position))
         else:
             if not shallow and _depth(value) > max_depth:
-                out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
+                out.append(_too_deep(max_depth))
             else:
                 out.append(classify(value))
             continue
@@ -218,16 +220,19 @@ def _bracket_bound(text: str) -> int:
     return text.count("{") + text.count("[")
 
 
+def _too_deep(limit: int) -> ProtocolErrorReceived:
+    return ProtocolErrorReceived(f"nested deeper than {limit} levels", "")
+
+
 def _depth(value: object) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item)
+    """The nesting of ``value``, a level at a time (the children are gathered in C)."""
+    deepest, level = 0, [value] if isinstance(value, dict | list) else []
+    while level:
+        deepest += 1
+        children: list[object] = []
+        for item in level:
+            children.extend(item.values() if isinstance(item, dict) else item)
+        level = [child for child in children if isinstance(child, dict | list)]
     return deepest
 
 

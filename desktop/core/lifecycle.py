@@ -71,6 +71,7 @@ from desktop.core.model import (
     RunKind,
     RunResult,
     WireRef,
+    built,
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
@@ -198,12 +199,15 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        a = self.asked  # positional, in Approval's field order (this runs per change)
-        return Approval(
-            *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
-            *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
-            *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
-            *(self.wire, self.asked_because, self.context, self.result),
+        a = self.asked  # in Approval's field order (this runs per change)
+        return built(
+            Approval,
+            [
+                *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
+                *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
+                *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
+                *(self.wire, self.asked_because, self.context, self.result),
+            ],
         )
 
 
@@ -404,9 +408,8 @@ class ApprovalLifecycle:
             session.tool_id = session.tool_name = session.tool_command = ""
         result = _run_result(event)
         matched = False
-        for row in list(self._rows.values()):
-            same_call = row.tool_id == event.tool_id and row.session_id == event.session_id
-            if event.tool_id and same_call:
+        for row in self._rows.values() if event.tool_id else ():
+            if row.tool_id == event.tool_id and row.session_id == event.session_id:
                 matched = True
                 if row.result is None or row.result.kind is RunKind.WITHDRAWN:
                     row.result = result
@@ -752,24 +755,26 @@ class ApprovalLifecycle:
         its own session and on global context; a change of global context judges every row),
         so a new row costs the same with 10 or 10,000 rows waiting elsewhere.
         """
-        ctx = AnswerContext(
-            self.dialect, self.answers, self.connected, now, self._settings.staleness_margin
-        )
+        margin = self._settings.staleness_margin
+        ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
         if self._dirty:
             self._times.clear()
             sessions: Iterable[str] = list(self._open_in)
         else:
             sessions = self._dirty_sessions
-        waiting, by_id = set(self.waiting), set(self.by_id)
+        waiting, by_id = self.waiting, self.by_id  # copied only when one moves
         for session_id in sessions:
             rows = self._open_in.get(session_id)
             if not rows:
                 self._open_in.pop(session_id, None)
                 self._times.pop(session_id, None)
-                waiting.discard(session_id)
-                by_id.discard(session_id)
+                waiting, by_id = _with(waiting, session_id, False), _with(by_id, session_id, False)
                 continue
-            head = next((row for row in rows.values() if row.kind is RowKind.FIFO), None)
+            head = None
+            for row in rows.values():
+                if row.asked.kind is RowKind.FIFO:
+                    head = row
+                    break
             followed = self._followed(session_id)
             has_waiting = has_by_id = False
             for row in rows.values():
@@ -788,13 +793,12 @@ class ApprovalLifecycle:
                 if (answerable, blocked) != (row.answerable, row.blocked_reason):
                     row.answerable, row.blocked_reason = answerable, blocked
                     self._touch(row)
-            (waiting.add if has_waiting else waiting.discard)(session_id)
-            (by_id.add if has_by_id else by_id.discard)(session_id)
+            waiting = _with(waiting, session_id, has_waiting)
+            by_id = _with(by_id, session_id, has_by_id)
             self._times[session_id] = self._judge_times(now, rows.values())
-        if waiting != self.waiting:
-            self.waiting, self.waiting_moved = frozenset(waiting), True
-        if by_id != self.by_id:
-            self.by_id = frozenset(by_id)
+        if waiting is not self.waiting and waiting != self.waiting:
+            self.waiting, self.waiting_moved = waiting, True
+        self.by_id = by_id
         low, high, deadline = -math.inf, math.inf, None
         for s_low, s_high, s_deadline in self._times.values():
             low, high = max(low, s_low), min(high, s_high)
@@ -872,6 +876,13 @@ class ApprovalLifecycle:
                         under.remove(row)
                     if not under:
                         self._by_ident.pop((row.kind, ident), None)
+
+
+def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
+    """``ids`` with or without ``session_id``: the very set when that changes nothing."""
+    if (session_id in ids) is member:
+        return ids
+    return ids | {session_id} if member else ids - {session_id}
 
 
 def _gone_by_tool(event: ToolCompleted) -> Outcome:

@@ -8,30 +8,46 @@ and sessions and builds a new value whenever it emits an event.
 from __future__ import annotations
 
 import enum
+from collections import deque
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, call
 from typing import Any, TypeVar
 
 _Value = TypeVar("_Value")
-_READERS: dict[type, tuple[Any, frozenset[str]]] = {}
+_SHAPES: dict[type, tuple[Any, dict[str, int], list[Any]]] = {}
 
 
 def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
     """A copy of the frozen ``value`` with ``changes``, filled as its ``__init__`` would.
 
     A name the class has no field for raises, as ``dataclasses.replace`` does: a misspelt change
-    must not vanish silently.
+    must not vanish silently. The slots are filled through their descriptors in one C loop.
     """
-    cls, names = type(value), value.__slots__  # type: ignore[attr-defined]
-    read, known = _READERS.get(cls) or _READERS.setdefault(
-        cls, (attrgetter(*names), frozenset(names))
-    )
-    if not changes.keys() <= known:
-        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - known)}")
-    copy = object.__new__(cls)
-    for name, item in zip(names, read(value), strict=True):
-        object.__setattr__(copy, name, changes.get(name, item))
-    return copy
+    cls = type(value)
+    read, index, _ = _SHAPES.get(cls) or _shape(cls)
+    items = list(read(value))
+    for name, item in changes.items():
+        at = index.get(name)
+        if at is None:
+            raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - index.keys())}")
+        items[at] = item
+    return built(cls, items)
+
+
+def built(cls: type[_Value], items: list[Any]) -> _Value:
+    """A frozen ``cls`` from every field's value in order, without ``__init__``'s per-field cost."""
+    value = object.__new__(cls)
+    deque(map(call, (_SHAPES.get(cls) or _shape(cls))[2], repeat(value), items), 0)
+    return value
+
+
+def _shape(cls: type) -> tuple[Any, dict[str, int], list[Any]]:
+    names = cls.__slots__  # type: ignore[attr-defined]
+    setters = [getattr(cls, name).__set__ for name in names]
+    index = {name: i for i, name in enumerate(names)}
+    shape = _SHAPES[cls] = (attrgetter(*names), index, setters)
+    return shape
 
 
 class Dialect(enum.Enum):

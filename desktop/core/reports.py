@@ -37,26 +37,28 @@ _ALL_COUNTERS = _COUNTERS | _OPTIONAL_COUNTERS
 
 def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
-    changes: dict[str, Any] = {}
+    found: dict[str, Any] = {}
     for field, aliases in _ALL_COUNTERS.items():
-        for key in aliases:  # _first with payloads.integer, inline: this runs per usage report
+        for key in aliases:  # payloads.integer, inline: this runs per usage report
             value = data.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
+            if isinstance(value, int) and value.__class__ is not bool:
                 if value >= 0:
-                    changes[field] = value
+                    found[field] = value
                 break
     for field, aliases in _AMOUNTS.items():
-        amount = _first(data, aliases, payloads.number)
-        if amount is not None and amount >= 0:
-            changes[field] = amount
-    if "total" not in changes and ("input" in changes or "output" in changes):
-        changes["total"] = changes.get("input", current.input) + changes.get(
-            "output", current.output
-        )
-    model = payloads.text(data, "model")
-    if model:
-        changes["model"] = model
-    moved = {name: value for name, value in changes.items() if getattr(current, name) != value}
+        for key in aliases:
+            if key in data:
+                amount = payloads.number(data, key)
+                if amount is not None:
+                    if amount >= 0:
+                        found[field] = amount
+                    break
+    if "total" not in found and ("input" in found or "output" in found):
+        found["total"] = found.get("input", current.input) + found.get("output", current.output)
+    model = data.get("model")
+    if isinstance(model, str) and model:
+        found["model"] = model
+    moved = {name: value for name, value in found.items() if getattr(current, name) != value}
     return replaced(current, moved) if moved else current
 
 
@@ -69,14 +71,6 @@ def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:
     if payloads.integer(payload, "api_calls") is not None:
         folded = fold_usage(folded, payload)  # the flat counters win
     return folded
-
-
-def _first(data: Mapping[str, Any], aliases: tuple[str, ...], read: Any) -> Any:
-    for key in aliases:
-        value = read(data, key)
-        if value is not None:
-            return value
-    return None
 
 
 TODO_TOOLS = frozenset({"todo", "todo_list"})

@@ -116,12 +116,16 @@ class SessionBook:
         record.observed = record.followed = on
 
     def update(self, session_id: str, **changes: Any) -> None:
-        record = self._record(session_id)
+        self._change(self._record(session_id), session_id, changes)
+
+    def _change(self, record: _Record, session_id: str, changes: dict[str, Any]) -> None:
         state = record.state
-        moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
-        if moved:  # most reports repeat what is shown
-            record.state = replaced(state, moved)
-            self.changed[session_id] = None
+        for name, value in changes.items():
+            if getattr(state, name) != value:  # most reports repeat what is shown
+                moved = {n: v for n, v in changes.items() if getattr(state, n) != v}
+                record.state = replaced(state, moved)
+                self.changed[session_id] = None
+                return
 
     def remove(self, session_id: str) -> bool:
         self.changed.pop(session_id, None)
@@ -139,7 +143,8 @@ class SessionBook:
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)
-        self.update(session_id, running=running, status=_status(record.waiting, running))
+        status = _status(record.waiting, running)
+        self._change(record, session_id, {"running": running, "status": status})
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
         """Mark exactly these sessions as waiting on the person (open approvals)."""
@@ -157,11 +162,11 @@ class SessionBook:
         record = self._record(session_id)
         changes: dict[str, Any] = {}
         for field in ("title", "model", "cwd", "version", "stored_session_id"):
-            value = payloads.text(info, field)
-            if value:
+            value = info.get(field)  # payloads.text, inline: this runs per session.info
+            if isinstance(value, str) and value:
                 changes[field] = value
-        mode = payloads.text(info, "approval_mode")
-        if mode in APPROVAL_MODES:
+        mode = info.get("approval_mode")
+        if isinstance(mode, str) and mode in APPROVAL_MODES:
             changes["approval_mode"] = mode
         usage = payloads.mapping(info, "usage")
         if usage is not None:
@@ -209,16 +214,20 @@ class SessionBook:
 
     # -- internals --------------------------------------------------------------------------
     def _record(self, session_id: str) -> _Record:
-        self.ensure(session_id)
-        return self._records[session_id]
+        record = self._records.get(session_id)
+        if record is None:
+            self.ensure(session_id)
+            record = self._records[session_id]
+        return record
 
     def _restatus(self, session_id: str) -> None:
         record = self._records[session_id]
-        self.update(session_id, status=_status(record.waiting, record.state.running))
+        status = _status(record.waiting, record.state.running)
+        self._change(record, session_id, {"status": status})
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]
-        self.update(session_id, yolo=_yolo(record.state.approval_mode, record.yolo))
+        self._change(record, session_id, {"yolo": _yolo(record.state.approval_mode, record.yolo)})
 
 
 def _status(waiting: bool, running: bool) -> SessionStatus:

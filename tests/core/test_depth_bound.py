@@ -91,3 +91,16 @@ def test_random_values_parse_the_same_with_and_without_the_shortcut(
 ) -> None:
     message = "\n".join(json.dumps({"jsonrpc": "2.0", "id": 1, "result": v}) for v in values)
     assert parse(message, depth) == walked(message, depth)
+
+
+def _nesting(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    return 0
+
+
+@given(_values)
+def test_the_walk_measures_what_the_recursive_definition_says(value: object) -> None:
+    assert jsonrpc._depth(value) == _nesting(value)

@@ -41,12 +41,10 @@ _BY_VALUE = {choice.value: choice for choice in Choice}
 
 def offered_choices(payload: Mapping[str, Any]) -> tuple[Choice, ...]:
     """The choices to offer, in the server's order, restricted to the four the tray encodes."""
-    if payloads.flag(payload, "smart_denied"):
-        return FALLBACK_CHOICES
-    if not payloads.strings(payload, "choices") and not payload.get("choices"):
-        return FALLBACK_CHOICES  # no list, or an empty one: nothing was said about choices
-    known = [_BY_VALUE[name] for name in payloads.strings(payload, "choices") if name in _BY_VALUE]
-    return tuple(dict.fromkeys(known))
+    names = payloads.strings(payload, "choices")
+    if payloads.flag(payload, "smart_denied") or not (names or payload.get("choices")):
+        return FALLBACK_CHOICES  # or no list, or an empty one: nothing was said about choices
+    return tuple(dict.fromkeys([_BY_VALUE[name] for name in names if name in _BY_VALUE]))
 
 
 def read_approval(
