@@ -37,8 +37,11 @@ def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
 
 def built(cls: type[_Value], items: list[Any]) -> _Value:
     """A frozen ``cls`` from every field's value in order, without ``__init__``'s per-field cost."""
+    setters = (_SHAPES.get(cls) or _shape(cls))[2]
+    if len(items) != len(setters):
+        raise TypeError(f"{cls.__name__} has {len(setters)} fields, got {len(items)} values")
     value = object.__new__(cls)
-    deque(map(call, (_SHAPES.get(cls) or _shape(cls))[2], repeat(value), items), 0)
+    deque(map(call, setters, repeat(value), items), 0)
     return value
 
 
