@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from desktop.core import outcomes
-from desktop.core.answer_rules import (
+from desktop.core.decisions import (
     ANSWER_UNDER_ID,
     HEAD_AFTER_UNKNOWN,
     HEAD_UNSURE,
@@ -73,8 +73,7 @@ from desktop.core.model import (
     WireRef,
 )
 from desktop.core.outbox import Outbox
-from desktop.core.settings import CoreSettings
-from desktop.core.timeouts import ApprovalTimeouts, may_retime
+from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
 W, S, X, R = (

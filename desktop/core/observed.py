@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.connection import poll_pending
 from desktop.core.model import Dialect
 from desktop.core.outbox import Purpose
-from desktop.core.resubscribe import poll_pending
 
 if TYPE_CHECKING:
     from desktop.core.gateway_core import GatewayCore

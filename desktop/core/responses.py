@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.connection import poll_pending, resubscribe_all
 from desktop.core.dialects.canonical import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
@@ -38,7 +39,6 @@ from desktop.core.model import Dialect, TodoList
 from desktop.core.observed import forget, stop_observing
 from desktop.core.outbox import PendingCall, Purpose
 from desktop.core.reports import parse_todos
-from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.wire import ApprovalAsked, RowKind
 from desktop.core.wire_effects import apply_wire, ask, settle_session
 

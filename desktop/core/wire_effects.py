@@ -15,13 +15,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads, prompt_book
+from desktop.core.connection import CAPABILITIES_METHOD, CAPABILITIES_PARAMS, poll_pending, resume
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
-from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
 from desktop.core.lifecycle import Row
 from desktop.core.outbox import Purpose
 from desktop.core.reports import todos_in, todos_of_tool
-from desktop.core.resubscribe import poll_pending, resume
 from desktop.core.wire import (
     ApprovalAsked,
     Malformed,
