@@ -1,26 +1,16 @@
 """A person's decision: whether it may be sent, and exactly one frame for the request they saw.
 
-A decision that lands on the wrong request runs a command nobody approved. Strictest on
-0.19.0: ``approval.respond`` resolves the session's *oldest* pending approval, so only the
-FIFO head is answerable, and never close to Hermes' timeout. Rows of a kind the gateway cannot
-take, rows seen before the handshake, over-long commands, rows of sessions the tray does not
-follow and anything while disconnected are never answerable. A FIFO row may also only *look*
-like the head (the tray resumed a 0.19.0 session mid-turn, or an earlier answer's fate is
-unknown): it starts STALE and is answered only after an explicit confirmation. Once a frame is
-queued, its fate goes to the lifecycle, which never lets a second one out (design.md §2).
-
-The frame per row kind (protocol.md §3); 0.19.0 approves on *any* choice string but ``"deny"``
-(measured: ``"yes"`` and ``""`` ran the command, hermes-peer.md), so only a :class:`Choice`
-encodes:
-
-* FIFO (0.19.0): ``approval.respond {session_id, choice}`` (+ ``request_id`` when a newer build
-  sent one): it resolves the oldest pending approval, so only the head is ever passed;
-* server request (B): the response ``{"id": "srq-…", "result": {"choice": …}}``; never
-  ``all``, which would resolve the whole queue;
-* by id (0.20): ``approval.respond {session_id, choice, request_id}``; an empty id would
-  resolve the oldest, so a row without one is never encoded;
-* prompt (C): ``approval.respond`` with exactly ``session_id, execution_generation,
-  prompt_id, choice`` (the canonical gateway refuses any other key).
+A decision that lands on the wrong request runs a command nobody approved. On 0.19.0
+``approval.respond`` resolves the *oldest* pending approval, so only the FIFO head is
+answerable, never close to Hermes' timeout, and a row that may only *look* like the head (the
+tray resumed a session mid-turn, an earlier answer's fate is unknown) starts STALE and needs a
+confirmation. 0.19.0 approves on *any* choice string but ``"deny"`` (``"yes"`` and ``""`` ran
+the command, hermes-peer.md), so only a :class:`Choice` encodes. Frames per row kind (protocol.md
+§3): FIFO ``approval.respond {session_id, choice}`` (+ ``request_id`` if a newer build sent one);
+B the response ``{"result": {"choice": …}}``, never ``all`` (it resolves the whole queue);
+0.20 ``approval.respond`` with ``request_id``, never empty (that resolves the oldest); C with
+exactly ``session_id, execution_generation, prompt_id, choice`` (it refuses any other key).
+Once a frame is queued, the lifecycle never lets a second one out (design.md §2).
 """
 
 from __future__ import annotations
