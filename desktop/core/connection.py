@@ -92,15 +92,7 @@ def resume(core: GatewayCore, session_id: str, purpose: Purpose = Purpose.RESUME
     params = core.adapter.resume_params(session, core.settings.session_source)
     if params is None:  # tui_gateway needs the stored id
         return None
-    frame = core.outbox.request(
-        "session.resume",
-        params,
-        purpose,
-        core.epoch,
-        watermark=core.lifecycle.last_seq,
-        session_id=session_id,
-    )
-    return frame.rpc_id
+    return _ask(core, "session.resume", params, purpose, session_id)
 
 
 def resubscribe_all(core: GatewayCore) -> None:
@@ -132,12 +124,15 @@ def poll_pending(core: GatewayCore, session_id: str) -> int | None:
     """B and 0.20: ask ``approval.pending`` which requests still wait (others end)."""
     if core.dialect not in POLLS_PENDING or core.session_book.get(session_id) is None:
         return None
+    return _ask(core, "approval.pending", {"session_id": session_id}, Purpose.PENDING, session_id)
+
+
+def _ask(
+    core: GatewayCore, method: str, params: Mapping[str, Any], purpose: Purpose, session_id: str
+) -> int | None:
+    """A request whose answer judges only the rows that arrived before it (its watermark)."""
+    watermark = core.lifecycle.last_seq
     frame = core.outbox.request(
-        "approval.pending",
-        {"session_id": session_id},
-        Purpose.PENDING,
-        core.epoch,
-        watermark=core.lifecycle.last_seq,
-        session_id=session_id,
+        method, params, purpose, core.epoch, watermark=watermark, session_id=session_id
     )
     return frame.rpc_id
