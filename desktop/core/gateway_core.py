@@ -7,8 +7,11 @@ The I/O adapter (``desktop.gateway.client``) owns the socket: it feeds every tex
 :meth:`~GatewayCore.next_deadline`; the clock is injected. The core owns the handshake, the
 dialect, sessions, approvals and prompts, and sends its own housekeeping requests. A person's
 decision enters through :meth:`~GatewayCore.decide`: exactly one frame aimed at exactly the
-request the person saw, or nothing and the reason. The modules around it are functions over
-this object's public attributes; every input ends with one flush of events (``_finish``).
+request the person saw, or nothing and the reason. State lives in ``session_state``,
+``lifecycle`` and ``prompt_book``; frames are parsed in ``jsonrpc`` (approvals and prompts
+read by the ``dialects`` adapters) and applied by ``wire_effects`` and ``responses``, which,
+like ``decisions``, ``connection`` and ``observed``, are functions over this object's public
+attributes. Every input ends with one flush of events (``_finish``).
 """
 
 from __future__ import annotations

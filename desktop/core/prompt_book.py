@@ -267,11 +267,9 @@ class PromptBook:
     def _find(self, via: PromptVia, ident: str | int, generation: int | None) -> _Open | None:
         for entry in self._open.values():
             opened = entry.opened
-            same_generation = generation is None or opened.execution_generation in (
-                None,
-                generation,
-            )
-            if opened.via is via and opened.ident == ident and same_generation:
+            any_generation = generation is None or opened.execution_generation is None
+            same = any_generation or opened.execution_generation == generation
+            if opened.via is via and opened.ident == ident and same:
                 return entry
         return None
 

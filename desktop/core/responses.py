@@ -108,10 +108,8 @@ def fold_app_result(core: GatewayCore, call: PendingCall, frame: ResponseFrame) 
                 core.remove_session(known, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
         return
     result = frame.result or payloads.EMPTY
-    if method == "session.create":
-        created = payloads.text(result, "session_id")
-        if created:
-            fold_snapshot(core, None, result, call.watermark, fresh=True)
+    if method == "session.create":  # nothing to fold without its session_id
+        fold_snapshot(core, None, result, call.watermark, fresh=True)
     elif method in SNAPSHOT_METHODS:
         fold_snapshot(core, _known_session(core, session_id), result, call.watermark)
     elif method == "session.usage" and core.session_book.get(session_id) is not None:
@@ -152,13 +150,8 @@ def _decision_answered(core: GatewayCore, call: PendingCall, frame: ResponseFram
     row = core.lifecycle.get(call.approval_key)
     if row is None or row.decision is None:
         return
-    error = frame.error
-    outcome = core.adapter.decision_outcome(
-        row.decision,
-        frame.result,
-        error.code if error else None,
-        error.reason if error else "",
-    )
+    code, reason = (frame.error.code, frame.error.reason) if frame.error else (None, "")
+    outcome = core.adapter.decision_outcome(row.decision, frame.result, code, reason)
     core.lifecycle.answered(row, outcome)
 
 
