@@ -317,15 +317,13 @@ class GatewayCore:
         """Every open prompt (clarify, sudo, secret), oldest first."""
         return self.prompt_book.all()
 
-    def prompt(self, key: str) -> Prompt | None:
-        return self.prompt_book.get(key)
-
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
 
 
 def _by_adapter(core: GatewayCore, frame: EventFrame) -> None:
-    """An event the dialect's adapter reads (approvals and their withdrawals)."""
-    for event in core.adapter.parse_event(frame):
+    """An event the dialect's adapter reads (approvals, prompts and their ends)."""
+    adapter = core.adapter
+    for event in adapter.event_handlers[frame.type](adapter, frame):
         APPLY[type(event)](core, event)

@@ -88,10 +88,6 @@ class PromptBook:
         self.moved = False  # the set of sessions with open prompts may have changed
 
     # -- reading ----------------------------------------------------------------------------
-    def get(self, key: str) -> Prompt | None:
-        entry = self._open.get(key)
-        return entry.prompt if entry else None
-
     def all(self) -> tuple[Prompt, ...]:
         return tuple(entry.prompt for entry in self._open.values())
 

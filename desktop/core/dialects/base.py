@@ -27,10 +27,6 @@ class DialectAdapter:
     def __init__(self, max_command_chars: int) -> None:
         self.max_command_chars = max_command_chars
 
-    def parse_event(self, frame: EventFrame) -> list[WireEvent]:
-        """The wire events one of :attr:`event_handlers`' event frames means."""
-        return self.event_handlers[frame.type](self, frame)
-
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
         """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
         if frame.method == "approval":
