@@ -3,8 +3,8 @@
 The dialect is fixed by the handshake, never guessed mid-session (protocol.md §1.2-1.3, §6.2):
 the ``hermes-gateway-v1`` subprotocol echoed means canonical (C) at once; otherwise, after
 ``gateway.ready``, ``client.capabilities {"server_requests": true}`` answered means main
-tui_gateway (B). A refusal means 0.19.0 (A), whose FIFO-head rule is the strictest, unless the
-ready frame said ``change_events`` (0.19.0 never does): that is 0.20, answered by ``request_id``.
+tui_gateway (B). Any error means 0.19.0 (A: it has no such method, and its FIFO-head rule is
+the strictest guess), unless the ready frame said ``change_events`` (0.19.0 never does): 0.20.
 
 A new socket is a new viewer: tui_gateway streams a session only to the socket that last
 created or resumed it (and reaps orphans after 20 s), canonical only to connections that
