@@ -1,26 +1,111 @@
-"""A person's decision: exactly one frame for exactly the request they saw — or nothing.
+"""A person's decision: whether it may be sent, and exactly one frame for the request they saw.
 
-A decision frame that lands on the wrong request runs a command nobody
-approved. So :func:`decide` refuses (``sent=False`` plus a reason, nothing queued) unless the
-row is WAITING (or STALE and confirmed), answerable (0.19.0: the FIFO head, outside the safety
-margin; always: connected, handshake done, a kind this gateway answers) and the choice is one
-the server offered. The frame's fate then goes to the lifecycle, which never lets a second
-one out (design.md §2).
+A decision that lands on the wrong request runs a command nobody approved. On 0.19.0
+``approval.respond`` resolves the *oldest* pending approval, so only the FIFO head is
+answerable, never close to Hermes' timeout, and a row that may only *look* like the head (the
+tray resumed a session mid-turn, an earlier answer's fate is unknown) starts STALE and needs a
+confirmation. 0.19.0 approves on *any* choice string but ``"deny"`` (``"yes"`` and ``""`` ran
+the command, hermes-peer.md), so only a :class:`Choice` encodes. Frames per row kind (protocol.md
+§3): FIFO ``approval.respond {session_id, choice}`` (+ ``request_id`` if a newer build sent one);
+B the response ``{"result": {"choice": …}}``, never ``all`` (it resolves the whole queue);
+0.20 ``approval.respond`` with ``request_id``, never empty (that resolves the oldest); C with
+exactly ``session_id, execution_generation, prompt_id, choice`` (it refuses any other key).
+Once a frame is queued, the lifecycle never lets a second one out (design.md §2).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import RpcError, RpcResponded
-from desktop.core.model import ApprovalPhase, Choice, DecisionResult
+from desktop.core.jsonrpc import encode_request, encode_result
+from desktop.core.model import ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.core.outbox import Purpose
-from desktop.core.wire import RowKind
+from desktop.core.wire import ApprovalAsked, RowKind
 
 if TYPE_CHECKING:
     from desktop.core.gateway_core import GatewayCore
 
 CONNECTION_LOST = -32097  # local code: the connection went before the answer came
+NO_HANDSHAKE = "waiting for the gateway's handshake"
+DISCONNECTED = "not connected to Hermes"
+TOO_LONG = "the command is too long to show in full; answer it in Hermes itself"
+WRONG_SHAPE = "this gateway cannot take an answer for a request of this shape"
+NOT_HEAD = "answer the earlier command first (Hermes 0.19 answers in arrival order)"
+TOO_CLOSE = "too close to Hermes' own timeout to answer safely"
+SENDING = "an answer is on its way"
+NOT_FOLLOWED = (
+    "the tray does not follow this session, so it cannot vouch for what Hermes asks there; "
+    "answer it in the window that runs the session"
+)
+# STALE reasons, not blocks: the person may still answer after checking Hermes (confirm).
+HEAD_UNSURE = (
+    "the tray was not following this session while it ran, so Hermes 0.19 may hold an earlier "
+    "command that an answer would resolve instead; answer only if Hermes shows this one as the "
+    "oldest waiting"
+)
+HEAD_AFTER_UNKNOWN = (
+    "an answer to an earlier command of this session may or may not have reached Hermes 0.19, "
+    "which may still hold that command as the one an answer would resolve; answer only if Hermes "
+    "shows this one as the oldest waiting"
+)
+ANSWER_UNDER_ID = (
+    "Hermes re-used this request's id while an answer for the earlier command under it was on "
+    "its way, and may have taken that answer for this one; answer only if Hermes still asks it"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerContext:
+    """What answerability depends on besides the row itself."""
+
+    dialect: Dialect | None
+    answers: frozenset[RowKind]  # the row kinds the connected gateway takes answers for
+    connected: bool
+    now: float
+    margin: float  # seconds before the local timeout at which FIFO rows stop being answerable
+
+
+def assess(
+    phase: ApprovalPhase,
+    expires_at: float | None,
+    kind: RowKind,
+    *,
+    too_long: bool,
+    is_head: bool,
+    stale_reason: str,
+    ctx: AnswerContext,
+    followed: bool = True,
+) -> tuple[bool, str]:
+    """``(answerable, blocked_reason)`` for one approval."""
+    if phase is ApprovalPhase.RESOLVED:
+        return False, ""
+    if phase is ApprovalPhase.SENDING:
+        return False, SENDING
+    if too_long:
+        return False, TOO_LONG
+    if not ctx.connected:
+        return False, DISCONNECTED
+    if ctx.dialect is None:
+        return False, NO_HANDSHAKE
+    if kind not in ctx.answers:
+        return False, WRONG_SHAPE
+    if not followed:
+        return False, NOT_FOLLOWED
+    if kind is RowKind.FIFO:
+        if not is_head:
+            return False, NOT_HEAD
+        if in_margin(expires_at, ctx.now, ctx.margin):
+            return False, TOO_CLOSE
+    if phase is ApprovalPhase.STALE:
+        return True, stale_reason
+    return True, ""
+
+
+def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
+    """Whether ``now`` is within ``margin`` of (or past) an approval's local timeout."""
+    return expires_at is not None and now >= expires_at - margin
 
 
 def decide(core: GatewayCore, key: str, choice: Choice, confirm_stale: bool) -> DecisionResult:
@@ -45,14 +130,46 @@ def decide(core: GatewayCore, key: str, choice: Choice, confirm_stale: bool) -> 
     # Rows only exist with the ids their kind is answered by (checked when parsed), so the
     # encoder's ValueError cannot happen here.
     if row.kind is RowKind.SERVER_REQUEST:
-        text = core.adapter.decision_text(row.asked, choice, 0)
+        text = encode_decision(row.asked, choice, 0)
         frame = core.outbox.reply(text, core.epoch, approval_key=key)
     else:
         rpc_id = core.outbox.next_rpc_id()
-        text = core.adapter.decision_text(row.asked, choice, rpc_id)
+        text = encode_decision(row.asked, choice, rpc_id)
         frame = core.outbox.decision_request(rpc_id, text, core.epoch, key)
     core.lifecycle.decided(row, choice, frame.frame_id)
     return DecisionResult(True)
+
+
+def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
+    """The decision frame for ``asked``.
+
+    Raises:
+        TypeError: ``choice`` is not a :class:`Choice`.
+        ValueError: the row lacks the ids its kind is answered by.
+    """
+    if not isinstance(choice, Choice):
+        raise TypeError(f"only Choice values can be encoded, not {type(choice).__name__}")
+    if asked.kind is RowKind.SERVER_REQUEST:
+        if asked.reply_id is None:
+            raise ValueError("server request without an id")
+        return encode_result(asked.reply_id, {"choice": choice.value})
+    params: dict[str, Any] = {"session_id": asked.session_id, "choice": choice.value}
+    if asked.kind is RowKind.BY_ID:
+        if not asked.request_id:  # an empty id falls back to the oldest: never send one
+            raise ValueError("a request answered by id without its id")
+        params["request_id"] = asked.request_id
+    elif asked.kind is RowKind.PROMPT:
+        if not asked.request_id or asked.execution_generation is None:
+            raise ValueError("prompt without prompt_id or execution_generation")
+        params = {
+            "session_id": asked.session_id,
+            "execution_generation": asked.execution_generation,
+            "prompt_id": asked.request_id,
+            "choice": choice.value,
+        }
+    elif asked.request_id:
+        params["request_id"] = asked.request_id
+    return encode_request(rpc_id, "approval.respond", params)
 
 
 def frame_written(core: GatewayCore, frame_id: int) -> None:

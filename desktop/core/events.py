@@ -1,8 +1,4 @@
-"""Typed events the core emits, named as things that happened.
-
-The I/O adapter drains them with ``GatewayCore.events_received()``; the Qt bridge re-emits each
-as a signal with the same payload. One frozen dataclass per event keeps the seam typed.
-"""
+"""Typed events the core emits, named as things that happened (the Qt bridge re-emits each)."""
 
 from __future__ import annotations
 
@@ -40,7 +36,7 @@ class RpcError:
 
 @dataclass(frozen=True, slots=True)
 class RpcResponded:
-    """The answer to a call queued with ``GatewayCore.call``. Exactly one of result/error."""
+    """The answer to ``GatewayCore.call``: exactly one of result and error."""
 
     rpc_id: int
     result: Mapping[str, Any] | None
@@ -62,8 +58,6 @@ class SessionRemoved:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested:
-    """A new row for the dialog: a command now waits on the person."""
-
     approval: Approval
 
 
@@ -76,10 +70,7 @@ class ApprovalChanged:
 
 @dataclass(frozen=True, slots=True)
 class PromptAsked:
-    """A question waits on the person (clarify, sudo, secret), or its answerability changed.
-
-    Keyed by ``prompt.key``: a second PromptAsked with the same key replaces the first.
-    """
+    """A question waits on the person, or its answerability changed (same key: replaces)."""
 
     prompt: Prompt
 

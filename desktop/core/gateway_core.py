@@ -1,30 +1,17 @@
 """The sans-I/O heart of one gateway connection: text in, typed events and texts out.
 
-Theory of operation (modelled on websockets' ``protocol.py`` and h11's state table):
-
-* The I/O adapter (``desktop.gateway.client`` with its ``pump``) owns the socket. For every
-  WebSocket text message it calls :meth:`GatewayCore.receive_text`, then drains
-  :meth:`data_to_send` (write each frame, then report :meth:`frame_written` or
-  :meth:`frame_failed`) and :meth:`events_received`.
-* The core owns the handshake (answering ``gateway.ready`` with ``client.capabilities``), the
-  dialect, the sessions, the approvals and their batches, and the per-dialect answer rule. It
-  also issues its own housekeeping calls (resubscribe after reconnect, approval reconciliation);
-  the adapter just writes whatever :meth:`data_to_send` yields.
-* Time is a parameter: ``clock`` is injected; the adapter calls :meth:`tick` at
-  :meth:`next_deadline` (no polling) so local timeouts and safety margins fire.
-* A person's decision enters through :meth:`decide`, which queues **exactly one** frame aimed at
-  exactly the request the person saw — or nothing, with the reason, when the view may be stale.
-
-One ``GatewayCore`` lives as long as a configured gateway; each (re)connection is announced
-with :meth:`connection_opened` (a new epoch) and ended with :meth:`connection_lost`.
-
-Where things live: framing in ``jsonrpc``; what each frame does in ``wire_effects`` (with one
-adapter per dialect in ``dialects`` for approvals and prompts); sessions in ``session_state``;
-the approval lifecycle in ``lifecycle`` (answerability in ``answer_rules``); clarify, sudo and
-secret questions in ``prompt_book``; decisions in ``decisions``; resuming sessions in
-``resubscribe``; 0.20 sessions other clients run in ``observed``; answers to requests (and the
-snapshots they carry) in ``responses``. Those modules are functions over this object's public
-attributes; every input ends with one flush of events (:meth:`_finish`).
+The I/O adapter (``desktop.gateway.client``) owns the socket: it feeds every text message to
+:meth:`GatewayCore.receive_text`, writes what :meth:`~GatewayCore.data_to_send` yields
+(reporting :meth:`~GatewayCore.frame_written` or :meth:`~GatewayCore.frame_failed`), drains
+:meth:`~GatewayCore.events_received`, and calls :meth:`~GatewayCore.tick` at
+:meth:`~GatewayCore.next_deadline`; the clock is injected. The core owns the handshake, the
+dialect, sessions, approvals and prompts, and sends its own housekeeping requests. A person's
+decision enters through :meth:`~GatewayCore.decide`: exactly one frame aimed at exactly the
+request the person saw, or nothing and the reason. State lives in ``session_state``,
+``lifecycle`` and ``prompt_book``; frames are parsed in ``jsonrpc`` (approvals and prompts
+read by the ``dialects`` adapters) and applied by ``wire_effects`` and ``responses``, which,
+like ``decisions``, ``connection`` and ``observed``, are functions over this object's public
+attributes. Every input ends with one flush of events (``_finish``).
 """
 
 from __future__ import annotations
@@ -32,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import decisions, jsonrpc, observed, resubscribe
+from desktop.core import connection, decisions, jsonrpc, observed
+from desktop.core.connection import Handshake
 from desktop.core.dialects import DialectAdapter, adapter_for
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged, SessionRemoved
-from desktop.core.handshake import Handshake
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import (
@@ -50,7 +37,7 @@ from desktop.core.model import (
 from desktop.core.observed import ObservedSessions
 from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
-from desktop.core.responses import apply_config_result, handle_response, handshake_done
+from desktop.core.responses import handle_response, handshake_done
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
 from desktop.core.wire_effects import APPLY, EVENTS, stamp_generation
@@ -63,7 +50,7 @@ NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window th
 
 
 class GatewayCore:
-    """Sans-I/O state machine for one configured gateway (see module docstring)."""
+    """Lives as long as a configured gateway; each connection is one epoch."""
 
     def __init__(
         self,
@@ -93,11 +80,10 @@ class GatewayCore:
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
-        """A new transport is up. ``subprotocol == "hermes-gateway-v1"`` fixes dialect C.
+        """A new transport is up (one still open is lost first); open rows stay STALE.
 
-        Open rows stay as the lost connection left them (STALE) until the new server confirms
-        them; followed sessions are resumed once the handshake ends. A connection still open
-        is lost first.
+        ``subprotocol == "hermes-gateway-v1"`` fixes dialect C; followed sessions are resumed
+        once the handshake ends.
         """
         if self.connected:
             decisions.connection_lost(self)
@@ -142,7 +128,7 @@ class GatewayCore:
         self._finish()
 
     def next_deadline(self) -> float | None:
-        """The clock time at which :meth:`tick` must next run, or None when nothing counts down."""
+        """When :meth:`tick` must next run, or None when nothing counts down."""
         deadlines = (
             self.lifecycle.next_deadline(),
             self.prompt_book.next_deadline(),
@@ -154,11 +140,9 @@ class GatewayCore:
 
     # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
-        """Drain the frames to write, in order."""
         return self.outbox.drain()
 
     def events_received(self) -> list[CoreEvent]:
-        """Drain the events produced since the last call, in order."""
         events = self.events
         if not events:
             return []
@@ -167,31 +151,22 @@ class GatewayCore:
         return drained
 
     def frame_written(self, frame_id: int) -> None:
-        """The adapter handed the frame to the socket successfully."""
         decisions.frame_written(self, frame_id)
         self._finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
-        """Writing failed.
-
-        ``maybe_sent=False``: certainly not sent (a decision returns to WAITING on the same
-        epoch); ``True``: outcome unknown (a decision becomes UNKNOWN).
-        """
+        """Writing failed; a decision certainly not sent waits again, one maybe sent is UNKNOWN."""
         decisions.frame_failed(self, frame_id, maybe_sent)
         self._finish()
 
     # -- commands from the app --------------------------------------------------------------
     def call(self, method: str, params: Mapping[str, Any]) -> int:
-        """Queue a JSON-RPC request; returns its integer id. Its answer comes as RpcResponded.
-
-        While no connection is open nothing is queued and the answer (an error) comes at once.
-        Results the tray shows (new sessions, usage, YOLO/mode, close, interrupt) are also
-        folded into the core's state (see ``desktop.core.responses``).
+        """Queue a JSON-RPC request; its answer comes as RpcResponded (at once if offline).
 
         Raises:
-            ValueError: ``method`` answers an approval or a prompt; decisions go through
-                :meth:`decide` and :meth:`answer_prompt`, the only ways an answer reaches the
-                wire, and sudo/secret answers are never sent. Also for NaN/infinite params.
+            ValueError: ``method`` answers an approval or a prompt (only :meth:`decide` and
+                :meth:`answer_prompt` answer; sudo/secret answers are never sent), or
+                ``params`` holds NaN/infinities.
             TypeError: ``params`` holds values JSON cannot carry.
         """
         if method in NEVER_SENT:
@@ -209,24 +184,13 @@ class GatewayCore:
         return frame.rpc_id or 0  # requests always carry an id
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key`` with ``choice``: exactly one frame for exactly that request.
-
-        Refuses (``sent=False`` plus a reason, nothing queued) when the approval is not WAITING,
-        not answerable (0.19.0: not the FIFO head), ``choice`` is not among its choices, it is
-        inside the safety margin, or it is STALE and ``confirm_stale`` is False.
-        """
+        """Answer approval ``key``: one frame, or ``sent=False`` and why (see ``decisions``)."""
         result = decisions.decide(self, key, choice, confirm_stale)
         self._finish()
         return result
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
-        """Answer clarify prompt ``key`` with ``answer`` (a choice, or free text where taken).
-
-        Exactly one frame for exactly that prompt, or nothing and the reason: the prompt is no
-        longer open ("expired: …"), is a sudo or secret prompt (never answered here), belongs
-        to a session the tray does not follow, or the answer is not one the gateway takes.
-        There is no way to answer sudo or secret prompts.
-        """
+        """Answer clarify prompt ``key``: one frame, or nothing and why (see ``prompt_book``)."""
         result = self.prompt_book.answer(
             key, answer, self.epoch, self.connected and self.handshake.done
         )
@@ -234,7 +198,7 @@ class GatewayCore:
         return result
 
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
-        """Remember a session to follow; it is resubscribed after every reconnect."""
+        """Follow a session: it is resumed after every reconnect."""
         book = self.session_book
         book.ensure(session_id)
         book.follow(session_id)
@@ -244,30 +208,20 @@ class GatewayCore:
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
-        """Stop following ``session_id``: not resubscribed after reconnects, rows read-only."""
+        """Stop following ``session_id``: not resumed after reconnects, its rows read-only."""
         if self.session_book.get(session_id) is not None:
             self.session_book.follow(session_id, on=False)
             self.follow_changed()  # its rows are read-only from now on
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
-        """Queue ``session.resume`` for a known session with this dialect's params.
-
-        Its snapshot (info, usage, plan, open requests, generation) is folded in and the answer
-        also comes as ``RpcResponded``. None when it cannot be sent (not connected, handshake
-        not done, unknown session, or no stored id on tui_gateway).
-        """
-        rpc_id = resubscribe.resume(self, session_id, Purpose.APP)
+        """Queue ``session.resume``; its snapshot is folded in and answered as RpcResponded."""
+        rpc_id = connection.resume(self, session_id, Purpose.APP)
         self._finish()
         return rpc_id
 
     def observe_sessions(self, result: Mapping[str, Any]) -> None:
-        """0.20: fold a ``session.active_list`` result; other clients' sessions are observed.
-
-        Observed sessions are never resumed (that would take their window's events); their
-        rows come from ``approval.pending`` and are answered by id (``desktop.core.observed``).
-        Ignored on every other dialect.
-        """
+        """0.20: fold a ``session.active_list`` result (see ``desktop.core.observed``)."""
         observed.observe_listed(self, result)
         self._finish()
 
@@ -281,18 +235,13 @@ class GatewayCore:
         return frozenset(self.session_book.observed())
 
     def reconcile_approvals(self, session_id: str) -> int | None:
-        """B only: poll ``approval.pending`` to close cards another viewer answered by frame."""
-        rpc_id = resubscribe.poll_pending(self, session_id)
+        """B and 0.20: ask ``approval.pending`` to close rows another viewer answered."""
+        rpc_id = connection.poll_pending(self, session_id)
         self._finish()
         return rpc_id
 
     def set_approval_timeout(self, seconds: float) -> None:
-        """The server's real approval timeout (``approvals.timeout``, seconds), learned outside.
-
-        Open rows counted from the assumed default are re-timed to ``arrived_at + seconds``
-        (longer or shorter); rows already counted from a learned value only ever get shorter;
-        new rows count from ``seconds``. Emits ``ApprovalChanged`` for each re-timed row. The
-        value holds until the connection ends (see ``desktop.core.timeouts`` for why).
+        """The server's real ``approvals.timeout`` for this connection (``desktop.core.settings``).
 
         Raises:
             ValueError: ``seconds`` is negative, NaN or infinite.
@@ -304,19 +253,6 @@ class GatewayCore:
     def approval_timeout(self) -> float | None:
         """The learned approval timeout of this connection, or None while it is assumed."""
         return self.lifecycle.learned_timeout
-
-    def apply_usage_result(self, session_id: str, result: Mapping[str, Any]) -> None:
-        """Fold a ``session.usage`` RPC result (any shape) into ``session_id``."""
-        self.session_book.apply_usage(session_id, result)
-        self._finish()
-
-    def apply_config_result(self, session_id: str, key: str, result: Mapping[str, Any]) -> None:
-        """Fold a ``config.get``/``config.set`` result for ``yolo`` or ``approvals.mode``.
-
-        ``session_id`` may be "" for the global approval mode (applies to every session).
-        """
-        apply_config_result(self, session_id, key, result)
-        self._finish()
 
     # -- shared by the frame-reading modules --------------------------------------------------
     def emit(self, event: CoreEvent) -> None:
@@ -348,7 +284,7 @@ class GatewayCore:
         lifecycle, prompts = self.lifecycle, self.prompt_book
         if lifecycle.by_id or self.poll_at is not None:
             lifecycle.tick()  # the open rows as of now
-            resubscribe.poll_while_open(self)
+            connection.poll_while_open(self)
         if self.observed.active:
             lifecycle.tick()
             observed.poll_due(self)
@@ -381,15 +317,13 @@ class GatewayCore:
         """Every open prompt (clarify, sudo, secret), oldest first."""
         return self.prompt_book.all()
 
-    def prompt(self, key: str) -> Prompt | None:
-        return self.prompt_book.get(key)
-
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
 
 
 def _by_adapter(core: GatewayCore, frame: EventFrame) -> None:
-    """An event the dialect's adapter reads (approvals and their withdrawals)."""
-    for event in core.adapter.parse_event(frame):
+    """An event the dialect's adapter reads (approvals, prompts and their ends)."""
+    adapter = core.adapter
+    for event in adapter.event_handlers[frame.type](adapter, frame):
         APPLY[type(event)](core, event)

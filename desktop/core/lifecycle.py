@@ -14,7 +14,7 @@ Notes on the cells (each is one branch below):
 
 * ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
   would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
-  settles it) and the new row starts STALE (``answer_rules.ANSWER_UNDER_ID``).
+  settles it) and the new row starts STALE (``decisions.ANSWER_UNDER_ID``).
 * ``tool_completed`` / ``turn_ended`` close FIFO rows only, on 0.19.0's silent withdrawals
   (protocol.md §3.2): EXPIRED when it looks like Hermes' timeout; a SENDING row keeps its own
   answer's fate, but ends as the sign said if that answer certainly never leaves (``ended``).
@@ -24,15 +24,15 @@ Notes on the cells (each is one branch below):
 * ``settled_elsewhere`` of a SENDING row: when our answer already left, it is what settled
   the prompt (approved/denied as sent); when it was still queued it is taken back (withdrawn).
 * ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
-  that point may sit behind an unseen head (``answer_rules.HEAD_UNSURE``).
+  that point may sit behind an unseen head (``decisions.HEAD_UNSURE``).
 * ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
   the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
   connection lost before it makes the outcome UNKNOWN, never APPROVED.
 * ``frame_unsent`` returns to STALE when the row was stale, and to RESOLVED when it ended on
   the server meanwhile. ``connection_lost`` of a SENDING row whose frame never left the
   outbox counts as ``frame_unsent`` then ``connection_lost``.
-* ``tick``: only FIFO and by-id (0.20) rows expire locally (``desktop.core.timeouts``); the
-  margin before expiry makes FIFO rows unanswerable (``answer_rules.TOO_CLOSE``) without a
+* ``tick``: only FIFO and by-id (0.20) rows expire locally (``desktop.core.settings``); the
+  margin before expiry makes FIFO rows unanswerable (``decisions.TOO_CLOSE``) without a
   phase change (an answer by id after the server gave up resolves nothing).
 """
 
@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from desktop.core import outcomes
-from desktop.core.answer_rules import (
+from desktop.core.decisions import (
     ANSWER_UNDER_ID,
     HEAD_AFTER_UNKNOWN,
     HEAD_UNSURE,
@@ -74,8 +74,7 @@ from desktop.core.model import (
     built,
 )
 from desktop.core.outbox import Outbox
-from desktop.core.settings import CoreSettings
-from desktop.core.timeouts import ApprovalTimeouts, may_retime
+from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
 W, S, X, R = (
@@ -539,7 +538,7 @@ class ApprovalLifecycle:
     def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
         """The transport is gone. ``left``: rows whose answer was handed to the socket."""
         self.connected, self.dialect, self.answers = False, None, frozenset()
-        self._timeouts.forget()  # the next server is learned anew (desktop.core.timeouts)
+        self._timeouts.forget()  # the next server is learned anew (desktop.core.settings)
         for key in left:
             row = self._rows.get(key)
             if row is not None and row.phase is X:

@@ -1,8 +1,7 @@
-"""The state the tray shows, as frozen values.
+"""The state the tray shows, as frozen values (the core keeps mutable rows inside).
 
-The core hands these to the Qt side and to tests; frozen, they can be rendered or compared
-without anyone mutating the core's state behind its back. Inside, the core keeps mutable rows
-and sessions and builds a new value whenever it emits an event.
+Frozen, they can be rendered or compared without anyone changing the core's state behind its
+back; the core builds a new value whenever it emits an event.
 """
 
 from __future__ import annotations
@@ -19,10 +18,10 @@ _SHAPES: dict[type, tuple[Any, dict[str, int], list[Any]]] = {}
 
 
 def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
-    """A copy of the frozen ``value`` with ``changes``, filled as its ``__init__`` would.
+    """A copy of the frozen ``value`` with ``changes``: ``dataclasses.replace``, cheaper.
 
-    A name the class has no field for raises, as ``dataclasses.replace`` does: a misspelt change
-    must not vanish silently. The slots are filled through their descriptors in one C loop.
+    Raises:
+        TypeError: a name the class has no field for (a misspelt change must not vanish).
     """
     cls = type(value)
     read, index, _ = _SHAPES.get(cls) or _shape(cls)
@@ -54,10 +53,7 @@ def _shape(cls: type) -> tuple[Any, dict[str, int], list[Any]]:
 
 
 class Dialect(enum.Enum):
-    """Which Hermes gateway protocol a connection speaks (protocol.md §6).
-
-    Fixed once per connection from the handshake, never guessed mid-session.
-    """
+    """The Hermes gateway protocol of a connection (protocol.md §6), fixed by its handshake."""
 
     A = "hermes-0.19"  # hermes-agent 0.19.0 tui_gateway: approval.request events, FIFO answers
     B = "tui-gateway"  # newer main tui_gateway: server->client `approval` requests (srq- ids)
@@ -66,11 +62,7 @@ class Dialect(enum.Enum):
 
 
 class Choice(enum.Enum):
-    """The only four answers the tray can ever encode.
-
-    0.19.0 approves on any string other than "deny", so free-form strings must never reach the
-    wire: every decision passes through this enum.
-    """
+    """The only answers the tray encodes: 0.19.0 approves on any string but "deny"."""
 
     ONCE = "once"
     SESSION = "session"
@@ -79,8 +71,6 @@ class Choice(enum.Enum):
 
 
 class SessionStatus(enum.Enum):
-    """What a glance at the menu must say about a session."""
-
     IDLE = "idle"
     WORKING = "working"
     WAITING = "waiting on you"  # an approval or a question (clarify, sudo, secret) is open
@@ -88,7 +78,7 @@ class SessionStatus(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage of a session, reduced from every shape the gateways send (protocol.md §4)."""
+    """Token usage, reduced from every shape the gateways send (protocol.md §4)."""
 
     input: int = 0
     output: int = 0
@@ -118,14 +108,14 @@ class TodoItem:
 
 @dataclass(frozen=True, slots=True)
 class TodoList:
-    """A session's plan. ``revision`` is None when the gateway sends no revision (0.19.0)."""
+    """A session's plan; ``revision`` is None where the gateway sends none (0.19.0)."""
 
     items: tuple[TodoItem, ...] = ()
     revision: int | None = None
 
 
 class YoloSource(enum.Enum):
-    """Why YOLO is in effect, so the menu can say who turned it on."""
+    """Who turned YOLO on, for the menu."""
 
     OFF = "off"
     SESSION = "session"  # config.set yolo on this session
@@ -160,7 +150,7 @@ class SessionState:
 
 
 class ApprovalPhase(enum.Enum):
-    """Where an approval is in its life. RESOLVED rows carry exactly one :class:`Outcome`."""
+    """RESOLVED rows carry exactly one :class:`Outcome`."""
 
     WAITING = "waiting"  # may be answered (if ``answerable``)
     SENDING = "sending"  # a decision frame is queued or in flight; no second one is allowed
@@ -188,7 +178,7 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class WireRef:
-    """How the core addresses this approval on the wire, per dialect. Never shown to people."""
+    """How the core addresses this approval on the wire. Never shown to people."""
 
     srq_id: str = ""  # B: server->client request id ("srq-…")
     request_id: str = ""  # B: params.request_id; C: prompt_id
@@ -197,8 +187,6 @@ class WireRef:
 
 
 class AskReason(enum.Enum):
-    """Why Hermes asked about this command: the first time, or again after an earlier one."""
-
     FIRST = "first"
     AFTER_DENY = "after_deny"  # an earlier command of the batch was denied
     AFTER_FAILURE = "after_failure"  # an earlier command of the batch ran and failed
@@ -209,7 +197,7 @@ class AskReason(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class AskedBecause:
-    """The cause of a row, naming the earlier row it replaces when it is a re-ask."""
+    """Why Hermes asked, naming the earlier row a re-ask replaces."""
 
     reason: AskReason = AskReason.FIRST
     earlier_key: str = ""  # key of the row this one replaces
@@ -227,8 +215,6 @@ class CallContext:
 
 
 class RunKind(enum.Enum):
-    """What became of a command after the person's answer (or without one)."""
-
     RAN = "ran"
     BLOCKED = "blocked"  # denied: Hermes did not run it
     TIMED_OUT = "timed_out"  # nobody answered in time: Hermes denied it
@@ -251,10 +237,9 @@ FIRST_ASK = AskedBecause()
 class Approval:
     """One command waiting for a person's decision.
 
-    ``key`` is local and unique within one :class:`~desktop.core.gateway_core.GatewayCore`
-    (stable across reconnects for the same wire request); the app addresses approvals by
-    ``(gateway_id, key)``. ``command`` is the text exactly as received (bounded); rendering
-    must reveal hidden characters (see ``desktop.core.text_safety``).
+    ``key`` is unique within one core and stable across reconnects for the same wire request;
+    ``command`` is exactly as received (bounded): rendering must reveal hidden characters
+    (``desktop.core.text_safety``).
     """
 
     key: str
@@ -281,15 +266,13 @@ class Approval:
 
 @dataclass(frozen=True, slots=True)
 class DecisionResult:
-    """What :meth:`GatewayCore.decide` did: queued exactly one frame, or nothing and why."""
+    """Queued exactly one frame (``sent``), or nothing and why."""
 
     sent: bool
     reason: str = ""
 
 
 class PromptKind(enum.Enum):
-    """A question the agent waits on that is not a command approval (protocol.md §1.4)."""
-
     CLARIFY = "clarify"  # a question for the person; the tray may answer it
     SUDO = "sudo"  # a password for sudo: only the window that asked may answer
     SECRET = "secret"  # a secret value (an API key): only the window that asked may answer
@@ -299,10 +282,8 @@ class PromptKind(enum.Enum):
 class Prompt:
     """One question waiting on a person, as the gateway sent it (bounded, never revealed here).
 
-    ``key`` is local and unique within one core: an answer names the key of the prompt the
-    person saw, and a key is never reused for another question. Only a CLARIFY prompt can ever
-    be ``answerable``; ``choices`` are the gateway's own strings, in its order, and
-    ``free_text`` says whether an answer outside them is taken.
+    ``key`` is never reused for another question, so an answer names the prompt the person
+    saw. Only a CLARIFY prompt can be ``answerable``.
     """
 
     key: str

@@ -1,29 +1,19 @@
 """0.20 sessions another client runs, seen through ``approval.pending`` without attaching.
 
-On hermes-agent 0.20 a session has one transport: a resume takes its events away from the
-window that shows it. A connection that never attached can still, measured on axisrow 0.20.1.2
-(``tests/realhermes/test_axisrow_facts.py``), read ``session.active_list`` (every connection's
-sessions, status ``starting``/``working``/``idle``), read ``approval.pending {session_id}``
-and answer an entry by its ``request_id``, all without disturbing the window's stream. So
-such sessions are *observed*: their rows come from pending lists only and are answered by id,
-they are never resumed, and they end when the session leaves the list.
+On 0.20 a resume takes a session's events away from the window that shows it. Without
+attaching, a connection can still (measured on axisrow 0.20.1.2,
+``tests/realhermes/test_axisrow_facts.py``) read ``session.active_list`` and ``approval.pending``
+and answer an entry by its ``request_id``. So such sessions are *observed*: rows from pending
+lists only, answered by id, never resumed, gone when the session leaves the list.
 
-No event tells an observer that something waits, so the pending list is asked on a plan:
-
-* rows open for the session: every ``observe_open_poll_interval`` (a row another viewer
-  answered ends at the next list; only an id in the latest list is answered);
-* the list says ``working``: every ``observe_poll_interval``;
-* ``idle`` within ``observe_linger`` of its last work: every ``observe_linger_poll_interval``
-  (``delegate_task`` sub-agents ask after their parent's turn ended, while the list says idle).
-  Work is a list saying ``working``, a ``message_count`` that moved since the last list (a
-  turn can start and end between two lists), or a session new since this connection's first
-  list (it was just created, and may have done its whole turn before it was first listed);
-* otherwise never: an idle gateway is not woken.
-
-Each session is also asked once as soon as it is first listed, and again after a reconnect
-(something may wait there already, even while the list says idle).
-
-Due times sit on a grid of their interval, so sessions on the same plan are asked together.
+No event says something waits, so the pending list is asked at once when a session is first
+listed or after a reconnect, then on a plan: every ``observe_open_poll_interval`` while rows
+are open; every ``observe_poll_interval`` while the list says ``working``; every
+``observe_linger_poll_interval`` within ``observe_linger`` of its last work (``delegate_task``
+sub-agents ask after their parent's turn ended, while the list says idle); otherwise never.
+Work is ``working``, a ``message_count`` that moved between two lists (a turn can fit between
+them), or a session new since this connection's first list. Due times sit on a grid of their
+interval, so sessions on the same plan are asked together.
 """
 
 from __future__ import annotations
@@ -34,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.connection import poll_pending
 from desktop.core.model import Dialect
 from desktop.core.outbox import Purpose
-from desktop.core.resubscribe import poll_pending
 
 if TYPE_CHECKING:
     from desktop.core.gateway_core import GatewayCore
@@ -49,7 +39,7 @@ WORKING = "working"
 
 @dataclass(slots=True)
 class ObservedSessions:
-    """0.20 sessions seen through their pending list: when each last worked, when it is due."""
+    """When each observed session last worked, and when it is next due."""
 
     worked_at: dict[str, float] = field(default_factory=dict)
     messages: dict[str, int] = field(default_factory=dict)  # message_count at the last list
@@ -79,11 +69,7 @@ def listed_sessions(result: Mapping[str, Any]) -> dict[str, tuple[str, str, str,
 
 
 def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
-    """Fold a ``session.active_list`` result: observe other clients' sessions (0.20 only).
-
-    Sessions the tray follows itself are left alone; observed ones that left the list are
-    gone, and so are their rows.
-    """
+    """Observe other clients' listed sessions (not the tray's own); unlisted ones are gone."""
     if core.dialect is not Dialect.HERMES020:
         return
     live = listed_sessions(result)
@@ -118,7 +104,7 @@ def observe_listed(core: GatewayCore, result: Mapping[str, Any]) -> None:
 
 
 def stop_observing(core: GatewayCore) -> None:
-    """Observe nothing more: the sessions stay known, their rows become read-only."""
+    """The sessions stay known; their rows become read-only."""
     watched = core.session_book.observed()
     for session_id in watched:
         forget(core, session_id)
@@ -144,7 +130,7 @@ def connection_lost(core: GatewayCore) -> None:
 
 
 def poll_due(core: GatewayCore) -> None:
-    """Ask ``approval.pending`` for every observed session whose plan says it is due."""
+    """Ask ``approval.pending`` for every observed session its plan says is due."""
     watch = core.observed
     if core.dialect is not Dialect.HERMES020 or not core.connected:
         watch.at = None

@@ -1,9 +1,7 @@
 """Frames waiting for the socket, and the requests still waiting for an answer.
 
-The core must know the fate of every frame it hands out. A decision frame is never sent
-twice, so the outbox remembers which frames carry decisions, whether the I/O adapter has taken
-them (``drain``) and which request ids are still open, with what the answer is for
-(the app's own call, the handshake, a decision, a resubscription, a reconciliation).
+A decision frame is never sent twice, so the outbox remembers which frames carry decisions,
+whether the I/O adapter has taken them (``drain``), and what each open request id is for.
 """
 
 from __future__ import annotations
@@ -28,8 +26,6 @@ class OutboundFrame:
 
 
 class Purpose(enum.Enum):
-    """What a request's answer is for."""
-
     APP = "app"  # GatewayCore.call: answered with RpcResponded
     CAPABILITIES = "capabilities"  # the handshake's client.capabilities
     DECISION = "decision"  # approval.respond carrying a person's decision
@@ -60,7 +56,7 @@ class FrameRecord:
 
 @dataclass(slots=True)
 class Outbox:
-    """Frame and request-id bookkeeping for one core (ids never repeat within it)."""
+    """Ids never repeat within one core."""
 
     _frame_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _rpc_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))

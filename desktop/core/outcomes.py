@@ -1,8 +1,4 @@
-"""The words the tray uses for how an approval ended, and how a decision maps to an outcome.
-
-The UI, the notification policy and the tests read ``Outcome.reason``: one spelling each
-(design.md §2: approved(choice) | denied | withdrawn(reason) | expired | unknown).
-"""
+"""How an approval ended, in one spelling each: the UI and notifications read the reasons."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Typed reads from untrusted JSON objects.
+"""Typed reads from untrusted JSON objects: a typed value or a neutral default, never a raise.
 
-Every frame comes from another process (and parts of it from a model), so no key may be
-assumed present or of the right type. These readers return a typed value or a neutral default,
-never raise, and treat JSON ``true``/``false`` as booleans only (Python's ``bool`` is an
-``int``, which would otherwise let ``true`` count as ``1``).
+JSON ``true``/``false`` count as booleans only (Python's ``bool`` is an ``int``).
 """
 
 from __future__ import annotations

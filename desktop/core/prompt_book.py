@@ -1,24 +1,15 @@
-"""The questions an agent waits on besides approvals: one book of open clarify/sudo/secret prompts.
+"""The open clarify, sudo and secret prompts an agent waits on; only clarify is ever answered.
 
-Why apart from the approval lifecycle: a prompt has no batch, no FIFO head, no re-ask and no
-tool result to track; it is open until it is answered, withdrawn or expires, and only one
-kind (clarify) may ever be answered from the tray. Sudo and secret prompts are shown so a
-person knows what blocks a session, and the book has no way to answer them: no encoder, no
-method, and the core sends nothing for them (not even a refusal, which would beat the answer
-of the window that asked).
+Sudo and secret prompts are shown so a person knows what blocks a session; nothing is ever sent
+for them (not even a refusal, which would beat the answer of the window that asked). Fail
+closed: an answer goes only to a prompt open now under the key the person saw (a re-delivered
+prompt with other text gets a new key), on the same connection, outside the margin of a local
+timeout, as an offered choice or as free text where taken; else nothing is sent, and why.
 
-Fail closed: an answer goes only to a prompt that is open right now under the key the person
-saw (keys are never reused; a re-delivered prompt with other text gets a new key), within the
-same connection, outside the safety margin of a local timeout, and only as a choice the
-gateway offered or as free text where it takes it. Anything else sends nothing and says why.
-An answer ends the prompt at once ("answered"); if the gateway's reply says the prompt had
-already gone, a notice says so.
-
-Ends, per dialect (protocol.md §1.4): 0.19.0/0.20 send ``*.expire`` and stop waiting at the
-turn's end (an interrupt clears prompts silently), and have a local timeout; B withdraws with
-``request.cancel`` and a ``tool.complete`` of the ``clarify`` tool says another viewer
-answered; C sends a settle. A lost connection ends every prompt (re-delivered ones come back
-under new keys).
+Ends (protocol.md §1.4): 0.19.0/0.20 send ``*.expire``, stop waiting at the turn's end (an
+interrupt clears prompts silently) and have a local timeout; B withdraws with
+``request.cancel``, and a ``tool.complete`` of the ``clarify`` tool says another viewer
+answered; C settles. A lost connection ends every prompt.
 """
 
 from __future__ import annotations
@@ -74,17 +65,7 @@ class _Open:
     epoch: int
 
 
-@dataclass(frozen=True, slots=True)
-class AnsweredCall:
-    """An answer carried by an RPC, kept until its reply says whether it was taken."""
-
-    prompt: Prompt
-    answer: str
-
-
 class PromptBook:
-    """Open prompts by key, fed by wire events; answers clarify prompts (see module doc)."""
-
     def __init__(
         self,
         emit: Callable[[CoreEvent], None],
@@ -100,17 +81,13 @@ class PromptBook:
         self._margin = margin
         self._open: dict[str, _Open] = {}
         self._keys = itertools.count(1)
-        self._sent: dict[int, AnsweredCall] = {}
+        self._sent: dict[int, Prompt] = {}  # answers by RPC, until the reply says if taken
         # Clarify prompts that ended here before their tool call returned, per session: the
         # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
         self._tool_owed: dict[str, int] = {}
         self.moved = False  # the set of sessions with open prompts may have changed
 
     # -- reading ----------------------------------------------------------------------------
-    def get(self, key: str) -> Prompt | None:
-        entry = self._open.get(key)
-        return entry.prompt if entry else None
-
     def all(self) -> tuple[Prompt, ...]:
         return tuple(entry.prompt for entry in self._open.values())
 
@@ -192,7 +169,7 @@ class PromptBook:
         self._tool_owed.clear()  # tool calls that return while away are never seen
 
     def rejudge(self, dialect: Dialect | None) -> None:
-        """Following a session, or the dialect becoming known, changes what can be answered."""
+        """A session was followed or let go, or the dialect became known."""
         for entry in self._open.values():
             judged = self._judged(entry.prompt, entry.opened, dialect)
             if judged != entry.prompt:
@@ -235,12 +212,12 @@ class PromptBook:
 
     def answer_replied(self, rpc_id: int, result: Mapping[str, Any] | None) -> Prompt | None:
         """The reply to an answer RPC: the prompt it answered when the gateway did not take it."""
-        call = self._sent.pop(rpc_id, None)
-        if call is None:
+        prompt = self._sent.pop(rpc_id, None)
+        if prompt is None:
             return None
         status = result.get("status") if result is not None else "error"
         taken = result is not None and status in (None, "ok", "resolved", "answered")
-        return None if taken else call.prompt
+        return None if taken else prompt
 
     # -- internals --------------------------------------------------------------------------
     def _queue(self, entry: _Open, text: str, epoch: int) -> None:
@@ -265,7 +242,7 @@ class PromptBook:
             "clarify.respond", params, Purpose.PROMPT, epoch, session_id=opened.session_id
         )
         if frame.rpc_id is not None:
-            self._sent[frame.rpc_id] = AnsweredCall(entry.prompt, text)
+            self._sent[frame.rpc_id] = entry.prompt
 
     def _judged(self, prompt: Prompt, opened: PromptOpened, dialect: Dialect | None) -> Prompt:
         reason = ""
@@ -286,11 +263,9 @@ class PromptBook:
     def _find(self, via: PromptVia, ident: str | int, generation: int | None) -> _Open | None:
         for entry in self._open.values():
             opened = entry.opened
-            same_generation = generation is None or opened.execution_generation in (
-                None,
-                generation,
-            )
-            if opened.via is via and opened.ident == ident and same_generation:
+            any_generation = generation is None or opened.execution_generation is None
+            same = any_generation or opened.execution_generation == generation
+            if opened.via is via and opened.ident == ident and same:
                 return entry
         return None
 

@@ -1,21 +1,14 @@
-"""Answers to the core's requests: the handshake, decisions, resumes and the app's calls.
+"""Answers to requests: the handshake, decisions, resumes, pending lists and the app's calls.
 
-The app calls ``session.create``, ``session.usage``,
-``config.get``/``config.set``, ``session.close`` or ``session.interrupt`` through
-:meth:`GatewayCore.call`; their results carry state the tray shows (the new session, usage,
-YOLO and approval mode, a closed session, an interrupt that withdrew 0.19.0's cards). Folding
-them in here keeps every caller from having to remember it. The app still gets every answer
-as ``RpcResponded``; requests the core issued for itself produce none.
+Results of the app's calls that carry shown state (a new session, usage, YOLO and approval
+mode, a close, an interrupt) are folded in here, so no caller has to remember it; the app
+still gets every answer as ``RpcResponded`` (the core's own requests produce none).
 
-Resume snapshots (and ``approval.pending`` lists) fold back into sessions and approvals:
-while the tray was away, requests were answered elsewhere, timed out or were re-published. A
-snapshot's ``open_requests`` (B) or ``prompts`` (C) are re-delivered as
-if new but map onto the rows already shown (no duplicates); open rows of that session the
-snapshot no longer lists were settled elsewhere. Only rows that arrived before the request was
-sent are judged (its *watermark*): a request published after the snapshot was taken is not
-missing from it. 0.19.0 lists no approvals, so its rows stay STALE unless the session stopped;
-and when a resume finds a 0.19.0 session running, approvals it published meanwhile are lost to
-the tray, so its FIFO head is in doubt until the turn ends (``ApprovalLifecycle.doubt_head``).
+A resume snapshot re-delivers its open requests (B ``open_requests``, C ``prompts``) onto the
+rows already shown; open rows it no longer lists were settled elsewhere, but only rows that
+arrived before the request was sent (its *watermark*) are judged. 0.19.0 lists no approvals:
+its rows stay STALE unless the session stopped, and when a resume finds it running, approvals
+published meanwhile are lost to the tray, so its FIFO head is in doubt until the turn ends.
 """
 
 from __future__ import annotations
@@ -24,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.connection import poll_pending, resubscribe_all
 from desktop.core.dialects.canonical import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
@@ -38,9 +32,8 @@ from desktop.core.model import Dialect, TodoList
 from desktop.core.observed import forget, stop_observing
 from desktop.core.outbox import PendingCall, Purpose
 from desktop.core.reports import parse_todos
-from desktop.core.resubscribe import poll_pending, resubscribe_all
 from desktop.core.wire import ApprovalAsked, RowKind
-from desktop.core.wire_effects import apply_wire, ask, settle_session
+from desktop.core.wire_effects import APPLY, ask
 
 if TYPE_CHECKING:
     from desktop.core.gateway_core import GatewayCore
@@ -88,11 +81,7 @@ def _answer_replied(core: GatewayCore, call: PendingCall, frame: ResponseFrame) 
 
 
 def handshake_done(core: GatewayCore, dialect: Dialect) -> None:
-    """The dialect is fixed: announce it and resubscribe every followed session.
-
-    Rows left from an earlier connection that this dialect cannot answer (the gateway came
-    back speaking another protocol) are withdrawn: their requests died with that server.
-    """
+    """The dialect is fixed: announce it, resume every followed session, poll 0.20's lists."""
     core.use_dialect(dialect)
     core.lifecycle.connection_opened(dialect, core.adapter.answers, core.epoch)
     core.prompt_book.rejudge(dialect)
@@ -110,7 +99,6 @@ def handshake_done(core: GatewayCore, dialect: Dialect) -> None:
 
 
 def fold_app_result(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:
-    """Fold the state an app call's answer carries (see the module docstring)."""
     method, params = call.method, call.params
     session_id = payloads.text(params, "session_id")
     if frame.error is not None:
@@ -120,38 +108,27 @@ def fold_app_result(core: GatewayCore, call: PendingCall, frame: ResponseFrame) 
                 core.remove_session(known, "not found", outcomes.withdrawn(outcomes.SESSION_GONE))
         return
     result = frame.result or payloads.EMPTY
-    if method == "session.create":
-        created = payloads.text(result, "session_id")
-        if created:
-            fold_snapshot(core, None, result, call.watermark, fresh=True)
+    if method == "session.create":  # nothing to fold without its session_id
+        fold_snapshot(core, None, result, call.watermark, fresh=True)
     elif method in SNAPSHOT_METHODS:
         fold_snapshot(core, _known_session(core, session_id), result, call.watermark)
     elif method == "session.usage" and core.session_book.get(session_id) is not None:
         core.session_book.apply_usage(session_id, result)
     elif method in ("config.get", "config.set"):
         key = payloads.text(params, "key") or payloads.text(result, "key")
-        apply_config_result(core, session_id, key, result, sent=call.rpc_id)
+        apply_config_result(core, session_id, key, result, call.rpc_id)
     elif method == "session.close" and session_id:
         core.remove_session(session_id, "closed", outcomes.withdrawn(outcomes.SESSION_GONE))
     elif method == "session.interrupt" and core.session_book.get(session_id) is not None:
-        settle_session(core, session_id, outcomes.INTERRUPTED, interrupted=True)
+        core.lifecycle.turn_ended(session_id, outcomes.INTERRUPTED, interrupted=True)
     elif method == "approval.pending" and core.session_book.get(session_id) is not None:
         reconcile_pending(core, session_id, result, call.watermark)
 
 
 def apply_config_result(
-    core: GatewayCore,
-    session_id: str,
-    key: str,
-    result: Mapping[str, Any],
-    *,
-    sent: int | None = None,
+    core: GatewayCore, session_id: str, key: str, result: Mapping[str, Any], sent: int
 ) -> None:
-    """Fold a ``config.get``/``config.set`` result for ``yolo`` or the approval mode.
-
-    ``sent``: the request id of the call this answers, when the core made it (YOLO reports are
-    applied in arrival order; see ``desktop.core.session_state``).
-    """
+    """A ``config.get``/``config.set`` result for ``yolo`` or the approval mode ("": global)."""
     value = result.get("value")
     if key == "yolo":
         on = payloads.truthy_setting(value)
@@ -173,13 +150,8 @@ def _decision_answered(core: GatewayCore, call: PendingCall, frame: ResponseFram
     row = core.lifecycle.get(call.approval_key)
     if row is None or row.decision is None:
         return
-    error = frame.error
-    outcome = core.adapter.decision_outcome(
-        row.decision,
-        frame.result,
-        error.code if error else None,
-        error.reason if error else "",
-    )
+    code, reason = (frame.error.code, frame.error.reason) if frame.error else (None, "")
+    outcome = core.adapter.decision_outcome(row.decision, frame.result, code, reason)
     core.lifecycle.answered(row, outcome)
 
 
@@ -201,11 +173,7 @@ def _observed_gone(core: GatewayCore, session_id: str) -> None:
 
 
 def _gone(error: RpcError) -> bool:
-    """A refusal that means "this session is gone for this viewer".
-
-    Canonical errors all use code 4001 and say why in ``data.reason``; tui_gateway's 4001/4007
-    mean "session not found".
-    """
+    """A refusal meaning "this session is gone for this viewer" (canonical: ``data.reason``)."""
     if error.reason:
         return error.reason in GONE_REASONS
     return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
@@ -227,10 +195,7 @@ def fold_snapshot(
     *,
     fresh: bool = False,
 ) -> str | None:
-    """Fold a ``session.resume``/``session.activate`` result; returns the runtime id.
-
-    ``fresh``: the result of ``session.create`` (the tray followed the session from its start).
-    """
+    """Fold a resume/activate (``fresh``: create) result; returns the runtime id."""
     runtime = payloads.text(snapshot, "session_id") or known_id
     if not runtime:
         return None
@@ -256,14 +221,14 @@ def fold_snapshot(
         sessions.update(runtime, execution_generation=generation)
     _reconcile_requests(core, runtime, snapshot, watermark)
     for event in core.adapter.snapshot_prompts(snapshot):
-        apply_wire(core, event)
+        APPLY[type(event)](core, event)
     running = payloads.flag(snapshot, "running")
     if running is None and info is not None:
         running = payloads.flag(info, "running")
     if running is not None:
         sessions.set_running(runtime, running)
     if running is False:
-        settle_session(core, runtime, outcomes.SESSION_STOPPED)
+        core.lifecycle.turn_ended(runtime, outcomes.SESSION_STOPPED)
     elif running and not fresh and RowKind.FIFO in core.adapter.answers:
         core.lifecycle.doubt_head(runtime, watermark)
     return runtime
@@ -293,7 +258,7 @@ def _reconcile_requests(
         if isinstance(event, ApprovalAsked):
             listed.add(ask(core, event).key)
         else:
-            apply_wire(core, event)
+            APPLY[type(event)](core, event)
     core.lifecycle.listed(session_id, listed, watermark)
 
 

@@ -1,21 +1,11 @@
 """Make hidden characters in agent-supplied text visible before a person decides on it.
 
-The command an agent wants to run is model-written, and so attacker-influenced, text.
-Bidirectional overrides (U+202E), zero-width characters and control codes can make a dangerous
-command *look* harmless in a dialog. Everything the tray shows a person goes through
-:func:`reveal` (the full text, in the approval dialog) or :func:`bound_text` (labels and
-notifications).
-
-Escape scheme: every hidden character becomes ``⟨U+XXXX⟩`` (upper-case hex, at least four
-digits), e.g. ``rm⟨U+202E⟩`` for a right-to-left override. The opening bracket ``⟨`` (U+27E8)
-is itself always written as ``⟨U+27E8⟩``, so every ``⟨`` in revealed text starts an escape and
-the text can be read back unambiguously: two different commands never render the same.
-
-"Hidden" means: control characters except newline and tab (Unicode category Cc), format
-characters (Cf: zero-width, bidi controls, soft hyphen, tag characters, ...), private-use (Co),
-lone surrogates (Cs), unassigned code points (Cn), line/paragraph separators (Zl/Zp), every
-space other than U+0020 (Zs: look-alike spaces) and a few letters/marks that draw nothing
-(Hangul fillers, variation selectors, the combining grapheme joiner).
+A command is model-written, so attacker-influenced: bidi overrides (U+202E), zero-width and
+control characters can make a dangerous command *look* harmless. Everything the tray shows goes
+through :func:`reveal` (the dialog's full text) or :func:`bound_text` (labels, notifications).
+A hidden character becomes ``⟨U+XXXX⟩``; ``⟨`` itself is always escaped too, so two different
+commands never render the same. Hidden: categories Cc (but newline and tab), Cf, Co, Cs, Cn,
+Zl, Zp, every Zs but U+0020, and a few letters and marks that draw nothing.
 """
 
 from __future__ import annotations
@@ -68,23 +58,16 @@ def is_hidden(char: str) -> bool:
 
 
 def escape(char: str) -> str:
-    """The visible stand-in for one character, e.g. ``⟨U+202E⟩``."""
     return f"{ESCAPE_OPEN}U+{ord(char):04X}{ESCAPE_CLOSE}"
 
 
 def reveal(text: str) -> str:
-    """Return ``text`` with every hidden character (and ``⟨`` itself) written as an escape.
-
-    Newlines and tabs are kept: the dialog shows multi-line commands as lines.
-    """
+    """``text`` with every hidden character (and ``⟨``) escaped; newlines and tabs are kept."""
     return "".join(escape(c) if c == ESCAPE_OPEN or is_hidden(c) else c for c in text)
 
 
 def hidden_characters(text: str) -> tuple[str, ...]:
-    """Names of the distinct hidden characters in ``text``, in order of first appearance.
-
-    For the warning line under a command ("contains U+202E RIGHT-TO-LEFT OVERRIDE").
-    """
+    """Names of the distinct hidden characters, first seen first ("U+202E RIGHT-TO-LEFT ...")."""
     seen: dict[str, str] = {}
     for char in text:
         if char not in seen and is_hidden(char):
@@ -93,12 +76,10 @@ def hidden_characters(text: str) -> tuple[str, ...]:
 
 
 def bound_text(text: str, limit: int) -> tuple[str, bool]:
-    """Shorten text for a label or a notification; returns ``(text, was_cut)``.
+    """``(text, was_cut)``: at most ``limit`` characters, ``…`` when cut, no escape split.
 
-    Hidden characters are escaped (a label must never draw them either) but ``⟨`` is left as
-    is, so passing already revealed text is safe and changes nothing but the length. The result
-    has at most ``limit`` characters, ends with ``…`` when cut, and never splits an escape.
-    Not for the approval dialog, which shows the full :func:`reveal` text.
+    Hidden characters are escaped but ``⟨`` is not, so already revealed text passes unchanged
+    but for its length.
 
     Raises:
         ValueError: ``limit`` is smaller than 1.

@@ -1,11 +1,8 @@
-"""Internal typed wire events: what a frame *means*, whatever dialect carried it.
+"""What a frame *means*, whatever dialect carried it: the dialect adapters' output.
 
-The dialects (protocol.md §6) say the same things in different shapes — an approval
-is an event with no id (A), a server→client request (B) or an event with a prompt id (C); a
-withdrawal is silence (A), ``request.cancel`` (B) or ``approval.settled`` (C). The dialect
-adapters (``desktop.core.dialects``) turn frames into these values, and the rest of the core
-only ever reasons about these values. They never leave the core, so they are not frozen
-(a frozen dataclass costs a ``object.__setattr__`` per field on every frame).
+An approval is an event with no id (A), a server request (B), an event with a prompt id (C) or
+with a request id (0.20); the rest of the core reasons only about these values. They never
+leave the core, so they are not frozen (that costs an ``object.__setattr__`` per field).
 """
 
 from __future__ import annotations
@@ -17,8 +14,6 @@ from desktop.core.model import Choice, PromptKind, TodoList
 
 
 class RowKind(enum.Enum):
-    """How an approval is addressed on the wire, and so how it may be answered."""
-
     FIFO = "fifo"  # 0.19.0 event with no id: approval.respond resolves the session's oldest
     SERVER_REQUEST = "server request"  # `approval` server->client request: answer by its id
     PROMPT = "prompt"  # canonical event: prompt_id + execution_generation
@@ -27,7 +22,7 @@ class RowKind(enum.Enum):
 
 @dataclass(slots=True)
 class ApprovalAsked:
-    """A command waits for a person (new, or re-delivered after a reconnect)."""
+    """A command waits for a person (new, or re-delivered)."""
 
     session_id: str
     kind: RowKind
@@ -56,9 +51,8 @@ class RequestCancelled:
 class PromptSettled:
     """``approval.settled``: a canonical prompt was answered, expired or left behind.
 
-    ``execution_generation`` names which prompt of that id (None when the frame did not say):
-    a prompt id can come back in a later generation, and a settle for the old one must not
-    close the new one.
+    A prompt id can come back in a later generation, and a settle for the old one must not
+    close the new one (``execution_generation`` None: the frame did not say).
     """
 
     session_id: str
@@ -68,8 +62,6 @@ class PromptSettled:
 
 
 class PromptVia(enum.Enum):
-    """How a prompt (clarify, sudo, secret) is addressed on the wire, so how it is answered."""
-
     EVENT = "event"  # 0.19.0 / 0.20 ``*.request`` event: ``clarify.respond {request_id, answer}``
     SERVER_REQUEST = "server request"  # B: answer the ``srq-`` frame with ``{answer}``
     CANONICAL = "canonical"  # C: prompt_id + generation, ``clarify.respond`` with both
@@ -77,17 +69,12 @@ class PromptVia(enum.Enum):
 
 @dataclass(slots=True)
 class PromptOpened:
-    """A question now waits on the person (new, or re-delivered by a snapshot).
-
-    ``ident`` is what the wire names it by (request_id, ``srq-`` id or prompt_id); ``cut``
-    says some of its text did not fit the bounds (then it is never answerable here), and
-    ``several`` that it asks more than one question at once (answered only in Hermes).
-    """
+    """A question now waits (``cut``/``several``: never answerable here, only in Hermes)."""
 
     session_id: str
     kind: PromptKind
     via: PromptVia
-    ident: str | int
+    ident: str | int  # request_id, srq- id or prompt_id
     question: str = ""
     choices: tuple[str, ...] = ()
     free_text: bool = True
@@ -95,8 +82,8 @@ class PromptOpened:
     command: str = ""
     execution_generation: int | None = None
     question_id: str = ""  # B: the ``qid`` the answer is keyed by (``{answers: {qid: …}}``)
-    cut: bool = False
-    several: bool = False
+    cut: bool = False  # some of its text did not fit the bounds
+    several: bool = False  # more than one question at once
 
 
 @dataclass(slots=True)

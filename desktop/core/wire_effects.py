@@ -1,12 +1,10 @@
-"""What each frame does to sessions and approvals (the approvals' part: ``lifecycle``).
+"""What each frame does to sessions, approvals and prompts.
 
-Events every dialect shapes alike (``session.*``, ``message.*``, ``tool.*``, todos, notices)
-are read and applied here in one step, by :data:`EVENTS`; approvals and their withdrawals
-differ per dialect, so the dialect adapter reads them into wire events that :data:`APPLY`
-applies. 0.19.0 never says when a card is withdrawn, so the only signs are a ``tool.complete``
-for the command, the end of the turn, or ``running: false`` (protocol.md §3.2); newer gateways
-say it (``request.cancel``, ``approval.settled``). Which row each sign ends, and how, is the
-lifecycle's transition table.
+Events every dialect shapes alike are read and applied in one step (:data:`EVENTS`); approvals,
+prompts and their withdrawals differ per dialect, so the adapter reads them into wire events
+that :data:`APPLY` applies. 0.19.0 never says a card was withdrawn: the only signs are a
+``tool.complete``, the turn's end or ``running: false`` (protocol.md §3.2); which row each
+ends, and how, is the lifecycle's transition table.
 """
 
 from __future__ import annotations
@@ -15,13 +13,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads, prompt_book
+from desktop.core.connection import CAPABILITIES_METHOD, CAPABILITIES_PARAMS, poll_pending, resume
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
-from desktop.core.handshake import CAPABILITIES_METHOD, CAPABILITIES_PARAMS
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
 from desktop.core.lifecycle import Row
 from desktop.core.outbox import Purpose
 from desktop.core.reports import todos_in, todos_of_tool
-from desktop.core.resubscribe import poll_pending, resume
 from desktop.core.wire import (
     ApprovalAsked,
     Malformed,
@@ -33,7 +30,6 @@ from desktop.core.wire import (
     RowKind,
     ServerRequestRefused,
     ToolCompleted,
-    WireEvent,
 )
 
 if TYPE_CHECKING:
@@ -43,13 +39,8 @@ NOTICE_CHARS = 4000
 NAME_CHARS = 80
 
 
-def apply_wire(core: GatewayCore, event: WireEvent) -> None:
-    """Apply one wire event."""
-    APPLY[type(event)](core, event)
-
-
 def ask(core: GatewayCore, asked: ApprovalAsked) -> Row:
-    """A request arrived (or was re-delivered): its row (``lifecycle`` decides which)."""
+    """A request arrived (or was re-delivered): its row, new or known."""
     sessions = core.session_book
     if sessions.get(asked.session_id) is None:  # first seen in this very request
         sessions.ensure(asked.session_id)
@@ -58,13 +49,6 @@ def ask(core: GatewayCore, asked: ApprovalAsked) -> Row:
             sessions.update(asked.session_id, execution_generation=asked.execution_generation)
     sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
     return core.lifecycle.asked(asked, core.epoch)
-
-
-def settle_session(
-    core: GatewayCore, session_id: str, reason: str, *, interrupted: bool = False
-) -> None:
-    """The session's turn is over: every row still waiting there can no longer be answered."""
-    core.lifecycle.turn_ended(session_id, reason, interrupted=interrupted)
 
 
 def stamp_generation(core: GatewayCore, frame: EventFrame) -> None:
@@ -85,7 +69,6 @@ def _tool_completed(core: GatewayCore, event: ToolCompleted) -> None:
 
 # -- event frames every dialect shapes alike ------------------------------------------------
 def _ready(core: GatewayCore, frame: EventFrame) -> None:
-    """``gateway.ready`` decides which adapter reads the rest (protocol.md §1.3, §6.2)."""
     if core.connected and core.handshake.ready(frame.payload):
         core.outbox.request(
             CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Purpose.CAPABILITIES, core.epoch
@@ -98,7 +81,7 @@ def _info(core: GatewayCore, frame: EventFrame) -> None:
         was_running = book.ensure(session_id).running
         book.apply_info(session_id, frame.payload, mark=core.outbox.issued)
         if was_running and not book.ensure(session_id).running:
-            settle_session(core, session_id, outcomes.SESSION_STOPPED)
+            core.lifecycle.turn_ended(session_id, outcomes.SESSION_STOPPED)
 
 
 def _title(core: GatewayCore, frame: EventFrame) -> None:
@@ -142,7 +125,7 @@ def _turn_ended(core: GatewayCore, frame: EventFrame) -> None:
     core.lifecycle.turn_boundary(session_id)
     core.prompt_book.turn_ended(session_id)
     interrupted = payloads.text(frame.payload, "status") == "interrupted"
-    settle_session(core, session_id, outcomes.TURN_ENDED, interrupted=interrupted)
+    core.lifecycle.turn_ended(session_id, outcomes.TURN_ENDED, interrupted=interrupted)
     if core.lifecycle.open_rows(session_id):
         poll_pending(core, session_id)  # B: the gateway's list ends them, not this frame
 
@@ -246,7 +229,6 @@ EVENTS: dict[str, Callable[[GatewayCore, EventFrame], None]] = {
     "error": _error,
     "notification.show": _notification,
 }
-"""The event frames read alike in every dialect, by type; the rest go to the adapter."""
 
 
 # -- wire events: what the dialect adapters read ------------------------------------------
@@ -294,4 +276,3 @@ APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
     ServerRequestRefused: _refused,
     Malformed: lambda core, e: core.emit(ProtocolErrorReceived(e.reason, e.excerpt)),
 }
-"""What each wire event does, by its type."""

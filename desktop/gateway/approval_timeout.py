@@ -2,7 +2,7 @@
 
 Why: on 0.19.0 a row must stop being answerable before Hermes gives up on it (an answer that
 lands later resolves the *next* command), and must not give up while Hermes still waits. The
-core assumes Hermes' default until it is told (``desktop.core.timeouts`` has the full safety
+core assumes Hermes' default until it is told (``desktop.core.settings`` has the full safety
 argument); this module finds the real value after each handshake (dialects A and B).
 
 Where the value comes from:

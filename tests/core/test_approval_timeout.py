@@ -1,4 +1,4 @@
-"""The server's real approval timeout, learned after the handshake (desktop.core.timeouts).
+"""The server's real approval timeout, learned after the handshake (desktop.core.settings).
 
 The hazard on 0.19.0: ``approval.respond`` resolves whatever the session waits on *now*. A row
 that outlives Hermes' own timeout could send an answer that lands on the next command; a row
@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
 from tests.core.frames import (
@@ -85,8 +85,8 @@ def test_a_shorter_learned_timeout_stops_answers_at_once_when_inside_the_margin(
     drv.advance(27.0)
     learn(drv, 30.0)  # 3 s left, inside the 5 s margin
     row = drv.approval(key)
-    assert (row.answerable, row.blocked_reason) == (False, answer_rules.TOO_CLOSE)
-    assert drv.decide(key, Choice.ONCE)[:2] == (False, answer_rules.TOO_CLOSE)
+    assert (row.answerable, row.blocked_reason) == (False, decisions.TOO_CLOSE)
+    assert drv.decide(key, Choice.ONCE)[:2] == (False, decisions.TOO_CLOSE)
     learn(drv, 20.0)  # already past: the row ends now, without waiting for a tick
     outcome = drv.approval(key).outcome
     assert outcome is not None
@@ -103,8 +103,8 @@ def test_the_margin_counts_back_from_the_learned_timeout() -> None:
     assert drv.approval(key).answerable
     drv.advance(0.1)
     row = drv.approval(key)
-    assert (row.answerable, row.blocked_reason) == (False, answer_rules.TOO_CLOSE)
-    assert drv.decide(key, Choice.ONCE)[:2] == (False, answer_rules.TOO_CLOSE)
+    assert (row.answerable, row.blocked_reason) == (False, decisions.TOO_CLOSE)
+    assert drv.decide(key, Choice.ONCE)[:2] == (False, decisions.TOO_CLOSE)
     drv.advance(5.0)
     outcome = drv.approval(key).outcome
     assert outcome is not None

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from desktop.core import outcomes
-from desktop.core.dialects.answers import encode_decision
+from desktop.core.decisions import encode_decision
 from desktop.core.events import RpcResponded
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
 from desktop.core.wire import ApprovalAsked, RowKind

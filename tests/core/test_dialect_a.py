@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
 from tests.core.frames import (
@@ -41,13 +41,13 @@ def test_only_the_head_of_a_session_fifo_is_answerable() -> None:
     drv = connected().feed(a_approval("rm -rf a"), a_approval("rm -rf b"))
     first, second = drv.rows()
     assert (first.answerable, first.blocked_reason) == (True, "")
-    assert (second.answerable, second.blocked_reason) == (False, answer_rules.NOT_HEAD)
+    assert (second.answerable, second.blocked_reason) == (False, decisions.NOT_HEAD)
     assert second.blocked_reason == (
         "answer the earlier command first (Hermes 0.19 answers in arrival order)"
     )
     sent, reason, frames = drv.decide(second.key, Choice.ONCE)
     assert (sent, frames) == (False, [])
-    assert reason == answer_rules.NOT_HEAD
+    assert reason == decisions.NOT_HEAD
 
 
 def test_the_head_is_answered_with_exactly_session_id_and_choice() -> None:
@@ -138,8 +138,8 @@ def test_margin_before_the_local_timeout_stops_answers_then_the_row_expires() ->
     assert drv.core.next_deadline() == arrived + 55.0
     drv.advance(55.0)
     row = drv.approval(key)
-    assert (row.answerable, row.blocked_reason) == (False, answer_rules.TOO_CLOSE)
-    assert drv.decide(key, Choice.ONCE)[:2] == (False, answer_rules.TOO_CLOSE)
+    assert (row.answerable, row.blocked_reason) == (False, decisions.TOO_CLOSE)
+    assert drv.decide(key, Choice.ONCE)[:2] == (False, decisions.TOO_CLOSE)
     assert drv.core.next_deadline() == arrived + 60.0
     drv.advance(5.0)
     row = drv.approval(key)
@@ -153,7 +153,7 @@ def test_decide_checks_the_margin_against_the_clock_even_without_a_tick() -> Non
     drv = connected().feed(a_approval())
     drv.now += 57.0  # no tick: the adapter's timer has not fired yet
     sent, reason, frames = drv.decide(drv.row().key, Choice.ONCE)
-    assert (sent, reason, frames) == (False, answer_rules.TOO_CLOSE, [])
+    assert (sent, reason, frames) == (False, decisions.TOO_CLOSE, [])
 
 
 def _timeout_locally(drv: Driver) -> None:
@@ -283,7 +283,7 @@ def test_reconnect_marks_rows_stale_and_only_a_confirmed_head_may_be_answered() 
     assert all(r.phase is ApprovalPhase.STALE and not r.answerable for r in drv.rows())
     assert drv.decide(head.key, Choice.ONCE, confirm_stale=True)[:2] == (
         False,
-        answer_rules.DISCONNECTED,
+        decisions.DISCONNECTED,
     )
     drv.connect(Dialect.A)
     assert drv.approval(head.key).phase is ApprovalPhase.STALE
@@ -292,7 +292,7 @@ def test_reconnect_marks_rows_stale_and_only_a_confirmed_head_may_be_answered() 
     assert "confirm" in reason
     assert drv.decide(tail.key, Choice.ONCE, confirm_stale=True)[:2] == (
         False,
-        answer_rules.NOT_HEAD,
+        decisions.NOT_HEAD,
     )
     sent, _, frames = drv.decide(head.key, Choice.DENY, confirm_stale=True)
     assert sent

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.events import ApprovalRequested, ProtocolErrorReceived
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
@@ -243,13 +243,13 @@ def test_an_over_long_command_is_shown_cut_and_can_never_be_answered() -> None:
     drv = connected(max_command_chars=20).feed(b_approval(SRQ[0], "x" * 50))
     row = drv.row()
     assert row.command == "x" * 20
-    assert (row.answerable, row.blocked_reason) == (False, answer_rules.TOO_LONG)
+    assert (row.answerable, row.blocked_reason) == (False, decisions.TOO_LONG)
     assert drv.decide(row.key, Choice.DENY)[0] is False
 
 
 def test_an_approval_event_without_an_id_is_shown_but_never_answered_on_b() -> None:
     drv = connected().feed(event("approval.request", SID, {"command": "rm -rf x"}))
-    assert (drv.row().answerable, drv.row().blocked_reason) == (False, answer_rules.WRONG_SHAPE)
+    assert (drv.row().answerable, drv.row().blocked_reason) == (False, decisions.WRONG_SHAPE)
 
 
 def test_resume_after_reconnect_reconciles_open_requests_without_duplicates() -> None:

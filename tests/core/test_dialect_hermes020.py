@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.core.frames import Driver, error, event, result
 from tests.core.replay import FIXTURES
@@ -143,7 +143,7 @@ def test_a_request_without_a_valid_id_is_never_answered(request_id: object) -> N
     payload = {**asks[0]["params"]["payload"], "request_id": request_id}
     drv = connected(sid).feed(*before, event("approval.request", sid, payload))
     row = drv.row()
-    assert (row.answerable, row.blocked_reason) == (False, answer_rules.WRONG_SHAPE)
+    assert (row.answerable, row.blocked_reason) == (False, decisions.WRONG_SHAPE)
     assert drv.decide(row.key, Choice.DENY)[0] is False
     assert drv.decisions() == []
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, outcomes, payloads
-from desktop.core.answer_rules import AnswerContext, assess
+from desktop.core import decisions, outcomes, payloads
+from desktop.core.decisions import AnswerContext, assess
 from desktop.core.events import ProtocolErrorReceived, SessionChanged
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.jsonrpc import parse_message
@@ -53,14 +53,14 @@ def approval(**changes: Any) -> Approval:
             RowKind.FIFO,
             {},
             CTX,
-            (False, answer_rules.SENDING),
+            (False, decisions.SENDING),
         ),
-        (approval(), RowKind.FIFO, {"too_long": True}, CTX, (False, answer_rules.TOO_LONG)),
-        (approval(), RowKind.FIFO, {}, OFFLINE, (False, answer_rules.DISCONNECTED)),
-        (approval(), RowKind.FIFO, {}, NO_DIALECT, (False, answer_rules.NO_HANDSHAKE)),
-        (approval(), RowKind.PROMPT, {}, CTX, (False, answer_rules.WRONG_SHAPE)),
-        (approval(), RowKind.FIFO, {"is_head": False}, CTX, (False, answer_rules.NOT_HEAD)),
-        (approval(expires_at=15.0), RowKind.FIFO, {}, CTX, (False, answer_rules.TOO_CLOSE)),
+        (approval(), RowKind.FIFO, {"too_long": True}, CTX, (False, decisions.TOO_LONG)),
+        (approval(), RowKind.FIFO, {}, OFFLINE, (False, decisions.DISCONNECTED)),
+        (approval(), RowKind.FIFO, {}, NO_DIALECT, (False, decisions.NO_HANDSHAKE)),
+        (approval(), RowKind.PROMPT, {}, CTX, (False, decisions.WRONG_SHAPE)),
+        (approval(), RowKind.FIFO, {"is_head": False}, CTX, (False, decisions.NOT_HEAD)),
+        (approval(expires_at=15.0), RowKind.FIFO, {}, CTX, (False, decisions.TOO_CLOSE)),
         (approval(expires_at=15.001), RowKind.FIFO, {}, CTX, (True, "")),
         (approval(expires_at=None), RowKind.FIFO, {}, CTX, (True, "")),
         (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from desktop.core.observed import MAX_OBSERVED, listed_sessions
 from tests.core.frames import Driver, a_approval, error, result
@@ -84,7 +84,7 @@ def test_an_entry_without_a_valid_id_is_shown_but_never_answered() -> None:
     answer_pending(drv, entry(request_id=""))
     [asked] = drv.rows()
     assert not asked.answerable
-    assert asked.blocked_reason == answer_rules.WRONG_SHAPE
+    assert asked.blocked_reason == decisions.WRONG_SHAPE
     assert not drv.decide(asked.key, Choice.ONCE)[0]
     assert drv.decisions() == []
 
@@ -221,7 +221,7 @@ def test_stop_observing_makes_rows_read_only_and_stops_asking() -> None:
     drv.core.stop_observing()
     drv.flush()
     [shown] = drv.rows()
-    assert (shown.answerable, shown.blocked_reason) == (False, answer_rules.NOT_FOLLOWED)
+    assert (shown.answerable, shown.blocked_reason) == (False, decisions.NOT_FOLLOWED)
     count = polls(drv)
     drv.advance(drv.settings.observe_poll_interval)
     assert polls(drv) == count, "only the open row's own (slow) reconciliation remains"

@@ -3,7 +3,7 @@
 0.19.0 never re-sends a pending approval after a resume, and ``approval.respond`` answers the
 session's oldest one. So when a resume finds the session running, an approval published while
 the tray was away may sit, unseen, ahead of everything it sees next. Until the turn is over,
-such rows start STALE with ``answer_rules.HEAD_UNSURE``: a plain click sends nothing, the
+such rows start STALE with ``decisions.HEAD_UNSURE``: a plain click sends nothing, the
 explicit confirmation does. Sessions resumed idle, fresh sessions and other dialects are not
 affected.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules
+from desktop.core import decisions
 from desktop.core.events import ApprovalRequested
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.model import ApprovalPhase, Choice, Dialect
@@ -30,7 +30,7 @@ from tests.core.frames import (
     result,
 )
 
-UNSURE = (ApprovalPhase.STALE, answer_rules.HEAD_UNSURE)
+UNSURE = (ApprovalPhase.STALE, decisions.HEAD_UNSURE)
 
 
 def resumed(running: bool, dialect: Dialect = Dialect.A, *, early: bool = False) -> Driver:
@@ -57,7 +57,7 @@ def test_rows_of_a_session_resumed_running_start_stale_and_need_the_confirmation
     assert (shown.phase, shown.blocked_reason) == UNSURE  # never announced as plainly waiting
     sent, reason, frames = drv.decide(shown.key, Choice.ONCE)
     assert (sent, frames) == (False, [])
-    assert reason == f"{answer_rules.HEAD_UNSURE} (confirm to answer anyway)"
+    assert reason == f"{decisions.HEAD_UNSURE} (confirm to answer anyway)"
     assert drv.decide(shown.key, Choice.ONCE, confirm_stale=True)[0]
 
 
@@ -71,7 +71,7 @@ def test_every_row_of_that_turn_stays_in_doubt_and_a_failed_write_keeps_the_reas
     assert state(drv, 0) == UNSURE
     drv.feed(a_approval("y"))
     assert drv.row().phase is ApprovalPhase.STALE
-    assert drv.row().blocked_reason == answer_rules.NOT_HEAD
+    assert drv.row().blocked_reason == decisions.NOT_HEAD
 
 
 def test_an_approval_that_beat_the_resume_answer_is_put_in_doubt_too() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.events import ApprovalRequested
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.core.frames import (
@@ -84,7 +84,7 @@ def test_b_an_answer_already_gone_settles_itself_and_puts_the_new_row_in_doubt()
     assert drv.approval(key).outcome == outcomes.decided(Choice.ONCE)
     new = drv.row()
     assert (new.command, new.phase) == ("rm -rf ~", ApprovalPhase.STALE)
-    assert new.blocked_reason == answer_rules.ANSWER_UNDER_ID  # Hermes may have taken ours
+    assert new.blocked_reason == decisions.ANSWER_UNDER_ID  # Hermes may have taken ours
     assert drv.decide(new.key, Choice.DENY)[0] is False
     assert drv.decide(new.key, Choice.DENY, confirm_stale=True)[0] is True
 
@@ -108,7 +108,7 @@ def test_c_an_answer_that_left_under_the_same_generation_puts_the_new_row_in_dou
     assert drv.approval(key).phase is ApprovalPhase.SENDING
     assert (drv.row().phase, drv.row().blocked_reason) == (
         ApprovalPhase.STALE,
-        answer_rules.ANSWER_UNDER_ID,
+        decisions.ANSWER_UNDER_ID,
     )
 
 

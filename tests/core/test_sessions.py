@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import decisions, outcomes
 from desktop.core.events import (
     NoticeReceived,
     ProtocolErrorReceived,
@@ -137,15 +137,12 @@ def test_usage_arrives_in_every_shape(frame: dict[str, Any]) -> None:
     assert (usage.input, usage.output, usage.total, usage.calls) == (7, 3, 10, 2)
 
 
-def test_the_usage_rpc_is_folded_in_by_the_core_and_by_the_helper() -> None:
+def test_the_usage_rpc_is_folded_in_by_the_core() -> None:
     drv = Driver().connect(Dialect.A).feed(event("message.start", SID))
     rpc = drv.core.call("session.usage", {"session_id": SID})
     drv.flush()
     drv.feed(result(rpc, {"input": 3307, "output": 21, "total": 3328, "calls": 2}))
-    assert session(drv).usage.total == 3328
-    drv.core.apply_usage_result(SID, {"calls": 5, "input": 9000, "output": 100, "total": 9100})
-    drv.flush()
-    assert (session(drv).usage.total, session(drv).usage.calls) == (9100, 5)
+    assert (session(drv).usage.total, session(drv).usage.calls) == (3328, 2)
 
 
 def test_plans_keep_the_highest_revision() -> None:
@@ -283,8 +280,9 @@ def test_the_global_mode_from_config_get_applies_to_every_session() -> None:
     drv = (
         Driver().connect(Dialect.A).feed(event("message.start", "s1"), event("message.start", "s2"))
     )
-    drv.core.apply_config_result("", "approvals.mode", {"value": "off"})
+    rpc = drv.core.call("config.get", {"key": "approvals.mode"})
     drv.flush()
+    drv.feed(result(rpc, {"value": "off"}))
     assert {s.yolo for s in drv.core.sessions()} == {YoloState(True, YoloSource.MODE_OFF)}
 
 
@@ -424,10 +422,10 @@ def test_an_approval_for_a_session_the_tray_does_not_follow_is_read_only(
     drv = Driver().connect(dialect).feed(frame)
     row = drv.row()
     assert (row.phase, row.answerable) == (ApprovalPhase.WAITING, False)
-    assert row.blocked_reason == answer_rules.NOT_FOLLOWED
-    assert drv.decide(row.key, Choice.ONCE)[:2] == (False, answer_rules.NOT_FOLLOWED)
+    assert row.blocked_reason == decisions.NOT_FOLLOWED
+    assert drv.decide(row.key, Choice.ONCE)[:2] == (False, decisions.NOT_FOLLOWED)
     assert drv.decisions() == []
     drv.core.watch_session("stranger")  # the person chose to follow it
     assert drv.row().answerable
     drv.core.unwatch_session("stranger")
-    assert drv.row().blocked_reason == answer_rules.NOT_FOLLOWED
+    assert drv.row().blocked_reason == decisions.NOT_FOLLOWED

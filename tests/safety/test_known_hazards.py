@@ -9,7 +9,7 @@ correct click resolves the wrong command:
 1. *missed while away*: an approval published while the tray was not subscribed is invisible,
    so the next one looks like the head. The core now hardens against it (tested below): after
    a resume that finds the session running, its approvals start STALE with
-   ``answer_rules.HEAD_UNSURE`` until the turn ends, so a plain click sends nothing and only the
+   ``decisions.HEAD_UNSURE`` until the turn ends, so a plain click sends nothing and only the
    explicit confirmation ("answer only if Hermes shows this one as the oldest waiting") does;
 2. *two people, one round trip*: another surface answers the head while our answer is in
    flight, and ours lands on the next command; no client can prevent this without ids on the
@@ -17,7 +17,7 @@ correct click resolves the wrong command:
 3. *an answer of unknown fate*: the write of our answer to the head failed half-way (it may or
    may not have left), the row ends UNKNOWN and the next row was offered as the head, though
    Hermes may still hold the first. Hardened like 1 (tested below): the session's later rows
-   start STALE with ``answer_rules.HEAD_AFTER_UNKNOWN`` until its turn ends.
+   start STALE with ``decisions.HEAD_AFTER_UNKNOWN`` until its turn ends.
 
 The same race exists with the measured one-pending rule, in a narrower window: another surface
 approves X, X runs, and the person clicks X (still shown: 0.19.0 says nothing until X's
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 
-from desktop.core import answer_rules
+from desktop.core import decisions
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.safety.driver import CoreDriver, approval_frame, event
 
@@ -58,10 +58,10 @@ def test_after_a_resume_mid_turn_the_first_visible_0_19_approval_is_not_assumed_
     [row] = drv.rows_of("s1")
     sent, _ = drv.decide(row.key, Choice.ONCE)
     assert not sent or row.phase is ApprovalPhase.STALE
-    assert (row.phase, row.blocked_reason) == (ApprovalPhase.STALE, answer_rules.HEAD_UNSURE)
+    assert (row.phase, row.blocked_reason) == (ApprovalPhase.STALE, decisions.HEAD_UNSURE)
     result = drv.core.decide(row.key, Choice.ONCE)
     assert not result.sent
-    assert result.reason.startswith(answer_rules.HEAD_UNSURE)
+    assert result.reason.startswith(decisions.HEAD_UNSURE)
     assert drv.core.decide(row.key, Choice.ONCE, confirm_stale=True).sent
 
 
@@ -100,6 +100,6 @@ def test_after_an_answer_of_unknown_fate_the_next_0_19_approval_is_not_assumed_t
     assert shown is not None
     assert (shown.phase, shown.blocked_reason) == (
         ApprovalPhase.STALE,
-        answer_rules.HEAD_AFTER_UNKNOWN,
+        decisions.HEAD_AFTER_UNKNOWN,
     )
     assert drv.core.decide(second.key, Choice.ONCE, confirm_stale=True).sent  # the person checked

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import answer_rules, decisions, lifecycle, wire_effects
+from desktop.core import decisions, lifecycle, wire_effects
 from desktop.core.lifecycle import Input
 from desktop.core.model import ApprovalPhase, Dialect
 from tests.safety.sim.engine import RunConfig, hunt
@@ -31,7 +31,7 @@ PARALLEL_A = RunConfig(
 
 def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
     """Bug: answer any 0.19.0 row, not only the session's FIFO head (no key check)."""
-    real = answer_rules.assess
+    real = decisions.assess
 
     def planted(
         phase: Any,

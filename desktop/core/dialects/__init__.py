@@ -1,11 +1,8 @@
 """Dialect adapters: one per Hermes gateway protocol (protocol.md §6), plus a provisional one.
 
-Use :func:`adapter_for` to get the adapter of a fixed dialect (or of "not known yet"). Frames
-can arrive between ``gateway.ready`` and the ``client.capabilities`` answer (or on a gateway
-that is slow to say): the provisional adapter reads them and answers nothing. Approvals seen
-then are queued as rows, recognised by shape (an event with ``prompt_id`` is canonical, one
-without is 0.19.0, a server request is B), but its ``answers`` is empty, so none of them can
-be answered until the dialect is known.
+Frames can arrive before the handshake fixed the dialect: the provisional adapter reads their
+approvals by shape (an event with ``prompt_id`` is canonical, one without 0.19.0, a server
+request B) and answers none of them until the dialect is known.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""The dialect adapter interface: what differs between the gateways' protocols.
+"""What differs between the gateways' protocols: one stateless adapter per dialect.
 
 Events every dialect shapes alike are read in ``desktop.core.wire_effects``; an adapter reads
-approvals and their withdrawals (:attr:`DialectAdapter.event_handlers`, server requests), writes
-decisions (:meth:`DialectAdapter.decision_text`, :meth:`DialectAdapter.decision_outcome`) and
-knows how its sessions are resumed and listed.
+approvals and prompts with their withdrawals, judges the reply to a decision it carried by RPC,
+and knows how its sessions are resumed and what their snapshots and pending lists hold.
 """
 
 from __future__ import annotations
@@ -11,35 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from desktop.core.dialects.answers import encode_decision
 from desktop.core.dialects.approval_frames import server_request_approval
 from desktop.core.dialects.prompt_frames import PROMPT_METHODS, server_request_prompt
 from desktop.core.jsonrpc import METHOD_NOT_FOUND, EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, SessionState
-from desktop.core.wire import (
-    ApprovalAsked,
-    RowKind,
-    ServerRequestRefused,
-    WireEvent,
-)
+from desktop.core.wire import RowKind, ServerRequestRefused, WireEvent
 
 EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
 
 
 class DialectAdapter:
-    """Frames in → wire events; decisions in → frames out. One stateless instance per dialect."""
-
     dialect: ClassVar[Dialect | None] = None
     answers: ClassVar[frozenset[RowKind]] = frozenset()
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
 
     def __init__(self, max_command_chars: int) -> None:
         self.max_command_chars = max_command_chars
-
-    # -- frames in --------------------------------------------------------------------------
-    def parse_event(self, frame: EventFrame) -> list[WireEvent]:
-        """The wire events one of :attr:`event_handlers`' event frames means."""
-        return self.event_handlers[frame.type](self, frame)
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
         """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
@@ -50,25 +36,14 @@ class DialectAdapter:
         message = f"the tray does not handle {excerpt(frame.method, 60)}"
         return [ServerRequestRefused(frame.request_id, frame.method, METHOD_NOT_FOUND, message)]
 
-    # -- decisions out ----------------------------------------------------------------------
-    def decision_text(self, asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
-        """The one frame that answers ``asked`` with ``choice``. Only :class:`Choice` encodes.
-
-        Raises:
-            TypeError: ``choice`` is not a :class:`Choice` (free strings never reach the wire).
-            ValueError: the row lacks the ids its kind is answered by.
-        """
-        return encode_decision(asked, choice, rpc_id)
-
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         """The final outcome of an RPC-carried decision from its result or error."""
         raise NotImplementedError
 
-    # -- sessions ---------------------------------------------------------------------------
     def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
-        """Params for ``session.resume`` of ``session``, or None when it cannot be resumed."""
+        """``session.resume`` params (tui_gateway: the *stored* id), or None when it cannot be."""
         if not session.stored_session_id:
             return None
         return {
@@ -86,8 +61,5 @@ class DialectAdapter:
         return []
 
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
-        """The open requests a resume snapshot re-delivers, or None if it lists none at all.
-
-        None means "no reconciliation possible" (0.19.0 snapshots list no approvals).
-        """
+        """The open requests a snapshot re-delivers; None if it lists none (0.19.0 lists none)."""
         return None

@@ -23,47 +23,22 @@ NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
 
 
-def respond_outcome(choice: Choice, result: Mapping[str, Any] | None, code: int | None) -> Outcome:
-    """What the reply to ``approval.respond`` says (0.19.0 and 0.20 reply alike)."""
-    if result is not None:
-        resolved = payloads.integer(result, "resolved")
-        if resolved is not None and resolved >= 1:
-            return outcomes.decided(choice)
-        if resolved == 0:
-            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-        return outcomes.unknown()
-    if code == NO_PENDING_REQUEST:
-        return outcomes.withdrawn(outcomes.NOTHING_WAITING)
-    if code == SESSION_NOT_FOUND:
-        return outcomes.withdrawn(outcomes.SESSION_GONE)
-    return outcomes.unknown()
-
-
-def _clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return event_prompt(PromptKind.CLARIFY, frame)
-
-
-def _sudo(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return event_prompt(PromptKind.SUDO, frame)
-
-
-def _secret(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return event_prompt(PromptKind.SECRET, frame)
+def _prompt(kind: PromptKind) -> EventHandler:
+    return lambda _, frame: event_prompt(kind, frame)
 
 
 def _expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return event_expired(frame)
 
 
-PROMPT_EVENTS: dict[str, EventHandler] = {
-    "clarify.request": _clarify,
-    "sudo.request": _sudo,
-    "secret.request": _secret,
+PROMPT_EVENTS: dict[str, EventHandler] = {  # 0.20 sends the same ones
+    "clarify.request": _prompt(PromptKind.CLARIFY),
+    "sudo.request": _prompt(PromptKind.SUDO),
+    "secret.request": _prompt(PromptKind.SECRET),
     "clarify.expire": _expired,
     "sudo.expire": _expired,
     "secret.expire": _expired,
 }
-"""0.19.0's paired prompt events (0.20 sends the same ones)."""
 
 
 class Hermes019Adapter(DialectAdapter):
@@ -78,4 +53,15 @@ class Hermes019Adapter(DialectAdapter):
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         """``{resolved: n}``: n ≥ 1 means our decision took; 0 means nothing was pending."""
-        return respond_outcome(choice, result, code)
+        if result is not None:
+            resolved = payloads.integer(result, "resolved")
+            if resolved is not None and resolved >= 1:
+                return outcomes.decided(choice)
+            if resolved == 0:
+                return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+            return outcomes.unknown()
+        if code == NO_PENDING_REQUEST:
+            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+        if code == SESSION_NOT_FOUND:
+            return outcomes.withdrawn(outcomes.SESSION_GONE)
+        return outcomes.unknown()

@@ -1,13 +1,13 @@
 """hermes-agent 0.20's tui_gateway (Dialect.HERMES020; the axisrow 0.20.1.2 build).
 
-Like 0.19.0 it refuses ``client.capabilities`` and sends approvals as ``approval.request``
-events, but each carries a 32-hex ``request_id`` and ``approval.respond {session_id, choice,
-request_id}`` resolves exactly that entry (``{resolved: 1}``; an unknown id ``{resolved: 0}``),
-so rows are answered in any order. Several wait at once (``delegate_task`` sub-agents ask on
-the parent session). Nothing on the wire withdraws one on a timeout or an interrupt, and the
-parent's turn end or tool completion says nothing about them: ``approval.pending
-{session_id}`` (every waiting entry, oldest first) and the timeout end them. A resume lists
-only the oldest in ``pending_approval``, so snapshots reconcile nothing here.
+0.19.0's protocol, but each ``approval.request`` carries a 32-hex ``request_id`` and
+``approval.respond {session_id, choice, request_id}`` resolves exactly that entry
+(``{resolved: 1}``; an unknown id ``{resolved: 0}``), so rows are answered in any order.
+Several wait at once (``delegate_task`` sub-agents ask on the parent session). Nothing on the
+wire withdraws one on a timeout or an interrupt, nor do the parent's turn end or tool
+completion: ``approval.pending {session_id}`` (every waiting entry, oldest first) and the
+timeout end them. A resume lists only the oldest in ``pending_approval``, so snapshots
+reconcile nothing here.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 from desktop.core import payloads
 from desktop.core.dialects.approval_frames import by_id_approval
 from desktop.core.dialects.base import DialectAdapter, EventHandler
-from desktop.core.dialects.hermes019 import PROMPT_EVENTS, respond_outcome
+from desktop.core.dialects.hermes019 import PROMPT_EVENTS, Hermes019Adapter
 from desktop.core.dialects.prompt_frames import event_prompt
 from desktop.core.jsonrpc import EventFrame
-from desktop.core.model import Choice, Dialect, Outcome, PromptKind
+from desktop.core.model import Dialect, PromptKind
 from desktop.core.wire import RowKind, WireEvent
 
 
@@ -29,19 +29,13 @@ def _approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
 
 
-class Hermes020Adapter(DialectAdapter):
+class Hermes020Adapter(Hermes019Adapter):
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
     event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _approval,
         **PROMPT_EVENTS,
     }
-
-    def decision_outcome(
-        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
-    ) -> Outcome:
-        """``{resolved: 1}``: our decision took; ``0``: that id no longer waits."""
-        return respond_outcome(choice, result, code)
 
     def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
         """``pending_clarify``: the clarify still blocking the session, as its event was."""

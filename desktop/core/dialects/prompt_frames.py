@@ -1,22 +1,16 @@
-"""Read the questions an agent waits on besides approvals: clarify, sudo and secret prompts.
+"""Read clarify, sudo and secret prompts from frames (protocol.md §1.4, §2.3).
 
-Where each dialect carries them (protocol.md §1.4, §2.3):
+* 0.19.0 and 0.20: ``clarify.request {request_id, question, choices}``, ``sudo.request``,
+  ``secret.request {request_id, prompt, env_var}`` events, ended by ``*.expire {request_id}``;
+* B: ``clarify``, ``sudo {command}`` and ``secret {env_var, prompt}`` server requests. Measured
+  on iot 0.22.2.post1: ``clarify`` carries ``questions: [{qid, question, choices, ...}]``,
+  answered ``{answers: {qid: answer}}`` (several questions, or answers already locked, are left
+  to Hermes); older builds send one ``question``, answered ``{answer}``;
+* C: prompts keyed by ``prompt_id`` + ``execution_generation`` in a ``clarify.request``, an
+  ``approval.request`` of ``kind: "clarify"`` or a snapshot's ``prompts[]`` (all three read).
 
-* 0.19.0 and 0.20: events ``clarify.request {request_id, question, choices}``,
-  ``sudo.request {request_id}``, ``secret.request {request_id, prompt, env_var}``, and
-  ``sudo.expire`` / ``secret.expire {request_id}`` when Hermes stops waiting;
-* B (main tui_gateway): server→client requests ``clarify``, ``sudo {command}`` and
-  ``secret {env_var, prompt}``, withdrawn by ``request.cancel``. Measured on iot 0.22.2.post1
-  (``tui_gateway/contracts/server_requests.py``): ``clarify`` carries ``questions: [{qid,
-  question, choices, multi_select}]`` and is answered ``{answers: {qid: answer}}``; one with
-  several questions (or answers already locked) is left to Hermes. Older builds send one
-  ``question`` answered ``{answer}``;
-* C (canonical): prompts keyed by ``prompt_id`` + ``execution_generation``, in a
-  ``clarify.request`` event, an ``approval.request`` of ``kind: "clarify"`` or a snapshot's
-  ``prompts[]`` (which event name carries them is seed-only, so all three are read).
-
-All text is hostile: sizes are bounded, and a prompt whose text did not fit whole is marked
-``cut`` so that nobody answers a question they were not shown in full.
+All text is hostile: sizes are bounded, and a prompt whose text did not fit is marked ``cut``
+so that nobody answers a question they were not shown in full.
 """
 
 from __future__ import annotations
@@ -56,22 +50,23 @@ def read_prompt(
     if kind is PromptKind.CLARIFY and questions:
         payload = questions[0]  # the one question (a batch is shown by its first)
     cut = False
-    question, was_cut = _bounded(_question(payload), MAX_QUESTION_CHARS)
-    cut |= was_cut
+
+    def bounded(text: str, limit: int) -> str:
+        nonlocal cut
+        cut |= len(text) > limit
+        return text[:limit]
+
+    question = bounded(_question(payload), MAX_QUESTION_CHARS)
     raw_choices = payloads.strings(payload, "choices")
     cut |= len(raw_choices) > MAX_CHOICES or len(raw_choices) != len(_list(payload, "choices"))
     choices: list[str] = []
     for choice in raw_choices[:MAX_CHOICES]:
-        text, was_cut = _bounded(choice, MAX_CHOICE_CHARS)
-        cut |= was_cut
+        text = bounded(choice, MAX_CHOICE_CHARS)
         if text not in choices:
             choices.append(text)
-    env_var, was_cut = _bounded(payloads.text(payload, "env_var"), MAX_NAME_CHARS)
-    cut |= was_cut
-    command, was_cut = _bounded(payloads.text(payload, "command"), MAX_COMMAND_CHARS)
-    cut |= was_cut
-    question_id, was_cut = _bounded(payloads.text(payload, "qid"), MAX_NAME_CHARS)
-    cut |= was_cut
+    env_var = bounded(payloads.text(payload, "env_var"), MAX_NAME_CHARS)
+    command = bounded(payloads.text(payload, "command"), MAX_COMMAND_CHARS)
+    question_id = bounded(payloads.text(payload, "qid"), MAX_NAME_CHARS)
     locked = payloads.mapping(outer, "answers")
     return PromptOpened(
         session_id=session_id,
@@ -111,10 +106,9 @@ def event_expired(frame: EventFrame) -> list[WireEvent]:
 
 
 def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
-    """B (and canonical gateways that send them): a ``clarify``/``sudo``/``secret`` request.
+    """B (and C): a ``clarify``/``sudo``/``secret`` request, never refused with an error.
 
-    Never refused with an error: another window may be the one to answer it (first answer
-    wins), and a refusal from the tray would beat that answer.
+    Another window may be the one to answer it (first answer wins): a refusal would beat it.
     """
     kind = PROMPT_METHODS[frame.method]
     params = frame.params
@@ -147,7 +141,3 @@ def _question(payload: Mapping[str, Any]) -> str:
 def _list(payload: Mapping[str, Any], key: str) -> list[Any]:
     value = payload.get(key)
     return value if isinstance(value, list) else []
-
-
-def _bounded(text: str, limit: int) -> tuple[str, bool]:
-    return (text, False) if len(text) <= limit else (text[:limit], True)

@@ -1,10 +1,9 @@
 """The newer tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
 
-Approvals are ``approval`` server requests with ``srq-`` ids, answered by a response frame;
-once written, the answer is final (the server sends nothing back). ``request.cancel``
-withdraws a request; a resume snapshot re-delivers the still-open ones in ``open_requests``.
-An ``approval.request`` *event* is not expected here; if one arrives it is shown but cannot be
-answered (answering without an id could resolve another command).
+Approvals are ``approval`` server requests with ``srq-`` ids, answered by a response frame
+that gets no reply; ``request.cancel`` withdraws one, and a resume snapshot re-delivers the
+open ones in ``open_requests``. An ``approval.request`` *event* is shown but never answered
+(an answer without an id could resolve another command).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ import json
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from desktop.core import answer_rules, outcomes
+from desktop.core import outcomes
+from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
 from desktop.ui.approvals import SURFACE_BUTTON, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.row_card import RowCard
@@ -57,7 +58,7 @@ def test_a_row_of_a_session_resumed_mid_turn_says_why_and_needs_reconfirm(
     [row] = drv.rows_of("s1")
     show(dialog, qtbot, [row])
     card = card_of(dialog, row.key)
-    assert card.state.text() == f"Stale — {answer_rules.HEAD_UNSURE}"
+    assert card.state.text() == f"Stale — {HEAD_UNSURE}"
     assert "oldest waiting" in card.state.text()
     assert not card.reconfirm.isHidden()
     assert not any(b.isEnabled() for b in card.buttons.values())
