@@ -48,7 +48,9 @@ def status_line(session: SessionState, waiting: int) -> str:
 
 
 def tokens_line(usage: Usage) -> str:
-    return f"Tokens: {_n(usage.input)} in · {_n(usage.output)} out · {_n(usage.total)} total"
+    """In, out and total; the reasoning count too when the gateway reports one."""
+    line = f"Tokens: {_n(usage.input)} in · {_n(usage.output)} out · {_n(usage.total)} total"
+    return f"{line} · {_n(usage.reasoning)} reasoning" if usage.reasoning > 0 else line
 
 
 def calls_line(usage: Usage) -> str:

@@ -96,6 +96,15 @@ def test_session_submenu_shows_status_usage_cost_and_todos(menu):
     assert marks == ["☑", "◐", "☐", "✗"]
 
 
+def test_the_tokens_line_names_reasoning_tokens_when_the_gateway_counts_some(menu):
+    """Without any (``USAGE`` above) the line stays as it was."""
+    thinking = session(usage=Usage(input=1000, output=250, total=1250, reasoning=1200))
+    build(menu, snap(gateway(sessions=(thinking,))))
+    assert find(menu, "tokens:g1:s1").text() == (
+        "Tokens: 1,000 in · 250 out · 1,250 total · 1,200 reasoning"
+    )
+
+
 @pytest.mark.parametrize(
     ("usage", "text", "level"),
     [
