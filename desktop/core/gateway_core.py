@@ -282,13 +282,11 @@ class GatewayCore:
     def _finish(self) -> None:
         """End of every input: 0.20's pending lists, time-driven changes, SessionChanged."""
         lifecycle, prompts = self.lifecycle, self.prompt_book
+        lifecycle.tick()  # the open rows as of now (the polls below change none)
         if lifecycle.by_id or self.poll_at is not None:
-            lifecycle.tick()  # the open rows as of now
             connection.poll_while_open(self)
         if self.observed.active:
-            lifecycle.tick()
             observed.poll_due(self)
-        lifecycle.tick()
         prompts.tick()
         book = self.session_book
         if lifecycle.waiting_moved or prompts.moved:

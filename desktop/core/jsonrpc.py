@@ -73,8 +73,8 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
     if type(data) is str and len(data) * 4 <= max_bytes:  # cannot be too large as UTF-8
         if data[:1] == "{":  # the usual message: one object and nothing around it
             try:
-                value, end = _raw_decode(data)
-            except (RecursionError, ValueError):
+                value, end = _scan_once(data, 0)
+            except (RecursionError, ValueError, StopIteration):
                 pass  # the general path below says what is wrong
             else:
                 if end == len(data):  # the walk only when the brackets could nest that deep
@@ -200,7 +200,9 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_raw_decode = json.JSONDecoder(parse_constant=_reject_constant).raw_decode
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_raw_decode = _DECODER.raw_decode
+_scan_once = _DECODER.scan_once  # what raw_decode calls, for the one-object message
 
 
 def _near(text: str, position: int) -> str:

@@ -405,13 +405,13 @@ class ApprovalLifecycle:
         session = self._session(event.session_id)
         if session.tool_id == event.tool_id:
             session.tool_id = session.tool_name = session.tool_command = ""
-        result = _run_result(event)
+        result: RunResult | None = None  # read from the frame only when a row or a note needs it
         matched = False
         for row in self._rows.values() if event.tool_id else ():
             if row.tool_id == event.tool_id and row.session_id == event.session_id:
                 matched = True
                 if row.result is None or row.result.kind is RunKind.WITHDRAWN:
-                    row.result = result
+                    row.result = result = result or _run_result(event)
                     self._touch(row)
         for row in self.open_rows(event.session_id):
             if row.kind is RowKind.SERVER_REQUEST:
@@ -435,9 +435,10 @@ class ApprovalLifecycle:
                 row.ended = outcome  # its own answer may be what ended it
             else:
                 self._move(row, In.TOOL_COMPLETED, outcome)
-        if not matched and event.command and result.kind is RunKind.RAN:
+        if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
             context = CallContext(self._cwd_of(event.session_id), event.name, "")
-            self._sink.append(CommandRan(event.session_id, event.command, result, context))
+            ran = result or _run_result(event)
+            self._sink.append(CommandRan(event.session_id, event.command, ran, context))
         self._end_input()
 
     def turn_boundary(self, session_id: str) -> None:

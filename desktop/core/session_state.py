@@ -181,12 +181,12 @@ class SessionBook:
             changes["status"] = _status(record.waiting, running)
         mode = changes.get("approval_mode", record.state.approval_mode)
         changes["yolo"] = _yolo(mode, record.yolo)
-        self.update(session_id, **changes)  # one new value, not one per field group
+        self._change(record, session_id, changes)  # one new value, not one per field group
 
     def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """Fold usage in any shape (event payload, RPC result, nested or flat)."""
         record = self._record(session_id)
-        self.update(session_id, usage=fold_usage_payload(record.state.usage, payload))
+        self._change(record, session_id, {"usage": fold_usage_payload(record.state.usage, payload)})
 
     def apply_todos(self, session_id: str, todos: TodoList, *, authoritative: bool = False) -> None:
         """Take a new plan unless it is older than the one shown (snapshots always win)."""
