@@ -1,6 +1,6 @@
 """Keep tokens and tickets out of logs, reprs and error texts.
 
-Why here and not only in the logging setup: URLs such as ``HERMES_TUI_GATEWAY_URL`` carry the
+Scrubbing the log alone is not enough: URLs such as ``HERMES_TUI_GATEWAY_URL`` carry the
 credential in their query string, and error texts built from them reach the UI and the doctor's
 output, not just the log. Every secret this package touches is also handed to
 ``desktop.logsetup.register_secret`` when that module exists, so a log formatter can scrub it
