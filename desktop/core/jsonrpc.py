@@ -202,7 +202,8 @@ def _reject_constant(name: str) -> object:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _raw_decode = _DECODER.raw_decode
-_scan_once = _DECODER.scan_once  # what raw_decode calls, for the one-object message
+# What raw_decode calls, for the one-object message; set in __init__, so typeshed omits it.
+_scan_once = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _near(text: str, position: int) -> str:
