@@ -39,9 +39,9 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
     found: dict[str, Any] = {}
     for field, aliases in _ALL_COUNTERS.items():
-        for key in aliases:  # payloads.integer, inline: this runs per usage report
-            value = data.get(key)
-            if isinstance(value, int) and value.__class__ is not bool:
+        for key in aliases:
+            value = payloads.integer(data, key)
+            if value is not None:
                 if value >= 0:
                     found[field] = value
                 break

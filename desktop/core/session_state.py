@@ -120,12 +120,10 @@ class SessionBook:
 
     def _change(self, record: _Record, session_id: str, changes: dict[str, Any]) -> None:
         state = record.state
-        for name, value in changes.items():
-            if getattr(state, name) != value:  # most reports repeat what is shown
-                moved = {n: v for n, v in changes.items() if getattr(state, n) != v}
-                record.state = replaced(state, moved)
-                self.changed[session_id] = None
-                return
+        moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
+        if moved:  # most reports repeat what is shown
+            record.state = replaced(state, moved)
+            self.changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
         self.changed.pop(session_id, None)
@@ -162,11 +160,11 @@ class SessionBook:
         record = self._record(session_id)
         changes: dict[str, Any] = {}
         for field in ("title", "model", "cwd", "version", "stored_session_id"):
-            value = info.get(field)  # payloads.text, inline: this runs per session.info
-            if isinstance(value, str) and value:
+            value = payloads.text(info, field)
+            if value:
                 changes[field] = value
-        mode = info.get("approval_mode")
-        if isinstance(mode, str) and mode in APPROVAL_MODES:
+        mode = payloads.text(info, "approval_mode")
+        if mode in APPROVAL_MODES:
             changes["approval_mode"] = mode
         usage = payloads.mapping(info, "usage")
         if usage is not None:
