@@ -184,7 +184,11 @@ class GatewayCore:
         return frame.rpc_id or 0  # requests always carry an id
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key``: one frame, or ``sent=False`` and why (see ``decisions``)."""
+        """Answer approval ``key`` with exactly one frame aimed at exactly that request.
+
+        Refuses (``sent=False`` and why, nothing queued) when the row is not WAITING, sits inside
+        the safety margin, or is STALE and ``confirm_stale`` is False (rules in ``decisions``).
+        """
         result = decisions.decide(self, key, choice, confirm_stale)
         self._finish()
         return result
