@@ -11,6 +11,16 @@ from __future__ import annotations
 
 STYLESHEET = """
 #approvalListContent { background: palette(window); }
+#approvalList QScrollBar:vertical { background: palette(window); width: 12px; margin: 0; }
+#approvalList QScrollBar::handle:vertical {
+    background: palette(mid); border-radius: 4px; min-height: 24px; margin: 2px;
+}
+#approvalList QScrollBar::add-line:vertical, #approvalList QScrollBar::sub-line:vertical {
+    height: 0;
+}
+#approvalList QScrollBar::add-page:vertical, #approvalList QScrollBar::sub-page:vertical {
+    background: none;
+}
 #gatewayTitle { font-size: 14pt; font-weight: 600; padding: 0 0 2px 2px; }
 #sessionTitle { font-weight: 600; padding: 2px 0 0 2px; }
 #batchCard {
