@@ -4,7 +4,9 @@ Why a stylesheet and palette roles instead of hard-coded colours everywhere: the
 readable in light and dark themes, so backgrounds and borders come from ``palette(...)``; only
 the state tones (green approved, red denied, amber stale) are fixed colours, chosen to read on
 both. Widgets opt in through object names and dynamic properties (``tone``, ``selected``,
-``resolved``, ``urgent``), set with ``row_card.set_style_property``.
+``resolved``, ``urgent``), set with ``row_card.set_style_property``. The list's scroll bar is
+drawn from sheet rules too: its length changes on every arrival and answer, and the default
+style took up to a millisecond to repaint it (``bench.probes.dialog_alone``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ STYLESHEET = """
 #approvalList QScrollBar:vertical { background: palette(window); width: 12px; margin: 0; }
 #approvalList QScrollBar::handle:vertical {
     background: palette(mid); border-radius: 4px; min-height: 24px; margin: 2px;
+}
+#approvalList QScrollBar::handle:vertical:hover, #approvalList QScrollBar::handle:vertical:pressed {
+    background: palette(dark);
 }
 #approvalList QScrollBar::add-line:vertical, #approvalList QScrollBar::sub-line:vertical {
     height: 0;
