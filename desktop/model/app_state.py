@@ -13,11 +13,16 @@ gateway's tuples the app's main cost. So each gateway keeps its last :class:`Gat
 something it shows changes, the snapshot is rebuilt only when a view was dropped (and announced
 only then), and the rows that need a person are kept per event (a dict in arrival order) instead
 of being filtered out of every open row on each read.
+
+Why resolved rows stay: the dialog shows a batch's outcomes until its grace period ends, and it
+reads every row from here rather than keeping copies. So a resolved row is kept until the dialog
+releases it (:meth:`AppState.release_rows`), bounded per gateway; one dropped unreleased is
+announced as :class:`RowsForgotten` so the reader lets go of it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from desktop.core.events import (
@@ -37,6 +42,7 @@ from desktop.model.bridge_events import (
     ApprovalUpdate,
     Notice,
     PromptUpdate,
+    RowsForgotten,
     SessionGone,
     SessionUpdate,
 )
@@ -44,8 +50,20 @@ from desktop.model.session_names import SessionNames
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 
 # What subscribers hear, in this order for one event: the change, then the new snapshot.
-StoreChange = ApprovalUpdate | PromptUpdate | SessionUpdate | SessionGone | Notice | AppSnapshot
+StoreChange = (
+    ApprovalUpdate
+    | PromptUpdate
+    | SessionUpdate
+    | SessionGone
+    | Notice
+    | RowsForgotten
+    | AppSnapshot
+)
 Subscriber = Callable[[StoreChange], None]
+
+# Resolved rows kept per gateway until a reader releases them: a flood of 10,000 approvals
+# answered at once must not keep 10,000 rows, and 200 outlast any dialog's grace period.
+KEPT_RESOLVED = 200
 
 # A ConnectionState -> how the tray shows it.
 _LINK_BY_STATE = {
@@ -66,17 +84,26 @@ class _Gateway:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     approvals: dict[str, Approval] = field(default_factory=dict)  # open rows, arrival order
     waiting: dict[str, Approval] = field(default_factory=dict)  # those needing a person
+    resolved: dict[str, Approval] = field(default_factory=dict)  # kept until released, oldest first
     prompts: dict[str, Prompt] = field(default_factory=dict)  # open prompts, arrival order
     waiting_in_order: bool = True  # False once a row came back to waiting (re-sort on read)
     view: GatewayView | None = None  # the last view, until something it shows changes
 
-    def put(self, approval: Approval) -> None:
-        """Fold one approval in (resolved rows leave)."""
+    def put(self, approval: Approval) -> tuple[str, ...]:
+        """Fold one approval in; resolved rows move to ``resolved``. Returns the keys dropped."""
         key = approval.key
         if approval.phase is ApprovalPhase.RESOLVED:
             self.approvals.pop(key, None)
             self.waiting.pop(key, None)
-            return
+            self.resolved.pop(key, None)  # a late outcome: the newest again
+            self.resolved[key] = approval
+            dropped = []
+            while len(self.resolved) > KEPT_RESOLVED:
+                oldest = next(iter(self.resolved))
+                del self.resolved[oldest]
+                dropped.append(oldest)
+            return tuple(dropped)
+        self.resolved.pop(key, None)
         self.approvals[key] = approval
         if approval.phase in OPEN_PHASES:
             if key not in self.waiting and next(reversed(self.approvals)) != key:
@@ -84,6 +111,7 @@ class _Gateway:
             self.waiting[key] = approval
         else:
             self.waiting.pop(key, None)
+        return ()
 
     def waiting_rows(self) -> tuple[Approval, ...]:
         if not self.waiting_in_order:
@@ -131,9 +159,24 @@ class AppState:
         return gateway_id in self._gateways
 
     def approval(self, gateway_id: str, key: str) -> Approval | None:
-        """The open row ``key`` (resolved rows are dropped, see :meth:`apply`)."""
+        """The open row ``key``, or None once it resolved."""
         gateway = self._gateways.get(gateway_id)
         return gateway.approvals.get(key) if gateway else None
+
+    def row(self, gateway_id: str, key: str) -> Approval | None:
+        """The row ``key``, open or resolved and not yet released (what the dialog shows)."""
+        gateway = self._gateways.get(gateway_id)
+        if gateway is None:
+            return None
+        found = gateway.approvals.get(key)
+        return found if found is not None else gateway.resolved.get(key)
+
+    def release_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
+        """The reader no longer shows these rows: forget the resolved ones (open rows stay)."""
+        gateway = self._gateways.get(gateway_id)
+        if gateway is not None:
+            for key in keys:
+                gateway.resolved.pop(key, None)
 
     def prompt(self, gateway_id: str, key: str) -> Prompt | None:
         """The open prompt ``key`` (ended prompts are dropped)."""
@@ -180,7 +223,9 @@ class AppState:
             gateway.sessions.pop(event.session_id, None)
             change = SessionGone(gateway_id, event.session_id, event.reason)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):
-            gateway.put(event.approval)
+            dropped = gateway.put(event.approval)
+            if dropped:
+                self._announce(RowsForgotten(gateway_id, dropped))
             change = ApprovalUpdate(
                 gateway_id,
                 gateway.name,

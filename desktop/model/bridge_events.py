@@ -24,6 +24,14 @@ class ApprovalUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class RowsForgotten:
+    """The store dropped these resolved rows before a reader released them (its bound)."""
+
+    gateway_id: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PromptUpdate:
     """Payload of ``prompt_asked`` and ``prompt_ended`` (``ended``: the core's reason)."""
 

@@ -44,6 +44,7 @@ from desktop.model.bridge_events import (
     DecisionMade,
     Notice,
     PromptUpdate,
+    RowsForgotten,
     SessionGone,
     SessionUpdate,
 )
@@ -82,6 +83,7 @@ class GatewayBridge(QObject):
     do_not_disturb_changed = Signal(object)  # DoNotDisturb, as the notifier read it
     gateway_removed = Signal(str)  # gateway_id; its client is closing
     decision_made = Signal(object)  # DecisionMade, after every decide()
+    rows_forgotten = Signal(object)  # RowsForgotten: resolved rows the store no longer keeps
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
     yolo_checked = Signal(str, str, object)  # gateway_id, session_id, YoloCheck
 
@@ -189,6 +191,11 @@ class GatewayBridge(QObject):
         """The store's open row, or None once it resolved: readers keep keys, not copies."""
         return self._state.approval(gateway_id, key)
 
+    @property
+    def rows(self) -> AppState:
+        """The store the approval dialog reads its rows from (open and recently resolved)."""
+        return self._state
+
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
         if self._tasks.closing:
@@ -223,6 +230,8 @@ class GatewayBridge(QObject):
             (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
         elif isinstance(change, SessionGone):
             self.session_removed.emit(change)
+        elif isinstance(change, RowsForgotten):
+            self.rows_forgotten.emit(change)
         else:
             self.notice_received.emit(change)
 

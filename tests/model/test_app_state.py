@@ -16,14 +16,16 @@ from desktop.core.events import (
 )
 from desktop.core.model import Approval, ApprovalPhase, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.model.app_state import AppState, StoreChange
-from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone
+from desktop.model.app_state import KEPT_RESOLVED, AppState, StoreChange
+from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, SessionGone
 from desktop.model.plain_text import menu_label
 from desktop.model.snapshot import AppSnapshot, GatewayView
 
 
 def row(key: str, phase: ApprovalPhase = ApprovalPhase.WAITING, session: str = "s1") -> Approval:
-    return Approval(key=key, session_id=session, batch_id="b", position=0, command=f"echo {key}")
+    return Approval(
+        key=key, session_id=session, batch_id="b", position=0, command=f"echo {key}", phase=phase
+    )
 
 
 def test_an_event_that_changes_nothing_shown_keeps_the_same_snapshot() -> None:
@@ -198,3 +200,42 @@ def test_an_unsubscribed_callback_hears_nothing_more() -> None:
     unsubscribe()
     state.apply("g", ApprovalRequested(row("b")))
     assert len(heard) == 2
+
+
+def test_a_resolved_row_stays_readable_until_released_but_leaves_the_open_rows() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    state.apply("g", ApprovalRequested(row("a")))
+    done = row("a", ApprovalPhase.RESOLVED)
+    state.apply("g", ApprovalChanged(done))
+    assert state.approval("g", "a") is None  # not open: the tray and notifications skip it
+    assert state.snapshot().gateways[0].approvals == ()
+    assert state.row("g", "a") is done  # the dialog still shows its outcome
+    state.release_rows("g", ["a", "never-seen"])
+    assert state.row("g", "a") is None
+
+
+def test_releasing_an_open_row_keeps_it() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    state.apply("g", ApprovalRequested(row("a")))
+    state.release_rows("g", ["a"])
+    assert state.row("g", "a") == row("a")
+
+
+def test_past_its_bound_the_store_forgets_the_oldest_resolved_rows_and_says_so() -> None:
+    state = AppState()
+    state.add_gateway("g", "G")
+    heard: list[StoreChange] = []
+    state.subscribe(heard.append)
+    for i in range(KEPT_RESOLVED):
+        state.apply("g", ApprovalChanged(row(f"r{i}", ApprovalPhase.RESOLVED)))
+    state.apply("g", ApprovalChanged(row("r0", ApprovalPhase.RESOLVED)))  # a late outcome
+    assert not any(isinstance(c, RowsForgotten) for c in heard)
+    for key in ("x", "y"):
+        state.apply("g", ApprovalChanged(row(key, ApprovalPhase.RESOLVED)))
+    forgotten = [c for c in heard if isinstance(c, RowsForgotten)]
+    # r0 was refreshed by its late outcome, so r1 and r2 were the oldest
+    assert forgotten == [RowsForgotten("g", ("r1",)), RowsForgotten("g", ("r2",))]
+    assert state.row("g", "r1") is None
+    assert state.row("g", "r0") is not None
