@@ -37,11 +37,12 @@ def main() -> int:
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from bench.dialog_feed import DialogFeed
     from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
-    from desktop.ui.approvals.dialog import ApprovalDialog
 
     app = QApplication(sys.argv[:1])
-    dialog = ApprovalDialog()
+    feed = DialogFeed()
+    dialog = feed.dialog
     if args.style == "none":  # a counterfactual (the probe edits nothing in the app)
         dialog.setStyleSheet("")
     dialog.present(activate=False)
@@ -111,20 +112,16 @@ def main() -> int:
         )
         waiting_for[:] = [a.key]
         started = time.monotonic()
-        dialog.upsert("bench", "Bench gateway", a, f"Task {session}")
+        feed.show(a, f"Task {session}")
         if a.key not in painted:
             run_for(1.0)  # quits at the first paint of its card
         paint_ms.append((painted.get(a.key, time.monotonic()) - started) * 1000)
         phase_cpu["arrival"] += time.process_time() - c
         c = time.process_time()
-        dialog.upsert(
-            "bench", "Bench gateway", replace(a, phase=ApprovalPhase.SENDING), f"Task {session}"
-        )
+        feed.show(replace(a, phase=ApprovalPhase.SENDING), f"Task {session}")
         app.processEvents()
         denied = Outcome(OutcomeKind.DENIED, Choice.DENY)
-        dialog.upsert(
-            "bench",
-            "Bench gateway",
+        feed.show(
             replace(a, phase=ApprovalPhase.RESOLVED, outcome=denied),
             f"Task {session}",
         )

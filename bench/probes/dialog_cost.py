@@ -29,10 +29,11 @@ def main() -> int:
     os.environ.setdefault("QT_API", "pyside6")
     from PySide6.QtWidgets import QApplication
 
-    from desktop.ui.approvals.dialog import ApprovalDialog
+    from bench.dialog_feed import DialogFeed
 
     app = QApplication(sys.argv[:1])
-    dialog = ApprovalDialog()
+    feed = DialogFeed()
+    dialog = feed.dialog
     if args.style == "none":
         dialog.setStyleSheet("")
     if not args.hidden:
@@ -44,7 +45,7 @@ def main() -> int:
     upsert_ms, turn_ms = [], []
     for approval in approvals:
         t0 = time.perf_counter()
-        dialog.upsert("bench", "Bench gateway", approval, approval.session_id)
+        feed.show(approval, approval.session_id)
         t1 = time.perf_counter()
         app.processEvents()
         t2 = time.perf_counter()

@@ -98,10 +98,10 @@ def main() -> int:
         FIRST_USE,
         lambda: importlib.import_module("desktop_notifier.backends.dbus"),
     )
-    from desktop.ui.approvals.dialog import ApprovalDialog
+    from bench.dialog_feed import DialogFeed
     from desktop.ui.new_task_dialog import NewTaskDialog
 
-    dialog = ApprovalDialog()
+    feed = DialogFeed()
     step("ApprovalDialog (empty, hidden)", FIRST_USE, lambda: None)
     new_task = NewTaskDialog()
     step("NewTaskDialog (hidden)", FIRST_USE, lambda: None)
@@ -109,7 +109,7 @@ def main() -> int:
     core = synthetic.core_with_waiting(args.rows)
     after_core = procfs.memory().rss_kib
     for approval in core.approvals():
-        dialog.upsert("bench", "Bench gateway", approval, approval.session_id)
+        feed.show(approval, approval.session_id)
     app.processEvents()  # type: ignore[union-attr]
     after_dialog = procfs.memory().rss_kib
     del new_task, tray

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.core.model import DecisionResult
 from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, SessionUpdate
+from desktop.model.bridge_events import ApprovalUpdate, RowsForgotten, SessionUpdate
 from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.model.yolo_timer import BoxKind
 from desktop.ui.bridge import GatewayBridge
@@ -93,6 +93,7 @@ class TrayShell(QObject):
         bridge.approval_changed.connect(self._on_approval_update)
         bridge.session_changed.connect(self._on_session_update)
         bridge.gateway_removed.connect(self._on_gateway_removed)
+        bridge.rows_forgotten.connect(self._on_rows_forgotten)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
         self.tray.settings_requested.connect(self._on_settings_requested)
@@ -111,7 +112,9 @@ class TrayShell(QObject):
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
-            self._dialog = ApprovalDialog(clock=self._clock, session_of=self.bridge.session)
+            self._dialog = ApprovalDialog(
+                self.bridge.rows, clock=self._clock, session_of=self.bridge.session
+            )
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
         return self._dialog
@@ -225,6 +228,10 @@ class TrayShell(QObject):
     def _on_session_update(self, update: SessionUpdate) -> None:
         if self._dialog is not None:  # not built yet: it reads the snapshot when it is
             self._dialog.session_changed(update.gateway_id, update.session)
+
+    def _on_rows_forgotten(self, forgotten: RowsForgotten) -> None:
+        if self._dialog is not None:  # never built: it shows none of them
+            self._dialog.forget_rows(forgotten.gateway_id, forgotten.keys)
 
     def _on_gateway_removed(self, gateway_id: str) -> None:
         if self._dialog is not None:  # never built: it has no rows of that gateway

@@ -30,6 +30,7 @@ from desktop.core.model import (
 )
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved
+from tests.ui.approvals.factory import dialog_on_store, upsert
 
 CLOCK = FakeClock(5000.0)
 CWD = "/home/ana/src/shop"
@@ -66,7 +67,7 @@ def fill_batch(dialog: ApprovalDialog) -> None:
             a = replace(
                 a, result=RunResult(RunKind.RAN, 0, "removed 'build/lib/shop'\nremoved 'dist'\n")
             )
-        dialog.upsert("work", "Workstation", a, "Fix the stale imports in the build")
+        upsert(dialog, "work", "Workstation", a, "Fix the stale imports in the build")
 
 
 def fill_reasks(dialog: ApprovalDialog) -> None:
@@ -100,8 +101,8 @@ def fill_reasks(dialog: ApprovalDialog) -> None:
         asked_because=AskedBecause(AskReason.AFTER_DENY, "d-0", 0),
         context=replace(CONTEXT, cwd="/srv/www", agent_message="Then group-writable only."),
     )
-    dialog.upsert("work", "Workstation", denied, "Make uploads writable")
-    dialog.upsert("work", "Workstation", again, "Make uploads writable")
+    upsert(dialog, "work", "Workstation", denied, "Make uploads writable")
+    upsert(dialog, "work", "Workstation", again, "Make uploads writable")
     failed = resolved(
         approval(
             "f-0",
@@ -144,7 +145,7 @@ def fill_reasks(dialog: ApprovalDialog) -> None:
         context=CONTEXT,
     )
     for a in (failed, second, reask):
-        dialog.upsert("work", "Workstation", a, "Clean the result folders")
+        upsert(dialog, "work", "Workstation", a, "Clean the result folders")
 
 
 def fill_risk(dialog: ApprovalDialog) -> None:
@@ -167,7 +168,7 @@ def fill_risk(dialog: ApprovalDialog) -> None:
         expires_at=CLOCK.now + 200,
         context=replace(CONTEXT, cwd="/srv/www", agent_message="Deploying the new release."),
     )
-    dialog.upsert("work", "Workstation", a, "Deploy release 4.2")
+    upsert(dialog, "work", "Workstation", a, "Deploy release 4.2")
     disguised = approval(
         "r-1",
         session="9a9a9a9a",
@@ -183,11 +184,11 @@ def fill_risk(dialog: ApprovalDialog) -> None:
         expires_at=CLOCK.now + 190,
         context=replace(CONTEXT, cwd="/srv/www", agent_message="Cleaning up."),
     )
-    dialog.upsert("work", "Workstation", disguised, "Deploy release 4.2")
+    upsert(dialog, "work", "Workstation", disguised, "Deploy release 4.2")
 
 
 def shoot(app: QApplication, fill: object, path: Path, height: int) -> None:
-    dialog = ApprovalDialog(clock=CLOCK)
+    dialog = dialog_on_store(clock=CLOCK)
     dialog.resize(900, height)
     fill(dialog)  # type: ignore[operator]
     dialog.present(activate=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from desktop.core.events import ApprovalRequested, SessionChanged
-from desktop.core.model import Choice
+from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
+from desktop.core.model import ApprovalPhase, Choice
 from desktop.journal import Journal
+from desktop.model.app_state import KEPT_RESOLVED
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import DecisionMade
 from desktop.ui.bridge import GatewayBridge
@@ -64,6 +67,20 @@ def test_a_refused_decision_is_handed_back_to_the_dialog(shell):
     result = s.decide(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
     assert not result.sent
     assert s.dialog.model.board.row(("g1", "k1")).notice == "the command timed out"
+
+
+def test_the_dialog_reads_its_rows_from_the_store_and_lets_go_of_what_it_forgets(shell):
+    s, client, _quits = shell
+    row = s.dialog.model.board.row(("g1", "k1"))
+    assert row.approval is s.bridge.rows.row("g1", "k1")  # the store's value, not a copy
+    for i in range(KEPT_RESOLVED + 1):  # a flood answered elsewhere, all within the grace
+        key = "k1" if i == 0 else f"r{i}"
+        client.emit(
+            ApprovalChanged(replace(approval(key, batch="b1"), phase=ApprovalPhase.RESOLVED))
+        )
+    assert s.bridge.rows.row("g1", "k1") is None  # the oldest went past the store's bound …
+    assert s.dialog.model.board.row(("g1", "k1")) is None  # … and the dialog let go of it too
+    assert len(list(s.dialog.model.board.rows())) == KEPT_RESOLVED
 
 
 @OFFSCREEN_WINDOWS

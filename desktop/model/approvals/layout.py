@@ -10,40 +10,76 @@ The dialog's promises about order, tested with plain calls:
 * **Arrival order for answers**: within a batch, ``Approval.position`` (the core's arrival index)
   decides the order in which "Approve all" answers rows; see :func:`in_arrival_order`.
 
-The tree holds the core's frozen :class:`~desktop.core.model.Approval` values plus a little
-dialog-side state per row (a decision is on its way, the person chose "Re-confirm"), which the
-rules in :mod:`desktop.model.approvals.rules` read. Nodes compare by identity (``eq=False``) and
-carry a board-unique ``uid`` so the Qt item model can address them by integer id.
+The tree holds keys, not rows: each :class:`RowEntry` reads its
+:class:`~desktop.core.model.Approval` from the app's store (:class:`RowStore`) whenever asked,
+so the dialog can never show or answer a copy older than what the store holds. It keeps only
+what the dialog itself knows about the row (a decision is on its way, the person chose
+"Re-confirm", why the core refused), which the rules in :mod:`desktop.model.approvals.rules`
+read. Nodes compare by identity (``eq=False``) and carry a board-unique ``uid`` so the Qt item
+model can address them by integer id.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
 
 
+class RowStore(Protocol):
+    """Where rows live (the app's ``AppState``): read by key, released once no longer shown."""
+
+    def row(self, gateway_id: str, key: str) -> Approval | None: ...
+
+    def release_rows(self, gateway_id: str, keys: Iterable[str]) -> None: ...
+
+
+def gone_approval(key: str, session_id: str, batch_id: str) -> Approval:
+    """What a row the store no longer holds reads as: resolved, with nothing to answer."""
+    return Approval(
+        key,
+        session_id,
+        batch_id,
+        0,
+        "",
+        choices=(),
+        phase=ApprovalPhase.RESOLVED,
+        answerable=False,
+    )
+
+
 @dataclass(eq=False)
 class RowEntry:
-    """One command: the core's latest value plus what the dialog itself remembers about it."""
+    """One command: its key, and what the dialog itself remembers about it."""
 
     uid: int
     batch: BatchGroup = field(repr=False)
-    approval: Approval
+    key: str
     seq: int  # first-seen number, board-wide
+    store: RowStore = field(repr=False)
+    gateway_id: str = ""  # its batch's, kept here: every read of ``approval`` needs it
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
     notice: str = ""  # why the core refused the last decision (plain text from the bridge)
+    notice_phase: ApprovalPhase | None = None  # the row's phase when that notice was given
+
+    @property
+    def approval(self) -> Approval:
+        """The store's value for this row now (resolved and empty once the store let it go)."""
+        found = self.store.row(self.gateway_id, self.key)
+        if found is None:
+            return gone_approval(self.key, self.batch.session.session_id, self.batch.batch_id)
+        return found
 
     @property
     def row_id(self) -> RowId:
         """The address the app uses for this row: (gateway_id, approval key)."""
-        return (self.batch.gateway_id, self.approval.key)
+        return (self.gateway_id, self.key)
 
     @property
     def is_open(self) -> bool:
@@ -107,7 +143,8 @@ def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
 class ApprovalBoard:
     """The grouped tree with append-only growth; the Qt model wraps it (``tree_model``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: RowStore) -> None:
+        self.store = store
         self.gateways: list[GatewayGroup] = []
         self._ids = itertools.count(1)
         self._rows: dict[RowId, RowEntry] = {}
@@ -228,10 +265,10 @@ class ApprovalBoard:
         session.batches.append(b)
         return self._register(b)
 
-    def add_row(self, batch: BatchGroup, approval: Approval) -> RowEntry:
-        """Append a row to ``batch``; its first-seen number is its uid (board-wide, rising)."""
+    def add_row(self, batch: BatchGroup, key: str) -> RowEntry:
+        """Append row ``key`` to ``batch``; its first-seen number is its uid (rising)."""
         uid = next(self._ids)
-        r = RowEntry(uid, batch, approval, seq=uid)
+        r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id)
         batch.rows.append(r)
         self._rows[r.row_id] = r
         return self._register(r)

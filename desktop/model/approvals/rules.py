@@ -46,15 +46,22 @@ def absorb_core_state(row: RowEntry, new: Approval) -> bool:
 
     A decision on its way (``awaiting_core``) is settled by whatever the core now says (SENDING,
     or WAITING again after a refusal); a re-confirmation only lasts while the row stays STALE;
-    a refusal notice only until the phase changes. Returns whether any of that changed (the
-    row's ``approval`` itself is replaced by the model).
+    a refusal notice only until the phase moves on from the one it was given in. Returns
+    whether any of that changed.
     """
     before = (row.awaiting_core, row.reconfirming, row.notice)
-    if new.phase is not row.approval.phase:
-        row.notice = ""
+    if row.notice and new.phase is not row.notice_phase:
+        row.notice, row.notice_phase = "", None
     row.awaiting_core = False
     row.reconfirming = row.reconfirming and new.phase is ApprovalPhase.STALE
     return before != (row.awaiting_core, row.reconfirming, row.notice)
+
+
+def refuse(row: RowEntry, reason: str) -> None:
+    """The core did not send the row's decision: its buttons come back, with why."""
+    row.awaiting_core = False
+    row.notice = reason or "the gateway core refused it"
+    row.notice_phase = row.approval.phase
 
 
 def batch_targets(batch: BatchGroup, choice: Choice) -> list[RowEntry]:
@@ -95,7 +102,7 @@ class BatchIntent:
     def for_batch(cls, batch: BatchGroup, choice: Choice) -> BatchIntent:
         """Cover every row of ``batch`` that is waiting now (answerable yet or not)."""
         keys = frozenset(
-            r.approval.key
+            r.key
             for r in batch.rows
             if r.approval.phase is ApprovalPhase.WAITING and choice in r.approval.choices
         )
@@ -106,12 +113,12 @@ class BatchIntent:
         return [
             r
             for r in batch_targets(batch, self.choice)
-            if r.approval.key in self.keys and r.approval.key not in self.sent
+            if r.key in self.keys and r.key not in self.sent
         ]
 
     def still_valid(self, batch: BatchGroup) -> bool:
         """False once a covered row went stale, ended otherwise than asked, or all are done."""
-        covered = [r for r in batch.rows if r.approval.key in self.keys]
+        covered = [r for r in batch.rows if r.key in self.keys]
         for r in covered:
             a = r.approval
             if a.phase is ApprovalPhase.STALE:

@@ -2,12 +2,13 @@
 
 Why it looks and behaves this way (the tray engineer codes against the public methods):
 
-* **It never talks to the network.** The bridge feeds it the core's frozen ``Approval`` values
-  through :meth:`ApprovalDialog.upsert`; a decision leaves as one :class:`DecisionRequest` on
-  ``decision_requested``. The core decides what happens next; the row only says "Sending…" once
-  the next ``upsert`` says so. Until then its buttons are off, so a double click cannot send two
-  answers; if the core refuses, the bridge calls :meth:`decision_refused` (or upserts the row
-  WAITING again) and the buttons come back.
+* **It never talks to the network, and keeps no rows.** The store (``rows``, the app's
+  ``AppState``) holds every row; :meth:`ApprovalDialog.upsert` says which one changed, and the
+  dialog reads it from the store, releasing it once its batch leaves. A decision leaves as one
+  :class:`DecisionRequest` on ``decision_requested``. The core decides what happens next; the
+  row only says "Sending…" once the next ``upsert`` says so. Until then its buttons are off, so
+  a double click cannot send two answers; if the core refuses, the bridge calls
+  :meth:`decision_refused` (or upserts the row WAITING again) and the buttons come back.
 * **Grouped and stable**: gateway → session → batch, oldest first, appended only (``layout``),
   and the item under the pointer or the selection never moves on screen (``list_view``, which
   also builds widgets only for what is on screen). Resolved rows stay greyed with their outcome;
@@ -32,7 +33,7 @@ Why it looks and behaves this way (the tray engineer codes against the public me
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
@@ -40,7 +41,13 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, SessionState
 from desktop.model.approvals import dialog_texts, rules, seen
-from desktop.model.approvals.layout import BatchGroup, RowEntry, RowId, in_arrival_order
+from desktop.model.approvals.layout import (
+    BatchGroup,
+    RowEntry,
+    RowId,
+    RowStore,
+    in_arrival_order,
+)
 from desktop.model.approvals.requests import (
     SURFACE_BATCH,
     SURFACE_BUTTON,
@@ -72,6 +79,7 @@ class ApprovalDialog(QDialog):
 
     def __init__(
         self,
+        rows: RowStore,
         parent: QWidget | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -99,7 +107,8 @@ class ApprovalDialog(QDialog):
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
         self._graced: dict[int, BatchGroup] = {}  # fully resolved batches waiting out the grace
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
-        self.model = ApprovalTreeModel(self)
+        self._rows = rows
+        self.model = ApprovalTreeModel(rows, self)
         self.list_view = ApprovalListView(self.model, clock)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
         self.list_view.reconfirm_clicked.connect(self._on_reconfirm_clicked)
@@ -139,13 +148,11 @@ class ApprovalDialog(QDialog):
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, session_title: str
     ) -> None:
-        """Add or update one row from the core's latest value (ApprovalRequested/Changed)."""
+        """The store now holds ``approval`` (ApprovalRequested/Changed): show or update its row."""
         known = self.model.board.row((gateway_id, approval.key))
-        local_state_changed = known is not None and rules.absorb_core_state(known, approval)
+        if known is not None:
+            rules.absorb_core_state(known, approval)
         row = self.model.upsert(gateway_id, gateway_name, approval, session_title)
-        if local_state_changed:  # the model announced approval changes itself
-            self.model.node_changed(row)
-            self.model.node_changed(row.batch)
         self._count(row)
         self.model.board.note_resolution(row.batch, self._clock())
         if row.batch.resolved_at is None:
@@ -191,10 +198,27 @@ class ApprovalDialog(QDialog):
         """Forget every row of a gateway at once (removed from the settings, say)."""
         gateway = self.model.board.gateway(gateway_id)
         if gateway is not None:
-            self._before_removal([b for s in gateway.sessions for b in s.batches])
+            batches = [b for s in gateway.sessions for b in s.batches]
+            self._before_removal(batches)
             self.model.remove(gateway)
+            self._rows.release_rows(gateway_id, [r.key for b in batches for r in b.rows])
             self._after_removal()
         self._show_yolo_note()
+
+    def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
+        """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
+        board = self.model.board
+        for key in keys:
+            row = board.row((gateway_id, key))
+            if row is None:
+                continue
+            if len(row.batch.rows) == 1:
+                self._before_removal([row.batch])
+                self.model.remove(row.batch)
+            else:  # a resolved row leaving never changes whether the rest is fully resolved
+                self._before_removal([], [row])
+                self.model.remove(row)
+        self._after_removal()
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
         """Show the window; raise and focus it only when the person asked for it.
@@ -226,8 +250,7 @@ class ApprovalDialog(QDialog):
         row = self.model.board.row((gateway_id, key))
         if row is None:
             return
-        row.awaiting_core = False
-        row.notice = reason or "the gateway core refused it"
+        rules.refuse(row, reason)
         self._intents.pop(row.batch.uid, None)
         self.model.node_changed(row)
         self.model.node_changed(row.batch)
@@ -319,7 +342,7 @@ class ApprovalDialog(QDialog):
             del self._intents[batch.uid]
             return
         due = intent.due(batch)
-        intent.sent.update(r.approval.key for r in due)
+        intent.sent.update(r.key for r in due)
         self._send(due, intent.choice, SURFACE_BATCH)
 
     def _advance_from(self, row: RowEntry) -> None:
@@ -360,9 +383,9 @@ class ApprovalDialog(QDialog):
                     high.append(r)
                     continue
             covered.append(r)
-        intent = rules.BatchIntent(choice, frozenset(r.approval.key for r in covered))
+        intent = rules.BatchIntent(choice, frozenset(r.key for r in covered))
         targets = intent.due(batch)
-        intent.sent.update(r.approval.key for r in targets)
+        intent.sent.update(r.key for r in targets)
         self._intents[batch.uid] = intent
         selected = self.selected_row()
         self._send(targets, choice, SURFACE_BATCH)
@@ -396,16 +419,18 @@ class ApprovalDialog(QDialog):
             return
         self._before_removal([batch])
         self.model.remove(batch)
+        self._rows.release_rows(batch.gateway_id, [r.key for r in batch.rows])
         self._after_removal()
 
-    def _before_removal(self, batches: list[BatchGroup]) -> None:
-        leaving = {r.uid for b in batches for r in b.rows}
+    def _before_removal(self, batches: list[BatchGroup], rows: Sequence[RowEntry] = ()) -> None:
+        leaving_rows = [r for b in batches for r in b.rows] + list(rows)
+        leaving = {r.uid for r in leaving_rows}
         for b in batches:
             self._intents.pop(b.uid, None)
             self._graced.pop(b.uid, None)
-            for r in b.rows:
-                self._open.discard(r.row_id)
-                self._counting.discard(r.row_id)
+        for r in leaving_rows:
+            self._open.discard(r.row_id)
+            self._counting.discard(r.row_id)
         if self._confirmation and self._confirmation[1].uid in leaving:
             self._confirmation[0].cancel()
         selected = self.selected_row()

@@ -25,6 +25,7 @@ from desktop.model.approvals.layout import (
     GatewayGroup,
     Node,
     RowEntry,
+    RowStore,
     SessionGroup,
 )
 
@@ -36,9 +37,9 @@ _ROOT = QModelIndex()  # the invalid index; never mutated
 class ApprovalTreeModel(QAbstractItemModel):
     """gateway → session → batch → row, one column; display text is revealed plain text."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, store: RowStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.board = ApprovalBoard()
+        self.board = ApprovalBoard(store)
 
     # -- Qt API ---------------------------------------------------------------------------------
     def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
@@ -104,7 +105,11 @@ class ApprovalTreeModel(QAbstractItemModel):
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, title: str
     ) -> RowEntry:
-        """Add or update one row, creating its gateway/session/batch groups as needed."""
+        """Add or update one row, creating its gateway/session/batch groups as needed.
+
+        ``approval`` is the value the store now holds; rows read it from there, so an update
+        only tells the views that the row and its batch changed.
+        """
         b = self.board
         gateway = b.gateway(gateway_id) or self._append(
             None, lambda: b.add_gateway(gateway_id, gateway_name)
@@ -121,13 +126,11 @@ class ApprovalTreeModel(QAbstractItemModel):
         if row is None or row.batch is not batch:
             if row is not None:  # the core moved it to another batch: re-seat it there
                 self.remove(row)
-            row = self._append(batch, lambda: b.add_row(batch, approval))
+            row = self._append(batch, lambda: b.add_row(batch, approval.key))
             self.node_changed(batch)
             return row
-        if row.approval != approval:
-            row.approval = approval
-            self.node_changed(row)
-            self.node_changed(batch)
+        self.node_changed(row)
+        self.node_changed(batch)
         return row
 
     def node_changed(self, node: Node) -> None:

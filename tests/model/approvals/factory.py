@@ -1,4 +1,4 @@
-"""Builders for the approval dialog's tests: core values and a hand-driven clock. Qt-free.
+"""Builders for the approval dialog's tests: core values, the store, a hand-driven clock. Qt-free.
 
 Why our own builder instead of tests/model/builders.py's ``approval``: the dialog tests need every
 field of :class:`Approval` (expiry, outcome, blocked reason, pattern keys, re-asks).
@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from desktop.core.events import ApprovalChanged
 from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.model.app_state import AppState
+from desktop.model.approvals.layout import RowEntry, RowStore
 
 ALL_CHOICES = (Choice.ONCE, Choice.SESSION, Choice.ALWAYS, Choice.DENY)
 HOSTILE = "<b>x</b> <img src=x> <a href='https://evil.example'>go</a> \u202eexe.txt \u200bzw"
@@ -61,3 +64,17 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def hold(store: RowStore, gateway_id: str, a: Approval, gateway_name: str = "") -> Approval:
+    """What the app's store does with a core event before it announces the row: keep it."""
+    assert isinstance(store, AppState), "the dialog's tests read rows from the real store"
+    if not store.has_gateway(gateway_id):
+        store.add_gateway(gateway_id, gateway_name or gateway_id)
+    store.apply(gateway_id, ApprovalChanged(a))
+    return a
+
+
+def update(row: RowEntry, a: Approval) -> None:
+    """The core published a new value for ``row``: the store now holds it."""
+    hold(row.store, row.batch.gateway_id, a)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from desktop.core.model import Approval, OutcomeKind
+from desktop.model.app_state import AppState
 from desktop.model.approvals.layout import ApprovalBoard, BatchGroup, RowEntry, in_arrival_order
-from tests.model.approvals.factory import approval, resolved
+from tests.model.approvals.factory import approval, hold, resolved, update
 
 
 def put(board: ApprovalBoard, gateway_id: str, a: Approval) -> RowEntry:
@@ -12,7 +13,8 @@ def put(board: ApprovalBoard, gateway_id: str, a: Approval) -> RowEntry:
     g = board.gateway(gateway_id) or board.add_gateway(gateway_id, gateway_id.upper())
     s = board.session(gateway_id, a.session_id) or board.add_session(g, a.session_id, "")
     b = board.batch(gateway_id, a.session_id, a.batch_id) or board.add_batch(s, a.batch_id)
-    return board.add_row(b, a)
+    hold(board.store, gateway_id, a)
+    return board.add_row(b, a.key)
 
 
 def shape(board: ApprovalBoard) -> list[tuple[str, str, str, list[str]]]:
@@ -25,7 +27,7 @@ def shape(board: ApprovalBoard) -> list[tuple[str, str, str, list[str]]]:
 
 
 def test_groups_by_gateway_session_batch_in_first_seen_order() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     put(board, "g1", approval("a", session="s1", batch="b1"))
     put(board, "g2", approval("b", session="s9", batch="b9"))
     put(board, "g1", approval("c", session="s2", batch="b2"))
@@ -41,7 +43,7 @@ def test_groups_by_gateway_session_batch_in_first_seen_order() -> None:
 
 
 def test_late_arrival_appends_and_keeps_every_earlier_row_in_relative_order() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     for key, batch in [("a", "b1"), ("b", "b2"), ("c", "b2")]:
         put(board, "g", approval(key, batch=batch))
     before = [r.approval.key for r in board.rows()]
@@ -52,7 +54,7 @@ def test_late_arrival_appends_and_keeps_every_earlier_row_in_relative_order() ->
 
 
 def test_arrival_order_uses_position_then_first_seen() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     second = put(board, "g", approval("second", position=1))
     first = put(board, "g", approval("first", position=0))
     batch = board.find_batch("g", "b1")
@@ -62,29 +64,29 @@ def test_arrival_order_uses_position_then_first_seen() -> None:
 
 
 def test_neighbour_clamps_and_starts_at_an_end_without_selection() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     rows = [put(board, "g", approval(k, position=i)) for i, k in enumerate("abc")]
     assert board.neighbour(None, 1) is rows[0]
     assert board.neighbour(None, -1) is rows[2]
     assert board.neighbour(("g", "a"), 1) is rows[1]
     assert board.neighbour(("g", "c"), 1) is rows[2]
     assert board.neighbour(("g", "a"), -1) is rows[0]
-    assert ApprovalBoard().neighbour(None, 1) is None
+    assert ApprovalBoard(AppState()).neighbour(None, 1) is None
 
 
 def test_next_open_skips_resolved_and_answered_rows_and_wraps() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     a, b, c, d = (put(board, "g", approval(k, position=i)) for i, k in enumerate("abcd"))
-    b.approval = resolved(b.approval, OutcomeKind.DENIED)
+    update(b, resolved(b.approval, OutcomeKind.DENIED))
     c.awaiting_core = True
     assert board.next_open(("g", "a")) is d
     assert board.next_open(("g", "d")) is a  # wraps to the top
-    a.approval = resolved(a.approval, OutcomeKind.EXPIRED)
+    update(a, resolved(a.approval, OutcomeKind.EXPIRED))
     assert board.next_open(("g", "d")) is None  # only itself is left
 
 
 def test_remove_prunes_nothing_by_itself_and_forgets_the_subtree() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     row = put(board, "g", approval("a"))
     gateway = board.gateway("g")
     assert gateway is not None
@@ -95,14 +97,14 @@ def test_remove_prunes_nothing_by_itself_and_forgets_the_subtree() -> None:
 
 
 def test_grace_starts_when_the_last_row_resolves_and_stops_if_one_reopens() -> None:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     a = put(board, "g", approval("a"))
     b = put(board, "g", approval("b", position=1))
     batch = a.batch
-    a.approval = resolved(a.approval, OutcomeKind.APPROVED)
+    update(a, resolved(a.approval, OutcomeKind.APPROVED))
     board.note_resolution(batch, 10.0)
     assert batch.resolved_at is None  # b still waits
-    b.approval = resolved(b.approval, OutcomeKind.WITHDRAWN, reason="cancelled")
+    update(b, resolved(b.approval, OutcomeKind.WITHDRAWN, reason="cancelled"))
     board.note_resolution(batch, 12.0)
     board.note_resolution(batch, 13.0)  # a later update does not restart the grace
     assert batch.resolved_at == 12.0

@@ -5,14 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.model.app_state import AppState
 from desktop.model.approvals import rules
 from desktop.model.approvals.layout import ApprovalBoard, BatchGroup
-from tests.model.approvals.factory import approval, resolved, sending
+from tests.model.approvals.factory import approval, resolved, sending, update
 from tests.model.approvals.test_layout import put
 
 
 def batch_of(*approvals: object) -> BatchGroup:
-    board = ApprovalBoard()
+    board = ApprovalBoard(AppState())
     rows = [put(board, "g", a) for a in approvals]  # type: ignore[arg-type]
     return rows[0].batch
 
@@ -26,9 +27,9 @@ def test_can_decide_only_waiting_answerable_offered_and_not_already_sent() -> No
     assert not rules.can_decide(row, Choice.ONCE)
     row.awaiting_core = False
     for phase in (ApprovalPhase.SENDING, ApprovalPhase.RESOLVED):
-        row.approval = replace(row.approval, phase=phase)
+        update(row, replace(row.approval, phase=phase))
         assert not rules.can_decide(row, Choice.DENY)
-    row.approval = replace(row.approval, phase=ApprovalPhase.WAITING, answerable=False)
+    update(row, replace(row.approval, phase=ApprovalPhase.WAITING, answerable=False))
     assert not rules.can_decide(row, Choice.ONCE)
 
 
@@ -82,10 +83,10 @@ def test_intent_answers_covered_rows_as_they_become_answerable() -> None:
     assert [r.approval.key for r in intent.due(batch)] == ["a"]
     intent.sent.add("a")
     a, b, _c = batch.rows
-    a.approval = sending(a.approval)
+    update(a, sending(a.approval))
     assert intent.due(batch) == []
-    a.approval = resolved(a.approval, OutcomeKind.APPROVED, Choice.ONCE)
-    b.approval = replace(b.approval, answerable=True)
+    update(a, resolved(a.approval, OutcomeKind.APPROVED, Choice.ONCE))
+    update(b, replace(b.approval, answerable=True))
     assert intent.still_valid(batch)
     assert intent.due(batch) == [b]
 
@@ -93,22 +94,22 @@ def test_intent_answers_covered_rows_as_they_become_answerable() -> None:
 def test_intent_never_covers_late_rows_and_stops_on_anything_unexpected() -> None:
     batch = batch_of(approval("a"), approval("b", position=1, answerable=False))
     intent = rules.BatchIntent.for_batch(batch, Choice.ONCE)
-    board_row = put(ApprovalBoard(), "g", approval("late", position=2))
+    board_row = put(ApprovalBoard(AppState()), "g", approval("late", position=2))
     batch.rows.append(board_row)
     assert "late" not in {r.approval.key for r in intent.due(batch)}
     a = batch.rows[0]
-    a.approval = resolved(a.approval, OutcomeKind.WITHDRAWN, reason="interrupted")
+    update(a, resolved(a.approval, OutcomeKind.WITHDRAWN, reason="interrupted"))
     assert not intent.still_valid(batch)
     fresh = batch_of(approval("a"), approval("b", position=1))
     stale_intent = rules.BatchIntent.for_batch(fresh, Choice.DENY)
-    fresh.rows[1].approval = replace(fresh.rows[1].approval, phase=ApprovalPhase.STALE)
+    update(fresh.rows[1], replace(fresh.rows[1].approval, phase=ApprovalPhase.STALE))
     assert not stale_intent.still_valid(fresh)
 
 
 def test_intent_ends_when_every_covered_row_is_resolved() -> None:
     batch = batch_of(approval("a"))
     intent = rules.BatchIntent.for_batch(batch, Choice.DENY)
-    batch.rows[0].approval = resolved(batch.rows[0].approval, OutcomeKind.DENIED, Choice.DENY)
+    update(batch.rows[0], resolved(batch.rows[0].approval, OutcomeKind.DENIED, Choice.DENY))
     assert not intent.still_valid(batch)
 
 
@@ -117,15 +118,29 @@ def test_counts_down_only_while_open_with_an_expiry() -> None:
     a, b = batch.rows
     assert rules.counts_down(a)
     assert not rules.counts_down(b)
-    a.approval = sending(a.approval)
+    update(a, sending(a.approval))
     assert not rules.counts_down(a)
 
 
 def test_core_state_replaces_the_dialogs_expectations() -> None:
     row = batch_of(approval("a", phase=ApprovalPhase.STALE)).rows[0]
-    row.reconfirming, row.awaiting_core, row.notice = True, True, "refused"
+    rules.refuse(row, "refused")  # given while STALE
+    row.reconfirming, row.awaiting_core = True, True
     assert rules.absorb_core_state(row, row.approval)  # same stale state: keep reconfirming
     assert (row.awaiting_core, row.reconfirming, row.notice) == (False, True, "refused")
     assert rules.absorb_core_state(row, approval("a"))  # WAITING now
     assert (row.reconfirming, row.notice) == (False, "")
     assert not rules.absorb_core_state(row, approval("a"))
+
+
+def test_a_refusal_names_itself_and_lasts_while_the_row_keeps_its_phase() -> None:
+    row = batch_of(approval("a")).rows[0]
+    row.awaiting_core = True
+    rules.refuse(row, "")
+    assert (row.awaiting_core, row.notice) == (False, "the gateway core refused it")
+    update(row, replace(row.approval, answerable=False))  # still WAITING
+    assert not rules.absorb_core_state(row, row.approval)
+    assert row.notice == "the gateway core refused it"
+    update(row, sending(row.approval))
+    assert rules.absorb_core_state(row, row.approval)
+    assert (row.notice, row.notice_phase) == ("", None)

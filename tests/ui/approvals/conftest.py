@@ -8,6 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import SessionState
+from desktop.model.app_state import AppState
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import FakeClock
 from tests.ui.approvals.factory import Recorder
@@ -38,6 +39,7 @@ def dialog(
 ) -> Iterator[ApprovalDialog]:
     """An ApprovalDialog on the fake clock with a 5 ms tick, its decisions recorded."""
     d = ApprovalDialog(
+        AppState(),
         clock=clock,
         grace_seconds=5.0,
         tick_ms=5,

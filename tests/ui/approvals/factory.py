@@ -1,4 +1,4 @@
-"""The approval dialog's test helpers that need the dialog: a decision recorder, a look."""
+"""The approval dialog's test helpers that need Qt: a recorder, a look, the store's feed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from typing import Any
 
 import pytest
 
-from desktop.ui.approvals import DecisionRequest
-from tests.model.approvals.factory import FakeClock
+from desktop.core.model import Approval
+from desktop.model.app_state import AppState
+from desktop.ui.approvals import ApprovalDialog, DecisionRequest
+from desktop.ui.approvals.tree_model import ApprovalTreeModel
+from tests.model.approvals.factory import FakeClock, hold
 
 # Shown windows on the offscreen platform make Qt warn that it cannot propagate size hints or
 # raise a window: limits of that platform, not of the dialog. Modules that show it say so.
@@ -38,3 +41,28 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
     """
     dialog.list_view.settle()
     clock.advance(seconds)
+
+
+def upsert(
+    view: ApprovalDialog | ApprovalTreeModel,
+    gateway_id: str,
+    gateway_name: str,
+    a: Approval,
+    session_title: str = "",
+) -> Any:
+    """What the app does with a core event: the store keeps the value, then the view hears."""
+    board = view.board if isinstance(view, ApprovalTreeModel) else view.model.board
+    hold(board.store, gateway_id, a, gateway_name)
+    return view.upsert(gateway_id, gateway_name, a, session_title)
+
+
+def store_of(dialog: ApprovalDialog) -> AppState:
+    """The store the dialog reads its rows from (a real ``AppState`` in every test)."""
+    store = dialog.model.board.store
+    assert isinstance(store, AppState)
+    return store
+
+
+def dialog_on_store(**options: Any) -> ApprovalDialog:
+    """An ApprovalDialog reading its rows from a store of its own (screenshots, probes)."""
+    return ApprovalDialog(AppState(), **options)

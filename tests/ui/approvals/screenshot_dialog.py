@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
+from tests.ui.approvals.factory import dialog_on_store, upsert
 
 CLOCK = FakeClock(5000.0)
 
@@ -52,7 +53,7 @@ def fill(dialog: ApprovalDialog) -> None:
             pattern_keys=(pattern,),
             expires_at=now + 287 - 4 * position,
         )
-        dialog.upsert("work", "Workstation", a, ci)
+        upsert(dialog, "work", "Workstation", a, ci)
     stale = approval(
         "auth-1",
         session="c0ffee42",
@@ -67,7 +68,7 @@ def fill(dialog: ApprovalDialog) -> None:
         blocked_reason="the connection dropped; the gateway may have timed this out",
         expires_at=now + 41,
     )
-    dialog.upsert("work", "Workstation", stale, "Refactor the auth module")
+    upsert(dialog, "work", "Workstation", stale, "Refactor the auth module")
     hostile_title = "<b>Quarterly</b> <img src=x> report \u202eexe.pdf"
     head = approval(
         "old-1",
@@ -96,8 +97,8 @@ def fill(dialog: ApprovalDialog) -> None:
         expires_at=now + 58,
     )
     gateway = "Old laptop <b>0.19.0</b>\u200b"
-    dialog.upsert("laptop", gateway, head, hostile_title)
-    dialog.upsert("laptop", gateway, hostile, hostile_title)
+    upsert(dialog, "laptop", gateway, head, hostile_title)
+    upsert(dialog, "laptop", gateway, hostile, hostile_title)
 
 
 def fill_states(dialog: ApprovalDialog) -> None:
@@ -132,14 +133,14 @@ def fill_states(dialog: ApprovalDialog) -> None:
             expires_at=now + 100,
             reask_of="st-0" if reask else "",
         )
-        dialog.upsert("work", "Workstation", state(a), "Every state")
+        upsert(dialog, "work", "Workstation", state(a), "Every state")
 
 
 def measure_megabyte(app: QApplication, command: str) -> float:
     """Seconds for upsert + show + first paint of one 1 MB command."""
-    dialog = ApprovalDialog(clock=CLOCK)
+    dialog = dialog_on_store(clock=CLOCK)
     started = time.perf_counter()
-    dialog.upsert("big", "Big", approval("big", command=command, expires_at=CLOCK.now + 60), "")
+    upsert(dialog, "big", "Big", approval("big", command=command, expires_at=CLOCK.now + 60), "")
     dialog.present(activate=False)
     card = dialog.card("big", "big")
     assert card is not None
@@ -171,7 +172,7 @@ def main(out: Path) -> None:
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     out.mkdir(parents=True, exist_ok=True)
-    dialog = ApprovalDialog(clock=CLOCK)
+    dialog = dialog_on_store(clock=CLOCK)
     dialog.resize(860, 1100)
     fill(dialog)
     dialog.present(activate=True)
@@ -181,7 +182,7 @@ def main(out: Path) -> None:
     grab(app, dialog, out / "dialog-hostile.png")
     dialog.close()
     dialog.deleteLater()
-    states = ApprovalDialog(clock=CLOCK)
+    states = dialog_on_store(clock=CLOCK)
     states.resize(860, 900)
     fill_states(states)
     states.present(activate=True)

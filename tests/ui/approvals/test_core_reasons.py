@@ -19,14 +19,14 @@ from desktop.core.model import Approval, Choice, Dialect
 from desktop.ui.approvals import SURFACE_BUTTON, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
 
 def show(dialog: ApprovalDialog, qtbot: QtBot, rows: list[Approval]) -> None:
     for row in rows:
-        dialog.upsert("g", "G", row, "")
+        upsert(dialog, "g", "G", row, "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
 

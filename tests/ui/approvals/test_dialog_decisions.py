@@ -18,7 +18,7 @@ from desktop.ui.approvals import (
 )
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -51,7 +51,7 @@ def click(qtbot: QtBot, widget: QPushButton) -> None:
 def test_a_click_emits_one_request_and_disables_the_row_until_the_core_answers(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("a"), "")
     with qtbot.waitSignal(shown.decision_requested) as emitted:
         click(qtbot, button(shown, "a", Choice.ONCE))
     assert emitted.args == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_BUTTON, False)]
@@ -61,16 +61,16 @@ def test_a_click_emits_one_request_and_disables_the_row_until_the_core_answers(
     assert card is not None
     assert card.state.text() == "Waiting for you"  # "Sending…" only when the core says so
     assert not any(b.isEnabled() for b in card.buttons.values())
-    shown.upsert("g", "G", sending(approval("a")), "")
+    upsert(shown, "g", "G", sending(approval("a")), "")
     assert card.state.text() == "Sending…"
 
 
 def test_buttons_come_back_when_the_core_says_waiting_again(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("a"), "")
     click(qtbot, button(shown, "a", Choice.DENY))
-    shown.upsert("g", "G", approval("a"), "")  # refused: the core re-publishes WAITING
+    upsert(shown, "g", "G", approval("a"), "")  # refused: the core re-publishes WAITING
     assert button(shown, "a", Choice.DENY).isEnabled()
     click(qtbot, button(shown, "a", Choice.DENY))
     assert decisions.keys == ["a", "a"]
@@ -79,7 +79,7 @@ def test_buttons_come_back_when_the_core_says_waiting_again(
 def test_decision_refused_re_enables_and_says_why(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("a"), "")
     click(qtbot, button(shown, "a", Choice.ONCE))
     shown.decision_refused("g", "a", "inside the <b>safety</b> margin")
     card = shown.card("g", "a")
@@ -98,15 +98,15 @@ def batch_of_three(dialog: ApprovalDialog, *, fifo: bool) -> None:
         a = approval(key, position=position, answerable=not blocked, command=f"make {key}")
         if blocked:
             a = replace(a, blocked_reason="Hermes 0.19 answers oldest first")
-        dialog.upsert("g", "G", a, "")
+        upsert(dialog, "g", "G", a, "")
 
 
 def test_approve_all_answers_every_waiting_row_once_in_arrival_order(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
     batch_of_three(shown, fifo=False)
-    shown.upsert("g", "G", approval("done", position=3, phase=ApprovalPhase.RESOLVED), "")
-    shown.upsert("g", "G", approval("stale", position=4, phase=ApprovalPhase.STALE), "")
+    upsert(shown, "g", "G", approval("done", position=3, phase=ApprovalPhase.RESOLVED), "")
+    upsert(shown, "g", "G", approval("stale", position=4, phase=ApprovalPhase.STALE), "")
     look(shown, clock)
     click(qtbot, batch_card(shown, "first").approve_all)
     assert decisions.requests == [
@@ -118,8 +118,8 @@ def test_approve_all_answers_every_waiting_row_once_in_arrival_order(
 def test_deny_all_in_arrival_order(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("later", position=1), "")
-    shown.upsert("g", "G", approval("earlier", position=0), "")  # arrived second, queued first
+    upsert(shown, "g", "G", approval("later", position=1), "")
+    upsert(shown, "g", "G", approval("earlier", position=0), "")  # arrived second, queued first
     click(qtbot, batch_card(shown, "later").deny_all)
     assert [(r.key, r.choice) for r in decisions.requests] == [
         ("earlier", Choice.DENY),
@@ -144,7 +144,7 @@ class FifoCore:
 
     def publish(self, old: Approval, new: Approval) -> None:
         self.rows[self.rows.index(old)] = new
-        self.dialog.upsert("g", "G", new, "")
+        upsert(self.dialog, "g", "G", new, "")
 
 
 def test_approve_all_on_0_19_follows_through_in_fifo_order(
@@ -161,7 +161,7 @@ def test_approve_all_on_0_19_follows_through_in_fifo_order(
     assert decisions.keys == ["first", "second", "third"]
     assert all(r.approval.outcome is not None for r in board.rows())
     late = approval("late", position=3)
-    shown.upsert("g", "G", late, "")  # arrived after the click: never answered for the person
+    upsert(shown, "g", "G", late, "")  # arrived after the click: never answered for the person
     assert decisions.keys == ["first", "second", "third"]
 
 
@@ -171,8 +171,8 @@ def test_follow_through_stops_when_a_covered_row_ends_unexpectedly(
     batch_of_three(shown, fifo=True)
     click(qtbot, batch_card(shown, "first").deny_all)
     assert decisions.keys == ["first"]
-    shown.upsert("g", "G", resolved(approval("first"), OutcomeKind.WITHDRAWN, reason="x"), "")
-    shown.upsert("g", "G", approval("second", position=1), "")  # now the head, answerable
+    upsert(shown, "g", "G", resolved(approval("first"), OutcomeKind.WITHDRAWN, reason="x"), "")
+    upsert(shown, "g", "G", approval("second", position=1), "")  # now the head, answerable
     assert decisions.keys == ["first"]
 
 
@@ -180,7 +180,7 @@ def test_always_asks_first_naming_the_pattern_class_then_sends(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
     keys = ("recursive_delete", "<b>rm</b>\u202e")
-    shown.upsert("g", "G", approval("a", pattern_keys=keys), "")
+    upsert(shown, "g", "G", approval("a", pattern_keys=keys), "")
     click(qtbot, button(shown, "a", Choice.ALWAYS))
     box = shown.confirmation_box
     assert box is not None
@@ -200,7 +200,7 @@ def test_always_asks_first_naming_the_pattern_class_then_sends(
 def test_always_cancelled_sends_nothing(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("a"), "")
     click(qtbot, button(shown, "a", Choice.ALWAYS))
     box = shown.confirmation_box
     assert box is not None
@@ -213,10 +213,10 @@ def test_always_cancelled_sends_nothing(
 def test_always_question_closes_if_the_row_ends_meanwhile(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("a"), "")
     click(qtbot, button(shown, "a", Choice.ALWAYS))
     assert shown.confirmation_box is not None
-    shown.upsert("g", "G", resolved(approval("a"), OutcomeKind.EXPIRED), "")
+    upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.EXPIRED), "")
     assert shown.confirmation_box is None
     assert decisions.requests == []
 
@@ -225,7 +225,7 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
     stale = approval("a", phase=ApprovalPhase.STALE, blocked_reason="reconnected")
-    shown.upsert("g", "G", stale, "")
+    upsert(shown, "g", "G", stale, "")
     card = shown.card("g", "a")
     assert card is not None
     assert card.state.text() == "Stale — reconnected"
@@ -241,8 +241,8 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
 def test_stale_rows_are_left_out_of_batch_actions(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
-    shown.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE, command="make a"), "")
-    shown.upsert("g", "G", approval("b", position=1, command="make b"), "")
+    upsert(shown, "g", "G", approval("a", phase=ApprovalPhase.STALE, command="make a"), "")
+    upsert(shown, "g", "G", approval("b", position=1, command="make b"), "")
     look(shown, clock)
     click(qtbot, batch_card(shown, "a").approve_all)
     assert decisions.requests == [DecisionRequest("g", "b", Choice.ONCE, SURFACE_BATCH)]

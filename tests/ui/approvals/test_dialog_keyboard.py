@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
 from tests.model.approvals.factory import FakeClock, approval
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -41,7 +41,7 @@ def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[Appr
     The dwell (a row must be on screen and selected for a moment) is tested on its own, in
     ``test_dialog_seen``.
     """
-    d = ApprovalDialog(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     yield d
@@ -54,9 +54,9 @@ def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[Appr
 @pytest.fixture
 def three(dialog: ApprovalDialog, qtbot: QtBot) -> QWidget:
     """Three waiting rows in two batches; returns the widget that has the keyboard focus."""
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1), "")
-    dialog.upsert("g", "G", approval("c", batch="b2"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("c", batch="b2"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     return dialog.list_view
@@ -158,7 +158,7 @@ def test_another_key_while_the_first_is_held_does_not_decide(
 def test_a_key_on_a_row_that_cannot_be_answered_does_nothing_and_does_not_lock(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a", answerable=False, blocked_reason="oldest first"), "")
+    upsert(dialog, "g", "G", approval("a", answerable=False, blocked_reason="oldest first"), "")
     assert selected(dialog) == "a"  # still waiting, so the selection stays
     press(three, K.Key_A)
     assert decisions.requests == []
@@ -205,7 +205,7 @@ def test_keys_typed_into_the_always_question_never_answer_rows(
 def test_stale_row_ignores_keys_until_reconfirmed(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a", phase=ApprovalPhase.STALE), "")
+    upsert(dialog, "g", "G", approval("a", phase=ApprovalPhase.STALE), "")
     tap(three, K.Key_A)
     assert decisions.requests == []
     card = dialog.card("g", "a")
@@ -216,7 +216,7 @@ def test_stale_row_ignores_keys_until_reconfirmed(
 
 
 def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QWidget) -> None:
-    dialog.upsert("g", "G", approval("a", command="\n".join(f"line {i}" for i in range(200))), "")
+    upsert(dialog, "g", "G", approval("a", command="\n".join(f"line {i}" for i in range(200))), "")
     card = dialog.card("g", "a")
     assert card is not None
     bar = card.command.verticalScrollBar()

@@ -14,7 +14,7 @@ from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -39,7 +39,7 @@ def test_waiting_row_shows_command_description_patterns_and_its_own_choices(
         pattern_keys=("recursive_delete", "rm_force"),
         choices=(Choice.ONCE, Choice.DENY),
     )
-    dialog.upsert("g", "Laptop", a, "Fix CI")
+    upsert(dialog, "g", "Laptop", a, "Fix CI")
     card = shown_card(dialog, "a")
     assert card.command.shown_text() == "rm -rf build/"
     assert card.state.text() == "Waiting for you"
@@ -53,7 +53,7 @@ def test_waiting_row_shows_command_description_patterns_and_its_own_choices(
 
 def test_choice_buttons_follow_the_servers_order(dialog: ApprovalDialog) -> None:
     canonical = (Choice.ONCE, Choice.DENY, Choice.SESSION, Choice.ALWAYS)  # dialect C's order
-    dialog.upsert("g", "G", approval("a", choices=canonical), "")
+    upsert(dialog, "g", "G", approval("a", choices=canonical), "")
     assert list(shown_card(dialog, "a").buttons) == list(canonical)
 
 
@@ -86,8 +86,8 @@ def test_choice_buttons_follow_the_servers_order(dialog: ApprovalDialog) -> None
 def test_every_later_state_is_shown(
     dialog: ApprovalDialog, value: object, state: str, buttons_shown: bool, greyed: bool
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", value, "")  # type: ignore[arg-type]
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", value, "")  # type: ignore[arg-type]
     card = shown_card(dialog, "a")
     assert card.state.text() == state
     assert all(not b.isEnabled() for b in card.buttons.values())
@@ -97,9 +97,9 @@ def test_every_later_state_is_shown(
 
 
 def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     blocked = approval("b", position=1, answerable=False, blocked_reason="answer command 1 first")
-    dialog.upsert("g", "G", blocked, "")
+    upsert(dialog, "g", "G", blocked, "")
     card = shown_card(dialog, "b")
     assert card.state.text() == "Waiting — answer command 1 first"
     assert visible_choices(card) == dict.fromkeys(blocked.choices, False)
@@ -112,8 +112,8 @@ def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog)
 
 def test_notes_for_smart_deny_and_reask(dialog: ApprovalDialog) -> None:
     smart = approval("a", smart_denied=True, choices=(Choice.ONCE, Choice.DENY))
-    dialog.upsert("g", "G", smart, "")
-    dialog.upsert("g", "G", approval("b", position=1, reask_of="a"), "")
+    upsert(dialog, "g", "G", smart, "")
+    upsert(dialog, "g", "G", approval("b", position=1, reask_of="a"), "")
     assert "safety check denied" in shown_card(dialog, "a").notes.text()
     assert shown_card(dialog, "b").notes.text().startswith("Asked again")
 
@@ -124,7 +124,7 @@ LITERAL = "<b>x</b> <img src=x> <a href='https://evil.example'>go</a> ⟨U+202E�
 def test_hostile_strings_render_literally_everywhere(dialog: ApprovalDialog) -> None:
     # a pattern key that differs from the description: equal ones are said once (texts.flag_lines)
     a = approval("a", command=HOSTILE, description=HOSTILE, pattern_keys=(HOSTILE, "x"))
-    dialog.upsert("g", HOSTILE, a, HOSTILE)
+    upsert(dialog, "g", HOSTILE, a, HOSTILE)
     card = shown_card(dialog, "a")
     gateway_title = dialog.findChild(QLabel, "gatewayTitle")
     session_title = dialog.findChild(QLabel, "sessionTitle")
@@ -155,7 +155,7 @@ def test_hostile_strings_render_literally_everywhere(dialog: ApprovalDialog) -> 
 
 def test_multi_line_command_keeps_its_lines(dialog: ApprovalDialog) -> None:
     command = "cat <<'EOF' > x.sh\necho hi\n\tindent\nEOF"
-    dialog.upsert("g", "G", approval("a", command=command), "")
+    upsert(dialog, "g", "G", approval("a", command=command), "")
     assert shown_card(dialog, "a").command.shown_text() == command
 
 
@@ -165,7 +165,7 @@ def test_one_megabyte_command_renders_whole_and_quickly(
     command = "echo " + "QUJD" * 262_143 + " | base64 -d | sh"  # one 1 MB token: the worst case
     assert len(command) > 1_000_000
     started = time.perf_counter()
-    dialog.upsert("g", "G", approval("a", command=command, expires_at=1060.0), "")
+    upsert(dialog, "g", "G", approval("a", command=command, expires_at=1060.0), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     card = shown_card(dialog, "a")
@@ -178,5 +178,5 @@ def test_one_megabyte_command_renders_whole_and_quickly(
     assert elapsed < 5.0, f"upsert + show of 1 MB took {elapsed:.2f} s"
     # An update of the same row does not lay the megabyte out again.
     started = time.perf_counter()
-    dialog.upsert("g", "G", replace(card.entry.approval, phase=ApprovalPhase.SENDING), "")
+    upsert(dialog, "g", "G", replace(card.entry.approval, phase=ApprovalPhase.SENDING), "")
     assert time.perf_counter() - started < 0.25

@@ -23,7 +23,7 @@ from desktop.model.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_scr
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 K = Qt.Key
@@ -54,12 +54,12 @@ def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
 def test_approve_all_leaves_a_row_that_arrived_just_before_the_press_waiting(
     shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a", command="make a"), "")
-    shown.upsert("g", "G", approval("b", position=1, command="make b"), "")
+    upsert(shown, "g", "G", approval("a", command="make a"), "")
+    upsert(shown, "g", "G", approval("b", position=1, command="make b"), "")
     look(shown, clock)
     for late_ms, key in ((0, "c"), (300, "d")):  # the two cases the outside attack used
         late = approval(key, position=ord(key) - ord("a"), command=f"make {key}")
-        shown.upsert("g", "G", late, "")
+        upsert(shown, "g", "G", late, "")
         shown.list_view.settle()
         clock.advance(late_ms / 1000)
     qtbot.mouseClick(batch_card(shown, "a").approve_all, Qt.MouseButton.LeftButton)
@@ -76,7 +76,7 @@ def test_approve_all_never_covers_a_row_scrolled_out_of_sight(
 ) -> None:
     dialog.resize(700, 420)
     for i in range(12):
-        dialog.upsert("g", "G", approval(f"r{i}", position=i, command=f"make r{i}"), "")
+        upsert(dialog, "g", "G", approval(f"r{i}", position=i, command=f"make r{i}"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     look(dialog, clock, BATCH_DWELL_S + 0.1)
@@ -98,8 +98,8 @@ def test_a_card_counts_as_on_screen_only_with_its_head_inside_the_viewport() -> 
 def test_deny_all_covers_every_waiting_row_at_once(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
-    shown.upsert("g", "G", approval("b", position=1), "")  # no time passes: a deny is safe
+    upsert(shown, "g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("b", position=1), "")  # no time passes: a deny is safe
     qtbot.mouseClick(batch_card(shown, "a").deny_all, Qt.MouseButton.LeftButton)
     assert [(r.key, r.choice) for r in decisions.requests] == [
         ("a", Choice.DENY),
@@ -110,8 +110,8 @@ def test_deny_all_covers_every_waiting_row_at_once(
 def test_deny_and_stop_denies_every_waiting_row_then_asks_to_interrupt_the_session(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
-    shown.upsert("g", "G", approval("b", position=1), "")
+    upsert(shown, "g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("b", position=1), "")
     card = batch_card(shown, "a")
     assert card.deny_and_stop.isVisible()
     with qtbot.waitSignal(shown.stop_requested) as stop:
@@ -142,8 +142,8 @@ def judge(command: str) -> Assessment:
 def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
     shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("ls", command="ls -la"), "")
-    shown.upsert("g", "G", approval("rm", position=1, command="rm -rf build/"), "")
+    upsert(shown, "g", "G", approval("ls", command="ls -la"), "")
+    upsert(shown, "g", "G", approval("rm", position=1, command="rm -rf build/"), "")
     look(shown, clock)
     qtbot.mouseClick(batch_card(shown, "ls").approve_all, Qt.MouseButton.LeftButton)
     assert decisions.keys == ["ls"]
@@ -153,13 +153,13 @@ def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
 def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(
     qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    dialog = ApprovalDialog(clock=clock, grace_seconds=5.0, tick_ms=5, assess=judge)
+    dialog = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, assess=judge)
     qtbot.addWidget(dialog)
     dialog.decision_requested.connect(decisions)
     dialog.resize(760, 900)
-    dialog.upsert("g", "G", approval("ls", command="ls -la"), "")
-    dialog.upsert("g", "G", approval("drop", position=1, command="psql -c 'DROP SCHEMA x'"), "")
-    dialog.upsert("g", "G", approval("rm", position=2, command="rm -rf /srv/data"), "")
+    upsert(dialog, "g", "G", approval("ls", command="ls -la"), "")
+    upsert(dialog, "g", "G", approval("drop", position=1, command="psql -c 'DROP SCHEMA x'"), "")
+    upsert(dialog, "g", "G", approval("rm", position=2, command="rm -rf /srv/data"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     look(dialog, clock)
@@ -176,8 +176,8 @@ def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(
 def test_a_double_tap_40_ms_apart_answers_one_row_and_says_why_the_second_did_nothing(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     look(dialog, clock, KEY_DWELL_S)
@@ -200,17 +200,19 @@ def test_a_double_tap_40_ms_apart_answers_one_row_and_says_why_the_second_did_no
 def test_the_selection_moves_on_when_its_row_ends_elsewhere_even_while_the_person_works_here(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=True)
     qtbot.waitUntil(dialog.isActiveWindow)
-    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.APPROVED), "")  # answered in Hermes
+    upsert(
+        dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED), ""
+    )  # answered in Hermes
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "b"
     replaced = resolved(approval("b", position=1), OutcomeKind.WITHDRAWN, reason="replaced")
-    dialog.upsert("g", "G", replaced, "")
-    dialog.upsert("g", "G", approval("b2", position=2, command="rm -rf other/"), "")
+    upsert(dialog, "g", "G", replaced, "")
+    upsert(dialog, "g", "G", approval("b2", position=2, command="rm -rf other/"), "")
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "b2"
@@ -225,7 +227,7 @@ def test_the_selection_moves_on_when_its_row_ends_elsewhere_even_while_the_perso
 def test_a_key_on_a_row_that_offers_no_such_choice_says_so(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a", choices=(Choice.ONCE, Choice.DENY)), "")
+    upsert(dialog, "g", "G", approval("a", choices=(Choice.ONCE, Choice.DENY)), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     look(dialog, clock)
@@ -240,8 +242,8 @@ def test_a_key_on_a_row_that_offers_no_such_choice_says_so(
 def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
-    dialog.upsert("g", "G", approval("a", choices=()), "")  # the server offered only ["all"]
-    dialog.upsert("g", "G", approval("b", position=1, choices=(Choice.DENY,)), "")
+    upsert(dialog, "g", "G", approval("a", choices=()), "")  # the server offered only ["all"]
+    upsert(dialog, "g", "G", approval("b", position=1, choices=(Choice.DENY,)), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     card_a, card_b = dialog.card("g", "a"), dialog.card("g", "b")
@@ -263,8 +265,8 @@ def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes
 def test_an_expired_row_is_counted_as_expired_not_answered(
     shown: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    shown.upsert("g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
-    shown.upsert("g", "G", resolved(approval("b", position=1), OutcomeKind.EXPIRED), "")
+    upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
+    upsert(shown, "g", "G", resolved(approval("b", position=1), OutcomeKind.EXPIRED), "")
     batch = batch_card(shown, "a")
     assert batch.summary.text() == "2 commands · 1 approved, 1 expired"
     assert "answered" not in shown.windowTitle()
@@ -274,7 +276,7 @@ def test_an_expired_row_is_counted_as_expired_not_answered(
 def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
     shown: ApprovalDialog, qtbot: QtBot, sessions: dict[tuple[str, str], SessionState]
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "Build")
+    upsert(shown, "g", "G", approval("a"), "Build")
     assert shown.yolo_note.isHidden()
     on = SessionState("s1", title="Build", yolo=YoloState(True, YoloSource.SESSION))
     sessions[("g", "s1")] = on  # the store folds the change before the dialog hears of it
@@ -283,7 +285,7 @@ def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
     text = shown.yolo_note.text()
     assert "YOLO is on for “Build” (1 waiting)" in text
     assert "neither approves nor withdraws a command already asked" in text
-    shown.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "Build")
+    upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "Build")
     assert shown.yolo_note.isHidden()  # nothing of that session waits any more
 
 
@@ -292,7 +294,7 @@ def test_the_yolo_note_reads_the_store_whenever_the_rows_or_the_session_change(
 ) -> None:
     on = SessionState("s1", title="Build · app", yolo=YoloState(True, YoloSource.SESSION))
     sessions[("g", "s1")] = on  # YOLO was on before the dialog saw a row of that session
-    shown.upsert("g", "G", approval("a"), "Build · app")
+    upsert(shown, "g", "G", approval("a"), "Build · app")
     assert "YOLO is on for “Build · app” (1 waiting)" in shown.yolo_note.text()
     sessions[("g", "s1")] = SessionState("s1", title="Build · app")
     shown.session_changed("g", sessions[("g", "s1")])
@@ -305,8 +307,8 @@ def test_it_opens_on_the_first_waiting_row_with_its_heading_in_view(
     dialog.resize(700, 420)
     for i in range(8):
         done = resolved(approval(f"old{i}", batch="b0", position=i), OutcomeKind.DENIED)
-        dialog.upsert("g", "G", done, "")
-    dialog.upsert("g", "G", approval("wait", session="s2", batch="b1"), "Second")
+        upsert(dialog, "g", "G", done, "")
+    upsert(dialog, "g", "G", approval("wait", session="s2", batch="b1"), "Second")
     dialog.present(activate=True)
     qtbot.waitUntil(dialog.isActiveWindow)
     dialog.list_view.settle()
@@ -326,8 +328,8 @@ def test_it_opens_on_the_first_waiting_row_with_its_heading_in_view(
 def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
 ) -> None:
-    shown.upsert("g", "G", approval("a"), "")
-    shown.upsert("g", "G", approval("b", position=1), "")
+    upsert(shown, "g", "G", approval("a"), "")
+    upsert(shown, "g", "G", approval("b", position=1), "")
     shown.list_view.settle()
     first, second = shown.card("g", "a"), shown.card("g", "b")
     assert first is not None
@@ -338,7 +340,7 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     viewport = shown.list_view.viewport()
     before = second.buttons[Choice.DENY].mapTo(viewport, QPoint(0, 0))
     qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
-    shown.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED, Choice.DENY), "")
+    upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.DENIED, Choice.DENY), "")
     qtbot.waitUntil(lambda: first.buttons[Choice.DENY].isHidden())
     shown.list_view.settle()
     assert second.buttons[Choice.DENY].mapTo(viewport, QPoint(0, 0)) == before
@@ -352,7 +354,7 @@ def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     dialog.resize(700, 600)
     for s in range(20):
         for i in range(100):
-            dialog.upsert("g", "G", approval(f"s{s}r{i}", session=f"s{s}", position=i), "")
+            upsert(dialog, "g", "G", approval(f"s{s}r{i}", session=f"s{s}", position=i), "")
     assert dialog.pending_count() == 2000
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
@@ -377,8 +379,12 @@ def test_the_tree_model_passes_qtmodeltester_with_many_sessions(
     for s in range(5):
         for i in range(4):
             phase = ApprovalPhase.WAITING if i else ApprovalPhase.STALE
-            dialog.upsert(
-                "g", "G", approval(f"s{s}r{i}", session=f"s{s}", position=i, phase=phase), ""
+            upsert(
+                dialog,
+                "g",
+                "G",
+                approval(f"s{s}r{i}", session=f"s{s}", position=i, phase=phase),
+                "",
             )
     qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
 
@@ -389,11 +395,11 @@ def test_reopened_while_scrolled_past_it_the_row_comes_back_with_its_heading(
     dialog.resize(700, 420)
     for i in range(3):  # answered earlier in the same session: its heading cannot fit too
         done = resolved(approval(f"early{i}", batch="b0", position=i), OutcomeKind.DENIED)
-        dialog.upsert("g", "G", done, "")
-    dialog.upsert("g", "G", approval("wait", batch="b1"), "")
+        upsert(dialog, "g", "G", done, "")
+    upsert(dialog, "g", "G", approval("wait", batch="b1"), "")
     for i in range(8):
         done = resolved(approval(f"old{i}", batch="b2", position=i), OutcomeKind.DENIED)
-        dialog.upsert("g", "G", done, "")
+        upsert(dialog, "g", "G", done, "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
@@ -419,7 +425,7 @@ def test_it_opens_next_to_the_tray_icon_inside_the_screen(
     assert screen is not None
     area = screen.availableGeometry()
     icon = QRect(area.right() - 30, area.top(), 24, 24)  # a panel at the top right
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     dialog.present(activate=True, near=icon)
     qtbot.waitExposed(dialog)
     frame = dialog.frameGeometry()

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, store_of, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -26,7 +26,7 @@ class Spy:
 
 
 def test_arrivals_do_not_show_the_window(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     assert not dialog.isVisible()
 
 
@@ -36,11 +36,11 @@ def test_present_without_activation_never_raises_or_activates(
     raise_spy, activate_spy = Spy(), Spy()
     monkeypatch.setattr(dialog, "raise_", raise_spy)
     monkeypatch.setattr(dialog, "activateWindow", activate_spy)
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     assert dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-    dialog.upsert("g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=False)  # a second arrival while shown: still nothing
     assert (raise_spy.calls, activate_spy.calls) == (0, 0)
 
@@ -58,9 +58,9 @@ def test_present_with_activation_raises_and_focuses_the_list(
 
 
 def test_focus_batch_selects_its_first_waiting_row(dialog: ApprovalDialog, qtbot: QtBot) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", resolved(approval("x", batch="b2"), OutcomeKind.DENIED), "")
-    dialog.upsert("g", "G", approval("y", batch="b2", position=1), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", resolved(approval("x", batch="b2"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", approval("y", batch="b2", position=1), "")
     dialog.focus_batch("g", "b2")
     qtbot.waitExposed(dialog)
     row = dialog.selected_row()
@@ -72,7 +72,7 @@ def test_focus_batch_selects_its_first_waiting_row(dialog: ApprovalDialog, qtbot
 def test_focus_batch_of_a_gone_batch_still_opens_the_window(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     dialog.focus_batch("g", "no-such-batch")
     qtbot.waitExposed(dialog)
     row = dialog.selected_row()
@@ -84,11 +84,11 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
     dialog.resize(700, 420)
-    dialog.upsert("g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
     for i in range(3):
-        dialog.upsert("g", "G", approval(f"early{i}", batch="b1", position=i), "")
+        upsert(dialog, "g", "G", approval(f"early{i}", batch="b1", position=i), "")
     for i in range(4):
-        dialog.upsert("g", "G", approval(f"late{i}", batch="b2", position=i), "")
+        upsert(dialog, "g", "G", approval(f"late{i}", batch="b2", position=i), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     target = dialog.card("g", "late2")
@@ -104,7 +104,7 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     qtbot.waitUntil(lambda: bar.value() > 0 and 0 <= y() < viewport.height())
 
     before, bar_before = y(), bar.value()
-    dialog.upsert("g", "G", approval("early-late", batch="b1", position=3), "")  # above it
+    upsert(dialog, "g", "G", approval("early-late", batch="b1", position=3), "")  # above it
     assert y() == before
     qtbot.waitUntil(lambda: bar.value() > bar_before)  # laid out once, in the next turn:
     assert y() == before  # the content above grew out of sight instead
@@ -121,19 +121,21 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
 
 
 def test_pending_count_and_window_title(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1, phase=ApprovalPhase.STALE), "")
-    dialog.upsert("g", "G", approval("c", position=2, phase=ApprovalPhase.SENDING), "")
-    dialog.upsert("h", "H", resolved(approval("d"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1, phase=ApprovalPhase.STALE), "")
+    upsert(dialog, "g", "G", approval("c", position=2, phase=ApprovalPhase.SENDING), "")
+    upsert(dialog, "h", "H", resolved(approval("d"), OutcomeKind.DENIED), "")
     assert dialog.pending_count() == 2  # waiting + stale: both need the person
     assert "2 commands waiting" in dialog.windowTitle()
 
 
 def test_clear_gateway_removes_only_that_gateway(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("h", "H", approval("b"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
+    upsert(dialog, "h", "H", approval("b"), "")
     dialog.clear_gateway("g")
     dialog.clear_gateway("unknown")  # harmless
+    assert store_of(dialog).row("g", "done") is None  # released with its gateway
     assert dialog.card("g", "a") is None
     assert dialog.card("h", "b") is not None
     assert dialog.pending_count() == 1
@@ -143,8 +145,8 @@ def test_clear_gateway_removes_only_that_gateway(dialog: ApprovalDialog) -> None
 
 
 def test_titles_and_names_update_in_place(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "Old name", approval("a"), "")
-    dialog.upsert("g", "New name", replace(approval("a"), description="d"), "Titled later")
+    upsert(dialog, "g", "Old name", approval("a"), "")
+    upsert(dialog, "g", "New name", replace(approval("a"), description="d"), "Titled later")
     texts = [dialog.model.index(0, 0).data()]
     session = dialog.model.index(0, 0, dialog.model.index(0, 0))
     texts.append(session.data())
@@ -154,7 +156,7 @@ def test_titles_and_names_update_in_place(dialog: ApprovalDialog) -> None:
 def test_an_unattended_window_closes_itself_when_nothing_is_left(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     other = QWidget()
@@ -169,7 +171,7 @@ def test_an_unattended_window_closes_itself_when_nothing_is_left(
 def test_the_window_the_person_works_in_stays_open_and_says_so(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
     dialog.show()
     dialog.activateWindow()
     qtbot.waitUntil(dialog.isActiveWindow)
@@ -182,9 +184,9 @@ def test_the_window_the_person_works_in_stays_open_and_says_so(
 def test_selection_left_on_an_answered_row_follows_new_work_while_nobody_types_here(
     dialog: ApprovalDialog,
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", resolved(approval("a"), OutcomeKind.APPROVED), "")
-    dialog.upsert("g", "G", approval("new", batch="b2"), "")  # the dialog is not active
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED), "")
+    upsert(dialog, "g", "G", approval("new", batch="b2"), "")  # the dialog is not active
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "new"
@@ -192,19 +194,19 @@ def test_selection_left_on_an_answered_row_follows_new_work_while_nobody_types_h
 
 def test_cards_exist_only_while_the_dialog_is_shown(dialog: ApprovalDialog, qtbot: QtBot) -> None:
     for i in range(3):
-        dialog.upsert("g", "G", approval(f"r{i}", position=i), "")
+        upsert(dialog, "g", "G", approval(f"r{i}", position=i), "")
     assert dialog.list_view.findChildren(QWidget, "rowCard") == []  # hidden: the model only
     assert dialog.pending_count() == 3
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     assert len(dialog.list_view.row_cards()) == 3
-    dialog.upsert("g", "G", approval("r3", position=3), "")  # while shown: one more card
+    upsert(dialog, "g", "G", approval("r3", position=3), "")  # while shown: one more card
     card = dialog.card("g", "r3")
     assert card is not None
     qtbot.waitUntil(card.isVisible)
     dialog.hide()
     assert dialog.list_view.row_cards() == []  # dropped with the window
-    dialog.upsert("g", "G", approval("r4", position=4), "")
+    upsert(dialog, "g", "G", approval("r4", position=4), "")
     assert dialog.pending_count() == 5
     dialog.present(activate=False)
     keys = [c.entry.approval.key for c in dialog.list_view.row_cards()]
@@ -212,8 +214,8 @@ def test_cards_exist_only_while_the_dialog_is_shown(dialog: ApprovalDialog, qtbo
 
 
 def test_clicking_a_command_selects_its_row(dialog: ApprovalDialog, qtbot: QtBot) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=True)
     qtbot.waitUntil(dialog.isActiveWindow)
     card = dialog.card("g", "b")
@@ -226,8 +228,8 @@ def test_clicking_a_command_selects_its_row(dialog: ApprovalDialog, qtbot: QtBot
 def test_clicking_a_label_selects_its_row_even_before_the_window_is_active(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
-    dialog.upsert("g", "G", approval("b", position=1), "")
+    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     card = dialog.card("g", "b")

@@ -22,7 +22,7 @@ from desktop.risk import RiskLevel
 from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.model.approvals.factory import approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -37,7 +37,7 @@ def test_a_high_risk_command_has_a_badge_a_summary_and_marked_parts(
     dialog: ApprovalDialog,
 ) -> None:
     command = "cd /srv/www && rm -rf a b c && chmod 777 /srv/www"
-    dialog.upsert("g", "G", approval("a", command=command), "Deploy")
+    upsert(dialog, "g", "G", approval("a", command=command), "Deploy")
     card = card_of(dialog, "a")
     assert card.badge.text() == "High risk"
     assert card.badge.property("level") == "high"
@@ -47,7 +47,7 @@ def test_a_high_risk_command_has_a_badge_a_summary_and_marked_parts(
 
 
 def test_a_plain_command_is_low_risk_and_unmarked(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a", command="ls -la"), "")
+    upsert(dialog, "g", "G", approval("a", command="ls -la"), "")
     card = card_of(dialog, "a")
     assert card.badge.text() == "Low risk"
     assert card.command.marked_texts() == []
@@ -56,25 +56,25 @@ def test_a_plain_command_is_low_risk_and_unmarked(dialog: ApprovalDialog) -> Non
 
 def test_marks_follow_the_revealed_text(dialog: ApprovalDialog) -> None:
     command = "echo \u202eok; rm -rf /x"
-    dialog.upsert("g", "G", approval("a", command=command), "")
+    upsert(dialog, "g", "G", approval("a", command=command), "")
     card = card_of(dialog, "a")
     assert card.command.shown_text() == "echo ⟨U+202E⟩ok; rm -rf /x"
     assert sorted(card.command.marked_texts()) == ["rm -rf /x", "⟨U+202E⟩"]
 
 
 def test_marks_count_utf16_units_after_wide_characters(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a", command="echo 🙂🙂 && rm -rf /x"), "")
+    upsert(dialog, "g", "G", approval("a", command="echo 🙂🙂 && rm -rf /x"), "")
     assert card_of(dialog, "a").command.marked_texts() == ["rm -rf /x"]
 
 
 def test_a_summary_with_a_hidden_character_is_revealed_once(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a", command="rm -rf '/srv/a\u202eb'"), "")
+    upsert(dialog, "g", "G", approval("a", command="rm -rf '/srv/a\u202eb'"), "")
     summary = card_of(dialog, "a").risk_summary.text()
     assert summary == "deletes /srv/a⟨U+202E⟩b and everything in it (and 1 more)"
 
 
 def test_an_unreadable_command_says_so(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a", command='echo "never closed'), "")
+    upsert(dialog, "g", "G", approval("a", command='echo "never closed'), "")
     card = card_of(dialog, "a")
     assert card.badge.text() == "High risk"
     assert "could not be read" in card.risk_summary.text()
@@ -83,7 +83,7 @@ def test_an_unreadable_command_says_so(dialog: ApprovalDialog) -> None:
 def test_folder_tool_and_agent_message_in_quiet_lines(dialog: ApprovalDialog, qtbot: QtBot) -> None:
     words = "I will clean the build output first, because the last run left stale files. " * 5
     context = CallContext(cwd="/home/ana/src/ux019", tool="terminal", agent_message=words)
-    dialog.upsert("g", "G", approval("a", context=context), "Fix CI")
+    upsert(dialog, "g", "G", approval("a", context=context), "Fix CI")
     card = card_of(dialog, "a")
     assert card.context.text() == "in ~/src/ux019 · tool: terminal"
     short = card.agent.text()
@@ -102,7 +102,7 @@ def test_folder_tool_and_agent_message_in_quiet_lines(dialog: ApprovalDialog, qt
 
 
 def test_no_context_no_lines(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     card = card_of(dialog, "a")
     assert card.context.isHidden()
     assert card.agent.isHidden()
@@ -113,7 +113,7 @@ def test_no_context_no_lines(dialog: ApprovalDialog) -> None:
 
 def test_the_same_words_twice_are_said_once(dialog: ApprovalDialog) -> None:
     a = approval("a", description="delete in root path", pattern_keys=("delete in root path",))
-    dialog.upsert("g", "G", a, "")
+    upsert(dialog, "g", "G", a, "")
     card = card_of(dialog, "a")
     assert card.description.text() == "Hermes flagged: delete in root path"
     assert card.patterns.isHidden()
@@ -138,7 +138,7 @@ def test_the_outcome_after_the_answer(
     dialog: ApprovalDialog, result: RunResult, line: str, output: str
 ) -> None:
     a = resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE)
-    dialog.upsert("g", "G", replace(a, result=result), "")
+    upsert(dialog, "g", "G", replace(a, result=result), "")
     card = card_of(dialog, "a")
     assert card.result.text() == line
     assert card.output.text() == output
@@ -147,7 +147,7 @@ def test_the_outcome_after_the_answer(
 
 def test_a_thrown_away_answer_does_not_read_approved(dialog: ApprovalDialog) -> None:
     a = resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE)
-    dialog.upsert("g", "G", replace(a, result=RunResult(RunKind.NOT_USED)), "")
+    upsert(dialog, "g", "G", replace(a, result=RunResult(RunKind.NOT_USED)), "")
     card = card_of(dialog, "a")
     assert card.state.text() == "Not used — Hermes asked again (see the row below)"
     assert card.state.property("tone") == "ended"
@@ -194,14 +194,14 @@ def test_long_output_shows_its_first_lines() -> None:
 def test_a_reask_says_truthfully_why(
     dialog: ApprovalDialog, because: AskedBecause, note: str
 ) -> None:
-    dialog.upsert("g", "G", approval("b", position=1, asked_because=because, reask_of="k"), "")
+    upsert(dialog, "g", "G", approval("b", position=1, asked_because=because, reask_of="k"), "")
     card = card_of(dialog, "b")
     assert card.notes.text() == note
     assert card.number.text() == "Command 2 · asked again"
 
 
 def test_a_first_ask_has_no_reask_note(dialog: ApprovalDialog) -> None:
-    dialog.upsert("g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a"), "")
     assert card_of(dialog, "a").notes.isHidden()
     assert card_of(dialog, "a").number.text() == "Command 1"
 
@@ -226,7 +226,7 @@ def test_a_300000_character_token_never_widens_the_card(
         kwargs = {"agent_message": token} if field == "agent_message" else {"cwd": "/" + token}
         a = replace(a, context=CallContext(**kwargs))
     dialog.resize(700, 600)
-    dialog.upsert("g", "G", a, "")
+    upsert(dialog, "g", "G", a, "")
     dialog.show()
     card = card_of(dialog, "a")
     qtbot.waitUntil(lambda: card.isVisible())
