@@ -10,6 +10,7 @@ Zl, Zp, every Zs but U+0020, and a few letters and marks that draw nothing.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 ESCAPE_OPEN = "\u27e8"  # ⟨
@@ -17,6 +18,9 @@ ESCAPE_CLOSE = "\u27e9"  # ⟩
 ELLIPSIS = "\u2026"
 
 _KEPT = frozenset("\n\t")
+# Anything but printable ASCII, newline and tab: text without one has nothing hidden, so most text
+# skips the per-character look-up (the dialog reveals every label on every change).
+MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # Draw nothing although their category says "letter" or "mark".
 _INVISIBLE_OTHERS = frozenset(
@@ -63,11 +67,15 @@ def escape(char: str) -> str:
 
 def reveal(text: str) -> str:
     """``text`` with every hidden character (and ``⟨``) escaped; newlines and tabs are kept."""
+    if MAYBE_HIDDEN.search(text) is None:
+        return text
     return "".join(escape(c) if c == ESCAPE_OPEN or is_hidden(c) else c for c in text)
 
 
 def hidden_characters(text: str) -> tuple[str, ...]:
     """Names of the distinct hidden characters, first seen first ("U+202E RIGHT-TO-LEFT ...")."""
+    if MAYBE_HIDDEN.search(text) is None:
+        return ()
     seen: dict[str, str] = {}
     for char in text:
         if char not in seen and is_hidden(char):
@@ -86,7 +94,9 @@ def bound_text(text: str, limit: int) -> tuple[str, bool]:
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    safe = "".join(escape(c) if is_hidden(c) else c for c in text)
+    safe = text
+    if MAYBE_HIDDEN.search(text) is not None:
+        safe = "".join(escape(c) if is_hidden(c) else c for c in text)
     if len(safe) <= limit:
         return safe, False
     cut = limit - 1

@@ -85,6 +85,14 @@ def test_visible_text_is_left_as_is(text: str) -> None:
     assert hidden_characters(text) == ()
 
 
+def test_the_ascii_shortcut_agrees_with_the_character_rules_for_every_ascii_character() -> None:
+    for char in map(chr, range(0x80)):
+        hidden = is_hidden(char)
+        assert (reveal(f"a{char}b") == f"a{char}b") is not hidden, repr(char)
+        assert bool(hidden_characters(f"a{char}")) is hidden, repr(char)
+        assert (bound_text(f"a{char}", 10)[0] == f"a{char}") is not hidden, repr(char)
+
+
 def test_the_escape_bracket_itself_is_escaped_so_a_literal_cannot_pose_as_an_escape() -> None:
     forged = f"rm {ESCAPE_OPEN}U+202E{ESCAPE_CLOSE}"
     real = "rm \u202e"

@@ -27,6 +27,7 @@ from desktop.core.model import (
 )
 from desktop.core.text_safety import (
     ESCAPE_OPEN,
+    MAYBE_HIDDEN,
     bound_text,
     escape,
     hidden_characters,
@@ -52,11 +53,6 @@ CHOICE_SHORTCUTS = {
 NO_CHOICES = "Hermes offered no answer the tray can send for this command: answer it in Hermes."
 KEY_HINTS = "A approve once · S allow for session · Shift+A always · D deny · ↑↓ move · Esc close"
 
-# Printable ASCII (plus newline and tab) can never be hidden: reveal() would return it unchanged.
-# Checking that first keeps a 1 MB plain command from paying for a per-character walk.
-_PLAIN_ASCII = re.compile(r"[\x20-\x7e\n\t]*")
-_MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")
-
 
 class Tone(enum.Enum):
     """How a state line is coloured (the widgets map each tone to a colour)."""
@@ -76,8 +72,6 @@ def revealed(text: str) -> tuple[str, tuple[str, ...]]:
     The tray's own secrets are masked first, length for length, so the risk marks still fit.
     """
     text = mask_own_secrets(text, keep_length=True)
-    if _PLAIN_ASCII.fullmatch(text) and ESCAPE_OPEN not in text:
-        return text, ()
     shown = reveal(text)
     return shown, (hidden_characters(text) if ESCAPE_OPEN in shown else ())
 
@@ -257,7 +251,7 @@ def shown_marks(
     # ASCII can be hidden, so a regex finds the few candidates (a 1 MB command stays fast).
     positions: list[int] = []
     growth: list[int] = [0]
-    for match in _MAYBE_HIDDEN.finditer(command):
+    for match in MAYBE_HIDDEN.finditer(command):
         char = match.group()
         if char == ESCAPE_OPEN or is_hidden(char):
             positions.append(match.start())
