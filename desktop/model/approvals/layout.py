@@ -62,7 +62,7 @@ class RowEntry:
     key: str
     seq: int  # first-seen number, board-wide
     store: RowStore = field(repr=False)
-    gateway_id: str = ""  # its batch's, kept here: every read of ``approval`` needs it
+    gateway_id: str  # its batch's, kept here: every read of ``approval`` needs it
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
     notice: str = ""  # why the core refused the last decision (plain text from the bridge)
