@@ -107,7 +107,6 @@ class ApprovalDialog(QDialog):
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
         self._graced: dict[int, BatchGroup] = {}  # fully resolved batches waiting out the grace
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
-        self._rows = rows
         self.model = ApprovalTreeModel(rows, self)
         self.list_view = ApprovalListView(self.model, clock)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
@@ -201,7 +200,9 @@ class ApprovalDialog(QDialog):
             batches = [b for s in gateway.sessions for b in s.batches]
             self._before_removal(batches)
             self.model.remove(gateway)
-            self._rows.release_rows(gateway_id, [r.key for b in batches for r in b.rows])
+            self.model.board.store.release_rows(
+                gateway_id, [r.key for b in batches for r in b.rows]
+            )
             self._after_removal()
         self._show_yolo_note()
 
@@ -419,7 +420,7 @@ class ApprovalDialog(QDialog):
             return
         self._before_removal([batch])
         self.model.remove(batch)
-        self._rows.release_rows(batch.gateway_id, [r.key for r in batch.rows])
+        self.model.board.store.release_rows(batch.gateway_id, [r.key for r in batch.rows])
         self._after_removal()
 
     def _before_removal(self, batches: list[BatchGroup], rows: Sequence[RowEntry] = ()) -> None:
