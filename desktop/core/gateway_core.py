@@ -295,7 +295,8 @@ class GatewayCore:
         book = self.session_book
         if lifecycle.waiting_moved or prompts.moved:
             lifecycle.waiting_moved = prompts.moved = False
-            book.set_waiting(lifecycle.waiting | prompts.sessions())
+            prompted = prompts.sessions()
+            book.set_waiting(lifecycle.waiting | prompted if prompted else lifecycle.waiting)
         if book.changed:
             self.events.extend(SessionChanged(session) for session in book.drain_changed())
 

@@ -253,7 +253,9 @@ class ApprovalLifecycle:
         self._cwd_of = cwd_of
         self._followed = followed
         self._rows: dict[str, Row] = {}
+        self._rows_in: dict[str, dict[str, Row]] = {}  # the same, per session
         self._open: dict[str, Row] = {}  # unresolved rows, oldest first
+        self._resolved: dict[str, Row] = {}  # the other rows, in the order they were resolved
         self._open_in: dict[str, dict[str, Row]] = {}  # the same, per session
         self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
         self._sessions: dict[str, _Session] = {}
@@ -390,8 +392,8 @@ class ApprovalLifecycle:
         session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
         if not command:
             return
-        for row in reversed(self._rows.values()):
-            if row.session_id == session_id and row.asked.command == command:
+        for row in reversed(self._rows_in.get(session_id, {}).values()):
+            if row.asked.command == command:
                 if not row.tool_id:
                     row.tool_id = tool_id
                 break
@@ -407,8 +409,8 @@ class ApprovalLifecycle:
             session.tool_id = session.tool_name = session.tool_command = ""
         result: RunResult | None = None  # read from the frame only when a row or a note needs it
         matched = False
-        for row in self._rows.values() if event.tool_id else ():
-            if row.tool_id == event.tool_id and row.session_id == event.session_id:
+        for row in self._rows_in.get(event.session_id, {}).values() if event.tool_id else ():
+            if row.tool_id == event.tool_id:
                 matched = True
                 if row.result is None or row.result.kind is RunKind.WITHDRAWN:
                     row.result = result = result or _run_result(event)
@@ -629,6 +631,7 @@ class ApprovalLifecycle:
                 row.result = _result_of(outcome)
             self._open.pop(row.key, None)
             self._open_in.get(row.session_id, {}).pop(row.key, None)
+            self._resolved[row.key] = row
         elif target is X:
             row.answerable, row.blocked_reason = False, SENDING
         elif target is W and event is not In.FRAME_UNSENT:
@@ -698,12 +701,14 @@ class ApprovalLifecycle:
             row.reask_of = earlier_key
             row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
         if reask and earlier is not None:
-            batch = [r for r in self._rows.values() if r.batch_id == earlier.batch_id]
+            kept = self._rows_in.get(earlier.session_id, {}).values()
+            batch = [r for r in kept if r.batch_id == earlier.batch_id]
             row.asked_because = _because(earlier, batch)
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
         self._rows[key] = self._open[key] = row
+        self._rows_in.setdefault(session_id, {})[key] = row
         self._open_in.setdefault(session_id, {})[key] = row
         ident = wire_ident(asked)
         if ident is not None:
@@ -753,21 +758,26 @@ class ApprovalLifecycle:
 
         Only the sessions an input touched are judged again (a row's answerability depends on
         its own session and on global context; a change of global context judges every row),
-        so a new row costs the same with 10 or 10,000 rows waiting elsewhere.
+        so a new row costs the same with 10 or 10,000 rows waiting elsewhere. For the same
+        reason the span and deadline fold the judged sessions' times into the last ones; only
+        when a session that set one of their ends moved or emptied are they worked out from
+        every session again (either way they are exact).
         """
         margin = self._settings.staleness_margin
         ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
-        if self._dirty:
+        whole = self._dirty  # else the span and deadline are folded from the judged sessions
+        if whole:
             self._times.clear()
             sessions: Iterable[str] = list(self._open_in)
         else:
             sessions = self._dirty_sessions
+        judged: list[tuple[float, float, float | None]] = []
         waiting, by_id = self.waiting, self.by_id  # copied only when one moves
         for session_id in sessions:
             rows = self._open_in.get(session_id)
             if not rows:
                 self._open_in.pop(session_id, None)
-                self._times.pop(session_id, None)
+                whole = whole or self._bounds_span(self._times.pop(session_id, None))
                 waiting, by_id = _with(waiting, session_id, False), _with(by_id, session_id, False)
                 continue
             head = None
@@ -795,18 +805,36 @@ class ApprovalLifecycle:
                     self._touch(row)
             waiting = _with(waiting, session_id, has_waiting)
             by_id = _with(by_id, session_id, has_by_id)
-            self._times[session_id] = self._judge_times(now, rows.values())
+            whole = whole or self._bounds_span(self._times.get(session_id))
+            times = self._times[session_id] = self._judge_times(now, rows.values())
+            judged.append(times)
         if waiting is not self.waiting and waiting != self.waiting:
             self.waiting, self.waiting_moved = waiting, True
         self.by_id = by_id
-        low, high, deadline = -math.inf, math.inf, None
-        for s_low, s_high, s_deadline in self._times.values():
+        if whole:
+            low, high, deadline = -math.inf, math.inf, None
+            judged = list(self._times.values())
+        else:  # no session that left or moved bounded the span: the others' bounds still hold
+            (low, high), deadline = self._span, self._deadline
+        for s_low, s_high, s_deadline in judged:
             low, high = max(low, s_low), min(high, s_high)
             if s_deadline is not None:
                 deadline = s_deadline if deadline is None else min(deadline, s_deadline)
         self._span, self._deadline = (low, high), deadline
         self._dirty = False
         self._dirty_sessions.clear()
+
+    def _bounds_span(self, times: tuple[float, float, float | None] | None) -> bool:
+        """Whether a session's former times set an end of the span or the deadline."""
+        if times is None:
+            return False
+        low, high, deadline = times
+        span_low, span_high = self._span
+        return (
+            (low == span_low and low != -math.inf)
+            or (high == span_high and high != math.inf)
+            or (deadline is not None and deadline == self._deadline)
+        )
 
     def _judge_times(
         self, now: float, rows: Iterable[Row] | None = None
@@ -862,20 +890,26 @@ class ApprovalLifecycle:
         return row.shown
 
     def _prune(self) -> None:
-        keep = self._settings.max_resolved_approvals
-        if len(self._rows) - len(self._open) <= keep:  # the resolved rows fit
+        """Forget the rows resolved longest ago beyond the limit (not those this input touched)."""
+        excess = len(self._resolved) - self._settings.max_resolved_approvals
+        if excess <= 0:
             return
-        resolved = [key for key, row in self._rows.items() if row.phase is R]
-        for key in resolved[: max(0, len(resolved) - keep)]:
-            if key not in self._touched:
-                row = self._rows.pop(key)
-                ident = wire_ident(row.asked)
-                if ident is not None:
-                    under = self._by_ident.get((row.kind, ident), [])
-                    if row in under:
-                        under.remove(row)
-                    if not under:
-                        self._by_ident.pop((row.kind, ident), None)
+        for key in list(itertools.islice(self._resolved, excess)):
+            if key in self._touched:
+                continue
+            row = self._rows.pop(key)
+            del self._resolved[key]
+            kept = self._rows_in[row.session_id]
+            del kept[key]
+            if not kept:
+                del self._rows_in[row.session_id]
+            ident = wire_ident(row.asked)
+            if ident is not None:
+                under = self._by_ident.get((row.kind, ident), [])
+                if row in under:
+                    under.remove(row)
+                if not under:
+                    self._by_ident.pop((row.kind, ident), None)
 
 
 def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:

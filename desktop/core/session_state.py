@@ -56,6 +56,7 @@ class SessionBook:
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self.changed: dict[str, None] = {}
+        self._waiting: frozenset[str] = frozenset()  # as last set (sessions may come later)
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
@@ -103,6 +104,7 @@ class SessionBook:
         if record is None:
             record = self._records[session_id] = _Record(SessionState(session_id))
             self.changed[session_id] = None
+            self._sync_waiting(session_id)
         return record.state
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
@@ -138,6 +140,7 @@ class SessionBook:
         record.state = replaced(record.state, {"session_id": new})
         self._records[new] = record
         self.changed[new] = None
+        self._sync_waiting(new)
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)
@@ -146,10 +149,11 @@ class SessionBook:
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
         """Mark exactly these sessions as waiting on the person (open approvals)."""
-        for session_id, record in self._records.items():
-            if record.waiting != (session_id in waiting_ids):
-                record.waiting = session_id in waiting_ids
-                self._restatus(session_id)
+        waiting = frozenset(waiting_ids)
+        moved, self._waiting = waiting ^ self._waiting, waiting
+        for session_id in moved:  # every other record already agrees with the set
+            if session_id in self._records:
+                self._sync_waiting(session_id)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
@@ -217,6 +221,12 @@ class SessionBook:
             self.ensure(session_id)
             record = self._records[session_id]
         return record
+
+    def _sync_waiting(self, session_id: str) -> None:
+        record = self._records[session_id]
+        if record.waiting != (session_id in self._waiting):
+            record.waiting = not record.waiting
+            self._restatus(session_id)
 
     def _restatus(self, session_id: str) -> None:
         record = self._records[session_id]

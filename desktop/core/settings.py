@@ -41,7 +41,8 @@ class CoreSettings:
     staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
     session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)
     max_json_depth: int = 64  # deeper frames become ProtocolErrorReceived
-    # Resolved rows kept to attach a late outcome and recognise a late frame; oldest dropped first.
+    # Resolved rows kept to attach a late outcome and recognise a late frame; those resolved
+    # longest ago are dropped first.
     max_resolved_approvals: int = 200
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
     pending_poll_interval: float = 10.0  # 0.20: approval.pending while its rows are open

@@ -214,6 +214,17 @@ def test_resolved_rows_beyond_the_limit_are_forgotten_oldest_first() -> None:
     assert [row.command for row in drv.rows()] == ["cmd 2", "cmd 3"]
 
 
+def test_the_rows_resolved_longest_ago_are_forgotten_first_whenever_they_arrived() -> None:
+    """A row that waited long and was answered just now keeps its late outcome's place."""
+    drv = Driver(settings=CoreSettings(max_resolved_approvals=2)).connect(Dialect.B)
+    drv.feed(b_approval("srq-old", "cmd old"))
+    for number in range(3):
+        drv.feed(b_approval(f"srq-{number}", f"cmd {number}"))
+        drv.decide(drv.rows()[-1].key, Choice.ONCE)
+    drv.decide(drv.rows()[0].key, Choice.DENY)
+    assert [row.command for row in drv.rows()] == ["cmd old", "cmd 2"]
+
+
 def test_an_answer_for_a_forgotten_row_is_ignored() -> None:
     drv = Driver(settings=CoreSettings(max_resolved_approvals=0)).connect(Dialect.C)
     drv.feed(c_approval("p-1"))

@@ -7,12 +7,13 @@ every open row (10,000 waiting rows made the next one cost 10,000 rule checks).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from desktop.core import outcomes
 from desktop.core.events import CoreEvent
 from desktop.core.lifecycle import ApprovalLifecycle
-from desktop.core.model import ApprovalPhase, Dialect
+from desktop.core.model import OPEN_PHASES, ApprovalPhase, Dialect
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import ApprovalAsked, RowKind
@@ -99,3 +100,35 @@ def test_rows_that_time_out_in_every_session_end_when_the_clock_passes_them() ->
     j.lc.tick()
     assert not j.lc.open_rows()
     assert j.lc.waiting == frozenset()
+
+
+def _earliest_due(lc: ApprovalLifecycle, now: float, margin: float) -> float | None:
+    """The next deadline worked out from every open row (FIFO rows stop at the margin first)."""
+    dues = []
+    for row in lc.open_rows():
+        if row.kind is not RowKind.FIFO or row.phase not in OPEN_PHASES or row.expires_at is None:
+            continue
+        edge = row.expires_at - margin
+        dues.append(edge if now < edge else row.expires_at)
+    return min(dues, default=None)
+
+
+def test_the_next_deadline_is_the_earliest_of_every_session_after_each_input() -> None:
+    """The span and deadline are folded from the sessions an input judged; when a session that
+    set them moves or empties they are worked out from all of them again."""
+    margin = CoreSettings().staleness_margin
+    for seed in range(20):
+        rng = random.Random(seed)
+        j = Judged(RowKind.FIFO, Dialect.A)
+        for _ in range(120):
+            roll = rng.random()
+            open_rows = j.lc.open_rows()
+            if roll < 0.45 or not open_rows:
+                j.ask(f"s{rng.randrange(6)}")
+            elif roll < 0.8:
+                gone = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+                j.lc.withdrawn(rng.choice(open_rows), gone)
+            else:
+                j.now += rng.uniform(0.0, 20.0)
+                j.lc.tick()
+            assert j.lc.next_deadline() == _earliest_due(j.lc, j.now, margin), seed

@@ -22,6 +22,7 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.core.session_state import SessionBook
 from tests.core.frames import (
     SID,
     STORED,
@@ -429,3 +430,17 @@ def test_an_approval_for_a_session_the_tray_does_not_follow_is_read_only(
     assert drv.row().answerable
     drv.core.unwatch_session("stranger")
     assert drv.row().blocked_reason == decisions.NOT_FOLLOWED
+
+
+def test_who_waits_holds_for_sessions_seen_after_it_was_set_and_for_renamed_ones() -> None:
+    """Only the sessions whose waiting changed are visited; the others must still agree."""
+    book = SessionBook()
+    book.ensure("a")
+    book.set_waiting(frozenset({"a", "later"}))
+    book.ensure("later")  # its open rows came before the session did
+    assert book.get("later").status is SessionStatus.WAITING  # type: ignore[union-attr]
+    book.rename("a", "a-resumed")  # the rows that wait are under the old id
+    assert book.get("a-resumed").status is SessionStatus.IDLE  # type: ignore[union-attr]
+    book.set_waiting(frozenset({"a-resumed"}))
+    statuses = {s.session_id: s.status for s in book.all()}
+    assert statuses == {"a-resumed": SessionStatus.WAITING, "later": SessionStatus.IDLE}
