@@ -29,6 +29,27 @@ def delta(session_id: str, seq: int) -> str:
     return _dump({"jsonrpc": "2.0", "method": "event", "params": params})
 
 
+def event(kind: str, session_id: str, payload: dict[str, Any]) -> str:
+    """Any event frame of ``kind`` for ``session_id``."""
+    params = {"type": kind, "session_id": session_id, "payload": payload}
+    return _dump({"jsonrpc": "2.0", "method": "event", "params": params})
+
+
+def tool_call(session_id: str, n: int) -> list[str]:
+    """A terminal call's ``tool.start`` and ``tool.complete``, as B sends them."""
+    call = {"tool_id": f"call-{n}", "name": "terminal"}
+    return [
+        event("tool.start", session_id, {**call, "command": f"ls /tmp/bench-{n}"}),
+        event("tool.complete", session_id, {**call, "result": '{"exit_code": 0}'}),
+    ]
+
+
+def asked_and_withdrawn(session_id: str, n: int) -> list[str]:
+    """A B ``approval`` request and the ``request.cancel`` that withdraws it."""
+    cancel = {"id": f"srq-{n}", "method": "approval", "reason": "bench"}
+    return [approval(n, session_id), event("request.cancel", session_id, cancel)]
+
+
 def approval(n: int, session_id: str) -> str:
     """One B server→client ``approval`` request (id ``srq-<n>``)."""
     params = {
