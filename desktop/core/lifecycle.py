@@ -761,7 +761,8 @@ class ApprovalLifecycle:
         so a new row costs the same with 10 or 10,000 rows waiting elsewhere. For the same
         reason the span and deadline fold the judged sessions' times into the last ones; only
         when a session that set one of their ends moved or emptied are they worked out from
-        every session again (either way they are exact).
+        every session again. Either way they are exact, and a fold can only narrow the span
+        and bring the deadline forward: a slip would judge again early, never late.
         """
         margin = self._settings.staleness_margin
         ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
