@@ -93,3 +93,32 @@ def core_with_waiting(count: int, per_session: int = 10) -> Any:
     if waiting != count:
         raise RuntimeError(f"set-up gave {waiting} waiting approvals, wanted {count}")
     return core
+
+
+def core_observing(count: int) -> Any:
+    """A core past a 0.20 handshake observing ``count`` sessions that other clients run.
+
+    All of them work, so each is on a polling plan; their first pending lists came back empty.
+    """
+    from desktop.core.gateway_core import GatewayCore
+
+    core = GatewayCore("bench", clock=time.monotonic)
+    core.connection_opened(1)
+    ready = {"type": "gateway.ready", "payload": {"change_events": True}}
+    core.receive_text(_dump({"jsonrpc": "2.0", "method": "event", "params": ready}))
+    for frame in core.data_to_send():  # 0.20 refuses client.capabilities, as 0.19.0 does
+        error = {"code": -32601, "message": "unknown method: client.capabilities"}
+        rpc_id = json.loads(frame.text)["id"]
+        core.receive_text(_dump({"jsonrpc": "2.0", "id": rpc_id, "error": error}))
+    core.watch_session("s0")
+    sessions = [{"id": f"t{n:07d}", "status": "working", "title": "other"} for n in range(count)]
+    core.observe_sessions({"sessions": sessions})
+    for frame in core.data_to_send():
+        rpc_id = json.loads(frame.text)["id"]
+        core.receive_text(_dump({"jsonrpc": "2.0", "id": rpc_id, "result": {"approvals": []}}))
+    core.events_received()
+    if len(core.observed_sessions) != count:
+        raise RuntimeError(
+            f"set-up observes {len(core.observed_sessions)} sessions, wanted {count}"
+        )
+    return core

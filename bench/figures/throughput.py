@@ -107,9 +107,11 @@ def delta_cost(open_approvals: int, frames: int = 2000) -> tuple[float, float]:
     return frame_cost(open_approvals, [synthetic.delta("s0", 1000 + i) for i in range(frames)])
 
 
-def frame_cost(open_approvals: int, texts: list[str]) -> tuple[float, float]:
+def frame_cost(
+    open_approvals: int, texts: list[str], core: Any | None = None
+) -> tuple[float, float]:
     """Seconds per frame of ``texts`` in a core with N approvals waiting, and per json.loads."""
-    core = synthetic.core_with_waiting(open_approvals)
+    core = core or synthetic.core_with_waiting(open_approvals)
     start = time.perf_counter()
     for text in texts:
         core.receive_text(text)
@@ -151,6 +153,21 @@ def scaling_rows(cfg: BenchConfig) -> list[Row]:
                     {"reference": "json.loads of the same frames", "ratio_is": "core / json"},
                 )
             )
+    for n in (0, 10, 200):  # 200: the most session.active_list gives
+        texts = [synthetic.delta("s0", 1000 + i) for i in range(1000)]
+        core_s, json_s = frame_cost(0, texts, synthetic.core_observing(n))
+        rows.append(
+            Row(
+                f"b core per message.delta frame, 0.20, {n} working sessions observed",
+                core_s * 1e6,
+                "us",
+                json_s * 1e6,
+                ratio(core_s, json_s),
+                "",
+                "info",
+                {"reference": "json.loads of the same frames", "ratio_is": "core / json"},
+            )
+        )
     return rows
 
 

@@ -72,11 +72,11 @@ class GatewayCore:
         self.prompt_book: PromptBook = PromptBook(
             self.emit, self.outbox, clock, self.session_book.is_followed, settings.staleness_margin
         )
+        self.observed = ObservedSessions()  # 0.20 sessions other clients run
         self.use_dialect(None)
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
         self.poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
-        self.observed = ObservedSessions()  # 0.20 sessions other clients run
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -266,9 +266,11 @@ class GatewayCore:
         self.adapter: DialectAdapter = adapter_for(dialect, self.settings)
         self._on_event = {**EVENTS, **dict.fromkeys(self.adapter.event_handlers, _by_adapter)}
         self._stamped = dialect is Dialect.C
+        self.observed.replan = True
 
     def remove_session(self, session_id: str, reason: str, outcome: Outcome) -> None:
         """Drop a session: its open approvals end with ``outcome``; it is not followed again."""
+        self.observed.replan = True
         self.lifecycle.session_gone(session_id, outcome)
         self.prompt_book.session_gone(session_id)
         if self.session_book.remove(session_id):
@@ -276,6 +278,7 @@ class GatewayCore:
 
     def follow_changed(self) -> None:
         """A session was followed or let go: its rows and prompts are judged again."""
+        self.observed.replan = True
         self.lifecycle.follow_changed()
         self.prompt_book.rejudge(self.dialect)
 
@@ -289,7 +292,10 @@ class GatewayCore:
         lifecycle.tick()  # the open rows as of now (the polls below change none)
         if lifecycle.by_id or self.poll_at is not None:
             connection.poll_while_open(self)
-        if self.observed.active:
+        watch = self.observed
+        if watch.active and watch.plan_due(
+            self.clock(), lifecycle.by_id, bool(self.session_book.changed)
+        ):
             observed.poll_due(self)
         prompts.tick()
         book = self.session_book
