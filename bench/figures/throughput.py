@@ -140,35 +140,19 @@ def scaling_rows(cfg: BenchConfig) -> list[Row]:
         for n in (0, 10, 1000):
             count = 300 if n >= 1000 else 1000
             texts = [text for i in range(count) for text in frames_of(i)]
-            core_s, json_s = frame_cost(n, texts)
-            rows.append(
-                Row(
-                    f"b core per {name} frame, {n} approvals waiting",
-                    core_s * 1e6,
-                    "us",
-                    json_s * 1e6,
-                    ratio(core_s, json_s),
-                    "",
-                    "info",
-                    {"reference": "json.loads of the same frames", "ratio_is": "core / json"},
-                )
-            )
+            found = frame_cost(n, texts)
+            rows.append(_cost_row(f"b core per {name} frame, {n} approvals waiting", *found))
     for n in (0, 10, 200):  # 200: the most session.active_list gives
         texts = [synthetic.delta("s0", 1000 + i) for i in range(1000)]
-        core_s, json_s = frame_cost(0, texts, synthetic.core_observing(n))
-        rows.append(
-            Row(
-                f"b core per message.delta frame, 0.20, {n} working sessions observed",
-                core_s * 1e6,
-                "us",
-                json_s * 1e6,
-                ratio(core_s, json_s),
-                "",
-                "info",
-                {"reference": "json.loads of the same frames", "ratio_is": "core / json"},
-            )
-        )
+        found = frame_cost(0, texts, synthetic.core_observing(n))
+        name = f"b core per message.delta frame, 0.20, {n} working sessions observed"
+        rows.append(_cost_row(name, *found))
     return rows
+
+
+def _cost_row(name: str, core_s: float, json_s: float) -> Row:
+    reference = {"reference": "json.loads of the same frames", "ratio_is": "core / json"}
+    return Row(name, core_s * 1e6, "us", json_s * 1e6, ratio(core_s, json_s), "", "info", reference)
 
 
 def profile_replay(transcripts: list[Transcript]) -> dict[str, Any]:
