@@ -20,7 +20,7 @@ run unasked. Canonical gateways report no ``yolo`` in info, so their config resu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
@@ -151,9 +151,12 @@ class SessionBook:
         """Mark exactly these sessions as waiting on the person (open approvals)."""
         waiting = frozenset(waiting_ids)
         moved, self._waiting = waiting ^ self._waiting, waiting
-        for session_id in moved:  # every other record already agrees with the set
-            if session_id in self._records:
-                self._sync_waiting(session_id)
+        if len(moved) > 1:  # in the order sessions were seen, as their changes are announced
+            ordered: Iterable[str] = [sid for sid in self._records if sid in moved]
+        else:
+            ordered = [sid for sid in moved if sid in self._records]
+        for session_id in ordered:  # every other record already agrees with the set
+            self._sync_waiting(session_id)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object (also snapshot ``info``) into the session.

@@ -444,3 +444,13 @@ def test_who_waits_holds_for_sessions_seen_after_it_was_set_and_for_renamed_ones
     book.set_waiting(frozenset({"a-resumed"}))
     statuses = {s.session_id: s.status for s in book.all()}
     assert statuses == {"a-resumed": SessionStatus.WAITING, "later": SessionStatus.IDLE}
+
+
+def test_sessions_that_start_waiting_together_are_announced_in_the_order_they_were_seen() -> None:
+    book = SessionBook()
+    names = [f"session-{n:02d}" for n in range(20)]
+    for name in names:
+        book.ensure(name)
+    book.drain_changed()
+    book.set_waiting(frozenset(reversed(names)))
+    assert [s.session_id for s in book.drain_changed()] == names
