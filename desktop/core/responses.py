@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
 from desktop.core.connection import poll_pending, resubscribe_all
-from desktop.core.dialects.canonical import GONE_REASONS
+from desktop.core.dialects import GONE_REASONS
 from desktop.core.events import (
     HandshakeCompleted,
     NoticeReceived,

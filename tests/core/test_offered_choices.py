@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.core.dialects.approval_frames import FALLBACK_CHOICES, offered_choices
+from desktop.core.dialects import FALLBACK_CHOICES, offered_choices
 from desktop.core.model import Choice
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from desktop.core import prompt_book
-from desktop.core.dialects.prompt_frames import MAX_CHOICES, MAX_QUESTION_CHARS
+from desktop.core.dialects import MAX_CHOICES, MAX_QUESTION_CHARS
 from desktop.core.events import NoticeReceived, PromptAsked, PromptEnded
 from desktop.core.gateway_core import CoreSettings
 from desktop.core.model import Dialect, Prompt, PromptKind, SessionStatus

@@ -1,0 +1,592 @@
+"""What differs between the gateways' protocols (protocol.md §3, §6): one stateless adapter each.
+
+Events every dialect shapes alike are read in ``desktop.core.wire_effects``. An adapter reads
+approvals and clarify/sudo/secret prompts with their withdrawals, judges the reply to a
+decision it carried by RPC, and knows how its sessions are resumed and what their snapshots and
+pending lists hold. The payload fields of an approval are the same everywhere; only the ids
+around them differ. Frames can arrive before the handshake fixed the dialect: the provisional
+adapter reads approvals by shape and answers none of them until the dialect is known.
+
+Rules that keep a person from being offered an answer the server would not take: only the
+server's ``choices``, in its order (``[once, deny]`` only when the list is missing or empty; a
+list of unknown names offers nothing, so the answer is given in Hermes); a smart-deny override
+is one-shot; a command or prompt text longer than its bound is kept cut and never answerable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from desktop.core import outcomes, payloads
+from desktop.core.jsonrpc import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    EventFrame,
+    ServerRequestFrame,
+    excerpt,
+)
+from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionState
+from desktop.core.settings import CoreSettings
+from desktop.core.wire import (
+    ApprovalAsked,
+    Malformed,
+    PromptClosed,
+    PromptOpened,
+    PromptSettled,
+    PromptVia,
+    RequestCancelled,
+    RowKind,
+    ServerRequestRefused,
+    WireEvent,
+)
+
+__all__ = ["DialectAdapter", "adapter_for"]
+
+FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
+_BY_VALUE = {choice.value: choice for choice in Choice}
+REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
+NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
+SESSION_NOT_FOUND = 4001
+GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})  # canonical
+MAX_QUESTION_CHARS = 4000
+MAX_CHOICES = 20
+MAX_CHOICE_CHARS = 200
+MAX_NAME_CHARS = 128  # env_var, request ids, qid
+MAX_COMMAND_CHARS = 4000  # the sudo command, shown only
+PROMPT_METHODS = {
+    "clarify": PromptKind.CLARIFY,
+    "sudo": PromptKind.SUDO,
+    "secret": PromptKind.SECRET,
+}
+_FREE_TEXT_FLAGS = ("allow_free_text", "allow_other", "free_text", "allow_custom")
+
+
+# -- approvals, out of whichever frame carried them ----------------------------------------
+def offered_choices(payload: Mapping[str, Any]) -> tuple[Choice, ...]:
+    """The choices to offer, in the server's order, restricted to the four the tray encodes."""
+    names = payloads.strings(payload, "choices")
+    if payloads.flag(payload, "smart_denied") or not (names or payload.get("choices")):
+        return FALLBACK_CHOICES  # or no list, or an empty one: nothing was said about choices
+    return tuple(dict.fromkeys([_BY_VALUE[name] for name in names if name in _BY_VALUE]))
+
+
+def read_approval(
+    session_id: str,
+    payload: Mapping[str, Any],
+    kind: RowKind,
+    max_command_chars: int,
+    *,
+    reply_id: str | int | None = None,
+    request_id: str = "",
+    generation: int | None = None,
+) -> ApprovalAsked | Malformed:
+    """One approval from its payload and the ids the carrying frame supplied."""
+    command = payloads.text(payload, "command")
+    if not command and isinstance(payload.get("edit"), Mapping):
+        command = payloads.text(payload, "description") or "file edit"
+    if not session_id or not command:
+        return Malformed("approval without a session or a command", excerpt(repr(payload)))
+    keys = payloads.strings(payload, "pattern_keys")
+    single = payloads.text(payload, "pattern_key")
+    if not keys and single:
+        keys = (single,)
+    return ApprovalAsked(
+        session_id=session_id,
+        kind=kind,
+        command=command[:max_command_chars],
+        description=payloads.text(payload, "description"),
+        pattern_keys=keys,
+        choices=offered_choices(payload),
+        smart_denied=payloads.flag(payload, "smart_denied") is True,
+        reply_id=reply_id,
+        request_id=request_id,
+        execution_generation=generation,
+        too_long=len(command) > max_command_chars,
+    )
+
+
+def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -> list[WireEvent]:
+    """An ``approval`` server→client request (B, and canonical gateways that send them)."""
+    params = frame.params
+    if params is None:
+        return _refuse(frame, "approval params is not an object")
+    asked = read_approval(
+        payloads.text(params, "session_id"),
+        params,
+        RowKind.SERVER_REQUEST,
+        max_command_chars,
+        reply_id=frame.request_id,
+        request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
+    )
+    if isinstance(asked, Malformed):
+        return _refuse(frame, asked.reason)
+    return [asked]
+
+
+def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
+    payload, limit = frame.payload, adapter.max_command_chars
+    request_id = payloads.text(payload, "request_id")
+    return [read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)]
+
+
+def by_id_approval(
+    session_id: str, payload: Mapping[str, Any], max_command_chars: int
+) -> list[WireEvent]:
+    """A 0.20 approval (event or ``approval.pending`` entry): by its id when it has a valid one.
+
+    Without a 32-hex ``request_id`` it is a FIFO row, which this gateway is never answered by
+    (an empty id resolves the oldest waiting, whatever the person saw). An entry without
+    ``choices`` allows what its ``allow_session`` / ``allow_permanent`` flags say.
+    """
+    request_id = payloads.text(payload, "request_id")
+    kind = RowKind.BY_ID if REQUEST_ID.fullmatch(request_id) else RowKind.FIFO
+    if "choices" not in payload:
+        allowed = ["once"]
+        if payloads.flag(payload, "allow_session"):
+            allowed.append("session")
+        if payloads.flag(payload, "allow_permanent"):
+            allowed.append("always")
+        payload = {**payload, "choices": [*allowed, "deny"]}
+    return [read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)]
+
+
+def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
+    kind = payloads.text(frame.payload, "kind")
+    if kind and kind != "approval":
+        return []  # clarify and other prompts are not the tray's to answer
+    prompt_id = payloads.text(frame.payload, "prompt_id")
+    generation = payloads.integer(frame.payload, "execution_generation")
+    if generation is None:
+        generation = payloads.integer(frame.params, "execution_generation")
+    if not prompt_id or generation is None:
+        return [Malformed("approval.request without prompt_id or generation", "")]
+    asked = read_approval(
+        frame.session_id,
+        frame.payload,
+        RowKind.PROMPT,
+        adapter.max_command_chars,
+        request_id=prompt_id,
+        generation=generation,
+    )
+    return [asked]
+
+
+def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
+    return [
+        Malformed(reason, excerpt(repr(frame.params))),
+        ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
+    ]
+
+
+def request_cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """``request.cancel``: which server request was withdrawn, and why.
+
+    hermes-peer.md measured B putting ``{id, method, reason}`` in ``params.payload``
+    (protocol.md §3.3 suggested ``params``): both are read, the payload first.
+    """
+    source = frame.payload if "id" in frame.payload else frame.params
+    reply_id = payloads.wire_id(source.get("id"))
+    if reply_id is None:
+        return []
+    method = payloads.text(source, "method")
+    return [RequestCancelled(frame.session_id, reply_id, method, payloads.text(source, "reason"))]
+
+
+def approval_settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
+    prompt_id = payloads.text(frame.payload, "prompt_id")
+    if not prompt_id:
+        return []
+    why = (payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")).lower()
+    generation = payloads.integer(frame.payload, "execution_generation")
+    expired = "expire" in why or "timeout" in why
+    return [PromptSettled(frame.session_id, prompt_id, expired, generation)]
+
+
+# -- clarify, sudo and secret prompts (protocol.md §1.4, §2.3) ------------------------------
+def read_prompt(
+    kind: PromptKind,
+    session_id: str,
+    payload: Mapping[str, Any],
+    via: PromptVia,
+    ident: str | int,
+    generation: int | None = None,
+) -> PromptOpened:
+    """One prompt from its payload (any dialect), bounded; ``cut`` if some text did not fit.
+
+    B's ``clarify`` (measured on iot 0.22.2.post1) carries ``questions: [{qid, question,
+    choices}]``, answered ``{answers: {qid: answer}}``; several questions, or answers already
+    locked, are left to Hermes. Older builds send one ``question``, answered ``{answer}``.
+    """
+    questions = payloads.objects(payload, "questions")
+    outer = payload
+    if kind is PromptKind.CLARIFY and questions:
+        payload = questions[0]  # the one question (a batch is shown by its first)
+    cut = False
+
+    def bounded(text: str, limit: int) -> str:
+        nonlocal cut
+        cut |= len(text) > limit
+        return text[:limit]
+
+    question = bounded(
+        payloads.text(payload, "question") or payloads.text(payload, "prompt"), MAX_QUESTION_CHARS
+    )
+    env_var = bounded(payloads.text(payload, "env_var"), MAX_NAME_CHARS)
+    command = bounded(payloads.text(payload, "command"), MAX_COMMAND_CHARS)
+    question_id = bounded(payloads.text(payload, "qid"), MAX_NAME_CHARS)
+    raw_choices = payloads.strings(payload, "choices")
+    listed = payload.get("choices")
+    cut |= len(raw_choices) > MAX_CHOICES
+    cut |= len(raw_choices) != (len(listed) if isinstance(listed, list) else 0)
+    choices: list[str] = []
+    for choice in raw_choices[:MAX_CHOICES]:
+        text = bounded(choice, MAX_CHOICE_CHARS)
+        if text not in choices:
+            choices.append(text)
+    return PromptOpened(
+        session_id=session_id,
+        kind=kind,
+        via=via,
+        ident=ident,
+        question=question,
+        choices=tuple(choices),
+        free_text=not any(
+            payloads.flag(source, name) is False
+            for source in (payload, outer)
+            for name in _FREE_TEXT_FLAGS
+        ),
+        env_var=env_var,
+        command=command,
+        execution_generation=generation,
+        question_id=question_id,
+        cut=cut,
+        several=len(questions or ()) > 1 or bool(payloads.mapping(outer, "answers")),
+    )
+
+
+def _event_prompt(kind: PromptKind) -> EventHandler:
+    """0.19.0 / 0.20: a ``clarify.request``, ``sudo.request`` or ``secret.request`` event."""
+
+    def handler(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+        return event_prompt(kind, frame)
+
+    return handler
+
+
+def event_prompt(kind: PromptKind, frame: EventFrame) -> list[WireEvent]:
+    request_id = payloads.text(frame.payload, "request_id")
+    if not frame.session_id or not request_id or len(request_id) > MAX_NAME_CHARS:
+        return [Malformed(f"{kind.value}.request without a session or request_id", "")]
+    return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
+
+
+def _event_expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """0.19.0 / 0.20: ``sudo.expire`` / ``secret.expire`` (and ``clarify.expire``, if sent)."""
+    request_id = payloads.text(frame.payload, "request_id")
+    if not request_id:
+        return []
+    return [PromptClosed(frame.session_id, PromptVia.EVENT, request_id, "expired")]
+
+
+def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
+    """B (and C): a ``clarify``/``sudo``/``secret`` request, never refused with an error.
+
+    Another window may be the one to answer it (first answer wins): a refusal would beat it.
+    """
+    kind = PROMPT_METHODS[frame.method]
+    params = frame.params
+    session_id = payloads.text(params, "session_id") if params is not None else ""
+    if params is None or not session_id:
+        return [Malformed(f"{frame.method} request without a session", excerpt(repr(params)))]
+    return [read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)]
+
+
+def canonical_prompt(
+    session_id: str, payload: Mapping[str, Any], stamp: Mapping[str, Any]
+) -> list[WireEvent]:
+    """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``.
+
+    Read from ``clarify.request``, an ``approval.request`` of ``kind: clarify`` or a
+    snapshot's ``prompts[]`` item.
+    """
+    prompt_id = payloads.text(payload, "prompt_id")
+    generation = payloads.integer(payload, "execution_generation")
+    if generation is None:
+        generation = payloads.integer(stamp, "execution_generation")
+    if not session_id or not prompt_id or generation is None:
+        return [Malformed("clarify prompt without session, prompt_id or generation", "")]
+    via = PromptVia.CANONICAL
+    return [read_prompt(PromptKind.CLARIFY, session_id, payload, via, prompt_id, generation)]
+
+
+# -- the adapters -------------------------------------------------------------------------
+EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
+
+
+class DialectAdapter:
+    dialect: ClassVar[Dialect | None] = None
+    answers: ClassVar[frozenset[RowKind]] = frozenset()
+    event_handlers: ClassVar[dict[str, EventHandler]] = {}
+
+    def __init__(self, max_command_chars: int) -> None:
+        self.max_command_chars = max_command_chars
+
+    def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
+        """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
+        if frame.method == "approval":
+            return server_request_approval(frame, self.max_command_chars)
+        if frame.method in PROMPT_METHODS:
+            return server_request_prompt(frame)
+        message = f"the tray does not handle {excerpt(frame.method, 60)}"
+        return [ServerRequestRefused(frame.request_id, frame.method, METHOD_NOT_FOUND, message)]
+
+    def decision_outcome(
+        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
+    ) -> Outcome:
+        """The final outcome of an RPC-carried decision from its result or error."""
+        raise NotImplementedError
+
+    def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
+        """``session.resume`` params (tui_gateway: the *stored* id), or None when it cannot be."""
+        if not session.stored_session_id:
+            return None
+        return {
+            "session_id": session.stored_session_id,
+            "source": source,
+            "close_on_disconnect": False,
+        }
+
+    def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
+        return []
+
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+        """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
+        return []
+
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+        """The open requests a snapshot re-delivers; None if it lists none (0.19.0 lists none)."""
+        return None
+
+    def redelivered(self, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """Snapshot ``open_requests`` items (``{id, method, params}``) handled as if new."""
+        events: list[WireEvent] = []
+        for item in items:
+            request_id = payloads.wire_id(item.get("id"))
+            method = payloads.text(item, "method")
+            if request_id is None or not method:
+                continue
+            params = item.get("params", {})
+            params = params if isinstance(params, dict) else None
+            events.extend(self.parse_server_request(ServerRequestFrame(request_id, method, params)))
+        return events
+
+
+def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if "prompt_id" in frame.payload:  # canonical by shape, else 0.19.0
+        return prompt_event_approval(adapter, frame)
+    return fifo_event_approval(adapter, frame)
+
+
+class ProvisionalAdapter(DialectAdapter):
+    """Before the handshake fixed the dialect: approvals read by shape, none answered."""
+
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _any_approval,
+        "approval.settled": approval_settled,
+        "request.cancel": request_cancel,
+    }
+
+
+PROMPT_EVENTS: dict[str, EventHandler] = {
+    "clarify.request": _event_prompt(PromptKind.CLARIFY),
+    "sudo.request": _event_prompt(PromptKind.SUDO),
+    "secret.request": _event_prompt(PromptKind.SECRET),
+    "clarify.expire": _event_expired,
+    "sudo.expire": _event_expired,
+    "secret.expire": _event_expired,
+}
+
+
+class Hermes019Adapter(DialectAdapter):
+    """hermes-agent 0.19.0's tui_gateway (Dialect.A; protocol.md §3.2).
+
+    ``approval.request`` events carry no id; ``approval.respond {session_id, choice}`` resolves
+    the session's *oldest* pending approval and answers ``{resolved: n}``. Nothing on the wire
+    withdraws a card (timeouts and interrupts are silent), which is why the lifecycle treats
+    every 0.19.0 row as possibly stale.
+    """
+
+    dialect: ClassVar[Dialect | None] = Dialect.A
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": fifo_event_approval,
+        **PROMPT_EVENTS,
+    }
+
+    def decision_outcome(
+        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
+    ) -> Outcome:
+        """``{resolved: n}``: n ≥ 1 means our decision took; 0 means nothing was pending."""
+        if result is not None:
+            resolved = payloads.integer(result, "resolved")
+            if resolved is not None and resolved >= 1:
+                return outcomes.decided(choice)
+            if resolved == 0:
+                return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+            return outcomes.unknown()
+        if code == NO_PENDING_REQUEST:
+            return outcomes.withdrawn(outcomes.NOTHING_WAITING)
+        if code == SESSION_NOT_FOUND:
+            return outcomes.withdrawn(outcomes.SESSION_GONE)
+        return outcomes.unknown()
+
+
+def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
+
+
+class Hermes020Adapter(Hermes019Adapter):
+    """hermes-agent 0.20's tui_gateway (Dialect.HERMES020; the axisrow 0.20.1.2 build).
+
+    0.19.0's protocol, but each ``approval.request`` carries a 32-hex ``request_id`` and
+    ``approval.respond {session_id, choice, request_id}`` resolves exactly that entry
+    (``{resolved: 1}``; an unknown id ``{resolved: 0}``), so rows are answered in any order.
+    Several wait at once (``delegate_task`` sub-agents ask on the parent session). Nothing on
+    the wire withdraws one on a timeout or an interrupt, nor do the parent's turn end or tool
+    completion: ``approval.pending {session_id}`` (every waiting entry, oldest first) and the
+    timeout end them. A resume lists only the oldest in ``pending_approval``, so snapshots
+    reconcile nothing here.
+    """
+
+    dialect: ClassVar[Dialect | None] = Dialect.HERMES020
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.BY_ID})
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _by_id_event,
+        **PROMPT_EVENTS,
+    }
+
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+        """``pending_clarify``: the clarify still blocking the session, as its event was."""
+        pending = payloads.mapping(snapshot, "pending_clarify")
+        session_id = payloads.text(snapshot, "session_id")
+        if pending is None or not session_id:
+            return []
+        frame = EventFrame("clarify.request", session_id, pending, snapshot)
+        return event_prompt(PromptKind.CLARIFY, frame)
+
+    def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
+        """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
+        events: list[WireEvent] = []
+        for item in items:
+            events.extend(by_id_approval(session_id, item, self.max_command_chars))
+        return events
+
+
+class TuiGatewayAdapter(DialectAdapter):
+    """The newer tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
+
+    Approvals are ``approval`` server requests with ``srq-`` ids, answered by a response frame
+    that gets no reply; ``request.cancel`` withdraws one, and a resume snapshot re-delivers the
+    open ones in ``open_requests``. An ``approval.request`` *event* is shown but never answered
+    (an answer without an id could resolve another command).
+    """
+
+    dialect: ClassVar[Dialect | None] = Dialect.B
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": fifo_event_approval,
+        "request.cancel": request_cancel,
+    }
+
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+        """``open_requests`` of a resume/activate snapshot, or None when the key is absent."""
+        items = payloads.objects(snapshot, "open_requests")
+        return None if items is None else self.redelivered(items)
+
+
+def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    if payloads.text(frame.payload, "kind") == "clarify":
+        return canonical_prompt(frame.session_id, frame.payload, frame.params)
+    return prompt_event_approval(adapter, frame)
+
+
+def _canonical_clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    return canonical_prompt(frame.session_id, frame.payload, frame.params)
+
+
+class CanonicalAdapter(DialectAdapter):
+    """The canonical gateway, session authority (Dialect.C; protocol.md §2.3, §3.4).
+
+    Approvals are ``approval.request`` events keyed by ``prompt_id`` and
+    ``execution_generation``; the answer is ``approval.respond`` with exactly those keys plus
+    ``session_id`` and ``choice``, answered ``{status: resolved|already_resolved}``.
+    ``approval.settled`` withdraws a prompt (and also reaches the viewer that answered).
+    ``session_id`` is the durable id; a resume snapshot lists open prompts in ``prompts[]``.
+    Every event may carry the session's current ``execution_generation``, which an interrupt
+    must quote.
+    """
+
+    dialect: ClassVar[Dialect | None] = Dialect.C
+    answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
+    event_handlers: ClassVar[dict[str, EventHandler]] = {
+        "approval.request": _canonical_approval,
+        "approval.settled": approval_settled,
+        "clarify.request": _canonical_clarify,
+        "clarify.settled": approval_settled,
+        "request.cancel": request_cancel,
+    }
+
+    def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
+        super().__init__(max_command_chars)
+        self.resume_source = resume_source
+
+    def decision_outcome(
+        self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
+    ) -> Outcome:
+        """``resolved`` → our decision took; ``already_resolved`` → someone else's did."""
+        status = payloads.text(result, "status") if result is not None else ""
+        if status == "resolved":
+            return outcomes.decided(choice)
+        if status == "already_resolved" or reason == "not_found":
+            return outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+        return outcomes.unknown()
+
+    def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
+        """``{session_id}`` (the durable id); ``source`` only when configured (closed keys)."""
+        params: dict[str, Any] = {"session_id": session.session_id}
+        if self.resume_source:
+            params["source"] = self.resume_source
+        return params
+
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+        """``prompts[]`` (plus any ``open_requests``) of a snapshot; None if neither is listed."""
+        prompts = payloads.objects(snapshot, "prompts")
+        requests = payloads.objects(snapshot, "open_requests")
+        if prompts is None and requests is None:
+            return None
+        session_id = payloads.text(snapshot, "session_id")
+        events: list[WireEvent] = []
+        for prompt in prompts or []:
+            frame = EventFrame("approval.request", session_id, prompt, snapshot)
+            events.extend(_canonical_approval(self, frame))
+        return events + self.redelivered(requests or [])
+
+
+def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapter:
+    """The adapter for ``dialect`` (None: the handshake has not fixed one yet)."""
+    limit = settings.max_command_chars
+    if dialect is Dialect.A:
+        return Hermes019Adapter(limit)
+    if dialect is Dialect.B:
+        return TuiGatewayAdapter(limit)
+    if dialect is Dialect.HERMES020:
+        return Hermes020Adapter(limit)
+    if dialect is Dialect.C:
+        return CanonicalAdapter(limit, settings.canonical_resume_source)
+    return ProvisionalAdapter(limit)
