@@ -28,7 +28,8 @@ from typing import IO
 import platformdirs
 
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.redact import redact_text, register_secret
+from desktop.gateway.redact import register_secret
+from desktop.logsetup import redact
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ class OwnedBackend:
 
     def _write_log(self, line: bytes) -> None:
         if self._log is not None:
-            text = redact_text(line.decode("utf-8", "replace"), [self._token])
+            text = redact(line.decode("utf-8", "replace"))  # the token is registered
             self._log.write(text.encode())
             self._log.flush()
 
