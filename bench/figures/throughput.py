@@ -7,7 +7,8 @@ the client's pump does. The reference parses the very same texts with ``json.loa
 alternate reference and core so drift on a noisy machine hits both; the median of the
 per-round ratios is the figure.
 
-Also measured (information, no target): the core's cost per frame of three inputs
+Also: the size of ``desktop/core`` (lines and modules), whose target issue 11 set at "smaller
+than 4,284 lines", and (information, no target) the core's cost per frame of three inputs
 (``message.delta``, a tool call's start and end, an approval asked and withdrawn) while N
 approvals wait in other sessions, which shows whether per-frame work grows with them.
 """
@@ -28,6 +29,8 @@ from bench.stats import median, ratio
 from bench.transcripts import Transcript, load_all
 
 TARGET = 0.5
+CORE = Path(__file__).resolve().parents[2] / "desktop" / "core"
+CORE_LINES_TARGET = 4284  # desktop/core when issue 11 was filed (36 modules)
 
 
 def replay(transcripts: list[Transcript]) -> int:
@@ -96,6 +99,7 @@ def measure(cfg: BenchConfig) -> tuple[list[Row], dict[str, Any]]:
         )
     ]
     rows += scaling_rows(cfg)
+    rows.append(core_size_row())
     extra: dict[str, Any] = {}
     if cfg.profile and figure < TARGET:
         extra["profile"] = profile_replay(transcripts)
@@ -148,6 +152,20 @@ def scaling_rows(cfg: BenchConfig) -> list[Row]:
         name = f"b core per message.delta frame, 0.20, {n} working sessions observed"
         rows.append(_cost_row(name, *found))
     return rows
+
+
+def core_size_row(root: Path = CORE) -> Row:
+    """Lines (``wc -l``) and modules of the sans-I/O core."""
+    modules = sorted(root.rglob("*.py"))
+    lines = sum(len(path.read_bytes().splitlines()) for path in modules)
+    return Row(
+        "b desktop/core size",
+        lines,
+        "lines",
+        target=f"< {CORE_LINES_TARGET:,}",
+        verdict=judge(lines < CORE_LINES_TARGET),
+        details={"modules": len(modules)},
+    )
 
 
 def _cost_row(name: str, core_s: float, json_s: float) -> Row:

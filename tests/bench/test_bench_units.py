@@ -108,3 +108,13 @@ def test_wakeup_bursts_group_close_wakeups():
     summary = wakeups.burst_summary({"awake_at": times})
     assert summary["bursts"] == 3
     assert summary["min_gap_between_bursts_s"] == 20.0
+
+
+def test_core_size_counts_every_line_of_every_module(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "one.py").write_text("a = 1\n\nb = 2\n")
+    (tmp_path / "sub" / "two.py").write_text("c = 3")  # no final newline: still a line
+    (tmp_path / "notes.txt").write_text("not code\n")
+    row = throughput.core_size_row(tmp_path)
+    assert (row.value, row.details["modules"]) == (4, 2)
+    assert row.verdict == PASS
