@@ -110,11 +110,21 @@ def action_button(text: str, object_name: str, tip: str = "") -> QPushButton:
     return button
 
 
-def set_style_property(widget: QWidget, name: str, value: str | bool) -> None:
-    """Set a dynamic property the stylesheet matches on, and re-apply the style if it changed."""
+def set_style_property(widget: QWidget, name: str, value: str | bool) -> bool:
+    """Set a dynamic property the stylesheet matches on, and re-apply the style if it changed.
+
+    Only ``widget`` is polished again: children whose rules name the property on an ancestor
+    (``#rowCard[resolved="true"] #rowNumber``) keep their old style until they are re-polished
+    too, which is why this says whether anything changed.
+    """
     if widget.property(name) == value:
-        return
+        return False
     widget.setProperty(name, value)
+    repolish(widget)
+    return True
+
+
+def repolish(widget: QWidget) -> None:
     widget.style().unpolish(widget)
     widget.style().polish(widget)
 
@@ -235,9 +245,27 @@ class RowCard(QFrame):
         set_style_property(self.result, "tone", outcome_tone.value)
         self._show(self.output, texts.output_text(a.result))
         self._sync_buttons()
-        set_style_property(self, "resolved", not entry.is_open and not _sending(entry))
+        resolved = not entry.is_open and not _sending(entry)
+        if set_style_property(self, "resolved", resolved) and self._polished():
+            for widget in self.shaded_when_resolved():  # unpolished ones read it when shown
+                repolish(widget)
         if now is not None:
             self.refresh_countdown(now)
+
+    def shaded_when_resolved(self) -> tuple[QWidget, ...]:
+        """The children the sheet greys out on a resolved card (``#rowCard[resolved="true"] …``)."""
+        return (
+            self.number,
+            self.command,
+            self.description,
+            self.patterns,
+            self.notes,
+            self.badge,
+            self.risk_summary,
+        )
+
+    def _polished(self) -> bool:
+        return self.testAttribute(Qt.WidgetAttribute.WA_WState_Polished)
 
     def refresh_countdown(self, now: float) -> None:
         """Update the "expires in m:ss" text (empty unless the row counts down)."""

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
+from desktop.ui.approvals.style import STYLESHEET
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
 
@@ -180,3 +184,46 @@ def test_one_megabyte_command_renders_whole_and_quickly(
     started = time.perf_counter()
     upsert(dialog, "g", "G", replace(card.entry.approval, phase=ApprovalPhase.SENDING), "")
     assert time.perf_counter() - started < 0.25
+
+
+@pytest.fixture
+def grey_placeholder(qapp: QApplication) -> Iterator[None]:
+    """A placeholder-text colour unlike the text's (offscreen, both are black)."""
+    kept = QApplication.palette()
+    palette = QPalette(kept)
+    palette.setColor(QPalette.ColorRole.PlaceholderText, QColor("#777777"))
+    QApplication.setPalette(palette)
+    yield
+    QApplication.setPalette(kept)
+
+
+@pytest.mark.usefixtures("grey_placeholder")
+def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """Polishing the card alone left its children as they were: their rules name its state."""
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    upsert(dialog, "g", "G", approval("a", description="lists a folder"), "")
+    card = shown_card(dialog, "a")
+    qtbot.waitUntil(card.isVisible)
+    shaded = card.shaded_when_resolved()
+    named = set(re.findall(r'#rowCard\[resolved="true"\] #(\w+)', STYLESHEET))
+    assert {w.objectName() for w in shaded} == named
+
+    def ink() -> dict[str, str]:
+        return {w.objectName(): w.palette().color(w.foregroundRole()).name() for w in shaded}
+
+    before = ink()
+    assert "#777777" not in before.values()
+    upsert(
+        dialog,
+        "g",
+        "G",
+        resolved(approval("a", description="lists a folder"), OutcomeKind.DENIED),
+        "",
+    )
+    assert shown_card(dialog, "a") is card  # the same widgets, refreshed in place
+    after = ink()
+    assert after["rowNumber"] == after["description"] == after["commandView"] == "#777777"
+    assert all(after[name] != before[name] for name in named)
