@@ -8,7 +8,11 @@ Nothing about speed or size is asserted.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +21,7 @@ import pytest
 from bench.child import Child
 from bench.config import BenchConfig
 from bench.figures import coldstart, dialog, latency, memory, wakeups
+from bench.lines import PREFIX
 
 pytestmark = pytest.mark.slow
 
@@ -100,3 +105,23 @@ def test_dialog_cost_probe_reports_per_row(tmp_path):
     out = dialog.profile(tmp_path, rows=3)
     assert set(out) == {label for label, _ in dialog.VARIANTS}
     assert all(v["kib_per_row"] is not None for v in out.values())
+
+
+@pytest.mark.parametrize("probe", ["dialog_alone", "list_floor"])
+def test_offline_dialog_probes_report_cpu_per_approval(probe: str) -> None:
+    argv = ["--approvals", "3", "--interval", "0.05", "--idle", "0.1"]
+    done = subprocess.run(
+        [sys.executable, "-m", f"bench.probes.{probe}", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=True,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith(PREFIX)]
+    assert len(lines) == 1, done.stdout + done.stderr
+    report = json.loads(lines[0][len(PREFIX) :])
+    assert report["event"] == probe
+    assert report["approvals"] == 3
+    assert report["cpu_ms_per_approval"] >= 0
+    assert report["idle_cpu_per_s"] > 0  # the probe's own loops cost something, and are counted
