@@ -201,7 +201,7 @@ def grey_placeholder(qapp: QApplication) -> Iterator[None]:
 def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
-    """Polishing the card alone left its children as they were: their rules name its state."""
+    """The sheet greys those children by rules that name the card's state, not their own."""
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     upsert(dialog, "g", "G", approval("a", description="lists a folder"), "")
