@@ -53,6 +53,65 @@ def replay(transcripts: list[Transcript]) -> int:
     return fed
 
 
+def frame_kind(text: str) -> str:
+    """``event:<type>``, ``request:<method>``, ``response`` or ``other``, read with json.loads."""
+    try:
+        frame = json.loads(text)
+    except ValueError:
+        return "other"
+    if not isinstance(frame, dict):
+        return "other"
+    method = frame.get("method")
+    if method == "event":
+        params = frame.get("params")
+        return f"event:{params.get('type') if isinstance(params, dict) else None}"
+    if isinstance(method, str):
+        return f"request:{method}"
+    return "response" if "id" in frame else "other"
+
+
+def costs_by_kind(transcripts: list[Transcript]) -> dict[str, dict[str, float]]:
+    """Per kind of frame: frames, core and json.loads µs each, and its share of the core's time.
+
+    Where to look when the mix misses: the kinds whose core cost is far above their parse.
+    """
+    from desktop.core.gateway_core import GatewayCore
+
+    core_s: dict[str, float] = {}
+    json_s: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for transcript in transcripts:
+        core = GatewayCore("bench", clock=time.monotonic)
+        for step in transcript.steps:
+            if step.kind == "open":
+                core.connection_opened(step.conn)
+            elif step.kind != "in":
+                core.connection_lost()
+            else:
+                kind = frame_kind(step.text)
+                start = time.perf_counter()
+                json.loads(step.text)
+                parsed = time.perf_counter()
+                core.receive_text(step.text)
+                core.events_received()
+                core.data_to_send()
+                done = time.perf_counter()
+                json_s[kind] = json_s.get(kind, 0.0) + parsed - start
+                core_s[kind] = core_s.get(kind, 0.0) + done - parsed
+                count[kind] = count.get(kind, 0) + 1
+    total = sum(core_s.values()) or 1.0
+    ranked = sorted(core_s, key=core_s.__getitem__, reverse=True)
+    return {
+        kind: {
+            "frames": count[kind],
+            "core_us": core_s[kind] / count[kind] * 1e6,
+            "json_us": json_s[kind] / count[kind] * 1e6,
+            "share": core_s[kind] / total,
+        }
+        for kind in ranked
+    }
+
+
 def parse_only(texts: list[str]) -> int:
     for text in texts:
         json.loads(text)
@@ -95,6 +154,7 @@ def measure(cfg: BenchConfig) -> tuple[list[Row], dict[str, Any]]:
                 "transcripts": len(transcripts),
                 "round_ratios": ratios,
                 "reference": "json.loads of the same frame texts",
+                "by_kind": costs_by_kind(transcripts),
             },
         )
     ]

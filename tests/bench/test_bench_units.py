@@ -118,3 +118,17 @@ def test_core_size_counts_every_line_of_every_module(tmp_path: Path) -> None:
     row = throughput.core_size_row(tmp_path)
     assert (row.value, row.details["modules"]) == (4, 2)
     assert row.verdict == PASS
+
+
+def test_costs_by_kind_cover_every_frame_and_sum_to_the_whole() -> None:
+    first = load_all()[:3]
+    found = throughput.costs_by_kind(first)
+    assert sum(row["frames"] for row in found.values()) == sum(len(t.frames) for t in first)
+    assert math.isclose(sum(row["share"] for row in found.values()), 1.0)
+    shares = [row["share"] for row in found.values()]
+    assert shares == sorted(shares, reverse=True)
+    assert throughput.frame_kind('{"jsonrpc":"2.0","method":"event","params":{"type":"x"}}') == (
+        "event:x"
+    )
+    assert throughput.frame_kind('{"jsonrpc":"2.0","id":1,"result":{}}') == "response"
+    assert throughput.frame_kind("[1]") == "other"
