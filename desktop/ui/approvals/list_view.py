@@ -449,8 +449,13 @@ class ApprovalListView(QAbstractScrollArea):
         layout = widget.layout()
         if layout is not None:
             layout.activate()
-        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
-        height = max(height, widget.minimumSizeHint().height(), widget.sizeHint().height())
+        # Not the size hint as well: a wrapped label's hint is laid out at a guessed width and
+        # is lines taller than the text at this one (empty space under every heading).
+        if widget.hasHeightForWidth():
+            height = widget.heightForWidth(width)
+        else:
+            height = widget.sizeHint().height()
+        height = max(height, widget.minimumSizeHint().height())
         old = self._heights.get(node.uid)
         if old is not None and height < old and self.pointer_inside():
             height = old  # reserve the space while the pointer is here (nothing moves under it)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice
@@ -107,3 +107,46 @@ def test_rows_on_screen_are_built_first_and_the_margin_once_the_list_keeps_still
     assert all(view.card(r) is not None for r in view.rows_on_screen())
     assert all(view.card(r) is None for r in margin)  # not yet: the screen comes first
     qtbot.waitUntil(lambda: all(view.card(r) is not None for r in margin))
+
+
+def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """Headings and cards take the height their text needs at the width they were given.
+
+    A wrapped label's size hint is laid out at a width Qt guesses, not the card's: measured by
+    it, a one-line heading took three lines of space. Narrowed, the same texts wrap and grow.
+    """
+    title = "Tidy the release notes before the quarterly review " * 2
+    for i in range(2):
+        a = approval(f"r{i}", session="s1", position=i, command=LOW, description="a listing " * 6)
+        upsert(dialog, "g", "The build server in the basement rack " * 2, a, title)
+    dialog.resize(900, 700)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    heights: dict[int, list[int]] = {}
+    checked = 0
+    for width in (900, 420):
+        dialog.resize(width, 700)
+        view.settle()
+        nodes = [dialog.model.board.gateways[0]]
+        nodes += [nodes[0].sessions[0], nodes[0].sessions[0].batches[0]]
+        nodes += dialog.model.board.rows()
+        for node in nodes:
+            widget = view.widget_for(node)
+            assert widget is not None
+            assert widget.isVisible()
+            labels = [w for w in widget.findChildren(QLabel) if w.isVisible() and w.wordWrap()]
+            checked += len(labels)
+            for label in labels:
+                shown = (type(widget).__name__, label.objectName(), width)
+                needed = label.heightForWidth(label.width())
+                assert label.height() >= needed, shown  # nothing cut off
+                if label.objectName() in ("gatewayTitle", "sessionTitle"):
+                    assert label.height() == needed, shown  # nor space left empty below
+            heights.setdefault(node.uid, []).append(widget.height())
+    assert checked >= 2 * 4  # both headings and each card's description, at both widths
+    gateway, session = dialog.model.board.gateways[0], dialog.model.board.gateways[0].sessions[0]
+    assert heights[gateway.uid][1] > heights[gateway.uid][0]  # the long name wrapped
+    assert heights[session.uid][1] > heights[session.uid][0]
