@@ -207,20 +207,33 @@ def output_text(result: RunResult | None) -> str:
     return "\n".join(shown)
 
 
-_LONG_RUN = re.compile(r"[^\s]{60}(?=[^\s])")
+_BREAK_EVERY = 60
+_LONG_RUN = re.compile(rf"\S{{{_BREAK_EVERY + 1},}}")
+# Where Qt's line breaker (Unicode's UAX #14) wraps a token by itself, wherever the slash
+# sits: after a slash that a letter follows (never before a digit). Not after a hyphen: Qt
+# keeps one that starts a line with what follows.
+_WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
     """Let a label wrap inside very long tokens (paths, base64).
 
-    A line break after every 60 characters without a space, as the command view's
+    A line break wherever 60 characters pass without a space or a slash where Qt wraps a
+    token by itself: a long path wraps at its slashes, at the card's width, and only a
+    60-character stretch between them (base64, a hash) is cut, as the command view's
     wrap-anywhere would draw it.
 
     Why a newline: QLabel only wraps at spaces, so one 300,000-character token would make
     the card millions of pixels wide; a zero-width space would put a hidden character into
     the label, which the dialog never shows. Only for labels, never for the command.
     """
-    return _LONG_RUN.sub(lambda m: m.group(0) + "\n", text)
+    return _LONG_RUN.sub(_break_run, text)
+
+
+def _break_run(match: re.Match[str]) -> str:
+    pieces = _WRAPS_HERE.split(match.group(0))
+    step = _BREAK_EVERY
+    return "".join("\n".join(p[i : i + step] for i in range(0, len(p), step)) for p in pieces)
 
 
 # -- risk -------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
+from PySide6.QtGui import QFont, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -258,6 +260,42 @@ def test_breakable_wraps_long_tokens_with_visible_line_breaks_only() -> None:
     text = texts.breakable("short " + "y" * 130)
     assert text == "short " + "y" * 60 + "\n" + "y" * 60 + "\n" + "y" * 10
     assert texts.breakable("a b c") == "a b c"
+    path = "in /tmp/pytest-of-root/pytest-141/test_the_first_commands_result0/scratch/build"
+    assert texts.breakable(path) == path  # Qt wraps it at its slashes, at the card's width
+    numbered = "/srv/" + "/".join(str(n) for n in range(40))  # but never before a digit
+    assert texts.breakable(numbered).count("\n") == 1
+
+
+def _wrapped_at_every_chance(text: str) -> list[str]:
+    """The lines Qt makes of ``text`` in a label one pixel wide: one per place it may wrap."""
+    lines = []
+    for paragraph in text.split("\n"):
+        layout = QTextLayout(paragraph, QFont())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)  # what a word-wrapped QLabel uses
+        layout.setTextOption(option)
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(1)
+            lines.append(paragraph[line.textStart() : line.textStart() + line.textLength()])
+        layout.endLayout()
+    return lines
+
+
+def test_qt_can_wrap_a_breakable_label_at_least_every_60_characters(qtbot: QtBot) -> None:
+    """Where ``breakable`` leaves a token whole, Qt's own line breaker must find a place.
+
+    Random tokens of path and URL punctuation; a wrong guess would leave a stretch Qt cannot
+    wrap, drawn past the card's edge and cut off.
+    """
+    rng = random.Random(11)
+    alphabet = "abcXYZ019/-_.:=+~%@()[]'\"é"
+    longest = 0
+    for _ in range(400):
+        token = "".join(rng.choice(alphabet) for _ in range(rng.randint(61, 400)))
+        lines = _wrapped_at_every_chance(texts.breakable(token))
+        longest = max(longest, *(len(line.rstrip()) for line in lines))
+    assert 40 < longest <= 60
 
 
 def test_session_heading_reveals_hidden_characters_once() -> None:
