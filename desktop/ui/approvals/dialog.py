@@ -94,7 +94,6 @@ class ApprovalDialog(QDialog):
         self.setObjectName("approvalDialog")
         self.setStyleSheet(STYLESHEET)
         self.resize(780, 640)
-        self.setMinimumWidth(480)
         self._clock = clock
         self._grace = grace_seconds
         self._assess = assess or default_assess()  # None: desktop.risk's, when installed
@@ -109,6 +108,9 @@ class ApprovalDialog(QDialog):
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.model = ApprovalTreeModel(rows, self)
         self.list_view = ApprovalListView(self.model, clock)
+        # On the list, not the window: a window's own minimum would stop its layout from
+        # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
+        self.list_view.setMinimumWidth(480)
         self.list_view.choice_clicked.connect(self._on_choice_clicked)
         self.list_view.reconfirm_clicked.connect(self._on_reconfirm_clicked)
         self.list_view.batch_action.connect(self._on_batch_action)

@@ -79,6 +79,7 @@ _KIND_OF: dict[type, type] = {
     BatchCard: BatchGroup,
 }
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
+WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
 
 
 class ApprovalListView(QAbstractScrollArea):
@@ -117,6 +118,7 @@ class ApprovalListView(QAbstractScrollArea):
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
         self._spare: dict[type, list[QWidget]] = {}  # item kind -> dropped widgets, hidden
         self._selected_row: RowEntry | None = None
+        self._widest = 0  # the widest minimum of any item built yet, indent included
         self._scroll_to: RowEntry | None = None  # bring into view in the next flush
         self._heading_too = False  # ... with its session heading, if both fit
         self._live = False
@@ -455,7 +457,9 @@ class ApprovalListView(QAbstractScrollArea):
             height = widget.heightForWidth(width)
         else:
             height = widget.sizeHint().height()
-        height = max(height, widget.minimumSizeHint().height())
+        least = widget.minimumSizeHint()
+        height = max(height, least.height())
+        self._widest = max(self._widest, least.width() + _INDENT[type(node)])
         old = self._heights.get(node.uid)
         if old is not None and height < old and self.pointer_inside():
             height = old  # reserve the space while the pointer is here (nothing moves under it)
@@ -527,7 +531,20 @@ class ApprovalListView(QAbstractScrollArea):
             keep.add(self._selected_row.uid)
         for uid in [u for u in self._widgets if u not in keep]:
             self._drop(uid)
+        self._keep_buttons_whole()
         self._position_widgets(value, view_h)
+
+    def _keep_buttons_whole(self) -> None:
+        """Never let the list be narrower than the widest item built so far needs.
+
+        The items are placed by hand, so their layouts cannot widen the dialog: a batch header
+        or a card's row of buttons narrower than its minimum clips the buttons' words. Only
+        grows, so the window does not change size as cards come and go.
+        """
+        bar = self.verticalScrollBar().sizeHint().width()
+        wanted = min(WIDEST_MINIMUM, self._widest + 2 * MARGIN + bar)
+        if wanted > self.minimumWidth():
+            self.setMinimumWidth(wanted)
 
     def _scroll_into_view(self, row: RowEntry, with_heading: bool) -> None:
         bar = self.verticalScrollBar()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice
@@ -117,17 +117,17 @@ def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
     A wrapped label's size hint is laid out at a width Qt guesses, not the card's: measured by
     it, a one-line heading took three lines of space. Narrowed, the same texts wrap and grow.
     """
-    title = "Tidy the release notes before the quarterly review " * 2
+    title = "Tidy the release notes before the quarterly review " * 3
     for i in range(2):
         a = approval(f"r{i}", session="s1", position=i, command=LOW, description="a listing " * 6)
-        upsert(dialog, "g", "The build server in the basement rack " * 2, a, title)
-    dialog.resize(900, 700)
+        upsert(dialog, "g", "The build server in the basement rack " * 3, a, title)
+    dialog.resize(1600, 700)
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     view = dialog.list_view
     heights: dict[int, list[int]] = {}
     checked = 0
-    for width in (900, 420):
+    for width in (1600, 300):  # 300: as narrow as the buttons let it be
         dialog.resize(width, 700)
         view.settle()
         nodes = [dialog.model.board.gateways[0]]
@@ -150,3 +150,34 @@ def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
     gateway, session = dialog.model.board.gateways[0], dialog.model.board.gateways[0].sessions[0]
     assert heights[gateway.uid][1] > heights[gateway.uid][0]  # the long name wrapped
     assert heights[session.uid][1] > heights[session.uid][0]
+
+
+def test_at_its_narrowest_the_dialog_still_shows_every_button_and_heading_whole(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """The cards are placed by hand, so the window must learn how wide their buttons need."""
+    for i in range(2):
+        upsert(dialog, "g", "G", approval(f"r{i}", session="s1", position=i, command=LOW), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    dialog.resize(300, 600)  # narrower than anything allows
+    dialog.list_view.settle()
+    qtbot.waitUntil(lambda: dialog.width() >= dialog.list_view.minimumWidth())
+    dialog.list_view.settle()
+    rows = list(dialog.model.board.rows())
+    widgets = [dialog.list_view.widget_for(node) for node in [*rows, rows[0].batch]]
+    shown = [
+        child
+        for widget in widgets
+        if widget is not None
+        for child in widget.findChildren(QWidget)
+        if child.isVisible() and (isinstance(child, QPushButton) or not _wraps(child))
+    ]
+    assert sum(isinstance(child, QPushButton) for child in shown) >= 2 * 4 + 3
+    for child in shown:
+        assert child.width() >= child.sizeHint().width(), child.objectName()
+        assert child.geometry().right() < child.parentWidget().width(), child.objectName()
+
+
+def _wraps(widget: QWidget) -> bool:
+    return not isinstance(widget, QLabel) or widget.wordWrap()
