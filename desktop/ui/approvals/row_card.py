@@ -174,8 +174,9 @@ class RowCard(QFrame):
 
         top = QHBoxLayout()
         top.setSpacing(8)
-        top.addWidget(self.number)
+        top.addWidget(self.number, 0, Qt.AlignmentFlag.AlignTop)  # beside a state that wraps
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        self.state.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.state, 1)
         top.addWidget(self.countdown, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         actions = QHBoxLayout()

@@ -227,3 +227,27 @@ def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
     after = ink()
     assert after["rowNumber"] == after["description"] == after["commandView"] == "#777777"
     assert all(after[name] != before[name] for name in named)
+
+
+def test_a_cards_number_stays_level_with_a_state_that_wraps(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    reason = "the connection dropped; the gateway may have timed this out " * 4
+    upsert(dialog, "g", "G", approval("s", phase=ApprovalPhase.STALE, blocked_reason=reason))
+    dialog.resize(480, 600)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    dialog.list_view.settle()
+    card = dialog.list_view.row_cards()[0]
+    line = card.state.fontMetrics().lineSpacing()
+    assert card.state.height() >= 3 * line  # it wraps
+    for label in (card.number, card.countdown):
+        assert label.isVisible()
+        assert abs(_text_top(label) - _text_top(card.state)) < line // 2, label.objectName()
+
+
+def _text_top(label: QLabel) -> int:
+    """Where the label draws its first line, in its parent (it centres its text if asked)."""
+    used = label.heightForWidth(label.width()) if label.wordWrap() else label.sizeHint().height()
+    centred = bool(label.alignment() & Qt.AlignmentFlag.AlignVCenter)
+    return label.y() + ((label.height() - used) // 2 if centred else 0)
