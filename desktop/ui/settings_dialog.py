@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -146,7 +146,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
         self._show_fallback_warning()
         for draft in self._drafts:
-            self.gateway_list.addItem(draft.name)
+            self._list_gateway(draft.name)
         self.gateway_list.currentRowChanged.connect(self._on_row_changed)
         self.gateway_list.setCurrentRow(0 if self._drafts else -1)
         self._update_editor_enabled()
@@ -156,6 +156,9 @@ class SettingsDialog(QDialog):
         box = QGroupBox("Gateways", self)
         self.gateway_list = QListWidget(box)
         self.gateway_list.setObjectName("gateway-list")
+        # A long name ends in "…" (its tooltip says it whole), not behind a scroll bar.
+        self.gateway_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.gateway_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.add_button = QPushButton("Add", box)
         self.remove_button = QPushButton("Remove", box)
         self.add_button.clicked.connect(self._on_add)
@@ -283,6 +286,10 @@ class SettingsDialog(QDialog):
         for widget in (self.url_edit, self.token_edit, self.insecure_check):
             widget.setEnabled(has_gateway and uses_url)
 
+    def _list_gateway(self, name: str) -> None:
+        self.gateway_list.addItem(name)
+        self.gateway_list.item(self.gateway_list.count() - 1).setToolTip(name)
+
     def _on_row_changed(self, row: int) -> None:
         self._save_editor()
         self._current = row
@@ -292,6 +299,7 @@ class SettingsDialog(QDialog):
         item = self.gateway_list.item(self._current)
         if item is not None:
             item.setText(text)
+            item.setToolTip(text)
 
     def _on_add(self) -> None:
         taken = {d.id for d in self._drafts}
@@ -299,7 +307,7 @@ class SettingsDialog(QDialog):
         while new_id in taken:
             new_id = self._new_id()
         self._drafts.append(_Draft(new_id))
-        self.gateway_list.addItem(self._drafts[-1].name)
+        self._list_gateway(self._drafts[-1].name)
         self.gateway_list.setCurrentRow(len(self._drafts) - 1)
 
     def _on_remove(self) -> None:

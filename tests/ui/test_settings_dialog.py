@@ -8,6 +8,7 @@ from pathlib import Path
 
 import keyring.backends.fail
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
@@ -175,6 +176,21 @@ def test_removing_a_gateway_deletes_its_token(
     result = press_ok(qtbot, dialog)
     assert result.gateways == ()
     assert backend.passwords == {}
+
+
+def test_a_long_gateway_name_is_cut_with_an_ellipsis_and_told_whole_by_its_tooltip(
+    qtbot: QtBot, store: TokenStore
+) -> None:
+    dialog = open_dialog(qtbot, store)
+    dialog.add_button.click()
+    long_name = "The lab machine under the desk in the office on the second floor, by the window"
+    dialog.name_edit.clear()
+    qtbot.keyClicks(dialog.name_edit, long_name)
+    qtbot.waitExposed(dialog)
+    rows = [dialog.gateway_list.item(i) for i in range(dialog.gateway_list.count())]
+    assert [item.toolTip() for item in rows] == ["Home", long_name]
+    assert not dialog.gateway_list.horizontalScrollBar().isVisible()
+    assert dialog.gateway_list.textElideMode() is Qt.TextElideMode.ElideRight
 
 
 def test_edits_survive_switching_between_gateways(qtbot: QtBot, store: TokenStore) -> None:
