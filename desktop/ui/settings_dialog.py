@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.model.plain_text import tooltip_fragment
 from desktop.settings import (
     GatewayConfig,
     GatewayKind,
@@ -288,7 +289,7 @@ class SettingsDialog(QDialog):
 
     def _list_gateway(self, name: str) -> None:
         self.gateway_list.addItem(name)
-        self.gateway_list.item(self.gateway_list.count() - 1).setToolTip(name)
+        self.gateway_list.item(self.gateway_list.count() - 1).setToolTip(tooltip_fragment(name))
 
     def _on_row_changed(self, row: int) -> None:
         self._save_editor()
@@ -299,7 +300,7 @@ class SettingsDialog(QDialog):
         item = self.gateway_list.item(self._current)
         if item is not None:
             item.setText(text)
-            item.setToolTip(text)
+            item.setToolTip(tooltip_fragment(text))
 
     def _on_add(self) -> None:
         taken = {d.id for d in self._drafts}

@@ -185,10 +185,14 @@ def test_a_long_gateway_name_is_cut_with_an_ellipsis_and_told_whole_by_its_toolt
     dialog.add_button.click()
     long_name = "The lab machine under the desk in the office on the second floor, by the window"
     dialog.name_edit.clear()
-    qtbot.keyClicks(dialog.name_edit, long_name)
+    qtbot.keyClicks(dialog.name_edit, long_name + " <b>2</b>")
     qtbot.waitExposed(dialog)
     rows = [dialog.gateway_list.item(i) for i in range(dialog.gateway_list.count())]
-    assert [item.toolTip() for item in rows] == ["Home", long_name]
+    # whole, and never read as rich text (the look-alikes of < and >)
+    assert [item.toolTip() for item in rows] == [
+        "Home",
+        f"{long_name} \u2039b\u203a2\u2039/b\u203a",
+    ]
     assert not dialog.gateway_list.horizontalScrollBar().isVisible()
     assert dialog.gateway_list.textElideMode() is Qt.TextElideMode.ElideRight
 
