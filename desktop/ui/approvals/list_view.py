@@ -533,6 +533,21 @@ class ApprovalListView(QAbstractScrollArea):
             self._drop(uid)
         self._keep_buttons_whole()
         self._position_widgets(value, view_h)
+        self._name_after_selection()
+
+    def _name_after_selection(self) -> None:
+        """Name the list after its selected card, so a screen reader says what the keys act on.
+
+        The keyboard stays on the list (cards never take focus), so the focused widget's name
+        is what assistive technology reads out as the selection moves or its row changes state.
+        """
+        row = self._selected_row
+        card = self.card(row) if row is not None else None
+        name = card.spoken() if card is not None else "Approvals"
+        if not self._model.board.gateways:
+            name = self.empty.text()
+        if name != self.accessibleName():
+            self.setAccessibleName(name)
 
     def _keep_buttons_whole(self) -> None:
         """Never let the list be narrower than the widest item built so far needs.

@@ -14,6 +14,7 @@ from PySide6.QtGui import QFontDatabase, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import ApprovalPhase, Choice, RunKind
+from desktop.core.text_safety import bound_text
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import RowEntry
 from desktop.risk import RiskAssessment, assess
@@ -80,6 +81,7 @@ class WrappedLabel(PlainLabel):
 
 
 _MIN_LABEL_WIDTH = 120
+SPOKEN_COMMAND_CHARS = 300  # of the (revealed) command, in what a screen reader is told
 _LAYOUT_CHANGES = (
     QEvent.Type.FontChange,
     QEvent.Type.StyleChange,
@@ -201,6 +203,7 @@ class RowCard(QFrame):
         box.addWidget(self.output)
         box.addLayout(actions)
         self._command_source: str | None = None
+        self._spoken_command = ""
         self.refresh(None)
 
     def rebind(self, entry: RowEntry) -> None:
@@ -230,6 +233,7 @@ class RowCard(QFrame):
             self.risk = risk = assess(a.command)
             shown, hidden = texts.revealed(a.command)
             self.command.show_command(shown, texts.shown_marks(a.command, risk.findings))
+            self._spoken_command = bound_text(shown, SPOKEN_COMMAND_CHARS)[0]
             self._show(self.hidden_warning, texts.hidden_warning(hidden))
             self.badge.setText(texts.RISK_BADGES[risk.level])
             set_style_property(self.badge, "level", risk.level.name.lower())
@@ -252,6 +256,19 @@ class RowCard(QFrame):
                 repolish(widget)
         if now is not None:
             self.refresh_countdown(now)
+
+    def spoken(self) -> str:
+        """What a screen reader says of this card, most telling first.
+
+        Which command, its risk and state, where, the command itself, any hidden characters,
+        why Hermes asks and what became of it. Not the countdown: it changes every second, and
+        every change would be read out again.
+        """
+        first = (self.number, self.badge, self.state, self.notes, self.risk_summary, self.context)
+        parts = _said(first)
+        parts.append(f"Command: {self._spoken_command}")  # as it is: it may end in a dot
+        parts += _said((self.hidden_warning, self.description, self.result))
+        return ". ".join(parts)
 
     def shaded_when_resolved(self) -> tuple[QWidget, ...]:
         """The children the sheet greys out on a resolved card (``#rowCard[resolved="true"] …``)."""
@@ -323,6 +340,12 @@ class RowCard(QFrame):
     def _show(label: QLabel, text: str) -> None:
         label.setText(text)
         label.setVisible(bool(text))
+
+
+def _said(labels: tuple[QLabel, ...]) -> list[str]:
+    """The texts of the labels shown, each on one line and without its closing full stop."""
+    texts_shown = (label.text() for label in labels if not label.isHidden())
+    return [text.replace("\n", " ").rstrip(". ") for text in texts_shown if text]
 
 
 def _sending(entry: RowEntry) -> bool:

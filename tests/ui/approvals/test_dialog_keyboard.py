@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QAccessible, QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -223,3 +223,41 @@ def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QW
     assert bar.value() == 0
     tap(three, K.Key_PageDown)
     assert bar.value() > 0
+
+
+def _heard(widget: QWidget) -> str:
+    """What assistive technology is told the focused widget is called."""
+    interface = QAccessible.queryAccessibleInterface(widget)
+    assert interface is not None
+    return interface.text(QAccessible.Text.Name)
+
+
+def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
+    dialog: ApprovalDialog, clock: FakeClock, qtbot: QtBot
+) -> None:
+    for i, command in enumerate(("rm -rf build/", "ls -la", "cat notes\u202etxt.sh")):
+        a = approval(f"r{i}", position=i, command=command, expires_at=clock.now + 300)
+        upsert(dialog, "g", "G", a, "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.settle()
+    first = _heard(view)
+    assert first.startswith("Command 1. High risk. Waiting for you. ")
+    assert "Command: rm -rf build/. Hermes flagged: recursive delete" in first
+    tap(view, K.Key_Down)
+    view.settle()
+    card = dialog.card("g", "r1")
+    assert card is not None
+    heard = _heard(view)
+    assert heard.startswith("Command 2. Low risk. Waiting for you. ")
+    assert heard == card.spoken()
+    before = card.countdown.text()
+    clock.advance(61.0)
+    qtbot.waitUntil(lambda: card.countdown.text() != before)  # the tick ran ...
+    assert _heard(view) == heard  # ... and was not read out
+    tap(view, K.Key_Down)
+    view.settle()
+    hidden = _heard(view)
+    assert "Command: cat notes⟨U+202E⟩txt.sh. ⚠ Hidden characters" in hidden
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE. Check the command carefully. Hermes flagged" in hidden
