@@ -91,6 +91,7 @@ class CommandRan:
     command: str
     result: RunResult
     context: CallContext
+    approval_note: str = ""  # Hermes says it asked (elsewhere) and how it was answered
 
 
 @dataclass(frozen=True, slots=True)

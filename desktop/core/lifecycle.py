@@ -440,7 +440,9 @@ class ApprovalLifecycle:
         if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
             context = CallContext(self._cwd_of(event.session_id), event.name, "")
             ran = result or _run_result(event)
-            self._sink.append(CommandRan(event.session_id, event.command, ran, context))
+            self._sink.append(
+                CommandRan(event.session_id, event.command, ran, context, event.approval_note)
+            )
         self._end_input()
 
     def turn_boundary(self, session_id: str) -> None:

@@ -109,6 +109,7 @@ class ToolCompleted:
     command: str = ""  # args.command, for terminal calls
     exit_code: int | None = None
     output: str = ""
+    approval_note: str = ""  # result.approval: Hermes says it asked and how it was answered
 
 
 @dataclass(slots=True)

@@ -168,6 +168,7 @@ def _tool_complete(core: GatewayCore, frame: EventFrame) -> None:
         command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
         exit_code=payloads.integer(ran, "exit_code"),
         output=payloads.text(ran, "output")[:NOTICE_CHARS],
+        approval_note=payloads.text(ran, "approval")[:NOTICE_CHARS],
     )
     _tool_completed(core, event)
 

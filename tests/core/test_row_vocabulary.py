@@ -33,6 +33,16 @@ def test_0_19_rows_carry_context_and_what_ran() -> None:
     [ran] = [e for e in replay.events if isinstance(e, CommandRan)]
     assert ran.command == "rm -rf /tmp/hermes-scratch/d"  # allowed for the session: no row
     assert (ran.result.kind, ran.result.exit_code, ran.context.tool) == (RunKind.RAN, 0, "terminal")
+    assert ran.approval_note == ""  # Hermes did not ask: the session allowed it
+
+
+def test_a_command_asked_while_the_tray_was_away_carries_hermes_note_that_it_asked() -> None:
+    replay = Replay(PEER_A, "reconnect").run()
+    [ran] = [e for e in replay.events if isinstance(e, CommandRan)]
+    assert ran.command == "rm -rf /tmp/hermes-scratch/s3"
+    assert ran.approval_note == (
+        "Command required approval (delete in root path) and was approved by the user."
+    )
 
 
 def test_a_re_ask_after_a_deny_names_the_row_it_replaces() -> None:
