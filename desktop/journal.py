@@ -16,6 +16,13 @@ What it promises:
   or, until that exists, by escaping non-printable characters. Long texts are cut, saying so;
   a long command keeps its head *and* its tail (:func:`bound_middle`), because padding is how
   a dangerous end (``…; curl … | sh``) would otherwise slip past the record.
+* **Outcomes follow their decision, append-only.** What became of a command (ran, exit 2;
+  not used -- asked again) is often reported after the decision's line was written. It is then
+  a line of its own, ``{"time", "decision": <the decision's id>, "result"}``, never an edit:
+  every write stays one atomic append, and :meth:`Journal.recent` puts the newest result back
+  on its decision. Readers that predate results skip these lines (they lack the decision
+  fields) and ignore the ``id`` and ``result`` fields; lines written before them read with
+  both empty.
 * **Bounded size.** The file rotates at ``max_bytes``; ``keep`` older files are kept
   (``decisions.jsonl.1`` is the newest of them).
 * **Never in the way, never silent.** A journal that cannot be written (full or read-only disk)
@@ -35,10 +42,11 @@ import json
 import logging
 import os
 import re
+import secrets
 import stat
 from collections import deque
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Iterator
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -70,6 +78,7 @@ class Surface(enum.Enum):
     MENU = "menu"
     REASK = "tray.reask"  # the tray denied a re-ask of a command the person had denied
     NOBODY = "nobody"  # nobody answered in time: Hermes denied it
+    HERMES = "hermes"  # no row here: Hermes ran it (allowed earlier, YOLO, or asked elsewhere)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +94,22 @@ class JournalEntry:
     choice: str  # "once", "session", "always", "deny"
     surface: str  # a Surface value
     outcome: str  # as the gateway reported it, e.g. "approved", "denied", "expired"
+    id: str = ""  # links later results to this line ("" on lines older than results)
+    result: str = ""  # what became of the command: "ran, exit 2", "blocked", … ("" unknown)
 
 
-_FIELD_NAMES = tuple(f.name for f in fields(JournalEntry))
+@dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """What became of an already written decision's command (a line of its own)."""
+
+    time: str
+    decision: str  # the decision line's ``id``
+    result: str
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(JournalEntry) if f.default is MISSING)
+_LATER_FIELDS = tuple(f.name for f in fields(JournalEntry) if f.default is not MISSING)
+_RESULT_FIELDS = tuple(f.name for f in fields(ResultRecord))
 
 
 def _local_now() -> datetime:
@@ -220,12 +242,14 @@ class Journal:
         choice: str | enum.Enum,
         surface: Surface | str,
         outcome: str,
+        result: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
         """Append one decision and return it as stored. Never raises for I/O trouble.
 
         ``at`` is when the person decided (default: now). The line is written only once the
-        gateway reported the outcome, which may be a little later.
+        gateway reported the outcome, which may be a little later; ``result`` is what became
+        of the command, when that is already known.
         """
         choice_text = choice.value if isinstance(choice, enum.Enum) else choice
         surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
@@ -239,14 +263,26 @@ class Journal:
             choice=self._clean(str(choice_text), 40),
             surface=surface_text,
             outcome=self._clean(outcome, 300),
+            id=secrets.token_hex(6),
+            result=self._clean(result, 300),
         )
-        line = json.dumps(asdict(entry), ensure_ascii=False) + "\n"
+        self._append_line(asdict(entry))
+        return entry
+
+    def record_result(self, entry: JournalEntry, result: str) -> JournalEntry:
+        """Append what became of ``entry``'s command; return ``entry`` with it."""
+        cleaned = self._clean(result, 300)
+        time = self._clock().isoformat(timespec="seconds")
+        self._append_line(asdict(ResultRecord(time, entry.id, cleaned)))
+        return replace(entry, result=cleaned)
+
+    def _append_line(self, record: dict[str, str]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
         self._unwritten.append(line.encode("utf-8"))
         while len(self._unwritten) > MAX_UNWRITTEN:
             self._unwritten.popleft()
             self._dropped += 1
         self.retry()
-        return entry
 
     def retry(self) -> bool:
         """Write the lines kept in memory, oldest first. True when none is left waiting."""
@@ -267,14 +303,24 @@ class Journal:
         return True
 
     def recent(self, n: int = 10) -> list[JournalEntry]:
-        """The last ``n`` decisions, newest first (across rotated files, then the held ones)."""
+        """The last ``n`` decisions, newest first, each with its newest result."""
         entries: list[JournalEntry] = []
-        for data in reversed(self._unwritten):
-            entry = _parse(data.decode("utf-8"))
-            if entry is not None:
-                entries.append(entry)
+        results: dict[str, str] = {}  # decision id -> newest result, seen before its decision
+        for line in self._lines_newest_first():
+            item = _parse(line)
+            if isinstance(item, ResultRecord):
+                results.setdefault(item.decision, item.result)
+            elif item is not None:
+                later = results.pop(item.id, None) if item.id else None
+                entries.append(item if later is None else replace(item, result=later))
                 if len(entries) >= n:
-                    return entries
+                    break
+        return entries
+
+    def _lines_newest_first(self) -> Iterator[str]:
+        """The held lines, then the file's, then the rotated files', each newest first."""
+        for data in reversed(self._unwritten):
+            yield data.decode("utf-8")
         for path in self._files_newest_first():
             try:
                 if not stat.S_ISREG(path.stat().st_mode):  # a device or FIFO would never end
@@ -282,13 +328,7 @@ class Journal:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 continue
-            for line in reversed(lines):
-                entry = _parse(line)
-                if entry is not None:
-                    entries.append(entry)
-                    if len(entries) >= n:
-                        return entries
-        return entries
+            yield from reversed(lines)
 
     # -- files -------------------------------------------------------------------------------
     def _rotated(self, index: int) -> Path:
@@ -331,12 +371,17 @@ class Journal:
         os.replace(self.path, self._rotated(1))
 
 
-def _parse(line: str) -> JournalEntry | None:
-    """One stored line as an entry, or None for a cut or foreign line."""
+def _parse(line: str) -> JournalEntry | ResultRecord | None:
+    """One stored line as a decision or a later result, or None for a cut or foreign line."""
     try:
         data = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in _FIELD_NAMES):
+    if not isinstance(data, dict):
         return None
-    return JournalEntry(**{k: data[k] for k in _FIELD_NAMES})
+    if all(isinstance(data.get(k), str) for k in _FIELD_NAMES):
+        later = {k: data[k] for k in _LATER_FIELDS if isinstance(data.get(k), str)}
+        return JournalEntry(**{k: data[k] for k in _FIELD_NAMES}, **later)
+    if all(isinstance(data.get(k), str) for k in _RESULT_FIELDS):
+        return ResultRecord(**{k: data[k] for k in _RESULT_FIELDS})
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import logging
+import re
 import stat
 import sys
 import types
@@ -58,7 +59,9 @@ def decide(journal: Journal, **overrides: Any) -> JournalEntry:
 def test_a_decision_is_one_private_json_line(journal: Journal) -> None:
     entry = decide(journal)
     lines = journal.path.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line) for line in lines] == [
+    [stored] = [json.loads(line) for line in lines]
+    assert re.fullmatch("[0-9a-f]{12}", stored.pop("id"))
+    assert [stored] == [
         {
             "time": "2026-11-29T14:02:03+01:00",
             "gateway_id": "home",
@@ -69,6 +72,7 @@ def test_a_decision_is_one_private_json_line(journal: Journal) -> None:
             "choice": "once",
             "surface": "dialog",
             "outcome": "approved",
+            "result": "",
         }
     ]
     assert entry.command == "make test"
@@ -268,3 +272,74 @@ def test_an_unwritable_journal_logs_and_does_not_raise(
     assert entry.command == "***"
     assert "Could not write the decision journal" in caplog.text
     assert CANARY not in caplog.text
+
+
+# A line as journals before results wrote it (no id, no result), copied from such a file.
+OLDER_LINE = (
+    '{"time": "2026-11-28T09:15:00+01:00", "gateway_id": "home", "gateway_name": "Home", '
+    '"session_id": "s0", "session_title": "Old task", "command": "rm -rf dist", '
+    '"choice": "once", "surface": "dialog.button", "outcome": "approved (once)"}'
+)
+OLDER_FIELDS = (
+    "time", "gateway_id", "gateway_name", "session_id", "session_title", "command", "choice",
+    "surface", "outcome",
+)  # fmt: skip
+
+
+def test_a_later_result_is_its_own_line_linked_to_its_decision(journal: Journal) -> None:
+    first = decide(journal, command="make test")
+    second = decide(journal, command="make lint")
+    completed = journal.record_result(first, "ran, exit 2")
+    assert (completed.id, completed.result) == (first.id, "ran, exit 2")
+    lines = [json.loads(line) for line in journal.path.read_text(encoding="utf-8").splitlines()]
+    assert [line.get("command") for line in lines] == ["make test", "make lint", None]
+    time = "2026-11-29T14:02:03+01:00"
+    assert lines[2] == {"time": time, "decision": first.id, "result": "ran, exit 2"}
+    assert [(e.command, e.result) for e in journal.recent(5)] == [
+        ("make lint", ""),
+        ("make test", "ran, exit 2"),
+    ]
+    assert second.id != first.id
+
+
+def test_the_newest_result_of_a_decision_wins(journal: Journal) -> None:
+    entry = decide(journal)
+    journal.record_result(entry, "withdrawn")
+    journal.record_result(entry, "ran, exit 0")  # tool.complete came after the withdrawal
+    [read] = journal.recent(5)
+    assert read.result == "ran, exit 0"
+
+
+def test_older_lines_still_read_and_older_readers_skip_result_lines(journal: Journal) -> None:
+    journal.path.parent.mkdir(parents=True)
+    journal.path.write_text(OLDER_LINE + "\n", encoding="utf-8")
+    entry = decide(journal, command="make test", result="blocked")
+    journal.record_result(entry, "ran, exit 0")
+    [newest, older] = journal.recent(5)
+    assert (older.command, older.outcome, older.id, older.result) == (
+        "rm -rf dist", "approved (once)", "", ""
+    )  # fmt: skip
+    assert newest.result == "ran, exit 0"
+    lines = [json.loads(line) for line in journal.path.read_text(encoding="utf-8").splitlines()]
+    as_older_readers_see_them = [
+        line for line in lines if all(isinstance(line.get(k), str) for k in OLDER_FIELDS)
+    ]
+    assert [line["command"] for line in as_older_readers_see_them] == ["rm -rf dist", "make test"]
+
+
+def test_a_result_is_scrubbed_bounded_and_held_in_order_while_unwritable(tmp_path: Path) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("not a directory")
+    journal = Journal(blocker, clock=lambda: WHEN)
+    journal.register_secret(CANARY)
+    entry = decide(journal)
+    completed = journal.record_result(entry, f"ran, exit 1: {CANARY} " + "x" * 400)
+    assert CANARY not in completed.result
+    assert completed.result.endswith("more characters]")
+    assert journal.unwritten == 2
+    assert [e.result for e in journal.recent(5)] == [completed.result]
+    blocker.unlink()
+    assert journal.retry()
+    lines = journal.path.read_text(encoding="utf-8").splitlines()
+    assert [("decision" in json.loads(line)) for line in lines] == [False, True]
+    assert [e.result for e in journal.recent(5)] == [completed.result]
