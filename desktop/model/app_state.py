@@ -4,9 +4,9 @@ Why one owner: the tray, the dialog, the notifications and the journal all need 
 (which rows are open, which dialect a gateway speaks, what a session is called), and copies kept
 by each drift apart. So the store folds core events and connection statuses, names sessions
 once, and tells its subscribers with plain callbacks what changed: an :class:`ApprovalUpdate`,
-:class:`SessionUpdate`, :class:`SessionGone` or :class:`Notice`, then the new
-:class:`AppSnapshot` when something shown changed. The bridge subscribes and re-emits them as Qt
-signals; everything here is tested with plain calls, without a loop.
+:class:`SessionUpdate`, :class:`SessionGone`, :class:`CommandReport` or :class:`Notice`, then
+the new :class:`AppSnapshot` when something shown changed. The bridge subscribes and re-emits
+them as Qt signals; everything here is tested with plain calls, without a loop.
 
 Why cached: a 5,000 frames/s delta flood or a burst of 10,000 approvals made rebuilding every
 gateway's tuples the app's main cost. So each gateway keeps its last :class:`GatewayView` until
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from desktop.core.events import (
     ApprovalChanged,
     ApprovalRequested,
+    CommandRan,
     CoreEvent,
     HandshakeCompleted,
     NoticeReceived,
@@ -40,6 +41,7 @@ from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, Pr
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.bridge_events import (
     ApprovalUpdate,
+    CommandReport,
     Notice,
     PromptUpdate,
     RowsForgotten,
@@ -52,6 +54,7 @@ from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 # What subscribers hear, in this order for one event: the change, then the new snapshot.
 StoreChange = (
     ApprovalUpdate
+    | CommandReport
     | PromptUpdate
     | SessionUpdate
     | SessionGone
@@ -239,6 +242,21 @@ class AppState:
                 where = f"{self.session_title(gateway_id, event.session_id)} on {gateway.name}"
             self._announce(Notice(event.level, event.text, where, "", gateway_id, event.session_id))
             return  # nothing shown changed: the snapshot stays as it is
+        elif isinstance(event, CommandRan):
+            ran_in = gateway.sessions.get(event.session_id)
+            self._announce(
+                CommandReport(
+                    gateway_id,
+                    gateway.name,
+                    event.session_id,
+                    self.session_title(gateway_id, event.session_id),
+                    event.command,
+                    event.result,
+                    event.approval_note,
+                    ran_in is not None and ran_in.yolo.effective,
+                )
+            )
+            return
         elif isinstance(event, PromptAsked | PromptEnded):
             if isinstance(event, PromptAsked):
                 gateway.prompts[event.prompt.key] = event.prompt

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, Choice, Prompt, SessionState
+from desktop.core.model import Approval, Choice, Prompt, RunResult, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,3 +101,21 @@ class DecisionMade:
     session_id: str = ""
     session_title: str = ""
     command: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandReport:
+    """Payload of ``command_ran``: Hermes reports a command it ran that had no row here.
+
+    Why it travels: a command run under "Allow for session", "always" or YOLO leaves no
+    decision behind, yet the journal must show it ran, in which session, and how it ended.
+    """
+
+    gateway_id: str
+    gateway_name: str
+    session_id: str
+    session_title: str
+    command: str
+    result: RunResult
+    approval_note: str = ""  # Hermes says it asked elsewhere and how it was answered
+    yolo: bool = False  # the gateway last reported YOLO on for the session

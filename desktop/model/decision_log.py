@@ -6,6 +6,13 @@ landed, or the connection dropped with the answer in flight. The journal promise
 *as the gateway reported it*, so a decision is held here until its approval reaches
 ``RESOLVED`` and only then written, with the time the person decided.
 
+What became of the command comes later still (``tool.complete``: ran, exit 2), or never. The
+decision line is not held for it: it is written with what is known, and a later result is
+appended as its own line linked to the decision (``Journal.record_result``). Hermes also runs
+commands with no row here (allowed for the session or always, YOLO, or asked in another
+window while the tray was away); those it reports are journaled too, when the risk lens
+would have had a person look at them or Hermes says it asked (an ``ls`` is no decision).
+
 Three edges:
 
 * a decision that was never sent (the core refused it) is written at once as "not sent";
@@ -26,16 +33,42 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    Choice,
+    Outcome,
+    OutcomeKind,
+    RunKind,
+    RunResult,
+)
+from desktop.core.outcomes import SETTLED_ELSEWHERE
 from desktop.journal import JournalEntry, Surface
-from desktop.model.bridge_events import DecisionMade
+from desktop.model.bridge_events import CommandReport, DecisionMade
+from desktop.model.session_names import SEPARATOR, SessionName, fit
 
 log = logging.getLogger(__name__)
 
 RECENT_LIMIT = 10
 MAX_PENDING = 500
+MAX_AWAITING_RESULT = 500  # written decisions whose command may still report how it ended
+LINE_LIMIT = 120  # a Recent decisions line, at most (its parts are cut first)
 _SURFACES = {s.value for s in Surface}
 _MARKS = {"approved": "✓", "denied": "✗"}
+_RESULT_WORDS = {
+    RunKind.BLOCKED: "blocked",
+    RunKind.TIMED_OUT: "timed out",
+    RunKind.WITHDRAWN: "withdrawn",
+    RunKind.NOT_USED: "not used — asked again",
+}
+ANSWERED_ELSEWHERE = "answered elsewhere"
+# (outcome's first word, result) pairs where the result repeats the outcome: the menu says one
+_IMPLIED = {
+    (OutcomeKind.DENIED.value, _RESULT_WORDS[RunKind.BLOCKED]),
+    (OutcomeKind.EXPIRED.value, _RESULT_WORDS[RunKind.TIMED_OUT]),
+    (OutcomeKind.WITHDRAWN.value, _RESULT_WORDS[RunKind.WITHDRAWN]),
+    (OutcomeKind.WITHDRAWN.value, ANSWERED_ELSEWHERE),
+}
 
 
 class JournalLike(Protocol):
@@ -52,8 +85,11 @@ class JournalLike(Protocol):
         choice: str,
         surface: Surface | str,
         outcome: str,
+        result: str = "",
         at: datetime | None = None,
     ) -> JournalEntry: ...
+
+    def record_result(self, entry: JournalEntry, result: str) -> JournalEntry: ...
 
     def recent(self, n: int = 10) -> list[JournalEntry]: ...
 
@@ -74,6 +110,44 @@ def outcome_text(outcome: Outcome) -> str:
     return text
 
 
+def run_text(result: RunResult) -> str:
+    """What became of a command in words: ``ran, exit 2``, ``not used — asked again``."""
+    if result.kind is RunKind.RAN:
+        return "ran" if result.exit_code is None else f"ran, exit {result.exit_code}"
+    return _RESULT_WORDS[result.kind]
+
+
+def result_text(approval: Approval) -> str:
+    """What became of a row's command, "" while nobody said (``answered elsewhere`` too)."""
+    if approval.result is None:
+        return ""
+    reason = approval.outcome.reason if approval.outcome else ""
+    if approval.result.kind is RunKind.WITHDRAWN and reason == SETTLED_ELSEWHERE:
+        return ANSWERED_ELSEWHERE
+    return run_text(approval.result)
+
+
+def ran_text(report: CommandReport) -> str:
+    """Why a command with no row here ran, as far as Hermes said."""
+    if report.approval_note:
+        return f"asked elsewhere: {report.approval_note}"
+    return "not asked (YOLO on)" if report.yolo else "not asked"
+
+
+def worth_journaling(command: str) -> bool:
+    """A command that ran unasked is journaled when the risk lens would have asked a person.
+
+    Imported on first use (tree-sitter is not needed before); a lens that fails says yes.
+    """
+    from desktop.risk import RiskLevel, assess
+
+    try:
+        return assess(command).level >= RiskLevel.MEDIUM
+    except Exception:  # a broken judge must not hide a command from the record
+        log.exception("risk lens failed on a command Hermes ran")
+        return True
+
+
 def _surface(value: str) -> Surface:
     if value in _SURFACES:
         return Surface(value)
@@ -86,7 +160,7 @@ def _local_now() -> datetime:
 
 
 class DecisionRecorder:
-    """Feed it decisions and approval changes; it writes one journal line per decision."""
+    """Feed it decisions, approval changes and commands Hermes ran; it keeps the journal."""
 
     def __init__(
         self,
@@ -98,6 +172,7 @@ class DecisionRecorder:
         self._journal = journal
         self._clock = clock
         self._pending: OrderedDict[tuple[str, str], _Pending] = OrderedDict()
+        self._written: OrderedDict[tuple[str, str], JournalEntry] = OrderedDict()
         self._recent: deque[JournalEntry] = deque(journal.recent(recent_limit), recent_limit)
 
     @property
@@ -129,11 +204,16 @@ class DecisionRecorder:
 
         A row that expired with no decision from here is journaled too (choice "none", surface
         "nobody"): Hermes denied it because nobody answered in time, and the person should
-        find that in the journal.
+        find that in the journal. What became of the command, reported after the line was
+        written, is appended to it. Returns the entry as it now stands, when anything was written.
         """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
         ident = (gateway_id, approval.key)
+        result = result_text(approval)
+        written = self._written.get(ident)
+        if written is not None:
+            return self._append_result(ident, written, result) if result != written.result else None
         pending = self._pending.pop(ident, None)
         if pending is None and approval.outcome.kind is OutcomeKind.EXPIRED:
             made = DecisionMade(
@@ -148,13 +228,35 @@ class DecisionRecorder:
                 session_title,
                 approval.command,
             )
-            return self._write(made, self._clock(), outcome_text(approval.outcome), choice="none")
+            outcome = outcome_text(approval.outcome)
+            return self._write(made, self._clock(), outcome, result, "none", awaits=ident)
         if pending is None:  # not decided here
             return None
-        return self._write(pending.made, pending.at, outcome_text(approval.outcome))
+        outcome = outcome_text(approval.outcome)
+        return self._write(pending.made, pending.at, outcome, result, awaits=ident)
+
+    def command_ran(self, report: CommandReport) -> JournalEntry | None:
+        """Hermes ran a command with no row here: journaled when it is worth a decision's line."""
+        if not report.approval_note and not worth_journaling(report.command):
+            return None
+        made = DecisionMade(
+            report.gateway_id,
+            report.gateway_name,
+            "",
+            Choice.ONCE,
+            Surface.HERMES.value,
+            True,
+            "",
+            report.session_id,
+            report.session_title,
+            report.command,
+        )
+        return self._write(made, self._clock(), ran_text(report), run_text(report.result), "none")
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
-        """Close the decisions of a gateway that is gone."""
+        """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""
+        for ident in [i for i in self._written if i[0] == gateway_id]:
+            del self._written[ident]
         return self._flush(lambda ident: ident[0] == gateway_id, reason)
 
     def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:
@@ -169,8 +271,16 @@ class DecisionRecorder:
         return written
 
     def _write(
-        self, made: DecisionMade, at: datetime, outcome: str, choice: str = ""
+        self,
+        made: DecisionMade,
+        at: datetime,
+        outcome: str,
+        result: str = "",
+        choice: str = "",
+        *,
+        awaits: tuple[str, str] | None = None,
     ) -> JournalEntry:
+        """Write one line; ``awaits``: the row whose command may still report how it ended."""
         entry = self._journal.record(
             gateway_id=made.gateway_id,
             gateway_name=made.gateway_name,
@@ -180,14 +290,62 @@ class DecisionRecorder:
             choice=choice or made.choice.value,
             surface=_surface(made.surface),
             outcome=outcome,
+            result=result,
             at=at,
         )
         self._recent.appendleft(entry)
+        if awaits is not None:
+            self._written[awaits] = entry
+            while len(self._written) > MAX_AWAITING_RESULT:
+                self._written.popitem(last=False)
+        return entry
+
+    def _append_result(
+        self, ident: tuple[str, str], written: JournalEntry, result: str
+    ) -> JournalEntry:
+        entry = self._journal.record_result(written, result)
+        self._written[ident] = entry
+        self._recent = deque(
+            (entry if e.id == written.id else e for e in self._recent), self._recent.maxlen
+        )
         return entry
 
 
+def ending(entry: JournalEntry, limit: int = 44) -> str:
+    """The outcome, then what became of the command unless that only repeats it.
+
+    Cut to ``limit`` from the outcome's end: what became of the command always shows.
+    """
+    head = entry.outcome.split(" ", 1)[0].rstrip(":")
+    if not entry.result or (head, entry.result) in _IMPLIED:
+        return _cut(entry.outcome, limit)
+    tail = f", {_cut(entry.result, limit - 18)}"
+    return _cut(entry.outcome, limit - len(tail)) + tail
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cut_middle(text: str, limit: int) -> str:
+    """A command keeps its head and its tail: the end is where ``…/iot/r1`` tells rows apart."""
+    if len(text) <= limit:
+        return text
+    tail = (limit - 1) // 3
+    return f"{text[: limit - 1 - tail]}…{text[len(text) - tail :]}"
+
+
+def _session_part(name: str, limit: int) -> str:
+    """A stored session name cut like the registry cuts it: the title's words go first."""
+    title, _, folder = name.rpartition(SEPARATOR)
+    return fit(SessionName(title or folder, folder if title else "", ""), limit)
+
+
 def entry_line(entry: JournalEntry, today: datetime) -> str:
-    """One menu line: ``14:02 ✓ rm -rf build — approved (once)``; older days show the date."""
+    """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``.
+
+    Older days show the date; each part is cut on its own, so the session always shows.
+    """
     try:
         when = datetime.fromisoformat(entry.time)
     except ValueError:
@@ -196,13 +354,15 @@ def entry_line(entry: JournalEntry, today: datetime) -> str:
         stamp = when.strftime("%H:%M") if when.date() == today.date() else when.strftime("%d %b")
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     mark = _MARKS.get(head, "○")
-    command = entry.command if len(entry.command) <= 48 else entry.command[:47] + "…"
-    return f"{stamp} {mark} {command} — {entry.outcome}"
+    where = entry.session_title or (f"session {entry.session_id[:8]}" if entry.session_id else "")
+    line = f"{stamp} {mark} {_cut_middle(entry.command, 32)} — {ending(entry)}"
+    return f"{line}{SEPARATOR}{_session_part(where, 28)}" if where else line
 
 
 def entry_details(entry: JournalEntry) -> str:
     """A tooltip's worth: where, how and when (plain text)."""
-    return (
+    details = (
         f"{entry.time} · {entry.session_title or entry.session_id} on {entry.gateway_name}\n"
         f"Chose {entry.choice} ({entry.surface}); the gateway reported: {entry.outcome}"
     )
+    return f"{details}\nThe command: {entry.result}" if entry.result else details

@@ -41,6 +41,7 @@ from desktop.model.app_state import AppState, StoreChange
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
     ApprovalUpdate,
+    CommandReport,
     DecisionMade,
     Notice,
     PromptUpdate,
@@ -83,6 +84,7 @@ class GatewayBridge(QObject):
     do_not_disturb_changed = Signal(object)  # DoNotDisturb, as the notifier read it
     gateway_removed = Signal(str)  # gateway_id; its client is closing
     decision_made = Signal(object)  # DecisionMade, after every decide()
+    command_ran = Signal(object)  # CommandReport: Hermes ran a command that had no row here
     rows_forgotten = Signal(object)  # RowsForgotten: resolved rows the store no longer keeps
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
     yolo_checked = Signal(str, str, object)  # gateway_id, session_id, YoloCheck
@@ -232,6 +234,8 @@ class GatewayBridge(QObject):
             self.session_removed.emit(change)
         elif isinstance(change, RowsForgotten):
             self.rows_forgotten.emit(change)
+        elif isinstance(change, CommandReport):
+            self.command_ran.emit(change)
         else:
             self.notice_received.emit(change)
 

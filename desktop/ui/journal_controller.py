@@ -1,9 +1,9 @@
 """The decision journal in the running app: bridge signals in, menu lines and "Open journal" out.
 
 Linking a decision to its outcome is pure logic (``decision_log``); this object connects the
-bridge's ``decision_made``, ``approval_changed`` and ``gateway_removed`` to it, tells the tray when
-a line was written, and opens the file with the desktop's default application. The opener is
-injected so tests never launch one.
+bridge's ``decision_made``, ``approval_changed``, ``command_ran`` and ``gateway_removed`` to it,
+tells the tray when a line was written, and opens the file with the desktop's default
+application. The opener is injected so tests never launch one.
 
 When the journal cannot be written (full or read-only disk) it keeps the lines in memory;
 this object then says so (:attr:`problem`, :attr:`problem_changed`, for the tray's status)
@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
 from desktop.journal import Journal
-from desktop.model.bridge_events import ApprovalUpdate, DecisionMade
+from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.model.decision_log import DecisionRecorder, entry_details, entry_line
 from desktop.ui.bridge import GatewayBridge
 
@@ -61,6 +61,7 @@ class JournalController(QObject):
         self._retry.timeout.connect(self.retry)
         bridge.decision_made.connect(self._on_decision_made)
         bridge.approval_changed.connect(self._on_approval_changed)
+        bridge.command_ran.connect(self._on_command_ran)
         bridge.gateway_removed.connect(self._on_gateway_removed)
 
     @property
@@ -131,6 +132,10 @@ class JournalController(QObject):
             )
             is not None
         ):
+            self._wrote()
+
+    def _on_command_ran(self, report: CommandReport) -> None:
+        if self.recorder.command_ran(report) is not None:
             self._wrote()
 
     def _on_gateway_removed(self, gateway_id: str) -> None:

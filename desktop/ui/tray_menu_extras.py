@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionState
+from desktop.model.decision_log import LINE_LIMIT
 from desktop.model.plain_text import menu_label, tooltip_fragment
 
 TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
@@ -89,7 +90,7 @@ def add_app_items(
         if not extras.recent:
             _named(recent.addAction("No decisions yet"), "recent:none").setEnabled(False)
         for index, (line, details) in enumerate(extras.recent):
-            item = _named(recent.addAction(menu_label(line, 90)), f"recent:{index}")
+            item = _named(recent.addAction(menu_label(line, LINE_LIMIT)), f"recent:{index}")
             item.setEnabled(False)  # a record, not a command
             item.setToolTip(tooltip_fragment(details, 300))
         recent.addSeparator()

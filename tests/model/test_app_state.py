@@ -9,15 +9,31 @@ from dataclasses import replace
 from desktop.core.events import (
     ApprovalChanged,
     ApprovalRequested,
+    CommandRan,
     CoreEvent,
     NoticeReceived,
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import Approval, ApprovalPhase, SessionState
+from desktop.core.model import (
+    NO_CONTEXT,
+    Approval,
+    ApprovalPhase,
+    RunKind,
+    RunResult,
+    SessionState,
+    YoloSource,
+    YoloState,
+)
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.app_state import KEPT_RESOLVED, AppState, StoreChange
-from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, SessionGone
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    CommandReport,
+    Notice,
+    RowsForgotten,
+    SessionGone,
+)
 from desktop.model.plain_text import menu_label
 from desktop.model.snapshot import AppSnapshot, GatewayView
 
@@ -173,6 +189,23 @@ def test_a_notice_is_announced_without_a_snapshot_and_names_where_it_came_from()
         Notice("warning", "disk almost full", "Tidy · www on Local", "", "g", "s1"),
         Notice("info", "restarting", "Local", "", "g", ""),
     ]
+
+
+def test_a_command_hermes_ran_unasked_is_announced_with_its_sessions_name_and_yolo() -> None:
+    state = AppState()
+    state.add_gateway("g", "Local")
+    yolo = YoloState(True, YoloSource.SESSION)
+    state.apply("g", SessionChanged(SessionState("s1", title="Tidy", cwd="/srv/www", yolo=yolo)))
+    before = state.snapshot()
+    heard = _subscribed(state)
+    ran = RunResult(RunKind.RAN, 0)
+    state.apply("g", CommandRan("s1", "rm -rf cache", ran, NO_CONTEXT))
+    state.apply("g", CommandRan("s2", "rm -rf tmp", ran, NO_CONTEXT, "asked and approved"))
+    assert heard == [
+        CommandReport("g", "Local", "s1", "Tidy · www", "rm -rf cache", ran, "", True),
+        CommandReport("g", "Local", "s2", "session s2", "rm -rf tmp", ran, "asked and approved"),
+    ]
+    assert state.snapshot() is before  # nothing shown changed
 
 
 def test_a_gateway_is_announced_once_with_its_first_status_and_again_when_it_goes() -> None:

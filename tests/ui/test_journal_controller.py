@@ -9,15 +9,16 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.model import Choice
 from desktop.journal import Journal
-from desktop.model.bridge_events import ApprovalUpdate, DecisionMade
+from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.ui import journal_controller as controller_module
 from desktop.ui.journal_controller import JournalController
 
 
 class Signals(QObject):
-    """The three bridge signals the controller listens to."""
+    """The four bridge signals the controller listens to."""
 
     decision_made = Signal(DecisionMade)
+    command_ran = Signal(CommandReport)
     approval_changed = Signal(ApprovalUpdate)
     gateway_removed = Signal(str)
 

@@ -13,13 +13,13 @@ from PySide6.QtCore import QUrl
 
 from desktop import logsetup
 from desktop.core.model import Choice
-from desktop.demo import Command
+from desktop.demo import Command, Turn
 from desktop.gateway.config import endpoint_from_config
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.settings import GatewayConfig, TokenStore
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import FakeGateway, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
 
@@ -105,13 +105,63 @@ def test_dialog_and_notification_decisions_are_journalled_with_the_gateways_outc
         app.shell.tray.rebuild_menu()
         recent = submenu(app.shell.tray.menu, "recent-decisions")
         texts = [a.text() for a in menu_actions(recent) if a.objectName().startswith("recent:")]
-        assert texts[0].endswith("rm -rf /tmp/hermes-scratch/n1 — denied")  # newest first
+        name = app.bridge.rows.session_title(GID, sid)
+        assert texts[0].endswith(f"rm -rf /tmp/hermes-scratch/n1 — denied · {name}")  # newest first
         assert "approved (once)" in texts[1]
         assert all(canary not in t for t in texts)
         opener = app.action("open-journal")
         assert opener.isEnabled()
         opener.trigger()
         assert app.opened == [QUrl.fromLocalFile(str(journal.path))]
+        await app.close()
+
+    arun(scenario(), timeout=30)
+
+
+@pytest.mark.parametrize("dialect", ["A", "B"])
+def test_allow_for_session_journals_the_exit_code_and_the_commands_run_under_it(
+    tray_app, qloop, arun, tmp_path, dialect
+):
+    """A failing command answered "Allow for session", then one Hermes ran under it unasked."""
+    book = default_book()
+    book.scenarios["clean"] = Turn(
+        [
+            Command("rm -rf build/", "recursive delete", exit_code=2),
+            Command("rm -rf dist/", "recursive delete"),  # the session allowance covers it
+            Command("ls dist", None),  # never needed asking: no decision to journal
+        ],
+        reply="Cleaned.",
+    )
+    journal = Journal(tmp_path / "data")
+
+    async def scenario():
+        fake = await FakeGateway(dialect, speed=0.01, turns=book).start()
+        app = WiredApp(fake, journal=journal)
+        await app.connected()
+        sid = await app.new_session("[[scenario:clean]] clean up")
+        [shown] = await holds(lambda: app.view().waiting, app.bridge.snapshot_changed)
+        app.shell.dialog.decision_requested.emit(
+            DecisionRequest(GID, shown.key, Choice.SESSION, SURFACE_BUTTON)
+        )
+        await app.turn_over(sid)
+        recorder = app.shell.journal.recorder
+        await poll_until(lambda: len(recorder.recent) == 2 and recorder.recent[1].result != "")
+        name = app.bridge.rows.session_title(GID, sid)
+        rows = [json.loads(line) for line in journal.path.read_text().splitlines()]
+        assert [(r.get("command"), r.get("outcome"), r.get("result")) for r in rows] == [
+            ("rm -rf build/", "approved (session)", ""),
+            (None, None, "ran, exit 2"),  # appended once Hermes said
+            ("rm -rf dist/", "not asked", "ran, exit 0"),
+        ]
+        assert rows[1]["decision"] == rows[0]["id"]
+        assert rows[2]["surface"] == "hermes"
+        assert {rows[0]["session_title"], rows[2]["session_title"]} == {name}
+
+        app.shell.tray.rebuild_menu()
+        recent = submenu(app.shell.tray.menu, "recent-decisions")
+        texts = [a.text() for a in menu_actions(recent) if a.objectName().startswith("recent:")]
+        assert texts[0].endswith(f"rm -rf dist/ — not asked, ran, exit 0 · {name}")
+        assert texts[1].endswith(f"rm -rf build/ — approved (session), ran, exit 2 · {name}")
         await app.close()
 
     arun(scenario(), timeout=30)

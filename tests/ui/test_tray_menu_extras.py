@@ -10,6 +10,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionStatus
+from desktop.model.decision_log import LINE_LIMIT
 from desktop.ui import icons
 from desktop.ui.tray_menu import build_menu
 from desktop.ui.tray_menu_extras import MenuExtras
@@ -93,7 +94,7 @@ def test_recent_decisions_are_plain_disabled_bounded_lines_with_details(menu):
     assert first.text() == "14:02 ✓ rm -rf a&&b — approved (once)"  # & is not a mnemonic
     assert not first.isEnabled()
     assert "<" not in first.toolTip()  # tooltips may be read as rich text
-    assert len(second.text()) <= 90
+    assert len(second.text()) <= LINE_LIMIT
     opener = menu_action(menu, "open-journal")
     assert opener.isEnabled()
     opener.trigger()
