@@ -8,7 +8,9 @@ Run under Xvfb (the real xcb platform, real fonts), from the repository root:
 Everything is real except time: the fake gateway on 127.0.0.1, the real client and bridge, the
 tray's own QMenu (as Qt draws it on XEmbed hosts), decisions sent from the dialog and from a
 notification and journalled with the gateway's outcomes, and a 15-minute YOLO three minutes in
-(the injected clock moved on). Writes ``tray-menu-yolo-timebox.png`` (the session submenu with
+(the injected clock moved on). A second task's turn runs a command that fails after "Allow for
+session" and one Hermes runs under that allowance, so the journal shows exit codes and the
+session each decision belongs to. Writes ``tray-menu-yolo-timebox.png`` (the session submenu with
 "YOLO on · 12 min left"), ``tray-menu-recent-decisions.png`` and ``tray-icons-yolo.png`` (the
 plain and the time-boxed YOLO icon side by side). Not a test: pytest does not collect it.
 """
@@ -30,7 +32,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
-from desktop.demo import Command
+from desktop.demo import Command, Turn
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
@@ -40,7 +42,7 @@ from desktop.settings import Settings, TokenStore
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import FakeGateway, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
 
@@ -93,6 +95,27 @@ async def decide_all(wired: WiredApp, sid: str) -> None:
         await poll_until(lambda before=before: len(recorder.recent) > before)
 
 
+CLEAN_UP = Turn(
+    [
+        Command("rm -rf node_modules/.cache", "recursive delete", exit_code=2),
+        Command("rm -rf coverage/", "recursive delete"),  # run under the session allowance
+    ],
+    reply="Cleaned up.",
+)
+
+
+async def allow_for_session(wired: WiredApp) -> None:
+    """A second task: its first command allowed for the session fails; the next runs unasked."""
+    recorder = wired.shell.journal.recorder
+    before = len(recorder.recent)
+    wired.bridge.new_task(GID, "/home/me/webshop", "[[scenario:clean]] clear the caches")
+    [shown] = await holds(lambda: wired.view().waiting, wired.bridge.snapshot_changed)
+    wired.shell.dialog.decision_requested.emit(
+        DecisionRequest(GID, shown.key, Choice.SESSION, SURFACE_BUTTON)
+    )
+    await poll_until(lambda: len(recorder.recent) == before + 2 and recorder.recent[1].result != "")
+
+
 async def main(out: Path) -> None:
     data = Path(tempfile.mkdtemp(prefix="hermes-tray-shot-"))
     journal = Journal(data)
@@ -104,7 +127,9 @@ async def main(out: Path) -> None:
         path=data / "settings.json",
         autostart_backend=XdgAutostart(data / "xdg", config_dirs=[]),
     )
-    fake = await FakeGateway("B", speed=0.01).start()
+    book = default_book()
+    book.scenarios["clean"] = CLEAN_UP
+    fake = await FakeGateway("B", speed=0.01, turns=book).start()
     wired = WiredApp(fake, journal=journal, bridge=bridge, settings=settings)
     settings.set_start_at_login(True)  # writes only into the temporary folder
     try:
@@ -116,6 +141,9 @@ async def main(out: Path) -> None:
         await wired.turn_over(sid)
         await decide_all(wired, sid)
         await poll_until(lambda: len(wired.shell.journal.recorder.recent) == len(DECISIONS))
+        await allow_for_session(wired)
+        for line, _details in wired.shell.journal.recent_lines():
+            print("recent:", line)
 
         wired.shell.yolo.start(GID, sid, BoxKind.MINUTES)
         await holds(lambda: wired.session(sid).yolo.effective, wired.bridge.snapshot_changed)
