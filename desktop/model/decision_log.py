@@ -213,7 +213,8 @@ class DecisionRecorder:
         result = result_text(approval)
         written = self._written.get(ident)
         if written is not None:
-            return self._append_result(ident, written, result) if result != written.result else None
+            changed = result and result != written.result
+            return self._append_result(ident, written, result) if changed else None
         pending = self._pending.pop(ident, None)
         if pending is None and approval.outcome.kind is OutcomeKind.EXPIRED:
             made = DecisionMade(

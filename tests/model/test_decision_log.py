@@ -239,6 +239,7 @@ def test_what_became_of_the_command_is_appended_to_its_decision(recorder, journa
     recorder.decided(made())
     entry = recorder.approval_changed("g1", resolved())
     assert entry.result == ""
+    assert recorder.approval_changed("g1", resolved()) is None  # told again, nothing new
     later = recorder.approval_changed("g1", resolved(result=RunResult(RunKind.RAN, 2)))
     assert later is not None
     assert (later.id, later.result) == (entry.id, "ran, exit 2")
