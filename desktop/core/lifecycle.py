@@ -701,9 +701,7 @@ class ApprovalLifecycle:
             row.reask_of = earlier_key
             row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
         if reask and earlier is not None:
-            kept = self._rows_in.get(earlier.session_id, {}).values()
-            batch = [r for r in kept if r.batch_id == earlier.batch_id]
-            row.asked_because = _because(earlier, batch)
+            row.asked_because = _because(earlier, self._rows_in.get(earlier.session_id, {}))
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
@@ -934,33 +932,53 @@ def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
     return not session.tool_command or session.tool_command == asked.command
 
 
-def _because(earlier: Row, batch: list[Row]) -> AskedBecause:
-    """Why Hermes asks again, naming the row it replaces (``earlier``).
+def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
+    """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
 
-    Hermes re-gates the rest of a batch when one of its commands is denied, fails, times out
-    or is withdrawn; the newest such row of the batch says which. With none, the replaced
-    row's own end says it; AGAIN when nothing does.
+    Hermes re-gates every later command of a terminal batch once one has failed, been denied
+    or timed out, and the first such sets it off (``terminal_approval_batch``: the failure
+    flag is sticky). So the cause is the first failed *slot* before ``earlier``'s in its
+    batch; a re-ask stands in its slot for the row it replaced, and a slot's latest row says
+    how it ended. A row Hermes withdrew or asked again is no cause. A command that already
+    ran is not re-gated (the agent asked again): then, as without an earlier failed slot, the
+    replaced row's own end says why; AGAIN when nothing does.
     """
-    for row in [*reversed([r for r in batch if r is not earlier]), earlier]:
-        cause = _cause(row)
-        if cause is not None:
-            reason, exit_code = cause
-            return AskedBecause(reason, earlier.key, earlier.position, exit_code)
-    return AskedBecause(AskReason.AGAIN, earlier.key, earlier.position)
+    root = _slot_of(earlier, kept)
+    if earlier.result is None or earlier.result.kind is not RunKind.RAN:
+        latest: dict[str, Row] = {}  # slot root key -> its latest row
+        for row in kept.values():
+            slot = _slot_of(row, kept)
+            if slot.batch_id == root.batch_id and slot.seq < root.seq:
+                latest[slot.key] = row
+        for row in latest.values():
+            because = _failure(row, earlier)
+            if because is not None:
+                return because
+    return _failure(earlier, earlier) or AskedBecause(AskReason.AGAIN, earlier.key)
 
 
-def _cause(row: Row) -> tuple[AskReason, int | None] | None:
+def _slot_of(row: Row, kept: dict[str, Row]) -> Row:
+    """The first row of the chain of re-asks ``row`` belongs to (its place in the batch)."""
+    seen = {row.key}
+    while row.reask_of and (up := kept.get(row.reask_of)) is not None and up.key not in seen:
+        seen.add(up.key)
+        row = up
+    return row
+
+
+def _failure(row: Row, earlier: Row) -> AskedBecause | None:
+    """How ``row`` failed (ran with an error, denied, timed out), as a cause of a re-ask."""
     result, outcome = row.result, row.outcome
-    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
-        return AskReason.AFTER_FAILURE, result.exit_code
     kind = outcome.kind if outcome is not None else None
-    if kind is OutcomeKind.DENIED:
-        return AskReason.AFTER_DENY, None
-    if kind is OutcomeKind.EXPIRED:
-        return AskReason.AFTER_TIMEOUT, None
-    if kind is OutcomeKind.WITHDRAWN:
-        return AskReason.AFTER_WITHDRAWAL, None
-    return None
+    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
+        reason, code = AskReason.AFTER_FAILURE, result.exit_code
+    elif kind is OutcomeKind.DENIED:
+        reason, code = AskReason.AFTER_DENY, None
+    elif kind is OutcomeKind.EXPIRED or (result is not None and result.kind is RunKind.TIMED_OUT):
+        reason, code = AskReason.AFTER_TIMEOUT, None
+    else:
+        return None
+    return AskedBecause(reason, earlier.key, row.key, row.batch_id, row.position, code)
 
 
 def _result_of(outcome: Outcome) -> RunResult | None:

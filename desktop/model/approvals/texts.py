@@ -152,21 +152,21 @@ def row_number(position: int | None) -> str:
 
 
 def asked_again(a: Approval) -> str:
-    """Why Hermes asks about this command again, truthfully from ``asked_because`` ("" if first).
+    """Why Hermes asks about this command again, naming the row that caused it ("" if first).
 
     A re-ask the core could not explain says so rather than guessing a cause.
     """
     why = a.asked_because
-    earlier = row_number(why.earlier_position)
+    cause = row_number(why.cause_position)
+    if why.cause_position is not None and why.cause_batch_id != a.batch_id:
+        cause += " of an earlier batch"
     if why.reason is AskReason.AFTER_DENY:
-        return f"Asked again: you denied {earlier}, so this needs a fresh decision."
+        return f"Asked again: you denied {cause}, so this needs a fresh decision."
     if why.reason is AskReason.AFTER_FAILURE:
         code = f" with exit {why.exit_code}" if why.exit_code is not None else ""
-        return f"Asked again: {earlier} failed{code}, so this needs a fresh decision."
+        return f"Asked again: {cause} failed{code}, so this needs a fresh decision."
     if why.reason is AskReason.AFTER_TIMEOUT:
-        return f"Asked again: {earlier} timed out (nobody answered in time)."
-    if why.reason is AskReason.AFTER_WITHDRAWAL:
-        return f"Asked again: {earlier} was withdrawn."
+        return f"Asked again: {cause} timed out (nobody answered in time)."
     if why.reason is AskReason.AGAIN or a.reask_of:
         return "Asked again: Hermes asked about this command once more and did not say why."
     return ""
