@@ -350,18 +350,15 @@ HEADING_WIDTH = 100
 
 
 def session_heading(title: str, session_id: str, cwd: str = "") -> str:
-    """A session's header line: its name, or its id when untitled and folderless.
+    """A session's header line: its name with the folder once, or its id when it has neither.
 
-    The name is the title plus a short folder (:mod:`desktop.model.session_names`).
-    A title that already is such a name (the app passes one from its shared registry) is
-    not given the folder twice.
+    The app passes the name from its shared registry (:mod:`desktop.model.session_names`),
+    which already holds the folder, wherever in it; a bare title gets the folder added.
     """
     title, cwd = mask_own_secrets(title), mask_own_secrets(cwd)
     name = compose(SessionState(session_id, title=title, cwd=cwd))
-    named_already = re.search(
-        rf"{re.escape(SEPARATOR + name.folder)}(?: \(\d+\))?$", title.rstrip()
-    )
-    if name.folder and named_already:
+    parts = {re.sub(r" \(\d+\)$", "", part.strip()) for part in title.split(SEPARATOR)}
+    if name.folder in parts:
         name = compose(SessionState(session_id, title=title))
     if title.strip() or name.folder:
         return f"Session: {bound_text(reveal(fit(name, HEADING_WIDTH)), HEADING_WIDTH * 2)[0]}"
