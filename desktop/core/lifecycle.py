@@ -75,6 +75,7 @@ from desktop.core.model import (
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
+from desktop.core.text_safety import ELLIPSIS
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
 W, S, X, R = (
@@ -93,6 +94,8 @@ CONTEXT_CHARS = 500
 _KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
 _EXPIRE = (RowKind.FIFO, RowKind.BY_ID)  # no gateway frame says when these time out
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
+SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
+MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
 
 
 class Input(enum.Enum):
@@ -219,6 +222,13 @@ def wire_ident(asked: ApprovalAsked) -> str | int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _SubagentCall:
+    command: str  # as the sub-agent's tool preview shows it (maybe cut)
+    tool: str
+    goal: str
+
+
 @dataclass(slots=True)
 class _Session:
     """What the lifecycle remembers per session between rows."""
@@ -231,6 +241,7 @@ class _Session:
     tool_command: str = ""
     agent_message: str = ""
     unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
+    subagent_calls: list[_SubagentCall] | None = None  # announced, with no request yet
 
 
 class ApprovalLifecycle:
@@ -397,6 +408,14 @@ class ApprovalLifecycle:
                 if not row.tool_id:
                     row.tool_id = tool_id
                 break
+
+    def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
+        """A sub-agent of the session calls a tool (``subagent.tool``): a request that follows
+        for ``command`` is the sub-agent's, with its goal, not the parent's running call."""
+        session = self._session(session_id)
+        calls = session.subagent_calls = session.subagent_calls or []
+        calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
+        del calls[:-SUBAGENT_CALLS]
 
     def agent_said(self, session_id: str, text: str) -> None:
         """The agent's latest message (``message.interim``): context for what it asks next."""
@@ -693,9 +712,7 @@ class ApprovalLifecycle:
             stale_reason=stale_reason,
             tool_id=session.tool_id if _runs_it(session, asked) else "",
             timeout_basis=basis,
-            context=CallContext(
-                self._cwd_of(session_id)[:CONTEXT_CHARS], session.tool_name, session.agent_message
-            ),
+            context=self._context(session_id, session, asked),
         )
         if reask:
             row.reask_of = earlier_key
@@ -716,6 +733,19 @@ class ApprovalLifecycle:
         self._touched.pop(key, None)  # announced as requested, not as changed
         self._prune()
         return row
+
+    def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
+        """Where and why this call is made: a sub-agent's own goal when one announced it; the
+        session's running tool and the agent's words unless another call is known to run."""
+        cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
+        calls = session.subagent_calls or []
+        for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
+            if _announces(calls[at].command, asked.command):
+                call = calls.pop(at)
+                return CallContext(cwd, call.tool, "", call.goal)
+        if session.tool_id and not _runs_it(session, asked):
+            return CallContext(cwd)
+        return CallContext(cwd, session.tool_name, session.agent_message)
 
     def _end_input(self) -> None:
         now = self._clock()
@@ -930,6 +960,14 @@ def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
     if not session.tool_id:
         return False
     return not session.tool_command or session.tool_command == asked.command
+
+
+def _announces(preview: str, command: str) -> bool:
+    """Whether a tool call's preview shows ``command``: the same, or its cut beginning."""
+    if preview == command:
+        return True
+    cut = preview.removesuffix("...").removesuffix(ELLIPSIS)
+    return cut != preview and len(cut) >= MIN_PREVIEW and command.startswith(cut)
 
 
 def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:

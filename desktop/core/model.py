@@ -217,6 +217,7 @@ class CallContext:
     cwd: str = ""  # working directory of the session or the tool call
     tool: str = ""  # e.g. "terminal"
     agent_message: str = ""  # the agent's last message before the call (bounded)
+    subagent_goal: str = ""  # the goal of the sub-agent that asks (bounded), never the parent's
 
 
 class RunKind(enum.Enum):

@@ -303,7 +303,20 @@ def context_line(context: CallContext, session_cwd: str = "") -> str:
     return " · ".join(parts)
 
 
-def agent_message(text: str, *, expanded: bool) -> tuple[str, bool]:
+def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
+    """Why the call is made: the asking sub-agent's goal, else the agent's last words.
+
+    Returns (text, whether there is more to show); a sub-agent's row never shows the parent's
+    words (they are about another call).
+    """
+    if context.subagent_goal.strip():
+        text, more = _said(context.subagent_goal, expanded=expanded)
+        return f"Sub-agent's goal: {text}", more
+    text, more = _said(context.agent_message, expanded=expanded)
+    return (f"Agent: {text}" if text else ""), more
+
+
+def _said(text: str, *, expanded: bool) -> tuple[str, bool]:
     """The agent's last words before the call; returns (text, whether there is more to show)."""
     folded = " ".join(text.split()) if not expanded else text.strip()
     if not folded:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.core.model import ApprovalPhase, CallContext, Choice, Outcome, OutcomeKind
 from desktop.model.approvals import texts
 from tests.core.replay import PEER_B, Replay
 from tests.model.approvals.factory import approval, resolved
@@ -112,3 +112,14 @@ def test_a_re_ask_names_the_row_that_caused_it_in_real_transcripts(
     name: str, expected: list[tuple[str, str]]
 ) -> None:
     assert _reasks(name) == expected
+
+
+def test_a_sub_agents_row_says_its_goal_never_the_parents_words() -> None:
+    child = CallContext("/w", "terminal", "the parent's words", "Remove /tmp/cb")
+    assert texts.agent_line(child, expanded=False) == ("Sub-agent's goal: Remove /tmp/cb", False)
+    parent = CallContext("/w", "terminal", "I'll clean up.")
+    assert texts.agent_line(parent, expanded=False) == ("Agent: I'll clean up.", False)
+    assert texts.agent_line(CallContext(), expanded=False) == ("", False)
+    long_goal = CallContext(subagent_goal="word " * 100)
+    text, more = texts.agent_line(long_goal, expanded=False)
+    assert more and text.startswith("Sub-agent's goal: word") and text.endswith("…")
