@@ -410,8 +410,11 @@ class ApprovalLifecycle:
                 break
 
     def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
-        """A sub-agent of the session calls a tool (``subagent.tool``): a request that follows
-        for ``command`` is the sub-agent's, with its goal, not the parent's running call."""
+        """A sub-agent of the session calls a tool (``subagent.tool``).
+
+        A request that follows for ``command`` is the sub-agent's, with its goal, not the
+        parent's running call.
+        """
         session = self._session(session_id)
         calls = session.subagent_calls = session.subagent_calls or []
         calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
@@ -735,8 +738,11 @@ class ApprovalLifecycle:
         return row
 
     def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
-        """Where and why this call is made: a sub-agent's own goal when one announced it; the
-        session's running tool and the agent's words unless another call is known to run."""
+        """Where and why this call is made.
+
+        A sub-agent's own goal when one announced it; else the session's running tool and the
+        agent's words, unless another call is known to run.
+        """
         cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
         calls = session.subagent_calls or []
         for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command

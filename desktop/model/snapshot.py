@@ -77,8 +77,11 @@ class AppSnapshot:
 
 
 def session_title(session: SessionState | None, session_id: str = "") -> str:
-    """A name for a session a person can recognise: its title (the app keeps its stable name
-    there), else the name it would get (folder and short id), else its short id."""
+    """A name for a session a person can recognise.
+
+    Its title (the app keeps its stable name there), else the name it would get (folder and
+    short id), else its short id.
+    """
     if session is None:
         return unnamed(session_id) if session_id else "unknown session"
     if session.title.strip():

@@ -20,10 +20,9 @@ from desktop.core.events import (
 from desktop.core.model import Approval, ApprovalPhase, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.app_state import KEPT_RESOLVED, AppState, StoreChange
+from desktop.model.approvals import texts
 from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, SessionGone
 from desktop.model.plain_text import menu_label
-from desktop.model.approvals import texts
-from desktop.model.session_names import short_folder
 from desktop.model.snapshot import AppSnapshot, GatewayView
 from tests.core.replay import Replay
 

@@ -58,7 +58,8 @@ def test_a_session_shown_without_a_title_keeps_its_name_and_says_the_title_after
     assert names.text("g", session("abcdef99", "Deploy", "/srv/ux019")) == titled
     assert names.text("g", session("abcdef99", "Other", "/srv/ux019")) == titled
     # narrow: the late title goes before anything of the name is cut
-    assert names.text("g", session("abcdef99", "Other", "/srv/ux019"), 30) == "ux019 · session abcdef"
+    narrow = names.text("g", session("abcdef99", "Other", "/srv/ux019"), 30)
+    assert narrow == "ux019 · session abcdef"
 
 
 def test_forgotten_names_can_be_reused() -> None:

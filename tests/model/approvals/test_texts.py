@@ -122,4 +122,6 @@ def test_a_sub_agents_row_says_its_goal_never_the_parents_words() -> None:
     assert texts.agent_line(CallContext(), expanded=False) == ("", False)
     long_goal = CallContext(subagent_goal="word " * 100)
     text, more = texts.agent_line(long_goal, expanded=False)
-    assert more and text.startswith("Sub-agent's goal: word") and text.endswith("…")
+    assert more
+    assert text.startswith("Sub-agent's goal: word")
+    assert text.endswith("…")
