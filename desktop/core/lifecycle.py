@@ -991,6 +991,8 @@ def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
     if earlier.result is None or earlier.result.kind is not RunKind.RAN:
         latest: dict[str, Row] = {}  # slot root key -> its latest row
         for row in kept.values():
+            if row.batch_id != root.batch_id and not row.reask_of:
+                continue  # neither in the batch nor standing in for a row of it
             slot = _slot_of(row, kept)
             if slot.batch_id == root.batch_id and slot.seq < root.seq:
                 latest[slot.key] = row
