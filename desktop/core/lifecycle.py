@@ -75,6 +75,7 @@ from desktop.core.model import (
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
+from desktop.core.text_safety import ELLIPSIS
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
 W, S, X, R = (
@@ -93,6 +94,8 @@ CONTEXT_CHARS = 500
 _KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
 _EXPIRE = (RowKind.FIFO, RowKind.BY_ID)  # no gateway frame says when these time out
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
+SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
+MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
 
 
 class Input(enum.Enum):
@@ -219,6 +222,13 @@ def wire_ident(asked: ApprovalAsked) -> str | int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _SubagentCall:
+    command: str  # as the sub-agent's tool preview shows it (maybe cut)
+    tool: str
+    goal: str
+
+
 @dataclass(slots=True)
 class _Session:
     """What the lifecycle remembers per session between rows."""
@@ -231,6 +241,7 @@ class _Session:
     tool_command: str = ""
     agent_message: str = ""
     unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
+    subagent_calls: list[_SubagentCall] | None = None  # announced, with no request yet
 
 
 class ApprovalLifecycle:
@@ -397,6 +408,17 @@ class ApprovalLifecycle:
                 if not row.tool_id:
                     row.tool_id = tool_id
                 break
+
+    def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
+        """A sub-agent of the session calls a tool (``subagent.tool``).
+
+        A request that follows for ``command`` is the sub-agent's, with its goal, not the
+        parent's running call.
+        """
+        session = self._session(session_id)
+        calls = session.subagent_calls = session.subagent_calls or []
+        calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
+        del calls[:-SUBAGENT_CALLS]
 
     def agent_said(self, session_id: str, text: str) -> None:
         """The agent's latest message (``message.interim``): context for what it asks next."""
@@ -695,17 +717,13 @@ class ApprovalLifecycle:
             stale_reason=stale_reason,
             tool_id=session.tool_id if _runs_it(session, asked) else "",
             timeout_basis=basis,
-            context=CallContext(
-                self._cwd_of(session_id)[:CONTEXT_CHARS], session.tool_name, session.agent_message
-            ),
+            context=self._context(session_id, session, asked),
         )
         if reask:
             row.reask_of = earlier_key
             row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
         if reask and earlier is not None:
-            kept = self._rows_in.get(earlier.session_id, {}).values()
-            batch = [r for r in kept if r.batch_id == earlier.batch_id]
-            row.asked_because = _because(earlier, batch)
+            row.asked_because = _because(earlier, self._rows_in.get(earlier.session_id, {}))
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
@@ -720,6 +738,22 @@ class ApprovalLifecycle:
         self._touched.pop(key, None)  # announced as requested, not as changed
         self._prune()
         return row
+
+    def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
+        """Where and why this call is made.
+
+        A sub-agent's own goal when one announced it; else the session's running tool and the
+        agent's words, unless another call is known to run.
+        """
+        cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
+        calls = session.subagent_calls or []
+        for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
+            if _announces(calls[at].command, asked.command):
+                call = calls.pop(at)
+                return CallContext(cwd, call.tool, "", call.goal)
+        if session.tool_id and not _runs_it(session, asked):
+            return CallContext(cwd)
+        return CallContext(cwd, session.tool_name, session.agent_message)
 
     def _end_input(self) -> None:
         now = self._clock()
@@ -936,33 +970,63 @@ def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
     return not session.tool_command or session.tool_command == asked.command
 
 
-def _because(earlier: Row, batch: list[Row]) -> AskedBecause:
-    """Why Hermes asks again, naming the row it replaces (``earlier``).
+def _announces(preview: str, command: str) -> bool:
+    """Whether a tool call's preview shows ``command``: the same, or its cut beginning."""
+    if preview == command:
+        return True
+    cut = preview.removesuffix("...").removesuffix(ELLIPSIS)
+    return cut != preview and len(cut) >= MIN_PREVIEW and command.startswith(cut)
 
-    Hermes re-gates the rest of a batch when one of its commands is denied, fails, times out
-    or is withdrawn; the newest such row of the batch says which. With none, the replaced
-    row's own end says it; AGAIN when nothing does.
+
+def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
+    """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
+
+    Hermes re-gates every later command of a terminal batch once one has failed, been denied
+    or timed out, and the first such sets it off (``terminal_approval_batch``: the failure
+    flag is sticky). So the cause is the first failed *slot* before ``earlier``'s in its
+    batch; a re-ask stands in its slot for the row it replaced, and a slot's latest row says
+    how it ended. A row Hermes withdrew or asked again is no cause. A command that already
+    ran is not re-gated (the agent asked again): then, as without an earlier failed slot, the
+    replaced row's own end says why; AGAIN when nothing does.
     """
-    for row in [*reversed([r for r in batch if r is not earlier]), earlier]:
-        cause = _cause(row)
-        if cause is not None:
-            reason, exit_code = cause
-            return AskedBecause(reason, earlier.key, earlier.position, exit_code)
-    return AskedBecause(AskReason.AGAIN, earlier.key, earlier.position)
+    root = _slot_of(earlier, kept)
+    if earlier.result is None or earlier.result.kind is not RunKind.RAN:
+        latest: dict[str, Row] = {}  # slot root key -> its latest row
+        for row in kept.values():
+            if row.batch_id != root.batch_id and not row.reask_of:
+                continue  # neither in the batch nor standing in for a row of it
+            slot = _slot_of(row, kept)
+            if slot.batch_id == root.batch_id and slot.seq < root.seq:
+                latest[slot.key] = row
+        for row in latest.values():
+            because = _failure(row, earlier)
+            if because is not None:
+                return because
+    return _failure(earlier, earlier) or AskedBecause(AskReason.AGAIN, earlier.key)
 
 
-def _cause(row: Row) -> tuple[AskReason, int | None] | None:
+def _slot_of(row: Row, kept: dict[str, Row]) -> Row:
+    """The first row of the chain of re-asks ``row`` belongs to (its place in the batch)."""
+    seen = {row.key}
+    while row.reask_of and (up := kept.get(row.reask_of)) is not None and up.key not in seen:
+        seen.add(up.key)
+        row = up
+    return row
+
+
+def _failure(row: Row, earlier: Row) -> AskedBecause | None:
+    """How ``row`` failed (ran with an error, denied, timed out), as a cause of a re-ask."""
     result, outcome = row.result, row.outcome
-    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
-        return AskReason.AFTER_FAILURE, result.exit_code
     kind = outcome.kind if outcome is not None else None
-    if kind is OutcomeKind.DENIED:
-        return AskReason.AFTER_DENY, None
-    if kind is OutcomeKind.EXPIRED:
-        return AskReason.AFTER_TIMEOUT, None
-    if kind is OutcomeKind.WITHDRAWN:
-        return AskReason.AFTER_WITHDRAWAL, None
-    return None
+    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
+        reason, code = AskReason.AFTER_FAILURE, result.exit_code
+    elif kind is OutcomeKind.DENIED:
+        reason, code = AskReason.AFTER_DENY, None
+    elif kind is OutcomeKind.EXPIRED or (result is not None and result.kind is RunKind.TIMED_OUT):
+        reason, code = AskReason.AFTER_TIMEOUT, None
+    else:
+        return None
+    return AskedBecause(reason, earlier.key, row.key, row.batch_id, row.position, code)
 
 
 def _result_of(outcome: Outcome) -> RunResult | None:

@@ -188,20 +188,25 @@ class WireRef:
 
 class AskReason(enum.Enum):
     FIRST = "first"
-    AFTER_DENY = "after_deny"  # an earlier command of the batch was denied
-    AFTER_FAILURE = "after_failure"  # an earlier command of the batch ran and failed
-    AFTER_TIMEOUT = "after_timeout"  # nobody answered an earlier command in time
-    AFTER_WITHDRAWAL = "after_withdrawal"  # an earlier request was withdrawn
+    AFTER_DENY = "after_deny"  # a command of the batch was denied
+    AFTER_FAILURE = "after_failure"  # a command of the batch ran and failed
+    AFTER_TIMEOUT = "after_timeout"  # nobody answered a command of the batch in time
     AGAIN = "again"  # asked again and the frames do not say why
 
 
 @dataclass(frozen=True, slots=True)
 class AskedBecause:
-    """Why Hermes asked, naming the earlier row a re-ask replaces."""
+    """Why Hermes asked: the earlier row a re-ask replaces, and the row that caused it.
+
+    The cause is often another row (Hermes re-gates the rest of a batch after one command
+    failed, was denied or timed out), so it is named apart from the replaced row.
+    """
 
     reason: AskReason = AskReason.FIRST
     earlier_key: str = ""  # key of the row this one replaces
-    earlier_position: int | None = None  # that row's 0-based position in its batch ("#2")
+    cause_key: str = ""  # key of the row whose end caused the re-ask ("" when unknown)
+    cause_batch_id: str = ""  # that row's batch
+    cause_position: int | None = None  # that row's 0-based position in its batch ("#2")
     exit_code: int | None = None  # for AFTER_FAILURE, when the gateway reported one
 
 
@@ -212,6 +217,7 @@ class CallContext:
     cwd: str = ""  # working directory of the session or the tool call
     tool: str = ""  # e.g. "terminal"
     agent_message: str = ""  # the agent's last message before the call (bounded)
+    subagent_goal: str = ""  # the goal of the sub-agent that asks (bounded), never the parent's
 
 
 class RunKind(enum.Enum):

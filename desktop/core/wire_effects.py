@@ -143,6 +143,17 @@ def _tool_started(core: GatewayCore, frame: EventFrame) -> None:
     core.lifecycle.tool_started(frame.session_id, tool_id, name, command[:limit])
 
 
+def _subagent_tool(core: GatewayCore, frame: EventFrame) -> None:
+    """``subagent.tool``: a sub-agent (``delegate_task``) calls a tool on the parent session."""
+    payload = frame.payload
+    command = payloads.text(payload, "tool_preview") or payloads.text(payload, "text")
+    if frame.session_id and command:
+        goal = payloads.text(payload, "goal")[:NOTICE_CHARS]
+        name = payloads.text(payload, "tool_name")[:NAME_CHARS]
+        limit = core.settings.max_command_chars
+        core.lifecycle.subagent_tool(frame.session_id, goal, name, command[:limit])
+
+
 def _interim(core: GatewayCore, frame: EventFrame) -> None:
     """``message.interim``: what the agent said just before its next tool call."""
     text = payloads.text(frame.payload, "text")
@@ -224,6 +235,7 @@ EVENTS: dict[str, Callable[[GatewayCore, EventFrame], None]] = {
     "message.complete": _turn_ended,
     "tool.start": _tool_started,
     "message.interim": _interim,
+    "subagent.tool": _subagent_tool,
     "tool.complete": _tool_complete,
     "session.reclaimed": _reclaimed,
     "session.replay_gap": _replay_gap,

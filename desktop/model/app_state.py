@@ -197,7 +197,7 @@ class AppState:
     def session_title(self, gateway_id: str, session_id: str) -> str:
         gateway = self._gateways.get(gateway_id)
         session = gateway.sessions.get(session_id) if gateway else None
-        return session_title(session, fallback=f"session {session_id[:8]}")
+        return session_title(session, session_id)
 
     def set_status(self, gateway_id: str, status: ConnectionStatus) -> None:
         self._fold_status(self._gateways[gateway_id], status)

@@ -4,12 +4,15 @@ Why a registry and not a function: a name must stay put once a person has seen i
 that said "Fix login tests · ux019" must match the menu entry ten minutes later, although the
 gateway may since have replaced the raw prompt with a generated title), and two tasks in one
 folder must be told apart. So the first name a session is shown under is kept, and a second
-session with the same title in the same folder gets " (2)". The one exception: a session first
-shown before it had a title (or a folder) gains it once; that adds words, it never swaps them.
+session with the same name in the same folder gets " (2)". Words a session gains later (its
+first title, or a folder, when it was first shown without) are only ever added at the end:
+the name a person saw first always stays its beginning.
 
 A name is the title (whitespace folded; surfaces reveal hidden characters) plus the folder's last
-part; without a title, the folder plus a short session id. :func:`fit` cuts it to a caller's
-width budget: the title loses words first, the folder and the " (2)" are kept.
+part; without a title, the folder plus a short session id: the random end of the id, never the
+date that Hermes' stored ids start with (every session of a month shared "202612"). :func:`fit`
+cuts it to a caller's width budget: the late title goes first, then the title loses words; the
+folder and the " (2)" are kept.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ _MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten fir
 class SessionName:
     """The parts of a name; ``text(width)`` renders it within a width budget."""
 
-    title: str  # "" when the session had no title yet
+    title: str  # "" when the session had no title when first shown
     folder: str  # last part of the working directory, "~" for home, "" when unknown
     short_id: str
-    ordinal: int = 1  # 2, 3, … for later sessions with the same title and folder
+    ordinal: int = 1  # 2, 3, … for later sessions with the same name and folder
+    late_title: str = ""  # the title of a session first shown without one, said after the name
+    late_folder: bool = False  # the folder came after the name was shown: it goes last
 
     def text(self, width: int = DEFAULT_WIDTH) -> str:
         return fit(self, width)
@@ -63,13 +68,26 @@ def short_folder(cwd: str) -> str:
     return _clean(parts[-1], _FOLDER_WIDTH)
 
 
+def short_id(session_id: str) -> str:
+    """A few characters that tell sessions apart: the random end of a date-like id.
+
+    Hermes' stored ids read ``20261206_101342_9cbd2d``; live ids are random hex.
+    """
+    tail = session_id.rsplit("_", 1)[-1] or session_id
+    return _clean(tail[:_ID_LENGTH], _ID_LENGTH)
+
+
+def unnamed(session_id: str) -> str:
+    """How a session nothing else is known of is called: ``session 9cbd2d``."""
+    return f"session {short_id(session_id)}"
+
+
 def compose(session: SessionState) -> SessionName:
     """The name a session would get if it were shown now (no memory, no ordinal)."""
-    short_id = (session.stored_session_id or session.session_id)[:_ID_LENGTH]
     return SessionName(
         title=_clean(session.title, 400),
         folder=short_folder(session.cwd),
-        short_id=_clean(short_id, _ID_LENGTH),
+        short_id=short_id(session.stored_session_id or session.session_id),
     )
 
 
@@ -86,21 +104,29 @@ def _cut_words(text: str, width: int) -> str:
 
 
 def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
-    """Render within ``width`` characters (at least 8): cut the title, keep folder and ordinal."""
+    """Render within ``width`` characters (at least 8): cut the title, keep folder and ordinal.
+
+    A late title is said after the name, in what room is left (dropped before the name is cut).
+    """
     width = max(width, 8)
     suffix = f" ({name.ordinal})" if name.ordinal > 1 else ""
+    unnamed_text = f"session {name.short_id}"
     if name.title:
         head, tail = name.title, name.folder
-    elif name.folder:
-        head, tail = name.folder, f"session {name.short_id}"
+    elif name.folder and not name.late_folder:
+        head, tail = name.folder, unnamed_text
     else:
-        head, tail = f"session {name.short_id}", ""
+        head, tail = unnamed_text, name.folder
     tail_text = f"{SEPARATOR}{tail}" if tail else ""
     room = width - len(tail_text) - len(suffix)
     if room < min(len(head), 12):  # too narrow for both: shorten the tail as well
         tail_text = _cut_words(tail_text, max(width - 12 - len(suffix), 0))
         room = width - len(tail_text) - len(suffix)
-    return _cut_words(head, max(room, 1)) + tail_text + suffix
+    text = _cut_words(head, max(room, 1)) + tail_text + suffix
+    late_room = width - len(text) - len(SEPARATOR)
+    if name.late_title and late_room >= min(len(name.late_title), 12):
+        text += SEPARATOR + _cut_words(name.late_title, late_room)
+    return text
 
 
 class SessionNames:
@@ -115,7 +141,7 @@ class SessionNames:
         # (gateway, live or stored id) -> the key its name is kept under
         self._aliases: dict[tuple[str, str], tuple[str, str]] = {}
         self._aliases_of: dict[tuple[str, str], set[tuple[str, str]]] = {}
-        # (title, folder) -> the ordinals in use, so " (2)" is found without a scan
+        # (title or short id, folder) -> the ordinals in use, so " (2)" is found without a scan
         self._ordinals: dict[tuple[str, str], set[int]] = {}
 
     def __len__(self) -> int:
@@ -138,23 +164,27 @@ class SessionNames:
         known = self._names.get(key)
         fresh = compose(session)
         if known is not None:
-            gains_title = not known.title and bool(fresh.title)
+            gains_title = not (known.title or known.late_title) and bool(fresh.title)
             gains_folder = not known.folder and bool(fresh.folder)
             if not (gains_title or gains_folder):
                 return known
-            # first title or folder for a session shown without one: words are added, the
-            # ones already shown are kept
+            # words for a session shown without them: added after the name, never in its place
             self._release(known)
             fresh = SessionName(
-                known.title or fresh.title, known.folder or fresh.folder, known.short_id
+                known.title,
+                known.folder or fresh.folder,
+                known.short_id,
+                late_title=known.late_title or ("" if known.title else fresh.title),
+                late_folder=known.late_folder or gains_folder,
             )
-        ordinal = 1
-        if fresh.title:
-            taken = self._ordinals.setdefault((fresh.title, fresh.folder), set())
-            while ordinal in taken:
-                ordinal += 1
-            taken.add(ordinal)
-        named = SessionName(fresh.title, fresh.folder, fresh.short_id, ordinal)
+        ordinal = known.ordinal if known is not None else 1  # a "(2)" once shown stays
+        taken = self._ordinals.setdefault(_unique_by(fresh), set())
+        while ordinal in taken:
+            ordinal += 1
+        taken.add(ordinal)
+        named = SessionName(
+            fresh.title, fresh.folder, fresh.short_id, ordinal, fresh.late_title, fresh.late_folder
+        )
         self._names[key] = named
         while len(self._names) > _MEMORY:
             self._drop(next(iter(self._names)))
@@ -177,8 +207,13 @@ class SessionNames:
             self._aliases.pop(alias, None)
 
     def _release(self, named: SessionName) -> None:
-        if named.title:
-            taken = self._ordinals.get((named.title, named.folder), set())
-            taken.discard(named.ordinal)
-            if not taken:
-                self._ordinals.pop((named.title, named.folder), None)
+        unique_by = _unique_by(named)
+        taken = self._ordinals.get(unique_by, set())
+        taken.discard(named.ordinal)
+        if not taken:
+            self._ordinals.pop(unique_by, None)
+
+
+def _unique_by(name: SessionName) -> tuple[str, str]:
+    """What two names must not share: the title (or the short id) and the folder."""
+    return name.title or f"session {name.short_id}", name.folder

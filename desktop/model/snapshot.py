@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass, field
 
 from desktop.core.model import OPEN_PHASES, Approval, Dialect, Prompt, SessionState
+from desktop.model.session_names import compose, fit, unnamed
 
 
 class Link(enum.Enum):
@@ -75,12 +76,14 @@ class AppSnapshot:
         return sum(len(g.prompts) for g in self.gateways if g.link is Link.UP)
 
 
-def session_title(session: SessionState | None, fallback: str = "") -> str:
-    """A name for a session a person can recognise: its title, else its cwd's last part, else id."""
+def session_title(session: SessionState | None, session_id: str = "") -> str:
+    """A name for a session a person can recognise.
+
+    Its title (the app keeps its stable name there), else the name it would get (folder and
+    short id), else its short id.
+    """
     if session is None:
-        return fallback or "unknown session"
+        return unnamed(session_id) if session_id else "unknown session"
     if session.title.strip():
         return session.title
-    if session.cwd.strip():
-        return session.cwd.rstrip("/").rsplit("/", 1)[-1] or session.cwd
-    return f"session {session.session_id[:8]}"
+    return fit(compose(session))

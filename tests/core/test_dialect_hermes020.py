@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from desktop.core import decisions, outcomes
-from desktop.core.model import ApprovalPhase, Choice, Dialect
+from desktop.core.model import ApprovalPhase, CallContext, Choice, Dialect
 from tests.core.frames import Driver, error, event, result
 from tests.core.replay import FIXTURES
 
@@ -182,3 +182,46 @@ def test_the_reply_to_an_answer_by_id_decides_its_outcome(answer: Any, expected:
         "gone": outcomes.withdrawn(outcomes.SESSION_GONE),
     }.get(expected, expected)
     assert drv.row().outcome == wanted
+
+
+def until_both_asked() -> tuple[str, list[dict[str, Any]]]:
+    """The parent session and its recorded events up to its second sub-agent's request."""
+    sid, _, asks = parallel_frames()
+    lines = [r["frame"] for r in recorded("parallel") if r.get("dir") == "in" and r["conn"] == 4]
+    return sid, [f for f in lines[: lines.index(asks[1]) + 1] if "method" in f]
+
+
+def of_type(frames: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [f for f in frames if f["params"].get("type") == kind]
+
+
+def test_each_sub_agents_row_carries_its_own_goal() -> None:
+    sid, frames = until_both_asked()
+    goals = {
+        f["params"]["payload"]["tool_preview"]: f["params"]["payload"]["goal"]
+        for f in of_type(frames, "subagent.tool")
+    }
+    rows = connected(sid).feed(*frames).rows()
+    assert len(rows) == 2
+    for row in rows:
+        assert row.context.subagent_goal == goals[row.command]
+        assert row.context.subagent_goal.endswith(row.command.rsplit("/", 1)[-1])  # its child's
+        assert (row.context.tool, row.context.agent_message) == ("terminal", "")
+
+
+def test_a_sub_agents_row_never_shows_the_parents_unrelated_running_call() -> None:
+    sid, frames = until_both_asked()
+    parent_call = event(
+        "tool.start", sid, {"tool_id": "call_9_0", "name": "terminal", "args": {"command": "ls"}}
+    )
+    said = event("message.interim", sid, {"text": "While they work I'll wait."})
+    [first_tool, second_tool] = of_type(frames, "subagent.tool")
+    [first_ask, second_ask] = of_type(frames, "approval.request")
+    others = [f for f in frames if f not in (first_tool, second_tool, first_ask, second_ask)]
+    drv = connected(sid).feed(*others, parent_call, said, first_tool, first_ask)
+    [row] = drv.rows()
+    assert row.context.subagent_goal.endswith("axisrow/cb")
+    assert (row.context.tool, row.context.agent_message) == ("terminal", "")
+    # a request no sub-agent announced, while the parent runs another command: none of its
+    drv.feed(second_ask)
+    assert drv.rows()[1].context == CallContext(drv.rows()[1].context.cwd)

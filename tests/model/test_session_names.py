@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.model import SessionState
-from desktop.model.session_names import SessionName, SessionNames, compose, fit, short_folder
+from desktop.model.session_names import (
+    SessionName,
+    SessionNames,
+    compose,
+    fit,
+    short_folder,
+    unnamed,
+)
 
 PROMPT = "Please fix the failing login tests in the auth module and then run the whole suite"
 
@@ -44,11 +51,15 @@ def test_a_name_does_not_change_once_shown() -> None:
     assert names.name("g", session("s1")) == names.name("g", session("s1", "x", "/y"))
 
 
-def test_a_session_shown_without_a_title_gains_it_once() -> None:
+def test_a_session_shown_without_a_title_keeps_its_name_and_says_the_title_after_it() -> None:
     names = SessionNames()
     assert names.text("g", session("abcdef99", cwd="/srv/ux019")) == "ux019 · session abcdef"
-    assert names.text("g", session("abcdef99", "Deploy", "/srv/ux019")) == "Deploy · ux019"
-    assert names.text("g", session("abcdef99", "Other", "/srv/ux019")) == "Deploy · ux019"
+    titled = "ux019 · session abcdef · Deploy"
+    assert names.text("g", session("abcdef99", "Deploy", "/srv/ux019")) == titled
+    assert names.text("g", session("abcdef99", "Other", "/srv/ux019")) == titled
+    # narrow: the late title goes before anything of the name is cut
+    narrow = names.text("g", session("abcdef99", "Other", "/srv/ux019"), 30)
+    assert narrow == "ux019 · session abcdef"
 
 
 def test_forgotten_names_can_be_reused() -> None:
@@ -99,9 +110,26 @@ def test_short_folder(cwd: str, folder: str) -> None:
     assert short_folder(cwd) == folder
 
 
-def test_stored_id_is_preferred_for_the_short_id() -> None:
-    assert compose(session("live123456", stored="20260101_abcdef")).short_id == "202601"
+def test_the_short_id_is_the_random_end_of_a_stored_id_never_its_date() -> None:
+    assert compose(session("live123456", stored="20261129_101342_9cbd2d")).short_id == "9cbd2d"
     assert fit(compose(session("live123456"))) == "session live12"
+    assert fit(compose(session("20261201_204146_5ab245"))) == "session 5ab245"  # 0.20 live ids
+    assert unnamed("odd_") == "session odd_"
+
+
+def test_sessions_of_one_month_in_one_folder_have_distinct_names() -> None:
+    """hermes-0.19.0 ``concurrent``: three tray-started sessions in one folder, untitled."""
+    names = SessionNames()
+    stored = ["20261129_101352_0a103b", "20261129_101353_335fc4", "20261129_101353_e32137"]
+    texts = [
+        names.text("g", session(f"live{n}", cwd="/srv/peer/userhome", stored=s))
+        for n, s in enumerate(stored)
+    ]
+    assert texts == [f"userhome · session {s[-6:]}" for s in stored]
+    # colliding short ids still differ, and each keeps its "(2)"
+    twin = names.text("g", session("live9", cwd="/srv/peer/userhome", stored="x_0a103b"))
+    assert twin == "userhome · session 0a103b (2)"
+    assert names.text("g", session("live9", "Titled", "/srv/peer/userhome")).startswith(twin)
 
 
 def test_memory_is_bounded() -> None:
@@ -127,8 +155,11 @@ def test_a_resumed_session_keeps_its_name_through_its_stored_id() -> None:
     assert len(names) == 1
 
 
-def test_a_session_first_shown_without_a_folder_gains_it_once() -> None:
+def test_a_session_first_shown_without_a_folder_gains_it_once_at_the_end() -> None:
     names = SessionNames()
     assert names.text("g", session("s1", "Clean up", "")) == "Clean up"
     assert names.text("g", session("s1", "Clean up", "/code/webshop")) == "Clean up · webshop"
     assert names.text("g", session("s1", "Renamed", "/elsewhere")) == "Clean up · webshop"
+    assert names.text("g", session("abcdef1")) == "session abcdef"
+    assert names.text("g", session("abcdef1", cwd="/code/shop")) == "session abcdef · shop"
+    assert names.text("g", session("abcdef1", "T", "/code/shop")) == "session abcdef · shop · T"

@@ -98,7 +98,7 @@ def fill_reasks(dialog: ApprovalDialog) -> None:
         choices=ALL_CHOICES,
         expires_at=now + 240,
         reask_of="d-0",
-        asked_because=AskedBecause(AskReason.AFTER_DENY, "d-0", 0),
+        asked_because=AskedBecause(AskReason.AFTER_DENY, "d-0", "d-0", "batch-d", 0),
         context=replace(CONTEXT, cwd="/srv/www", agent_message="Then group-writable only."),
     )
     upsert(dialog, "work", "Workstation", denied, "Make uploads writable")
@@ -141,7 +141,7 @@ def fill_reasks(dialog: ApprovalDialog) -> None:
         choices=ALL_CHOICES,
         expires_at=now + 250,
         reask_of="f-1",
-        asked_because=AskedBecause(AskReason.AFTER_FAILURE, "f-1", 0, 1),
+        asked_because=AskedBecause(AskReason.AFTER_FAILURE, "f-1", "f-0", "batch-f", 0, 1),
         context=CONTEXT,
     )
     for a in (failed, second, reask):

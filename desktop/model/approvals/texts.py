@@ -152,21 +152,21 @@ def row_number(position: int | None) -> str:
 
 
 def asked_again(a: Approval) -> str:
-    """Why Hermes asks about this command again, truthfully from ``asked_because`` ("" if first).
+    """Why Hermes asks about this command again, naming the row that caused it ("" if first).
 
     A re-ask the core could not explain says so rather than guessing a cause.
     """
     why = a.asked_because
-    earlier = row_number(why.earlier_position)
+    cause = row_number(why.cause_position)
+    if why.cause_position is not None and why.cause_batch_id != a.batch_id:
+        cause += " of an earlier batch"
     if why.reason is AskReason.AFTER_DENY:
-        return f"Asked again: you denied {earlier}, so this needs a fresh decision."
+        return f"Asked again: you denied {cause}, so this needs a fresh decision."
     if why.reason is AskReason.AFTER_FAILURE:
         code = f" with exit {why.exit_code}" if why.exit_code is not None else ""
-        return f"Asked again: {earlier} failed{code}, so this needs a fresh decision."
+        return f"Asked again: {cause} failed{code}, so this needs a fresh decision."
     if why.reason is AskReason.AFTER_TIMEOUT:
-        return f"Asked again: {earlier} timed out (nobody answered in time)."
-    if why.reason is AskReason.AFTER_WITHDRAWAL:
-        return f"Asked again: {earlier} was withdrawn."
+        return f"Asked again: {cause} timed out (nobody answered in time)."
     if why.reason is AskReason.AGAIN or a.reask_of:
         return "Asked again: Hermes asked about this command once more and did not say why."
     return ""
@@ -303,7 +303,20 @@ def context_line(context: CallContext, session_cwd: str = "") -> str:
     return " · ".join(parts)
 
 
-def agent_message(text: str, *, expanded: bool) -> tuple[str, bool]:
+def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
+    """Why the call is made: the asking sub-agent's goal, else the agent's last words.
+
+    Returns (text, whether there is more to show); a sub-agent's row never shows the parent's
+    words (they are about another call).
+    """
+    if context.subagent_goal.strip():
+        text, more = _said(context.subagent_goal, expanded=expanded)
+        return f"Sub-agent's goal: {text}", more
+    text, more = _said(context.agent_message, expanded=expanded)
+    return (f"Agent: {text}" if text else ""), more
+
+
+def _said(text: str, *, expanded: bool) -> tuple[str, bool]:
     """The agent's last words before the call; returns (text, whether there is more to show)."""
     folded = " ".join(text.split()) if not expanded else text.strip()
     if not folded:
@@ -350,18 +363,15 @@ HEADING_WIDTH = 100
 
 
 def session_heading(title: str, session_id: str, cwd: str = "") -> str:
-    """A session's header line: its name, or its id when untitled and folderless.
+    """A session's header line: its name with the folder once, or its id when it has neither.
 
-    The name is the title plus a short folder (:mod:`desktop.model.session_names`).
-    A title that already is such a name (the app passes one from its shared registry) is
-    not given the folder twice.
+    The app passes the name from its shared registry (:mod:`desktop.model.session_names`),
+    which already holds the folder, wherever in it; a bare title gets the folder added.
     """
     title, cwd = mask_own_secrets(title), mask_own_secrets(cwd)
     name = compose(SessionState(session_id, title=title, cwd=cwd))
-    named_already = re.search(
-        rf"{re.escape(SEPARATOR + name.folder)}(?: \(\d+\))?$", title.rstrip()
-    )
-    if name.folder and named_already:
+    parts = {re.sub(r" \(\d+\)$", "", part.strip()) for part in title.split(SEPARATOR)}
+    if name.folder in parts:
         name = compose(SessionState(session_id, title=title))
     if title.strip() or name.folder:
         return f"Session: {bound_text(reveal(fit(name, HEADING_WIDTH)), HEADING_WIDTH * 2)[0]}"

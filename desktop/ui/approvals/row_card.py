@@ -322,10 +322,8 @@ class RowCard(QFrame):
         self.reconfirm.setVisible(stale)
 
     def _refresh_agent(self) -> None:
-        text, more = texts.agent_message(
-            self.entry.approval.context.agent_message, expanded=self._agent_expanded
-        )
-        self._show(self.agent, f"Agent: {text}" if text else "")
+        text, more = texts.agent_line(self.entry.approval.context, expanded=self._agent_expanded)
+        self._show(self.agent, text)
         self.agent_toggle.setVisible(more)
         self.agent_toggle.setText("Less" if self._agent_expanded else "More")
 

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.core.model import ApprovalPhase, CallContext, Choice, Outcome, OutcomeKind
 from desktop.model.approvals import texts
+from tests.core.replay import PEER_B, Replay
 from tests.model.approvals.factory import approval, resolved
 
 A = approval("a")
@@ -73,3 +74,54 @@ def test_always_confirmation_names_the_pattern_class() -> None:
     assert "recursive_delete, rm⟨U+202E⟩" in text
     assert "permanent allowlist" in text
     assert "no pattern class" in texts.always_confirmation(replace(A, pattern_keys=()))
+
+
+def _reasks(name: str) -> list[tuple[str, str]]:
+    """(command tail, what its card says) for every re-ask of a real iot transcript."""
+    rows = Replay(PEER_B, name).run().rows()
+    return [(a.command.rsplit("/", 1)[-1], texts.asked_again(a)) for a in rows if a.reask_of]
+
+
+FRESH = "so this needs a fresh decision."
+EARLIER_FAILED = f"Asked again: #1 of an earlier batch failed with exit 1, {FRESH}"
+TIMED_OUT = "of an earlier batch timed out (nobody answered in time)."
+REASK_TEXTS = [
+    ("batch3_reask", [("c", f"Asked again: you denied #2 of an earlier batch, {FRESH}")]),
+    (
+        "regate",
+        [
+            ("r2", EARLIER_FAILED),
+            ("r3 -delete", EARLIER_FAILED),
+            ("r2", f"Asked again: #1 failed with exit 1, {FRESH}"),  # still in #1's batch
+            ("r3 -delete", EARLIER_FAILED),
+        ],
+    ),
+    (
+        "timeout",
+        [
+            ("x2 -delete", f"Asked again: #1 {TIMED_OUT}"),
+            ("x3", f"Asked again: #1 {TIMED_OUT}"),
+            ("x3", f"Asked again: #2 {TIMED_OUT}"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), REASK_TEXTS)
+def test_a_re_ask_names_the_row_that_caused_it_in_real_transcripts(
+    name: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _reasks(name) == expected
+
+
+def test_a_sub_agents_row_says_its_goal_never_the_parents_words() -> None:
+    child = CallContext("/w", "terminal", "the parent's words", "Remove /tmp/cb")
+    assert texts.agent_line(child, expanded=False) == ("Sub-agent's goal: Remove /tmp/cb", False)
+    parent = CallContext("/w", "terminal", "I'll clean up.")
+    assert texts.agent_line(parent, expanded=False) == ("Agent: I'll clean up.", False)
+    assert texts.agent_line(CallContext(), expanded=False) == ("", False)
+    long_goal = CallContext(subagent_goal="word " * 100)
+    text, more = texts.agent_line(long_goal, expanded=False)
+    assert more
+    assert text.startswith("Sub-agent's goal: word")
+    assert text.endswith("…")

@@ -167,22 +167,21 @@ def test_long_output_shows_its_first_lines() -> None:
     ("because", "note"),
     [
         (
-            AskedBecause(AskReason.AFTER_DENY, "k2", 1),
+            AskedBecause(AskReason.AFTER_DENY, "k", "k2", "b1", 1),
             "Asked again: you denied #2, so this needs a fresh decision.",
         ),
         (
-            AskedBecause(AskReason.AFTER_FAILURE, "k1", 0, 1),
+            AskedBecause(AskReason.AFTER_FAILURE, "k", "k1", "b1", 0, 1),
             "Asked again: #1 failed with exit 1, so this needs a fresh decision.",
         ),
         (
-            AskedBecause(AskReason.AFTER_FAILURE, "k1", 0),
+            AskedBecause(AskReason.AFTER_FAILURE, "k", "k1", "b1", 0),
             "Asked again: #1 failed, so this needs a fresh decision.",
         ),
         (
-            AskedBecause(AskReason.AFTER_TIMEOUT, "k3", 2),
-            "Asked again: #3 timed out (nobody answered in time).",
+            AskedBecause(AskReason.AFTER_TIMEOUT, "k", "k3", "b0", 2),
+            "Asked again: #3 of an earlier batch timed out (nobody answered in time).",
         ),
-        (AskedBecause(AskReason.AFTER_WITHDRAWAL, "k1", 0), "Asked again: #1 was withdrawn."),
         (
             AskedBecause(AskReason.AFTER_DENY),
             "Asked again: you denied an earlier command, so this needs a fresh decision.",
