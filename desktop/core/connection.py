@@ -46,6 +46,7 @@ class Handshake:
         self.replay_epoch = ""
         self.server_requests: tuple[str, ...] = ()
         self.change_events = False
+        self.declines_not_shown = False  # B counts a 4404 decline (``window_requests``)
 
     @property
     def done(self) -> bool:
@@ -54,7 +55,7 @@ class Handshake:
     def opened(self, subprotocol: str | None) -> bool:
         """A new connection; True when the subprotocol alone fixed the dialect (C)."""
         self.dialect, self.replay_epoch, self.server_requests = None, "", ()
-        self.change_events = False
+        self.change_events = self.declines_not_shown = False
         if subprotocol == CANONICAL_SUBPROTOCOL:
             self.stage, self.dialect = Stage.DONE, Dialect.C
             return True
@@ -77,6 +78,7 @@ class Handshake:
         else:
             self.dialect = Dialect.B
             self.server_requests = payloads.strings(result, "server_requests")
+            self.declines_not_shown = payloads.flag(result, "declines_not_shown") is True
         self.stage = Stage.DONE
         return self.dialect
 

@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 from desktop.core import outcomes, payloads
 from desktop.core.jsonrpc import (
     INVALID_PARAMS,
-    METHOD_NOT_FOUND,
     EventFrame,
     ServerRequestFrame,
     excerpt,
@@ -39,6 +38,7 @@ from desktop.core.wire import (
     RequestCancelled,
     RowKind,
     ServerRequestRefused,
+    WindowRequested,
     WireEvent,
 )
 
@@ -337,13 +337,13 @@ class DialectAdapter:
         self.max_command_chars = max_command_chars
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
-        """Approvals become rows, clarify/sudo/secret prompts; the rest is refused (-32601)."""
+        """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
         if frame.method == "approval":
             return server_request_approval(frame, self.max_command_chars)
         if frame.method in PROMPT_METHODS:
             return server_request_prompt(frame)
-        message = f"the tray does not handle {excerpt(frame.method, 60)}"
-        return [ServerRequestRefused(frame.request_id, frame.method, METHOD_NOT_FOUND, message)]
+        quorum = frame.params is not None and frame.params.get("owner_quorum") is True
+        return [WindowRequested(frame.request_id, frame.method, quorum)]
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str

@@ -318,6 +318,10 @@ class GatewayCore:
     def session(self, session_id: str) -> SessionState | None:
         return self.session_book.get(session_id)
 
+    def started_here(self, session_id: str) -> bool:
+        """Whether a ``session.create`` this tray sent was answered with ``session_id``."""
+        return self.session_book.is_started(session_id)
+
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
         return self.lifecycle.rows()

@@ -203,6 +203,8 @@ def fold_snapshot(
         _migrate(core, known_id, runtime)
     sessions = core.session_book
     sessions.ensure(runtime)
+    if fresh:
+        sessions.mark_started(runtime)
     if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
         sessions.follow(runtime)
         core.follow_changed()

@@ -44,6 +44,7 @@ class _Record:
     state: SessionState
     followed: bool = True  # resumed after every reconnect unless the app unwatched it
     observed: bool = False  # 0.20: followed through approval.pending only, never resumed
+    started: bool = False  # a session.create of this tray answered with it
     waiting: bool = False
     yolo: bool | None = None  # the latest YOLO report (session.info or a config result)
     info_yolo: bool | None = None  # the latest session.info `yolo` (the effective bypass)
@@ -83,6 +84,10 @@ class SessionBook:
         record = self._records.get(session_id)
         return record is not None and record.observed
 
+    def is_started(self, session_id: str) -> bool:
+        record = self._records.get(session_id)
+        return record is not None and record.started
+
     def by_stored_id(self, stored_session_id: str) -> SessionState | None:
         for record in self._records.values():
             if record.state.stored_session_id == stored_session_id:
@@ -111,6 +116,10 @@ class SessionBook:
         """Resume (or, with ``on=False``, stop resuming) this session after reconnects."""
         record = self._record(session_id)
         record.followed, record.observed = on, False
+
+    def mark_started(self, session_id: str) -> None:
+        """The tray created this session: it is its own, whoever listed it first."""
+        self._record(session_id).started = True
 
     def observe(self, session_id: str, *, on: bool = True) -> None:
         """Follow (or stop following) this session through its pending list only."""

@@ -123,6 +123,15 @@ class ServerRequestRefused:
 
 
 @dataclass(slots=True)
+class WindowRequested:
+    """A server request only a window answers: declined as ``window_requests`` says, or left."""
+
+    reply_id: str | int
+    method: str
+    owner_quorum: bool = False  # its params say the gateway counts -32004 declines
+
+
+@dataclass(slots=True)
 class Malformed:
     """A frame that had the right outline but unusable content."""
 
@@ -138,5 +147,6 @@ WireEvent = (
     | PromptSettled
     | ToolCompleted
     | ServerRequestRefused
+    | WindowRequested
     | Malformed
 )

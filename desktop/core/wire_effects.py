@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.core import outcomes, payloads, prompt_book
+from desktop.core import outcomes, payloads, prompt_book, window_requests
 from desktop.core.connection import CAPABILITIES_METHOD, CAPABILITIES_PARAMS, poll_pending, resume
 from desktop.core.events import NoticeReceived, ProtocolErrorReceived
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
@@ -30,6 +30,7 @@ from desktop.core.wire import (
     RowKind,
     ServerRequestRefused,
     ToolCompleted,
+    WindowRequested,
 )
 
 if TYPE_CHECKING:
@@ -280,6 +281,18 @@ def _refused(core: GatewayCore, event: ServerRequestRefused) -> None:
     core.outbox.reply(encode_error(event.reply_id, event.code, event.message), core.epoch)
 
 
+def _window_requested(core: GatewayCore, event: WindowRequested) -> None:
+    """Decline at once with the gateway's not-shown code, or send nothing (``window_requests``)."""
+    code = window_requests.decline_code(
+        event.method,
+        declines_not_shown=core.handshake.declines_not_shown,
+        owner_quorum=event.owner_quorum,
+    )
+    if code is not None:
+        message = window_requests.DECLINE_MESSAGE
+        core.outbox.reply(encode_error(event.reply_id, code, message), core.epoch)
+
+
 APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
     ApprovalAsked: ask,
     PromptOpened: _prompt_opened,
@@ -287,5 +300,6 @@ APPLY: dict[type, Callable[[GatewayCore, Any], object]] = {
     RequestCancelled: _cancelled,
     PromptSettled: _settled,
     ServerRequestRefused: _refused,
+    WindowRequested: _window_requested,
     Malformed: lambda core, e: core.emit(ProtocolErrorReceived(e.reason, e.excerpt)),
 }

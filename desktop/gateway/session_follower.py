@@ -20,13 +20,13 @@ where following is harmless the tray follows every live session, not only those 
   sessions are followed whatever the setting says.
 
 Following must take nothing from the window that runs a session. On B every viewer gets the
-session's server requests and the first answer wins, while the core refuses the requests it
-does not handle at once (-32601): for an adopted session that refusal would beat the window's
-own answer to a ``terminal.read`` or a vault prompt. So those requests of adopted sessions
-never reach the core, neither live nor re-delivered in the ``open_requests`` of the resume
-that adopts the session: the window answers them. Approvals and ``clarify``/``sudo``/
-``secret`` prompts do reach it: the core answers approvals and clarify questions only when the
-person does, shows sudo and secret prompts, and never sends anything for those two.
+session's server requests and the first answer wins; the core answers approvals and clarify
+questions only when the person does, and declines window requests the way the gateway counts
+a decline (``desktop.core.window_requests``), for adopted and own sessions alike, so nothing
+here keeps frames from it. A session the tray started is its own however the frames race: on B
+the list-changed broadcast can come before the ``session.create`` reply, and a list answered
+meanwhile names the new session as if another client ran it; once the core has that reply
+(``GatewayCore.started_here``) the follower lets go of it, and the core keeps following it.
 
 Re-listing is driven by frames only (the handshake, ``sessions.changed``, session events),
 coalesced to one call in flight plus one trailing call, and spaced out on C; nothing runs
@@ -44,7 +44,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.events import CoreEvent, HandshakeCompleted, SessionChanged, SessionRemoved
+from desktop.core.events import (
+    CoreEvent,
+    HandshakeCompleted,
+    RpcResponded,
+    SessionChanged,
+    SessionRemoved,
+)
 from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import Dialect
 from desktop.gateway import commands
@@ -55,10 +61,6 @@ log = logging.getLogger(__name__)
 LIST_CHANGED_EVENT = "sessions.changed"
 _LIST_CHANGED_NEEDLE = LIST_CHANGED_EVENT.encode()
 MAX_LIST_CHANGED_FRAME = 4096  # the real frame is ~100 bytes; anything bigger is not it
-_SERVER_REQUEST_NEEDLE = b"srq-"  # B's server-request ids (protocol.md §1.4)
-_OPEN_REQUESTS_NEEDLE = b'"open_requests"'
-# The server requests the core holds without refusing them, for any session.
-ANSWERED_HERE = frozenset({"approval", "clarify", "sudo", "secret"})
 RELIST_SPACING_S = 5.0  # C re-lists on session events at most this often
 MAX_FOLLOWED = 200  # the list verbs' own limit; a longer list is cut, not followed whole
 LIST_CALL_TIMEOUT = 15.0
@@ -108,28 +110,6 @@ def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
         "Every live session: this gateway shows a session to every viewer, so following "
         "takes nothing from the window that runs it.",
     )
-
-
-def foreign_request_session(message: str | bytes) -> str:
-    """The session of a B server request the tray must leave to its owner, else "".
-
-    Cheap first: only a message naming an ``srq-`` id is parsed.
-    """
-    raw = message.encode() if isinstance(message, str) else message
-    if _SERVER_REQUEST_NEEDLE not in raw:
-        return ""
-    try:
-        frame = json.loads(raw)
-    except ValueError:
-        return ""
-    if not isinstance(frame, dict) or not isinstance(frame.get("id"), str):
-        return ""
-    method = frame.get("method")
-    if not isinstance(method, str) or method == "event" or method in ANSWERED_HERE:
-        return ""
-    params = frame.get("params")
-    session_id = params.get("session_id") if isinstance(params, dict) else None
-    return session_id if isinstance(session_id, str) else ""
 
 
 def is_list_changed(message: str | bytes) -> bool:
@@ -182,8 +162,6 @@ class SessionFollower:
         self._last_list_at: float | None = None
         self._spaced: asyncio.TimerHandle | None = None
         self.lists = 0  # list calls sent (tests and bench read it)
-        self.left_to_owner = 0  # server requests of adopted sessions kept from the core
-        self._resumes: dict[int, str] = {}  # rpc id of an adopting resume -> its session
 
     # -- what the UI and the doctor read ----------------------------------------------------
     @property
@@ -207,58 +185,13 @@ class SessionFollower:
             self._flush()
 
     # -- inputs from the client -------------------------------------------------------------
-    def screen(self, message: str | bytes) -> str | bytes | None:
-        """Every received frame, before the core: what the core gets (None: nothing).
-
-        B's list-changed broadcast triggers a list; server requests other than approvals for
-        adopted sessions are left to the window that runs the session (module docstring), also
-        when the adopting resume re-delivers them.
-        """
-        dialect = self._core.dialect
-        if not self._connected or dialect not in BROADCASTS_CHANGES:
-            return message
-        if is_list_changed(message):
-            self.relist()
-            return message
-        if not self._adopted or dialect is not Dialect.B:
-            return message
-        session_id = foreign_request_session(message)
-        if session_id in self._adopted:
-            self._left(session_id)
-            return None
-        if self._resumes:
-            return self._screen_resume(message)
+    def screen(self, message: str | bytes) -> str | bytes:
+        """Every received frame, before the core (which gets it whole): B and 0.20's
+        list-changed broadcast triggers a list."""
+        if self._connected and self._core.dialect in BROADCASTS_CHANGES:
+            if is_list_changed(message):
+                self.relist()
         return message
-
-    def _screen_resume(self, message: str | bytes) -> str | bytes:
-        """Drop other windows' prompts from an adopting resume's ``open_requests``."""
-        raw = message.encode() if isinstance(message, str) else message
-        if _OPEN_REQUESTS_NEEDLE not in raw:
-            return message
-        try:
-            frame = json.loads(raw)
-        except ValueError:
-            return message
-        if not isinstance(frame, dict) or frame.get("id") not in self._resumes:
-            return message
-        session_id = self._resumes.pop(frame["id"])
-        result = frame.get("result")
-        if not isinstance(result, dict):
-            return message
-        requests = result.get("open_requests")
-        if not isinstance(requests, list):
-            return message
-        kept = [r for r in requests if isinstance(r, dict) and r.get("method") in ANSWERED_HERE]
-        if len(kept) == len(requests):
-            return message
-        for _ in range(len(requests) - len(kept)):
-            self._left(session_id)
-        result["open_requests"] = kept
-        return json.dumps(frame)
-
-    def _left(self, session_id: str) -> None:
-        self.left_to_owner += 1
-        log.info("left a server request of session %s to its own window", session_id)
 
     def on_event(self, event: CoreEvent) -> None:
         """The core's events: list at each handshake; forget removed sessions; C re-lists."""
@@ -274,6 +207,16 @@ class SessionFollower:
                 self._relist_spaced()
         elif isinstance(event, SessionChanged) and self._core.dialect is Dialect.C:
             self._relist_spaced()
+        elif isinstance(event, RpcResponded) and self._adopted:
+            self._disown_started()
+
+    def _disown_started(self) -> None:
+        """Let go of adopted sessions a create reply showed to be the tray's own (docstring)."""
+        own = {sid for sid in self._adopted if self._core.started_here(sid)}
+        if own:
+            self._adopted -= own
+            self._attached -= own
+            log.info("%d followed session(s) turned out to be started here", len(own))
 
     def connection_lost(self) -> None:
         """Stop the core from blindly resuming adopted sessions; the next list decides."""
@@ -282,7 +225,6 @@ class SessionFollower:
         for session_id in self._adopted:
             self._core.unwatch_session(session_id)
         self._attached.clear()
-        self._resumes.clear()
 
     def close(self) -> None:
         self._connected = False
@@ -370,12 +312,10 @@ class SessionFollower:
             if known and session_id not in self._adopted:
                 continue  # the tray's own session: the core resubscribes it itself
             self._core.watch_session(session_id, stored_session_id=stored)
-            rpc_id = self._core.resume_session(session_id)
-            if rpc_id is None:
+            if self._core.resume_session(session_id) is None:
                 log.info("session %s is listed but cannot be resumed; not followed", session_id)
                 self._core.unwatch_session(session_id)
                 continue
-            self._resumes[rpc_id] = session_id
             self._adopted.add(session_id)
             self._attached.add(session_id)
             adopted_now += 1

