@@ -60,6 +60,7 @@ class PendingRequest:
     )
     timer: asyncio.Task[None] | None = None
     params: dict[str, Any] = field(default_factory=dict)  # B: a non-approval request's params
+    declined: set[int] = field(default_factory=set)  # B: connections that said "not shown"
 
     @property
     def is_open(self) -> bool:

