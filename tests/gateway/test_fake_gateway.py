@@ -179,30 +179,6 @@ def test_c_replay_gap_triggers_a_re_resume(home: Path, arun: Callable[..., Any])
     arun(scenario())
 
 
-def test_b_unknown_server_request_is_refused_at_once(home: Path, arun: Callable[..., Any]) -> None:
-    async def scenario() -> None:
-        async with running("B", home) as h:
-            await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.client.create_session(SCRATCH, "[[scenario:readterm]] go")
-            window = await h.fake.wait_for(
-                lambda: [r for r in h.fake.requests if r.method != "approval"], what="window"
-            )
-            srq = window[0].srq_id
-            answer = await h.fake.wait_for(
-                lambda: [
-                    f
-                    for f in h.fake.connections[0].received
-                    if isinstance(f, dict) and f.get("id") == srq
-                ],
-                what="answer",
-            )
-            answer = answer[0]
-            assert answer["error"]["code"] == -32601
-            await h.fake.wait_for(lambda: h.fake.executed, what="turn went on")
-
-    arun(scenario())
-
-
 @pytest.mark.parametrize("kind", ["not_json", "not_object", "bad_params", "bad_id", "binary"])
 def test_garbage_is_reported_and_the_connection_stays(
     kind: str, home: Path, arun: Callable[..., Any]
