@@ -73,7 +73,7 @@ class RequestBroker:
     ) -> PendingRequest:
         """B: a request that is no approval (``terminal.read`` …, or ``clarify`` + ``params``).
 
-        The tray is expected to refuse window requests and may answer a ``clarify`` question.
+        The tray is expected to decline window requests (4404) and may answer a ``clarify``.
         """
         req = PendingRequest(
             session, method, None, [], index=self.world.next_request_index(), params=params or {}
@@ -217,11 +217,9 @@ class RequestBroker:
             if other is not req:
                 self.answer(other, choice, via=rules.Ending.FRAME_ALL)
 
-
     @staticmethod
     def _all_declined(req: PendingRequest, conn_index: int, error: Any) -> bool:
-        """Whether an error ends ``req`` now: any error does, but a not-shown decline (B's
-        ``declines_not_shown``) only once every viewer that answers requests declined."""
+        """Whether an error ends ``req`` now (a not-shown decline: once all viewers declined)."""
         if not isinstance(error, dict) or error.get("code") != NOT_SHOWN:
             return True
         req.declined.add(conn_index)

@@ -129,10 +129,11 @@ class Status:
 
 @dataclass(frozen=True)
 class WindowRequest:
-    """B only: a desktop-window server request (``terminal.read`` …) the tray should refuse.
+    """B only: a desktop-window server request (``terminal.read`` …) the tray should decline.
 
-    The tool completes as soon as the client answers (an error ends it "not displayed"), or after
-    ``timeout`` script seconds. A and C skip this step with a failed tool result.
+    The tool completes as soon as a client answers, or every viewer declined with 4404 ("not
+    displayed"), or any other error ends it, or after ``timeout`` script seconds. A and C skip
+    this step with a failed tool result.
     """
 
     method: str = "terminal.read"

@@ -186,11 +186,10 @@ class SessionFollower:
 
     # -- inputs from the client -------------------------------------------------------------
     def screen(self, message: str | bytes) -> str | bytes:
-        """Every received frame, before the core (which gets it whole): B and 0.20's
-        list-changed broadcast triggers a list."""
-        if self._connected and self._core.dialect in BROADCASTS_CHANGES:
-            if is_list_changed(message):
-                self.relist()
+        """Every received frame, passed on whole: B's and 0.20's list-changed starts a list."""
+        connected = self._connected and self._core.dialect in BROADCASTS_CHANGES
+        if connected and is_list_changed(message):
+            self.relist()
         return message
 
     def on_event(self, event: CoreEvent) -> None:

@@ -230,9 +230,7 @@ def test_canonical_window_requests_get_nothing_and_their_cancels_are_ignored() -
     """C says nothing about counting declines, so any error could beat the window's answer."""
     drv = connected()
     sent = len(drv.sent_json())
-    drv.feed(
-        {"jsonrpc": "2.0", "id": "srq-v1", "method": "tour", "params": {"session_id": SID}}
-    )
+    drv.feed({"jsonrpc": "2.0", "id": "srq-v1", "method": "tour", "params": {"session_id": SID}})
     drv.feed(event("request.cancel", SID, {"id": "srq-v1", "method": "tour", "reason": "timeout"}))
     assert drv.sent_json()[sent:] == []
     assert drv.rows() == []

@@ -159,9 +159,11 @@ def test_with_no_window_the_agent_is_told_at_once(
         with tapped() as tap:
             async with running(client):
                 await rec.wait_state(ConnectionState.CONNECTED, timeout=30.0)
-                await client.create_session(str(scratch_dir), fake_model.prompt("read"))
+                sid = await client.create_session(str(scratch_dir), fake_model.prompt("read"))
                 declined_at, declined = await tap.first(declines(), TURN_S)
                 requests = await asyncio.to_thread(fake_model.wait_for, followed_up, TURN_S)
+                assert client.core.started_here(sid)  # its own, however the list raced
+                assert sid not in client.follower.adopted
                 return declined_at, declined, requests
 
     declined_at, declined, requests = run_async(scenario(), 200)

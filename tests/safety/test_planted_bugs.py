@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core import decisions, lifecycle, wire_effects
+from desktop.core import decisions, lifecycle, window_requests, wire_effects
 from desktop.core.lifecycle import Input
 from desktop.core.model import ApprovalPhase, Dialect
 from tests.safety.sim.engine import RunConfig, hunt
@@ -100,6 +100,11 @@ def turn_end_keeps_fifo_rows(mp: pytest.MonkeyPatch) -> None:
     mp.delitem(lifecycle.TABLE, (Input.TOOL_COMPLETED, ApprovalPhase.WAITING))
 
 
+def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
+    """The old -32601: it settles a window request ahead of the window that shows it."""
+    mp.setattr(window_requests, "decline_code", lambda method, **_: -32601)
+
+
 @dataclass(frozen=True)
 class Plant:
     name: str
@@ -148,6 +153,11 @@ PLANTS = [
         "A: rows stay waiting over a lost connection",
         lost_connection_keeps_rows_waiting,
         RunConfig(Dialect.A, steps=100),
+    ),
+    Plant(
+        "B: window requests refused with -32601",
+        window_requests_refused,
+        RunConfig(Dialect.B, steps=100),
     ),
     Plant(
         "A: a turn's end leaves its rows open",

@@ -154,22 +154,30 @@ def test_window_requests_end_quickly_when_refused():
     run(body)
 
 
+NOT_SHOWN = {"code": 4404, "message": "not shown here"}
+
+
+async def read_with_two_viewers(fake: FakeGateway, one: RawClient, two: RawClient) -> str:
+    """A session ``one`` created and ``two`` joined asks both ``terminal.read``; its srq id."""
+    sid = await open_b(one)
+    await ready(two)
+    await two.result("client.capabilities", {"server_requests": True})
+    await two.result("session.resume", {"session_id": fake.session(sid).stored_id})
+    await one.result("prompt.submit", {"session_id": sid, "text": "[[scenario:readterm]]"})
+    (request,) = await one.requests(1, "terminal.read")
+    await two.requests(1, "terminal.read")
+    return str(request["id"])
+
+
 def test_a_not_shown_decline_waits_for_the_other_viewer_whose_answer_wins():
     async def body() -> None:
         async with fake_and_clients("B", 2, speed=0.2) as (fake, [one, two]):  # 6 s deadline
-            sid = await open_b(one)
-            await ready(two)
-            await two.result("client.capabilities", {"server_requests": True})
-            await two.result("session.resume", {"session_id": fake.session(sid).stored_id})
-            await one.result("prompt.submit", {"session_id": sid, "text": "[[scenario:readterm]]"})
-            (request,) = await one.requests(1, "terminal.read")
-            await two.requests(1, "terminal.read")
-            declined = {"code": 4404, "message": "not shown here"}
-            await one.send({"jsonrpc": "2.0", "id": request["id"], "error": declined})
-            [read] = [r for r in fake.requests if r.srq_id == request["id"]]
+            srq_id = await read_with_two_viewers(fake, one, two)
+            await one.send({"jsonrpc": "2.0", "id": srq_id, "error": NOT_SHOWN})
+            [read] = [r for r in fake.requests if r.srq_id == srq_id]
             await fake.wait_for(lambda: read.declined)
             assert read.is_open
-            await two.answer(request["id"], {"value": "$ ls"})
+            await two.answer(srq_id, {"value": "$ ls"})
             done = await one.event("tool.complete", lambda p: p["payload"]["name"] != "terminal")
             assert done["payload"]["result"] == {"value": "$ ls"}
 
@@ -179,15 +187,9 @@ def test_a_not_shown_decline_waits_for_the_other_viewer_whose_answer_wins():
 def test_once_every_viewer_declined_the_agent_hears_no_window_shows_the_chat():
     async def body() -> None:
         async with fake_and_clients("B", 2, speed=0.2) as (fake, [one, two]):  # 6 s deadline
-            sid = await open_b(one)
-            await ready(two)
-            await two.result("client.capabilities", {"server_requests": True})
-            await two.result("session.resume", {"session_id": fake.session(sid).stored_id})
-            await one.result("prompt.submit", {"session_id": sid, "text": "[[scenario:readterm]]"})
-            (request,) = await one.requests(1, "terminal.read")
-            declined = {"code": 4404, "message": "not shown here"}
+            srq_id = await read_with_two_viewers(fake, one, two)
             for viewer in (one, two):
-                await viewer.send({"jsonrpc": "2.0", "id": request["id"], "error": declined})
+                await viewer.send({"jsonrpc": "2.0", "id": srq_id, "error": NOT_SHOWN})
             done = await one.event("tool.complete", lambda p: p["payload"]["name"] != "terminal")
             assert done["payload"]["result"]["error"].startswith("No Hermes Desktop window")
             assert fake.late_answers == []

@@ -7,6 +7,8 @@ answer another viewer sent as a response frame produces no cancel** (the card go
 after a failure in a batch later commands are asked again with *new* ids while the old request
 stays open; a resume re-delivers the open ones in ``open_requests``. ``approval.respond`` by RPC
 resolves one entry by ``request_id`` (else the FIFO head) — the core should never need it.
+Desktop-window requests (``terminal.read`` …) reach the tray too; only a 4404 decline leaves
+them to the window (iot's ``declines_not_shown``), any other answer settles them ahead of it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
 
+WINDOW_METHODS = ("terminal.read", "window.read", "preview.read", "preview.act", "tour")
+NOT_SHOWN = 4404
+
 
 class RefServerB(AgentServer):
     dialect: ClassVar[Dialect] = Dialect.B
@@ -30,6 +35,7 @@ class RefServerB(AgentServer):
         self._rpc_answered: set[int] = set()  # idents answered by another viewer's RPC
         self._published: dict[int, Json] = {}  # ident -> params as sent (re-delivered as is)
         self._asks: dict[int, rules.Ask] = {}  # ident -> what its params said of the command
+        self._window_requests: set[str] = set()  # srq ids of desktop-window requests
 
     def publish(
         self, session: RefSession, command: str, reuse: ServerApproval | None = None
@@ -76,9 +82,18 @@ class RefServerB(AgentServer):
             reusable=lambda a: a.closed_by == "tray",  # no answer of ours can be on its way
             publish=self.publish,
         )
+        window = ("window request", 1, lambda: self.window_request(session))
         if not session.asked:
-            return reuse
-        return [("re-ask after a failure", 2, lambda: self.reask(session)), *reuse]
+            return [window, *reuse]
+        return [("re-ask after a failure", 2, lambda: self.reask(session)), window, *reuse]
+
+    def window_request(self, session: RefSession) -> None:
+        """A desktop-window bridge: no answer of the tray's may settle it (module docstring)."""
+        srq_id = f"srq-{next(self._ids):012x}"
+        self._window_requests.add(srq_id)
+        self.stats["window_requests"] += 1
+        method = pick(self.chooser, WINDOW_METHODS)
+        self.emit(session, frames.server_request(srq_id, method, {"session_id": session.sid}))
 
     def reask(self, session: RefSession) -> None:
         """The re-gate: a later command of the batch asked again with new ids (old stays)."""
@@ -137,6 +152,11 @@ class RefServerB(AgentServer):
         super().on_other(rpc_id, method, params)
 
     def on_response(self, msg: Json, attribution: Attribution | None) -> None:
+        if msg.get("id") in self._window_requests:
+            error = msg.get("error")
+            if not isinstance(error, dict) or error.get("code") != NOT_SHOWN:
+                self.report("settled a window request ahead of its window", repr(msg)[:200])
+            return
         target = rules.b_by_srq(self.approvals, msg.get("id"))
         if "error" in msg:
             if target is not None and target.open:
