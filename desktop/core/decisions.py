@@ -15,12 +15,13 @@ Once a frame is queued, the lifecycle never lets a second one out (design.md §2
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import RpcError, RpcResponded
 from desktop.core.jsonrpc import encode_request, encode_result
-from desktop.core.model import ApprovalPhase, Choice, DecisionResult, Dialect
+from desktop.core.model import Action, Approval, ApprovalPhase, Choice, DecisionResult, Dialect
 from desktop.core.outbox import Purpose
 from desktop.core.wire import ApprovalAsked, RowKind
 
@@ -103,6 +104,53 @@ def assess(
     return True, ""
 
 
+class RefusalKind(enum.Enum):
+    """What stands between a person's choice and a frame (each surface words it its own way)."""
+
+    NOT_A_CHOICE = "not a choice"  # not a :class:`Choice`: never encoded
+    DONE = "done"  # the row is resolved
+    ON_ITS_WAY = "on its way"  # an answer to it is already on its way
+    NOT_OFFERED = "not offered"  # Hermes did not offer this choice for the command
+    RECONFIRM_FIRST = "re-confirm first"  # stale: the person must confirm Hermes still asks it
+    WAIT = "wait"  # cannot be answered now (``Approval.blocked_reason`` says why)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a choice may not be sent now, and the core's plain words for it."""
+
+    kind: RefusalKind
+    reason: str
+
+
+ALREADY_SENDING = "an answer is already on its way"
+
+
+def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> Refusal | None:
+    """Why ``choice`` may not be sent for ``approval`` now; None when it may.
+
+    The one answer to "may this be answered?": ``decide`` asks it before any frame, and the
+    dialog's buttons and keys and the notification bubbles ask it (through the model) before
+    they offer anything. ``confirmed``: the person re-confirmed a stale row.
+    """
+    if not isinstance(choice, Choice):  # callers outside mypy may pass anything
+        return Refusal(RefusalKind.NOT_A_CHOICE, "only once, session, always or deny can be sent")
+    action = approval.action
+    if action is Action.DONE:
+        kind = approval.outcome.kind.value if approval.outcome else "resolved"
+        return Refusal(RefusalKind.DONE, f"already {kind}")
+    if action is Action.SENDING:
+        return Refusal(RefusalKind.ON_ITS_WAY, ALREADY_SENDING)
+    if choice not in approval.choices:
+        return Refusal(RefusalKind.NOT_OFFERED, f"{choice.value!r} is not offered for this command")
+    if action is Action.WAIT:
+        return Refusal(RefusalKind.WAIT, approval.blocked_reason or "cannot be answered now")
+    if action is Action.RECONFIRM and not confirmed:
+        why = approval.blocked_reason or "Hermes may no longer ask exactly this command"
+        return Refusal(RefusalKind.RECONFIRM_FIRST, f"{why} (confirm to answer anyway)")
+    return None
+
+
 def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
     """Whether ``now`` is within ``margin`` of (or past) an approval's local timeout."""
     return expires_at is not None and now >= expires_at - margin
@@ -112,21 +160,10 @@ def decide(core: GatewayCore, key: str, choice: Choice, confirm_stale: bool) -> 
     row = core.lifecycle.get(key)
     if row is None:
         return DecisionResult(False, "no such approval (it may have ended long ago)")
-    candidate: object = choice  # callers outside mypy may pass anything
-    if not isinstance(candidate, Choice):
-        return DecisionResult(False, "only once, session, always or deny can be sent")
-    core.lifecycle.tick()
-    if row.phase is ApprovalPhase.RESOLVED:
-        kind = row.outcome.kind.value if row.outcome else "resolved"
-        return DecisionResult(False, f"already {kind}")
-    if row.phase is ApprovalPhase.SENDING:
-        return DecisionResult(False, "an answer is already on its way")
-    if not row.answerable:
-        return DecisionResult(False, row.blocked_reason or "cannot be answered now")
-    if row.phase is ApprovalPhase.STALE and not confirm_stale:
-        return DecisionResult(False, f"{row.stale_reason} (confirm to answer anyway)")
-    if choice not in row.asked.choices:
-        return DecisionResult(False, f"{choice.value!r} is not offered for this command")
+    core.lifecycle.tick()  # judged at this moment: the margin before a timeout may have passed
+    refused = refusal(row.approval(), choice, confirmed=confirm_stale)
+    if refused is not None:
+        return DecisionResult(False, refused.reason)
     # Rows only exist with the ids their kind is answered by (checked when parsed), so the
     # encoder's ValueError cannot happen here.
     if row.kind is RowKind.SERVER_REQUEST:

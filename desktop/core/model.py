@@ -161,6 +161,25 @@ class ApprovalPhase(enum.Enum):
 OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer is still wanted
 
 
+class Action(enum.Enum):
+    """What the person can do about a row now: the one value every surface reads, never the phase.
+
+    Derived from the phase and the core's judgement (``answerable``), so it cannot disagree
+    with either: a waiting row may be answered or must wait its turn, a stale one answered only
+    once the person confirms it still stands. ``Approval.blocked_reason`` says why for WAIT and
+    RECONFIRM, ``Approval.outcome`` how a DONE row ended.
+    """
+
+    ANSWER = "answer"
+    RECONFIRM = "re-confirm first"  # answerable once the person confirms Hermes still asks it
+    WAIT = "wait"  # cannot be answered now (not its turn, not connected, too close, ...)
+    SENDING = "sending"  # the person's answer is on its way: wait for what became of it
+    DONE = "done"  # resolved, with its one outcome
+
+
+OPEN_ACTIONS = frozenset({Action.ANSWER, Action.RECONFIRM, Action.WAIT})  # still needs the person
+
+
 class OutcomeKind(enum.Enum):
     APPROVED = "approved"
     DENIED = "denied"
@@ -268,6 +287,18 @@ class Approval:
     asked_because: AskedBecause = FIRST_ASK
     context: CallContext = NO_CONTEXT
     result: RunResult | None = None  # what happened to the command, once the gateway says
+
+    @property
+    def action(self) -> Action:
+        """What the person can do about this row now (see :class:`Action`)."""
+        phase = self.phase
+        if phase is ApprovalPhase.RESOLVED:
+            return Action.DONE
+        if phase is ApprovalPhase.SENDING:
+            return Action.SENDING
+        if not self.answerable:
+            return Action.WAIT
+        return Action.RECONFIRM if phase is ApprovalPhase.STALE else Action.ANSWER
 
 
 @dataclass(frozen=True, slots=True)
