@@ -37,7 +37,7 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Dialect, Prompt, SessionState
+from desktop.core.model import OPEN_ACTIONS, Action, Approval, Dialect, Prompt, SessionState
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.bridge_events import (
     ApprovalUpdate,
@@ -95,7 +95,7 @@ class _Gateway:
     def put(self, approval: Approval) -> tuple[str, ...]:
         """Fold one approval in; resolved rows move to ``resolved``. Returns the keys dropped."""
         key = approval.key
-        if approval.phase is ApprovalPhase.RESOLVED:
+        if approval.action is Action.DONE:
             self.approvals.pop(key, None)
             self.waiting.pop(key, None)
             self.resolved.pop(key, None)  # a late outcome: the newest again
@@ -108,7 +108,7 @@ class _Gateway:
             return tuple(dropped)
         self.resolved.pop(key, None)
         self.approvals[key] = approval
-        if approval.phase in OPEN_PHASES:
+        if approval.action in OPEN_ACTIONS:
             if key not in self.waiting and next(reversed(self.approvals)) != key:
                 self.waiting_in_order = False  # an older row is waiting again
             self.waiting[key] = approval

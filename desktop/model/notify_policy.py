@@ -40,7 +40,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase, Choice, OutcomeKind
+from desktop.core.decisions import refusal
+from desktop.core.model import OPEN_ACTIONS, Action, Approval, Choice, OutcomeKind
 from desktop.model.plain_text import notification_text, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
@@ -226,7 +227,7 @@ class NotifyPolicy:
         """A row appeared. Re-delivered keys are not news; rows of announced batches update."""
         ident = (gateway_id, approval.key)
         ref = (gateway_id, approval.batch_id)
-        if ident in self._seen_keys or approval.phase is ApprovalPhase.RESOLVED:
+        if ident in self._seen_keys or approval.action is Action.DONE:
             return
         self._seen_keys.add(ident)
         announced = self._announced.get(ref)
@@ -245,9 +246,9 @@ class NotifyPolicy:
     ) -> list[BatchRef]:
         """A row changed. Returns notifications to withdraw (their last open row closed)."""
         ref = (gateway_id, approval.batch_id)
-        resolved = approval.phase is ApprovalPhase.RESOLVED
+        resolved = approval.action is Action.DONE
         batch = self._pending.get(ref)
-        closed = approval.phase not in OPEN_PHASES
+        closed = approval.action not in OPEN_ACTIONS
         if batch is not None and closed and approval.key in batch.keys:
             # answered (or expired, held) before it was announced
             if resolved:
@@ -301,7 +302,7 @@ class NotifyPolicy:
     def _open_rows(self, batch: _Batch) -> list[Approval]:
         """The batch's rows still needing a person, as the store holds them now."""
         found = (self._rows(batch.gateway_id, key) for key in batch.keys)
-        return [a for a in found if a is not None and a.phase in OPEN_PHASES]
+        return [a for a in found if a is not None and a.action in OPEN_ACTIONS]
 
     def _first_expiry(self, batch: _Batch) -> float | None:
         times = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
@@ -435,9 +436,7 @@ class NotifyPolicy:
         return (
             self.settings.show_commands
             and self.settings.approve_from_notification
-            and approval.phase is ApprovalPhase.WAITING
-            and approval.answerable
-            and Choice.ONCE in approval.choices
+            and refusal(approval, Choice.ONCE) is None
             and shows_in_full(approval.command)
             and not self._high_risk(approval.command)
         )
@@ -468,7 +467,7 @@ class NotifyPolicy:
         actions: list[NotifyAction] = []
         if len(rows) == 1 and self.approvable(rows[0]):
             actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
-        deniable = tuple(a.key for a in rows if Choice.DENY in a.choices and a.answerable)
+        deniable = tuple(a.key for a in rows if refusal(a, Choice.DENY) is None)
         if deniable:
             actions.append(
                 NotifyAction(ActionKind.DENY, "Deny" if len(rows) == 1 else "Deny all", deniable)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from desktop.core.model import Approval, ApprovalPhase, Choice
+from desktop.core.decisions import refusal
+from desktop.core.model import Approval, Choice
 
 MAX_REMEMBERED = 2000
 SURFACE_REASK = "tray.reask"  # the decision's surface: the tray answered a re-ask itself
@@ -46,8 +47,12 @@ class DenyMemory:
             self._turns.popitem(last=False)
 
     def is_reask_of_denied(self, gateway_id: str, approval: Approval) -> bool:
-        """Whether ``approval`` asks again about a command that was denied in its turn."""
-        if approval.phase is not ApprovalPhase.WAITING or Choice.DENY not in approval.choices:
+        """Whether ``approval`` asks again about a command that was denied in its turn.
+
+        Only a row the tray may deny now (``decisions.refusal``) counts: any other is the
+        person's to answer.
+        """
+        if refusal(approval, Choice.DENY) is not None:
             return False
         if (gateway_id, approval.key) in self._keys:
             return False  # the denied row itself, re-delivered: the core already has its answer

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from desktop.core.model import OPEN_PHASES, Approval, Dialect, Prompt, SessionState
+from desktop.core.model import OPEN_ACTIONS, Approval, Dialect, Prompt, SessionState
 from desktop.model.session_names import compose, fit, unnamed
 
 
@@ -49,7 +49,7 @@ class GatewayView:
         """Approvals that need a person now: open and not already being answered."""
         if self.known_waiting is not None:
             return self.known_waiting
-        return tuple(a for a in self.approvals if a.phase in OPEN_PHASES)
+        return tuple(a for a in self.approvals if a.action in OPEN_ACTIONS)
 
     def session(self, session_id: str) -> SessionState | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)

@@ -26,10 +26,10 @@ import logging
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
 from desktop.core.model import (
     Approval,
-    ApprovalPhase,
     Choice,
     DecisionResult,
     Dialect,
@@ -321,7 +321,8 @@ class GatewayBridge(QObject):
         """Answer a re-ask of a denied command with deny, after this event is delivered.
 
         Not on the stack of the core's own event delivery: the core is still handling the
-        frame that asked. The row must still be the same, waiting command when the answer goes.
+        frame that asked. The row must still be the same command, and one the tray may deny,
+        when the answer goes.
         """
 
         def answer() -> None:
@@ -329,8 +330,8 @@ class GatewayBridge(QObject):
             if (
                 self._tasks.closing
                 or row is None
-                or row.phase is not ApprovalPhase.WAITING
                 or row.command != approval.command
+                or refusal(row, Choice.DENY) is not None
             ):
                 return
             self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.model.approvals import texts
+from desktop.core.decisions import RefusalKind
+from desktop.core.model import Action, Choice, OutcomeKind
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import BatchGroup, RowEntry
 
 _CHOICE_WORDS = {
@@ -23,26 +24,28 @@ NO_CHOICES = texts.NO_CHOICES
 
 
 def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
-    """Why a decision key did nothing, in plain words."""
+    """Why a decision key did nothing, in plain words (the refusal is ``rules.row_refusal``'s)."""
     key = texts.CHOICE_SHORTCUTS[choice]
     if row is None:
         return f"{key} did nothing: no command is selected. Use ↑/↓ to pick one."
-    a = row.approval
     if held:
         return f"{key} did nothing: release the key first; one press answers one command."
-    if a.phase is ApprovalPhase.RESOLVED:
+    a = row.approval
+    refused = rules.row_refusal(row, choice)
+    kind = refused.kind if refused is not None else None
+    if kind is RefusalKind.DONE:
         state, _tone = texts.outcome_text(a.outcome)
         return f"{key} did nothing: this command is already done ({state}). Pick a waiting one."
-    if row.awaiting_core or a.phase is ApprovalPhase.SENDING:
+    if kind is RefusalKind.ON_ITS_WAY:
         return f"{key} did nothing: your answer to this command is already on its way."
-    if not a.choices:
+    if kind is RefusalKind.NOT_OFFERED and not a.choices:
         return f"{key} did nothing. {NO_CHOICES}"
-    if choice not in a.choices:
+    if kind is RefusalKind.NOT_OFFERED:
         offered = _CHOICE_WORDS[choice]
         return f"{key} did nothing: Hermes did not offer “{offered}” for this command."
-    if a.phase is ApprovalPhase.STALE and not row.reconfirming:
+    if kind is RefusalKind.RECONFIRM_FIRST:
         return f"{key} did nothing: this command may be stale. Press “Re-confirm…” first."
-    if not a.answerable:
+    if kind is RefusalKind.WAIT:
         why = texts.label_text(a.blocked_reason, 200) if a.blocked_reason else "not yet"
         return f"{key} did nothing: this command cannot be answered yet ({why})."
     if too_soon:
@@ -53,11 +56,13 @@ def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: b
     return f"{key} did nothing."
 
 
-def batch_left_out(choice: Choice, answered: int, unseen: int, high: list[RowEntry]) -> str:
+def batch_left_out(intent: rules.BatchIntent) -> str:
     """What a batch action answered, and which rows it left waiting and why ("" if none)."""
+    unseen, high = intent.unseen, intent.high
     if not unseen and not high:
         return ""
-    verb = "Deny all" if choice is Choice.DENY else "Approve all"
+    answered = len(intent.keys)
+    verb = "Deny all" if intent.choice is Choice.DENY else "Approve all"
     parts = [f"{verb} answered {answered} command{'' if answered == 1 else 's'}."]
     if unseen:
         parts.append(
@@ -79,7 +84,7 @@ def outcome_counts(rows: Iterable[RowEntry]) -> str:
     counts: dict[str, int] = {}
     for r in rows:
         outcome = r.approval.outcome
-        if r.approval.phase is not ApprovalPhase.RESOLVED:
+        if r.approval.action is not Action.DONE:
             continue
         kind = outcome.kind if outcome is not None else OutcomeKind.WITHDRAWN
         counts[_KIND_WORDS[kind]] = counts.get(_KIND_WORDS[kind], 0) + 1

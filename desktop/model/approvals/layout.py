@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from desktop.core.model import OPEN_PHASES, Approval, ApprovalPhase
+from desktop.core.model import OPEN_ACTIONS, Action, Approval, ApprovalPhase
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
 
@@ -66,7 +66,7 @@ class RowEntry:
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
     notice: str = ""  # why the core refused the last decision (plain text from the bridge)
-    notice_phase: ApprovalPhase | None = None  # the row's phase when that notice was given
+    notice_action: Action | None = None  # what the row's person could do when it was given
 
     @property
     def approval(self) -> Approval:
@@ -84,7 +84,7 @@ class RowEntry:
     @property
     def is_open(self) -> bool:
         """Still needs the person (waiting, or stale and waiting for a re-confirmation)."""
-        return self.approval.phase in OPEN_PHASES
+        return self.approval.action in OPEN_ACTIONS
 
 
 @dataclass(eq=False)
@@ -105,9 +105,7 @@ class BatchGroup:
     @property
     def fully_resolved(self) -> bool:
         """Every row has its one final outcome (an empty batch counts as not resolved)."""
-        return bool(self.rows) and all(
-            r.approval.phase is ApprovalPhase.RESOLVED for r in self.rows
-        )
+        return bool(self.rows) and all(r.approval.action is Action.DONE for r in self.rows)
 
 
 @dataclass(eq=False)

@@ -14,8 +14,8 @@ import math
 import re
 
 from desktop.core.model import (
+    Action,
     Approval,
-    ApprovalPhase,
     AskReason,
     CallContext,
     Choice,
@@ -115,18 +115,19 @@ def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
 
 def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
     """One line saying where the row is in its life (waiting, sending, resolved, ...)."""
+    action = a.action
     reason = label_text(a.blocked_reason, 300) if a.blocked_reason else ""
-    if a.phase is ApprovalPhase.RESOLVED:
+    if action is Action.DONE:
         text, tone = outcome_text(a.outcome)
         return label_text(text, 400), tone
-    if a.phase is ApprovalPhase.SENDING:
+    if action is Action.SENDING:
         return "Sending…", Tone.BUSY
-    if a.phase is ApprovalPhase.STALE:
+    if action is Action.RECONFIRM:
         why = reason or "the gateway may no longer be waiting for exactly this command"
         if reconfirming:
             return f"Stale — {why}. Choose again to answer anyway.", Tone.WARN
         return f"Stale — {why}", Tone.WARN
-    if not a.answerable:
+    if action is Action.WAIT:
         return f"Waiting — {reason or 'cannot be answered yet'}", Tone.BLOCKED
     return "Waiting for you", Tone.WAITING
 

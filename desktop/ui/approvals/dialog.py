@@ -16,9 +16,9 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   the list, or when the person clicks "Dismiss".
 * **Only what was seen is answered** (``seen``): "Approve all" covers the rows on screen for at
   least ``batch_dwell`` seconds and never a high-risk row (``risk_gate``; those are named
-  instead); a key answers the selected row only once it has been on screen and selected for
-  ``key_dwell`` seconds. What a press left out, or why a key did nothing, is said in the
-  dialog's notice line.
+  instead: ``rules.BatchIntent.for_batch``); a key answers the selected row only once it has
+  been on screen and selected for ``key_dwell`` seconds. What a press left out, or why a key
+  did nothing, is said in the dialog's notice line.
 * **The selection follows the work**: when the selected row is answered, ends or is replaced,
   the selection moves to the next waiting row (the key dwell keeps a fast second press from
   answering it unread).
@@ -39,7 +39,7 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
-from desktop.core.model import Approval, ApprovalPhase, Choice, SessionState
+from desktop.core.model import Approval, Choice, SessionState
 from desktop.model.approvals import dialog_texts, rules, seen
 from desktop.model.approvals.layout import (
     BatchGroup,
@@ -54,7 +54,7 @@ from desktop.model.approvals.requests import (
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
-from desktop.model.approvals.risk_gate import Assess, default_assess, is_high
+from desktop.model.approvals.risk_gate import Assess, default_assess
 from desktop.model.approvals.texts import KEY_HINTS
 from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
@@ -329,11 +329,12 @@ class ApprovalDialog(QDialog):
         The core's events reach the dialog only after ``decide()`` returned (next loop turn).
         """
         for r in rows:
+            confirmed = r.reconfirming
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
             self.model.node_changed(r)
             gateway_id, key = r.row_id
-            stale = r.approval.phase is ApprovalPhase.STALE
-            self.decision_requested.emit(DecisionRequest(gateway_id, key, choice, surface, stale))
+            request = DecisionRequest(gateway_id, key, choice, surface, confirmed)
+            self.decision_requested.emit(request)
         if rows:
             self.model.node_changed(rows[0].batch)
 
@@ -363,37 +364,22 @@ class ApprovalDialog(QDialog):
         self._select(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
-        """Answer the batch's rows the person could have read, never a high-risk approval.
-
-        A deny covers every waiting row (a deny is always safe, and "Deny all" must be final);
-        an approval covers only rows on screen for ``batch_dwell`` seconds and not judged high
-        risk. Rows left out stay waiting and are named in the notice line.
-        """
-        now = self._clock()
-        covered: list[RowEntry] = []
-        unseen, high = 0, []
-        for r in in_arrival_order(batch.rows):
-            if r.approval.phase is not ApprovalPhase.WAITING or choice not in r.approval.choices:
-                continue
-            if r.awaiting_core:
-                continue
-            if choice is not Choice.DENY:
-                since = self.list_view.on_screen_since(r)
-                if not seen.seen_long_enough(since, now, self._batch_dwell):
-                    unseen += 1
-                    continue
-                if is_high(self._assess, r.approval.command):
-                    high.append(r)
-                    continue
-            covered.append(r)
-        intent = rules.BatchIntent(choice, frozenset(r.key for r in covered))
+        """Answer what ``BatchIntent.for_batch`` covers; name the rows it left waiting."""
+        intent = rules.BatchIntent.for_batch(
+            batch,
+            choice,
+            shown_since=self.list_view.on_screen_since,
+            now=self._clock(),
+            assess=self._assess,
+            dwell=self._batch_dwell,
+        )
         targets = intent.due(batch)
         intent.sent.update(r.key for r in targets)
         self._intents[batch.uid] = intent
         selected = self.selected_row()
         self._send(targets, choice, SURFACE_BATCH)
-        self._say(dialog_texts.batch_left_out(choice, len(covered), unseen, high))
-        if selected is not None and selected.batch is batch and selected in covered:
+        self._say(dialog_texts.batch_left_out(intent))
+        if selected is not None and selected.batch is batch and selected.key in intent.keys:
             self._advance_from(selected)
 
     def _on_stop_clicked(self, batch: BatchGroup) -> None:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.core.model import ApprovalPhase, Choice, RunKind
+from desktop.core.model import Action, Choice, RunKind
 from desktop.core.text_safety import bound_text
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import RowEntry
@@ -250,7 +250,7 @@ class RowCard(QFrame):
         set_style_property(self.result, "tone", outcome_tone.value)
         self._show(self.output, texts.output_text(a.result))
         self._sync_buttons()
-        resolved = not entry.is_open and not _sending(entry)
+        resolved = a.action is Action.DONE
         if set_style_property(self, "resolved", resolved) and self._polished():
             for widget in self.shaded_when_resolved():  # unpolished ones read it when shown
                 repolish(widget)
@@ -317,7 +317,7 @@ class RowCard(QFrame):
                 self.buttons[choice] = button
         for choice, button in self.buttons.items():
             button.setEnabled(rules.can_decide(self.entry, choice))
-            button.setVisible(self.entry.is_open or _sending(self.entry))
+            button.setVisible(a.action is not Action.DONE)
         stale = rules.needs_reconfirm(self.entry) and not self.entry.awaiting_core
         self.reconfirm.setVisible(stale)
 
@@ -344,7 +344,3 @@ def _said(labels: tuple[QLabel, ...]) -> list[str]:
     """The texts of the labels shown, each on one line and without its closing full stop."""
     texts_shown = (label.text() for label in labels if not label.isHidden())
     return [text.replace("\n", " ").rstrip(". ") for text in texts_shown if text]
-
-
-def _sending(entry: RowEntry) -> bool:
-    return entry.approval.phase is ApprovalPhase.SENDING
