@@ -151,6 +151,23 @@ def test_deny_targets_exactly_the_shown_keys():
     assert deny.keys == ("k1", "k2")
 
 
+def test_deny_offers_only_the_rows_the_core_would_let_be_denied_now():
+    """The bubble asks ``decisions.refusal``: a stale row needs its own re-confirmation first."""
+    p = policy()
+    rows = [
+        approval("k1"),
+        approval("k2", position=1, phase=ApprovalPhase.STALE),
+        approval("k3", position=2, answerable=False),
+        approval("k4", position=3, choices=(Choice.ONCE,)),
+    ]
+    for row in rows:
+        p.approval_requested("g", row, "Build", AFTER_QUIET)
+    [plan] = p.due(AFTER_QUIET + 1)
+    actions = _actions(plan)
+    assert actions[ActionKind.DENY] == actions[ActionKind.DENY_STOP] == ("k1",)
+    assert actions[ActionKind.REVIEW] == ("k1", "k2", "k3", "k4")
+
+
 def test_hidden_commands_stay_out_of_the_text():
     p = policy(show_commands=False)
     p.approval_requested(
