@@ -249,7 +249,7 @@ def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None
 
 def _show_approvals(shell: TrayShell) -> None:
     log.info("a second launch asked to show the approvals")
-    shell.review()
+    shell.present()
 
 
 def _quit_on_signals(
