@@ -69,7 +69,7 @@ class TrayWindow(QWidget):
         layout.addWidget(self._picture, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.status)
         self._entries = QVBoxLayout()
-        self._entries.setSpacing(2)
+        self._entries.setSpacing(4)
         layout.addLayout(self._entries)
         layout.addWidget(_line(self))
         layout.addWidget(self.note)
