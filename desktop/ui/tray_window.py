@@ -95,7 +95,8 @@ class TrayWindow(QWidget):
         self._tray.build_drawn(self._menu)
         self._render_status()
         while self._entries.count():
-            widget = self._entries.takeAt(0).widget()
+            item = self._entries.takeAt(0)
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
         for action in self._menu.actions():

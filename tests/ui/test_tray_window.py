@@ -6,13 +6,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLabel, QToolButton
 
-from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
+from desktop.core.events import ApprovalChanged
 from desktop.core.model import ApprovalPhase
 from desktop.model.tray_host import NO_TRAY_WHAT, TrayProbe, tray_host
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.shell import TrayShell
-from tests.model.builders import approval, session
-from tests.ui.standins import Endpoint, make_factory
+from tests.model.builders import approval
+from tests.ui import test_shell
 from tests.waiting import poll_until
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -21,25 +19,16 @@ NO_HOST = tray_host(TrayProbe(platform="xcb", qt_available=False, desktop="GNOME
 HOST = tray_host(TrayProbe(platform="xcb", watcher_owner=":1.7", qt_available=True))
 
 
+shell = test_shell.shell  # the same shell: one gateway, a session, one approval waiting
+
+
 @pytest.fixture
-def shell(qloop, arun):
-    clients: dict = {}
-    quits: list = []
-    bridge = GatewayBridge(make_factory(clients))
-    bridge.add_gateway(Endpoint("g1", "Local"))
-    shell = TrayShell(bridge, on_quit=lambda: quits.append(True))
-    notices: list = []
-    shell.notifications.show_notice = notices.append  # what the shell asks to notify
-    bridge.start(qloop)
-    arun(poll_until(lambda: clients["g1"].status.dialect))
-    client = clients["g1"]
-    client.emit(SessionChanged(session("s1", "Fix the build")))
-    client.emit(ApprovalRequested(approval("k1", batch="b1")))
-    yield shell, client, quits, notices
-    shell.dispose()
-    arun(bridge.aclose())
-    shell.deleteLater()
-    bridge.deleteLater()
+def notices(shell):
+    """What the shell asks the notifications to show (a notice, not a batch)."""
+    s, *_ = shell
+    sent: list = []
+    s.notifications.show_notice = sent.append
+    return sent
 
 
 def entry(window, name: str):
@@ -56,8 +45,8 @@ def test_offscreen_has_no_tray_host_question_and_no_window(shell):
     assert s._own_window is None  # never built
 
 
-def test_no_tray_host_shows_the_menu_as_a_window_and_one_notice(shell, arun):
-    s, _client, quits, notices = shell
+def test_no_tray_host_shows_the_menu_as_a_window_and_one_notice(shell, notices, arun):
+    s, _client, quits = shell
     s.host_watch.changed.emit(NO_HOST)
     window = s.own_window
     arun(poll_until(lambda: window.isVisible() and window.findChild(QToolButton, "quit")))
@@ -74,8 +63,8 @@ def test_no_tray_host_shows_the_menu_as_a_window_and_one_notice(shell, arun):
     assert quits == [True]  # the very menu action
 
 
-def test_review_opens_the_dialog_and_the_window_follows_the_snapshot(shell, arun):
-    s, client, _quits, _notices = shell
+def test_review_opens_the_dialog_and_the_window_follows_the_snapshot(shell, notices, arun):
+    s, client, _quits = shell
     s.host_watch.changed.emit(NO_HOST)
     window = s.own_window
     arun(poll_until(lambda: window.findChild(QToolButton, "review") is not None))
@@ -85,8 +74,8 @@ def test_review_opens_the_dialog_and_the_window_follows_the_snapshot(shell, arun
     arun(poll_until(lambda: entry(window, "review").text() == "Review approvals"))
 
 
-def test_closing_minimizes_and_a_host_that_comes_steps_back(shell, arun):
-    s, _client, _quits, notices = shell
+def test_closing_minimizes_and_a_host_that_comes_steps_back(shell, notices, arun):
+    s, _client, _quits = shell
     s.host_watch.changed.emit(NO_HOST)
     window = s.own_window
     arun(poll_until(window.isVisible))
