@@ -169,6 +169,7 @@ async def _main(options: CliOptions) -> int:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
+        _install_launcher()
         if demo is not None:
             demo.connect(bridge)  # adds the demo gateway and follows its sessions
         if options.smoke:
@@ -185,6 +186,22 @@ async def _main(options: CliOptions) -> int:
             await demo.stop()
         single.close()
         bridge.deleteLater()
+
+
+def _install_launcher() -> None:
+    """The user's desktop entry and icon, so the shell shows the app's name (Linux and BSD)."""
+    if sys.platform in ("darwin", "win32"):
+        return
+    from desktop.platform.autostart import launch_command
+    from desktop.platform.launcher_xdg import XdgLauncher
+    from desktop.ui.icons import icon_dir
+
+    launcher = XdgLauncher()
+    try:
+        if launcher.install(launch_command(), icon_dir() / "hermes-tray.svg"):
+            log.info("desktop entry installed for this user: %s", launcher.entry_path)
+    except OSError as error:
+        log.warning("could not install the desktop entry %s: %s", launcher.entry_path, error)
 
 
 async def _tray_shown() -> None:
@@ -249,7 +266,7 @@ def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None
 
 def _show_approvals(shell: TrayShell) -> None:
     log.info("a second launch asked to show the approvals")
-    shell.review()
+    shell.present()
 
 
 def _quit_on_signals(

@@ -9,7 +9,9 @@ answers anything. Approvals waiting in sessions other clients run are read with
 ``approval.pending {session_id}`` for each live session (tui_gateway B and 0.20 answer it from
 any connection without taking the session over; 0.19.0 has no such method, and says -32601).
 It also says which notification server the desktop runs and its do-not-disturb switch as the
-tray reads it (``desktop.platform.do_not_disturb``): on, off, or not known and why.
+tray reads it (``desktop.platform.do_not_disturb``): on, off, or not known and why; and the tray
+host (``desktop.platform.tray_probe``): who owns the StatusNotifierWatcher, an XEmbed tray, or
+none, in which case the app shows a window of its own.
 Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
 Tokens never appear in the output (URLs are masked).
 """
@@ -34,7 +36,9 @@ from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.gateway.redact import redact_url, register_secret
 from desktop.gateway.tokens import url_token
+from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
+from desktop.platform.tray_probe import read_probe
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +126,10 @@ async def check(
         "do_not_disturb_source": dnd.source,
         "do_not_disturb_note": dnd.reason,
     }
+    host = tray_host(await read_probe())
+    desktop["tray_host"] = host.kind.value
+    desktop["tray_host_summary"] = host.summary
+    desktop["tray_host_advice"] = host.advice
     if options.json:
         report = {"tried": tried, "gateways": [r.__dict__ for r in reports], "desktop": desktop}
         out.write(json.dumps(report, indent=2) + "\n")
@@ -129,6 +137,9 @@ async def check(
         _write_text(out, tried, reports)
         out.write(f"Notification server: {server or 'none found'}\n")
         out.write(f"  Do not disturb: {dnd.describe()}\n")
+        out.write(f"Tray host: {host.summary}\n")
+        if host.own_window:
+            out.write(f"  Hermes Tray shows its own window instead of an icon. {host.advice}\n")
     if not reports:
         return EXIT_NOTHING
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED

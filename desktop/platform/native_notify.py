@@ -10,6 +10,8 @@ place), only the urgency hint (no ``resident``) and hides the server's capabilit
 body cannot be escaped for ``body-markup``). dbus-fast is the library desktop-notifier itself
 uses, so nothing new is installed. What this class does with the server:
 
+* every notification carries the ``desktop-entry`` hint (the app id): Plasma and GNOME tie
+  per-app notification settings to it (``desktop.platform.launcher_xdg`` installs the entry);
 * ``expire_timeout`` 0 (never expires) and the ``resident`` hint where the server has
   ``persistence``: the bubble stays until the tray withdraws it (``CloseNotification``);
 * ``replaces_id``: a batch's notification is updated in place as rows come, go or are asked
@@ -39,6 +41,7 @@ from typing import Any
 
 from desktop.model.notify_policy import ActionKind, NotificationPlan
 from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
+from desktop.platform.paths import APP_ID
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +159,7 @@ class NativeNotifier:
         hints = {
             "urgency": Variant("y", URGENCY_CRITICAL if plan.critical else URGENCY_NORMAL),
             "category": Variant("s", "im.received"),
+            "desktop-entry": Variant("s", APP_ID),
         }
         if self.persistence:
             hints["resident"] = Variant("b", True)
@@ -184,7 +188,10 @@ class NativeNotifier:
         from dbus_fast import Variant
 
         iface = self._require()
-        hints = {"urgency": Variant("y", URGENCY_CRITICAL if urgent else URGENCY_NORMAL)}
+        hints = {
+            "urgency": Variant("y", URGENCY_CRITICAL if urgent else URGENCY_NORMAL),
+            "desktop-entry": Variant("s", APP_ID),
+        }
         await iface.call_notify(
             self._app_name,
             0,

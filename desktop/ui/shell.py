@@ -34,11 +34,13 @@ from desktop.core.model import DecisionResult
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import ApprovalUpdate, RowsForgotten, SessionUpdate
 from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
+from desktop.model.tray_host import TrayFallback, TrayHost, no_tray_notice
 from desktop.model.yolo_timer import BoxKind
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import PROMPT_BATCH, NotificationController
 from desktop.ui.prompt_windows import PromptWindows
 from desktop.ui.tray import TrayController
+from desktop.ui.tray_host_watch import TrayHostWatch
 from desktop.ui.tray_menu_extras import MenuExtras
 from desktop.ui.yolo_timebox import YoloTimeboxController
 
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
     from desktop.ui.settings_controller import SettingsController
+    from desktop.ui.tray_window import TrayWindow
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,10 @@ class TrayShell(QObject):
         self.notifications.review_requested.connect(self.review_batch)
         self._wire_extras()
         self.attach(settings=settings, journal=journal, open_url=open_url)
+        self.host_watch = TrayHostWatch(status_notifier_icon=self.tray.exported, parent=self)
+        self.host_watch.changed.connect(self._on_tray_host)
+        self._fallback = TrayFallback()
+        self._own_window: TrayWindow | None = None  # built when there is no tray host
 
     def _dialog_focused(self) -> bool:
         return self._dialog is not None and self._dialog.isActiveWindow()
@@ -186,15 +193,50 @@ class TrayShell(QObject):
 
     def show(self) -> None:
         self.tray.show()
+        self._on_tray_host(self.host_watch.host)
+
+    @property
+    def own_window(self) -> TrayWindow:
+        """The tray's own window (no tray host), built the first time it is needed."""
+        if self._own_window is None:
+            from desktop.ui.tray_window import TrayWindow
+
+            self._own_window = TrayWindow(self.tray)
+            self._own_window.activated.connect(self.host_watch.check)
+        return self._own_window
+
+    def _on_tray_host(self, host: TrayHost) -> None:
+        """No tray host: the tray's own window and one notice; a host came: back to the icon."""
+        step = self._fallback.update(host)
+        if host.own_window:
+            self.own_window.set_host(host)
+        if step.show_window:
+            log.warning("no system tray (%s): showing the tray's own window", host.summary)
+            self.own_window.present()
+        if step.step_back and self._own_window is not None:
+            log.info("a system tray appeared (%s): back to the icon", host.summary)
+            self._own_window.hide()
+        if step.notify:
+            self.notifications.show_notice(no_tray_notice(host))
+
+    def present(self) -> None:
+        """A second launch: the tray's own window if there is no tray, and the approvals."""
+        if self._fallback.window:
+            self.own_window.present()
+        self.review()
 
     def dispose(self) -> None:
         """Hide the icon and delete the windows (before the loop and QApplication go)."""
         self.yolo.dispose()
+        self.host_watch.dispose()
         if self.journal is not None:
             self.journal.close()
         self.notifications.dispose()
         self.prompts.dispose()
         self.tray.dispose()
+        if self._own_window is not None:  # closing it would only minimize it
+            self._own_window.hide()
+            self._own_window.deleteLater()
         windows: list[QWidget] = [w for w in (self._dialog, self._new_task) if w is not None]
         if self.settings is not None and self.settings.dialog is not None:
             windows.append(self.settings.dialog)

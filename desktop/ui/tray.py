@@ -77,6 +77,7 @@ class TrayController(QObject):
     open_journal_requested = Signal()
     start_at_login_toggled = Signal(bool)
     prompt_requested = Signal(str, str)  # gateway, prompt key: open the question's window
+    settled = Signal()  # events paused: a view drawn from the menu may rebuild now
 
     def __init__(
         self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
@@ -175,6 +176,7 @@ class TrayController(QObject):
             self._rebuild_if_closed()
         elif self._menu_dirty:
             self.shelf.pick(self._snapshot)  # the shelf remembers who was busy, idle since when
+        self.settled.emit()
 
     def _on_snapshot_changed(self, snapshot: AppSnapshot) -> None:
         self._snapshot = snapshot
@@ -232,18 +234,22 @@ class TrayController(QObject):
             if self.click_menu is None:
                 self.click_menu = QMenu()
                 self.click_menu.setObjectName("tray-click-menu")
-            build_menu(
-                self.click_menu,
-                self._snapshot,
-                self._commands,
-                exported=False,
-                extras=self.extras(),
-                pick=self.shelf.pick(self._snapshot),
-            )
+            self.build_drawn(self.click_menu)
             menu = self.click_menu
         menu.adjustSize()
         menu.popup(QCursor.pos())
         return menu
+
+    def build_drawn(self, menu: QMenu) -> None:
+        """Fill ``menu`` with the tray menu's entries as Qt draws them (never the export)."""
+        build_menu(
+            menu,
+            self._snapshot,
+            self._commands,
+            exported=False,
+            extras=self.extras(),
+            pick=self.shelf.pick(self._snapshot),
+        )
 
     def _rebuild_if_closed(self) -> None:
         if not self._menu_dirty or self.menu.isVisible():

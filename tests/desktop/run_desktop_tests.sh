@@ -7,6 +7,8 @@
 # Needs (Debian 12): xvfb xauth libxcb-icccm4 libxcb-keysyms1 dbus-daemon libglib2.0-bin
 #                    xfce4-panel xfce4-notifyd x11-utils xdotool imagemagick
 # Screenshots go to artifacts/screenshots/ (override with SCREENSHOT_DIR).
+# With HERMES_TRAY_NO_TRAY_HOST=1 the desktop has no tray host (no xfce4-panel), and pytest runs
+# exactly the arguments given: tests/desktop/test_no_tray_host.py runs its scene that way.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,13 +56,20 @@ for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 # Start xfconfd ourselves so it reads our XDG_CONFIG_HOME (stack.md §3.3).
 /usr/lib/x86_64-linux-gnu/xfce4/xfconf/xfconfd >"$WORK/xfconfd.log" 2>&1 & PIDS+=($!)
 wait_for_name org.xfce.Xfconf
-xfce4-panel --disable-wm-check >"$WORK/panel.log" 2>&1 & PIDS+=($!)
-wait_for_name org.kde.StatusNotifierWatcher
+if [[ -z "${HERMES_TRAY_NO_TRAY_HOST:-}" ]]; then
+    xfce4-panel --disable-wm-check >"$WORK/panel.log" 2>&1 & PIDS+=($!)
+    wait_for_name org.kde.StatusNotifierWatcher
+fi
 /usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd >"$WORK/notifyd.log" 2>&1 & PIDS+=($!)
 wait_for_name org.freedesktop.Notifications
-echo "desktop up: DISPLAY=$DISPLAY, tray host xfce4-panel, notifications xfce4-notifyd"
 
 cd "$ROOT"
+if [[ -n "${HERMES_TRAY_NO_TRAY_HOST:-}" ]]; then
+    echo "desktop up: DISPLAY=$DISPLAY, no tray host, notifications xfce4-notifyd"
+    "$PY" -m pytest -p no:cacheprovider "$@"
+    exit
+fi
+echo "desktop up: DISPLAY=$DISPLAY, tray host xfce4-panel, notifications xfce4-notifyd"
 # Every desktop-marked test of the suite, not only this directory's: scripts/test.sh runs the
 # rest with -m "not desktop", so a desktop test elsewhere (tests/e2e/test_xvfb_input.py, which
 # needs the real Hermes venvs of its phase 2) runs here or nowhere.

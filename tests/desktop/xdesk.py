@@ -231,14 +231,15 @@ def _ids(node: list) -> list[tuple[int, str]]:
 
 
 @contextlib.asynccontextmanager
-async def notify_calls() -> AsyncIterator[list[tuple[str, str, int]]]:
+async def notify_calls() -> AsyncIterator[list[tuple[str, str, int, str]]]:
     """Every ``Notify`` sent on the session bus while the block runs, as the bus carried it:
-    ``(app_name, summary, urgency)`` (urgency -1 when not given). A D-Bus monitor
-    (``BecomeMonitor``), so it sees what any client sends, not what a daemon chose to show.
+    ``(app_name, summary, urgency, desktop_entry)`` (-1 and "" when the hint is not given). A
+    D-Bus monitor (``BecomeMonitor``), so it sees what any client sends, not what a daemon chose
+    to show.
     """
     from dbus_fast import Message, MessageType
 
-    calls: list[tuple[str, str, int]] = []
+    calls: list[tuple[str, str, int, str]] = []
 
     def seen(message: Message) -> bool:
         if message.message_type is not MessageType.METHOD_CALL:
@@ -246,7 +247,8 @@ async def notify_calls() -> AsyncIterator[list[tuple[str, str, int]]]:
         if message.member == "Notify":
             hints = message.body[6]
             urgency = hints["urgency"].value if "urgency" in hints else -1
-            calls.append((message.body[0], message.body[3], urgency))
+            entry = hints["desktop-entry"].value if "desktop-entry" in hints else ""
+            calls.append((message.body[0], message.body[3], urgency, entry))
         return True  # handled: a monitor never answers the calls it sees
 
     async with session_bus() as bus:

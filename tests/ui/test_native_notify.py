@@ -10,6 +10,7 @@ from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChang
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.model.notify_policy import NotifySettings
 from desktop.platform.native_notify import NativeNotifier
+from desktop.platform.paths import APP_ID
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
@@ -50,6 +51,7 @@ def test_rows_that_come_and_go_replace_the_notification_in_place(bus, qloop, aru
             first = await notifyd.received.get()
             assert first.expire_timeout == 0
             assert first.hints["resident"] is True
+            assert first.hints["desktop-entry"] == APP_ID  # per-app settings hang on it
             client.emit(
                 ApprovalChanged(approval("k1", command="make a", phase=ApprovalPhase.RESOLVED))
             )

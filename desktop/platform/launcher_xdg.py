@@ -1,0 +1,103 @@
+"""The app's desktop entry and icon, installed for the user, so the shell knows its name and icon.
+
+Why: the app tells the desktop its id (``setDesktopFileName``, the notifications'
+``desktop-entry`` hint). With no entry of that id installed, GNOME on Wayland shows the raw id
+``io.github.hermes_tray.HermesTray`` in its top bar, and Plasma and GNOME have nothing to hang
+per-app notification settings on. A pip or ``.venv`` install puts no entry anywhere, and the
+shipped one's ``Exec=hermes-tray`` is not on PATH for a ``.venv`` install, so GLib rejects it.
+
+So at start the app writes ``$XDG_DATA_HOME/applications/<app-id>.desktop`` with an absolute
+``Exec`` (``autostart.launch_command``: this very installation) and the icon as
+``$XDG_DATA_HOME/icons/hicolor/scalable/apps/<app-id>.svg``, each only when it differs from what
+is there. Nothing is written when an entry of that id is installed system-wide (a distribution
+package's, with its own ``Exec``) or inside a Flatpak (the sandbox exports its own).
+``resources/linux/<app-id>.desktop`` is :func:`application_entry` for ``["hermes-tray"]`` (a test
+keeps them equal), like the autostart entry.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop.platform import desktop_entry
+from desktop.platform.files import atomic_write_bytes
+from desktop.platform.paths import APP_ID, APP_NAME
+
+log = logging.getLogger(__name__)
+
+COMMENT = "Approve or deny the commands your AI agent wants to run"
+
+
+def application_entry(command: Sequence[str]) -> str:
+    """The launcher entry text for ``command`` (the shipped file is this for ``hermes-tray``)."""
+    return desktop_entry.render(
+        [
+            ("Type", "Application"),
+            ("Name", APP_NAME),
+            ("GenericName", "Agent Command Approvals"),
+            ("Comment", COMMENT),
+            ("Exec", desktop_entry.exec_value(command)),
+            ("TryExec", desktop_entry.escape_value(command[0])),
+            ("Icon", APP_ID),
+            ("Terminal", "false"),
+            ("StartupNotify", "false"),
+            ("Categories", "Utility;"),
+            ("Keywords", "AI;agent;Hermes;approve;deny;approval;terminal;command;tray;"),
+            ("X-GNOME-UsesNotifications", "true"),
+        ]
+    )
+
+
+def _data_home() -> Path:
+    value = os.environ.get("XDG_DATA_HOME", "")
+    return Path(value) if os.path.isabs(value) else Path.home() / ".local" / "share"
+
+
+def _data_dirs() -> list[Path]:
+    value = os.environ.get("XDG_DATA_DIRS", "") or "/usr/local/share:/usr/share"
+    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
+
+
+class XdgLauncher:
+    """The user's copy of the desktop entry and its icon (paths given in tests)."""
+
+    def __init__(self, data_home: Path | None = None, data_dirs: Sequence[Path] | None = None):
+        self._home = data_home or _data_home()
+        self._system = list(data_dirs) if data_dirs is not None else _data_dirs()
+
+    @property
+    def entry_path(self) -> Path:
+        return self._home / "applications" / f"{APP_ID}.desktop"
+
+    @property
+    def icon_path(self) -> Path:
+        return self._home / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg"
+
+    def system_entry(self) -> Path | None:
+        candidates = (d / "applications" / f"{APP_ID}.desktop" for d in self._system)
+        return next((p for p in candidates if p.is_file()), None)
+
+    def install(self, command: Sequence[str], icon_svg: Path) -> bool:
+        """Write the entry and the icon where they differ; True when anything was written."""
+        if os.environ.get("FLATPAK_ID") or self.system_entry() is not None:
+            return False
+        wrote = _write_if_changed(self.entry_path, application_entry(command).encode())
+        try:
+            icon = icon_svg.read_bytes()
+        except OSError as error:
+            log.warning("app icon %s not readable: %s", icon_svg, error)
+            return wrote
+        return _write_if_changed(self.icon_path, icon) or wrote
+
+
+def _write_if_changed(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass  # not there yet (or unreadable): write it
+    atomic_write_bytes(path, data, mode=0o644)
+    return True

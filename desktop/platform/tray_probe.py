@@ -1,0 +1,133 @@
+"""Ask the desktop, without Qt, whether a tray host runs (for ``doctor``).
+
+Why without Qt: ``doctor`` runs without a QApplication. The app itself asks Qt
+(``desktop.ui.tray_host_watch``), which knows what its own icon can do; both feed the same
+rule, ``desktop.model.tray_host.tray_host``.
+
+Two hosts count: a StatusNotifierWatcher on the session bus with a host registered (KDE,
+xfce4-panel, waybar, GNOME's AppIndicator extension), and on X11 an XEmbed system tray, which
+owns the selection ``_NET_SYSTEM_TRAY_S<screen>`` (System Tray Protocol 0.3). The XEmbed check
+uses libX11 through ctypes: it is there wherever an X display is, and nothing is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import os
+from typing import Any
+
+from desktop.model.tray_host import WATCHER, TrayProbe
+
+log = logging.getLogger(__name__)
+
+WATCHER_PATH = "/StatusNotifierWatcher"
+BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+
+
+async def read_probe(timeout: float = 2.0) -> TrayProbe:
+    """What the session bus and the X display say about tray hosts."""
+    desktop = os.environ.get("XDG_CURRENT_DESKTOP", "")
+    xembed = xembed_tray()
+    try:
+        from dbus_fast.aio import MessageBus
+    except ImportError:
+        return TrayProbe(xembed=xembed, desktop=desktop, unknown="dbus-fast is not installed")
+    try:
+        bus: Any = await asyncio.wait_for(MessageBus().connect(), timeout)
+    except Exception as exc:  # no session bus
+        return TrayProbe(
+            xembed=xembed, desktop=desktop, unknown=f"no session bus ({type(exc).__name__})"
+        )
+    try:
+        owner = await asyncio.wait_for(_call(bus, "GetNameOwner", "s", WATCHER), timeout)
+        registered: bool | None = None
+        name = ""
+        if isinstance(owner, str) and owner:
+            pid = await asyncio.wait_for(
+                _call(bus, "GetConnectionUnixProcessID", "s", owner), timeout
+            )
+            name = f"{_process_name(pid)} ({owner})" if isinstance(pid, int) else owner
+            registered = await asyncio.wait_for(_host_registered(bus, owner), timeout)
+        return TrayProbe(
+            watcher_owner=name, host_registered=registered, xembed=xembed, desktop=desktop
+        )
+    finally:
+        bus.disconnect()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
+
+
+async def _call(bus: Any, member: str, signature: str, argument: str) -> object:
+    """One org.freedesktop.DBus method; None when it answers with an error."""
+    from dbus_fast import Message, MessageType
+
+    destination, path, interface = BUS
+    reply = await bus.call(
+        Message(
+            destination=destination,
+            path=path,
+            interface=interface,
+            member=member,
+            signature=signature,
+            body=[argument],
+        )
+    )
+    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
+        return None
+    return reply.body[0]
+
+
+async def _host_registered(bus: Any, owner: str) -> bool | None:
+    from dbus_fast import Message, MessageType
+
+    reply = await bus.call(
+        Message(
+            destination=owner,
+            path=WATCHER_PATH,
+            interface="org.freedesktop.DBus.Properties",
+            member="Get",
+            signature="ss",
+            body=[WATCHER, "IsStatusNotifierHostRegistered"],
+        )
+    )
+    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
+        return None
+    return bool(reply.body[0].value)
+
+
+def _process_name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as comm:
+            return comm.read().strip()[:40] or f"process {pid}"
+    except OSError:
+        return f"process {pid}"
+
+
+def xembed_tray() -> bool | None:
+    """Whether an XEmbed system tray owns ``_NET_SYSTEM_TRAY_S<screen>``; None when no X."""
+    if not os.environ.get("DISPLAY"):
+        return None
+    try:
+        xlib = ctypes.CDLL("libX11.so.6")
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    xlib.XInternAtom.restype = ctypes.c_ulong
+    xlib.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    xlib.XGetSelectionOwner.restype = ctypes.c_ulong
+    xlib.XGetSelectionOwner.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = xlib.XOpenDisplay(None)
+    if not display:
+        return None
+    try:
+        screen = xlib.XDefaultScreen(display)
+        atom = xlib.XInternAtom(display, f"_NET_SYSTEM_TRAY_S{screen}".encode(), 1)
+        return bool(atom) and xlib.XGetSelectionOwner(display, atom) != 0
+    finally:
+        xlib.XCloseDisplay(display)

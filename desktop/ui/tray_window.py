@@ -1,0 +1,178 @@
+"""The tray's own window, for desktops with no tray host: the tray menu, drawn as a window.
+
+Why the menu itself: the window must offer what the icon's menu offers (what waits, Review
+approvals, every listed session with its commands, Settings, Quit), and one definition of that
+is ``tray_menu.build_menu``. The window fills a hidden QMenu through
+``TrayController.build_drawn`` and shows its top-level entries: a read-only line as a label, an
+entry with a submenu (a session, Recent decisions) as a button that pops that submenu, any
+other entry as a button bound to the very QAction (``QToolButton.setDefaultAction``: text,
+check state, enabled state and tooltip follow the action).
+
+It is rebuilt when the tray's events pause (``TrayController.settled``), never while one of its
+submenus is open (that would close it under the pointer): then once it closes. While the
+window is hidden it is rebuilt when shown again.
+
+Closing it minimizes it (a tray app must not vanish without a way back); Quit ends the app, and
+a second launch raises it (``desktop.ui.single_instance``). Each activation asks the host
+probe again (``activated``): an XEmbed tray that started later sends no D-Bus signal.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.model.tray_host import TrayHost, window_note
+from desktop.platform.paths import APP_NAME
+from desktop.ui import icons
+from desktop.ui.tray import TrayController
+
+WIDTH = 360
+ICON_SIZE = 32
+
+
+class TrayWindow(QWidget):
+    """A small window standing in for the tray icon and its menu."""
+
+    activated = Signal()  # the person brought it forward: worth asking for a tray host again
+
+    def __init__(self, tray: TrayController, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("tray-window")
+        self.setWindowTitle(APP_NAME)
+        self.setWindowIcon(icons.app_icon())
+        self._tray = tray
+        self._menu = QMenu(self)  # never shown: holds the actions the window's buttons show
+        self._menu.setObjectName("tray-window-menu")
+        self._dirty = True
+        self._icon_key: tuple[str, int] | None = None
+        layout = QVBoxLayout(self)
+        self.note = QLabel(self)
+        self.note.setObjectName("tray-window-note")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.status = QLabel(self)
+        self.status.setObjectName("tray-window-status")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        self._picture = QLabel(self)
+        layout.addWidget(self._picture, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.status)
+        self._entries = QVBoxLayout()
+        self._entries.setSpacing(4)
+        layout.addLayout(self._entries)
+        layout.addWidget(_line(self))
+        layout.addWidget(self.note)
+        self.setMinimumWidth(WIDTH)
+        tray.settled.connect(self.refresh)
+
+    def set_host(self, host: TrayHost) -> None:
+        self.note.setText(window_note(host))
+
+    def present(self) -> None:
+        """Show it in front (a second launch, the host gone, the person asked)."""
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    # -- rendering ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Redraw from the tray's menu now, or when nothing of it is open and it is shown."""
+        self._dirty = True
+        if not self.isVisible() or self._popup_open():
+            return
+        self._dirty = False
+        self._tray.build_drawn(self._menu)
+        self._render_status()
+        while self._entries.count():
+            item = self._entries.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        for action in self._menu.actions():
+            self._entries.addWidget(self._entry(action))
+        self.adjustSize()
+
+    def _popup_open(self) -> bool:
+        popup = QApplication.activePopupWidget()
+        return popup is not None and isinstance(popup, QMenu) and _ours(popup, self._menu)
+
+    def _render_status(self) -> None:
+        status = self._tray.status
+        if status is None:
+            return
+        self.status.setText(status.tooltip)
+        key = (status.icon_name, status.count)
+        if key != self._icon_key:
+            self._icon_key = key
+            self._picture.setPixmap(icons.render_pixmap(status.icon_name, ICON_SIZE, status.count))
+            self.setWindowIcon(icons.tray_icon(status.icon_name, status.count))
+
+    def _entry(self, action: QAction) -> QWidget:
+        if action.isSeparator():
+            return _line(self)
+        owned = action.menu()
+        sub = owned if isinstance(owned, QMenu) else None
+        if sub is None and not action.isEnabled() and not action.isCheckable():
+            label = QLabel(action.text().replace("&&", "&"), self)  # a read-only line
+            label.setObjectName(action.objectName())
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setToolTip(action.toolTip() if action.toolTip() != action.text() else "")
+            label.setWordWrap(True)
+            return label
+        button = QToolButton(self)
+        button.setDefaultAction(action)
+        button.setObjectName(action.objectName() or (sub.objectName() if sub else ""))
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        if sub is not None:
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            sub.aboutToHide.connect(self._after_popup)
+        return button
+
+    def _after_popup(self) -> None:
+        if self._dirty:
+            QTimer.singleShot(0, self.refresh)  # after the chosen entry ran
+
+    # -- window behaviour --------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._dirty:
+            QTimer.singleShot(0, self.refresh)
+        super().showEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Closing must not lose the app: the window goes to the taskbar instead."""
+        event.ignore()
+        self.showMinimized()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.WindowActivate:
+            self.activated.emit()
+        return super().event(event)
+
+
+def _line(parent: QWidget) -> QFrame:
+    line = QFrame(parent)
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line
+
+
+def _ours(popup: QMenu, root: QMenu) -> bool:
+    """Whether ``popup`` is ``root`` or one of its submenus (at any depth)."""
+    parent: object = popup
+    while isinstance(parent, QMenu):
+        if parent is root:
+            return True
+        parent = parent.parent()
+    return False
