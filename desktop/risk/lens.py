@@ -16,14 +16,16 @@ import functools
 import itertools
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
 from desktop.core.text_safety import is_hidden, reveal
 
 from . import rules as table
+from .places import Target, Where, locate, project_folder, regenerable
 from .rules import (
     Command,
     Feeds,
@@ -73,6 +75,9 @@ _ARG_PATTERNS = {
     if isinstance(row.match, Command) and row.match.arg
 }
 _SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
+_DELETES = frozenset({"recursive-delete", "delete-files"})
+_IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
+_FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
 
 
 def _by_name() -> dict[str, tuple[Rule, ...]]:
@@ -133,7 +138,7 @@ class _Run:
     commands: int = 0
     unreadable: int = 0
     over_budget: bool = False
-    deleted: list[str] = field(default_factory=list)
+    deleted: list[Target] = field(default_factory=list)
 
     def add(self, place: _Place, start: int, end: int, row: Rule) -> None:
         top_start, top_end = place.map(start, end)
@@ -246,11 +251,16 @@ def _path_classes(value: str) -> set[str]:
 
 
 class _Reader:
-    def __init__(self, run: _Run) -> None:
+    def __init__(self, run: _Run, cwd: str) -> None:
         self.run = run
-        # The folder a plain `cd /srv/www` moved to, so relative paths after it resolve
-        # (`cd /etc && echo x > hosts`). Subshell scopes are ignored: that reads more, never less.
-        self.cwd = ""
+        # The folder commands run in: the task's, then wherever a plain `cd /srv/www` moved
+        # to, so relative paths resolve (`cd /etc && echo x > hosts`); "" once unknown.
+        # Subshell scopes are ignored: that reads more, never less.
+        self.cwd = self.start = posixpath.normpath(cwd) if cwd.startswith("/") else ""
+        self.folder = project_folder(cwd)  # where a deletion may be contained, if anywhere
+        self.remote = False  # reading a script another machine runs (ssh host '…')
+        self.find_targets: list[Target] = []  # what `find … -exec rm {}` hands to rm
+        self.piped: dict[Node, list[Target]] = {}  # `find … | xargs rm`: what find lists
 
     def resolve(self, path: str) -> str:
         if self.cwd and path and not path.startswith(("/", "~", "$")):
@@ -313,7 +323,11 @@ class _Reader:
         command = simple_command(node, variables)
         if not command.words:
             return
-        self._layers_of(source, command, command.words, variables, place, depth)
+        self.find_targets = self.piped.pop(node, [])
+        try:
+            self._layers_of(source, command, command.words, variables, place, depth)
+        finally:
+            self.find_targets = []
         for child in node.named_children:
             if child.type == "herestring_redirect":
                 self._fed_text(source, node, child, variables, place, depth)
@@ -336,6 +350,8 @@ class _Reader:
                 else:
                     self.run.add(place, head.start, head.end, table.rule("dynamic-command"))
                 continue
+            if not name.isascii() and _foreign_letters(name):
+                self.run.add(place, head.start, head.end, table.rule("look-alike-letters"))
             matched = self._match_layer(layer, name, command, place)
             if matched and head.disguised:
                 self.run.add(place, head.start, head.end, table.rule("disguised-command"))
@@ -372,14 +388,74 @@ class _Reader:
         for row, (start, stop) in zip(matched, marks, strict=True):
             if any(other in ids for other in row.unless):
                 continue
+            if row.id in _DELETES:
+                row = self._graded(row, name, layer)
             self.run.add(place, start, stop, row)
-            if row.id == "recursive-delete" and name == "rm":
-                self.run.deleted.extend(
-                    self.resolve(w.value)
-                    for w in _positionals(layer)
-                    if w.value is not None and w.value not in {"{}", "+", ";"}
-                )
         return bool(matched)
+
+    def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
+        """A delete's row by where its targets lie: routine inside the folder, ruin outside."""
+        targets = self._find_roots(layer) if name == "find" else self._delete_targets(layer)
+        self.run.deleted.extend(targets)
+        worst = max((t.where for t in targets), default=Where.UNKNOWN)
+        recursive = row.id == "recursive-delete"
+        if worst is Where.REGENERABLE:
+            return table.rule("delete-regenerable")
+        if worst is Where.INSIDE or (worst is Where.WHOLE_FOLDER and not recursive):
+            return table.rule("delete-in-folder")
+        if worst is Where.TEMPORARY:
+            return table.rule("delete-temporary")
+        if not recursive and worst in (Where.SYSTEM, Where.ROOT):
+            return table.rule("system-delete")
+        return row
+
+    def _delete_targets(self, layer: tuple[Word, ...]) -> list[Target]:
+        targets: list[Target] = []
+        words = _positionals(layer)
+        if not words and self.find_targets:  # `find … | xargs rm`
+            return list(self.find_targets)
+        for w in words:
+            if w.value in {"+", ";", "\\;"}:
+                continue
+            if w.value == "{}" and self.find_targets:
+                targets.extend(self.find_targets)
+            else:
+                targets.append(self._locate(w.value))
+        return targets
+
+    def _find_roots(self, layer: tuple[Word, ...]) -> list[Target]:
+        """``find ROOTS EXPRESSION -delete``: the roots, narrowed by name tests agents use."""
+        words = [w.value for w in layer[1:]]
+        roots: list[str | None] = []
+        for value in words:
+            if value is None or value.startswith(("-", "(", "!")):
+                break
+            roots.append(value)
+        filters = [words[i + 1] or "" for i, v in enumerate(words[:-1]) if v in _FIND_NAME_TESTS]
+        empty_only = "-empty" in words
+        targets: list[Target] = []
+        for root in roots or ["."]:
+            target = self._locate(root)
+            if target.where in _IN_FOLDER and (filters or empty_only):
+                named = " or ".join(filters) or "empty folders"
+                path = named if root in {".", "./"} else f"{named} under {target.path}"
+                whys = [next(filter(None, map(regenerable, f.split("/"))), "") for f in filters]
+                if empty_only:
+                    target = Target(path, Where.REGENERABLE, "empty: nothing is lost")
+                elif all(whys) or target.where is Where.REGENERABLE:
+                    target = Target(path, Where.REGENERABLE, whys[0] or target.why)
+                else:
+                    target = Target(path, Where.INSIDE)
+            targets.append(target)
+        return targets
+
+    def _locate(self, value: str | None) -> Target:
+        if value is None:
+            return locate(None, None)
+        resolved = self.resolve(value)
+        folder = self.folder if self.cwd else None
+        shown = value if self.cwd == self.start else resolved  # after a `cd`, say where
+        return replace(locate(resolved, folder, remote=self.remote), path=shown)
 
     @staticmethod
     def _command_rule(spec: Command, layer: tuple[Word, ...], name: str) -> tuple[int, int] | None:
@@ -492,7 +568,15 @@ class _Reader:
             script = rest[1:] if name == "ssh" else rest
         if not script or any(w.value is None for w in script):
             return
-        self._script(source, script, place, depth)
+        if name != "ssh":
+            self._script(source, script, place, depth)
+            return
+        saved = self.cwd, self.remote
+        self.cwd, self.remote = "", True  # another machine: no folder of ours is there
+        try:
+            self._script(source, script, place, depth)
+        finally:
+            self.cwd, self.remote = saved
 
     def _script(self, source: bytes, script: list[Word], place: _Place, depth: int) -> None:
         """Read words as a script of their own, one level deeper."""
@@ -523,7 +607,11 @@ class _Reader:
                         break
                     inner.append(x)
                 if inner:
-                    self._layers_of(source, command, tuple(inner), variables, place, depth)
+                    self.find_targets = self._find_roots(layer)
+                    try:
+                        self._layers_of(source, command, tuple(inner), variables, place, depth)
+                    finally:
+                        self.find_targets = []
 
     def _pipeline(
         self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
@@ -538,6 +626,15 @@ class _Reader:
                 stages.append((child, []))
                 continue
             stages.append((child, _layers(simple_command(inner, variables).words)))
+            if _name(stages[-1][1][0][0]) == "xargs" if stages[-1][1] else False:
+                finds = [
+                    layer
+                    for _, layers in stages[:-1]
+                    for layer in layers
+                    if _name(layer[0]) == "find"
+                ]
+                if finds:
+                    self.piped[inner] = self._find_roots(finds[-1])
         for row in _PIPES:
             spec = row.match
             if not isinstance(spec, Pipe):
@@ -703,7 +800,51 @@ def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
         yield start, len(command)
 
 
-def _summary(findings: list[RiskFinding], deleted: list[str], parsed: bool, long: bool) -> str:
+# Words as a person reads them in a command: look-alike letters hide inside one of these.
+_WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
+
+
+def _mixed_script_words(command: str) -> Iterator[tuple[int, int]]:
+    """Words that mix Latin letters with another alphabet's (github.com with a Cyrillic i).
+
+    Unicode TR39's mixed-script test, from ``confusable_homoglyphs`` (imported only when a
+    command has a letter outside ASCII). A word wholly in one other alphabet is text, not
+    disguise, unless it names the command (the walk checks names: :func:`_foreign_letters`).
+    """
+    if command.isascii():
+        return
+    from confusable_homoglyphs import confusables
+
+    for match in _WORD.finditer(command):
+        word = match.group()
+        if not word.isascii() and confusables.is_mixed_script(word):
+            yield match.start(), match.end()
+
+
+def _foreign_letters(name: str) -> bool:
+    """A command name with a letter outside ASCII: every real command is spelled in ASCII."""
+    return any(not c.isascii() and c.isalpha() for c in name)
+
+
+def _lookalike_line(command: str, findings: list[RiskFinding]) -> str:
+    """Name each look-alike letter: a person cannot see that Cyrillic dze is not ``s``."""
+    letters: dict[str, None] = {}
+    for f in findings:
+        if f.rule == "look-alike-letters":
+            letters.update(dict.fromkeys(c for c in command[f.start : f.end] if not c.isascii()))
+    named = [f"{c} is {unicodedata.name(c, f'U+{ord(c):04X}')}" for c in letters if c.isalpha()]
+    shown = "; ".join(named[:3]) + ("; …" if len(named) > 3 else "")
+    return f"look-alike letters: {shown}" if shown else table.rule("look-alike-letters").label
+
+
+def _summary(
+    command: str,
+    findings: list[RiskFinding],
+    deleted: list[Target],
+    folder: str | None,
+    parsed: bool,
+    long: bool,
+) -> str:
     if long:
         return "too long or too complex to check in full: treat it as dangerous"
     if not parsed:
@@ -712,16 +853,68 @@ def _summary(findings: list[RiskFinding], deleted: list[str], parsed: bool, long
         return "nothing risky found"
     top = max(f.level for f in findings)
     labels = list(dict.fromkeys(f.label for f in findings if f.level == top))
+    graded = {f.rule for f in findings if f.level == top} & _SAYS_WHERE
+    if graded and deleted:
+        dropped = {table.rule(rule_id).label for rule_id in _SAYS_WHERE}
+        labels = [_deletes(deleted, folder), *(lb for lb in labels if lb not in dropped)]
+    lookalike = table.rule("look-alike-letters").label
+    if lookalike in labels:
+        labels = [_lookalike_line(command, findings), *(lb for lb in labels if lb != lookalike)]
     first = labels[0]
-    if any(f.rule == "recursive-delete" for f in findings if f.level == top) and deleted:
-        first = _deletes(deleted)
-        labels = [first, *(label for label in labels if label != "deletes folders recursively")]
     others = len(labels) - 1 + len({f.label for f in findings if f.level < top})
     return first if others == 0 else f"{first} (and {others} more)"
 
 
-def _deletes(deleted: list[str]) -> str:
-    """The summary for recursive deletes: "deletes 3 folders under /srv/www", or their names."""
+# Delete rules whose summary names the targets and where they lie.
+_SAYS_WHERE = frozenset(
+    {
+        "recursive-delete",
+        "delete-regenerable",
+        "delete-in-folder",
+        "delete-temporary",
+        "system-delete",
+    }
+)
+
+
+def _deletes(deleted: list[Target], folder: str | None) -> str:
+    """One line on what a delete hits: "deletes build inside shop — rebuilt by the build"."""
+    worst = max(t.where for t in deleted)
+    hit = [t for t in deleted if t.where is worst]
+    paths = list(dict.fromkeys(t.path for t in hit))
+    name = _short(posixpath.basename(folder)) if folder else "the task's folder"
+    if worst is Where.ROOT:
+        return "deletes everything on this machine"
+    if worst is Where.HOME:
+        yours = all(p.startswith(("~", "$HOME", "${HOME}")) for p in paths)
+        return "deletes your home folder" if yours else f"deletes the home folder {_listed(paths)}"
+    if worst is Where.SYSTEM:
+        return f"deletes {_listed(paths)}, part of the system"
+    if worst is Where.REMOTE:
+        return f"deletes {_listed(paths)} on another machine"
+    if worst is Where.WHOLE_FOLDER:
+        return f"deletes everything in {name}"
+    if worst is Where.INSIDE:
+        return f"deletes {_listed(paths)} inside {name}"
+    if worst is Where.TEMPORARY:
+        return f"deletes {_listed(paths)}, a temporary file or folder"
+    if worst is Where.REGENERABLE:
+        whys = {t.why for t in hit}
+        why = whys.pop() if len(whys) == 1 else "made again by a build or an install"
+        return f"deletes {_listed(paths)} inside {name} — {why}"
+    known = [p for p in paths if p != "?"]
+    return _deleted_elsewhere(known) if known else "deletes a path only known when it runs"
+
+
+def _listed(paths: list[str]) -> str:
+    names = [_short(p) for p in paths]
+    if len(names) <= 3 and sum(len(n) for n in names) <= 60:
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{len(names)} paths"
+
+
+def _deleted_elsewhere(deleted: list[str]) -> str:
+    """Recursive deletes outside the task's folder: "deletes 3 folders under /srv/www"."""
     targets = list(dict.fromkeys(deleted))
     if len(targets) == 1:
         return f"deletes {_short(targets[0])} and everything in it"
@@ -748,12 +941,12 @@ def _short(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read(text: str, char_base: int, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
+def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
     """Findings of one stretch of the command, in character offsets of the whole command."""
     clean = _SURROGATES.sub("\ufffd", text)
     encoded = clean.encode("utf-8")
     run = _Run()
-    _Reader(run).read(encoded, _Place(0, (0, len(encoded))), 0)
+    _Reader(run, cwd).read(encoded, _Place(0, (0, len(encoded))), 0)
     offsets = _char_offsets(clean, encoded)
     findings: list[RiskFinding] = []
     for found in run.found:
@@ -772,8 +965,11 @@ _BOUNDARY = re.compile(r"[;\n&|]")
 
 
 @functools.lru_cache(maxsize=256)
-def assess(command: str) -> RiskAssessment:
-    """The risk of one command as the gateway sent it. Pure, bounded, cached.
+def assess(command: str, cwd: str = "") -> RiskAssessment:
+    """The risk of one command as the gateway sent it, run in ``cwd``. Pure, bounded, cached.
+
+    ``cwd`` is the task's folder from the approval's context: deletes inside it are graded by
+    what they hit (:mod:`desktop.risk.places`); "" (unknown) judges every target as outside.
 
     A command longer than :data:`LIMIT` (or with more nodes or commands than the budgets) is
     HIGH and says it was not read in full; its last few thousand characters are read as well,
@@ -781,7 +977,7 @@ def assess(command: str) -> RiskAssessment:
     """
     long = len(command) > LIMIT
     head = command[:LIMIT]
-    findings, run = _read(head, 0, tail=False)
+    findings, run = _read(head, 0, cwd, tail=False)
     deleted = list(run.deleted)
     unread = long or run.over_budget
     if unread and len(command) > _TAIL:
@@ -789,12 +985,15 @@ def assess(command: str) -> RiskAssessment:
         boundary = _BOUNDARY.search(command, tail_start)
         if boundary is not None:
             tail_start = boundary.end()
-        tail_findings, tail_run = _read(command[tail_start:], tail_start, tail=True)
+        tail_findings, tail_run = _read(command[tail_start:], tail_start, cwd, tail=True)
         findings.extend(tail_findings)
         deleted.extend(tail_run.deleted)
     for row, pattern in _TEXT_RULES:
         for match in itertools.islice(pattern.finditer(head), 8):
             findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
+    lookalike = table.rule("look-alike-letters")
+    for start, end in itertools.islice(_mixed_script_words(head), 16):
+        findings.append(RiskFinding(start, end, lookalike.level, lookalike.id, lookalike.label))
     hidden = table.rule("hidden-characters")
     for start, end in itertools.islice(_hidden_runs(command), 16):
         findings.append(RiskFinding(start, end, hidden.level, hidden.id, hidden.label))
@@ -812,4 +1011,5 @@ def assess(command: str) -> RiskAssessment:
     level = max((f.level for f in kept), default=RiskLevel.LOW)
     if not parsed:
         level = RiskLevel.HIGH
-    return RiskAssessment(level, tuple(kept), _summary(kept, deleted, parsed, unread), parsed)
+    summary = _summary(command, kept, deleted, project_folder(cwd), parsed, unread)
+    return RiskAssessment(level, tuple(kept), summary, parsed)

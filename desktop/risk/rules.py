@@ -26,6 +26,7 @@ from .verdict import RiskLevel
 
 HIGH = RiskLevel.HIGH
 MEDIUM = RiskLevel.MEDIUM
+LOW = RiskLevel.LOW
 
 # ---------------------------------------------------------------------------------------------
 # Vocabularies the rows share
@@ -71,6 +72,23 @@ STARTUP_FILES = re.compile(
     r"(?:~|\$HOME|\$\{HOME\}|/home/[^/]+|/Users/[^/]+)/"
     r"(?:\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.ssh/authorized_keys|\.ssh/config"
     r"|\.config/autostart/\S+)"
+)
+
+# Names (globs) of files and folders a build or an install makes again, and why: deleting them
+# inside the task's folder loses nothing (desktop.risk.places). Only names agents really clean.
+_BUILT = "rebuilt by the build"
+_CACHED = "a cache, made again when needed"
+_INSTALLED = "installed again by the package manager"
+REGENERABLE: tuple[tuple[str, str], ...] = (
+    *((name, _BUILT) for name in ("build", "dist", "out", "target", "_build", "*.egg-info")),
+    *((name, _BUILT) for name in (".eggs", "*.o", "*.pyc", "*.pyo", "*.class", "htmlcov")),
+    *((name, _BUILT) for name in ("coverage", ".coverage", ".coverage.*", "*.tsbuildinfo")),
+    *((name, _BUILT) for name in (".next", ".nuxt", ".svelte-kit", ".angular", ".output")),
+    *((name, _CACHED) for name in ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")),
+    *((name, _CACHED) for name in (".cache", ".parcel-cache", ".turbo", ".gradle", ".hypothesis")),
+    *((name, _CACHED) for name in (".sass-cache", ".eslintcache", ".tox", ".nox", ".DS_Store")),
+    *((name, _INSTALLED) for name in ("node_modules", ".venv", "venv", "bower_components")),
+    *((name, _INSTALLED) for name in (".pnpm-store", "__pypackages__")),
 )
 
 
@@ -253,6 +271,18 @@ RULES: tuple[Rule, ...] = (
     Rule("hidden-characters", HIGH, "contains hidden or direction-changing characters", Lens()),
     Rule("disguised-command", HIGH, "the command's name is disguised", Lens()),
     Rule("dynamic-command", MEDIUM, "runs a command only known when it runs", Lens()),
+    Rule(
+        "look-alike-letters",
+        HIGH,
+        "uses letters from another alphabet that look like Latin ones",
+        Lens(),
+    ),
+    # --- deleting, graded by where the targets lie (desktop.risk.places); the rows below
+    # these two match the commands, and the lens puts one of these in their place.
+    Rule("delete-regenerable", LOW, "deletes what a build or an install makes again", Lens()),
+    Rule("delete-in-folder", MEDIUM, "deletes files inside the task's folder", Lens()),
+    Rule("delete-temporary", MEDIUM, "deletes temporary files", Lens()),
+    Rule("system-delete", HIGH, "deletes system files", Lens()),
     # --- deleting
     Rule(
         "recursive-delete",
@@ -429,13 +459,14 @@ RULES: tuple[Rule, ...] = (
     Rule("eval", MEDIUM, "runs text as a command (eval)", Command(_names("eval"))),
     Rule(
         "inline-code",
-        MEDIUM,
+        HIGH,  # the lens cannot tell what the code touches: it is never routine
         "runs program code that deletes files or starts commands",
         Command(
             _names("python", "python2", "python3", "perl", "ruby", "node", "php"),
             flags=(("-c", "-e", "-r"),),
             arg=r"(?s).*(?:rmtree|os\.remove|os\.unlink|\bunlink\(|os\.system|subprocess|"
-            r"child_process|\bsystem\(|\bexec\(|\beval\(|`|File\.delete|rm_rf|fs\.rm).*",
+            r"child_process|\bsystem\(|\bexec\(|\beval\(|`|File\.delete|rm_rf|fs\.rm"
+            r"|__import__|importlib|\bgetattr\(|\bcompile\(|\bpopen\b|\bspawn).*",
         ),
     ),
     # --- databases
@@ -558,7 +589,22 @@ RULES: tuple[Rule, ...] = (
         Command(_names("iptables", "ip6tables", "nft", "ufw")),
     ),
     Rule("kill-all", MEDIUM, "stops many processes at once", Command(_names("killall", "pkill"))),
-    Rule("kill-all", MEDIUM, "stops many processes at once", Command(_names("kill"), arg=r"-1|0")),
+    Rule("kill-all", MEDIUM, "stops many processes at once", Command(_names("kill"), arg=r"0")),
+    Rule(
+        "kill-everything",
+        HIGH,
+        "stops every process you own",
+        Command(_names("kill"), arg=r"-1"),
+    ),
+    Rule(
+        "fork-bomb",
+        HIGH,
+        "starts copies of itself without end until the machine stops (fork bomb)",
+        # bounded and anchored at a word's start: a long command must not make it backtrack
+        Text(
+            r"(?<![\w:.])([\w:.]{1,32}+)\s{0,8}\(\s{0,8}\)\s{0,8}\{[^}]{0,200}?\1\s{0,8}\|\s{0,8}\1\s{0,8}&"
+        ),
+    ),
     # --- secrets: what is in the command itself
     Rule(
         "secret",
