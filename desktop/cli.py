@@ -11,6 +11,7 @@ Usage::
     hermes-tray [--demo | --gateway URL [--token-file PATH | --token-keyring ENTRY]] [--smoke]
                 [--log-level LEVEL] [--version]
     hermes-tray doctor [--gateway URL [--token-file PATH | --token-keyring ENTRY]] [--json]
+    hermes-tray explain [--cwd DIR] [--json] -- COMMAND
 
 Why the token has its own options: every local user can read a process's command line
 (``ps``), so ``--gateway 'ws://…?token=…'`` hands the token to all of them. A token for
@@ -46,7 +47,7 @@ __all__ = [
     "parse_args",
 ]
 
-Command = Literal["run", "doctor"]
+Command = Literal["run", "doctor", "explain"]
 
 EXIT_UNAVAILABLE = 2  # the delegate or one of its dependencies is missing (as argparse's errors)
 TOKEN_ENV = "HERMES_TRAY_TOKEN"  # the --gateway token, when no option names one
@@ -57,12 +58,13 @@ ARGV_TOKEN_WARNING = (
 log = logging.getLogger(__name__)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # Doctor prints its own report, so its log lines would only clutter it; the tray logs its life.
-DEFAULT_LOG_LEVEL: dict[Command, str] = {"run": "INFO", "doctor": "WARNING"}
+DEFAULT_LOG_LEVEL: dict[Command, str] = {"run": "INFO", "doctor": "WARNING", "explain": "WARNING"}
 
 # Which function each command hands over to, as (module, attribute).
 DELEGATES: dict[Command, tuple[str, str]] = {
     "run": ("desktop.app", "run"),
     "doctor": ("desktop.gateway.doctor", "run"),
+    "explain": ("desktop.risk.explain", "run"),
 }
 
 
@@ -82,6 +84,8 @@ class CliOptions:
         token_keyring: ``--token-keyring``: the keyring entry (service hermes-tray) holding it.
         token_env: the environment variable holding it (:data:`TOKEN_ENV` when it is set).
         token_in_argv: the --gateway URL itself carries a credential (warned about).
+        explained: ``explain``: the command to judge ("" reads it from standard input).
+        cwd: ``explain --cwd``: the folder the command would run in ("" when unknown).
     """
 
     command: Command = "run"
@@ -94,6 +98,8 @@ class CliOptions:
     token_keyring: str | None = None
     token_env: str | None = None
     token_in_argv: bool = False
+    explained: str = ""
+    cwd: str = ""
 
     def token_source(self) -> TokenSource | None:
         """Where the --gateway token lives (file, then keyring, then environment), or None."""
@@ -183,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check the connection to a Hermes gateway and explain what is wrong.",
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    explain = commands.add_parser(
+        "explain",
+        help="say how risky a command is and why, as the approval cards do",
+        description="Say how risky one shell command is and why (the risk lens of the cards).",
+    )
+    explain.add_argument(
+        "--cwd", metavar="DIR", default="", help="the folder it runs in (default: unknown)"
+    )
+    explain.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    explain.add_argument(
+        "words", nargs="*", metavar="COMMAND", help="the command (after --); none: read stdin"
+    )
     return parser
 
 
@@ -190,7 +208,7 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
     """Parse ``argv`` (default: ``sys.argv[1:]``) into :class:`CliOptions`; exits on misuse."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    command: Command = "doctor" if args.command == "doctor" else "run"
+    command: Command = args.command if args.command in ("doctor", "explain") else "run"
     gateway: str | None = getattr(args, "gateway", None)
     if gateway is not None:
         logsetup.register_url_secrets(gateway)  # before anything could log or print it
@@ -205,8 +223,8 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
     if (token_file is not None or token_keyring is not None) and gateway is None:
         parser.error("--token-file and --token-keyring name the token of --gateway; give both")
     token_env = TOKEN_ENV if gateway is not None and os.environ.get(TOKEN_ENV) else None
-    if command == "doctor" and (args.demo or args.smoke):
-        parser.error("--demo and --smoke start the tray; give them without 'doctor'")
+    if command != "run" and (args.demo or args.smoke):
+        parser.error(f"--demo and --smoke start the tray; give them without '{command}'")
     return CliOptions(
         command=command,
         gateway=gateway,
@@ -218,6 +236,8 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
         token_keyring=token_keyring,
         token_env=token_env,
         token_in_argv=gateway is not None and logsetup.redact(gateway) != gateway,
+        explained=" ".join(getattr(args, "words", ())),
+        cwd=getattr(args, "cwd", ""),
     )
 
 
