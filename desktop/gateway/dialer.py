@@ -208,7 +208,10 @@ class SameOriginConnect(connect):
 
     def process_redirect(self, exc: Exception) -> Exception | str:
         old = urlsplit(self.uri)
-        target = super().process_redirect(exc)
+        try:
+            target = super().process_redirect(exc)
+        except InvalidURI as bad:  # http://, or no URL at all: the gateway's fault, not Settings'
+            target = bad.uri
         if not isinstance(target, str):
             return target
         new = urlsplit(target)

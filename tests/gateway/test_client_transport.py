@@ -312,6 +312,7 @@ def test_gateway_restart_reconnect_time(arun: Callable[..., Any]) -> None:
         "ws://203.0.113.9:9119/api/ws?token=" + SECRET,  # plain ws:// off loopback
         "ws://127.0.0.2:{port}/api/ws",  # another (loopback) host
         "ws://127.0.0.1:1/api/ws",  # another port
+        "http://127.0.0.1:{port}/api/ws",  # not a WebSocket URL: retried, not blamed on Settings
     ],
 )
 def test_a_redirect_off_the_dialled_origin_is_refused(
