@@ -20,9 +20,13 @@ Where the socket lives, and why so careful: another local user who creates the s
 would make every launch believe the tray already runs and exit (it would never connect). So on
 Unix it lives only in a directory this user owns with no access for anyone else
 (:func:`private_runtime_dir`): ``$XDG_RUNTIME_DIR`` when it is such a directory, else a 0700
-``hermes-tray-<uid>`` in the temp dir created for it, else ``run/`` in the config dir. A socket
-file there that another user owns is never talked to: it is removed (the directory is ours) and
-this launch becomes the running instance.
+``hermes-tray-<uid>`` in the temp dir created for it, else ``run/`` in the config dir, else a
+0700 temp dir named by a secret kept in the config dir (no other user can guess it, so none can
+squat it). A directory whose socket path would not fit AF_UNIX's 107 bytes is skipped: Qt
+could not listen there, and two trays would run. A socket file there that another user owns is
+never talked to: it is removed (the directory is ours) and this launch becomes the running
+instance. Connections are few and short: at most :data:`MAX_CONNECTIONS` at once, each closed
+after :data:`CONNECTION_MS`, so idle ones cannot pin the tray's file descriptors.
 """
 
 from __future__ import annotations
@@ -32,12 +36,15 @@ import getpass
 import hashlib
 import logging
 import os
+import secrets
 import stat
 import sys
 import tempfile
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QDir, QObject, Signal
+from PySide6.QtCore import QDir, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from desktop.platform.paths import APP_SLUG, config_dir
@@ -46,6 +53,10 @@ log = logging.getLogger(__name__)
 
 SHOW_APPROVALS = "show-approvals"
 MAX_MESSAGE = 1024
+MAX_CONNECTIONS = 8  # launchers connect one at a time, for a moment
+CONNECTION_MS = 2000  # a launcher says its one line at once
+MAX_SOCKET_PATH = 107  # bytes of an AF_UNIX path, without the final NUL
+SECRET_FILE = "run-key"  # in the config dir: names the last-resort socket directory
 
 
 def default_server_name() -> str:
@@ -58,7 +69,7 @@ def default_server_name() -> str:
     name = f"{APP_SLUG}-{digest}"
     if sys.platform == "win32":
         return name  # the pipe namespace; Qt's pipes carry the user's own ACL
-    return os.path.join(private_runtime_dir(), f"{name}.sock")
+    return os.path.join(private_runtime_dir(f"{name}.sock"), f"{name}.sock")
 
 
 def is_private_dir(path: str) -> bool:
@@ -74,22 +85,25 @@ def is_private_dir(path: str) -> bool:
     )
 
 
-def private_runtime_dir() -> str:
-    """The first of $XDG_RUNTIME_DIR, <tmp>/hermes-tray-<uid>, <config>/run that is private.
+def private_runtime_dir(socket_name: str = "") -> str:
+    """The first private directory where ``socket_name`` fits an AF_UNIX path.
 
-    Never raises: when all three are squatted, a new private temp directory is used.
+    In order: $XDG_RUNTIME_DIR, <tmp>/hermes-tray-<uid>, <config>/run, <tmp>/hermes-tray-<secret>.
+    Never raises: when all are squatted or too long, a new private temp directory is used.
     """
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if os.path.isabs(runtime) and is_private_dir(runtime):
+    if os.path.isabs(runtime) and is_private_dir(runtime) and _fits(runtime, socket_name):
         return runtime
     if runtime:
         log.warning(
-            "XDG_RUNTIME_DIR %s is not a private directory of this user; not using it", runtime
+            "XDG_RUNTIME_DIR %s is not a private directory of this user, or too long for a "
+            "socket path; not using it",
+            runtime,
         )
-    for candidate in (
-        os.path.join(tempfile.gettempdir(), f"{APP_SLUG}-{os.getuid()}"),
-        str(config_dir() / "run"),
-    ):
+    for candidate in _fallback_dirs():
+        if not _fits(candidate, socket_name):
+            log.info("%s is too long for a socket path; not using it", candidate)
+            continue
         with contextlib.suppress(OSError):
             os.makedirs(candidate, mode=0o700, exist_ok=True)
         if is_private_dir(candidate):
@@ -98,6 +112,36 @@ def private_runtime_dir() -> str:
     # Squatted everywhere: a fresh private directory still keeps this instance safe, though a
     # second launch will not find it.
     return tempfile.mkdtemp(prefix=f"{APP_SLUG}-")
+
+
+def _fallback_dirs() -> Iterator[str]:
+    temp = tempfile.gettempdir()
+    yield os.path.join(temp, f"{APP_SLUG}-{os.getuid()}")
+    yield str(config_dir() / "run")
+    secret = _run_secret()
+    if secret:
+        yield os.path.join(temp, f"{APP_SLUG}-{secret}")
+
+
+def _fits(directory: str, socket_name: str) -> bool:
+    return len(os.fsencode(os.path.join(directory, socket_name))) <= MAX_SOCKET_PATH
+
+
+def _run_secret() -> str:
+    """A random name kept (0600) in the config dir, so every launch finds the same directory."""
+    path = config_dir() / SECRET_FILE
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if _foreign(path, want=stat.S_ISREG):
+            return ""
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_hex(8))
+        text = path.read_text(encoding="ascii").strip()
+        if len(text) == 16 and all(c in "0123456789abcdef" for c in text):
+            return text
+    return ""
 
 
 class SingleInstance(QObject):
@@ -117,6 +161,10 @@ class SingleInstance(QObject):
         self._timeout_ms = timeout_ms
         self._server: QLocalServer | None = None
         self._buffers: dict[QLocalSocket, bytes] = {}
+        self._opened: dict[QLocalSocket, float] = {}  # monotonic time each connection came
+        self._reaper = QTimer(self)
+        self._reaper.setSingleShot(True)
+        self._reaper.timeout.connect(self._reap)
 
     @property
     def is_primary(self) -> bool:
@@ -168,9 +216,11 @@ class SingleInstance(QObject):
             self._server.close()  # also unlinks the Unix socket file
             self._server.deleteLater()
             self._server = None
+        self._reaper.stop()
         for connection in list(self._buffers):
             connection.abort()
         self._buffers.clear()
+        self._opened.clear()
 
     # -- client side ---------------------------------------------------------------------------
     def _tell_running_instance(self, message: str) -> bool:
@@ -190,7 +240,16 @@ class SingleInstance(QObject):
         assert self._server is not None
         while self._server.hasPendingConnections():
             connection = self._server.nextPendingConnection()
+            if len(self._buffers) >= MAX_CONNECTIONS:
+                # Closed at once, so its descriptor is free; the small object stays a child of
+                # the server (deleting it here crashed PySide6 6.11 at the next flush).
+                log.warning("Refused a single-instance connection: %d are open", MAX_CONNECTIONS)
+                connection.abort()
+                continue
             self._buffers[connection] = b""
+            self._opened[connection] = time.monotonic()
+            if not self._reaper.isActive():
+                self._reaper.start(CONNECTION_MS)
             connection.readyRead.connect(lambda c=connection: self._on_ready_read(c))
             connection.disconnected.connect(lambda c=connection: self._on_disconnected(c))
             self._on_ready_read(connection)  # data may have arrived with the connection
@@ -209,7 +268,20 @@ class SingleInstance(QObject):
             return
         self._buffers[connection] = data
 
+    def _reap(self) -> None:
+        """Close connections open longer than :data:`CONNECTION_MS`: stuck or idle clients.
+
+        One timer for all of them, running only while one is open (nothing wakes when idle).
+        """
+        stale = time.monotonic() - CONNECTION_MS / 1000
+        for connection, opened in list(self._opened.items()):
+            if opened <= stale and connection in self._buffers:
+                connection.abort()
+        if self._opened:
+            self._reaper.start(CONNECTION_MS)
+
     def _on_disconnected(self, connection: QLocalSocket) -> None:
+        self._opened.pop(connection, None)
         rest = self._buffers.pop(connection, b"")
         if rest.strip():
             self._handle(rest)  # a last line without its newline
@@ -223,10 +295,10 @@ class SingleInstance(QObject):
             log.warning("Ignored an unknown single-instance message %r", message[:80])
 
 
-def _foreign(path: Path) -> bool:
-    """True if ``path`` exists and is not a socket of this user (never talk to it)."""
+def _foreign(path: Path, want: Callable[[int], bool] = stat.S_ISSOCK) -> bool:
+    """True if ``path`` exists and is not a socket (or ``want``) of this user: never use it."""
     try:
         info = os.lstat(path)
     except OSError:
         return False
-    return info.st_uid != os.getuid() or not stat.S_ISSOCK(info.st_mode)
+    return info.st_uid != os.getuid() or not want(info.st_mode)

@@ -16,6 +16,8 @@ from PySide6.QtNetwork import QLocalSocket
 from pytestqt.qtbot import QtBot
 
 from desktop.ui.single_instance import (
+    CONNECTION_MS,
+    MAX_CONNECTIONS,
     SHOW_APPROVALS,
     SingleInstance,
     default_server_name,
@@ -44,6 +46,13 @@ def make_instance(qapp: object, socket_path: str) -> Iterator[Factory]:
     yield make
     for instance in made:
         instance.close()
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temp dir with a short path (pytest's own are too deep for AF_UNIX's 107 bytes)."""
+    with tempfile.TemporaryDirectory(prefix="ht", dir="/tmp") as path:
+        yield Path(path)
 
 
 def send_raw(name: str, payload: bytes) -> None:
@@ -147,8 +156,9 @@ def test_default_name_is_per_user_and_per_config_dir(
 
 
 def test_without_a_runtime_dir_the_socket_lives_in_a_private_dir_of_ours(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    short_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    tmp_path = short_tmp
     monkeypatch.delenv("XDG_RUNTIME_DIR")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     name = Path(default_server_name())
@@ -203,3 +213,56 @@ def test_a_non_socket_file_at_the_name_is_replaced(qapp: object, tmp_path: Path)
         assert stat.S_ISSOCK(path.stat().st_mode)
     finally:
         instance.close()
+
+
+def test_a_runtime_dir_too_long_for_a_socket_path_is_skipped(
+    short_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp_path = short_tmp
+    long_home = tmp_path / ("h" * 90)
+    long_home.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(long_home))  # private, but 100+ bytes deep
+    squatted = tmp_path / f"hermes-tray-{os.getuid()}"  # the short temp dir is taken
+    squatted.mkdir()
+    squatted.chmod(0o777)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("HERMES_TRAY_CONFIG_DIR", str(long_home / "config"))
+    name = default_server_name()
+    assert len(os.fsencode(name)) <= 107
+    assert is_private_dir(str(Path(name).parent))
+    assert default_server_name() == name  # a second launch finds the same socket
+
+
+def test_two_launches_with_a_long_home_still_find_each_other(
+    qtbot: QtBot, short_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_home = short_tmp / ("h" * 90)
+    long_home.mkdir(mode=0o700)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    (short_tmp / f"hermes-tray-{os.getuid()}").mkdir(mode=0o755)  # squatted: others may enter
+    monkeypatch.setattr(tempfile, "tempdir", str(short_tmp))
+    monkeypatch.setenv("HERMES_TRAY_CONFIG_DIR", str(long_home / "config"))
+    first = SingleInstance(timeout_ms=1000)
+    assert first.start()  # before: "Name error" from listen, and a second tray ran
+    assert first.is_primary
+    assert SingleInstance(timeout_ms=1000).name == first.name  # the next launch dials it
+    first.close()
+
+
+def test_idle_connections_are_capped_and_closed(
+    qtbot: QtBot, make_instance: Factory, socket_path: str
+) -> None:
+    first = make_instance()
+    first.start()
+    idle = [QLocalSocket() for _ in range(MAX_CONNECTIONS + 4)]
+    for client in idle:
+        client.connectToServer(socket_path)
+        assert client.waitForConnected(1000)
+    qtbot.waitUntil(lambda: len(first._buffers) == MAX_CONNECTIONS, timeout=2000)
+    qtbot.waitUntil(
+        lambda: all(c.state() == QLocalSocket.LocalSocketState.UnconnectedState for c in idle),
+        timeout=CONNECTION_MS + 2000,
+    )
+    assert not first._buffers  # every idle one was closed by the server
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        send_raw(socket_path, SHOW_APPROVALS.encode() + b"\n")  # and launches still get through
