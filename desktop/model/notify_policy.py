@@ -49,24 +49,30 @@ BODY_LIMIT = 300  # characters of one command in a single-command body
 APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
 MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
 
-HighRisk = Callable[[str], bool]  # command -> whether it is high risk
+HighRisk = Callable[[str, str], bool]  # (command, cwd) -> high risk, or not readable in full
 
 
-def never_high_risk(command: str) -> bool:
+def never_high_risk(command: str, cwd: str) -> bool:
     """The risk check when none is given: no command is called high risk."""
     return False
 
 
 def app_risk_check() -> HighRisk:
-    """``desktop.risk``'s verdict (HIGH) when that package is installed, else no verdict."""
+    """``desktop.risk``'s verdict when that package is installed, else no verdict.
+
+    A bubble may approve only what the lens read in full and rated below high: a command it
+    calls high, or whose parts it cannot read (code built when it runs, look-alike letters,
+    hidden characters), needs the dialog.
+    """
     try:
         risk = importlib.import_module("desktop.risk")
     except ImportError:
         return never_high_risk
     assess, high = risk.assess, risk.RiskLevel.HIGH
 
-    def high_risk(command: str) -> bool:
-        return bool(assess(command).level is high)
+    def high_risk(command: str, cwd: str) -> bool:
+        verdict = assess(command, cwd)
+        return bool(verdict.level is high or verdict.opaque)
 
     return high_risk
 
@@ -438,7 +444,7 @@ class NotifyPolicy:
             and self.settings.approve_from_notification
             and refusal(approval, Choice.ONCE) is None
             and shows_in_full(approval.command)
-            and not self._high_risk(approval.command)
+            and not self._high_risk(approval.command, approval.context.cwd)
         )
 
     def _batch_plan(

@@ -37,3 +37,24 @@ class RiskAssessment:
     # revealed already (hidden characters as ⟨U+XXXX⟩): bound it, do not reveal it again.
     summary: str
     parsed: bool  # False: "could not be read" (then level is HIGH and summary says so)
+
+    @property
+    def opaque(self) -> bool:
+        """The lens could not read all it would run: never approve it without the dialog."""
+        return not self.parsed or any(f.rule in OPAQUE_RULES for f in self.findings)
+
+
+# Findings that mean part of the command is not what it seems or not known until it runs.
+OPAQUE_RULES = frozenset(
+    {
+        "unreadable",
+        "too-long",
+        "hidden-characters",
+        "look-alike-letters",
+        "disguised-command",
+        "dynamic-command",
+        "eval",
+        "inline-code",
+        "redacted",
+    }
+)

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from desktop.core.model import ApprovalPhase, Outcome, OutcomeKind
+from desktop.core.model import ApprovalPhase, CallContext, Outcome, OutcomeKind
 from desktop.model.notify_policy import (
     SUMMARY_REF,
     ActionKind,
@@ -24,7 +24,7 @@ SETTINGS = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coal
 T = 100.0
 
 
-def policy(high_risk=lambda command: False, **changes) -> NotifyPolicy:
+def policy(high_risk=lambda command, cwd: False, **changes) -> NotifyPolicy:
     return StoreFedPolicy(
         dataclasses.replace(SETTINGS, **changes), started_at=0.0, high_risk=high_risk
     )
@@ -70,7 +70,7 @@ def test_a_short_plain_command_may_be_approved_and_is_shown_exactly():
 def test_a_high_risk_command_is_review_only():
     seen = []
 
-    def high_risk(command):
+    def high_risk(command, cwd):
         seen.append(command)
         return command.startswith("rm ")
 
@@ -199,6 +199,27 @@ def test_with_the_apps_risk_check_a_destructive_command_is_review_only():
     assert ActionKind.APPROVE not in kinds(plan)
     [plan] = announce(p, approval("k2", batch="b2", command="ls -la"))
     assert ActionKind.APPROVE in kinds(plan)
+
+
+def in_folder(row, cwd="/home/ann/src/shop"):
+    return dataclasses.replace(row, context=CallContext(cwd=cwd))
+
+
+@pytest.mark.parametrize(
+    ("command", "offered"),
+    [
+        ("rm -rf build", True),  # routine inside the task's folder: approvable from the bubble
+        ("rm -rf node_modules && npm ci", True),
+        ("rm -rf ~", False),  # high
+        ("git clone https://g\u0456thub.com/x/y && l\u0455 -la", False),  # look-alike letters
+        ("python3 -c \"__import__('o'+'s').system('id')\"", False),  # code it cannot read
+        ("$CMD --all", False),  # a command only known when it runs
+    ],
+)
+def test_with_the_apps_risk_check_and_a_folder_routine_commands_get_approve(command, offered):
+    p = policy(app_risk_check())
+    [plan] = announce(p, in_folder(approval("k1", command=command)))
+    assert (ActionKind.APPROVE in kinds(plan)) is offered
 
 
 def test_a_row_that_expired_before_it_was_announced_is_reported_with_its_session():

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-Assess = Callable[[str], Any]  # command -> RiskAssessment (anything with .level.name)
+Assess = Callable[[str, str], Any]  # (command, cwd) -> RiskAssessment (with .level.name)
 
 
 def default_assess() -> Assess:
@@ -25,12 +25,12 @@ def default_assess() -> Assess:
     return assess
 
 
-def is_high(assess: Assess | None, command: str) -> bool:
-    """The command is judged high risk (an assessor that fails counts as high: say no)."""
+def is_high(assess: Assess | None, command: str, cwd: str) -> bool:
+    """The command, run in ``cwd``, is judged high risk (a judge that fails says high: no)."""
     if assess is None:
         return False
     try:
-        level = getattr(assess(command), "level", None)
+        level = getattr(assess(command, cwd), "level", None)
     except Exception:  # a judge that breaks must not open the gate
         return True
     return getattr(level, "name", "") == "HIGH"

@@ -143,7 +143,7 @@ class BatchIntent:
                 if not seen.seen_long_enough(shown_since(r), now, dwell):
                     unseen += 1
                     continue
-                if is_high(assess, a.command):
+                if is_high(assess, a.command, a.context.cwd):
                     high.append(r)
                     continue
             covered.append(r.key)

@@ -230,7 +230,7 @@ class RowCard(QFrame):
         set_style_property(self.state, "tone", tone.value)
         if a.command != self._command_source:  # reveal a long command once, not per update
             self._command_source = a.command
-            self.risk = risk = assess(a.command)
+            self.risk = risk = assess(a.command, a.context.cwd)
             shown, hidden = texts.revealed(a.command)
             self.command.show_command(shown, texts.shown_marks(a.command, risk.findings))
             self._spoken_command = bound_text(shown, SPOKEN_COMMAND_CHARS)[0]

@@ -165,7 +165,7 @@ class Level:
         self.name = name
 
 
-def high_if_rm(command: str) -> object:
+def high_if_rm(command: str, cwd: str) -> object:
     """A stand-in for ``desktop.risk.assess``: anything starting ``rm`` is high risk."""
     return SimpleNamespace(level=Level("HIGH" if command.startswith("rm") else "LOW"))
 
@@ -207,7 +207,7 @@ def test_approve_all_never_covers_a_high_risk_row_and_names_it() -> None:
         "Command 2: rm -rf /srv."
     )
 
-    def broken(command: str) -> object:
+    def broken(command: str, cwd: str) -> object:
         raise RuntimeError("the judge broke")
 
     unjudged = rules.BatchIntent.for_batch(

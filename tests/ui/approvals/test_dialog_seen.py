@@ -134,7 +134,7 @@ class Assessment:
     level: Level
 
 
-def judge(command: str) -> Assessment:
+def judge(command: str, cwd: str) -> Assessment:
     """Stands in for desktop.risk.assess: anything with "rm -rf /" or "DROP" is high."""
     return Assessment(Level.HIGH if "rm -rf /" in command or "DROP" in command else Level.LOW)
 
