@@ -101,7 +101,9 @@ class InputRouter(QObject):
         if kind == _E.KeyPress and isinstance(event, QKeyEvent):
             return self._on_key_press(event)
         if kind == _E.KeyRelease and isinstance(event, QKeyEvent):
-            self.gate.release(event.key(), auto_repeat=event.isAutoRepeat())
+            self.gate.release(
+                event.key(), auto_repeat=event.isAutoRepeat(), at_ms=event.timestamp()
+            )
         elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
             target = watched
             if watched is self._viewport and isinstance(event, QMouseEvent):
@@ -129,7 +131,7 @@ class InputRouter(QObject):
                 return True  # a held key: said once, on its first press
             if not self._can_decide(choice):
                 self._refused(choice, False)
-            elif self.gate.press(event.key(), auto_repeat=False):
+            elif self.gate.press(event.key(), auto_repeat=False, at_ms=event.timestamp()):
                 self._decide(choice)
             else:
                 self._refused(choice, True)
