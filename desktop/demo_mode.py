@@ -1,17 +1,17 @@
-"""The built-in demo: a fake gateway in-process, so the tray shows something real with no Hermes.
+"""The built-in demo: a small gateway in-process, so the tray shows something real with no Hermes.
 
 The composition root (desktop/app.py) decides *whether* the demo runs (``--demo``, or nothing
 configured and nothing discovered); this is how the demo gateway starts, how the tray follows
 its sessions and how it stops.
 
-How it fits together: the fake gateway (dialect B by default, the one that batches approvals)
-listens on 127.0.0.1:0 on the running qasync loop and plays
+How it fits together: the demo gateway (a small dialect B server, the one that batches
+approvals) listens on 127.0.0.1:0 on the running qasync loop and plays
 :mod:`desktop.demo.story`. The tray connects to it like to any gateway, then
 *attaches* the demo's live sessions (``list_live_sessions`` + ``attach_session``), exactly as it
 would follow sessions another surface started; each session starts playing once attached. The
 demo is nobody else's session, so no "take over this session?" warning applies.
 
-Nothing is executed: the fake agent only simulates commands, and the gateway's name says so in
+Nothing is executed: the demo only simulates commands, and the gateway's name says so in
 the menu and the dialog. The token is minted per run and passed in memory (never in a URL that
 could be logged).
 """
@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from desktop.demo import DemoGateway
+    from desktop.demo.gateway import DemoGateway
     from desktop.gateway.endpoints import GatewayEndpoint
     from desktop.ui.bridge import GatewayBridge
 
@@ -32,7 +31,6 @@ log = logging.getLogger(__name__)
 
 DEMO_GATEWAY_ID = "demo"
 DEMO_GATEWAY_NAME = "Demo gateway (simulated commands)"
-DEMO_HISTORY = 200  # closed requests/frames the fake keeps: a day-long demo stays flat
 
 
 class BuiltInDemo:
@@ -42,8 +40,8 @@ class BuiltInDemo:
     runs, and ``await demo.stop()`` after ``bridge.aclose()``.
     """
 
-    def __init__(self, fake: DemoGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
-        self.fake = fake
+    def __init__(self, gateway: DemoGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
+        self.gateway = gateway
         self.endpoint = endpoint
         self._story = story
         self._attaching: asyncio.Task[None] | None = None
@@ -54,7 +52,6 @@ class BuiltInDemo:
     async def start(
         cls,
         *,
-        dialect: str = "B",
         speed: float = 1.0,
         approval_timeout: float | None = None,
         loops: int | None = None,
@@ -62,42 +59,36 @@ class BuiltInDemo:
         """Listen on 127.0.0.1:0 and get the story ready (it waits for the tray to attach).
 
         ``speed`` is real seconds per script second (1.0: human pace; tests pass 0.05).
-        ``approval_timeout`` (script seconds) defaults to what the tray's core assumes for the
-        dialect, so the dialog's countdown tells the truth; an unanswered request then times
+        ``approval_timeout`` (script seconds) defaults to what the tray's core assumes for
+        dialect B, so the dialog's countdown tells the truth; an unanswered request then times
         out and the demo plays on.
-        Dialects A and B work with an inline token; C needs a ticket handshake the demo
-        endpoint does not do.
         """
-        from desktop.demo import DemoGateway
+        from desktop.core.settings import CoreSettings
+        from desktop.demo.gateway import DemoGateway
         from desktop.demo.story import play
         from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
         from desktop.gateway.redact import register_secret
 
-        if dialect not in ("A", "B"):
-            raise ValueError(f"the built-in demo speaks dialect A or B, not {dialect!r}")
         if approval_timeout is None:
-            approval_timeout = _assumed_approval_timeout(dialect)
-        fake = DemoGateway(
-            dialect, speed=speed, approval_timeout=approval_timeout, history=DEMO_HISTORY
-        )
-        await fake.start()
-        register_secret(fake.token)
+            approval_timeout = CoreSettings().b_approval_timeout
+        gateway = DemoGateway(speed=speed, approval_timeout=approval_timeout)
+        await gateway.start()
+        register_secret(gateway.token)
         story = asyncio.get_running_loop().create_task(
-            play(fake, loops=loops), name="built-in demo story"
+            play(gateway, loops=loops), name="built-in demo story"
         )
         endpoint = GatewayEndpoint(
             DEMO_GATEWAY_ID,
             DEMO_GATEWAY_NAME,
             EndpointKind.DEMO,
-            url=fake.base_url,
-            token=TokenSource.inline(fake.token),
+            url=gateway.base_url,
+            token=TokenSource.inline(gateway.token),
         )
         log.info(
-            "started the built-in demo on %s (dialect %s; commands are simulated, nothing runs)",
-            fake.base_url,
-            dialect,
+            "started the built-in demo on %s (commands are simulated, nothing runs)",
+            gateway.base_url,
         )
-        return cls(fake, story, endpoint)
+        return cls(gateway, story, endpoint)
 
     def connect(self, bridge: GatewayBridge) -> None:
         """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
@@ -127,8 +118,8 @@ class BuiltInDemo:
         try:
             rows = await client.list_live_sessions()
             for row in rows:
-                runtime_id, stored_id = _session_ids(row)
-                if stored_id and runtime_id not in known:
+                stored_id = str(row.get("session_key") or "")
+                if stored_id and row.get("id") not in known:
                     await client.attach_session(stored_id)
             log.info("demo: following %d session(s)", len(rows))
         except Exception as exc:  # the link dropped meanwhile: the next "connected" retries
@@ -143,20 +134,5 @@ class BuiltInDemo:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.fake.stop()
+        await self.gateway.stop()
         log.info("stopped the built-in demo")
-
-
-def _session_ids(row: Mapping[str, Any]) -> tuple[str, str]:
-    """(runtime id, id to resume by) from a live-session row (A/B ``session.active_list``)."""
-    runtime_id = str(row.get("id") or row.get("session_id") or "")
-    stored_id = str(row.get("session_key") or runtime_id)
-    return runtime_id, stored_id
-
-
-def _assumed_approval_timeout(dialect: str) -> float:
-    """The server-side approval timeout the core assumes for ``dialect`` (its countdown)."""
-    from desktop.core.settings import CoreSettings
-
-    core = CoreSettings()
-    return core.a_approval_timeout if dialect == "A" else core.b_approval_timeout

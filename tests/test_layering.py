@@ -63,8 +63,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # The product never reaches into the test tree (it is not shipped, and a test-only helper
     # must not become a runtime dependency by accident).
     "desktop": ("tests",),
-    # The gateway model is an independent peer: written from the protocol, never from the
-    # client's parsers, so a misreading in the core cannot hide in a parser both sides share.
+    # The built-in demo and the tests' gateway model are independent peers: written from the
+    # protocol, never from the client's parsers, so a misreading in the core cannot hide in a
+    # parser both sides share.
     "desktop.demo": (
         "PySide6",
         "shiboken6",
@@ -76,6 +77,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "desktop.app",
         "tests",
     ),
+    "tests.gatewaymodel": ("PySide6", "shiboken6", "qasync", "desktop"),
 }
 
 
@@ -250,7 +252,7 @@ def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     assert "blocked for this test: PySide6" in result.stderr
 
 
-def test_the_shipped_gateway_model_has_no_fault_injection() -> None:
+def test_the_shipped_demo_has_no_fault_injection() -> None:
     """Faults (dropped, stalled, garbled connections…) live in tests/gatewaymodel only.
 
     The names of the test fault plans must not appear anywhere in the product's source.

@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.lines import emit
 from bench.probes import commands
-from desktop.demo import Batch, Command, DemoGateway, Turn
+from tests.gatewaymodel import Batch, Command, GatewayModel, Turn
 
 APPROVAL_MARK = "bench-approval "
 _APPROVAL_RE = re.compile(r"bench-approval (\d+)")
@@ -68,7 +68,7 @@ class SendLog:
 class Peer:
     """The fake gateway plus the bench's controls."""
 
-    def __init__(self, fake: DemoGateway) -> None:
+    def __init__(self, fake: GatewayModel) -> None:
         self.fake = fake
         self.log = SendLog()
         self.conn: Any = None
@@ -182,7 +182,7 @@ class Peer:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    fake = DemoGateway("B", history=200, approval_timeout=None)
+    fake = GatewayModel("B", history=200, approval_timeout=None)
     async with fake:
         peer = Peer(fake)
         commands.listen(asyncio.get_running_loop(), peer.handle)

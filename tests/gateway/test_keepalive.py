@@ -19,10 +19,10 @@ import pytest
 
 from desktop.core.events import ApprovalRequested
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.demo.script import Command
 from desktop.gateway.client import ConnectionSettings, ConnectionState
 from desktop.gateway.keepalive import KeepalivePace
 from tests.gateway.fake_harness import Harness, running
+from tests.gatewaymodel.script import Command
 
 SCRATCH = "/tmp/hermes-scratch"
 IDLE = 30.0  # far beyond every wait below: passing on the idle pace is impossible

@@ -19,9 +19,6 @@ from typing import Any
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
-from desktop.demo import Command
-from desktop.demo.approval_rules import Ending
-from desktop.demo.model import PendingRequest
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
@@ -33,7 +30,8 @@ from desktop.gateway.session_follower import (
 )
 from tests.gateway.fake.support import RawClient, open_b
 from tests.gateway.fake_harness import Harness, running
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Command, FakeGateway, PendingRequest
+from tests.gatewaymodel.approval_rules import Ending
 
 SCRATCH = "/tmp/hermes-scratch"
 READTERM = "[[scenario:readterm]] go"

@@ -1,11 +1,11 @@
-"""The test peer: the demo gateway plus every fault a test may plan or trigger.
+"""The test peer: the gateway model plus every fault a test may plan or trigger.
 
 Planned faults act per handshake attempt (``FakeGateway(attempt_faults=[...])`` or
 :meth:`FakeGateway.plan_attempts`; index 0 = first handshake, ``None`` = behave). Triggers act on
 one connection (``conn=<index>``) or on every open one (``conn=None``): drop without a close
 frame, stall (no reads, no writes, no pong), send garbage, close with a code, delay replies,
 retire a C subscription with a replay gap, reclaim a B session, or restart the gateway with new
-epochs. None of this ships in the product: the demo never misbehaves.
+epochs.
 """
 
 from __future__ import annotations
@@ -17,12 +17,9 @@ from typing import Any, Literal
 
 from websockets.asyncio.server import ServerConnection
 
-from desktop.demo import wire
-from desktop.demo.approval_rules import Outcome
-from desktop.demo.connection import Connection
-from desktop.demo.handshake import Gatekeeper, Handshake
-from desktop.demo.records import ConnectionRecord
-from desktop.demo.server import DemoGateway
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.approval_rules import Outcome
+from tests.gatewaymodel.connection import Connection
 from tests.gatewaymodel.faults import (
     CloseOnOpen,
     DelayResponses,
@@ -34,8 +31,11 @@ from tests.gatewaymodel.faults import (
     StallAfter,
     garbage,
 )
+from tests.gatewaymodel.handshake import Gatekeeper, Handshake
+from tests.gatewaymodel.records import ConnectionRecord
 from tests.gatewaymodel.restart import restart_world
 from tests.gatewaymodel.scenarios import default_book
+from tests.gatewaymodel.server import GatewayModel
 
 
 class FaultyConnection(Connection):
@@ -117,12 +117,12 @@ class PlannedGatekeeper(Gatekeeper):
         return fault.status if isinstance(fault, Refuse) else None
 
 
-class FakeGateway(DemoGateway):
-    """:class:`~desktop.demo.server.DemoGateway` with fault injection.
+class FakeGateway(GatewayModel):
+    """:class:`~tests.gatewaymodel.server.GatewayModel` with fault injection.
 
     ``attempt_faults``: a fault (or None) per handshake attempt, from attempt 0. ``turns``
     defaults to the ``[[scenario:name]]`` book of :func:`.scenarios.default_book`.
-    Every other argument is the demo gateway's.
+    Every other argument is :class:`GatewayModel`'s.
     """
 
     _gate: PlannedGatekeeper

@@ -12,8 +12,8 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from desktop.demo.approval_rules import Outcome
-from desktop.demo.world import World
+from tests.gatewaymodel.approval_rules import Outcome
+from tests.gatewaymodel.world import World
 
 
 def restart_world(world: World, *, keep_sessions: bool) -> None:

@@ -6,7 +6,7 @@ point at a scratch path and are only simulated.
 
 from __future__ import annotations
 
-from desktop.demo.script import (
+from tests.gatewaymodel.script import (
     Batch,
     Clarify,
     Command,

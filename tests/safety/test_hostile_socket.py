@@ -19,8 +19,8 @@ import pytest
 
 from desktop.core.events import ProtocolErrorReceived
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.demo import Command, Turn
 from desktop.gateway.client import ConnectionState
+from tests.gatewaymodel import Command, Turn
 from tests.safety.e2e.rig import Rig, rig
 
 MiB = 1 << 20

@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.demo import Batch, Command, Turn
 from desktop.gateway import canonical
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Batch, Command, FakeGateway, Turn
 from tests.safety.e2e.control import ControlSocket
 from tests.safety.e2e.rig import Rig, rig
 

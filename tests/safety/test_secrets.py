@@ -23,12 +23,11 @@ from typing import Any
 import pytest
 
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.demo import Command, Turn
 from desktop.gateway import doctor
 from desktop.gateway.client import GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Command, FakeGateway, Turn
 from tests.safety.background import fake_in_thread
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
 from tests.safety.e2e.rig import FAST, QUICK, Wakeup, client_until, rig

@@ -20,9 +20,9 @@ os.environ.setdefault("QT_API", "pyside6")
 
 from PySide6.QtCore import QPoint
 
-from desktop.demo.script import Clarify, Say, Turn
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
+from tests.gatewaymodel.script import Clarify, Say, Turn
 from tests.ui.screenshot_tray_menu import grab, open_submenu, run, settle
 from tests.ui.wired_app import GID, WiredApp, menu_actions
 from tests.waiting import holds

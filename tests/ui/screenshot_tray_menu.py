@@ -32,7 +32,6 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
-from desktop.demo import Command, Turn
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
@@ -42,7 +41,7 @@ from desktop.settings import Settings, TokenStore
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController
-from tests.gatewaymodel import FakeGateway, default_book
+from tests.gatewaymodel import Command, FakeGateway, Turn, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
 

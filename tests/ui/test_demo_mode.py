@@ -1,10 +1,11 @@
-"""The built-in demo as the tray runs it: fake gateway in-process, real client, bridge, shell.
+"""The built-in demo as the tray runs it: demo gateway in-process, real client, bridge, shell.
 
-What a person would check by eye, asserted: the tray connects to the demo and follows both of
-its sessions; the menu shows usage, the plan and YOLO; the dialog gets a batch of three
-commands; a click there reaches the demo gateway exactly once per command and changes the
-story (a denied command is blocked and its plan step crossed out); YOLO goes on and off; an
-unanswered demo keeps looping; everything stops cleanly.
+What a person would check by eye, asserted: the tray connects to the demo (a real websocket on
+127.0.0.1, the app's normal gateway path) and follows both of its sessions; the menu shows
+usage, the plan and YOLO; the dialog gets a batch of three commands; a click there reaches the
+demo gateway exactly once per command and changes the story (a denied command is blocked and
+its plan step crossed out); YOLO goes on and off; an unanswered demo keeps looping; everything
+stops cleanly.
 
 The story runs at ``SPEED`` real seconds per script second, so a round takes well under a
 second. Each test is ONE coroutine (see tests/ui/test_bridge_gateway.py for why).
@@ -24,10 +25,9 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Choice, TodoStatus
-from desktop.demo import DemoGateway
 from desktop.demo import story as demo_story
+from desktop.demo.gateway import DemoGateway, Session
 from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
-from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.session_names import SEPARATOR
 from desktop.model.snapshot import Link
@@ -47,7 +47,7 @@ class DemoTray:
 
     def __init__(self, demo: BuiltInDemo) -> None:
         self.demo = demo
-        self.fake: DemoGateway = demo.fake
+        self.gateway: DemoGateway = demo.gateway
         self.bridge = GatewayBridge()
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
@@ -99,16 +99,8 @@ async def demo_tray(**options: Any) -> AsyncIterator[DemoTray]:
         await tray.close()
 
 
-def answer_frames(fake: DemoGateway) -> list[dict[str, Any]]:
-    """Every decision frame the demo gateway received (dialect B answers ``srq-`` requests)."""
-    return [
-        frame
-        for record in fake.connections
-        for frame in record.received
-        if isinstance(frame, dict)
-        and str(frame.get("id", "")).startswith("srq-")
-        and "result" in frame
-    ]
+def demo_session(gateway: DemoGateway, title: str) -> Session:
+    return next(s for s in gateway.sessions.values() if s.title == title)
 
 
 def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(qloop, arun):
@@ -131,7 +123,7 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
             )
             assert [a.command for a in sorted(batch, key=lambda a: a.position)] == BATCH
             assert len({a.batch_id for a in batch}) == 1  # one batch, asked all at once
-            assert not any(e.command in BATCH for e in tray.fake.executed)  # not before Yes
+            assert not any(e.command in BATCH for e in tray.gateway.executed)  # not before Yes
             await poll_until(lambda: tray.shell.dialog.pending_count() >= 3)
 
             webshop = tray.session(WEBSHOP)
@@ -181,8 +173,8 @@ def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray
                 )
                 card.buttons[choice].click()  # QTest's click would spin a nested loop here
 
-            session = tray.fake.session(WEBSHOP)
-            await poll_until(lambda: any(e.command == "pytest -q" for e in tray.fake.executed))
+            session = demo_session(tray.gateway, WEBSHOP)
+            await poll_until(lambda: any(e.command == "pytest -q" for e in tray.gateway.executed))
             await holds(
                 lambda: (
                     [t.status for t in tray.session(WEBSHOP).todos.items]
@@ -195,15 +187,18 @@ def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray
                 ),
                 tray.bridge.snapshot_changed,
             )
-            ran = [e.command for e in tray.fake.executed if e.session_id == session.sid]
+            ran = [e.command for e in tray.gateway.executed if e.session_id == session.sid]
             assert ran == [BATCH[0], BATCH[1], "pytest -q"]  # the denied DROP never "ran"
-            asked = [r for r in tray.fake.requests if r.session is session]
-            assert [r.outcome.kind for r in asked] == ["approve", "approve", "deny"]
-            answers = answer_frames(tray.fake)
-            assert sorted(f["id"] for f in answers) == sorted(r.srq_id for r in asked)
-            assert tray.fake.late_answers == []
-            await tray.fake.wait_for_idle(session.sid)
-            reply = session.messages[-1]
+            asked = [r for r in tray.gateway.asked if r.session_id == session.sid]
+            assert [r.outcome for r in asked] == ["once", "once", "deny"]
+            assert tray.gateway.late_answers == 0  # one answer per command, none repeated
+            reply = await poll_until(
+                lambda: (
+                    not session.running
+                    and "Skipped" in session.messages[-1]["text"]
+                    and session.messages[-1]
+                )
+            )
             assert reply["role"] == "assistant"
             assert "Skipped what you denied (drop the legacy schema)" in reply["text"]
 
@@ -226,7 +221,7 @@ def test_yolo_goes_on_and_off_then_the_home_server_asks_once(qloop, arun):
             assert chmod.command == demo_story.FIX_PERMISSIONS.command
             assert True in seen
             assert seen[-1] is False  # off again before it asks
-            ran = {e.command for e in tray.fake.executed}
+            ran = {e.command for e in tray.gateway.executed}
             assert {"sudo systemctl restart nginx", "docker system prune -af --volumes"} <= ran
 
     arun(scenario(), timeout=30)
@@ -235,17 +230,16 @@ def test_yolo_goes_on_and_off_then_the_home_server_asks_once(qloop, arun):
 def test_an_unattended_demo_times_out_and_plays_again(qloop, arun):
     async def scenario() -> None:
         async with demo_tray(approval_timeout=10.0) as tray:  # 0.5 s real
-            webshop = await poll_until(
-                lambda: tray.fake.session(WEBSHOP) if tray.session(WEBSHOP) else None
-            )
+            await poll_until(lambda: tray.session(WEBSHOP))
+            webshop = demo_session(tray.gateway, WEBSHOP)
 
             def rounds() -> int:
-                return sum(1 for r in tray.fake.requests if r.session is webshop) // 3
+                return sum(1 for r in tray.gateway.asked if r.session_id == webshop.sid) // 3
 
             await poll_until(lambda: rounds() >= 2, timeout=15)
-            first = [r for r in tray.fake.requests if r.session is webshop][:3]
-            assert [r.outcome.kind for r in first] == ["timeout"] * 3
-            assert not any(e.command in BATCH for e in tray.fake.executed)  # silence ≠ consent
+            first = [r for r in tray.gateway.asked if r.session_id == webshop.sid][:3]
+            assert [r.outcome for r in first] == ["timeout"] * 3
+            assert not any(e.command in BATCH for e in tray.gateway.executed)  # silence ≠ consent
 
     arun(scenario(), timeout=30)
 
@@ -254,43 +248,13 @@ def test_stop_closes_the_gateway_and_the_story(qloop, arun):
     async def scenario() -> None:
         tray = DemoTray(await BuiltInDemo.start(speed=SPEED))
         await holds(lambda: tray.waiting(WEBSHOP), tray.bridge.snapshot_changed)
-        port = tray.fake.port
+        port = tray.gateway.port
         await tray.close()
-        assert tray.fake.connections
-        assert all(not r.open for r in tray.fake.connections)
-        assert tray.fake.connections[0].close_code == 1000  # the tray closed first, cleanly
+        assert list(tray.gateway.close_codes) == [1000]  # the tray closed first, cleanly
         with pytest.raises(ConnectionRefusedError):  # no longer listening
             await asyncio.open_connection("127.0.0.1", port)
 
     arun(scenario(), timeout=30)
-
-
-def test_on_dialect_a_the_batch_is_asked_one_command_at_a_time(qloop, arun):
-    """hermes-agent 0.19.0 has no batches: the same story asks for each command in turn."""
-
-    async def scenario() -> None:
-        async with demo_tray(dialect="A") as tray:
-            [first] = await holds(lambda: tray.waiting(WEBSHOP), tray.bridge.snapshot_changed)
-            assert first.command == BATCH[0]
-            assert tray.session(HOMESERVER) is not None
-            tray.bridge.decide(request(first, Choice.ONCE))
-            await holds(
-                lambda: [a for a in tray.waiting(WEBSHOP) if a.command == BATCH[1]],
-                tray.bridge.snapshot_changed,
-            )
-            assert len(tray.waiting(WEBSHOP)) == 1
-            assert [e.command for e in tray.fake.executed if e.command in BATCH] == [BATCH[0]]
-
-    arun(scenario(), timeout=30)
-
-
-def request(approval: Any, choice: Choice) -> DecisionRequest:
-    return DecisionRequest(DEMO_GATEWAY_ID, approval.key, choice, SURFACE_BUTTON)
-
-
-def test_only_dialects_with_a_token_url_are_offered(qloop, arun):
-    with pytest.raises(ValueError, match="dialect A or B"):
-        arun(BuiltInDemo.start(dialect="C"))
 
 
 def run_app(*args: str, path: str) -> subprocess.CompletedProcess[str]:

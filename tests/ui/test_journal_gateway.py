@@ -13,13 +13,12 @@ from PySide6.QtCore import QUrl
 
 from desktop import logsetup
 from desktop.core.model import Choice
-from desktop.demo import Command, Turn
 from desktop.gateway.config import endpoint_from_config
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.settings import GatewayConfig, TokenStore
-from tests.gatewaymodel import FakeGateway, default_book
+from tests.gatewaymodel import Command, FakeGateway, Turn, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
 

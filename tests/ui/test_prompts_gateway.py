@@ -12,7 +12,6 @@ import asyncio
 
 from desktop.core import prompt_book
 from desktop.core.model import PromptKind, SessionStatus
-from desktop.demo.script import Clarify, Turn
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.model.bridge_events import PromptUpdate
 from desktop.model.snapshot import Link
@@ -20,6 +19,7 @@ from desktop.model.tray_status import tray_status
 from desktop.ui.bridge import GatewayBridge
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
+from tests.gatewaymodel.script import Clarify, Turn
 from tests.waiting import drain, holds, poll_until
 
 

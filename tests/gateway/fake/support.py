@@ -22,9 +22,8 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from desktop.demo import Batch, Command, Dialect, Turn
-from desktop.demo.records import ChangeSignal
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Batch, Command, Dialect, FakeGateway, Turn
+from tests.gatewaymodel.records import ChangeSignal
 
 T = TypeVar("T")
 

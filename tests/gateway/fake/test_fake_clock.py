@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from desktop.demo import ManualClock, ScaledClock
 from tests.gateway.fake.support import run
+from tests.gatewaymodel import ManualClock, ScaledClock
 
 
 def test_manual_clock_wakes_sleepers_in_deadline_order_only_when_advanced():

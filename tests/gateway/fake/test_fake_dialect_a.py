@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from desktop.demo import Command, ManualClock, Say, ScenarioBook, Todo, Turn, UsageTick
 from tests.gateway.fake.support import (
     RawClient,
     fake_and_client,
@@ -12,6 +11,7 @@ from tests.gateway.fake.support import (
     settled,
     submit_turn,
 )
+from tests.gatewaymodel import Command, ManualClock, Say, ScenarioBook, Todo, Turn, UsageTick
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")
 FIND = Command("find /tmp/hermes-scratch/b -delete", "find -delete")

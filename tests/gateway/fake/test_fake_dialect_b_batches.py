@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from desktop.demo import Batch, Command, ManualClock, SetYolo, Turn
 from tests.gateway.fake.support import (
     BATCH_ABC,
     FAILS,
@@ -16,6 +15,7 @@ from tests.gateway.fake.support import (
     settled,
     submit_turn,
 )
+from tests.gatewaymodel import Batch, Command, ManualClock, SetYolo, Turn
 
 
 def test_batch_asks_everything_first_and_runs_in_call_order_whatever_the_answer_order():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from desktop.demo import Turn
 from tests.gateway.fake.support import (
     BATCH_ABC,
     A,
@@ -19,7 +18,7 @@ from tests.gateway.fake.support import (
     settled,
     submit_turn,
 )
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import FakeGateway, Turn
 
 
 def test_without_capabilities_approvals_are_withdrawn_at_once_and_nothing_is_sent():

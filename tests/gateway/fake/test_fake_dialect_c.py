@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import Batch, ManualClock, Todo, Turn, UsageTick
 from tests.gateway.fake.support import (
     A,
     B,
@@ -18,7 +17,7 @@ from tests.gateway.fake.support import (
     settled,
     submit_turn,
 )
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Batch, FakeGateway, ManualClock, Todo, Turn, UsageTick
 
 BATCH = Turn([Batch((A, B))], reply="done")
 INVALID = {"code": 4001, "message": "invalid_params", "data": {"reason": "invalid_params"}}

@@ -7,16 +7,18 @@ import asyncio
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from desktop.demo import Command, ManualClock, Turn
 from tests.gateway.fake.support import RawClient, open_b, ready, run, submit_turn
 from tests.gatewaymodel import (
     CloseOnOpen,
+    Command,
     DelayResponses,
     DropAfter,
     FakeGateway,
     Garbage,
+    ManualClock,
     Refuse,
     StallAfter,
+    Turn,
 )
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path")

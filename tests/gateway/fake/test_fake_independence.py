@@ -9,8 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = """
 import sys
-import desktop.demo
-import desktop.demo.__main__
+import tests.gatewaymodel
 banned = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "qasync")
                 or m == "desktop.core" or m.startswith("desktop.core."))
 print(",".join(banned))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from desktop.demo import Batch, Command, Turn
 from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Batch, Command, FakeGateway, Turn
 
 RM = Command("rm -rf /tmp/hermes-scratch/a", "delete in root path", duration=0)
 FIND = Command("find /tmp/hermes-scratch/b -delete", "find -delete", duration=0)

@@ -1,4 +1,4 @@
-"""The fake survives whatever a client sends, and a long demo keeps its memory bounded."""
+"""The fake survives whatever a client sends, and a long run keeps its memory bounded."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop.demo import Command, Turn
 from tests.gateway.fake.support import RawClient, fake_and_client, open_b, ready, run
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Command, FakeGateway, Turn
 
 METHODS = [
     "ping", "session.create", "session.resume", "session.list", "session.active_list",

@@ -13,9 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from desktop.demo import Batch, Command, ManualClock, Todo, Turn, UsageTick
 from tests.gateway.fake.support import RawClient, open_b, ready, run, settled, submit_turn
-from tests.gatewaymodel import FakeGateway
+from tests.gatewaymodel import Batch, Command, FakeGateway, ManualClock, Todo, Turn, UsageTick
 
 DATA = Path(__file__).parent / "data"
 # duration=0: with a ManualClock a simulated run time would wait for clock.advance() too

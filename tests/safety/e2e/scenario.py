@@ -14,9 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from desktop.core.model import Approval, ApprovalPhase, Choice
-from desktop.demo import Batch, Command, Turn
-from desktop.demo.model import PendingRequest
 from desktop.gateway.errors import GatewayError
+from tests.gatewaymodel import Batch, Command, Turn
+from tests.gatewaymodel.model import PendingRequest
 from tests.safety.e2e.rig import Rig
 from tests.safety.e2e.taps import Click
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
-from desktop.demo import rpc_approvals
-from desktop.demo.model import Execution, PendingRequest
-from desktop.demo.world import World
+from tests.gatewaymodel import rpc_approvals
+from tests.gatewaymodel.model import Execution, PendingRequest
+from tests.gatewaymodel.world import World
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from desktop.demo.approval_rules import Outcome
+from tests.gatewaymodel.approval_rules import Outcome
 from tests.safety.e2e.rig import Rig
 from tests.safety.e2e.scenario import OTHER, Plan, Result
 from tests.safety.e2e.taps import Click, HeadSpy

@@ -13,10 +13,10 @@ from functools import partial
 from typing import Any
 
 from desktop.core.model import Dialect
-from desktop.demo import approval_rules as rules
-from desktop.demo import results
-from desktop.demo.approval_rules import Outcome, OutcomeKind
-from desktop.demo.script import Command
+from tests.gatewaymodel import approval_rules as rules
+from tests.gatewaymodel import results
+from tests.gatewaymodel.approval_rules import Outcome, OutcomeKind
+from tests.gatewaymodel.script import Command
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import chance, pick
 from tests.safety.sim.model import Json, RefSession, ServerApproval

@@ -2,14 +2,14 @@
 
 Why text: the campaign must feed the core exactly what a gateway puts on the wire (including
 key order and optional keys), not objects the core's own encoder produced. The framing is the
-gateway model's (``desktop.demo.wire``), so both peers put the same bytes on the wire.
+gateway model's (``tests.gatewaymodel.wire``), so both peers put the same bytes on the wire.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import wire
+from tests.gatewaymodel import wire
 
 
 def event(kind: str, session_id: str, payload: dict[str, Any] | None = None, **params: Any) -> str:

@@ -13,7 +13,7 @@ the core sent for the id's earlier meaning can still be on its way:
   the resume snapshot (``open_requests``/``prompts``).
 
 Whatever the id meant before, the servers resolve it to the newest request filed under it
-(``desktop.demo.approval_rules.newest``), as a gateway that re-uses ids would.
+(``tests.gatewaymodel.approval_rules.newest``), as a gateway that re-uses ids would.
 """
 
 from __future__ import annotations

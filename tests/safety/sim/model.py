@@ -34,7 +34,7 @@ class ServerApproval:
 
     @property
     def is_open(self) -> bool:
-        """``open``, under the name ``desktop.demo.approval_rules`` matches requests by."""
+        """``open``, under the name ``tests.gatewaymodel.approval_rules`` matches requests by."""
         return self.open
 
     def describe(self) -> str:

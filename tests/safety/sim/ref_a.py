@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import approval_rules as rules
+from tests.gatewaymodel import approval_rules as rules
 from tests.safety.sim import frames
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval

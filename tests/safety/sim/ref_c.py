@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import approval_rules as rules
+from tests.gatewaymodel import approval_rules as rules
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import pick

@@ -6,7 +6,8 @@ whatever the server emits for a session reaches the core only while our connecti
 session, and only when the interleaver delivers it; whatever the core writes reaches the
 server only when delivered (or a prefix of it, when the connection drops). When a decision
 frame *arrives*, the dialect subclass resolves it by that dialect's rule (A: the session's FIFO
-head; B: the ``srq`` id; C: ``prompt_id`` + generation, all from ``desktop.demo.approval_rules``)
+head; B: the ``srq`` id; C: ``prompt_id`` + generation, all from
+``tests.gatewaymodel.approval_rules``)
 and :meth:`RefServer.verdict` checks the resolved request against the person's decision. That
 is the campaign's central invariant.
 
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from desktop.core.model import Dialect
-from desktop.demo import approval_rules as rules
-from desktop.demo.dialect import gateway_ready_payload
+from tests.gatewaymodel import approval_rules as rules
+from tests.gatewaymodel.dialect import gateway_ready_payload
 from tests.safety.sim import frames
 from tests.safety.sim.chooser import Chooser
 from tests.safety.sim.model import (

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from desktop.core.events import ApprovalRequested
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Approval, Dialect
-from desktop.demo.approval_rules import newest
+from tests.gatewaymodel.approval_rules import newest
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.chooser import Chooser
 from tests.safety.sim.model import Attribution, InFlight, Outgoing, ServerApproval, Violation

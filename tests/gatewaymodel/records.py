@@ -109,7 +109,7 @@ class ChangeSignal:
     ) -> T:
         """The first truthy value of ``predicate()``; TimeoutError after ``timeout`` seconds.
 
-        ``timeout=None`` waits for ever (the demo waits for a human that way).
+        ``timeout=None`` waits for ever (as when waiting for a human).
         """
         value = predicate()
         if value:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import wire
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import Session, new_runtime_id, new_stored_id
-from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.demo.snapshots import c_snapshot, redelivery, status, tui_snapshot
-from desktop.demo.world import World
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import Session, new_runtime_id, new_stored_id
+from tests.gatewaymodel.rpc import Ctx, Handler, attach, closed_keys, require_session
+from tests.gatewaymodel.snapshots import c_snapshot, redelivery, status, tui_snapshot
+from tests.gatewaymodel.world import World
 
 C_SOURCES = ("cli", "tui", "gui", "acp")
 C_CREATE_KEYS = (

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import approval_rules
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import Session, Viewer
-from desktop.demo.world import World
+from tests.gatewaymodel import approval_rules
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import Session, Viewer
+from tests.gatewaymodel.world import World
 
 
 def status(world: World, session: Session) -> str:

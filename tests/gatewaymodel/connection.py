@@ -3,8 +3,7 @@
 Everything the fake sends to a client goes through :meth:`Connection.send`, which only enqueues.
 That keeps emitting synchronous (a batch of N approval requests is published in one go, with no
 other frame in between, as the real gateway does within ~16 ms) and lets one writer task own the
-socket, so frames leave in order. Tests subclass it to drop, stall or delay
-(``tests/gatewaymodel``).
+socket, so frames leave in order. The faults subclass it to drop, stall or delay.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from desktop.demo import wire
-from desktop.demo.records import ConnectionRecord
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.records import ConnectionRecord
 
 log = logging.getLogger(__name__)
 

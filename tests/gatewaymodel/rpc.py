@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.demo import wire
-from desktop.demo.connection import Connection
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import Session, Viewer
-from desktop.demo.world import World
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.connection import Connection
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import Session, Viewer
+from tests.gatewaymodel.world import World
 
 log = logging.getLogger(__name__)
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import wire
-from desktop.demo.dialect import (
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.dialect import (
     DESKTOP_CONTRACT,
     PUBLIC_SUBPROTOCOL,
     RELEASE_DATE,
     VERSION,
     Dialect,
 )
-from desktop.demo.model import Session
-from desktop.demo.world import World
+from tests.gatewaymodel.model import Session
+from tests.gatewaymodel.world import World
 
 
 class Publisher:

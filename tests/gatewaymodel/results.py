@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo.approval_rules import Outcome
-from desktop.demo.dialect import Dialect
-from desktop.demo.script import Command
+from tests.gatewaymodel.approval_rules import Outcome
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.script import Command
 
 _TAIL = (
     " The user has NOT consented to this action. Do NOT retry this command, do NOT rephrase"

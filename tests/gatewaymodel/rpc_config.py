@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.demo import wire
-from desktop.demo.agent import start_turn
-from desktop.demo.dialect import PUBLIC_SUBPROTOCOL, Dialect, b_capabilities
-from desktop.demo.rpc import Ctx, Handler, attach, closed_keys, require_session
-from desktop.demo.rpc_sessions import C_CREATE_KEYS, C_SOURCES
-from desktop.demo.world import APPROVAL_MODES, World
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.agent import start_turn
+from tests.gatewaymodel.dialect import PUBLIC_SUBPROTOCOL, Dialect, b_capabilities
+from tests.gatewaymodel.rpc import Ctx, Handler, attach, closed_keys, require_session
+from tests.gatewaymodel.rpc_sessions import C_CREATE_KEYS, C_SOURCES
+from tests.gatewaymodel.world import APPROVAL_MODES, World
 
 _ON = ("1", "on", "true", "yes")
 _OFF = ("0", "off", "false", "no")

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from desktop.demo.approval_rules import Outcome
-from desktop.demo.script import Command, Turn
+from tests.gatewaymodel.approval_rules import Outcome
+from tests.gatewaymodel.script import Command, Turn
 
 if TYPE_CHECKING:
-    from desktop.demo.connection import Connection
+    from tests.gatewaymodel.connection import Connection
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Each dialect's wire rules for approvals and their answers, without I/O.
 
-The demo gateway (asyncio, real sockets) and the safety campaign's reference servers (a
+The gateway model (asyncio, real sockets) and the safety campaign's reference servers (a
 sans-I/O interleaver under ``tests/safety/sim``) both build approval frames, match answers to
 open requests and announce endings with these functions, so a protocol change is one edit here.
 Both keep their own bookkeeping; a request only has to look like :class:`Filed`.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from desktop.demo.dialect import Dialect
+from tests.gatewaymodel.dialect import Dialect
 
 Json = dict[str, Any]
 
@@ -225,7 +225,7 @@ class Outcome:
 
 
 class Ending(enum.StrEnum):
-    """How a request ended, as far as the wire cares (the demo's ``Outcome.via``)."""
+    """How a request ended, as far as the wire cares (the model's ``Outcome.via``)."""
 
     FRAME = "frame"  # B: a viewer's response frame (request.answer too)
     FRAME_ALL = "frame-all"  # B: swept along by a response frame's ``all``

@@ -25,7 +25,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from desktop.demo.dialect import PUBLIC_SUBPROTOCOL, TICKET_PREFIX, WS_PATH, Dialect
+from tests.gatewaymodel.dialect import PUBLIC_SUBPROTOCOL, TICKET_PREFIX, WS_PATH, Dialect
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 STATUS_PATH = "/api/status"

@@ -14,10 +14,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from desktop.demo import approval_rules as rules
-from desktop.demo import wire
-from desktop.demo.dialect import Dialect
-from desktop.demo.rpc import Ctx, Handler, closed_keys, require_session
+from tests.gatewaymodel import approval_rules as rules
+from tests.gatewaymodel import wire
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.rpc import Ctx, Handler, closed_keys, require_session
 
 
 def respond_a(ctx: Ctx) -> Any:

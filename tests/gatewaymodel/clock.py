@@ -1,8 +1,8 @@
 """Time for the fake gateway: a parameter, never a hidden ``time.sleep``.
 
 Every delay the fake makes (message pacing, simulated command runtime, approval timeouts, scripted
-pauses) goes through one :class:`Clock`. The demo uses :class:`ScaledClock` at speed 1.0 (human
-pace); tests use a small speed factor (``ScaledClock(0.01)`` runs a 60 s timeout in 0.6 s) or a
+pauses) goes through one :class:`Clock`. :class:`ScaledClock` at speed 1.0 runs at human
+pace; tests use a small speed factor (``ScaledClock(0.01)`` runs a 60 s timeout in 0.6 s) or a
 :class:`ManualClock`, whose time only moves when the test calls :meth:`ManualClock.advance`, so
 a timeout fires exactly when the test says and never because the machine was slow.
 """

@@ -1,7 +1,6 @@
-"""The demo gateway: a real websockets server on 127.0.0.1 over the gateway model.
+"""The gateway model's server: a real websockets server on 127.0.0.1 over the model.
 
-The app's demo mode plays :mod:`desktop.demo.story` on it; tests use its subclass with fault
-injection, ``tests.gatewaymodel.FakeGateway``::
+Tests use its subclass with fault injection, ``tests.gatewaymodel.FakeGateway``::
 
     async with FakeGateway("B", speed=0.01) as fake:
         async with connect(fake.url, proxy=None) as ws:
@@ -20,11 +19,11 @@ from typing import Any, Literal, Self, TypeVar
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from desktop.demo import rpc_approvals, rpc_config, rpc_sessions, wire
-from desktop.demo.agent import start_turn
-from desktop.demo.clock import Clock, ManualClock, ScaledClock
-from desktop.demo.connection import Connection
-from desktop.demo.dialect import (
+from tests.gatewaymodel import rpc_approvals, rpc_config, rpc_sessions, wire
+from tests.gatewaymodel.agent import start_turn
+from tests.gatewaymodel.clock import Clock, ManualClock, ScaledClock
+from tests.gatewaymodel.connection import Connection
+from tests.gatewaymodel.dialect import (
     PUBLIC_SUBPROTOCOL,
     TICKET_PREFIX,
     VERSION,
@@ -32,19 +31,19 @@ from desktop.demo.dialect import (
     Dialect,
     gateway_ready_payload,
 )
-from desktop.demo.handshake import Gatekeeper, Handshake
-from desktop.demo.model import Execution, PendingRequest, Session
-from desktop.demo.publish import Publisher
-from desktop.demo.records import ConnectionRecord
-from desktop.demo.requests import RequestBroker
-from desktop.demo.rpc import Dispatcher
-from desktop.demo.script import Command, ScenarioBook, Turn, TurnSource
-from desktop.demo.world import Policy, World
+from tests.gatewaymodel.handshake import Gatekeeper, Handshake
+from tests.gatewaymodel.model import Execution, PendingRequest, Session
+from tests.gatewaymodel.publish import Publisher
+from tests.gatewaymodel.records import ConnectionRecord
+from tests.gatewaymodel.requests import RequestBroker
+from tests.gatewaymodel.rpc import Dispatcher
+from tests.gatewaymodel.script import Command, ScenarioBook, Turn, TurnSource
+from tests.gatewaymodel.world import Policy, World
 
 T = TypeVar("T")
 
 
-class DemoGateway:
+class GatewayModel:
     """A protocol-faithful fake gateway speaking dialect ``A``, ``B`` or ``C``.
 
     Args:
@@ -53,7 +52,7 @@ class DemoGateway:
         clock: the time source; default ``ScaledClock(speed)``.
         speed: real seconds per script second when no clock is given (1.0 = human pace).
         turns: picks the scripted turn for each ``prompt.submit`` text (default: an empty
-            book, whose turn just answers; the demo story submits its own turns).
+            book, whose turn just answers; a test may submit its own turns).
         approval_timeout: script seconds before an unanswered approval times out (None: never).
         hermes_home: the HERMES_HOME ``config.get {key: "profile"}`` answers with (A/B); with
             "" (the default) that key is unknown (4002), as on a gateway that has no profile.
@@ -325,7 +324,7 @@ class DemoGateway:
 
         return await self.wait_for(idle, timeout, f"session {session_id} idle")
 
-    # -- driving the agent from a test or the demo ---------------------------------------------
+    # -- driving the agent from a test -----------------------------------------------------------
 
     def create_session(
         self, *, source: str | None = None, cwd: str | None = None, title: str = ""

@@ -21,11 +21,11 @@ import asyncio
 import time
 from typing import Any
 
-from desktop.demo import results
-from desktop.demo.approval_rules import Outcome
-from desktop.demo.dialect import Dialect
-from desktop.demo.model import Execution, Session
-from desktop.demo.script import (
+from tests.gatewaymodel import results
+from tests.gatewaymodel.approval_rules import Outcome
+from tests.gatewaymodel.dialect import Dialect
+from tests.gatewaymodel.model import Execution, Session
+from tests.gatewaymodel.script import (
     Batch,
     Clarify,
     Command,
@@ -40,8 +40,8 @@ from desktop.demo.script import (
     UsageTick,
     WindowRequest,
 )
-from desktop.demo.steps import apply_todo, apply_usage
-from desktop.demo.world import World
+from tests.gatewaymodel.steps import apply_todo, apply_usage
+from tests.gatewaymodel.world import World
 
 
 class TurnRunner:
