@@ -100,7 +100,9 @@ class Session:
     yolo: bool = False
     running: bool = False
     allowed: set[str] = field(default_factory=set)  # pattern keys answered session/always
-    usage: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    usage: dict[str, Any] = field(
+        default_factory=lambda: {**dict.fromkeys(USAGE_KEYS, 0), "context_max": 131072}
+    )
     todos: list[dict[str, str]] = field(default_factory=list)
     todo_revision: int = 0
     messages: deque[dict[str, str]] = field(default_factory=lambda: deque(maxlen=20))
@@ -360,14 +362,12 @@ class DemoGateway:
         session.running = True
         await self._info(session)
         await self.emit(session, "message.start")
-        try:
-            yield
-        finally:
-            session.running = False
-            reply = session.messages[-1]["text"] if session.messages else ""
-            complete = {"text": reply, "usage": dict(session.usage), "status": "complete"}
-            await self.emit(session, "message.complete", complete)
-            await self._info(session)
+        yield
+        session.running = False
+        reply = session.messages[-1]["text"] if session.messages else ""
+        complete = {"text": reply, "usage": dict(session.usage), "status": "complete"}
+        await self.emit(session, "message.complete", complete)
+        await self._info(session)
 
     async def say(self, session: Session, text: str, word_delay: float = 0.03) -> None:
         """Stream ``text`` word by word; it becomes the turn's reply."""
