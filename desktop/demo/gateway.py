@@ -139,7 +139,6 @@ class DemoGateway:
         self.late_answers = 0  # answers to ids no longer open (they get no reply)
         self.close_codes: deque[int | None] = deque(maxlen=history)
         self._open: dict[str, Ask] = {}
-        self._conns: set[ServerConnection] = set()
         self._capable: set[ServerConnection] = set()  # said client.capabilities server_requests
         self._server: Server | None = None
         self._port = 0
@@ -182,7 +181,6 @@ class DemoGateway:
         return None
 
     async def _serve(self, ws: ServerConnection) -> None:
-        self._conns.add(ws)
         ready = {"skin": {}, "change_events": True, "heartbeat": True, "replay_epoch": self._epoch}
         try:
             await self._send([ws], {"method": "event", "params": _event("gateway.ready", ready)})
@@ -191,7 +189,6 @@ class DemoGateway:
         except ConnectionClosed:
             pass
         finally:
-            self._conns.discard(ws)
             self._capable.discard(ws)
             for session in self.sessions.values():
                 session.viewers.discard(ws)
@@ -215,7 +212,8 @@ class DemoGateway:
             return
         rpc_id, method, params = frame.get("id"), frame.get("method"), frame.get("params")
         if method is None:
-            self._answer(frame)
+            if "result" in frame or "error" in frame:
+                self._answer(frame)
             return
         params = params if isinstance(params, dict) else {}
         handler = getattr(self, "_rpc_" + str(method).replace(".", "_"), None)
@@ -412,12 +410,16 @@ class DemoGateway:
     async def run(self, session: Session, commands: Sequence[Command]) -> set[str]:
         """Adjacent terminal calls: ask for all at once, run in call order; returns what ran.
 
-        As on a desktop session of the B gateway, every command that needs a person is asked
-        before any runs, and each runs only once its own answer is in. YOLO and earlier
-        session/always answers let a command through without asking.
+        As on a desktop session of the B gateway, every command of a batch that needs a person
+        is asked before any starts (a lone call starts, then asks), and each runs only once its
+        own answer is in. YOLO and earlier session/always answers let a command through.
         """
         loop = asyncio.get_running_loop()
         deadline = None if self.approval_timeout is None else self.approval_timeout * self.speed
+        tools = [{"tool_id": self._tool_id(session), "name": "terminal"} for _ in commands]
+        lone = len(commands) == 1
+        if lone:
+            await self.emit(session, "tool.start", {**tools[0], "context": commands[0].command})
         asks = [
             None
             if c.pattern_key is None or session.yolo or c.pattern_key in session.allowed
@@ -431,11 +433,11 @@ class DemoGateway:
                 frame = {"id": ask.srq_id, "method": "approval", "params": ask.params()}
                 await self._send(session.viewers & self._capable, frame)
         ran: set[str] = set()
-        for command, ask in zip(commands, asks, strict=True):
-            tool = {"tool_id": self._tool_id(session), "name": "terminal"}
+        for command, ask, tool in zip(commands, asks, tools, strict=True):
             if ask is not None:
                 await self._wait(ask)
-            await self.emit(session, "tool.start", {**tool, "context": command.command})
+            if not lone:
+                await self.emit(session, "tool.start", {**tool, "context": command.command})
             if ask is None or ask.outcome in APPROVING:
                 await self.pause(command.duration)
                 self.executed.append(Execution(session.sid, command.command))
