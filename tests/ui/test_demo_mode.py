@@ -60,11 +60,9 @@ class DemoTray:
         gateway = self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
         if gateway is None:
             return None
-        # The tray names a session by its title plus its folder (desktop.model.session_names).
-        named = f"{title}{SEPARATOR}"
-        return next(
-            (s for s in gateway.sessions if s.title == title or s.title.startswith(named)), None
-        )
+        # The tray names a session by its title and folder; one shown before its title came
+        # keeps that first name and says the title after it (desktop.model.session_names).
+        return next((s for s in gateway.sessions if title in s.title.split(SEPARATOR)), None)
 
     def waiting(self, title: str) -> list[Any]:
         session, gateway = self.session(title), self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
