@@ -14,6 +14,7 @@ resumed it, so every followed session is resumed after each handshake (protocol.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -103,28 +104,41 @@ def resubscribe_all(core: GatewayCore) -> None:
 
 
 def poll_while_open(core: GatewayCore) -> None:
-    """0.20 says nothing when a request ends: ask its pending list while its rows are open.
+    """Ask the pending list of every session with rows open that only a list can close.
 
-    Every ``pending_poll_interval``, for each session with an open 0.20 row, unless a list for
-    it is already on its way.
+    0.20 says nothing when a request ends, and tui_gateway tells no other viewer when one
+    answers by a response frame: every ``open_poll_interval``, on a grid, unless a list for it
+    is already on its way. Only followed sessions: those the tray only observes are on their own
+    plan (``observed``), the rows of others are read-only; with no such row open nothing is asked.
     """
-    sessions = core.lifecycle.by_id if core.dialect is Dialect.HERMES020 else frozenset()
-    if not sessions or not core.connected:
+    book = core.session_book
+    polled = core.lifecycle.polled if core.dialect in POLLS_PENDING and core.connected else ()
+    sessions = sorted(s for s in polled if book.is_followed(s) and not book.is_observed(s))
+    if not sessions:
         core.poll_at = None
         return
     now = core.clock()
-    if core.poll_at is None:
-        core.poll_at = now + core.settings.pending_poll_interval
-    elif now >= core.poll_at:
-        core.poll_at = now + core.settings.pending_poll_interval
-        for session_id in sorted(sessions):
-            if not core.outbox.awaits(Purpose.PENDING, session_id):
-                poll_pending(core, session_id)
+    if core.poll_at is not None and now >= core.poll_at:
+        for session_id in sessions:
+            poll_pending(core, session_id)
+    if core.poll_at is None or now >= core.poll_at:
+        core.poll_at = next_on_grid(now, core.settings.open_poll_interval)
+
+
+def next_on_grid(now: float, interval: float) -> float:
+    """The first multiple of ``interval`` after ``now``: sessions on one plan are asked together."""
+    return (math.floor(now / interval) + 1) * interval
 
 
 def poll_pending(core: GatewayCore, session_id: str) -> int | None:
-    """B and 0.20: ask ``approval.pending`` which requests still wait (others end)."""
+    """B and 0.20: ask ``approval.pending`` which requests still wait (others end).
+
+    None when it cannot be asked, or a list asked for the session is still on its way (its
+    answer judges every row that arrived before it).
+    """
     if core.dialect not in POLLS_PENDING or core.session_book.get(session_id) is None:
+        return None
+    if core.outbox.awaits(Purpose.PENDING, session_id):
         return None
     return _ask(core, "approval.pending", {"session_id": session_id}, Purpose.PENDING, session_id)
 

@@ -19,6 +19,7 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from desktop.core.connection import poll_pending
 from desktop.core.events import RpcError, RpcResponded
 from desktop.core.jsonrpc import encode_request, encode_result
 from desktop.core.model import Action, Approval, ApprovalPhase, Choice, DecisionResult, Dialect
@@ -210,12 +211,19 @@ def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
 
 
 def frame_written(core: GatewayCore, frame_id: int) -> None:
+    """B: a written answer is final; the session's list is asked at once (see ``answered``)."""
     record = core.outbox.settle(frame_id)
     if record is None or not record.approval_key or record.frame.rpc_id is not None:
         return  # an RPC-carried decision stays SENDING ("sent") until its reply
     row = core.lifecycle.get(record.approval_key)
     if row is not None:
         core.lifecycle.frame_written(row, frame_id)
+        answered(core, row.session_id)
+
+
+def answered(core: GatewayCore, session_id: str) -> None:
+    """Right after an answer, ask which requests still wait: B and 0.20 re-ask or end others."""
+    poll_pending(core, session_id)
 
 
 def frame_failed(core: GatewayCore, frame_id: int, maybe_sent: bool) -> None:

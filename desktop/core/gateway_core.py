@@ -76,7 +76,7 @@ class GatewayCore:
         self.use_dialect(None)
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
-        self.poll_at: float | None = None  # 0.20: when approval.pending is next asked (rows open)
+        self.poll_at: float | None = None  # when open rows' pending lists are next asked
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -287,14 +287,14 @@ class GatewayCore:
         return session.cwd if session is not None else ""
 
     def _finish(self) -> None:
-        """End of every input: 0.20's pending lists, time-driven changes, SessionChanged."""
+        """End of every input: pending lists, time-driven changes, SessionChanged."""
         lifecycle, prompts = self.lifecycle, self.prompt_book
         lifecycle.tick()  # the open rows as of now (the polls below change none)
-        if lifecycle.by_id or self.poll_at is not None:
+        if lifecycle.polled or self.poll_at is not None:
             connection.poll_while_open(self)
         watch = self.observed
         if watch.active and watch.plan_due(
-            self.clock(), lifecycle.by_id, bool(self.session_book.changed)
+            self.clock(), lifecycle.polled, bool(self.session_book.changed)
         ):
             observed.poll_due(self)
         prompts.tick()

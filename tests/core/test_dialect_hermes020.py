@@ -94,7 +94,7 @@ def test_the_pending_list_ends_what_no_longer_waits_and_shows_what_was_missed() 
     listed.pop("choices", None)  # the pending list omits them
     drv.feed(result(poll, {"approvals": [listed]}))
     cb, ca = drv.rows()
-    assert cb.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert cb.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert (ca.command, ca.answerable) == (listed["command"], True)
     assert ca.choices == (Choice.ONCE, Choice.SESSION, Choice.ALWAYS, Choice.DENY)
 
@@ -106,12 +106,12 @@ def test_the_pending_list_is_asked_on_a_timer_only_while_rows_are_open() -> None
     drv.feed(asks[0])
     deadline = drv.core.next_deadline()
     assert deadline is not None
-    assert deadline <= drv.now + drv.settings.pending_poll_interval
-    drv.advance(drv.settings.pending_poll_interval)
+    assert deadline <= drv.now + drv.settings.open_poll_interval
+    drv.advance(drv.settings.open_poll_interval)
     drv.core.tick()
     drv.flush()
     [poll] = drv.requests("approval.pending")
-    drv.advance(drv.settings.pending_poll_interval)
+    drv.advance(drv.settings.open_poll_interval)
     drv.core.tick()
     drv.flush()
     assert len(drv.requests("approval.pending")) == 1  # one on its way: none piled on it
@@ -133,7 +133,7 @@ def test_after_a_reconnect_the_pending_list_confirms_what_still_waits() -> None:
     [poll] = drv.requests("approval.pending")
     drv.feed(result(poll["id"], {"approvals": [asks[1]["params"]["payload"]]}))
     cb, ca = drv.rows()
-    assert cb.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert cb.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert (ca.phase, ca.answerable) == (ApprovalPhase.WAITING, True)
 
 

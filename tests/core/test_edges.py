@@ -271,7 +271,7 @@ def test_approval_pending_answers_without_a_list_or_for_other_rows_change_nothin
         drv.flush()
         drv.feed(result(rpc, body))
     srq_row, fifo_row = drv.rows()
-    assert srq_row.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert srq_row.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert fifo_row.outcome is None
 
 

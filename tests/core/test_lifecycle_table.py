@@ -103,6 +103,10 @@ INPUTS: dict[Input, tuple[RowKind, Callable[[Bench, Row], None]]] = {
     Input.HEAD_IN_DOUBT: (RowKind.FIFO, lambda b, r: b.lc.doubt_head("s1", 0)),
     Input.LISTED: (RowKind.SERVER_REQUEST, lambda b, r: b.lc.listed("s1", [r.key], r.seq)),
     Input.NOT_LISTED: (RowKind.SERVER_REQUEST, lambda b, r: b.lc.listed("s1", [], r.seq)),
+    Input.NOT_PENDING: (
+        RowKind.SERVER_REQUEST,
+        lambda b, r: b.lc.pending_listed("s1", [], r.seq),
+    ),
     Input.DECIDED: (RowKind.FIFO, lambda b, r: b.lc.decided(r, Choice.ONCE, 99)),
     Input.FRAME_WRITTEN: (
         RowKind.SERVER_REQUEST,

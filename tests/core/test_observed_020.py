@@ -99,13 +99,13 @@ def test_the_plan_asks_working_sessions_open_rows_more_often_and_idle_ones_not_a
     drv.advance(settings.observe_poll_interval)
     assert polls(drv) == 2, "a working session is asked every observe_poll_interval"
     answer_pending(drv, entry())
-    drv.advance(settings.observe_open_poll_interval)
+    drv.advance(settings.open_poll_interval)
     assert polls(drv) == 3, "with a row open it is asked sooner"
-    drv.advance(settings.observe_open_poll_interval)
+    drv.advance(settings.open_poll_interval)
     assert polls(drv) == 3, "never a second list while one is on its way"
     answer_pending(drv)  # answered in the window meanwhile: the row ends, and is not answerable
     [ended] = drv.rows()
-    assert ended.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert ended.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert not ended.answerable
     listed(drv, row(status="idle"))
     assert not drv.core.session(THEIRS).running
@@ -204,7 +204,7 @@ def test_a_session_that_leaves_the_list_ends_its_rows() -> None:
 def test_a_pending_list_refused_as_session_not_found_ends_its_rows() -> None:
     drv = listed(connected(), row(), row("s0000002"))
     answer_pending(drv, entry())
-    drv.advance(drv.settings.observe_open_poll_interval)
+    drv.advance(drv.settings.open_poll_interval)
     [poll] = [p for p in drv.requests("approval.pending") if p["params"]["session_id"] == THEIRS][
         -1:
     ]
@@ -241,7 +241,7 @@ def test_reconnect_asks_again_without_resuming_and_confirms_what_still_waits() -
     assert drv.core.session(THEIRS).stored_session_id not in resumed
     answer_pending(drv, entry(RID2, "rm -rf /tmp/w2"))
     first, second = drv.rows()
-    assert first.outcome == outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+    assert first.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert (second.phase, second.answerable) == (ApprovalPhase.WAITING, True)
 
 
