@@ -542,7 +542,7 @@ class ApprovalLifecycle:
         listed: Callable[[Row], bool | None],
         gone: tuple[Input, Outcome],
     ) -> None:
-        """Open rows up to ``watermark`` move on ``listed``: True listed, False gone, None unsure."""
+        """Open rows up to ``watermark`` move by ``listed``: True kept, False gone, None unsure."""
         unlisted, outcome = gone
         for row in self.open_rows(session_id):
             if row.kind not in kinds or row.phase not in OPEN_PHASES or row.seq > watermark:
