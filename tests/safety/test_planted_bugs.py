@@ -7,6 +7,7 @@ to the first violation are printed in the campaign summary and asserted to stay 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,8 @@ PARALLEL_A = RunConfig(
     server=ServerConfig(max_open_a=2, ask_only_when_viewed=True, other_viewers=False),
     network_faults=False,
 )
+
+SLOW_LISTS = dataclasses.replace(RunConfig(Dialect.B).settings(), open_poll_interval=3600.0)
 
 
 def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
@@ -105,6 +108,12 @@ def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(window_requests, "decline_code", lambda method, **_: -32601)
 
 
+def rows_answered_elsewhere_stay_answerable(mp: pytest.MonkeyPatch) -> None:
+    """Bug: a pending list that no longer holds a request leaves its row waiting."""
+    mp.delitem(lifecycle.TABLE, (Input.NOT_PENDING, ApprovalPhase.WAITING))
+    mp.delitem(lifecycle.TABLE, (Input.NOT_PENDING, ApprovalPhase.STALE))
+
+
 @dataclass(frozen=True)
 class Plant:
     name: str
@@ -142,7 +151,15 @@ PLANTS = [
     Plant(
         "B: a re-used srq id keeps its old row",
         reused_ids_keep_their_row,
-        RunConfig(Dialect.B, steps=100),
+        # Pending lists close the old row once its request is gone, usually before the person
+        # answers it: with lists asked rarely and no other surface answering, the id's mapping
+        # alone must keep answers exact.
+        RunConfig(
+            Dialect.B,
+            steps=100,
+            server=ServerConfig(other_viewers=False),
+            core_settings=SLOW_LISTS,
+        ),
     ),
     Plant(
         "C: a re-used prompt id keeps its old row",
@@ -157,6 +174,11 @@ PLANTS = [
     Plant(
         "B: window requests refused with -32601",
         window_requests_refused,
+        RunConfig(Dialect.B, steps=100),
+    ),
+    Plant(
+        "B: a row answered elsewhere stays answerable",
+        rows_answered_elsewhere_stay_answerable,
         RunConfig(Dialect.B, steps=100),
     ),
     Plant(

@@ -86,6 +86,8 @@ class Outgoing:
     text: str
     sent_at: float
     approval: ServerApproval | None = None
+    # A pending list's reply: the request ids it omits because another surface answered them.
+    answered_elsewhere: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

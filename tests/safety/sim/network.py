@@ -10,9 +10,11 @@ written as "maybe sent" and everything still queued as "certainly not sent" — 
 
 from __future__ import annotations
 
+import json
+
 from desktop.core.model import Dialect
 from tests.safety.sim.chooser import chance
-from tests.safety.sim.model import InFlight
+from tests.safety.sim.model import InFlight, Outgoing
 from tests.safety.sim.world import SimWorld
 
 WRITE_FAULT_PERCENT = 3
@@ -21,7 +23,23 @@ WRITE_FAULT_PERCENT = 3
 def deliver_to_core(world: SimWorld) -> None:
     item = world.to_client.popleft()
     world.core.receive_text(item.text)
+    if item.answered_elsewhere:
+        check_answered_elsewhere(world, item)
     world.after_input(item.approval)
+
+
+def check_answered_elsewhere(world: SimWorld, item: Outgoing) -> None:
+    """After a pending list omits a request another surface answered, its row is done.
+
+    Only rows that existed when the core asked (the list's watermark) are judged.
+    """
+    asked_at = world.lists_asked.pop(json.loads(item.text).get("id"), None)
+    if asked_at is None:
+        return
+    for row in world.core.approvals():
+        gone = row.wire.request_id in item.answered_elsewhere
+        if gone and row.answerable and row.arrived_at < asked_at:
+            world.report("a row answered elsewhere is still answerable", row.key)
 
 
 def deliver_to_server(world: SimWorld) -> None:

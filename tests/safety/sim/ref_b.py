@@ -21,7 +21,7 @@ from tests.gatewaymodel.dialect import b_capabilities
 from tests.safety.sim import frames, id_reuse
 from tests.safety.sim.agent import Action, AgentServer
 from tests.safety.sim.chooser import chance, pick
-from tests.safety.sim.model import Attribution, Json, RefSession, ServerApproval
+from tests.safety.sim.model import Attribution, Json, Outgoing, RefSession, ServerApproval
 
 WINDOW_METHODS = ("terminal.read", "window.read", "preview.read", "preview.act", "tour")
 NOT_SHOWN = 4404
@@ -147,7 +147,14 @@ class RefServerB(AgentServer):
                     rules.b_pending_item(self._asks[a.ident], a.request_id) for a in items
                 ]
             }
-            self.reply(frames.result(rpc_id, body))
+            others = [] if session is None else session.asked
+            gone = {a.request_id for a in others if a.closed_by == "other"}
+            gone -= {a.request_id for a in items}
+            if self.connected:
+                reply = frames.result(rpc_id, body)
+                self.outbox.append(
+                    Outgoing(reply, self.clock(), answered_elsewhere=frozenset(gone))
+                )
             return
         super().on_other(rpc_id, method, params)
 

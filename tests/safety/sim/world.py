@@ -58,6 +58,7 @@ class SimWorld:
         self.pump: deque[tuple[OutboundFrame, Attribution | None, float]] = deque()
         self.to_server: deque[InFlight] = deque()
         self.to_client: deque[Outgoing] = deque()
+        self.lists_asked: dict[int, float] = {}  # approval.pending rpc id -> when the core asked
         self.connected = False
         self.network_faults = True
         self.epoch = 0
@@ -126,6 +127,8 @@ class SimWorld:
                 taken.append(frame)
                 self._check_shape(frame, attribution)
                 mine = attribution if frame.is_decision else None
+                if frame.rpc_id is not None and '"approval.pending"' in frame.text:
+                    self.lists_asked[frame.rpc_id] = self.now
                 if self.connected:
                     self.pump.append((frame, mine, self.now))
                 else:
