@@ -20,6 +20,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from desktop.core import outcomes
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
@@ -114,6 +115,11 @@ def fill_states(dialog: ApprovalDialog) -> None:
             "",
         ),
         ("pip install -U pip", lambda a: resolved(a, OutcomeKind.EXPIRED), ""),
+        (
+            "rm -rf dist/",
+            lambda a: resolved(a, OutcomeKind.WITHDRAWN, reason=outcomes.NOT_PENDING),
+            "",
+        ),
         (
             "git reset --hard",
             lambda a: resolved(a, OutcomeKind.UNKNOWN, reason="connection lost"),
