@@ -70,6 +70,24 @@ class Harness:
 
 
 @contextlib.asynccontextmanager
+async def client_on(
+    url: str, *, settings: ConnectionSettings = QUICK, **options: Any
+) -> AsyncIterator[tuple[GatewayClient, Recorder]]:
+    """A running real client (and its recorder) on the gateway at ``url``; closed after."""
+    endpoint = GatewayEndpoint("gw", "Gateway", EndpointKind.URL, url=url)
+    rec = Recorder()
+    client = GatewayClient(
+        endpoint, listener=rec, backoff=FAST, connection_settings=settings, **options
+    )
+    runner = asyncio.create_task(client.run())
+    try:
+        yield client, rec
+    finally:
+        await client.close()
+        await runner
+
+
+@contextlib.asynccontextmanager
 async def running(
     dialect: str,
     home: Path,

@@ -10,13 +10,9 @@ the fake never runs their commands; #1 stays the person's to answer.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from desktop.core import outcomes
 from desktop.core.model import Approval, ApprovalPhase, Choice
@@ -25,15 +21,6 @@ from tests.gateway.fake.support import BATCH_ABC, A, B, C, RawClient, ready
 from tests.gateway.fake_harness import Harness, running
 
 SCRATCH = "/tmp/hermes-scratch"
-
-
-@pytest.fixture
-def home() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="hae", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def open_rows(h: Harness, session_id: str) -> list[Approval]:
@@ -45,10 +32,10 @@ def open_rows(h: Harness, session_id: str) -> list[Approval]:
 
 
 def test_b_rows_the_window_denied_by_frame_end_answered_elsewhere_within_two_seconds(
-    home: Path, arun: Callable[..., Any]
+    tmp_path: Path, arun: Callable[..., Any]
 ) -> None:
     async def scenario() -> None:
-        async with running("B", home) as h:
+        async with running("B", tmp_path) as h:
             await h.rec.wait_state(ConnectionState.CONNECTED)
             other = h.fake.create_session(cwd=SCRATCH, title="From the Hermes window")
             await h.fake.wait_for(lambda: other.sid in h.client.follower.adopted, what="followed")

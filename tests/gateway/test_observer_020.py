@@ -20,8 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from tests.gateway.fake_harness import FAST, QUICK
+from tests.gateway.fake_harness import client_on
 from tests.gateway.recorder import Recorder
 
 RID = "805c63813b5e4e569ed85ada53dff513"
@@ -92,21 +91,9 @@ async def running(
 ) -> AsyncIterator[tuple[GatewayClient, Recorder]]:
     async with serve(gateway.handler, "127.0.0.1", 0) as server:
         port = server.sockets[0].getsockname()[1]
-        endpoint = GatewayEndpoint("g20", "0.20", EndpointKind.URL, url=f"ws://127.0.0.1:{port}")
-        rec = Recorder()
-        client = GatewayClient(
-            endpoint,
-            listener=rec,
-            backoff=FAST,
-            connection_settings=QUICK,
-            follow_all=follow_all,
-        )
-        runner = asyncio.create_task(client.run())
-        try:
+        url = f"ws://127.0.0.1:{port}"
+        async with client_on(url, follow_all=follow_all) as (client, rec):
             yield client, rec
-        finally:
-            await client.close()
-            await runner
 
 
 def open_rows(client: GatewayClient) -> list[Approval]:

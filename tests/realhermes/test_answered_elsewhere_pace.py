@@ -27,9 +27,8 @@ from pathlib import Path
 import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.gateway.client import ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from tests.gateway.fake_harness import FAST
+from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
+from tests.gateway.fake_harness import client_on
 from tests.gateway.recorder import Recorder
 from tests.peers.fake_model import FakeModel, commands_script
 from tests.peers.fixtures import StartHermes
@@ -42,16 +41,10 @@ TURN_S = 60.0
 
 @contextlib.asynccontextmanager
 async def tray(server: HermesServer) -> AsyncIterator[tuple[GatewayClient, Recorder]]:
-    endpoint = GatewayEndpoint("pace", "pace", EndpointKind.URL, url=server.url)
-    rec = Recorder()
-    client = GatewayClient(endpoint, listener=rec, backoff=FAST)
-    runner = asyncio.create_task(client.run())
-    try:
+    """The real client, with the default connection settings a tray uses."""
+    async with client_on(server.url, settings=ConnectionSettings()) as (client, rec):
         await rec.wait_for(lambda: client.core.dialect is not None, 30.0)
         yield client, rec
-    finally:
-        await client.close()
-        await runner
 
 
 def open_rows(client: GatewayClient) -> list[Approval]:
