@@ -9,8 +9,9 @@ WebSocket client (the Hermes window) that denies the one waiting command:
 * axisrow 0.20.1.2: the window's session is observed through ``approval.pending``; the window
   answers by ``request_id``.
 * iot 0.22.2.post1 (B): the tray follows the window's session and joins its fan-out; the
-  window answers by a response frame, which cancels nothing at other viewers; only the tray's
-  ``approval.pending`` poll says it no longer waits.
+  window answers by a response frame, which cancels nothing at other viewers. A lone command's
+  blocked ``tool.complete`` usually ends the row before the next ``approval.pending`` poll
+  (rows of a batch still waiting behind another: ``tests/e2e/test_answered_elsewhere.py``).
 
 Every case checks on disk that the denied command never ran and that the tray refuses to
 answer the ended row. The figure printed is the time from the window's answer to the row's end
