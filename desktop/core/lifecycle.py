@@ -192,6 +192,7 @@ class Row:
     asked_because: AskedBecause = FIRST_ASK
     context: CallContext = NO_CONTEXT
     result: RunResult | None = None
+    replaces: str = ""  # the open row whose wire id this request re-used
     shown: Approval | None = None  # the value last handed out
 
     @property
@@ -210,7 +211,7 @@ class Row:
                 *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
                 *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
                 *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
-                *(self.wire, self.asked_because, self.context, self.result),
+                *(self.wire, self.asked_because, self.context, self.result, self.replaces),
             ],
         )
 
@@ -362,13 +363,16 @@ class ApprovalLifecycle:
             self._end_input()
             return existing
         ident = wire_ident(asked)
+        replaces = ""
         if ident is not None:
             for old in list(self._by_ident.get((asked.kind, ident), ())):
                 if old.phase is not R:
+                    replaces = old.key
                     left = not self._replaced(old)
                     if left and old.asked.execution_generation == asked.execution_generation:
                         doubt = ANSWER_UNDER_ID
         row = self._new_row(asked, epoch, doubt)
+        row.replaces = replaces
         self._sink.append(ApprovalRequested(self._frozen(row)))
         self._end_input()
         return row

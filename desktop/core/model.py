@@ -300,6 +300,7 @@ class Approval:
     asked_because: AskedBecause = FIRST_ASK
     context: CallContext = NO_CONTEXT
     result: RunResult | None = None  # what happened to the command, once the gateway says
+    replaces: str = ""  # key of the open row whose wire id this request re-used (another ask)
 
     @property
     def action(self) -> Action:

@@ -41,6 +41,7 @@ def test_b_an_id_back_with_another_description_is_another_request() -> None:
     old, new = drv.rows()
     assert old.outcome == REPLACED
     assert (new.description, new.phase) == ("something else entirely", ApprovalPhase.WAITING)
+    assert (new.replaces, old.replaces) == (old.key, "")  # surfaces give it a longer look
 
 
 def test_b_a_resume_snapshot_that_files_other_content_under_a_known_id_replaces_the_row() -> None:

@@ -22,7 +22,7 @@ model can address them by integer id.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -231,8 +231,10 @@ class ApprovalBoard:
         index = rows.index(current) + step
         return rows[max(0, min(index, len(rows) - 1))]
 
-    def next_open(self, after: RowId | None) -> RowEntry | None:
-        """The first row below ``after`` still waiting for the person, else the first above it.
+    def next_open(
+        self, after: RowId | None, eligible: Callable[[RowEntry], bool] = lambda _: True
+    ) -> RowEntry | None:
+        """The first ``eligible`` row below ``after`` still waiting for the person, else above.
 
         Rows whose decision is already on its way (``awaiting_core``) are skipped.
         """
@@ -240,7 +242,7 @@ class ApprovalBoard:
         current = self._rows.get(after) if after else None
         start = rows.index(current) + 1 if current is not None else 0
         for r in rows[start:] + rows[:start]:
-            if r.is_open and not r.awaiting_core and r is not current:
+            if r.is_open and not r.awaiting_core and r is not current and eligible(r):
                 return r
         return None
 

@@ -28,6 +28,26 @@ from desktop.model.approvals.layout import BatchGroup, RowEntry, in_arrival_orde
 from desktop.model.approvals.risk_gate import Assess, is_high
 
 
+def selectable_by_itself(row: RowEntry, assess: Assess | None) -> bool:
+    """The selection may move onto this row by itself (after an answer, or when its row ends).
+
+    Never onto a request that re-used an open row's id (it took that row's place under the
+    person's eyes) nor onto a high-risk one: a key pressed for the row that just left must not
+    land there. The person can still move onto them with the arrows or a click.
+    """
+    a = row.approval
+    return not a.replaces and not is_high(assess, a.command, a.context.cwd)
+
+
+def key_dwell(row: RowEntry, dwell: float) -> float:
+    """How long a key must wait on ``row``: a request under a re-used id waits as long as a batch.
+
+    A click or key is decided before it lands (``seen``); a replacement is a new command in an
+    old row's place, so it needs the longer look ``seen.BATCH_DWELL_S`` asks of a batch.
+    """
+    return max(dwell, seen.BATCH_DWELL_S) if row.approval.replaces else dwell
+
+
 def counts_down(row: RowEntry) -> bool:
     """The row shows a live countdown (it is open and has an expiry)."""
     return row.is_open and row.approval.expires_at is not None

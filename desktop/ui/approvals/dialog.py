@@ -168,7 +168,11 @@ class ApprovalDialog(QDialog):
         if selected is None or not selected.is_open or selected.awaiting_core:
             # The selected row was answered, ended or replaced (or nothing is selected): move on
             # to the next waiting row. A key still needs key_dwell on it before it answers.
-            after = self.model.board.next_open(self._selected)
+            after = (
+                self._next_selection(self._selected)
+                if self._selected is not None
+                else self.model.board.next_open(None)  # the first look: any waiting row
+            )
             if after is not None:
                 self._select(after)
         if self._yolo_on(gateway_id, approval.session_id):
@@ -351,7 +355,7 @@ class ApprovalDialog(QDialog):
 
     def _advance_from(self, row: RowEntry) -> None:
         if self._selected == row.row_id:
-            self._select(self.model.board.next_open(row.row_id) or row)
+            self._select(self._next_selection(row.row_id) or row)
 
     def _on_choice_clicked(self, row: RowEntry, choice: Choice) -> None:
         self._select(row)
@@ -424,7 +428,7 @@ class ApprovalDialog(QDialog):
             self._confirmation[0].cancel()
         selected = self.selected_row()
         if selected is not None and selected.uid in leaving:
-            after = self.model.board.next_open(selected.row_id)
+            after = self._next_selection(selected.row_id)
             self._select(after if after is not None and after.uid not in leaving else None)
 
     def _after_removal(self) -> None:
@@ -500,9 +504,16 @@ class ApprovalDialog(QDialog):
         if card is not None:
             card.command.scroll_page(pages)
 
+    def _next_selection(self, after: RowId | None) -> RowEntry | None:
+        """Where the selection moves by itself: never onto a replacement or a high-risk row."""
+        return self.model.board.next_open(
+            after, lambda r: rules.selectable_by_itself(r, self._assess)
+        )
+
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)
-        return seen.key_ready(since, self._selected_at, self._clock(), self._key_dwell)
+        dwell = rules.key_dwell(row, self._key_dwell)
+        return seen.key_ready(since, self._selected_at, self._clock(), dwell)
 
     def _can_decide_selected(self, choice: Choice) -> bool:
         row = self.selected_row()

@@ -10,12 +10,22 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from desktop.core.events import ApprovalChanged
-from desktop.core.model import Approval, ApprovalPhase, Choice, Outcome, OutcomeKind
+from desktop.core.model import (
+    Approval,
+    ApprovalPhase,
+    CallContext,
+    Choice,
+    Outcome,
+    OutcomeKind,
+)
 from desktop.model.app_state import AppState
 from desktop.model.approvals.layout import RowEntry, RowStore
 
 ALL_CHOICES = (Choice.ONCE, Choice.SESSION, Choice.ALWAYS, Choice.DENY)
 HOSTILE = "<b>x</b> <img src=x> <a href='https://evil.example'>go</a> \u202eexe.txt \u200bzw"
+
+
+SHOP = "/home/ann/src/shop"  # the task's folder of the rows made here
 
 
 def approval(
@@ -37,6 +47,7 @@ def approval(
         description="recursive delete",
         pattern_keys=("recursive_delete",),
         choices=ALL_CHOICES,
+        context=CallContext(cwd=SHOP),  # build/ inside it: routine, below high risk
     )
     return replace(base, **overrides)
 

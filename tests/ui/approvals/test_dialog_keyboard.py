@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QEvent, Qt
@@ -10,12 +11,13 @@ from PySide6.QtGui import QAccessible, QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop.core.model import ApprovalPhase, Choice
+from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
 from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
-from tests.model.approvals.factory import FakeClock, approval
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, upsert
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
+SHOP = "/home/ann/src/shop"
 
 K = Qt.Key
 M = Qt.KeyboardModifier
@@ -258,7 +260,7 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
 ) -> None:
     for i, command in enumerate(("rm -rf build/", "ls -la", "cat notes\u202etxt.sh")):
         a = approval(f"r{i}", position=i, command=command, expires_at=clock.now + 300)
-        upsert(dialog, "g", "G", a, "")
+        upsert(dialog, "g", "G", replace(a, context=NO_CONTEXT), "")  # no folder: build/ is high
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     view = dialog.list_view
@@ -282,3 +284,51 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     hidden = _heard(view)
     assert "Command: cat notes⟨U+202E⟩txt.sh. ⚠ Hidden characters" in hidden
     assert "U+202E RIGHT-TO-LEFT OVERRIDE. Check the command carefully. Hermes flagged" in hidden
+
+
+def test_a_request_under_the_selected_rows_id_never_takes_the_selection(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
+) -> None:
+    first = approval("a", command="ls -la")
+    upsert(dialog, "g", "G", first, "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    assert selected(dialog) == "a"
+    # The gateway re-uses the selected request's id for another command (N2).
+    upsert(dialog, "g", "G", resolved(first, OutcomeKind.WITHDRAWN, reason="replaced"), "")
+    upsert(dialog, "g", "G", approval("a2", command="rm -rf ~/important", replaces="a"), "")
+    assert selected(dialog) != "a2"
+    look(dialog, clock, 0.7)
+    tap(dialog.list_view, K.Key_A)  # meant for the row that just left
+    assert decisions.keys == []
+    tap(dialog.list_view, K.Key_Down)  # the person moves onto it on purpose
+    assert selected(dialog) == "a2"
+    look(dialog, clock, 0.7)
+    tap(dialog.list_view, K.Key_D)
+    assert decisions.keys == []  # a replacement needs the longer look first
+    look(dialog, clock, 0.2)
+    tap(dialog.list_view, K.Key_D)
+    assert decisions.keys == ["a2"]
+
+
+def test_after_an_answer_the_selection_skips_high_risk_rows(
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder
+) -> None:
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    qtbot.addWidget(d)
+    d.decision_requested.connect(decisions)
+    upsert(d, "g", "G", approval("a", command="ls -la", context=CallContext(cwd=SHOP)), "")
+    upsert(d, "g", "G", approval("b", command="rm -rf ~", position=1), "")
+    upsert(
+        d,
+        "g",
+        "G",
+        approval("c", command="rm -rf build", position=2, context=CallContext(cwd=SHOP)),
+        "",
+    )
+    d.present(activate=False)
+    qtbot.waitExposed(d)
+    tap(d.list_view, K.Key_A)
+    assert decisions.keys == ["a"]
+    assert selected(d) == "c"  # not "rm -rf ~", which the key was not meant for
+    d.close()

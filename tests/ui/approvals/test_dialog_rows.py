@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from desktop.core.model import NO_CONTEXT, ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from desktop.ui.approvals.style import STYLESHEET
@@ -204,7 +204,7 @@ def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
     """The sheet greys those children by rules that name the card's state, not their own."""
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    upsert(dialog, "g", "G", approval("a", description="lists a folder"), "")
+    upsert(dialog, "g", "G", approval("a", description="lists a folder", context=NO_CONTEXT), "")
     card = shown_card(dialog, "a")
     qtbot.waitUntil(card.isVisible)
     shaded = card.shaded_when_resolved()

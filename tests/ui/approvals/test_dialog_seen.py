@@ -143,11 +143,11 @@ def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
     shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock, decisions: Recorder
 ) -> None:
     upsert(shown, "g", "G", approval("ls", command="ls -la"), "")
-    upsert(shown, "g", "G", approval("rm", position=1, command="rm -rf build/"), "")
+    upsert(shown, "g", "G", approval("rm", position=1, command="rm -rf /srv/build"), "")
     look(shown, clock)
     qtbot.mouseClick(batch_card(shown, "ls").approve_all, Qt.MouseButton.LeftButton)
     assert decisions.keys == ["ls"]
-    assert "Command 2: rm -rf build/" in shown.notice.text()
+    assert "Command 2: rm -rf /srv/build" in shown.notice.text()
 
 
 def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import (
+    NO_CONTEXT,
     AskedBecause,
     AskReason,
     CallContext,
@@ -104,7 +105,7 @@ def test_folder_tool_and_agent_message_in_quiet_lines(dialog: ApprovalDialog, qt
 
 
 def test_no_context_no_lines(dialog: ApprovalDialog) -> None:
-    upsert(dialog, "g", "G", approval("a"), "")
+    upsert(dialog, "g", "G", approval("a", context=NO_CONTEXT), "")
     card = card_of(dialog, "a")
     assert card.context.isHidden()
     assert card.agent.isHidden()
