@@ -14,7 +14,7 @@ asks the person about all of them. The lens must grade within that set:
 from __future__ import annotations
 
 SHOP = "/home/ann/src/shop"
-API = "/srv/work/api"
+API = "/srv/app/api"
 SITE = "/Users/bo/code/site"
 
 ROUTINE: tuple[tuple[str, str], ...] = (
@@ -146,7 +146,7 @@ ROUTINE: tuple[tuple[str, str], ...] = (
     ("rm -rf .git/hooks/pre-commit", SHOP),
     ("rm -rf /home/ann/src/shop/build", SHOP),
     ("rm -rf /home/ann/src/shop/node_modules", SHOP),
-    ("rm -rf /srv/work/api/target", API),
+    ("rm -rf /srv/app/api/target", API),
     ("rm -rf /tmp/pytest-of-ann", SHOP),
     ("rm -rf /tmp/shop-test-run", SHOP),
     ("rm -f /tmp/out.json", API),
@@ -245,7 +245,7 @@ CATASTROPHIC: tuple[tuple[str, str], ...] = (
     ("rm -rf /var/lib/docker", API),
     ("rm -rf /opt", API),
     ("rm -rf /srv", API),
-    ("rm -rf /srv/work", API),
+    ("rm -rf /srv/app", API),
     ("rm -rf /boot", SHOP),
     ("rm -rf /lib64", SHOP),
     ("rm /etc/passwd", SHOP),
@@ -356,3 +356,19 @@ CATASTROPHIC: tuple[tuple[str, str], ...] = (
     ("rm -rf build", "/"),
     ("rm -rf build", "/home/ann"),
 )
+
+
+def figures() -> str:
+    """The two figures the README reports, measured on this table."""
+    from desktop.risk import RiskLevel, assess
+
+    high = sum(assess(c, cwd).level is RiskLevel.HIGH for c, cwd in CATASTROPHIC)
+    below = sum(assess(c, cwd).level < RiskLevel.HIGH for c, cwd in ROUTINE)
+    return (
+        f"catastrophic: {high}/{len(CATASTROPHIC)} high ({high / len(CATASTROPHIC):.0%}); "
+        f"routine, contained: {below}/{len(ROUTINE)} below high ({below / len(ROUTINE):.0%})"
+    )
+
+
+if __name__ == "__main__":
+    print(figures())
