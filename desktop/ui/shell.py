@@ -286,7 +286,7 @@ class TrayShell(QObject):
         if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
             self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
         elif gateway_id and batch_id:
-            self.dialog.focus_batch(gateway_id, batch_id)
+            self.dialog.focus_batch(gateway_id, batch_id, near=self.tray.tray.geometry())
         else:
             self.review()
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from PySide6.QtCore import QPoint
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.model.notify_policy import NotifySettings
+from desktop.model.window_place import EDGE
 from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
@@ -68,6 +70,9 @@ def test_the_dialog_withdraws_its_bubbles_and_closing_it_announces_what_waits(
             assert first.summary == "Approval needed — Build"
             shell.review_batch("g1", "b1")  # the person pressed Review
             await poll_until(lambda: shell.dialog.isActiveWindow())
+            # no tray geometry offscreen: at the left, out of the bubbles' column at the right
+            area = shell.dialog.screen().availableGeometry()
+            assert shell.dialog.pos() == QPoint(EDGE, area.y() + (area.height() - 640) // 2)
             await poll_until(lambda: notifyd.shown[0].closed)  # the dialog is the better place
             client.emit(ApprovalRequested(approval("k2", sid="s2", batch="b2", command="make b")))
             await poll_until(lambda: shell.dialog.pending_count() == 2)
