@@ -37,6 +37,8 @@ tested without a bus or a loop:
   the batch has that one command, the setting allows and the core says that exact approval can
   be answered with ``once`` (issue 17: a bubble may approve only what it shows);
 * command text can be kept out of notifications entirely (``show_commands``).
+* a gateway may be introduced once (:meth:`NotifyPolicy.introduce`): the built-in demo's first
+  bubble says it is the demo.
 
 Bodies are plain text (hidden characters revealed, bounded); escaping for a server that parses
 body markup is the sender's job, because only it knows the server's capabilities.
@@ -279,6 +281,7 @@ class NotifyPolicy:
         self._do_not_disturb = False
         self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
         self._dialog_attention = False  # the approval dialog is shown and active
+        self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
         self._dialog_shows: BatchShown = _nowhere
 
     # -- input -------------------------------------------------------------------------------
@@ -365,6 +368,10 @@ class NotifyPolicy:
                 b.dirty = False
                 self._pending[b.ref] = b
         return withdraw
+
+    def introduce(self, gateway_id: str, line: str) -> None:
+        """The first approval bubble about ``gateway_id`` begins with ``line`` (the demo's)."""
+        self._introductions[gateway_id] = line
 
     @property
     def holding(self) -> bool:
@@ -602,6 +609,8 @@ class NotifyPolicy:
             body = f"{self._deadline_line()}\n{body}"
         if batch.blocked:
             body = f"{batch.blocked}\n{body}"
+        if not update and (intro := self._introductions.pop(batch.gateway_id, "")):
+            body = f"{intro}\n{body}"
         actions: list[NotifyAction] = []
         if len(rows) == 1 and self.approvable(rows[0]):
             actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
@@ -641,12 +650,14 @@ class NotifyPolicy:
         gateways = {b.gateway_id for b in batches}
         title = f"{count} approval{'s' if count != 1 else ''} waiting"
         body = f"In {len(sessions)} session{'s' if len(sessions) != 1 else ''}: {names}"
-        blocked = [b.blocked for b in batches if b.blocked]
+        firsts = [b.blocked for b in batches if b.blocked][:1]
+        if not update:
+            firsts[:0] = [self._introductions.pop(g) for g in gateways if g in self._introductions]
         return NotificationPlan(
             gateways.pop() if len(gateways) == 1 else "",
             "",
             f"Answer soon — {title}" if urgent else title,
-            "\n".join([*blocked[:1], *([self._deadline_line()] if urgent else []), body]),
+            "\n".join([*firsts, *([self._deadline_line()] if urgent else []), body]),
             (NotifyAction(ActionKind.REVIEW, "Review", keys),),
             keys,
             urgent=urgent,

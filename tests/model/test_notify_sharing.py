@@ -185,3 +185,18 @@ def test_gnome_shell_keeps_three_buttons_with_review():
         "Review",
     ]
     assert fit_buttons(plan.actions, "Xfce Notify Daemon") == plan.actions
+
+
+def test_the_demos_first_bubble_says_it_is_the_demo():
+    p = policy()
+    p.introduce("demo", "Hermes Tray's demo: the commands are simulated; nothing runs.")
+    p.approval_requested("g", row("k0", command="ls"), "Real work", T)
+    [real] = p.due(T + 1)
+    assert real.body == "ls"
+    p.approval_changed("g", row("k0", command="ls", phase=ApprovalPhase.RESOLVED), T + 2)
+    p.approval_requested("demo", row("k1", command="make test"), "Fix the build", T + 3)
+    [first] = p.due(T + 4)
+    assert first.body == "Hermes Tray's demo: the commands are simulated; nothing runs.\nmake test"
+    p.approval_requested("demo", row("k2", "b2", command="make lint"), "Fix the build", T + 5)
+    [summary] = p.due(T + 6)  # later bubbles do not repeat it
+    assert "demo" not in summary.body
