@@ -642,14 +642,15 @@ class NotifyPolicy:
         """One bubble for several batches: the count of every row they wait on, Review only."""
         count = sum(len(self._open_rows(b)) for b in batches)
         urgent = any(b.escalated for b in batches)
-        sessions = list(dict.fromkeys(b.session_title for b in batches))
-        names = ", ".join(notification_text(t, 40) for t in sessions[:BODY_COMMANDS])
-        if len(sessions) > BODY_COMMANDS:
-            names += f" and {len(sessions) - BODY_COMMANDS} more"
+        sessions = len({(b.gateway_id, b.session_id) for b in batches})  # titles may repeat
+        titles = list(dict.fromkeys(b.session_title for b in batches))
+        names = ", ".join(notification_text(t, 40) for t in titles[:BODY_COMMANDS])
+        if len(titles) > BODY_COMMANDS:
+            names += f" and {len(titles) - BODY_COMMANDS} more"
         keys = tuple(a.key for b in batches for a in self._open_rows(b))
         gateways = {b.gateway_id for b in batches}
         title = f"{count} approval{'s' if count != 1 else ''} waiting"
-        body = f"In {len(sessions)} session{'s' if len(sessions) != 1 else ''}: {names}"
+        body = f"In {sessions} session{'s' if sessions != 1 else ''}: {names}"
         firsts = [b.blocked for b in batches if b.blocked][:1]
         if not update:
             firsts[:0] = [self._introductions.pop(g) for g in gateways if g in self._introductions]

@@ -200,3 +200,11 @@ def test_the_demos_first_bubble_says_it_is_the_demo():
     p.approval_requested("demo", row("k2", "b2", command="make lint"), "Fix the build", T + 5)
     [summary] = p.due(T + 6)  # later bubbles do not repeat it
     assert "demo" not in summary.body
+
+
+def test_the_summary_counts_sessions_not_their_titles():
+    p = policy()
+    p.approval_requested("g", row("k1", sid="s1"), "tmp", T)
+    p.approval_requested("g", row("k2", "b2", sid="s2"), "tmp", T)
+    [summary] = p.due(T + 1)
+    assert summary.body == "In 2 sessions: tmp"
