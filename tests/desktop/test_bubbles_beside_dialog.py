@@ -26,12 +26,8 @@ NOTIFY = NotifySettings(
 )
 
 
-def test_bubbles_come_back_beside_the_dialog_never_over_it(qapp, qloop, arun):
-    qapp.setQuitOnLastWindowClosed(False)
-    try:
-        arun(scenario(), timeout=90)
-    finally:
-        qapp.setQuitOnLastWindowClosed(True)
+def test_bubbles_come_back_beside_the_dialog_never_over_it(qloop, arun, keep_running):
+    arun(scenario(), timeout=90)
 
 
 async def bubbles() -> list[QRect]:

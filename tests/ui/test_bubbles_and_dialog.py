@@ -11,16 +11,13 @@ import contextlib
 import pytest
 from PySide6.QtCore import QPoint
 
-from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.core.events import ApprovalRequested
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.window_place import EDGE
-from desktop.platform.native_notify import NativeNotifier
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.shell import TrayShell
-from tests.model.builders import approval, session
+from tests.model.builders import approval
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, make_factory
-from tests.waiting import drain, poll_until
+from tests.ui.shell_on_bus import shell_on_bus
+from tests.waiting import poll_until
 
 FAST = NotifySettings(
     quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05, after_dialog=0.2
@@ -30,33 +27,11 @@ FAST = NotifySettings(
 @contextlib.asynccontextmanager
 async def tray(bus, qloop):
     notifyd = await FakeNotifyd.start(bus.address, ("actions", "body"))
-    clients: dict = {}
-    bridge = GatewayBridge(make_factory(clients))
-    shell = TrayShell(bridge, notify_settings=FAST, on_quit=lambda: None)
-    bridge.add_gateway(Endpoint("g1", "Local"))
-    bridge.start(qloop, NativeNotifier("Hermes Tray"))
-    await poll_until(lambda: clients["g1"].status.dialect)
-    clients["g1"].emit(SessionChanged(session("s1", "Build")))
-    clients["g1"].emit(SessionChanged(session("s2", "Docs")))
     try:
-        yield shell, clients["g1"], notifyd
+        async with shell_on_bus(qloop, FAST, {"s1": "Build", "s2": "Docs"}) as (shell, client):
+            yield shell, client, notifyd
     finally:
-        shell.dispose()
-        await bridge.aclose()
-        await drain()
-        shell.deleteLater()
-        bridge.deleteLater()
         await notifyd.stop()
-
-
-@pytest.fixture
-def keep_running(qapp):
-    """As ``desktop.app`` does: closing the dialog must not quit (and stop the test's loop)."""
-    qapp.setQuitOnLastWindowClosed(False)
-    try:
-        yield
-    finally:
-        qapp.setQuitOnLastWindowClosed(True)
 
 
 @pytest.mark.qt_log_ignore(r"This plugin does not support (propagateSizeHints|raise)\(\)")

@@ -15,7 +15,7 @@ import time
 
 from dbus_fast import Variant
 
-from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.core.events import ApprovalRequested
 from desktop.gateway import doctor
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.tray_status import HOLDING_LINE
@@ -27,9 +27,7 @@ from desktop.platform.do_not_disturb import (
     read_once,
 )
 from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.shell import TrayShell
-from tests.model.builders import approval, session
+from tests.model.builders import approval
 from tests.ui.dbus_fakes.do_not_disturb import (
     FakeGnomeShell,
     FakePlasma,
@@ -39,8 +37,8 @@ from tests.ui.dbus_fakes.do_not_disturb import (
     FakeXfconf,
 )
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, make_factory
-from tests.waiting import drain, poll_until
+from tests.ui.shell_on_bus import shell_on_bus
+from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 CHANNEL, PROPERTY = "xfce4-notifyd", "/do-not-disturb"
@@ -180,21 +178,10 @@ async def tray(bus, qloop, settings=FAST):
     """The shell with a stand-in gateway, KDE's server (do-not-disturb on) on the bus."""
     plasma = await FakePlasma.start(bus.address, ("actions", "body"))
     plasma._inhibited = True
-    clients: dict = {}
-    bridge = GatewayBridge(make_factory(clients))
-    shell = TrayShell(bridge, notify_settings=settings, on_quit=lambda: None)
-    bridge.add_gateway(Endpoint("g1", "Local"))
-    bridge.start(qloop, NativeNotifier("Hermes Tray"))
-    await poll_until(lambda: clients["g1"].status.dialect)
-    clients["g1"].emit(SessionChanged(session("s1", "Build")))
     try:
-        yield shell, clients["g1"], plasma
+        async with shell_on_bus(qloop, settings, {"s1": "Build"}) as (shell, client):
+            yield shell, client, plasma
     finally:
-        shell.dispose()
-        await bridge.aclose()
-        await drain()
-        shell.deleteLater()
-        bridge.deleteLater()
         await plasma.stop()
 
 
