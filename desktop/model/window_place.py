@@ -3,17 +3,18 @@
 Assumption, since no notification server says where it draws: bubbles stack in a column at
 the right edge of the screen — top-right by default on xfce4-notifyd, mako and dunst,
 bottom-right on KDE Plasma — about :data:`BUBBLE_COLUMN` pixels wide with its margin
-(xfce4-notifyd's bubbles are 400 px at most). So the dialog keeps out of that strip: below or
-above the tray icon when its geometry is known (XEmbed trays; a StatusNotifierItem has none),
-else on the left side, vertically centred. A screen too narrow for both gets the dialog at its
-left edge. Wayland compositors place windows themselves, so this is for X11.
+(xfce4-notifyd's summary bubble measured 415 px plus a 16 px margin on a 1280x800 screen).
+So the dialog keeps out of that strip: below or above the tray icon when its geometry is known
+(XEmbed trays; a StatusNotifierItem has none), else on the left side, vertically centred. A
+screen too narrow for both gets the dialog at its left edge. Wayland compositors place windows
+themselves, so this is for X11.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-BUBBLE_COLUMN = 420  # the right-edge strip where notification servers stack their bubbles
+BUBBLE_COLUMN = 440  # the right-edge strip where notification servers stack their bubbles
 EDGE = 8  # kept from the screen's edges and the tray icon (the frame is not known before show)
 
 
