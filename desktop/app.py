@@ -171,6 +171,9 @@ async def _main(options: CliOptions) -> int:
         settings_control.report_token_storage()
         _install_launcher()
         if demo is not None:
+            from desktop.demo_mode import DEMO_FIRST_BUBBLE, DEMO_GATEWAY_ID
+
+            shell.notifications.policy.introduce(DEMO_GATEWAY_ID, DEMO_FIRST_BUBBLE)
             demo.connect(bridge)  # adds the demo gateway and follows its sessions
         if options.smoke:
             return await _smoke(bridge, shell)

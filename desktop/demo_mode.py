@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 DEMO_GATEWAY_ID = "demo"
 DEMO_GATEWAY_NAME = "Demo gateway (simulated commands)"
+DEMO_FIRST_BUBBLE = "Hermes Tray's demo: the commands are simulated; nothing runs."
 
 
 class BuiltInDemo:

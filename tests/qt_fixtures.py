@@ -41,6 +41,16 @@ _QT_INTERNAL_CLASSES = frozenset({"QTipLabel"})
 
 
 @pytest.fixture
+def keep_running(qapp: QApplication) -> Iterator[None]:
+    """As ``desktop.app`` does: closing a test's last window must not quit (and stop its loop)."""
+    qapp.setQuitOnLastWindowClosed(False)
+    try:
+        yield
+    finally:
+        qapp.setQuitOnLastWindowClosed(True)
+
+
+@pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """A fresh qasync loop on pytest-qt's QApplication; fails the test if it is left dirty."""
     loop = qasync.QEventLoop(qapp)

@@ -177,9 +177,10 @@ def build(args: argparse.Namespace) -> None:
         quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=args.coalesce
     )
     shell = TrayShell(bridge, notify_settings=settings, on_quit=quit_requested.set)
-    # The app raises no new bubble while the dialog is the active window; this probe keeps the
-    # dialog open to time its rows and times the notification path as if it were not focused.
-    shell.notifications.dialog_focused = lambda: False
+    # The app holds the bubbles of the batches the dialog shows while it is the active window;
+    # this probe keeps the dialog open to time its rows and times the notification path as if
+    # the person were not reading it.
+    shell.dialog.removeEventFilter(shell)
     shell_ref.append(shell)
     bridge.approval_requested.connect(after_shell)  # connected last: the upsert ran before
 

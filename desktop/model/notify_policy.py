@@ -16,9 +16,20 @@ tested without a bus or a loop:
 * ``escalate_before`` seconds before the first row of a batch expires, the notification is
   sent again as critical (servers show critical ones through do-not-disturb, unless
   ``escalate_when_quiet`` is off), and a row that expired is reported as blocked;
+* while the approval dialog has the person's attention (shown and active:
+  :meth:`NotifyPolicy.dialog_changed`), the batches it shows have no bubble — the dialog is the
+  better place, and a bubble would sit over it: announced ones are withdrawn, new ones held.
+  When the dialog closes or loses focus, what still waits is announced ``after_dialog`` seconds
+  later (one notification, like after a quiet period), so nothing held back is lost;
+* at most one bubble speaks for approvals: a second batch announced while another is on screen
+  folds both into ONE summary ("4 approvals waiting") whose count is every announced row, so its
+  words match the tray icon's count; a summary escalates like a batch, once per member;
+* an update only ever replaces a bubble that is on screen: a batch never shown gets none;
+* expired rows give ONE "Blocked" notice per session, ``coalesce`` seconds after the last of
+  them; when Hermes asks again in that batch, the notice becomes a line of the re-ask's bubble;
 * while the desktop's do-not-disturb is on (:meth:`NotifyPolicy.set_do_not_disturb`), new
   batches are held like a quiet period with no end: the server would only file them in its
-  history. A held batch that reaches its escalation is sent alone, critical, if
+  history. A held batch that reaches its escalation is sent, critical, if
   ``escalate_when_quiet`` allows (otherwise no escalation while it is on); when it goes off, ONE
   notification covers what waits, as after a quiet period;
 * Approve is offered only when the notification can show the *whole* command exactly (short,
@@ -26,6 +37,8 @@ tested without a bus or a loop:
   the batch has that one command, the setting allows and the core says that exact approval can
   be answered with ``once`` (issue 17: a bubble may approve only what it shows);
 * command text can be kept out of notifications entirely (``show_commands``).
+* a gateway may be introduced once (:meth:`NotifyPolicy.introduce`): the built-in demo's first
+  bubble says it is the demo.
 
 Bodies are plain text (hidden characters revealed, bounded); escaping for a server that parses
 body markup is the sender's job, because only it knows the server's capabilities.
@@ -35,6 +48,7 @@ Time is a parameter (``now``); the Qt side calls :meth:`NotifyPolicy.due` at
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 from collections.abc import Callable
@@ -103,6 +117,7 @@ class NotifySettings:
     coalesce: float = 0.4
     escalate_before: float = 30.0  # seconds before Hermes stops waiting; 0 = never
     escalate_when_quiet: bool = True  # the escalation is critical: shown through do-not-disturb
+    after_dialog: float = 3.0  # the dialog closed or lost focus: what it held is announced then
 
 
 class ActionKind(enum.Enum):
@@ -117,6 +132,25 @@ class NotifyAction:
     kind: ActionKind
     label: str
     keys: tuple[str, ...] = ()
+
+
+# Buttons a server shows at most, by its GetServerInformation name: gnome-shell drops the rest
+# silently (MAX_NOTIFICATION_BUTTONS = 3 in its messageTray.js); others show what they get.
+BUTTON_LIMITS = {"gnome-shell": 3}
+# What goes first when buttons must be dropped: the dialog offers each of these too, and Review
+# (the way in, also the body click) stays.
+DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
+
+
+def fit_buttons(actions: tuple[NotifyAction, ...], server: str) -> tuple[NotifyAction, ...]:
+    """``actions`` cut to what the server named ``server`` shows, Review kept, order kept."""
+    limit = BUTTON_LIMITS.get(server)
+    kept = list(actions)
+    for kind in DROPPED_FIRST:
+        if limit is None or len(kept) <= limit:
+            break
+        kept = [a for a in kept if a.kind is not kind]
+    return tuple(kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +204,19 @@ class BlockedNotice:
             lines.append(f"… and {more} more")
         return "\n".join(lines)
 
+    @property
+    def asked_again(self) -> str:
+        """The notice as the first line of the bubble of Hermes' re-ask in the same batch."""
+        n = len(self.commands)
+        return f"Nobody answered in time: {n} command{'s' if n != 1 else ''} did not run."
+
+
+@dataclass(slots=True)
+class _Blocked:
+    notice: BlockedNotice
+    batches: set[tuple[str, str]]  # the batches its rows were in
+    at: float  # the last expiry it heard of
+
 
 @dataclass(slots=True)
 class _Batch:
@@ -182,6 +229,7 @@ class _Batch:
     dirty: bool = False  # announced, and changed since it was last shown
     escalated: bool = False
     in_summary: bool = False
+    blocked: str = ""  # the "Blocked" notice it carries as its first line (a re-ask)
 
     @property
     def ref(self) -> tuple[str, str]:
@@ -191,6 +239,12 @@ class _Batch:
 BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
 RowLookup = Callable[[str, str], Approval | None]  # (gateway_id, key) -> the store's open row
+BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog shows it
+
+
+def _nowhere(gateway_id: str, batch_id: str) -> bool:
+    """The dialog's batches before it says which: none."""
+    return False
 
 
 class NotifyPolicy:
@@ -221,10 +275,14 @@ class NotifyPolicy:
         self._seen_keys: set[tuple[str, str]] = set()
         self._summary: dict[BatchRef, None] = {}  # batches the summary speaks for, in order
         self._summary_dirty = False
-        self._blocked: list[BlockedNotice] = []
+        self._blocked: dict[tuple[str, str], _Blocked] = {}  # (gateway, session) -> notice
+        self._withdrawn: list[BatchRef] = []  # bubbles to close, found while deciding plans
         self._last_change = 0.0
         self._do_not_disturb = False
         self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
+        self._dialog_attention = False  # the approval dialog is shown and active
+        self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
+        self._dialog_shows: BatchShown = _nowhere
 
     # -- input -------------------------------------------------------------------------------
     def approval_requested(
@@ -252,13 +310,14 @@ class NotifyPolicy:
     ) -> list[BatchRef]:
         """A row changed. Returns notifications to withdraw (their last open row closed)."""
         ref = (gateway_id, approval.batch_id)
+        at = self._last_change if now is None else now
         resolved = approval.action is Action.DONE
         batch = self._pending.get(ref)
         closed = approval.action not in OPEN_ACTIONS
         if batch is not None and closed and approval.key in batch.keys:
             # answered (or expired, held) before it was announced
             if resolved:
-                self._note_expired(gateway_id, batch.session_title, approval)
+                self._note_expired(gateway_id, batch.session_title, approval, at)
             del batch.keys[approval.key]
             if not batch.keys:
                 del self._pending[ref]
@@ -266,22 +325,14 @@ class NotifyPolicy:
         withdraw: list[BatchRef] = []
         if announced is not None and approval.key in announced.keys:
             if resolved:
-                self._note_expired(gateway_id, announced.session_title, approval)
+                self._note_expired(gateway_id, announced.session_title, approval, at)
                 del announced.keys[approval.key]
             if not self._open_rows(announced):  # answered (maybe still sending) or gone
-                del self._announced[ref]
-                if announced.in_summary:
-                    self._summary.pop(ref, None)
-                    if not self._summary:
-                        withdraw.append(SUMMARY_REF)
-                    else:
-                        self._summary_dirty = True
-                else:
-                    withdraw.append(ref)
+                withdraw += self._unannounce(announced)
             else:
-                self._touch(announced, self._last_change if now is None else now)
+                self._touch(announced, at)
         elif resolved and batch is None:
-            self._note_expired(gateway_id, session_title or approval.session_id, approval)
+            self._note_expired(gateway_id, session_title or approval.session_id, approval, at)
         return withdraw
 
     def gateway_connected(self, gateway_id: str, now: float) -> None:
@@ -295,15 +346,83 @@ class NotifyPolicy:
             self._release_at = max(ends, default=0.0)
         self._do_not_disturb = on
 
+    def dialog_changed(self, attention: bool, shows: BatchShown, now: float) -> list[BatchRef]:
+        """The approval dialog was shown, activated, deactivated or closed.
+
+        ``attention``: it is shown and the active window; ``shows`` says whether it shows a
+        batch. With attention, the bubbles of its batches are withdrawn (returned) and those
+        batches held; without, what it held is announced ``after_dialog`` seconds from ``now``.
+        """
+        was, self._dialog_attention, self._dialog_shows = self._dialog_attention, attention, shows
+        if not attention:
+            if was:
+                for b in self._pending.values():
+                    if shows(b.gateway_id, b.batch_id):
+                        later = now + self.settings.after_dialog - self.settings.coalesce
+                        b.last_arrival = max(b.last_arrival, later)
+            return []
+        withdraw: list[BatchRef] = []
+        for b in list(self._announced.values()):
+            if shows(b.gateway_id, b.batch_id):
+                withdraw += self._unannounce(b)
+                b.dirty = False
+                self._pending[b.ref] = b
+        return withdraw
+
+    def introduce(self, gateway_id: str, line: str) -> None:
+        """The first approval bubble about ``gateway_id`` begins with ``line`` (the demo's)."""
+        self._introductions[gateway_id] = line
+
     @property
     def holding(self) -> bool:
         """Whether new batches are held for do-not-disturb."""
         return self._do_not_disturb and self.settings.enabled
 
-    def take_blocked(self) -> list[BlockedNotice]:
-        """Expired rows since the last call, one notice per session."""
-        notices, self._blocked = self._blocked, []
+    def take_withdrawn(self) -> list[BatchRef]:
+        """Bubbles :meth:`due` replaced (single batches folded into the summary)."""
+        refs, self._withdrawn = self._withdrawn, []
+        return refs
+
+    def take_blocked(self, now: float) -> list[BlockedNotice]:
+        """Notices of expired rows that are due at ``now``, one per session.
+
+        A notice waits ``coalesce`` after its last expiry (a batch's rows expire a few
+        milliseconds apart) and while Hermes' re-ask of one of its batches is still filling:
+        that re-ask's bubble then carries it (:meth:`due`). The dialog, when the person looks
+        at it, shows the blocked rows itself: no notice for its batches then.
+        """
+        notices = []
+        for ident, blocked in list(self._blocked.items()):
+            if now < self._blocked_time(blocked):
+                continue
+            del self._blocked[ident]
+            if self.settings.enabled and not all(self._held_by_dialog(r) for r in blocked.batches):
+                notices.append(blocked.notice)
         return notices
+
+    def _blocked_time(self, blocked: _Blocked) -> float:
+        filling = [
+            b.last_arrival + self.settings.coalesce
+            for r in blocked.batches
+            if (b := self._pending.get(r)) is not None
+        ]
+        return max([blocked.at + self.settings.coalesce, *filling])
+
+    def _held_by_dialog(self, ref: BatchRef) -> bool:
+        return self._dialog_attention and self._dialog_shows(*ref)
+
+    def _unannounce(self, batch: _Batch) -> list[BatchRef]:
+        """``batch`` no longer has a bubble: returns what to withdraw (its own, or the summary)."""
+        del self._announced[batch.ref]
+        if not batch.in_summary:
+            return [batch.ref]
+        batch.in_summary = False
+        self._summary.pop(batch.ref, None)
+        if self._summary:
+            self._summary_dirty = True
+            return []
+        self._summary_dirty = False
+        return [SUMMARY_REF]
 
     def _open_rows(self, batch: _Batch) -> list[Approval]:
         """The batch's rows still needing a person, as the store holds them now."""
@@ -322,26 +441,34 @@ class NotifyPolicy:
             batch.dirty = True
         self._last_change = now
 
-    def _note_expired(self, gateway_id: str, title: str, approval: Approval) -> None:
+    def _note_expired(self, gateway_id: str, title: str, approval: Approval, now: float) -> None:
         outcome = approval.outcome
         if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
             return
-        for i, notice in enumerate(self._blocked):
-            if notice.session_id == approval.session_id and notice.gateway_id == gateway_id:
-                self._blocked[i] = BlockedNotice(
-                    gateway_id,
-                    approval.session_id,
-                    notice.session_title,
-                    (*notice.commands, approval.command),
-                )
-                return
-        self._blocked.append(
-            BlockedNotice(gateway_id, approval.session_id, title, (approval.command,))
+        ident = (gateway_id, approval.session_id)
+        ref = (gateway_id, approval.batch_id)
+        known = self._blocked.get(ident)
+        if known is None:
+            notice = BlockedNotice(gateway_id, approval.session_id, title, (approval.command,))
+            self._blocked[ident] = _Blocked(notice, {ref}, now)
+            return
+        known.notice = dataclasses.replace(
+            known.notice, commands=(*known.notice.commands, approval.command)
         )
+        known.batches.add(ref)
+        known.at = max(known.at, now)
+
+    def _carry_blocked(self, batch: _Batch) -> None:
+        """Hermes asks again in a batch whose rows were just blocked: one bubble says both."""
+        for ident, blocked in list(self._blocked.items()):
+            if batch.ref in blocked.batches:
+                del self._blocked[ident]
+                batch.blocked = blocked.notice.asked_again
 
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
         """When :meth:`due` may next have something to say, or None when nothing is pending."""
+        held = [b for b in self._pending.values() if not self._held_by_dialog(b.ref)]
         times = [
             max(
                 b.last_arrival + self.settings.coalesce,
@@ -349,11 +476,11 @@ class NotifyPolicy:
                 self._quiet_start_until,
                 self._release_at,
             )
-            for b in self._pending.values()
+            for b in held
             if not self._do_not_disturb
         ]
         if self._do_not_disturb:
-            for b in self._pending.values():
+            for b in held:
                 if (at := self._escalation_time(b)) is not None:
                     times.append(max(at, b.last_arrival + self.settings.coalesce))
         for b in self._announced.values():
@@ -364,71 +491,82 @@ class NotifyPolicy:
                 times.append(escalation)
         if self._summary_dirty:
             times.append(self._last_change + self.settings.coalesce)
+        times += [self._blocked_time(b) for b in self._blocked.values()]
         return min(times) if times else None
 
     def due(self, now: float) -> list[NotificationPlan]:
-        """What to show at ``now``: new batches, updated ones and escalations."""
+        """What to show at ``now``: new batches, updated ones and escalations.
+
+        Bubbles that a plan makes redundant are then in :meth:`take_withdrawn`.
+        """
         if not self.settings.enabled:
             self._pending.clear()
             return []
         plans: list[NotificationPlan] = []
+        summary_escalates = False
         for b in list(self._announced.values()):
             escalation = self._escalation_time(b)
             if escalation is not None and now >= escalation:
                 b.escalated = True
                 b.dirty = False
-                plans.append(self._batch_plan(b, urgent=True, update=False))
+                if b.in_summary:
+                    summary_escalates = True
+                else:
+                    plans.append(self._batch_plan(b, urgent=True, update=False))
             elif b.dirty and now >= b.last_arrival + self.settings.coalesce:
                 b.dirty = False
                 plans.append(self._batch_plan(b, urgent=b.escalated, update=True))
-        if self._summary_dirty and now >= self._last_change + self.settings.coalesce:
+        ready = self._ready(now)
+        for b in ready:
+            del self._pending[b.ref]
+            self._carry_blocked(b)
+            at = self._escalation_time(b)  # held into its last seconds: say so at once
+            b.escalated = b.escalated or (at is not None and now >= at)
+        if len(ready) == 1 and not self._announced:
+            self._announced[ready[0].ref] = ready[0]
+            return [*plans, self._batch_plan(ready[0], urgent=ready[0].escalated)]
+        if ready:  # one bubble for every announced batch: the singles fold into the summary
+            for b in self._announced.values():
+                if not b.in_summary:
+                    self._withdrawn.append(b.ref)
+                    plans = [p for p in plans if p.ref != b.ref]
+            for b in ready:
+                self._announced[b.ref] = b
+            for b in self._announced.values():
+                b.in_summary, b.dirty = True, False
+                self._summary[b.ref] = None
+            summary_escalates = True  # news: a new bubble, not an update
+        members = [self._announced[r] for r in self._summary if r in self._announced]
+        if summary_escalates and members:
             self._summary_dirty = False
-            members = [self._announced[r] for r in self._summary if r in self._announced]
+            plans.append(self._summary_plan(members, update=False))
+        elif self._summary_dirty and now >= self._last_change + self.settings.coalesce:
+            self._summary_dirty = False
             if members:
                 plans.append(self._summary_plan(members, update=True))
+        return plans
+
+    def _ready(self, now: float) -> list[_Batch]:
+        """Pending batches to announce at ``now``."""
         if now < max(self._quiet_start_until, self._release_at):
-            return plans
-        if self._do_not_disturb:
-            return plans + self._escalate_held(now)
-        ready = [
+            return []
+        coalesced = [
             b
             for b in self._pending.values()
             if now >= b.last_arrival + self.settings.coalesce
-            and now >= self._quiet_for(b.gateway_id)
+            and not self._held_by_dialog(b.ref)
             and self._open_rows(b)
         ]
-        for b in ready:
-            del self._pending[b.ref]
-            self._announced[b.ref] = b
-        if len(ready) == 1:
-            at = self._escalation_time(ready[0])  # held into its last seconds: say so at once
-            ready[0].escalated = at is not None and now >= at
-            plans.append(self._batch_plan(ready[0], urgent=ready[0].escalated))
-        elif ready:
-            for b in ready:
-                b.in_summary = True
-            self._summary.update(dict.fromkeys(b.ref for b in ready))
-            members = [self._announced[r] for r in self._summary if r in self._announced]
-            plans.append(self._summary_plan(members, update=False))
-        return plans
-
-    def _escalate_held(self, now: float) -> list[NotificationPlan]:
-        """Batches held for do-not-disturb that reached their escalation: sent alone, urgent."""
-        plans = []
-        for b in list(self._pending.values()):
-            at = self._escalation_time(b)
-            coalesced = now >= b.last_arrival + self.settings.coalesce
-            if at is not None and now >= at and coalesced and self._open_rows(b):
-                del self._pending[b.ref]
-                self._announced[b.ref] = b
-                b.escalated = True
-                plans.append(self._batch_plan(b, urgent=True))
-        return plans
+        if self._do_not_disturb:  # only those reaching their escalation
+            return [
+                b for b in coalesced if (at := self._escalation_time(b)) is not None and now >= at
+            ]
+        return [b for b in coalesced if now >= self._quiet_for(b.gateway_id)]
 
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before
         quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
-        if batch.escalated or before <= 0 or batch.in_summary or quiet:
+        if batch.escalated or before <= 0 or quiet:
             return None
         expiry = self._first_expiry(batch)
         return None if expiry is None else expiry - before
@@ -468,8 +606,11 @@ class NotifyPolicy:
                 more = len(rows) - BODY_COMMANDS
                 body += "\n" + "\n".join(listed) + (f"\n… and {more} more" if more > 0 else "")
         if urgent:
-            left = int(self.settings.escalate_before)
-            body = f"Hermes stops waiting in about {left} s; unanswered, nothing runs.\n" + body
+            body = f"{self._deadline_line()}\n{body}"
+        if batch.blocked:
+            body = f"{batch.blocked}\n{body}"
+        if not update and (intro := self._introductions.pop(batch.gateway_id, "")):
+            body = f"{intro}\n{body}"
         actions: list[NotifyAction] = []
         if len(rows) == 1 and self.approvable(rows[0]):
             actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
@@ -493,20 +634,34 @@ class NotifyPolicy:
             critical=urgent and self.settings.escalate_when_quiet,
         )
 
+    def _deadline_line(self) -> str:
+        left = int(self.settings.escalate_before)
+        return f"Hermes stops waiting in about {left} s; unanswered, nothing runs."
+
     def _summary_plan(self, batches: list[_Batch], *, update: bool) -> NotificationPlan:
+        """One bubble for several batches: the count of every row they wait on, Review only."""
         count = sum(len(self._open_rows(b)) for b in batches)
-        sessions = list(dict.fromkeys(b.session_title for b in batches))
-        names = ", ".join(notification_text(t, 40) for t in sessions[:BODY_COMMANDS])
-        if len(sessions) > BODY_COMMANDS:
-            names += f" and {len(sessions) - BODY_COMMANDS} more"
+        urgent = any(b.escalated for b in batches)
+        sessions = len({(b.gateway_id, b.session_id) for b in batches})  # titles may repeat
+        titles = list(dict.fromkeys(b.session_title for b in batches))
+        names = ", ".join(notification_text(t, 40) for t in titles[:BODY_COMMANDS])
+        if len(titles) > BODY_COMMANDS:
+            names += f" and {len(titles) - BODY_COMMANDS} more"
         keys = tuple(a.key for b in batches for a in self._open_rows(b))
         gateways = {b.gateway_id for b in batches}
+        title = f"{count} approval{'s' if count != 1 else ''} waiting"
+        body = f"In {sessions} session{'s' if sessions != 1 else ''}: {names}"
+        firsts = [b.blocked for b in batches if b.blocked][:1]
+        if not update:
+            firsts[:0] = [self._introductions.pop(g) for g in gateways if g in self._introductions]
         return NotificationPlan(
             gateways.pop() if len(gateways) == 1 else "",
             "",
-            f"{count} approval{'s' if count != 1 else ''} waiting",
-            f"In {len(sessions)} session{'s' if len(sessions) != 1 else ''}: {names}",
+            f"Answer soon — {title}" if urgent else title,
+            "\n".join([*firsts, *([self._deadline_line()] if urgent else []), body]),
             (NotifyAction(ActionKind.REVIEW, "Review", keys),),
             keys,
+            urgent=urgent,
             update=update,
+            critical=urgent and self.settings.escalate_when_quiet,
         )

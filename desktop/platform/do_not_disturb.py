@@ -17,9 +17,13 @@ does); nothing is spawned. Sources, each checked against what the server publish
   ``gdbus introspect`` on xfconfd 4.18). An unset property is xfce4-notifyd's default, off.
   Used only when the server is xfce4-notifyd: xfconf says nothing about another server.
 
-GNOME is not read: ``org.gnome.desktop.notifications show-banners`` lives in dconf, whose reads
-go through a binary database file (the dconf D-Bus service only writes), and the Settings portal
-that would serve it over D-Bus is not on the machines this was built and tested on.
+* GNOME Shell (``GetServerInformation`` name ``gnome-shell``): the GSettings key
+  ``org.gnome.desktop.notifications show-banners`` (``b``; false is do-not-disturb on), through
+  the Settings portal ``org.freedesktop.portal.Settings`` at ``/org/freedesktop/portal/desktop``
+  (``ReadOne(s namespace, s key) -> v``, or the older ``Read``, whose value some portals wrap
+  in one more variant; the signal ``SettingChanged(s, s, v)``). Why the portal: dconf's reads go
+  through a binary database file (its D-Bus service only writes), and the portal serves GNOME's
+  ``org.gnome.*`` keys on every GNOME session. Without a portal the switch is "not known".
 
 Anything else — another server, a failed read, a value that is not a boolean — is "not known",
 never "on": the tray then sends as usual and the server applies its own switch.
@@ -46,7 +50,15 @@ XFCONF_PROPERTY = "/do-not-disturb"
 XFCONF_NOT_FOUND = "org.xfce.Xfconf.Error.PropertyNotFound"
 XFCE_SERVER = "Xfce Notify Daemon"  # GetServerInformation's name of xfce4-notifyd
 
+PORTAL = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+PORTAL_SETTINGS = "org.freedesktop.portal.Settings"
+GNOME_NAMESPACE = "org.gnome.desktop.notifications"
+GNOME_KEY = "show-banners"
+GNOME_SERVER = "gnome-shell"  # GetServerInformation's name of GNOME Shell
+
 KDE_SOURCE = "KDE Plasma (Inhibited on org.freedesktop.Notifications)"
+GNOME_SOURCE = "GNOME (org.gnome.desktop.notifications show-banners, Settings portal)"
 XFCE_SOURCE = "xfce4-notifyd (xfconf xfce4-notifyd /do-not-disturb)"
 
 
@@ -70,6 +82,15 @@ UNKNOWN = DoNotDisturb(None, reason="not read yet")
 
 def _as_bool(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
+
+
+def _unwrapped(value: Any) -> Any:
+    """The value inside a portal's variant (the older ``Read`` wraps it twice)."""
+    for _ in range(3):
+        if not hasattr(value, "signature") or not hasattr(value, "value"):
+            break
+        value = value.value
+    return value
 
 
 class DoNotDisturbWatch:
@@ -109,6 +130,9 @@ class DoNotDisturbWatch:
             server_name = (await _server_information(bus))[0]
         if server_name == XFCE_SERVER:
             await self._start_xfce(bus)
+            return
+        if server_name == GNOME_SERVER:
+            await self._start_gnome(bus)
             return
         self._set(
             DoNotDisturb(None, reason=f"the notification server {server_name!r} does not say")
@@ -155,8 +179,31 @@ class DoNotDisturbWatch:
             return
         self._set_read(XFCE_SOURCE, value.value)
 
-    def _set_read(self, source: str, value: Any) -> None:
+    async def _start_gnome(self, bus: Any) -> None:
+        node = await bus.introspect(PORTAL, PORTAL_PATH)
+        settings = bus.get_proxy_object(PORTAL, PORTAL_PATH, node).get_interface(PORTAL_SETTINGS)
+
+        def changed(namespace: str, key: str, value: Any) -> None:
+            if (namespace, key) == (GNOME_NAMESPACE, GNOME_KEY):
+                self._set_read(GNOME_SOURCE, _unwrapped(value), banners=True)
+
+        settings.on_setting_changed(changed)
+        self._unsubscribe = lambda: settings.off_setting_changed(changed)
+        read_one = any(
+            m.name == "ReadOne"
+            for i in node.interfaces
+            if i.name == PORTAL_SETTINGS
+            for m in i.methods
+        )
+        read = settings.call_read_one if read_one else settings.call_read
+        value = await read(GNOME_NAMESPACE, GNOME_KEY)
+        self._set_read(GNOME_SOURCE, _unwrapped(value), banners=True)
+
+    def _set_read(self, source: str, value: Any, *, banners: bool = False) -> None:
+        """``value`` is the switch, or with ``banners`` whether bubbles show (its opposite)."""
         on = _as_bool(value)
+        if on is not None and banners:
+            on = not on
         if on is None:
             self._set(DoNotDisturb(None, source, f"{source} gave a {type(value).__name__}"))
         else:

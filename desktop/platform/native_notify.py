@@ -18,6 +18,10 @@ uses, so nothing new is installed. What this class does with the server:
   again; an escalation closes it and raises it again, critical;
 * the body is entity-escaped when the server advertises ``body-markup`` and sent raw when it
   does not, so ``&&`` and ``<<`` read exactly as the command has them;
+* never more buttons than the server shows (``fit_buttons``: gnome-shell shows three), and the
+  ``default`` action (a click on the body: Review) has a label, since dunst and mako list it
+  in their action menus;
+* an update replaces a bubble that is on screen and never raises one that is not;
 * button identifiers carry the plan's generation (``approve.7``): a click that raced an update
   of the same notification acts on nothing rather than on the newer content.
 
@@ -39,7 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.model.notify_policy import ActionKind, NotificationPlan
+from desktop.model.notify_policy import ActionKind, NotificationPlan, fit_buttons
 from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
 from desktop.platform.paths import APP_ID
 
@@ -56,6 +60,7 @@ SERVER_DEFAULT_EXPIRY = -1
 CLOSED_BY_USER = 2
 # xfce4-notifyd draws a "default" action as an unlabeled button (it has no body click)
 NO_DEFAULT_ACTION_SERVERS = ("Xfce Notify Daemon",)
+DEFAULT_ACTION_LABEL = "Review"  # a click on the body; dunst and mako list it by this name
 
 
 class NativeNotifier:
@@ -142,8 +147,8 @@ class NativeNotifier:
 
         iface = self._require()
         ref = plan.ref
-        if plan.update and ref in self._dismissed:
-            return False  # the person closed it; only an escalation raises it again
+        if plan.update and (ref in self._dismissed or ref not in self._shown):
+            return False  # closed, expired or never shown: only news raises a bubble
         self._dismissed.discard(ref)
         replaces = self._shown.get(ref, 0)
         if replaces and not plan.update:  # a re-notify: a new bubble, the old one goes
@@ -152,9 +157,10 @@ class NativeNotifier:
         generation = next(self._generation)
         actions: list[str] = []
         if self.buttons:
-            if self.server[:1] and self.server[0] not in NO_DEFAULT_ACTION_SERVERS:
-                actions += ["default", ""]
-            for action in plan.actions:
+            server = self.server[0] if self.server else ""
+            if server and server not in NO_DEFAULT_ACTION_SERVERS:
+                actions += ["default", DEFAULT_ACTION_LABEL]
+            for action in fit_buttons(plan.actions, server):
                 actions += [f"{action.kind.value}.{generation}", action.label]
         hints = {
             "urgency": Variant("y", URGENCY_CRITICAL if plan.critical else URGENCY_NORMAL),

@@ -11,9 +11,9 @@ opens the dialog on that batch.
 The native notifier is started when the first plan or notice is due, not at start-up (why:
 ``desktop.ui.bridge_notify``); until its answer arrives, due plans and notices wait for it.
 
-No new bubble while the approval dialog is the active window (``dialog_focused``): the person
-is already looking at the rows. Updates of a bubble already on screen still go, so it never
-shows rows that were answered.
+The approval dialog's attention (shown and active) and the batches it shows come in through
+:meth:`NotificationController.dialog_changed`; the policy withdraws and holds their bubbles
+while the person reads the dialog, and announces what still waits when it closes or loses focus.
 
 The desktop's do-not-disturb switch, as the notifier read it (``do_not_disturb_changed`` of the
 bridge), goes to the policy, which holds new batches while it is on; the tray says so
@@ -38,6 +38,7 @@ from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import ApprovalUpdate, Notice, PromptUpdate
 from desktop.model.notify_policy import (
     ActionKind,
+    BatchShown,
     HighRisk,
     NotificationPlan,
     NotifyAction,
@@ -83,7 +84,6 @@ class NotificationController(QObject):
             rows=bridge.approval,
             high_risk=high_risk,
         )
-        self.dialog_focused: Callable[[], bool] = lambda: False
         self.native = False
         self.ready = False  # the bridge answered whether native notifications work
         self._waiting_notices: list[Notice] = []  # due before that answer
@@ -164,19 +164,22 @@ class NotificationController(QObject):
         self._schedule()
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
-        for gateway_id, batch_id in self.policy.approval_changed(
-            update.gateway_id, update.approval, self._clock(), update.session_title
-        ):
-            if self.native:
-                self._bridge.withdraw_notification(gateway_id, batch_id)
-        for blocked in self.policy.take_blocked():
-            if not self.policy.settings.enabled:
-                continue
-            if self.native:
-                self._bridge.show_text_notification(blocked.title, blocked.body, False)
-            elif self.ready:
-                self._fallback(blocked.title, notification_text(blocked.body, 400))
+        self._withdraw(
+            self.policy.approval_changed(
+                update.gateway_id, update.approval, self._clock(), update.session_title
+            )
+        )
         self._schedule()
+
+    def dialog_changed(self, attention: bool, shows: BatchShown) -> None:
+        """The approval dialog is (or no longer is) what the person reads; ``shows`` its batches."""
+        self._withdraw(self.policy.dialog_changed(attention, shows, self._clock()))
+        self._schedule()
+
+    def _withdraw(self, refs: list[tuple[str, str]]) -> None:
+        if self.native:
+            for gateway_id, batch_id in refs:
+                self._bridge.withdraw_notification(gateway_id, batch_id)
 
     def _on_connection_status_changed(
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
@@ -238,11 +241,10 @@ class NotificationController(QObject):
             # The first plan is due: start the notifier; the answer reschedules (above).
             self._bridge.start_notifications()
             return
-        focused = self.dialog_focused()
-        for plan in self.policy.due(self._clock()):
-            if focused and not plan.update:
-                log.info("not notifying %s: the approval dialog has focus", plan.batch_id)
-                continue
+        now = self._clock()
+        plans = self.policy.due(now)
+        self._withdraw(self.policy.take_withdrawn())
+        for plan in plans:
             if plan.update and not self.native:
                 continue  # a balloon cannot be updated; the next new batch will say it
             self.last_plan = plan
@@ -259,6 +261,11 @@ class NotificationController(QObject):
                 self._fallback(
                     notification_text(plan.title, 120), notification_text(plan.body, 400)
                 )
+        for blocked in self.policy.take_blocked(now):
+            if self.native:
+                self._bridge.show_text_notification(blocked.title, blocked.body, False)
+            else:
+                self._fallback(blocked.title, notification_text(blocked.body, 400))
         self._schedule()
 
     def balloon_clicked(self) -> None:

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QUrl
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QObject, QUrl
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.model import DecisionResult
 from desktop.model.approvals.requests import DecisionRequest
@@ -54,6 +54,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+DIALOG_ATTENTION_EVENTS = (
+    QEvent.Type.Show,
+    QEvent.Type.Hide,
+    QEvent.Type.WindowActivate,
+    QEvent.Type.WindowDeactivate,
+)
+
 
 class TrayShell(QObject):
     """Tray icon + menu, approval dialog, notifications and small dialogs, around one bridge."""
@@ -76,6 +83,7 @@ class TrayShell(QObject):
         self.bridge = bridge
         self.tray = TrayController(bridge, self)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
+        self._dialog_had_attention = False
         self._clock = clock  # the core's clock: the dialog's countdowns and dwell times use it
         self._new_task: NewTaskDialog | None = None
         self.notifications = NotificationController(
@@ -85,7 +93,6 @@ class TrayShell(QObject):
             parent=self,
             high_risk=high_risk or app_risk_check(),
         )
-        self.notifications.dialog_focused = self._dialog_focused
         self.settings: SettingsController | None = None
         self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
@@ -110,8 +117,28 @@ class TrayShell(QObject):
         self._fallback = TrayFallback()
         self._own_window: TrayWindow | None = None  # built when there is no tray host
 
-    def _dialog_focused(self) -> bool:
-        return self._dialog is not None and self._dialog.isActiveWindow()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The dialog was shown, hidden, activated or deactivated: tell the notifications."""
+        if watched is self._dialog and event.type() in DIALOG_ATTENTION_EVENTS:
+            attention = self._dialog_attention()
+            if attention != self._dialog_had_attention:
+                self._dialog_had_attention = attention
+                self.notifications.dialog_changed(attention, self._dialog_shows)
+        return False
+
+    def _dialog_attention(self) -> bool:
+        """The dialog is shown and active, or its own question box ("Always allow?") is."""
+        dialog = self._dialog
+        window = QApplication.activeWindow()
+        while window is not None and window is not dialog:
+            window = window.parentWidget()
+        return dialog is not None and dialog.isVisible() and window is dialog
+
+    def _dialog_shows(self, gateway_id: str, batch_id: str) -> bool:
+        dialog = self._dialog
+        return (
+            dialog is not None and dialog.model.board.find_batch(gateway_id, batch_id) is not None
+        )
 
     @property
     def dialog(self) -> ApprovalDialog:
@@ -124,6 +151,7 @@ class TrayShell(QObject):
             )
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
+            self._dialog.installEventFilter(self)
         return self._dialog
 
     @property
@@ -258,7 +286,7 @@ class TrayShell(QObject):
         if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
             self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
         elif gateway_id and batch_id:
-            self.dialog.focus_batch(gateway_id, batch_id)
+            self.dialog.focus_batch(gateway_id, batch_id, near=self.tray.tray.geometry())
         else:
             self.review()
 

@@ -50,16 +50,23 @@ def test_not_known_counts_as_off():
     assert not p.holding
 
 
-def test_a_held_batch_escalates_alone_and_critical_when_the_setting_allows():
+def test_a_held_batch_escalates_critical_when_the_setting_allows():
+    p = quiet()
+    p.approval_requested("g", row("k1", "b1"), "Build", T)
+    [plan] = p.due(ESCALATION)
+    assert (plan.batch_id, plan.urgent, plan.critical, plan.update) == ("b1", True, True, False)
+    assert "Hermes stops waiting in about 30 s" in plan.body
+    assert p.due(ESCALATION + 1) == []  # once
+
+
+def test_held_batches_escalating_together_are_one_critical_summary():
     p = quiet()
     p.approval_requested("g", row("k1", "b1"), "Build", T)
     p.approval_requested("g", row("k2", "b2", sid="s2"), "Docs", T)
-    plans = p.due(ESCALATION)
-    assert [(x.batch_id, x.urgent, x.critical, x.update) for x in plans] == [
-        ("b1", True, True, False),
-        ("b2", True, True, False),
-    ]
-    assert "Hermes stops waiting in about 30 s" in plans[0].body
+    [plan] = p.due(ESCALATION)
+    assert (plan.batch_id, plan.urgent, plan.critical, plan.update) == ("", True, True, False)
+    assert plan.title == "Answer soon — 2 approvals waiting"
+    assert "Hermes stops waiting in about 30 s" in plan.body
     assert p.due(ESCALATION + 1) == []  # once
 
 
@@ -139,7 +146,7 @@ def test_rows_answered_while_held_are_not_announced_and_expired_ones_are_reporte
     )
     assert p.approval_changed("g", answered, T + 5) == []
     assert p.approval_changed("g", expired, EXPIRES) == []
-    [notice] = p.take_blocked()
+    [notice] = p.take_blocked(EXPIRES + 1)
     assert notice.session_title == "Build"
     assert notice.commands == ("rm -rf build",)
     p.set_do_not_disturb(False)

@@ -93,8 +93,10 @@ def test_reconnect_quiet_holds_new_batches_then_one_notification():
     assert other.gateway_id == "other"
     assert p.due(AFTER_QUIET + 2.9) == []
     [summary] = p.due(AFTER_QUIET + 3.0)
-    assert summary.title == "2 approvals waiting"
-    assert summary.gateway_id == "g"
+    # one bubble for all: the other gateway's folds into the summary, which counts every row
+    assert summary.title == "3 approvals waiting"
+    assert summary.gateway_id == ""
+    assert p.take_withdrawn() == [("other", "b3")]
 
 
 def test_closing_the_last_open_row_of_an_announced_batch_withdraws_it():

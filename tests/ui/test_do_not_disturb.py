@@ -15,22 +15,34 @@ import time
 
 from dbus_fast import Variant
 
-from desktop.core.events import ApprovalRequested, SessionChanged
+from desktop.core.events import ApprovalRequested
 from desktop.gateway import doctor
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.tray_status import HOLDING_LINE
-from desktop.platform.do_not_disturb import KDE_SOURCE, XFCE_SOURCE, DoNotDisturb, read_once
+from desktop.platform.do_not_disturb import (
+    GNOME_SOURCE,
+    KDE_SOURCE,
+    XFCE_SOURCE,
+    DoNotDisturb,
+    read_once,
+)
 from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.shell import TrayShell
-from tests.model.builders import approval, session
-from tests.ui.dbus_fakes.do_not_disturb import FakePlasma, FakeXfceNotifyd, FakeXfconf
+from tests.model.builders import approval
+from tests.ui.dbus_fakes.do_not_disturb import (
+    FakeGnomeShell,
+    FakePlasma,
+    FakePortalSettings,
+    FakePortalSettingsV2,
+    FakeXfceNotifyd,
+    FakeXfconf,
+)
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
-from tests.ui.standins import Endpoint, make_factory
-from tests.waiting import drain, poll_until
+from tests.ui.shell_on_bus import shell_on_bus
+from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 CHANNEL, PROPERTY = "xfce4-notifyd", "/do-not-disturb"
+BANNERS = ("org.gnome.desktop.notifications", "show-banners")
 
 
 async def read(notifier: NativeNotifier) -> list[DoNotDisturb]:
@@ -89,6 +101,29 @@ def test_xfce4_notifyd_setting_is_read_and_followed(bus, qloop, arun):
     arun(scenario(), timeout=20)
 
 
+def test_gnome_show_banners_is_read_through_the_portal_and_followed(bus, qloop, arun):
+    async def scenario():
+        for portal_kind in (FakePortalSettings, FakePortalSettingsV2):
+            shell = await FakeGnomeShell.start(bus.address)
+            portal = await portal_kind.start(bus.address)
+            portal.values[BANNERS] = Variant("b", False)  # banners off: do-not-disturb on
+            async with notifier_beside(shell, portal) as notifier:
+                seen = await read(notifier)
+                assert seen == [DoNotDisturb(True, GNOME_SOURCE)]
+                portal.set("org.gnome.desktop.interface", "show-banners", Variant("b", True))
+                portal.set(*BANNERS, Variant("b", True))
+                await poll_until(lambda seen=seen: len(seen) == 2)
+                assert seen[-1] == DoNotDisturb(False, GNOME_SOURCE)
+        # GNOME without a portal: not known, so bubbles are sent and GNOME applies its switch
+        shell = await FakeGnomeShell.start(bus.address)
+        async with notifier_beside(shell) as notifier:
+            [state] = await read(notifier)
+            assert state.on is None
+            assert "failed" in state.reason
+
+    arun(scenario(), timeout=30)
+
+
 def test_not_known_where_nothing_says(bus, qloop, arun):
     async def scenario():
         # another server: xfconf (even when present) says nothing about it
@@ -143,21 +178,10 @@ async def tray(bus, qloop, settings=FAST):
     """The shell with a stand-in gateway, KDE's server (do-not-disturb on) on the bus."""
     plasma = await FakePlasma.start(bus.address, ("actions", "body"))
     plasma._inhibited = True
-    clients: dict = {}
-    bridge = GatewayBridge(make_factory(clients))
-    shell = TrayShell(bridge, notify_settings=settings, on_quit=lambda: None)
-    bridge.add_gateway(Endpoint("g1", "Local"))
-    bridge.start(qloop, NativeNotifier("Hermes Tray"))
-    await poll_until(lambda: clients["g1"].status.dialect)
-    clients["g1"].emit(SessionChanged(session("s1", "Build")))
     try:
-        yield shell, clients["g1"], plasma
+        async with shell_on_bus(qloop, settings, {"s1": "Build"}) as (shell, client):
+            yield shell, client, plasma
     finally:
-        shell.dispose()
-        await bridge.aclose()
-        await drain()
-        shell.deleteLater()
-        bridge.deleteLater()
         await plasma.stop()
 
 
@@ -183,7 +207,8 @@ def test_while_on_nothing_is_sent_the_tooltip_says_so_and_off_sends_one(bus, qlo
             note = await plasma.received.get()
             assert note.summary == "2 approvals waiting"
             await poll_until(lambda: HOLDING_LINE not in shell.tray.status.tooltip)
-            assert shell.notifications.policy.next_deadline() is None
+            # the summary's own escalation is what comes next, minutes away
+            assert shell.notifications.policy.next_deadline() > time.monotonic() + 200
             assert len(plasma.calls) == 1
 
     arun(scenario(), timeout=30)

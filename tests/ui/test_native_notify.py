@@ -8,12 +8,13 @@ import contextlib
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.model.notify_policy import NotifySettings
+from desktop.model.notify_policy import NotificationPlan, NotifySettings
 from desktop.platform.native_notify import NativeNotifier
 from desktop.platform.paths import APP_ID
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.model.builders import approval, session
+from tests.ui.dbus_fakes.do_not_disturb import FakeGnomeShell
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.ui.standins import Endpoint, make_factory
 from tests.waiting import drain, poll_until
@@ -22,12 +23,15 @@ FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce
 
 
 @contextlib.asynccontextmanager
-async def wired(bus, qloop, capabilities=("actions", "body", "body-markup"), focused=False):
-    notifyd = await FakeNotifyd.start(bus.address, capabilities)
+async def wired(
+    bus, qloop, capabilities=("actions", "body", "body-markup"), focused=False, server=FakeNotifyd
+):
+    notifyd = await server.start(bus.address, capabilities)
     clients = {}
     bridge = GatewayBridge(make_factory(clients))
     controller = NotificationController(bridge, lambda t, b: None, FAST)
-    controller.dialog_focused = lambda: focused
+    if focused:
+        controller.dialog_changed(True, lambda gateway_id, batch_id: True)
     bridge.add_gateway(Endpoint("g1", "Local"))
     notifier = NativeNotifier("Hermes Tray")
     bridge.start(qloop, notifier)
@@ -122,5 +126,36 @@ def test_deny_and_stop_denies_then_interrupts(bus, qloop, arun):
                 ("decide", "k2", Choice.DENY, False),
                 ("interrupt", "s1"),
             ]
+
+    arun(scenario(), timeout=30)
+
+
+def test_gnome_shell_gets_three_buttons_and_review_stays(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop, server=FakeGnomeShell) as (client, notifyd, *_):
+            client.emit(ApprovalRequested(approval("k1", command="make test")))
+            note = await notifyd.received.get()
+            assert note.actions == {
+                "default": "Review",
+                "approve.1": "Approve",
+                "deny.1": "Deny",
+                "review.1": "Review",
+            }
+
+    arun(scenario(), timeout=30)
+
+
+def test_an_update_never_raises_a_bubble_that_is_not_on_screen(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop) as (client, notifyd, notifier, _):
+            client.emit(ApprovalRequested(approval("k1")))
+            first = await notifyd.received.get()
+            update = NotificationPlan("g1", "b9", "Approval needed — Build", "ls", (), update=True)
+            assert not await notifier.show(update, lambda plan, kind: None)
+            notifyd.invoke(first.id, "default")  # clicked: the server closes it
+            await poll_until(lambda: not notifier.is_shown("g1", "b1"))
+            again = NotificationPlan("g1", "b1", "Approval needed — Build", "ls", (), update=True)
+            assert not await notifier.show(again, lambda plan, kind: None)
+            assert len(notifyd.calls) == 1
 
     arun(scenario(), timeout=30)

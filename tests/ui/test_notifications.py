@@ -101,7 +101,7 @@ def test_approve_button_sends_exactly_that_key_once(bus, qloop, arun):
                 "deny.1": "Deny",
                 "deny-stop.1": "Deny and stop the agent",
                 "review.1": "Review",
-                "default": "",
+                "default": "Review",  # the body click; dunst and mako list it by name
             }
             assert note.hints["urgency"] == 1
             assert note.expire_timeout == 0  # lives as long as the question

@@ -56,6 +56,7 @@ from desktop.model.approvals.requests import (
 )
 from desktop.model.approvals.risk_gate import Assess, default_assess
 from desktop.model.approvals.texts import KEY_HINTS
+from desktop.model.window_place import Box, dialog_origin
 from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView
@@ -187,10 +188,10 @@ class ApprovalDialog(QDialog):
         if self.model.board.session(gateway_id, session.session_id) is not None:
             self._show_yolo_note()
 
-    def focus_batch(self, gateway_id: str, batch_id: str) -> None:
+    def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
         """Show the dialog, active, with that batch's first waiting row selected."""
         batch = self.model.board.find_batch(gateway_id, batch_id)
-        self.present(activate=True)
+        self.present(activate=True, near=near)
         if batch is not None:
             waiting = [r for r in in_arrival_order(batch.rows) if r.is_open]
             self._select((waiting or batch.rows)[0], with_heading=True)
@@ -230,10 +231,11 @@ class ApprovalDialog(QDialog):
     def present(self, activate: bool, near: QRect | None = None) -> None:
         """Show the window; raise and focus it only when the person asked for it.
 
-        ``near`` (the tray icon's geometry, when the platform reports one) places a window that
-        is not shown yet next to it; Wayland compositors place windows themselves.
+        A window that is not shown yet is placed next to ``near`` (the tray icon's geometry,
+        when the platform reports one) and out of the notification bubbles' way
+        (``window_place``); Wayland compositors place windows themselves.
         """
-        if not self.isVisible() and near is not None and near.isValid():
+        if not self.isVisible():
             self._place_near(near)
         self.list_view.materialise()
         if activate:
@@ -479,19 +481,21 @@ class ApprovalDialog(QDialog):
         self.yolo_note.setText(text)
         self.yolo_note.setVisible(bool(text))
 
-    def _place_near(self, anchor: QRect) -> None:
-        """Put the window next to the tray icon, inside the screen that holds it."""
+    def _place_near(self, anchor: QRect | None) -> None:
+        """Put the window next to the tray icon (if known), away from the bubbles."""
         if QGuiApplication.platformName().startswith("wayland"):
             return
-        screen = QGuiApplication.screenAt(anchor.center()) or QGuiApplication.primaryScreen()
-        area = screen.availableGeometry()
-        size = self.frameGeometry().size()
-        below = anchor.center().y() < area.center().y()  # a panel at the top: open below it
-        y = anchor.bottom() + 8 if below else anchor.top() - size.height() - 8
-        x = anchor.center().x() - size.width() // 2
-        edge = 8  # the window manager's frame is not known before the first show
-        x = max(area.left() + edge, min(x, area.right() - size.width() - edge))
-        y = max(area.top() + edge, min(y, area.bottom() - size.height() - edge))
+        tray = anchor if anchor is not None and anchor.isValid() else None
+        screen = (QGuiApplication.screenAt(tray.center()) if tray else None) or (
+            QGuiApplication.primaryScreen()
+        )
+        area, size = screen.availableGeometry(), self.frameGeometry().size()
+        x, y = dialog_origin(
+            Box(area.x(), area.y(), area.width(), area.height()),
+            size.width(),
+            size.height(),
+            Box(tray.x(), tray.y(), tray.width(), tray.height()) if tray else None,
+        )
         self.move(QPoint(x, y))
 
     # -- keyboard intents (from InputRouter) ----------------------------------------------------

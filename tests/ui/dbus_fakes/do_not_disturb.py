@@ -6,6 +6,10 @@
   v``, ``PropertyChanged(s, s, v)``, ``PropertyRemoved(s, s)``; an unset property is the
   error ``org.xfce.Xfconf.Error.PropertyNotFound``), holding only what a test sets; paired with
   :class:`FakeXfceNotifyd`, which names itself as xfce4-notifyd does.
+* :class:`FakePortalSettings`: ``org.freedesktop.portal.Settings`` as xdg-desktop-portal serves
+  GNOME's keys (``Read`` wraps the value in a second variant, as portals before version 2 do;
+  :class:`FakePortalSettingsV2` adds ``ReadOne``), paired with :class:`FakeGnomeShell`, which
+  names itself as gnome-shell does.
 
 The real xfconfd and xfce4-notifyd are exercised by tests/desktop.
 """
@@ -95,3 +99,55 @@ class FakeXfconf(ServiceInterface):
     @signal()
     def PropertyRemoved(self, channel: str, name: str) -> "ss":
         return [channel, name]
+
+
+PORTAL = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+
+
+class FakeGnomeShell(FakeNotifyd):
+    @method()
+    def GetServerInformation(self) -> "ssss":
+        return ["gnome-shell", "GNOME", "43.9", "1.2"]
+
+
+class FakePortalSettings(ServiceInterface):
+    def __init__(self) -> None:
+        super().__init__("org.freedesktop.portal.Settings")
+        self.values: dict[tuple[str, str], Variant] = {}
+        self.bus: MessageBus | None = None
+
+    @classmethod
+    async def start(cls, address: str) -> "FakePortalSettings":
+        self = cls()
+        self.bus = await serve(address, PORTAL_PATH, self, PORTAL)
+        return self
+
+    async def stop(self) -> None:
+        await release(self.bus)
+        self.bus = None
+
+    def set(self, namespace: str, key: str, value: Variant) -> None:
+        """``gsettings set namespace key value``, as the portal relays it."""
+        self.values[(namespace, key)] = value
+        self.SettingChanged(namespace, key, value)
+
+    def _value(self, namespace: str, key: str) -> Variant:
+        value = self.values.get((namespace, key))
+        if value is None:
+            raise DBusError("org.freedesktop.portal.Error.NotFound", "Requested setting not found")
+        return value
+
+    @method()
+    def Read(self, namespace: "s", key: "s") -> "v":
+        return Variant("v", self._value(namespace, key))
+
+    @signal()
+    def SettingChanged(self, namespace: str, key: str, value: Any) -> "ssv":
+        return [namespace, key, value]
+
+
+class FakePortalSettingsV2(FakePortalSettings):
+    @method()
+    def ReadOne(self, namespace: "s", key: "s") -> "v":
+        return self._value(namespace, key)
