@@ -159,7 +159,7 @@ async def control_request(
         ) from None
     try:
         answer = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ConnectError(
             f"The gateway control socket {path} sent an unreadable answer."
         ) from None

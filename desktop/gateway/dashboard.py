@@ -90,7 +90,7 @@ async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> 
     try:
         info = json.loads(body)
         version = str(info.get("version", "")) if isinstance(info, dict) else ""
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ConnectError(f"{where}/api/status is not a Hermes dashboard.") from None
     try:
         status, page = await http_get(host, port, "/")

@@ -121,7 +121,7 @@ def is_list_changed(message: str | bytes) -> bool:
         return False
     try:
         frame = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # hostile nesting is not the broadcast
         return False
     if not isinstance(frame, dict) or frame.get("method") != "event":
         return False

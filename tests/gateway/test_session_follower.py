@@ -97,6 +97,8 @@ def test_list_changed_is_recognised_exactly() -> None:
     assert not is_list_changed('{"sessions.changed": ')  # broken JSON
     assert not is_list_changed("[" + '"sessions.changed",' * 1000 + "1]")  # too big
     assert not is_list_changed('["sessions.changed"]')
+    deep = "[" * 2000 + '"sessions.changed"' + "]" * 2000  # fits the size bound, too deep to parse
+    assert not is_list_changed(deep)  # before: RecursionError, and the connection dropped
 
 
 def test_live_sessions_skips_hostile_rows() -> None:
