@@ -43,6 +43,7 @@ __all__ = [
     "LOG_DIR_ENV",
     "LOG_FILE_NAME",
     "MASK",
+    "SECRET_QUERY_KEYS",
     "RedactingFilter",
     "clear_secrets",
     "configure",
@@ -57,6 +58,9 @@ __all__ = [
 ]
 
 MASK = "***"
+#: Query parameters that carry a credential on Hermes gateway URLs (protocol.md §1.1): masked in
+#: logs and shown URLs, registered as secrets, and never saved in the settings file.
+SECRET_QUERY_KEYS = frozenset({"token", "ticket", "pty", "internal"})
 LOG_DIR_ENV = "HERMES_TRAY_LOG_DIR"
 LOG_FILE_NAME = "hermes-tray.log"
 APP_NAME = "hermes-tray"
@@ -144,7 +148,7 @@ def register_url_secrets(url: str) -> None:
         if is_opaque_segment(segment):
             register_secret(segment)
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
-        if re.fullmatch(_SECRET_NAME, name, re.IGNORECASE):
+        if name.lower() in SECRET_QUERY_KEYS or re.fullmatch(_SECRET_NAME, name, re.IGNORECASE):
             register_secret(value)
 
 

@@ -113,6 +113,12 @@ def test_register_url_secrets_masks_the_token_wherever_it_reappears() -> None:
     assert logsetup.redact("page 2") == "page 2"  # non-secret parameters are not registered
 
 
+@pytest.mark.parametrize("name", sorted(logsetup.SECRET_QUERY_KEYS))
+def test_register_url_secrets_registers_every_credential_parameter(name: str) -> None:
+    logsetup.register_url_secrets(f"ws://h/api/ws?{name}={CANARY}")
+    assert logsetup.redact(f"echo {CANARY}") == "echo ***"
+
+
 def test_clear_secrets_forgets_them() -> None:
     logsetup.register_secret(CANARY)
     assert logsetup.redact(CANARY) == "***"

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from desktop.logsetup import MASK, is_opaque_segment, register_secret
+from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
 
 __all__ = ["redact_url", "register_secret"]
-
-SECRET_QUERY_KEYS = frozenset({"token", "ticket", "pty", "internal"})
 
 
 def redact_url(url: str) -> str:

@@ -35,7 +35,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.settings.codec import SCHEMA_VERSION
-from desktop.settings.model import SECRET_QUERY_KEYS, SettingsError
+from desktop.logsetup import SECRET_QUERY_KEYS
+from desktop.settings.model import SettingsError
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Migrated:
 
 
 def split_secret_query(url: str) -> tuple[str, str | None]:
-    """Remove ``token``/``ticket`` query parameters from ``url``; return (clean url, token).
+    """Remove credential query parameters from ``url``; return (clean url, the first one's value).
 
     Used by the v0 step and by the settings dialog, so a token pasted as part of a URL is moved
     to the TokenStore instead of being saved in the settings file.

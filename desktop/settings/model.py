@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-#: Query parameters that carry credentials on Hermes gateway URLs (protocol.md §1.1).
-SECRET_QUERY_KEYS = frozenset({"token", "ticket"})
+from desktop.logsetup import SECRET_QUERY_KEYS
+
 _ID_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _NO_EXTRA: Mapping[str, Any] = types.MappingProxyType({})
 

@@ -37,6 +37,8 @@ def test_defaults_are_the_documented_ones() -> None:
         ({"id": "a", "name": "x", "url": ""}, "ws://"),
         ({"id": "a", "name": "x", "url": "ws://h/api/ws?token=abc"}, "must not contain a token"),
         ({"id": "a", "name": "x", "url": "ws://h/?x=1&Ticket=abc"}, "must not contain a token"),
+        ({"id": "a", "name": "x", "url": "ws://h/api/ws?pty=abc"}, "must not contain a token"),
+        ({"id": "a", "name": "x", "url": "ws://h/api/ws?internal=abc"}, "must not contain a token"),
         ({"id": "a", "name": "x", "url": "ws://u:p@h/"}, "user or password"),
         ({"id": "a", "name": "x", "url": "ws://h/", "token_ref": "a b"}, "token_ref"),
     ],
