@@ -41,7 +41,6 @@ import importlib
 import json
 import logging
 import os
-import re
 import secrets
 import stat
 from collections import deque
@@ -49,15 +48,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
-from desktop.logsetup import redact
+from desktop.logsetup import SecretSet, redact
 from desktop.platform.paths import data_dir, ensure_private_dir
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE_NAME = "decisions.jsonl"
-MASK = "***"
 MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 
 
@@ -184,8 +181,7 @@ class Journal:
         self._keep = keep
         self._command_limit = command_limit
         self._clock = clock
-        self._secrets: set[str] = set()
-        self._secret_pattern: re.Pattern[str] | None = None
+        self._secrets = SecretSet()
         self._unwritten: deque[bytes] = deque()
         self._dropped = 0  # lines lost because more than MAX_UNWRITTEN waited
         self._error = ""
@@ -214,16 +210,11 @@ class Journal:
 
     def register_secret(self, secret: str) -> None:
         """Never write ``secret`` (or its URL-encoded forms) from now on."""
-        if not secret:
-            return
-        self._secrets.update({secret, quote(secret, safe=""), quote_plus(secret)})
-        ordered = sorted(self._secrets, key=len, reverse=True)  # longest first: no partial masks
-        self._secret_pattern = re.compile("|".join(re.escape(s) for s in ordered))
+        self._secrets.add(secret)
 
     def scrub(self, text: str) -> str:
         """``text`` without any registered secret or credential-shaped value."""
-        if self._secret_pattern is not None:
-            text = self._secret_pattern.sub(MASK, text)
+        text = self._secrets.mask(text)
         # Every credential shape the log masks (URL params, headers, JSON keys, tickets) and
         # every secret registered with the log: one definition of "secret-shaped" for both.
         return redact(text)

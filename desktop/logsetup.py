@@ -45,6 +45,7 @@ __all__ = [
     "MASK",
     "SECRET_QUERY_KEYS",
     "RedactingFilter",
+    "SecretSet",
     "clear_secrets",
     "configure",
     "default_log_dir",
@@ -102,9 +103,48 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(hermes-gateway-ticket\.)[^\s,;'\"\])]+", re.IGNORECASE), rf"\1{MASK}"),
 )
 
-_secrets_lock = threading.Lock()
-_secrets: set[str] = set()
-_secrets_pattern: re.Pattern[str] | None = None
+
+class SecretSet:
+    """Strings to mask wherever they appear, with their URL-encoded forms; safe across threads.
+
+    The log keeps one for the whole process; the journal keeps its own, so it scrubs what was
+    registered with it even where logging was never configured.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._forms: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+
+    def add(self, secret: str) -> None:
+        """Mask ``secret`` from now on; an empty string is ignored."""
+        if not secret:
+            return
+        forms = {secret}
+        # A lone surrogate cannot be URL-encoded (nor be in a URL), so the raw form suffices then.
+        with contextlib.suppress(UnicodeEncodeError):
+            forms.update({quote(secret, safe=""), quote_plus(secret)})
+        with self._lock:
+            self._forms.update(forms)
+            ordered = sorted(self._forms, key=len, reverse=True)  # longest first: no partial masks
+            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._forms.clear()
+            self._pattern = None
+
+    def mask(self, text: str, *, keep_length: bool = False) -> str:
+        """``text`` with every secret masked (``keep_length``: by as many ``*`` as it is long)."""
+        pattern = self._pattern
+        if pattern is None:
+            return text
+        if keep_length:
+            return pattern.sub(lambda match: "*" * len(match.group()), text)
+        return pattern.sub(MASK, text)
+
+
+_own_secrets = SecretSet()
 
 
 def register_secret(secret: str) -> None:
@@ -114,17 +154,7 @@ def register_secret(secret: str) -> None:
     Empty strings are ignored; every other string is masked, however short, because a
     readable log is worth less than a leaked credential.
     """
-    if not secret:
-        return
-    global _secrets_pattern
-    forms = {secret}
-    # A lone surrogate cannot be URL-encoded (nor be in a URL), so the raw form suffices then.
-    with contextlib.suppress(UnicodeEncodeError):
-        forms.update({quote(secret, safe=""), quote_plus(secret)})
-    with _secrets_lock:
-        _secrets.update(forms)
-        ordered = sorted(_secrets, key=len, reverse=True)  # longest first: no partial masks
-        _secrets_pattern = re.compile("|".join(re.escape(s) for s in ordered))
+    _own_secrets.add(secret)
 
 
 _OPAQUE_SEGMENT = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~.=+%-]{20,}")
@@ -154,10 +184,7 @@ def register_url_secrets(url: str) -> None:
 
 def clear_secrets() -> None:
     """Forget every registered secret (for tests, and when a session's credentials change)."""
-    global _secrets_pattern
-    with _secrets_lock:
-        _secrets.clear()
-        _secrets_pattern = None
+    _own_secrets.clear()
 
 
 def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
@@ -166,19 +193,12 @@ def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
     ``keep_length`` masks each secret with as many ``*`` as it has characters, so offsets
     computed on the original text (the risk lens' marks on a command) still fit.
     """
-    pattern = _secrets_pattern
-    if pattern is None:
-        return text
-    if keep_length:
-        return pattern.sub(lambda match: "*" * len(match.group()), text)
-    return pattern.sub(MASK, text)
+    return _own_secrets.mask(text, keep_length=keep_length)
 
 
 def redact(text: str) -> str:
     """Return ``text`` with every known secret shape and registered secret replaced by ``***``."""
-    pattern = _secrets_pattern
-    if pattern is not None:
-        text = pattern.sub(MASK, text)
+    text = _own_secrets.mask(text)
     for regex, replacement in _PATTERNS:
         text = regex.sub(replacement, text)
     return text

@@ -111,6 +111,12 @@ def test_a_registered_secret_never_reaches_the_file(journal: Journal) -> None:
     assert all(CANARY not in value for value in json.loads(raw).values())
 
 
+def test_a_secret_that_cannot_be_url_encoded_is_still_masked(journal: Journal) -> None:
+    secret = f"{CANARY}\udcff"  # a lone surrogate: quote() raises on it
+    journal.register_secret(secret)
+    assert journal.scrub(f"echo {secret}") == "echo ***"
+
+
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     before=st.text(max_size=30),
