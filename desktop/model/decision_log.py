@@ -31,7 +31,6 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
 
 from desktop.core.model import (
     Approval,
@@ -43,7 +42,7 @@ from desktop.core.model import (
     RunResult,
 )
 from desktop.core.outcomes import SETTLED_ELSEWHERE
-from desktop.journal import JournalEntry, Surface
+from desktop.journal import Journal, JournalEntry, Surface
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.session_names import SEPARATOR, SessionName, fit
 
@@ -69,29 +68,6 @@ _IMPLIED = {
     (OutcomeKind.WITHDRAWN.value, _RESULT_WORDS[RunKind.WITHDRAWN]),
     (OutcomeKind.WITHDRAWN.value, ANSWERED_ELSEWHERE),
 }
-
-
-class JournalLike(Protocol):
-    """The part of :class:`desktop.journal.Journal` the recorder uses."""
-
-    def record(
-        self,
-        *,
-        gateway_id: str,
-        gateway_name: str,
-        session_id: str,
-        session_title: str,
-        command: str,
-        choice: str,
-        surface: Surface | str,
-        outcome: str,
-        result: str = "",
-        at: datetime | None = None,
-    ) -> JournalEntry: ...
-
-    def record_result(self, entry: JournalEntry, result: str) -> JournalEntry: ...
-
-    def recent(self, n: int = 10) -> list[JournalEntry]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +140,7 @@ class DecisionRecorder:
 
     def __init__(
         self,
-        journal: JournalLike,
+        journal: Journal,
         *,
         clock: Callable[[], datetime] = _local_now,
         recent_limit: int = RECENT_LIMIT,
