@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from desktop.settings.codec import SCHEMA_VERSION
 from desktop.logsetup import SECRET_QUERY_KEYS
+from desktop.settings.codec import SCHEMA_VERSION
 from desktop.settings.model import SettingsError
 
 

@@ -1,11 +1,11 @@
-"""The Settings dialog: edits a :class:`~desktop.settings.Settings` and hands back a new one.
+"""The Settings dialog: edits a :class:`~desktop.settings.model.Settings`, hands back a new one.
 
 Why it returns a value instead of saving: the app owns saving (``save_settings``), applying
 start-at-login (``desktop.platform.autostart.set_enabled``) and reconnecting; the dialog only
 edits. On OK it emits :attr:`SettingsDialog.settings_edited` with a new frozen ``Settings``.
 
-Tokens are the exception: they go straight into the :class:`~desktop.settings.TokenStore` on OK,
-because they must never travel inside ``Settings``. A stored token is never shown back -- the
+Tokens are the exception: they go straight into the :class:`~desktop.settings.tokens.TokenStore`
+on OK, because they must never travel inside ``Settings``. A stored token is never shown back -- the
 field starts empty and says whether one is stored; typing replaces it, "Forget" deletes it. A
 token pasted as part of a URL (``?token=``) is moved out of the URL into the store.
 
@@ -40,16 +40,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.model.plain_text import tooltip_fragment
-from desktop.settings import (
+from desktop.settings.migrations import split_secret_query
+from desktop.settings.model import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,
     NotificationPolicy,
     Settings,
     SettingsError,
-    TokenStore,
-    split_secret_query,
 )
+from desktop.settings.tokens import TokenStore
 
 KIND_LABELS = {
     GatewayKind.URL: "An address and a token",

@@ -10,7 +10,7 @@ from desktop.model.settings_apply import (
     notify_settings,
     uses_tokens,
 )
-from desktop.settings import (
+from desktop.settings.model import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop.settings import (
+from desktop.settings.codec import settings_from_json, settings_to_json, unknown_key_paths
+from desktop.settings.model import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,
@@ -17,7 +18,6 @@ from desktop.settings import (
     Settings,
     SettingsError,
 )
-from desktop.settings.codec import settings_from_json, settings_to_json, unknown_key_paths
 
 _ids = st.from_regex(r"[A-Za-z0-9._-]{1,12}", fullmatch=True)
 _names = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != "")

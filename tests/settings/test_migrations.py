@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.settings import Settings, SettingsError, split_secret_query
 from desktop.settings.codec import SCHEMA_VERSION, settings_from_json
-from desktop.settings.migrations import STEPS, migrate
+from desktop.settings.migrations import STEPS, migrate, split_secret_query
+from desktop.settings.model import Settings, SettingsError
 
 CANARY = "canary-TOKEN-5f1e"
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from desktop.settings import (
+from desktop.settings.model import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,

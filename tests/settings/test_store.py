@@ -12,15 +12,10 @@ from pathlib import Path
 import pytest
 
 from desktop.platform import files
-from desktop.settings import (
-    GatewayConfig,
-    Settings,
-    TokenStore,
-    load_settings,
-    save_settings,
-    settings_path,
-)
 from desktop.settings import store as store_module
+from desktop.settings.model import GatewayConfig, Settings
+from desktop.settings.store import load_settings, save_settings, settings_path
+from desktop.settings.tokens import TokenStore
 from tests.settings.fake_keyring import MemoryKeyring
 
 CANARY = "canary-TOKEN-9d2c"

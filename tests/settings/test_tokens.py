@@ -11,7 +11,7 @@ from pathlib import Path
 import keyring.backends.fail
 import pytest
 
-from desktop.settings import TokenStore
+from desktop.settings.tokens import TokenStore
 from tests.settings.fake_keyring import BrokenKeyring, MemoryKeyring
 
 CANARY = "canary-TOKEN-77ab"
@@ -164,7 +164,8 @@ def test_keyring_is_imported_only_when_a_token_is_touched(tmp_path: Path) -> Non
         f"""
         import sys
         from pathlib import Path
-        from desktop.settings import TokenStore, load_settings
+        from desktop.settings.store import load_settings
+        from desktop.settings.tokens import TokenStore
         tokens = TokenStore(Path({str(tmp_path)!r}))
         load_settings(Path({str(tmp_path)!r}) / "settings.json", token_store=tokens)
         print("after load:", "keyring" in sys.modules)

@@ -37,7 +37,8 @@ from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, Deci
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.model.yolo_timer import BoxKind
 from desktop.platform.autostart_xdg import XdgAutostart
-from desktop.settings import Settings, TokenStore
+from desktop.settings.model import Settings
+from desktop.settings.tokens import TokenStore
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController

@@ -20,7 +20,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop import app as app_module
-from desktop.settings import Settings, TokenStore
+from desktop.settings.model import Settings
+from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController
 from desktop.ui.shell import TrayShell

@@ -17,7 +17,8 @@ from desktop.gateway.config import endpoint_from_config
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
-from desktop.settings import GatewayConfig, TokenStore
+from desktop.settings.model import GatewayConfig
+from desktop.settings.tokens import TokenStore
 from tests.gatewaymodel import Command, FakeGateway, Turn, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until

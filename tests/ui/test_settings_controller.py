@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QDialogButtonBox
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.model.snapshot import Link
 from desktop.platform.autostart_xdg import XdgAutostart
-from desktop.settings import GatewayConfig, GatewayKind, Settings, TokenStore, load_settings
+from desktop.settings.model import GatewayConfig, GatewayKind, Settings
+from desktop.settings.store import load_settings
+from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import SettingsController, client_factory_for
 from tests.gatewaymodel import FakeGateway

@@ -12,15 +12,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from desktop.settings import (
+from desktop.settings.codec import settings_to_json
+from desktop.settings.model import (
     GatewayConfig,
     GatewayKind,
     NotificationApproval,
     NotificationPolicy,
     Settings,
-    TokenStore,
 )
-from desktop.settings.codec import settings_to_json
+from desktop.settings.tokens import TokenStore
 from desktop.ui.settings_dialog import SettingsDialog
 from tests.settings.fake_keyring import MemoryKeyring
 
