@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from desktop.gateway.endpoints import is_loopback_host
 from desktop.gateway.errors import ConnectError
 from desktop.gateway.redact import register_secret
+from desktop.settings.model import is_loopback_host
 
 SUBPROTOCOL = "hermes-gateway-v1"
 TICKET_PREFIX = "hermes-gateway-ticket."

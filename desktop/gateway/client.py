@@ -41,7 +41,7 @@ from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dialer import Dialer, DialPlan
 from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, is_loopback_host
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import (
     CallTimeoutError,
     ConnectError,
@@ -62,6 +62,7 @@ from desktop.gateway.status import (
     GatewayListener,
 )
 from desktop.gateway.version_probe import VersionProbe
+from desktop.settings.model import is_loopback_host
 
 __all__ = [
     "CallTimeoutError",

@@ -15,9 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from desktop.gateway.endpoints import is_loopback_host
 from desktop.gateway.errors import ConnectError
 from desktop.gateway.redact import register_secret
+from desktop.settings.model import is_loopback_host
 
 DEFAULT_PORT = 9119
 TOKEN_RE = re.compile(r"""__HERMES_SESSION_TOKEN__\s*=\s*["']([^"'<>\s]+)["']""")

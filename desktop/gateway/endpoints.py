@@ -12,13 +12,13 @@ person explicitly allowed an insecure remote (the token would cross the network 
 from __future__ import annotations
 
 import enum
-import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
 from desktop.gateway.redact import redact_url
+from desktop.settings.model import is_loopback_host
 
 KEYRING_SERVICE = "hermes-tray"
 
@@ -108,16 +108,6 @@ class GatewayEndpoint:
             f"kind={self.kind.value}, url={self.display_url!r}, token={self.token!r}, "
             f"hermes_home={self.hermes_home!r})"
         )
-
-
-def is_loopback_host(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1 (the only hosts plain ws:// may reach)."""
-    if host.lower() in ("localhost", "localhost."):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:

@@ -64,8 +64,11 @@ def _frozen_extra(extra: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost`` and loopback IP literals; names are not resolved (no I/O here)."""
-    if host.lower() == "localhost":
+    """True for localhost, 127.0.0.0/8 and ::1 (the only hosts plain ws:// may reach).
+
+    Names are not resolved (no I/O here): any other name is remote.
+    """
+    if host.lower() in ("localhost", "localhost."):
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback

@@ -6,11 +6,11 @@ from desktop.gateway.endpoints import (
     EndpointKind,
     GatewayEndpoint,
     TokenSource,
-    is_loopback_host,
     normalise_ws_url,
 )
 from desktop.gateway.errors import ConfigError
 from desktop.gateway.redact import redact_url
+from desktop.settings.model import is_loopback_host
 
 SECRET = "s3cr3t-token-value"
 
@@ -51,6 +51,7 @@ def test_unusable_urls_say_how_to_fix_them(bad: str) -> None:
         ("::1", True),
         ("[::1]", True),
         ("localhost", True),
+        ("LocalHost.", True),
         ("10.0.0.1", False),
         ("example.org", False),
         ("0.0.0.0", False),
