@@ -109,7 +109,8 @@ _LATER_FIELDS = tuple(f.name for f in fields(JournalEntry) if f.default is not M
 _RESULT_FIELDS = tuple(f.name for f in fields(ResultRecord))
 
 
-def _local_now() -> datetime:
+def local_now() -> datetime:
+    """Now, in the local time zone: what the journal and the decision log stamp with."""
     return datetime.now().astimezone()
 
 
@@ -174,7 +175,7 @@ class Journal:
         max_bytes: int = 512 * 1024,
         keep: int = 3,
         command_limit: int = 4000,
-        clock: Callable[[], datetime] = _local_now,
+        clock: Callable[[], datetime] = local_now,
     ) -> None:
         self._directory = directory or data_dir()
         self._max_bytes = max_bytes

@@ -42,7 +42,7 @@ from desktop.core.model import (
     RunResult,
 )
 from desktop.core.outcomes import SETTLED_ELSEWHERE
-from desktop.journal import Journal, JournalEntry, Surface
+from desktop.journal import Journal, JournalEntry, Surface, local_now
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.session_names import SEPARATOR, SessionName, fit
 
@@ -131,10 +131,6 @@ def _surface(value: str) -> Surface:
     return Surface.DIALOG
 
 
-def _local_now() -> datetime:
-    return datetime.now().astimezone()
-
-
 class DecisionRecorder:
     """Feed it decisions, approval changes and commands Hermes ran; it keeps the journal."""
 
@@ -142,7 +138,7 @@ class DecisionRecorder:
         self,
         journal: Journal,
         *,
-        clock: Callable[[], datetime] = _local_now,
+        clock: Callable[[], datetime] = local_now,
         recent_limit: int = RECENT_LIMIT,
     ) -> None:
         self._journal = journal

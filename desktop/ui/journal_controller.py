@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
-from desktop.journal import Journal
+from desktop.journal import Journal, local_now
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.model.decision_log import DecisionRecorder, entry_details, entry_line
 from desktop.ui.bridge import GatewayBridge
@@ -29,10 +29,6 @@ log = logging.getLogger(__name__)
 
 Opener = Callable[[QUrl], bool]
 RETRY_MS = 30_000
-
-
-def _local_now() -> datetime:
-    return datetime.now().astimezone()
 
 
 class JournalController(QObject):
@@ -47,7 +43,7 @@ class JournalController(QObject):
         journal: Journal,
         *,
         opener: Opener = QDesktopServices.openUrl,
-        clock: Callable[[], datetime] = _local_now,
+        clock: Callable[[], datetime] = local_now,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
