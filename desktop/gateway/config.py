@@ -3,11 +3,11 @@
 ``desktop.settings`` describes what the person chose (and stores tokens in the
 keyring or its 0600 fallback via ``TokenStore``); this package needs a ``GatewayEndpoint``. The
 token is looked up through the store at every dial, so a token changed in Settings is used on
-the next reconnect without rebuilding the client. ``GatewayKind`` values equal
-``EndpointKind`` values by design. Optional per-gateway ``extra`` keys: ``hermes_home``,
-``hermes_executable``, ``approval_timeout_s`` (the gateway's ``approvals.timeout`` in seconds,
-for gateways whose config.yaml the tray cannot read; a value that is no finite number >= 0 is
-ignored with a warning, so a typo never stops the gateway from connecting).
+the next reconnect without rebuilding the client. Optional per-gateway ``extra`` keys:
+``hermes_home``, ``hermes_executable``, ``approval_timeout_s`` (the gateway's
+``approvals.timeout`` in seconds, for gateways whose config.yaml the tray cannot read; a value
+that is no finite number >= 0 is ignored with a warning, so a typo never stops the gateway from
+connecting).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import logging
 import math
 from collections.abc import Callable
 
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenSource
 from desktop.settings.model import GatewayConfig
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ def endpoint_from_config(
     return GatewayEndpoint(
         gateway_id=config.id,
         name=config.name,
-        kind=EndpointKind(config.kind.value),
+        kind=config.kind,
         url=config.url,
         token=token,
         hermes_home=str(config.extra.get("hermes_home", "")),

@@ -18,17 +18,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
 from desktop.gateway.redact import redact_url
-from desktop.settings.model import is_loopback_host
+from desktop.settings.model import GatewayKind, is_loopback_host
 
 KEYRING_SERVICE = "hermes-tray"
 
 
-class EndpointKind(enum.Enum):
-    URL = "url"  # a configured ws(s):// URL plus a token source
-    CANONICAL = "canonical"  # main's canonical gateway via the control socket in HERMES_HOME
-    OWNED = "owned"  # a `hermes serve` this app starts and supervises
-    DASHBOARD = "dashboard"  # a running loopback `hermes dashboard` (token scraped from the page)
-    DEMO = "demo"  # the built-in demo gateway (URL and inline token supplied by the app)
+EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
 
 
 class TokenKind(enum.Enum):

@@ -37,15 +37,14 @@ class SettingsError(ValueError):
 class GatewayKind(enum.Enum):
     """How the tray reaches a gateway; decides which other fields matter.
 
-    The values match ``desktop.gateway.endpoints.EndpointKind`` so the composition root can map
-    one onto the other by value.
+    The gateway package dials by these same kinds (``desktop.gateway.endpoints.EndpointKind``).
     """
 
     URL = "url"  # dial ``url`` (ws/wss), token from the TokenStore when ``token_ref`` is set
     CANONICAL = "canonical"  # discover the canonical gateway (control socket + one-time ticket)
     OWNED = "owned"  # start ``hermes serve`` on loopback, mint a fresh token each start
     DASHBOARD = "dashboard"  # attach to a running loopback ``hermes dashboard``
-    DEMO = "demo"  # the built-in demo gateway
+    DEMO = "demo"  # the built-in demo gateway (URL and inline token supplied by the app)
 
 
 class NotificationApproval(enum.Enum):
