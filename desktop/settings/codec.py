@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any, TypeVar
 
 from desktop.settings.model import (
@@ -27,49 +28,32 @@ SCHEMA_VERSION = 1
 """The version this code writes. Bump it (and add a migration) when a key changes meaning."""
 
 _E = TypeVar("_E", bound=enum.Enum)
-_GATEWAY_KEYS = ("id", "name", "url", "token_ref", "kind", "allow_insecure_remote")
-_POLICY_KEYS = ("show_command_text", "approve_from_notification", "escalate_through_do_not_disturb")
-_TOP_KEYS = (
-    "schema_version",
-    "gateways",
-    "notifications",
-    "staleness_margin_s",
-    "start_at_login",
-    "quiet_after_start_s",
-    "follow_all_sessions",
-)
+
+
+def _known_keys(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if f.name != "extra")
+
+
+_GATEWAY_KEYS = _known_keys(GatewayConfig)
+_POLICY_KEYS = _known_keys(NotificationPolicy)
+_TOP_KEYS = ("schema_version", *_known_keys(Settings))
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
     """The JSON object for ``settings`` (known keys first, then the kept unknown ones)."""
-    policy = settings.notifications
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "gateways": [_gateway_to_json(g) for g in settings.gateways],
-        "notifications": {
-            "show_command_text": policy.show_command_text,
-            "escalate_through_do_not_disturb": policy.escalate_through_do_not_disturb,
-            "approve_from_notification": policy.approve_from_notification.value,
-            **policy.extra,
-        },
-        "staleness_margin_s": settings.staleness_margin_s,
-        "start_at_login": settings.start_at_login,
-        "quiet_after_start_s": settings.quiet_after_start_s,
-        "follow_all_sessions": settings.follow_all_sessions,
-        **settings.extra,
-    }
+    return {"schema_version": SCHEMA_VERSION, **_to_json(settings)}
 
 
-def _gateway_to_json(gateway: GatewayConfig) -> dict[str, Any]:
-    return {
-        "id": gateway.id,
-        "name": gateway.name,
-        "url": gateway.url,
-        "token_ref": gateway.token_ref,
-        "kind": gateway.kind.value,
-        "allow_insecure_remote": gateway.allow_insecure_remote,
-        **gateway.extra,
-    }
+def _to_json(value: Any) -> Any:
+    """Each settings value's fields by name, enums by value, then its kept unknown keys."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_to_json(item) for item in value]
+    if isinstance(value, Settings | GatewayConfig | NotificationPolicy):
+        known = {key: _to_json(getattr(value, key)) for key in _known_keys(type(value))}
+        return {**known, **value.extra}
+    return value
 
 
 def settings_from_json(data: Mapping[str, Any]) -> Settings:
