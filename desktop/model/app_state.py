@@ -248,11 +248,8 @@ class AppState:
                 CommandReport(
                     gateway_id,
                     gateway.name,
-                    event.session_id,
                     self.session_title(gateway_id, event.session_id),
-                    event.command,
-                    event.result,
-                    event.approval_note,
+                    event,
                     ran_in is not None and ran_in.yolo.effective,
                 )
             )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.model import Approval, Choice, Prompt, RunResult, SessionState
+from desktop.core.events import CommandRan
+from desktop.core.model import Approval, Choice, Prompt, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +114,6 @@ class CommandReport:
 
     gateway_id: str
     gateway_name: str
-    session_id: str
     session_title: str
-    command: str
-    result: RunResult
-    approval_note: str = ""  # Hermes says it asked elsewhere and how it was answered
+    ran: CommandRan  # the core's report: session, command, result, Hermes' approval note
     yolo: bool = False  # the gateway last reported YOLO on for the session

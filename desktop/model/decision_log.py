@@ -105,8 +105,8 @@ def result_text(approval: Approval) -> str:
 
 def ran_text(report: CommandReport) -> str:
     """Why a command with no row here ran, as far as Hermes said."""
-    if report.approval_note:
-        return f"asked elsewhere: {report.approval_note}"
+    if report.ran.approval_note:
+        return f"asked elsewhere: {report.ran.approval_note}"
     return "not asked (YOLO on)" if report.yolo else "not asked"
 
 
@@ -210,7 +210,8 @@ class DecisionRecorder:
 
     def command_ran(self, report: CommandReport) -> JournalEntry | None:
         """Hermes ran a command with no row here: journaled when it is worth a decision's line."""
-        if not report.approval_note and not worth_journaling(report.command):
+        ran = report.ran
+        if not ran.approval_note and not worth_journaling(ran.command):
             return None
         made = DecisionMade(
             report.gateway_id,
@@ -220,11 +221,11 @@ class DecisionRecorder:
             Surface.HERMES.value,
             True,
             "",
-            report.session_id,
+            ran.session_id,
             report.session_title,
-            report.command,
+            ran.command,
         )
-        return self._write(made, self._clock(), ran_text(report), run_text(report.result), "none")
+        return self._write(made, self._clock(), ran_text(report), run_text(ran.result), "none")
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""

@@ -204,11 +204,13 @@ def test_a_command_hermes_ran_unasked_is_announced_with_its_sessions_name_and_yo
     before = state.snapshot()
     heard = _subscribed(state)
     ran = RunResult(RunKind.RAN, 0)
-    state.apply("g", CommandRan("s1", "rm -rf cache", ran, NO_CONTEXT))
-    state.apply("g", CommandRan("s2", "rm -rf tmp", ran, NO_CONTEXT, "asked and approved"))
+    unasked = CommandRan("s1", "rm -rf cache", ran, NO_CONTEXT)
+    asked = CommandRan("s2", "rm -rf tmp", ran, NO_CONTEXT, "asked and approved")
+    state.apply("g", unasked)
+    state.apply("g", asked)
     assert heard == [
-        CommandReport("g", "Local", "s1", "Tidy · www", "rm -rf cache", ran, "", True),
-        CommandReport("g", "Local", "s2", "session s2", "rm -rf tmp", ran, "asked and approved"),
+        CommandReport("g", "Local", "Tidy · www", unasked, True),
+        CommandReport("g", "Local", "session s2", asked),
     ]
     assert state.snapshot() is before  # nothing shown changed
 

@@ -10,7 +10,16 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from desktop.core import outcomes
-from desktop.core.model import ApprovalPhase, Choice, Outcome, OutcomeKind, RunKind, RunResult
+from desktop.core.events import CommandRan
+from desktop.core.model import (
+    NO_CONTEXT,
+    ApprovalPhase,
+    Choice,
+    Outcome,
+    OutcomeKind,
+    RunKind,
+    RunResult,
+)
 from desktop.journal import Journal
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.decision_log import (
@@ -74,17 +83,10 @@ def resolved(key="k1", kind=OutcomeKind.APPROVED, choice=Choice.ONCE, reason="",
     return dataclasses.replace(row, outcome=Outcome(kind, choice, reason), result=result)
 
 
-def ran(command="rm -rf /tmp/scratch/d", exit_code=0, **extra):
-    fields = dict(
-        gateway_id="g1",
-        gateway_name="Local",
-        session_id="s1",
-        session_title="Fix the build",
-        command=command,
-        result=RunResult(RunKind.RAN, exit_code),
-    )
-    fields.update(extra)
-    return CommandReport(**fields)
+def ran(command="rm -rf /tmp/scratch/d", exit_code=0, approval_note="", yolo=False):
+    result = RunResult(RunKind.RAN, exit_code)
+    report = CommandRan("s1", command, result, NO_CONTEXT, approval_note)
+    return CommandReport("g1", "Local", "Fix the build", report, yolo)
 
 
 def lines(journal):
