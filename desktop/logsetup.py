@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import logging.handlers
-import os
 import re
 import sys
 import threading
@@ -40,7 +39,6 @@ from typing import TextIO
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 __all__ = [
-    "LOG_DIR_ENV",
     "LOG_FILE_NAME",
     "MASK",
     "SECRET_QUERY_KEYS",
@@ -48,7 +46,6 @@ __all__ = [
     "SecretSet",
     "clear_secrets",
     "configure",
-    "default_log_dir",
     "is_opaque_segment",
     "is_own_handler",
     "mask_own_secrets",
@@ -62,9 +59,7 @@ MASK = "***"
 #: Query parameters that carry a credential on Hermes gateway URLs (protocol.md §1.1): masked in
 #: logs and shown URLs, registered as secrets, and never saved in the settings file.
 SECRET_QUERY_KEYS = frozenset({"token", "ticket", "pty", "internal"})
-LOG_DIR_ENV = "HERMES_TRAY_LOG_DIR"
 LOG_FILE_NAME = "hermes-tray.log"
-APP_NAME = "hermes-tray"
 
 _FILE_MAX_BYTES = 1_000_000
 _FILE_BACKUPS = 3
@@ -230,16 +225,6 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def default_log_dir() -> Path:
-    """``$HERMES_TRAY_LOG_DIR`` if set, else the platform's user log dir for hermes-tray."""
-    override = os.environ.get(LOG_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs  # lazy: keeps this module importable in the Qt-free core environment
-
-    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
-
-
 def is_own_handler(handler: logging.Handler) -> bool:
     """True for the handlers :func:`configure` installed (tests use it to undo them)."""
     return bool(getattr(handler, _HANDLER_MARK, False))
@@ -286,7 +271,9 @@ def configure(
     console.setFormatter(logging.Formatter(_CONSOLE_FORMAT))
     handlers: list[logging.Handler] = [console]
 
-    directory = log_dir if log_dir is not None else default_log_dir()
+    from desktop.platform import paths  # here: the core imports this module, not platformdirs
+
+    directory = log_dir if log_dir is not None else paths.log_dir()
     log_path: Path | None = directory / LOG_FILE_NAME
     file_level = min(numeric, logging.INFO)
     failure: str | None = None

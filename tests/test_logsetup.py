@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop import logsetup
+from desktop.platform import paths
 
 CANARY = "canary-5f1c9e2b7d"  # a token that must never appear in any log output
 
@@ -179,16 +180,16 @@ def test_unwritable_log_dir_falls_back_to_console(tmp_path: Path, console: io.St
 def test_default_log_dir_honours_the_override(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv(logsetup.LOG_DIR_ENV, str(tmp_path / "elsewhere"))
-    assert logsetup.default_log_dir() == tmp_path / "elsewhere"
+    monkeypatch.setenv(paths.LOG_DIR_ENV, str(tmp_path / "elsewhere"))
+    assert paths.log_dir() == tmp_path / "elsewhere"
 
 
 def test_default_log_dir_is_the_platform_state_dir(
     monkeypatch: pytest.MonkeyPatch, isolated_env: Path
 ) -> None:
-    monkeypatch.delenv(logsetup.LOG_DIR_ENV)
+    monkeypatch.delenv(paths.LOG_DIR_ENV)
     # On Linux platformdirs puts logs under $XDG_STATE_HOME, which conftest isolated.
-    assert logsetup.default_log_dir() == isolated_env / "xdg/state/hermes-tray/log"
+    assert paths.log_dir() == isolated_env / "xdg/state/hermes-tray/log"
 
 
 def test_configure_defaults_to_the_env_log_dir(console: io.StringIO, isolated_env: Path) -> None:

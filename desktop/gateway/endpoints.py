@@ -18,10 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
 from desktop.gateway.redact import redact_url
+from desktop.platform.paths import KEYRING_SERVICE
 from desktop.settings.model import GatewayKind, is_loopback_host
-
-KEYRING_SERVICE = "hermes-tray"
-
 
 EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
 

@@ -22,29 +22,17 @@ import secrets
 import shutil
 import signal
 from collections.abc import Mapping
-from pathlib import Path
 from typing import IO
-
-import platformdirs
 
 from desktop.gateway.errors import ConnectError
 from desktop.gateway.redact import register_secret
 from desktop.logsetup import redact
+from desktop.platform.paths import log_dir
 
 log = logging.getLogger(__name__)
 
 READY_RE = re.compile(rb"HERMES_(?:BACKEND|DASHBOARD)_READY\s+port=(\d+)")
-LOG_DIR_ENV = "HERMES_TRAY_LOG_DIR"
 TOKEN_ENV = "HERMES_DASHBOARD_SESSION_TOKEN"
-
-
-def log_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where backend logs go: ``$HERMES_TRAY_LOG_DIR`` or the user's log dir for hermes-tray."""
-    env = os.environ if environ is None else environ
-    override = env.get(LOG_DIR_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_log_dir("hermes-tray", appauthor=False))
 
 
 def find_hermes(configured: str = "") -> str | None:

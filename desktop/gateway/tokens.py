@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from desktop.gateway.endpoints import KEYRING_SERVICE, TokenKind, TokenSource
+from desktop.gateway.endpoints import TokenKind, TokenSource
 from desktop.gateway.errors import ConfigError
 from desktop.gateway.redact import register_secret
+from desktop.platform.paths import KEYRING_SERVICE
 
 
 def read_token_file(path: str | os.PathLike[str]) -> str:

@@ -12,6 +12,7 @@ throw-away instance -- never touch the real user configuration.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
@@ -30,9 +31,9 @@ DATA_DIR_ENV = "HERMES_TRAY_DATA_DIR"
 LOG_DIR_ENV = "HERMES_TRAY_LOG_DIR"
 
 
-def _override(env_name: str) -> Path | None:
+def _override(env_name: str, environ: Mapping[str, str] | None = None) -> Path | None:
     """An override counts only when set and non-empty (an empty value usually means a typo)."""
-    value = os.environ.get(env_name, "").strip()
+    value = (os.environ if environ is None else environ).get(env_name, "").strip()
     if not value:
         return None
     return Path(value).expanduser().absolute()
@@ -48,9 +49,12 @@ def data_dir() -> Path:
     return _override(DATA_DIR_ENV) or platformdirs.user_data_path(APP_SLUG, appauthor=False)
 
 
-def log_dir() -> Path:
-    """Log files: ``$HERMES_TRAY_LOG_DIR`` or the platform's user log dir."""
-    return _override(LOG_DIR_ENV) or platformdirs.user_log_path(APP_SLUG, appauthor=False)
+def log_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Log files, the tray's and its children's: ``$HERMES_TRAY_LOG_DIR`` or the platform's.
+
+    ``environ`` replaces ``os.environ`` (a supervisor reads the environment it was given).
+    """
+    return _override(LOG_DIR_ENV, environ) or platformdirs.user_log_path(APP_SLUG, appauthor=False)
 
 
 def ensure_private_dir(path: Path) -> Path:

@@ -10,7 +10,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.supervisor import OwnedBackend, find_hermes, log_dir
+from desktop.gateway.supervisor import OwnedBackend, find_hermes
+from desktop.platform.paths import log_dir
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 
 
