@@ -259,10 +259,11 @@ def _load_settings() -> tuple[Settings, TokenStore, Journal]:
 
 def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None:
     """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
-    from desktop.gateway.tokens import url_token
+    from desktop import logsetup
 
     for endpoint in endpoints:
-        journal.register_secret(url_token(endpoint.url))
+        for secret in logsetup.url_secrets(endpoint.url):
+            journal.register_secret(secret)
         if endpoint.token is not None:
             journal.register_secret(endpoint.token.value)
 

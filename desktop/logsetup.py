@@ -53,6 +53,7 @@ __all__ = [
     "register_secret",
     "register_url_secrets",
     "route_qt_message",
+    "url_secrets",
 ]
 
 MASK = "***"
@@ -160,21 +161,25 @@ def is_opaque_segment(segment: str) -> bool:
     return len(segment) <= 4096 and _OPAQUE_SEGMENT.fullmatch(segment) is not None
 
 
-def register_url_secrets(url: str) -> None:
-    """Register the credentials in ``url``: password, secret-named queries, opaque path parts."""
+def url_secrets(url: str) -> list[str]:
+    """The credentials in ``url``: password, secret-named queries, opaque path parts."""
     try:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:  # malformed port or netloc: the patterns still mask what they can
-        return
-    if password:
-        register_secret(password)
-    for segment in parts.path.split("/"):
-        if is_opaque_segment(segment):
-            register_secret(segment)
+        return []
+    found = [password] if password else []
+    found += [segment for segment in parts.path.split("/") if is_opaque_segment(segment)]
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
         if name.lower() in SECRET_QUERY_KEYS or re.fullmatch(_SECRET_NAME, name, re.IGNORECASE):
-            register_secret(value)
+            found.append(value)
+    return found
+
+
+def register_url_secrets(url: str) -> None:
+    """Mask the credentials in ``url`` (:func:`url_secrets`) in every log record from now on."""
+    for secret in url_secrets(url):
+        register_secret(secret)
 
 
 def clear_secrets() -> None:

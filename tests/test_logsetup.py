@@ -114,6 +114,12 @@ def test_register_url_secrets_masks_the_token_wherever_it_reappears() -> None:
     assert logsetup.redact("page 2") == "page 2"  # non-secret parameters are not registered
 
 
+def test_url_secrets_are_the_password_opaque_path_parts_and_credential_queries() -> None:
+    url = "wss://me:pw@h/api/abcdefghij0123456789xyz/ws?token=t&page=2&PTY=p&api_key=k"
+    assert logsetup.url_secrets(url) == ["pw", "abcdefghij0123456789xyz", "t", "p", "k"]
+    assert logsetup.url_secrets("ws://[::1/?token=t") == []  # unparsable: the patterns mask it
+
+
 @pytest.mark.parametrize("name", sorted(logsetup.SECRET_QUERY_KEYS))
 def test_register_url_secrets_registers_every_credential_parameter(name: str) -> None:
     logsetup.register_url_secrets(f"ws://h/api/ws?{name}={CANARY}")

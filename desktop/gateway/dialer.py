@@ -30,9 +30,9 @@ from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url, register_secret
+from desktop.gateway.redact import redact_url
 from desktop.gateway.supervisor import OwnedBackend, find_hermes
-from desktop.gateway.tokens import load_token, url_token, with_token
+from desktop.gateway.tokens import load_token, with_token
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +84,7 @@ class Dialer:
                 host, port = _host_port(ep.url) if ep.url else ("127.0.0.1", dashboard.DEFAULT_PORT)
                 return DialPlan((await dashboard.probe_dashboard(host, port)).url)
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
-            register_secret(url_token(url))
-            logsetup.register_url_secrets(url)  # a token may sit in a path segment too
+            logsetup.register_url_secrets(url)
             if ep.token is not None:
                 url = with_token(url, load_token(ep.token))
             return DialPlan(url)
@@ -221,7 +220,7 @@ class SameOriginConnect(connect):
             same = False
         if same:
             return target
-        register_secret(url_token(target))
+        logsetup.register_url_secrets(target)
         return ConnectError(
             f"{redact_url(self.uri)} redirected to {redact_url(target)}; the tray follows "
             "redirects only within the same scheme, host and port. Put the address it should "

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url, register_secret
-from desktop.gateway.tokens import url_token
+from desktop.gateway.redact import redact_url
+from desktop.logsetup import register_url_secrets
 
 URL_ENV = "HERMES_TUI_GATEWAY_URL"
 
@@ -60,7 +60,7 @@ async def discover(
 
     url = env.get(URL_ENV, "").strip()
     if url:
-        register_secret(url_token(url))
+        register_url_secrets(url)
         try:
             normalise_ws_url(url)
         except ConfigError as exc:

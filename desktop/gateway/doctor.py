@@ -35,7 +35,7 @@ from desktop.gateway.discovery import discover
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.gateway.redact import redact_url, register_secret
-from desktop.gateway.tokens import url_token
+from desktop.logsetup import register_url_secrets
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe
@@ -147,7 +147,7 @@ async def check(
 
 async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found:
     if url:
-        register_secret(url_token(url))
+        register_url_secrets(url)
         endpoint = GatewayEndpoint(
             "cli", "Gateway from --gateway", EndpointKind.URL, url=url, token=token
         )

@@ -96,11 +96,3 @@ def with_token(url: str, token: str) -> str:
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "token"]
     query.append(("token", token))
     return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def url_token(url: str) -> str:
-    """The ``token``/``ticket``/``pty`` credential inside a URL, or "" (to register it)."""
-    for key, value in parse_qsl(urlsplit(url).query):
-        if key in ("token", "ticket", "pty", "internal") and value:
-            return value
-    return ""
