@@ -68,7 +68,7 @@ class BuiltInDemo:
         from desktop.demo.gateway import DemoGateway
         from desktop.demo.story import play
         from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-        from desktop.gateway.redact import register_secret
+        from desktop.logsetup import register_secret
 
         if approval_timeout is None:
             approval_timeout = CoreSettings().b_approval_timeout

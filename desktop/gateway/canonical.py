@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.redact import register_secret
+from desktop.logsetup import register_secret
 from desktop.settings.model import is_loopback_host
 
 SUBPROTOCOL = "hermes-gateway-v1"

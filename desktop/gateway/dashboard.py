@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.redact import register_secret
+from desktop.logsetup import register_secret
 from desktop.settings.model import is_loopback_host
 
 DEFAULT_PORT = 9119

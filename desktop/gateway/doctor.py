@@ -34,8 +34,8 @@ from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayCli
 from desktop.gateway.discovery import discover
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
-from desktop.gateway.redact import redact_url, register_secret
-from desktop.logsetup import register_url_secrets
+from desktop.gateway.redact import redact_url
+from desktop.logsetup import register_secret, register_url_secrets
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe

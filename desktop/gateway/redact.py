@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
+from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment
 
-__all__ = ["redact_url", "register_secret"]
+__all__ = ["redact_url"]
 
 
 def redact_url(url: str) -> str:

@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from typing import IO
 
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.redact import register_secret
-from desktop.logsetup import redact
+from desktop.logsetup import redact, register_secret
 from desktop.platform.paths import log_dir
 
 log = logging.getLogger(__name__)

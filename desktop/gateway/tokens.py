@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.gateway.endpoints import TokenKind, TokenSource
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.redact import register_secret
+from desktop.logsetup import register_secret
 from desktop.platform.paths import KEYRING_SERVICE
 
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.core.model import Approval, ApprovalPhase, OutcomeKind, SessionState
 from desktop.gateway.client import GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.redact import register_secret
+from desktop.logsetup import register_secret
 from desktop.model.approvals.layout import RowEntry
 from desktop.model.bridge_events import ApprovalUpdate, Notice
 from desktop.model.notify_policy import NotifySettings
