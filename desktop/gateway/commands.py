@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from desktop.core.model import Dialect
+from desktop.core.session_state import APPROVAL_MODES
 from desktop.gateway.errors import UnsupportedError
 
-APPROVAL_MODES = ("manual", "smart", "off")
 TUI_SOURCE = "desktop"
 CANONICAL_SOURCE = "gui"
 
@@ -71,7 +71,7 @@ def get_yolo(session_id: str) -> Params:
 
 def set_approval_mode(dialect: Dialect, mode: str) -> Params:
     if mode not in APPROVAL_MODES:
-        raise ValueError(f"approval mode must be one of {APPROVAL_MODES}, not {mode!r}")
+        raise ValueError(f"approval mode must be one of {sorted(APPROVAL_MODES)}, not {mode!r}")
     if dialect is Dialect.C:
         raise UnsupportedError(
             "The canonical gateway has no approval-mode setting over the connection; change "

@@ -108,3 +108,9 @@ def test_session_commands_send_nothing_when_not_connected(arun) -> None:
     with pytest.raises(NotSentError):
         arun(session_commands.set_yolo("s1", True))
     assert sent == []
+
+
+def test_an_approval_mode_the_core_does_not_know_is_never_sent() -> None:
+    assert commands.set_approval_mode(B, "smart")["value"] == "smart"
+    with pytest.raises(ValueError, match="approval mode must be one of"):
+        commands.set_approval_mode(B, "auto")
