@@ -1,7 +1,7 @@
 """The Qt side of Hermes Tray: the one bridge to asyncio, the tray, menus, dialogs, notifications.
 
-Only this package imports PySide6/qasync. Pure helpers here (``tray_status``, ``notify_policy``,
-``snapshot``, ``menu_text``, ``plain_text``) stay Qt-free so they can be tested with plain calls.
+Only this package imports PySide6/qasync. What the widgets show and the rules they follow live
+Qt-free in :mod:`desktop.model`, so they can be tested with plain calls.
 """
 
 from desktop.ui.pyside_sources import stop_source_caching
