@@ -348,7 +348,7 @@ async def _endpoints(
     configured = [
         endpoint_from_config(g, tokens.get)
         for g in settings.gateways
-        if g.kind.value != EndpointKind.DEMO.value
+        if g.kind is not EndpointKind.DEMO
     ]
     result = await discover(configured=configured)
     for line in result.tried:

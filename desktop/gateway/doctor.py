@@ -160,17 +160,15 @@ async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found
 
 def _configured() -> tuple[GatewayEndpoint, ...]:
     """The gateways saved in Settings (demo entries are the app's business, not a check)."""
-    try:
-        from desktop.gateway.config import endpoint_from_config
-        from desktop.settings.store import load_settings
-        from desktop.settings.tokens import TokenStore
-    except ImportError:  # settings not available in this build
-        return ()
+    from desktop.gateway.config import endpoint_from_config
+    from desktop.settings.store import load_settings
+    from desktop.settings.tokens import TokenStore
+
     store = TokenStore(on_secret=register_secret)
     return tuple(
         endpoint_from_config(g, store.get)
         for g in load_settings().gateways
-        if g.kind.value != EndpointKind.DEMO.value
+        if g.kind is not EndpointKind.DEMO
     )
 
 
