@@ -20,6 +20,7 @@ import os
 import socket
 import stat
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,12 @@ def _check_private(path: Path, what: str, *, want: int) -> os.stat_result:
             f"{what.capitalize()} {path} belongs to another user; ignoring it.", fatal=True
         )
     return st
+
+
+def default_hermes_home(environ: Mapping[str, str] | None = None) -> str:
+    """Where Hermes keeps its state when nothing names a home: ``$HERMES_HOME`` or ``~/.hermes``."""
+    env = os.environ if environ is None else environ
+    return env.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
 
 
 def find_control_socket(hermes_home: str | os.PathLike[str]) -> Path | None:

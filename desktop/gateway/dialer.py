@@ -76,7 +76,9 @@ class Dialer:
         ep = self.endpoint
         try:
             if ep.kind is EndpointKind.CANONICAL:
-                ticket = await canonical.dial_ticket(ep.hermes_home or _default_home())
+                ticket = await canonical.dial_ticket(
+                    ep.hermes_home or canonical.default_hermes_home()
+                )
                 return DialPlan(ticket.url, ticket.subprotocols, canonical.SUBPROTOCOL)
             if ep.kind is EndpointKind.OWNED:
                 return DialPlan(await self._owned().ensure_running())
@@ -231,9 +233,3 @@ class SameOriginConnect(connect):
 def _host_port(url: str) -> tuple[str, int]:
     parts = urlsplit(url if "://" in url else "http://" + url)
     return parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
-
-
-def _default_home() -> str:
-    import os
-
-    return os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")

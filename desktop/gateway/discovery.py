@@ -40,10 +40,6 @@ class DiscoveryResult:
         return bool(self.endpoints)
 
 
-def default_hermes_home(environ: Mapping[str, str]) -> str:
-    return environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
-
-
 async def discover(
     *,
     configured: Sequence[GatewayEndpoint] = (),
@@ -76,7 +72,7 @@ async def discover(
         return DiscoveryResult(tuple(configured), tuple(tried))
     tried.append(f"{URL_ENV}: not set; no gateway configured")
 
-    home = default_hermes_home(env)
+    home = canonical.default_hermes_home(env)
     try:
         path = canonical.find_control_socket(home)
         if path is None:
