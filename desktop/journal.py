@@ -61,15 +61,15 @@ MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 class Surface(enum.Enum):
     """Where the person made the decision.
 
-    The ``dialog.*`` values are the approval dialog's own surface names
-    (``desktop.model.approvals.requests.SURFACE_*``), so the journal says *how* in the dialog: a
-    row's button, a keyboard shortcut, or "Approve all"/"Deny all" on a batch.
+    Every surface a decision names is one of these values (the ``SURFACE_*`` constants are
+    them), so the journal says *how* in the dialog: a row's button, a keyboard shortcut, or
+    "Approve all"/"Deny all" on a batch.
     """
 
     DIALOG = "dialog"
-    DIALOG_BUTTON = "dialog.button"
-    DIALOG_KEYBOARD = "dialog.keyboard"
-    DIALOG_BATCH = "dialog.batch"
+    DIALOG_BUTTON = "dialog.button"  # a row's choice button, clicked or pressed with Space
+    DIALOG_KEYBOARD = "dialog.keyboard"  # a shortcut (A, D, S, Shift+A, Ctrl+Enter, Ctrl+Backspace)
+    DIALOG_BATCH = "dialog.batch"  # "Approve all" / "Deny all" on a batch, and its follow-through
     NOTIFICATION = "notification"
     KEYBOARD = "keyboard"
     MENU = "menu"

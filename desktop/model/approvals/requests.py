@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop.core.model import Choice
+from desktop.journal import Surface
 
 # Where in the dialog the decision was made (for the log and for the bridge's own policy).
-SURFACE_BUTTON = "dialog.button"  # a row's choice button, clicked or pressed with Space
-SURFACE_KEYBOARD = "dialog.keyboard"  # a shortcut (A, D, S, Shift+A, Ctrl+Enter, Ctrl+Backspace)
-SURFACE_BATCH = "dialog.batch"  # "Approve all" / "Deny all" on a batch, including follow-through
+SURFACE_BUTTON = Surface.DIALOG_BUTTON.value
+SURFACE_KEYBOARD = Surface.DIALOG_KEYBOARD.value
+SURFACE_BATCH = Surface.DIALOG_BATCH.value
 
 
 @dataclass(frozen=True, slots=True)
