@@ -2,7 +2,8 @@
 
 Why wrap the core's events: a core event knows nothing of *which* gateway it came from nor how
 a person names it; every widget needs both. The store (``app_state``) adds them once, here, so
-widgets never reach back into clients.
+widgets never reach back into clients. A payload carries the core's own values (``Approval``,
+``Prompt``, ``SessionState``, ``CommandRan``) beside that context, never a copy of their fields.
 """
 
 from __future__ import annotations
