@@ -224,7 +224,7 @@ class AppState:
             change = SessionUpdate(gateway_id, event.session)
         elif isinstance(event, SessionRemoved):
             gateway.sessions.pop(event.session_id, None)
-            change = SessionGone(gateway_id, event.session_id, event.reason)
+            change = SessionGone(gateway_id, event)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):
             dropped = gateway.put(event.approval)
             if dropped:

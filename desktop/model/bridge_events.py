@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.events import CommandRan
+from desktop.core.events import CommandRan, SessionRemoved
 from desktop.core.model import Approval, Choice, Prompt, SessionState
 
 
@@ -57,8 +57,7 @@ class SessionGone:
     """Payload of ``session_removed``."""
 
     gateway_id: str
-    session_id: str
-    reason: str
+    removed: SessionRemoved
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,7 @@ class YoloTimeboxController(QObject):
         self._changed()
 
     def _on_session_removed(self, gone: SessionGone) -> None:
-        key = (gone.gateway_id, gone.session_id)
+        key = (gone.gateway_id, gone.removed.session_id)
         if self.boxes.box(key) is not None:
             self.boxes.session_gone(key)
             self._changed()

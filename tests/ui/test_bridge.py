@@ -80,7 +80,7 @@ def test_core_events_become_typed_signals(started):
         ApprovalUpdate("g1", "Local", a, "Fix the build", arrived=True),
         ApprovalUpdate("g1", "Local", done, "Fix the build"),
         Notice("info", "Model switched", "Fix the build on Local", "", "g1", "s1"),
-        SessionGone("g1", "s1", "closed"),
+        SessionGone("g1", SessionRemoved("s1", "closed")),
     ]
     assert bridge.snapshot.waiting_count() == 0
     assert bridge.snapshot.gateway("g1").sessions == ()
