@@ -15,6 +15,18 @@ from desktop.core.model import Prompt, PromptKind
 WINDOW = "the Hermes window that runs this session"
 
 
+def only_in_hermes(prompt: Prompt) -> bool:
+    """A clarify question the tray can never answer (too long, several, no text): say so once.
+
+    Other reasons pass (the handshake, following the session), and the question becomes
+    answerable here; these do not, so the bubble points the person at Hermes instead.
+    """
+    return prompt.kind is PromptKind.CLARIFY and prompt.blocked_reason in _ONLY_IN_HERMES
+
+
+_ONLY_IN_HERMES = frozenset({prompt_book.CUT, prompt_book.SEVERAL, prompt_book.NO_TEXT})
+
+
 def blocked_on(prompt: Prompt) -> str:
     """``waiting for your answer: Which branch?`` and the like, for one prompt."""
     if prompt.kind is PromptKind.CLARIFY:

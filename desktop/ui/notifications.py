@@ -47,6 +47,7 @@ from desktop.model.notify_policy import (
     never_high_risk,
 )
 from desktop.model.plain_text import notification_text
+from desktop.model.prompt_text import only_in_hermes
 from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
 from desktop.ui.bridge import GatewayBridge
 
@@ -123,7 +124,8 @@ class NotificationController(QObject):
         """A clarify question the tray can answer: one bubble, the first time it is seen."""
         prompt = update.prompt
         ref = (update.gateway_id, prompt.key)
-        if prompt.kind is not PromptKind.CLARIFY or not prompt.answerable:
+        elsewhere = only_in_hermes(prompt)
+        if prompt.kind is not PromptKind.CLARIFY or not (prompt.answerable or elsewhere):
             return
         if ref in self._prompts_notified:
             return
@@ -134,8 +136,9 @@ class NotificationController(QObject):
             gateway_id=update.gateway_id,
             batch_id=PROMPT_BATCH + prompt.key,
             title=notification_text(f"Question — {update.session_title}", 120),
-            body=notification_text(prompt.question or "Hermes asks you something.", 400),
-            actions=(NotifyAction(ActionKind.REVIEW, "Answer…"),),
+            body=notification_text(prompt.question or "Hermes asks you something.", 400)
+            + (f"\n({prompt.blocked_reason})" if elsewhere else ""),  # our words, after theirs
+            actions=() if elsewhere else (NotifyAction(ActionKind.REVIEW, "Answer…"),),
             session_id=prompt.session_id,
         )
         if not self.ready:

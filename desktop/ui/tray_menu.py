@@ -21,7 +21,7 @@ from desktop.core.model import Prompt, PromptKind, SessionState, SessionStatus
 from desktop.model import menu_text
 from desktop.model.menu_sessions import MenuPick, SessionShelf
 from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
-from desktop.model.prompt_text import answer_there, blocked_on
+from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 from desktop.ui import icons
 from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
@@ -279,6 +279,10 @@ def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: Me
             line.setToolTip(tooltip_fragment(answer_there(prompt), 300))
             continue
         answer = commands.answer_prompt
+        if only_in_hermes(prompt):
+            line = _info(sub, f"   Answer in Hermes: {prompt.question}", name, limit=90)
+            line.setToolTip(tooltip_fragment(prompt.blocked_reason, 300))
+            continue
         if answer is None or not prompt.answerable:
             line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
             line.setToolTip(tooltip_fragment(prompt.blocked_reason or "Answer it in Hermes.", 300))

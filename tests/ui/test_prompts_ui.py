@@ -93,6 +93,15 @@ def test_a_clarify_the_tray_cannot_answer_is_a_read_only_line(menu):
     assert "does not follow" in line.toolTip()
 
 
+def test_a_question_too_long_for_the_tray_says_answer_in_hermes_in_the_menu(menu):
+    cut = replace(CLARIFY, answerable=False, blocked_reason=prompt_book.CUT)
+    build_menu(menu, waiting_snapshot(cut), MenuRecorder().commands())
+    line = actions(menu)["prompt:g1:p1"]
+    assert not line.isEnabled()
+    assert line.text().startswith("   Answer in Hermes: Deploy to prod")
+    assert "longer than the tray shows" in line.toolTip()
+
+
 def test_the_tray_counts_questions_as_needing_attention_and_names_them():
     status = tray_status(waiting_snapshot(CLARIFY, SUDO))
     assert (status.icon_name, status.count) == ("waiting", 2)
@@ -207,6 +216,26 @@ def test_windows_follow_the_question_and_a_late_open_shows_it_expired(qtbot):
     windows.dispose()
     windows.deleteLater()
     bridge.deleteLater()
+
+
+def test_a_question_too_long_to_answer_here_gets_one_bubble_saying_where_to_answer(qtbot):
+    bridge = GatewayBridge()
+    shown: list[tuple[str, str]] = []
+    controller = NotificationController(bridge, lambda title, body: shown.append((title, body)))
+    bridge.notifications_ready.emit(False)
+    waiting = replace(
+        CLARIFY, answerable=False, blocked_reason="the gateway's protocol is not known"
+    )
+    bridge.prompt_asked.emit(update(waiting))  # answerable here later: no bubble yet
+    assert shown == []
+    cut = replace(CLARIFY, answerable=False, blocked_reason=prompt_book.CUT)
+    bridge.prompt_asked.emit(update(cut))
+    bridge.prompt_asked.emit(update(cut))  # once
+    assert shown == [("Question — Fix the build", f"Deploy to prod⟨U+202E⟩?\n({prompt_book.CUT})")]
+    assert controller.last_plan is not None
+    assert controller.last_plan.actions == ()  # nothing to answer here
+    controller.dispose()
+    controller.deleteLater()
 
 
 def test_a_clarify_pops_one_bubble_without_answer_buttons_and_its_click_opens_it(qtbot):
