@@ -5,7 +5,11 @@ control characters can make a dangerous command *look* harmless. Everything the 
 through :func:`reveal` (the dialog's full text) or :func:`bound_text` (labels, notifications).
 A hidden character becomes ``⟨U+XXXX⟩``; ``⟨`` itself is always escaped too, so two different
 commands never render the same. Hidden: categories Cc (but newline and tab), Cf, Co, Cs, Cn,
-Zl, Zp, every Zs but U+0020, and a few letters and marks that draw nothing.
+Zl, Zp, every Zs but U+0020, and a few letters and marks that draw nothing. Look-alike letters
+are escaped the same way: a letter of another alphabet inside a word that mixes it with Latin
+letters (``github.com`` with a Cyrillic i), by Unicode TR39's mixed-script test from
+``confusable_homoglyphs`` (imported only when such a word may exist). A word wholly in one
+other alphabet is text, not disguise, and stays as it is.
 """
 
 from __future__ import annotations
@@ -61,6 +65,42 @@ def is_hidden(char: str) -> bool:
     return ord(char) in _INVISIBLE_OTHERS
 
 
+# A word as a person reads it in a command or a label: look-alike letters hide inside one.
+WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
+
+
+def lookalike_words(text: str) -> list[tuple[int, int]]:
+    """Spans of words mixing Latin letters with another alphabet's (TR39 mixed-script)."""
+    if text.isascii():
+        return []
+    from confusable_homoglyphs import confusables
+
+    return [
+        (match.start(), match.end())
+        for match in WORD.finditer(text)
+        if _mixes_latin(match.group()) and confusables.is_mixed_script(match.group())
+    ]
+
+
+def _mixes_latin(word: str) -> bool:
+    """ASCII letters with others: Japanese or Russian words alone are text, not disguise."""
+    return not word.isascii() and any(c.isascii() and c.isalpha() for c in word)
+
+
+def lookalike_positions(text: str) -> frozenset[int]:
+    """Where the letters of another alphabet in those words are: they are shown escaped."""
+    return frozenset(
+        i
+        for start, end in lookalike_words(text)
+        for i in range(start, end)
+        if not text[i].isascii() and text[i].isalpha() and not _latin(text[i])
+    )
+
+
+def _latin(char: str) -> bool:
+    return unicodedata.name(char, "").startswith("LATIN")
+
+
 def escape(char: str) -> str:
     return f"{ESCAPE_OPEN}U+{ord(char):04X}{ESCAPE_CLOSE}"
 
@@ -69,7 +109,11 @@ def reveal(text: str) -> str:
     """``text`` with every hidden character (and ``⟨``) escaped; newlines and tabs are kept."""
     if MAYBE_HIDDEN.search(text) is None:
         return text
-    return "".join(escape(c) if c == ESCAPE_OPEN or is_hidden(c) else c for c in text)
+    looks = lookalike_positions(text)
+    return "".join(
+        escape(c) if c == ESCAPE_OPEN or is_hidden(c) or i in looks else c
+        for i, c in enumerate(text)
+    )
 
 
 def hidden_characters(text: str) -> tuple[str, ...]:
@@ -96,7 +140,8 @@ def bound_text(text: str, limit: int) -> tuple[str, bool]:
         raise ValueError("limit must be at least 1")
     safe = text
     if MAYBE_HIDDEN.search(text) is not None:
-        safe = "".join(escape(c) if is_hidden(c) else c for c in text)
+        looks = lookalike_positions(text)
+        safe = "".join(escape(c) if is_hidden(c) or i in looks else c for i, c in enumerate(text))
     if len(safe) <= limit:
         return safe, False
     cut = limit - 1

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
-from desktop.core.text_safety import is_hidden, reveal
+from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
 from .places import Target, Where, locate, project_folder, regenerable
@@ -800,27 +800,6 @@ def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
         yield start, len(command)
 
 
-# Words as a person reads them in a command: look-alike letters hide inside one of these.
-_WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
-
-
-def _mixed_script_words(command: str) -> Iterator[tuple[int, int]]:
-    """Words that mix Latin letters with another alphabet's (github.com with a Cyrillic i).
-
-    Unicode TR39's mixed-script test, from ``confusable_homoglyphs`` (imported only when a
-    command has a letter outside ASCII). A word wholly in one other alphabet is text, not
-    disguise, unless it names the command (the walk checks names: :func:`_foreign_letters`).
-    """
-    if command.isascii():
-        return
-    from confusable_homoglyphs import confusables
-
-    for match in _WORD.finditer(command):
-        word = match.group()
-        if not word.isascii() and confusables.is_mixed_script(word):
-            yield match.start(), match.end()
-
-
 def _foreign_letters(name: str) -> bool:
     """A command name with a letter outside ASCII: every real command is spelled in ASCII."""
     return any(not c.isascii() and c.isalpha() for c in name)
@@ -992,7 +971,7 @@ def assess(command: str, cwd: str = "") -> RiskAssessment:
         for match in itertools.islice(pattern.finditer(head), 8):
             findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
     lookalike = table.rule("look-alike-letters")
-    for start, end in itertools.islice(_mixed_script_words(head), 16):
+    for start, end in itertools.islice(lookalike_words(head), 16):
         findings.append(RiskFinding(start, end, lookalike.level, lookalike.id, lookalike.label))
     hidden = table.rule("hidden-characters")
     for start, end in itertools.islice(_hidden_runs(command), 16):

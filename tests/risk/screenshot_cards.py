@@ -8,7 +8,8 @@ Run under Xvfb from the repository root:
 Writes ``cards-batch.png`` (a batch of three: #1 ran, its exit code and output above #2 and
 #3 which still wait), ``cards-reask.png`` (a re-ask after a deny and one after a failure,
 each saying why, under the rows they replace) and ``cards-risk.png`` (a high-risk command
-with its risky parts marked). Built from constructed core values; not a test.
+with its risky parts marked), ``cards-lens.png`` (routine, contained and catastrophic deletes
+in one folder, and look-alike letters). Built from constructed core values; not a test.
 """
 
 from __future__ import annotations
@@ -187,6 +188,30 @@ def fill_risk(dialog: ApprovalDialog) -> None:
     upsert(dialog, "work", "Workstation", disguised, "Deploy release 4.2")
 
 
+def fill_lens(dialog: ApprovalDialog) -> None:
+    """One batch in the task's folder: routine low, the person's work medium, ruin high."""
+    rows = [
+        "rm -rf build dist .pytest_cache",
+        "rm -rf src/legacy",
+        "rm -rf ~",
+        "git clone https://g\u0456thub.com/acme/shop && l\u0455 -la",
+    ]
+    for position, command in enumerate(rows):
+        a = approval(
+            f"l-{position}",
+            session="5e5e5e5e",
+            batch="batch-l",
+            position=position,
+            command=command,
+            description="recursive delete",
+            pattern_keys=("recursive delete",),
+            choices=ALL_CHOICES,
+            expires_at=CLOCK.now + 250 - 5 * position,
+            context=replace(CONTEXT, agent_message="Cleaning up before the rebuild."),
+        )
+        upsert(dialog, "work", "Workstation", a, "Rebuild the shop")
+
+
 def shoot(app: QApplication, fill: object, path: Path, height: int) -> None:
     dialog = dialog_on_store(clock=CLOCK)
     dialog.resize(900, height)
@@ -206,7 +231,8 @@ def main(out: Path) -> None:
     shoot(app, fill_batch, out / "cards-batch.png", 1150)
     shoot(app, fill_reasks, out / "cards-reask.png", 1350)
     shoot(app, fill_risk, out / "cards-risk.png", 900)
-    print(f"wrote cards-batch.png, cards-reask.png and cards-risk.png in {out}")
+    shoot(app, fill_lens, out / "cards-lens.png", 1250)
+    print(f"wrote cards-batch.png, cards-reask.png, cards-risk.png and cards-lens.png in {out}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from desktop.core.text_safety import (
     escape,
     hidden_characters,
     is_hidden,
+    lookalike_positions,
     reveal,
 )
 from desktop.logsetup import mask_own_secrets
@@ -265,9 +266,10 @@ def shown_marks(
     # ASCII can be hidden, so a regex finds the few candidates (a 1 MB command stays fast).
     positions: list[int] = []
     growth: list[int] = [0]
+    looks = lookalike_positions(command)
     for match in MAYBE_HIDDEN.finditer(command):
         char = match.group()
-        if char == ESCAPE_OPEN or is_hidden(char):
+        if char == ESCAPE_OPEN or is_hidden(char) or match.start() in looks:
             positions.append(match.start())
             growth.append(growth[-1] + len(escape(char)) - 1)
 
