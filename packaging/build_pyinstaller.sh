@@ -19,6 +19,9 @@
 #                                    the bash grammar is a compiled extension (_binding) that
 #                                    tree_sitter_bash imports relatively; named so a future
 #                                    lazy import cannot drop it silently
+#   --collect-data confusable_homoglyphs
+#                                    its Unicode tables are JSON files it opens from its own
+#                                    folder (the look-alike letters test)
 #   --add-data resources:desktop/resources
 #                                    icons and desktop files, where desktop.resources_dir() and
 #                                    desktop.ui.icons look for them in a bundle
@@ -60,6 +63,7 @@ start=$(date +%s)
     --collect-submodules desktop_notifier --collect-data desktop_notifier \
     --collect-submodules keyring.backends --copy-metadata keyring \
     --collect-submodules tree_sitter --collect-submodules tree_sitter_bash \
+    --collect-data confusable_homoglyphs \
     --add-data "$ROOT/resources${sep}desktop/resources" \
     ${extra[@]+"${extra[@]}"} \
     "$ROOT/packaging/entry.py"
