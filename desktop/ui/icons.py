@@ -97,6 +97,9 @@ def _state_pixmap(name: str, size: int) -> QPixmap:
     return render_svg(name, size)
 
 
+SMALL_BADGE_UP_TO = 22  # px: sizes a panel draws at, where the count must still read
+
+
 def badge_text(count: int) -> str:
     return str(count) if count < 10 else "9+"
 
@@ -117,14 +120,18 @@ def render_pixmap(name: str, size: int, count: int = 0) -> QPixmap:
 def _paint_badge(painter: QPainter, size: int, text: str) -> None:
     from PySide6.QtGui import QColor, QFont, QPen
 
-    diameter = size * (0.7 if len(text) > 1 else 0.6)
+    # At panel sizes (GNOME draws 16 px) a corner badge's digit was about 7 px: there the
+    # badge takes most of the icon, so the count reads first and the state glyph peeks out.
+    small = size <= SMALL_BADGE_UP_TO
+    diameter = size * (0.84 if small else 0.7 if len(text) > 1 else 0.6)
     rect = QRectF(size - diameter, size - diameter, diameter, diameter)
     painter.setPen(QPen(QColor("white"), max(1.0, size / 22)))
     painter.setBrush(QColor(BADGE_FILL))
     painter.drawEllipse(rect.adjusted(0.5, 0.5, -0.5, -0.5))
     font = QFont()
     font.setBold(True)
-    font.setPixelSize(max(7, round(diameter * (0.62 if len(text) > 1 else 0.72))))
+    share = (0.66 if small else 0.62) if len(text) > 1 else (0.86 if small else 0.72)
+    font.setPixelSize(max(7, round(diameter * share)))
     painter.setFont(font)
     painter.setPen(QColor("white"))
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)

@@ -259,3 +259,18 @@ def test_every_state_icon_renders_and_the_count_changes_the_pixels(qapp):
     counted = icons.render_pixmap("waiting", 22, 3).toImage()
     assert plain != counted
     assert icons.badge_text(12) == "9+"
+
+
+@pytest.mark.parametrize(("size", "share"), [(16, 0.6), (22, 0.7), (48, 0.5)])
+def test_the_count_badge_fills_a_panel_sized_icon(qapp, size: int, share: float) -> None:
+    """GNOME draws tray icons at 16 px: a corner badge's digit was about 7 px there."""
+    from PySide6.QtGui import QColor
+
+    image = icons.render_pixmap("waiting", size, 3).toImage()
+    fill = QColor(icons.BADGE_FILL)
+
+    def badge(c: QColor) -> bool:  # the fill, give or take antialiasing
+        return abs(c.red() - fill.red()) + abs(c.green() - fill.green()) < 60 and c.alpha() > 200
+
+    rows = [y for y in range(size) for x in range(size) if badge(image.pixelColor(x, y))]
+    assert (max(rows) - min(rows) + 1) / size >= share
