@@ -69,16 +69,16 @@ def run(options: CliOptions) -> int:
     from desktop.ui.pyside_sources import stop_source_caching
 
     stop_source_caching()  # before the bulk of the imports: see desktop.ui.pyside_sources
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop import logsetup
+    from desktop.ui.event_loop import QuietEventLoop
 
     if not any(logsetup.is_own_handler(h) for h in logging.getLogger().handlers):
         logsetup.configure(options.log_level)
     app = _application(QApplication)
     previous_handler = qInstallMessageHandler(_qt_message)
-    loop = qasync.QEventLoop(app)
+    loop = QuietEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
         return loop.run_until_complete(_main(options))

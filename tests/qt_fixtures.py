@@ -1,11 +1,11 @@
 """Qt fixtures, loaded by tests/conftest.py as a plugin only where PySide6 is installed.
 
-- ``qloop``: a fresh ``qasync.QEventLoop`` per test on pytest-qt's session QApplication, set as
-  the current loop. At teardown leftover tasks are cancelled and the test FAILS if there were
-  any, or if an exception reached the loop's handler: a task that outlives its test runs on
-  into the next one and makes failures appear in the wrong place. (pytest-qt does not manage
-  asyncio loops, see pytest-qt #448, hence our own fixture; a closed qasync loop is final, so
-  each test gets a new one.)
+- ``qloop``: a fresh ``QuietEventLoop`` (the app's qasync loop) per test on pytest-qt's session
+  QApplication, set as the current loop. At teardown leftover tasks are cancelled and the test
+  FAILS if there were any, or if an exception reached the loop's handler: a task that outlives
+  its test runs on into the next one and makes failures appear in the wrong place. (pytest-qt
+  does not manage asyncio loops, see pytest-qt #448, hence our own fixture; a closed qasync
+  loop is final, so each test gets a new one.)
 - ``qt_leak_guard`` (autouse for tests that use ``qtbot``, ``qapp`` or ``qloop``): fails a test
   that leaves top-level widgets or QSystemTrayIcons alive, then disposes of them so the next
   test starts clean. A leaked tray icon stays in the user's panel; a leaked dialog keeps the app
@@ -28,11 +28,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import qasync
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
+from desktop.ui.event_loop import QuietEventLoop
 from tests.loop_guard import LoopHygiene, close_loop_or_fail
 
 _QT_FIXTURES = frozenset({"qtbot", "qapp", "qloop"})
@@ -53,7 +53,7 @@ def keep_running(qapp: QApplication) -> Iterator[None]:
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """A fresh qasync loop on pytest-qt's QApplication; fails the test if it is left dirty."""
-    loop = qasync.QEventLoop(qapp)
+    loop = QuietEventLoop(qapp)
     asyncio.set_event_loop(loop)
     hygiene = LoopHygiene(loop)
     yield loop

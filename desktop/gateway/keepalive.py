@@ -55,11 +55,12 @@ class Keepalive:
         self._pace = pace
         self._signs_of_life = signs_of_life
         self._on_silent = on_silent
-        self._retune = asyncio.Event()
+        self._nudge: asyncio.Future[None] | None = None
 
     def retune(self) -> None:
         """The stakes changed (a row opened): re-read the pace before sleeping on."""
-        self._retune.set()
+        if self._nudge is not None and not self._nudge.done():
+            self._nudge.set_result(None)
 
     async def run(self) -> None:
         """Until cancelled or the gateway went silent."""
@@ -69,41 +70,46 @@ class Keepalive:
             pace = self._pace()
             remaining = last + pace.interval - loop.time()
             if remaining > 0:
-                self._retune.clear()
-                try:
-                    await asyncio.wait_for(self._retune.wait(), remaining)
-                except TimeoutError:
-                    pass
-                else:
-                    continue  # re-read the pace; the time since ``last`` still counts
+                await self._sleep(remaining)
+                continue  # re-read the pace; the time since ``last`` still counts
             if not await self._answered(pace.timeout):
                 self._on_silent(pace.timeout)
                 return
             last = loop.time()
 
-    async def _answered(self, timeout: float) -> bool:
-        """Ping once; True when a pong or any frame arrives within ``timeout`` seconds."""
-        seen = self._signs_of_life()
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less if :meth:`retune` is called meanwhile.
+
+        One timer and one future, no helper task: an idle connection wakes the loop once per
+        ping for the timer, not once per task hop of ``wait_for``.
+        """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        self._nudge = nudge = loop.create_future()
+        timer = loop.call_later(seconds, _settle, nudge)
+        try:
+            await nudge
+        finally:
+            timer.cancel()
+            self._nudge = None
+
+    async def _answered(self, timeout: float) -> bool:
+        """Ping once; True when a pong, or any frame, arrives within ``timeout`` seconds.
+
+        A frame that came instead of the pong is looked for only when the timeout ends: the
+        pong of a gateway busy sending is late, not missing, and at most one ping is in flight.
+        """
+        seen = self._signs_of_life()
         try:
             async with asyncio.timeout(timeout):
                 pong = await self._ping()
-        except TimeoutError:  # even the ping could not be written in time
+                await pong
+        except TimeoutError:
             return self._signs_of_life() != seen
-        pong_task = asyncio.ensure_future(pong)
-        try:
-            while True:
-                left = deadline - loop.time()
-                if left <= 0:
-                    return self._signs_of_life() != seen
-                # Wake at least every quarter of the timeout to see whether frames arrived.
-                done, _ = await asyncio.wait({pong_task}, timeout=min(left, timeout / 4))
-                if done:  # a pong, or the socket closed (the reader reports that)
-                    return True
-                if self._signs_of_life() != seen:
-                    return True
-        finally:
-            if not pong_task.done():
-                pong_task.cancel()
-                await asyncio.gather(pong_task, return_exceptions=True)
+        except Exception:  # the socket closed under the ping: the reader reports that
+            return True
+        return True
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
