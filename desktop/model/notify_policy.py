@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,8 +77,18 @@ def app_risk_check() -> HighRisk:
 
     A bubble may approve only what the lens read in full and rated below high: a command it
     calls high, or whose parts it cannot read (code built when it runs, look-alike letters,
-    hidden characters), needs the dialog.
+    hidden characters), needs the dialog. The lens (tree-sitter and its grammar, ~2 MiB) loads
+    on the first command checked, not at start-up: a tray never asked anything never pays it.
     """
+
+    def high_risk(command: str, cwd: str) -> bool:
+        return _risk_check()(command, cwd)
+
+    return high_risk
+
+
+@functools.cache
+def _risk_check() -> HighRisk:
     try:
         risk = importlib.import_module("desktop.risk")
     except ImportError:

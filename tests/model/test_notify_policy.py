@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
@@ -234,3 +236,19 @@ def test_a_row_gone_from_the_store_is_not_announced():
     p.approval_requested("g", approval("k1", batch="b"), "Build", AFTER_QUIET)
     p.store.remove_gateway("g")  # the store forgets the gateway's rows
     assert p.due(AFTER_QUIET + 1) == []
+
+
+def test_the_apps_risk_check_loads_the_lens_on_the_first_command_not_before():
+    """The lens (tree-sitter) is ~2 MiB a tray that is never asked anything should not hold."""
+    probe = (
+        "import sys\n"
+        "from desktop.model.notify_policy import app_risk_check\n"
+        "high_risk = app_risk_check()\n"
+        "print('desktop.risk' in sys.modules, end=' ')\n"
+        "print(high_risk('rm -rf /', '/tmp'), high_risk('ls', '/tmp'), end=' ')\n"
+        "print('desktop.risk' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["False", "True", "False", "True"]
