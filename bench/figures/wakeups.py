@@ -7,9 +7,13 @@ and receiver class, which names the timer or socket that woke it) and the contex
 all threads. The window starts ``idle_settle`` s after the gateway connected. The bare tray
 app is measured at the same time, the same way, as the reference.
 
-Target: no periodic wake-up more often than once a second while nothing waits, i.e. at most
-1.0 wake-up/s in total over the window. The window's own end timer wakes each process once;
-that one wake-up is subtracted (``BENCH_OWN``) from both.
+A wake-up is one time the process leaves its sleep: loop turns closer than 0.1 s to each
+other are one wake-up (a keepalive ping is a timer, a task step, the pong's socket read and
+one more step, all within a millisecond or two). The loop turns themselves are an info row.
+
+Target (issue 29): at most 0.1 wake-up/s while connected and nothing waits; the keepalive's
+ping (every 20 s at the idle pace) is the only periodic one left. The window's own end timer
+wakes each process once; that one is subtracted (``BENCH_OWN``) from both.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from bench.config import BenchConfig
 from bench.report import Row, judge
 from bench.stats import ratio
 
-TARGET_PER_S = 1.0
+TARGET_PER_S = 0.1
 BENCH_OWN = 1  # the window's end timer
 
 
@@ -38,8 +42,11 @@ def measure(cfg: BenchConfig, scratch: Path, url: str) -> list[Row]:
     ):
         app_result = app.expect("wake_window", timeout)
         bare_result = bare.expect("wake_window", timeout)
-    app_rate = max(0, app_result["awake"] - BENCH_OWN) / app_result["seconds"]
-    bare_rate = max(0, bare_result["awake"] - BENCH_OWN) / bare_result["seconds"]
+    app_turns = max(0, app_result["awake"] - BENCH_OWN) / app_result["seconds"]
+    bare_turns = max(0, bare_result["awake"] - BENCH_OWN) / bare_result["seconds"]
+    app_bursts, bare_bursts = burst_summary(app_result), burst_summary(bare_result)
+    app_rate = app_bursts["bursts"] / app_result["seconds"]
+    bare_rate = bare_bursts["bursts"] / bare_result["seconds"]
     switches = _per_s(app_result, "voluntary_ctxt"), _per_s(bare_result, "voluntary_ctxt")
     return [
         Row(
@@ -53,10 +60,19 @@ def measure(cfg: BenchConfig, scratch: Path, url: str) -> list[Row]:
             {
                 "app": app_result,
                 "bare": bare_result,
-                "app_bursts": burst_summary(app_result),
-                "bare_bursts": burst_summary(bare_result),
+                "app_bursts": app_bursts,
+                "bare_bursts": bare_bursts,
                 "bench_own_wakeups_subtracted": BENCH_OWN,
             },
+        ),
+        Row(
+            "e idle event-loop turns",
+            app_turns,
+            "/s",
+            bare_turns,
+            ratio(app_turns, bare_turns),
+            "",
+            "info",
         ),
         Row(
             "e idle voluntary context switches (all threads)",

@@ -9,13 +9,17 @@ kept (bounded), and every change is forwarded to its window.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 
 from desktop.core import prompt_book
 from desktop.core.model import PromptKind
 from desktop.model.bridge_events import PromptUpdate
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.clarify_dialog import ClarifyDialog
+
+if TYPE_CHECKING:
+    from desktop.ui.clarify_dialog import ClarifyDialog
 
 MAX_REMEMBERED = 200  # questions whose last value is kept for a late click
 
@@ -41,6 +45,8 @@ class PromptWindows(QObject):
             return None
         window = self.windows.get((gateway_id, key))
         if window is None:
+            from desktop.ui.clarify_dialog import ClarifyDialog  # on the first question
+
             window = ClarifyDialog(update, self._bridge.answer_prompt)
             window.finished.connect(lambda _code, ref=(gateway_id, key): self._closed(ref))
             if update.ended:

@@ -99,6 +99,7 @@ def test_cold_start_and_wakeups_report_for_app_and_reference(tmp_path, gateway):
     rows = wakeups.measure(TINY, tmp_path, url)
     assert rows[0].details["app"]["seconds"] > 0
     assert "app_bursts" in rows[0].details
+    assert rows[1].figure == "e idle event-loop turns"
 
 
 def test_dialog_cost_probe_reports_per_row(tmp_path):
