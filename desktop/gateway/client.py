@@ -348,7 +348,7 @@ class GatewayClient:
     def _keepalive_pace(self) -> KeepalivePace:
         """Short while any approval is open (a hang must show within 10 s), else the default."""
         s = self._settings
-        idle_interval = s.ping_interval if s.ping_interval is not None else 20.0
+        idle_interval = s.ping_interval if s.ping_interval is not None else 30.0
         idle_timeout = s.ping_timeout if s.ping_timeout is not None else idle_interval
         if any(a.phase is not ApprovalPhase.RESOLVED for a in self.core.approvals()):
             return KeepalivePace(

@@ -1,10 +1,11 @@
 """Notice a silent gateway: pings whose pace follows what is at stake.
 
 Why not websockets' own keepalive: its interval is fixed when the socket opens, and at the
-desktop default (20 s, 20 s timeout) a SIGSTOPped gateway goes unnoticed for up to 40 s while
-a person may be clicking Approve into a socket nobody reads. While approvals are open the pace
+idle pace (30 s, 20 s timeout) a SIGSTOPped gateway goes unnoticed for up to 50 s while a
+person may be clicking Approve into a socket nobody reads. While approvals are open the pace
 is short (``busy_interval``/``busy_timeout``: silence noticed within their sum); otherwise the
-desktop default. A row that opens mid-wait shortens the wait at once (:meth:`Keepalive.retune`).
+idle pace, one wake-up per ping. A row that opens mid-wait shortens the wait at once
+(:meth:`Keepalive.retune`).
 
 Any frame that arrives counts as a sign of life as well as a pong does: a gateway that is busy
 sending a burst is not hung, and its pong may sit behind thousands of frames in the stream.

@@ -50,7 +50,9 @@ class ConnectionSettings:
 
     open_timeout: float = 10.0
     handshake_timeout: float = 10.0  # socket open → gateway.ready handled
-    ping_interval: float | None = 20.0  # None: no keepalive at all
+    # Idle: each ping wakes the tray once; 30 s still keeps a proxy's 60 s idle limit (nginx's
+    # proxy_read_timeout) from closing a quiet connection. None: no keepalive at all.
+    ping_interval: float | None = 30.0
     ping_timeout: float | None = 20.0
     # While approvals are open a hung gateway must be noticed within 10 s (interval + timeout).
     busy_ping_interval: float = 3.0

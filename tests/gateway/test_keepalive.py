@@ -58,7 +58,7 @@ def test_default_paces_notice_a_hang_within_ten_seconds() -> None:
     settings = ConnectionSettings()
     busy = KeepalivePace(settings.busy_ping_interval, settings.busy_ping_timeout)
     assert busy.detection_s <= 10.0
-    assert settings.ping_interval == 20.0  # idle traffic stays at the desktop default
+    assert settings.ping_interval == 30.0  # idle: one wake-up per ping, under a proxy's 60 s
 
 
 @pytest.mark.parametrize("dialect", ["A", "C"])
