@@ -326,6 +326,10 @@ class GatewayCore:
         """Every approval the core still tracks (open and recently resolved), oldest first."""
         return self.lifecycle.rows()
 
+    def has_open_approvals(self) -> bool:
+        """Whether any approval is unresolved (builds no Approval: the keepalive asks often)."""
+        return bool(self.lifecycle.open_rows())
+
     def prompts(self) -> tuple[Prompt, ...]:
         """Every open prompt (clarify, sudo, secret), oldest first."""
         return self.prompt_book.all()

@@ -36,7 +36,7 @@ from websockets.typing import Subprotocol
 
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
-from desktop.core.model import ApprovalPhase, Choice, DecisionResult, Dialect
+from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dialer import Dialer, DialPlan
@@ -350,7 +350,7 @@ class GatewayClient:
         s = self._settings
         idle_interval = s.ping_interval if s.ping_interval is not None else 30.0
         idle_timeout = s.ping_timeout if s.ping_timeout is not None else idle_interval
-        if any(a.phase is not ApprovalPhase.RESOLVED for a in self.core.approvals()):
+        if self.core.has_open_approvals():
             return KeepalivePace(
                 min(s.busy_ping_interval, idle_interval), min(s.busy_ping_timeout, idle_timeout)
             )

@@ -57,10 +57,14 @@ class Keepalive:
         self._signs_of_life = signs_of_life
         self._on_silent = on_silent
         self._nudge: asyncio.Future[None] | None = None
+        self._sleeping_at: KeepalivePace | None = None  # the pace of the current sleep
 
     def retune(self) -> None:
-        """The stakes changed (a row opened): re-read the pace before sleeping on."""
-        if self._nudge is not None and not self._nudge.done():
+        """The stakes may have changed (a row opened): sleep on at the pace they call for.
+
+        Called once per batch of new rows; a burst at the pace already kept wakes nothing.
+        """
+        if self._nudge is not None and not self._nudge.done() and self._pace() != self._sleeping_at:
             self._nudge.set_result(None)
 
     async def run(self) -> None:
@@ -71,6 +75,7 @@ class Keepalive:
             pace = self._pace()
             remaining = last + pace.interval - loop.time()
             if remaining > 0:
+                self._sleeping_at = pace
                 await self._sleep(remaining)
                 continue  # re-read the pace; the time since ``last`` still counts
             if not await self._answered(pace.timeout):
