@@ -4,7 +4,7 @@ Why assembled here and not through ``desktop.cli.main``: the figure needs the di
 row can only be *visible* in a shown window) and the notification timing without the
 policy's start-up quiet time, and the app has no switch for either. So this probe builds what
 ``desktop.app`` builds — ``GatewayBridge`` + the real ``GatewayClient`` + ``TrayShell`` (tray,
-``ApprovalDialog``, ``NotificationController``) on a qasync loop — and observes it by
+``ApprovalDialog``, ``NotificationController``) on the app's qasync loop — and observes it by
 subclassing, never by editing:
 
 * **row visible**: the time the row's card receives its first paint event while shown — what
@@ -63,7 +63,6 @@ class Sample:
 
 def build(args: argparse.Namespace) -> None:
     os.environ.setdefault("QT_API", "pyside6")
-    import qasync
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -73,6 +72,7 @@ def build(args: argparse.Namespace) -> None:
     from desktop.model.notify_policy import NotifySettings
     from desktop.platform.native_notify import NativeNotifier
     from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.event_loop import QuietEventLoop
     from desktop.ui.shell import TrayShell
 
     samples: dict[int, Sample] = {}
@@ -133,7 +133,7 @@ def build(args: argparse.Namespace) -> None:
 
     app = QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
+    loop = QuietEventLoop(app)  # the app's loop
     asyncio.set_event_loop(loop)
     quit_requested = asyncio.Event()
     bridge = TimedBridge()
