@@ -99,21 +99,31 @@ class Keepalive:
             self._nudge = None
 
     async def _answered(self, timeout: float) -> bool:
-        """Ping once; True when a pong, or any frame, arrives within ``timeout`` seconds.
-
-        A frame that came instead of the pong is looked for only when the timeout ends: the
-        pong of a gateway busy sending is late, not missing, and at most one ping is in flight.
-        """
+        """Ping once; True when a pong or any frame arrives within ``timeout`` seconds."""
         seen = self._signs_of_life()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         try:
             async with asyncio.timeout(timeout):
                 pong = await self._ping()
-                await pong
-        except TimeoutError:
+        except TimeoutError:  # even the ping could not be written in time
             return self._signs_of_life() != seen
-        except Exception:  # the socket closed under the ping: the reader reports that
-            return True
-        return True
+        pong_task = asyncio.ensure_future(pong)
+        try:
+            while True:
+                left = deadline - loop.time()
+                if left <= 0:
+                    return self._signs_of_life() != seen
+                # Wake at least every quarter of the timeout to see whether frames arrived.
+                done, _ = await asyncio.wait({pong_task}, timeout=min(left, timeout / 4))
+                if done:  # a pong, or the socket closed (the reader reports that)
+                    return True
+                if self._signs_of_life() != seen:
+                    return True
+        finally:
+            if not pong_task.done():
+                pong_task.cancel()
+                await asyncio.gather(pong_task, return_exceptions=True)
 
 
 def _settle(future: asyncio.Future[None]) -> None:
