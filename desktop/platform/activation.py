@@ -37,7 +37,7 @@ TOKEN_LINE = "activation-token"  # the single-instance line that carries a launc
 WAYLAND = "wayland"
 SAY_WHERE_QUIET_S = 60.0  # "the window is over there" at most this often
 SAY_WHERE_WHAT = "Approvals are open in the Hermes Tray window"
-SAY_WHERE_ADVICE = "The desktop kept it behind: switch to it from the window list or taskbar."
+SAY_WHERE_ADVICE = "It may be behind other windows: look for it in the window list or taskbar."
 
 
 def valid_token(raw: str) -> str:

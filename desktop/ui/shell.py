@@ -251,9 +251,13 @@ class TrayShell(QObject):
             self.notifications.show_notice(no_tray_notice(host))
 
     def present(self) -> None:
-        """A second launch: the tray's own window if there is no tray, and the approvals."""
+        """A second launch: the approvals in front, and the tray's own window if there is no tray.
+
+        The window is shown but not activated: on Wayland its own activation request, answered
+        after the dialog's, would take the focus from the dialog the launch asked for.
+        """
         if self._fallback.window:
-            self.own_window.present()
+            self.own_window.showNormal()
         self.review()
 
     def dispose(self) -> None:
