@@ -24,33 +24,32 @@ def on_wayland(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(window_activation.QGuiApplication, "platformName", lambda: "wayland")
 
 
+class Scene:
+    """Two windows on a pretend Wayland, and what the activation said."""
+
+    def __init__(self, qtbot: QtBot) -> None:
+        self.target, self.other = QWidget(), QWidget()
+        qtbot.addWidget(self.target)
+        qtbot.addWidget(self.other)
+        self.said: list[str] = []
+        self.activation = WindowActivation(lambda: self.said.append("where"))
+
+
 @pytest.fixture
-def windows(qtbot: QtBot) -> tuple[QWidget, QWidget]:
-    target, other = QWidget(), QWidget()
-    qtbot.addWidget(target)
-    qtbot.addWidget(other)
-    return target, other
+def scene(qtbot: QtBot, on_wayland: None) -> Scene:
+    return Scene(qtbot)
 
 
-def test_the_events_token_is_set_only_while_showing(
-    qtbot: QtBot, on_wayland: None, windows: tuple[QWidget, QWidget]
-) -> None:
-    said: list[str] = []
-    activation = WindowActivation(lambda: said.append("where"))
-    target, _ = windows
+def test_the_events_token_is_set_only_while_showing(scene: Scene) -> None:
     seen: list[str] = []
     with event_token.handling("tok-1"):
-        activation.bring_forward(target, lambda: seen.append(env_token()))
+        scene.activation.bring_forward(scene.target, lambda: seen.append(env_token()))
     assert seen == ["tok-1"]
     assert env_token() == ""
 
 
-def test_a_window_kept_behind_gets_one_notice(
-    qtbot: QtBot, on_wayland: None, windows: tuple[QWidget, QWidget]
-) -> None:
-    said: list[str] = []
-    activation = WindowActivation(lambda: said.append("where"))
-    target, other = windows
+def test_a_window_kept_behind_gets_one_notice(qtbot: QtBot, scene: Scene) -> None:
+    target, other, said, activation = scene.target, scene.other, scene.said, scene.activation
     target.show()
     other.show()
     other.activateWindow()
