@@ -179,3 +179,23 @@ def test_review_runs_with_the_servers_activation_token_and_only_its_own(bus, qlo
             assert event_token.take() == ""  # it went with its event
 
     arun(scenario(), timeout=30)
+
+
+class SpecOneOneNotifyd(FakeNotifyd):
+    """A server older than spec 1.2: no ActivationToken signal to subscribe to."""
+
+    ActivationToken = None
+
+
+def test_a_server_without_activation_tokens_still_opens_the_dialog(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop, server=SpecOneOneNotifyd) as (client, notifyd, notifier, c):
+            opened = []
+            c.review_requested.connect(lambda *_: opened.append(event_token.take()))
+            client.emit(ApprovalRequested(approval("k1")))
+            note = await notifyd.received.get()
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
+            notifyd.ActionInvoked(note.id, "default")
+            await poll_until(lambda: opened == [""])
+
+    arun(scenario(), timeout=30)
