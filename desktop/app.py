@@ -119,13 +119,15 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 
 async def _main(options: CliOptions) -> int:
+    from desktop.platform.activation import launch_token
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
     from desktop.ui.single_instance import SingleInstance
 
     loop = asyncio.get_running_loop()
     single = SingleInstance()
-    if not options.smoke and not single.start():
+    launch = launch_token(os.environ)  # the running tray's, if this launch is a second one
+    if not options.smoke and not single.start(activation_token=launch):
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
     quit_requested = asyncio.Event()

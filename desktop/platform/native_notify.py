@@ -23,7 +23,10 @@ uses, so nothing new is installed. What this class does with the server:
   in their action menus;
 * an update replaces a bubble that is on screen and never raises one that is not;
 * button identifiers carry the plan's generation (``approve.7``): a click that raced an update
-  of the same notification acts on nothing rather than on the newer content.
+  of the same notification acts on nothing rather than on the newer content;
+* a server of spec 1.2 sends ``ActivationToken`` just before ``ActionInvoked``: the action's
+  handler runs with that token at hand, so the window it opens comes forward on Wayland
+  (``desktop.platform.activation``).
 
 ``start`` also reads the desktop's do-not-disturb switch where the server exposes it
 (``desktop.platform.do_not_disturb``) and follows it on the same connection.
@@ -36,6 +39,7 @@ not with this module: the bridge starts the notifier on first use (``desktop.ui.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import itertools
 import logging
@@ -44,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.model.notify_policy import ActionKind, NotificationPlan, fit_buttons
+from desktop.platform.activation import event_token
 from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
 from desktop.platform.paths import APP_ID
 
@@ -74,6 +79,7 @@ class NativeNotifier:
         self._shown: dict[tuple[str, str], int] = {}  # plan ref -> notification id
         self._plans: dict[int, tuple[NotificationPlan, int, ActionHandler]] = {}
         self._dismissed: set[tuple[str, str]] = set()  # closed by the person: no updates
+        self._activation: tuple[int, str] = (0, "")  # the last ActivationToken: id, token
         self._generation = itertools.count(1)
         # show() and withdraw() of one batch must not overlap: a withdraw that ran while the
         # show was still waiting for the server's reply would find nothing to close.
@@ -114,6 +120,8 @@ class NativeNotifier:
         self.persistence = "persistence" in self.capabilities
         self._iface.on_action_invoked(self._on_action_invoked)
         self._iface.on_notification_closed(self._on_closed)
+        with contextlib.suppress(AttributeError):  # a server older than spec 1.2 has none
+            self._iface.on_activation_token(self._on_activation_token)
         log.info(
             "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
         )
@@ -229,7 +237,16 @@ class NativeNotifier:
         except DBusError:  # already closed (spec: an error, or nothing)
             log.debug("notification %d was already closed", identifier)
 
+    def _on_activation_token(self, identifier: int, token: str) -> None:
+        self._activation = (identifier, token)
+
     def _on_action_invoked(self, identifier: int, action_key: str) -> None:
+        token_for, token = self._activation
+        self._activation = (0, "")
+        with event_token.handling(token if token_for == identifier else ""):
+            self._act(identifier, action_key)
+
+    def _act(self, identifier: int, action_key: str) -> None:
         entry = self._plans.get(identifier)
         if entry is None:
             return

@@ -32,16 +32,18 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.model import DecisionResult
 from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, RowsForgotten, SessionUpdate
+from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, SessionUpdate
 from desktop.model.notify_policy import HighRisk, NotifySettings, app_risk_check
 from desktop.model.tray_host import TrayFallback, TrayHost, no_tray_notice
 from desktop.model.yolo_timer import BoxKind
+from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import PROMPT_BATCH, NotificationController
 from desktop.ui.prompt_windows import PromptWindows
 from desktop.ui.tray import TrayController
 from desktop.ui.tray_host_watch import TrayHostWatch
 from desktop.ui.tray_menu_extras import MenuExtras
+from desktop.ui.window_activation import WindowActivation
 from desktop.ui.yolo_timebox import YoloTimeboxController
 
 if TYPE_CHECKING:
@@ -93,6 +95,7 @@ class TrayShell(QObject):
             parent=self,
             high_risk=high_risk or app_risk_check(),
         )
+        self.activation = WindowActivation(self._say_where_the_dialog_is, parent=self)
         self.settings: SettingsController | None = None
         self._open_settings = open_settings
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
@@ -248,9 +251,13 @@ class TrayShell(QObject):
             self.notifications.show_notice(no_tray_notice(host))
 
     def present(self) -> None:
-        """A second launch: the tray's own window if there is no tray, and the approvals."""
+        """A second launch: the approvals in front, and the tray's own window if there is no tray.
+
+        The window is shown but not activated: on Wayland its own activation request, answered
+        after the dialog's, would take the focus from the dialog the launch asked for.
+        """
         if self._fallback.window:
-            self.own_window.present()
+            self.own_window.showNormal()
         self.review()
 
     def dispose(self) -> None:
@@ -280,15 +287,24 @@ class TrayShell(QObject):
         return result
 
     def review(self) -> None:
-        self.dialog.present(activate=True, near=self.tray.tray.geometry())
+        dialog = self.dialog
+        near = self.tray.tray.geometry()
+        self.activation.bring_forward(dialog, lambda: dialog.present(activate=True, near=near))
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
         if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
             self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
         elif gateway_id and batch_id:
-            self.dialog.focus_batch(gateway_id, batch_id, near=self.tray.tray.geometry())
+            dialog, near = self.dialog, self.tray.tray.geometry()
+            self.activation.bring_forward(
+                dialog, lambda: dialog.focus_batch(gateway_id, batch_id, near=near)
+            )
         else:
             self.review()
+
+    def _say_where_the_dialog_is(self) -> None:
+        """The desktop kept the dialog behind (Wayland, no token): one notice says where."""
+        self.notifications.show_notice(Notice("warning", SAY_WHERE_WHAT, advice=SAY_WHERE_ADVICE))
 
     def _on_approval_update(self, update: ApprovalUpdate) -> None:
         self.dialog.upsert(

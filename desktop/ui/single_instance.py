@@ -7,7 +7,10 @@ approvals, so the second launch turns into "show-approvals" for the running one.
 How: a ``QLocalServer`` (a Unix socket, or a named pipe on Windows) with a per-user name.
 
 * ``start()`` first tries to connect. If someone answers, it sends ``show-approvals\n`` and
-  returns False -- the caller exits with status 0.
+  returns False -- the caller exits with status 0. Before it goes the launch's activation token
+  (``activation-token <token>\n``, ``desktop.platform.activation``), if it has one: on Wayland
+  the running tray may raise its dialog only with it. A line of its own, so a running tray of
+  an older version ignores it and still shows its approvals.
 * Otherwise it listens. A socket file that exists although nobody answered on it is stale (a
   crashed earlier run) and is removed first.
 * The protocol is one line of ASCII per connection, at most :data:`MAX_MESSAGE` bytes; unknown
@@ -47,6 +50,7 @@ from pathlib import Path
 from PySide6.QtCore import QDir, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
+from desktop.platform.activation import event_token, token_from_line, token_line
 from desktop.platform.paths import APP_SLUG, config_dir
 
 log = logging.getLogger(__name__)
@@ -148,7 +152,8 @@ class SingleInstance(QObject):
     """The single-instance guard; keep it alive as long as the app runs.
 
     Signals:
-        show_approvals_requested: a second launch asked this instance to show its approvals.
+        show_approvals_requested: a second launch asked this instance to show its approvals;
+            its activation token, if it sent one, is at hand (``event_token``) meanwhile.
     """
 
     show_approvals_requested = Signal()
@@ -162,6 +167,7 @@ class SingleInstance(QObject):
         self._server: QLocalServer | None = None
         self._buffers: dict[QLocalSocket, bytes] = {}
         self._opened: dict[QLocalSocket, float] = {}  # monotonic time each connection came
+        self._tokens: dict[QLocalSocket, str] = {}  # the activation token a connection sent
         self._reaper = QTimer(self)
         self._reaper.setSingleShot(True)
         self._reaper.timeout.connect(self._reap)
@@ -171,8 +177,11 @@ class SingleInstance(QObject):
         """True while this object is the listening instance."""
         return self._server is not None and self._server.isListening()
 
-    def start(self) -> bool:
-        """Become the running instance (True), or tell the running one to show itself (False)."""
+    def start(self, activation_token: str = "") -> bool:
+        """Become the running instance (True), or tell the running one to show itself (False).
+
+        ``activation_token``: this launch's (``launch_token``), handed over to the running one.
+        """
         socket_file = self._socket_file()
         foreign = socket_file is not None and _foreign(socket_file)
         if foreign:
@@ -180,7 +189,7 @@ class SingleInstance(QObject):
                 "The single-instance socket %s was not created by this user; ignoring it",
                 socket_file,
             )
-        elif self._tell_running_instance(SHOW_APPROVALS):
+        elif self._tell_running_instance(token_line(activation_token), SHOW_APPROVALS):
             log.info("Hermes Tray is already running; asked it to show its approvals")
             return False
         if socket_file is not None and (foreign or socket_file.exists()):
@@ -221,15 +230,16 @@ class SingleInstance(QObject):
             connection.abort()
         self._buffers.clear()
         self._opened.clear()
+        self._tokens.clear()
 
     # -- client side ---------------------------------------------------------------------------
-    def _tell_running_instance(self, message: str) -> bool:
+    def _tell_running_instance(self, *lines: str) -> bool:
         # Blocking waits are fine here: this runs once at start-up, before the event loop.
         socket = QLocalSocket()
         socket.connectToServer(self.name)
         if not socket.waitForConnected(self._timeout_ms):
             return False
-        socket.write(f"{message}\n".encode("ascii"))
+        socket.write("".join(f"{line}\n" for line in lines if line).encode("ascii"))
         socket.flush()
         sent = socket.waitForBytesWritten(self._timeout_ms) or socket.bytesToWrite() == 0
         socket.disconnectFromServer()
@@ -260,7 +270,7 @@ class SingleInstance(QObject):
         data = self._buffers[connection] + bytes(connection.readAll().data())
         while b"\n" in data:
             line, _, data = data.partition(b"\n")
-            self._handle(line)
+            self._handle(connection, line)
         if len(data) > MAX_MESSAGE:
             log.warning("Dropped an over-long single-instance message (%d bytes)", len(data))
             del self._buffers[connection]
@@ -284,13 +294,20 @@ class SingleInstance(QObject):
         self._opened.pop(connection, None)
         rest = self._buffers.pop(connection, b"")
         if rest.strip():
-            self._handle(rest)  # a last line without its newline
+            self._handle(connection, rest)  # a last line without its newline
+        self._tokens.pop(connection, None)
         connection.deleteLater()
 
-    def _handle(self, line: bytes) -> None:
+    def _handle(self, connection: QLocalSocket, line: bytes) -> None:
         message = line.decode("ascii", errors="replace").strip()
-        if message == SHOW_APPROVALS:
-            self.show_approvals_requested.emit()
+        token = token_from_line(message)
+        if token is not None:
+            self._tokens[connection] = token  # for this connection's show-approvals
+            if not token:
+                log.warning("Ignored a malformed activation token from a launch")
+        elif message == SHOW_APPROVALS:
+            with event_token.handling(self._tokens.pop(connection, "")):
+                self.show_approvals_requested.emit()
         elif message:
             log.warning("Ignored an unknown single-instance message %r", message[:80])
 

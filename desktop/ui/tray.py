@@ -51,10 +51,12 @@ from desktop.model.menu_sessions import SessionShelf
 from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
 from desktop.model.tray_status import TrayStatus, tray_status
+from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray_menu import MenuCommands, build_menu
 from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
+from desktop.ui.window_activation import take_env_token
 
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
@@ -293,14 +295,20 @@ class TrayController(QObject):
             self._rebuild_timer.start()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        """A left click opens the dialog when something waits, otherwise the menu."""
+        """A left click opens the dialog when something waits, otherwise the menu.
+
+        A host that sent ``ProvideXdgActivationToken`` first (Plasma) left its token in the
+        environment: the dialog comes forward with it; any other click spends it.
+        """
+        token = take_env_token()
         if reason not in (
             QSystemTrayIcon.ActivationReason.Trigger,
             QSystemTrayIcon.ActivationReason.DoubleClick,
         ):
             return
         if self._snapshot.waiting_count():
-            self.review_requested.emit()
+            with event_token.handling(token):
+                self.review_requested.emit()
             return
         shown = self.click_menu if self.exported else self.menu
         if shown is None or not shown.isVisible():

@@ -9,6 +9,7 @@ import contextlib
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.model.notify_policy import NotificationPlan, NotifySettings
+from desktop.platform.activation import event_token
 from desktop.platform.native_notify import NativeNotifier
 from desktop.platform.paths import APP_ID
 from desktop.ui.bridge import GatewayBridge
@@ -157,5 +158,44 @@ def test_an_update_never_raises_a_bubble_that_is_not_on_screen(bus, qloop, arun)
             again = NotificationPlan("g1", "b1", "Approval needed — Build", "ls", (), update=True)
             assert not await notifier.show(again, lambda plan, kind: None)
             assert len(notifyd.calls) == 1
+
+    arun(scenario(), timeout=30)
+
+
+def test_review_runs_with_the_servers_activation_token_and_only_its_own(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop) as (client, notifyd, notifier, controller):
+            tokens: list[str] = []
+            controller.review_requested.connect(lambda *_: tokens.append(event_token.take()))
+            client.emit(ApprovalRequested(approval("k1")))
+            note = await notifyd.received.get()
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
+            notifyd.ActivationToken(note.id + 1, "for-another-note")  # not this press's token
+            notifyd.ActionInvoked(note.id, "default")
+            await poll_until(lambda: len(tokens) == 1)
+            notifyd.invoke(note.id, "review.1", token="sway-token-1")
+            await poll_until(lambda: len(tokens) == 2)
+            assert tokens == ["", "sway-token-1"]
+            assert event_token.take() == ""  # it went with its event
+
+    arun(scenario(), timeout=30)
+
+
+class SpecOneOneNotifyd(FakeNotifyd):
+    """A server older than spec 1.2: no ActivationToken signal to subscribe to."""
+
+    ActivationToken = None
+
+
+def test_a_server_without_activation_tokens_still_opens_the_dialog(bus, qloop, arun):
+    async def scenario():
+        async with wired(bus, qloop, server=SpecOneOneNotifyd) as (client, notifyd, notifier, c):
+            opened = []
+            c.review_requested.connect(lambda *_: opened.append(event_token.take()))
+            client.emit(ApprovalRequested(approval("k1")))
+            note = await notifyd.received.get()
+            await poll_until(lambda: notifier.is_shown("g1", "b1"))
+            notifyd.ActionInvoked(note.id, "default")
+            await poll_until(lambda: opened == [""])
 
     arun(scenario(), timeout=30)

@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtNetwork import QLocalSocket
 from pytestqt.qtbot import QtBot
 
+from desktop.platform.activation import event_token
 from desktop.ui.single_instance import (
     CONNECTION_MS,
     MAX_CONNECTIONS,
@@ -73,6 +74,54 @@ def test_second_launch_asks_the_first_to_show_approvals(
     with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
         assert second.start() is False
     assert not second.is_primary
+
+
+def test_a_second_launch_hands_over_its_activation_token(
+    qtbot: QtBot, make_instance: Factory
+) -> None:
+    first, second = make_instance(), make_instance()
+    first.start()
+    taken: list[str] = []
+    first.show_approvals_requested.connect(lambda: taken.append(event_token.take()))
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        assert second.start(activation_token="sway/token-1") is False
+    assert taken == ["sway/token-1"]
+    assert event_token.take() == ""  # gone with the request it came with
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"activation-token two words", b"activation-token " + b"t" * 300, b"activation-token \x1b[2J"],
+)
+def test_a_malformed_token_is_dropped_and_the_approvals_still_shown(
+    qtbot: QtBot,
+    make_instance: Factory,
+    socket_path: str,
+    caplog: pytest.LogCaptureFixture,
+    line: bytes,
+) -> None:
+    first = make_instance()
+    first.start()
+    taken: list[str] = []
+    first.show_approvals_requested.connect(lambda: taken.append(event_token.take()))
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        send_raw(socket_path, line + b"\n" + SHOW_APPROVALS.encode() + b"\n")
+    assert taken == [""]
+    assert "malformed activation token" in caplog.text
+    assert line.decode()[17:] not in caplog.text  # never logged
+
+
+def test_a_token_belongs_to_its_own_connection(
+    qtbot: QtBot, make_instance: Factory, socket_path: str
+) -> None:
+    first = make_instance()
+    first.start()
+    taken: list[str] = []
+    first.show_approvals_requested.connect(lambda: taken.append(event_token.take()))
+    send_raw(socket_path, b"activation-token not-for-you\n")
+    with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
+        send_raw(socket_path, SHOW_APPROVALS.encode() + b"\n")
+    assert taken == [""]
 
 
 def test_the_socket_is_private_to_the_user(make_instance: Factory, socket_path: str) -> None:

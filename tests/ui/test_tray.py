@@ -4,6 +4,8 @@ platform has no tray and Qt would warn.)"""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
@@ -11,9 +13,11 @@ from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import SessionStatus
 from desktop.model.tray_status import ICON_NAMES
+from desktop.platform.activation import TOKEN_ENV, event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
+from desktop.ui.window_activation import take_env_token
 from tests.model.builders import YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory
 from tests.waiting import poll_until
@@ -205,6 +209,21 @@ def test_a_left_click_on_a_status_notifier_host_reviews_what_waits(panel_drawn, 
     with qtbot.waitSignal(tray.review_requested):
         tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
     assert tray.click_menu is None
+
+
+def test_the_token_a_host_provided_goes_with_the_click_it_came_for(panel_drawn, qtbot):
+    _bridge, tray, client = panel_drawn
+    client.emit(ApprovalRequested(approval()))
+    taken = []
+    tray.review_requested.connect(lambda: taken.append(event_token.take()))
+    os.putenv(TOKEN_ENV, "plasma-token")  # Qt's ProvideXdgActivationToken, just before Activate
+    with qtbot.waitSignal(tray.review_requested):
+        tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+    assert taken == ["plasma-token"]
+    assert take_env_token() == ""  # spent: never left for a later window
+    os.putenv(TOKEN_ENV, "for-a-middle-click")
+    tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.MiddleClick)
+    assert take_env_token() == ""
 
 
 def _answer(qtbot, tray, accept: bool):

@@ -58,8 +58,13 @@ class FakeNotifyd(ServiceInterface):
         await release(self.bus)
         self.bus = None
 
-    def invoke(self, note_id: int, action_key: str) -> None:
-        """What the daemon sends when a person presses the button ``action_key``."""
+    def invoke(self, note_id: int, action_key: str, token: str = "") -> None:
+        """What the daemon sends when a person presses the button ``action_key``.
+
+        A server of spec 1.2 first sends the activation token it got for the press.
+        """
+        if token:
+            self.ActivationToken(note_id, token)
         self.ActionInvoked(note_id, action_key)
         self._close(note_id, 2)
 
@@ -115,6 +120,10 @@ class FakeNotifyd(ServiceInterface):
     @signal()
     def ActionInvoked(self, note_id: int, action_key: str) -> "us":
         return [note_id, action_key]
+
+    @signal()
+    def ActivationToken(self, note_id: int, token: str) -> "us":
+        return [note_id, token]
 
     @signal()
     def NotificationClosed(self, note_id: int, reason: int) -> "uu":

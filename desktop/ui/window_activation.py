@@ -1,0 +1,76 @@
+"""Qt glue for ``desktop.platform.activation``: show a window with the event's token, or say where.
+
+Why through the environment: PySide6 has no call for Qt's per-window activation token, and
+Qt's Wayland plugin reads ``XDG_ACTIVATION_TOKEN`` when it asks the compositor to activate
+a window (then unsets it). ``os.putenv``/``os.unsetenv`` write the process environment Qt
+reads; ``os.environ`` is Python's copy, which neither Qt nor this module writes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QProcessEnvironment, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QWidget
+
+from desktop.platform.activation import (
+    TOKEN_ENV,
+    event_token,
+    plan_activation,
+    should_say_where,
+)
+
+CHECK_MS = 1000  # the compositor answers within a frame or two; one look, a moment later
+
+
+def take_env_token() -> str:
+    """The token a host put into the environment (Qt's ``ProvideXdgActivationToken``), taken out.
+
+    Read from the process environment, which Qt writes and ``os.environ`` does not see.
+    """
+    token = QProcessEnvironment.systemEnvironment().value(TOKEN_ENV, "")
+    os.unsetenv(TOKEN_ENV)
+    return token
+
+
+class WindowActivation(QObject):
+    """Brings windows forward with the token of the event being handled; says where if refused."""
+
+    def __init__(
+        self,
+        say_where: Callable[[], None],
+        clock: Callable[[], float] = time.monotonic,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._say_where = say_where
+        self._clock = clock
+        self._last_said: float | None = None
+        self.looks = 0  # looks taken at whether a window came forward (tests wait on it)
+
+    def bring_forward(self, window: QWidget, show: Callable[[], None]) -> None:
+        """Run ``show`` (which shows and activates ``window``) with the event's token at hand."""
+        step = plan_activation(
+            QGuiApplication.platformName(), event_token.take(), window.isActiveWindow()
+        )
+        if step.token:
+            os.putenv(TOKEN_ENV, step.token)
+        try:
+            show()
+        finally:
+            os.unsetenv(TOKEN_ENV)  # Qt unsets one it used; one it did not is stale now
+        if step.check:
+            QTimer.singleShot(CHECK_MS, window, lambda: self._check(window))
+
+    def _check(self, window: QWidget) -> None:
+        self.looks += 1
+        if not window.isVisible() or window.isActiveWindow():
+            return
+        QApplication.alert(window)  # the desktop's "wants attention" (an urgent window on sway)
+        now = self._clock()
+        if should_say_where(self._last_said, now):
+            self._last_said = now
+            self._say_where()
