@@ -199,6 +199,14 @@ class AppState:
         session = gateway.sessions.get(session_id) if gateway else None
         return session_title(session, session_id)
 
+    def _announced_under(self, gateway_id: str, gateway: _Gateway, session_id: str) -> None:
+        """A row or a question is announced under the session's name: the name is kept."""
+        session = gateway.sessions.get(session_id)  # its title holds the name already
+        if session is None:  # not listed yet: announced as "session 9cbd2d", which stays
+            session = SessionState(session_id)
+            self._names.name(gateway_id, session)
+        self._names.pin(gateway_id, session)
+
     def set_status(self, gateway_id: str, status: ConnectionStatus) -> None:
         self._fold_status(self._gateways[gateway_id], status)
         self._announce_snapshot()
@@ -226,6 +234,7 @@ class AppState:
             gateway.sessions.pop(event.session_id, None)
             change = SessionGone(gateway_id, event)
         elif isinstance(event, ApprovalRequested | ApprovalChanged):
+            self._announced_under(gateway_id, gateway, event.approval.session_id)
             dropped = gateway.put(event.approval)
             if dropped:
                 self._announce(RowsForgotten(gateway_id, dropped))
@@ -256,6 +265,7 @@ class AppState:
             return
         elif isinstance(event, PromptAsked | PromptEnded):
             if isinstance(event, PromptAsked):
+                self._announced_under(gateway_id, gateway, event.prompt.session_id)
                 gateway.prompts[event.prompt.key] = event.prompt
             else:
                 gateway.prompts.pop(event.prompt.key, None)

@@ -6,7 +6,10 @@ gateway may since have replaced the raw prompt with a generated title), and two 
 folder must be told apart. So the first name a session is shown under is kept, and a second
 session with the same name in the same folder gets " (2)". Words a session gains later (its
 first title, or a folder, when it was first shown without) are only ever added at the end:
-the name a person saw first always stays its beginning.
+the name a person saw first always stays its beginning. A bare "session 9cbd2d" (nothing but
+the id known yet) is provisional until something is announced under it (:meth:`pin`: an
+approval or a question): the menu may show it for the moment a session is listed before its
+title comes, and a newcomer should then read "Clean up the build · webshop", not the id.
 
 A name is the title (whitespace folded; surfaces reveal hidden characters) plus the folder's last
 part; without a title, the folder plus a short session id: the random end of the id, never the
@@ -143,6 +146,7 @@ class SessionNames:
         self._aliases_of: dict[tuple[str, str], set[tuple[str, str]]] = {}
         # (title or short id, folder) -> the ordinals in use, so " (2)" is found without a scan
         self._ordinals: dict[tuple[str, str], set[int]] = {}
+        self._pinned: set[tuple[str, str]] = set()
 
     def __len__(self) -> int:
         return len(self._names)
@@ -159,10 +163,19 @@ class SessionNames:
                 self._aliases_of.setdefault(key, set()).add((gateway_id, i))
         return key
 
+    def pin(self, gateway_id: str, session: SessionState) -> None:
+        """Something was announced under this session's name: it stays from now on."""
+        self._pinned.add(self._key(gateway_id, session))
+
     def name(self, gateway_id: str, session: SessionState) -> SessionName:
         key = self._key(gateway_id, session)
         known = self._names.get(key)
         fresh = compose(session)
+        if known is not None and key not in self._pinned and _bare(known):
+            if not (fresh.title or fresh.folder):
+                return known
+            self._release(known)  # nothing said it yet: the better name takes its place
+            known = None
         if known is not None:
             gains_title = not (known.title or known.late_title) and bool(fresh.title)
             gains_folder = not known.folder and bool(fresh.folder)
@@ -201,6 +214,7 @@ class SessionNames:
 
     def _drop(self, key: tuple[str, str]) -> None:
         named = self._names.pop(key, None)
+        self._pinned.discard(key)
         if named is not None:
             self._release(named)
         for alias in self._aliases_of.pop(key, set()):
@@ -212,6 +226,11 @@ class SessionNames:
         taken.discard(named.ordinal)
         if not taken:
             self._ordinals.pop(unique_by, None)
+
+
+def _bare(name: SessionName) -> bool:
+    """Only the id is known: "session 9cbd2d"."""
+    return not (name.title or name.folder or name.late_title)
 
 
 def _unique_by(name: SessionName) -> tuple[str, str]:

@@ -291,7 +291,11 @@ def test_past_its_bound_the_store_forgets_the_oldest_resolved_rows_and_says_so()
     ],
 )
 def test_each_session_keeps_one_unique_name_on_every_surface(peer: str, name: str) -> None:
-    """Real transcripts: sessions start untitled, get a prompt title, then a generated one."""
+    """Real transcripts: sessions start untitled, get a prompt title, then a generated one.
+
+    A name is kept from the first row or question announced under it; before that the menu
+    may still trade a bare "session 9cbd2d" for the title that comes a moment later.
+    """
     state = AppState()
     state.add_gateway("g", "G")
     seen: dict[str, list[str]] = {}  # session id -> every name any surface was given
@@ -307,9 +311,10 @@ def test_each_session_keeps_one_unique_name_on_every_surface(peer: str, name: st
     state.subscribe(heard)
     for event in Replay(peer, name).run().events:
         state.apply("g", event)
-        for view in state.snapshot().gateways:  # the menu
+        for view in state.snapshot().gateways:  # the menu, once a name was announced
             for session in view.sessions:
-                seen.setdefault(session.session_id, []).append(session.title)
+                if session.session_id in seen:
+                    seen[session.session_id].append(session.title)
     firsts = {sid: names[0] for sid, names in seen.items()}
     assert len(set(firsts.values())) == len(firsts) >= 1  # unique
     for sid, names in seen.items():

@@ -161,5 +161,19 @@ def test_a_session_first_shown_without_a_folder_gains_it_once_at_the_end() -> No
     assert names.text("g", session("s1", "Clean up", "/code/webshop")) == "Clean up · webshop"
     assert names.text("g", session("s1", "Renamed", "/elsewhere")) == "Clean up · webshop"
     assert names.text("g", session("abcdef1")) == "session abcdef"
+    names.pin("g", session("abcdef1"))  # announced under the bare name: it stays the beginning
     assert names.text("g", session("abcdef1", cwd="/code/shop")) == "session abcdef · shop"
     assert names.text("g", session("abcdef1", "T", "/code/shop")) == "session abcdef · shop · T"
+
+
+def test_a_bare_id_name_gives_way_to_the_title_until_something_is_announced_under_it() -> None:
+    names = SessionNames()
+    listed = SessionState("20261206_101342_9cbd2d")
+    assert names.text("g", listed) == "session 9cbd2d"  # listed before its info came
+    titled = SessionState(listed.session_id, title="Clean up the build", cwd="/home/a/webshop")
+    assert names.text("g", titled) == "Clean up the build · webshop"
+    other = SessionState("20261206_101342_aaaaaa")
+    names.text("g", other)
+    names.pin("g", other)  # a row was announced as "session aaaaaa": it stays its beginning
+    later = SessionState(other.session_id, title="Fix tests", cwd="/home/a/webshop")
+    assert names.text("g", later).startswith("session aaaaaa")
