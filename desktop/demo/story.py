@@ -17,6 +17,7 @@ the plan done whatever the person answered. Nothing is ever run on this machine.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 
 from desktop.demo.gateway import Command, DemoGateway, Session
@@ -141,5 +142,7 @@ async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
             done += 1
             await gw.pause(REST_BETWEEN_ROUNDS)
 
-    sessions = [(gw.create_session(title, cwd), act) for title, cwd, act in ACTS]
+    # Hermes sends absolute folders; the cards shorten the home folder to "~" again.
+    acts = [(title, os.path.expanduser(cwd), act) for title, cwd, act in ACTS]
+    sessions = [(gw.create_session(title, cwd), act) for title, cwd, act in acts]
     await asyncio.gather(*(loop(*pair) for pair in sessions))

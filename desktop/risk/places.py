@@ -54,7 +54,9 @@ def project_folder(cwd: str) -> str | None:
     if not cwd.startswith("/"):
         return None
     folder = "/" + posixpath.normpath(cwd).lstrip("/")
-    if folder == "/" or _is_system(folder) or _is_home(folder):
+    if folder == "/" or _is_home(folder):
+        return None
+    if _is_system(folder) and not folder.startswith("/root/"):  # root's own projects are not
         return None
     return folder
 
@@ -79,9 +81,10 @@ def locate(path: str | None, folder: str | None, *, remote: bool = False) -> Tar
             return Target(path, Where.ROOT)
         if _is_home(absolute.rstrip("*").rstrip("/") or "/"):
             return Target(path, Where.HOME)
-        if _is_system(absolute) or DISK_DEVICE.fullmatch(absolute):
+        inside = folder is not None and not posixpath.relpath(absolute, folder).startswith("..")
+        if not inside and (_is_system(absolute) or DISK_DEVICE.fullmatch(absolute)):
             return Target(path, Where.SYSTEM)
-        if folder is not None and not posixpath.relpath(absolute, folder).startswith(".."):
+        if folder is not None and inside:  # (a task folder is never a system folder itself)
             relative = posixpath.relpath(absolute, folder)
         elif _is_temporary(absolute):
             return Target(path, Where.TEMPORARY)

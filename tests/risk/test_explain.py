@@ -39,3 +39,13 @@ def test_a_command_is_read_from_stdin_and_hidden_characters_are_revealed() -> No
     text = run(["--json"], stdin="rm -rf build \u202e/ ~\n")
     marked = [f["text"] for f in json.loads(text)["findings"] if f["rule"] == "hidden-characters"]
     assert marked == ["⟨U+202E⟩"]
+
+
+def test_a_project_in_roots_home_is_a_folder_like_any_other_but_system_folders_are_not() -> None:
+    assert (
+        json.loads(run(["--json", "--cwd", "/root/code/shop", "--", "rm -rf build"]))["level"]
+        == "low"
+    )
+    assert (
+        json.loads(run(["--json", "--cwd", "/etc/nginx", "--", "rm -rf build"]))["level"] == "high"
+    )
