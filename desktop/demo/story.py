@@ -127,6 +127,11 @@ ACTS: tuple[tuple[str, str, Round], ...] = (
 )
 
 
+def _absolute(folder: str) -> str:
+    """Hermes sends absolute folders; the cards shorten the home folder to "~" again."""
+    return os.path.expanduser(folder)
+
+
 async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
     """Create the sessions and loop each (``loops=None``: until cancelled).
 
@@ -142,7 +147,5 @@ async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
             done += 1
             await gw.pause(REST_BETWEEN_ROUNDS)
 
-    # Hermes sends absolute folders; the cards shorten the home folder to "~" again.
-    acts = [(title, os.path.expanduser(cwd), act) for title, cwd, act in ACTS]
-    sessions = [(gw.create_session(title, cwd), act) for title, cwd, act in acts]
+    sessions = [(gw.create_session(title, _absolute(cwd)), act) for title, cwd, act in ACTS]
     await asyncio.gather(*(loop(*pair) for pair in sessions))
