@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import enum
 import math
+import os
 import re
 
 from desktop.core.model import (
@@ -291,8 +292,12 @@ _AGENT_SHORT = 160
 
 
 def short_path(path: str) -> str:
-    """``/home/ana/src/x`` → ``~/src/x``; revealed and bounded for a label."""
-    return breakable(label_text(_HOME.sub("~", path.strip()), 160))
+    """``/home/ana/src/x`` → ``~/src/x`` (and this person's own home, wherever it is)."""
+    path = path.strip()
+    home = os.path.expanduser("~").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        path = "~" + path[len(home) :]
+    return breakable(label_text(_HOME.sub("~", path), 160))
 
 
 def context_line(context: CallContext, session_cwd: str = "") -> str:
