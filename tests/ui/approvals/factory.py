@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
 from desktop.ui.approvals import ApprovalDialog, DecisionRequest
+from desktop.ui.approvals.list_view import pointer_over
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 from tests.model.approvals.factory import FakeClock, hold
 
@@ -41,6 +44,19 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
     """
     dialog.list_view.settle()
     clock.advance(seconds)
+    dialog.catch_up()
+
+
+def look_away(dialog: QWidget, qtbot: QtBot) -> QWidget:
+    """The person turns to another window: pointer over it, focus in it (the caller closes it)."""
+    other = QWidget()
+    other.setGeometry(dialog.frameGeometry().right() + 40, 0, 200, 200)
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.mouseMove(other)
+    qtbot.waitUntil(lambda: not dialog.isActiveWindow() and not pointer_over(dialog))
+    return other
 
 
 def upsert(
