@@ -3,43 +3,25 @@ and a notice line that never outlives the press it answered."""
 
 from __future__ import annotations
 
-import pytest
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
 from desktop.model.approvals import dialog_texts
 from desktop.model.approvals.seen import KEY_DWELL_S
 from desktop.ui.approvals import ApprovalDialog
-from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    Recorder,
+    batch_card,
+    dialog_on_store,
+    look,
+    tap,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
-
-
-@pytest.fixture
-def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
-    dialog.resize(760, 900)
-    dialog.present(activate=False)
-    qtbot.waitExposed(dialog)
-    return dialog
-
-
-def batch_card_of(dialog: ApprovalDialog, key: str) -> BatchCard:
-    card = dialog.card("g", key)
-    assert card is not None
-    widget = dialog.list_view.widget_for(card.entry.batch)
-    assert isinstance(widget, BatchCard)
-    return widget
-
-
-def press(dialog: ApprovalDialog, key: Qt.Key) -> None:
-    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-        event = QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, "")
-        QApplication.sendEvent(dialog.list_view, event)
 
 
 def timed_out_batch_and_its_reask(dialog: ApprovalDialog) -> None:
@@ -64,7 +46,7 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
     reask = shown.card("g", "r2b")
     assert reask is not None
-    assert reask.entry.batch is batch_card_of(shown, "r0").group  # no group of its own
+    assert reask.entry.batch is batch_card(shown, "r0").group  # no group of its own
     assert reask.number.text() == "Command 3 · asked again"
     assert reask.notes.text() == "Asked again: #3 timed out (nobody answered in time)."
     assert shown.pending_count() == 2
@@ -76,7 +58,7 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
     upsert(shown, "g", "G", approval("rm", command="rm -rf /srv/build"), "")
     upsert(shown, "g", "G", approval("ls", position=1, command="ls -la"), "")
     shown.list_view.settle()
-    approve_all = batch_card_of(shown, "ls").approve_all
+    approve_all = batch_card(shown, "ls").approve_all
     assert not approve_all.isEnabled()  # nothing read yet
     assert "2 not on screen long enough to be read yet" in approve_all.toolTip()
     look(shown, clock)
@@ -101,7 +83,7 @@ def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    approve_all = batch_card_of(dialog, "a").approve_all
+    approve_all = batch_card(dialog, "a").approve_all
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
     assert not dialog.ticking
 
@@ -111,7 +93,7 @@ def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(
 ) -> None:
     upsert(shown, "g", "G", approval("a", choices=(Choice.ONCE, Choice.DENY)), "")
     look(shown, clock, KEY_DWELL_S)
-    press(shown, Qt.Key.Key_S)
+    tap(shown.list_view, Qt.Key.Key_S)
     assert shown.notice.text().startswith("S did nothing")
     card = shown.card("g", "a")
     assert card is not None
@@ -125,7 +107,7 @@ def test_the_notice_line_clears_when_its_row_is_answered_elsewhere(
 ) -> None:
     upsert(shown, "g", "G", approval("a", choices=(Choice.ONCE, Choice.DENY)), "")
     look(shown, clock, KEY_DWELL_S)
-    press(shown, Qt.Key.Key_S)
+    tap(shown.list_view, Qt.Key.Key_S)
     assert shown.notice.text().startswith("S did nothing")
     upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
     assert shown.notice.text() == ""
@@ -136,7 +118,7 @@ def test_the_notice_line_is_gone_when_the_dialog_is_opened_again(
 ) -> None:
     upsert(shown, "g", "G", approval("a", choices=(Choice.ONCE, Choice.DENY)), "")
     look(shown, clock, KEY_DWELL_S)
-    press(shown, Qt.Key.Key_S)
+    tap(shown.list_view, Qt.Key.Key_S)
     assert shown.notice.text().startswith("S did nothing")
     shown.close()
     shown.present(activate=True)
