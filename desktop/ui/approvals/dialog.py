@@ -67,6 +67,7 @@ from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
+HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
@@ -494,8 +495,14 @@ class ApprovalDialog(QDialog):
             return
         now, board = self._clock(), self.model.board
         later: list[float] = []
+        held = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
         for batch in list(self._answered.values()):
             at = board.leaves_at(batch, self._grace)
+            if at is not None and at <= now and held:
+                # Mid-click (a press on another batch moved the person on): the list must not
+                # reflow before the release, or the release misses the button it was meant for.
+                self._leave_timer.start(HELD_RETRY_MS)
+                return
             if at is not None and at <= now:
                 self._remove_batch(batch)
             elif at is not None:

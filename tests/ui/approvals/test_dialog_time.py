@@ -142,8 +142,10 @@ def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
     assert dialog.card("g", "a") is not None
     other = dialog.card("g", "next")
     assert other is not None
-    qtbot.mouseClick(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
-    assert dialog.model.board.row(("g", "a")) is None
+    qtbot.mousePress(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    assert dialog.model.board.row(("g", "a")) is not None  # nothing moves mid-click
+    qtbot.mouseRelease(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    qtbot.waitUntil(lambda: dialog.model.board.row(("g", "a")) is None)
     assert dialog.selected_row() is other.entry
 
 
