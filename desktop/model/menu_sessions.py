@@ -4,7 +4,7 @@ Why bounded: each listed session is a submenu of a dozen entries, and with 2,000
 sessions the menu had 32,014 items and 1.5 GB behind it (issue 16). The menu lists at most
 ``MENU_SESSIONS`` sessions, most urgent first — rows and questions waiting on the person
 (most first), then running turns, then YOLO on, then the rest (the one that went idle last
-first) — and says how many more there are.
+first) — and lists the rest, quieter ones, in a submenu of their own (``MenuPick.rest``).
 
 Why "finished" sessions leave: a session Hermes keeps alive after its work stays in the list
 forever otherwise. One that has been idle with nothing waiting for ``FINISHED_AFTER`` seconds
@@ -29,11 +29,12 @@ SessionRef = tuple[str, str]  # (gateway_id, session_id)
 
 @dataclass(frozen=True, slots=True)
 class MenuPick:
-    """The sessions to list per gateway (in urgency order) and how many were left out."""
+    """The sessions to list per gateway (in urgency order) and the quieter rest."""
 
     shown: dict[str, tuple[SessionState, ...]]
     more: int  # live sessions not listed because of the bound
     finished: int  # sessions left out as finished or closed
+    rest: tuple[tuple[str, SessionState], ...] = ()  # (gateway_id, session) past the bound
 
     def sessions(self, gateway_id: str) -> tuple[SessionState, ...]:
         return self.shown.get(gateway_id, ())
@@ -148,6 +149,5 @@ class SessionShelf:
         shown: dict[str, list[SessionState]] = {}
         for _, _, _, gateway_id, session in chosen:
             shown.setdefault(gateway_id, []).append(session)
-        return MenuPick(
-            {g: tuple(s) for g, s in shown.items()}, len(candidates) - len(chosen), finished
-        )
+        rest = tuple((c[3], c[4]) for c in candidates[self.limit :])
+        return MenuPick({g: tuple(s) for g, s in shown.items()}, len(rest), finished, rest)

@@ -55,12 +55,24 @@ PROMPT_LINES = 3  # questions listed per session (then "… N more")
 MENU_ENTRY_BUDGET = 100
 APP_ENTRIES = 25  # Review, New task, Recent decisions (12), Start at login, Settings, Quit, …
 GATEWAY_ENTRIES = 4  # header, error line, Reconnect, separator
+QUIETER_ENTRIES = 18  # kept for the "N more sessions" submenu: a few short session submenus
 
 
 class _Budget:
     def __init__(self, entries: int) -> None:
         self.left = entries
-        self.dropped = 0
+        self.full = False  # a session did not fit: the less urgent ones are not tried
+        self.dropped: list[tuple[str, SessionState]] = []  # (gateway_id, session) not listed
+        self.listed: list[tuple[str, SessionState, QMenu, int]] = []  # ..., submenu, its cost
+
+    def make_room(self, menu: QMenu, entries: int) -> None:
+        """Move the least urgent listed sessions to the quieter ones until ``entries`` are free."""
+        while self.left < entries and self.listed:
+            gid, session, sub, cost = self.listed.pop()
+            menu.removeAction(sub.menuAction())
+            sub.deleteLater()
+            self.left += cost
+            self.dropped.insert(0, (gid, session))
 
 
 def build_menu(
@@ -88,10 +100,10 @@ def build_menu(
     for gateway in snapshot.gateways:
         _add_gateway(menu, gateway, pick.sessions(gateway.gateway_id), commands, extras, budget)
         menu.addSeparator()
-    more_count = pick.more + budget.dropped
-    if more_count:
-        more = _info(menu, menu_text.more_sessions_line(more_count), "more-sessions")
-        more.setToolTip("The menu lists the sessions that need you most; the rest are quieter.")
+    if budget.dropped or pick.rest:
+        budget.make_room(menu, QUIETER_ENTRIES)
+        quieter = budget.dropped + list(pick.rest)  # the dropped ones are the more urgent
+        _add_quieter(menu, snapshot, quieter, commands, extras, budget.left)
         menu.addSeparator()
     waiting = snapshot.waiting_count()
     review = _action(
@@ -183,20 +195,58 @@ def _add_gateway(
     for row in gateway.waiting:
         waiting[row.session_id] = waiting.get(row.session_id, 0) + 1
     for session in sessions:
-        if budget.left <= 0:
-            budget.dropped += 1
+        if budget.full or budget.left <= 0:
+            budget.dropped.append((gid, session))
             continue
         sub = _add_session(
             menu, gateway, session, waiting.get(session.session_id, 0), commands, extras
         )
         cost = 1 + _entry_count(sub)
-        if cost > budget.left:  # does not fit: counted in "N more sessions" instead
+        if cost > budget.left:  # does not fit: listed under "N more sessions" instead
             menu.removeAction(sub.menuAction())
             sub.deleteLater()
-            budget.dropped += 1
-            budget.left = 0
+            budget.dropped.append((gid, session))
+            budget.full = True
             continue
         budget.left -= cost
+        budget.listed.append((gid, session, sub, cost))
+
+
+def _add_quieter(
+    menu: QMenu,
+    snapshot: AppSnapshot,
+    quieter: list[tuple[str, SessionState]],
+    commands: MenuCommands,
+    extras: MenuExtras,
+    entries: int,
+) -> None:
+    """The sessions left out, in a submenu: each a short session submenu, as many as fit."""
+    more = QMenu(_label(menu_text.more_sessions_line(len(quieter))), menu)
+    more.setObjectName("more-sessions")
+    more.menuAction().setObjectName("more-sessions")
+    more.setToolTipsVisible(True)
+    more.menuAction().setToolTip(
+        "The menu lists the sessions that need you most; the quieter rest are in here."
+    )
+    menu.addMenu(more)
+    gateways = {g.gateway_id: g for g in snapshot.gateways}
+    left = entries - 2  # the submenu's own entry, and room for "… N more"
+    listed = 0
+    for gid, session in quieter:
+        gateway = gateways.get(gid)
+        if gateway is None:
+            continue
+        waiting = sum(1 for row in gateway.waiting if row.session_id == session.session_id)
+        sub = _add_session(more, gateway, session, waiting, commands, extras, short=True)
+        cost = 1 + _entry_count(sub)
+        if cost > left:
+            more.removeAction(sub.menuAction())
+            sub.deleteLater()
+            break
+        left -= cost
+        listed += 1
+    if listed < len(quieter):
+        _info(more, f"… {len(quieter) - listed:,} more, quietest last", "more-sessions-rest")
 
 
 def _entry_count(menu: QMenu) -> int:
@@ -224,7 +274,10 @@ def _add_session(
     waiting: int,
     commands: MenuCommands,
     extras: MenuExtras,
+    *,
+    short: bool = False,
 ) -> QMenu:
+    """A session's submenu; ``short``: only its state, YOLO, Interrupt and Close (the quieter)."""
     gid, sid = gateway.gateway_id, session.session_id
     title = session_title(session)
     prompts = gateway.prompts_of(sid)
@@ -239,10 +292,11 @@ def _add_session(
     menu.addMenu(sub)
 
     _info(sub, menu_text.status_line(session, waiting), f"status:{gid}:{sid}")
-    _add_prompts(sub, gid, prompts, commands)
-    sub.addSeparator()
-    _add_usage(sub, session, f"{gid}:{sid}")
-    _add_todos(sub, session, f"{gid}:{sid}")
+    if not short:
+        _add_prompts(sub, gid, prompts, commands)
+        sub.addSeparator()
+        _add_usage(sub, session, f"{gid}:{sid}")
+        _add_todos(sub, session, f"{gid}:{sid}")
 
     yolo = _action(sub, boxed or menu_text.yolo_line(session.yolo), f"yolo:{gid}:{sid}")
     yolo.setCheckable(True)
@@ -254,9 +308,10 @@ def _add_session(
     else:
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
-        if commands.timebox is not None and boxed is None:
+        if commands.timebox is not None and boxed is None and not short:
             add_timebox_actions(sub, gid, session, commands.timebox)
-    _add_mode_menu(sub, gateway, session, commands)
+    if not short:
+        _add_mode_menu(sub, gateway, session, commands)
     sub.addSeparator()
     interrupt = _action(sub, "Interrupt", f"interrupt:{gid}:{sid}")
     interrupt.setEnabled(session.status is not SessionStatus.IDLE or bool(waiting))

@@ -78,3 +78,20 @@ def test_close_hides_an_idle_session_until_it_asks_again(menu):
     asking = snap(gateway(sessions=(session("s1"), session("s2")), approvals=(approval(sid="s1"),)))
     assert [s.session_id for s in shelf.pick(asking).sessions("g1")] == ["s1", "s2"]
     assert [s.session_id for s in shelf.pick(idle).sessions("g1")] == ["s1", "s2"]
+
+
+def test_the_quieter_sessions_are_a_submenu_whose_sessions_can_be_acted_on(menu):
+    sessions = tuple(session(f"s{i}", f"Task {i}", SessionStatus.IDLE) for i in range(6))
+    recorder = MenuRecorder()
+    build_menu(menu, snap(gateway(sessions=sessions)), recorder.commands())
+    more = next(a for a in menu.actions() if a.objectName() == "more-sessions").menu()
+    assert more is not None
+    listed = [a.menu().objectName() for a in more.actions() if a.menu() is not None]
+    in_main = [a.menu().objectName() for a in menu.actions() if a.menu() not in (None, more)]
+    assert set(listed) | set(in_main) == {f"session:g1:s{i}" for i in range(6)}
+    assert not set(listed) & set(in_main)
+    assert more.title() == f"{len(listed)} more sessions, quieter ones…"
+    yolo = next(a for a in all_actions(more) if a.objectName() == f"yolo:g1:{listed[0][11:]}")
+    yolo.trigger()
+    assert recorder.calls == [("set_yolo", "g1", listed[0][11:], True)]
+    assert len(all_actions(menu)) <= MENU_ENTRY_LIMIT

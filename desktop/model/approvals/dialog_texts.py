@@ -71,12 +71,36 @@ def batch_left_out(intent: rules.BatchIntent) -> str:
         )
     if high:
         named = "; ".join(
-            f"Command {r.approval.position + 1}: {texts.label_text(r.approval.command, 80)}"
+            f"Command {r.position + 1}: {texts.label_text(r.approval.command, 80)}"
             for r in high[:3]
         )
         more = f" and {len(high) - 3} more" if len(high) > 3 else ""
         parts.append(f"High risk, answer each on its own: {named}{more}.")
     return " ".join(parts)
+
+
+APPROVE_ALL_TIP = (
+    "Approve once every command here you had on screen long enough to read, oldest first "
+    "(never a high-risk one)"
+)
+NOTHING_TO_APPROVE = "Nothing here can be approved now: no command waits for an approval."
+
+
+def approve_all_blocked(intent: rules.BatchIntent) -> str:
+    """Why "Approve all" would answer nothing (its disabled button's tooltip); "" if it would."""
+    if intent.keys:
+        return ""
+    reasons = []
+    if intent.unseen:
+        reasons.append(
+            f"{intent.unseen} not on screen long enough to be read yet (look at them first)"
+        )
+    if intent.high:
+        n = len(intent.high)
+        reasons.append(f"{n} high risk (answer {'it' if n == 1 else 'each'} on its own)")
+    if not reasons:
+        return NOTHING_TO_APPROVE
+    return "Nothing here can be approved all at once: " + "; ".join(reasons) + "."
 
 
 def outcome_counts(rows: Iterable[RowEntry]) -> str:

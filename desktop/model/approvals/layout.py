@@ -6,9 +6,16 @@ The dialog's promises about order, tested with plain calls:
 * **Oldest first and stable**: every level is kept in *first-seen* order and new things are only
   ever appended to the end of their parent. A late arrival therefore never changes the position
   of anything already shown relative to its siblings; the view keeps the row under the pointer
-  still on screen (see ``list_view``). Re-asked commands get a new key and so a new row.
+  still on screen (see ``list_view``).
+* **A re-ask sits next to the row it replaces** (:meth:`ApprovalBoard.home`): it gets a new key
+  and so a new row, placed right after the row named by ``Approval.reask_of`` in that row's batch,
+  even when the core opened a new batch for it (it did when the old batch had nothing open), so
+  the batch's "#3" stays on screen and the re-ask reads as that row's next turn.
 * **Arrival order for answers**: within a batch, ``Approval.position`` (the core's arrival index)
-  decides the order in which "Approve all" answers rows; see :func:`in_arrival_order`.
+  decides the order in which "Approve all" answers rows, re-asks from a later core batch after
+  them; see :func:`in_arrival_order`.
+* **Nothing leaves while the person reads** (:meth:`ApprovalBoard.leaves_at`): an answered batch
+  stays until the person moved on from it, or has left the dialog for ``linger`` seconds.
 
 The tree holds keys, not rows: each :class:`RowEntry` reads its
 :class:`~desktop.core.model.Approval` from the app's store (:class:`RowStore`) whenever asked,
@@ -67,6 +74,7 @@ class RowEntry:
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
     notice: str = ""  # why the core refused the last decision (plain text from the bridge)
     notice_action: Action | None = None  # what the row's person could do when it was given
+    stands_in: int | None = None  # a re-ask's: the shown place of the row it replaces
 
     @property
     def approval(self) -> Approval:
@@ -75,6 +83,18 @@ class RowEntry:
         if found is None:
             return gone_approval(self.key, self.batch.session.session_id, self.batch.batch_id)
         return found
+
+    @property
+    def position(self) -> int:
+        """Its 0-based place in its batch as shown ("Command 3").
+
+        The core's ``position``, except for a re-ask placed in an earlier core batch: there it
+        takes the place, and so the number, of the row it replaces.
+        """
+        a = self.approval
+        if self.stands_in is not None and a.batch_id != self.batch.batch_id:
+            return self.stands_in
+        return a.position
 
     @property
     def row_id(self) -> RowId:
@@ -96,6 +116,7 @@ class BatchGroup:
     batch_id: str
     rows: list[RowEntry] = field(default_factory=list)
     resolved_at: float | None = None  # clock time the last row resolved; None while any is open
+    moved_on: bool = False  # the person chose a row elsewhere after this batch was answered
 
     @property
     def gateway_id(self) -> str:
@@ -134,8 +155,18 @@ _N = TypeVar("_N", GatewayGroup, SessionGroup, BatchGroup, RowEntry)
 
 
 def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
-    """Rows sorted the way the server queued them: by ``position``, then first-seen."""
-    return sorted(rows, key=lambda r: (r.approval.position, r.seq))
+    """Rows sorted the way the server queued them: by ``position``, then first-seen.
+
+    Re-asks the core put in a later batch (shown here next to the row they replace) arrived
+    after every row of this one: they come last, in first-seen order.
+    """
+
+    def arrival(r: RowEntry) -> tuple[int, int, int]:
+        if r.approval.batch_id != r.batch.batch_id:
+            return (1, 0, r.seq)
+        return (0, r.approval.position, r.seq)
+
+    return sorted(rows, key=arrival)
 
 
 class ApprovalBoard:
@@ -143,6 +174,7 @@ class ApprovalBoard:
 
     def __init__(self, store: RowStore) -> None:
         self.store = store
+        self.away_since: float | None = 0.0  # when the person left the dialog; None: reading
         self.gateways: list[GatewayGroup] = []
         self._ids = itertools.count(1)
         self._rows: dict[RowId, RowEntry] = {}
@@ -172,10 +204,17 @@ class ApprovalBoard:
         return next((b for b in s.batches if b.batch_id == batch_id), None) if s else None
 
     def find_batch(self, gateway_id: str, batch_id: str) -> BatchGroup | None:
-        """The first shown batch with that id on that gateway, whatever its session."""
+        """The first shown batch with that id on that gateway, whatever its session.
+
+        A core batch holding only re-asks is shown inside the batch of the rows they replace.
+        """
         g = self.gateway(gateway_id)
-        batches = (b for s in (g.sessions if g else []) for b in s.batches)
-        return next((b for b in batches if b.batch_id == batch_id), None)
+        batches = [b for s in (g.sessions if g else []) for b in s.batches]
+        found = next((b for b in batches if b.batch_id == batch_id), None)
+        if found is None:
+            rows = (r for b in batches for r in b.rows)
+            found = next((r.batch for r in rows if r.approval.batch_id == batch_id), None)
+        return found
 
     def rows(self) -> Iterator[RowEntry]:
         """Every row in on-screen order (top to bottom)."""
@@ -265,11 +304,28 @@ class ApprovalBoard:
         session.batches.append(b)
         return self._register(b)
 
-    def add_row(self, batch: BatchGroup, key: str) -> RowEntry:
-        """Append row ``key`` to ``batch``; its first-seen number is its uid (rising)."""
+    def home(self, gateway_id: str, approval: Approval) -> RowEntry | None:
+        """The shown row a new ``approval`` goes right after: the one it re-asks, if shown.
+
+        None: it goes at the end of its own batch (``approval.batch_id``).
+        """
+        earlier = self._rows.get((gateway_id, approval.reask_of)) if approval.reask_of else None
+        if earlier is None or earlier.batch.session.session_id != approval.session_id:
+            return None
+        return earlier
+
+    def add_row(self, batch: BatchGroup, key: str, after: RowEntry | None = None) -> RowEntry:
+        """Append row ``key`` to ``batch`` (or insert it right after the row it re-asks).
+
+        Its first-seen number is its uid (rising).
+        """
         uid = next(self._ids)
-        r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id)
-        batch.rows.append(r)
+        place = after.position if after is not None else None
+        r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id, stands_in=place)
+        if after is None:
+            batch.rows.append(r)
+        else:
+            batch.rows.insert(batch.rows.index(after) + 1, r)
         self._rows[r.row_id] = r
         return self._register(r)
 
@@ -290,16 +346,42 @@ class ApprovalBoard:
         for child in self._child_list(node):
             self._forget(child)
 
-    # -- time -----------------------------------------------------------------------------------
+    # -- time: when an answered batch leaves -------------------------------------------------
     def note_resolution(self, batch: BatchGroup, now: float) -> None:
-        """Start the batch's grace when its last row resolved; cancel it if one reopened."""
+        """Note when the batch's last row resolved; forget it if one reopened (a re-ask joined)."""
         if not batch.fully_resolved:
-            batch.resolved_at = None
+            batch.resolved_at, batch.moved_on = None, False
         elif batch.resolved_at is None:
             batch.resolved_at = now
 
-    def past_grace(self, now: float, grace: float) -> list[BatchGroup]:
-        """Fully resolved batches whose grace period is over, in on-screen order."""
-        return [
-            b for b in self.batches() if b.resolved_at is not None and now >= b.resolved_at + grace
-        ]
+    def note_presence(self, now: float, *, pointer_inside: bool, focused: bool) -> None:
+        """Whether the person may be reading the dialog: the pointer is over it, or it has focus.
+
+        A shown dialog that has neither may still be looked at, hence ``linger`` below.
+        """
+        if pointer_inside or focused:
+            self.away_since = None
+        elif self.away_since is None:
+            self.away_since = now
+
+    def note_moved_on(self, chosen: BatchGroup, answered: Iterable[BatchGroup]) -> None:
+        """The person chose a row of ``chosen``: the ``answered`` batches elsewhere were read."""
+        for batch in answered:
+            if batch is not chosen and batch.resolved_at is not None:
+                batch.moved_on = True
+
+    def leaves_at(self, batch: BatchGroup, linger: float) -> float | None:
+        """When an answered batch may leave the dialog (None: not while things stay as they are).
+
+        At once when the person moved on from it (chose a row of another batch); otherwise
+        ``linger`` seconds after both it was answered and the person left the dialog (pointer
+        out of it and focus elsewhere). Never while a row is open, never while they read.
+        """
+        resolved = batch.resolved_at
+        if resolved is None:
+            return None
+        if batch.moved_on:
+            return resolved
+        if self.away_since is None:
+            return None
+        return max(resolved, self.away_since) + linger

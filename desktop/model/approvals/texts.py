@@ -134,14 +134,17 @@ def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
     return "Waiting for you", Tone.WAITING
 
 
-def notes(a: Approval, notice: str) -> str:
-    """Extra lines that change how a person should read the row ("" if none)."""
+def notes(a: Approval, notice: str, shown_in: str = "") -> str:
+    """Extra lines that change how a person should read the row ("" if none).
+
+    ``shown_in``: the batch the row is shown in, when not its own (see :func:`asked_again`).
+    """
     lines = []
     if notice:
         lines.append(f"Not sent: {label_text(notice, 300)}")
     if a.smart_denied:
         lines.append("Hermes' safety check denied this command; you may still allow it once.")
-    asked = asked_again(a)
+    asked = asked_again(a, shown_in)
     if asked:
         lines.append(asked)
     if not a.choices:
@@ -154,14 +157,16 @@ def row_number(position: int | None) -> str:
     return "an earlier command" if position is None else f"#{position + 1}"
 
 
-def asked_again(a: Approval) -> str:
+def asked_again(a: Approval, shown_in: str = "") -> str:
     """Why Hermes asks about this command again, naming the row that caused it ("" if first).
 
-    A re-ask the core could not explain says so rather than guessing a cause.
+    A re-ask the core could not explain says so rather than guessing a cause. ``shown_in``: the
+    batch the row is shown in (its own by default; a re-ask sits in the batch it replaces a row
+    of), so "#2" names a row of the same card unless said otherwise.
     """
     why = a.asked_because
     cause = row_number(why.cause_position)
-    if why.cause_position is not None and why.cause_batch_id != a.batch_id:
+    if why.cause_position is not None and why.cause_batch_id != (shown_in or a.batch_id):
         cause += " of an earlier batch"
     if why.reason is AskReason.AFTER_DENY:
         return f"Asked again: you denied {cause}, so this needs a fresh decision."

@@ -12,8 +12,10 @@ Why it looks and behaves this way (the tray engineer codes against the public me
 * **Grouped and stable**: gateway → session → batch, oldest first, appended only (``layout``),
   and the item under the pointer or the selection never moves on screen (``list_view``, which
   also builds widgets only for what is on screen). Resolved rows stay greyed with their outcome;
-  a batch leaves once every row is resolved and ``grace_seconds`` passed with the pointer off
-  the list, or when the person clicks "Dismiss".
+  an answered batch stays while the person reads: it leaves when they move on (choose a row of
+  another batch), when they left the window (pointer out of it and focus elsewhere) for
+  ``grace_seconds``, or when they click "Dismiss". The rule is ``ApprovalBoard.leaves_at``;
+  the window only reports enter, leave and focus, and waits with one-shot timers.
 * **Only what was seen is answered** (``seen``): "Approve all" covers the rows on screen for at
   least ``batch_dwell`` seconds and never a high-risk row (``risk_gate``; those are named
   instead: ``rules.BatchIntent.for_batch``); a key answers the selected row only once it has
@@ -26,8 +28,9 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   click, notification click via :meth:`focus_batch`) raises and activates the window.
 * **Time is a parameter**: ``clock`` must be the core's clock (monotonic seconds), because
   ``Approval.expires_at`` is on it. One QTimer drives every countdown, and ticks only while a
-  row counts down or a resolved batch waits out its grace. Per-change work is proportional to
-  what changed: the counts behind the title and the timer are kept, not recounted.
+  row counts down; leaving batches and "Approve all" becoming possible wait on one-shot timers.
+  Per-change work is proportional to what changed: the counts behind the title and the timer
+  are kept, not recounted.
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
@@ -59,11 +62,12 @@ from desktop.model.approvals.texts import KEY_HINTS
 from desktop.model.window_place import Box, dialog_origin
 from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
-from desktop.ui.approvals.list_view import ApprovalListView
+from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
+HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
@@ -105,10 +109,12 @@ class ApprovalDialog(QDialog):
         self._confirmation: tuple[AlwaysConfirmation, RowEntry] | None = None
         self._open: set[RowId] = set()  # rows that still need the person
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
-        self._graced: dict[int, BatchGroup] = {}  # fully resolved batches waiting out the grace
+        self._answered: dict[int, BatchGroup] = {}  # fully resolved batches, until they leave
+        self._notice_about: RowId | None = None  # the row the notice line speaks of, if one
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.model = ApprovalTreeModel(rows, self)
-        self.list_view = ApprovalListView(self.model, clock)
+        self.list_view = ApprovalListView(self.model, clock, approve_cover=self._approve_cover)
+        self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
         self.list_view.setMinimumWidth(480)
@@ -133,6 +139,13 @@ class ApprovalDialog(QDialog):
         self._timer.setObjectName("countdownTimer")
         self._timer.setInterval(tick_ms)
         self._timer.timeout.connect(self._tick)
+        self._leave_timer = QTimer(self)  # when the next answered batch may leave
+        self._leave_timer.setObjectName("leaveTimer")
+        self._leave_timer.setSingleShot(True)
+        self._leave_timer.timeout.connect(self._let_batches_leave)
+        self._cover_timer = QTimer(self)  # when a row on screen was read long enough
+        self._cover_timer.setSingleShot(True)
+        self._cover_timer.timeout.connect(self._on_screen_changed)
         self._input = InputRouter(
             self,
             self.list_view,
@@ -141,9 +154,10 @@ class ApprovalDialog(QDialog):
             can_decide=self._can_decide_selected,
             decide=self._decide_selected,
             refused=self._explain_refusal,
-            clicked=lambda card: self._select(card.entry),
+            clicked=lambda card: self._choose(card.entry),
         )
         self.list_view.setFocus()  # the keyboard's home once the window is active
+        self._note_presence()
         self._after_change()
 
     # -- public API -----------------------------------------------------------------------------
@@ -158,9 +172,11 @@ class ApprovalDialog(QDialog):
         self._count(row)
         self.model.board.note_resolution(row.batch, self._clock())
         if row.batch.resolved_at is None:
-            self._graced.pop(row.batch.uid, None)
+            self._answered.pop(row.batch.uid, None)
         else:
-            self._graced[row.batch.uid] = row.batch
+            self._answered[row.batch.uid] = row.batch
+        if self._notice_about == row.row_id and not row.is_open:
+            self._say("")  # the command the line spoke of is answered
         confirmation = self._confirmation
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
             confirmation[0].cancel()
@@ -179,6 +195,7 @@ class ApprovalDialog(QDialog):
         if self._yolo_on(gateway_id, approval.session_id):
             self._show_yolo_note()
         self._after_change()
+        self._let_batches_leave()
 
     def session_changed(self, gateway_id: str, session: SessionState) -> None:
         """A session's state changed: keep the YOLO note true (see ``dialog_texts.yolo_note``).
@@ -194,7 +211,7 @@ class ApprovalDialog(QDialog):
         self.present(activate=True, near=near)
         if batch is not None:
             waiting = [r for r in in_arrival_order(batch.rows) if r.is_open]
-            self._select((waiting or batch.rows)[0], with_heading=True)
+            self._choose((waiting or batch.rows)[0], with_heading=True)
 
     def pending_count(self) -> int:
         """Rows that still need the person (waiting, or stale and awaiting a re-confirmation)."""
@@ -270,10 +287,41 @@ class ApprovalDialog(QDialog):
         super().showEvent(event)
 
     def hideEvent(self, event: QHideEvent) -> None:
-        """Drop the cards when the dialog is closed or hidden (not when merely minimised)."""
+        """Drop the cards when the dialog is closed or hidden (not when merely minimised).
+
+        The notice line goes too: it answered a press of the visit that just ended.
+        """
         super().hideEvent(event)
         if not event.spontaneous():
             self.list_view.dematerialise()
+            self._say("")
+        self._note_presence()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        """The pointer came in: the person may be reading, nothing leaves."""
+        super().enterEvent(event)
+        self._note_presence()
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer left the window: answered batches may go once focus is elsewhere too."""
+        super().leaveEvent(event)
+        self._note_presence()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The window gained or lost focus (activation)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange:
+            self._note_presence()
+
+    def catch_up(self) -> None:
+        """The clock moved on without a timer knowing (a hand-driven clock): judge it all now.
+
+        Countdowns, what "Approve all" covers and which answered batches leave all depend on
+        the clock; the one-shot timers that usually wake for them count real milliseconds.
+        """
+        self.list_view.refresh_countdowns(self._clock())
+        self._on_screen_changed()
+        self._note_presence()  # where the pointer and focus are now; lets due batches go
 
     # -- read-only helpers (tests, the tray) ----------------------------------------------------
     def selected_row(self) -> RowEntry | None:
@@ -360,25 +408,20 @@ class ApprovalDialog(QDialog):
             self._select(self._next_selection(row.row_id) or row)
 
     def _on_choice_clicked(self, row: RowEntry, choice: Choice) -> None:
-        self._select(row)
+        self._say("")  # answered by mouse: a key's refusal no longer applies
+        self._choose(row)
         self._answer(row, choice, SURFACE_BUTTON)
 
     def _on_reconfirm_clicked(self, row: RowEntry) -> None:
         if rules.needs_reconfirm(row):
             row.reconfirming = True
             self.model.node_changed(row)
-        self._select(row)
+        self._choose(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
         """Answer what ``BatchIntent.for_batch`` covers; name the rows it left waiting."""
-        intent = rules.BatchIntent.for_batch(
-            batch,
-            choice,
-            shown_since=self.list_view.on_screen_since,
-            now=self._clock(),
-            assess=self._assess,
-            dwell=self._batch_dwell,
-        )
+        self._moved_on_to(batch)
+        intent = self._intent(batch, choice)
         targets = intent.due(batch)
         intent.sent.update(r.key for r in targets)
         self._intents[batch.uid] = intent
@@ -394,6 +437,81 @@ class ApprovalDialog(QDialog):
         self.stop_requested.emit(batch.gateway_id, batch.session.session_id)
 
     # -- selection, time, removal ---------------------------------------------------------------
+    def _intent(self, batch: BatchGroup, choice: Choice) -> rules.BatchIntent:
+        """What "… all" on ``batch`` would cover now (``BatchIntent.for_batch``)."""
+        return rules.BatchIntent.for_batch(
+            batch,
+            choice,
+            shown_since=self.list_view.on_screen_since,
+            now=self._clock(),
+            assess=self._assess,
+            dwell=self._batch_dwell,
+        )
+
+    def _approve_cover(self, batch: BatchGroup) -> rules.BatchIntent:
+        return self._intent(batch, Choice.ONCE)
+
+    def _on_screen_changed(self) -> None:
+        """Rows came on screen or were read long enough: "Approve all" may cover others now."""
+        self.list_view.refresh_batch_cards()
+        now, dwell = self._clock(), self._batch_dwell
+        ends = [
+            since + dwell
+            for row in self.list_view.rows_on_screen()
+            if row.is_open
+            and (since := self.list_view.on_screen_since(row)) is not None
+            and since + dwell > now
+        ]
+        if ends:
+            self._cover_timer.start(max(1, round((min(ends) - now) * 1000)))
+        else:
+            self._cover_timer.stop()
+
+    def _choose(self, row: RowEntry, *, with_heading: bool = False) -> None:
+        """The person picked ``row`` (click, arrow key, notification): select it, move on there."""
+        self._select(row, with_heading=with_heading)
+        self._moved_on_to(row.batch)
+
+    def _moved_on_to(self, batch: BatchGroup) -> None:
+        """The person works on ``batch`` now: the answered batches elsewhere may leave."""
+        if self._answered:
+            self.model.board.note_moved_on(batch, list(self._answered.values()))
+            self._let_batches_leave()
+
+    def _note_presence(self) -> None:
+        """Tell the board whether the person may be reading (pointer over the window, or focus)."""
+        shown = self.isVisible()
+        self.model.board.note_presence(
+            self._clock(),
+            pointer_inside=shown and pointer_over(self),
+            focused=shown and (self.isActiveWindow() or self.confirmation_box is not None),
+        )
+        self._let_batches_leave()
+
+    def _let_batches_leave(self) -> None:
+        """Remove the answered batches whose time came (``leaves_at``); wait for the next one."""
+        if not self._answered:
+            self._leave_timer.stop()
+            return
+        now, board = self._clock(), self.model.board
+        later: list[float] = []
+        held = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
+        for batch in list(self._answered.values()):
+            at = board.leaves_at(batch, self._grace)
+            if at is not None and at <= now and held:
+                # Mid-click (a press on another batch moved the person on): the list must not
+                # reflow before the release, or the release misses the button it was meant for.
+                self._leave_timer.start(HELD_RETRY_MS)
+                return
+            if at is not None and at <= now:
+                self._remove_batch(batch)
+            elif at is not None:
+                later.append(at)
+        if later:
+            self._leave_timer.start(max(1, round((min(later) - now) * 1000)))
+        else:
+            self._leave_timer.stop()
+
     def _select(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
         row_id = row.row_id if row is not None else None
         if row_id != self._selected:
@@ -404,9 +522,6 @@ class ApprovalDialog(QDialog):
     def _tick(self) -> None:
         now = self._clock()
         self.list_view.refresh_countdowns(now)
-        if not self.list_view.pointer_inside() and self._graced:
-            for batch in self.model.board.past_grace(now, self._grace):
-                self._remove_batch(batch)
         self._sync_timer()
 
     def _remove_batch(self, batch: BatchGroup) -> None:
@@ -422,7 +537,7 @@ class ApprovalDialog(QDialog):
         leaving = {r.uid for r in leaving_rows}
         for b in batches:
             self._intents.pop(b.uid, None)
-            self._graced.pop(b.uid, None)
+            self._answered.pop(b.uid, None)
         for r in leaving_rows:
             self._open.discard(r.row_id)
             self._counting.discard(r.row_id)
@@ -454,14 +569,15 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
 
     def _sync_timer(self) -> None:
-        needed = bool(self._counting) or bool(self._graced)
+        needed = bool(self._counting)
         if needed and not self._timer.isActive():
             self._timer.start()
         elif not needed and self._timer.isActive():
             self._timer.stop()
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str, about: RowId | None = None) -> None:
         self.notice.setText(text)
+        self._notice_about = about if text else None
 
     def _yolo_on(self, gateway_id: str, session_id: str) -> bool:
         session = self._session_of(gateway_id, session_id)
@@ -500,7 +616,9 @@ class ApprovalDialog(QDialog):
 
     # -- keyboard intents (from InputRouter) ----------------------------------------------------
     def _move_selection(self, step: int) -> None:
-        self._select(self.model.board.neighbour(self._selected, step))
+        row = self.model.board.neighbour(self._selected, step)
+        if row is not None:
+            self._choose(row)
 
     def _page_command(self, pages: int) -> None:
         row = self.selected_row()
@@ -526,10 +644,12 @@ class ApprovalDialog(QDialog):
     def _explain_refusal(self, choice: Choice, held: bool) -> None:
         row = self.selected_row()
         too_soon = row is not None and not self._key_ready(row)
-        self._say(dialog_texts.key_refusal(row, choice, too_soon=too_soon, held=held))
+        text = dialog_texts.key_refusal(row, choice, too_soon=too_soon, held=held)
+        self._say(text, row.row_id if row is not None else None)
 
     def _decide_selected(self, choice: Choice) -> None:
         row = self.selected_row()
         if row is not None:
             self._say("")
+            self._moved_on_to(row.batch)
             self._answer(row, choice, SURFACE_KEYBOARD)

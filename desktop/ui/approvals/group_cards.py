@@ -8,6 +8,8 @@ labels only, revealed and bounded by :mod:`texts`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
@@ -15,6 +17,8 @@ from desktop.core.model import Choice
 from desktop.model.approvals import dialog_texts, rules, texts
 from desktop.model.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
 from desktop.ui.approvals.row_card import action_button, plain_label, set_style_property
+
+Cover = Callable[[BatchGroup], rules.BatchIntent]  # what "Approve all" on a batch covers now
 
 
 class GroupWidget(QFrame):
@@ -89,6 +93,7 @@ class BatchCard(GroupWidget):
     def __init__(self, group: BatchGroup, parent: QWidget | None = None) -> None:
         super().__init__("batchCard", 8, parent)
         self.group = group
+        self.cover: Cover | None = None  # the dialog's: without it, any answerable row counts
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.summary = plain_label("batchSummary", wrap=False)
         self.badge = plain_label("orderBadge", wrap=False)
@@ -124,9 +129,19 @@ class BatchCard(GroupWidget):
         self.summary.setText(dialog_texts.batch_summary(self.group))  # expired is not answered
         self.badge.setVisible(rules.answers_in_order(self.group))
         several = len(rows) > 1  # a lone command's own buttons say the same thing
-        for button, choice in ((self.approve_all, Choice.ONCE), (self.deny_all, Choice.DENY)):
+        for button in (self.approve_all, self.deny_all):
             button.setVisible(several and not self.group.fully_resolved)
-            button.setEnabled(bool(rules.batch_targets(self.group, choice)))
+        self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
+        if self.cover is None:
+            why = (
+                ""
+                if rules.batch_targets(self.group, Choice.ONCE)
+                else dialog_texts.NOTHING_TO_APPROVE
+            )
+        else:
+            why = dialog_texts.approve_all_blocked(self.cover(self.group))
+        self.approve_all.setEnabled(not why)
+        self.approve_all.setToolTip(why or dialog_texts.APPROVE_ALL_TIP)
         self.deny_and_stop.setVisible(not self.group.fully_resolved)
         self.dismiss.setVisible(self.group.fully_resolved)
         set_style_property(self, "resolved", self.group.fully_resolved)

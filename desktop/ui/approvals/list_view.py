@@ -55,6 +55,7 @@ from desktop.model.approvals.layout import (
 from desktop.model.approvals.seen import head_on_screen
 from desktop.ui.approvals.group_cards import (
     BatchCard,
+    Cover,
     GatewaySection,
     GroupWidget,
     SessionSection,
@@ -93,7 +94,12 @@ class ApprovalListView(QAbstractScrollArea):
     on_screen_changed = Signal()  # rows entered or left the viewport
 
     def __init__(
-        self, model: ApprovalTreeModel, clock: Callable[[], float], parent: QWidget | None = None
+        self,
+        model: ApprovalTreeModel,
+        clock: Callable[[], float],
+        parent: QWidget | None = None,
+        *,
+        approve_cover: Cover | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalList")
@@ -106,6 +112,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.viewport().setAutoFillBackground(True)
         self._model = model
         self._clock = clock
+        self._approve_cover = approve_cover  # what "Approve all" would cover (batch cards)
         self._items: list[Node] = []  # flattened, top to bottom
         self._index: dict[int, int] = {}  # uid -> position in _items
         self._structure_dirty = True
@@ -238,15 +245,16 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, RowCard):
                 widget.refresh_countdown(now)
 
+    def refresh_batch_cards(self) -> None:
+        """Re-render the built batch cards (what "Approve all" covers changed with the screen)."""
+        now = self._clock()
+        for widget in self._widgets.values():
+            if isinstance(widget, BatchCard):
+                widget.refresh(now)
+
     def pointer_inside(self) -> bool:
-        """The pointer rests on the list (removals then wait: see the dialog's grace)."""
-        viewport = self.viewport()
-        if not viewport.underMouse():
-            return False
-        # Qt's flag can outlive the pointer (a synthetic click, a window that moved): check it.
-        return not viewport.isVisible() or viewport.rect().contains(
-            viewport.mapFromGlobal(QCursor.pos())
-        )
+        """The pointer rests on the list (heights then only grow: nothing moves under it)."""
+        return pointer_over(self.viewport())
 
     # -- model signals --------------------------------------------------------------------------
     def _on_structure_changed(self, *_: object) -> None:
@@ -301,6 +309,7 @@ class ApprovalListView(QAbstractScrollArea):
             else:
                 group = make_group_widget(node)
                 if isinstance(group, BatchCard):
+                    group.cover = self._approve_cover
                     group.batch_action.connect(self.batch_action)
                     group.stop_clicked.connect(self.stop_clicked)
                     group.dismiss_clicked.connect(self.dismiss_clicked)
@@ -649,6 +658,14 @@ class ApprovalListView(QAbstractScrollArea):
             self._place()
         finally:
             self._overscan_now = False
+
+
+def pointer_over(widget: QWidget) -> bool:
+    """The pointer rests on ``widget`` (or one of its children)."""
+    if not widget.underMouse():
+        return False
+    # Qt's flag can outlive the pointer (a synthetic click, a window that moved): check it.
+    return not widget.isVisible() or widget.rect().contains(widget.mapFromGlobal(QCursor.pos()))
 
 
 def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:

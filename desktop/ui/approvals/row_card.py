@@ -220,8 +220,8 @@ class RowCard(QFrame):
         """Re-render from ``self.entry`` (cheap when nothing changed: the command is cached)."""
         entry, a = self.entry, self.entry.approval
         again = " · asked again" if texts.asked_again(a) else ""
-        self.number.setText(f"Command {a.position + 1}{again}")
-        self.command.setAccessibleName(f"Command {a.position + 1}, full text")
+        self.number.setText(f"Command {entry.position + 1}{again}")
+        self.command.setAccessibleName(f"Command {entry.position + 1}, full text")
         text, tone = texts.state_text(a, reconfirming=entry.reconfirming)
         not_used = a.result is not None and a.result.kind is RunKind.NOT_USED
         if not_used:  # the answer was thrown away: say that instead of "Approved (once)"
@@ -239,7 +239,7 @@ class RowCard(QFrame):
             set_style_property(self.badge, "level", risk.level.name.lower())
             self._show(self.risk_summary, texts.risk_summary(risk))
             set_style_property(self.risk_summary, "level", risk.level.name.lower())
-        self._show(self.notes, texts.notes(a, entry.notice))
+        self._show(self.notes, texts.notes(a, entry.notice, entry.batch.batch_id))
         self._show(self.context, texts.context_line(a.context))
         self._refresh_agent()
         why, pattern = texts.flag_lines(a.description, a.pattern_keys)

@@ -8,7 +8,8 @@ by any QTreeView (handy when debugging). This is napari's "Qt-free collection + 
 
 Indexes carry the node's board-unique ``uid`` as ``internalId``; nodes are looked up through
 the board, so a stale index can never reach a removed node. All mutations go through the
-methods below, which announce them with the proper begin/end calls; rows are only ever appended.
+methods below, which announce them with the proper begin/end calls; rows are only ever appended,
+except a re-ask, inserted right after the row it replaces (``ApprovalBoard.home``).
 """
 
 from __future__ import annotations
@@ -119,17 +120,23 @@ class ApprovalTreeModel(QAbstractItemModel):
             gateway, lambda: b.add_session(gateway, approval.session_id, title)
         )
         self._rename(session, title)
-        batch = b.batch(gateway_id, approval.session_id, approval.batch_id) or self._append(
-            session, lambda: b.add_batch(session, approval.batch_id)
-        )
         row = b.row((gateway_id, approval.key))
-        if row is None or row.batch is not batch:
-            if row is not None:  # the core moved it to another batch: re-seat it there
-                self.remove(row)
-            row = self._append(batch, lambda: b.add_row(batch, approval.key))
-            self.node_changed(batch)
+        if row is not None:  # it stays where it was first placed (the core never moves a row)
+            self.node_changed(row)
+            self.node_changed(row.batch)
             return row
-        self.node_changed(row)
+        after = b.home(gateway_id, approval)
+        if after is not None:  # a re-ask: right after the row it replaces, in that row's batch
+            batch = after.batch
+            position = batch.rows.index(after) + 1
+            self.beginInsertRows(self.index_of(batch), position, position)
+            row = b.add_row(batch, approval.key, after)
+            self.endInsertRows()
+        else:
+            batch = b.batch(gateway_id, approval.session_id, approval.batch_id) or self._append(
+                session, lambda: b.add_batch(session, approval.batch_id)
+            )
+            row = self._append(batch, lambda: b.add_row(batch, approval.key))
         self.node_changed(batch)
         return row
 

@@ -52,3 +52,12 @@ def dialog(
     if box is not None:
         box.reject()
     d.close()
+
+
+@pytest.fixture
+def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
+    """The dialog on screen, tall enough for a few cards, not activated."""
+    dialog.resize(760, 900)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    return dialog

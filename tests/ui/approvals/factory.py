@@ -6,10 +6,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
 from desktop.ui.approvals import ApprovalDialog, DecisionRequest
+from desktop.ui.approvals.group_cards import BatchCard
+from desktop.ui.approvals.list_view import pointer_over
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 from tests.model.approvals.factory import FakeClock, hold
 
@@ -41,6 +47,25 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
     """
     dialog.list_view.settle()
     clock.advance(seconds)
+    dialog.catch_up()
+
+
+def tap(widget: QWidget, key: Qt.Key) -> None:
+    """Press and release ``key`` on ``widget`` (no modifiers)."""
+    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+        QApplication.sendEvent(widget, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, ""))
+
+
+def look_away(dialog: QWidget, qtbot: QtBot) -> QWidget:
+    """The person turns to another window: pointer over it, focus in it (the caller closes it)."""
+    other = QWidget()
+    other.setGeometry(dialog.frameGeometry().right() + 40, 0, 200, 200)
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.mouseMove(other)
+    qtbot.waitUntil(lambda: not dialog.isActiveWindow() and not pointer_over(dialog))
+    return other
 
 
 def upsert(
@@ -54,6 +79,15 @@ def upsert(
     board = view.board if isinstance(view, ApprovalTreeModel) else view.model.board
     hold(board.store, gateway_id, a, gateway_name)
     return view.upsert(gateway_id, gateway_name, a, session_title)
+
+
+def batch_card(dialog: ApprovalDialog, key: str, gateway_id: str = "g") -> BatchCard:
+    """The batch card around row ``key`` (built on demand)."""
+    card = dialog.card(gateway_id, key)
+    assert card is not None
+    widget = dialog.list_view.widget_for(card.entry.batch)
+    assert isinstance(widget, BatchCard)
+    return widget
 
 
 def store_of(dialog: ApprovalDialog) -> AppState:

@@ -16,9 +16,8 @@ from desktop.ui.approvals import (
     ApprovalDialog,
     DecisionRequest,
 )
-from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, look, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, batch_card, look, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -34,14 +33,6 @@ def button(dialog: ApprovalDialog, key: str, choice: Choice) -> QPushButton:
     card = dialog.card("g", key)
     assert card is not None
     return card.buttons[choice]
-
-
-def batch_card(dialog: ApprovalDialog, key: str) -> BatchCard:
-    card = dialog.card("g", key)
-    assert card is not None
-    widget = dialog.list_view.widget_for(card.entry.batch)
-    assert isinstance(widget, BatchCard)
-    return widget
 
 
 def click(qtbot: QtBot, widget: QPushButton) -> None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import (
@@ -23,31 +21,18 @@ from desktop.model.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_scr
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    Recorder,
+    batch_card,
+    dialog_on_store,
+    look,
+    tap,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 K = Qt.Key
-
-
-def tap(widget: QWidget, key: K) -> None:
-    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-        QApplication.sendEvent(widget, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, ""))
-
-
-def batch_card(dialog: ApprovalDialog, key: str) -> BatchCard:
-    card = dialog.card("g", key)
-    assert card is not None
-    widget = dialog.list_view.widget_for(card.entry.batch)
-    assert isinstance(widget, BatchCard)
-    return widget
-
-
-@pytest.fixture
-def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
-    dialog.resize(760, 900)
-    dialog.present(activate=False)
-    qtbot.waitExposed(dialog)
-    return dialog
 
 
 # -- "Approve all" covers exactly what was on screen -------------------------------------------

@@ -1,15 +1,21 @@
-"""Countdowns and the grace period, on an injected clock (the QTimer ticks every 5 ms here)."""
+"""Countdowns and when answered batches leave, on an injected clock (ticks every 5 ms here)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.approvals import rules
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, store_of, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    dialog_on_store,
+    look_away,
+    store_of,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -55,38 +61,92 @@ def test_timer_runs_only_while_something_counts_down(
     assert countdown(dialog, "timed") == ""
 
 
-def test_resolved_batch_stays_greyed_then_leaves_after_the_grace(
-    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
-) -> None:
+def answer_both(dialog: ApprovalDialog) -> None:
     upsert(dialog, "g", "G", approval("a"), "")
     upsert(dialog, "g", "G", approval("b", position=1), "")
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
-    assert not dialog.ticking  # b still waits: no grace yet
     upsert(dialog, "g", "G", resolved(approval("b", position=1), OutcomeKind.DENIED), "")
-    assert dialog.ticking
+
+
+def leave_timer(dialog: ApprovalDialog) -> QTimer:
+    timer = dialog.findChild(QTimer, "leaveTimer")
+    assert timer is not None
+    return timer
+
+
+def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_left(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog.present(activate=True)
+    qtbot.waitUntil(dialog.isActiveWindow)
+    answer_both(dialog)
+    clock.advance(600)  # ten minutes of reading: nothing moves
+    dialog.catch_up()
     assert dialog.card("g", "a") is not None  # still shown, with its outcome
+    assert not dialog.ticking
+    assert not leave_timer(dialog).isActive()
+    look_away(dialog, qtbot)
+    dialog.catch_up()
+    assert leave_timer(dialog).isSingleShot()
+    assert leave_timer(dialog).isActive()
     clock.advance(4.9)
-    next_tick(dialog, qtbot)  # still within the 5 s grace
-    assert dialog.card("g", "b") is not None
+    dialog.catch_up()
+    assert dialog.card("g", "b") is not None  # it lingers a moment after the person left
     clock.advance(0.2)
-    qtbot.waitUntil(lambda: dialog.card("g", "a") is None)
+    dialog.catch_up()
     assert dialog.model.board.gateways == []
     assert store_of(dialog).row("g", "a") is None  # released: the store forgets it too
-    assert not dialog.ticking
+    assert not leave_timer(dialog).isActive()
     assert dialog.list_view.empty.isVisibleTo(dialog.list_view)
 
 
-def test_pointer_on_the_list_holds_the_removal(
+def test_the_pointer_over_the_window_holds_an_answered_batch_without_focus(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
-    upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
-    viewport = dialog.list_view.viewport()
-    viewport.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, True)  # as Qt sets it on Enter
+    dialog.present(activate=True)
+    answer_both(dialog)
+    look_away(dialog, qtbot)
+    qtbot.mouseMove(dialog.list_view)  # reading again, focus still elsewhere
+    qtbot.waitUntil(dialog.underMouse)
+    assert not dialog.isActiveWindow()
     clock.advance(60)
-    next_tick(dialog, qtbot)
+    dialog.catch_up()
     assert dialog.card("g", "a") is not None
-    viewport.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, False)
-    qtbot.waitUntil(lambda: dialog.card("g", "a") is None)
+    assert not leave_timer(dialog).isActive()
+
+
+def test_the_one_shot_timer_lets_the_batch_go_without_a_tick(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog = dialog_on_store(clock=clock, grace_seconds=0.05)
+    qtbot.addWidget(dialog)
+    answer_both(dialog)  # answered elsewhere while the dialog is closed: nobody reads
+    timer = leave_timer(dialog)
+    assert timer.isActive()
+    assert not dialog.ticking
+    clock.advance(0.05)
+    with qtbot.waitSignal(timer.timeout):
+        pass
+    assert dialog.model.board.gateways == []
+
+
+def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog.present(activate=True)
+    answer_both(dialog)
+    upsert(dialog, "g", "G", approval("next", batch="b2"), "")
+    card = dialog.card("g", "a")
+    assert card is not None
+    qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))  # reading it still
+    assert dialog.card("g", "a") is not None
+    other = dialog.card("g", "next")
+    assert other is not None
+    qtbot.mousePress(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    assert dialog.model.board.row(("g", "a")) is not None  # nothing moves mid-click
+    qtbot.mouseRelease(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    qtbot.waitUntil(lambda: dialog.model.board.row(("g", "a")) is None)
+    assert dialog.selected_row() is other.entry
 
 
 def test_dismiss_removes_a_resolved_batch_at_once(

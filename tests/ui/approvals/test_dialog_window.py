@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, store_of, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, store_of, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -84,7 +84,7 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
     dialog.resize(700, 420)
-    upsert(dialog, "g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
+    upsert(dialog, "g", "G", approval("done", batch="b0"), "")
     for i in range(3):
         upsert(dialog, "g", "G", approval(f"early{i}", batch="b1", position=i), "")
     for i in range(4):
@@ -111,12 +111,15 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     bar_before = bar.value()
     hints = dialog.findChild(QLabel, "keyHints")
     assert hints is not None
-    qtbot.mouseMove(hints)  # off the list: removals no longer wait for the pointer
-    qtbot.waitUntil(lambda: not dialog.list_view.pointer_inside())
-    clock.advance(60)  # the resolved batch at the top leaves after its grace
-    qtbot.waitUntil(lambda: dialog.card("g", "done") is None)
+    upsert(dialog, "g", "G", resolved(approval("done", batch="b0"), OutcomeKind.DENIED), "")
+    qtbot.waitUntil(lambda: y() == before)
+    bar_before = bar.value()
+    look_away(dialog, qtbot)
+    clock.advance(60)  # the answered batch at the top leaves once the person left
+    dialog.catch_up()
+    assert dialog.model.board.row(("g", "done")) is None
+    qtbot.waitUntil(lambda: bar.value() < bar_before)  # laid out in the next turn
     assert y() == before
-    assert bar.value() < bar_before
     assert dialog.selected_row() is target.entry
 
 
