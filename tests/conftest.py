@@ -67,6 +67,13 @@ _REMOVED_ENV = (
 T = TypeVar("T")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under test, an input the approval table does not list for a row raises (not logged)."""
+    from desktop.core import lifecycle
+
+    lifecycle.STRICT = True
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Declare the ini keys of plugins missing from ``.venv-core``.
 

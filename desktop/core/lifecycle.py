@@ -1,45 +1,56 @@
-"""The approval lifecycle: the one place a row's phase is assigned.
+"""The approval machine: the one place that decides a row's phase, outcome and answerability.
 
-One method per input; rows are mutable inside and leave the core only as frozen
-:class:`~desktop.core.model.Approval` values (``ApprovalRequested`` / ``ApprovalChanged``, and
-:meth:`ApprovalLifecycle.rows`). Row kinds: FIFO (0.19.0: no id, answered oldest first) and
-keyed (B server requests by ``srq`` id, C prompts by ``prompt_id`` + generation).
+Theory of operation. A row is one approval request (:class:`Row`, mutable inside; it leaves the
+core only as a frozen :class:`~desktop.core.model.Approval`). Each wire input (one method below)
+names what happened to which rows as an :class:`Input`; :meth:`ApprovalLifecycle._move` looks
+the (input, row kind, phase) cell up in :data:`TRANSITIONS` and does what it says, and
+:meth:`~ApprovalLifecycle._write` is the only code that writes a phase, an outcome or a stale
+reason (answerability is written by ``_judged`` alone, from ``decisions.assess``). Events go
+out once per input (``_end_input``), only for rows whose frozen value changed.
 
-The transition table is :data:`TRANSITIONS` below (input, phase: the phase it moves to and
-the reason the person sees); ``·`` means the input leaves a row in that phase as it is, and a
-RESOLVED row never moves again. :data:`TABLE` is read from it, and
-``tests/core/test_lifecycle_table.py`` drives every pair through the code.
+Reading the table: ``kinds`` are the row kinds a line holds for (``F`` 0.19.0 FIFO, answered
+oldest first; ``B`` tui_gateway server request, by its frame id; ``C`` canonical prompt, by
+``prompt_id`` + generation; ``I`` 0.20 event answered by ``request_id``). The phase columns are
+WAITING, STALE, SENDING and RESOLVED: a letter is the phase the row moves to, ``·`` leaves it as
+it is, ``E`` leaves it SENDING but ends it as ``why`` says should its answer never leave, and
+``-`` is not listed: no input should ever reach it (it raises under test, ``STRICT``; in
+production it is logged and changes nothing). ``why`` is the reason the row then carries, read
+by the code as it stands: an outcome (``withdrawn REPLACED`` is
+``outcomes.withdrawn(outcomes.REPLACED)``), a stale reason named by its constant, ``given`` (the
+input brings it: the gateway's words, or judged when it came), ``answer`` (the choice sent),
+``ended`` (how it ended on the server meanwhile) or ``kept`` (its stale reason). A RESOLVED row
+never moves again.
 
-Notes on the cells (each is one branch below):
+Why the cells are what they are:
 
 * ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
   would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
   settles it) and the new row starts STALE (``decisions.ANSWER_UNDER_ID``).
-* ``tool_completed`` / ``turn_ended`` close FIFO rows only, on 0.19.0's silent withdrawals
-  (protocol.md §3.2): EXPIRED when it looks like Hermes' timeout; a SENDING row keeps its own
-  answer's fate, but ends as the sign said if that answer certainly never leaves (``ended``).
-  Keyed rows have their own withdrawal frames; an interrupt the tray sent closes them too, and
-  a tui_gateway row ends with the tool call it gated (linked by the command ``tool.start``
-  names): another viewer answered it by a response frame, which cancels nothing here.
-* ``settled_elsewhere`` of a SENDING row: when our answer already left, it is what settled
-  the prompt (approved/denied as sent); when it was still queued it is taken back (withdrawn).
+* Only 0.19.0 drops a request silently (protocol.md §3.2): its rows end with the tool call
+  (``its_tool_done``, or ``a_tool_done`` when nothing says whose) and the turn; EXPIRED when
+  it looks like Hermes' timeout. A SENDING row keeps its own answer's fate (``E``). Keyed rows
+  have their own withdrawal frames (``withdrawn``, ``settled_elsewhere``, a listing); an
+  interrupt the tray sent closes every kind; a tui_gateway row ends with the tool call it gated
+  (another viewer answered it by a response frame, which cancels nothing here).
+* ``settled_by_answer``: C settled a prompt whose answer already left, so that answer settled
+  it; a SENDING row whose answer was still queued is taken back and ends as settled elsewhere.
 * ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
   that point may sit behind an unseen head (``decisions.HEAD_UNSURE``).
 * ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
   the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
-  connection lost before it makes the outcome UNKNOWN, never APPROVED.
-* ``frame_unsent`` returns to STALE when the row was stale, and to RESOLVED when it ended on
-  the server meanwhile. ``connection_lost`` of a SENDING row whose frame never left the
-  outbox counts as ``frame_unsent`` then ``connection_lost``.
-* ``tick``: only FIFO and by-id (0.20) rows expire locally (``desktop.core.settings``); the
-  margin before expiry makes FIFO rows unanswerable (``decisions.TOO_CLOSE``) without a
-  phase change (an answer by id after the server gave up resolves nothing).
+  connection lost before it makes the outcome UNKNOWN (``frame_maybe_sent``), never APPROVED.
+* An answer that certainly never left brings the row back: ``frame_unsent`` (WAITING),
+  ``unsent_stale`` (it was stale: still is) or ``unsent_ended`` (it ended on the server).
+* ``tick``: only rows no gateway frame times out expire here (``desktop.core.settings``);
+  :data:`RULES` says which kinds stop being answerable within the margin before
+  (``decisions.TOO_CLOSE``) and which answer only their session's head.
 """
 
 from __future__ import annotations
 
 import enum
 import itertools
+import logging
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -91,78 +102,172 @@ STALE_FIFO = (
 )
 STALE_KEYED = "the connection was lost; waiting for Hermes to confirm the request is still open"
 CONTEXT_CHARS = 500
-_KEYED = (RowKind.SERVER_REQUEST, RowKind.PROMPT)
-_EXPIRE = (RowKind.FIFO, RowKind.BY_ID)  # no gateway frame says when these time out
+SETTLED = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+log = logging.getLogger(__name__)
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
 SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
 MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
 
 
 class Input(enum.Enum):
+    """What happened to a row (the table's first column); one method below per wire input."""
+
     ASKED = "asked"
     ASKED_UNDER_ID = "asked_under_id"
     WITHDRAWN = "withdrawn"
     SETTLED_ELSEWHERE = "settled_elsewhere"
-    TOOL_STARTED = "tool_started"
-    TOOL_COMPLETED = "tool_completed"
+    EXPIRED_ELSEWHERE = "expired_elsewhere"
+    SETTLED_BY_ANSWER = "settled_by_answer"
+    ITS_TOOL_DONE = "its_tool_done"
+    A_TOOL_DONE = "a_tool_done"
     OTHER_TOOL_DONE = "other_tool_done"
     TURN_ENDED = "turn_ended"
+    INTERRUPTED = "interrupted"
     HEAD_IN_DOUBT = "head_in_doubt"
     LISTED = "listed"
     NOT_LISTED = "not_listed"
+    PENDING = "pending"
     NOT_PENDING = "not_pending"
     DECIDED = "decided"
     FRAME_WRITTEN = "frame_written"
     ANSWERED = "answered"
     FRAME_UNSENT = "frame_unsent"
+    UNSENT_STALE = "unsent_stale"
+    UNSENT_ENDED = "unsent_ended"
     FRAME_MAYBE_SENT = "frame_maybe_sent"
     CONNECTION_LOST = "connection_lost"
-    CONNECTION_OPENED = "connection_opened"
     PROTOCOL_CHANGED = "protocol_changed"
     TICK = "tick"
 
 
 In = Input
 TRANSITIONS = """
-    input             | WAITING              | STALE                | SENDING
-    ------------------+----------------------+----------------------+---------------------
-    asked             | ·                    | WAITING: confirmed   | ·
-    asked_under_id    | RESOLVED: replaced   | RESOLVED: replaced   | RESOLVED: replaced
-    withdrawn         | RESOLVED: withdrawn  | RESOLVED: withdrawn  | RESOLVED: withdrawn
-    settled_elsewhere | RESOLVED: settled    | RESOLVED: settled    | RESOLVED: settled
-    tool_started      | ·                    | ·                    | ·
-    tool_completed    | RESOLVED: settled    | RESOLVED: settled    | ·
-    other_tool_done   | STALE: other tool    | ·                    | ·
-    turn_ended        | RESOLVED: turn ended | RESOLVED: turn ended | ·
-    head_in_doubt     | STALE: head unsure   | ·                    | ·
-    listed            | ·                    | WAITING: confirmed   | ·
-    not_listed        | RESOLVED: settled    | RESOLVED: settled    | ·
-    not_pending       | RESOLVED: elsewhere  | RESOLVED: elsewhere  | ·
-    decided           | SENDING: sent        | SENDING: sent        | ·
-    frame_written     | ·                    | ·                    | RESOLVED: final (B)
-    answered          | ·                    | ·                    | RESOLVED: reply
-    frame_unsent      | ·                    | ·                    | WAITING: unsent
-    frame_maybe_sent  | ·                    | ·                    | RESOLVED: unknown
-    connection_lost   | STALE: lost          | ·                    | RESOLVED: unknown
-    connection_opened | ·                    | ·                    | ·
-    protocol_changed  | RESOLVED: protocol   | RESOLVED: protocol   | ·
-    tick              | RESOLVED: expired    | RESOLVED: expired    | ·
+    input             | kinds   | W | S | X | R | why
+    ------------------+---------+---+---+---+---+----------------------------
+    asked             | F B C I | · | W | · | · |
+    asked_under_id    | B C I   | R | R | R | - | withdrawn REPLACED
+    withdrawn         | F B C I | R | R | R | - | given
+    settled_elsewhere | C       | R | R | R | - | withdrawn SETTLED_ELSEWHERE
+    expired_elsewhere | C       | R | R | R | - | expired SERVER_TIMEOUT
+    settled_by_answer | C       | - | - | R | - | answer
+    its_tool_done     | F       | R | R | E | - | given
+    its_tool_done     | B       | R | R | · | - | given
+    its_tool_done     | C I     | · | · | · | - |
+    a_tool_done       | F       | R | R | E | - | given
+    a_tool_done       | B C I   | · | · | · | - |
+    other_tool_done   | F       | S | S | · | - | OTHER_TOOL_FINISHED
+    other_tool_done   | B C I   | · | · | · | - |
+    turn_ended        | F       | R | R | E | - | given
+    turn_ended        | B C I   | · | · | · | - |
+    interrupted       | F B C I | R | R | E | - | withdrawn INTERRUPTED
+    head_in_doubt     | F       | S | · | · | - | given
+    head_in_doubt     | B C I   | · | · | · | - |
+    listed            | B C     | · | W | · | - |
+    listed            | F I     | · | · | · | - |
+    not_listed        | B C     | R | R | · | - | withdrawn SETTLED_ELSEWHERE
+    not_listed        | F I     | · | · | · | - |
+    pending           | B I     | · | W | · | - |
+    not_pending       | B I     | R | R | · | - | withdrawn NOT_PENDING
+    decided           | F B C I | X | X | - | - |
+    frame_written     | B       | - | - | R | · | answer
+    answered          | F C I   | · | · | R | · | given
+    frame_unsent      | F B C I | - | - | W | - |
+    unsent_stale      | F B C I | - | - | S | - | kept
+    unsent_ended      | F B C I | - | - | R | - | ended
+    frame_maybe_sent  | F B C I | - | - | R | - | unknown SENT_UNKNOWN
+    connection_lost   | F       | S | S | · | - | STALE_FIFO
+    connection_lost   | B C I   | S | S | · | - | STALE_KEYED
+    protocol_changed  | F B C I | R | R | · | - | withdrawn PROTOCOL_CHANGED
+    tick              | F I     | R | R | · | - | given
+    tick              | B C     | · | · | · | - |
 """
+KINDS = {"F": RowKind.FIFO, "B": RowKind.SERVER_REQUEST, "C": RowKind.PROMPT, "I": RowKind.BY_ID}
+PHASES = {"W": W, "S": S, "X": X, "R": R}
+Given = Outcome | str | None
+Why = Callable[["Row", Given], Given]
 
 
-def _table(text: str) -> dict[tuple[Input, ApprovalPhase], tuple[ApprovalPhase, str]]:
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Where an input moves a row of one kind in one phase, and the reason it then carries.
+
+    ``target`` None: the row stays as it is. ``ends``: it stays SENDING, and ends with ``why``
+    should its answer never leave (``unsent_ended``).
+    """
+
+    target: ApprovalPhase | None
+    why: Why
+    ends: bool = False
+
+
+STAY = Cell(None, lambda row, given: None)
+
+
+def _why(text: str) -> Why:
+    """The reason a cell gives, read from its ``why`` text.
+
+    An outcome spelled ``<kind> <NAME>`` (``outcomes.<kind>(outcomes.<NAME>)``), a stale reason
+    named by its constant here, or one the input (``given``), the row or its answer brings.
+    """
+    if text == "given":
+        return lambda row, given: given
+    if text == "answer":
+        return lambda row, given: None if row.decision is None else outcomes.decided(row.decision)
+    if text == "ended":
+        return lambda row, given: row.ended
+    if text == "kept":
+        return lambda row, given: row.stale_reason
+    kind, _, name = text.partition(" ")
+    fixed: Given = getattr(outcomes, kind)(getattr(outcomes, name)) if name else globals()[kind]
+    return lambda row, given: fixed
+
+
+def _table(text: str) -> dict[tuple[Input, RowKind, ApprovalPhase], Cell]:
     table = {}
     for line in text.strip().splitlines()[2:]:
-        name, *cells = (cell.strip() for cell in line.split("|"))
-        for phase, cell in zip((W, S, X), cells, strict=True):
-            if cell != "·":
-                target, reason = cell.split(": ", 1)
-                table[(Input(name), phase)] = (ApprovalPhase[target], reason)
+        name, kinds, *cells, why_text = (cell.strip() for cell in line.split("|"))
+        why = _why(why_text) if why_text else STAY.why
+        for kind, (phase, cell) in itertools.product(
+            kinds.split(), zip(PHASES, cells, strict=True)
+        ):
+            key = (Input(name), KINDS[kind], PHASES[phase])
+            if key in table:
+                raise ValueError(f"{key} is listed twice")
+            if cell == "·":
+                table[key] = STAY
+            elif cell == "E":
+                table[key] = Cell(X, why, ends=True)
+            elif cell != "-":
+                table[key] = Cell(PHASES[cell], why)
     return table
 
 
 TABLE = _table(TRANSITIONS)
-"""Every cell of :data:`TRANSITIONS` that moves a row; any other pair leaves the phase as is."""
+"""Every listed (input, row kind, phase) of :data:`TRANSITIONS`; an unlisted one is a bug."""
+_EXPIRES = frozenset(kind for kind in RowKind if TABLE[(In.TICK, kind, W)].target is R)
+STRICT = False
+"""Whether an unlisted (input, kind, phase) raises :class:`UnlistedError` (tests set it) or is
+logged and changes nothing (production: a missed case must not crash the tray)."""
+
+
+class UnlistedError(LookupError):
+    """An input reached a row in a phase the table does not list for its kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindRules:
+    """How answering differs per row kind (what the transition table does not say)."""
+
+    head_only: bool  # answers resolve the session's oldest (0.19.0): only its head is answerable
+    margin: bool  # unanswerable within the staleness margin before its local timeout
+
+
+RULES = {
+    RowKind.FIFO: KindRules(head_only=True, margin=True),
+    RowKind.SERVER_REQUEST: KindRules(head_only=False, margin=False),
+    RowKind.PROMPT: KindRules(head_only=False, margin=False),
+    RowKind.BY_ID: KindRules(head_only=False, margin=False),
+}
 
 
 @dataclass(slots=True, eq=False)
@@ -397,15 +502,10 @@ class ApprovalLifecycle:
         """C ``approval.settled``: answered (maybe by us), expired or left behind."""
         if row.phase is R:
             return
-        if row.phase is X and row.decision is not None:
-            frame = row.decision_frame
-            if frame is None or not self._outbox.withdraw(frame):
-                self._move(row, In.SETTLED_ELSEWHERE, outcomes.decided(row.decision))
-                self._end_input()
-                return
-            row.decision = row.decision_frame = None  # taken back: it never left
-        settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
-        self._move(row, In.SETTLED_ELSEWHERE, outcomes.expired() if expired else settled)
+        if row.phase is X and not self._took_back(row):
+            self._move(row, In.SETTLED_BY_ANSWER)
+        else:
+            self._move(row, In.EXPIRED_ELSEWHERE if expired else In.SETTLED_ELSEWHERE)
         self._end_input()
 
     def tool_started(
@@ -455,27 +555,14 @@ class ApprovalLifecycle:
                     row.result = result = result or _run_result(event)
                     self._touch(row)
         for row in self.open_rows(event.session_id):
-            if row.kind is RowKind.SERVER_REQUEST:
-                if event.tool_id and row.tool_id == event.tool_id and row.phase in OPEN_PHASES:
-                    self._move(row, In.TOOL_COMPLETED, _gone_by_tool(event))  # its own call ended
-                continue
-            if row.kind is not RowKind.FIFO:
-                continue
-            if row.tool_id and event.tool_id and row.tool_id != event.tool_id:
-                if row.phase is W:
-                    row.stale_reason = OTHER_TOOL_FINISHED
-                    self._move(row, In.OTHER_TOOL_DONE)
-                elif row.phase is S:
-                    row.stale_reason = OTHER_TOOL_FINISHED
-                    self._dirty_sessions.add(row.session_id)
-                continue
-            gave_up = event.timed_out or (event.blocked and self._in_margin(row))
-            settled = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
-            outcome = outcomes.expired() if gave_up else settled
-            if row.phase is X:
-                row.ended = outcome  # its own answer may be what ended it
+            if row.tool_id and event.tool_id:
+                which = In.ITS_TOOL_DONE if row.tool_id == event.tool_id else In.OTHER_TOOL_DONE
             else:
-                self._move(row, In.TOOL_COMPLETED, outcome)
+                which = In.A_TOOL_DONE  # nothing says whose call ended
+            gave_up = event.timed_out or (
+                event.blocked and RULES[row.kind].margin and self._in_margin(row)
+            )
+            self._move(row, which, outcomes.expired() if gave_up else SETTLED)
         if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
             context = CallContext(self._cwd_of(event.session_id), event.name, "")
             ran = result or _run_result(event)
@@ -503,13 +590,15 @@ class ApprovalLifecycle:
         if session is not None:
             session.unsure_head = ""
         for row in self.open_rows(session_id):
-            if row.kind is not RowKind.FIFO and not interrupted:
-                continue
-            outcome = self._ended(row, reason, interrupted)
-            if row.phase is X:
-                row.ended = outcome
+            if interrupted:
+                self._move(row, In.INTERRUPTED)
             else:
-                self._move(row, In.TURN_ENDED, outcome)
+                gave_up = self._in_margin(row)  # it looks like Hermes' own timeout
+                self._move(
+                    row,
+                    In.TURN_ENDED,
+                    outcomes.expired() if gave_up else outcomes.withdrawn(reason),
+                )
         self._end_input()
 
     def listed(self, session_id: str, keys: Iterable[str], watermark: int) -> None:
@@ -519,8 +608,7 @@ class ApprovalLifecycle:
         listed were settled elsewhere.
         """
         found = set(keys)
-        gone = In.NOT_LISTED, outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
-        self._reconcile(session_id, watermark, _KEYED, lambda row: row.key in found, gone)
+        self._reconcile(session_id, watermark, lambda row: row.key in found, In.NOT_LISTED)
 
     def pending_listed(self, session_id: str, request_ids: Iterable[str], watermark: int) -> None:
         """``approval.pending`` listed these ``request_id`` values as still waiting.
@@ -533,29 +621,21 @@ class ApprovalLifecycle:
         def listed(row: Row) -> bool | None:
             return None if not closed_by_list(row.asked) else row.asked.request_id in found
 
-        gone = In.NOT_PENDING, outcomes.withdrawn(outcomes.NOT_PENDING)
-        self._reconcile(
-            session_id, watermark, (RowKind.SERVER_REQUEST, RowKind.BY_ID), listed, gone
-        )
+        self._reconcile(session_id, watermark, listed, In.NOT_PENDING, In.PENDING)
 
     def _reconcile(
         self,
         session_id: str,
         watermark: int,
-        kinds: tuple[RowKind, ...],
         listed: Callable[[Row], bool | None],
-        gone: tuple[Input, Outcome],
+        gone: Input,
+        kept: Input = In.LISTED,
     ) -> None:
         """Open rows up to ``watermark`` move by ``listed``: True kept, False gone, None unsure."""
-        unlisted, outcome = gone
         for row in self.open_rows(session_id):
-            if row.kind not in kinds or row.phase not in OPEN_PHASES or row.seq > watermark:
-                continue
-            found = listed(row)
-            if found:
-                self._move(row, In.LISTED)
-            elif found is not None:
-                self._move(row, unlisted, outcome)
+            found = None if row.seq > watermark else listed(row)
+            if found is not None:
+                self._move(row, kept if found else gone)
         self._end_input()
 
     def decided(self, row: Row, choice: Choice, frame_id: int) -> None:
@@ -566,14 +646,13 @@ class ApprovalLifecycle:
 
     def frame_written(self, row: Row, frame_id: int) -> None:
         """B: the answer to a server request is final once written (no reply will come)."""
-        if row.decision is not None and row.decision_frame == frame_id and row.phase is X:
-            self._move(row, In.FRAME_WRITTEN, outcomes.decided(row.decision))
+        if row.decision is not None and row.decision_frame == frame_id:
+            self._move(row, In.FRAME_WRITTEN)
         self._end_input()
 
     def answered(self, row: Row, outcome: Outcome) -> None:
         """The reply to an RPC-carried decision (0.19.0 ``{resolved: n}``, C ``status``)."""
-        if row.phase is X:
-            self._move(row, In.ANSWERED, outcome)
+        self._move(row, In.ANSWERED, outcome)
         self._end_input()
 
     def frame_failed(self, row: Row, frame_id: int, *, maybe_sent: bool, same_link: bool) -> None:
@@ -581,11 +660,11 @@ class ApprovalLifecycle:
         if row.phase is not X or row.decision_frame != frame_id:
             return
         if maybe_sent or not same_link:
-            if row.kind is RowKind.FIFO and maybe_sent:
+            if RULES[row.kind].head_only and maybe_sent:
                 # 0.19.0 answers the oldest pending: if this answer never arrived, that is
                 # still this row, not the next one shown; the head is in doubt until the turn ends.
                 self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
-            self._move(row, In.FRAME_MAYBE_SENT, outcomes.unknown())
+            self._move(row, In.FRAME_MAYBE_SENT)
         else:
             self._unsend(row)
         self._end_input()
@@ -597,15 +676,13 @@ class ApprovalLifecycle:
         for key in left:
             row = self._rows.get(key)
             if row is not None and row.phase is X:
-                self._move(row, In.CONNECTION_LOST, outcomes.unknown())
+                self._move(row, In.FRAME_MAYBE_SENT)  # no reply will say whether it arrived
         for key in queued:
             row = self._rows.get(key)
             if row is not None and row.phase is X:
                 self._unsend(row)
         for row in self.open_rows():
-            if row.phase in OPEN_PHASES:
-                row.stale_reason = STALE_FIFO if row.kind is RowKind.FIFO else STALE_KEYED
-                self._move(row, In.CONNECTION_LOST)
+            self._move(row, In.CONNECTION_LOST)
         self._dirty = True
         self._end_input()
 
@@ -627,8 +704,7 @@ class ApprovalLifecycle:
         self.dialect, self.answers = dialect, answers
         for row in self.open_rows():
             if row.epoch < epoch and row.kind not in answers:
-                gone = outcomes.withdrawn(outcomes.PROTOCOL_CHANGED)
-                self._move(row, In.PROTOCOL_CHANGED, gone)
+                self._move(row, In.PROTOCOL_CHANGED)
         self._dirty = True
         self._end_input()
 
@@ -650,9 +726,8 @@ class ApprovalLifecycle:
     def _doubt_head(self, session_id: str, since: int, reason: str) -> None:
         self._session(session_id).unsure_head = reason
         for row in self.open_rows(session_id):
-            if row.kind is RowKind.FIFO and row.phase is W and row.seq > since:
-                row.stale_reason = reason
-                self._move(row, In.HEAD_IN_DOUBT)
+            if row.seq > since:
+                self._move(row, In.HEAD_IN_DOUBT, reason)
 
     def set_timeout(self, seconds: float) -> None:
         """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
@@ -666,43 +741,64 @@ class ApprovalLifecycle:
         self._end_input()
 
     # -- the one place a phase moves ------------------------------------------------------------
-    def _move(self, row: Row, event: Input, outcome: Outcome | None = None) -> None:
-        cell = TABLE.get((event, row.phase))
+    def _move(self, row: Row, event: Input, given: Given = None) -> None:
+        """Apply the table's cell for ``event`` to ``row`` (``given``: the input's own reason)."""
+        cell = TABLE.get((event, row.kind, row.phase))
         if cell is None:
-            return
-        target = cell[0]
-        if event is In.FRAME_UNSENT and row.ended is not None:
-            target = R  # it ended on the server while its answer was queued
-        elif event is In.FRAME_UNSENT and row.stale_reason:
-            target = S
-        row.phase = target
-        if target is R:
-            row.outcome = outcome
-            row.answerable, row.blocked_reason = False, ""
+            _unlisted(event, row)
+        elif cell.ends:
+            row.ended = _outcome(cell.why(row, given))
+        elif cell.target is not None:
+            self._write(row, cell.target, cell.why(row, given))
+
+    def _write(self, row: Row, phase: ApprovalPhase, why: Given) -> None:
+        """The one writer of a row's phase, outcome and stale reason.
+
+        Answerability is written only by :meth:`_judged` (here on the way out, by ``_judge``
+        for open rows).
+        """
+        row.phase = phase
+        if phase is R:
+            row.outcome = outcome = _outcome(why)
+            self._judged(row, False, "")
             if row.result is None and outcome is not None:
                 row.result = _result_of(outcome)
             self._open.pop(row.key, None)
             self._open_in.get(row.session_id, {}).pop(row.key, None)
             self._resolved[row.key] = row
-        elif target is X:
-            row.answerable, row.blocked_reason = False, SENDING
-        elif target is W and event is not In.FRAME_UNSENT:
-            row.stale_reason = ""
+        elif phase is X:
+            self._judged(row, False, SENDING)
+        else:
+            row.stale_reason = why if isinstance(why, str) else ""
         self._touch(row)
         self._dirty_sessions.add(row.session_id)
+
+    def _judged(self, row: Row, answerable: bool, blocked: str) -> None:
+        if (answerable, blocked) != (row.answerable, row.blocked_reason):
+            row.answerable, row.blocked_reason = answerable, blocked
+            self._touch(row)
 
     def _unsend(self, row: Row) -> None:
         """The decision certainly never left: the row waits again (or ends, if it did meanwhile)."""
         row.decision = row.decision_frame = None
-        self._move(row, In.FRAME_UNSENT, row.ended)
+        if row.ended is not None:
+            self._move(row, In.UNSENT_ENDED)
+        else:
+            self._move(row, In.UNSENT_STALE if row.stale_reason else In.FRAME_UNSENT)
+
+    def _took_back(self, row: Row) -> bool:
+        """Withdraw a SENDING row's answer from the outbox: False when it already left."""
+        frame = row.decision_frame
+        if frame is None or not self._outbox.withdraw(frame):
+            return False
+        row.decision = row.decision_frame = None
+        return True
 
     def _replaced(self, row: Row) -> bool:
         """``row``'s id now asks something else. False when its answer already left."""
-        if row.phase is X:
-            frame = row.decision_frame
-            if frame is None or not self._outbox.withdraw(frame):
-                return False
-        self._move(row, In.ASKED_UNDER_ID, outcomes.withdrawn(outcomes.REPLACED))
+        if row.phase is X and not self._took_back(row):
+            return False
+        self._move(row, In.ASKED_UNDER_ID)
         return True
 
     # -- internals ------------------------------------------------------------------------------
@@ -724,7 +820,7 @@ class ApprovalLifecycle:
         turn[signature] = key
         reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
         timeout, basis = self._timeouts.for_new_row(asked.kind)
-        unsure = session.unsure_head if asked.kind is RowKind.FIFO else ""
+        unsure = session.unsure_head if RULES[asked.kind].head_only else ""
         stale_reason = doubt or unsure
         row = Row(
             key=key,
@@ -812,7 +908,7 @@ class ApprovalLifecycle:
 
     def _expire(self, now: float) -> None:
         for row in self._judged_rows():
-            if row.kind in _EXPIRE and row.phase in OPEN_PHASES and self._past(row, now, 0.0):
+            if row.kind in _EXPIRES and self._past(row, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -850,7 +946,7 @@ class ApprovalLifecycle:
                 continue
             head = None
             for row in rows.values():
-                if row.asked.kind is RowKind.FIFO:
+                if RULES[row.kind].head_only:
                     head = row
                     break
             followed = self._followed(session_id)
@@ -858,19 +954,19 @@ class ApprovalLifecycle:
             for row in rows.values():
                 has_waiting = has_waiting or row.phase in OPEN_PHASES
                 has_polled = has_polled or closed_by_list(row.asked)
-                answerable, blocked = assess(
-                    row.phase,
-                    row.expires_at,
-                    row.kind,
-                    too_long=row.asked.too_long,
-                    is_head=head is row,
-                    stale_reason=row.stale_reason,
-                    ctx=ctx,
-                    followed=followed,
+                self._judged(
+                    row,
+                    *assess(
+                        row.phase,
+                        row.expires_at,
+                        row.kind,
+                        too_long=row.asked.too_long,
+                        is_head=head is row,
+                        stale_reason=row.stale_reason,
+                        ctx=ctx,
+                        followed=followed,
+                    ),
                 )
-                if (answerable, blocked) != (row.answerable, row.blocked_reason):
-                    row.answerable, row.blocked_reason = answerable, blocked
-                    self._touch(row)
             waiting = _with(waiting, session_id, has_waiting)
             polled = _with(polled, session_id, has_polled)
             whole = whole or self._bounds_span(self._times.get(session_id))
@@ -913,9 +1009,9 @@ class ApprovalLifecycle:
         deadline: float | None = None
         for row in self._open.values() if rows is None else rows:
             expires = row.expires_at
-            if row.kind not in _EXPIRE or row.phase not in OPEN_PHASES or expires is None:
+            if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
-            if row.kind is not RowKind.FIFO:  # answered by id: no margin, only its end
+            if not RULES[row.kind].margin:  # no margin, only its end
                 high = min(high, expires) if expires > now else high
                 low = max(low, expires) if expires <= now else low
                 deadline = expires if deadline is None else min(deadline, expires)
@@ -928,13 +1024,6 @@ class ApprovalLifecycle:
             due = expires - margin if now < expires - margin else expires
             deadline = due if deadline is None else min(deadline, due)
         return low, high, deadline
-
-    def _ended(self, row: Row, reason: str, interrupted: bool) -> Outcome:
-        if interrupted:
-            return outcomes.withdrawn(outcomes.INTERRUPTED)
-        if row.kind is RowKind.FIFO and self._in_margin(row):
-            return outcomes.expired()
-        return outcomes.withdrawn(reason)
 
     def _in_margin(self, row: Row) -> bool:
         return self._past(row, self._clock(), self._settings.staleness_margin)
@@ -987,8 +1076,15 @@ def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
     return ids | {session_id} if member else ids - {session_id}
 
 
-def _gone_by_tool(event: ToolCompleted) -> Outcome:
-    return outcomes.expired() if event.timed_out else outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+def _outcome(why: Given) -> Outcome | None:
+    return why if isinstance(why, Outcome) else None
+
+
+def _unlisted(event: Input, row: Row) -> None:
+    what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
+    if STRICT:
+        raise UnlistedError(what)
+    log.warning("approval %s: %s; nothing changes", row.key, what)
 
 
 def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from desktop.core import decisions, lifecycle, window_requests, wire_effects
-from desktop.core.lifecycle import Input
+from desktop.core.lifecycle import STAY, Input
 from desktop.core.model import ApprovalPhase, Dialect
+from desktop.core.wire import RowKind
 from tests.safety.sim.engine import RunConfig, hunt
 from tests.safety.sim.refserver import ServerConfig
 from tests.safety.tally import TALLY
@@ -94,13 +95,13 @@ def reused_ids_keep_their_row(mp: pytest.MonkeyPatch) -> None:
 
 def lost_connection_keeps_rows_waiting(mp: pytest.MonkeyPatch) -> None:
     """Bug: a lost connection leaves waiting rows answerable as shown (no STALE)."""
-    mp.delitem(lifecycle.TABLE, (Input.CONNECTION_LOST, ApprovalPhase.WAITING))
+    mp.setitem(lifecycle.TABLE, (Input.CONNECTION_LOST, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
 
 
 def turn_end_keeps_fifo_rows(mp: pytest.MonkeyPatch) -> None:
     """Bug: the end of a 0.19.0 turn leaves its waiting rows open (Hermes gave up on them)."""
-    mp.delitem(lifecycle.TABLE, (Input.TURN_ENDED, ApprovalPhase.WAITING))
-    mp.delitem(lifecycle.TABLE, (Input.TOOL_COMPLETED, ApprovalPhase.WAITING))
+    for ended in (Input.TURN_ENDED, Input.ITS_TOOL_DONE, Input.A_TOOL_DONE):
+        mp.setitem(lifecycle.TABLE, (ended, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
 
 
 def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
@@ -110,8 +111,8 @@ def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
 
 def rows_answered_elsewhere_stay_answerable(mp: pytest.MonkeyPatch) -> None:
     """Bug: a pending list that no longer holds a request leaves its row waiting."""
-    mp.delitem(lifecycle.TABLE, (Input.NOT_PENDING, ApprovalPhase.WAITING))
-    mp.delitem(lifecycle.TABLE, (Input.NOT_PENDING, ApprovalPhase.STALE))
+    for phase in (ApprovalPhase.WAITING, ApprovalPhase.STALE):
+        mp.setitem(lifecycle.TABLE, (Input.NOT_PENDING, RowKind.SERVER_REQUEST, phase), STAY)
 
 
 @dataclass(frozen=True)
