@@ -69,9 +69,9 @@ T = TypeVar("T")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under test, an input the approval table does not list for a row raises (not logged)."""
-    from desktop.core import lifecycle
+    from desktop.core import approvals
 
-    lifecycle.STRICT = True
+    approvals.STRICT = True
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,7 +1,7 @@
 """A new row is judged with its own session's rows only; a change of context judges them all.
 
-The lifecycle asks ``followed(session_id)`` once per session it judges, so counting those calls
-shows which sessions a judgement covered. Before judging was scoped, every new approval judged
+The approval machine asks ``followed(session_id)`` once per session it judges, so counting those
+calls shows which sessions a judgement covered. Before judging was scoped, every new approval judged
 every open row (10,000 waiting rows made the next one cost 10,000 rule checks).
 """
 
@@ -11,8 +11,8 @@ import random
 from collections import Counter
 
 from desktop.core import outcomes
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.events import CoreEvent
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import OPEN_PHASES, ApprovalPhase, Dialect
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
@@ -28,7 +28,7 @@ class Judged:
         self.calls: Counter[str] = Counter()
         self.unfollowed: set[str] = set()
         self.events: list[CoreEvent] = []
-        self.lc = ApprovalLifecycle(
+        self.lc = ApprovalMachine(
             CoreSettings(), self.events, Outbox(), lambda: self.now, followed=self._followed
         )
         self.lc.transport_opened()
@@ -102,7 +102,7 @@ def test_rows_that_time_out_in_every_session_end_when_the_clock_passes_them() ->
     assert j.lc.waiting == frozenset()
 
 
-def _earliest_due(lc: ApprovalLifecycle, now: float, margin: float) -> float | None:
+def _earliest_due(lc: ApprovalMachine, now: float, margin: float) -> float | None:
     """The next deadline worked out from every open row (FIFO rows stop at the margin first)."""
     dues = []
     for row in lc.open_rows():

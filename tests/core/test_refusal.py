@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from desktop.core import decisions
+from desktop.core.approvals import R, S, W, X
 from desktop.core.decisions import RefusalKind, refusal
-from desktop.core.lifecycle import R, S, W, X
 from desktop.core.model import Action, Approval, ApprovalPhase, Choice, Dialect, Outcome
 from desktop.core.model import OutcomeKind as Kind
 from tests.core.frames import Driver, a_approval, b_approval

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 from desktop.core import outcomes
+from desktop.core.approvals import Row
 from desktop.core.events import CommandRan
-from desktop.core.lifecycle import Row
 from desktop.core.model import Approval, AskedBecause, AskReason, Choice, RunKind, RunResult
 from desktop.core.wire import RowKind, ToolCompleted
 from tests.core.replay import PEER_A, PEER_B, Replay
-from tests.core.test_lifecycle_table import Bench
+from tests.core.test_approval_table import Bench
 
 
 def by_command(replay: Replay) -> dict[str, list]:

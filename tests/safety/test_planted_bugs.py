@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from desktop.core import decisions, lifecycle, window_requests, wire_effects
-from desktop.core.lifecycle import STAY, Input
+from desktop.core import approvals, decisions, window_requests, wire_effects
+from desktop.core.approvals import STAY, Input
 from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
 from tests.safety.sim.engine import RunConfig, hunt
@@ -59,7 +59,7 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
             **rest,
         )
 
-    mp.setattr(lifecycle, "assess", planted)
+    mp.setattr(approvals, "assess", planted)
 
 
 def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
@@ -86,22 +86,22 @@ def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
 def reused_ids_keep_their_row(mp: pytest.MonkeyPatch) -> None:
     """Bug: a request under a known id maps onto that id's row whatever it now asks."""
 
-    def planted(book: lifecycle.ApprovalLifecycle, asked: Any) -> Any:
-        ident = lifecycle.wire_ident(asked)
+    def planted(book: approvals.ApprovalMachine, asked: Any) -> Any:
+        ident = approvals.wire_ident(asked)
         return None if ident is None else book.find(asked.kind, ident)
 
-    mp.setattr(lifecycle.ApprovalLifecycle, "redelivery_of", planted)
+    mp.setattr(approvals.ApprovalMachine, "redelivery_of", planted)
 
 
 def lost_connection_keeps_rows_waiting(mp: pytest.MonkeyPatch) -> None:
     """Bug: a lost connection leaves waiting rows answerable as shown (no STALE)."""
-    mp.setitem(lifecycle.TABLE, (Input.CONNECTION_LOST, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
+    mp.setitem(approvals.TABLE, (Input.CONNECTION_LOST, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
 
 
 def turn_end_keeps_fifo_rows(mp: pytest.MonkeyPatch) -> None:
     """Bug: the end of a 0.19.0 turn leaves its waiting rows open (Hermes gave up on them)."""
     for ended in (Input.TURN_ENDED, Input.ITS_TOOL_DONE, Input.A_TOOL_DONE):
-        mp.setitem(lifecycle.TABLE, (ended, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
+        mp.setitem(approvals.TABLE, (ended, RowKind.FIFO, ApprovalPhase.WAITING), STAY)
 
 
 def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
@@ -112,7 +112,7 @@ def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
 def rows_answered_elsewhere_stay_answerable(mp: pytest.MonkeyPatch) -> None:
     """Bug: a pending list that no longer holds a request leaves its row waiting."""
     for phase in (ApprovalPhase.WAITING, ApprovalPhase.STALE):
-        mp.setitem(lifecycle.TABLE, (Input.NOT_PENDING, RowKind.SERVER_REQUEST, phase), STAY)
+        mp.setitem(approvals.TABLE, (Input.NOT_PENDING, RowKind.SERVER_REQUEST, phase), STAY)
 
 
 @dataclass(frozen=True)

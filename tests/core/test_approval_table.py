@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core import lifecycle, outcomes
+from desktop.core import approvals, outcomes
+from desktop.core.approvals import TABLE, ApprovalMachine, Input, Row, UnlistedError
 from desktop.core.events import CoreEvent
-from desktop.core.lifecycle import TABLE, ApprovalLifecycle, Input, Row, UnlistedError
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
@@ -34,7 +34,7 @@ ANSWERS = {
 
 
 def test_the_table_names_every_input_and_moves_no_resolved_row() -> None:
-    lines = lifecycle.TRANSITIONS.strip().splitlines()[2:]
+    lines = approvals.TRANSITIONS.strip().splitlines()[2:]
     assert {line.split("|")[0].strip() for line in lines} == {i.value for i in Input}
     resolved = [cell for (_, _, phase), cell in TABLE.items() if phase is ApprovalPhase.RESOLVED]
     assert all(cell.target is None for cell in resolved)
@@ -43,7 +43,7 @@ def test_the_table_names_every_input_and_moves_no_resolved_row() -> None:
 def test_a_cell_listed_twice_is_refused() -> None:
     line = "    asked             | F       | · | W | · | · |"
     with pytest.raises(ValueError, match="twice"):
-        lifecycle._table(f"head\n---\n{line}\n{line}")
+        approvals._table(f"head\n---\n{line}\n{line}")
 
 
 class Bench:
@@ -52,7 +52,7 @@ class Bench:
         self.events: list[CoreEvent] = []
         self.outbox = Outbox()
         self.kind = kind
-        self.lc = ApprovalLifecycle(CoreSettings(), self.events, self.outbox, lambda: self.now)
+        self.lc = ApprovalMachine(CoreSettings(), self.events, self.outbox, lambda: self.now)
         self.lc.transport_opened()
         self.lc.connection_opened(*ANSWERS[kind], epoch=1)
         self.asked = ApprovalAsked(
@@ -170,11 +170,11 @@ def test_every_input_is_driven() -> None:
 
 
 def _spied(bench: Bench) -> list[tuple[Input, ApprovalPhase]]:
-    """The inputs the lifecycle applies to the bench's row, with the phase each found."""
+    """The inputs the machine applies to the bench's row, with the phase each found."""
     issued: list[tuple[Input, ApprovalPhase]] = []
     real = bench.lc._move
 
-    def spy(row: Row, event: Input, given: lifecycle.Given = None) -> None:
+    def spy(row: Row, event: Input, given: approvals.Given = None) -> None:
         if row is bench.row:
             issued.append((event, row.phase))
         real(row, event, given)
@@ -228,7 +228,7 @@ def test_every_cell_moves_the_row_and_gives_its_reason(
     cell = TABLE[key]
     given = outcomes.withdrawn("the input's own words") if cell.target is not None else None
     if cell.target is ApprovalPhase.STALE:
-        given_reason: lifecycle.Given = "the input's own reason"
+        given_reason: approvals.Given = "the input's own reason"
     else:
         given_reason = given
     if phase is ApprovalPhase.SENDING:
@@ -268,8 +268,8 @@ def test_an_unlisted_cell_raises_under_test_and_is_a_logged_no_op_otherwise(
     bench, row = _row(kind, phase)
     with pytest.raises(UnlistedError, match=event.value):
         bench.lc._move(row, event)
-    monkeypatch.setattr(lifecycle, "STRICT", False)
-    with caplog.at_level(logging.WARNING, logger=lifecycle.__name__):
+    monkeypatch.setattr(approvals, "STRICT", False)
+    with caplog.at_level(logging.WARNING, logger=approvals.__name__):
         bench.lc._move(row, event)
     assert row.phase is phase
     assert "nothing changes" in caplog.text

