@@ -9,9 +9,11 @@ unlisted cell raises under test (``STRICT``) and changes nothing in production (
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -280,3 +282,23 @@ def test_a_row_announced_once_then_only_when_it_changed() -> None:
     bench.lc.asked(bench.asked, 1)  # a re-delivery of exactly what is shown
     kinds = [type(e).__name__ for e in bench.events]
     assert kinds == ["ApprovalRequested"]
+
+
+STATE = {"phase", "outcome", "stale_reason", "answerable", "blocked_reason", "ended"}
+WRITERS = {"_move", "_write", "_judged"}
+
+
+def test_only_the_machines_writers_assign_a_rows_state() -> None:
+    """A phase, outcome, stale reason or answerability set anywhere else bypasses the table."""
+    tree = ast.parse(Path(approvals.__file__).read_text(encoding="utf-8"))
+    writers: list[str] = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        for node in ast.walk(function):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                names = target.elts if isinstance(target, ast.Tuple) else [target]
+                if any(isinstance(n, ast.Attribute) and n.attr in STATE for n in names):
+                    writers.append(function.name)
+    assert set(writers) == WRITERS
