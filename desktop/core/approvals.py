@@ -35,7 +35,8 @@ Why the cells are what they are:
 * ``settled_by_answer``: C settled a prompt whose answer already left, so that answer settled
   it; a SENDING row whose answer was still queued is taken back and ends as settled elsewhere.
 * ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
-  that point may sit behind an unseen head (``decisions.HEAD_UNSURE``).
+  that point may sit behind an unseen head (``decisions.HEAD_UNSURE``); a row asked then, or
+  under an id whose earlier answer may be taken for it, starts STALE (``asked_in_doubt``).
 * ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
   the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
   connection lost before it makes the outcome UNKNOWN (``frame_maybe_sent``), never APPROVED.
@@ -113,6 +114,7 @@ class Input(enum.Enum):
     """What happened to a row (the table's first column); one method below per wire input."""
 
     ASKED = "asked"
+    ASKED_IN_DOUBT = "asked_in_doubt"
     ASKED_UNDER_ID = "asked_under_id"
     WITHDRAWN = "withdrawn"
     SETTLED_ELSEWHERE = "settled_elsewhere"
@@ -145,6 +147,7 @@ TRANSITIONS = """
     input             | kinds   | W | S | X | R | why
     ------------------+---------+---+---+---+---+----------------------------
     asked             | F B C I | · | W | · | · |
+    asked_in_doubt    | F B C I | S | - | - | - | given
     asked_under_id    | B C I   | R | R | R | - | withdrawn REPLACED
     withdrawn         | F B C I | R | R | R | - | given
     settled_elsewhere | C       | R | R | R | - | withdrawn SETTLED_ELSEWHERE
@@ -837,8 +840,6 @@ class ApprovalMachine:
                 execution_generation=asked.execution_generation,
                 fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
             ),
-            phase=S if stale_reason else W,
-            stale_reason=stale_reason,
             tool_id=session.tool_id if _runs_it(session, asked) else "",
             timeout_basis=basis,
             context=self._context(session_id, session, asked),
@@ -857,6 +858,8 @@ class ApprovalMachine:
         ident = wire_ident(asked)
         if ident is not None:
             self._by_ident.setdefault((asked.kind, ident), []).append(row)
+        if stale_reason:
+            self._move(row, In.ASKED_IN_DOUBT, stale_reason)
         self._dirty_sessions.add(session_id)
         self._judge(now)
         self._touched.pop(key, None)  # announced as requested, not as changed

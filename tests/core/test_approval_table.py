@@ -19,8 +19,9 @@ import pytest
 
 from desktop.core import approvals, outcomes
 from desktop.core.approvals import TABLE, ApprovalMachine, Input, Row, UnlistedError
+from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.events import CoreEvent
-from desktop.core.model import ApprovalPhase, Choice, Dialect
+from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
@@ -95,7 +96,7 @@ def _frame(row: Row) -> int:
     return row.decision_frame or 0
 
 
-def _failed(*, stale: str = "", ended: outcomes.Outcome | None = None) -> Driver:
+def _failed(*, stale: str = "", ended: Outcome | None = None) -> Driver:
     def apply(b: Bench, r: Row) -> None:
         if r.phase is ApprovalPhase.SENDING:
             r.stale_reason, r.ended = stale or r.stale_reason, ended
@@ -168,7 +169,21 @@ INPUTS: dict[Input, tuple[RowKind, Driver]] = {
 
 
 def test_every_input_is_driven() -> None:
-    assert set(INPUTS) == set(Input)
+    assert set(INPUTS) | {Input.ASKED_IN_DOUBT} == set(Input)  # that one makes a row: below
+
+
+@pytest.mark.parametrize("cell", [None, approvals.STAY], ids=["as listed", "planted: stays"])
+def test_a_row_asked_while_the_head_is_in_doubt_starts_as_the_table_says(
+    cell: approvals.Cell | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if cell is not None:
+        key = (Input.ASKED_IN_DOUBT, RowKind.FIFO, ApprovalPhase.WAITING)
+        monkeypatch.setitem(TABLE, key, cell)
+    bench = Bench(RowKind.FIFO)
+    bench.lc.doubt_head("s1", 0)
+    row = bench.lc.asked(dataclasses.replace(bench.asked, command="ls"), 1)
+    expected = (ApprovalPhase.STALE, HEAD_UNSURE) if cell is None else (ApprovalPhase.WAITING, "")
+    assert (row.phase, row.stale_reason) == expected
 
 
 def _spied(bench: Bench) -> list[tuple[Input, ApprovalPhase]]:
@@ -186,7 +201,7 @@ def _spied(bench: Bench) -> list[tuple[Input, ApprovalPhase]]:
 
 
 @pytest.mark.parametrize("phase", ALL_PHASES, ids=lambda p: p.name)
-@pytest.mark.parametrize("event", list(Input), ids=lambda i: i.value)
+@pytest.mark.parametrize("event", list(INPUTS), ids=lambda i: i.value)
 def test_every_input_moves_its_row_as_the_table_says(event: Input, phase: ApprovalPhase) -> None:
     kind, apply = INPUTS[event]
     bench = Bench(kind)
@@ -201,8 +216,8 @@ def test_every_input_moves_its_row_as_the_table_says(event: Input, phase: Approv
     expected = phase
     for input_, found in issued:  # where the cells of the issued inputs lead, in order
         assert found is expected
-        cell = TABLE[(input_, kind, found)]
-        expected = expected if cell.target is None or cell.ends else cell.target
+        step = TABLE[(input_, kind, found)]
+        expected = expected if step.target is None or step.ends else step.target
     assert row.phase is expected
     cell = TABLE.get((event, kind, phase))
     if cell is not None and cell.target is not None and not cell.ends:
@@ -296,6 +311,9 @@ def test_only_the_machines_writers_assign_a_rows_state() -> None:
         if not isinstance(function, ast.FunctionDef):
             continue
         for node in ast.walk(function):
+            built = isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Row"
+            if built and any(k.arg in STATE for k in node.keywords):  # type: ignore[attr-defined]
+                writers.append(function.name)
             targets = node.targets if isinstance(node, ast.Assign) else []
             for target in targets:
                 names = target.elts if isinstance(target, ast.Tuple) else [target]
