@@ -18,7 +18,7 @@ from typing import Any
 
 from desktop.core import outcomes, payloads
 from desktop.core.connection import Link
-from desktop.core.dialects import GONE_REASONS
+from desktop.core.dialects import GONE_REASONS, SESSION_NOT_FOUND
 from desktop.core.events import (
     CoreEvent,
     HandshakeCompleted,
@@ -40,7 +40,6 @@ from desktop.core.wire import ApprovalAsked, RowKind
 from desktop.core.wire_effects import WireEffects
 
 STORED_SESSION_NOT_FOUND = 4007
-SESSION_NOT_FOUND = 4001
 SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
 
 

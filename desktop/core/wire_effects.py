@@ -96,11 +96,8 @@ class WireEffects:
     def ask(self, asked: ApprovalAsked) -> Row:
         """A request arrived (or was re-delivered): its row, new or known."""
         sessions = self._sessions
-        if sessions.get(asked.session_id) is None:  # first seen in this very request
-            sessions.ensure(asked.session_id)
-            sessions.follow(asked.session_id, on=False)
-            if asked.execution_generation is not None:
-                sessions.update(asked.session_id, execution_generation=asked.execution_generation)
+        if self._first_seen(asked.session_id) and asked.execution_generation is not None:
+            sessions.update(asked.session_id, execution_generation=asked.execution_generation)
         sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
         return self._lifecycle.asked(asked, self._link.epoch)
 
@@ -242,11 +239,16 @@ class WireEffects:
         if text:
             self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], level))
 
+    def _first_seen(self, session_id: str) -> bool:
+        """A session first seen in a request or prompt is known, not followed (read-only)."""
+        if self._sessions.get(session_id) is not None:
+            return False
+        self._sessions.ensure(session_id)
+        self._sessions.follow(session_id, on=False)
+        return True
+
     def _prompt_opened(self, event: PromptOpened) -> None:
-        book = self._sessions
-        if book.get(event.session_id) is None:  # first seen in this very prompt
-            book.ensure(event.session_id)
-            book.follow(event.session_id, on=False)
+        self._first_seen(event.session_id)
         self._prompts.opened(event, self._link.epoch, self._link.dialect)
 
     def _prompt_closed(self, event: PromptClosed) -> None:
