@@ -73,36 +73,34 @@ class Following:
     ) -> None:
         self._settings, self._clock, self._sessions = settings, clock, sessions
         self._lifecycle, self._prompts, self._link, self._events = lifecycle, prompts, link, events
-        self.worked_at: dict[str, float] = {}
-        self.messages: dict[str, int] = {}  # message_count at the last list
-        self.due: dict[str, float] = {}
-        self.fresh: set[str] = set()  # asked once at once, whatever the plan
-        self.listed = False  # this connection has had its first list
+        self._worked_at: dict[str, float] = {}
+        self._messages: dict[str, int] = {}  # message_count at the last list
+        self._due: dict[str, float] = {}
+        self._fresh: set[str] = set()  # asked once at once, whatever the plan
+        self._listed = False  # this connection has had its first list
         self.at: float | None = None  # the earliest due time (a deadline of the core)
-        self.replan = True  # something the plan reads changed since it was last made
-        self.polled: frozenset[str] = frozenset()  # the sessions with rows a list closes, then
+        self._replan = True  # something the plan reads changed since it was last made
+        self._polled: frozenset[str] = frozenset()  # the sessions with rows a list closes, then
         self._dialect: Dialect | None = None  # ... and the dialect
 
     def tick(self) -> None:
         """Ask what the plan says is due, if the plan must be looked at (see :meth:`plan_due`)."""
-        if self.worked_at or self.fresh or self.at is not None:
-            polled, moved = self._lifecycle.polled, bool(self._sessions.changed)
-            if self.plan_due(self._clock(), polled, moved):
-                self.poll_due()
+        if (self._worked_at or self._fresh or self.at is not None) and self.plan_due():
+            self.poll_due()
 
-    def plan_due(self, now: float, polled: frozenset[str], sessions_moved: bool) -> bool:
+    def plan_due(self) -> bool:
         """Whether the plan must be looked at: a due time came, or what it reads changed.
 
         Between those the plan cannot change, so most inputs (a flood of deltas from the
         tray's own session) skip it: it visits every observed session, up to 200.
         """
         return (
-            self.replan
-            or sessions_moved
-            or bool(self.fresh)
-            or polled is not self.polled
+            self._replan
+            or bool(self._sessions.changed)
+            or bool(self._fresh)
+            or self._lifecycle.polled is not self._polled
             or self._link.dialect is not self._dialect
-            or (self.at is not None and now >= self.at)
+            or (self.at is not None and self._clock() >= self.at)
         )
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
@@ -111,7 +109,7 @@ class Following:
 
     def changed(self) -> None:
         """A session was followed or let go: its rows and prompts are judged again."""
-        self.replan = True
+        self._replan = True
         self._lifecycle.follow_changed()
         self._prompts.rejudge(self._link.dialect)
 
@@ -141,21 +139,21 @@ class Following:
                 sessions.ensure(session_id)
                 sessions.observe(session_id)
                 self._lifecycle.follow_changed()
-                self.fresh.add(session_id)
-                if self.listed:
-                    self.worked_at[session_id] = now
+                self._fresh.add(session_id)
+                if self._listed:
+                    self._worked_at[session_id] = now
             changes = {"stored_session_id": key} if key else {}
             if title:
                 changes["title"] = title
             sessions.update(session_id, **changes)
-            moved = count is not None and self.messages.get(session_id, count) != count
+            moved = count is not None and self._messages.get(session_id, count) != count
             if count is not None:
-                self.messages[session_id] = count
+                self._messages[session_id] = count
             if status == WORKING or moved:
-                self.worked_at[session_id] = now
+                self._worked_at[session_id] = now
             sessions.set_running(session_id, status == WORKING)
-        self.listed = True
-        self.replan = True
+        self._listed = True
+        self._replan = True
 
     def stop_observing(self) -> None:
         """The sessions stay known; their rows become read-only."""
@@ -168,34 +166,34 @@ class Following:
 
     def forget(self, session_id: str) -> None:
         """Drop an observed session's plan (it ended, or is no longer observed)."""
-        self.replan = True
-        self.worked_at.pop(session_id, None)
-        self.messages.pop(session_id, None)
-        self.due.pop(session_id, None)
-        self.fresh.discard(session_id)
+        self._replan = True
+        self._worked_at.pop(session_id, None)
+        self._messages.pop(session_id, None)
+        self._due.pop(session_id, None)
+        self._fresh.discard(session_id)
 
     def connection_lost(self) -> None:
         """Every observed session is asked again as soon as the next handshake is done."""
-        self.due.clear()
-        self.listed = False
-        self.fresh.update(self._sessions.observed())
+        self._due.clear()
+        self._listed = False
+        self._fresh.update(self._sessions.observed())
         self.at = None
-        self.replan = True
+        self._replan = True
 
     def poll_due(self) -> None:
         """Ask ``approval.pending`` for every observed session its plan says is due."""
         link, settings, polled = self._link, self._settings, self._lifecycle.polled
-        self.replan, self.polled, self._dialect = False, polled, link.dialect
+        self._replan, self._polled, self._dialect = False, polled, link.dialect
         if link.dialect is not Dialect.HERMES020 or not link.connected:
             self.at = None
             return
         now = self._clock()
         earliest: float | None = None
         for session_id in self._sessions.observed():
-            if session_id in self.fresh and link.poll_pending(session_id) is not None:
-                self.fresh.discard(session_id)  # else a list is on its way: asked again after
+            if session_id in self._fresh and link.poll_pending(session_id) is not None:
+                self._fresh.discard(session_id)  # else a list is on its way: asked again after
             session = self._sessions.get(session_id)
-            worked = self.worked_at.get(session_id, -math.inf)
+            worked = self._worked_at.get(session_id, -math.inf)
             if session_id in polled:
                 interval = settings.open_poll_interval
             elif session is not None and session.running:
@@ -203,13 +201,13 @@ class Following:
             elif now < worked + settings.observe_linger:
                 interval = settings.observe_linger_poll_interval
             else:
-                self.due.pop(session_id, None)
+                self._due.pop(session_id, None)
                 continue
-            due = self.due.get(session_id, now)
+            due = self._due.get(session_id, now)
             if now >= due:
                 link.poll_pending(session_id)
                 due = next_on_grid(now, interval)
             due = min(due, next_on_grid(now, interval))  # a shorter plan now
-            self.due[session_id] = due
+            self._due[session_id] = due
             earliest = due if earliest is None else min(earliest, due)
         self.at = earliest
