@@ -64,18 +64,15 @@ class Responses:
     def handle(self, frame: ResponseFrame) -> None:
         if frame.rpc_id is None:
             message = frame.error.message if frame.error else ""
-            self._emit(
-                ProtocolErrorReceived("the gateway could not read a frame", excerpt(message))
-            )
+            error = ProtocolErrorReceived("the gateway could not read a frame", excerpt(message))
+            self._emit(error)
             return
         call = self._outbox.take_call(frame.rpc_id) if isinstance(frame.rpc_id, int) else None
         if call is None or call.epoch != self._link.epoch:
             return  # not ours, or from a connection that is gone
         if call.purpose is Purpose.CAPABILITIES:
-            dialect = self._link.handshake.capabilities(
-                frame.result if frame.error is None else None
-            )
-            self.handshake_done(dialect)
+            result = frame.result if frame.error is None else None
+            self.handshake_done(self._link.handshake.capabilities(result))
         elif call.purpose is Purpose.DECISION:
             self._decision_answered(call, frame)
         elif call.purpose is Purpose.RESUME:
@@ -102,23 +99,19 @@ class Responses:
 
     def handshake_done(self, dialect: Dialect) -> None:
         """The dialect is fixed: announce it, resume every followed session, poll 0.20's lists."""
-        self._link.use(dialect)
-        self._lifecycle.connection_opened(dialect, self._link.adapter.answers, self._link.epoch)
+        link, shake = self._link, self._link.handshake
+        link.use(dialect)
+        self._lifecycle.connection_opened(dialect, link.adapter.answers, link.epoch)
         self._prompts.rejudge(dialect)
         self._emit(
-            HandshakeCompleted(
-                dialect,
-                self._link.epoch,
-                self._link.handshake.server_requests,
-                self._link.handshake.replay_epoch,
-            )
+            HandshakeCompleted(dialect, link.epoch, shake.server_requests, shake.replay_epoch)
         )
-        self._link.resubscribe_all()
+        link.resubscribe_all()
         if dialect is not Dialect.HERMES020:
             self._following.stop_observing()  # another protocol now: what was observed is read-only
         else:  # what still waits (and what was asked while away)
             for session in self._sessions.followed():
-                self._link.poll_pending(session.session_id)
+                link.poll_pending(session.session_id)
 
     def fold_app_result(self, call: PendingCall, frame: ResponseFrame) -> None:
         method, params = call.method, call.params
@@ -205,21 +198,18 @@ class Responses:
         fresh: bool = False,
     ) -> str | None:
         """Fold a resume/activate (``fresh``: create) result; returns the runtime id."""
-        runtime = payloads.text(snapshot, "session_id") or known_id
+        runtime, sessions = payloads.text(snapshot, "session_id") or known_id, self._sessions
         if not runtime:
             return None
-        if known_id and known_id != runtime and self._sessions.get(known_id) is not None:
+        if known_id and known_id != runtime and sessions.get(known_id) is not None:
             self._migrate(known_id, runtime)
-        sessions = self._sessions
         sessions.ensure(runtime)
         if fresh:
             sessions.mark_started(runtime)
         if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
-            sessions.follow(runtime)
-            self._following.changed()
-        stored = payloads.text(snapshot, "stored_session_id") or payloads.text(
-            snapshot, "session_key"
-        )
+            self._following.follow(runtime)
+        stored = payloads.text(snapshot, "stored_session_id")
+        stored = stored or payloads.text(snapshot, "session_key")
         if stored:
             sessions.update(runtime, stored_session_id=stored)
         info = payloads.mapping(snapshot, "info")
@@ -233,8 +223,7 @@ class Responses:
         if generation is not None:
             sessions.update(runtime, execution_generation=generation)
         self._reconcile_requests(runtime, snapshot, watermark)
-        for event in self._link.adapter.snapshot_prompts(snapshot):
-            self._effects.apply((event,))
+        self._effects.apply(self._link.adapter.snapshot_prompts(snapshot))
         running = payloads.flag(snapshot, "running")
         if running is None and info is not None:
             running = payloads.flag(info, "running")
