@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from desktop.core import payloads
+from desktop.core.dialects import DialectAdapter, adapter_for
+from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Dialect
-from desktop.core.outbox import Purpose
-
-if TYPE_CHECKING:
-    from desktop.core.gateway_core import GatewayCore
+from desktop.core.outbox import Outbox, Purpose
+from desktop.core.session_state import SessionBook
+from desktop.core.settings import CoreSettings
 
 CANONICAL_SUBPROTOCOL = "hermes-gateway-v1"
 CAPABILITIES_METHOD = "client.capabilities"
@@ -87,68 +88,118 @@ class Handshake:
         self.stage = Stage.CLOSED
 
 
-def resume(core: GatewayCore, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
-    """Queue ``session.resume`` (its snapshot is folded in on answer); None if it cannot go."""
-    session = core.session_book.get(session_id)
-    if session is None or not core.connected or not core.handshake.done:
-        return None
-    params = core.adapter.resume_params(session, core.settings.session_source)
-    if params is None:  # tui_gateway needs the stored id
-        return None
-    return _ask(core, "session.resume", params, purpose, session_id)
+class Link:
+    """The current (or last) connection: its number, handshake and adapter.
 
-
-def resubscribe_all(core: GatewayCore) -> None:
-    for session in core.session_book.followed():
-        resume(core, session.session_id)
-
-
-def poll_while_open(core: GatewayCore) -> None:
-    """Ask the pending list of every session with rows open that only a list can close.
-
-    0.20 says nothing when a request ends, and tui_gateway tells no other viewer when one
-    answers by a response frame: every ``open_poll_interval``, on a grid, unless a list for it
-    is already on its way. Only followed sessions: those the tray only observes are on their own
-    plan (``observed``), the rows of others are read-only; with no such row open nothing is asked.
+    It sends the requests the core sends on its own: capabilities, resumes, pending lists.
     """
-    book = core.session_book
-    polled = core.lifecycle.polled if core.dialect in POLLS_PENDING and core.connected else ()
-    sessions = sorted(s for s in polled if book.is_followed(s) and not book.is_observed(s))
-    if not sessions:
-        core.poll_at = None
-        return
-    now = core.clock()
-    if core.poll_at is not None and now >= core.poll_at:
-        for session_id in sessions:
-            poll_pending(core, session_id)
-    if core.poll_at is None or now >= core.poll_at:
-        core.poll_at = next_on_grid(now, core.settings.open_poll_interval)
+
+    def __init__(
+        self,
+        settings: CoreSettings,
+        clock: Callable[[], float],
+        outbox: Outbox,
+        sessions: SessionBook,
+        lifecycle: ApprovalLifecycle,
+    ) -> None:
+        self._settings, self._clock, self._outbox = settings, clock, outbox
+        self._sessions, self._lifecycle = sessions, lifecycle
+        self.epoch = 0  # the current (or last) connection's number
+        self.connected = False
+        self.handshake = Handshake()
+        self.adapter: DialectAdapter = adapter_for(None, settings)
+        self.poll_at: float | None = None  # when open rows' pending lists are next asked
+
+    @property
+    def dialect(self) -> Dialect | None:
+        """The dialect of the current connection, once its handshake fixed it."""
+        return self.handshake.dialect if self.handshake.done else None
+
+    @property
+    def ready(self) -> bool:
+        """Connected and past the handshake: answers and resumes may go."""
+        return self.connected and self.handshake.done
+
+    def opened(self, epoch: int, subprotocol: str | None) -> bool:
+        """A new transport; True when the subprotocol alone fixed the dialect (C)."""
+        self.epoch, self.connected = epoch, True
+        return self.handshake.opened(subprotocol)
+
+    def lost(self) -> None:
+        self.connected = False
+        self.handshake.closed()
+        self.use(None)
+
+    def use(self, dialect: Dialect | None) -> None:
+        self.adapter = adapter_for(dialect, self._settings)
+
+    def gateway_ready(self, payload: Mapping[str, Any]) -> None:
+        """``gateway.ready``: ask ``client.capabilities`` when the handshake needs it."""
+        if self.connected and self.handshake.ready(payload):
+            self._outbox.request(
+                CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Purpose.CAPABILITIES, self.epoch
+            )
+
+    def request(
+        self, method: str, params: Mapping[str, Any], purpose: Purpose, session_id: str = ""
+    ) -> int:
+        """A request whose answer judges only the rows that arrived before it (its watermark)."""
+        watermark = self._lifecycle.last_seq
+        frame = self._outbox.request(
+            method, params, purpose, self.epoch, watermark=watermark, session_id=session_id
+        )
+        return frame.rpc_id or 0  # requests always carry an id
+
+    def resume(self, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
+        """Queue ``session.resume`` (its snapshot is folded in on answer); None if it cannot go."""
+        session = self._sessions.get(session_id)
+        if session is None or not self.ready:
+            return None
+        params = self.adapter.resume_params(session, self._settings.session_source)
+        if params is None:  # tui_gateway needs the stored id
+            return None
+        return self.request("session.resume", params, purpose, session_id)
+
+    def resubscribe_all(self) -> None:
+        for session in self._sessions.followed():
+            self.resume(session.session_id)
+
+    def poll_while_open(self) -> None:
+        """Ask the pending list of every session with rows open that only a list can close.
+
+        0.20 says nothing when a request ends, and tui_gateway tells no other viewer when one
+        answers by a response frame: every ``open_poll_interval``, on a grid, unless a list for
+        it is already on its way. Only followed sessions: those the tray only observes are on
+        their own plan (``following``), the rows of others are read-only; with no such row open
+        nothing is asked.
+        """
+        book = self._sessions
+        polled = self._lifecycle.polled if self.dialect in POLLS_PENDING and self.connected else ()
+        sessions = sorted(s for s in polled if book.is_followed(s) and not book.is_observed(s))
+        if not sessions:
+            self.poll_at = None
+            return
+        now = self._clock()
+        if self.poll_at is not None and now >= self.poll_at:
+            for session_id in sessions:
+                self.poll_pending(session_id)
+        if self.poll_at is None or now >= self.poll_at:
+            self.poll_at = next_on_grid(now, self._settings.open_poll_interval)
+
+    def poll_pending(self, session_id: str) -> int | None:
+        """B and 0.20: ask ``approval.pending`` which requests still wait (others end).
+
+        None when it cannot be asked, or a list asked for the session is still on its way (its
+        answer judges every row that arrived before it).
+        """
+        if self.dialect not in POLLS_PENDING or self._sessions.get(session_id) is None:
+            return None
+        if self._outbox.awaits(Purpose.PENDING, session_id):
+            return None
+        params = {"session_id": session_id}
+        return self.request("approval.pending", params, Purpose.PENDING, session_id)
 
 
 def next_on_grid(now: float, interval: float) -> float:
     """The first multiple of ``interval`` after ``now``: sessions on one plan are asked together."""
     return (math.floor(now / interval) + 1) * interval
-
-
-def poll_pending(core: GatewayCore, session_id: str) -> int | None:
-    """B and 0.20: ask ``approval.pending`` which requests still wait (others end).
-
-    None when it cannot be asked, or a list asked for the session is still on its way (its
-    answer judges every row that arrived before it).
-    """
-    if core.dialect not in POLLS_PENDING or core.session_book.get(session_id) is None:
-        return None
-    if core.outbox.awaits(Purpose.PENDING, session_id):
-        return None
-    return _ask(core, "approval.pending", {"session_id": session_id}, Purpose.PENDING, session_id)
-
-
-def _ask(
-    core: GatewayCore, method: str, params: Mapping[str, Any], purpose: Purpose, session_id: str
-) -> int | None:
-    """A request whose answer judges only the rows that arrived before it (its watermark)."""
-    watermark = core.lifecycle.last_seq
-    frame = core.outbox.request(
-        method, params, purpose, core.epoch, watermark=watermark, session_id=session_id
-    )
-    return frame.rpc_id

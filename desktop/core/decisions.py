@@ -17,19 +17,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from desktop.core.connection import poll_pending
-from desktop.core.events import RpcError, RpcResponded
 from desktop.core.jsonrpc import encode_request, encode_result
-from desktop.core.model import Action, Approval, ApprovalPhase, Choice, DecisionResult, Dialect
-from desktop.core.outbox import Purpose
+from desktop.core.model import Action, Approval, ApprovalPhase, Choice, Dialect
 from desktop.core.wire import ApprovalAsked, RowKind
 
-if TYPE_CHECKING:
-    from desktop.core.gateway_core import GatewayCore
-
-CONNECTION_LOST = -32097  # local code: the connection went before the answer came
 NO_HANDSHAKE = "waiting for the gateway's handshake"
 DISCONNECTED = "not connected to Hermes"
 TOO_LONG = "the command is too long to show in full; answer it in Hermes itself"
@@ -157,27 +150,6 @@ def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
     return expires_at is not None and now >= expires_at - margin
 
 
-def decide(core: GatewayCore, key: str, choice: Choice, confirm_stale: bool) -> DecisionResult:
-    row = core.lifecycle.get(key)
-    if row is None:
-        return DecisionResult(False, "no such approval (it may have ended long ago)")
-    core.lifecycle.tick()  # judged at this moment: the margin before a timeout may have passed
-    refused = refusal(row.approval(), choice, confirmed=confirm_stale)
-    if refused is not None:
-        return DecisionResult(False, refused.reason)
-    # Rows only exist with the ids their kind is answered by (checked when parsed), so the
-    # encoder's ValueError cannot happen here.
-    if row.kind is RowKind.SERVER_REQUEST:
-        text = encode_decision(row.asked, choice, 0)
-        frame = core.outbox.reply(text, core.epoch, approval_key=key)
-    else:
-        rpc_id = core.outbox.next_rpc_id()
-        text = encode_decision(row.asked, choice, rpc_id)
-        frame = core.outbox.decision_request(rpc_id, text, core.epoch, key)
-    core.lifecycle.decided(row, choice, frame.frame_id)
-    return DecisionResult(True)
-
-
 def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
     """The decision frame for ``asked``.
 
@@ -208,53 +180,3 @@ def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
     elif asked.request_id:
         params["request_id"] = asked.request_id
     return encode_request(rpc_id, "approval.respond", params)
-
-
-def frame_written(core: GatewayCore, frame_id: int) -> None:
-    """B: a written answer is final; the session's list is asked at once (see ``answered``)."""
-    record = core.outbox.settle(frame_id)
-    if record is None or not record.approval_key or record.frame.rpc_id is not None:
-        return  # an RPC-carried decision stays SENDING ("sent") until its reply
-    row = core.lifecycle.get(record.approval_key)
-    if row is not None:
-        core.lifecycle.frame_written(row, frame_id)
-        answered(core, row.session_id)
-
-
-def answered(core: GatewayCore, session_id: str) -> None:
-    """Right after an answer, ask which requests still wait: B and 0.20 re-ask or end others."""
-    poll_pending(core, session_id)
-
-
-def frame_failed(core: GatewayCore, frame_id: int, maybe_sent: bool) -> None:
-    record = core.outbox.settle(frame_id)
-    if record is None:
-        return
-    if not maybe_sent:
-        core.outbox.drop_call(record.frame.rpc_id)  # no answer can come for it
-    row = core.lifecycle.get(record.approval_key) if record.approval_key else None
-    if row is None or row.phase is not ApprovalPhase.SENDING or row.decision_frame != frame_id:
-        return
-    if maybe_sent:
-        core.outbox.drop_call(record.frame.rpc_id)
-    same_link = record.epoch == core.epoch and core.connected
-    core.lifecycle.frame_failed(row, frame_id, maybe_sent=maybe_sent, same_link=same_link)
-
-
-def connection_lost(core: GatewayCore) -> None:
-    """Decisions that may have left end UNKNOWN; the rest wait (stale) for the next connection."""
-    core.connected = False
-    core.handshake.closed()
-    frames, calls = core.outbox.reset()
-    left = [record.approval_key for record in frames if record.approval_key and record.drained]
-    queued = [r.approval_key for r in frames if r.approval_key and not r.drained]
-    for call in calls:
-        if call.approval_key:
-            if call.approval_key not in queued:  # a queued one never left: it waits again
-                left.append(call.approval_key)
-        elif call.purpose is Purpose.APP:
-            error = RpcError(CONNECTION_LOST, "the connection was lost before an answer came")
-            core.emit(RpcResponded(call.rpc_id, None, error))
-    core.use_dialect(None)
-    core.lifecycle.connection_lost(left, queued)
-    core.prompt_book.connection_lost()

@@ -7,11 +7,14 @@ The I/O adapter (``desktop.gateway.client``) owns the socket: it feeds every tex
 :meth:`~GatewayCore.next_deadline`; the clock is injected. The core owns the handshake, the
 dialect, sessions, approvals and prompts, and sends its own housekeeping requests. A person's
 decision enters through :meth:`~GatewayCore.decide`: exactly one frame aimed at exactly the
-request the person saw, or nothing and the reason. State lives in ``session_state``,
-``lifecycle`` and ``prompt_book``; frames are parsed in ``jsonrpc`` (approvals and prompts
-read by the ``dialects`` adapters) and applied by ``wire_effects`` and ``responses``, which,
-like ``decisions``, ``connection`` and ``observed``, are functions over this object's public
-attributes. Every input ends with one flush of events (``_finish``).
+request the person saw, or nothing and the reason.
+
+This object alone holds the parts, and hands each collaborator exactly the parts it works on:
+state lives in ``session_state``, ``lifecycle`` and ``prompt_book``; the connection, its
+handshake and the core's own requests in ``connection.Link``; the follow set and 0.20's
+observed sessions in ``following``; decisions on their way out in ``answering``. Frames are
+parsed in ``jsonrpc`` (approvals and prompts read by the ``dialects`` adapters) and applied by
+``wire_effects`` and ``responses``. Every input ends with one flush of events (``_finish``).
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import connection, decisions, jsonrpc, observed
-from desktop.core.connection import Handshake
-from desktop.core.dialects import DialectAdapter, adapter_for
-from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged, SessionRemoved
+from desktop.core import jsonrpc
+from desktop.core.answering import Answering
+from desktop.core.connection import Link
+from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
+from desktop.core.following import Following
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import (
@@ -30,17 +34,15 @@ from desktop.core.model import (
     Choice,
     DecisionResult,
     Dialect,
-    Outcome,
     Prompt,
     SessionState,
 )
-from desktop.core.observed import ObservedSessions
 from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
-from desktop.core.responses import handle_response, handshake_done
+from desktop.core.responses import Responses
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
-from desktop.core.wire_effects import APPLY, EVENTS, stamp_generation
+from desktop.core.wire_effects import WireEffects
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
@@ -63,20 +65,25 @@ class GatewayCore:
         self.clock = clock
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
-        self.session_book: SessionBook = SessionBook()
-        self.outbox: Outbox = Outbox()
-        self.handshake = Handshake()
-        self.lifecycle: ApprovalLifecycle = ApprovalLifecycle(
-            settings, self.events, self.outbox, clock, self._cwd_of, self.session_book.is_followed
+        self.session_book = book = SessionBook()
+        self.outbox = outbox = Outbox()
+        self.lifecycle = lifecycle = ApprovalLifecycle(
+            settings, self.events, outbox, clock, self._cwd_of, book.is_followed
         )
-        self.prompt_book: PromptBook = PromptBook(
-            self.emit, self.outbox, clock, self.session_book.is_followed, settings.staleness_margin
+        self.prompt_book = prompts = PromptBook(
+            self.events.append, outbox, clock, book.is_followed, settings.staleness_margin
         )
-        self.observed = ObservedSessions()  # 0.20 sessions other clients run
-        self.use_dialect(None)
-        self.epoch = 0  # the current (or last) connection's number
-        self.connected = False
-        self.poll_at: float | None = None  # when open rows' pending lists are next asked
+        self.link = link = Link(settings, clock, outbox, book, lifecycle)
+        self.answering = Answering(lifecycle, outbox, link, self.events)
+        self.following = following = Following(
+            settings, clock, book, lifecycle, prompts, link, self.events
+        )
+        self.effects = effects = WireEffects(
+            settings, book, lifecycle, prompts, outbox, link, following, self.events
+        )
+        self.responses = Responses(
+            book, lifecycle, prompts, outbox, link, following, effects, self.events
+        )
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -85,40 +92,46 @@ class GatewayCore:
         ``subprotocol == "hermes-gateway-v1"`` fixes dialect C; followed sessions are resumed
         once the handshake ends.
         """
-        if self.connected:
-            decisions.connection_lost(self)
-        self.epoch, self.connected = epoch, True
+        if self.link.connected:
+            self._lose()
         self.lifecycle.transport_opened()
-        if self.handshake.opened(subprotocol):
-            handshake_done(self, Dialect.C)
+        if self.link.opened(epoch, subprotocol):
+            self.responses.handshake_done(Dialect.C)
         self._finish()
 
     def connection_lost(self) -> None:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
-        if self.connected:
-            decisions.connection_lost(self)
-        observed.connection_lost(self)
+        if self.link.connected:
+            self._lose()
+        self.following.connection_lost()
         self._finish()
+
+    def _lose(self) -> None:
+        self.link.lost()
+        self.answering.connection_lost()
+        self.prompt_book.connection_lost()
 
     # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
-        settings = self.settings
+        settings, effects = self.settings, self.effects
         frames = jsonrpc.parse_message(
             data, max_bytes=settings.max_frame_bytes, max_depth=settings.max_json_depth
         )
         for frame in frames:
+            adapter = self.link.adapter
             if type(frame) is EventFrame:
-                if self._stamped:  # any canonical event may carry the generation
-                    stamp_generation(self, frame)
-                handler = self._on_event.get(frame.type)
-                if handler is not None:
-                    handler(self, frame)
+                if adapter.dialect is Dialect.C:  # any canonical event may carry the generation
+                    effects.stamp_generation(frame)
+                read = adapter.event_handlers.get(frame.type)
+                if read is not None:  # approvals, prompts and their ends
+                    effects.apply(read(adapter, frame))
+                elif (handler := effects.events.get(frame.type)) is not None:
+                    handler(frame)
             elif type(frame) is ServerRequestFrame:
-                for event in self.adapter.parse_server_request(frame):
-                    APPLY[type(event)](self, event)
+                effects.apply(adapter.parse_server_request(frame))
             elif type(frame) is ResponseFrame:
-                handle_response(self, frame)
+                self.responses.handle(frame)
             else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
@@ -132,8 +145,8 @@ class GatewayCore:
         deadlines = (
             self.lifecycle.next_deadline(),
             self.prompt_book.next_deadline(),
-            self.poll_at,
-            self.observed.at,
+            self.link.poll_at,
+            self.following.at,
         )
         due = [d for d in deadlines if d is not None]
         return min(due) if due else None
@@ -147,16 +160,16 @@ class GatewayCore:
         if not events:
             return []
         drained = events[:]
-        events.clear()  # the lifecycle holds this very list
+        events.clear()  # the collaborators hold this very list
         return drained
 
     def frame_written(self, frame_id: int) -> None:
-        decisions.frame_written(self, frame_id)
+        self.answering.frame_written(frame_id)
         self._finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
         """Writing failed; a decision certainly not sent waits again, one maybe sent is UNKNOWN."""
-        decisions.frame_failed(self, frame_id, maybe_sent)
+        self.answering.frame_failed(frame_id, maybe_sent)
         self._finish()
 
     # -- commands from the app --------------------------------------------------------------
@@ -173,15 +186,12 @@ class GatewayCore:
             raise ValueError(f"{method} is never sent by the tray")
         if method in DECISION_METHODS:
             raise ValueError(f"{method} is only sent by decide() or answer_prompt(), not call()")
-        if not self.connected:
+        if not self.link.connected:
             rpc_id = self.outbox.next_rpc_id()
             error = RpcError(NOT_CONNECTED, f"not connected; {method} was not sent")
             self.events.append(RpcResponded(rpc_id, None, error))
             return rpc_id
-        frame = self.outbox.request(
-            method, params, Purpose.APP, self.epoch, watermark=self.lifecycle.last_seq
-        )
-        return frame.rpc_id or 0  # requests always carry an id
+        return self.link.request(method, params, Purpose.APP)
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
         """Answer approval ``key`` with exactly one frame aimed at exactly that request.
@@ -189,15 +199,13 @@ class GatewayCore:
         Refuses (``sent=False`` and why, nothing queued) when the row is not WAITING, sits inside
         the safety margin, or is STALE and ``confirm_stale`` is False (rules in ``decisions``).
         """
-        result = decisions.decide(self, key, choice, confirm_stale)
+        result = self.answering.decide(key, choice, confirm_stale)
         self._finish()
         return result
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
         """Answer clarify prompt ``key``: one frame, or nothing and why (see ``prompt_book``)."""
-        result = self.prompt_book.answer(
-            key, answer, self.epoch, self.connected and self.handshake.done
-        )
+        result = self.prompt_book.answer(key, answer, self.link.epoch, self.link.ready)
         self._finish()
         return result
 
@@ -205,33 +213,31 @@ class GatewayCore:
         """Follow a session: it is resumed after every reconnect."""
         book = self.session_book
         book.ensure(session_id)
-        book.follow(session_id)
         if stored_session_id:
             book.update(session_id, stored_session_id=stored_session_id)
-        self.follow_changed()
+        self.following.follow(session_id)
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
         """Stop following ``session_id``: not resumed after reconnects, its rows read-only."""
         if self.session_book.get(session_id) is not None:
-            self.session_book.follow(session_id, on=False)
-            self.follow_changed()  # its rows are read-only from now on
+            self.following.follow(session_id, on=False)
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
         """Queue ``session.resume``; its snapshot is folded in and answered as RpcResponded."""
-        rpc_id = connection.resume(self, session_id, Purpose.APP)
+        rpc_id = self.link.resume(session_id, Purpose.APP)
         self._finish()
         return rpc_id
 
     def observe_sessions(self, result: Mapping[str, Any]) -> None:
-        """0.20: fold a ``session.active_list`` result (see ``desktop.core.observed``)."""
-        observed.observe_listed(self, result)
+        """0.20: fold a ``session.active_list`` result (see ``desktop.core.following``)."""
+        self.following.observe_listed(result)
         self._finish()
 
     def stop_observing(self) -> None:
         """Observe no session any more; their rows become read-only."""
-        observed.stop_observing(self)
+        self.following.stop_observing()
         self._finish()
 
     @property
@@ -240,7 +246,7 @@ class GatewayCore:
 
     def reconcile_approvals(self, session_id: str) -> int | None:
         """B and 0.20: ask ``approval.pending`` to close rows another viewer answered."""
-        rpc_id = connection.poll_pending(self, session_id)
+        rpc_id = self.link.poll_pending(session_id)
         self._finish()
         return rpc_id
 
@@ -258,47 +264,18 @@ class GatewayCore:
         """The learned approval timeout of this connection, or None while it is assumed."""
         return self.lifecycle.learned_timeout
 
-    # -- shared by the frame-reading modules --------------------------------------------------
-    def emit(self, event: CoreEvent) -> None:
-        self.events.append(event)
-
-    def use_dialect(self, dialect: Dialect | None) -> None:
-        self.adapter: DialectAdapter = adapter_for(dialect, self.settings)
-        self._on_event = {**EVENTS, **dict.fromkeys(self.adapter.event_handlers, _by_adapter)}
-        self._stamped = dialect is Dialect.C
-        self.observed.replan = True
-
-    def remove_session(self, session_id: str, reason: str, outcome: Outcome) -> None:
-        """Drop a session: its open approvals end with ``outcome``; it is not followed again."""
-        self.observed.replan = True
-        self.lifecycle.session_gone(session_id, outcome)
-        self.prompt_book.session_gone(session_id)
-        if self.session_book.remove(session_id):
-            self.events.append(SessionRemoved(session_id, reason))
-
-    def follow_changed(self) -> None:
-        """A session was followed or let go: its rows and prompts are judged again."""
-        self.observed.replan = True
-        self.lifecycle.follow_changed()
-        self.prompt_book.rejudge(self.dialect)
-
     def _cwd_of(self, session_id: str) -> str:
         session = self.session_book.get(session_id)
         return session.cwd if session is not None else ""
 
     def _finish(self) -> None:
         """End of every input: pending lists, time-driven changes, SessionChanged."""
-        lifecycle, prompts = self.lifecycle, self.prompt_book
+        lifecycle, prompts, book = self.lifecycle, self.prompt_book, self.session_book
         lifecycle.tick()  # the open rows as of now (the polls below change none)
-        if lifecycle.polled or self.poll_at is not None:
-            connection.poll_while_open(self)
-        watch = self.observed
-        if watch.active and watch.plan_due(
-            self.clock(), lifecycle.polled, bool(self.session_book.changed)
-        ):
-            observed.poll_due(self)
+        if lifecycle.polled or self.link.poll_at is not None:
+            self.link.poll_while_open()
+        self.following.tick()
         prompts.tick()
-        book = self.session_book
         if lifecycle.waiting_moved or prompts.moved:
             lifecycle.waiting_moved = prompts.moved = False
             prompted = prompts.sessions()
@@ -308,9 +285,14 @@ class GatewayCore:
 
     # -- read-only state --------------------------------------------------------------------
     @property
+    def epoch(self) -> int:
+        """The current (or last) connection's number."""
+        return self.link.epoch
+
+    @property
     def dialect(self) -> Dialect | None:
         """The dialect of the current connection, once its handshake fixed it."""
-        return self.handshake.dialect if self.handshake.done else None
+        return self.link.dialect
 
     def sessions(self) -> tuple[SessionState, ...]:
         return self.session_book.all()
@@ -337,10 +319,3 @@ class GatewayCore:
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
-
-
-def _by_adapter(core: GatewayCore, frame: EventFrame) -> None:
-    """An event the dialect's adapter reads (approvals, prompts and their ends)."""
-    adapter = core.adapter
-    for event in adapter.event_handlers[frame.type](adapter, frame):
-        APPLY[type(event)](core, event)

@@ -14,7 +14,7 @@ where following is harmless the tray follows every live session, not only those 
   away from the window showing it, so other clients' sessions are *observed* instead:
   ``session.active_list`` at each handshake and on ``sessions.changed`` (broadcast to every
   connection, also at a turn's start and end), folded into the core, which asks each one's
-  ``approval.pending`` on its own plan and answers by id (``desktop.core.observed``).
+  ``approval.pending`` on its own plan and answers by id (``desktop.core.following``).
 * A (hermes-agent 0.19.0): never. A session has one transport there too, and its approvals can
   only be answered oldest first from the connection that sees them all, so only the tray's own
   sessions are followed whatever the setting says.

@@ -12,8 +12,8 @@ import random
 from typing import Any
 
 from desktop.core import decisions, outcomes
+from desktop.core.following import MAX_OBSERVED, listed_sessions
 from desktop.core.model import ApprovalPhase, Choice, Dialect
-from desktop.core.observed import MAX_OBSERVED, ObservedSessions, listed_sessions
 from tests.core.frames import Driver, a_approval, error, event, result
 
 MINE = "mine0001"
@@ -289,13 +289,6 @@ def test_a_resume_the_app_asks_for_makes_an_observed_session_followed() -> None:
     assert drv.core.session(THEIRS) is not None
 
 
-class _PlannedOnEveryInput(ObservedSessions):
-    """The plan looked at after every input, as before inputs that change nothing skipped it."""
-
-    def plan_due(self, now: float, by_id: frozenset[str], sessions_moved: bool) -> bool:
-        return True
-
-
 def _said(drv: Driver) -> list[tuple[Any, ...]]:
     sent = [(f.get("method"), json.dumps(f.get("params"), sort_keys=True)) for f in drv.sent_json()]
     rows = [(a.key, a.session_id, a.phase) for a in drv.rows()]
@@ -309,7 +302,8 @@ def test_skipping_the_plan_between_its_due_times_asks_exactly_what_looking_every
     for seed in range(12):
         rng = random.Random(seed)
         gated, every = connected(), Driver(follows=(MINE,))
-        every.core.observed = _PlannedOnEveryInput()
+        # the plan looked at after every input, as before inputs that change nothing skipped it
+        every.core.following.plan_due = lambda *_: True  # type: ignore[method-assign]
         every.connect(Dialect.HERMES020)
         answered: set[int] = set()
         theirs = [f"t{n:07d}" for n in range(8)]

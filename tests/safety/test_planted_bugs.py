@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
-from desktop.core import approvals, decisions, window_requests, wire_effects
+from desktop.core import approvals, decisions, window_requests
+from desktop.core.answering import Answering
 from desktop.core.approvals import STAY, Input
 from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
+from desktop.core.wire_effects import WireEffects
 from tests.safety.sim.engine import RunConfig, hunt
 from tests.safety.sim.refserver import ServerConfig
 from tests.safety.tally import TALLY
@@ -64,22 +66,22 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
 
 def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
     """Bug: skip the staleness check (every decide() behaves as if confirm_stale=True)."""
-    real = decisions.decide
+    real = Answering.decide
     mp.setattr(
-        decisions, "decide", lambda core, key, choice, _confirm: real(core, key, choice, True)
+        Answering, "decide", lambda self, key, choice, _confirm: real(self, key, choice, True)
     )
 
 
 def tool_complete_settles_nothing(mp: pytest.MonkeyPatch) -> None:
     """Bug: a 0.19.0 ``tool.complete`` no longer closes the card it implies is gone."""
-    mp.setattr(wire_effects, "_tool_completed", lambda core, event: None)
+    mp.setattr(WireEffects, "tool_completed", lambda self, event: None)
 
 
 def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
     """Bug: a decision whose write failed mid-way is offered again (it may have left)."""
-    real = decisions.frame_failed
+    real = Answering.frame_failed
     mp.setattr(
-        decisions, "frame_failed", lambda core, frame_id, _maybe: real(core, frame_id, False)
+        Answering, "frame_failed", lambda self, frame_id, _maybe: real(self, frame_id, False)
     )
 
 
