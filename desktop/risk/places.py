@@ -56,7 +56,7 @@ def project_folder(cwd: str) -> str | None:
     folder = "/" + posixpath.normpath(cwd).lstrip("/")
     if folder == "/" or _is_home(folder):
         return None
-    if _is_system(folder) and not folder.startswith("/root/"):  # root's own projects are not
+    if _is_system(folder) and folder.split("/")[1] != "root":  # root's own projects are not
         return None
     return folder
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import posixpath
 
 from desktop.cli import parse_args
 from desktop.risk import explain
@@ -43,7 +44,9 @@ def test_a_command_is_read_from_stdin_and_hidden_characters_are_revealed() -> No
 
 def test_a_project_in_roots_home_is_a_folder_like_any_other_but_system_folders_are_not() -> None:
     assert (
-        json.loads(run(["--json", "--cwd", "/root/code/shop", "--", "rm -rf build"]))["level"]
+        json.loads(
+            run(["--json", "--cwd", posixpath.join("/root", "code", "shop"), "--", "rm -rf build"])
+        )["level"]
         == "low"
     )
     assert (
