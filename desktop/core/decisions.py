@@ -78,8 +78,6 @@ def assess(
         return False, ""
     if phase is ApprovalPhase.SENDING:
         return False, SENDING
-    if too_long:
-        return False, TOO_LONG
     if not ctx.connected:
         return False, DISCONNECTED
     if ctx.dialect is None:
@@ -93,6 +91,8 @@ def assess(
             return False, NOT_HEAD
         if in_margin(expires_at, ctx.now, ctx.margin):
             return False, TOO_CLOSE
+    if too_long:  # last, so TOO_LONG means "answerable but for that": Deny may still go
+        return False, TOO_LONG
     if phase is ApprovalPhase.STALE:
         return True, stale_reason
     return True, ""
@@ -138,11 +138,22 @@ def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> R
     if choice not in approval.choices:
         return Refusal(RefusalKind.NOT_OFFERED, f"{choice.value!r} is not offered for this command")
     if action is Action.WAIT:
+        if choice is Choice.DENY and _denies_unseen(approval):
+            return None
         return Refusal(RefusalKind.WAIT, approval.blocked_reason or "cannot be answered now")
     if action is Action.RECONFIRM and not confirmed:
         why = approval.blocked_reason or "Hermes may no longer ask exactly this command"
         return Refusal(RefusalKind.RECONFIRM_FIRST, f"{why} (confirm to answer anyway)")
     return None
+
+
+def _denies_unseen(approval: Approval) -> bool:
+    """A command too long to show can still be denied: nothing runs, and nothing else waits.
+
+    ``TOO_LONG`` is the last reason :func:`assess` gives, so the row is otherwise answerable
+    (connected, followed, the queue's head, outside the margin) and a deny reaches it alone.
+    """
+    return approval.phase is ApprovalPhase.WAITING and approval.blocked_reason == TOO_LONG
 
 
 def in_margin(expires_at: float | None, now: float, margin: float) -> bool:

@@ -10,7 +10,8 @@ adapter reads approvals by shape and answers none of them until the dialect is k
 Rules that keep a person from being offered an answer the server would not take: only the
 server's ``choices``, in its order (``[once, deny]`` only when the list is missing or empty; a
 list of unknown names offers nothing, so the answer is given in Hermes); a smart-deny override
-is one-shot; a command or prompt text longer than its bound is kept cut and never answerable.
+is one-shot; a command longer than its bound is kept cut (never approved, only denied), and so
+is a prompt's text (never answered here).
 """
 
 from __future__ import annotations

@@ -208,12 +208,16 @@ def test_a_malformed_approval_request_is_refused_so_the_agent_never_waits(params
     assert drv.rows() == []
 
 
-def test_an_over_long_command_is_shown_cut_and_can_never_be_answered() -> None:
+def test_an_over_long_command_is_shown_cut_and_can_only_be_denied() -> None:
     drv = connected(max_command_chars=20).feed(b_approval(SRQ[0], "x" * 50))
     row = drv.row()
     assert row.command == "x" * 20
     assert (row.answerable, row.blocked_reason) == (False, decisions.TOO_LONG)
-    assert drv.decide(row.key, Choice.DENY)[0] is False
+    for choice in (Choice.ONCE, Choice.SESSION, Choice.ALWAYS):
+        assert drv.decide(row.key, choice)[0] is False  # what was not read is never approved
+    assert drv.decide(row.key, Choice.DENY)[0] is True  # but nothing runs on a deny
+    (answer,) = [f for f in drv.sent_json() if f.get("id") == SRQ[0]]
+    assert answer["result"] == {"choice": "deny"}
 
 
 def test_an_approval_event_without_an_id_is_shown_but_never_answered_on_b() -> None:

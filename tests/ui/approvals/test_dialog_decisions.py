@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
+from desktop.core import decisions as core_decisions
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals import (
     SURFACE_BATCH,
@@ -54,6 +55,17 @@ def test_a_click_emits_one_request_and_disables_the_row_until_the_core_answers(
     assert not any(b.isEnabled() for b in card.buttons.values())
     upsert(shown, "g", "G", sending(approval("a")), "")
     assert card.state.text() == "Sending…"
+
+
+def test_a_command_too_long_to_show_can_be_denied_but_not_approved(
+    shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder
+) -> None:
+    cut = approval("a", command="x" * 200, answerable=False, blocked_reason=core_decisions.TOO_LONG)
+    upsert(shown, "g", "G", cut, "")
+    assert not button(shown, "a", Choice.ONCE).isEnabled()
+    assert button(shown, "a", Choice.DENY).isEnabled()  # before: disabled with the rest
+    click(qtbot, button(shown, "a", Choice.DENY))
+    assert decisions.keys == ["a"]
 
 
 def test_buttons_come_back_when_the_core_says_waiting_again(
