@@ -30,6 +30,7 @@ CANONICAL_SUBPROTOCOL = "hermes-gateway-v1"
 CAPABILITIES_METHOD = "client.capabilities"
 CAPABILITIES_PARAMS: Mapping[str, Any] = {"server_requests": True}
 POLLS_PENDING = (Dialect.B, Dialect.HERMES020)
+LIST_ROW_BYTES = 512  # what a pending list spends on one request besides its command, generously
 
 
 class Stage(enum.Enum):
@@ -196,8 +197,22 @@ class Link:
             return None
         if self._outbox.awaits(Purpose.PENDING, session_id):
             return None
+        if self._list_too_big(session_id):
+            return None
         params = {"session_id": session_id}
         return self.request("approval.pending", params, Purpose.PENDING, session_id)
+
+    def _list_too_big(self, session_id: str) -> bool:
+        """Whether the list's answer, which repeats every open command, may pass the limit.
+
+        One larger than half of what the tray reads in a frame is not asked: a frame past the
+        limit closes the connection, and asking again after the reconnect would close it again.
+        Those rows still end by their own frames (``tool.complete``, ``request.cancel``, the
+        turn's end).
+        """
+        rows = self._lifecycle.open_rows(session_id)
+        size = sum(len(row.asked.command) + LIST_ROW_BYTES for row in rows)
+        return size > self._settings.max_frame_bytes // 2
 
 
 def next_on_grid(now: float, interval: float) -> float:

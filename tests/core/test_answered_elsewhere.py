@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop.core import outcomes
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
+from desktop.core.settings import CoreSettings
 from tests.core.frames import Driver, b_approval, result
 from tests.core.replay import PEER_B, Replay, frames
 
@@ -113,3 +114,17 @@ def test_the_list_is_asked_every_interval_only_while_a_row_is_open_and_right_aft
     drv.advance(10 * drv.settings.open_poll_interval)
     assert len(drv.requests("approval.pending")) == 2, "no row open: nothing asked"
     assert drv.core.next_deadline() is None
+
+
+def test_no_list_is_asked_whose_answer_could_pass_the_frame_limit() -> None:
+    """A pending list repeats every open command; one past the frame limit would close the
+    connection, and the resume after it would ask again: such a list is not asked."""
+    drv = Driver(CoreSettings(max_frame_bytes=40_000)).connect(Dialect.B)
+    drv.feed(b_approval("srq-1", "echo small"))
+    drv.advance(drv.settings.open_poll_interval)
+    assert len(drv.requests("approval.pending")) == 1  # small rows: asked as usual
+    big = Driver(CoreSettings(max_frame_bytes=40_000)).connect(Dialect.B)
+    for n in range(6):
+        big.feed(b_approval(f"srq-{n}", f"echo {n} " + "x" * 3_500))
+    big.advance(10 * big.settings.open_poll_interval)
+    assert big.requests("approval.pending") == []
