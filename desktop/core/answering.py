@@ -9,10 +9,10 @@ left, or a connection lost with it in flight, leaves the outcome UNKNOWN, never 
 
 from __future__ import annotations
 
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
 from desktop.core.decisions import encode_decision, refusal
 from desktop.core.events import CoreEvent, RpcError, RpcResponded
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import ApprovalPhase, Choice, DecisionResult
 from desktop.core.outbox import Outbox, Purpose
 from desktop.core.wire import RowKind
@@ -24,7 +24,7 @@ class Answering:
     """Sends decisions over the link and settles their frames' fates in the lifecycle."""
 
     def __init__(
-        self, lifecycle: ApprovalLifecycle, outbox: Outbox, link: Link, events: list[CoreEvent]
+        self, lifecycle: ApprovalMachine, outbox: Outbox, link: Link, events: list[CoreEvent]
     ) -> None:
         self._lifecycle, self._outbox, self._link, self._events = lifecycle, outbox, link, events
 

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop.core import payloads
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.dialects import DialectAdapter, adapter_for
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Dialect
 from desktop.core.outbox import Outbox, Purpose
 from desktop.core.session_state import SessionBook
@@ -101,7 +101,7 @@ class Link:
         clock: Callable[[], float],
         outbox: Outbox,
         sessions: SessionBook,
-        lifecycle: ApprovalLifecycle,
+        lifecycle: ApprovalMachine,
     ) -> None:
         self._settings, self._clock, self._outbox = settings, clock, outbox
         self._sessions, self._lifecycle = sessions, lifecycle

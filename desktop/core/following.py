@@ -29,9 +29,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link, next_on_grid
 from desktop.core.events import CoreEvent, SessionRemoved
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Dialect
 from desktop.core.prompt_book import PromptBook
 from desktop.core.session_state import SessionBook
@@ -66,7 +66,7 @@ class Following:
         settings: CoreSettings,
         clock: Callable[[], float],
         sessions: SessionBook,
-        lifecycle: ApprovalLifecycle,
+        lifecycle: ApprovalMachine,
         prompts: PromptBook,
         link: Link,
         events: list[CoreEvent],

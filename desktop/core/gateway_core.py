@@ -24,11 +24,11 @@ from typing import Any
 
 from desktop.core import jsonrpc
 from desktop.core.answering import Answering
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
 from desktop.core.following import Following
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import (
     Approval,
     Choice,
@@ -67,7 +67,7 @@ class GatewayCore:
         self.events: list[CoreEvent] = []
         self.session_book = book = SessionBook()
         self.outbox = outbox = Outbox()
-        self.lifecycle = lifecycle = ApprovalLifecycle(
+        self.lifecycle = lifecycle = ApprovalMachine(
             settings, self.events, outbox, clock, self._cwd_of, book.is_followed
         )
         self.prompt_book = prompts = PromptBook(

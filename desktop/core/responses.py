@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.core import outcomes, payloads
+from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
 from desktop.core.dialects import GONE_REASONS, SESSION_NOT_FOUND
 from desktop.core.events import (
@@ -30,7 +31,6 @@ from desktop.core.events import (
 )
 from desktop.core.following import Following
 from desktop.core.jsonrpc import ResponseFrame, excerpt
-from desktop.core.lifecycle import ApprovalLifecycle
 from desktop.core.model import Dialect, TodoList
 from desktop.core.outbox import Outbox, PendingCall, Purpose
 from desktop.core.prompt_book import PromptBook
@@ -49,7 +49,7 @@ class Responses:
     def __init__(
         self,
         sessions: SessionBook,
-        lifecycle: ApprovalLifecycle,
+        lifecycle: ApprovalMachine,
         prompts: PromptBook,
         outbox: Outbox,
         link: Link,

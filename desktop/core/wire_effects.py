@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from desktop.core import outcomes, payloads, prompt_book, window_requests
+from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
 from desktop.core.events import CoreEvent, NoticeReceived, ProtocolErrorReceived
 from desktop.core.following import Following
 from desktop.core.jsonrpc import EventFrame, encode_error, excerpt
-from desktop.core.lifecycle import ApprovalLifecycle, Row
 from desktop.core.outbox import Outbox
 from desktop.core.prompt_book import PromptBook
 from desktop.core.reports import todos_in, todos_of_tool
@@ -49,7 +49,7 @@ class WireEffects:
         self,
         settings: CoreSettings,
         sessions: SessionBook,
-        lifecycle: ApprovalLifecycle,
+        lifecycle: ApprovalMachine,
         prompts: PromptBook,
         outbox: Outbox,
         link: Link,
