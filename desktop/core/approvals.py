@@ -965,6 +965,8 @@ class ApprovalMachine:
                         row.kind,
                         too_long=row.asked.too_long,
                         is_head=head is row,
+                        head_only=RULES[row.kind].head_only,
+                        margin=RULES[row.kind].margin,
                         stale_reason=row.stale_reason,
                         ctx=ctx,
                         followed=followed,

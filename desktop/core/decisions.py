@@ -69,11 +69,17 @@ def assess(
     *,
     too_long: bool,
     is_head: bool,
+    head_only: bool,
+    margin: bool,
     stale_reason: str,
     ctx: AnswerContext,
     followed: bool = True,
 ) -> tuple[bool, str]:
-    """``(answerable, blocked_reason)`` for one approval."""
+    """``(answerable, blocked_reason)`` for one approval.
+
+    ``head_only`` and ``margin`` are the row kind's rules (``approvals.RULES``): only the
+    queue's head may be answered, and not within the margin before its local timeout.
+    """
     if phase is ApprovalPhase.RESOLVED:
         return False, ""
     if phase is ApprovalPhase.SENDING:
@@ -86,11 +92,10 @@ def assess(
         return False, WRONG_SHAPE
     if not followed:
         return False, NOT_FOLLOWED
-    if kind is RowKind.FIFO:
-        if not is_head:
-            return False, NOT_HEAD
-        if in_margin(expires_at, ctx.now, ctx.margin):
-            return False, TOO_CLOSE
+    if head_only and not is_head:
+        return False, NOT_HEAD
+    if margin and in_margin(expires_at, ctx.now, ctx.margin):
+        return False, TOO_CLOSE
     if too_long:  # last, so TOO_LONG means "answerable but for that": Deny may still go
         return False, TOO_LONG
     if phase is ApprovalPhase.STALE:
