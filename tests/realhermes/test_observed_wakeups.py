@@ -24,6 +24,7 @@ from tests.peers.wsclient import RawGateway, run_async
 pytestmark = [pytest.mark.realhermes, pytest.mark.timeout(420)]
 SESSIONS = 20
 WINDOW = BenchConfig(idle_settle=8.0, idle_seconds=30.0)
+MAX_PER_S = 1.0  # this test's bound; the bench's idle target (0.1/s) is a figure it reports
 
 
 async def settled(window: RawGateway, limit: float = 120.0) -> None:
@@ -79,4 +80,4 @@ def test_observed_idle_sessions_keep_the_app_under_one_wake_up_a_second(
     print(f"\n{idle.figure}: app {idle.value:.2f}/s, bare tray {idle.reference:.2f}/s, {bursts}")
     print(idle.details["app"]["events"], idle.details["app"]["asyncio_callbacks"])
     assert idle.details["app"]["events"].get("SockAct -> QSocketNotifier", 0) <= 2, "asked idle"
-    assert idle.value <= wakeups.TARGET_PER_S
+    assert idle.value <= MAX_PER_S
