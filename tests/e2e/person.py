@@ -48,6 +48,7 @@ def reads(app: TrayApp, seconds: float) -> None:
     """
     app.dialog.list_view.settle()
     app.person_clock.advance(seconds)
+    app.dialog.catch_up()  # no real timer knows the clock moved: the dialog looks again
 
 
 def select(app: TrayApp, key: str) -> None:
@@ -80,8 +81,8 @@ def click_batch_button(app: TrayApp, batch_id: str, choice: Choice) -> None:
     [batch] = [b for b in app.dialog.findChildren(BatchCard) if b.group.batch_id == batch_id]
     button = batch.approve_all if choice is Choice.ONCE else batch.deny_all
     assert button.isVisible(), "the batch offers no such button"
+    reads(app, BATCH_DWELL_S)  # Approve all is offered only for rows on screen that long
     assert button.isEnabled(), "the batch button is disabled"
-    reads(app, BATCH_DWELL_S)
     QTest.mouseClick(button, LEFT)
 
 
