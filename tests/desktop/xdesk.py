@@ -46,6 +46,32 @@ async def screenshot(name: str) -> Path:
     return target
 
 
+async def wait_for(check: Callable[[], Awaitable[Any]], what: str, timeout: float = 20.0) -> Any:
+    """Poll an async ``check`` (D-Bus, the screen) until it returns something truthy."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (found := await check()):
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.2)
+    return found
+
+
+async def changed_box(before: Path, after: Path, top: int = 0) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of what changed below ``top`` between two screen captures (a menu that
+    opened): fails when nothing larger than 50 by 50 pixels did."""
+    width, height = QGuiApplication.primaryScreen().size().toTuple()
+    below = f"{width}x{height - top}+0+{top}"
+    box = await run(
+        "convert", str(before), str(after), "-compose", "difference", "-composite",
+        "-crop", below, "+repage", "-colorspace", "gray", "-threshold", "4%",
+        "-format", "%@", "info:",
+    )  # fmt: skip
+    size, x, y = box.strip().split("+")
+    w, h = (int(v) for v in size.split("x"))
+    assert min(w, h) > 50, f"the menu did not appear (changed area {box.strip()})"
+    return int(x), int(y) + top, w, h
+
+
 async def find_window(*, classname: str = "", name: str = "", timeout: float = 10.0) -> str:
     """The newest visible window with that WM class or title (xdotool search --onlyvisible)."""
     args = ["--classname", classname] if classname else ["--name", name]
