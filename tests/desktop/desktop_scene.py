@@ -55,6 +55,8 @@ async def scene() -> None:
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
+        await xdesk.backdrop()
+
         # Notice: the icon in the tray strip, and a bubble for the four waiting approvals.
         async def icon() -> tuple[int, int] | None:
             return xdesk.find_colour(WAITING_ORANGE, (0, 0, SCREEN[0], BAR))

@@ -36,7 +36,6 @@ WEBSHOP = "Clean up the webshop build"
 DIALOG_TITLE = "Hermes approvals|commands waiting"  # xdotool --name is a regex
 MARGIN = 10
 DIALOG_HEIGHT = 792
-BACKDROP = "gradient:#6f8aa6-#3e5570"  # a calm desktop instead of Xvfb's black root window
 
 
 def readme_dir() -> Path:
@@ -100,8 +99,7 @@ async def capture() -> None:
         webshop = next(i for i, label in enumerate(reachable) if label.startswith(WEBSHOP))
         await xdesk.settle(1.0)
 
-        await xdesk.run("display", "-window", "root", "-size", "x".join(map(str, SCREEN)),
-                        BACKDROP, check=False)  # fmt: skip
+        await xdesk.backdrop()
         icon = xdesk.find_colour(WAITING_ORANGE, (0, 0, SCREEN[0], PANEL_HEIGHT))
         assert icon is not None, "the waiting icon is not in the panel"
         panel_only = await xdesk.screenshot("demo-0-panel.png")

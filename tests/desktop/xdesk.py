@@ -14,9 +14,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QImage
 
 SNI = "org.kde.StatusNotifierItem"
+BACKDROP = "gradient:#6f8aa6-#3e5570"
 
 
 async def run(*argv: str, check: bool = True) -> str:
@@ -38,6 +39,12 @@ def screenshot_dir() -> Path:
     path = Path(os.environ.get("SCREENSHOT_DIR", "artifacts/screenshots"))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+async def backdrop() -> None:
+    """A calm desktop behind the screenshots instead of Xvfb's black root window."""
+    width, height = QGuiApplication.primaryScreen().size().toTuple()
+    await run("display", "-window", "root", "-size", f"{width}x{height}", BACKDROP, check=False)
 
 
 async def screenshot(name: str) -> Path:
@@ -110,6 +117,12 @@ def find_colour(
     """Centre of the pixels close to ``colour`` inside ``region`` of the screen (x, y, w, h)."""
     x0, y0, w, h = region
     image = QGuiApplication.primaryScreen().grabWindow(0, x0, y0, w, h).toImage()
+    found = colour_in(image, colour, tolerance)
+    return None if found is None else (x0 + found[0], y0 + found[1])
+
+
+def colour_in(image: QImage, colour: str, tolerance: int = 40) -> tuple[int, int] | None:
+    """Centre of the pixels close to ``colour`` in ``image`` (None for fewer than six)."""
     want = QColor(colour)
     hits = [
         (x, y)
@@ -119,7 +132,7 @@ def find_colour(
     ]
     if len(hits) < 6:
         return None
-    return x0 + sum(x for x, _ in hits) // len(hits), y0 + sum(y for _, y in hits) // len(hits)
+    return sum(x for x, _ in hits) // len(hits), sum(y for _, y in hits) // len(hits)
 
 
 def _close(a: QColor, b: QColor, tolerance: int) -> bool:
