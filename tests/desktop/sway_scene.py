@@ -176,10 +176,12 @@ async def steps(process: asyncio.subprocess.Process) -> None:
 
     check(bool(await until(closed, 5)), "Escape closes the dialog")
 
-    # Open again: what waybar sends on a left click on the icon.
+    # Open again: what waybar sends on a left click on the icon (an item that says it is only
+    # a menu would get the menu instead).
     async with xdesk.session_bus() as bus:
         service, _, path = item.partition("/")
         sni = await xdesk.interface(bus, service, "/" + path, xdesk.SNI)
+        check(not await sni.get_item_is_menu(), "ItemIsMenu is false: a left click activates")
         await sni.call_activate(0, 0)
     again = await until(dialog, 10)
     check(again is not None, "Activate (waybar's left click) opens the dialog")
