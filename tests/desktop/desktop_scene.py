@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import sys
 
 import pytest
 from PySide6.QtGui import QGuiApplication, QImage
@@ -49,11 +48,7 @@ def icon_image(at: tuple[int, int]) -> QImage:
 
 
 async def scene() -> None:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-W", "error", "-m", "desktop", "--demo",
-        env=dict(os.environ, QT_QPA_PLATFORM="xcb"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await xdesk.start_demo()
     try:
         await xdesk.backdrop()
 

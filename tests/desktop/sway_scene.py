@@ -111,10 +111,7 @@ async def scene() -> None:
 
     # Started after waybar's watcher: an icon built before it would never become an SNI item.
     check(bool(await until(watcher, 20)), "waybar hosts the StatusNotifierWatcher")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "desktop", "--demo",
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await xdesk.start_demo("wayland")
     try:
         await steps(process)
     finally:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -75,11 +74,7 @@ def test_readme_screenshots_from_the_demo(qapp, qloop, arun):
 
 async def capture() -> None:
     before = set(await xdesk.registered_items())
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-W", "error", "-m", "desktop", "--demo",
-        env=dict(os.environ, QT_QPA_PLATFORM="xcb"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await xdesk.start_demo()
     try:
 
         async def new_item() -> str | None:

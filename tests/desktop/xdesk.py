@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,32 @@ def screenshot_dir() -> Path:
     path = Path(os.environ.get("SCREENSHOT_DIR", "artifacts/screenshots"))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+async def start_demo(platform: str = "xcb") -> asyncio.subprocess.Process:
+    """The real app in demo mode (``python -m desktop --demo``) as a process on this desktop,
+    every Python warning an error; its stderr (the log) is piped for the test to read."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-W", "error", "-m", "desktop", "--demo",
+        env=dict(os.environ, QT_QPA_PLATFORM=platform),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
+def run_scene(scene: Path, **env: str) -> None:
+    """Run one scene file's test on a desktop of its own (``run_desktop_tests.sh`` with ``env``
+    choosing the desktop) and fail with its output unless it passed."""
+    done = subprocess.run(
+        ["bash", str(scene.parent / "run_desktop_tests.sh"), "-q", "-s", str(scene)],
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    output = done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.returncode == 0, output
+    assert "1 passed" in done.stdout, output
 
 
 async def backdrop() -> None:
