@@ -1,12 +1,10 @@
 """What ``try_sway.sh`` runs inside its sway + waybar + mako session; prints one line per check.
 
-With the real app (``--demo`` as a process): notice (the icon with its count in waybar, the
-menu waybar receives, mako's bubble), open (the bubble's default action, our Review), answer
-(the A key in the dialog), open again (``Activate``) and Quit from the menu. Headless sway has
-no pointer (no input devices, and sway's seat cursor reaches no client without one), so the
-clicks are the calls the programs make on a click: ``makoctl invoke`` for mako's left click, the
-StatusNotifierItem ``Activate`` and the dbusmenu click for waybar's. Keys come from wtype's
-virtual keyboard. Exits 1 when a check fails.
+Like a person, with the real app (``--demo`` as a process): notice (the icon with its count in
+waybar, the menu waybar receives, mako's bubble), open (a click on the bubble), answer (the A
+key in the dialog), open again (a left click on the icon), the menu (a right click: waybar
+draws it) and Quit from it. Headless sway has no input devices, so the pointer and keyboard
+are wayvnc's (:class:`Remote`). Exits 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -15,6 +13,8 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
+import struct
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,6 +27,8 @@ from tests.desktop import xdesk
 WAITING_ORANGE = "#f08a00"
 BAR = 30
 DIALOG = "Hermes approvals"
+RFB_BUTTONS = {1: 1, 2: 2, 3: 4}  # button mask bits: left, middle, right
+RFB_KEYSYMS = {"a": 0x61, "Escape": 0xFF1B}
 results: list[tuple[bool, str]] = []
 
 
@@ -125,7 +127,58 @@ async def scene() -> None:
                 print("      log:", line.strip(), flush=True)
 
 
+class Remote:
+    """A person's pointer and keyboard through wayvnc (RFB 3.8, no authentication, loopback):
+    the headless backend has no input devices, and wayvnc's virtual pointer and keyboard are
+    real ones to sway and every client. Only input is sent; no screen update is asked for."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port: int) -> Remote:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        await reader.readexactly(12)  # "RFB 003.008\n"
+        writer.write(b"RFB 003.008\n")
+        types = await reader.readexactly((await reader.readexactly(1))[0])
+        assert 1 in types, f"wayvnc asks for authentication ({list(types)})"
+        writer.write(b"\x01")  # security type None
+        assert struct.unpack(">I", await reader.readexactly(4))[0] == 0, "wayvnc refused"
+        writer.write(b"\x01")  # ClientInit: shared
+        header = await reader.readexactly(24)  # ServerInit: size, pixel format, name length
+        await reader.readexactly(struct.unpack(">I", header[20:24])[0])
+        return cls(reader, writer)
+
+    async def _pointer(self, x: int, y: int, mask: int) -> None:
+        self._writer.write(struct.pack(">BBHH", 5, mask, x, y))
+        await self._writer.drain()
+
+    async def click(self, x: int, y: int, button: int = 1) -> None:
+        await self._pointer(x, y, 0)
+        await xdesk.settle(0.3)
+        await self._pointer(x, y, RFB_BUTTONS[button])
+        await xdesk.settle(0.05)
+        await self._pointer(x, y, 0)
+
+    async def key(self, name: str) -> None:
+        for down in (1, 0):
+            self._writer.write(struct.pack(">BBxxI", 4, down, RFB_KEYSYMS[name]))
+        await self._writer.drain()
+
+    async def close(self) -> None:
+        self._writer.close()
+        await self._writer.wait_closed()
+
+
 async def steps(process: asyncio.subprocess.Process) -> None:
+    remote = await Remote.connect(int(os.environ["HERMES_TRAY_VNC_PORT"]))
+    try:
+        await person(process, remote)
+    finally:
+        await remote.close()
+
+
+async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
     # Notice: the item in waybar's tray, its count, mako's bubble.
     items = await until(xdesk.registered_items, 30)
     if not check(bool(items), "waybar lists the app's StatusNotifierItem"):
@@ -141,20 +194,20 @@ async def steps(process: asyncio.subprocess.Process) -> None:
     await xdesk.settle(1.0)
     image = await shot("desktop-sway.png")
     icon = xdesk.colour_in(image.copy(0, 0, image.width(), BAR), WAITING_ORANGE)
-    check(icon is not None, "the waiting icon (with its count) is drawn in waybar")
+    if not check(icon is not None, "the waiting icon (with its count) is drawn in waybar"):
+        return
 
-    # Open: what mako does on a left click on the bubble (invoke-default-action: our Review).
-    await xdesk.run("makoctl", "invoke")
+    # Open: a left click on mako's bubble (top right) runs its default action, our Review.
+    await remote.click(image.width() - 160, 90)
     opened = await until(dialog, 10)
-    if not check(opened is not None, "the bubble's default action (Review) opens the dialog"):
+    if not check(opened is not None, "a click on mako's bubble opens the dialog"):
         return
     check(bool(opened.get("focused")), "sway focuses the dialog")
     await xdesk.settle(1.0)
     await shot("desktop-sway-dialog.png")
 
-    # Answer the first row from the keyboard. wtype's virtual keyboard is the seat's only one:
-    # it types after a pause, once the app has bound it.
-    await xdesk.run("wtype", "-s", "1000", "a")
+    # Answer the first row from the keyboard.
+    await remote.key("a")
 
     async def three() -> bool:
         found = await dialog()
@@ -166,26 +219,31 @@ async def steps(process: asyncio.subprocess.Process) -> None:
         return "Review approvals… (3)" in await menu_labels(item)
 
     check(bool(await until(three_in_menu, 10)), "the tray's count follows (3)")
-    await xdesk.run("wtype", "-s", "1000", "-k", "Escape")
+    await remote.key("Escape")
 
     async def closed() -> bool:
         return await dialog() is None
 
     check(bool(await until(closed, 5)), "Escape closes the dialog")
 
-    # Open again: what waybar sends on a left click on the icon (an item that says it is only
-    # a menu would get the menu instead).
-    async with xdesk.session_bus() as bus:
-        service, _, path = item.partition("/")
-        sni = await xdesk.interface(bus, service, "/" + path, xdesk.SNI)
-        check(not await sni.get_item_is_menu(), "ItemIsMenu is false: a left click activates")
-        await sni.call_activate(0, 0)
+    # Open again: a left click on the icon (waybar sends Activate).
+    await remote.click(*icon)
     again = await until(dialog, 10)
-    check(again is not None, "Activate (waybar's left click) opens the dialog")
+    check(again is not None, "a left click on the icon opens the dialog")
     check(bool(again and again.get("focused")), "... and sway focuses it")
+    await remote.key("Escape")
+    await until(closed, 5)
 
-    # Quit: what waybar does when Quit is clicked in the menu it draws.
-    await xdesk.click_menu_item(item, "Quit Hermes Tray")
+    # The menu: a right click; waybar draws it. Quit is its last entry.
+    before = await shot("desktop-sway-before-menu.png")
+    await remote.click(*icon, button=3)
+    await xdesk.settle(1.0)
+    after = await shot("desktop-sway-menu.png")
+    box = changed(before, after)
+    if not check(box is not None, "a right click on the icon opens waybar's menu"):
+        return
+    x, y, w, h = box
+    await remote.click(x + w // 4, y + h - 18)  # the last entry: Quit Hermes Tray
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(process.wait(), 15)
     check(process.returncode == 0, f"Quit from the menu ends the app (status {process.returncode})")
@@ -194,8 +252,21 @@ async def steps(process: asyncio.subprocess.Process) -> None:
         return not await xdesk.registered_items()
 
     check(bool(await until(no_item, 5)), "the icon leaves waybar")
-    for note in await mako_list():
-        print("      mako still shows:", note["summary"]["data"], flush=True)
+
+
+def changed(before: QImage, after: QImage) -> tuple[int, int, int, int] | None:
+    """Bounding box (x, y, w, h) of the pixels that differ below the bar (a menu that opened),
+    None when nothing larger than 50 by 50 did."""
+    xs: list[int] = []
+    ys: list[int] = []
+    for y in range(BAR, after.height(), 2):
+        for x in range(0, after.width(), 2):
+            if before.pixel(x, y) != after.pixel(x, y):
+                xs.append(x)
+                ys.append(y)
+    if not xs or max(xs) - min(xs) < 50 or max(ys) - min(ys) < 50:
+        return None
+    return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
 
 
 def main() -> int:

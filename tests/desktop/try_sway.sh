@@ -3,11 +3,11 @@
 #
 # Not part of the CI tier (sway refuses to run as root, which CI is, so it needs a second
 # user): a person runs it, on a machine with
-#   apt-get install sway waybar mako-notifier grim wtype dbus-daemon
+#   apt-get install sway waybar mako-notifier grim wayvnc dbus-daemon
 # It starts a headless sway (WLR_BACKENDS=headless) with waybar as the tray host and mako as
 # the notification server on a private session bus, then runs tests/desktop/sway_scene.py,
-# which drives the demo (clicks as the calls a click makes: headless sway has no pointer) and
-# prints one line per check. Screenshots go to
+# which drives the demo with a pointer and keyboard through wayvnc on 127.0.0.1 (headless sway
+# has no input devices) and prints one line per check. Screenshots go to
 # SCREENSHOT_DIR (default artifacts/screenshots).
 #
 # Usage:  bash tests/desktop/try_sway.sh            (as yourself)
@@ -18,7 +18,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
-for tool in sway waybar mako grim wtype swaymsg dbus-daemon; do
+for tool in sway waybar mako makoctl grim wayvnc swaymsg dbus-daemon; do
     command -v "$tool" >/dev/null || { echo "try_sway.sh: $tool is missing" >&2; exit 2; }
 done
 
@@ -85,6 +85,11 @@ compositor=("${as_user[@]}" env XDG_RUNTIME_DIR="$WORK/rt" WAYLAND_DISPLAY="$WAY
 PIDS+=($!)
 "${compositor[@]}" mako >"$WORK/mako.log" 2>&1 &
 PIDS+=($!)
+export HERMES_TRAY_VNC_PORT
+HERMES_TRAY_VNC_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${compositor[@]}" wayvnc 127.0.0.1 "$HERMES_TRAY_VNC_PORT" >"$WORK/wayvnc.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$HERMES_TRAY_VNC_PORT") 2>/dev/null && break; sleep 0.1; done
 
 export XDG_RUNTIME_DIR="$WORK/app-rt" HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config"
 export XDG_DATA_HOME="$WORK/home/.local/share" XDG_STATE_HOME="$WORK/home/.local/state"
@@ -93,5 +98,5 @@ export SCREENSHOT_DIR="${SCREENSHOT_DIR:-$ROOT/artifacts/screenshots}"
 cd "$ROOT"
 status=0
 timeout -k 10 180 env PYTHONPATH="$ROOT" "$PY" "$HERE/sway_scene.py" || status=$?
-[[ $status == 0 ]] || tail -n 20 "$WORK/sway.log" "$WORK/waybar.log" "$WORK/mako.log" >&2
+[[ $status == 0 ]] || tail -n 20 "$WORK/sway.log" "$WORK/waybar.log" "$WORK/mako.log" "$WORK/wayvnc.log" >&2
 exit "$status"
