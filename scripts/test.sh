@@ -36,6 +36,7 @@ APT_TEST=(
     xvfb xauth                       # an X server for the desktop tests
     dbus-daemon libglib2.0-bin       # private session bus (dbus-run-session), gdbus
     xfce4-panel xfce4-notifyd        # a real tray host and notification daemon
+    trayer dunst                     # an XEmbed-only tray, a server without buttons (other desktops)
     x11-utils xdotool imagemagick    # xdpyinfo/xprop, clicks, screenshots
     desktop-file-utils appstream     # validate the .desktop entry and the metainfo
     librsvg2-bin                     # rsvg-convert: the app icon renders outside Qt too

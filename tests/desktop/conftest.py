@@ -54,8 +54,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ready = (
         os.environ.get("QT_QPA_PLATFORM") == "xcb"
         and bool(os.environ.get("DISPLAY"))
-        # the no-tray-host desktop (test_no_tray_host's scene) has no watcher on purpose
-        and (bool(os.environ.get("HERMES_TRAY_NO_TRAY_HOST")) or _has_owner(WATCHER))
+        # the no-tray-host desktop (test_no_tray_host's scene) and trayer's (test_other_desktops)
+        # have no watcher on purpose
+        and (
+            bool(os.environ.get("HERMES_TRAY_NO_TRAY_HOST"))
+            or os.environ.get("HERMES_TRAY_DESKTOP") == "trayer"
+            or _has_owner(WATCHER)
+        )
         and _has_owner("org.freedesktop.Notifications")
     )
     if ready:

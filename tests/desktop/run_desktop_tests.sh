@@ -9,6 +9,9 @@
 # Screenshots go to artifacts/screenshots/ (override with SCREENSHOT_DIR).
 # With HERMES_TRAY_NO_TRAY_HOST=1 the desktop has no tray host (no xfce4-panel), and pytest runs
 # exactly the arguments given: tests/desktop/test_no_tray_host.py runs its scene that way.
+# HERMES_TRAY_DESKTOP swaps one part, and pytest again runs exactly the arguments given
+# (tests/desktop/test_other_desktops.py): "trayer" for the tray host (XEmbed only, no
+# StatusNotifierWatcher; needs trayer), "dunst" for the notification server (needs dunst).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,16 +59,32 @@ for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 # Start xfconfd ourselves so it reads our XDG_CONFIG_HOME (stack.md §3.3).
 /usr/lib/x86_64-linux-gnu/xfce4/xfconf/xfconfd >"$WORK/xfconfd.log" 2>&1 & PIDS+=($!)
 wait_for_name org.xfce.Xfconf
-if [[ -z "${HERMES_TRAY_NO_TRAY_HOST:-}" ]]; then
-    xfce4-panel --disable-wm-check >"$WORK/panel.log" 2>&1 & PIDS+=($!)
-    wait_for_name org.kde.StatusNotifierWatcher
+TRAY=xfce4-panel NOTIFY=xfce4-notifyd
+case "${HERMES_TRAY_DESKTOP:-}" in
+    trayer) TRAY=trayer ;;
+    dunst) NOTIFY=dunst ;;
+    "") ;;
+    *) echo "run_desktop_tests.sh: unknown HERMES_TRAY_DESKTOP=$HERMES_TRAY_DESKTOP" >&2; exit 2 ;;
+esac
+[[ -n "${HERMES_TRAY_NO_TRAY_HOST:-}" ]] && TRAY="no tray host"
+case "$TRAY" in
+    xfce4-panel)
+        xfce4-panel --disable-wm-check >"$WORK/panel.log" 2>&1 & PIDS+=($!)
+        wait_for_name org.kde.StatusNotifierWatcher ;;
+    trayer)  # a bar across the top, as tall as xfce4-panel here; tray only, no D-Bus
+        trayer --edge top --align right --widthtype percent --width 100 --height 30 \
+            --transparent false --tint 0xdddddd >"$WORK/trayer.log" 2>&1 & PIDS+=($!) ;;
+esac
+if [[ "$NOTIFY" == dunst ]]; then
+    dunst >"$WORK/dunst.log" 2>&1 & PIDS+=($!)
+else
+    /usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd >"$WORK/notifyd.log" 2>&1 & PIDS+=($!)
 fi
-/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd >"$WORK/notifyd.log" 2>&1 & PIDS+=($!)
 wait_for_name org.freedesktop.Notifications
 
 cd "$ROOT"
-if [[ -n "${HERMES_TRAY_NO_TRAY_HOST:-}" ]]; then
-    echo "desktop up: DISPLAY=$DISPLAY, no tray host, notifications xfce4-notifyd"
+if [[ -n "${HERMES_TRAY_NO_TRAY_HOST:-}${HERMES_TRAY_DESKTOP:-}" ]]; then
+    echo "desktop up: DISPLAY=$DISPLAY, tray host: $TRAY, notifications: $NOTIFY"
     "$PY" -m pytest -p no:cacheprovider "$@"
     exit
 fi

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,6 @@ WEBSHOP = "Clean up the webshop build"
 DIALOG_TITLE = "Hermes approvals|commands waiting"  # xdotool --name is a regex
 MARGIN = 10
 DIALOG_HEIGHT = 792
-BACKDROP = "gradient:#6f8aa6-#3e5570"  # a calm desktop instead of Xvfb's black root window
 
 
 def readme_dir() -> Path:
@@ -61,30 +59,6 @@ async def top_level_items(item: str) -> list[tuple[str, bool]]:
     return items
 
 
-async def wait_for(check, what: str, timeout: float = 20.0):
-    """Poll an async ``check`` (D-Bus, the screen) until it returns something truthy."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not (found := await check()):
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.2)
-    return found
-
-
-async def changed_box(before: Path, after: Path) -> tuple[int, int, int, int]:
-    """(x, y, w, h) of what changed below the panel between two screen captures."""
-    below = f"{SCREEN[0]}x{SCREEN[1] - PANEL_HEIGHT}+0+{PANEL_HEIGHT}"
-    box = await xdesk.run(
-        "convert", str(before), str(after), "-compose", "difference", "-composite",
-        "-crop", below, "+repage", "-colorspace", "gray", "-threshold", "4%",
-        "-format", "%@", "info:",
-    )  # fmt: skip
-    size, x, y = box.strip().split("+")
-    w, h = (int(v) for v in size.split("x"))
-    assert min(w, h) > 50, f"the menu did not appear (changed area {box.strip()})"
-    return int(x), int(y) + PANEL_HEIGHT, w, h
-
-
 async def crop(source: Path, target: Path, box: tuple[int, int, int, int]) -> None:
     x, y, w, h = box
     await xdesk.run(
@@ -100,32 +74,27 @@ def test_readme_screenshots_from_the_demo(qapp, qloop, arun):
 
 async def capture() -> None:
     before = set(await xdesk.registered_items())
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-W", "error", "-m", "desktop", "--demo",
-        env=dict(os.environ, QT_QPA_PLATFORM="xcb"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await xdesk.start_demo()
     try:
 
         async def new_item() -> str | None:
             return next((i for i in await xdesk.registered_items() if i not in before), None)
 
-        item = await wait_for(new_item, "the app's tray item")
+        item = await xdesk.wait_for(new_item, "the app's tray item")
 
         async def settled_menu() -> list[tuple[str, bool]] | None:
             # Both sessions waiting: the batch of three and the home server's one command.
             items = await top_level_items(item)
             return items if any(label == "Review approvals… (4)" for label, _ in items) else None
 
-        items = await wait_for(settled_menu, "four approvals waiting", timeout=30)
+        items = await xdesk.wait_for(settled_menu, "four approvals waiting", timeout=30)
         labels = [label for label, _ in items]
         assert labels[0].startswith("Demo gateway (simulated commands) — connected")
         reachable = [label for label, ok in items if ok]
         webshop = next(i for i, label in enumerate(reachable) if label.startswith(WEBSHOP))
         await xdesk.settle(1.0)
 
-        await xdesk.run("display", "-window", "root", "-size", "x".join(map(str, SCREEN)),
-                        BACKDROP, check=False)  # fmt: skip
+        await xdesk.backdrop()
         icon = xdesk.find_colour(WAITING_ORANGE, (0, 0, SCREEN[0], PANEL_HEIGHT))
         assert icon is not None, "the waiting icon is not in the panel"
         panel_only = await xdesk.screenshot("demo-0-panel.png")
@@ -138,7 +107,7 @@ async def capture() -> None:
         await xdesk.key("Right")
         await xdesk.settle(1.0)
         with_menu = await xdesk.screenshot("demo-1-tray-menu.png")
-        x, y, _w, h = await changed_box(panel_only, with_menu)
+        x, y, _w, h = await xdesk.changed_box(panel_only, with_menu, top=PANEL_HEIGHT)
         left = max(0, min(x, icon[0] - 16) - MARGIN)
         bottom = min(SCREEN[1], y + h + MARGIN)  # the panel to the screen's edge: icon, clock
         await crop(with_menu, readme_dir() / "tray-menu.png", (left, 0, SCREEN[0] - left, bottom))

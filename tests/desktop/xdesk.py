@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QImage
 
 SNI = "org.kde.StatusNotifierItem"
+BACKDROP = "gradient:#6f8aa6-#3e5570"
 
 
 async def run(*argv: str, check: bool = True) -> str:
@@ -40,10 +43,68 @@ def screenshot_dir() -> Path:
     return path
 
 
+async def start_demo(platform: str = "xcb") -> asyncio.subprocess.Process:
+    """The real app in demo mode (``python -m desktop --demo``) as a process on this desktop,
+    every Python warning an error; its stderr (the log) is piped for the test to read."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-W", "error", "-m", "desktop", "--demo",
+        env=dict(os.environ, QT_QPA_PLATFORM=platform),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
+def run_scene(scene: Path, **env: str) -> None:
+    """Run one scene file's test on a desktop of its own (``run_desktop_tests.sh`` with ``env``
+    choosing the desktop) and fail with its output unless it passed."""
+    done = subprocess.run(
+        ["bash", str(scene.parent / "run_desktop_tests.sh"), "-q", "-s", str(scene)],
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    output = done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.returncode == 0, output
+    assert "1 passed" in done.stdout, output
+
+
+async def backdrop() -> None:
+    """A calm desktop behind the screenshots instead of Xvfb's black root window."""
+    width, height = QGuiApplication.primaryScreen().size().toTuple()
+    await run("display", "-window", "root", "-size", f"{width}x{height}", BACKDROP, check=False)
+
+
 async def screenshot(name: str) -> Path:
     target = screenshot_dir() / name
     await run("import", "-window", "root", str(target))
     return target
+
+
+async def wait_for(check: Callable[[], Awaitable[Any]], what: str, timeout: float = 20.0) -> Any:
+    """Poll an async ``check`` (D-Bus, the screen) until it returns something truthy."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (found := await check()):
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.2)
+    return found
+
+
+async def changed_box(before: Path, after: Path, top: int = 0) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of what changed below ``top`` between two screen captures (a menu that
+    opened): fails when nothing larger than 50 by 50 pixels did."""
+    width, height = QGuiApplication.primaryScreen().size().toTuple()
+    below = f"{width}x{height - top}+0+{top}"
+    box = await run(
+        "convert", str(before), str(after), "-compose", "difference", "-composite",
+        "-crop", below, "+repage", "-colorspace", "gray", "-threshold", "4%",
+        "-format", "%@", "info:",
+    )  # fmt: skip
+    size, x, y = box.strip().split("+")
+    w, h = (int(v) for v in size.split("x"))
+    assert min(w, h) > 50, f"the menu did not appear (changed area {box.strip()})"
+    return int(x), int(y) + top, w, h
 
 
 async def find_window(*, classname: str = "", name: str = "", timeout: float = 10.0) -> str:
@@ -84,6 +145,12 @@ def find_colour(
     """Centre of the pixels close to ``colour`` inside ``region`` of the screen (x, y, w, h)."""
     x0, y0, w, h = region
     image = QGuiApplication.primaryScreen().grabWindow(0, x0, y0, w, h).toImage()
+    found = colour_in(image, colour, tolerance)
+    return None if found is None else (x0 + found[0], y0 + found[1])
+
+
+def colour_in(image: QImage, colour: str, tolerance: int = 40) -> tuple[int, int] | None:
+    """Centre of the pixels close to ``colour`` in ``image`` (None for fewer than six)."""
     want = QColor(colour)
     hits = [
         (x, y)
@@ -93,7 +160,7 @@ def find_colour(
     ]
     if len(hits) < 6:
         return None
-    return x0 + sum(x for x, _ in hits) // len(hits), y0 + sum(y for _, y in hits) // len(hits)
+    return sum(x for x, _ in hits) // len(hits), sum(y for _, y in hits) // len(hits)
 
 
 def _close(a: QColor, b: QColor, tolerance: int) -> bool:

@@ -1,0 +1,280 @@
+"""What ``try_sway.sh`` runs inside its sway + waybar + mako session; prints one line per check.
+
+Like a person, with the real app (``--demo`` as a process): notice (the icon with its count in
+waybar, the menu waybar receives, mako's bubble), open (a click on the bubble), answer (the A
+key in the dialog), open again (a left click on the icon), the menu (a right click: waybar
+draws it) and Quit from it. Headless sway has no input devices, so the pointer and keyboard
+are wayvnc's (:class:`Remote`). Exits 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import struct
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from PySide6.QtGui import QImage
+
+from desktop.settings.store import load_settings, save_settings
+from tests.desktop import xdesk
+
+WAITING_ORANGE = "#f08a00"
+BAR = 30
+DIALOG = "Hermes approvals"
+RFB_BUTTONS = {1: 1, 2: 2, 3: 4}  # button mask bits: left, middle, right
+RFB_KEYSYMS = {"a": 0x61, "Escape": 0xFF1B}
+results: list[tuple[bool, str]] = []
+
+
+def check(ok: bool, what: str) -> bool:
+    results.append((ok, what))
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    return ok
+
+
+async def until(probe: Callable[[], Awaitable[Any]], timeout: float) -> Any:
+    """The first truthy answer of ``probe`` within ``timeout`` seconds, else None."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            found = await probe()
+        except Exception:  # not up yet: a name with no owner, no window
+            found = None
+        if found or loop.time() > deadline:
+            return found or None
+        await asyncio.sleep(0.2)
+
+
+async def swaymsg(*args: str) -> str:
+    return await xdesk.run("swaymsg", *args, check=False)
+
+
+async def cursor_click(x: int, y: int, button: int = 1) -> None:
+    name = {1: "button1", 2: "button2", 3: "button3"}[button]
+    await swaymsg("seat", "-", "cursor", "set", str(x), str(y))
+    await xdesk.settle(0.2)
+    await swaymsg("seat", "-", "cursor", "press", name)
+    await swaymsg("seat", "-", "cursor", "release", name)
+
+
+async def windows() -> list[dict[str, Any]]:
+    """Every window sway manages: name, app_id, focused."""
+    found: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        if node.get("type") in ("con", "floating_con") and node.get("name"):
+            found.append(node)
+        for child in node.get("nodes", []) + node.get("floating_nodes", []):
+            walk(child)
+
+    walk(json.loads(await swaymsg("-t", "get_tree")))
+    return found
+
+
+async def dialog() -> dict[str, Any] | None:
+    return next((w for w in await windows() if DIALOG in w["name"]), None)
+
+
+async def shot(name: str) -> QImage:
+    path = xdesk.screenshot_dir() / name
+    await xdesk.run("grim", str(path))
+    print("      screenshot:", path, flush=True)
+    return QImage(str(path))
+
+
+async def mako_list() -> list[dict[str, Any]]:
+    out = await xdesk.run("makoctl", "list", check=False)
+    try:
+        return list(json.loads(out)["data"][0])
+    except (ValueError, KeyError, IndexError):
+        return []
+
+
+async def menu_labels(item: str) -> list[str]:
+    async with xdesk.session_bus() as bus:
+        menu = await xdesk.item_menu(bus, item)
+        _revision, layout = await menu.call_get_layout(0, 1, ["label"])
+    return [c.value[1]["label"].value for c in layout[2] if "label" in c.value[1]]
+
+
+async def scene() -> None:
+    save_settings(dataclasses.replace(load_settings(), quiet_after_start_s=0.0))
+
+    async def watcher() -> bool:
+        await xdesk.registered_items()
+        return True
+
+    # Started after waybar's watcher: an icon built before it would never become an SNI item.
+    check(bool(await until(watcher, 20)), "waybar hosts the StatusNotifierWatcher")
+    process = await xdesk.start_demo("wayland")
+    try:
+        await steps(process)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        _out, err = await process.communicate()
+        log = err.decode(errors="replace")
+        check("Traceback" not in log, "no traceback in the app's log")
+        for line in log.splitlines():
+            if "activat" in line.lower() or "decision" in line:
+                print("      log:", line.strip(), flush=True)
+
+
+class Remote:
+    """A person's pointer and keyboard through wayvnc (RFB 3.8, no authentication, loopback):
+    the headless backend has no input devices, and wayvnc's virtual pointer and keyboard are
+    real ones to sway and every client. Only input is sent; no screen update is asked for."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port: int) -> Remote:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        await reader.readexactly(12)  # "RFB 003.008\n"
+        writer.write(b"RFB 003.008\n")
+        types = await reader.readexactly((await reader.readexactly(1))[0])
+        assert 1 in types, f"wayvnc asks for authentication ({list(types)})"
+        writer.write(b"\x01")  # security type None
+        assert struct.unpack(">I", await reader.readexactly(4))[0] == 0, "wayvnc refused"
+        writer.write(b"\x01")  # ClientInit: shared
+        header = await reader.readexactly(24)  # ServerInit: size, pixel format, name length
+        await reader.readexactly(struct.unpack(">I", header[20:24])[0])
+        return cls(reader, writer)
+
+    async def _pointer(self, x: int, y: int, mask: int) -> None:
+        self._writer.write(struct.pack(">BBHH", 5, mask, x, y))
+        await self._writer.drain()
+
+    async def click(self, x: int, y: int, button: int = 1) -> None:
+        await self._pointer(x, y, 0)
+        await xdesk.settle(0.3)
+        await self._pointer(x, y, RFB_BUTTONS[button])
+        await xdesk.settle(0.05)
+        await self._pointer(x, y, 0)
+
+    async def key(self, name: str) -> None:
+        for down in (1, 0):
+            self._writer.write(struct.pack(">BBxxI", 4, down, RFB_KEYSYMS[name]))
+        await self._writer.drain()
+
+    async def close(self) -> None:
+        self._writer.close()
+        await self._writer.wait_closed()
+
+
+async def steps(process: asyncio.subprocess.Process) -> None:
+    remote = await Remote.connect(int(os.environ["HERMES_TRAY_VNC_PORT"]))
+    try:
+        await person(process, remote)
+    finally:
+        await remote.close()
+
+
+async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
+    # Notice: the item in waybar's tray, its count, mako's bubble.
+    items = await until(xdesk.registered_items, 30)
+    if not check(bool(items), "waybar lists the app's StatusNotifierItem"):
+        return
+    item = items[0]
+
+    async def four() -> bool:
+        return "Review approvals… (4)" in await menu_labels(item)
+
+    check(bool(await until(four, 30)), "the menu waybar receives says 4 approvals wait")
+    bubbles = await until(mako_list, 20)
+    check(bool(bubbles), "mako shows a bubble")
+    await xdesk.settle(1.0)
+    image = await shot("desktop-sway.png")
+    icon = xdesk.colour_in(image.copy(0, 0, image.width(), BAR), WAITING_ORANGE)
+    if not check(icon is not None, "the waiting icon (with its count) is drawn in waybar"):
+        return
+
+    # Open: a left click on mako's bubble (top right) runs its default action, our Review.
+    await remote.click(image.width() - 160, 90)
+    opened = await until(dialog, 10)
+    if not check(opened is not None, "a click on mako's bubble opens the dialog"):
+        return
+    check(bool(opened.get("focused")), "sway focuses the dialog")
+    await xdesk.settle(1.0)
+    await shot("desktop-sway-dialog.png")
+
+    # Answer the first row from the keyboard.
+    await remote.key("a")
+
+    async def three() -> bool:
+        found = await dialog()
+        return bool(found and "3 commands waiting" in found["name"])
+
+    check(bool(await until(three, 10)), "the A key answers a row (3 left in the title)")
+
+    async def three_in_menu() -> bool:
+        return "Review approvals… (3)" in await menu_labels(item)
+
+    check(bool(await until(three_in_menu, 10)), "the tray's count follows (3)")
+    await remote.key("Escape")
+
+    async def closed() -> bool:
+        return await dialog() is None
+
+    check(bool(await until(closed, 5)), "Escape closes the dialog")
+
+    # Open again: a left click on the icon (waybar sends Activate).
+    await remote.click(*icon)
+    again = await until(dialog, 10)
+    check(again is not None, "a left click on the icon opens the dialog")
+    check(bool(again and again.get("focused")), "... and sway focuses it")
+    await remote.key("Escape")
+    await until(closed, 5)
+
+    # The menu: a right click; waybar draws it. Quit is its last entry.
+    before = await shot("desktop-sway-before-menu.png")
+    await remote.click(*icon, button=3)
+    await xdesk.settle(1.0)
+    after = await shot("desktop-sway-menu.png")
+    box = changed(before, after)
+    if not check(box is not None, "a right click on the icon opens waybar's menu"):
+        return
+    x, y, w, h = box
+    await remote.click(x + w // 4, y + h - 18)  # the last entry: Quit Hermes Tray
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), 15)
+    check(process.returncode == 0, f"Quit from the menu ends the app (status {process.returncode})")
+
+    async def no_item() -> bool:
+        return not await xdesk.registered_items()
+
+    check(bool(await until(no_item, 5)), "the icon leaves waybar")
+
+
+def changed(before: QImage, after: QImage) -> tuple[int, int, int, int] | None:
+    """Bounding box (x, y, w, h) of the pixels that differ below the bar (a menu that opened),
+    None when nothing larger than 50 by 50 did."""
+    xs: list[int] = []
+    ys: list[int] = []
+    for y in range(BAR, after.height(), 2):
+        for x in range(0, after.width(), 2):
+            if before.pixel(x, y) != after.pixel(x, y):
+                xs.append(x)
+                ys.append(y)
+    if not xs or max(xs) - min(xs) < 50 or max(ys) - min(ys) < 50:
+        return None
+    return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
+
+
+def main() -> int:
+    asyncio.run(scene())
+    failed = [what for ok, what in results if not ok]
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
