@@ -69,22 +69,35 @@ def is_hidden(char: str) -> bool:
 WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
 
 
+# Characters of no script (TR39's "Common") that the tray's own labels use ("Settings…"): a
+# word whose only other characters are ASCII mixes no alphabets, so it needs no look-up in
+# ``confusable_homoglyphs``, whose tables cost 15 MiB and a tenth of a second to load.
+SCRIPTLESS = frozenset("…—·→←•“”⟨⟩")
+
+
 def lookalike_words(text: str) -> list[tuple[int, int]]:
     """Spans of words mixing Latin letters with another alphabet's (TR39 mixed-script)."""
     if text.isascii():
+        return []
+    words = [match for match in WORD.finditer(text) if _mixes_latin(match.group())]
+    if not words:
         return []
     from confusable_homoglyphs import confusables
 
     return [
         (match.start(), match.end())
-        for match in WORD.finditer(text)
-        if _mixes_latin(match.group()) and confusables.is_mixed_script(match.group())
+        for match in words
+        if confusables.is_mixed_script(match.group())
     ]
 
 
 def _mixes_latin(word: str) -> bool:
     """ASCII letters with others: Japanese or Russian words alone are text, not disguise."""
-    return not word.isascii() and any(c.isascii() and c.isalpha() for c in word)
+    return (
+        not word.isascii()
+        and any(c.isascii() and c.isalpha() for c in word)
+        and not all(c.isascii() or c in SCRIPTLESS for c in word)
+    )
 
 
 def lookalike_positions(text: str) -> frozenset[int]:

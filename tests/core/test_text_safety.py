@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 import pytest
@@ -12,9 +13,11 @@ from hypothesis import strategies as st
 from desktop.core.text_safety import (
     ESCAPE_CLOSE,
     ESCAPE_OPEN,
+    SCRIPTLESS,
     bound_text,
     hidden_characters,
     is_hidden,
+    lookalike_words,
     reveal,
 )
 
@@ -176,3 +179,33 @@ def test_every_character_is_either_kept_or_escaped(char: str) -> None:
     else:
         assert shown == char
         assert unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Cn"} or char in "\n\t"
+
+
+def test_the_scriptless_characters_belong_to_no_script() -> None:
+    from confusable_homoglyphs import categories
+
+    assert {c: categories.alias(c) for c in SCRIPTLESS} == dict.fromkeys(SCRIPTLESS, "COMMON")
+
+
+def test_a_label_with_only_scriptless_characters_needs_no_lookalike_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "confusable_homoglyphs", None)  # importing it would fail
+    label = "No gateway configured — see Settings… → “Hermes”"
+    assert lookalike_words(label) == []
+    assert reveal(label) == label
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("open g\u0456thub.com…", ["g\u0456thub.com…"]),  # a Cyrillic i among Latin letters
+        ("paypa\u0661.com", ["paypa\u0661.com"]),  # an Arabic-Indic one for an l
+        ("caf\u00e9 — Settings…", []),  # Latin letters only
+        ("\u043f\u0440\u0438\u0432\u0435\u0442 world", []),  # a Russian word on its own
+    ],
+)
+def test_lookalike_words_are_words_mixing_latin_with_another_script(
+    text: str, words: list[str]
+) -> None:
+    assert [text[start:end] for start, end in lookalike_words(text)] == words
