@@ -50,7 +50,7 @@ STEPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ("desktop.ui.shell", "desktop.ui.bridge"),
         IDLE,
     ),
-    ("single instance (QLocalServer, QtNetwork)", ("desktop.ui.single_instance",), IDLE),
+    ("single instance (a Unix socket)", ("desktop.ui.single_instance",), IDLE),
     (
         "settings, journal, app, logging",
         ("desktop.ui.settings_controller", "desktop.journal", "desktop.app", "desktop.logsetup"),

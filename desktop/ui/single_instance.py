@@ -4,7 +4,9 @@ Why: two trays would both answer the same approvals and show two icons. And a pe
 clicks the launcher while the tray is hidden in an overflow menu wants to *see* the pending
 approvals, so the second launch turns into "show-approvals" for the running one.
 
-How: a ``QLocalServer`` (a Unix socket, or a named pipe on Windows) with a per-user name.
+How: a Unix socket read through the Qt event loop (``QSocketNotifier``), or a ``QLocalServer``
+named pipe on Windows, with a per-user name. Not ``QLocalServer`` on Unix too: it would load
+QtNetwork, 3 MiB resident in a tray that otherwise never needs it.
 
 * ``start()`` first tries to connect. If someone answers, it sends ``show-approvals\n`` and
   returns False -- the caller exits with status 0. Before it goes the launch's activation token
@@ -25,8 +27,8 @@ Unix it lives only in a directory this user owns with no access for anyone else
 (:func:`private_runtime_dir`): ``$XDG_RUNTIME_DIR`` when it is such a directory, else a 0700
 ``hermes-tray-<uid>`` in the temp dir created for it, else ``run/`` in the config dir, else a
 0700 temp dir named by a secret kept in the config dir (no other user can guess it, so none can
-squat it). A directory whose socket path would not fit AF_UNIX's 107 bytes is skipped: Qt
-could not listen there, and two trays would run. A socket file there that another user owns is
+squat it). A directory whose socket path would not fit AF_UNIX's 107 bytes is skipped: no one
+could listen there, and two trays would run. A socket file there that another user owns is
 never talked to: it is removed (the directory is ours) and this launch becomes the running
 instance. Connections are few and short: at most :data:`MAX_CONNECTIONS` at once, each closed
 after :data:`CONNECTION_MS`, so idle ones cannot pin the tray's file descriptors.
@@ -40,15 +42,17 @@ import hashlib
 import logging
 import os
 import secrets
+import socket
 import stat
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, Protocol
 
-from PySide6.QtCore import QDir, QObject, QTimer, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from desktop.platform.activation import event_token, token_from_line, token_line
 from desktop.platform.paths import APP_SLUG, config_dir
@@ -58,6 +62,7 @@ log = logging.getLogger(__name__)
 SHOW_APPROVALS = "show-approvals"
 MAX_MESSAGE = 1024
 MAX_CONNECTIONS = 8  # launchers connect one at a time, for a moment
+PENDING = 30  # connections the kernel holds until they are taken (Qt's default)
 CONNECTION_MS = 2000  # a launcher says its one line at once
 MAX_SOCKET_PATH = 107  # bytes of an AF_UNIX path, without the final NUL
 SECRET_FILE = "run-key"  # in the config dir: names the last-resort socket directory
@@ -164,10 +169,10 @@ class SingleInstance(QObject):
         super().__init__(parent)
         self.name = name or default_server_name()
         self._timeout_ms = timeout_ms
-        self._server: QLocalServer | None = None
-        self._buffers: dict[QLocalSocket, bytes] = {}
-        self._opened: dict[QLocalSocket, float] = {}  # monotonic time each connection came
-        self._tokens: dict[QLocalSocket, str] = {}  # the activation token a connection sent
+        self._listener: _UnixListener | _PipeListener | None = None
+        self._buffers: dict[Connection, bytes] = {}
+        self._opened: dict[Connection, float] = {}  # monotonic time each connection came
+        self._tokens: dict[Connection, str] = {}  # the activation token a connection sent
         self._reaper = QTimer(self)
         self._reaper.setSingleShot(True)
         self._reaper.timeout.connect(self._reap)
@@ -175,7 +180,7 @@ class SingleInstance(QObject):
     @property
     def is_primary(self) -> bool:
         """True while this object is the listening instance."""
-        return self._server is not None and self._server.isListening()
+        return self._listener is not None
 
     def start(self, activation_token: str = "") -> bool:
         """Become the running instance (True), or tell the running one to show itself (False).
@@ -184,90 +189,86 @@ class SingleInstance(QObject):
         """
         socket_file = self._socket_file()
         foreign = socket_file is not None and _foreign(socket_file)
+        lines = (token_line(activation_token), SHOW_APPROVALS)
+        message = "".join(f"{line}\n" for line in lines if line).encode("ascii")
         if foreign:
             log.warning(
                 "The single-instance socket %s was not created by this user; ignoring it",
                 socket_file,
             )
-        elif self._tell_running_instance(token_line(activation_token), SHOW_APPROVALS):
+        elif self._tell_running_instance(message):
             log.info("Hermes Tray is already running; asked it to show its approvals")
             return False
         if socket_file is not None and (foreign or socket_file.exists()):
             # Nobody of ours answered on it: a crashed run's, or a squatter's in our own dir.
             log.info("Removing the stale single-instance socket %s", socket_file)
-            QLocalServer.removeServer(self.name)
-        server = QLocalServer(self)
-        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        server.newConnection.connect(self._on_new_connection)
-        if not server.listen(self.name):
+            with contextlib.suppress(OSError):
+                socket_file.unlink()
+        try:
+            self._listener = (
+                _PipeListener(self.name, self._accept, self._on_data, self._on_closed)
+                if socket_file is None
+                else _UnixListener(str(socket_file), self._accept, self._on_data, self._on_closed)
+            )
+        except OSError as error:
             # Running twice is better than not running: say so and carry on.
             log.warning(
                 "Cannot claim the single-instance name %s (%s); a second launch will not find"
                 " this one",
                 self.name,
-                server.errorString(),
+                error,
             )
-            server.deleteLater()
-            return True
-        self._server = server
         return True
 
     def _socket_file(self) -> Path | None:
         """The Unix socket file behind the name (Windows pipes vanish with their process)."""
         if sys.platform == "win32":
             return None
-        path = Path(self.name)
-        return path if path.is_absolute() else Path(QDir.tempPath()) / self.name
+        return Path(tempfile.gettempdir(), self.name)  # an absolute name stays as it is
 
     def close(self) -> None:
         """Stop listening and remove the socket (at quit)."""
-        if self._server is not None:
-            self._server.close()  # also unlinks the Unix socket file
-            self._server.deleteLater()
-            self._server = None
         self._reaper.stop()
         for connection in list(self._buffers):
             connection.abort()
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         self._buffers.clear()
         self._opened.clear()
         self._tokens.clear()
 
     # -- client side ---------------------------------------------------------------------------
-    def _tell_running_instance(self, *lines: str) -> bool:
-        # Blocking waits are fine here: this runs once at start-up, before the event loop.
-        socket = QLocalSocket()
-        socket.connectToServer(self.name)
-        if not socket.waitForConnected(self._timeout_ms):
-            return False
-        socket.write("".join(f"{line}\n" for line in lines if line).encode("ascii"))
-        socket.flush()
-        sent = socket.waitForBytesWritten(self._timeout_ms) or socket.bytesToWrite() == 0
-        socket.disconnectFromServer()
-        return sent
+    def _tell_running_instance(self, message: bytes) -> bool:
+        # Blocking waits are fine here: this runs once at start-up, before anything else.
+        socket_file = self._socket_file()
+        if socket_file is None:
+            return _PipeListener.tell(self.name, message, self._timeout_ms)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(self._timeout_ms / 1000)
+            try:
+                client.connect(str(socket_file))
+                client.sendall(message)
+            except OSError:  # nobody listens (stale file, no file) or nobody reads
+                return False
+        return True
 
     # -- server side ---------------------------------------------------------------------------
-    def _on_new_connection(self) -> None:
-        assert self._server is not None
-        while self._server.hasPendingConnections():
-            connection = self._server.nextPendingConnection()
-            if len(self._buffers) >= MAX_CONNECTIONS:
-                # Closed at once, so its descriptor is free; the small object stays a child of
-                # the server (deleting it here crashed PySide6 6.11 at the next flush).
-                log.warning("Refused a single-instance connection: %d are open", MAX_CONNECTIONS)
-                connection.abort()
-                continue
-            self._buffers[connection] = b""
-            self._opened[connection] = time.monotonic()
-            if not self._reaper.isActive():
-                self._reaper.start(CONNECTION_MS)
-            connection.readyRead.connect(lambda c=connection: self._on_ready_read(c))
-            connection.disconnected.connect(lambda c=connection: self._on_disconnected(c))
-            self._on_ready_read(connection)  # data may have arrived with the connection
+    def _accept(self, connection: Connection) -> bool:
+        """Take a new connection, unless :data:`MAX_CONNECTIONS` are open (then it is closed)."""
+        if len(self._buffers) >= MAX_CONNECTIONS:
+            log.warning("Refused a single-instance connection: %d are open", MAX_CONNECTIONS)
+            return False
+        self._buffers[connection] = b""
+        self._opened[connection] = time.monotonic()
+        if not self._reaper.isActive():
+            self._reaper.start(CONNECTION_MS)
+        return True
 
-    def _on_ready_read(self, connection: QLocalSocket) -> None:
+    def _on_data(self, connection: Connection, chunk: bytes) -> None:
         if connection not in self._buffers:
             return
-        data = self._buffers[connection] + bytes(connection.readAll().data())
+        data = self._buffers[connection] + chunk
         while b"\n" in data:
             line, _, data = data.partition(b"\n")
             self._handle(connection, line)
@@ -290,15 +291,14 @@ class SingleInstance(QObject):
         if self._opened:
             self._reaper.start(CONNECTION_MS)
 
-    def _on_disconnected(self, connection: QLocalSocket) -> None:
+    def _on_closed(self, connection: Connection) -> None:
         self._opened.pop(connection, None)
         rest = self._buffers.pop(connection, b"")
         if rest.strip():
             self._handle(connection, rest)  # a last line without its newline
         self._tokens.pop(connection, None)
-        connection.deleteLater()
 
-    def _handle(self, connection: QLocalSocket, line: bytes) -> None:
+    def _handle(self, connection: Connection, line: bytes) -> None:
         message = line.decode("ascii", errors="replace").strip()
         token = token_from_line(message)
         if token is not None:
@@ -310,6 +310,180 @@ class SingleInstance(QObject):
                 self.show_approvals_requested.emit()
         elif message:
             log.warning("Ignored an unknown single-instance message %r", message[:80])
+
+
+class Connection(Protocol):
+    """One launch's connection, as the guard sees it: it can only be closed."""
+
+    def abort(self) -> None: ...
+
+
+Accept = Callable[[Connection], bool]  # False: refused, close it
+OnData = Callable[[Connection, bytes], None]
+OnClosed = Callable[[Connection], None]
+
+
+def _weak_slot(method: Callable[..., object], *args: object) -> Callable[..., None]:
+    """A slot calling ``method(*args)`` while its object lives, without keeping that alive.
+
+    Why: Qt holds a slot as long as its sender lives. A slot holding its owner, and through it
+    the guard, could free the guard (and delete its Qt children) in the middle of Qt deleting
+    that sender.
+    """
+    ref = weakref.WeakMethod(method)
+
+    def slot(*_: object) -> None:  # what the signal carries is not needed
+        target = ref()
+        if target is not None:
+            target(*args)
+
+    return slot
+
+
+def _read_notifier(fd: int, on_readable: Callable[[], object]) -> QSocketNotifier:
+    notifier = QSocketNotifier(fd, QSocketNotifier.Type.Read)
+    notifier.activated.connect(_weak_slot(on_readable))
+    return notifier
+
+
+def _stop(notifier: QSocketNotifier) -> None:
+    """Stop and delete a notifier; later, as this may run inside its own signal."""
+    notifier.setEnabled(False)
+    notifier.deleteLater()
+
+
+class _UnixListener:
+    """The listening AF_UNIX socket, read when the Qt event loop says it is ready (Unix)."""
+
+    def __init__(self, path: str, accept: Accept, on_data: OnData, on_closed: OnClosed) -> None:
+        self._path = path
+        self._accept, self._on_data, self._on_closed = accept, on_data, on_closed
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._socket.bind(path)
+            os.chmod(path, 0o600)  # in a private directory already; the file says so too
+            self._inode = _inode(path)
+            self._socket.listen(PENDING)
+        except OSError:
+            self._socket.close()
+            raise
+        self._socket.setblocking(False)
+        self._notifier = _read_notifier(self._socket.fileno(), self._take_connections)
+
+    def _take_connections(self) -> None:
+        while True:
+            try:
+                accepted, _ = self._socket.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # out of descriptors, say: the next launch tries again
+                log.warning("Could not accept a single-instance connection: %s", error)
+                return
+            connection = _UnixConnection(accepted, self._on_data, self._on_closed)
+            if not self._accept(connection):
+                connection.close()
+
+    def close(self) -> None:
+        """Stop listening; remove the socket file unless another instance has replaced it."""
+        _stop(self._notifier)
+        self._socket.close()
+        if _inode(self._path) == self._inode:
+            with contextlib.suppress(OSError):
+                os.unlink(self._path)
+
+
+class _UnixConnection:
+    """One accepted connection, read without blocking whenever it is readable."""
+
+    def __init__(self, accepted: socket.socket, on_data: OnData, on_closed: OnClosed) -> None:
+        accepted.setblocking(False)
+        self._socket = accepted
+        self._on_data, self._on_closed = on_data, on_closed
+        self._notifier = _read_notifier(accepted.fileno(), self._read)
+
+    def _read(self) -> None:
+        try:
+            chunk = self._socket.recv(MAX_MESSAGE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._on_data(self, chunk)
+        else:
+            self.abort()  # the launcher hung up
+
+    def close(self) -> None:
+        """Close without telling anyone (a refused connection)."""
+        if self._socket.fileno() >= 0:
+            _stop(self._notifier)
+            self._socket.close()
+
+    def abort(self) -> None:
+        """Close, and let the guard read what is left of the last line."""
+        if self._socket.fileno() >= 0:
+            self.close()
+            self._on_closed(self)
+
+
+class _PipeListener:
+    """``QLocalServer`` on a named pipe (Windows): the pipe carries the user's own ACL."""
+
+    def __init__(self, name: str, accept: Accept, on_data: OnData, on_closed: OnClosed) -> None:
+        from PySide6.QtNetwork import QLocalServer
+
+        self._accept, self._on_data, self._on_closed = accept, on_data, on_closed
+        self._server = QLocalServer()
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(_weak_slot(self._take_connections))
+        if not self._server.listen(name):
+            raise OSError(self._server.errorString())
+
+    @staticmethod
+    def tell(name: str, message: bytes, timeout_ms: int) -> bool:
+        """Send ``message`` to the instance listening on ``name``; False if none does."""
+        from PySide6.QtNetwork import QLocalSocket
+
+        client = QLocalSocket()
+        client.connectToServer(name)
+        if not client.waitForConnected(timeout_ms):
+            return False
+        client.write(message)
+        client.flush()
+        sent = client.waitForBytesWritten(timeout_ms) or client.bytesToWrite() == 0
+        client.disconnectFromServer()
+        return sent
+
+    def _take_connections(self) -> None:
+        while self._server.hasPendingConnections():
+            connection = self._server.nextPendingConnection()
+            if not self._accept(connection):
+                # Closed at once, so its descriptor is free; the small object stays a child of
+                # the server (deleting it here crashed PySide6 6.11 at the next flush).
+                connection.abort()
+                continue
+            connection.readyRead.connect(_weak_slot(self._read, connection))
+            connection.disconnected.connect(_weak_slot(self._closed, connection))
+            self._read(connection)  # data may have arrived with the connection
+
+    def _read(self, connection: Any) -> None:
+        self._on_data(connection, bytes(connection.readAll().data()))
+
+    def _closed(self, connection: Any) -> None:
+        self._on_closed(connection)
+        connection.deleteLater()
+
+    def close(self) -> None:
+        self._server.close()
+        self._server.deleteLater()
+
+
+def _inode(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _foreign(path: Path, want: Callable[[int], bool] = stat.S_ISSOCK) -> bool:

@@ -6,13 +6,13 @@ import logging
 import os
 import socket
 import stat
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtNetwork import QLocalSocket
 from pytestqt.qtbot import QtBot
 
 from desktop.platform.activation import event_token
@@ -56,13 +56,26 @@ def short_tmp() -> Iterator[Path]:
         yield Path(path)
 
 
+def connect(name: str) -> socket.socket:
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(1.0)
+    client.connect(name)
+    return client
+
+
 def send_raw(name: str, payload: bytes) -> None:
-    client = QLocalSocket()
-    client.connectToServer(name)
-    assert client.waitForConnected(1000)
-    client.write(payload)
-    assert client.waitForBytesWritten(1000)
-    client.disconnectFromServer()
+    with connect(name) as client:
+        client.sendall(payload)
+
+
+def closed_by_server(client: socket.socket) -> bool:
+    client.setblocking(False)
+    try:
+        return client.recv(1) == b""
+    except BlockingIOError:
+        return False  # still open, nothing to read
+    except ConnectionResetError:
+        return True
 
 
 def test_second_launch_asks_the_first_to_show_approvals(
@@ -303,15 +316,41 @@ def test_idle_connections_are_capped_and_closed(
 ) -> None:
     first = make_instance()
     first.start()
-    idle = [QLocalSocket() for _ in range(MAX_CONNECTIONS + 4)]
-    for client in idle:
-        client.connectToServer(socket_path)
-        assert client.waitForConnected(1000)
+    idle = [connect(socket_path) for _ in range(MAX_CONNECTIONS + 4)]
     qtbot.waitUntil(lambda: len(first._buffers) == MAX_CONNECTIONS, timeout=2000)
-    qtbot.waitUntil(
-        lambda: all(c.state() == QLocalSocket.LocalSocketState.UnconnectedState for c in idle),
-        timeout=CONNECTION_MS + 2000,
-    )
+    qtbot.waitUntil(lambda: all(closed_by_server(c) for c in idle), timeout=CONNECTION_MS + 2000)
     assert not first._buffers  # every idle one was closed by the server
     with qtbot.waitSignal(first.show_approvals_requested, timeout=2000):
         send_raw(socket_path, SHOW_APPROVALS.encode() + b"\n")  # and launches still get through
+    for client in idle:
+        client.close()
+
+
+def test_a_launch_that_finds_nobody_listening_gives_up_at_once(
+    make_instance: Factory, socket_path: str
+) -> None:
+    assert make_instance()._tell_running_instance(b"show-approvals\n") is False  # no file
+    make_instance().start()
+    assert make_instance()._tell_running_instance(b"show-approvals\n") is True
+
+
+def test_closing_leaves_a_socket_another_instance_put_there(
+    make_instance: Factory, socket_path: str
+) -> None:
+    first = make_instance()
+    first.start()
+    os.unlink(socket_path)  # someone removed it, and a new instance listens there now
+    second = make_instance()
+    assert second.start() is True
+    first.close()
+    assert Path(socket_path).exists()  # still the second one's
+    assert second.is_primary
+
+
+def test_the_guard_does_not_load_qtnetwork_on_unix() -> None:
+    """QtNetwork costs 3 MiB resident; a Unix socket does the same job."""
+    code = "import sys, desktop.ui.single_instance; print('PySide6.QtNetwork' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "False"
