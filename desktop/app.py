@@ -21,9 +21,10 @@ close. A second launch only asks the running one to show its approvals, then exi
 then exits 0 (1 on timeout): packaging CI uses it to prove a build really runs.
 
 Start-up order, so the icon appears as soon as possible: QApplication, the single-instance
-check, the tray (``TrayShell`` builds its dialogs on first use) and ``show()``; only on the next
-loop turn the settings, the journal, the settings controller, the gateway clients (whose
-modules are imported then) and the notifier.
+check, the tray icon and its menu (``TrayShell(complete=False)``) and ``show()``; only on the
+next loop turn the rest of the shell (notifications, tray-host watch, YOLO; its dialogs on first
+use), the settings, the journal, the settings controller, the gateway clients (whose modules
+are imported then) and the notifier.
 
 Start-up hook: if the environment variable ``HERMES_TRAY_STARTUP_MARKER`` names a file, the app
 writes it (the text ``tray_shown <monotonic seconds>``) once, one loop turn after the tray icon's
@@ -142,7 +143,7 @@ async def _main(options: CliOptions) -> int:
         return client_factory_for(lambda: control.settings)(endpoint, listener)
 
     bridge = GatewayBridge(client_factory)
-    shell = TrayShell(bridge, on_quit=quit_requested.set)
+    shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
