@@ -28,7 +28,9 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   click, notification click via :meth:`focus_batch`) raises and activates the window.
 * **Time is a parameter**: ``clock`` must be the core's clock (monotonic seconds), because
   ``Approval.expires_at`` is on it. One QTimer drives every countdown, and ticks only while a
-  row counts down; leaving batches and "Approve all" becoming possible wait on one-shot timers.
+  row counts down and the window is shown (hidden, nobody reads them; the notification bubbles
+  keep their own deadlines); leaving batches and "Approve all" becoming possible wait on
+  one-shot timers.
   Per-change work is proportional to what changed: the counts behind the title and the timer
   are kept, not recounted.
 """
@@ -282,9 +284,11 @@ class ApprovalDialog(QDialog):
         self.model.node_changed(row.batch)
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Cards exist while the dialog is shown (also when shown other than by present)."""
+        """Cards exist, and count down, while the dialog is shown (however it was shown)."""
         self.list_view.materialise()
         super().showEvent(event)
+        self.list_view.refresh_countdowns(self._clock())  # they stood still while hidden
+        self._sync_timer()
 
     def hideEvent(self, event: QHideEvent) -> None:
         """Drop the cards when the dialog is closed or hidden (not when merely minimised).
@@ -295,6 +299,7 @@ class ApprovalDialog(QDialog):
         if not event.spontaneous():
             self.list_view.dematerialise()
             self._say("")
+        self._sync_timer()
         self._note_presence()
 
     def enterEvent(self, event: QEnterEvent) -> None:
@@ -340,7 +345,7 @@ class ApprovalDialog(QDialog):
 
     @property
     def ticking(self) -> bool:
-        """The countdown timer runs (only while something counts down)."""
+        """The countdown timer runs (only while something counts down and the window shows)."""
         return self._timer.isActive()
 
     @property
@@ -569,7 +574,7 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
 
     def _sync_timer(self) -> None:
-        needed = bool(self._counting)
+        needed = bool(self._counting) and self.isVisible()
         if needed and not self._timer.isActive():
             self._timer.start()
         elif not needed and self._timer.isActive():

@@ -20,15 +20,6 @@ from tests.ui.approvals.factory import (
 pytestmark = OFFSCREEN_WINDOWS
 
 
-def next_tick(dialog: ApprovalDialog, qtbot: QtBot) -> None:
-    """Wait until the dialog's own timer has fired (its slot runs before ours)."""
-    timer = dialog.findChild(QTimer, "countdownTimer")
-    assert timer is not None
-    assert timer.isActive()
-    with qtbot.waitSignal(timer.timeout):
-        pass
-
-
 def countdown(dialog: ApprovalDialog, key: str) -> str:
     card = dialog.card("g", key)
     assert card is not None
@@ -36,8 +27,9 @@ def countdown(dialog: ApprovalDialog, key: str) -> str:
 
 
 def test_countdown_follows_the_injected_clock(
-    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+    shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
+    dialog = shown
     upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 90), "")
     assert countdown(dialog, "a") == "expires in 1:30"
     clock.advance(80.5)
@@ -50,8 +42,9 @@ def test_countdown_follows_the_injected_clock(
 
 
 def test_timer_runs_only_while_something_counts_down(
-    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+    shown: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
+    dialog = shown
     upsert(dialog, "g", "G", approval("plain"), "")
     assert not dialog.ticking  # no expiry: nothing to count
     upsert(dialog, "g", "G", approval("timed", position=1, expires_at=clock.now + 60), "")
@@ -188,3 +181,17 @@ def test_a_row_the_store_no_longer_holds_reads_resolved_and_answers_nothing(
     store_of(dialog).remove_gateway("g")  # before the dialog hears of it
     assert row.approval.phase is ApprovalPhase.RESOLVED
     assert not any(rules.can_decide(row, choice) for choice in Choice)
+
+
+def test_the_countdown_rests_while_the_dialog_is_hidden_and_is_current_when_it_shows(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 90), "")
+    assert not dialog.ticking  # nobody reads it: nothing wakes the tray every second
+    clock.advance(30)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    assert dialog.ticking
+    assert countdown(dialog, "a") == "expires in 1:00"  # current at once, not a second late
+    dialog.hide()
+    assert not dialog.ticking
