@@ -40,6 +40,7 @@ PROBE = """
         "cached": [f for f in files if f in linecache.cache],
         "entries": len(linecache.cache),
         "flags": {{n: feature.pyside_feature_dict.get(n) for n in names}},
+        "every_flag": dict(feature.pyside_feature_dict),
     }}))
 """
 
@@ -56,6 +57,9 @@ def test_importing_desktop_ui_after_qt_stops_the_caching_and_keeps_the_hooks_ans
     assert guarded["cached"] == []
     assert guarded["entries"] == 0
     assert guarded["flags"] == bare["flags"]  # the hook's own answers are unchanged
+    both = bare["every_flag"].keys() & guarded["every_flag"].keys()
+    assert len(both) > 100  # the stdlib, asyncio, qasync and the core: every one the same
+    assert {n: guarded["every_flag"][n] for n in both} == {n: bare["every_flag"][n] for n in both}
     assert (bare["flags"]["calendar"], bare["flags"]["qasync"]) == (-1, 0)  # no Qt, Qt
 
 
