@@ -162,10 +162,6 @@ class TrayShell(QObject):
         return self._complete_parts().notifications
 
     @property
-    def activation(self) -> WindowActivation:
-        return self._complete_parts().activation
-
-    @property
     def yolo(self) -> YoloTimeboxController:
         """Time-boxed YOLO: costs nothing until a box is started."""
         return self._complete_parts().yolo
@@ -352,9 +348,10 @@ class TrayShell(QObject):
         return result
 
     def review(self) -> None:
-        dialog = self.dialog
-        near = self.tray.tray.geometry()
-        self.activation.bring_forward(dialog, lambda: dialog.present(activate=True, near=near))
+        dialog, near = self.dialog, self.tray.tray.geometry()
+        self._complete_parts().activation.bring_forward(
+            dialog, lambda: dialog.present(activate=True, near=near)
+        )
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
         from desktop.ui.notifications import PROMPT_BATCH
@@ -363,7 +360,7 @@ class TrayShell(QObject):
             self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
         elif gateway_id and batch_id:
             dialog, near = self.dialog, self.tray.tray.geometry()
-            self.activation.bring_forward(
+            self._complete_parts().activation.bring_forward(
                 dialog, lambda: dialog.focus_batch(gateway_id, batch_id, near=near)
             )
         else:
