@@ -110,6 +110,7 @@ class Link:
         self.handshake = Handshake()
         self.adapter: DialectAdapter = adapter_for(None, settings)
         self.poll_at: float | None = None  # when open rows' pending lists are next asked
+        self._asked_at: dict[str, float] = {}  # when each session's list was last asked so
 
     @property
     def dialect(self) -> Dialect | None:
@@ -170,7 +171,8 @@ class Link:
 
         0.20 says nothing when a request ends, and tui_gateway tells no other viewer when one
         answers by a response frame: every ``open_poll_interval``, on a grid, unless a list for
-        it is already on its way. Only followed sessions: those the tray only observes are on
+        it is already on its way; at most ``open_polls_per_interval`` sessions a time, those
+        asked longest ago first. Only followed sessions: those the tray only observes are on
         their own plan (``following``), the rows of others are read-only; with no such row open
         nothing is asked.
         """
@@ -182,8 +184,13 @@ class Link:
             return
         now = self._clock()
         if self.poll_at is not None and now >= self.poll_at:
-            for session_id in sessions:
-                self.poll_pending(session_id)
+            asked = self._asked_at
+            for gone in asked.keys() - set(sessions):
+                del asked[gone]
+            turn = sorted(sessions, key=lambda s: asked.get(s, -math.inf))
+            for session_id in turn[: self._settings.open_polls_per_interval]:
+                if self.poll_pending(session_id) is not None:
+                    asked[session_id] = now
         if self.poll_at is None or now >= self.poll_at:
             self.poll_at = next_on_grid(now, self._settings.open_poll_interval)
 

@@ -48,6 +48,10 @@ class CoreSettings:
     # B and 0.20: approval.pending while a session's rows are open (another client's answer
     # closes none of them on the wire; this is how soon the tray sees it):
     open_poll_interval: float = 1.0
+    # …at most this many lists per interval, the sessions asked longest ago first: a few
+    # sessions are asked every interval, a hundred waiting ones in turn (the traffic, and the
+    # CPU the answers cost, stay bounded however many wait)
+    open_polls_per_interval: int = 4
     # 0.20 sessions other clients run, seen through approval.pending (desktop.core.following):
     observe_poll_interval: float = 2.0  # the session list says it works
     observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long

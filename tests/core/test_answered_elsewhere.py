@@ -128,3 +128,24 @@ def test_no_list_is_asked_whose_answer_could_pass_the_frame_limit() -> None:
         big.feed(b_approval(f"srq-{n}", f"echo {n} " + "x" * 3_500))
     big.advance(10 * big.settings.open_poll_interval)
     assert big.requests("approval.pending") == []
+
+
+def test_many_waiting_sessions_are_asked_in_turn_a_few_at_a_time() -> None:
+    """A hundred waiting sessions must not cost a hundred lists a second: the oldest first."""
+    sessions = [f"s{n:02d}" for n in range(10)]
+    drv = Driver(follows=tuple(sessions)).connect(Dialect.B)
+    for n, session_id in enumerate(sessions):
+        drv.feed(b_approval(f"srq-{n}", f"echo {n}", session_id))
+    per = drv.settings.open_polls_per_interval
+    asked: list[str] = []
+    for _ in range(3):
+        drv.advance(drv.settings.open_poll_interval)
+        fresh = drv.requests("approval.pending")[len(asked) :]
+        assert len(fresh) <= per
+        for poll in fresh:  # answered at once: every row still waits
+            session_id = poll["params"]["session_id"]
+            asked.append(session_id)
+            entry = {"command": "x", "request_id": f"req-srq-{sessions.index(session_id)}"}
+            drv.feed(result(poll["id"], {"approvals": [entry]}))
+    assert set(asked) == set(sessions)  # everyone in turn, within three intervals
+    assert len(asked) == len(set(asked)) + (3 * per - len(sessions))  # the oldest came again
