@@ -83,7 +83,6 @@ from desktop.core.model import (
     RunKind,
     RunResult,
     WireRef,
-    built,
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
@@ -313,15 +312,29 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        a = self.asked  # in Approval's field order (this runs per change)
-        return built(
-            Approval,
-            [
-                *(self.key, a.session_id, self.batch_id, self.position, a.command, a.description),
-                *(a.pattern_keys, a.choices, a.smart_denied, self.arrived_at, self.expires_at),
-                *(self.phase, self.outcome, self.answerable, self.blocked_reason, self.reask_of),
-                *(self.wire, self.asked_because, self.context, self.result, self.replaces),
-            ],
+        a = self.asked
+        return Approval(
+            key=self.key,
+            session_id=a.session_id,
+            batch_id=self.batch_id,
+            position=self.position,
+            command=a.command,
+            description=a.description,
+            pattern_keys=a.pattern_keys,
+            choices=a.choices,
+            smart_denied=a.smart_denied,
+            arrived_at=self.arrived_at,
+            expires_at=self.expires_at,
+            phase=self.phase,
+            outcome=self.outcome,
+            answerable=self.answerable,
+            blocked_reason=self.blocked_reason,
+            reask_of=self.reask_of,
+            wire=self.wire,
+            asked_because=self.asked_because,
+            context=self.context,
+            result=self.result,
+            replaces=self.replaces,
         )
 
 
@@ -928,7 +941,7 @@ class ApprovalMachine:
         and bring the deadline forward: a slip would judge again early, never late.
         """
         margin = self._settings.staleness_margin
-        ctx = built(AnswerContext, [self.dialect, self.answers, self.connected, now, margin])
+        ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
         whole = self._dirty  # else the span and deadline are folded from the judged sessions
         if whole:
             self._times.clear()

@@ -7,49 +7,7 @@ back; the core builds a new value whenever it emits an event.
 from __future__ import annotations
 
 import enum
-from collections import deque
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter, call
-from typing import Any, TypeVar
-
-_Value = TypeVar("_Value")
-_SHAPES: dict[type, tuple[Any, dict[str, int], list[Any]]] = {}
-
-
-def replaced(value: _Value, changes: dict[str, Any]) -> _Value:
-    """A copy of the frozen ``value`` with ``changes``: ``dataclasses.replace``, cheaper.
-
-    Raises:
-        TypeError: a name the class has no field for (a misspelt change must not vanish).
-    """
-    cls = type(value)
-    read, index, _ = _SHAPES.get(cls) or _shape(cls)
-    items = list(read(value))
-    for name, item in changes.items():
-        at = index.get(name)
-        if at is None:
-            raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - index.keys())}")
-        items[at] = item
-    return built(cls, items)
-
-
-def built(cls: type[_Value], items: list[Any]) -> _Value:
-    """A frozen ``cls`` from every field's value in order, without ``__init__``'s per-field cost."""
-    setters = (_SHAPES.get(cls) or _shape(cls))[2]
-    if len(items) != len(setters):
-        raise TypeError(f"{cls.__name__} has {len(setters)} fields, got {len(items)} values")
-    value = object.__new__(cls)
-    deque(map(call, setters, repeat(value), items), 0)
-    return value
-
-
-def _shape(cls: type) -> tuple[Any, dict[str, int], list[Any]]:
-    names = cls.__slots__  # type: ignore[attr-defined]
-    setters = [getattr(cls, name).__set__ for name in names]
-    index = {name: i for i, name in enumerate(names)}
-    shape = _SHAPES[cls] = (attrgetter(*names), index, setters)
-    return shape
 
 
 class Dialect(enum.Enum):

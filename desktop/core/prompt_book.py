@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from desktop.core.events import CoreEvent, PromptAsked, PromptEnded
 from desktop.core.jsonrpc import encode_result
-from desktop.core.model import DecisionResult, Dialect, Prompt, PromptKind, replaced
+from desktop.core.model import DecisionResult, Dialect, Prompt, PromptKind
 from desktop.core.outbox import Outbox, Purpose
 from desktop.core.wire import PromptOpened, PromptVia
 
@@ -258,7 +258,7 @@ class PromptBook:
             reason = "the gateway's protocol is not known yet"
         elif not self._followed(prompt.session_id):
             reason = NOT_FOLLOWED
-        return replaced(prompt, {"answerable": not reason, "blocked_reason": reason})
+        return replace(prompt, answerable=not reason, blocked_reason=reason)
 
     def _find(self, via: PromptVia, ident: str | int, generation: int | None) -> _Open | None:
         for entry in self._open.values():

@@ -12,10 +12,11 @@ a newer plan.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from desktop.core import payloads
-from desktop.core.model import TodoItem, TodoList, TodoStatus, Usage, replaced
+from desktop.core.model import TodoItem, TodoList, TodoStatus, Usage
 
 _COUNTERS: dict[str, tuple[str, ...]] = {
     "input": ("input", "input_tokens", "prompt", "prompt_tokens"),
@@ -59,7 +60,7 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     if isinstance(model, str) and model:
         found["model"] = model
     moved = {name: value for name, value in found.items() if getattr(current, name) != value}
-    return replaced(current, moved) if moved else current
+    return replace(current, **moved) if moved else current
 
 
 def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:

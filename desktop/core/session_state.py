@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from desktop.core import payloads
@@ -32,7 +32,6 @@ from desktop.core.model import (
     TodoList,
     YoloSource,
     YoloState,
-    replaced,
 )
 from desktop.core.reports import fold_usage, fold_usage_payload, supersedes
 
@@ -133,7 +132,7 @@ class SessionBook:
         state = record.state
         moved = {name: value for name, value in changes.items() if getattr(state, name) != value}
         if moved:  # most reports repeat what is shown
-            record.state = replaced(state, moved)
+            record.state = replace(state, **moved)
             self.changed[session_id] = None
 
     def remove(self, session_id: str) -> bool:
@@ -146,7 +145,7 @@ class SessionBook:
         self.changed.pop(old, None)
         if record is None or new in self._records:
             return
-        record.state = replaced(record.state, {"session_id": new})
+        record.state = replace(record.state, session_id=new)
         self._records[new] = record
         self.changed[new] = None
         self._sync_waiting(new)
