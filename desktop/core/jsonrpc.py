@@ -70,23 +70,9 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[Incoming]:
     """Split one WebSocket message into classified frames. Never raises."""
-    if type(data) is str and len(data) * 4 <= max_bytes:  # cannot be too large as UTF-8
-        if data[:1] == "{":  # the usual message: one object and nothing around it
-            try:
-                value, end = _scan_once(data, 0)
-            except (RecursionError, ValueError, StopIteration):
-                pass  # the general path below says what is wrong
-            else:
-                if end == len(data):  # the walk only when the brackets could nest that deep
-                    if _bracket_bound(data) <= max_depth or _depth(value) <= max_depth:
-                        return [classify(value)]
-                    return [_too_deep(max_depth)]
-        text = data[1:] if data[:1] == "\ufeff" else data
-    else:
-        decoded = _decode(data, max_bytes)
-        if isinstance(decoded, ProtocolErrorReceived):
-            return [decoded]
-        text = decoded
+    text = _decode(data, max_bytes)
+    if isinstance(text, ProtocolErrorReceived):
+        return [text]
     out: list[Incoming] = []
     errors = 0
     shallow = _bracket_bound(text) <= max_depth
@@ -202,8 +188,6 @@ def _reject_constant(name: str) -> object:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _raw_decode = _DECODER.raw_decode
-# What raw_decode calls, for the one-object message; set in __init__, so typeshed omits it.
-_scan_once = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _near(text: str, position: int) -> str:
