@@ -75,7 +75,6 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
         return [text]
     out: list[Incoming] = []
     errors = 0
-    shallow = _bracket_bound(text) <= max_depth
     position, end = 0, len(text)
     while True:
         while position < end and text[position] in _WHITESPACE:
@@ -89,8 +88,8 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
         except ValueError as exc:  # JSONDecodeError, bad constants, over-long integers
             broken = ProtocolErrorReceived(f"not JSON ({_first_line(exc)})", _near(text, position))
         else:
-            if not shallow and _depth(value) > max_depth:
-                out.append(_too_deep(max_depth))
+            if _depth(value) > max_depth:
+                out.append(ProtocolErrorReceived(f"nested deeper than {max_depth} levels", ""))
             else:
                 out.append(classify(value))
             continue
@@ -196,19 +195,6 @@ def _near(text: str, position: int) -> str:
 
 def _first_line(exc: Exception) -> str:
     return bound_text(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 80)[0]
-
-
-def _bracket_bound(text: str) -> int:
-    """An upper bound on the nesting of every value in ``text``.
-
-    Each level opens with its own ``{`` or ``[`` (those inside strings only loosen the bound);
-    counting in C spares walking almost every parsed value.
-    """
-    return text.count("{") + text.count("[")
-
-
-def _too_deep(limit: int) -> ProtocolErrorReceived:
-    return ProtocolErrorReceived(f"nested deeper than {limit} levels", "")
 
 
 def _depth(value: object) -> int:
