@@ -21,10 +21,10 @@ close. A second launch only asks the running one to show its approvals, then exi
 then exits 0 (1 on timeout): packaging CI uses it to prove a build really runs.
 
 Start-up order, so the icon appears as soon as possible: QApplication, the single-instance
-check, the tray icon and its menu (``TrayShell(complete=False)``) and ``show()``; only on the
-next loop turn the rest of the shell (notifications, tray-host watch, YOLO; its dialogs on first
-use), the settings, the journal, the settings controller, the gateway clients (whose modules
-are imported then) and the notifier.
+check, the tray icon with an empty menu (``first_icon``) and ``show()``; only on the next loop
+turn the bridge, the core and the shell (which takes the icon over), then the rest of the shell
+(notifications, tray-host watch, YOLO; its dialogs on first use), the settings, the journal, the
+settings controller, the gateway clients (whose modules are imported then) and the notifier.
 
 Start-up hook: if the environment variable ``HERMES_TRAY_STARTUP_MARKER`` names a file, the app
 writes it (the text ``tray_shown <monotonic seconds>``) once, one loop turn after the tray icon's
@@ -121,8 +121,6 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 async def _main(options: CliOptions) -> int:
     from desktop.platform.activation import launch_token
-    from desktop.ui.bridge import GatewayBridge
-    from desktop.ui.shell import TrayShell
     from desktop.ui.single_instance import SingleInstance
 
     loop = asyncio.get_running_loop()
@@ -131,6 +129,13 @@ async def _main(options: CliOptions) -> int:
     if not options.smoke and not single.start(activation_token=launch):
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
+    from desktop.ui.first_icon import show_first_icon
+
+    first_icon = show_first_icon()
+    await _tray_shown()  # one loop turn: the icon is up; the rest is imported after
+    from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.shell import TrayShell
+
     quit_requested = asyncio.Event()
     settings_control: SettingsController | None = None  # built once the icon is up
 
@@ -143,13 +148,12 @@ async def _main(options: CliOptions) -> int:
         return client_factory_for(lambda: control.settings)(endpoint, listener)
 
     bridge = GatewayBridge(client_factory)
-    shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False)
+    shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False, first_icon=first_icon)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
     try:
         shell.show()
-        await _tray_shown()  # one loop turn: the icon is up; the rest comes after
         from desktop.demo_mode import BuiltInDemo
         from desktop.model.settings_apply import notify_settings
         from desktop.platform.native_notify import NativeNotifier

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from desktop.model.notify_policy import HighRisk, NotifySettings
     from desktop.model.tray_host import TrayFallback, TrayHost
     from desktop.ui.approvals.dialog import ApprovalDialog
+    from desktop.ui.first_icon import FirstIcon
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
     from desktop.ui.notifications import NotificationController
@@ -84,10 +85,11 @@ class TrayShell(QObject):
         parent: QObject | None = None,
         high_risk: HighRisk | None = None,
         complete: bool = True,
+        first_icon: FirstIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
-        self.tray = TrayController(bridge, self)
+        self.tray = TrayController(bridge, self, first=first_icon)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
         self._dialog_had_attention = False
         self._clock = clock  # the core's clock: the dialog's countdowns and dwell times use it

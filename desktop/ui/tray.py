@@ -54,6 +54,7 @@ from desktop.model.tray_status import TrayStatus, tray_status
 from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.first_icon import FirstIcon
 from desktop.ui.tray_menu import MenuCommands, build_menu
 from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
 from desktop.ui.window_activation import take_env_token
@@ -82,7 +83,12 @@ class TrayController(QObject):
     settled = Signal()  # events paused: a view drawn from the menu may rebuild now
 
     def __init__(
-        self, bridge: GatewayBridge, parent: QObject | None = None, *, exported: bool | None = None
+        self,
+        bridge: GatewayBridge,
+        parent: QObject | None = None,
+        *,
+        exported: bool | None = None,
+        first: FirstIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -96,13 +102,16 @@ class TrayController(QObject):
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
         self.shape_grace_ms = HOST_SHAPE_GRACE_MS
-        self.menu = QMenu()  # a QMenu cannot have a QObject parent; deleted in dispose()
+        # The icon shown at start-up, if any, is taken over; a QMenu cannot have a QObject
+        # parent, so the menu is deleted in dispose().
+        self.menu = first.menu if first is not None else QMenu()
         self.menu.setObjectName("tray-menu")
         self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
         self._finished_timer = QTimer(self)  # an idle session becomes "finished": rebuild
         self._finished_timer.setSingleShot(True)
         self._finished_timer.timeout.connect(self.refresh)
-        self.tray = QSystemTrayIcon(self)
+        self.tray = first.tray if first is not None else QSystemTrayIcon()
+        self.tray.setParent(self)
         self.tray.setContextMenu(self.menu)
         self._rebuild_timer = QTimer(self)
         self._rebuild_timer.setSingleShot(True)
