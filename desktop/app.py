@@ -154,7 +154,6 @@ async def _main(options: CliOptions) -> int:
     demo: BuiltInDemo | None = None
     try:
         shell.show()
-        from desktop.demo_mode import BuiltInDemo
         from desktop.model.settings_apply import notify_settings
         from desktop.platform.native_notify import NativeNotifier
         from desktop.platform.paths import APP_NAME
@@ -170,6 +169,8 @@ async def _main(options: CliOptions) -> int:
         )
         endpoints = [] if options.demo else await _endpoints(options, settings, tokens)
         if not endpoints:
+            from desktop.demo_mode import BuiltInDemo
+
             demo = await BuiltInDemo.start()
         _journal_secrets(journal, endpoints)
         for endpoint in endpoints:

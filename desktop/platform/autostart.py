@@ -24,23 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from desktop.platform.autostart_macos import LaunchAgentAutostart
-from desktop.platform.autostart_windows import RunKeyAutostart
-from desktop.platform.autostart_xdg import XdgAutostart
 from desktop.platform.paths import APP_SLUG
-
-__all__ = [
-    "Autostart",
-    "LaunchAgentAutostart",
-    "RunKeyAutostart",
-    "XdgAutostart",
-    "backend_for",
-    "disable",
-    "enable",
-    "is_enabled",
-    "launch_command",
-    "set_enabled",
-]
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +51,21 @@ class Autostart(Protocol):
 
 
 def backend_for(platform: str | None = None) -> Autostart:
-    """The mechanism for ``platform`` (default ``sys.platform``), at its standard location."""
+    """The mechanism for ``platform`` (default ``sys.platform``), at its standard location.
+
+    Only that platform's module is imported: the others cost memory for nothing.
+    """
     platform = platform or sys.platform
     if platform == "darwin":
+        from desktop.platform.autostart_macos import LaunchAgentAutostart
+
         return LaunchAgentAutostart()
     if platform == "win32":
+        from desktop.platform.autostart_windows import RunKeyAutostart
+
         return RunKeyAutostart()
+    from desktop.platform.autostart_xdg import XdgAutostart
+
     return XdgAutostart()
 
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from desktop.platform import autostart, desktop_entry
-from desktop.platform.autostart import LaunchAgentAutostart, RunKeyAutostart, XdgAutostart
-from desktop.platform.autostart_windows import RUN_KEY, WinregRunKey
+from desktop.platform.autostart_macos import LaunchAgentAutostart
+from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart, WinregRunKey
+from desktop.platform.autostart_xdg import XdgAutostart
 
 APP_ID = "io.github.hermes_tray.HermesTray"
 COMMAND = ["/opt/Hermes Tray/hermes-tray", "--log-level", "INFO"]
