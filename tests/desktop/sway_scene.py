@@ -2,9 +2,9 @@
 
 Like a person, with the real app (``--demo`` as a process): notice (the icon with its count in
 waybar, the menu waybar receives, mako's bubble), open (a click on the bubble), answer (the A
-key in the dialog), open again (a left click on the icon), the menu (a right click: waybar
-draws it) and Quit from it. Headless sway has no input devices, so the pointer and keyboard
-are wayvnc's (:class:`Remote`). Exits 1 when a check fails.
+key in the dialog), open again (a left click on the icon; again with another app on top), the
+menu (a right click: waybar draws it) and Quit from it. Headless sway has no input devices, so
+the pointer and keyboard are wayvnc's (:class:`Remote`). Exits 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -231,6 +231,7 @@ async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
     again = await until(dialog, 10)
     check(again is not None, "a left click on the icon opens the dialog")
     check(bool(again and again.get("focused")), "... and sway focuses it")
+    await behind_another_window(remote, icon)
     await remote.key("Escape")
     await until(closed, 5)
 
@@ -252,6 +253,57 @@ async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
         return not await xdesk.registered_items()
 
     check(bool(await until(no_item, 5)), "the icon leaves waybar")
+
+
+async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
+    """Another app's window on top of the open dialog; a click on the icon brings it back."""
+    cover = await asyncio.create_subprocess_exec(sys.executable, "-c", COVER_WINDOW)
+    try:
+
+        async def covered() -> bool:
+            found = next((w for w in await windows() if w["name"] == COVER), None)
+            if found is not None and not found.get("focused"):
+                await swaymsg(f'[title="{COVER}"]', "floating", "enable", ",", "focus")
+            return bool(found and found.get("focused"))
+
+        if not check(bool(await until(covered, 15)), "another app's window takes the focus"):
+            return
+        await shot("desktop-sway-covered.png")
+        await remote.click(*icon)
+
+        # waybar's Activate carries no activation token, so sway refuses the plain request;
+        # the app then marks the dialog urgent and says where it is. try_sway.sh's sway.conf
+        # has focus_on_window_activation focus, so the urgent dialog is also focused (sway's
+        # default, urgent, would only mark it).
+        async def said_where() -> bool:
+            return any("are open in" in str(b.get("summary")) for b in await mako_list())
+
+        check(bool(await until(said_where, 10)), "... with no token: a notice says where it is")
+
+        async def in_front() -> bool:
+            found = await dialog()
+            return bool(found and found.get("focused"))
+
+        check(
+            bool(await until(in_front, 10)),
+            "... and the urgent dialog comes back in front, focused",
+        )
+        await shot("desktop-sway-raised.png")
+    finally:
+        cover.terminate()
+        await cover.wait()
+
+
+COVER = "Another app"
+COVER_WINDOW = f"""
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+label = QLabel("{COVER}")
+label.setWindowTitle("{COVER}")
+label.resize(900, 600)
+label.show()
+app.exec()
+"""
 
 
 def changed(before: QImage, after: QImage) -> tuple[int, int, int, int] | None:
