@@ -8,10 +8,10 @@ fills a :class:`TrayProbe`; :func:`tray_host` decides what it means and what to 
 What Qt does (measured with PySide6 6.11 on xcb): ``QSystemTrayIcon.isSystemTrayAvailable()``
 asks the StatusNotifierWatcher whether a host is registered and, on xcb, also looks for the
 XEmbed manager selection ``_NET_SYSTEM_TRAY_S<screen>``; it is asked afresh each time (no host
-→ False, xfce4-panel started → True, panel gone → False). But a ``QSystemTrayIcon`` picks its
-protocol once, when it is built: one built while no watcher ran uses XEmbed (xcb only) and
-never becomes a StatusNotifierItem. So on Wayland a host that appears later does not bring
-the icon back, and the app's own window stays (``icon_shows``).
+→ False, xfce4-panel started → True, panel gone → False). On xcb a ``QSystemTrayIcon`` picks
+its protocol once, when it is built: one built while no watcher ran uses XEmbed and never
+becomes a StatusNotifierItem. On Wayland it is always one, registered whenever a watcher comes
+(sway: waybar started after the app takes the icon, and the window steps back).
 """
 
 from __future__ import annotations

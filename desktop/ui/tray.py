@@ -395,13 +395,18 @@ class TrayController(QObject):
 
 
 def status_notifier_host_present() -> bool:
-    """Whether Qt will export the tray as a StatusNotifierItem (a watcher is on the bus).
+    """Whether Qt will export the tray as a StatusNotifierItem.
 
-    Qt prefers the StatusNotifierItem protocol whenever org.kde.StatusNotifierWatcher is
-    registered (stack.md §3.1); the offscreen platform never has a tray, so it is not asked.
+    On xcb Qt prefers it whenever org.kde.StatusNotifierWatcher is registered (stack.md §3.1),
+    else XEmbed; elsewhere (Wayland) it has nothing else, and its item registers whenever a
+    watcher comes (seen with waybar started after the app). The offscreen platform never has a
+    tray, so it is not asked.
     """
-    if QGuiApplication.platformName() in ("offscreen", "minimal"):
+    platform = QGuiApplication.platformName()
+    if platform in ("offscreen", "minimal"):
         return False
+    if platform != "xcb":
+        return True
     from PySide6.QtDBus import QDBusConnection
 
     bus = QDBusConnection.sessionBus()

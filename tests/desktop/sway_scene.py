@@ -111,11 +111,13 @@ async def scene() -> None:
         await xdesk.registered_items()
         return True
 
-    # Started after waybar's watcher: an icon built before it would never become an SNI item.
-    check(bool(await until(watcher, 20)), "waybar hosts the StatusNotifierWatcher")
+    no_bar = bool(os.environ.get("HERMES_TRAY_NO_BAR"))
+    if not no_bar:
+        # Started after waybar's watcher: an icon built before it would never be an SNI item.
+        check(bool(await until(watcher, 20)), "waybar hosts the StatusNotifierWatcher")
     process = await xdesk.start_demo("wayland")
     try:
-        await steps(process)
+        await steps(process, no_bar)
     finally:
         if process.returncode is None:
             process.kill()
@@ -153,16 +155,25 @@ class Remote:
         self._writer.write(struct.pack(">BBHH", 5, mask, x, y))
         await self._writer.drain()
 
-    async def click(self, x: int, y: int, button: int = 1) -> None:
+    async def move(self, x: int, y: int) -> None:
         await self._pointer(x, y, 0)
         await xdesk.settle(0.3)
+
+    async def click(self, x: int, y: int, button: int = 1) -> None:
+        await self.move(x, y)
         await self._pointer(x, y, RFB_BUTTONS[button])
         await xdesk.settle(0.05)
         await self._pointer(x, y, 0)
 
-    async def key(self, name: str) -> None:
-        for down in (1, 0):
-            self._writer.write(struct.pack(">BBxxI", 4, down, RFB_KEYSYMS[name]))
+    async def key(self, name: str, *, shift: bool = False) -> None:
+        held = [RFB_KEYSYMS["Shift"]] if shift else []
+        for keysym, down in [(k, 1) for k in held] + [
+            (RFB_KEYSYMS[name], 1),
+            (RFB_KEYSYMS[name], 0),
+        ]:
+            self._writer.write(struct.pack(">BBxxI", 4, down, keysym))
+        for keysym in held:
+            self._writer.write(struct.pack(">BBxxI", 4, 0, keysym))
         await self._writer.drain()
 
     async def close(self) -> None:
@@ -170,10 +181,10 @@ class Remote:
         await self._writer.wait_closed()
 
 
-async def steps(process: asyncio.subprocess.Process) -> None:
+async def steps(process: asyncio.subprocess.Process, no_bar: bool) -> None:
     remote = await Remote.connect(int(os.environ["HERMES_TRAY_VNC_PORT"]))
     try:
-        await person(process, remote)
+        await (person_without_bar if no_bar else person)(process, remote)
     finally:
         await remote.close()
 
@@ -235,24 +246,7 @@ async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
     await remote.key("Escape")
     await until(closed, 5)
 
-    # The menu: a right click; waybar draws it. Quit is its last entry.
-    before = await shot("desktop-sway-before-menu.png")
-    await remote.click(*icon, button=3)
-    await xdesk.settle(1.0)
-    after = await shot("desktop-sway-menu.png")
-    box = changed(before, after)
-    if not check(box is not None, "a right click on the icon opens waybar's menu"):
-        return
-    x, y, w, h = box
-    await remote.click(x + w // 4, y + h - 18)  # the last entry: Quit Hermes Tray
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(process.wait(), 15)
-    check(process.returncode == 0, f"Quit from the menu ends the app (status {process.returncode})")
-
-    async def no_item() -> bool:
-        return not await xdesk.registered_items()
-
-    check(bool(await until(no_item, 5)), "the icon leaves waybar")
+    await quit_from_the_menu(process, remote, icon)
 
 
 async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
@@ -304,6 +298,87 @@ label.resize(900, 600)
 label.show()
 app.exec()
 """
+
+
+async def own_window() -> dict[str, Any] | None:
+    return next((w for w in await windows() if w["name"] == "Hermes Tray"), None)
+
+
+async def person_without_bar(process: asyncio.subprocess.Process, remote: Remote) -> None:
+    """No tray host (no bar): the tray's own window and its notice; then a bar starts."""
+    window = await until(own_window, 30)
+    if not check(window is not None, "no bar: the tray's own window is on screen"):
+        return
+
+    async def notice() -> bool:
+        return any("No system tray" in str(b.get("summary")) for b in await mako_list())
+
+    check(bool(await until(notice, 20)), "... and one notice says why")
+
+    # Open: the approvals' bubble (mako has no buttons: its default action is Review).
+    async def approval_bubble() -> str:
+        bubbles = await mako_list()
+        found = [b for b in bubbles if "No system tray" not in str(b.get("summary"))]
+        return str(found[0]["id"]["data"]) if found else ""
+
+    bubble = await until(approval_bubble, 30)
+    if not check(bool(bubble), "mako shows the approvals' bubble"):
+        return
+    await xdesk.settle(1.0)
+    await shot("desktop-sway-no-bar.png")
+    await xdesk.run("makoctl", "invoke", "-n", bubble, check=False)
+    opened = await until(dialog, 10)
+    if not check(opened is not None, "the bubble's default action opens the dialog"):
+        return
+    check(bool(opened.get("focused")), "sway focuses the dialog")
+    before = (await dialog() or {}).get("name", "")
+    await xdesk.settle(1.0)  # a key answers only a row that was on screen long enough to read
+    await remote.key("a")
+
+    async def answered() -> bool:
+        found = await dialog()
+        return bool(found and found["name"] != before)
+
+    check(bool(await until(answered, 10)), "the A key answers a row")
+    await remote.key("Escape")
+
+    # A bar starts: on Wayland Qt's icon is always a StatusNotifierItem, which registers with
+    # the new watcher; the window steps back to the icon.
+    await swaymsg("exec", os.environ["HERMES_TRAY_WAYBAR"])
+
+    async def window_gone() -> bool:
+        return await own_window() is None
+
+    check(bool(await until(window_gone, 30)), "a bar starts later: the window steps back")
+    await xdesk.settle(1.0)
+    image = await shot("desktop-sway-bar-later.png")
+    icon = xdesk.colour_in(image.copy(0, 0, image.width(), BAR), WAITING_ORANGE)
+    if check(icon is not None, "... to the waiting icon, drawn in waybar"):
+        await quit_from_the_menu(process, remote, icon)
+
+
+async def quit_from_the_menu(
+    process: asyncio.subprocess.Process, remote: Remote, icon: tuple[int, int]
+) -> None:
+    # The menu: a right click; waybar draws it. Quit is its last entry.
+    await remote.move(*icon)  # the pointer is drawn: where it was must not count as the menu
+    before = await shot("desktop-sway-before-menu.png")
+    await remote.click(*icon, button=3)
+    await xdesk.settle(1.0)
+    after = await shot("desktop-sway-menu.png")
+    box = changed(before, after)
+    if not check(box is not None, "a right click on the icon opens waybar's menu"):
+        return
+    x, y, w, h = box
+    await remote.click(x + w // 4, y + h - 18)  # the last entry: Quit Hermes Tray
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), 15)
+    check(process.returncode == 0, f"Quit from the menu ends the app (status {process.returncode})")
+
+    async def no_item() -> bool:
+        return not await xdesk.registered_items()
+
+    check(bool(await until(no_item, 5)), "the icon leaves waybar")
 
 
 def changed(before: QImage, after: QImage) -> tuple[int, int, int, int] | None:

@@ -80,9 +80,11 @@ export SWAYSOCK
 SWAYSOCK=$(ls "$WORK"/rt/sway-ipc.*.sock | head -1)
 compositor=("${as_user[@]}" env XDG_RUNTIME_DIR="$WORK/rt" WAYLAND_DISPLAY="$WAYLAND_DISPLAY"
     DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS" SWAYSOCK="$SWAYSOCK")
-"${compositor[@]}" waybar -c "$WORK/waybar/config" -s "$WORK/waybar/style.css" \
-    >"$WORK/waybar.log" 2>&1 &
-PIDS+=($!)
+export HERMES_TRAY_WAYBAR="waybar -c $WORK/waybar/config -s $WORK/waybar/style.css"
+if [[ -z "${HERMES_TRAY_NO_BAR:-}" ]]; then
+    "${compositor[@]}" $HERMES_TRAY_WAYBAR >"$WORK/waybar.log" 2>&1 &
+    PIDS+=($!)
+fi
 "${compositor[@]}" mako >"$WORK/mako.log" 2>&1 &
 PIDS+=($!)
 export HERMES_TRAY_VNC_PORT

@@ -293,3 +293,14 @@ def test_the_count_badge_fills_a_panel_sized_icon(qapp, size: int, share: float)
 
     rows = [y for y in range(size) for x in range(size) if badge(image.pixelColor(x, y))]
     assert (max(rows) - min(rows) + 1) / size >= share
+
+
+@pytest.mark.parametrize(("platform", "exported"), [("wayland", True), ("offscreen", False)])
+def test_off_x11_the_icon_is_always_a_status_notifier_item(
+    qapp, monkeypatch: pytest.MonkeyPatch, platform: str, exported: bool
+) -> None:
+    """Qt has no other tray off xcb; the item registers when a bar starts after the app."""
+    from desktop.ui import tray as tray_module
+
+    monkeypatch.setattr(tray_module.QGuiApplication, "platformName", staticmethod(lambda: platform))
+    assert tray_module.status_notifier_host_present() is exported
