@@ -24,6 +24,11 @@ from desktop.model.bridge_events import Notice
 WATCHER = "org.kde.StatusNotifierWatcher"
 NO_TRAY_WHAT = "No system tray found"
 NO_TRAY_WHERE = "Hermes Tray shows its own window"
+LATE_HOST_WHAT = "The tray cannot show Hermes Tray's icon"
+LATE_HOST_ADVICE = (
+    "The tray started after Hermes Tray, whose icon cannot move there: quit Hermes Tray and "
+    "start it again."
+)
 # Platforms with no tray and no windows a person sees: never a fallback window there.
 HEADLESS_PLATFORMS = ("offscreen", "minimal", "minimalegl", "vnc")
 
@@ -76,11 +81,18 @@ def tray_host(probe: TrayProbe) -> TrayHost:
         kind = HostKind.NONE
     if probe.qt_available is None:  # doctor: no Qt, the hosts alone decide
         shows = kind is not HostKind.NONE
+    elif probe.icon_is_status_notifier:
+        shows = probe.qt_available
+    else:  # built on xcb while no watcher ran: only an XEmbed tray shows it (module docstring)
+        shows = probe.platform == "xcb" and (
+            probe.xembed if probe.xembed is not None else probe.qt_available
+        )
+    if shows:
+        advice = ""
+    elif kind is HostKind.NONE:
+        advice = install_advice(probe.desktop, probe.platform)
     else:
-        # An icon built while no watcher ran only ever shows through XEmbed, which exists
-        # only on xcb (see the module docstring).
-        shows = probe.qt_available and (probe.icon_is_status_notifier or probe.platform == "xcb")
-    advice = "" if shows else install_advice(probe.desktop, probe.platform)
+        advice = LATE_HOST_ADVICE
     return TrayHost(kind, shows, not shows, _summary(kind, probe, shows), advice)
 
 
@@ -158,8 +170,9 @@ def no_tray_notice(host: TrayHost) -> Notice:
 
 def window_note(host: TrayHost) -> str:
     """The line at the top of the tray's own window: why it is there, how to get it back."""
+    what = NO_TRAY_WHAT if host.kind is HostKind.NONE else LATE_HOST_WHAT
     return (
-        f"{NO_TRAY_WHAT}: this window stands in for the tray icon. {host.advice} "
+        f"{what}: this window stands in for the tray icon. {host.advice} "
         "Closing it minimizes it; Quit ends Hermes Tray. Launching Hermes Tray again brings "
         "it back."
     ).replace("  ", " ")

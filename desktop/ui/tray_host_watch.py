@@ -21,6 +21,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayHost, TrayProbe, tray_host
+from desktop.platform.tray_probe import xembed_tray
 
 SETTLE_MS = 1500
 
@@ -60,6 +61,8 @@ class TrayHostWatch(QObject):
         return TrayProbe(
             platform=platform,
             watcher_owner=owner,
+            # An icon Qt built as XEmbed shows only in an XEmbed tray: ask X who owns one.
+            xembed=xembed_tray() if platform == "xcb" and not self._sni_icon else None,
             qt_available=QSystemTrayIcon.isSystemTrayAvailable(),
             icon_is_status_notifier=self._sni_icon,
             desktop=desktop,

@@ -93,6 +93,15 @@ HERMES_TRAY_VNC_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("12
 PIDS+=($!)
 for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$HERMES_TRAY_VNC_PORT") 2>/dev/null && break; sleep 0.1; done
 
+if [[ "${HERMES_TRAY_APP_PLATFORM:-wayland}" == xcb ]]; then  # the app under Xwayland
+    "${compositor[@]}" swaymsg exec "echo \$DISPLAY > $WORK/bus/display" >/dev/null
+    for _ in $(seq 50); do [[ -s "$WORK/bus/display" ]] && break; sleep 0.1; done
+    export DISPLAY
+    DISPLAY=$(cat "$WORK/bus/display")
+    [[ -n "$DISPLAY" ]] || { echo "try_sway.sh: sway runs no Xwayland" >&2; exit 2; }
+    # Xwayland admits only its own user: let this one in (the app may run as another user).
+    "${compositor[@]}" env DISPLAY="$DISPLAY" xhost "+SI:localuser:$(id -un)" >/dev/null
+fi
 export XDG_RUNTIME_DIR="$WORK/app-rt" HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config"
 export XDG_DATA_HOME="$WORK/home/.local/share" XDG_STATE_HOME="$WORK/home/.local/state"
 export QT_QPA_PLATFORM=wayland NO_AT_BRIDGE=1

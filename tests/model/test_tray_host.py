@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from desktop.model.tray_host import (
@@ -46,13 +48,17 @@ def test_doctor_without_qt_counts_an_xembed_tray() -> None:
     assert (host.kind, host.icon_shows) == (HostKind.XEMBED, True)
 
 
-def test_on_wayland_a_host_that_came_later_does_not_bring_an_xembed_built_icon_back() -> None:
-    later = TrayProbe(platform="wayland", watcher_owner=":1.9", qt_available=True)
-    assert tray_host(later).own_window  # the icon was built without a watcher
-    built_as_sni = TrayProbe(
-        platform="wayland", watcher_owner=":1.9", qt_available=True, icon_is_status_notifier=True
-    )
-    assert not tray_host(built_as_sni).own_window
+def test_an_icon_built_before_any_watcher_shows_only_through_an_xembed_tray() -> None:
+    """On xcb Qt builds an XEmbed icon when no watcher runs; waybar under Xwayland brings a
+    watcher and no XEmbed tray, so the window stays and says to restart (seen on sway)."""
+    sni_only = TrayProbe(platform="xcb", watcher_owner=":1.9", qt_available=True, xembed=False)
+    host = tray_host(sni_only)
+    assert (host.kind, host.icon_shows, host.own_window) == (HostKind.STATUS_NOTIFIER, False, True)
+    assert "start it again" in host.advice
+    assert window_note(host).startswith("The tray cannot show Hermes Tray's icon: ")
+    assert tray_host(replace(sni_only, xembed=True)).icon_shows
+    assert tray_host(replace(sni_only, icon_is_status_notifier=True)).icon_shows
+    assert not tray_host(replace(sni_only, platform="wayland")).icon_shows
 
 
 @pytest.mark.parametrize("platform", ["offscreen", "minimal"])
