@@ -71,10 +71,6 @@ class AppSnapshot:
         """Approvals waiting on a person on connected gateways (others cannot be answered)."""
         return sum(len(g.waiting) for g in self.gateways if g.link is Link.UP)
 
-    def prompt_count(self) -> int:
-        """Questions (clarify, sudo, secret) waiting on a person on connected gateways."""
-        return sum(len(g.prompts) for g in self.gateways if g.link is Link.UP)
-
 
 def session_title(session: SessionState | None, session_id: str = "") -> str:
     """A name for a session a person can recognise.

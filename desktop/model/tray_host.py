@@ -54,8 +54,7 @@ class TrayHost:
     """What the probe means for the app and for the person."""
 
     kind: HostKind
-    icon_shows: bool  # the app's tray icon is (or can be) on screen
-    own_window: bool  # show the tray's own window instead
+    own_window: bool  # the icon cannot show: show the tray's own window instead
     summary: str  # one line for doctor and the log
     advice: str  # what to install or run for a tray ("" when one is there)
 
@@ -63,9 +62,9 @@ class TrayHost:
 def tray_host(probe: TrayProbe) -> TrayHost:
     """The one rule: which host is there, whether the icon shows, whether to show a window."""
     if probe.platform in HEADLESS_PLATFORMS:
-        return TrayHost(HostKind.UNKNOWN, False, False, "not asked on a headless platform", "")
+        return TrayHost(HostKind.UNKNOWN, False, "not asked on a headless platform", "")
     if probe.unknown:
-        return TrayHost(HostKind.UNKNOWN, False, False, f"not known: {probe.unknown}", "")
+        return TrayHost(HostKind.UNKNOWN, False, f"not known: {probe.unknown}", "")
     if probe.watcher_owner and probe.host_registered is not False:
         kind = HostKind.STATUS_NOTIFIER
     elif probe.xembed:
@@ -81,7 +80,7 @@ def tray_host(probe: TrayProbe) -> TrayHost:
         # only on xcb (see the module docstring).
         shows = probe.qt_available and (probe.icon_is_status_notifier or probe.platform == "xcb")
     advice = "" if shows else install_advice(probe.desktop, probe.platform)
-    return TrayHost(kind, shows, not shows, _summary(kind, probe, shows), advice)
+    return TrayHost(kind, not shows, _summary(kind, probe, shows), advice)
 
 
 def _summary(kind: HostKind, probe: TrayProbe, shows: bool) -> str:

@@ -39,22 +39,11 @@ from desktop.model.snapshot import AppSnapshot, Link, session_title
 APP_TITLE = "Hermes Tray"
 HOLDING_LINE = "Do not disturb is on: notifications held"
 TOOLTIP_SESSIONS = 5
-ICON_NAMES = (
-    "disconnected",
-    "connecting",
-    "idle",
-    "working",
-    "waiting",
-    "waiting-yolo",
-    "yolo",
-    "yolo-timed",
-    "error",
-)
 
 
 @dataclass(frozen=True, slots=True)
 class TrayStatus:
-    icon_name: str  # one of ICON_NAMES
+    icon_name: str  # one of the names in the module docstring
     count: int  # approvals and questions waiting (drawn on the icon when > 0)
     tooltip: str  # plain text, untrusted parts neutralised; lines separated by "\n"
 

@@ -108,12 +108,6 @@ class GatewayConfig:
         if self.url or self.kind is GatewayKind.URL:
             _check_url(self.id, self.url)
 
-    @property
-    def is_insecure_remote(self) -> bool:
-        """Plain ``ws://`` to a host other than this machine."""
-        parts = urlsplit(self.url)
-        return parts.scheme == "ws" and not is_loopback_host(parts.hostname or "")
-
 
 def _check_url(gateway_id: str, url: str) -> None:
     parts = urlsplit(url)

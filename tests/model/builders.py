@@ -100,6 +100,18 @@ def todos(*pairs: tuple[str, TodoStatus]) -> TodoList:
     return TodoList(tuple(TodoItem(str(i), c, s) for i, (c, s) in enumerate(pairs)), 1)
 
 
+# Every icon ``tray_status`` may name (the stems of resources/icons/*.svg).
+ICON_NAMES = (
+    "disconnected",
+    "connecting",
+    "idle",
+    "working",
+    "waiting",
+    "waiting-yolo",
+    "yolo",
+    "yolo-timed",
+    "error",
+)
 YOLO_SESSION = YoloState(True, YoloSource.SESSION)
 YOLO_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)
 YOLO_ENV = YoloState(True, YoloSource.ENVIRONMENT)

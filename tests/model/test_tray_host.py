@@ -22,14 +22,14 @@ PANEL = TrayProbe(platform="xcb", watcher_owner=":1.7", qt_available=True)
 def test_no_host_on_x11_means_the_own_window_with_gnome_advice() -> None:
     host = tray_host(NO_HOST_X11)
     assert host.kind is HostKind.NONE
-    assert (host.icon_shows, host.own_window) == (False, True)
+    assert host.own_window
     assert "AppIndicator extension" in host.advice
     assert host.summary == "none: no StatusNotifierWatcher on the session bus"
 
 
 def test_a_watcher_with_a_host_is_a_status_notifier_tray() -> None:
     host = tray_host(PANEL)
-    assert (host.kind, host.icon_shows, host.own_window) == (HostKind.STATUS_NOTIFIER, True, False)
+    assert (host.kind, host.own_window) == (HostKind.STATUS_NOTIFIER, False)
     assert host.advice == ""
     assert ":1.7" in host.summary
 
@@ -43,7 +43,7 @@ def test_a_watcher_without_a_host_is_no_tray() -> None:
 
 def test_doctor_without_qt_counts_an_xembed_tray() -> None:
     host = tray_host(TrayProbe(xembed=True))
-    assert (host.kind, host.icon_shows) == (HostKind.XEMBED, True)
+    assert (host.kind, host.own_window) == (HostKind.XEMBED, False)
 
 
 def test_on_wayland_a_host_that_came_later_does_not_bring_an_xembed_built_icon_back() -> None:
