@@ -54,18 +54,25 @@ MAX_AWAITING_RESULT = 500  # written decisions whose command may still report ho
 LINE_LIMIT = 120  # a Recent decisions line, at most (its parts are cut first)
 _SURFACES = {s.value for s in Surface}
 _MARKS = {"approved": "✓", "denied": "✗"}
-_RESULT_WORDS = {
-    RunKind.BLOCKED: "blocked",
-    RunKind.TIMED_OUT: "timed out",
-    RunKind.WITHDRAWN: "withdrawn",
-    RunKind.NOT_USED: "not used — asked again",
+# What became of a command that did not run: the journal's words, the dialog's line.
+RUN_WORDS = {
+    RunKind.BLOCKED: ("blocked", "Blocked — Hermes did not run it"),
+    RunKind.TIMED_OUT: (
+        "timed out",
+        "Timed out — nobody answered in time, so Hermes did not run it",
+    ),
+    RunKind.WITHDRAWN: ("withdrawn", "Withdrawn — Hermes no longer asks about it"),
+    RunKind.NOT_USED: (
+        "not used — asked again",
+        "Not used — Hermes asked again (see the row below)",
+    ),
 }
 ANSWERED_ELSEWHERE = "answered elsewhere"
 # (outcome's first word, result) pairs where the result repeats the outcome: the menu says one
 _IMPLIED = {
-    (OutcomeKind.DENIED.value, _RESULT_WORDS[RunKind.BLOCKED]),
-    (OutcomeKind.EXPIRED.value, _RESULT_WORDS[RunKind.TIMED_OUT]),
-    (OutcomeKind.WITHDRAWN.value, _RESULT_WORDS[RunKind.WITHDRAWN]),
+    (OutcomeKind.DENIED.value, RUN_WORDS[RunKind.BLOCKED][0]),
+    (OutcomeKind.EXPIRED.value, RUN_WORDS[RunKind.TIMED_OUT][0]),
+    (OutcomeKind.WITHDRAWN.value, RUN_WORDS[RunKind.WITHDRAWN][0]),
     (OutcomeKind.WITHDRAWN.value, ANSWERED_ELSEWHERE),
 }
 
@@ -90,7 +97,7 @@ def run_text(result: RunResult) -> str:
     """What became of a command in words: ``ran, exit 2``, ``not used — asked again``."""
     if result.kind is RunKind.RAN:
         return "ran" if result.exit_code is None else f"ran, exit {result.exit_code}"
-    return _RESULT_WORDS[result.kind]
+    return RUN_WORDS[result.kind][0]
 
 
 def result_text(approval: Approval) -> str:

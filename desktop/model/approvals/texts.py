@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import enum
 import math
-import os
 import re
 
 from desktop.core.model import (
@@ -37,6 +36,7 @@ from desktop.core.text_safety import (
     reveal,
 )
 from desktop.logsetup import mask_own_secrets
+from desktop.model.decision_log import RUN_WORDS
 from desktop.model.session_names import SEPARATOR, compose, fit
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
 
@@ -195,13 +195,7 @@ def result_text(result: RunResult | None) -> tuple[str, Tone]:
         if result.exit_code == 0:
             return "Ran — exit 0", Tone.GOOD
         return f"Ran — failed with exit {result.exit_code}", Tone.BAD
-    if kind is RunKind.BLOCKED:
-        return "Blocked — Hermes did not run it", Tone.BAD
-    if kind is RunKind.TIMED_OUT:
-        return "Timed out — nobody answered in time, so Hermes did not run it", Tone.ENDED
-    if kind is RunKind.WITHDRAWN:
-        return "Withdrawn — Hermes no longer asks about it", Tone.ENDED
-    return "Not used — Hermes asked again (see the row below)", Tone.ENDED
+    return RUN_WORDS[kind][1], Tone.BAD if kind is RunKind.BLOCKED else Tone.ENDED
 
 
 def output_text(result: RunResult | None) -> str:
@@ -296,21 +290,23 @@ _HOME = re.compile(r"^/(?:home|Users)/[^/]+(?=/|$)")
 _AGENT_SHORT = 160
 
 
-def short_path(path: str) -> str:
-    """``/home/ana/src/x`` → ``~/src/x`` (and this person's own home, wherever it is)."""
+def short_path(path: str, home: str = "") -> str:
+    """``/home/ana/src/x`` → ``~/src/x``, and so is a path under ``home`` (wherever it is)."""
     path = path.strip()
-    home = os.path.expanduser("~").rstrip("/")
+    home = home.rstrip("/")
     if home and (path == home or path.startswith(home + "/")):
         path = "~" + path[len(home) :]
     return breakable(label_text(_HOME.sub("~", path), 160))
 
 
-def context_line(context: CallContext, session_cwd: str = "") -> str:
-    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither)."""
-    cwd = context.cwd or session_cwd
+def context_line(context: CallContext, home: str = "") -> str:
+    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither).
+
+    ``home``: the person's home folder, also shown as ``~``.
+    """
     parts = []
-    if cwd.strip():
-        parts.append(f"in {short_path(cwd)}")
+    if context.cwd.strip():
+        parts.append(f"in {short_path(context.cwd, home)}")
     if context.tool.strip():
         parts.append(f"tool: {label_text(context.tool, 60)}")
     return " · ".join(parts)
