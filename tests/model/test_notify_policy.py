@@ -242,8 +242,7 @@ def test_the_apps_risk_check_loads_the_lens_on_the_first_command_not_before():
     """The lens (tree-sitter) is ~2 MiB a tray that is never asked anything should not hold."""
     probe = (
         "import sys\n"
-        "from desktop.model.notify_policy import app_risk_check\n"
-        "high_risk = app_risk_check()\n"
+        "from desktop.model.notify_policy import app_high_risk as high_risk\n"
         "print('desktop.risk' in sys.modules, end=' ')\n"
         "print(high_risk('rm -rf /', '/tmp'), high_risk('ls', '/tmp'), end=' ')\n"
         "print('desktop.risk' in sys.modules)\n"

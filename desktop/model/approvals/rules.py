@@ -1,19 +1,13 @@
 """Qt-free rules: which row may be answered now, and what a batch action answers.
 
-These are the safety rules of the dialog, and they hold however the buttons are wired: never offer
-a second decision while one is on its way, never answer a row the core says cannot be answered,
-answer a batch in the server's arrival order (0.19.0 answers strictly FIFO). Whether a row may be
-answered is the core's one rule (``decisions.refusal``, over ``Approval.action``); the dialog only
-adds what it knows itself (a decision it emitted is on its way, the person re-confirmed a stale
-row). The core still has the last word when the decision arrives.
+They hold however the buttons are wired: no second decision while one is on its way, never a
+row the core says cannot be answered (``decisions.refusal``; the dialog only adds what it knows
+itself), batches in the server's arrival order (0.19.0 answers strictly FIFO).
 
-Batch coverage: "Approve all" covers only rows on screen at least ``seen.BATCH_DWELL_S`` and never
-a high-risk one (``risk_gate``), "Deny all" every waiting row; :meth:`BatchIntent.for_batch` is
-that rule. On 0.19.0 only the head of a session's queue is answerable, so "Approve all" can
-answer just one row at first: the intent remembers the rows covered when the person clicked and
-answers each of them as the core makes it answerable. Rows that arrive later are never covered,
-and the intent is dropped as soon as anything unexpected happens (a row needs re-confirming, is
-withdrawn or expires, or the core refuses).
+"Approve all" covers only rows on screen for ``seen.BATCH_DWELL_S``, never a high-risk one;
+"Deny all" every waiting row. On 0.19.0 only a queue's head is answerable, so a
+:class:`BatchIntent` remembers the rows covered at the click and answers each as it becomes
+answerable; later rows are never covered, and anything unexpected drops the intent.
 """
 
 from __future__ import annotations
@@ -31,33 +25,26 @@ from desktop.model.approvals.risk_gate import Assess, is_high
 def selectable_by_itself(row: RowEntry, assess: Assess | None) -> bool:
     """The selection may move onto this row by itself (after an answer, or when its row ends).
 
-    Never onto a request that re-used an open row's id (it took that row's place under the
-    person's eyes) nor onto a high-risk one: a key pressed for the row that just left must not
-    land there. The person can still move onto them with the arrows or a click.
+    Never onto a request under a re-used row id nor a high-risk one: a key pressed for the row
+    that just left must not land there. Arrows and clicks still reach them.
     """
     a = row.approval
     return not a.replaces and not is_high(assess, a.command, a.context.cwd)
 
 
 def key_dwell(row: RowEntry, dwell: float) -> float:
-    """How long a key must wait on ``row``: a request under a re-used id waits as long as a batch.
-
-    A click or key is decided before it lands (``seen``); a replacement is a new command in an
-    old row's place, so it needs the longer look ``seen.BATCH_DWELL_S`` asks of a batch.
-    """
+    """How long a key must wait on ``row``: a new command under a re-used id, as for a batch."""
     return max(dwell, seen.BATCH_DWELL_S) if row.approval.replaces else dwell
 
 
 def counts_down(row: RowEntry) -> bool:
-    """The row shows a live countdown (it is open and has an expiry)."""
     return row.is_open and row.approval.expires_at is not None
 
 
 def row_refusal(row: RowEntry, choice: Choice) -> Refusal | None:
-    """Why the person may not send ``choice`` for this row now; None when they may.
+    """Why ``choice`` may not be sent for this row now (None: it may).
 
-    The core's :func:`~desktop.core.decisions.refusal`, after what only the dialog knows: its
-    own decision for the row is on its way, or the person re-confirmed the stale row.
+    The core's refusal, after what only the dialog knows (its decision is on its way).
     """
     if row.awaiting_core:
         return Refusal(RefusalKind.ON_ITS_WAY, ALREADY_SENDING)
@@ -65,7 +52,6 @@ def row_refusal(row: RowEntry, choice: Choice) -> Refusal | None:
 
 
 def can_decide(row: RowEntry, choice: Choice) -> bool:
-    """The person may send ``choice`` for this row right now."""
     return row_refusal(row, choice) is None
 
 
@@ -77,10 +63,8 @@ def needs_reconfirm(row: RowEntry) -> bool:
 def absorb_core_state(row: RowEntry, new: Approval) -> bool:
     """The core published ``new`` for ``row``: drop the dialog's own expectations.
 
-    A decision on its way (``awaiting_core``) is settled by whatever the core now says (SENDING,
-    or answerable again after a refusal); a re-confirmation only lasts while the row still needs
-    one; a refusal notice only until the row's action moves on from the one it was given in.
-    Returns whether any of that changed.
+    Whatever the core now says settles a decision on its way; a re-confirmation lasts while the
+    row needs one, a refusal notice until the row's action moves on. Returns whether any changed.
     """
     before = (row.awaiting_core, row.reconfirming, row.notice)
     action = new.action
@@ -99,10 +83,7 @@ def refuse(row: RowEntry, reason: str) -> None:
 
 
 def batch_targets(batch: BatchGroup, choice: Choice) -> list[RowEntry]:
-    """Rows a batch action answers now: answerable, offering ``choice``; FIFO order.
-
-    Rows to re-confirm are left out on purpose: each needs its own "Re-confirm".
-    """
+    """Rows a batch action answers now, FIFO; rows to re-confirm need their own "Re-confirm"."""
     return [
         r
         for r in in_arrival_order(batch.rows)
@@ -146,12 +127,10 @@ class BatchIntent:
         assess: Assess | None,
         dwell: float = seen.BATCH_DWELL_S,
     ) -> BatchIntent:
-        """Cover the batch's rows the person could have read, never a high-risk approval.
+        """Cover the rows the person could have read, never a high-risk approval.
 
-        A deny covers every waiting row (a deny is always safe, and "Deny all" must be final);
-        an approval covers only rows on screen (``shown_since``: when a row last came on
-        screen, None if it is not) for ``dwell`` seconds and not judged high risk. Rows whose
-        decision is already on its way are not covered again.
+        A deny covers every waiting row (always safe, and "Deny all" must be final); an approval
+        only rows on screen (``shown_since``; None: not) for ``dwell`` s and not high risk.
         """
         covered: list[str] = []
         unseen, high = 0, []
