@@ -1,27 +1,14 @@
 """Link each decision a person makes to the outcome the gateway reports, then journal it. Qt-free.
 
-Why wait for the outcome: "I pressed Approve" is not what happened. The gateway may have
-approved, or the request may have been withdrawn or expired a moment before the answer
-landed, or the connection dropped with the answer in flight. The journal promises the outcome
-*as the gateway reported it*, so a decision is held here until its approval reaches
-``RESOLVED`` and only then written, with the time the person decided.
+Why wait for the outcome: "I pressed Approve" is not what happened (the request may have been
+withdrawn or expired a moment before, or the answer lost in flight). So a decision is held
+until its approval is ``RESOLVED`` and then written with the time the person decided. What
+became of the command (``tool.complete``) comes later or never: it is appended as its own line.
+Commands Hermes ran with no row here are journaled when the risk lens would have asked a
+person, or Hermes says it asked (an ``ls`` is no decision).
 
-What became of the command comes later still (``tool.complete``: ran, exit 2), or never. The
-decision line is not held for it: it is written with what is known, and a later result is
-appended as its own line linked to the decision (``Journal.record_result``). Hermes also runs
-commands with no row here (allowed for the session or always, YOLO, or asked in another
-window while the tray was away); those it reports are journaled too, when the risk lens
-would have had a person look at them or Hermes says it asked (an ``ls`` is no decision).
-
-Three edges:
-
-* a decision that was never sent (the core refused it) is written at once as "not sent";
-* an approval resolves only after :meth:`DecisionRecorder.decided` was called: the client
-  delivers the core's events on the loop turn after ``decide`` returned;
-* decisions still waiting when their gateway is removed or the app quits are written with an
-  "unknown" outcome, so nothing a person decided silently disappears.
-
-Everything is bounded: pending decisions and the recent list.
+A decision never sent is written at once ("not sent"); one still waiting when its gateway goes
+or the app quits is written as "unknown", so nothing decided silently disappears. Bounded.
 """
 
 from __future__ import annotations
@@ -52,7 +39,6 @@ RECENT_LIMIT = 10
 MAX_PENDING = 500
 MAX_AWAITING_RESULT = 500  # written decisions whose command may still report how it ended
 LINE_LIMIT = 120  # a Recent decisions line, at most (its parts are cut first)
-_SURFACES = {s.value for s in Surface}
 _MARKS = {"approved": "✓", "denied": "✗"}
 # What became of a command that did not run: the journal's words, the dialog's line.
 RUN_WORDS = {
@@ -120,7 +106,7 @@ def ran_text(report: CommandReport) -> str:
 def worth_journaling(command: str) -> bool:
     """A command that ran unasked is journaled when the risk lens would have asked a person.
 
-    Imported on first use (tree-sitter is not needed before); a lens that fails says yes.
+    Imported on first use (tree-sitter is not needed before).
     """
     from desktop.risk import RiskLevel, assess
 
@@ -132,8 +118,10 @@ def worth_journaling(command: str) -> bool:
 
 
 def _surface(value: str) -> Surface:
-    if value in _SURFACES:
+    try:
         return Surface(value)
+    except ValueError:
+        pass
     log.warning("decision from an unknown surface %r journalled as 'dialog'", value)
     return Surface.DIALOG
 
@@ -156,7 +144,7 @@ class DecisionRecorder:
 
     @property
     def recent(self) -> tuple[JournalEntry, ...]:
-        """The last decisions written, newest first (kept in memory: no file read per menu)."""
+        """The last decisions written, newest first (no file read per menu)."""
         return tuple(self._recent)
 
     @property
@@ -179,12 +167,10 @@ class DecisionRecorder:
     def approval_changed(
         self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
     ) -> JournalEntry | None:
-        """An approval changed; a RESOLVED one completes its decision's journal line.
+        """A RESOLVED approval completes its decision's line; returns what was written, if any.
 
         A row that expired with no decision from here is journaled too (choice "none", surface
-        "nobody"): Hermes denied it because nobody answered in time, and the person should
-        find that in the journal. What became of the command, reported after the line was
-        written, is appended to it. Returns the entry as it now stands, when anything was written.
+        "nobody"); what became of the command, reported later, is appended to its line.
         """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
@@ -195,7 +181,10 @@ class DecisionRecorder:
             changed = result and result != written.result
             return self._append_result(ident, written, result) if changed else None
         pending = self._pending.pop(ident, None)
-        if pending is None and approval.outcome.kind is OutcomeKind.EXPIRED:
+        outcome = outcome_text(approval.outcome)
+        if pending is not None:
+            return self._write(pending.made, pending.at, outcome, result, awaits=ident)
+        if approval.outcome.kind is OutcomeKind.EXPIRED:  # nobody answered: Hermes denied it
             made = DecisionMade(
                 gateway_id,
                 gateway_name,
@@ -208,12 +197,8 @@ class DecisionRecorder:
                 session_title,
                 approval.command,
             )
-            outcome = outcome_text(approval.outcome)
             return self._write(made, self._clock(), outcome, result, "none", awaits=ident)
-        if pending is None:  # not decided here
-            return None
-        outcome = outcome_text(approval.outcome)
-        return self._write(pending.made, pending.at, outcome, result, awaits=ident)
+        return None  # not decided here
 
     def command_ran(self, report: CommandReport) -> JournalEntry | None:
         """Hermes ran a command with no row here: journaled when it is worth a decision's line."""
@@ -293,10 +278,7 @@ class DecisionRecorder:
 
 
 def ending(entry: JournalEntry, limit: int = 44) -> str:
-    """The outcome, then what became of the command unless that only repeats it.
-
-    Cut to ``limit`` from the outcome's end: what became of the command always shows.
-    """
+    """The outcome, then what became of the command (always shown) unless that repeats it."""
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     if not entry.result or (head, entry.result) in _IMPLIED:
         return _cut(entry.outcome, limit)
@@ -325,7 +307,7 @@ def _session_part(name: str, limit: int) -> str:
 def entry_line(entry: JournalEntry, today: datetime) -> str:
     """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``.
 
-    Older days show the date; each part is cut on its own, so the session always shows.
+    Older days show the date; each part is cut on its own.
     """
     try:
         when = datetime.fromisoformat(entry.time)

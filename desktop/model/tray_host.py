@@ -1,17 +1,13 @@
 """Is there a tray host, and what the app shows instead when there is none. Qt-free.
 
-Why: with no tray host (GNOME without the AppIndicator extension, sway without a bar) the
-icon never appears, and the menu, Settings and Quit are out of reach. The platform probe
-(``desktop.ui.tray_host_watch`` in the app, ``desktop.platform.tray_probe`` for ``doctor``)
-fills a :class:`TrayProbe`; :func:`tray_host` decides what it means and what to show.
+Why: with no tray host (GNOME without the AppIndicator extension, sway without a bar) the icon
+never appears, and the menu, Settings and Quit are out of reach. A platform probe fills a
+:class:`TrayProbe`; :func:`tray_host` decides what it means.
 
-What Qt does (measured with PySide6 6.11 on xcb): ``QSystemTrayIcon.isSystemTrayAvailable()``
-asks the StatusNotifierWatcher whether a host is registered and, on xcb, also looks for the
-XEmbed manager selection ``_NET_SYSTEM_TRAY_S<screen>``; it is asked afresh each time (no host
-→ False, xfce4-panel started → True, panel gone → False). On xcb a ``QSystemTrayIcon`` picks
-its protocol once, when it is built: one built while no watcher ran uses XEmbed and never
-becomes a StatusNotifierItem. On Wayland it is always one, registered whenever a watcher comes
-(sway: waybar started after the app takes the icon, and the window steps back).
+Measured with PySide6 6.11: ``QSystemTrayIcon.isSystemTrayAvailable()`` is asked afresh each
+time. On xcb an icon picks its protocol when built: one built while no StatusNotifierWatcher ran
+uses XEmbed for good. On Wayland it is always a StatusNotifierItem, registered whenever a
+watcher comes (sway: waybar started after the app takes the icon, and the window steps back).
 """
 
 from __future__ import annotations
@@ -124,11 +120,7 @@ def install_advice(desktop: str, platform: str = "") -> str:
 
 
 class TrayFallback:
-    """Remembers what was shown, so the window appears once per loss and the notice once per run.
-
-    ``update`` answers what to do now: show the window, step back to the icon, and whether to
-    send the one notification that says why there is a window.
-    """
+    """Shows the window once per loss of the tray, and the notice once per run."""
 
     def __init__(self) -> None:
         self.window = False
