@@ -52,7 +52,7 @@ from desktop.model.approvals.layout import (
     RowEntry,
     SessionGroup,
 )
-from desktop.model.approvals.seen import head_on_screen
+from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.group_cards import (
     BatchCard,
     Cover,
