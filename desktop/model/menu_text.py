@@ -1,12 +1,8 @@
 """The words of the tray menu, as pure functions of the snapshot's values.
 
-Wording, numbers, marks and thresholds are the part people read and the part that must stay
-right across dialects. The menu builder
-(``tray_menu``) only places these strings. Results are *plain* text; the builder applies
-``plain_text.menu_label`` to anything that came from the gateway.
-
-Menu text has no colour, so levels travel as a glyph here and as a coloured dot icon in the
-builder (``context_level`` names which).
+Wording, numbers and thresholds are what people read and what must stay right across dialects;
+the builder (``tray_menu``) only places these plain strings, escaping gateway text itself.
+Menu text has no colour: a level travels as a glyph here and a coloured dot in the builder.
 """
 
 from __future__ import annotations
