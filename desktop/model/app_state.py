@@ -150,9 +150,6 @@ class AppState:
             self._snapshot = None
             self._announce_snapshot()
 
-    def has_gateway(self, gateway_id: str) -> bool:
-        return gateway_id in self._gateways
-
     def approval(self, gateway_id: str, key: str) -> Approval | None:
         """The open row ``key``, or None once it resolved."""
         gateway = self._gateways.get(gateway_id)
@@ -172,11 +169,6 @@ class AppState:
         if gateway is not None:
             for key in keys:
                 gateway.resolved.pop(key, None)
-
-    def prompt(self, gateway_id: str, key: str) -> Prompt | None:
-        """The open prompt ``key`` (ended prompts are dropped)."""
-        gateway = self._gateways.get(gateway_id)
-        return gateway.prompts.get(key) if gateway else None
 
     def session(self, gateway_id: str, session_id: str) -> SessionState | None:
         gateway = self._gateways.get(gateway_id)

@@ -27,7 +27,7 @@ _MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten fir
 
 @dataclass(frozen=True, slots=True)
 class SessionName:
-    """The parts of a name; ``text(width)`` renders it within a width budget."""
+    """The parts of a name; :func:`fit` renders it within a width budget."""
 
     title: str  # "" when the session had no title when first shown
     folder: str  # last part of the working directory, "~" for home, "" when unknown
@@ -35,9 +35,6 @@ class SessionName:
     ordinal: int = 1  # 2, 3, … for later sessions with the same name and folder
     late_title: str = ""  # the title of a session first shown without one, said after the name
     late_folder: bool = False  # the folder came after the name was shown: it goes last
-
-    def text(self, width: int = DEFAULT_WIDTH) -> str:
-        return fit(self, width)
 
 
 def _clean(text: str, limit: int) -> str:

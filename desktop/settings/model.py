@@ -134,9 +134,6 @@ class Settings:
         if duplicates:
             raise SettingsError(f"gateways: duplicate id(s) {', '.join(duplicates)}")
 
-    def gateway(self, gateway_id: str) -> GatewayConfig | None:
-        return next((g for g in self.gateways if g.id == gateway_id), None)
-
 
 def _check_seconds(name: str, value: float, maximum: float) -> None:
     if not math.isfinite(value) or not 0.0 <= value <= maximum:

@@ -168,11 +168,9 @@ def _finish_migration(
 
 def _schema_version_on_disk(path: Path) -> int | None:
     try:
-        data = json.loads(read_bounded(path, MAX_SETTINGS_BYTES).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return _decode(read_bounded(path, MAX_SETTINGS_BYTES))[1]
+    except (OSError, SettingsError):
         return None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
 def _report_unknown(path: Path, settings: Settings) -> None:

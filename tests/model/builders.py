@@ -129,8 +129,7 @@ class StoreFedPolicy(NotifyPolicy):
         super().__init__(settings, started_at=started_at, rows=self.store.approval, **kw)
 
     def _fold(self, gateway_id: str, event: ApprovalRequested | ApprovalChanged) -> None:
-        if not self.store.has_gateway(gateway_id):
-            self.store.add_gateway(gateway_id, gateway_id)
+        self.store.add_gateway(gateway_id, gateway_id)  # a known one stays as it is
         self.store.apply(gateway_id, event)
 
     def approval_requested(

@@ -88,10 +88,3 @@ def test_settings_are_immutable_including_extra_keys() -> None:
     with pytest.raises(TypeError):
         settings.extra["future"] = 2  # type: ignore[index]
     assert dict(settings.extra) == {"future": 1}
-
-
-def test_gateway_lookup_by_id() -> None:
-    gateway = GatewayConfig(id="g1", name="G", url="ws://127.0.0.1/")
-    settings = Settings(gateways=(gateway,))
-    assert settings.gateway("g1") is gateway
-    assert settings.gateway("nope") is None

@@ -80,8 +80,7 @@ class FakeClock:
 def hold(store: RowStore, gateway_id: str, a: Approval, gateway_name: str = "") -> Approval:
     """What the app's store does with a core event before it announces the row: keep it."""
     assert isinstance(store, AppState), "the dialog's tests read rows from the real store"
-    if not store.has_gateway(gateway_id):
-        store.add_gateway(gateway_id, gateway_name or gateway_id)
+    store.add_gateway(gateway_id, gateway_name or gateway_id)  # a known one stays as it is
     store.apply(gateway_id, ApprovalChanged(a))
     return a
 
