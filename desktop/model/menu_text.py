@@ -36,10 +36,10 @@ def _n(value: int) -> str:
 
 
 def status_line(session: SessionState, waiting: int) -> str:
-    if session.status is SessionStatus.WAITING or waiting:
-        return (
-            f"Status: waiting on you ({waiting} to review)" if waiting else "Status: waiting on you"
-        )
+    if waiting:
+        return f"Status: waiting on you ({waiting} to review)"
+    if session.status is SessionStatus.WAITING:
+        return "Status: waiting on you"
     return f"Status: {session.status.value}"
 
 
@@ -153,9 +153,6 @@ def mode_confirmation(mode: str, gateway_name: str) -> str:
     )
 
 
-def gateway_header(name: str, state_name: str, dialect: Dialect | None, version: str) -> str:
+def gateway_header(name: str, state_name: str, version: str) -> str:
     """``Local — connected · Hermes 0.22.2``: the protocol dialect is for doctor and the log."""
-    parts = [f"{name} — {state_name}"]
-    if version:
-        parts.append(f"Hermes {version}")
-    return " · ".join(parts)
+    return f"{name} — {state_name} · Hermes {version}" if version else f"{name} — {state_name}"

@@ -53,7 +53,7 @@ class TokenStore:
         directory: Path | None = None,
         *,
         backend: KeyringBackend | None = None,
-        on_secret: Callable[[str], None] | None = None,
+        on_secret: Callable[[str], None] = lambda token: None,
     ) -> None:
         self._directory = directory
         self._backend = backend
@@ -76,7 +76,6 @@ class TokenStore:
         return self._keyring_problem
 
     def get(self, ref: str) -> str | None:
-        """The token stored for ``ref``, or None."""
         token: str | None = None
         backend = self._keyring()
         if backend is not None:
@@ -87,14 +86,14 @@ class TokenStore:
         if token is None:
             token = self._read_file().get(ref)
         if token is not None:
-            self._saw(token)
+            self._on_secret(token)
         return token
 
     def set(self, ref: str, token: str) -> None:
         """Store ``token`` for ``ref`` (replacing any old one)."""
         if not token:
             raise ValueError("an empty token cannot be stored; use delete()")
-        self._saw(token)
+        self._on_secret(token)
         backend = self._keyring()
         if backend is not None:
             try:
@@ -144,10 +143,6 @@ class TokenStore:
         self._keyring_problem = f"keyring {what} failed: {type(exc).__name__}"
         detail = str(exc).replace(token, "[token]") if token else str(exc)  # backends' text
         log.warning("OS keyring %s failed (%s: %s)", what, type(exc).__name__, detail)
-
-    def _saw(self, token: str) -> None:
-        if self._on_secret is not None:
-            self._on_secret(token)
 
     # -- fallback file -----------------------------------------------------------------------
     def _read_file(self) -> dict[str, str]:
