@@ -100,6 +100,7 @@ class SessionShelf:
             self._idle_since, self._busy_at, self._closed = saved
 
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
+        self.note_busy(snapshot)
         now = self._clock()
         # (urgency, recency, arrival, gateway, session): among idle sessions the one last seen
         # busy comes first (the task the person just ran, not a leftover that was idle already)
@@ -119,8 +120,6 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
-                if urgency[0] < 2:  # waiting or working: the person's attention was here
-                    self._busy_at[ref] = now
                 # Ties within a class (every session turns YOLO at once when the approval mode
                 # goes off) go to the one last seen busy, then to arrival order.
                 recency = -self._busy_at.get(ref, float("-inf"))

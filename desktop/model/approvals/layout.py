@@ -246,19 +246,14 @@ class ApprovalBoard:
 
     # -- growth: always appended --------------------------------------------------------------
     def add_gateway(self, gateway_id: str, name: str) -> GatewayGroup:
-        g = GatewayGroup(next(self._ids), gateway_id, name)
-        self.gateways.append(g)
-        return self._register(g)
+        return self._add(self.gateways, GatewayGroup(next(self._ids), gateway_id, name))
 
     def add_session(self, gateway: GatewayGroup, session_id: str, title: str) -> SessionGroup:
-        s = SessionGroup(next(self._ids), gateway, session_id, title)
-        gateway.sessions.append(s)
-        return self._register(s)
+        node = SessionGroup(next(self._ids), gateway, session_id, title)
+        return self._add(gateway.sessions, node)
 
     def add_batch(self, session: SessionGroup, batch_id: str) -> BatchGroup:
-        b = BatchGroup(next(self._ids), session, batch_id)
-        session.batches.append(b)
-        return self._register(b)
+        return self._add(session.batches, BatchGroup(next(self._ids), session, batch_id))
 
     def home(self, gateway_id: str, approval: Approval) -> RowEntry | None:
         """The shown row a new ``approval`` re-asks (it goes right after); None: at the end."""
@@ -272,14 +267,12 @@ class ApprovalBoard:
         uid = next(self._ids)
         place = after.position if after is not None else None
         r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id, stands_in=place)
-        if after is None:
-            batch.rows.append(r)
-        else:
-            batch.rows.insert(batch.rows.index(after) + 1, r)
         self._rows[r.row_id] = r
-        return self._register(r)
+        at = len(batch.rows) if after is None else batch.rows.index(after) + 1
+        return self._add(batch.rows, r, at)
 
-    def _register(self, node: _N) -> _N:
+    def _add(self, siblings: list[_N], node: _N, at: int | None = None) -> _N:
+        siblings.insert(len(siblings) if at is None else at, node)
         self._nodes[node.uid] = node
         return node
 
