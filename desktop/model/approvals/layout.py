@@ -17,19 +17,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from desktop.core.model import OPEN_ACTIONS, Action, Approval, ApprovalPhase
+from desktop.model.app_state import AppState
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
-
-
-class RowStore(Protocol):
-    """Where rows live (the app's ``AppState``), released once no longer shown."""
-
-    def row(self, gateway_id: str, key: str) -> Approval | None: ...
-
-    def release_rows(self, gateway_id: str, keys: Iterable[str]) -> None: ...
 
 
 def gone_approval(key: str, session_id: str, batch_id: str) -> Approval:
@@ -54,7 +47,7 @@ class RowEntry:
     batch: BatchGroup = field(repr=False)
     key: str
     seq: int  # first-seen number, board-wide
-    store: RowStore = field(repr=False)
+    store: AppState = field(repr=False)
     gateway_id: str  # its batch's, kept here: every read of ``approval`` needs it
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
@@ -148,7 +141,7 @@ def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
 class ApprovalBoard:
     """The grouped tree with append-only growth; the Qt model wraps it (``tree_model``)."""
 
-    def __init__(self, store: RowStore) -> None:
+    def __init__(self, store: AppState) -> None:
         self.store = store
         self.away_since: float | None = 0.0  # when the person left the dialog; None: reading
         self.gateways: list[GatewayGroup] = []

@@ -45,12 +45,12 @@ from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
+from desktop.model.app_state import AppState
 from desktop.model.approvals import dialog_texts, rules
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
     RowId,
-    RowStore,
     in_arrival_order,
 )
 from desktop.model.approvals.requests import (
@@ -87,7 +87,7 @@ class ApprovalDialog(QDialog):
 
     def __init__(
         self,
-        rows: RowStore,
+        rows: AppState,
         parent: QWidget | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
