@@ -96,13 +96,6 @@ def result_text(approval: Approval) -> str:
     return run_text(approval.result)
 
 
-def ran_text(report: CommandReport) -> str:
-    """Why a command with no row here ran, as far as Hermes said."""
-    if report.ran.approval_note:
-        return f"asked elsewhere: {report.ran.approval_note}"
-    return "not asked (YOLO on)" if report.yolo else "not asked"
-
-
 def worth_journaling(command: str) -> bool:
     """A command that ran unasked is journaled when the risk lens would have asked a person.
 
@@ -217,7 +210,10 @@ class DecisionRecorder:
             report.session_title,
             ran.command,
         )
-        return self._write(made, self._clock(), ran_text(report), run_text(ran.result), "none")
+        why = "not asked (YOLO on)" if report.yolo else "not asked"  # as far as Hermes said
+        if ran.approval_note:
+            why = f"asked elsewhere: {ran.approval_note}"
+        return self._write(made, self._clock(), why, run_text(ran.result), "none")
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""

@@ -197,7 +197,6 @@ class _Batch:
 
 BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
-RowLookup = Callable[[str, str], Approval | None]  # (gateway_id, key) -> the store's open row
 BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog shows it
 
 
@@ -213,7 +212,7 @@ class NotifyPolicy:
         settings: NotifySettings,
         *,
         started_at: float,
-        rows: RowLookup,
+        rows: Callable[[str, str], Approval | None],  # (gateway_id, key) -> the store's open row
         high_risk: HighRisk = never_high_risk,
     ) -> None:
         self.settings = settings

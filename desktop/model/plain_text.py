@@ -25,11 +25,6 @@ def shown(text: str, limit: int = 200) -> str:
     return text_out
 
 
-def neutralize_markup(text: str) -> str:
-    """Replace ``< > &`` with look-alikes so no markup parser can act on them."""
-    return text.translate(_MARKUP)
-
-
 def menu_label(text: str, limit: int = 80) -> str:
     """Text for a QAction/QMenu title drawn by Qt: literal, ``&`` doubled (mnemonic escape)."""
     return shown(text, limit).replace("&", "&&")
@@ -50,9 +45,9 @@ def exported_label(label: str) -> str:
 
 def tooltip_fragment(text: str, limit: int = 120) -> str:
     """An untrusted piece of a tooltip (tooltips may be read as rich text)."""
-    return neutralize_markup(shown(text, limit))
+    return shown(text, limit).translate(_MARKUP)
 
 
 def notification_text(text: str, limit: int = 300) -> str:
     """An untrusted piece of a notification title or body (servers may parse body markup)."""
-    return neutralize_markup(shown(text, limit))
+    return shown(text, limit).translate(_MARKUP)

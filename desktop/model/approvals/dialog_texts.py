@@ -7,7 +7,6 @@ something. Gateway strings pass through :func:`texts.label_text` first.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 
 from desktop.core.decisions import RefusalKind
 from desktop.core.model import Action, Choice, OutcomeKind
@@ -95,20 +94,18 @@ def approve_all_blocked(intent: rules.BatchIntent) -> str:
     return "Nothing here can be approved all at once: " + "; ".join(reasons) + "."
 
 
-def outcome_counts(rows: Iterable[RowEntry]) -> str:
-    """'2 approved, 1 expired' for resolved rows: an expired row is never counted as answered."""
-    outcomes = (r.approval.outcome for r in rows if r.approval.action is Action.DONE)
-    counts = Counter(o.kind if o is not None else OutcomeKind.WITHDRAWN for o in outcomes)
-    words = {OutcomeKind.UNKNOWN: "fate unknown"}
-    return ", ".join(f"{n} {words.get(kind, kind.value)}" for kind, n in counts.items())
-
-
 def batch_summary(batch: BatchGroup) -> str:
-    """The batch header's count line: how many wait, and how the others ended."""
+    """The batch header's count line: how many wait, and how the others ended.
+
+    "2 approved, 1 expired": an expired row is never counted as answered.
+    """
     rows = batch.rows
     count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
     waiting = sum(1 for r in rows if r.is_open)
-    ended = outcome_counts(rows)
+    outcomes = (r.approval.outcome for r in rows if r.approval.action is Action.DONE)
+    kinds = Counter(o.kind if o is not None else OutcomeKind.WITHDRAWN for o in outcomes)
+    words = {OutcomeKind.UNKNOWN: "fate unknown"}
+    ended = ", ".join(f"{n} {words.get(kind, kind.value)}" for kind, n in kinds.items())
     if waiting and len(rows) > 1:
         return f"{count} · {waiting} waiting" + (f" · {ended}" if ended else "")
     if ended and not waiting:

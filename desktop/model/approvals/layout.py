@@ -25,20 +25,6 @@ from desktop.model.app_state import AppState
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
 
 
-def gone_approval(key: str, session_id: str, batch_id: str) -> Approval:
-    """What a row the store no longer holds reads as: resolved, with nothing to answer."""
-    return Approval(
-        key,
-        session_id,
-        batch_id,
-        0,
-        "",
-        choices=(),
-        phase=ApprovalPhase.RESOLVED,
-        answerable=False,
-    )
-
-
 @dataclass(eq=False)
 class RowEntry:
     """One command: its key, and what the dialog itself remembers about it."""
@@ -59,9 +45,18 @@ class RowEntry:
     def approval(self) -> Approval:
         """The store's value now (resolved and empty once the store let it go)."""
         found = self.store.row(self.gateway_id, self.key)
-        if found is None:
-            return gone_approval(self.key, self.batch.session.session_id, self.batch.batch_id)
-        return found
+        if found is not None:
+            return found
+        return Approval(  # gone from the store: resolved, with nothing to answer
+            self.key,
+            self.batch.session.session_id,
+            self.batch.batch_id,
+            0,
+            "",
+            choices=(),
+            phase=ApprovalPhase.RESOLVED,
+            answerable=False,
+        )
 
     @property
     def position(self) -> int:

@@ -40,11 +40,6 @@ def head_on_screen(y: int, height: int, view_height: int) -> bool:
     return y >= 0 and y + min(height, HEAD_PX) <= view_height
 
 
-def seen_long_enough(on_screen_since: float | None, now: float, dwell: float) -> bool:
-    """On screen for at least ``dwell`` seconds (None: not on screen)."""
-    return on_screen_since is not None and now - on_screen_since >= dwell
-
-
 def key_ready(
     on_screen_since: float | None, selected_since: float | None, now: float, dwell: float
 ) -> bool:
@@ -182,7 +177,8 @@ class BatchIntent:
             if a.action not in _IN_LINE or choice not in a.choices or r.awaiting_core:
                 continue
             if choice is not Choice.DENY:
-                if not seen_long_enough(shown_since(r), now, dwell):
+                since = shown_since(r)
+                if since is None or now - since < dwell:
                     unseen += 1
                     continue
                 if is_high(assess, a.command, a.context.cwd):

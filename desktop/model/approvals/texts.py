@@ -145,11 +145,6 @@ def notes(a: Approval, notice: str, shown_in: str = "") -> str:
     return "\n".join(lines)
 
 
-def row_number(position: int | None) -> str:
-    """How a row is named in other rows' words: "#2" (``position`` is 0-based)."""
-    return "an earlier command" if position is None else f"#{position + 1}"
-
-
 def asked_again(a: Approval, shown_in: str = "") -> str:
     """Why Hermes asks about this command again, naming the row that caused it ("" if first).
 
@@ -157,7 +152,8 @@ def asked_again(a: Approval, shown_in: str = "") -> str:
     the row is shown in; its own by default) unless said otherwise.
     """
     why = a.asked_because
-    cause = row_number(why.cause_position)
+    at = why.cause_position
+    cause = "an earlier command" if at is None else f"#{at + 1}"
     if why.cause_position is not None and why.cause_batch_id != (shown_in or a.batch_id):
         cause += " of an earlier batch"
     if why.reason is AskReason.AFTER_DENY:
@@ -329,7 +325,7 @@ def _normalised(text: str) -> str:
 def flag_lines(description: str, keys: tuple[str, ...]) -> tuple[str, str]:
     """Hermes' reason and its pattern class; one line when they are the same words (usual)."""
     why = breakable(label_text(description, 2000)) if description.strip() else ""
-    pattern = pattern_line(keys)
+    pattern = f"Pattern: {breakable(label_text(', '.join(keys), 400))}" if keys else ""
     if why and keys and _normalised(description) == _normalised(" ".join(keys)):
         return f"Hermes flagged: {why}", ""
     return (f"Why Hermes asks: {why}" if why else ""), pattern
@@ -358,11 +354,6 @@ def session_heading(title: str, session_id: str, cwd: str = "") -> str:
     if title.strip() or name.folder:
         return f"Session: {bound_text(reveal(fit(name, HEADING_WIDTH)), HEADING_WIDTH * 2)[0]}"
     return f"Session {label_text(session_id, 40)}"
-
-
-def pattern_line(keys: tuple[str, ...]) -> str:
-    """The pattern classes Hermes matched ("" if none)."""
-    return f"Pattern: {breakable(label_text(', '.join(keys), 400))}" if keys else ""
 
 
 def always_confirmation(a: Approval) -> str:
