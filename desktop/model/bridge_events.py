@@ -44,16 +44,12 @@ class PromptUpdate:
 
 @dataclass(frozen=True, slots=True)
 class SessionUpdate:
-    """Payload of ``session_changed``: the session's new full value."""
-
     gateway_id: str
     session: SessionState
 
 
 @dataclass(frozen=True, slots=True)
 class SessionGone:
-    """Payload of ``session_removed``."""
-
     gateway_id: str
     removed: SessionRemoved
 

@@ -222,7 +222,6 @@ class DecisionRecorder:
         return self._flush(lambda ident: ident[0] == gateway_id, reason)
 
     def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:
-        """Write every decision still waiting for its outcome (at quit)."""
         self._flush(lambda ident: True, reason)
 
     def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:

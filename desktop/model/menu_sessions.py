@@ -92,7 +92,6 @@ class SessionShelf:
                     self._busy_at[(gateway.gateway_id, session.session_id)] = now
 
     def peek(self, snapshot: AppSnapshot) -> MenuPick:
-        """What :meth:`pick` would answer now, remembering nothing."""
         saved = dict(self._idle_since), dict(self._busy_at), set(self._closed)
         try:
             return self.pick(snapshot)

@@ -41,7 +41,6 @@ HighRisk = Callable[[str, str], bool]  # (command, cwd) -> high risk, or not rea
 
 
 def never_high_risk(command: str, cwd: str) -> bool:
-    """The risk check when none is given: no command is called high risk."""
     return False
 
 
@@ -324,7 +323,6 @@ class NotifyPolicy:
 
     @property
     def holding(self) -> bool:
-        """Whether new batches are held for do-not-disturb."""
         return self._do_not_disturb and self.settings.enabled
 
     def take_withdrawn(self) -> list[BatchRef]:
@@ -484,7 +482,6 @@ class NotifyPolicy:
         return plans
 
     def _ready(self, now: float) -> list[_Batch]:
-        """Pending batches to announce at ``now``."""
         if now < max(self._quiet_start_until, self._release_at):
             return []
         coalesced = [

@@ -99,8 +99,6 @@ class BatchGroup:
 
 @dataclass(eq=False)
 class SessionGroup:
-    """One agent session of one gateway."""
-
     uid: int
     gateway: GatewayGroup = field(repr=False)
     session_id: str
@@ -110,8 +108,6 @@ class SessionGroup:
 
 @dataclass(eq=False)
 class GatewayGroup:
-    """One configured gateway."""
-
     uid: int
     gateway_id: str
     name: str
@@ -173,7 +169,6 @@ class ApprovalBoard:
         return found
 
     def rows(self) -> Iterator[RowEntry]:
-        """Every row in on-screen order (top to bottom)."""
         for b in self.batches():
             yield from b.rows
 

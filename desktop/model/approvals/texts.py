@@ -94,7 +94,6 @@ def hidden_warning(names: tuple[str, ...], limit: int = 6) -> str:
 
 
 def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
-    """The final state of a resolved row."""
     if outcome is None:
         return "Resolved", Tone.ENDED
     reason = f" — {outcome.reason}" if outcome.reason else ""
