@@ -71,7 +71,6 @@ def shows_in_full(command: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class NotifySettings:
-    enabled: bool = True
     approve_from_notification: bool = True
     show_commands: bool = True
     quiet_after_start: float = 5.0
@@ -323,7 +322,7 @@ class NotifyPolicy:
 
     @property
     def holding(self) -> bool:
-        return self._do_not_disturb and self.settings.enabled
+        return self._do_not_disturb
 
     def take_withdrawn(self) -> list[BatchRef]:
         """Bubbles :meth:`due` replaced (single batches folded into the summary)."""
@@ -341,7 +340,7 @@ class NotifyPolicy:
             if now < self._blocked_time(blocked):
                 continue
             del self._blocked[ident]
-            if self.settings.enabled and not all(self._held_by_dialog(r) for r in blocked.batches):
+            if not all(self._held_by_dialog(r) for r in blocked.batches):
                 notices.append(blocked.notice)
         return notices
 
@@ -434,9 +433,6 @@ class NotifyPolicy:
 
         Bubbles that a plan makes redundant are then in :meth:`take_withdrawn`.
         """
-        if not self.settings.enabled:
-            self._pending.clear()
-            return []
         plans: list[NotificationPlan] = []
         summary_escalates = False
         for b in list(self._announced.values()):

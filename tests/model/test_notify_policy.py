@@ -213,12 +213,6 @@ def test_multi_command_body_lists_the_first_commands():
     ]
 
 
-def test_disabled_notifications_show_nothing():
-    p = policy(enabled=False)
-    p.approval_requested("g", approval("k1"), "Build", AFTER_QUIET)
-    assert p.due(AFTER_QUIET + 1) == []
-
-
 def test_a_notification_words_the_stores_row_not_a_copy():
     """The policy keeps keys; what it offers follows the row the store holds at that moment."""
     p = policy()
