@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 from desktop.core.model import (
@@ -61,12 +60,6 @@ _IMPLIED = {
     (OutcomeKind.WITHDRAWN.value, RUN_WORDS[RunKind.WITHDRAWN][0]),
     (OutcomeKind.WITHDRAWN.value, ANSWERED_ELSEWHERE),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    made: DecisionMade
-    at: datetime
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -131,7 +124,7 @@ class DecisionRecorder:
     ) -> None:
         self._journal = journal
         self._clock = clock
-        self._pending: OrderedDict[tuple[str, str], _Pending] = OrderedDict()
+        self._pending: OrderedDict[tuple[str, str], tuple[DecisionMade, datetime]] = OrderedDict()
         self._written: OrderedDict[tuple[str, str], JournalEntry] = OrderedDict()
         self._recent: deque[JournalEntry] = deque(journal.recent(recent_limit), recent_limit)
 
@@ -150,11 +143,11 @@ class DecisionRecorder:
         ident = (made.gateway_id, made.key)
         if not made.sent:
             return self._write(made, at, f"not sent: {made.reason or 'refused'}")
-        self._pending[ident] = _Pending(made, at)
+        self._pending[ident] = (made, at)
         self._pending.move_to_end(ident)
         while len(self._pending) > MAX_PENDING:  # a gateway that never resolves anything
-            _, oldest = self._pending.popitem(last=False)
-            self._write(oldest.made, oldest.at, "unknown: no outcome reported in time")
+            _, (oldest, since) = self._pending.popitem(last=False)
+            self._write(oldest, since, "unknown: no outcome reported in time")
         return None
 
     def approval_changed(
@@ -176,7 +169,7 @@ class DecisionRecorder:
         pending = self._pending.pop(ident, None)
         outcome = outcome_text(approval.outcome)
         if pending is not None:
-            return self._write(pending.made, pending.at, outcome, result, awaits=ident)
+            return self._write(*pending, outcome, result, awaits=ident)
         if approval.outcome.kind is OutcomeKind.EXPIRED:  # nobody answered: Hermes denied it
             made = DecisionMade(
                 gateway_id,
@@ -227,8 +220,7 @@ class DecisionRecorder:
     def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:
         written = []
         for ident in [i for i in self._pending if which(i)]:
-            pending = self._pending.pop(ident)
-            written.append(self._write(pending.made, pending.at, f"unknown: {reason}"))
+            written.append(self._write(*self._pending.pop(ident), f"unknown: {reason}"))
         return written
 
     def _write(

@@ -19,6 +19,7 @@ and the other retries by itself.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -135,9 +136,7 @@ def _waiting_sessions(snapshot: AppSnapshot) -> list[tuple[str, int, bool]]:
     for g in snapshot.gateways:
         if g.link is not Link.UP:
             continue
-        counts: dict[str, int] = {}
-        for a in g.waiting:
-            counts[a.session_id] = counts.get(a.session_id, 0) + 1
+        counts = Counter(a.session_id for a in g.waiting)
         by_id = {s.session_id: s for s in g.sessions} if counts else {}
         for sid, n in counts.items():
             session = by_id.get(sid)
