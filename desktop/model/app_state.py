@@ -179,9 +179,7 @@ class AppState:
         return gateway.name if gateway else gateway_id
 
     def session_title(self, gateway_id: str, session_id: str) -> str:
-        gateway = self._gateways.get(gateway_id)
-        session = gateway.sessions.get(session_id) if gateway else None
-        return session_title(session, session_id)
+        return session_title(self.session(gateway_id, session_id), session_id)
 
     def _announced_under(self, gateway_id: str, gateway: _Gateway, session_id: str) -> None:
         """A row or a question is announced under the session's name: the name is kept."""
