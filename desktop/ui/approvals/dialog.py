@@ -16,7 +16,7 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   another batch), when they left the window (pointer out of it and focus elsewhere) for
   ``grace_seconds``, or when they click "Dismiss". The rule is ``ApprovalBoard.leaves_at``;
   the window only reports enter, leave and focus, and waits with one-shot timers.
-* **Only what was seen is answered** (``seen``): "Approve all" covers the rows on screen for at
+* **Only what was seen is answered** (``rules``): "Approve all" covers the rows on screen for at
   least ``batch_dwell`` seconds and never a high-risk row (``rules.is_high``; those are named
   instead: ``rules.BatchIntent.for_batch``); a key answers the selected row only once it has
   been on screen and selected for ``key_dwell`` seconds. What a press left out, or why a key
