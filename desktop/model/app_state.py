@@ -1,23 +1,15 @@
 """The app's one store: what every gateway reported, folded once and announced to subscribers.
 
-Why one owner: the tray, the dialog, the notifications and the journal all need the same facts
-(which rows are open, which dialect a gateway speaks, what a session is called), and copies kept
-by each drift apart. So the store folds core events and connection statuses, names sessions
-once, and tells its subscribers with plain callbacks what changed: an :class:`ApprovalUpdate`,
-:class:`SessionUpdate`, :class:`SessionGone`, :class:`CommandReport` or :class:`Notice`, then
-the new :class:`AppSnapshot` when something shown changed. The bridge subscribes and re-emits
-them as Qt signals; everything here is tested with plain calls, without a loop.
+Why one owner: the tray, the dialog, the notifications and the journal need the same facts, and
+copies kept by each drift apart. The store folds core events and statuses, names sessions once,
+and tells subscribers (plain callbacks) each change, then the new :class:`AppSnapshot`.
 
-Why cached: a 5,000 frames/s delta flood or a burst of 10,000 approvals made rebuilding every
-gateway's tuples the app's main cost. So each gateway keeps its last :class:`GatewayView` until
-something it shows changes, the snapshot is rebuilt only when a view was dropped (and announced
-only then), and the rows that need a person are kept per event (a dict in arrival order) instead
-of being filtered out of every open row on each read.
+Why cached: under a 5,000 frames/s flood or 10,000 approvals, rebuilding every gateway's tuples
+was the app's main cost; so each gateway keeps its :class:`GatewayView` until something it
+shows changes, and the rows waiting on a person are kept per event.
 
-Why resolved rows stay: the dialog shows a batch's outcomes until its grace period ends, and it
-reads every row from here rather than keeping copies. So a resolved row is kept until the dialog
-releases it (:meth:`AppState.release_rows`), bounded per gateway; one dropped unreleased is
-announced as :class:`RowsForgotten` so the reader lets go of it too.
+Resolved rows stay until the dialog releases them (it reads every row from here), bounded per
+gateway; one dropped unreleased is announced as :class:`RowsForgotten`.
 """
 
 from __future__ import annotations
@@ -158,9 +150,6 @@ class AppState:
             self._snapshot = None
             self._announce_snapshot()
 
-    def has_gateway(self, gateway_id: str) -> bool:
-        return gateway_id in self._gateways
-
     def approval(self, gateway_id: str, key: str) -> Approval | None:
         """The open row ``key``, or None once it resolved."""
         gateway = self._gateways.get(gateway_id)
@@ -181,11 +170,6 @@ class AppState:
             for key in keys:
                 gateway.resolved.pop(key, None)
 
-    def prompt(self, gateway_id: str, key: str) -> Prompt | None:
-        """The open prompt ``key`` (ended prompts are dropped)."""
-        gateway = self._gateways.get(gateway_id)
-        return gateway.prompts.get(key) if gateway else None
-
     def session(self, gateway_id: str, session_id: str) -> SessionState | None:
         gateway = self._gateways.get(gateway_id)
         return gateway.sessions.get(session_id) if gateway else None
@@ -195,9 +179,7 @@ class AppState:
         return gateway.name if gateway else gateway_id
 
     def session_title(self, gateway_id: str, session_id: str) -> str:
-        gateway = self._gateways.get(gateway_id)
-        session = gateway.sessions.get(session_id) if gateway else None
-        return session_title(session, session_id)
+        return session_title(self.session(gateway_id, session_id), session_id)
 
     def _announced_under(self, gateway_id: str, gateway: _Gateway, session_id: str) -> None:
         """A row or a question is announced under the session's name: the name is kept."""

@@ -1,9 +1,7 @@
-"""Payloads of the store's changes and the bridge's Qt signals: one frozen dataclass each. Qt-free.
+"""Payloads of the store's changes and the bridge's Qt signals. Qt-free.
 
-Why wrap the core's events: a core event knows nothing of *which* gateway it came from nor how
-a person names it; every widget needs both. The store (``app_state``) adds them once, here, so
-widgets never reach back into clients. A payload carries the core's own values (``Approval``,
-``Prompt``, ``SessionState``, ``CommandRan``) beside that context, never a copy of their fields.
+A core event knows neither its gateway nor a person's name for its session; the store adds
+both once, here, beside the core's own values (never a copy of their fields).
 """
 
 from __future__ import annotations
@@ -46,26 +44,21 @@ class PromptUpdate:
 
 @dataclass(frozen=True, slots=True)
 class SessionUpdate:
-    """Payload of ``session_changed``: the session's new full value."""
-
     gateway_id: str
     session: SessionState
 
 
 @dataclass(frozen=True, slots=True)
 class SessionGone:
-    """Payload of ``session_removed``."""
-
     gateway_id: str
     removed: SessionRemoved
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something a person should read: a gateway notice, or a command that failed.
+    """Something a person should read: what, where, and what to do (design.md example 14).
 
-    Failures say what failed, where, and what to do (design.md example 14). ``where`` and
-    ``what`` may hold gateway-provided words: render them as plain text.
+    ``where`` and ``what`` may hold gateway words: render them as plain text.
     """
 
     level: str  # "info" | "warning" | "error"
@@ -87,9 +80,7 @@ class Notice:
 class DecisionMade:
     """Payload of ``decision_made``: a person's decision and what the bridge did with it.
 
-    Why the command and session travel with it: once the gateway resolves the approval the row
-    is gone from the app state, yet the journal must still say *what* was decided. So the
-    bridge captures them from the row as it was shown, before the decision is sent.
+    It carries the command and session as shown: once resolved, the row leaves the store.
     """
 
     gateway_id: str
@@ -106,11 +97,7 @@ class DecisionMade:
 
 @dataclass(frozen=True, slots=True)
 class CommandReport:
-    """Payload of ``command_ran``: Hermes reports a command it ran that had no row here.
-
-    Why it travels: a command run under "Allow for session", "always" or YOLO leaves no
-    decision behind, yet the journal must show it ran, in which session, and how it ended.
-    """
+    """Payload of ``command_ran``: a command Hermes ran with no row here (session, always, YOLO)."""
 
     gateway_id: str
     gateway_name: str

@@ -1,27 +1,14 @@
 """Link each decision a person makes to the outcome the gateway reports, then journal it. Qt-free.
 
-Why wait for the outcome: "I pressed Approve" is not what happened. The gateway may have
-approved, or the request may have been withdrawn or expired a moment before the answer
-landed, or the connection dropped with the answer in flight. The journal promises the outcome
-*as the gateway reported it*, so a decision is held here until its approval reaches
-``RESOLVED`` and only then written, with the time the person decided.
+Why wait for the outcome: "I pressed Approve" is not what happened (the request may have been
+withdrawn or expired a moment before, or the answer lost in flight). So a decision is held
+until its approval is ``RESOLVED`` and then written with the time the person decided. What
+became of the command (``tool.complete``) comes later or never: it is appended as its own line.
+Commands Hermes ran with no row here are journaled when the risk lens would have asked a
+person, or Hermes says it asked (an ``ls`` is no decision).
 
-What became of the command comes later still (``tool.complete``: ran, exit 2), or never. The
-decision line is not held for it: it is written with what is known, and a later result is
-appended as its own line linked to the decision (``Journal.record_result``). Hermes also runs
-commands with no row here (allowed for the session or always, YOLO, or asked in another
-window while the tray was away); those it reports are journaled too, when the risk lens
-would have had a person look at them or Hermes says it asked (an ``ls`` is no decision).
-
-Three edges:
-
-* a decision that was never sent (the core refused it) is written at once as "not sent";
-* an approval resolves only after :meth:`DecisionRecorder.decided` was called: the client
-  delivers the core's events on the loop turn after ``decide`` returned;
-* decisions still waiting when their gateway is removed or the app quits are written with an
-  "unknown" outcome, so nothing a person decided silently disappears.
-
-Everything is bounded: pending decisions and the recent list.
+A decision never sent is written at once ("not sent"); one still waiting when its gateway goes
+or the app quits is written as "unknown", so nothing decided silently disappears. Bounded.
 """
 
 from __future__ import annotations
@@ -29,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 from desktop.core.model import (
@@ -52,28 +38,28 @@ RECENT_LIMIT = 10
 MAX_PENDING = 500
 MAX_AWAITING_RESULT = 500  # written decisions whose command may still report how it ended
 LINE_LIMIT = 120  # a Recent decisions line, at most (its parts are cut first)
-_SURFACES = {s.value for s in Surface}
 _MARKS = {"approved": "✓", "denied": "✗"}
-_RESULT_WORDS = {
-    RunKind.BLOCKED: "blocked",
-    RunKind.TIMED_OUT: "timed out",
-    RunKind.WITHDRAWN: "withdrawn",
-    RunKind.NOT_USED: "not used — asked again",
+# What became of a command that did not run: the journal's words, the dialog's line.
+RUN_WORDS = {
+    RunKind.BLOCKED: ("blocked", "Blocked — Hermes did not run it"),
+    RunKind.TIMED_OUT: (
+        "timed out",
+        "Timed out — nobody answered in time, so Hermes did not run it",
+    ),
+    RunKind.WITHDRAWN: ("withdrawn", "Withdrawn — Hermes no longer asks about it"),
+    RunKind.NOT_USED: (
+        "not used — asked again",
+        "Not used — Hermes asked again (see the row below)",
+    ),
 }
 ANSWERED_ELSEWHERE = "answered elsewhere"
 # (outcome's first word, result) pairs where the result repeats the outcome: the menu says one
 _IMPLIED = {
-    (OutcomeKind.DENIED.value, _RESULT_WORDS[RunKind.BLOCKED]),
-    (OutcomeKind.EXPIRED.value, _RESULT_WORDS[RunKind.TIMED_OUT]),
-    (OutcomeKind.WITHDRAWN.value, _RESULT_WORDS[RunKind.WITHDRAWN]),
+    (OutcomeKind.DENIED.value, RUN_WORDS[RunKind.BLOCKED][0]),
+    (OutcomeKind.EXPIRED.value, RUN_WORDS[RunKind.TIMED_OUT][0]),
+    (OutcomeKind.WITHDRAWN.value, RUN_WORDS[RunKind.WITHDRAWN][0]),
     (OutcomeKind.WITHDRAWN.value, ANSWERED_ELSEWHERE),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    made: DecisionMade
-    at: datetime
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -90,7 +76,7 @@ def run_text(result: RunResult) -> str:
     """What became of a command in words: ``ran, exit 2``, ``not used — asked again``."""
     if result.kind is RunKind.RAN:
         return "ran" if result.exit_code is None else f"ran, exit {result.exit_code}"
-    return _RESULT_WORDS[result.kind]
+    return RUN_WORDS[result.kind][0]
 
 
 def result_text(approval: Approval) -> str:
@@ -103,17 +89,10 @@ def result_text(approval: Approval) -> str:
     return run_text(approval.result)
 
 
-def ran_text(report: CommandReport) -> str:
-    """Why a command with no row here ran, as far as Hermes said."""
-    if report.ran.approval_note:
-        return f"asked elsewhere: {report.ran.approval_note}"
-    return "not asked (YOLO on)" if report.yolo else "not asked"
-
-
 def worth_journaling(command: str) -> bool:
     """A command that ran unasked is journaled when the risk lens would have asked a person.
 
-    Imported on first use (tree-sitter is not needed before); a lens that fails says yes.
+    Imported on first use (tree-sitter is not needed before).
     """
     from desktop.risk import RiskLevel, assess
 
@@ -125,8 +104,10 @@ def worth_journaling(command: str) -> bool:
 
 
 def _surface(value: str) -> Surface:
-    if value in _SURFACES:
+    try:
         return Surface(value)
+    except ValueError:
+        pass
     log.warning("decision from an unknown surface %r journalled as 'dialog'", value)
     return Surface.DIALOG
 
@@ -143,13 +124,13 @@ class DecisionRecorder:
     ) -> None:
         self._journal = journal
         self._clock = clock
-        self._pending: OrderedDict[tuple[str, str], _Pending] = OrderedDict()
+        self._pending: OrderedDict[tuple[str, str], tuple[DecisionMade, datetime]] = OrderedDict()
         self._written: OrderedDict[tuple[str, str], JournalEntry] = OrderedDict()
         self._recent: deque[JournalEntry] = deque(journal.recent(recent_limit), recent_limit)
 
     @property
     def recent(self) -> tuple[JournalEntry, ...]:
-        """The last decisions written, newest first (kept in memory: no file read per menu)."""
+        """The last decisions written, newest first (no file read per menu)."""
         return tuple(self._recent)
 
     @property
@@ -162,22 +143,20 @@ class DecisionRecorder:
         ident = (made.gateway_id, made.key)
         if not made.sent:
             return self._write(made, at, f"not sent: {made.reason or 'refused'}")
-        self._pending[ident] = _Pending(made, at)
+        self._pending[ident] = (made, at)
         self._pending.move_to_end(ident)
         while len(self._pending) > MAX_PENDING:  # a gateway that never resolves anything
-            _, oldest = self._pending.popitem(last=False)
-            self._write(oldest.made, oldest.at, "unknown: no outcome reported in time")
+            _, (oldest, since) = self._pending.popitem(last=False)
+            self._write(oldest, since, "unknown: no outcome reported in time")
         return None
 
     def approval_changed(
         self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
     ) -> JournalEntry | None:
-        """An approval changed; a RESOLVED one completes its decision's journal line.
+        """A RESOLVED approval completes its decision's line; returns what was written, if any.
 
         A row that expired with no decision from here is journaled too (choice "none", surface
-        "nobody"): Hermes denied it because nobody answered in time, and the person should
-        find that in the journal. What became of the command, reported after the line was
-        written, is appended to it. Returns the entry as it now stands, when anything was written.
+        "nobody"); what became of the command, reported later, is appended to its line.
         """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
@@ -188,7 +167,10 @@ class DecisionRecorder:
             changed = result and result != written.result
             return self._append_result(ident, written, result) if changed else None
         pending = self._pending.pop(ident, None)
-        if pending is None and approval.outcome.kind is OutcomeKind.EXPIRED:
+        outcome = outcome_text(approval.outcome)
+        if pending is not None:
+            return self._write(*pending, outcome, result, awaits=ident)
+        if approval.outcome.kind is OutcomeKind.EXPIRED:  # nobody answered: Hermes denied it
             made = DecisionMade(
                 gateway_id,
                 gateway_name,
@@ -201,12 +183,8 @@ class DecisionRecorder:
                 session_title,
                 approval.command,
             )
-            outcome = outcome_text(approval.outcome)
             return self._write(made, self._clock(), outcome, result, "none", awaits=ident)
-        if pending is None:  # not decided here
-            return None
-        outcome = outcome_text(approval.outcome)
-        return self._write(pending.made, pending.at, outcome, result, awaits=ident)
+        return None  # not decided here
 
     def command_ran(self, report: CommandReport) -> JournalEntry | None:
         """Hermes ran a command with no row here: journaled when it is worth a decision's line."""
@@ -225,7 +203,10 @@ class DecisionRecorder:
             report.session_title,
             ran.command,
         )
-        return self._write(made, self._clock(), ran_text(report), run_text(ran.result), "none")
+        why = "not asked (YOLO on)" if report.yolo else "not asked"  # as far as Hermes said
+        if ran.approval_note:
+            why = f"asked elsewhere: {ran.approval_note}"
+        return self._write(made, self._clock(), why, run_text(ran.result), "none")
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""
@@ -234,14 +215,12 @@ class DecisionRecorder:
         return self._flush(lambda ident: ident[0] == gateway_id, reason)
 
     def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:
-        """Write every decision still waiting for its outcome (at quit)."""
         self._flush(lambda ident: True, reason)
 
     def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:
         written = []
         for ident in [i for i in self._pending if which(i)]:
-            pending = self._pending.pop(ident)
-            written.append(self._write(pending.made, pending.at, f"unknown: {reason}"))
+            written.append(self._write(*self._pending.pop(ident), f"unknown: {reason}"))
         return written
 
     def _write(
@@ -286,10 +265,7 @@ class DecisionRecorder:
 
 
 def ending(entry: JournalEntry, limit: int = 44) -> str:
-    """The outcome, then what became of the command unless that only repeats it.
-
-    Cut to ``limit`` from the outcome's end: what became of the command always shows.
-    """
+    """The outcome, then what became of the command (always shown) unless that repeats it."""
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     if not entry.result or (head, entry.result) in _IMPLIED:
         return _cut(entry.outcome, limit)
@@ -318,7 +294,7 @@ def _session_part(name: str, limit: int) -> str:
 def entry_line(entry: JournalEntry, today: datetime) -> str:
     """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``.
 
-    Older days show the date; each part is cut on its own, so the session always shows.
+    Older days show the date; each part is cut on its own.
     """
     try:
         when = datetime.fromisoformat(entry.time)

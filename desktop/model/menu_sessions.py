@@ -1,15 +1,11 @@
 """Which sessions the tray menu lists: the most urgent few, without the finished ones. Qt-free.
 
-Why bounded: each listed session is a submenu of a dozen entries, and with 2,000 live
-sessions the menu had 32,014 items and 1.5 GB behind it (issue 16). The menu lists at most
-``MENU_SESSIONS`` sessions, most urgent first — rows and questions waiting on the person
-(most first), then running turns, then YOLO on, then the rest (the one that went idle last
-first) — and lists the rest, quieter ones, in a submenu of their own (``MenuPick.rest``).
+Why bounded: with 2,000 live sessions the menu had 32,014 items and 1.5 GB behind it (issue
+16). At most ``MENU_SESSIONS`` are listed, most urgent first (rows and questions waiting, then
+running turns, YOLO, the rest by when last busy); the quieter rest go in a submenu.
 
-Why "finished" sessions leave: a session Hermes keeps alive after its work stays in the list
-forever otherwise. One that has been idle with nothing waiting for ``FINISHED_AFTER`` seconds
-(measured from when this shelf first saw it idle) is left out, and the person can close one at
-once from its submenu. Either comes back as soon as it works or asks again.
+A session idle with nothing waiting for ``FINISHED_AFTER`` s (since this shelf saw it idle), or
+closed from its submenu, is left out until it works or asks again.
 """
 
 from __future__ import annotations
@@ -82,11 +78,10 @@ class SessionShelf:
         return min(times) if times else None
 
     def note_busy(self, snapshot: AppSnapshot) -> None:
-        """Remember which sessions are busy now (called on every snapshot, cheap).
+        """Remember which sessions are busy now (every snapshot, cheap).
 
-        The menu is picked only when events pause or it opens; a short turn that streams
-        without a pause would otherwise never be seen busy, and the task the person just ran
-        would rank among the leftovers by arrival order, possibly past the menu's bound.
+        The menu is picked only when events pause: a short turn would otherwise never be seen
+        busy, and the task the person just ran could rank past the menu's bound.
         """
         now = self._clock()
         for gateway in snapshot.gateways:
@@ -97,7 +92,6 @@ class SessionShelf:
                     self._busy_at[(gateway.gateway_id, session.session_id)] = now
 
     def peek(self, snapshot: AppSnapshot) -> MenuPick:
-        """What :meth:`pick` would answer now, remembering nothing."""
         saved = dict(self._idle_since), dict(self._busy_at), set(self._closed)
         try:
             return self.pick(snapshot)
@@ -105,6 +99,7 @@ class SessionShelf:
             self._idle_since, self._busy_at, self._closed = saved
 
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
+        self.note_busy(snapshot)
         now = self._clock()
         # (urgency, recency, arrival, gateway, session): among idle sessions the one last seen
         # busy comes first (the task the person just ran, not a leftover that was idle already)
@@ -124,8 +119,6 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
-                if urgency[0] < 2:  # waiting or working: the person's attention was here
-                    self._busy_at[ref] = now
                 # Ties within a class (every session turns YOLO at once when the approval mode
                 # goes off) go to the one last seen busy, then to arrival order.
                 recency = -self._busy_at.get(ref, float("-inf"))

@@ -1,12 +1,8 @@
 """The words of the tray menu, as pure functions of the snapshot's values.
 
-Wording, numbers, marks and thresholds are the part people read and the part that must stay
-right across dialects. The menu builder
-(``tray_menu``) only places these strings. Results are *plain* text; the builder applies
-``plain_text.menu_label`` to anything that came from the gateway.
-
-Menu text has no colour, so levels travel as a glyph here and as a coloured dot icon in the
-builder (``context_level`` names which).
+Wording, numbers and thresholds are what people read and what must stay right across dialects;
+the builder (``tray_menu``) only places these plain strings, escaping gateway text itself.
+Menu text has no colour: a level travels as a glyph here and a coloured dot in the builder.
 """
 
 from __future__ import annotations
@@ -40,10 +36,10 @@ def _n(value: int) -> str:
 
 
 def status_line(session: SessionState, waiting: int) -> str:
-    if session.status is SessionStatus.WAITING or waiting:
-        return (
-            f"Status: waiting on you ({waiting} to review)" if waiting else "Status: waiting on you"
-        )
+    if waiting:
+        return f"Status: waiting on you ({waiting} to review)"
+    if session.status is SessionStatus.WAITING:
+        return "Status: waiting on you"
     return f"Status: {session.status.value}"
 
 
@@ -157,9 +153,6 @@ def mode_confirmation(mode: str, gateway_name: str) -> str:
     )
 
 
-def gateway_header(name: str, state_name: str, dialect: Dialect | None, version: str) -> str:
+def gateway_header(name: str, state_name: str, version: str) -> str:
     """``Local — connected · Hermes 0.22.2``: the protocol dialect is for doctor and the log."""
-    parts = [f"{name} — {state_name}"]
-    if version:
-        parts.append(f"Hermes {version}")
-    return " · ".join(parts)
+    return f"{name} — {state_name} · Hermes {version}" if version else f"{name} — {state_name}"

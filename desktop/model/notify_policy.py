@@ -1,59 +1,32 @@
 """Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
-Why a policy object apart from the sender (design.md example 8, after Syncthing Tray's notifier):
-the rules that keep notifications useful are all about *time and identity*, and they must be
-tested without a bus or a loop:
+Why a policy apart from the sender (design.md example 8): the rules that keep notifications
+useful are about *time and identity*, and must be tested without a bus or a loop:
 
-* one notification per **batch**, not per command — commands of a batch arrive a few
-  milliseconds apart, so a batch is announced ``coalesce`` seconds after its last arrival;
-  later arrivals, answers and re-asks of an announced batch *replace* that notification
-  (same ``(gateway, batch)`` identity) instead of raising a new one, and it is withdrawn when
-  the batch's last row resolves, wherever it was answered;
-* deduplicated by ``(gateway, batch)`` and by approval key, so rows re-delivered after a
-  reconnect are never "new";
-* quiet for ``quiet_after_start`` seconds after start and ``quiet_after_reconnect`` after a
-  gateway (re)connects; when the quiet ends, ONE notification covers whatever waits;
-* ``escalate_before`` seconds before the first row of a batch expires, the notification is
-  sent again as critical (servers show critical ones through do-not-disturb, unless
-  ``escalate_when_quiet`` is off), and a row that expired is reported as blocked;
-* while the approval dialog has the person's attention (shown and active:
-  :meth:`NotifyPolicy.dialog_changed`), the batches it shows have no bubble — the dialog is the
-  better place, and a bubble would sit over it: announced ones are withdrawn, new ones held.
-  When the dialog closes or loses focus, what still waits is announced ``after_dialog`` seconds
-  later (one notification, like after a quiet period), so nothing held back is lost;
-* at most one bubble speaks for approvals: a second batch announced while another is on screen
-  folds both into ONE summary ("4 approvals waiting") whose count is every announced row, so its
-  words match the tray icon's count; a summary escalates like a batch, once per member;
-* an update only ever replaces a bubble that is on screen: a batch never shown gets none;
-* expired rows give ONE "Blocked" notice per session, ``coalesce`` seconds after the last of
-  them; when Hermes asks again in that batch, the notice becomes a line of the re-ask's bubble;
-* while the desktop's do-not-disturb is on (:meth:`NotifyPolicy.set_do_not_disturb`), new
-  batches are held like a quiet period with no end: the server would only file them in its
-  history. A held batch that reaches its escalation is sent, critical, if
-  ``escalate_when_quiet`` allows (otherwise no escalation while it is on); when it goes off, ONE
-  notification covers what waits, as after a quiet period;
-* Approve is offered only when the notification can show the *whole* command exactly (short,
-  printable, nothing revealed or cut, no long runs of spaces), the command is not high risk,
-  the batch has that one command, the setting allows and the core says that exact approval can
-  be answered with ``once`` (issue 17: a bubble may approve only what it shows);
-* command text can be kept out of notifications entirely (``show_commands``).
-* a gateway may be introduced once (:meth:`NotifyPolicy.introduce`): the built-in demo's first
-  bubble says it is the demo.
+* one bubble per **batch** (``(gateway, batch)``), announced ``coalesce`` s after its last
+  arrival; later arrivals, answers and re-asks replace it in place, and it is withdrawn when
+  the batch's last row resolves; re-delivered approval keys are never news;
+* quiet for ``quiet_after_start``/``quiet_after_reconnect``, and while do-not-disturb is on;
+  when a quiet ends, ONE bubble covers what waits;
+* ``escalate_before`` s before the first row expires the bubble is sent again as critical;
+* while the approval dialog has the person's attention its batches get no bubble;
+* at most one bubble speaks for approvals: a second batch folds both into a summary whose
+  count matches the tray icon's;
+* expired rows give ONE "Blocked" notice per session, or a line in the re-ask's bubble;
+* Approve is offered only for one command shown whole and exactly, not high risk, that the
+  core lets be answered ``once`` (issue 17: a bubble may approve only what it shows).
 
-Bodies are plain text (hidden characters revealed, bounded); escaping for a server that parses
-body markup is the sender's job, because only it knows the server's capabilities.
-Time is a parameter (``now``); the Qt side calls :meth:`NotifyPolicy.due` at
-:meth:`NotifyPolicy.next_deadline`.
+Bodies are plain text; escaping for a server that parses markup is the sender's job. Time is a
+parameter: the Qt side calls :meth:`NotifyPolicy.due` at :meth:`NotifyPolicy.next_deadline`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
-import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from desktop.core.decisions import refusal
 from desktop.core.model import OPEN_ACTIONS, Action, Approval, Choice, OutcomeKind
@@ -68,46 +41,24 @@ HighRisk = Callable[[str, str], bool]  # (command, cwd) -> high risk, or not rea
 
 
 def never_high_risk(command: str, cwd: str) -> bool:
-    """The risk check when none is given: no command is called high risk."""
     return False
 
 
-def app_risk_check() -> HighRisk:
-    """``desktop.risk``'s verdict when that package is installed, else no verdict.
+def app_high_risk(command: str, cwd: str) -> bool:
+    """The app's check: a command the risk lens calls high, or cannot read in full.
 
-    A bubble may approve only what the lens read in full and rated below high: a command it
-    calls high, or whose parts it cannot read (code built when it runs, look-alike letters,
-    hidden characters), needs the dialog. The lens (tree-sitter and its grammar, ~2 MiB) loads
-    on the first command checked, not at start-up: a tray never asked anything never pays it.
+    Imported on the first command checked: the lens (tree-sitter, ~2 MiB) is not needed before.
     """
+    from desktop.risk import RiskLevel, assess
 
-    def high_risk(command: str, cwd: str) -> bool:
-        return _risk_check()(command, cwd)
-
-    return high_risk
-
-
-@functools.cache
-def _risk_check() -> HighRisk:
-    try:
-        risk = importlib.import_module("desktop.risk")
-    except ImportError:
-        return never_high_risk
-    assess, high = risk.assess, risk.RiskLevel.HIGH
-
-    def high_risk(command: str, cwd: str) -> bool:
-        verdict = assess(command, cwd)
-        return bool(verdict.level is high or verdict.opaque)
-
-    return high_risk
+    verdict = assess(command, cwd)
+    return verdict.level is RiskLevel.HIGH or verdict.opaque
 
 
 def shows_in_full(command: str) -> bool:
     """Whether a notification body shows ``command`` whole and exactly as it will run.
 
-    Printable only (``str.isprintable`` rejects line breaks, tabs, control, bidi and
-    zero-width characters), no revealed escapes, not cut, no long gap of spaces, and no
-    leading or trailing whitespace a bubble would not show.
+    ``isprintable`` rejects line breaks, tabs, control, bidi and zero-width characters.
     """
     return (
         0 < len(command) <= APPROVE_MAX_CHARS
@@ -120,7 +71,6 @@ def shows_in_full(command: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class NotifySettings:
-    enabled: bool = True
     approve_from_notification: bool = True
     show_commands: bool = True
     quiet_after_start: float = 5.0
@@ -166,10 +116,7 @@ def fit_buttons(actions: tuple[NotifyAction, ...], server: str) -> tuple[NotifyA
 
 @dataclass(frozen=True, slots=True)
 class NotificationPlan:
-    """One notification to show. ``batch_id == ""`` marks a summary of several batches.
-
-    A plan with the ``ref`` of a notification already on screen replaces it in place.
-    """
+    """One notification to show; ``batch_id == ""`` marks a summary of several batches."""
 
     gateway_id: str
     batch_id: str
@@ -199,27 +146,26 @@ class BlockedNotice:
     session_id: str
     session_title: str
     commands: tuple[str, ...]
-
-    @property
-    def title(self) -> str:
-        return "Blocked — nobody answered in time"
+    title: ClassVar[str] = "Blocked — nobody answered in time"
 
     @property
     def body(self) -> str:
-        listed = [shown(c, 100) for c in self.commands[:BODY_COMMANDS]]
-        more = len(self.commands) - BODY_COMMANDS
-        lines = [f"{shown(self.session_title, 60)}: Hermes did not run"] + [
-            f"• {c}" for c in listed
-        ]
-        if more > 0:
-            lines.append(f"… and {more} more")
-        return "\n".join(lines)
+        head = f"{shown(self.session_title, 60)}: Hermes did not run"
+        return "\n".join([head, *_listed(self.commands)])
 
     @property
     def asked_again(self) -> str:
         """The notice as the first line of the bubble of Hermes' re-ask in the same batch."""
         n = len(self.commands)
         return f"Nobody answered in time: {n} command{'s' if n != 1 else ''} did not run."
+
+
+def _listed(commands: Sequence[str]) -> list[str]:
+    """The first commands as bullet lines, then how many more."""
+    lines = [f"• {shown(c, 100)}" for c in commands[:BODY_COMMANDS]]
+    if len(commands) > BODY_COMMANDS:
+        lines.append(f"… and {len(commands) - BODY_COMMANDS} more")
+    return lines
 
 
 @dataclass(slots=True)
@@ -249,23 +195,14 @@ class _Batch:
 
 BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
-RowLookup = Callable[[str, str], Approval | None]  # (gateway_id, key) -> the store's open row
 BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog shows it
-
-
-def _nowhere(gateway_id: str, batch_id: str) -> bool:
-    """The dialog's batches before it says which: none."""
-    return False
 
 
 class NotifyPolicy:
     """Feed it approval arrivals and changes; ask it what to show (see module docstring).
 
-    ``rows`` reads a row from the app's one store (``AppState.approval``): batches keep keys
-    only, so a notification always words the value the tray and the dialog show. The store must
-    have folded a change before the policy hears of it. ``high_risk`` says whether a command is
-    high risk (``desktop.risk`` in the app); a high-risk command is never approvable from a
-    notification.
+    Batches keep keys only and read rows from the app's one store (``rows``, which has folded
+    a change before the policy hears of it), so a bubble words what the tray and dialog show.
     """
 
     def __init__(
@@ -273,7 +210,7 @@ class NotifyPolicy:
         settings: NotifySettings,
         *,
         started_at: float,
-        rows: RowLookup,
+        rows: Callable[[str, str], Approval | None],  # (gateway_id, key) -> the store's open row
         high_risk: HighRisk = never_high_risk,
     ) -> None:
         self.settings = settings
@@ -293,7 +230,7 @@ class NotifyPolicy:
         self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
         self._dialog_attention = False  # the approval dialog is shown and active
         self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
-        self._dialog_shows: BatchShown = _nowhere
+        self._dialog_shows: BatchShown = lambda gateway_id, batch_id: False
 
     # -- input -------------------------------------------------------------------------------
     def approval_requested(
@@ -353,16 +290,15 @@ class NotifyPolicy:
     def set_do_not_disturb(self, on: bool) -> None:
         """The desktop's do-not-disturb switch, as read (not known counts as off)."""
         if self._do_not_disturb and not on:  # a batch still coalescing joins the others
-            ends = [b.last_arrival + self.settings.coalesce for b in self._pending.values()]
+            ends = [self._settled(b) for b in self._pending.values()]
             self._release_at = max(ends, default=0.0)
         self._do_not_disturb = on
 
     def dialog_changed(self, attention: bool, shows: BatchShown, now: float) -> list[BatchRef]:
         """The approval dialog was shown, activated, deactivated or closed.
 
-        ``attention``: it is shown and the active window; ``shows`` says whether it shows a
-        batch. With attention, the bubbles of its batches are withdrawn (returned) and those
-        batches held; without, what it held is announced ``after_dialog`` seconds from ``now``.
+        With ``attention`` (shown and active) the bubbles of the batches it ``shows`` are
+        withdrawn (returned) and held; without, what it held is announced ``after_dialog`` later.
         """
         was, self._dialog_attention, self._dialog_shows = self._dialog_attention, attention, shows
         if not attention:
@@ -386,8 +322,7 @@ class NotifyPolicy:
 
     @property
     def holding(self) -> bool:
-        """Whether new batches are held for do-not-disturb."""
-        return self._do_not_disturb and self.settings.enabled
+        return self._do_not_disturb
 
     def take_withdrawn(self) -> list[BatchRef]:
         """Bubbles :meth:`due` replaced (single batches folded into the summary)."""
@@ -395,29 +330,29 @@ class NotifyPolicy:
         return refs
 
     def take_blocked(self, now: float) -> list[BlockedNotice]:
-        """Notices of expired rows that are due at ``now``, one per session.
+        """Notices of expired rows due at ``now``, one per session.
 
-        A notice waits ``coalesce`` after its last expiry (a batch's rows expire a few
-        milliseconds apart) and while Hermes' re-ask of one of its batches is still filling:
-        that re-ask's bubble then carries it (:meth:`due`). The dialog, when the person looks
-        at it, shows the blocked rows itself: no notice for its batches then.
+        A notice waits ``coalesce`` after its last expiry and while a re-ask in one of its
+        batches is still filling (that bubble then carries it); none for batches the dialog shows.
         """
         notices = []
         for ident, blocked in list(self._blocked.items()):
             if now < self._blocked_time(blocked):
                 continue
             del self._blocked[ident]
-            if self.settings.enabled and not all(self._held_by_dialog(r) for r in blocked.batches):
+            if not all(self._held_by_dialog(r) for r in blocked.batches):
                 notices.append(blocked.notice)
         return notices
 
     def _blocked_time(self, blocked: _Blocked) -> float:
         filling = [
-            b.last_arrival + self.settings.coalesce
-            for r in blocked.batches
-            if (b := self._pending.get(r)) is not None
+            self._settled(b) for r in blocked.batches if (b := self._pending.get(r)) is not None
         ]
         return max([blocked.at + self.settings.coalesce, *filling])
+
+    def _settled(self, batch: _Batch) -> float:
+        """When ``batch`` stops filling: ``coalesce`` after its last arrival."""
+        return batch.last_arrival + self.settings.coalesce
 
     def _held_by_dialog(self, ref: BatchRef) -> bool:
         return self._dialog_attention and self._dialog_shows(*ref)
@@ -440,10 +375,6 @@ class NotifyPolicy:
         found = (self._rows(batch.gateway_id, key) for key in batch.keys)
         return [a for a in found if a is not None and a.action in OPEN_ACTIONS]
 
-    def _first_expiry(self, batch: _Batch) -> float | None:
-        times = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
-        return min(times) if times else None
-
     def _touch(self, batch: _Batch, now: float) -> None:
         batch.last_arrival = now
         if batch.in_summary:
@@ -456,17 +387,14 @@ class NotifyPolicy:
         outcome = approval.outcome
         if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
             return
-        ident = (gateway_id, approval.session_id)
-        ref = (gateway_id, approval.batch_id)
-        known = self._blocked.get(ident)
-        if known is None:
-            notice = BlockedNotice(gateway_id, approval.session_id, title, (approval.command,))
-            self._blocked[ident] = _Blocked(notice, {ref}, now)
-            return
+        notice = BlockedNotice(gateway_id, approval.session_id, title, ())
+        known = self._blocked.setdefault(
+            (gateway_id, approval.session_id), _Blocked(notice, set(), now)
+        )
         known.notice = dataclasses.replace(
             known.notice, commands=(*known.notice.commands, approval.command)
         )
-        known.batches.add(ref)
+        known.batches.add((gateway_id, approval.batch_id))
         known.at = max(known.at, now)
 
     def _carry_blocked(self, batch: _Batch) -> None:
@@ -479,27 +407,22 @@ class NotifyPolicy:
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
         """When :meth:`due` may next have something to say, or None when nothing is pending."""
-        held = [b for b in self._pending.values() if not self._held_by_dialog(b.ref)]
-        times = [
-            max(
-                b.last_arrival + self.settings.coalesce,
-                self._quiet_for(b.gateway_id),
-                self._quiet_start_until,
-                self._release_at,
-            )
-            for b in held
-            if not self._do_not_disturb
-        ]
-        if self._do_not_disturb:
-            for b in held:
-                if (at := self._escalation_time(b)) is not None:
-                    times.append(max(at, b.last_arrival + self.settings.coalesce))
+        times = []
+        for b in self._pending.values():
+            if self._held_by_dialog(b.ref):
+                continue
+            if not self._do_not_disturb:
+                quiet = max(
+                    self._quiet_for(b.gateway_id), self._quiet_start_until, self._release_at
+                )
+                times.append(max(self._settled(b), quiet))
+            elif (at := self._escalation_time(b)) is not None:
+                times.append(max(at, self._settled(b)))
         for b in self._announced.values():
             if b.dirty:
-                times.append(b.last_arrival + self.settings.coalesce)
-            escalation = self._escalation_time(b)
-            if escalation is not None:
-                times.append(escalation)
+                times.append(self._settled(b))
+            if (at := self._escalation_time(b)) is not None:
+                times.append(at)
         if self._summary_dirty:
             times.append(self._last_change + self.settings.coalesce)
         times += [self._blocked_time(b) for b in self._blocked.values()]
@@ -510,9 +433,6 @@ class NotifyPolicy:
 
         Bubbles that a plan makes redundant are then in :meth:`take_withdrawn`.
         """
-        if not self.settings.enabled:
-            self._pending.clear()
-            return []
         plans: list[NotificationPlan] = []
         summary_escalates = False
         for b in list(self._announced.values()):
@@ -524,7 +444,7 @@ class NotifyPolicy:
                     summary_escalates = True
                 else:
                     plans.append(self._batch_plan(b, urgent=True, update=False))
-            elif b.dirty and now >= b.last_arrival + self.settings.coalesce:
+            elif b.dirty and now >= self._settled(b):
                 b.dirty = False
                 plans.append(self._batch_plan(b, urgent=b.escalated, update=True))
         ready = self._ready(now)
@@ -558,15 +478,12 @@ class NotifyPolicy:
         return plans
 
     def _ready(self, now: float) -> list[_Batch]:
-        """Pending batches to announce at ``now``."""
         if now < max(self._quiet_start_until, self._release_at):
             return []
         coalesced = [
             b
             for b in self._pending.values()
-            if now >= b.last_arrival + self.settings.coalesce
-            and not self._held_by_dialog(b.ref)
-            and self._open_rows(b)
+            if now >= self._settled(b) and not self._held_by_dialog(b.ref) and self._open_rows(b)
         ]
         if self._do_not_disturb:  # only those reaching their escalation
             return [
@@ -579,8 +496,8 @@ class NotifyPolicy:
         quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
         if batch.escalated or before <= 0 or quiet:
             return None
-        expiry = self._first_expiry(batch)
-        return None if expiry is None else expiry - before
+        expiries = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
+        return min(expiries) - before if expiries else None
 
     def _quiet_for(self, gateway_id: str) -> float:
         return self._quiet_until.get(gateway_id, 0.0)
@@ -611,17 +528,8 @@ class NotifyPolicy:
                 shown(rows[0].command, BODY_LIMIT) if show else "A command waits for your decision."
             )
         else:
-            body = f"{len(rows)} commands wait for your decision."
-            if show:
-                listed = [f"• {shown(a.command, 100)}" for a in rows[:BODY_COMMANDS]]
-                more = len(rows) - BODY_COMMANDS
-                body += "\n" + "\n".join(listed) + (f"\n… and {more} more" if more > 0 else "")
-        if urgent:
-            body = f"{self._deadline_line()}\n{body}"
-        if batch.blocked:
-            body = f"{batch.blocked}\n{body}"
-        if not update and (intro := self._introductions.pop(batch.gateway_id, "")):
-            body = f"{intro}\n{body}"
+            listed = _listed([a.command for a in rows]) if show else []
+            body = "\n".join([f"{len(rows)} commands wait for your decision.", *listed])
         actions: list[NotifyAction] = []
         if len(rows) == 1 and self.approvable(rows[0]):
             actions.append(NotifyAction(ActionKind.APPROVE, "Approve", (rows[0].key,)))
@@ -632,22 +540,7 @@ class NotifyPolicy:
             )
             actions.append(NotifyAction(ActionKind.DENY_STOP, "Deny and stop the agent", deniable))
         actions.append(NotifyAction(ActionKind.REVIEW, "Review", keys))
-        return NotificationPlan(
-            batch.gateway_id,
-            batch.batch_id,
-            title,
-            body,
-            tuple(actions),
-            keys,
-            batch.session_id,
-            urgent=urgent,
-            update=update,
-            critical=urgent and self.settings.escalate_when_quiet,
-        )
-
-    def _deadline_line(self) -> str:
-        left = int(self.settings.escalate_before)
-        return f"Hermes stops waiting in about {left} s; unanswered, nothing runs."
+        return self._plan([batch], batch, title, body, tuple(actions), urgent, update)
 
     def _summary_plan(self, batches: list[_Batch], *, update: bool) -> NotificationPlan:
         """One bubble for several batches: the count of every row they wait on, Review only."""
@@ -659,19 +552,41 @@ class NotifyPolicy:
         if len(titles) > BODY_COMMANDS:
             names += f" and {len(titles) - BODY_COMMANDS} more"
         keys = tuple(a.key for b in batches for a in self._open_rows(b))
-        gateways = {b.gateway_id for b in batches}
         title = f"{count} approval{'s' if count != 1 else ''} waiting"
         body = f"In {sessions} session{'s' if sessions != 1 else ''}: {names}"
-        firsts = [b.blocked for b in batches if b.blocked][:1]
-        if not update:
-            firsts[:0] = [self._introductions.pop(g) for g in gateways if g in self._introductions]
+        review = (NotifyAction(ActionKind.REVIEW, "Review", keys),)
+        title = f"Answer soon — {title}" if urgent else title
+        return self._plan(batches, None, title, body, review, urgent, update)
+
+    def _plan(
+        self,
+        batches: list[_Batch],
+        one: _Batch | None,
+        title: str,
+        body: str,
+        actions: tuple[NotifyAction, ...],
+        urgent: bool,
+        update: bool,
+    ) -> NotificationPlan:
+        """The bubble of ``one`` batch, or the summary of ``batches``.
+
+        The body's first lines: the demo's introduction (new bubbles only), a blocked notice,
+        the deadline.
+        """
+        gateways = list(dict.fromkeys(b.gateway_id for b in batches))
+        firsts = [] if update else [self._introductions.pop(g, "") for g in gateways]
+        firsts += [b.blocked for b in batches if b.blocked][:1]
+        if urgent:
+            left = int(self.settings.escalate_before)
+            firsts.append(f"Hermes stops waiting in about {left} s; unanswered, nothing runs.")
         return NotificationPlan(
-            gateways.pop() if len(gateways) == 1 else "",
-            "",
-            f"Answer soon — {title}" if urgent else title,
-            "\n".join([*firsts, *([self._deadline_line()] if urgent else []), body]),
-            (NotifyAction(ActionKind.REVIEW, "Review", keys),),
-            keys,
+            gateways[0] if len(gateways) == 1 else "",
+            one.batch_id if one else "",
+            title,
+            "\n".join([*filter(None, firsts), body]),
+            actions,
+            actions[-1].keys,  # Review's: every row the bubble speaks about
+            one.session_id if one else "",
             urgent=urgent,
             update=update,
             critical=urgent and self.settings.escalate_when_quiet,

@@ -1,22 +1,11 @@
 r"""Turn untrusted gateway strings into text that every Qt and desktop surface shows literally.
 
-Why: titles, commands and notices come from the gateway (ultimately from a model) and may hold
-markup, mnemonics, bidi overrides or line breaks. Each surface misreads a different character:
-
-* QLabel/QMenu: labels are set to ``Qt.PlainText`` elsewhere; menu texts still treat ``&`` as a
-  mnemonic marker and ``\t`` as the shortcut column, so ``&`` becomes ``&&`` and tabs go.
-* Tooltips (Qt's ``mightBeRichText``) and notification bodies (xfce4-notifyd advertises
-  ``body-markup``) may interpret ``<``/``&``. Entity-escaping only works where markup *is*
-  interpreted and shows ``&lt;`` where it is not, so we replace the three markup characters
-  with look-alikes (U+2039, U+203A, U+FF06) that read the same everywhere.
-* Everywhere: hidden and direction-changing characters are revealed (``desktop.core.text_safety``)
-  and length is bounded so one long command cannot blow up a menu or a bubble.
-* Everywhere: the tray's own secrets (every token it registered with ``desktop.logsetup``) are
-  masked, whoever sent the text -- a gateway may echo the token back in a title or a command.
-  Only those exact strings: a ``token=…`` shape stays visible, since it may be what the
-  command really does.
-
-Qt-free, so the pure tray status and notification policy can use it.
+Titles, commands and notices come from a model and may hold markup, mnemonics, bidi overrides
+or line breaks, and each surface misreads different characters: menus take ``&`` as a mnemonic
+and ``\t`` as the shortcut column; tooltips and notification bodies may parse ``<``/``&``
+(entity-escaping shows ``&lt;`` where they do not, so look-alikes replace them). Everywhere,
+hidden characters are revealed, length is bounded, and the tray's own registered secrets are
+masked (only those exact strings: a ``token=…`` shape may be what the command really does).
 """
 
 from __future__ import annotations
@@ -36,11 +25,6 @@ def shown(text: str, limit: int = 200) -> str:
     return text_out
 
 
-def neutralize_markup(text: str) -> str:
-    """Replace ``< > &`` with look-alikes so no markup parser can act on them."""
-    return text.translate(_MARKUP)
-
-
 def menu_label(text: str, limit: int = 80) -> str:
     """Text for a QAction/QMenu title drawn by Qt: literal, ``&`` doubled (mnemonic escape)."""
     return shown(text, limit).replace("&", "&&")
@@ -49,13 +33,10 @@ def menu_label(text: str, limit: int = 80) -> str:
 def exported_label(label: str) -> str:
     """A (literal, already bounded) label for a menu a StatusNotifierItem host draws.
 
-    The host draws from Qt's com.canonical.dbusmenu export. Measured with Qt 6.12: the export
-    turns only the *first* ``&`` into the dbusmenu mnemonic ``_`` and passes every other ``&``
-    and every ``_`` through. Hosts then read ``_`` as a mnemonic, and do not agree on ``__``
-    (the spec says "a literal underscore"; xfce4-panel 4.18 drops it and underlines the next
-    character). So only the first ``&`` is doubled (every ``&`` then shows, the first as the
-    host's mnemonic) and ``_`` becomes the look-alike U+02CD, which every host draws as is.
-    The same label drawn by Qt itself would be wrong, so the tray never pops this menu up.
+    Measured with Qt 6.12: the dbusmenu export turns only the *first* ``&`` into the mnemonic
+    ``_`` and passes other ``&`` and every ``_`` through; hosts read ``_`` as a mnemonic and
+    disagree on ``__``. So only the first ``&`` is doubled and ``_`` becomes the look-alike
+    U+02CD. Qt itself would draw this label wrong: the tray never pops this menu up.
     """
     label = label.replace("_", "\u02cd")
     first = label.find("&")
@@ -64,9 +45,9 @@ def exported_label(label: str) -> str:
 
 def tooltip_fragment(text: str, limit: int = 120) -> str:
     """An untrusted piece of a tooltip (tooltips may be read as rich text)."""
-    return neutralize_markup(shown(text, limit))
+    return shown(text, limit).translate(_MARKUP)
 
 
 def notification_text(text: str, limit: int = 300) -> str:
     """An untrusted piece of a notification title or body (servers may parse body markup)."""
-    return neutralize_markup(shown(text, limit))
+    return shown(text, limit).translate(_MARKUP)

@@ -1,10 +1,8 @@
 """The words for a question an agent waits on (clarify, sudo, secret). Qt-free.
 
-The tray tooltip, the session's menu entry, the notification and the clarify
-dialog all say what blocks a session, and must say it alike. Only what the gateway gave is
-used: the question, the variable a secret is for, the command that wants the password. The
-results are *plain* text holding gateway words; each surface applies its own ``plain_text``
-helper (menu label, tooltip fragment, notification text) before drawing them.
+The tooltip, the menu, the notification and the clarify dialog must say what blocks a session
+alike, from only what the gateway gave. Results are plain text holding gateway words: each
+surface applies its own ``plain_text`` helper.
 """
 
 from __future__ import annotations
@@ -16,11 +14,7 @@ WINDOW = "the Hermes window that runs this session"
 
 
 def only_in_hermes(prompt: Prompt) -> bool:
-    """A clarify question the tray can never answer (too long, several, no text): say so once.
-
-    Other reasons pass (the handshake, following the session), and the question becomes
-    answerable here; these do not, so the bubble points the person at Hermes instead.
-    """
+    """A clarify question the tray can never answer (too long, several, no text): say so once."""
     return prompt.kind is PromptKind.CLARIFY and prompt.blocked_reason in _ONLY_IN_HERMES
 
 

@@ -1,15 +1,10 @@
-"""Deny means deny: answer Hermes' re-asks of a command the person just denied. Qt-free.
+"""Deny means deny: the tray answers Hermes' re-asks of a command the person just denied. Qt-free.
 
-Why: after a deny (or "Deny all") in a batch, Hermes asks again about the batch's other
-commands, as new requests, within a tenth of a second (iot ``batch3_reask``/``regate``
-transcripts). Shown again, each would carry an Approve button for a command the person had
-just refused, and denying three commands took five answers. A deny is always safe to send, so
-a re-ask of a denied command — the same command text, in the same session and batch (Hermes'
-turn), or naming the denied row as the one it replaces (``Approval.asked_because`` /
-``reask_of``) — is answered deny by the tray, journaled as such, and never offered for approval.
-
-Only the same command: a re-ask of a command the person approved is asked again as usual.
-Memory is bounded (oldest forgotten first).
+Why: after a deny in a batch, Hermes asks again about the batch's other commands within a tenth
+of a second (iot ``batch3_reask``/``regate`` transcripts); shown again, each carried an Approve
+button for a command just refused. A re-ask of a denied command (the same text in the same
+session and batch, or naming the denied row as the one it replaces) is denied by the tray and
+journaled as such. A re-ask of an approved command is asked as usual. Memory is bounded.
 """
 
 from __future__ import annotations
@@ -48,11 +43,7 @@ class DenyMemory:
             self._turns.popitem(last=False)
 
     def is_reask_of_denied(self, gateway_id: str, approval: Approval) -> bool:
-        """Whether ``approval`` asks again about a command that was denied in its turn.
-
-        Only a row the tray may deny now (``decisions.refusal``) counts: any other is the
-        person's to answer.
-        """
+        """Whether ``approval`` asks again about a command denied in its turn, and may be denied."""
         if refusal(approval, Choice.DENY) is not None:
             return False
         if (gateway_id, approval.key) in self._keys:

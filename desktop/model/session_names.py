@@ -1,21 +1,14 @@
 """One name per session, the same in the menu, the dialog, a notification and the journal.
 
 Why a registry and not a function: a name must stay put once a person has seen it (a bubble
-that said "Fix login tests · ux019" must match the menu entry ten minutes later, although the
-gateway may since have replaced the raw prompt with a generated title), and two tasks in one
-folder must be told apart. So the first name a session is shown under is kept, and a second
-session with the same name in the same folder gets " (2)". Words a session gains later (its
-first title, or a folder, when it was first shown without) are only ever added at the end:
-the name a person saw first always stays its beginning. A bare "session 9cbd2d" (nothing but
-the id known yet) is provisional until something is announced under it (:meth:`pin`: an
-approval or a question): the menu may show it for the moment a session is listed before its
-title comes, and a newcomer should then read "Clean up the build · webshop", not the id.
+that said "Fix login tests · ux019" must match the menu ten minutes later, although the
+gateway may since have retitled it), and two tasks in one folder must be told apart (" (2)").
+Words a session gains later (a first title, a folder) are only ever added at the end. A bare
+"session 9cbd2d" is provisional until something is announced under it (:meth:`SessionNames.pin`).
 
-A name is the title (whitespace folded; surfaces reveal hidden characters) plus the folder's last
-part; without a title, the folder plus a short session id: the random end of the id, never the
-date that Hermes' stored ids start with (every session of a month shared "202612"). :func:`fit`
-cuts it to a caller's width budget: the late title goes first, then the title loses words; the
-folder and the " (2)" are kept.
+A name is the title plus the folder's last part; without a title, the folder plus the random
+end of the id (never the date Hermes' stored ids start with). :func:`fit` cuts it to a width:
+the late title goes first, then the title loses words; folder and " (2)" stay.
 """
 
 from __future__ import annotations
@@ -34,7 +27,7 @@ _MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten fir
 
 @dataclass(frozen=True, slots=True)
 class SessionName:
-    """The parts of a name; ``text(width)`` renders it within a width budget."""
+    """The parts of a name; :func:`fit` renders it within a width budget."""
 
     title: str  # "" when the session had no title when first shown
     folder: str  # last part of the working directory, "~" for home, "" when unknown
@@ -43,16 +36,9 @@ class SessionName:
     late_title: str = ""  # the title of a session first shown without one, said after the name
     late_folder: bool = False  # the folder came after the name was shown: it goes last
 
-    def text(self, width: int = DEFAULT_WIDTH) -> str:
-        return fit(self, width)
-
 
 def _clean(text: str, limit: int) -> str:
-    """Whitespace folded and cut to ``limit``; hidden characters stay as they are.
-
-    The name is stored as a session's title and every surface reveals what it shows (menu,
-    tooltip, notification, dialog), so escaping here would show each escape escaped again.
-    """
+    """Whitespace folded and cut to ``limit``; hidden characters stay (surfaces reveal them)."""
     folded = " ".join(text.split())
     return folded if len(folded) <= limit else folded[: limit - 1] + ELLIPSIS
 
@@ -72,10 +58,7 @@ def short_folder(cwd: str) -> str:
 
 
 def short_id(session_id: str) -> str:
-    """A few characters that tell sessions apart: the random end of a date-like id.
-
-    Hermes' stored ids read ``20261206_101342_9cbd2d``; live ids are random hex.
-    """
+    """The random end of an id: stored ids read ``20261206_101342_9cbd2d``, live ones hex."""
     tail = session_id.rsplit("_", 1)[-1] or session_id
     return _clean(tail[:_ID_LENGTH], _ID_LENGTH)
 
@@ -107,10 +90,7 @@ def _cut_words(text: str, width: int) -> str:
 
 
 def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
-    """Render within ``width`` characters (at least 8): cut the title, keep folder and ordinal.
-
-    A late title is said after the name, in what room is left (dropped before the name is cut).
-    """
+    """Render within ``width`` characters (at least 8): cut the title, keep folder and ordinal."""
     width = max(width, 8)
     suffix = f" ({name.ordinal})" if name.ordinal > 1 else ""
     unnamed_text = f"session {name.short_id}"
@@ -135,8 +115,7 @@ def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
 class SessionNames:
     """Remembers the name each session was first shown under, per gateway.
 
-    A session is known by its live id and, once the gateway says it, by its stored id too:
-    a resumed session gets a new live id but keeps its stored one, and keeps its name.
+    Known by live id and stored id: a resumed session gets a new live id and keeps its name.
     """
 
     def __init__(self) -> None:

@@ -1,22 +1,15 @@
 """What a change of settings means for the running app, as pure functions. Qt-free.
 
-Why pure: "which gateways must be restarted" and "which notification rules apply now" decide
-whether a person's pending approvals survive a Settings → OK. Those rules are tested with plain
-values; ``settings_controller`` only carries them out.
-
-* A gateway is **added** or **removed** by id. It is **changed** (its client restarted) only
-  when something the connection uses changed: name, kind, URL, token reference, insecure flag
-  or extra keys. A new token under the same reference needs no restart: the client reads the
-  token from the store at every dial, so a reconnect picks it up.
-* The built-in demo kind is never started from settings (the app decides when the demo runs).
-* The notification policy applies at once; ``quiet_after_start_s`` only matters at start.
-* The staleness margin lives in each client's core, fixed when the client is created; it takes
-  effect for a gateway the next time its client is created (added, changed, next start).
+Why pure: "which gateways must be restarted" decides whether a person's pending approvals
+survive a Settings → OK, so it is tested with plain values. A gateway is restarted only when
+something its connection uses changed (a new token under the same reference needs none: the
+client reads it at every dial); the demo is never started from settings. The notification
+policy applies at once; the staleness margin when a gateway's client is next created.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from desktop.core.settings import CoreSettings
 from desktop.model.notify_policy import NotifySettings
@@ -28,10 +21,6 @@ class GatewayChanges:
     added: tuple[GatewayConfig, ...] = ()
     removed: tuple[str, ...] = ()  # gateway ids
     changed: tuple[GatewayConfig, ...] = ()  # new values; their clients are restarted
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
 
 
 def _connectable(settings: Settings) -> dict[str, GatewayConfig]:
@@ -63,11 +52,9 @@ def gateway_changes(old: Settings, new: Settings) -> GatewayChanges:
     )
 
 
-def notify_settings(settings: Settings, base: NotifySettings | None = None) -> NotifySettings:
-    """The notification policy's settings from the person's ``settings`` (``base``: the rest)."""
+def notify_settings(settings: Settings) -> NotifySettings:
     policy = settings.notifications
-    return replace(
-        base or NotifySettings(),
+    return NotifySettings(
         show_commands=policy.show_command_text,
         escalate_when_quiet=policy.escalate_through_do_not_disturb,
         approve_from_notification=policy.approve_from_notification is NotificationApproval.ONCE,
@@ -75,11 +62,9 @@ def notify_settings(settings: Settings, base: NotifySettings | None = None) -> N
     )
 
 
-def core_settings(settings: Settings, base: CoreSettings | None = None) -> CoreSettings:
-    """The core's tunables a person can set (today: the staleness margin)."""
-    return replace(base or CoreSettings(), staleness_margin=settings.staleness_margin_s)
+def core_settings(settings: Settings) -> CoreSettings:
+    return CoreSettings(staleness_margin=settings.staleness_margin_s)
 
 
 def uses_tokens(settings: Settings) -> bool:
-    """Whether any configured gateway names a stored token."""
     return any(g.token_ref for g in settings.gateways)

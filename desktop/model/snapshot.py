@@ -1,10 +1,7 @@
-"""The app-level picture every tray surface renders from: gateways, their sessions and approvals.
+"""The app-level picture every tray surface renders from: gateways, sessions and approvals.
 
-Why a separate frozen value: the tray icon, the menu and the notification policy all need the
-same facts at once (what is connected, what waits, who has YOLO on). The bridge hands out one
-``AppSnapshot`` after each change (the store rebuilds only the gateway that changed, and
-nothing at all for events that change nothing shown); pure functions turn it into an icon, a
-menu model or a notification plan, so none of them reads live client objects. Qt-free.
+Why a frozen value: the icon, the menu and the notification policy need the same facts at once;
+pure functions turn one ``AppSnapshot`` into each, and none reads live client objects. Qt-free.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ class GatewayView:
     sessions: tuple[SessionState, ...] = ()
     approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
     prompts: tuple[Prompt, ...] = ()  # open clarify/sudo/secret prompts, oldest first
-    # ``waiting``, when the store already knows it (it keeps it per event instead of filtering
-    # 10,000 rows on every read); None: filtered from ``approvals`` on each read.
+    # ``waiting`` when the store keeps it per event; None: filtered from ``approvals``
     known_waiting: tuple[Approval, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -71,17 +67,9 @@ class AppSnapshot:
         """Approvals waiting on a person on connected gateways (others cannot be answered)."""
         return sum(len(g.waiting) for g in self.gateways if g.link is Link.UP)
 
-    def prompt_count(self) -> int:
-        """Questions (clarify, sudo, secret) waiting on a person on connected gateways."""
-        return sum(len(g.prompts) for g in self.gateways if g.link is Link.UP)
-
 
 def session_title(session: SessionState | None, session_id: str = "") -> str:
-    """A name for a session a person can recognise.
-
-    Its title (the app keeps its stable name there), else the name it would get (folder and
-    short id), else its short id.
-    """
+    """Its title (the app keeps its stable name there), else the name it would get."""
     if session is None:
         return unnamed(session_id) if session_id else "unknown session"
     if session.title.strip():

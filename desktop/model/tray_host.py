@@ -1,17 +1,13 @@
 """Is there a tray host, and what the app shows instead when there is none. Qt-free.
 
-Why: with no tray host (GNOME without the AppIndicator extension, sway without a bar) the
-icon never appears, and the menu, Settings and Quit are out of reach. The platform probe
-(``desktop.ui.tray_host_watch`` in the app, ``desktop.platform.tray_probe`` for ``doctor``)
-fills a :class:`TrayProbe`; :func:`tray_host` decides what it means and what to show.
+Why: with no tray host (GNOME without the AppIndicator extension, sway without a bar) the icon
+never appears, and the menu, Settings and Quit are out of reach. A platform probe fills a
+:class:`TrayProbe`; :func:`tray_host` decides what it means.
 
-What Qt does (measured with PySide6 6.11 on xcb): ``QSystemTrayIcon.isSystemTrayAvailable()``
-asks the StatusNotifierWatcher whether a host is registered and, on xcb, also looks for the
-XEmbed manager selection ``_NET_SYSTEM_TRAY_S<screen>``; it is asked afresh each time (no host
-→ False, xfce4-panel started → True, panel gone → False). On xcb a ``QSystemTrayIcon`` picks
-its protocol once, when it is built: one built while no watcher ran uses XEmbed and never
-becomes a StatusNotifierItem. On Wayland it is always one, registered whenever a watcher comes
-(sway: waybar started after the app takes the icon, and the window steps back).
+Measured with PySide6 6.11: ``QSystemTrayIcon.isSystemTrayAvailable()`` is asked afresh each
+time. On xcb an icon picks its protocol when built: one built while no StatusNotifierWatcher ran
+uses XEmbed for good. On Wayland it is always a StatusNotifierItem, registered whenever a
+watcher comes (sway: waybar started after the app takes the icon, and the window steps back).
 """
 
 from __future__ import annotations
@@ -59,8 +55,7 @@ class TrayHost:
     """What the probe means for the app and for the person."""
 
     kind: HostKind
-    icon_shows: bool  # the app's tray icon is (or can be) on screen
-    own_window: bool  # show the tray's own window instead
+    own_window: bool  # the icon cannot show: show the tray's own window instead
     summary: str  # one line for doctor and the log
     advice: str  # what to install or run for a tray ("" when one is there)
 
@@ -68,9 +63,9 @@ class TrayHost:
 def tray_host(probe: TrayProbe) -> TrayHost:
     """The one rule: which host is there, whether the icon shows, whether to show a window."""
     if probe.platform in HEADLESS_PLATFORMS:
-        return TrayHost(HostKind.UNKNOWN, False, False, "not asked on a headless platform", "")
+        return TrayHost(HostKind.UNKNOWN, False, "not asked on a headless platform", "")
     if probe.unknown:
-        return TrayHost(HostKind.UNKNOWN, False, False, f"not known: {probe.unknown}", "")
+        return TrayHost(HostKind.UNKNOWN, False, f"not known: {probe.unknown}", "")
     if probe.watcher_owner and probe.host_registered is not False:
         kind = HostKind.STATUS_NOTIFIER
     elif probe.xembed:
@@ -93,7 +88,7 @@ def tray_host(probe: TrayProbe) -> TrayHost:
         advice = install_advice(probe.desktop, probe.platform)
     else:
         advice = LATE_HOST_ADVICE
-    return TrayHost(kind, shows, not shows, _summary(kind, probe, shows), advice)
+    return TrayHost(kind, not shows, _summary(kind, probe, shows), advice)
 
 
 def _summary(kind: HostKind, probe: TrayProbe, shows: bool) -> str:
@@ -137,11 +132,7 @@ def install_advice(desktop: str, platform: str = "") -> str:
 
 
 class TrayFallback:
-    """Remembers what was shown, so the window appears once per loss and the notice once per run.
-
-    ``update`` answers what to do now: show the window, step back to the icon, and whether to
-    send the one notification that says why there is a window.
-    """
+    """Shows the window once per loss of the tray, and the notice once per run."""
 
     def __init__(self) -> None:
         self.window = False

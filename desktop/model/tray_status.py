@@ -1,33 +1,25 @@
 """One pure function from the app snapshot to what the tray icon shows.
 
-Why pure and Qt-free (design.md example 8, after Syncthing Tray's one status->icon function):
-every precedence rule lives in one table-tested place, and the tray widget only renders the
-result. The icon name is the stem of an SVG in ``resources/icons/``.
+Why pure and Qt-free (design.md example 8): every precedence rule lives in one table-tested
+place. The icon name is the stem of an SVG in ``resources/icons/``; most urgent first:
 
-Precedence, most urgent first (the icon can show only one thing):
-
-1. ``waiting``      approvals or questions (clarify, sudo, secret prompts) wait on a person on
-                    a connected gateway (their count is drawn on the icon)
-   ``waiting-yolo`` ... and one of the sessions with a waiting row has YOLO on: the bubble
-                    carries YOLO's fast-forward mark, so "it asks although YOLO is on" shows
-2. ``error``        a gateway gave up (FAILED) and needs a person
-3. ``disconnected`` no gateway connected and none trying now (or none configured)
-   ``connecting``   no gateway connected, at least one connecting or handshaking
-4. ``yolo``         some session on a connected gateway bypasses approvals with no end set
-   ``yolo-timed``   every such session has a time-box the app will end ("for 15 minutes",
-                    "until this turn ends"): the disc with a clock, so the shape says "ends"
-5. ``working``      some session is running a turn
+1. ``waiting``      approvals or questions wait on a connected gateway (count on the icon);
+   ``waiting-yolo`` ... and a session with a waiting row has YOLO on
+2. ``error``        a gateway gave up (FAILED), or the journal is not written
+3. ``disconnected`` no gateway connected and none trying (or none configured);
+   ``connecting``   ... but one is connecting
+4. ``yolo``         a session on a connected gateway bypasses approvals with no end set;
+   ``yolo-timed``   every such session has a time-box the app will end
+5. ``working``      a session is running a turn
 6. ``idle``         connected, nothing happening
 
-A gateway that is offline while another is connected does not change the icon (the tooltip
-says so): the connected one still works, and the offline one retries by itself. The tooltip
-names the sessions that wait (the first ``TOOLTIP_SESSIONS``, then how many more) and what
-each question waits for (``prompt_text.blocked_on``), and says when the desktop's
-do-not-disturb holds the notifications (the icon and count stay as they are).
+A gateway offline while another is connected changes only the tooltip: the connected one works
+and the other retries by itself.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,24 +31,13 @@ from desktop.model.snapshot import AppSnapshot, Link, session_title
 APP_TITLE = "Hermes Tray"
 HOLDING_LINE = "Do not disturb is on: notifications held"
 TOOLTIP_SESSIONS = 5
-ICON_NAMES = (
-    "disconnected",
-    "connecting",
-    "idle",
-    "working",
-    "waiting",
-    "waiting-yolo",
-    "yolo",
-    "yolo-timed",
-    "error",
-)
 
 
 @dataclass(frozen=True, slots=True)
 class TrayStatus:
-    icon_name: str  # one of ICON_NAMES
-    count: int  # approvals and questions waiting (drawn on the icon when > 0)
-    tooltip: str  # plain text, untrusted parts neutralised; lines separated by "\n"
+    icon_name: str  # one of the names in the module docstring
+    count: int  # approvals and questions waiting
+    tooltip: str  # plain text, untrusted parts neutralised
 
 
 def _plural(n: int, word: str) -> str:
@@ -69,13 +50,11 @@ def tray_status(
     journal_problem: str = "",
     holding: bool = False,
 ) -> TrayStatus:
-    """Decide icon, count and tooltip for ``snapshot`` (see the module docstring for the order).
+    """Decide icon, count and tooltip for ``snapshot``.
 
-    ``timeboxes`` maps ``(gateway_id, session_id)`` of every time-boxed YOLO session to its
-    line, e.g. ``YOLO on · 12 min left`` (``yolo_timer.YoloTimeboxes.labels``).
-    ``journal_problem`` says why decisions are not reaching the journal: an error when nothing
-    waits, since a person who relies on the record must learn that it is not being written.
-    ``holding``: the desktop's do-not-disturb holds new approval notifications.
+    ``timeboxes``: each time-boxed YOLO session's line (``YoloTimeboxes.labels``);
+    ``journal_problem``: why decisions are not journaled (a person relying on the record must
+    learn it); ``holding``: do-not-disturb holds new approval notifications.
     """
     boxes = timeboxes or {}
     gateways = snapshot.gateways
@@ -157,9 +136,7 @@ def _waiting_sessions(snapshot: AppSnapshot) -> list[tuple[str, int, bool]]:
     for g in snapshot.gateways:
         if g.link is not Link.UP:
             continue
-        counts: dict[str, int] = {}
-        for a in g.waiting:
-            counts[a.session_id] = counts.get(a.session_id, 0) + 1
+        counts = Counter(a.session_id for a in g.waiting)
         by_id = {s.session_id: s for s in g.sessions} if counts else {}
         for sid, n in counts.items():
             session = by_id.get(sid)

@@ -1,13 +1,10 @@
 """Where the approval dialog opens: near the tray, never under the bubbles. Qt-free.
 
-Assumption, since no notification server says where it draws: bubbles stack in a column at
-the right edge of the screen — top-right by default on xfce4-notifyd, mako and dunst,
-bottom-right on KDE Plasma — about :data:`BUBBLE_COLUMN` pixels wide with its margin
-(xfce4-notifyd's summary bubble measured 415 px plus a 16 px margin on a 1280x800 screen).
-So the dialog keeps out of that strip: below or above the tray icon when its geometry is known
-(XEmbed trays; a StatusNotifierItem has none), else on the left side, vertically centred. A
-screen too narrow for both gets the dialog at its left edge. Wayland compositors place windows
-themselves, so this is for X11.
+No notification server says where it draws; xfce4-notifyd, mako and dunst stack bubbles at the
+top right, KDE Plasma at the bottom right, about :data:`BUBBLE_COLUMN` px wide with margin
+(xfce4-notifyd's measured 415 + 16 px). So the dialog opens below or above the tray icon when
+its geometry is known (XEmbed), else at the left, centred, out of that strip. For X11: Wayland
+compositors place windows themselves.
 """
 
 from __future__ import annotations
@@ -37,11 +34,7 @@ class Box:
 
 
 def dialog_origin(area: Box, width: int, height: int, tray: Box | None = None) -> tuple[int, int]:
-    """Top-left corner for a ``width`` by ``height`` dialog on the screen's ``area``.
-
-    ``area`` is the screen's available geometry (panels excluded); ``tray`` the tray icon's
-    geometry when the platform reports a non-empty one.
-    """
+    """Top-left corner for the dialog on ``area`` (panels excluded), near a known ``tray``."""
     if tray is not None and tray.width > 0 and tray.height > 0:
         middle = tray.y + tray.height // 2
         below = middle < area.y + area.height // 2  # a panel at the top: open below it

@@ -1,9 +1,8 @@
-"""Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Pure, Qt-free.
+"""Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
-Why a time-box: "YOLO on" is the riskiest switch in the app, and the usual reason to flip it is
-a short burst of routine commands. A bypass that ends by itself ("for 15 minutes", "until this
-turn ends") cannot be forgotten for a week. The app, not the gateway, keeps the clock, so the
-app must also switch YOLO off and check that it really is off (``yolo_verify``).
+Why: "YOLO on" is the riskiest switch, usually flipped for a short burst of routine commands;
+a bypass that ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten
+for a week. The app keeps the clock, so it must also switch YOLO off and check it is off.
 
 Life of one box (keyed by ``(gateway_id, session_id)``)::
 
@@ -13,13 +12,8 @@ Life of one box (keyed by ``(gateway_id, session_id)``)::
                                                                         OFF_PENDING ─session
                                                                         back─▶ ENDING
 
-* ``MINUTES`` boxes end at ``deadline`` (injected clock, seconds); a deadline that passed while
-  the gateway was unreachable is applied when it is back (OFF_PENDING).
-* ``TURN`` boxes end when the session's turn ends: ``running`` goes from True to False
-  (``message.complete`` or ``session.info running:false``). Chosen while the session is idle,
-  the box covers the *next* turn.
-
-The controller (``yolo_timebox``) only feeds events in and acts on the keys returned.
+A ``TURN`` box chosen while the session is idle covers the *next* turn. The controller
+(``yolo_timebox``) feeds events in and acts on the keys returned.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ class Phase(enum.Enum):
 
 
 class CheckResult(enum.Enum):
-    """What became of a box after the off-check (mirrors ``yolo_verify.YoloCheck`` by value)."""
+    """The off-check's answer (``yolo_verify.YoloCheck`` by value)."""
 
     OFF = "off"
     STILL_ON = "still on"
@@ -69,8 +63,6 @@ def remaining_words(seconds: float) -> str:
 
 
 class YoloTimeboxes:
-    """Every session's time-box (see module docstring)."""
-
     def __init__(self) -> None:
         self._boxes: dict[Key, Timebox] = {}
 
@@ -160,27 +152,25 @@ class YoloTimeboxes:
         return result
 
     # -- outputs -----------------------------------------------------------------------------
-    def next_deadline(self) -> float | None:
-        """The earliest deadline still to act on; None when no MINUTES box runs (no timer)."""
-        times = [
+    def _deadlines(self) -> list[float]:
+        """The deadlines still to act on (none: no MINUTES box runs, no timer)."""
+        running = (Phase.ARMING, Phase.ACTIVE)
+        return [
             b.deadline
             for b in self._boxes.values()
-            if b.deadline is not None and b.phase in (Phase.ARMING, Phase.ACTIVE)
+            if b.deadline is not None and b.phase in running
         ]
-        return min(times) if times else None
+
+    def next_deadline(self) -> float | None:
+        return min(self._deadlines(), default=None)
 
     def next_wakeup(self, now: float) -> float | None:
-        """When something shown or due changes next: a deadline, or a minute of the countdown.
-
-        None when no MINUTES box runs, so an app without a time-box never wakes up for it.
-        """
+        """When something shown or due changes next: a deadline, or a minute of the countdown."""
         times = []
-        for box in self._boxes.values():
-            if box.deadline is None or box.phase not in (Phase.ARMING, Phase.ACTIVE):
-                continue
-            left = box.deadline - now
+        for deadline in self._deadlines():
+            left = deadline - now
             if left <= 60:
-                times.append(box.deadline)
+                times.append(deadline)
             else:  # the next time ceil(left / 60) drops by one
                 times.append(now + left - 60 * (math.ceil(left / 60) - 1))
         return min(times) if times else None

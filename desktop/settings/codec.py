@@ -1,11 +1,8 @@
-"""Settings <-> JSON objects, with strict types and named errors.
+"""Settings <-> JSON objects, with strict types and errors that name the key.
 
-Why strict (``1`` is not a bool, ``"5"`` is not a float): a hand-edited file that the app
-"understood" differently from what the person meant is worse than one it refuses. Errors name the
-key path (``gateways[1].url``) so the log line says exactly what to fix.
-
-Missing keys take their defaults (adding a field with a default needs no schema bump); unknown
-keys land in ``extra`` and are written back as they were.
+Why strict (``1`` is not a bool): a hand-edited file the app "understood" differently from what
+the person meant is worse than one it refuses; the error names the key path
+(``gateways[1].url``). Missing keys take their defaults; unknown keys land in ``extra``.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from desktop.settings.model import (
     SettingsError,
 )
 
-SCHEMA_VERSION = 1
-"""The version this code writes. Bump it (and add a migration) when a key changes meaning."""
+SCHEMA_VERSION = 1  # bump it (and add a migration) when a key changes meaning
 
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -45,7 +41,6 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
 
 
 def _to_json(value: Any) -> Any:
-    """Each settings value's fields by name, enums by value, then its kept unknown keys."""
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, tuple):
@@ -57,7 +52,7 @@ def _to_json(value: Any) -> Any:
 
 
 def settings_from_json(data: Mapping[str, Any]) -> Settings:
-    """Parse a current-version object. Raises SettingsError naming the bad key."""
+    """Parse a current-version object (SettingsError names the bad key)."""
     defaults = Settings()
     gateways_raw = data.get("gateways", [])
     if not isinstance(gateways_raw, list):
@@ -121,35 +116,33 @@ def _extra(raw: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {key: value for key, value in raw.items() if key not in known}
 
 
-def _name(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
+def _bad(where: str, key: str, must: str) -> SettingsError:
+    return SettingsError(f"{where}.{key}: must be {must}" if where else f"{key}: must be {must}")
 
 
 def _str(raw: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
     value = raw.get(key, default)
     if not isinstance(value, str):
-        raise SettingsError(f"{_name(where, key)}: must be a string")
+        raise _bad(where, key, "a string")
     return value
 
 
 def _bool(raw: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
     value = raw.get(key, default)
     if not isinstance(value, bool):
-        raise SettingsError(f"{_name(where, key)}: must be true or false")
+        raise _bad(where, key, "true or false")
     return value
 
 
 def _number(raw: Mapping[str, Any], key: str, default: float, where: str) -> float:
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SettingsError(f"{_name(where, key)}: must be a number")
+        raise _bad(where, key, "a number")
     return float(value)
 
 
 def _enum(raw: Mapping[str, Any], key: str, kind: type[_E], default: _E, where: str) -> _E:
-    value = raw.get(key, default.value)
     try:
-        return kind(value)
+        return kind(raw.get(key, default.value))
     except ValueError:
-        allowed = ", ".join(repr(member.value) for member in kind)
-        raise SettingsError(f"{_name(where, key)}: must be one of {allowed}") from None
+        raise _bad(where, key, "one of " + ", ".join(repr(m.value) for m in kind)) from None

@@ -1,30 +1,14 @@
 """Upgrades of older settings files to the current schema, one version step at a time.
 
-Why step functions on plain JSON objects: each step is written once, against the shape it was
-written for, and never changes again; a v0 file goes 0 -> 1 -> 2 -> ... through the same code a
-v1 file uses from 1 on. Steps are pure: a secret found in an old file is handed back in
-``Migrated.secrets`` for the loader to put in the TokenStore, never written again.
+Each step is a pure function on plain JSON, written once against the shape it was written for;
+a secret found is handed back in ``Migrated.secrets`` for the loader to put in the TokenStore.
+Steps move values without judging them: the current parser rejects what is wrong, by key.
 
-Schema history:
-
-* **v0** -- the prototype's flat file, with no ``schema_version`` key at all. One gateway only,
-  and its token in plain text next to the URL (the reason v1 exists)::
-
-      {
-          "gateway_url": "ws://127.0.0.1:9119/api/ws?token=...",  # token may be in the query,
-          "gateway_name": "Local Hermes",
-          "gateway_token": "...",  # ...or here, or absent
-          "notify_show_command": true,
-          "notify_buttons": true,
-          "stale_margin": 5,
-          "autostart": false,
-      }
-
-* **v1** -- ``schema_version: 1``; a list of gateways whose tokens live in the OS keyring
-  (``token_ref``), a ``notifications`` object, ``*_s`` names for durations. See ``codec.py``.
-
-Steps are tolerant about types (they move values, they do not judge them); the v1 parser then
-rejects what is wrong, naming the key.
+* **v0** -- the prototype's flat file, no ``schema_version``: one gateway (``gateway_url``,
+  ``gateway_name``), its token in plain text (``gateway_token`` or the URL's query: why v1
+  exists), ``notify_show_command``, ``notify_buttons``, ``stale_margin``, ``autostart``.
+* **v1** -- a list of gateways with tokens in the keyring (``token_ref``), a ``notifications``
+  object, ``*_s`` names for durations. See ``codec.py``.
 """
 
 from __future__ import annotations
@@ -50,8 +34,7 @@ class Migrated:
 def split_secret_query(url: str) -> tuple[str, str | None]:
     """Remove credential query parameters from ``url``; return (clean url, the first one's value).
 
-    Used by the v0 step and by the settings dialog, so a token pasted as part of a URL is moved
-    to the TokenStore instead of being saved in the settings file.
+    A token pasted in a URL (v0, or the settings dialog) goes to the TokenStore instead.
     """
     parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)

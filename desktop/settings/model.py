@@ -1,15 +1,10 @@
-"""The settings as frozen, validated values.
+"""The settings as frozen, validated values (design.md example 12).
 
-Why frozen dataclasses and not a dict: every reader gets the same typed snapshot, a typo in a key
-is a mypy error instead of a silent ``None``, and a change is an explicit ``dataclasses.replace``
-that the app saves and applies as a whole (see design.md example 12).
-
-Why an ``extra`` mapping on each object: a file written by a newer Hermes Tray may carry keys
-this version does not know. They are kept and written back unchanged, so running an older
-version for a day never destroys a newer version's settings.
-
-Secrets never live here: a gateway names its token by ``token_ref`` and the token itself is in
-the :class:`~desktop.settings.tokens.TokenStore`. Construction rejects URLs that carry one.
+Why frozen dataclasses: every reader gets the same typed snapshot, a typo in a key is a mypy
+error, and a change is an explicit ``dataclasses.replace`` saved and applied as a whole. Each
+object keeps keys this version does not know in ``extra`` and writes them back, so running an
+older version never destroys a newer one's settings. Tokens live in the ``TokenStore``, never
+here: a URL that carries one is rejected.
 """
 
 from __future__ import annotations
@@ -35,10 +30,7 @@ class SettingsError(ValueError):
 
 
 class GatewayKind(enum.Enum):
-    """How the tray reaches a gateway; decides which other fields matter.
-
-    The gateway package dials by these same kinds (``desktop.gateway.endpoints.EndpointKind``).
-    """
+    """How the tray reaches a gateway (``desktop.gateway.endpoints`` dials by these kinds)."""
 
     URL = "url"  # dial ``url`` (ws/wss), token from the TokenStore when ``token_ref`` is set
     CANONICAL = "canonical"  # discover the canonical gateway (control socket + one-time ticket)
@@ -48,11 +40,7 @@ class GatewayKind(enum.Enum):
 
 
 class NotificationApproval(enum.Enum):
-    """What a notification may decide.
-
-    Only "once" is ever offered: a broader grant from a notification is too easy to give by
-    accident.
-    """
+    """What a notification may decide: never more than "once" (too easy to give by accident)."""
 
     ONCE = "once"
     NEVER = "never"
@@ -63,10 +51,7 @@ def _frozen_extra(extra: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def is_loopback_host(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1 (the only hosts plain ws:// may reach).
-
-    Names are not resolved (no I/O here): any other name is remote.
-    """
+    """True for localhost, 127.0.0.0/8 and ::1 (no name is resolved: any other is remote)."""
     if host.lower() in ("localhost", "localhost."):
         return True
     try:
@@ -77,24 +62,14 @@ def is_loopback_host(host: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
-    """One gateway the tray connects to.
+    """One gateway the tray connects to."""
 
-    Attributes:
-        id: stable key (letters, digits, ``._-``); also the keyring username of its token.
-        name: what the menus show.
-        url: ``ws://`` or ``wss://`` endpoint; required for ``GatewayKind.URL`` only.
-        token_ref: TokenStore key of its token, or None when it needs none.
-        kind: how to reach it.
-        allow_insecure_remote: permit plain ``ws://`` to a non-loopback host (the token would
-            cross the network unencrypted, so it is off unless the person asks for it).
-    """
-
-    id: str
-    name: str
-    url: str = ""
-    token_ref: str | None = None
+    id: str  # letters, digits, ``._-``
+    name: str  # what the menus show
+    url: str = ""  # ws:// or wss://; required for GatewayKind.URL only
+    token_ref: str | None = None  # its token's TokenStore key (keyring username)
     kind: GatewayKind = GatewayKind.URL
-    allow_insecure_remote: bool = False
+    allow_insecure_remote: bool = False  # plain ws:// off this machine: the token in clear
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 
     def __post_init__(self) -> None:
@@ -107,12 +82,6 @@ class GatewayConfig:
             raise SettingsError(f"gateway {self.id!r}: token_ref {self.token_ref!r} is invalid")
         if self.url or self.kind is GatewayKind.URL:
             _check_url(self.id, self.url)
-
-    @property
-    def is_insecure_remote(self) -> bool:
-        """Plain ``ws://`` to a host other than this machine."""
-        parts = urlsplit(self.url)
-        return parts.scheme == "ws" and not is_loopback_host(parts.hostname or "")
 
 
 def _check_url(gateway_id: str, url: str) -> None:
@@ -143,28 +112,15 @@ class NotificationPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything the person can configure.
+    """Everything the person can configure."""
 
-    Attributes:
-        gateways: the gateways to connect to, in menu order; ids are unique.
-        notifications: notification policy.
-        staleness_margin_s: refuse to answer an approval this close to its timeout (seconds).
-        start_at_login: whether the autostart entry should exist.
-        quiet_after_start_s: no notifications for this long after start (seconds), so a
-            backlog does not flood the desktop at login.
-        follow_all_sessions: follow every live session ("Follow all sessions") or only the
-            sessions the tray starts. Applies where following takes nothing from the window
-            running a session (the newer tui_gateway and the canonical gateway) and to 0.20,
-            whose sessions are asked what waits instead (never attached to); on
-            hermes-agent 0.19.0 only the tray's own sessions are ever followed.
-            ``desktop.gateway.session_follower.follow_scope`` gives the sentence that says why.
-    """
-
-    gateways: tuple[GatewayConfig, ...] = ()
+    gateways: tuple[GatewayConfig, ...] = ()  # in menu order; ids are unique
     notifications: NotificationPolicy = NotificationPolicy()
-    staleness_margin_s: float = 5.0
+    staleness_margin_s: float = 5.0  # refuse to answer this close to an approval's timeout
     start_at_login: bool = False
-    quiet_after_start_s: float = 10.0
+    quiet_after_start_s: float = 10.0  # no notifications at first: a backlog must not flood
+    # Follow every live session, or only the tray's own, where following takes nothing from the
+    # window running it (``desktop.gateway.session_follower.follow_scope`` says where).
     follow_all_sessions: bool = True
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 
@@ -177,10 +133,6 @@ class Settings:
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise SettingsError(f"gateways: duplicate id(s) {', '.join(duplicates)}")
-
-    def gateway(self, gateway_id: str) -> GatewayConfig | None:
-        """The gateway with this id, or None."""
-        return next((g for g in self.gateways if g.id == gateway_id), None)
 
 
 def _check_seconds(name: str, value: float, maximum: float) -> None:

@@ -1,21 +1,15 @@
 """Reading and writing ``settings.json`` without ever losing it.
 
-The rules, and why:
-
-* **Missing file** -> defaults; nothing is written until the person saves (no surprise files).
-* **Corrupt file** (not JSON, wrong types, invalid values) -> it is renamed to
-  ``settings.json.bad-<UTC time>``, defaults are used, and one ERROR line says where the old
-  file went. Starting is more important than the settings; the person's data is still there.
-* **Older schema** -> migrated step by step (``migrations.py``); secrets found in the old file go
-  to the TokenStore and the file is rewritten at once, so a plain-text token does not linger.
-* **Newer schema** (written by a newer Hermes Tray) -> the known keys are read, the unknown ones
-  kept; before the first save over it, the newer file is copied aside (``.v<N>-<time>``).
-* **Unknown keys** are kept and written back; they are logged once per process, not per load.
-* **Writes** are atomic and 0600 (:func:`desktop.platform.files.atomic_write_text`).
-* **Not a regular file, or larger than** :data:`MAX_SETTINGS_BYTES` -> refused and left where it
-  is, defaults for this run, and saving over it is refused too: a FIFO in its place must not
-  hang start-up, and a multi-gigabyte file must not fill memory. JSON nested deeper than
-  :data:`MAX_DEPTH` is invalid (a parser recursing 1,000 levels would crash every start).
+* Missing -> defaults; nothing is written until the person saves.
+* Corrupt (not JSON, wrong types, invalid values, nested deeper than :data:`MAX_DEPTH`) -> kept
+  aside as ``settings.json.bad-<UTC time>``, defaults used, one ERROR line says where it went.
+* Older schema -> migrated step by step; secrets found go to the TokenStore and the file is
+  rewritten at once, so a plain-text token does not linger.
+* Newer schema -> known keys read, unknown kept; the newer file is copied aside
+  (``.v<N>-<time>``) before the first save over it. Unknown keys are logged once per process.
+* Not a regular file, or larger than :data:`MAX_SETTINGS_BYTES` -> left where it is, defaults
+  for this run, and not saved over (a FIFO must not hang start-up).
+* Writes are atomic and 0600.
 """
 
 from __future__ import annotations
@@ -29,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.core.jsonrpc import _depth as json_depth
 from desktop.platform.files import atomic_write_text, file_kind, keep_aside, read_bounded
 from desktop.platform.paths import config_dir
 from desktop.settings.codec import (
@@ -144,7 +139,7 @@ def _decode(raw: bytes) -> tuple[dict[str, Any], int]:
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(data, dict):
         raise SettingsError("the top level must be a JSON object")
-    if _depth_exceeds(data, MAX_DEPTH):
+    if json_depth(data) > MAX_DEPTH:
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels")
     version = data.get("schema_version", 0)  # v0 files had no version key
     if isinstance(version, bool) or not isinstance(version, int):
@@ -171,30 +166,11 @@ def _finish_migration(
     log.info("Upgraded settings file %s from schema v%d to v%d", path, version, SCHEMA_VERSION)
 
 
-def _depth_exceeds(data: object, limit: int) -> bool:
-    """True if lists/objects nest deeper than ``limit`` (iterative: no recursion to exhaust)."""
-    stack: list[tuple[object, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children: list[object] = list(value.values())
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
 def _schema_version_on_disk(path: Path) -> int | None:
     try:
-        data = json.loads(read_bounded(path, MAX_SETTINGS_BYTES).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return _decode(read_bounded(path, MAX_SETTINGS_BYTES))[1]
+    except (OSError, SettingsError):
         return None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
 def _report_unknown(path: Path, settings: Settings) -> None:

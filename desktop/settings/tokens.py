@@ -1,21 +1,14 @@
 """Gateway tokens: in the OS keyring, or -- said out loud -- in a 0600 file.
 
-Why the keyring: a token grants running commands through the agent; it must not sit in a
-settings file that gets copied into dotfile repos and bug reports. It is stored under service
-``hermes-tray`` with the gateway's ``token_ref`` (normally its id) as the username.
+Why the keyring: a token lets its holder run commands through the agent; it must not sit in a
+settings file that gets copied into dotfile repos. It is stored under service ``hermes-tray``
+with the ``token_ref`` as username. Minimal desktops and CI often have no Secret Service, so a
+0600 JSON file in the config dir stands in: every write there logs a WARNING and
+:attr:`TokenStore.using_fallback` lets the UI say so.
 
-Why a fallback file at all: minimal desktops and CI machines often have no Secret Service; a
-tray that cannot remember its token there would be unusable. The fallback is a 0600 JSON file
-in the config dir. Using it is never silent: every write logs a WARNING, and
-:attr:`TokenStore.using_fallback` lets the UI show it.
-
-Tokens are never logged. ``on_secret`` is told every token the store sees, so the journal and
-log filters can scrub it from anything they write.
-
-The ``keyring`` package is imported on the first call that needs it (a token read, written or
-deleted, or the storage asked about), not with this module: it pulls in about a hundred modules
-(``importlib_metadata``, ``email``, ``http.client``, ...), some 6 MiB that a tray with no
-token-protected gateway would otherwise carry all day.
+Tokens are never logged; ``on_secret`` is told each one so logs and the journal can scrub it.
+``keyring`` is imported on first use: its ~100 modules (6 MiB) would weigh on a tray that never
+needs a token.
 """
 
 from __future__ import annotations
@@ -51,10 +44,8 @@ def _keyring_failures() -> tuple[type[Exception], ...]:
 class TokenStore:
     """get/set/delete gateway tokens by ``token_ref``.
 
-    Args:
-        directory: where the fallback file lives (default: :func:`config_dir`).
-        backend: keyring backend to use (default: ``keyring.get_keyring()``, looked up lazily).
-        on_secret: called with every token read or written (for scrubbing, never for logging).
+    ``directory`` holds the fallback file (default: :func:`config_dir`); ``backend`` defaults
+    to ``keyring.get_keyring()``.
     """
 
     def __init__(
@@ -62,7 +53,7 @@ class TokenStore:
         directory: Path | None = None,
         *,
         backend: KeyringBackend | None = None,
-        on_secret: Callable[[str], None] | None = None,
+        on_secret: Callable[[str], None] = lambda token: None,
     ) -> None:
         self._directory = directory
         self._backend = backend
@@ -85,7 +76,6 @@ class TokenStore:
         return self._keyring_problem
 
     def get(self, ref: str) -> str | None:
-        """The token stored for ``ref``, or None."""
         token: str | None = None
         backend = self._keyring()
         if backend is not None:
@@ -96,14 +86,14 @@ class TokenStore:
         if token is None:
             token = self._read_file().get(ref)
         if token is not None:
-            self._saw(token)
+            self._on_secret(token)
         return token
 
     def set(self, ref: str, token: str) -> None:
         """Store ``token`` for ``ref`` (replacing any old one)."""
         if not token:
             raise ValueError("an empty token cannot be stored; use delete()")
-        self._saw(token)
+        self._on_secret(token)
         backend = self._keyring()
         if backend is not None:
             try:
@@ -153,10 +143,6 @@ class TokenStore:
         self._keyring_problem = f"keyring {what} failed: {type(exc).__name__}"
         detail = str(exc).replace(token, "[token]") if token else str(exc)  # backends' text
         log.warning("OS keyring %s failed (%s: %s)", what, type(exc).__name__, detail)
-
-    def _saw(self, token: str) -> None:
-        if self._on_secret is not None:
-            self._on_secret(token)
 
     # -- fallback file -----------------------------------------------------------------------
     def _read_file(self) -> dict[str, str]:

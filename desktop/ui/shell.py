@@ -119,7 +119,7 @@ class TrayShell(QObject):
         """Build what the icon does not need to show: notifications, windows, YOLO (once)."""
         if self._parts is not None or self._disposed:
             return
-        from desktop.model.notify_policy import app_risk_check
+        from desktop.model.notify_policy import app_high_risk
         from desktop.model.tray_host import TrayFallback
         from desktop.model.yolo_timer import BoxKind
         from desktop.ui.notifications import NotificationController
@@ -134,7 +134,7 @@ class TrayShell(QObject):
             self.tray.show_message,
             self._notify_settings,
             parent=self,
-            high_risk=self._high_risk or app_risk_check(),
+            high_risk=self._high_risk or app_high_risk,
         )
         parts = self._parts = _Parts(
             notifications=notifications,

@@ -176,9 +176,7 @@ def _add_gateway(
     gid = gateway.gateway_id
     header = _info(
         menu,
-        menu_text.gateway_header(
-            gateway.name, gateway.state_name, gateway.dialect, gateway.version
-        ),
+        menu_text.gateway_header(gateway.name, gateway.state_name, gateway.version),
         f"gateway:{gid}",
     )
     if gateway.error:

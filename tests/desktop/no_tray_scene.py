@@ -87,7 +87,7 @@ async def scene() -> None:
         )
         try:  # a tray host comes: back to the icon (the watcher's owner changed)
             await poll_until(lambda: not window.isVisible(), 30, "stepped back")
-            assert shell.host_watch.host.icon_shows
+            assert not shell.host_watch.host.own_window
         finally:
             panel.terminate()
             await panel.wait()

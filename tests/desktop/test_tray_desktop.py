@@ -182,8 +182,8 @@ def test_icon_sheet_for_review(qapp):
     """Every state icon at panel sizes, with and without a count, for a person to look at."""
     from PySide6.QtGui import QColor, QPainter, QPixmap
 
-    from desktop.model.tray_status import ICON_NAMES
     from desktop.ui import icons
+    from tests.model.builders import ICON_NAMES
 
     sizes = (16, 22, 24, 32, 64)
     sheet = QPixmap(len(ICON_NAMES) * 190, 90)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.model import Choice, OutcomeKind
-from desktop.model.approvals.seen import KEY_DWELL_S
+from desktop.model.approvals.rules import KEY_DWELL_S
 from tests.e2e import person, xinput
 from tests.e2e.scenarios import commands, intact, rm, victim
 from tests.e2e.tray_app import TrayApp, outcome

@@ -100,6 +100,18 @@ def todos(*pairs: tuple[str, TodoStatus]) -> TodoList:
     return TodoList(tuple(TodoItem(str(i), c, s) for i, (c, s) in enumerate(pairs)), 1)
 
 
+# Every icon ``tray_status`` may name (the stems of resources/icons/*.svg).
+ICON_NAMES = (
+    "disconnected",
+    "connecting",
+    "idle",
+    "working",
+    "waiting",
+    "waiting-yolo",
+    "yolo",
+    "yolo-timed",
+    "error",
+)
 YOLO_SESSION = YoloState(True, YoloSource.SESSION)
 YOLO_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)
 YOLO_ENV = YoloState(True, YoloSource.ENVIRONMENT)
@@ -117,8 +129,7 @@ class StoreFedPolicy(NotifyPolicy):
         super().__init__(settings, started_at=started_at, rows=self.store.approval, **kw)
 
     def _fold(self, gateway_id: str, event: ApprovalRequested | ApprovalChanged) -> None:
-        if not self.store.has_gateway(gateway_id):
-            self.store.add_gateway(gateway_id, gateway_id)
+        self.store.add_gateway(gateway_id, gateway_id)  # a known one stays as it is
         self.store.apply(gateway_id, event)
 
     def approval_requested(

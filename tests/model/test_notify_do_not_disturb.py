@@ -165,8 +165,3 @@ def test_updates_and_withdrawals_of_a_notification_already_shown_still_go():
     assert update.update
     assert update.keys == ("k2",)
     assert p.approval_changed("g", row("k2", phase=ApprovalPhase.RESOLVED), T + 4) == [("g", "b1")]
-
-
-def test_notifications_off_in_settings_hold_nothing():
-    p = quiet(enabled=False)
-    assert not p.holding

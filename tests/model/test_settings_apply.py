@@ -5,6 +5,7 @@ from __future__ import annotations
 from desktop.core.settings import CoreSettings
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.settings_apply import (
+    GatewayChanges,
     core_settings,
     gateway_changes,
     notify_settings,
@@ -36,7 +37,7 @@ def test_added_removed_and_changed_gateways_by_id():
 def test_an_unchanged_gateway_keeps_its_connection():
     old = Settings(gateways=(HOME,), staleness_margin_s=5.0)
     new = Settings(gateways=(HOME,), staleness_margin_s=9.0, start_at_login=True)
-    assert gateway_changes(old, new).empty
+    assert gateway_changes(old, new) == GatewayChanges()
 
 
 def test_every_field_the_connection_uses_restarts_it():
@@ -53,7 +54,7 @@ def test_every_field_the_connection_uses_restarts_it():
 
 
 def test_the_demo_kind_is_never_started_from_settings():
-    assert gateway_changes(Settings(), Settings(gateways=(DEMO,))).empty
+    assert gateway_changes(Settings(), Settings(gateways=(DEMO,))) == GatewayChanges()
 
 
 def test_notification_settings_follow_the_persons_choices():
@@ -65,20 +66,18 @@ def test_notification_settings_follow_the_persons_choices():
         ),
         quiet_after_start_s=30.0,
     )
-    base = NotifySettings(coalesce=0.05, quiet_after_reconnect=1.0)
-    result = notify_settings(settings, base)
+    result = notify_settings(settings)
     assert (result.show_commands, result.approve_from_notification) == (False, False)
     assert result.quiet_after_start == 30.0
     assert result.escalate_when_quiet is False
     assert notify_settings(Settings()).escalate_when_quiet is True
-    assert (result.coalesce, result.quiet_after_reconnect) == (0.05, 1.0)  # the rest kept
+    assert result.coalesce == NotifySettings().coalesce  # the rest: the policy's defaults
     assert notify_settings(Settings()).approve_from_notification is True
 
 
 def test_core_settings_carry_the_staleness_margin():
     assert core_settings(Settings(staleness_margin_s=12.5)).staleness_margin == 12.5
-    base = CoreSettings(a_approval_timeout=30.0)
-    assert core_settings(Settings(), base).a_approval_timeout == 30.0
+    assert core_settings(Settings()).a_approval_timeout == CoreSettings().a_approval_timeout
 
 
 def test_uses_tokens():

@@ -24,14 +24,14 @@ PANEL = TrayProbe(platform="xcb", watcher_owner=":1.7", qt_available=True)
 def test_no_host_on_x11_means_the_own_window_with_gnome_advice() -> None:
     host = tray_host(NO_HOST_X11)
     assert host.kind is HostKind.NONE
-    assert (host.icon_shows, host.own_window) == (False, True)
+    assert host.own_window
     assert "AppIndicator extension" in host.advice
     assert host.summary == "none: no StatusNotifierWatcher on the session bus"
 
 
 def test_a_watcher_with_a_host_is_a_status_notifier_tray() -> None:
     host = tray_host(PANEL)
-    assert (host.kind, host.icon_shows, host.own_window) == (HostKind.STATUS_NOTIFIER, True, False)
+    assert (host.kind, host.own_window) == (HostKind.STATUS_NOTIFIER, False)
     assert host.advice == ""
     assert ":1.7" in host.summary
 
@@ -45,7 +45,7 @@ def test_a_watcher_without_a_host_is_no_tray() -> None:
 
 def test_doctor_without_qt_counts_an_xembed_tray() -> None:
     host = tray_host(TrayProbe(xembed=True))
-    assert (host.kind, host.icon_shows) == (HostKind.XEMBED, True)
+    assert (host.kind, host.own_window) == (HostKind.XEMBED, False)
 
 
 def test_an_icon_built_before_any_watcher_shows_only_through_an_xembed_tray() -> None:
@@ -53,12 +53,12 @@ def test_an_icon_built_before_any_watcher_shows_only_through_an_xembed_tray() ->
     watcher and no XEmbed tray, so the window stays and says to restart (seen on sway)."""
     sni_only = TrayProbe(platform="xcb", watcher_owner=":1.9", qt_available=True, xembed=False)
     host = tray_host(sni_only)
-    assert (host.kind, host.icon_shows, host.own_window) == (HostKind.STATUS_NOTIFIER, False, True)
+    assert (host.kind, host.own_window) == (HostKind.STATUS_NOTIFIER, True)
     assert "start it again" in host.advice
     assert window_note(host).startswith("The tray cannot show Hermes Tray's icon: ")
-    assert tray_host(replace(sni_only, xembed=True)).icon_shows
-    assert tray_host(replace(sni_only, icon_is_status_notifier=True)).icon_shows
-    assert not tray_host(replace(sni_only, platform="wayland")).icon_shows
+    assert not tray_host(replace(sni_only, xembed=True)).own_window
+    assert not tray_host(replace(sni_only, icon_is_status_notifier=True)).own_window
+    assert tray_host(replace(sni_only, platform="wayland")).own_window
 
 
 @pytest.mark.parametrize("platform", ["offscreen", "minimal"])

@@ -6,8 +6,8 @@ import pytest
 
 from desktop.core.model import ApprovalPhase, SessionStatus
 from desktop.model.snapshot import Link
-from desktop.model.tray_status import ICON_NAMES, tray_status
-from tests.model.builders import YOLO_SESSION, approval, gateway, session, snap
+from desktop.model.tray_status import tray_status
+from tests.model.builders import ICON_NAMES, YOLO_SESSION, approval, gateway, session, snap
 
 WORKING = session("s1", status=SessionStatus.WORKING)
 IDLE = session("s1")

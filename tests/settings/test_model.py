@@ -13,6 +13,7 @@ from desktop.settings.model import (
     NotificationApproval,
     Settings,
     SettingsError,
+    is_loopback_host,
 )
 
 
@@ -54,18 +55,18 @@ def test_gateway_without_url_is_fine_for_kinds_that_discover_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("url", "insecure"),
+    ("host", "loopback"),
     [
-        ("ws://127.0.0.1:9119/api/ws", False),
-        ("ws://localhost/api/ws", False),
-        ("ws://[::1]:80/", False),
-        ("wss://example.org/api/ws", False),
-        ("ws://example.org/api/ws", True),
-        ("ws://192.168.1.5:9119/", True),
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("[::1]", True),
+        ("127.8.0.1", True),
+        ("example.org", False),
+        ("192.168.1.5", False),
     ],
 )
-def test_insecure_remote_means_plain_ws_off_this_machine(url: str, insecure: bool) -> None:
-    assert GatewayConfig(id="g", name="G", url=url).is_insecure_remote is insecure
+def test_only_this_machine_is_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback_host(host) is loopback
 
 
 @pytest.mark.parametrize("value", [-0.1, math.nan, math.inf, 301.0])
@@ -87,10 +88,3 @@ def test_settings_are_immutable_including_extra_keys() -> None:
     with pytest.raises(TypeError):
         settings.extra["future"] = 2  # type: ignore[index]
     assert dict(settings.extra) == {"future": 1}
-
-
-def test_gateway_lookup_by_id() -> None:
-    gateway = GatewayConfig(id="g1", name="G", url="ws://127.0.0.1/")
-    settings = Settings(gateways=(gateway,))
-    assert settings.gateway("g1") is gateway
-    assert settings.gateway("nope") is None

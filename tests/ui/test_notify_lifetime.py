@@ -16,7 +16,7 @@ from desktop.model.notify_policy import (
     ActionKind,
     NotifyPolicy,
     NotifySettings,
-    app_risk_check,
+    app_high_risk,
 )
 from tests.model.builders import StoreFedPolicy, approval
 
@@ -196,7 +196,7 @@ def test_the_batch_notification_offers_deny_and_stop():
 
 
 def test_with_the_apps_risk_check_a_destructive_command_is_review_only():
-    p = policy(app_risk_check())
+    p = policy(app_high_risk)
     [plan] = announce(p, approval("k1", command="rm -rf build"))
     assert ActionKind.APPROVE not in kinds(plan)
     p.approval_changed("g", approval("k1", command="rm -rf build", phase=ApprovalPhase.RESOLVED))
@@ -220,7 +220,7 @@ def in_folder(row, cwd="/home/ann/src/shop"):
     ],
 )
 def test_with_the_apps_risk_check_and_a_folder_routine_commands_get_approve(command, offered):
-    p = policy(app_risk_check())
+    p = policy(app_high_risk)
     [plan] = announce(p, in_folder(approval("k1", command=command)))
     assert (ActionKind.APPROVE in kinds(plan)) is offered
 

@@ -12,13 +12,12 @@ from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
 
 from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import SessionStatus
-from desktop.model.tray_status import ICON_NAMES
 from desktop.platform.activation import TOKEN_ENV, event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
 from desktop.ui.window_activation import take_env_token
-from tests.model.builders import YOLO_SESSION, approval, session
+from tests.model.builders import ICON_NAMES, YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory
 from tests.waiting import poll_until
 

@@ -4,9 +4,9 @@ time-box, named in the tooltip with its remaining time, and a different *shape* 
 
 from __future__ import annotations
 
-from desktop.model.tray_status import ICON_NAMES, tray_status
+from desktop.model.tray_status import tray_status
 from desktop.ui import icons
-from tests.model.builders import YOLO_SESSION, approval, gateway, session, snap
+from tests.model.builders import ICON_NAMES, YOLO_SESSION, approval, gateway, session, snap
 
 TIMED = session("s1", "Fix the build", yolo=YOLO_SESSION)
 OTHER = session("s2", "Docs", yolo=YOLO_SESSION)

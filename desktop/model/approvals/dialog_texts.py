@@ -1,26 +1,17 @@
 """The dialog's own sentences: why a key did nothing, what "Approve all" left out, YOLO, counts.
 
-Why apart from ``texts`` (the cards' wording): these describe the window's behaviour, not a
-command, and each one answers a question a person asked by pressing something. Qt-free; every
-gateway string passes through :func:`texts.label_text` first (revealed, bounded).
+Apart from ``texts`` (the cards' wording): these answer what a person asked by pressing
+something. Gateway strings pass through :func:`texts.label_text` first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
 
 from desktop.core.decisions import RefusalKind
 from desktop.core.model import Action, Choice, OutcomeKind
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import BatchGroup, RowEntry
-
-_CHOICE_WORDS = {
-    Choice.ONCE: "Approve once",
-    Choice.SESSION: "Allow for session",
-    Choice.ALWAYS: "Always allow",
-    Choice.DENY: "Deny",
-}
-NO_CHOICES = texts.NO_CHOICES
 
 
 def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
@@ -39,9 +30,9 @@ def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: b
     if kind is RefusalKind.ON_ITS_WAY:
         return f"{key} did nothing: your answer to this command is already on its way."
     if kind is RefusalKind.NOT_OFFERED and not a.choices:
-        return f"{key} did nothing. {NO_CHOICES}"
+        return f"{key} did nothing. {texts.NO_CHOICES}"
     if kind is RefusalKind.NOT_OFFERED:
-        offered = _CHOICE_WORDS[choice]
+        offered = texts.CHOICE_LABELS[choice].rstrip("…")
         return f"{key} did nothing: Hermes did not offer “{offered}” for this command."
     if kind is RefusalKind.RECONFIRM_FIRST:
         return f"{key} did nothing: this command may be stale. Press “Re-confirm…” first."
@@ -103,33 +94,18 @@ def approve_all_blocked(intent: rules.BatchIntent) -> str:
     return "Nothing here can be approved all at once: " + "; ".join(reasons) + "."
 
 
-def outcome_counts(rows: Iterable[RowEntry]) -> str:
-    """'2 approved, 1 expired' for resolved rows: an expired row is never counted as answered."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        outcome = r.approval.outcome
-        if r.approval.action is not Action.DONE:
-            continue
-        kind = outcome.kind if outcome is not None else OutcomeKind.WITHDRAWN
-        counts[_KIND_WORDS[kind]] = counts.get(_KIND_WORDS[kind], 0) + 1
-    return ", ".join(f"{n} {word}" for word, n in counts.items())
-
-
-_KIND_WORDS = {
-    OutcomeKind.APPROVED: "approved",
-    OutcomeKind.DENIED: "denied",
-    OutcomeKind.WITHDRAWN: "withdrawn",
-    OutcomeKind.EXPIRED: "expired",
-    OutcomeKind.UNKNOWN: "fate unknown",
-}
-
-
 def batch_summary(batch: BatchGroup) -> str:
-    """The batch header's count line: how many wait, and how the others ended."""
+    """The batch header's count line: how many wait, and how the others ended.
+
+    "2 approved, 1 expired": an expired row is never counted as answered.
+    """
     rows = batch.rows
     count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
     waiting = sum(1 for r in rows if r.is_open)
-    ended = outcome_counts(rows)
+    outcomes = (r.approval.outcome for r in rows if r.approval.action is Action.DONE)
+    kinds = Counter(o.kind if o is not None else OutcomeKind.WITHDRAWN for o in outcomes)
+    words = {OutcomeKind.UNKNOWN: "fate unknown"}
+    ended = ", ".join(f"{n} {words.get(kind, kind.value)}" for kind, n in kinds.items())
     if waiting and len(rows) > 1:
         return f"{count} · {waiting} waiting" + (f" · {ended}" if ended else "")
     if ended and not waiting:
@@ -147,10 +123,8 @@ def window_title(waiting: int) -> str:
 def yolo_note(titles: list[tuple[str, int]]) -> str:
     """What happens to rows already waiting when YOLO is on for their session ("" if none).
 
-    Observed on the wire (transcripts yolo.jsonl, hermes-agent 0.20.1.2 and 0.22.2.post1):
-    after ``config.set yolo on`` while approvals waited, the gateway sent no cancel and no
-    resolution; the requests stayed pending until answered. Only commands asked afterwards
-    ran without asking. So the tray says exactly that, and keeps the rows answerable.
+    Seen on the wire (transcripts yolo.jsonl): turning YOLO on leaves waiting requests pending;
+    only commands asked afterwards run without asking.
     """
     if not titles:
         return ""

@@ -1,29 +1,15 @@
 """Qt-free grouping and ordering of the approval dialog: gateway → session → batch → row.
 
-The dialog's promises about order, tested with plain calls:
+Every level keeps *first-seen* order and only grows at its end, so a late arrival never moves
+what is already shown. A re-ask sits right after the row it replaces (:meth:`ApprovalBoard.home`),
+even in a later core batch, so it reads as that row's next turn; "Approve all" answers in the
+core's arrival order (:func:`in_arrival_order`). An answered batch stays until the person moved
+on from it or left the dialog for a while (:meth:`ApprovalBoard.leaves_at`).
 
-* **Grouped** by gateway, then session, then ``Approval.batch_id``.
-* **Oldest first and stable**: every level is kept in *first-seen* order and new things are only
-  ever appended to the end of their parent. A late arrival therefore never changes the position
-  of anything already shown relative to its siblings; the view keeps the row under the pointer
-  still on screen (see ``list_view``).
-* **A re-ask sits next to the row it replaces** (:meth:`ApprovalBoard.home`): it gets a new key
-  and so a new row, placed right after the row named by ``Approval.reask_of`` in that row's batch,
-  even when the core opened a new batch for it (it did when the old batch had nothing open), so
-  the batch's "#3" stays on screen and the re-ask reads as that row's next turn.
-* **Arrival order for answers**: within a batch, ``Approval.position`` (the core's arrival index)
-  decides the order in which "Approve all" answers rows, re-asks from a later core batch after
-  them; see :func:`in_arrival_order`.
-* **Nothing leaves while the person reads** (:meth:`ApprovalBoard.leaves_at`): an answered batch
-  stays until the person moved on from it, or has left the dialog for ``linger`` seconds.
-
-The tree holds keys, not rows: each :class:`RowEntry` reads its
-:class:`~desktop.core.model.Approval` from the app's store (:class:`RowStore`) whenever asked,
-so the dialog can never show or answer a copy older than what the store holds. It keeps only
-what the dialog itself knows about the row (a decision is on its way, the person chose
-"Re-confirm", why the core refused), which the rules in :mod:`desktop.model.approvals.rules`
-read. Nodes compare by identity (``eq=False``) and carry a board-unique ``uid`` so the Qt item
-model can address them by integer id.
+The tree holds keys, not rows: a :class:`RowEntry` reads its ``Approval`` from the app's store
+on every access, so the dialog never shows or answers a stale copy; it keeps only what the
+dialog itself knows (a decision on its way, a re-confirmation, the core's refusal). Nodes
+compare by identity and carry a board-unique ``uid`` for the Qt item model.
 """
 
 from __future__ import annotations
@@ -31,33 +17,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from desktop.core.model import OPEN_ACTIONS, Action, Approval, ApprovalPhase
+from desktop.model.app_state import AppState
 
 RowId = tuple[str, str]  # (gateway_id, Approval.key)
-
-
-class RowStore(Protocol):
-    """Where rows live (the app's ``AppState``): read by key, released once no longer shown."""
-
-    def row(self, gateway_id: str, key: str) -> Approval | None: ...
-
-    def release_rows(self, gateway_id: str, keys: Iterable[str]) -> None: ...
-
-
-def gone_approval(key: str, session_id: str, batch_id: str) -> Approval:
-    """What a row the store no longer holds reads as: resolved, with nothing to answer."""
-    return Approval(
-        key,
-        session_id,
-        batch_id,
-        0,
-        "",
-        choices=(),
-        phase=ApprovalPhase.RESOLVED,
-        answerable=False,
-    )
 
 
 @dataclass(eq=False)
@@ -68,29 +33,34 @@ class RowEntry:
     batch: BatchGroup = field(repr=False)
     key: str
     seq: int  # first-seen number, board-wide
-    store: RowStore = field(repr=False)
+    store: AppState = field(repr=False)
     gateway_id: str  # its batch's, kept here: every read of ``approval`` needs it
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
     reconfirming: bool = False  # the person pressed "Re-confirm" on this STALE row
-    notice: str = ""  # why the core refused the last decision (plain text from the bridge)
-    notice_action: Action | None = None  # what the row's person could do when it was given
+    notice: str = ""  # why the core refused the last decision (plain text)
+    notice_action: Action | None = None  # the row's action when the notice was given
     stands_in: int | None = None  # a re-ask's: the shown place of the row it replaces
 
     @property
     def approval(self) -> Approval:
-        """The store's value for this row now (resolved and empty once the store let it go)."""
+        """The store's value now (resolved and empty once the store let it go)."""
         found = self.store.row(self.gateway_id, self.key)
-        if found is None:
-            return gone_approval(self.key, self.batch.session.session_id, self.batch.batch_id)
-        return found
+        if found is not None:
+            return found
+        return Approval(  # gone from the store: resolved, with nothing to answer
+            self.key,
+            self.batch.session.session_id,
+            self.batch.batch_id,
+            0,
+            "",
+            choices=(),
+            phase=ApprovalPhase.RESOLVED,
+            answerable=False,
+        )
 
     @property
     def position(self) -> int:
-        """Its 0-based place in its batch as shown ("Command 3").
-
-        The core's ``position``, except for a re-ask placed in an earlier core batch: there it
-        takes the place, and so the number, of the row it replaces.
-        """
+        """Its 0-based place as shown: a re-ask in an earlier batch takes its row's number."""
         a = self.approval
         if self.stands_in is not None and a.batch_id != self.batch.batch_id:
             return self.stands_in
@@ -98,7 +68,6 @@ class RowEntry:
 
     @property
     def row_id(self) -> RowId:
-        """The address the app uses for this row: (gateway_id, approval key)."""
         return (self.gateway_id, self.key)
 
     @property
@@ -120,7 +89,6 @@ class BatchGroup:
 
     @property
     def gateway_id(self) -> str:
-        """The gateway of this batch's session."""
         return self.session.gateway.gateway_id
 
     @property
@@ -131,8 +99,6 @@ class BatchGroup:
 
 @dataclass(eq=False)
 class SessionGroup:
-    """One agent session of one gateway."""
-
     uid: int
     gateway: GatewayGroup = field(repr=False)
     session_id: str
@@ -142,8 +108,6 @@ class SessionGroup:
 
 @dataclass(eq=False)
 class GatewayGroup:
-    """One configured gateway."""
-
     uid: int
     gateway_id: str
     name: str
@@ -155,11 +119,7 @@ _N = TypeVar("_N", GatewayGroup, SessionGroup, BatchGroup, RowEntry)
 
 
 def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
-    """Rows sorted the way the server queued them: by ``position``, then first-seen.
-
-    Re-asks the core put in a later batch (shown here next to the row they replace) arrived
-    after every row of this one: they come last, in first-seen order.
-    """
+    """Rows in the server's queue order: by ``position``; re-asks from a later batch last."""
 
     def arrival(r: RowEntry) -> tuple[int, int, int]:
         if r.approval.batch_id != r.batch.batch_id:
@@ -172,7 +132,7 @@ def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
 class ApprovalBoard:
     """The grouped tree with append-only growth; the Qt model wraps it (``tree_model``)."""
 
-    def __init__(self, store: RowStore) -> None:
+    def __init__(self, store: AppState) -> None:
         self.store = store
         self.away_since: float | None = 0.0  # when the person left the dialog; None: reading
         self.gateways: list[GatewayGroup] = []
@@ -180,34 +140,26 @@ class ApprovalBoard:
         self._rows: dict[RowId, RowEntry] = {}
         self._nodes: dict[int, Node] = {}
 
-    # -- lookups ------------------------------------------------------------------------------
+    # -- lookups: None when not shown ---------------------------------------------------------
     def node(self, uid: int) -> Node | None:
-        """The live node with this uid, or None once it was removed."""
         return self._nodes.get(uid)
 
     def row(self, row_id: RowId) -> RowEntry | None:
-        """The row for (gateway_id, key), if shown."""
         return self._rows.get(row_id)
 
     def gateway(self, gateway_id: str) -> GatewayGroup | None:
-        """The gateway group, if any of its rows is shown."""
         return next((g for g in self.gateways if g.gateway_id == gateway_id), None)
 
     def session(self, gateway_id: str, session_id: str) -> SessionGroup | None:
-        """The session group of that gateway, if shown."""
         g = self.gateway(gateway_id)
         return next((s for s in g.sessions if s.session_id == session_id), None) if g else None
 
     def batch(self, gateway_id: str, session_id: str, batch_id: str) -> BatchGroup | None:
-        """The batch group, if shown."""
         s = self.session(gateway_id, session_id)
         return next((b for b in s.batches if b.batch_id == batch_id), None) if s else None
 
     def find_batch(self, gateway_id: str, batch_id: str) -> BatchGroup | None:
-        """The first shown batch with that id on that gateway, whatever its session.
-
-        A core batch holding only re-asks is shown inside the batch of the rows they replace.
-        """
+        """The shown batch with that id, or the one showing its rows (a batch of re-asks)."""
         g = self.gateway(gateway_id)
         batches = [b for s in (g.sessions if g else []) for b in s.batches]
         found = next((b for b in batches if b.batch_id == batch_id), None)
@@ -217,14 +169,10 @@ class ApprovalBoard:
         return found
 
     def rows(self) -> Iterator[RowEntry]:
-        """Every row in on-screen order (top to bottom)."""
-        for g in self.gateways:
-            for s in g.sessions:
-                for b in s.batches:
-                    yield from b.rows
+        for b in self.batches():
+            yield from b.rows
 
     def batches(self) -> Iterator[BatchGroup]:
-        """Every batch in on-screen order."""
         for g in self.gateways:
             for s in g.sessions:
                 yield from s.batches
@@ -235,7 +183,7 @@ class ApprovalBoard:
 
     @staticmethod
     def parent(node: Node) -> Node | None:
-        """The node's parent (``None`` for gateways, whose parent is the root)."""
+        """``None`` for gateways, whose parent is the root."""
         if isinstance(node, RowEntry):
             return node.batch
         if isinstance(node, BatchGroup):
@@ -257,10 +205,7 @@ class ApprovalBoard:
 
     # -- navigation ---------------------------------------------------------------------------
     def neighbour(self, row_id: RowId | None, step: int) -> RowEntry | None:
-        """The row ``step`` places below (or above, if negative) ``row_id``, clamped.
-
-        Without a current row, Down starts at the top and Up at the bottom.
-        """
+        """The row ``step`` places below ``row_id``, clamped; without one, from an end."""
         rows = list(self.rows())
         if not rows:
             return None
@@ -273,10 +218,7 @@ class ApprovalBoard:
     def next_open(
         self, after: RowId | None, eligible: Callable[[RowEntry], bool] = lambda _: True
     ) -> RowEntry | None:
-        """The first ``eligible`` row below ``after`` still waiting for the person, else above.
-
-        Rows whose decision is already on its way (``awaiting_core``) are skipped.
-        """
+        """The first ``eligible`` row below ``after`` (else above) waiting, not on its way."""
         rows = list(self.rows())
         current = self._rows.get(after) if after else None
         start = rows.index(current) + 1 if current is not None else 0
@@ -287,55 +229,38 @@ class ApprovalBoard:
 
     # -- growth: always appended --------------------------------------------------------------
     def add_gateway(self, gateway_id: str, name: str) -> GatewayGroup:
-        """Append a gateway group."""
-        g = GatewayGroup(next(self._ids), gateway_id, name)
-        self.gateways.append(g)
-        return self._register(g)
+        return self._add(self.gateways, GatewayGroup(next(self._ids), gateway_id, name))
 
     def add_session(self, gateway: GatewayGroup, session_id: str, title: str) -> SessionGroup:
-        """Append a session group to ``gateway``."""
-        s = SessionGroup(next(self._ids), gateway, session_id, title)
-        gateway.sessions.append(s)
-        return self._register(s)
+        node = SessionGroup(next(self._ids), gateway, session_id, title)
+        return self._add(gateway.sessions, node)
 
     def add_batch(self, session: SessionGroup, batch_id: str) -> BatchGroup:
-        """Append a batch group to ``session``."""
-        b = BatchGroup(next(self._ids), session, batch_id)
-        session.batches.append(b)
-        return self._register(b)
+        return self._add(session.batches, BatchGroup(next(self._ids), session, batch_id))
 
     def home(self, gateway_id: str, approval: Approval) -> RowEntry | None:
-        """The shown row a new ``approval`` goes right after: the one it re-asks, if shown.
-
-        None: it goes at the end of its own batch (``approval.batch_id``).
-        """
+        """The shown row a new ``approval`` re-asks (it goes right after); None: at the end."""
         earlier = self._rows.get((gateway_id, approval.reask_of)) if approval.reask_of else None
         if earlier is None or earlier.batch.session.session_id != approval.session_id:
             return None
         return earlier
 
     def add_row(self, batch: BatchGroup, key: str, after: RowEntry | None = None) -> RowEntry:
-        """Append row ``key`` to ``batch`` (or insert it right after the row it re-asks).
-
-        Its first-seen number is its uid (rising).
-        """
+        """Append row ``key`` to ``batch``, or insert it right ``after`` the row it re-asks."""
         uid = next(self._ids)
         place = after.position if after is not None else None
         r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id, stands_in=place)
-        if after is None:
-            batch.rows.append(r)
-        else:
-            batch.rows.insert(batch.rows.index(after) + 1, r)
         self._rows[r.row_id] = r
-        return self._register(r)
+        at = len(batch.rows) if after is None else batch.rows.index(after) + 1
+        return self._add(batch.rows, r, at)
 
-    def _register(self, node: _N) -> _N:
+    def _add(self, siblings: list[_N], node: _N, at: int | None = None) -> _N:
+        siblings.insert(len(siblings) if at is None else at, node)
         self._nodes[node.uid] = node
         return node
 
     # -- removal --------------------------------------------------------------------------------
     def remove(self, node: Node) -> None:
-        """Detach ``node`` and everything below it from the tree."""
         self._child_list(self.parent(node)).remove(node)
         self._forget(node)
 
@@ -355,10 +280,7 @@ class ApprovalBoard:
             batch.resolved_at = now
 
     def note_presence(self, now: float, *, pointer_inside: bool, focused: bool) -> None:
-        """Whether the person may be reading the dialog: the pointer is over it, or it has focus.
-
-        A shown dialog that has neither may still be looked at, hence ``linger`` below.
-        """
+        """The person may be reading while the pointer is over the dialog or it has focus."""
         if pointer_inside or focused:
             self.away_since = None
         elif self.away_since is None:
@@ -371,11 +293,10 @@ class ApprovalBoard:
                 batch.moved_on = True
 
     def leaves_at(self, batch: BatchGroup, linger: float) -> float | None:
-        """When an answered batch may leave the dialog (None: not while things stay as they are).
+        """When an answered batch may leave (None: not while things stay as they are).
 
-        At once when the person moved on from it (chose a row of another batch); otherwise
-        ``linger`` seconds after both it was answered and the person left the dialog (pointer
-        out of it and focus elsewhere). Never while a row is open, never while they read.
+        At once when the person moved on from it, else ``linger`` s after both it was answered
+        and the person left the dialog; never while a row is open or they read.
         """
         resolved = batch.resolved_at
         if resolved is None:

@@ -1,9 +1,8 @@
-"""Every string the approval dialog shows, built Qt-free from the core's values.
+"""Every string the approval dialog's cards show, built Qt-free from the core's values.
 
 Wording is part of safety: a person must see *what* they approve and *why* a row is blocked.
-Everything that came from a gateway passes
-through :func:`revealed` or :func:`label_text` first, so hidden characters are drawn as
-``⟨U+XXXX⟩`` escapes; the widgets additionally render it as plain text (never rich text).
+Gateway text passes through :func:`revealed` or :func:`label_text` first (hidden characters
+drawn as ``⟨U+XXXX⟩``); the widgets render it as plain text.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 import bisect
 import enum
 import math
-import os
 import re
 
 from desktop.core.model import (
@@ -37,6 +35,7 @@ from desktop.core.text_safety import (
     reveal,
 )
 from desktop.logsetup import mask_own_secrets
+from desktop.model.decision_log import RUN_WORDS
 from desktop.model.session_names import SEPARATOR, compose, fit
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
 
@@ -57,7 +56,7 @@ KEY_HINTS = "A approve once · S allow for session · Shift+A always · D deny �
 
 
 class Tone(enum.Enum):
-    """How a state line is coloured (the widgets map each tone to a colour)."""
+    """How a state line is coloured (the widgets pick the colour)."""
 
     WAITING = "waiting"
     BLOCKED = "blocked"
@@ -69,10 +68,7 @@ class Tone(enum.Enum):
 
 
 def revealed(text: str) -> tuple[str, tuple[str, ...]]:
-    """The full text with hidden characters escaped, and the names of those characters.
-
-    The tray's own secrets are masked first, length for length, so the risk marks still fit.
-    """
+    """The text with hidden characters escaped, and their names; own secrets masked in place."""
     text = mask_own_secrets(text, keep_length=True)
     shown = reveal(text)
     return shown, (hidden_characters(text) if ESCAPE_OPEN in shown else ())
@@ -81,7 +77,7 @@ def revealed(text: str) -> tuple[str, tuple[str, ...]]:
 def label_text(text: str, limit: int) -> str:
     """Gateway text for a one-paragraph label: revealed, cut visibly past ``limit`` characters."""
     text = mask_own_secrets(text)
-    head = text[: limit + 1]  # reveal only what can be shown: a 1 MB title costs nothing
+    head = text[: limit + 1]  # reveal only what can be shown
     shown, cut = bound_text(reveal(head), limit)
     if cut or len(text) > len(head):
         shown += f" [{len(text):,} characters in all]"
@@ -98,7 +94,6 @@ def hidden_warning(names: tuple[str, ...], limit: int = 6) -> str:
 
 
 def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
-    """The final state of a resolved row."""
     if outcome is None:
         return "Resolved", Tone.ENDED
     reason = f" — {outcome.reason}" if outcome.reason else ""
@@ -116,7 +111,7 @@ def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
 
 
 def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
-    """One line saying where the row is in its life (waiting, sending, resolved, ...)."""
+    """Where the row is in its life (waiting, sending, resolved, ...)."""
     action = a.action
     reason = label_text(a.blocked_reason, 300) if a.blocked_reason else ""
     if action is Action.DONE:
@@ -135,10 +130,7 @@ def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
 
 
 def notes(a: Approval, notice: str, shown_in: str = "") -> str:
-    """Extra lines that change how a person should read the row ("" if none).
-
-    ``shown_in``: the batch the row is shown in, when not its own (see :func:`asked_again`).
-    """
+    """Extra lines that change how a person should read the row ("" if none)."""
     lines = []
     if notice:
         lines.append(f"Not sent: {label_text(notice, 300)}")
@@ -152,20 +144,15 @@ def notes(a: Approval, notice: str, shown_in: str = "") -> str:
     return "\n".join(lines)
 
 
-def row_number(position: int | None) -> str:
-    """How a row is named in other rows' words: "#2" (``position`` is 0-based)."""
-    return "an earlier command" if position is None else f"#{position + 1}"
-
-
 def asked_again(a: Approval, shown_in: str = "") -> str:
     """Why Hermes asks about this command again, naming the row that caused it ("" if first).
 
-    A re-ask the core could not explain says so rather than guessing a cause. ``shown_in``: the
-    batch the row is shown in (its own by default; a re-ask sits in the batch it replaces a row
-    of), so "#2" names a row of the same card unless said otherwise.
+    An unexplained re-ask says so rather than guess. "#2" names a row of ``shown_in`` (the batch
+    the row is shown in; its own by default) unless said otherwise.
     """
     why = a.asked_because
-    cause = row_number(why.cause_position)
+    at = why.cause_position
+    cause = "an earlier command" if at is None else f"#{at + 1}"
     if why.cause_position is not None and why.cause_batch_id != (shown_in or a.batch_id):
         cause += " of an earlier batch"
     if why.reason is AskReason.AFTER_DENY:
@@ -195,13 +182,7 @@ def result_text(result: RunResult | None) -> tuple[str, Tone]:
         if result.exit_code == 0:
             return "Ran — exit 0", Tone.GOOD
         return f"Ran — failed with exit {result.exit_code}", Tone.BAD
-    if kind is RunKind.BLOCKED:
-        return "Blocked — Hermes did not run it", Tone.BAD
-    if kind is RunKind.TIMED_OUT:
-        return "Timed out — nobody answered in time, so Hermes did not run it", Tone.ENDED
-    if kind is RunKind.WITHDRAWN:
-        return "Withdrawn — Hermes no longer asks about it", Tone.ENDED
-    return "Not used — Hermes asked again (see the row below)", Tone.ENDED
+    return RUN_WORDS[kind][1], Tone.BAD if kind is RunKind.BLOCKED else Tone.ENDED
 
 
 def output_text(result: RunResult | None) -> str:
@@ -224,16 +205,11 @@ _WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
-    """Let a label wrap inside very long tokens (paths, base64).
+    """Let a label wrap inside very long tokens (paths, base64): labels only, never the command.
 
-    A line break wherever 60 characters pass without a space or a slash where Qt wraps a
-    token by itself: a long path wraps at its slashes, at the card's width, and only a
-    60-character stretch between them (base64, a hash) is cut, as the command view's
-    wrap-anywhere would draw it.
-
-    Why a newline: QLabel only wraps at spaces, so one 300,000-character token would make
-    the card millions of pixels wide; a zero-width space would put a hidden character into
-    the label, which the dialog never shows. Only for labels, never for the command.
+    QLabel wraps only at spaces, so one 300,000-character token made the card millions of
+    pixels wide. A newline goes in wherever 60 characters pass without a space or a slash Qt
+    wraps at (a zero-width space would be a hidden character the dialog must not show).
     """
     return _LONG_RUN.sub(_break_run, text)
 
@@ -261,15 +237,10 @@ def risk_summary(assessment: RiskAssessment) -> str:
 def shown_marks(
     command: str, findings: tuple[RiskFinding, ...]
 ) -> tuple[tuple[int, int, RiskLevel], ...]:
-    """Findings as spans of the *revealed* command (what the view shows), highest level last.
-
-    Revealing writes a hidden character as ``⟨U+XXXX⟩``, so offsets after it move; a mark
-    that covers a hidden character covers its whole escape.
-    """
+    """Findings as spans of the *revealed* command (escapes move offsets), highest level last."""
     if not findings:
         return ()
-    # Where revealing lengthens the text, and by how much: only characters outside printable
-    # ASCII can be hidden, so a regex finds the few candidates (a 1 MB command stays fast).
+    # Where revealing lengthens the text, and by how much (a regex finds the few candidates)
     positions: list[int] = []
     growth: list[int] = [0]
     looks = lookalike_positions(command)
@@ -296,31 +267,32 @@ _HOME = re.compile(r"^/(?:home|Users)/[^/]+(?=/|$)")
 _AGENT_SHORT = 160
 
 
-def short_path(path: str) -> str:
-    """``/home/ana/src/x`` → ``~/src/x`` (and this person's own home, wherever it is)."""
+def short_path(path: str, home: str = "") -> str:
+    """``/home/ana/src/x`` → ``~/src/x``, and so is a path under ``home`` (wherever it is)."""
     path = path.strip()
-    home = os.path.expanduser("~").rstrip("/")
+    home = home.rstrip("/")
     if home and (path == home or path.startswith(home + "/")):
         path = "~" + path[len(home) :]
     return breakable(label_text(_HOME.sub("~", path), 160))
 
 
-def context_line(context: CallContext, session_cwd: str = "") -> str:
-    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither)."""
-    cwd = context.cwd or session_cwd
+def context_line(context: CallContext, home: str = "") -> str:
+    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither).
+
+    ``home``: the person's home folder, also shown as ``~``.
+    """
     parts = []
-    if cwd.strip():
-        parts.append(f"in {short_path(cwd)}")
+    if context.cwd.strip():
+        parts.append(f"in {short_path(context.cwd, home)}")
     if context.tool.strip():
         parts.append(f"tool: {label_text(context.tool, 60)}")
     return " · ".join(parts)
 
 
 def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
-    """Why the call is made: the asking sub-agent's goal, else the agent's last words.
+    """Why the call is made: a sub-agent's goal (never its parent's words), else the agent's.
 
-    Returns (text, whether there is more to show); a sub-agent's row never shows the parent's
-    words (they are about another call).
+    Returns (text, whether there is more to show).
     """
     if context.subagent_goal.strip():
         text, more = _said(context.subagent_goal, expanded=expanded)
@@ -350,13 +322,9 @@ def _normalised(text: str) -> str:
 
 
 def flag_lines(description: str, keys: tuple[str, ...]) -> tuple[str, str]:
-    """Hermes' reason and its pattern class, each said once.
-
-    Hermes usually sends the same words as description and pattern key ("delete in root
-    path" twice); then one line says it. Otherwise both lines, as before.
-    """
+    """Hermes' reason and its pattern class; one line when they are the same words (usual)."""
     why = breakable(label_text(description, 2000)) if description.strip() else ""
-    pattern = pattern_line(keys)
+    pattern = f"Pattern: {breakable(label_text(', '.join(keys), 400))}" if keys else ""
     if why and keys and _normalised(description) == _normalised(" ".join(keys)):
         return f"Hermes flagged: {why}", ""
     return (f"Why Hermes asks: {why}" if why else ""), pattern
@@ -376,11 +344,7 @@ HEADING_WIDTH = 100
 
 
 def session_heading(title: str, session_id: str, cwd: str = "") -> str:
-    """A session's header line: its name with the folder once, or its id when it has neither.
-
-    The app passes the name from its shared registry (:mod:`desktop.model.session_names`),
-    which already holds the folder, wherever in it; a bare title gets the folder added.
-    """
+    """A session's header: its name with the folder once (the registry's name may hold it)."""
     title, cwd = mask_own_secrets(title), mask_own_secrets(cwd)
     name = compose(SessionState(session_id, title=title, cwd=cwd))
     parts = {re.sub(r" \(\d+\)$", "", part.strip()) for part in title.split(SEPARATOR)}
@@ -389,11 +353,6 @@ def session_heading(title: str, session_id: str, cwd: str = "") -> str:
     if title.strip() or name.folder:
         return f"Session: {bound_text(reveal(fit(name, HEADING_WIDTH)), HEADING_WIDTH * 2)[0]}"
     return f"Session {label_text(session_id, 40)}"
-
-
-def pattern_line(keys: tuple[str, ...]) -> str:
-    """The pattern classes Hermes matched ("" if none)."""
-    return f"Pattern: {breakable(label_text(', '.join(keys), 400))}" if keys else ""
 
 
 def always_confirmation(a: Approval) -> str:

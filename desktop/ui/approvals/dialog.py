@@ -16,8 +16,8 @@ Why it looks and behaves this way (the tray engineer codes against the public me
   another batch), when they left the window (pointer out of it and focus elsewhere) for
   ``grace_seconds``, or when they click "Dismiss". The rule is ``ApprovalBoard.leaves_at``;
   the window only reports enter, leave and focus, and waits with one-shot timers.
-* **Only what was seen is answered** (``seen``): "Approve all" covers the rows on screen for at
-  least ``batch_dwell`` seconds and never a high-risk row (``risk_gate``; those are named
+* **Only what was seen is answered** (``rules``): "Approve all" covers the rows on screen for at
+  least ``batch_dwell`` seconds and never a high-risk row (``rules.is_high``; those are named
   instead: ``rules.BatchIntent.for_batch``); a key answers the selected row only once it has
   been on screen and selected for ``key_dwell`` seconds. What a press left out, or why a key
   did nothing, is said in the dialog's notice line.
@@ -45,12 +45,12 @@ from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
-from desktop.model.approvals import dialog_texts, rules, seen
+from desktop.model.app_state import AppState
+from desktop.model.approvals import dialog_texts, rules
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
     RowId,
-    RowStore,
     in_arrival_order,
 )
 from desktop.model.approvals.requests import (
@@ -59,9 +59,10 @@ from desktop.model.approvals.requests import (
     SURFACE_KEYBOARD,
     DecisionRequest,
 )
-from desktop.model.approvals.risk_gate import Assess, default_assess
+from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
 from desktop.model.window_place import Box, dialog_origin
+from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
@@ -86,15 +87,15 @@ class ApprovalDialog(QDialog):
 
     def __init__(
         self,
-        rows: RowStore,
+        rows: AppState,
         parent: QWidget | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
         assess: Assess | None = None,
-        batch_dwell: float = seen.BATCH_DWELL_S,
-        key_dwell: float = seen.KEY_DWELL_S,
+        batch_dwell: float = rules.BATCH_DWELL_S,
+        key_dwell: float = rules.KEY_DWELL_S,
         session_of: SessionLookup = _no_session,
     ) -> None:
         super().__init__(parent)
@@ -103,7 +104,7 @@ class ApprovalDialog(QDialog):
         self.resize(780, 640)
         self._clock = clock
         self._grace = grace_seconds
-        self._assess = assess or default_assess()  # None: desktop.risk's, when installed
+        self._assess = assess or risk_assess
         self._batch_dwell, self._key_dwell = batch_dwell, key_dwell
         self._selected: RowId | None = None
         self._selected_at: float | None = None
@@ -640,7 +641,7 @@ class ApprovalDialog(QDialog):
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)
         dwell = rules.key_dwell(row, self._key_dwell)
-        return seen.key_ready(since, self._selected_at, self._clock(), dwell)
+        return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
     def _can_decide_selected(self, choice: Choice) -> bool:
         row = self.selected_row()

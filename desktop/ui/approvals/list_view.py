@@ -21,7 +21,7 @@ Kept from the widget-per-node design, because people rely on them:
   every card a caller asked for (:meth:`ensure_card`) keep their widget until the dialog hides.
 * **What was on screen, and since when** (:meth:`on_screen_since`): a row's clock time of
   entering the viewport, forgotten when it leaves. "Approve all" and the keys use it so that
-  only rows a person could have read are answered (see ``seen``).
+  only rows a person could have read are answered (see ``rules``).
 
 Layout runs once per event-loop turn, not once per model change: changes post one flush
 (normal priority, so it runs before the low-priority paint request).
@@ -52,7 +52,7 @@ from desktop.model.approvals.layout import (
     RowEntry,
     SessionGroup,
 )
-from desktop.model.approvals.seen import head_on_screen
+from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.group_cards import (
     BatchCard,
     Cover,

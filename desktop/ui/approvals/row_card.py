@@ -9,6 +9,8 @@ tooltip shows gateway text (QToolTip renders rich text).
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -240,7 +242,7 @@ class RowCard(QFrame):
             self._show(self.risk_summary, texts.risk_summary(risk))
             set_style_property(self.risk_summary, "level", risk.level.name.lower())
         self._show(self.notes, texts.notes(a, entry.notice, entry.batch.batch_id))
-        self._show(self.context, texts.context_line(a.context))
+        self._show(self.context, texts.context_line(a.context, os.path.expanduser("~")))
         self._refresh_agent()
         why, pattern = texts.flag_lines(a.description, a.pattern_keys)
         self._show(self.description, why)

@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.core.model import Approval
+from desktop.model.app_state import AppState
 from desktop.model.approvals import texts
 from desktop.model.approvals.layout import (
     ApprovalBoard,
@@ -26,7 +27,6 @@ from desktop.model.approvals.layout import (
     GatewayGroup,
     Node,
     RowEntry,
-    RowStore,
     SessionGroup,
 )
 
@@ -38,7 +38,7 @@ _ROOT = QModelIndex()  # the invalid index; never mutated
 class ApprovalTreeModel(QAbstractItemModel):
     """gateway → session → batch → row, one column; display text is revealed plain text."""
 
-    def __init__(self, store: RowStore, parent: QObject | None = None) -> None:
+    def __init__(self, store: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.board = ApprovalBoard(store)
 

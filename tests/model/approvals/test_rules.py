@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules, seen
+from desktop.model.approvals import dialog_texts, rules
 from desktop.model.approvals.layout import ApprovalBoard, BatchGroup, RowEntry
 from tests.model.approvals.factory import approval, resolved, sending, update
 from tests.model.approvals.test_layout import put
@@ -172,7 +172,7 @@ def high_if_rm(command: str, cwd: str) -> object:
 
 def test_approve_all_covers_only_rows_on_screen_for_the_dwell() -> None:
     batch = batch_of(*(approval(k, position=i, command=f"make {k}") for i, k in enumerate("abcd")))
-    now = seen.BATCH_DWELL_S  # b came on screen exactly the dwell ago, c 0.79 s ago
+    now = rules.BATCH_DWELL_S  # b came on screen exactly the dwell ago, c 0.79 s ago
     shown = seen_at(a=-5.0, b=0.0, c=0.01)  # d: not on screen
     intent = rules.BatchIntent.for_batch(
         batch, Choice.ONCE, shown_since=shown, now=now, assess=high_if_rm

@@ -125,3 +125,9 @@ def test_a_sub_agents_row_says_its_goal_never_the_parents_words() -> None:
     assert more
     assert text.startswith("Sub-agent's goal: word")
     assert text.endswith("…")
+
+
+def test_a_path_under_any_home_and_under_the_given_one_starts_with_a_tilde() -> None:
+    assert texts.short_path("/home/ana/src/x") == "~/src/x"
+    assert texts.short_path("/srv/ana/src/x", "/srv/ana/") == "~/src/x"
+    assert texts.short_path("/srv/anabel", "/srv/ana") == "/srv/anabel"

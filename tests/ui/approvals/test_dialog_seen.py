@@ -17,7 +17,7 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
-from desktop.model.approvals.seen import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
+from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved
