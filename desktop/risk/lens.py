@@ -19,29 +19,20 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from tree_sitter import Node
 
 from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
-from .places import Target, Where, locate, project_folder, regenerable
-from .rules import (
-    Command,
-    Feeds,
-    PathClass,
-    Pipe,
-    Redirect,
-    Rule,
-    Sql,
-    Text,
-    Writes,
-)
+from .places import Target, Where, is_system, locate, normal_path, project_folder, regenerable
+from .rules import Command, Feeds, Pipe, Redirect, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
     SimpleCommand,
     Word,
-    assignment,
+    assign,
     parse,
     simple_command,
     text_of,
@@ -61,39 +52,28 @@ _MAX_UNREADABLE = 8
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")
 _WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>", "&>|"})
-_TEXT_RULES = tuple(
-    (row, re.compile(row.match.pattern)) for row in table.RULES if isinstance(row.match, Text)
-)
-_SQL_RULES = tuple(
-    (row, re.compile(row.match.pattern, re.IGNORECASE | re.MULTILINE))
-    for row in table.RULES
-    if isinstance(row.match, Sql)
-)
-_ARG_PATTERNS = {
-    row.match.arg: re.compile(row.match.arg)
-    for row in table.RULES
-    if isinstance(row.match, Command) and row.match.arg
-}
 _SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
 _DELETES = frozenset({"recursive-delete", "delete-files"})
 _IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
+_M = TypeVar("_M")
 
 
-def _by_name() -> dict[str, tuple[Rule, ...]]:
-    """The Command and Writes rows per command name, in table order (one lookup per word)."""
-    rows: dict[str, list[Rule]] = {}
-    for row in table.RULES:
-        if isinstance(row.match, Command | Writes):
-            for name in row.match.names:
-                rows.setdefault(name, []).append(row)
-    return {name: tuple(found) for name, found in rows.items()}
+def _rows(kind: type[_M]) -> tuple[tuple[Rule, _M], ...]:
+    """Every (row, matcher) of one matcher kind, in table order."""
+    return tuple((row, m) for row in table.RULES for m in row.matches if isinstance(m, kind))
 
 
-_RULES_BY_NAME = _by_name()
-_FEEDS = tuple(row for row in table.RULES if isinstance(row.match, Feeds))
-_PIPES = tuple(row for row in table.RULES if isinstance(row.match, Pipe))
-_REDIRECTS = tuple(row for row in table.RULES if isinstance(row.match, Redirect))
+_TEXT_RULES = tuple((row, re.compile(m.pattern)) for row, m in _rows(Text))
+_SQL_RULES = tuple(
+    (row, re.compile(m.pattern, re.IGNORECASE | re.MULTILINE)) for row, m in _rows(Sql)
+)
+_NAMED: tuple[tuple[Rule, Command | Writes], ...] = (*_rows(Command), *_rows(Writes))
+_RULES_BY_NAME = {  # one lookup per command word
+    name: [(row, m) for row, m in _NAMED if name in m.names]
+    for name in frozenset().union(*(m.names for _, m in _NAMED))
+}
+_FEEDS, _PIPES, _REDIRECTS = _rows(Feeds), _rows(Pipe), _rows(Redirect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,16 +214,12 @@ def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) 
 def _path_classes(value: str) -> set[str]:
     if value in table.SAFE_DEVICES or value.startswith("/dev/fd/"):
         return set()
-    found: set[str] = set()
-    if table.DISK_DEVICE.fullmatch(value):
-        found.add(PathClass.DISK)
-    if value.startswith("/"):
-        normal = "/" + posixpath.normpath(value).lstrip("/")
-        if any(normal == p or normal.startswith(p + "/") for p in table.SYSTEM_PATHS):
-            found.add(PathClass.SYSTEM)
-    if table.STARTUP_FILES.fullmatch(value):
-        found.add(PathClass.STARTUP)
-    return found
+    hits = {
+        table.DISK: table.DISK_DEVICE.fullmatch(value),
+        table.SYSTEM: value.startswith("/") and is_system(normal_path(value)),
+        table.STARTUP: table.STARTUP_FILES.fullmatch(value),
+    }
+    return {path_class for path_class, hit in hits.items() if hit}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,7 +273,7 @@ class _Reader:
             elif kind == "variable_assignment" and (
                 node.parent is None or node.parent.type != "command"
             ):
-                assignment(node, variables)
+                assign(node, variables)
             elif kind == "file_redirect":
                 self._redirect(node, variables, place)
             elif kind == "redirected_statement":
@@ -366,36 +342,42 @@ class _Reader:
     def _match_layer(
         self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
     ) -> bool:
-        matched: list[Rule] = []
-        marks: list[tuple[int, int]] = []
-        end = command.end
-        for row in _RULES_BY_NAME.get(name, ()):
-            spec = row.match
+        matched: list[tuple[Rule, tuple[int, int]]] = []
+        for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
                 span = self._command_rule(spec, layer, name)
-                if span is None:
-                    continue
                 if span == (-1, -1):
-                    span = (layer[0].start, max(end, layer[-1].end))
-                matched.append(row)
-                marks.append(span)
-            elif isinstance(spec, Writes):
+                    span = (layer[0].start, max(command.end, layer[-1].end))
+            else:
                 target = self._writes(spec, layer)
-                if target is not None:
-                    matched.append(row)
-                    marks.append((target.start, target.end))
-        ids = {row.id for row in matched}
-        for row, (start, stop) in zip(matched, marks, strict=True):
-            if any(other in ids for other in row.unless):
-                continue
-            if row.id in _DELETES:
-                row = self._graded(row, name, layer)
-            self.run.add(place, start, stop, row)
+                span = None if target is None else (target.start, target.end)
+            if span is not None:
+                matched.append((row, span))
+        ids = {row.id for row, _ in matched}
+        for row, (start, stop) in matched:
+            if not any(other in ids for other in row.unless):
+                self.run.add(place, start, stop, self._graded(row, name, layer))
         return bool(matched)
 
     def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
-        """A delete's row by where its targets lie: routine inside the folder, ruin outside."""
-        targets = self._find_roots(layer) if name == "find" else self._delete_targets(layer)
+        """Deletes and recursive owner or mode changes, by where their targets lie.
+
+        Routine inside the task's folder, ruin outside it: ``chown -R ann build`` is work on
+        the task, ``chown -R ann ~`` is not.
+        """
+        if row.id in {"recursive-chown", "recursive-chmod"}:
+            words = _positionals(layer)
+            by_reference = any((w.value or "").startswith("--reference") for w in layer)
+            changed = self._targets(words if by_reference else words[1:])  # after owner/mode
+            worst = max((t.where for t in changed), default=Where.UNKNOWN)
+            if row.id == "recursive-chown" and worst in _IN_FOLDER | {Where.TEMPORARY}:
+                return table.rule("ownership-change")
+            if row.id == "recursive-chmod" and worst in {Where.SYSTEM, Where.HOME, Where.ROOT}:
+                return table.rule("system-chmod")
+            return row
+        if row.id not in _DELETES:
+            return row
+        targets = self._find_roots(layer) if name == "find" else self._targets(_positionals(layer))
         self.run.deleted.extend(targets)
         worst = max((t.where for t in targets), default=Where.UNKNOWN)
         recursive = row.id == "recursive-delete"
@@ -409,11 +391,11 @@ class _Reader:
             return table.rule("system-delete")
         return row
 
-    def _delete_targets(self, layer: tuple[Word, ...]) -> list[Target]:
-        targets: list[Target] = []
-        words = _positionals(layer)
+    def _targets(self, words: list[Word]) -> list[Target]:
+        """Where the paths a command is given lie (``{}`` and ``xargs``: what find lists)."""
         if not words and self.find_targets:  # `find … | xargs rm`
             return list(self.find_targets)
+        targets: list[Target] = []
         for w in words:
             if w.value in {"+", ";", "\\;"}:
                 continue
@@ -468,7 +450,6 @@ class _Reader:
         if not all(_flag_present(tokens, group) for group in spec.flags):
             return None
         if spec.arg:
-            pattern = _ARG_PATTERNS[spec.arg]
             skip = len(spec.sub)
             for w in layer[1:]:
                 if w.value is None:
@@ -476,43 +457,33 @@ class _Reader:
                 if skip and not w.value.startswith("-"):
                     skip -= 1
                     continue
-                if pattern.fullmatch(w.value):
+                if re.fullmatch(spec.arg, w.value):
                     return (w.start, w.end) if spec.mark == "arg" else (-1, -1)
             return None
         return -1, -1
 
     def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
-        tokens = _options(layer)
-        if not all(_flag_present(tokens, group) for group in spec.flags):
+        if not all(_flag_present(_options(layer), group) for group in spec.flags):
             return None
         if spec.targets == "of=":
-            for w in layer[1:]:
-                if (
-                    w.value
-                    and w.value.startswith("of=")
-                    and spec.paths in _path_classes(self.resolve(w.value[3:]))
-                ):
-                    return w
-            return None
-        positional = _positionals(layer)
-        if spec.targets == "last":
-            positional = positional[-1:] if len(positional) > 1 else []
-        for w in positional:
-            if w.value is not None and spec.paths in _path_classes(self.resolve(w.value)):
-                return w
-        return None
+            paths = [(w, w.value[3:]) for w in layer[1:] if w.value and w.value.startswith("of=")]
+        else:
+            positional = _positionals(layer)
+            if spec.targets == "last":
+                positional = positional[-1:] if len(positional) > 1 else []
+            paths = [(w, w.value) for w in positional if w.value is not None]
+        hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
+        return next(hits, None)
 
     def _feeds(
         self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
     ) -> None:
-        for row in _FEEDS:
-            spec = row.match
-            if not isinstance(spec, Feeds) or name not in spec.consumers:
-                continue
-            for w in layer[1:]:
-                if self._runs_producer(w.node, spec.producers):
-                    self.run.add(place, layer[0].start, command.end, row)
-                    return
+        for row, spec in _FEEDS:
+            if name in spec.consumers and any(
+                self._runs_producer(w.node, spec.producers) for w in layer[1:]
+            ):
+                self.run.add(place, layer[0].start, command.end, row)
+                return
 
     @staticmethod
     def _runs_producer(node: Node, producers: frozenset[str]) -> bool:
@@ -558,7 +529,7 @@ class _Reader:
             for i, w in enumerate(layer[1:], start=1):
                 value = w.value or ""
                 letters = _SHORT_FLAGS.fullmatch(value)
-                if letters and table.SCRIPT_FLAG in letters.group(1):
+                if letters and "c" in letters.group(1):  # -c, also inside -lc, -ec
                     script = list(layer[i + 1 : i + 2])
                     break
         elif name == "eval":
@@ -635,10 +606,7 @@ class _Reader:
                 ]
                 if finds:
                     self.piped[inner] = self._find_roots(finds[-1])
-        for row in _PIPES:
-            spec = row.match
-            if not isinstance(spec, Pipe):
-                continue
+        for row, spec in _PIPES:
             flags = dict(spec.producer_flags)
             for i, (first, layers) in enumerate(stages):
                 if not any(self._produces(layer, spec, flags) for layer in layers):
@@ -686,12 +654,12 @@ class _Reader:
         destination = node.child_by_field_name("destination")
         if destination is None or destination.type == "number":
             return
-        value = _word_value(destination, variables)
+        value = word_value(destination, variables)[0]
         if value is None:
             return
         classes = _path_classes(self.resolve(value))
-        for row in _REDIRECTS:
-            if isinstance(row.match, Redirect) and row.match.paths in classes:
+        for row, spec in _REDIRECTS:
+            if spec.paths in classes:
                 self.run.add(place, node.start_byte, node.end_byte, row)
 
     def _redirected(
@@ -725,7 +693,7 @@ class _Reader:
             text = source[start:end].decode("utf-8", "replace")
         else:
             target = redirect.named_children[-1] if redirect.named_children else None
-            value = None if target is None else _word_value(target, variables)
+            value = None if target is None else word_value(target, variables)[0]
             if target is None or value is None:
                 return
             start, end, text = target.start_byte, target.end_byte, value
@@ -734,10 +702,6 @@ class _Reader:
             self._sql_text(text, exact)
         if names & table.SHELLS and depth < MAX_DEPTH:
             self.read(text.encode("utf-8", "replace"), exact, depth + 1)
-
-
-def _word_value(node: Node, variables: dict[str, str]) -> str | None:
-    return word_value(node, variables)[0]
 
 
 def _descendants(node: Node, budget: int) -> Iterator[Node]:

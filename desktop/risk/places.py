@@ -53,10 +53,10 @@ def project_folder(cwd: str) -> str | None:
     """The task's folder when it is one a deletion may be contained in, else None."""
     if not cwd.startswith("/"):
         return None
-    folder = "/" + posixpath.normpath(cwd).lstrip("/")
+    folder = normal_path(cwd)
     if folder == "/" or _is_home(folder):
         return None
-    if _is_system(folder) and folder.split("/")[1] != "root":  # root's own projects are not
+    if is_system(folder) and folder.split("/")[1] != "root":  # root's own projects are not
         return None
     return folder
 
@@ -76,13 +76,13 @@ def locate(path: str | None, folder: str | None, *, remote: bool = False) -> Tar
     if path.startswith("~"):  # ~user: another person's home
         return Target(path, Where.HOME if "/" not in path.rstrip("/") else Where.OUTSIDE)
     if path.startswith("/"):
-        absolute = "/" + posixpath.normpath(path).lstrip("/")
+        absolute = normal_path(path)
         if absolute == "/" or _GLOB.fullmatch(absolute.strip("/")):
             return Target(path, Where.ROOT)
         if _is_home(absolute.rstrip("*").rstrip("/") or "/"):
             return Target(path, Where.HOME)
         inside = folder is not None and not posixpath.relpath(absolute, folder).startswith("..")
-        if not inside and (_is_system(absolute) or DISK_DEVICE.fullmatch(absolute)):
+        if not inside and (is_system(absolute) or DISK_DEVICE.fullmatch(absolute)):
             return Target(path, Where.SYSTEM)
         if folder is not None and inside:  # (a task folder is never a system folder itself)
             relative = posixpath.relpath(absolute, folder)
@@ -127,7 +127,12 @@ def _is_temporary(path: str) -> bool:
     return False
 
 
-def _is_system(path: str) -> bool:
+def normal_path(path: str) -> str:
+    """An absolute path without ``.``, ``..`` or doubled slashes (``//etc`` is ``/etc``)."""
+    return "/" + posixpath.normpath(path).lstrip("/")
+
+
+def is_system(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in SYSTEM_PATHS)
 
 

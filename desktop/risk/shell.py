@@ -140,7 +140,7 @@ def simple_command(node: Node, variables: dict[str, str]) -> SimpleCommand:
     local = dict(variables)
     for child in node.named_children:
         if child.type == "variable_assignment":
-            _assign(child, local)
+            assign(child, local)
             continue
         if child.type == "command_name":
             inner = child.named_children
@@ -171,12 +171,8 @@ def _split_ifs(words: list[Word]) -> list[Word]:
     return out
 
 
-def assignment(node: Node, variables: dict[str, str]) -> None:
+def assign(node: Node, variables: dict[str, str]) -> None:
     """Record ``X=value`` when the value is static, forget ``X`` otherwise."""
-    _assign(node, variables)
-
-
-def _assign(node: Node, variables: dict[str, str]) -> None:
     name_node = node.child_by_field_name("name")
     value_node = node.child_by_field_name("value")
     if name_node is None:

@@ -91,6 +91,8 @@ ROWS: tuple[Row, ...] = (
     row("chmod o+rwx /srv/data", H, "world-writable"),
     row("chmod 0666 /tmp/socket", H, "world-writable"),
     row("chmod -R 750 private", M, "recursive-chmod"),
+    row("chmod -R 700 /etc", H, "system-chmod"),
+    row("chmod -R go-rwx ~", H, "system-chmod"),
     row("chown -R www-data:www-data /var/www", H, "recursive-chown"),
     row("chown alice file.txt", M, "ownership-change"),
     row("sudo apt-get install -y nginx", H, "superuser"),
