@@ -7,9 +7,6 @@ import json
 import logging
 import re
 import stat
-import sys
-import types
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -27,13 +24,6 @@ WHEN = datetime(2026, 11, 29, 14, 2, 3, tzinfo=timezone(timedelta(hours=1)))
 
 class FakeChoice(enum.Enum):
     ONCE = "once"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_reveal_lookup() -> Iterator[None]:
-    journal_module._reveal_function.cache_clear()
-    yield
-    journal_module._reveal_function.cache_clear()
 
 
 @pytest.fixture
@@ -146,22 +136,10 @@ def test_credential_shaped_text_is_masked_without_registration(journal: Journal)
     assert "token=***&x=1" in entry.command
 
 
-def test_hidden_characters_are_revealed_by_the_fallback(
-    journal: Journal, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", None)  # import fails
-    entry = decide(journal, command="ls \u202egnp.exe\x1b[2J\nrm -rf /", session_title="a\u200bb")
-    assert entry.command == "ls \\u202egnp.exe\\x1b[2J\\nrm -rf /"
-    assert entry.session_title == "a\\u200bb"
-
-
-def test_the_shared_reveal_function_is_used_once_it_exists(
-    journal: Journal, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fake = types.ModuleType("desktop.core.text_safety")
-    fake.reveal = lambda text: text.replace("\u202e", "<RLO>")  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", fake)
-    assert decide(journal, command="a\u202eb").command == "a<RLO>b"
+def test_hidden_characters_are_revealed_as_the_dialog_shows_them(journal: Journal) -> None:
+    entry = decide(journal, command="ls \u202egnp.exe\x1b[2J", session_title="a\u200bb")
+    assert entry.command == "ls ⟨U+202E⟩gnp.exe⟨U+001B⟩[2J"
+    assert entry.session_title == "a⟨U+200B⟩b"
 
 
 def test_long_commands_keep_head_and_tail_saying_what_was_cut(tmp_path: Path) -> None:
