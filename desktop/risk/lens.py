@@ -17,7 +17,7 @@ import itertools
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -56,6 +56,7 @@ _SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
 _DELETES = frozenset({"recursive-delete", "delete-files"})
 _IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
+_EXEC_ENDS = frozenset({"+", ";", "\\;"})  # the end of `find … -exec rm {} +`
 _M = TypeVar("_M")
 
 
@@ -227,6 +228,12 @@ def _path_classes(value: str) -> set[str]:
 
 
 class _Reader:
+    """One assessment's walk.
+
+    ``source``, ``place``, ``depth`` and ``variables`` belong to the script being read; a
+    nested script (``sh -c '…'``, a here-doc fed to ``sh``) saves and restores them.
+    """
+
     def __init__(self, run: _Run, cwd: str) -> None:
         self.run = run
         # The folder commands run in: the task's, then wherever a plain `cd /srv/www` moved
@@ -237,6 +244,60 @@ class _Reader:
         self.remote = False  # reading a script another machine runs (ssh host '…')
         self.find_targets: list[Target] = []  # what `find … -exec rm {}` hands to rm
         self.piped: dict[Node, list[Target]] = {}  # `find … | xargs rm`: what find lists
+        self.source = b""
+        self.place = _Place(0, (0, 0))
+        self.depth = -1
+        self.variables: dict[str, str] = {}
+
+    def read(self, source: bytes, place: _Place) -> None:
+        """Read one script, a level deeper than the one being read."""
+        saved = self.source, self.place, self.depth, self.variables
+        self.source, self.place, self.depth, self.variables = source, place, self.depth + 1, {}
+        try:
+            self._walk(parse(source).root_node)
+        finally:
+            self.source, self.place, self.depth, self.variables = saved
+
+    def _walk(self, root: Node) -> None:
+        stack = [root]
+        run = self.run
+        while stack:
+            node = stack.pop()
+            run.visited += 1
+            if run.visited > NODE_BUDGET:
+                run.over_budget = True
+            if run.over_budget:
+                return
+            kind = node.type
+            if kind == "ERROR" or node.is_missing:
+                self._unreadable(node)
+            elif kind == "command":
+                self._command(node)
+            elif kind == "pipeline":
+                self._pipeline(node)
+            elif kind == "variable_assignment" and (
+                node.parent is None or node.parent.type != "command"
+            ):
+                assign(node, self.variables)
+            elif kind == "file_redirect":
+                self._redirect(node)
+            elif kind == "redirected_statement":
+                body = node.child_by_field_name("body")
+                if body is not None and body.type == "command":
+                    for child in node.named_children:
+                        if child.type in {"heredoc_redirect", "herestring_redirect"}:
+                            self._fed_text(body, child)
+            stack.extend(reversed(node.children))
+
+    def add(self, start: int, end: int, row: Rule) -> None:
+        self.run.add(self.place, start, end, row)
+
+    def _mark(self, word: Word, rule_id: str) -> None:
+        self.add(word.start, word.end, table.rule(rule_id))
+
+    def _inner(self, word: Word) -> _Place:
+        """Where a word's value lies, for reading it as SQL or as a script."""
+        return self.place.inner(self.source, word.start, word.end, word.value or "")
 
     def resolve(self, path: str) -> str:
         if self.cwd and path and not path.startswith(("/", "~", "$")):
@@ -251,97 +312,53 @@ class _Reader:
         else:
             self.cwd = ""  # home, "-", or a folder only known when it runs
 
-    def read(self, source: bytes, place: _Place, depth: int) -> None:
-        tree = parse(source)
-        variables: dict[str, str] = {}
-        stack: list[Node] = [tree.root_node]
-        run = self.run
-        while stack:
-            node = stack.pop()
-            run.visited += 1
-            if run.visited > NODE_BUDGET:
-                run.over_budget = True
-            if run.over_budget:
-                return
-            kind = node.type
-            if kind == "ERROR" or node.is_missing:
-                self._unreadable(node, place)
-            elif kind == "command":
-                self._command(source, node, variables, place, depth)
-            elif kind == "pipeline":
-                self._pipeline(source, node, variables, place, depth)
-            elif kind == "variable_assignment" and (
-                node.parent is None or node.parent.type != "command"
-            ):
-                assign(node, variables)
-            elif kind == "file_redirect":
-                self._redirect(node, variables, place)
-            elif kind == "redirected_statement":
-                self._redirected(source, node, variables, place, depth)
-            stack.extend(reversed(node.children))
-
     # --- pieces
 
-    def _unreadable(self, node: Node, place: _Place) -> None:
+    def _unreadable(self, node: Node) -> None:
         self.run.unreadable += 1
-        if self.run.unreadable > _MAX_UNREADABLE:
-            return
-        end = max(node.end_byte, node.start_byte + 1)
-        self.run.add(place, node.start_byte, end, table.rule("unreadable"))
+        if self.run.unreadable <= _MAX_UNREADABLE:
+            end = max(node.end_byte, node.start_byte + 1)
+            self.add(node.start_byte, end, table.rule("unreadable"))
 
-    def _command(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
+    def _command(self, node: Node) -> None:
         self.run.commands += 1
         if self.run.commands > COMMAND_BUDGET:
             self.run.over_budget = True
             return
-        command = simple_command(node, variables)
+        command = simple_command(node, self.variables)
         if not command.words:
             return
         self.find_targets = self.piped.pop(node, [])
         try:
-            self._layers_of(source, command, command.words, variables, place, depth)
+            self._layers_of(command, command.words)
         finally:
             self.find_targets = []
         for child in node.named_children:
             if child.type == "herestring_redirect":
-                self._fed_text(source, node, child, variables, place, depth)
+                self._fed_text(node, child)
 
-    def _layers_of(
-        self,
-        source: bytes,
-        command: SimpleCommand,
-        words: tuple[Word, ...],
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _layers_of(self, command: SimpleCommand, words: tuple[Word, ...]) -> None:
         for layer in _layers(words):
             head = layer[0]
             name = _name(head)
             if name is None:
-                if any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200)):
-                    self.run.add(place, head.start, head.end, table.rule("disguised-command"))
-                else:
-                    self.run.add(place, head.start, head.end, table.rule("dynamic-command"))
+                hidden = any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200))
+                self._mark(head, "disguised-command" if hidden else "dynamic-command")
                 continue
             if not name.isascii() and _foreign_letters(name):
-                self.run.add(place, head.start, head.end, table.rule("look-alike-letters"))
-            matched = self._match_layer(layer, name, command, place)
-            if matched and head.disguised:
-                self.run.add(place, head.start, head.end, table.rule("disguised-command"))
-            self._feeds(layer, name, command, place)
-            self._sql_args(source, layer, name, place)
-            self._nested(source, layer, name, variables, place, depth)
+                self._mark(head, "look-alike-letters")
+            if self._match_layer(layer, name, command) and head.disguised:
+                self._mark(head, "disguised-command")
+            self._feeds(layer, name, command)
+            if name in table.SQL_CLIENTS:
+                self._sql_words(layer[1:])
+            self._nested(layer, name)
             if name == "find":
-                self._find_exec(source, command, layer, variables, place, depth)
+                self._find_exec(command, layer)
             elif name in {"cd", "pushd"}:
                 self._change_folder(layer)
 
-    def _match_layer(
-        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
-    ) -> bool:
+    def _match_layer(self, layer: tuple[Word, ...], name: str, command: SimpleCommand) -> bool:
         matched: list[tuple[Rule, tuple[int, int]]] = []
         for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
@@ -356,7 +373,7 @@ class _Reader:
         ids = {row.id for row, _ in matched}
         for row, (start, stop) in matched:
             if not any(other in ids for other in row.unless):
-                self.run.add(place, start, stop, self._graded(row, name, layer))
+                self.add(start, stop, self._graded(row, name, layer))
         return bool(matched)
 
     def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
@@ -397,7 +414,7 @@ class _Reader:
             return list(self.find_targets)
         targets: list[Target] = []
         for w in words:
-            if w.value in {"+", ";", "\\;"}:
+            if w.value in _EXEC_ENDS:
                 continue
             if w.value == "{}" and self.find_targets:
                 targets.extend(self.find_targets)
@@ -475,14 +492,12 @@ class _Reader:
         hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
         return next(hits, None)
 
-    def _feeds(
-        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
-    ) -> None:
+    def _feeds(self, layer: tuple[Word, ...], name: str, command: SimpleCommand) -> None:
         for row, spec in _FEEDS:
             if name in spec.consumers and any(
                 self._runs_producer(w.node, spec.producers) for w in layer[1:]
             ):
-                self.run.add(place, layer[0].start, command.end, row)
+                self.add(layer[0].start, command.end, row)
                 return
 
     @staticmethod
@@ -497,38 +512,27 @@ class _Reader:
                 return True
         return False
 
-    def _sql_args(self, source: bytes, layer: tuple[Word, ...], name: str, place: _Place) -> None:
-        if name not in table.SQL_CLIENTS:
-            return
-        for w in layer[1:]:
+    def _sql_words(self, words: Iterable[Word]) -> None:
+        for w in words:
             if w.value is not None:
-                self._sql_text(w.value, place.inner(source, w.start, w.end, w.value))
+                self._sql_text(w.value, self._inner(w))
 
     def _sql_text(self, text: str, place: _Place) -> None:
-        encoded_prefix_cache: dict[int, int] = {}
+        def byte(index: int) -> int:
+            return index if text.isascii() else len(text[:index].encode("utf-8", "replace"))
+
         for row, pattern in _SQL_RULES:
             for match in itertools.islice(pattern.finditer(text), 8):
-                start = _utf8_len(text, match.start(), encoded_prefix_cache)
-                end = _utf8_len(text, match.end(), encoded_prefix_cache)
-                self.run.add(place, start, end, row)
+                self.run.add(place, byte(match.start()), byte(match.end()), row)
 
-    def _nested(
-        self,
-        source: bytes,
-        layer: tuple[Word, ...],
-        name: str,
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _nested(self, layer: tuple[Word, ...], name: str) -> None:
         """Scripts inside words: ``sh -c '…'``, ``su -c '…'``, ``eval …``, ``ssh host …``."""
-        if depth >= MAX_DEPTH:
+        if self.depth >= MAX_DEPTH:
             return
         script: list[Word] = []
         if name in table.SHELLS or name == "su":
             for i, w in enumerate(layer[1:], start=1):
-                value = w.value or ""
-                letters = _SHORT_FLAGS.fullmatch(value)
+                letters = _SHORT_FLAGS.fullmatch(w.value or "")
                 if letters and "c" in letters.group(1):  # -c, also inside -lc, -ec
                     script = list(layer[i + 1 : i + 2])
                     break
@@ -539,73 +543,48 @@ class _Reader:
             script = rest[1:] if name == "ssh" else rest
         if not script or any(w.value is None for w in script):
             return
-        if name != "ssh":
-            self._script(source, script, place, depth)
-            return
         saved = self.cwd, self.remote
-        self.cwd, self.remote = "", True  # another machine: no folder of ours is there
+        if name == "ssh":
+            self.cwd, self.remote = "", True  # another machine: no folder of ours is there
         try:
-            self._script(source, script, place, depth)
+            self._script(script)
         finally:
             self.cwd, self.remote = saved
 
-    def _script(self, source: bytes, script: list[Word], place: _Place, depth: int) -> None:
+    def _script(self, script: list[Word]) -> None:
         """Read words as a script of their own, one level deeper."""
         if len(script) == 1:
-            value = script[0].value or ""
-            inner = place.inner(source, script[0].start, script[0].end, value)
+            self.read((script[0].value or "").encode("utf-8", "replace"), self._inner(script[0]))
         else:
             value = " ".join(w.value or "" for w in script)
-            start, end = place.map(script[0].start, script[-1].end)
-            inner = _Place(None, (start, end))
-        self.read(value.encode("utf-8", "replace"), inner, depth + 1)
+            span = self.place.map(script[0].start, script[-1].end)
+            self.read(value.encode("utf-8", "replace"), _Place(None, span))
 
-    def _find_exec(
-        self,
-        source: bytes,
-        command: SimpleCommand,
-        layer: tuple[Word, ...],
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _find_exec(self, command: SimpleCommand, layer: tuple[Word, ...]) -> None:
         words = layer[1:]
         for i, w in enumerate(words):
             if w.value in table.FIND_EXEC:
-                inner: list[Word] = []
-                for x in words[i + 1 :]:
-                    if x.value in {";", "\\;", "+"}:
-                        break
-                    inner.append(x)
+                rest = words[i + 1 :]
+                inner = tuple(itertools.takewhile(lambda x: x.value not in _EXEC_ENDS, rest))
                 if inner:
                     self.find_targets = self._find_roots(layer)
                     try:
-                        self._layers_of(source, command, tuple(inner), variables, place, depth)
+                        self._layers_of(command, inner)
                     finally:
                         self.find_targets = []
 
-    def _pipeline(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
+    def _pipeline(self, node: Node) -> None:
         stages: list[tuple[Node, list[tuple[Word, ...]]]] = []
         for child in node.named_children:
-            inner = child
-            if inner.type == "redirected_statement":
-                body = inner.child_by_field_name("body")
-                inner = body if body is not None else inner
-            if inner.type != "command":
-                stages.append((child, []))
-                continue
-            stages.append((child, _layers(simple_command(inner, variables).words)))
-            if _name(stages[-1][1][0][0]) == "xargs" if stages[-1][1] else False:
-                finds = [
-                    layer
-                    for _, layers in stages[:-1]
-                    for layer in layers
-                    if _name(layer[0]) == "find"
-                ]
+            body = child.child_by_field_name("body")
+            inner = body if child.type == "redirected_statement" and body is not None else child
+            words = simple_command(inner, self.variables).words if inner.type == "command" else ()
+            layers = _layers(words)
+            if layers and _name(layers[0][0]) == "xargs":  # `find … | xargs rm`
+                finds = [f for _, found in stages for f in found if _name(f[0]) == "find"]
                 if finds:
                     self.piped[inner] = self._find_roots(finds[-1])
+            stages.append((child, layers))
         for row, spec in _PIPES:
             flags = dict(spec.producer_flags)
             for i, (first, layers) in enumerate(stages):
@@ -613,31 +592,20 @@ class _Reader:
                     continue
                 for last, later in stages[i + 1 :]:
                     if any(_name(layer[0]) in spec.consumers for layer in later):
-                        self.run.add(place, first.start_byte, last.end_byte, row)
+                        self.add(first.start_byte, last.end_byte, row)
                         break
-        # SQL piped into a database client: `echo "DROP TABLE t" | psql`
         for i, (_, layers) in enumerate(stages):
-            if any(_name(layer[0]) in table.SQL_CLIENTS for layer in layers):
-                for _, earlier in stages[:i]:
-                    for layer in earlier[-1:]:
-                        for w in layer[1:]:
-                            if w.value is not None:
-                                self._sql_text(
-                                    w.value, place.inner(source, w.start, w.end, w.value)
-                                )
-        # Text piped into a shell is a script: `echo 'rm -rf ~' | sh`
-        if depth >= MAX_DEPTH:
-            return
-        for i, (_, layers) in enumerate(stages):
-            if i == 0 or not any(_name(layer[0]) in table.SHELLS for layer in layers):
+            names = {_name(layer[0]) for layer in layers}
+            fed = [layer for _, earlier in stages[:i] for layer in earlier[-1:]]
+            if names & table.SQL_CLIENTS:  # `echo "DROP TABLE t" | psql`
+                self._sql_words(w for layer in fed for w in layer[1:])
+            if i == 0 or not names & table.SHELLS or self.depth >= MAX_DEPTH:
                 continue
-            for layer in stages[i - 1][1][-1:]:
-                if _name(layer[0]) not in table.PRINTERS:
-                    continue
-                words = [w for w in layer[1:] if not (w.value or "").startswith("-")]
-                if not words or any(w.value is None for w in words):
-                    continue
-                self._script(source, words, place, depth)
+            for layer in stages[i - 1][1][-1:]:  # `echo 'rm -rf ~' | sh`: a script
+                printed = [w for w in layer[1:] if not (w.value or "").startswith("-")]
+                known = printed and all(w.value is not None for w in printed)
+                if _name(layer[0]) in table.PRINTERS and known:
+                    self._script(printed)
 
     @staticmethod
     def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
@@ -647,42 +615,21 @@ class _Reader:
         needed = flags.get(name)
         return needed is None or _flag_present(_options(layer), needed)
 
-    def _redirect(self, node: Node, variables: dict[str, str], place: _Place) -> None:
+    def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
-        if operator not in _WRITE_OPERATORS:
-            return
         destination = node.child_by_field_name("destination")
-        if destination is None or destination.type == "number":
+        if operator not in _WRITE_OPERATORS or destination is None or destination.type == "number":
             return
-        value = word_value(destination, variables)[0]
-        if value is None:
-            return
-        classes = _path_classes(self.resolve(value))
+        value = word_value(destination, self.variables)[0]
+        classes = set() if value is None else _path_classes(self.resolve(value))
         for row, spec in _REDIRECTS:
             if spec.paths in classes:
-                self.run.add(place, node.start_byte, node.end_byte, row)
+                self.add(node.start_byte, node.end_byte, row)
 
-    def _redirected(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
-        body = node.child_by_field_name("body")
-        if body is None or body.type != "command":
-            return
-        for child in node.named_children:
-            if child.type in {"heredoc_redirect", "herestring_redirect"}:
-                self._fed_text(source, body, child, variables, place, depth)
-
-    def _fed_text(
-        self,
-        source: bytes,
-        body: Node,
-        redirect: Node,
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _fed_text(self, body: Node, redirect: Node) -> None:
         """Here-docs and here-strings: SQL for a database client, a script for a shell."""
-        names = {_name(layer[0]) for layer in _layers(simple_command(body, variables).words)}
+        words = simple_command(body, self.variables).words
+        names = {_name(layer[0]) for layer in _layers(words)}
         if not names & (table.SQL_CLIENTS | table.SHELLS):
             return
         if redirect.type == "heredoc_redirect":
@@ -690,18 +637,18 @@ class _Reader:
             if text_node is None:
                 return
             start, end = text_node.start_byte, text_node.end_byte
-            text = source[start:end].decode("utf-8", "replace")
+            text = self.source[start:end].decode("utf-8", "replace")
         else:
             target = redirect.named_children[-1] if redirect.named_children else None
-            value = None if target is None else word_value(target, variables)[0]
+            value = None if target is None else word_value(target, self.variables)[0]
             if target is None or value is None:
                 return
             start, end, text = target.start_byte, target.end_byte, value
-        exact = place.inner(source, start, end, text)
+        exact = self.place.inner(self.source, start, end, text)
         if names & table.SQL_CLIENTS:
             self._sql_text(text, exact)
-        if names & table.SHELLS and depth < MAX_DEPTH:
-            self.read(text.encode("utf-8", "replace"), exact, depth + 1)
+        if names & table.SHELLS and self.depth < MAX_DEPTH:
+            self.read(text.encode("utf-8", "replace"), exact)
 
 
 def _descendants(node: Node, budget: int) -> Iterator[Node]:
@@ -720,14 +667,6 @@ def _ancestors(node: Node, stop: Node) -> Iterator[Node]:
         current = current.parent
     if current is not None:
         yield current
-
-
-def _utf8_len(text: str, index: int, cache: dict[int, int]) -> int:
-    if text.isascii():
-        return index
-    if index not in cache:
-        cache[index] = len(text[:index].encode("utf-8", "replace"))
-    return cache[index]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -889,7 +828,7 @@ def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[Risk
     clean = _SURROGATES.sub("\ufffd", text)
     encoded = clean.encode("utf-8")
     run = _Run()
-    _Reader(run, cwd).read(encoded, _Place(0, (0, len(encoded))), 0)
+    _Reader(run, cwd).read(encoded, _Place(0, (0, len(encoded))))
     offsets = _char_offsets(clean, encoded)
     findings: list[RiskFinding] = []
     for found in run.found:
