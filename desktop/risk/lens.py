@@ -18,7 +18,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tree_sitter import Node
@@ -103,31 +103,6 @@ class _Place:
         return _Place(None, (start, end))
 
 
-@dataclass(slots=True)
-class _Found:
-    start: int  # bytes in the top-level source
-    end: int
-    rule: Rule
-
-
-@dataclass(slots=True)
-class _Run:
-    """One assessment in progress: findings in byte offsets, the budget, what was deleted."""
-
-    found: list[_Found] = field(default_factory=list)
-    visited: int = 0
-    commands: int = 0
-    unreadable: int = 0
-    over_budget: bool = False
-    deleted: list[Target] = field(default_factory=list)
-
-    def add(self, place: _Place, start: int, end: int, row: Rule) -> None:
-        top_start, top_end = place.map(start, end)
-        self.found.append(_Found(top_start, top_end, row))
-        if len(self.found) > 4 * MAX_FINDINGS:
-            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
-
-
 # ---------------------------------------------------------------------------------------------
 # Layers: a command with its wrappers peeled off one by one
 
@@ -181,13 +156,8 @@ def _flag_present(tokens: list[str], alternatives: tuple[str, ...]) -> bool:
 
 
 def _options(layer: tuple[Word, ...]) -> list[str]:
-    tokens: list[str] = []
-    for w in layer[1:]:
-        if w.value == "--":
-            break
-        if w.value is not None:
-            tokens.append(w.value)
-    return tokens
+    values = (w.value for w in layer[1:] if w.value is not None)
+    return list(itertools.takewhile(lambda value: value != "--", values))
 
 
 def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
@@ -234,8 +204,11 @@ class _Reader:
     nested script (``sh -c '…'``, a here-doc fed to ``sh``) saves and restores them.
     """
 
-    def __init__(self, run: _Run, cwd: str) -> None:
-        self.run = run
+    def __init__(self, cwd: str) -> None:
+        self.found: list[tuple[int, int, Rule]] = []  # offsets in the top-level source's bytes
+        self.deleted: list[Target] = []
+        self.visited = self.commands = self.unreadable = 0
+        self.over_budget = False
         # The folder commands run in: the task's, then wherever a plain `cd /srv/www` moved
         # to, so relative paths resolve (`cd /etc && echo x > hosts`); "" once unknown.
         # Subshell scopes are ignored: that reads more, never less.
@@ -260,13 +233,12 @@ class _Reader:
 
     def _walk(self, root: Node) -> None:
         stack = [root]
-        run = self.run
         while stack:
             node = stack.pop()
-            run.visited += 1
-            if run.visited > NODE_BUDGET:
-                run.over_budget = True
-            if run.over_budget:
+            self.visited += 1
+            if self.visited > NODE_BUDGET:
+                self.over_budget = True
+            if self.over_budget:
                 return
             kind = node.type
             if kind == "ERROR" or node.is_missing:
@@ -289,8 +261,10 @@ class _Reader:
                             self._fed_text(body, child)
             stack.extend(reversed(node.children))
 
-    def add(self, start: int, end: int, row: Rule) -> None:
-        self.run.add(self.place, start, end, row)
+    def add(self, start: int, end: int, row: Rule, place: _Place | None = None) -> None:
+        self.found.append((*(place or self.place).map(start, end), row))
+        if len(self.found) > 4 * MAX_FINDINGS:
+            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
 
     def _mark(self, word: Word, rule_id: str) -> None:
         self.add(word.start, word.end, table.rule(rule_id))
@@ -315,15 +289,15 @@ class _Reader:
     # --- pieces
 
     def _unreadable(self, node: Node) -> None:
-        self.run.unreadable += 1
-        if self.run.unreadable <= _MAX_UNREADABLE:
+        self.unreadable += 1
+        if self.unreadable <= _MAX_UNREADABLE:
             end = max(node.end_byte, node.start_byte + 1)
             self.add(node.start_byte, end, table.rule("unreadable"))
 
     def _command(self, node: Node) -> None:
-        self.run.commands += 1
-        if self.run.commands > COMMAND_BUDGET:
-            self.run.over_budget = True
+        self.commands += 1
+        if self.commands > COMMAND_BUDGET:
+            self.over_budget = True
             return
         command = simple_command(node, self.variables)
         if not command.words:
@@ -395,7 +369,7 @@ class _Reader:
         if row.id not in _DELETES:
             return row
         targets = self._find_roots(layer) if name == "find" else self._targets(_positionals(layer))
-        self.run.deleted.extend(targets)
+        self.deleted.extend(targets)
         worst = max((t.where for t in targets), default=Where.UNKNOWN)
         recursive = row.id == "recursive-delete"
         if worst is Where.REGENERABLE:
@@ -523,7 +497,7 @@ class _Reader:
 
         for row, pattern in _SQL_RULES:
             for match in itertools.islice(pattern.finditer(text), 8):
-                self.run.add(place, byte(match.start()), byte(match.end()), row)
+                self.add(byte(match.start()), byte(match.end()), row, place)
 
     def _nested(self, layer: tuple[Word, ...], name: str) -> None:
         """Scripts inside words: ``sh -c '…'``, ``su -c '…'``, ``eval …``, ``ssh host …``."""
@@ -688,19 +662,14 @@ def _to_chars(offsets: list[int] | None, byte: int) -> int:
 
 def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
     if command.isascii():
-        for match in _ASCII_HIDDEN.finditer(command):
-            yield match.start(), match.end()
+        yield from (match.span() for match in _ASCII_HIDDEN.finditer(command))
         return
-    start = -1
-    for i, char in enumerate(command):
-        hidden = is_hidden(char)
-        if hidden and start < 0:
-            start = i
-        elif not hidden and start >= 0:
-            yield start, i
-            start = -1
-    if start >= 0:
-        yield start, len(command)
+    at = 0
+    for hidden, run in itertools.groupby(command, is_hidden):
+        end = at + sum(1 for _ in run)
+        if hidden:
+            yield at, end
+        at = end
 
 
 def _foreign_letters(name: str) -> bool:
@@ -759,45 +728,43 @@ _SAYS_WHERE = frozenset(
 )
 
 
+_DELETE_LINES = {
+    Where.ROOT: "deletes everything on this machine",
+    Where.SYSTEM: "deletes {paths}, part of the system",
+    Where.REMOTE: "deletes {paths} on another machine",
+    Where.WHOLE_FOLDER: "deletes everything in {folder}",
+    Where.INSIDE: "deletes {paths} inside {folder}",
+    Where.TEMPORARY: "deletes {paths}, a temporary file or folder",
+    Where.REGENERABLE: "deletes {paths} inside {folder} — {why}",
+}
+
+
 def _deletes(deleted: list[Target], folder: str | None) -> str:
     """One line on what a delete hits: "deletes build inside shop — rebuilt by the build"."""
     worst = max(t.where for t in deleted)
     hit = [t for t in deleted if t.where is worst]
     paths = list(dict.fromkeys(t.path for t in hit))
-    name = _short(posixpath.basename(folder)) if folder else "the task's folder"
-    if worst is Where.ROOT:
-        return "deletes everything on this machine"
     if worst is Where.HOME:
         yours = all(p.startswith(("~", "$HOME", "${HOME}")) for p in paths)
         return "deletes your home folder" if yours else f"deletes the home folder {_listed(paths)}"
-    if worst is Where.SYSTEM:
-        return f"deletes {_listed(paths)}, part of the system"
-    if worst is Where.REMOTE:
-        return f"deletes {_listed(paths)} on another machine"
-    if worst is Where.WHOLE_FOLDER:
-        return f"deletes everything in {name}"
-    if worst is Where.INSIDE:
-        return f"deletes {_listed(paths)} inside {name}"
-    if worst is Where.TEMPORARY:
-        return f"deletes {_listed(paths)}, a temporary file or folder"
-    if worst is Where.REGENERABLE:
+    if worst in _DELETE_LINES:
         whys = {t.why for t in hit}
         why = whys.pop() if len(whys) == 1 else "made again by a build or an install"
-        return f"deletes {_listed(paths)} inside {name} — {why}"
+        name = _short(posixpath.basename(folder)) if folder else "the task's folder"
+        return _DELETE_LINES[worst].format(paths=_listed(paths), folder=name, why=why)
     known = [p for p in paths if p != "?"]
     return _deleted_elsewhere(known) if known else "deletes a path only known when it runs"
 
 
-def _listed(paths: list[str]) -> str:
+def _listed(paths: list[str], many: str = "paths") -> str:
     names = [_short(p) for p in paths]
     if len(names) <= 3 and sum(len(n) for n in names) <= 60:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-    return f"{len(names)} paths"
+    return f"{len(names)} {many}"
 
 
-def _deleted_elsewhere(deleted: list[str]) -> str:
+def _deleted_elsewhere(targets: list[str]) -> str:
     """Recursive deletes outside the task's folder: "deletes 3 folders under /srv/www"."""
-    targets = list(dict.fromkeys(deleted))
     if len(targets) == 1:
         return f"deletes {_short(targets[0])} and everything in it"
     stripped = [t.rstrip("/") or "/" for t in targets]
@@ -807,11 +774,7 @@ def _deleted_elsewhere(deleted: list[str]) -> str:
             parent = posixpath.dirname(parent)
         if parent != "/":
             return f"deletes {len(targets)} folders under {_short(parent)}"
-    names = [_short(t) for t in targets]
-    if len(targets) <= 3 and sum(len(n) for n in names) <= 60:
-        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-        return f"deletes {listed} and everything in them"
-    return f"deletes {len(targets)} folders and everything in them"
+    return f"deletes {_listed(targets, 'folders')} and everything in them"
 
 
 def _short(text: str) -> str:
@@ -823,23 +786,29 @@ def _short(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
+def _finding(start: int, end: int, row: Rule) -> RiskFinding:
+    return RiskFinding(start, end, row.level, row.id, row.label)
+
+
+def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[RiskFinding], _Reader]:
     """Findings of one stretch of the command, in character offsets of the whole command."""
     clean = _SURROGATES.sub("\ufffd", text)
     encoded = clean.encode("utf-8")
-    run = _Run()
-    _Reader(run, cwd).read(encoded, _Place(0, (0, len(encoded))))
+    reader = _Reader(cwd)
+    reader.read(encoded, _Place(0, (0, len(encoded))))
     offsets = _char_offsets(clean, encoded)
     findings: list[RiskFinding] = []
-    for found in run.found:
-        row = found.rule
+    for found_start, found_end, row in reader.found:
         if tail and row.id == "unreadable":
             continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
-        start = min(_to_chars(offsets, found.start), max(len(text) - 1, 0))
-        end = min(max(_to_chars(offsets, found.end), start + 1), len(text))
-        start, end = char_base + start, char_base + end
-        findings.append(RiskFinding(start, end, row.level, row.id, row.label))
-    return findings, run
+        start = min(_to_chars(offsets, found_start), max(len(text) - 1, 0))
+        end = min(max(_to_chars(offsets, found_end), start + 1), len(text))
+        findings.append(_finding(char_base + start, char_base + end, row))
+    return findings, reader
+
+
+def _in_order(f: RiskFinding) -> tuple[int, int, int, str]:
+    return f.start, -f.level, f.end, f.rule
 
 
 _TAIL = 4_000  # characters read again at the end of a command too long to read whole
@@ -870,24 +839,19 @@ def assess(command: str, cwd: str = "") -> RiskAssessment:
         tail_findings, tail_run = _read(command[tail_start:], tail_start, cwd, tail=True)
         findings.extend(tail_findings)
         deleted.extend(tail_run.deleted)
-    for row, pattern in _TEXT_RULES:
-        for match in itertools.islice(pattern.finditer(head), 8):
-            findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
-    lookalike = table.rule("look-alike-letters")
-    for start, end in itertools.islice(lookalike_words(head), 16):
-        findings.append(RiskFinding(start, end, lookalike.level, lookalike.id, lookalike.label))
-    hidden = table.rule("hidden-characters")
-    for start, end in itertools.islice(_hidden_runs(command), 16):
-        findings.append(RiskFinding(start, end, hidden.level, hidden.id, hidden.label))
+    marks: list[tuple[Rule, Iterable[tuple[int, int]], int]] = [
+        (row, (m.span() for m in pattern.finditer(head)), 8) for row, pattern in _TEXT_RULES
+    ]
+    marks.append((table.rule("look-alike-letters"), lookalike_words(head), 16))
+    marks.append((table.rule("hidden-characters"), _hidden_runs(command), 16))
     if unread and command:
-        too_long = table.rule("too-long")
-        at = min(LIMIT, len(command) - 1)
-        findings.append(RiskFinding(at, len(command), too_long.level, too_long.id, too_long.label))
-    order = sorted(set(findings), key=lambda f: (f.start, -f.level, f.end, f.rule))
+        marks.append((table.rule("too-long"), [(min(LIMIT, len(command) - 1), len(command))], 1))
+    for row, spans, most in marks:
+        findings.extend(_finding(start, end, row) for start, end in itertools.islice(spans, most))
+    order = sorted(set(findings), key=_in_order)
     first_of_each = {f.rule: f for f in reversed(order)}  # every rule keeps one mark
     kept = sorted(
-        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]),
-        key=lambda f: (f.start, -f.level, f.end, f.rule),
+        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]), key=_in_order
     )
     parsed = run.unreadable == 0 and not unread
     level = max((f.level for f in kept), default=RiskLevel.LOW)
