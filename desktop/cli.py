@@ -109,23 +109,20 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (public so tests and the README can check its help text)."""
     # Options valid both before and after "doctor"; SUPPRESS keeps a subcommand's unset copy
     # from overwriting a value given before the subcommand.
-    common = _Parser(add_help=False)
+    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument(
         "--gateway",
         metavar="URL",
-        default=argparse.SUPPRESS,
         help="gateway WebSocket URL, e.g. ws://127.0.0.1:9119/api/ws (default: the configured one)",
     )
     common.add_argument(
         "--token-file",
         metavar="PATH",
-        default=argparse.SUPPRESS,
         help="read the --gateway token from the first line of this 0600 file",
     )
     common.add_argument(
         "--token-keyring",
         metavar="ENTRY",
-        default=argparse.SUPPRESS,
         help=f"read the --gateway token from this OS keyring entry (service hermes-tray); "
         f"without either option, {TOKEN_ENV} is used when set",
     )
@@ -133,7 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         type=_log_level,
         metavar="LEVEL",
-        default=argparse.SUPPRESS,
         help="console log level: DEBUG, INFO, WARNING or ERROR (the log file keeps INFO)",
     )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import itertools
 import json
 import logging
 import os
@@ -158,11 +159,8 @@ class Journal:
         self._secrets.add(secret)
 
     def scrub(self, text: str) -> str:
-        """``text`` without any registered secret or credential-shaped value."""
-        text = self._secrets.mask(text)
-        # Every credential shape the log masks (URL params, headers, JSON keys, tickets) and
-        # every secret registered with the log: one definition of "secret-shaped" for both.
-        return redact(text)
+        """``text`` without its own secrets, the log's, or credential shapes (as the log)."""
+        return redact(self._secrets.mask(text))
 
     def _clean(self, text: str, limit: int) -> str:
         return bound(self.scrub(reveal(self.scrub(text))), limit)
@@ -266,12 +264,9 @@ class Journal:
                 continue
             yield from reversed(lines)
 
-    # -- files -------------------------------------------------------------------------------
-    def _rotated(self, index: int) -> Path:
-        return self._directory / f"{JOURNAL_FILE_NAME}.{index}"
-
     def _files_newest_first(self) -> list[Path]:
-        return [self.path, *(self._rotated(i) for i in range(1, self._keep + 1))]
+        rotated = (self._directory / f"{JOURNAL_FILE_NAME}.{i}" for i in range(1, self._keep + 1))
+        return [self.path, *rotated]
 
     def _append(self, data: bytes) -> None:
         ensure_private_dir(self._directory)
@@ -297,14 +292,12 @@ class Journal:
             os.close(fd)
 
     def _rotate(self) -> None:
-        if self._keep == 0:
-            self.path.unlink(missing_ok=True)
-            return
-        self._rotated(self._keep).unlink(missing_ok=True)
-        for index in range(self._keep - 1, 0, -1):
-            if self._rotated(index).exists():
-                os.replace(self._rotated(index), self._rotated(index + 1))
-        os.replace(self.path, self._rotated(1))
+        """Each file moves one place older; the oldest (the current one when keep=0) goes."""
+        files = self._files_newest_first()
+        files[-1].unlink(missing_ok=True)
+        for newer, older in reversed(list(itertools.pairwise(files))):
+            if newer.exists():
+                os.replace(newer, older)
 
 
 def _parse(line: str) -> JournalEntry | ResultRecord | None:

@@ -108,9 +108,7 @@ class _Place:
 
 
 def _name(word: Word) -> str | None:
-    if word.value is None:
-        return None
-    return word.value.rsplit("/", 1)[-1]
+    return None if word.value is None else word.value.rsplit("/", 1)[-1]
 
 
 def _layers(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:

@@ -27,17 +27,7 @@ _LANGUAGE = Language(tree_sitter_bash.language())
 SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
-_ANSI_SIMPLE = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "v": "\v",
-}
+_ANSI_SIMPLE = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v", strict=True))
 _BACKSLASH = re.compile(r"\\(\n|.)", re.DOTALL)
 _IN_DOUBLE_QUOTES = re.compile(r"\\([$`\"\\\n])")
 
