@@ -30,7 +30,6 @@ from .places import Target, Where, is_system, locate, normal_path, project_folde
 from .rules import Command, Feeds, Pipe, Redirect, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
-    SimpleCommand,
     Word,
     assign,
     parse,
@@ -297,19 +296,20 @@ class _Reader:
         if self.commands > COMMAND_BUDGET:
             self.over_budget = True
             return
-        command = simple_command(node, self.variables)
-        if not command.words:
+        words = simple_command(node, self.variables)
+        if not words:
             return
         self.find_targets = self.piped.pop(node, [])
         try:
-            self._layers_of(command, command.words)
+            self._layers_of(node.end_byte, words)
         finally:
             self.find_targets = []
         for child in node.named_children:
             if child.type == "herestring_redirect":
                 self._fed_text(node, child)
 
-    def _layers_of(self, command: SimpleCommand, words: tuple[Word, ...]) -> None:
+    def _layers_of(self, end: int, words: tuple[Word, ...]) -> None:
+        """Each layer of one simple command (which ends at byte ``end``), as the table says."""
         for layer in _layers(words):
             head = layer[0]
             name = _name(head)
@@ -319,24 +319,24 @@ class _Reader:
                 continue
             if not name.isascii() and _foreign_letters(name):
                 self._mark(head, "look-alike-letters")
-            if self._match_layer(layer, name, command) and head.disguised:
+            if self._match_layer(layer, name, end) and head.disguised:
                 self._mark(head, "disguised-command")
-            self._feeds(layer, name, command)
+            self._feeds(layer, name, end)
             if name in table.SQL_CLIENTS:
                 self._sql_words(layer[1:])
             self._nested(layer, name)
             if name == "find":
-                self._find_exec(command, layer)
+                self._find_exec(end, layer)
             elif name in {"cd", "pushd"}:
                 self._change_folder(layer)
 
-    def _match_layer(self, layer: tuple[Word, ...], name: str, command: SimpleCommand) -> bool:
+    def _match_layer(self, layer: tuple[Word, ...], name: str, end: int) -> bool:
         matched: list[tuple[Rule, tuple[int, int]]] = []
         for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
                 span = self._command_rule(spec, layer, name)
                 if span == (-1, -1):
-                    span = (layer[0].start, max(command.end, layer[-1].end))
+                    span = (layer[0].start, max(end, layer[-1].end))
             else:
                 target = self._writes(spec, layer)
                 span = None if target is None else (target.start, target.end)
@@ -464,12 +464,12 @@ class _Reader:
         hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
         return next(hits, None)
 
-    def _feeds(self, layer: tuple[Word, ...], name: str, command: SimpleCommand) -> None:
+    def _feeds(self, layer: tuple[Word, ...], name: str, end: int) -> None:
         for row, spec in _FEEDS:
             if name in spec.consumers and any(
                 self._runs_producer(w.node, spec.producers) for w in layer[1:]
             ):
-                self.add(layer[0].start, command.end, row)
+                self.add(layer[0].start, end, row)
                 return
 
     @staticmethod
@@ -479,7 +479,7 @@ class _Reader:
                 continue
             if not any(a.type in SUBSTITUTIONS for a in _ancestors(inner, node)):
                 continue
-            words = simple_command(inner, {}).words
+            words = simple_command(inner, {})
             if any(_name(layer[0]) in producers for layer in _layers(words)):
                 return True
         return False
@@ -532,7 +532,7 @@ class _Reader:
             span = self.place.map(script[0].start, script[-1].end)
             self.read(value.encode("utf-8", "replace"), _Place(None, span))
 
-    def _find_exec(self, command: SimpleCommand, layer: tuple[Word, ...]) -> None:
+    def _find_exec(self, end: int, layer: tuple[Word, ...]) -> None:
         words = layer[1:]
         for i, w in enumerate(words):
             if w.value in table.FIND_EXEC:
@@ -541,7 +541,7 @@ class _Reader:
                 if inner:
                     self.find_targets = self._find_roots(layer)
                     try:
-                        self._layers_of(command, inner)
+                        self._layers_of(end, inner)
                     finally:
                         self.find_targets = []
 
@@ -550,7 +550,7 @@ class _Reader:
         for child in node.named_children:
             body = child.child_by_field_name("body")
             inner = body if child.type == "redirected_statement" and body is not None else child
-            words = simple_command(inner, self.variables).words if inner.type == "command" else ()
+            words = simple_command(inner, self.variables) if inner.type == "command" else ()
             layers = _layers(words)
             if layers and _name(layers[0][0]) == "xargs":  # `find … | xargs rm`
                 finds = [f for _, found in stages for f in found if _name(f[0]) == "find"]
@@ -600,7 +600,7 @@ class _Reader:
 
     def _fed_text(self, body: Node, redirect: Node) -> None:
         """Here-docs and here-strings: SQL for a database client, a script for a shell."""
-        words = simple_command(body, self.variables).words
+        words = simple_command(body, self.variables)
         names = {_name(layer[0]) for layer in _layers(words)}
         if not names & (table.SQL_CLIENTS | table.SHELLS):
             return

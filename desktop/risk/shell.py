@@ -114,18 +114,8 @@ def word(node: Node, variables: dict[str, str]) -> Word:
     return Word(value, node.start_byte, node.end_byte, disguised, node)
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """One ``command`` node: its words in order (name first) and where it is."""
-
-    words: tuple[Word, ...]
-    start: int
-    end: int
-    node: Node
-
-
-def simple_command(node: Node, variables: dict[str, str]) -> SimpleCommand:
-    """Words of a ``command`` node; prefix assignments (``X=rm $X``) extend ``variables``."""
+def simple_command(node: Node, variables: dict[str, str]) -> tuple[Word, ...]:
+    """Words of a ``command`` node, name first; prefix assignments (``X=rm $X``) apply to it."""
     words: list[Word] = []
     local = dict(variables)
     for child in node.named_children:
@@ -142,8 +132,7 @@ def simple_command(node: Node, variables: dict[str, str]) -> SimpleCommand:
         if child.type in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
             continue
         words.append(word(child, local))
-    start = words[0].start if words else node.start_byte
-    return SimpleCommand(tuple(_split_ifs(words)), start, node.end_byte, node)
+    return tuple(_split_ifs(words))
 
 
 def _split_ifs(words: list[Word]) -> list[Word]:
