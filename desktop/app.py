@@ -152,7 +152,7 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import BuiltInDemo
 
             demo = await BuiltInDemo.start()
-        _journal_secrets(journal, endpoints)
+        _register_secrets(endpoints)
         for endpoint in endpoints:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
@@ -225,31 +225,24 @@ def _write_startup_marker() -> None:
 
 
 def _load_settings() -> tuple[Settings, TokenStore, Journal]:
-    """Settings, tokens, journal; the log and the journal learn each token before any write."""
+    """Settings, tokens, journal; the log (which the journal scrubs as) learns each token first."""
     from desktop import logsetup
     from desktop.journal import Journal
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 
-    journal = Journal()
-
-    def secret_seen(secret: str) -> None:
-        logsetup.register_secret(secret)
-        journal.register_secret(secret)
-
-    tokens = TokenStore(on_secret=secret_seen)
-    return load_settings(token_store=tokens), tokens, journal
+    tokens = TokenStore(on_secret=logsetup.register_secret)
+    return load_settings(token_store=tokens), tokens, Journal()
 
 
-def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None:
+def _register_secrets(endpoints: list[GatewayEndpoint]) -> None:
     """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
     from desktop import logsetup
 
     for endpoint in endpoints:
-        for secret in logsetup.url_secrets(endpoint.url):
-            journal.register_secret(secret)
+        logsetup.register_url_secrets(endpoint.url)
         if endpoint.token is not None:
-            journal.register_secret(endpoint.token.value)
+            logsetup.register_secret(endpoint.token.value)
 
 
 def _show_approvals(shell: TrayShell) -> None:

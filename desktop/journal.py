@@ -3,7 +3,8 @@
 Why: the tray lets a person wave commands through in a second; afterwards they must be able to
 see what exactly was allowed. One JSON object per line (``decisions.jsonl`` in the data dir):
 greppable, appendable, still readable when a crash cut the last line. Every field is scrubbed
-of secrets (registered ones and credential shapes) and has its hidden characters revealed; a
+as the log is (every secret registered with :func:`desktop.logsetup.register_secret`, every
+credential shape) and has its hidden characters revealed; a
 long command keeps its head *and* its tail, so padding cannot hide a dangerous end. What became
 of a command, known later, is a line of its own (``{"time", "decision": <id>, "result"}``):
 every write stays one atomic append, and older readers skip such lines. The file rotates at
@@ -29,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from desktop.core.text_safety import reveal
-from desktop.logsetup import SecretSet, redact
+from desktop.logsetup import redact
 from desktop.platform.paths import data_dir, ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,6 @@ class Journal:
         self._keep = keep
         self._command_limit = command_limit
         self._clock = clock
-        self._secrets = SecretSet()
         self._unwritten: deque[bytes] = deque()
         self._dropped = 0  # lines lost because more than MAX_UNWRITTEN waited
         self._error = ""
@@ -154,16 +154,8 @@ class Journal:
         """The current journal file (for "Open journal"); it may not exist yet."""
         return self._directory / JOURNAL_FILE_NAME
 
-    def register_secret(self, secret: str) -> None:
-        """Never write ``secret`` (or its URL-encoded forms) from now on."""
-        self._secrets.add(secret)
-
-    def scrub(self, text: str) -> str:
-        """``text`` without its own secrets, the log's, or credential shapes (as the log)."""
-        return redact(self._secrets.mask(text))
-
     def _clean(self, text: str, limit: int) -> str:
-        return bound(self.scrub(reveal(self.scrub(text))), limit)
+        return bound(redact(reveal(redact(text))), limit)
 
     def record(
         self,
@@ -193,7 +185,7 @@ class Journal:
             gateway_name=self._clean(gateway_name, 300),
             session_id=self._clean(session_id, 300),
             session_title=self._clean(session_title, 300),
-            command=bound_middle(self.scrub(reveal(self.scrub(command))), self._command_limit),
+            command=bound_middle(redact(reveal(redact(command))), self._command_limit),
             choice=self._clean(str(choice_text), 40),
             surface=surface_text,
             outcome=self._clean(outcome, 300),

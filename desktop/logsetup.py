@@ -61,10 +61,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 class SecretSet:
-    """Strings to mask wherever they appear, with their URL-encoded forms; safe across threads.
-
-    The log keeps one for the process; the journal its own (it scrubs even without logging).
-    """
+    """Strings to mask wherever they appear, with their URL-encoded forms; safe across threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -1,12 +1,10 @@
-"""Where a deleted path lies, seen from the task's folder: the difference between routine and ruin.
+"""Where a path a command deletes or changes lies, seen from the task's folder.
 
-Every command Hermes asks about already matched its own dangerous-command patterns, so "deletes
-folders recursively" alone tells a person nothing. What tells ``rm -rf build`` from ``rm -rf ~``
-is the target: a build output inside the task's folder comes back with the next build; the
-person's home does not. A path is judged against the folder the agent works in (the approval's
-``cwd``); when that folder is unknown, or is no project folder (``/``, the home folder, a
-system folder), every relative path is judged as outside — a guess must never make a command
-look safer. Paths only known when the command runs are unknown, and unknown is outside too.
+Why: Hermes asks about every ``rm -rf``, so "deletes folders recursively" tells a person
+nothing; the target tells ``rm -rf build`` (made again by the next build) from ``rm -rf ~``.
+Paths are judged against the approval's ``cwd``; when it is unknown or no project folder
+(``/``, a home folder, a system folder), and for paths only known when the command runs, the
+target is outside: a guess must never make a command look safer.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ class Where(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One deleted path as written, where it lies, and (REGENERABLE) why it comes back."""
+    """One target path as written, where it lies, and (REGENERABLE) why it comes back."""
 
     path: str
     where: Where
