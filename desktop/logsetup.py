@@ -60,16 +60,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-class SecretSet:
-    """Strings to mask wherever they appear, with their URL-encoded forms; safe across threads."""
+class _Secrets:
+    """The strings registered as secrets, with their URL-encoded forms; safe across threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._forms: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
 
-    def add(self, secret: str) -> None:
-        """Mask ``secret`` from now on; an empty string is ignored."""
+    def register(self, secret: str) -> None:
+        """Mask ``secret`` (and its URL-encoded forms) in every log record from now on.
+
+        Call it as soon as a credential is known. Even a short one is masked: a readable log
+        is worth less than a leaked credential. An empty string is ignored.
+        """
         if not secret:
             return
         forms = {secret}
@@ -82,12 +86,16 @@ class SecretSet:
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
     def clear(self) -> None:
+        """Forget every registered secret (tests start each from none)."""
         with self._lock:
             self._forms.clear()
             self._pattern = None
 
     def mask(self, text: str, *, keep_length: bool = False) -> str:
-        """``text`` with every secret masked (``keep_length``: by as many ``*`` as it is long)."""
+        """``text`` with every registered secret masked, nothing else changed (for display).
+
+        ``keep_length``: as many ``*`` as the secret is long, so the risk lens' offsets fit.
+        """
         pattern = self._pattern
         if pattern is None:
             return text
@@ -96,17 +104,10 @@ class SecretSet:
         return pattern.sub(MASK, text)
 
 
-_own_secrets = SecretSet()
-
-
-def register_secret(secret: str) -> None:
-    """Mask ``secret`` (and its URL-encoded forms) in every log record from now on.
-
-    Call it as soon as a credential is known. Even a short one is masked: a readable log is
-    worth less than a leaked credential.
-    """
-    _own_secrets.add(secret)
-
+_own_secrets = _Secrets()
+register_secret = _own_secrets.register
+clear_secrets = _own_secrets.clear
+mask_own_secrets = _own_secrets.mask
 
 _OPAQUE_SEGMENT = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~.=+%-]{20,}")
 
@@ -135,19 +136,6 @@ def register_url_secrets(url: str) -> None:
     """Mask the credentials in ``url`` (:func:`url_secrets`) in every log record from now on."""
     for secret in url_secrets(url):
         register_secret(secret)
-
-
-def clear_secrets() -> None:
-    """Forget every registered secret (for tests, and when a session's credentials change)."""
-    _own_secrets.clear()
-
-
-def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
-    """``text`` with every registered secret masked, nothing else changed (for display).
-
-    ``keep_length``: as many ``*`` as the secret is long, so the risk lens' offsets still fit.
-    """
-    return _own_secrets.mask(text, keep_length=keep_length)
 
 
 def redact(text: str) -> str:

@@ -9,6 +9,7 @@ decision in the tray visibly changes the course. Nothing is ever run on this mac
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from collections.abc import Awaitable, Callable
 
@@ -133,10 +134,8 @@ async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
 
     async def loop(session: Session, act: Round) -> None:
         await session.viewed.wait()
-        done = 0
-        while loops is None or done < loops:
+        for _ in itertools.count() if loops is None else range(loops):
             await act(gw, session)
-            done += 1
             await gw.pause(REST_BETWEEN_ROUNDS)
 
     sessions = [(gw.create_session(title, _absolute(cwd)), act) for title, cwd, act in ACTS]

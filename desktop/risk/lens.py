@@ -158,24 +158,17 @@ def _options(layer: tuple[Word, ...]) -> list[str]:
 
 
 def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
+    """The words that are no options (nor the values of ``valued`` ones); all after ``--``."""
     out: list[Word] = []
-    skip = False
-    dashdash = False
-    for w in layer[1:]:
-        if skip:
-            skip = False
-            continue
-        value = w.value
-        if value is None:
+    words = iter(layer[1:])
+    for w in words:
+        if w.value == "--":
+            out.extend(words)
+        elif w.value is not None and w.value.startswith("-") and len(w.value) > 1:
+            if w.value in valued:
+                next(words, None)
+        else:
             out.append(w)
-            continue
-        if not dashdash and value == "--":
-            dashdash = True
-            continue
-        if not dashdash and value.startswith("-") and len(value) > 1:
-            skip = value in valued
-            continue
-        out.append(w)
     return out
 
 
