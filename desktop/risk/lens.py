@@ -27,7 +27,7 @@ from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
 from .places import Target, Where, is_system, locate, normal_path, project_folder, regenerable
-from .rules import Command, Feeds, Pipe, Redirect, Rule, Sql, Text, Writes
+from .rules import Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
     Word,
@@ -37,7 +37,7 @@ from .shell import (
     text_of,
     word_value,
 )
-from .verdict import RiskAssessment, RiskFinding, RiskLevel
+from .verdict import RiskAssessment, RiskFinding
 
 LIMIT = 64_000  # characters read; the rest is "too long to check in full"
 NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included

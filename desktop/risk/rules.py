@@ -9,10 +9,16 @@ itself (unreadable text, hidden characters, disguised names, deletes graded by t
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
-from .verdict import RiskLevel
+
+class RiskLevel(enum.IntEnum):
+    LOW = 0
+    MEDIUM = 1
+    HIGH = 2
+
 
 HIGH = RiskLevel.HIGH
 MEDIUM = RiskLevel.MEDIUM
@@ -210,6 +216,12 @@ _WORLD_WRITABLE = (
 _RUNNERS = INTERPRETERS | _names("eval source .")
 _IN_PLACE = (("-i", "--in-place"),)
 _RECURSIVE = (("-R", "--recursive"),)
+
+# Findings that mean part of the command is not what it seems or not known until it runs.
+OPAQUE_RULES = _names(
+    "unreadable too-long hidden-characters look-alike-letters disguised-command dynamic-command"
+    " eval inline-code redacted"
+)
 
 RULES: tuple[Rule, ...] = (
     # --- the lens's own findings

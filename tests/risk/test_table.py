@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop.risk import RiskLevel, assess
-from desktop.risk.rules import RULES
+from desktop.risk.rules import OPAQUE_RULES, RULES
 
 from .contained import CATASTROPHIC, ROUTINE
 from .table import ROWS, Row
@@ -26,6 +26,7 @@ def test_the_table_is_big_and_names_every_rule() -> None:
     for command, cwd in ROUTINE + CATASTROPHIC:  # the rules that need the task's folder
         expected |= {f.rule for f in assess(command, cwd).findings}
     assert expected <= rule_ids  # no row names a rule that does not exist
+    assert OPAQUE_RULES <= rule_ids
     unused = rule_ids - expected - {"too-long"}  # too-long has its own test
     assert not unused, f"rules no row exercises: {sorted(unused)}"
 
