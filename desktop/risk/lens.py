@@ -508,9 +508,11 @@ class _Reader:
             script = rest[1:] if name == "ssh" else rest
         if not script or any(w.value is None for w in script):
             return
+        if name != "ssh":
+            self._script(script)  # a `cd` in it carries on: that reads more, never less
+            return
         saved = self.cwd, self.remote
-        if name == "ssh":
-            self.cwd, self.remote = "", True  # another machine: no folder of ours is there
+        self.cwd, self.remote = "", True  # another machine: no folder of ours is there
         try:
             self._script(script)
         finally:
@@ -798,8 +800,8 @@ def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[Risk
     return findings, reader
 
 
-def _in_order(f: RiskFinding) -> tuple[int, int, int, str]:
-    return f.start, -f.level, f.end, f.rule
+def _in_order(f: RiskFinding) -> tuple[int, int, int, str, str]:
+    return f.start, -f.level, f.end, f.rule, f.label  # the label too: same in every process
 
 
 _TAIL = 4_000  # characters read again at the end of a command too long to read whole

@@ -76,6 +76,7 @@ ROWS: tuple[Row, ...] = (
     row("shred -u secrets.txt", M, "delete-files"),
     row("(cd /srv && rm -rf old_release)", H, "recursive-delete"),
     row("cd /etc && echo 'x' > hosts", H, "system-write"),
+    row("sh -c 'cd /etc' && echo 'x' > hosts", H, "system-write"),  # a guess that reads more
     row("cd /tmp && cd ../usr/lib && tee libx.so < build/libx.so", H, "system-write"),
     row("cd ~ && echo x > hosts", L),
     row("{ rm -rf cache; echo done; }", H, "recursive-delete"),
