@@ -16,6 +16,7 @@ loop turn after the icon's ``show()``: benchmarks and packaging checks wait for 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -261,11 +262,9 @@ def _quit_on_signals(
     """
     installed = []
     for signum in (signal.SIGTERM, signal.SIGINT):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no such signals
             loop.add_signal_handler(signum, quit)
-        except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals here
-            continue
-        installed.append(signum)
+            installed.append(signum)
 
     def remove() -> None:
         for signum in installed:

@@ -211,7 +211,7 @@ class DemoGateway:
                 raise RpcError(-32601, "unknown method")
             result = handler(ws, params)
         except RpcError as exc:
-            error = dict(zip(("code", "message"), exc.args, strict=True))
+            error = {"code": exc.args[0], "message": exc.args[1]}
             await self._send([ws], {"id": rpc_id, "error": error})
             return
         await self._send([ws], {"id": rpc_id, "result": result})
@@ -277,8 +277,7 @@ class DemoGateway:
             "started_at": session.started_at,
             "open_requests": [
                 {"id": a.srq_id, "method": "approval", "params": a.params()}
-                for a in self._open.values()
-                if a.session_id == session.sid
+                for a in self._asks(session)
             ],
         }
         if session.todo_revision:
@@ -286,8 +285,7 @@ class DemoGateway:
         return snapshot
 
     def _rpc_approval_pending(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
-        sid = self._session(params).sid
-        return {"approvals": [a.params() for a in self._open.values() if a.session_id == sid]}
+        return {"approvals": [a.params() for a in self._asks(self._session(params))]}
 
     def _rpc_session_usage(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
         return dict(self._session(params).usage)
@@ -303,8 +301,12 @@ class DemoGateway:
         )
         return {"key": "yolo", "value": "1" if session.yolo else "0"}
 
+    def _asks(self, session: Session) -> list[Ask]:
+        """The session's approvals still waiting for an answer."""
+        return [a for a in self._open.values() if a.session_id == session.sid]
+
     def _status(self, session: Session) -> str:
-        if any(a.session_id == session.sid for a in self._open.values()):
+        if self._asks(session):
             return "waiting"
         return "working" if session.running else "idle"
 
