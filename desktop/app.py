@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from desktop.gateway.endpoints import GatewayEndpoint
     from desktop.gateway.status import GatewayListener
     from desktop.journal import Journal
-    from desktop.model.tray_status import TrayStatus
     from desktop.settings.model import Settings
     from desktop.settings.tokens import TokenStore
     from desktop.ui.bridge import GatewayBridge
@@ -331,30 +330,33 @@ async def _endpoints(
     return list(result.endpoints)
 
 
-async def _smoke(bridge: GatewayBridge, shell: TrayShell) -> int:
+async def _smoke(bridge: GatewayBridge, shell: TrayShell, timeout: float = SMOKE_TIMEOUT) -> int:
     """Wait until connected and one approval is visible in the dialog's model and the tray."""
     from desktop.model.snapshot import Link
 
-    done: asyncio.Future[TrayStatus] = asyncio.get_running_loop().create_future()
+    def ready() -> bool:
+        snapshot = bridge.snapshot
+        connected = any(g.link is Link.UP for g in snapshot.gateways)
+        status = shell.tray.status
+        return connected and shell.dialog.pending_count() >= 1 and bool(status and status.count)
+
+    done = asyncio.get_running_loop().create_future()
 
     def check(*_: object) -> None:
-        status = shell.tray.status
-        connected = any(g.link is Link.UP for g in bridge.snapshot.gateways)
-        visible = shell.dialog.pending_count() >= 1
-        if connected and visible and status and status.count and not done.done():
-            done.set_result(status)
+        if not done.done() and ready():
+            done.set_result(True)
 
     bridge.snapshot_changed.connect(check)
     check()
     try:
-        status = await asyncio.wait_for(done, SMOKE_TIMEOUT)
+        await asyncio.wait_for(done, timeout)
     except TimeoutError:
-        log.error(
-            "smoke: no connected gateway with a visible approval within %.0f s", SMOKE_TIMEOUT
-        )
+        log.error("smoke: no connected gateway with a visible approval within %.0f s", timeout)
         return EXIT_FAILED
     finally:
         bridge.snapshot_changed.disconnect(check)
+    status = shell.tray.status
+    assert status is not None  # ready() saw it
     log.info(
         "smoke: connected, %d approval(s) visible (tray icon %s)", status.count, status.icon_name
     )
