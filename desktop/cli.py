@@ -2,14 +2,7 @@
 
 Why it is this thin: the app and the doctor pull in Qt or asyncio, so they are imported only
 once the arguments are valid, with one frozen :class:`CliOptions`; a missing dependency is one
-clear line and exit status 2, not a traceback.
-
-Usage::
-
-    hermes-tray [--demo | --gateway URL [--token-file PATH | --token-keyring ENTRY]] [--smoke]
-                [--log-level LEVEL] [--version]
-    hermes-tray doctor [--gateway URL [--token-file PATH | --token-keyring ENTRY]] [--json]
-    hermes-tray explain [--cwd DIR] [--json] -- COMMAND
+clear line and exit status 2, not a traceback (``hermes-tray --help`` shows the usage).
 
 Why the token has its own options: every local user can read a process's command line, so a
 ``?token=`` in ``--gateway`` is shown to all of them (still accepted, and warned about).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,8 +36,7 @@ class BuiltInDemo:
         self.endpoint = endpoint
         self._story = story
         self._attaching: asyncio.Task[None] | None = None
-        self._bridge: GatewayBridge | None = None
-        self._on_snapshot: Any = None
+        self._disconnect: Callable[[], object] | None = None
 
     @classmethod
     async def start(
@@ -82,7 +82,6 @@ class BuiltInDemo:
         """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
         from desktop.model.snapshot import Link
 
-        self._bridge = bridge
         client = bridge.add_gateway(self.endpoint)
         was_up = False
 
@@ -97,8 +96,8 @@ class BuiltInDemo:
                 )
             was_up = up
 
-        self._on_snapshot = on_snapshot
         bridge.snapshot_changed.connect(on_snapshot)
+        self._disconnect = lambda: bridge.snapshot_changed.disconnect(on_snapshot)
         on_snapshot(bridge.snapshot)
 
     async def _attach_all(self, client: Any, known: set[str]) -> None:
@@ -115,9 +114,9 @@ class BuiltInDemo:
 
     async def stop(self) -> None:
         """Stop attaching, stop the story, close the demo gateway (after the bridge closed)."""
-        if self._bridge is not None and self._on_snapshot is not None:
-            self._bridge.snapshot_changed.disconnect(self._on_snapshot)
-            self._bridge = None
+        if self._disconnect is not None:
+            self._disconnect()
+            self._disconnect = None
         tasks = [t for t in (self._attaching, self._story) if t is not None]
         for task in tasks:
             task.cancel()
