@@ -9,22 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["__version__", "resources_dir"]
-
 __version__ = "0.1.0.dev0"
 
 
 def resources_dir() -> Path:
-    """Return the folder holding the app's non-Python files (icons, desktop entry, metainfo).
+    """The folder of the app's non-Python files (icons, desktop entry, metainfo).
 
-    Why two candidates: a wheel (and a PyInstaller bundle built with
-    ``--add-data resources:desktop/resources``) ships them inside the package as
-    ``desktop/resources/``, while a source checkout or an editable install (what
-    ``scripts/start.sh`` makes) keeps them in the repository's ``resources/`` beside the package.
-    See setup.py for how the wheel gets them.
-
-    Raises:
-        FileNotFoundError: neither place exists, i.e. a broken install; the message names both.
+    A wheel or a PyInstaller bundle ships them inside the package (``desktop/resources/``); a
+    checkout or an editable install keeps them in ``resources/`` beside it. FileNotFoundError
+    (naming both) means a broken install.
     """
     package = Path(__file__).resolve().parent
     packaged, checkout = package / "resources", package.parent / "resources"

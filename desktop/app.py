@@ -1,40 +1,22 @@
 """The composition root: QApplication, the qasync loop, gateways (or the demo), the tray, shutdown.
 
-Why everything meets here and nowhere else: the process-wide decisions — which Qt platform
-objects exist, which event loop runs, which gateways to connect to, when to stop — are made
-once, in order, and undone in reverse order. Pitfalls handled here (shared/stack.md §3.3, §5):
+Why everything meets here: the process-wide decisions (Qt objects, the event loop, gateways,
+when to stop) are made once, in order, and undone in reverse. A tray app must not quit when
+its last window closes; Quit goes through an ``asyncio.Event`` (``app.quit()`` would stop Qt's
+loop under ``run_until_complete``); clients close cleanly (1000) before their tasks are
+cancelled; a time-boxed YOLO is switched off before they close. A second launch only asks the
+running one to show its approvals. The icon comes first (empty menu); the bridge, the core,
+the shell and the rest come one loop turn later.
 
-* a tray app must not quit when its last window closes (``setQuitOnLastWindowClosed(False)``);
-* Quit goes through an ``asyncio.Event``: ``app.quit()`` would stop Qt's loop under a running
-  ``run_until_complete``;
-* clients close with a clean 1000 close *before* their tasks are cancelled (cancelling inside
-  ``connect()`` would send 1011), and every task is awaited before the loop closes;
-* Qt's own messages go into logging (``qInstallMessageHandler``), the previous handler is
-  restored at the end.
-
-Settings apply while running (``SettingsController``: gateways added/removed/restarted, the
-notification policy, start at login); every decision goes to the journal with the outcome the
-gateway reported; a time-boxed YOLO still running at Quit is switched off before the clients
-close. A second launch only asks the running one to show its approvals, then exits 0.
-
-``--smoke`` starts everything, waits until a gateway is connected and one approval is visible,
-then exits 0 (1 on timeout): packaging CI uses it to prove a build really runs.
-
-Start-up order, so the icon appears as soon as possible: QApplication, the single-instance
-check, the tray icon with an empty menu (``first_icon``) and ``show()``; only on the next loop
-turn the bridge, the core and the shell (which takes the icon over), then the rest of the shell
-(notifications, tray-host watch, YOLO; its dialogs on first use), the settings, the journal, the
-settings controller, the gateway clients (whose modules are imported then) and the notifier.
-
-Start-up hook: if the environment variable ``HERMES_TRAY_STARTUP_MARKER`` names a file, the app
-writes it (the text ``tray_shown <monotonic seconds>``) once, one loop turn after the tray icon's
-``show()`` returned and before anything else is built. Benchmarks and packaging checks wait for
-that file instead of patching Qt. A marker that cannot be written is logged, never fatal.
+``--smoke`` exits 0 once a gateway is connected and an approval is visible (1 on timeout).
+``HERMES_TRAY_STARTUP_MARKER`` names a file written (``tray_shown <monotonic seconds>``) one
+loop turn after the icon's ``show()``: benchmarks and packaging checks wait for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -58,7 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SMOKE_TIMEOUT = 30.0  # seconds until --smoke gives up
-STARTUP_MARKER_ENV = "HERMES_TRAY_STARTUP_MARKER"
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
@@ -172,7 +153,7 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import BuiltInDemo
 
             demo = await BuiltInDemo.start()
-        _journal_secrets(journal, endpoints)
+        _register_secrets(endpoints)
         for endpoint in endpoints:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
@@ -234,7 +215,7 @@ def _write_startup_marker() -> None:
     """Write the file named by HERMES_TRAY_STARTUP_MARKER, if any (see the module docstring)."""
     import time
 
-    path = os.environ.get(STARTUP_MARKER_ENV, "")
+    path = os.environ.get("HERMES_TRAY_STARTUP_MARKER", "")
     if not path:
         return
     try:
@@ -245,35 +226,24 @@ def _write_startup_marker() -> None:
 
 
 def _load_settings() -> tuple[Settings, TokenStore, Journal]:
-    """Settings, the token store and the decision journal.
-
-    Every token the store sees is registered with the log filter and the journal before
-    anything can write it (``on_secret``), so neither ever holds one.
-    """
+    """Settings, tokens, journal; the log (which the journal scrubs as) learns each token first."""
     from desktop import logsetup
     from desktop.journal import Journal
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 
-    journal = Journal()
-
-    def secret_seen(secret: str) -> None:
-        logsetup.register_secret(secret)
-        journal.register_secret(secret)
-
-    tokens = TokenStore(on_secret=secret_seen)
-    return load_settings(token_store=tokens), tokens, journal
+    tokens = TokenStore(on_secret=logsetup.register_secret)
+    return load_settings(token_store=tokens), tokens, Journal()
 
 
-def _journal_secrets(journal: Journal, endpoints: list[GatewayEndpoint]) -> None:
+def _register_secrets(endpoints: list[GatewayEndpoint]) -> None:
     """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
     from desktop import logsetup
 
     for endpoint in endpoints:
-        for secret in logsetup.url_secrets(endpoint.url):
-            journal.register_secret(secret)
+        logsetup.register_url_secrets(endpoint.url)
         if endpoint.token is not None:
-            journal.register_secret(endpoint.token.value)
+            logsetup.register_secret(endpoint.token.value)
 
 
 def _show_approvals(shell: TrayShell) -> None:
@@ -284,20 +254,16 @@ def _show_approvals(shell: TrayShell) -> None:
 def _quit_on_signals(
     loop: asyncio.AbstractEventLoop, quit: Callable[[], None]
 ) -> Callable[[], None]:
-    """SIGTERM (logout, ``systemctl --user stop``) and SIGINT quit like the Quit item does.
+    """SIGTERM (logout) and SIGINT quit like the Quit item; returns what removes the handlers.
 
-    Why: the session manager ends a tray app with SIGTERM at logout; without a handler Python
-    dies at once, and a time-boxed YOLO would stay on and waiting decisions would never reach
-    the journal. Returns the function that removes the handlers. (Windows has no such signals
-    on an event loop; there the app quits from its menu.)
+    Why: without a handler Python dies at once, leaving a time-boxed YOLO on and decisions
+    unjournaled. (Windows has no such signals on an event loop.)
     """
     installed = []
     for signum in (signal.SIGTERM, signal.SIGINT):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no such signals
             loop.add_signal_handler(signum, quit)
-        except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals here
-            continue
-        installed.append(signum)
+            installed.append(signum)
 
     def remove() -> None:
         for signum in installed:

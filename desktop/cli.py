@@ -1,23 +1,11 @@
-"""The ``hermes-tray`` command line: parse, set up logging, hand over to the app or to doctor.
+"""The ``hermes-tray`` command line: parse, set up logging, hand over to the app, doctor or explain.
 
-Why it is this thin: the composition root (``desktop.app.run``) and the connection checker
-(``desktop.gateway.doctor.run``) are separate layers owned elsewhere, and importing either pulls
-in Qt or asyncio. So this module imports them only after the arguments are valid, passes one
-frozen :class:`CliOptions` to both, and turns "that part is not built yet" or "a dependency is
-missing" into one clear line and exit status 2 instead of a traceback.
+Why it is this thin: the app and the doctor pull in Qt or asyncio, so they are imported only
+once the arguments are valid, with one frozen :class:`CliOptions`; a missing dependency is one
+clear line and exit status 2, not a traceback (``hermes-tray --help`` shows the usage).
 
-Usage::
-
-    hermes-tray [--demo | --gateway URL [--token-file PATH | --token-keyring ENTRY]] [--smoke]
-                [--log-level LEVEL] [--version]
-    hermes-tray doctor [--gateway URL [--token-file PATH | --token-keyring ENTRY]] [--json]
-    hermes-tray explain [--cwd DIR] [--json] -- COMMAND
-
-Why the token has its own options: every local user can read a process's command line
-(``ps``), so ``--gateway 'ws://…?token=…'`` hands the token to all of them. A token for
-``--gateway`` comes from a 0600 file (``--token-file``), the OS keyring (``--token-keyring``,
-service ``hermes-tray``) or the environment (:data:`TOKEN_ENV`); one in the URL still works
-and is warned about.
+Why the token has its own options: every local user can read a process's command line, so a
+``?token=`` in ``--gateway`` is shown to all of them (still accepted, and warned about).
 """
 
 from __future__ import annotations
@@ -28,24 +16,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Literal, NoReturn
 
 from desktop import __version__, logsetup
 
 if TYPE_CHECKING:
     from desktop.gateway.endpoints import TokenSource
-
-__all__ = [
-    "EXIT_UNAVAILABLE",
-    "TOKEN_ENV",
-    "CliOptions",
-    "DelegateUnavailableError",
-    "build_parser",
-    "load_delegate",
-    "main",
-    "parse_args",
-]
 
 Command = Literal["run", "doctor", "explain"]
 
@@ -70,22 +47,11 @@ DELEGATES: dict[Command, tuple[str, str]] = {
 
 @dataclass(frozen=True, repr=False)
 class CliOptions:
-    """Everything the command line decided, for ``desktop.app.run`` and the doctor.
+    """Everything the command line decided, for the command it hands over to.
 
-    Attributes:
-        command: ``"run"`` starts the tray; ``"doctor"`` checks the connection and exits.
-        gateway: the gateway URL the user gave, or None to use the configured one (or the demo).
-            It may carry a token (``?token=``), so it is never shown unmasked.
-        demo: start against the built-in demo gateway, whatever is configured.
-        smoke: start, check the wiring, and exit (for CI and packaging checks).
-        json: doctor prints machine-readable JSON instead of text.
-        log_level: the console log level, one of DEBUG, INFO, WARNING, ERROR.
-        token_file: ``--token-file``: a 0600 file whose first line is the --gateway token.
-        token_keyring: ``--token-keyring``: the keyring entry (service hermes-tray) holding it.
-        token_env: the environment variable holding it (:data:`TOKEN_ENV` when it is set).
-        token_in_argv: the --gateway URL itself carries a credential (warned about).
-        explained: ``explain``: the command to judge ("" reads it from standard input).
-        cwd: ``explain --cwd``: the folder the command would run in ("" when unknown).
+    ``gateway`` may carry a token, so it is never shown unmasked; ``token_env`` names the
+    environment variable holding its token, ``token_in_argv`` says the URL carries one;
+    ``explained`` and ``cwd`` are what ``explain`` judges ("": read stdin, unknown folder).
     """
 
     command: Command = "run"
@@ -114,13 +80,8 @@ class CliOptions:
         return None
 
     def __repr__(self) -> str:
-        gateway = None if self.gateway is None else logsetup.redact(self.gateway)
-        return (
-            f"CliOptions(command={self.command!r}, gateway={gateway!r}, demo={self.demo}, "
-            f"smoke={self.smoke}, json={self.json}, log_level={self.log_level!r}, "
-            f"token_file={self.token_file!r}, token_keyring={self.token_keyring!r}, "
-            f"token_env={self.token_env!r})"
-        )
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        return logsetup.redact(f"CliOptions({shown})")  # the --gateway URL may carry a token
 
 
 class _Parser(argparse.ArgumentParser):
@@ -141,23 +102,20 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (public so tests and the README can check its help text)."""
     # Options valid both before and after "doctor"; SUPPRESS keeps a subcommand's unset copy
     # from overwriting a value given before the subcommand.
-    common = _Parser(add_help=False)
+    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument(
         "--gateway",
         metavar="URL",
-        default=argparse.SUPPRESS,
         help="gateway WebSocket URL, e.g. ws://127.0.0.1:9119/api/ws (default: the configured one)",
     )
     common.add_argument(
         "--token-file",
         metavar="PATH",
-        default=argparse.SUPPRESS,
         help="read the --gateway token from the first line of this 0600 file",
     )
     common.add_argument(
         "--token-keyring",
         metavar="ENTRY",
-        default=argparse.SUPPRESS,
         help=f"read the --gateway token from this OS keyring entry (service hermes-tray); "
         f"without either option, {TOKEN_ENV} is used when set",
     )
@@ -165,7 +123,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         type=_log_level,
         metavar="LEVEL",
-        default=argparse.SUPPRESS,
         help="console log level: DEBUG, INFO, WARNING or ERROR (the log file keeps INFO)",
     )
 
@@ -241,49 +198,26 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
     )
 
 
-class DelegateUnavailableError(Exception):
-    """The code a command hands over to cannot be imported; the message says why, in one line."""
-
-
-def load_delegate(command: Command) -> Callable[[CliOptions], int]:
-    """Import the function ``command`` hands over to.
-
-    Raises:
-        DelegateUnavailableError: that module is not written yet, lacks the function, or needs a
-            package that is not installed.
-    """
-    module_name, attribute = DELEGATES[command]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or module_name
-        if missing == "desktop" or missing.startswith("desktop."):
-            raise DelegateUnavailableError(
-                f"'{command}' is not available yet: {missing} is not part of this build"
-            ) from exc
-        raise DelegateUnavailableError(
-            f"'{command}' needs the Python package '{missing}', which is not installed; "
-            "run: bash scripts/start.sh (or pip install -e .)"
-        ) from exc
-    function = getattr(module, attribute, None)
-    if not callable(function):
-        raise DelegateUnavailableError(
-            f"'{command}' is not available yet: {module_name}.{attribute}() does not exist"
-        )
-    delegate: Callable[[CliOptions], int] = function
-    return delegate
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hermes-tray`` console script; returns the process exit status."""
     options = parse_args(argv)
     logsetup.configure(options.log_level)
     if options.token_in_argv:
         log.warning(ARGV_TOKEN_WARNING)
+    module_name, attribute = DELEGATES[options.command]
     try:
-        delegate = load_delegate(options.command)
-    except DelegateUnavailableError as exc:
-        print(f"hermes-tray: {exc}", file=sys.stderr)
+        delegate: Callable[[CliOptions], int] = getattr(
+            importlib.import_module(module_name), attribute
+        )
+    except ModuleNotFoundError as exc:
+        missing = exc.name or module_name
+        why = (
+            f"is not available yet: {missing} is not part of this build"
+            if missing.split(".")[0] == "desktop"
+            else f"needs the Python package '{missing}', which is not installed; "
+            "run: bash scripts/start.sh (or pip install -e .)"
+        )
+        print(f"hermes-tray: '{options.command}' {why}", file=sys.stderr)
         return EXIT_UNAVAILABLE
     try:
         return int(delegate(options))

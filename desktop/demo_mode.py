@@ -1,25 +1,16 @@
 """The built-in demo: a small gateway in-process, so the tray shows something real with no Hermes.
 
-The composition root (desktop/app.py) decides *whether* the demo runs (``--demo``, or nothing
-configured and nothing discovered); this is how the demo gateway starts, how the tray follows
-its sessions and how it stops.
-
-How it fits together: the demo gateway (a small dialect B server, the one that batches
-approvals) listens on 127.0.0.1:0 on the running qasync loop and plays
-:mod:`desktop.demo.story`. The tray connects to it like to any gateway, then
-*attaches* the demo's live sessions (``list_live_sessions`` + ``attach_session``), exactly as it
-would follow sessions another surface started; each session starts playing once attached. The
-demo is nobody else's session, so no "take over this session?" warning applies.
-
-Nothing is executed: the demo only simulates commands, and the gateway's name says so in
-the menu and the dialog. The token is minted per run and passed in memory (never in a URL that
-could be logged).
+The demo gateway (dialect B, :mod:`desktop.demo.gateway`) listens on 127.0.0.1:0 on the
+running loop and plays :mod:`desktop.demo.story`; the tray connects to it like to any gateway
+and attaches its live sessions, as it follows sessions another surface started. Nothing is
+executed, and the gateway's name says so. The token is minted per run and passed in memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,10 +26,9 @@ DEMO_FIRST_BUBBLE = "Hermes Tray's demo: the commands are simulated; nothing run
 
 
 class BuiltInDemo:
-    """The demo gateway, the story it plays, and the tray's attachment to its sessions.
+    """The demo gateway, its story, and the tray's attachment to its sessions.
 
-    Use: ``demo = await BuiltInDemo.start()``, then ``demo.connect(bridge)`` once the bridge
-    runs, and ``await demo.stop()`` after ``bridge.aclose()``.
+    ``await BuiltInDemo.start()``, ``connect(bridge)`` once it runs, ``await stop()`` after it.
     """
 
     def __init__(self, gateway: DemoGateway, story: asyncio.Task[Any], endpoint: GatewayEndpoint):
@@ -46,8 +36,7 @@ class BuiltInDemo:
         self.endpoint = endpoint
         self._story = story
         self._attaching: asyncio.Task[None] | None = None
-        self._bridge: GatewayBridge | None = None
-        self._on_snapshot: Any = None
+        self._disconnect: Callable[[], object] | None = None
 
     @classmethod
     async def start(
@@ -59,10 +48,8 @@ class BuiltInDemo:
     ) -> BuiltInDemo:
         """Listen on 127.0.0.1:0 and get the story ready (it waits for the tray to attach).
 
-        ``speed`` is real seconds per script second (1.0: human pace; tests pass 0.05).
-        ``approval_timeout`` (script seconds) defaults to what the tray's core assumes for
-        dialect B, so the dialog's countdown tells the truth; an unanswered request then times
-        out and the demo plays on.
+        ``speed``: real seconds per script second. ``approval_timeout`` defaults to what the
+        core assumes for dialect B, so the dialog's countdown tells the truth.
         """
         from desktop.core.settings import CoreSettings
         from desktop.demo.gateway import DemoGateway
@@ -95,7 +82,6 @@ class BuiltInDemo:
         """Add the demo gateway to ``bridge``; attach its sessions whenever it is connected."""
         from desktop.model.snapshot import Link
 
-        self._bridge = bridge
         client = bridge.add_gateway(self.endpoint)
         was_up = False
 
@@ -110,8 +96,8 @@ class BuiltInDemo:
                 )
             was_up = up
 
-        self._on_snapshot = on_snapshot
         bridge.snapshot_changed.connect(on_snapshot)
+        self._disconnect = lambda: bridge.snapshot_changed.disconnect(on_snapshot)
         on_snapshot(bridge.snapshot)
 
     async def _attach_all(self, client: Any, known: set[str]) -> None:
@@ -128,9 +114,9 @@ class BuiltInDemo:
 
     async def stop(self) -> None:
         """Stop attaching, stop the story, close the demo gateway (after the bridge closed)."""
-        if self._bridge is not None and self._on_snapshot is not None:
-            self._bridge.snapshot_changed.disconnect(self._on_snapshot)
-            self._bridge = None
+        if self._disconnect is not None:
+            self._disconnect()
+            self._disconnect = None
         tasks = [t for t in (self._attaching, self._story) if t is not None]
         for task in tasks:
             task.cancel()

@@ -1,43 +1,23 @@
 """The decision journal: what was approved or denied, when, where, and how it ended.
 
-Why a journal: the tray lets a person wave commands through in a second. Afterwards they (or
-whoever helps them) must be able to see what exactly was allowed -- "Recent decisions" in the
-menu, and "Open journal" for the full file. Hence one JSON object per line (``decisions.jsonl``
-in the user data dir, ``$HERMES_TRAY_DATA_DIR`` overrides): greppable, appendable without
-rewriting, and still readable when the last line was cut by a crash.
-
-What it promises:
-
-* **No secrets.** Every field is scrubbed against every secret registered with
-  :meth:`Journal.register_secret` (wire ``TokenStore(on_secret=journal.register_secret)``) and
-  against credential-shaped text (``token=...``, ``hermes-gateway-ticket.<x>``).
-* **The command as shown.** Hidden characters (bidi overrides, zero-width, control codes) are
-  made visible with ``desktop.core.text_safety.reveal`` -- the same function the dialog uses --
-  or, until that exists, by escaping non-printable characters. Long texts are cut, saying so;
-  a long command keeps its head *and* its tail (:func:`bound_middle`), because padding is how
-  a dangerous end (``…; curl … | sh``) would otherwise slip past the record.
-* **Outcomes follow their decision, append-only.** What became of a command (ran, exit 2;
-  not used -- asked again) is often reported after the decision's line was written. It is then
-  a line of its own, ``{"time", "decision": <the decision's id>, "result"}``, never an edit:
-  every write stays one atomic append, and :meth:`Journal.recent` puts the newest result back
-  on its decision. Readers that predate results skip these lines (they lack the decision
-  fields) and ignore the ``id`` and ``result`` fields; lines written before them read with
-  both empty.
-* **Bounded size.** The file rotates at ``max_bytes``; ``keep`` older files are kept
-  (``decisions.jsonl.1`` is the newest of them).
-* **Never in the way, never silent.** A journal that cannot be written (full or read-only disk)
-  logs an error, keeps the lines in memory (at most :data:`MAX_UNWRITTEN`, oldest dropped and
-  counted) and writes them, in order, at the next record or :meth:`Journal.retry`.
-  :attr:`Journal.problem` says so in words for the tray. The decision itself has already gone
-  to the gateway and is not undone.
+Why: the tray lets a person wave commands through in a second; afterwards they must be able to
+see what exactly was allowed. One JSON object per line (``decisions.jsonl`` in the data dir):
+greppable, appendable, still readable when a crash cut the last line. Every field is scrubbed
+as the log is (every secret registered with :func:`desktop.logsetup.register_secret`, every
+credential shape) and has its hidden characters revealed; a
+long command keeps its head *and* its tail, so padding cannot hide a dangerous end. What became
+of a command, known later, is a line of its own (``{"time", "decision": <id>, "result"}``):
+every write stays one atomic append, and older readers skip such lines. The file rotates at
+``max_bytes``. A journal that cannot be written logs once, holds at most
+:data:`MAX_UNWRITTEN` lines in memory and writes them, in order, at the next chance; the
+decision has gone to the gateway already and is not undone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
-import functools
-import importlib
+import itertools
 import json
 import logging
 import os
@@ -49,7 +29,8 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 
-from desktop.logsetup import SecretSet, redact
+from desktop.core.text_safety import reveal
+from desktop.logsetup import redact
 from desktop.platform.paths import data_dir, ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -59,12 +40,7 @@ MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 
 
 class Surface(enum.Enum):
-    """Where the person made the decision.
-
-    Every surface a decision names is one of these values (the ``SURFACE_*`` constants are
-    them), so the journal says *how* in the dialog: a row's button, a keyboard shortcut, or
-    "Approve all"/"Deny all" on a batch.
-    """
+    """Where the person made the decision (the journal says *how* in the dialog too)."""
 
     DIALOG = "dialog"
     DIALOG_BUTTON = "dialog.button"  # a row's choice button, clicked or pressed with Space
@@ -114,32 +90,6 @@ def local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-@functools.cache
-def _reveal_function() -> Callable[[str], str] | None:
-    """The shared ``reveal`` if it is importable (another layer provides it), else None."""
-    try:
-        module = importlib.import_module("desktop.core.text_safety")
-    except ImportError:
-        return None
-    function = getattr(module, "reveal", None)
-    return function if callable(function) else None
-
-
-def _escape_hidden(text: str) -> str:
-    r"""Fallback reveal: every non-printable character as its Python escape (``\u202e``)."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
-def reveal(text: str) -> str:
-    """Make hidden characters visible, with the shared function when it exists."""
-    function = _reveal_function()
-    if function is not None:
-        result = function(text)
-        if isinstance(result, str):
-            return result
-    return _escape_hidden(text)
-
-
 def bound(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, saying how much was cut."""
     if len(text) <= limit:
@@ -160,12 +110,8 @@ def bound_middle(text: str, limit: int) -> str:
 class Journal:
     """Append-only, size-rotated JSON Lines journal of decisions.
 
-    Args:
-        directory: where ``decisions.jsonl`` lives (default: :func:`data_dir`).
-        max_bytes: rotate before the file would grow past this size.
-        keep: how many rotated files to keep besides the current one.
-        command_limit: longest command text stored, in characters (other texts: 300).
-        clock: returns the current local time (tests pass a fixed one).
+    ``keep`` rotated files are kept besides the current one (``.1`` is the newest);
+    ``command_limit`` bounds the command text (other texts: 300 characters).
     """
 
     def __init__(
@@ -182,7 +128,6 @@ class Journal:
         self._keep = keep
         self._command_limit = command_limit
         self._clock = clock
-        self._secrets = SecretSet()
         self._unwritten: deque[bytes] = deque()
         self._dropped = 0  # lines lost because more than MAX_UNWRITTEN waited
         self._error = ""
@@ -209,19 +154,8 @@ class Journal:
         """The current journal file (for "Open journal"); it may not exist yet."""
         return self._directory / JOURNAL_FILE_NAME
 
-    def register_secret(self, secret: str) -> None:
-        """Never write ``secret`` (or its URL-encoded forms) from now on."""
-        self._secrets.add(secret)
-
-    def scrub(self, text: str) -> str:
-        """``text`` without any registered secret or credential-shaped value."""
-        text = self._secrets.mask(text)
-        # Every credential shape the log masks (URL params, headers, JSON keys, tickets) and
-        # every secret registered with the log: one definition of "secret-shaped" for both.
-        return redact(text)
-
     def _clean(self, text: str, limit: int) -> str:
-        return bound(self.scrub(reveal(self.scrub(text))), limit)
+        return bound(redact(reveal(redact(text))), limit)
 
     def record(
         self,
@@ -251,7 +185,7 @@ class Journal:
             gateway_name=self._clean(gateway_name, 300),
             session_id=self._clean(session_id, 300),
             session_title=self._clean(session_title, 300),
-            command=bound_middle(self.scrub(reveal(self.scrub(command))), self._command_limit),
+            command=bound_middle(redact(reveal(redact(command))), self._command_limit),
             choice=self._clean(str(choice_text), 40),
             surface=surface_text,
             outcome=self._clean(outcome, 300),
@@ -322,12 +256,9 @@ class Journal:
                 continue
             yield from reversed(lines)
 
-    # -- files -------------------------------------------------------------------------------
-    def _rotated(self, index: int) -> Path:
-        return self._directory / f"{JOURNAL_FILE_NAME}.{index}"
-
     def _files_newest_first(self) -> list[Path]:
-        return [self.path, *(self._rotated(i) for i in range(1, self._keep + 1))]
+        rotated = (self._directory / f"{JOURNAL_FILE_NAME}.{i}" for i in range(1, self._keep + 1))
+        return [self.path, *rotated]
 
     def _append(self, data: bytes) -> None:
         ensure_private_dir(self._directory)
@@ -353,14 +284,12 @@ class Journal:
             os.close(fd)
 
     def _rotate(self) -> None:
-        if self._keep == 0:
-            self.path.unlink(missing_ok=True)
-            return
-        self._rotated(self._keep).unlink(missing_ok=True)
-        for index in range(self._keep - 1, 0, -1):
-            if self._rotated(index).exists():
-                os.replace(self._rotated(index), self._rotated(index + 1))
-        os.replace(self.path, self._rotated(1))
+        """Each file moves one place older; the oldest (the current one when keep=0) goes."""
+        files = self._files_newest_first()
+        files[-1].unlink(missing_ok=True)
+        for newer, older in reversed(list(itertools.pairwise(files))):
+            if newer.exists():
+                os.replace(newer, older)
 
 
 def _parse(line: str) -> JournalEntry | ResultRecord | None:

@@ -7,9 +7,6 @@ import json
 import logging
 import re
 import stat
-import sys
-import types
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop import journal as journal_module
+from desktop import logsetup
 from desktop.journal import Journal, JournalEntry, Surface
 
 CANARY = "canary-SECRET-4b7e19"
@@ -27,13 +25,6 @@ WHEN = datetime(2026, 11, 29, 14, 2, 3, tzinfo=timezone(timedelta(hours=1)))
 
 class FakeChoice(enum.Enum):
     ONCE = "once"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_reveal_lookup() -> Iterator[None]:
-    journal_module._reveal_function.cache_clear()
-    yield
-    journal_module._reveal_function.cache_clear()
 
 
 @pytest.fixture
@@ -95,7 +86,7 @@ def test_enum_choices_and_string_surfaces_are_stored_by_value(journal: Journal) 
 
 
 def test_a_registered_secret_never_reaches_the_file(journal: Journal) -> None:
-    journal.register_secret(CANARY)
+    logsetup.register_secret(CANARY)
     decide(
         journal,
         gateway_id=f"id-{CANARY}",
@@ -113,8 +104,8 @@ def test_a_registered_secret_never_reaches_the_file(journal: Journal) -> None:
 
 def test_a_secret_that_cannot_be_url_encoded_is_still_masked(journal: Journal) -> None:
     secret = f"{CANARY}\udcff"  # a lone surrogate: quote() raises on it
-    journal.register_secret(secret)
-    assert journal.scrub(f"echo {secret}") == "echo ***"
+    logsetup.register_secret(secret)
+    assert decide(journal, command=f"echo {secret}").command == "echo ***"
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -129,7 +120,7 @@ def test_the_canary_never_survives_whatever_surrounds_it(
     tmp_path_factory: pytest.TempPathFactory, before: str, after: str, field: str
 ) -> None:
     journal = Journal(tmp_path_factory.mktemp("j"), clock=lambda: WHEN)
-    journal.register_secret(CANARY)
+    logsetup.register_secret(CANARY)
     entry = decide(journal, **{field: before + CANARY + after})
     assert CANARY not in journal.path.read_text(encoding="utf-8")
     assert CANARY not in repr(entry)
@@ -146,22 +137,10 @@ def test_credential_shaped_text_is_masked_without_registration(journal: Journal)
     assert "token=***&x=1" in entry.command
 
 
-def test_hidden_characters_are_revealed_by_the_fallback(
-    journal: Journal, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", None)  # import fails
-    entry = decide(journal, command="ls \u202egnp.exe\x1b[2J\nrm -rf /", session_title="a\u200bb")
-    assert entry.command == "ls \\u202egnp.exe\\x1b[2J\\nrm -rf /"
-    assert entry.session_title == "a\\u200bb"
-
-
-def test_the_shared_reveal_function_is_used_once_it_exists(
-    journal: Journal, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fake = types.ModuleType("desktop.core.text_safety")
-    fake.reveal = lambda text: text.replace("\u202e", "<RLO>")  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "desktop.core.text_safety", fake)
-    assert decide(journal, command="a\u202eb").command == "a<RLO>b"
+def test_hidden_characters_are_revealed_as_the_dialog_shows_them(journal: Journal) -> None:
+    entry = decide(journal, command="ls \u202egnp.exe\x1b[2J", session_title="a\u200bb")
+    assert entry.command == "ls ⟨U+202E⟩gnp.exe⟨U+001B⟩[2J"
+    assert entry.session_title == "a⟨U+200B⟩b"
 
 
 def test_long_commands_keep_head_and_tail_saying_what_was_cut(tmp_path: Path) -> None:
@@ -272,7 +251,7 @@ def test_an_unwritable_journal_logs_and_does_not_raise(
     blocker = tmp_path / "data"
     blocker.write_text("a file where the directory should be")
     journal = Journal(blocker, clock=lambda: WHEN)
-    journal.register_secret(CANARY)
+    logsetup.register_secret(CANARY)
     with caplog.at_level(logging.ERROR, logger="desktop.journal"):
         entry = decide(journal, command=CANARY)
     assert entry.command == "***"
@@ -337,7 +316,7 @@ def test_a_result_is_scrubbed_bounded_and_held_in_order_while_unwritable(tmp_pat
     blocker = tmp_path / "data"
     blocker.write_text("not a directory")
     journal = Journal(blocker, clock=lambda: WHEN)
-    journal.register_secret(CANARY)
+    logsetup.register_secret(CANARY)
     entry = decide(journal)
     completed = journal.record_result(entry, f"ran, exit 1: {CANARY} " + "x" * 400)
     assert CANARY not in completed.result

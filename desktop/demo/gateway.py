@@ -1,12 +1,9 @@
 """The demo's gateway: a small Hermes tui_gateway (dialect B) on 127.0.0.1 that plays a story.
 
-Why a real server: a newcomer should see the tray work exactly as with Hermes, so the tray
-reaches it through its normal gateway path (a websocket with ``?token=``, ``gateway.ready``,
-``client.capabilities``, ``session.active_list``/``session.resume``, approvals as ``srq-``
-server→client requests withdrawn by ``request.cancel``; protocol.md §1-4). It speaks only what
-the story needs and answers any other method "unknown". It imports nothing of the client, so
-it stays an independent peer. Nothing is ever run: commands are only recorded as executed.
-The protocol-faithful model with all dialects and faults is the tests' (``tests/gatewaymodel``).
+Why a real server: a newcomer should see the tray work exactly as with Hermes, through its
+normal gateway path (protocol.md §1-4). It speaks only what the story needs (other methods are
+"unknown") and imports nothing of the client, so it stays an independent peer. Nothing is run:
+commands are only recorded as executed. The full protocol model is the tests' (gatewaymodel).
 """
 
 from __future__ import annotations
@@ -40,11 +37,7 @@ USAGE_KEYS = ("input", "output", "prompt", "completion", "total", "calls", "cont
 
 
 class RpcError(Exception):
-    """An RPC this gateway answers with an error frame."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(code, message)
-        self.code, self.message = code, message
+    """An RPC this gateway answers with an error frame: ``RpcError(code, message)``."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +134,7 @@ class DemoGateway:
         self._open: dict[str, Ask] = {}
         self._capable: set[ServerConnection] = set()  # said client.capabilities server_requests
         self._server: Server | None = None
-        self._port = 0
+        self.port = 0
         self._epoch = uuid.uuid4().hex
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -151,7 +144,7 @@ class DemoGateway:
         self._server = await serve(
             self._serve, "127.0.0.1", 0, process_request=self._check, ping_interval=None
         )
-        self._port = self._server.sockets[0].getsockname()[1]
+        self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
         """Close every connection (1001) and stop listening."""
@@ -161,13 +154,9 @@ class DemoGateway:
             self._server = None
 
     @property
-    def port(self) -> int:
-        return self._port
-
-    @property
     def base_url(self) -> str:
         """The URL to dial, without the token (it is handed over in memory)."""
-        return f"ws://127.0.0.1:{self._port}{WS_PATH}"
+        return f"ws://127.0.0.1:{self.port}{WS_PATH}"
 
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
         """The handshake: the public status page, else the path and ``?token=`` (else 403)."""
@@ -222,7 +211,7 @@ class DemoGateway:
                 raise RpcError(-32601, "unknown method")
             result = handler(ws, params)
         except RpcError as exc:
-            error = {"code": exc.code, "message": exc.message}
+            error = {"code": exc.args[0], "message": exc.args[1]}
             await self._send([ws], {"id": rpc_id, "error": error})
             return
         await self._send([ws], {"id": rpc_id, "result": result})
@@ -288,8 +277,7 @@ class DemoGateway:
             "started_at": session.started_at,
             "open_requests": [
                 {"id": a.srq_id, "method": "approval", "params": a.params()}
-                for a in self._open.values()
-                if a.session_id == session.sid
+                for a in self._asks(session)
             ],
         }
         if session.todo_revision:
@@ -297,8 +285,7 @@ class DemoGateway:
         return snapshot
 
     def _rpc_approval_pending(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
-        sid = self._session(params).sid
-        return {"approvals": [a.params() for a in self._open.values() if a.session_id == sid]}
+        return {"approvals": [a.params() for a in self._asks(self._session(params))]}
 
     def _rpc_session_usage(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
         return dict(self._session(params).usage)
@@ -314,8 +301,12 @@ class DemoGateway:
         )
         return {"key": "yolo", "value": "1" if session.yolo else "0"}
 
+    def _asks(self, session: Session) -> list[Ask]:
+        """The session's approvals still waiting for an answer."""
+        return [a for a in self._open.values() if a.session_id == session.sid]
+
     def _status(self, session: Session) -> str:
-        if any(a.session_id == session.sid for a in self._open.values()):
+        if self._asks(session):
             return "waiting"
         return "working" if session.running else "idle"
 

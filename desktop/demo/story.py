@@ -1,22 +1,15 @@
 """What the built-in demo acts out, and how it reacts to the person's answers.
 
-Two sessions play in a loop, at human pace:
-
-* **"Clean up the webshop build"**: the agent plans four steps, then asks for a batch of three
-  destructive commands at once (``rm -rf``, ``git clean``, a ``DROP SCHEMA``). Approved ones
-  "run"; a denied one is blocked, its plan step is crossed out and the agent says what it left
-  alone. Usage and cost tick after every model call.
-* **"Tidy the home server"**: the agent switches YOLO on, restarts a service and prunes Docker
-  without asking, switches YOLO off again, then asks for one last command.
-
-Each round is an opening turn (up to the approvals) and a follow-up turn written from what
-actually ran, so a decision in the tray visibly changes the course; a fixed script would mark
-the plan done whatever the person answered. Nothing is ever run on this machine.
+Two sessions loop at human pace: "Clean up the webshop build" plans four steps and asks for
+three destructive commands at once; "Tidy the home server" runs routine work under YOLO, then
+asks for one command. Each round's follow-up turn is written from what actually ran, so a
+decision in the tray visibly changes the course. Nothing is ever run on this machine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from collections.abc import Awaitable, Callable
 
@@ -141,10 +134,8 @@ async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
 
     async def loop(session: Session, act: Round) -> None:
         await session.viewed.wait()
-        done = 0
-        while loops is None or done < loops:
+        for _ in itertools.count() if loops is None else range(loops):
             await act(gw, session)
-            done += 1
             await gw.pause(REST_BETWEEN_ROUNDS)
 
     sessions = [(gw.create_session(title, _absolute(cwd)), act) for title, cwd, act in ACTS]

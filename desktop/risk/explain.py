@@ -57,6 +57,3 @@ def run(options: CliOptions, out: TextIO = sys.stdout, stdin: TextIO = sys.stdin
     verdict = report(command, options.cwd)
     out.write((json.dumps(verdict, ensure_ascii=False) if options.json else render(verdict)) + "\n")
     return 0
-
-
-__all__ = ["render", "report", "run"]

@@ -17,37 +17,27 @@ import itertools
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from tree_sitter import Node
 
 from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
-from .places import Target, Where, locate, project_folder, regenerable
-from .rules import (
-    Command,
-    Feeds,
-    PathClass,
-    Pipe,
-    Redirect,
-    Rule,
-    Sql,
-    Text,
-    Writes,
-)
+from .places import Target, Where, is_system, locate, normal_path, project_folder, regenerable
+from .rules import Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
-    SimpleCommand,
     Word,
-    assignment,
+    assign,
     parse,
     simple_command,
     text_of,
     word_value,
 )
-from .verdict import RiskAssessment, RiskFinding, RiskLevel
+from .verdict import RiskAssessment, RiskFinding
 
 LIMIT = 64_000  # characters read; the rest is "too long to check in full"
 NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included
@@ -61,39 +51,29 @@ _MAX_UNREADABLE = 8
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")
 _WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>", "&>|"})
-_TEXT_RULES = tuple(
-    (row, re.compile(row.match.pattern)) for row in table.RULES if isinstance(row.match, Text)
-)
-_SQL_RULES = tuple(
-    (row, re.compile(row.match.pattern, re.IGNORECASE | re.MULTILINE))
-    for row in table.RULES
-    if isinstance(row.match, Sql)
-)
-_ARG_PATTERNS = {
-    row.match.arg: re.compile(row.match.arg)
-    for row in table.RULES
-    if isinstance(row.match, Command) and row.match.arg
-}
 _SHORT_FLAGS = re.compile(r"-([A-Za-z]+)")
 _DELETES = frozenset({"recursive-delete", "delete-files"})
 _IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
+_EXEC_ENDS = frozenset({"+", ";", "\\;"})  # the end of `find … -exec rm {} +`
+_M = TypeVar("_M")
 
 
-def _by_name() -> dict[str, tuple[Rule, ...]]:
-    """The Command and Writes rows per command name, in table order (one lookup per word)."""
-    rows: dict[str, list[Rule]] = {}
-    for row in table.RULES:
-        if isinstance(row.match, Command | Writes):
-            for name in row.match.names:
-                rows.setdefault(name, []).append(row)
-    return {name: tuple(found) for name, found in rows.items()}
+def _rows(kind: type[_M]) -> tuple[tuple[Rule, _M], ...]:
+    """Every (row, matcher) of one matcher kind, in table order."""
+    return tuple((row, m) for row in table.RULES for m in row.matches if isinstance(m, kind))
 
 
-_RULES_BY_NAME = _by_name()
-_FEEDS = tuple(row for row in table.RULES if isinstance(row.match, Feeds))
-_PIPES = tuple(row for row in table.RULES if isinstance(row.match, Pipe))
-_REDIRECTS = tuple(row for row in table.RULES if isinstance(row.match, Redirect))
+_TEXT_RULES = tuple((row, re.compile(m.pattern)) for row, m in _rows(Text))
+_SQL_RULES = tuple(
+    (row, re.compile(m.pattern, re.IGNORECASE | re.MULTILINE)) for row, m in _rows(Sql)
+)
+_NAMED: tuple[tuple[Rule, Command | Writes], ...] = (*_rows(Command), *_rows(Writes))
+_RULES_BY_NAME = {  # one lookup per command word
+    name: [(row, m) for row, m in _NAMED if name in m.names]
+    for name in frozenset().union(*(m.names for _, m in _NAMED))
+}
+_FEEDS, _PIPES, _REDIRECTS = _rows(Feeds), _rows(Pipe), _rows(Redirect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,39 +102,12 @@ class _Place:
         return _Place(None, (start, end))
 
 
-@dataclass(slots=True)
-class _Found:
-    start: int  # bytes in the top-level source
-    end: int
-    rule: Rule
-
-
-@dataclass(slots=True)
-class _Run:
-    """One assessment in progress: findings in byte offsets, the budget, what was deleted."""
-
-    found: list[_Found] = field(default_factory=list)
-    visited: int = 0
-    commands: int = 0
-    unreadable: int = 0
-    over_budget: bool = False
-    deleted: list[Target] = field(default_factory=list)
-
-    def add(self, place: _Place, start: int, end: int, row: Rule) -> None:
-        top_start, top_end = place.map(start, end)
-        self.found.append(_Found(top_start, top_end, row))
-        if len(self.found) > 4 * MAX_FINDINGS:
-            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
-
-
 # ---------------------------------------------------------------------------------------------
 # Layers: a command with its wrappers peeled off one by one
 
 
 def _name(word: Word) -> str | None:
-    if word.value is None:
-        return None
-    return word.value.rsplit("/", 1)[-1]
+    return None if word.value is None else word.value.rsplit("/", 1)[-1]
 
 
 def _layers(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
@@ -200,50 +153,34 @@ def _flag_present(tokens: list[str], alternatives: tuple[str, ...]) -> bool:
 
 
 def _options(layer: tuple[Word, ...]) -> list[str]:
-    tokens: list[str] = []
-    for w in layer[1:]:
-        if w.value == "--":
-            break
-        if w.value is not None:
-            tokens.append(w.value)
-    return tokens
+    values = (w.value for w in layer[1:] if w.value is not None)
+    return list(itertools.takewhile(lambda value: value != "--", values))
 
 
 def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
+    """The words that are no options (nor the values of ``valued`` ones); all after ``--``."""
     out: list[Word] = []
-    skip = False
-    dashdash = False
-    for w in layer[1:]:
-        if skip:
-            skip = False
-            continue
-        value = w.value
-        if value is None:
+    words = iter(layer[1:])
+    for w in words:
+        if w.value == "--":
+            out.extend(words)
+        elif w.value is not None and w.value.startswith("-") and len(w.value) > 1:
+            if w.value in valued:
+                next(words, None)
+        else:
             out.append(w)
-            continue
-        if not dashdash and value == "--":
-            dashdash = True
-            continue
-        if not dashdash and value.startswith("-") and len(value) > 1:
-            skip = value in valued
-            continue
-        out.append(w)
     return out
 
 
 def _path_classes(value: str) -> set[str]:
     if value in table.SAFE_DEVICES or value.startswith("/dev/fd/"):
         return set()
-    found: set[str] = set()
-    if table.DISK_DEVICE.fullmatch(value):
-        found.add(PathClass.DISK)
-    if value.startswith("/"):
-        normal = "/" + posixpath.normpath(value).lstrip("/")
-        if any(normal == p or normal.startswith(p + "/") for p in table.SYSTEM_PATHS):
-            found.add(PathClass.SYSTEM)
-    if table.STARTUP_FILES.fullmatch(value):
-        found.add(PathClass.STARTUP)
-    return found
+    hits = {
+        table.DISK: table.DISK_DEVICE.fullmatch(value),
+        table.SYSTEM: value.startswith("/") and is_system(normal_path(value)),
+        table.STARTUP: table.STARTUP_FILES.fullmatch(value),
+    }
+    return {path_class for path_class, hit in hits.items() if hit}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,8 +188,17 @@ def _path_classes(value: str) -> set[str]:
 
 
 class _Reader:
-    def __init__(self, run: _Run, cwd: str) -> None:
-        self.run = run
+    """One assessment's walk.
+
+    ``source``, ``place``, ``depth`` and ``variables`` belong to the script being read; a
+    nested script (``sh -c '…'``, a here-doc fed to ``sh``) saves and restores them.
+    """
+
+    def __init__(self, cwd: str) -> None:
+        self.found: list[tuple[int, int, Rule]] = []  # offsets in the top-level source's bytes
+        self.deleted: list[Target] = []
+        self.visited = self.commands = self.unreadable = 0
+        self.over_budget = False
         # The folder commands run in: the task's, then wherever a plain `cd /srv/www` moved
         # to, so relative paths resolve (`cd /etc && echo x > hosts`); "" once unknown.
         # Subshell scopes are ignored: that reads more, never less.
@@ -261,6 +207,61 @@ class _Reader:
         self.remote = False  # reading a script another machine runs (ssh host '…')
         self.find_targets: list[Target] = []  # what `find … -exec rm {}` hands to rm
         self.piped: dict[Node, list[Target]] = {}  # `find … | xargs rm`: what find lists
+        self.source = b""
+        self.place = _Place(0, (0, 0))
+        self.depth = -1
+        self.variables: dict[str, str] = {}
+
+    def read(self, source: bytes, place: _Place) -> None:
+        """Read one script, a level deeper than the one being read."""
+        saved = self.source, self.place, self.depth, self.variables
+        self.source, self.place, self.depth, self.variables = source, place, self.depth + 1, {}
+        try:
+            self._walk(parse(source).root_node)
+        finally:
+            self.source, self.place, self.depth, self.variables = saved
+
+    def _walk(self, root: Node) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            self.visited += 1
+            if self.visited > NODE_BUDGET:
+                self.over_budget = True
+            if self.over_budget:
+                return
+            kind = node.type
+            if kind == "ERROR" or node.is_missing:
+                self._unreadable(node)
+            elif kind == "command":
+                self._command(node)
+            elif kind == "pipeline":
+                self._pipeline(node)
+            elif kind == "variable_assignment" and (
+                node.parent is None or node.parent.type != "command"
+            ):
+                assign(node, self.variables)
+            elif kind == "file_redirect":
+                self._redirect(node)
+            elif kind == "redirected_statement":
+                body = node.child_by_field_name("body")
+                if body is not None and body.type == "command":
+                    for child in node.named_children:
+                        if child.type in {"heredoc_redirect", "herestring_redirect"}:
+                            self._fed_text(body, child)
+            stack.extend(reversed(node.children))
+
+    def add(self, start: int, end: int, row: Rule, place: _Place | None = None) -> None:
+        self.found.append((*(place or self.place).map(start, end), row))
+        if len(self.found) > 4 * MAX_FINDINGS:
+            self.over_budget = True  # hostile: hundreds of risky parts; stop reading
+
+    def _mark(self, word: Word, rule_id: str) -> None:
+        self.add(word.start, word.end, table.rule(rule_id))
+
+    def _inner(self, word: Word) -> _Place:
+        """Where a word's value lies, for reading it as SQL or as a script."""
+        return self.place.inner(self.source, word.start, word.end, word.value or "")
 
     def resolve(self, path: str) -> str:
         if self.cwd and path and not path.startswith(("/", "~", "$")):
@@ -275,128 +276,91 @@ class _Reader:
         else:
             self.cwd = ""  # home, "-", or a folder only known when it runs
 
-    def read(self, source: bytes, place: _Place, depth: int) -> None:
-        tree = parse(source)
-        variables: dict[str, str] = {}
-        stack: list[Node] = [tree.root_node]
-        run = self.run
-        while stack:
-            node = stack.pop()
-            run.visited += 1
-            if run.visited > NODE_BUDGET:
-                run.over_budget = True
-            if run.over_budget:
-                return
-            kind = node.type
-            if kind == "ERROR" or node.is_missing:
-                self._unreadable(node, place)
-            elif kind == "command":
-                self._command(source, node, variables, place, depth)
-            elif kind == "pipeline":
-                self._pipeline(source, node, variables, place, depth)
-            elif kind == "variable_assignment" and (
-                node.parent is None or node.parent.type != "command"
-            ):
-                assignment(node, variables)
-            elif kind == "file_redirect":
-                self._redirect(node, variables, place)
-            elif kind == "redirected_statement":
-                self._redirected(source, node, variables, place, depth)
-            stack.extend(reversed(node.children))
-
     # --- pieces
 
-    def _unreadable(self, node: Node, place: _Place) -> None:
-        self.run.unreadable += 1
-        if self.run.unreadable > _MAX_UNREADABLE:
-            return
-        end = max(node.end_byte, node.start_byte + 1)
-        self.run.add(place, node.start_byte, end, table.rule("unreadable"))
+    def _unreadable(self, node: Node) -> None:
+        self.unreadable += 1
+        if self.unreadable <= _MAX_UNREADABLE:
+            end = max(node.end_byte, node.start_byte + 1)
+            self.add(node.start_byte, end, table.rule("unreadable"))
 
-    def _command(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
-        self.run.commands += 1
-        if self.run.commands > COMMAND_BUDGET:
-            self.run.over_budget = True
+    def _command(self, node: Node) -> None:
+        self.commands += 1
+        if self.commands > COMMAND_BUDGET:
+            self.over_budget = True
             return
-        command = simple_command(node, variables)
-        if not command.words:
+        words = simple_command(node, self.variables)
+        if not words:
             return
         self.find_targets = self.piped.pop(node, [])
         try:
-            self._layers_of(source, command, command.words, variables, place, depth)
+            self._layers_of(node.end_byte, words)
         finally:
             self.find_targets = []
         for child in node.named_children:
             if child.type == "herestring_redirect":
-                self._fed_text(source, node, child, variables, place, depth)
+                self._fed_text(node, child)
 
-    def _layers_of(
-        self,
-        source: bytes,
-        command: SimpleCommand,
-        words: tuple[Word, ...],
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _layers_of(self, end: int, words: tuple[Word, ...]) -> None:
+        """Each layer of one simple command (which ends at byte ``end``), as the table says."""
         for layer in _layers(words):
             head = layer[0]
             name = _name(head)
             if name is None:
-                if any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200)):
-                    self.run.add(place, head.start, head.end, table.rule("disguised-command"))
-                else:
-                    self.run.add(place, head.start, head.end, table.rule("dynamic-command"))
+                hidden = any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200))
+                self._mark(head, "disguised-command" if hidden else "dynamic-command")
                 continue
             if not name.isascii() and _foreign_letters(name):
-                self.run.add(place, head.start, head.end, table.rule("look-alike-letters"))
-            matched = self._match_layer(layer, name, command, place)
-            if matched and head.disguised:
-                self.run.add(place, head.start, head.end, table.rule("disguised-command"))
-            self._feeds(layer, name, command, place)
-            self._sql_args(source, layer, name, place)
-            self._nested(source, layer, name, variables, place, depth)
+                self._mark(head, "look-alike-letters")
+            if self._match_layer(layer, name, end) and head.disguised:
+                self._mark(head, "disguised-command")
+            self._feeds(layer, name, end)
+            if name in table.SQL_CLIENTS:
+                self._sql_words(layer[1:])
+            self._nested(layer, name)
             if name == "find":
-                self._find_exec(source, command, layer, variables, place, depth)
+                self._find_exec(end, layer)
             elif name in {"cd", "pushd"}:
                 self._change_folder(layer)
 
-    def _match_layer(
-        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
-    ) -> bool:
-        matched: list[Rule] = []
-        marks: list[tuple[int, int]] = []
-        end = command.end
-        for row in _RULES_BY_NAME.get(name, ()):
-            spec = row.match
+    def _match_layer(self, layer: tuple[Word, ...], name: str, end: int) -> bool:
+        matched: list[tuple[Rule, tuple[int, int]]] = []
+        for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
                 span = self._command_rule(spec, layer, name)
-                if span is None:
-                    continue
                 if span == (-1, -1):
                     span = (layer[0].start, max(end, layer[-1].end))
-                matched.append(row)
-                marks.append(span)
-            elif isinstance(spec, Writes):
+            else:
                 target = self._writes(spec, layer)
-                if target is not None:
-                    matched.append(row)
-                    marks.append((target.start, target.end))
-        ids = {row.id for row in matched}
-        for row, (start, stop) in zip(matched, marks, strict=True):
-            if any(other in ids for other in row.unless):
-                continue
-            if row.id in _DELETES:
-                row = self._graded(row, name, layer)
-            self.run.add(place, start, stop, row)
+                span = None if target is None else (target.start, target.end)
+            if span is not None:
+                matched.append((row, span))
+        ids = {row.id for row, _ in matched}
+        for row, (start, stop) in matched:
+            if not any(other in ids for other in row.unless):
+                self.add(start, stop, self._graded(row, name, layer))
         return bool(matched)
 
     def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
-        """A delete's row by where its targets lie: routine inside the folder, ruin outside."""
-        targets = self._find_roots(layer) if name == "find" else self._delete_targets(layer)
-        self.run.deleted.extend(targets)
+        """Deletes and recursive owner or mode changes, by where their targets lie.
+
+        Routine inside the task's folder, ruin outside it: ``chown -R ann build`` is work on
+        the task, ``chown -R ann ~`` is not.
+        """
+        if row.id in {"recursive-chown", "recursive-chmod"}:
+            words = _positionals(layer)
+            by_reference = any((w.value or "").startswith("--reference") for w in layer)
+            changed = self._targets(words if by_reference else words[1:])  # after owner/mode
+            worst = max((t.where for t in changed), default=Where.UNKNOWN)
+            if row.id == "recursive-chown" and worst in _IN_FOLDER | {Where.TEMPORARY}:
+                return table.rule("ownership-change")
+            if row.id == "recursive-chmod" and worst in {Where.SYSTEM, Where.HOME, Where.ROOT}:
+                return table.rule("system-chmod")
+            return row
+        if row.id not in _DELETES:
+            return row
+        targets = self._find_roots(layer) if name == "find" else self._targets(_positionals(layer))
+        self.deleted.extend(targets)
         worst = max((t.where for t in targets), default=Where.UNKNOWN)
         recursive = row.id == "recursive-delete"
         if worst is Where.REGENERABLE:
@@ -409,13 +373,13 @@ class _Reader:
             return table.rule("system-delete")
         return row
 
-    def _delete_targets(self, layer: tuple[Word, ...]) -> list[Target]:
-        targets: list[Target] = []
-        words = _positionals(layer)
+    def _targets(self, words: list[Word]) -> list[Target]:
+        """Where the paths a command is given lie (``{}`` and ``xargs``: what find lists)."""
         if not words and self.find_targets:  # `find … | xargs rm`
             return list(self.find_targets)
+        targets: list[Target] = []
         for w in words:
-            if w.value in {"+", ";", "\\;"}:
+            if w.value in _EXEC_ENDS:
                 continue
             if w.value == "{}" and self.find_targets:
                 targets.extend(self.find_targets)
@@ -468,7 +432,6 @@ class _Reader:
         if not all(_flag_present(tokens, group) for group in spec.flags):
             return None
         if spec.arg:
-            pattern = _ARG_PATTERNS[spec.arg]
             skip = len(spec.sub)
             for w in layer[1:]:
                 if w.value is None:
@@ -476,43 +439,31 @@ class _Reader:
                 if skip and not w.value.startswith("-"):
                     skip -= 1
                     continue
-                if pattern.fullmatch(w.value):
+                if re.fullmatch(spec.arg, w.value):
                     return (w.start, w.end) if spec.mark == "arg" else (-1, -1)
             return None
         return -1, -1
 
     def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
-        tokens = _options(layer)
-        if not all(_flag_present(tokens, group) for group in spec.flags):
+        if not all(_flag_present(_options(layer), group) for group in spec.flags):
             return None
         if spec.targets == "of=":
-            for w in layer[1:]:
-                if (
-                    w.value
-                    and w.value.startswith("of=")
-                    and spec.paths in _path_classes(self.resolve(w.value[3:]))
-                ):
-                    return w
-            return None
-        positional = _positionals(layer)
-        if spec.targets == "last":
-            positional = positional[-1:] if len(positional) > 1 else []
-        for w in positional:
-            if w.value is not None and spec.paths in _path_classes(self.resolve(w.value)):
-                return w
-        return None
+            paths = [(w, w.value[3:]) for w in layer[1:] if w.value and w.value.startswith("of=")]
+        else:
+            positional = _positionals(layer)
+            if spec.targets == "last":
+                positional = positional[-1:] if len(positional) > 1 else []
+            paths = [(w, w.value) for w in positional if w.value is not None]
+        hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
+        return next(hits, None)
 
-    def _feeds(
-        self, layer: tuple[Word, ...], name: str, command: SimpleCommand, place: _Place
-    ) -> None:
-        for row in _FEEDS:
-            spec = row.match
-            if not isinstance(spec, Feeds) or name not in spec.consumers:
-                continue
-            for w in layer[1:]:
-                if self._runs_producer(w.node, spec.producers):
-                    self.run.add(place, layer[0].start, command.end, row)
-                    return
+    def _feeds(self, layer: tuple[Word, ...], name: str, end: int) -> None:
+        for row, spec in _FEEDS:
+            if name in spec.consumers and any(
+                self._runs_producer(w.node, spec.producers) for w in layer[1:]
+            ):
+                self.add(layer[0].start, end, row)
+                return
 
     @staticmethod
     def _runs_producer(node: Node, producers: frozenset[str]) -> bool:
@@ -521,44 +472,33 @@ class _Reader:
                 continue
             if not any(a.type in SUBSTITUTIONS for a in _ancestors(inner, node)):
                 continue
-            words = simple_command(inner, {}).words
+            words = simple_command(inner, {})
             if any(_name(layer[0]) in producers for layer in _layers(words)):
                 return True
         return False
 
-    def _sql_args(self, source: bytes, layer: tuple[Word, ...], name: str, place: _Place) -> None:
-        if name not in table.SQL_CLIENTS:
-            return
-        for w in layer[1:]:
+    def _sql_words(self, words: Iterable[Word]) -> None:
+        for w in words:
             if w.value is not None:
-                self._sql_text(w.value, place.inner(source, w.start, w.end, w.value))
+                self._sql_text(w.value, self._inner(w))
 
     def _sql_text(self, text: str, place: _Place) -> None:
-        encoded_prefix_cache: dict[int, int] = {}
+        def byte(index: int) -> int:
+            return index if text.isascii() else len(text[:index].encode("utf-8", "replace"))
+
         for row, pattern in _SQL_RULES:
             for match in itertools.islice(pattern.finditer(text), 8):
-                start = _utf8_len(text, match.start(), encoded_prefix_cache)
-                end = _utf8_len(text, match.end(), encoded_prefix_cache)
-                self.run.add(place, start, end, row)
+                self.add(byte(match.start()), byte(match.end()), row, place)
 
-    def _nested(
-        self,
-        source: bytes,
-        layer: tuple[Word, ...],
-        name: str,
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _nested(self, layer: tuple[Word, ...], name: str) -> None:
         """Scripts inside words: ``sh -c '…'``, ``su -c '…'``, ``eval …``, ``ssh host …``."""
-        if depth >= MAX_DEPTH:
+        if self.depth >= MAX_DEPTH:
             return
         script: list[Word] = []
         if name in table.SHELLS or name == "su":
             for i, w in enumerate(layer[1:], start=1):
-                value = w.value or ""
-                letters = _SHORT_FLAGS.fullmatch(value)
-                if letters and table.SCRIPT_FLAG in letters.group(1):
+                letters = _SHORT_FLAGS.fullmatch(w.value or "")
+                if letters and "c" in letters.group(1):  # -c, also inside -lc, -ec
                     script = list(layer[i + 1 : i + 2])
                     break
         elif name == "eval":
@@ -569,107 +509,70 @@ class _Reader:
         if not script or any(w.value is None for w in script):
             return
         if name != "ssh":
-            self._script(source, script, place, depth)
+            self._script(script)  # a `cd` in it carries on: that reads more, never less
             return
         saved = self.cwd, self.remote
         self.cwd, self.remote = "", True  # another machine: no folder of ours is there
         try:
-            self._script(source, script, place, depth)
+            self._script(script)
         finally:
             self.cwd, self.remote = saved
 
-    def _script(self, source: bytes, script: list[Word], place: _Place, depth: int) -> None:
+    def _script(self, script: list[Word]) -> None:
         """Read words as a script of their own, one level deeper."""
         if len(script) == 1:
-            value = script[0].value or ""
-            inner = place.inner(source, script[0].start, script[0].end, value)
+            self.read((script[0].value or "").encode("utf-8", "replace"), self._inner(script[0]))
         else:
             value = " ".join(w.value or "" for w in script)
-            start, end = place.map(script[0].start, script[-1].end)
-            inner = _Place(None, (start, end))
-        self.read(value.encode("utf-8", "replace"), inner, depth + 1)
+            span = self.place.map(script[0].start, script[-1].end)
+            self.read(value.encode("utf-8", "replace"), _Place(None, span))
 
-    def _find_exec(
-        self,
-        source: bytes,
-        command: SimpleCommand,
-        layer: tuple[Word, ...],
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _find_exec(self, end: int, layer: tuple[Word, ...]) -> None:
         words = layer[1:]
         for i, w in enumerate(words):
             if w.value in table.FIND_EXEC:
-                inner: list[Word] = []
-                for x in words[i + 1 :]:
-                    if x.value in {";", "\\;", "+"}:
-                        break
-                    inner.append(x)
+                rest = words[i + 1 :]
+                inner = tuple(itertools.takewhile(lambda x: x.value not in _EXEC_ENDS, rest))
                 if inner:
                     self.find_targets = self._find_roots(layer)
                     try:
-                        self._layers_of(source, command, tuple(inner), variables, place, depth)
+                        self._layers_of(end, inner)
                     finally:
                         self.find_targets = []
 
-    def _pipeline(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
+    def _pipeline(self, node: Node) -> None:
         stages: list[tuple[Node, list[tuple[Word, ...]]]] = []
         for child in node.named_children:
-            inner = child
-            if inner.type == "redirected_statement":
-                body = inner.child_by_field_name("body")
-                inner = body if body is not None else inner
-            if inner.type != "command":
-                stages.append((child, []))
-                continue
-            stages.append((child, _layers(simple_command(inner, variables).words)))
-            if _name(stages[-1][1][0][0]) == "xargs" if stages[-1][1] else False:
-                finds = [
-                    layer
-                    for _, layers in stages[:-1]
-                    for layer in layers
-                    if _name(layer[0]) == "find"
-                ]
+            body = child.child_by_field_name("body")
+            inner = body if child.type == "redirected_statement" and body is not None else child
+            words = simple_command(inner, self.variables) if inner.type == "command" else ()
+            layers = _layers(words)
+            if layers and _name(layers[0][0]) == "xargs":  # `find … | xargs rm`
+                finds = [f for _, found in stages for f in found if _name(f[0]) == "find"]
                 if finds:
                     self.piped[inner] = self._find_roots(finds[-1])
-        for row in _PIPES:
-            spec = row.match
-            if not isinstance(spec, Pipe):
-                continue
+            stages.append((child, layers))
+        for row, spec in _PIPES:
             flags = dict(spec.producer_flags)
             for i, (first, layers) in enumerate(stages):
                 if not any(self._produces(layer, spec, flags) for layer in layers):
                     continue
                 for last, later in stages[i + 1 :]:
                     if any(_name(layer[0]) in spec.consumers for layer in later):
-                        self.run.add(place, first.start_byte, last.end_byte, row)
+                        self.add(first.start_byte, last.end_byte, row)
                         break
-        # SQL piped into a database client: `echo "DROP TABLE t" | psql`
         for i, (_, layers) in enumerate(stages):
-            if any(_name(layer[0]) in table.SQL_CLIENTS for layer in layers):
-                for _, earlier in stages[:i]:
-                    for layer in earlier[-1:]:
-                        for w in layer[1:]:
-                            if w.value is not None:
-                                self._sql_text(
-                                    w.value, place.inner(source, w.start, w.end, w.value)
-                                )
-        # Text piped into a shell is a script: `echo 'rm -rf ~' | sh`
-        if depth >= MAX_DEPTH:
-            return
-        for i, (_, layers) in enumerate(stages):
-            if i == 0 or not any(_name(layer[0]) in table.SHELLS for layer in layers):
+            names = {_name(layer[0]) for layer in layers}
+            fed = [layer for _, earlier in stages[:i] for layer in earlier[-1:]]
+            if names & table.SQL_CLIENTS:  # `echo "DROP TABLE t" | psql`
+                self._sql_words(w for layer in fed for w in layer[1:])
+            if i == 0 or not names & table.SHELLS or self.depth >= MAX_DEPTH:
                 continue
-            for layer in stages[i - 1][1][-1:]:
-                if _name(layer[0]) not in table.PRINTERS:
-                    continue
-                words = [w for w in layer[1:] if not (w.value or "").startswith("-")]
-                if not words or any(w.value is None for w in words):
-                    continue
-                self._script(source, words, place, depth)
+            for layer in stages[i - 1][1][-1:]:  # `echo 'rm -rf ~' | sh`: a script
+                printed = [w for w in layer[1:] if not (w.value or "").startswith("-")]
+                known = printed and all(w.value is not None for w in printed)
+                if _name(layer[0]) in table.PRINTERS and known:
+                    self._script(printed)
 
     @staticmethod
     def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
@@ -679,42 +582,21 @@ class _Reader:
         needed = flags.get(name)
         return needed is None or _flag_present(_options(layer), needed)
 
-    def _redirect(self, node: Node, variables: dict[str, str], place: _Place) -> None:
+    def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
-        if operator not in _WRITE_OPERATORS:
-            return
         destination = node.child_by_field_name("destination")
-        if destination is None or destination.type == "number":
+        if operator not in _WRITE_OPERATORS or destination is None or destination.type == "number":
             return
-        value = _word_value(destination, variables)
-        if value is None:
-            return
-        classes = _path_classes(self.resolve(value))
-        for row in _REDIRECTS:
-            if isinstance(row.match, Redirect) and row.match.paths in classes:
-                self.run.add(place, node.start_byte, node.end_byte, row)
+        value = word_value(destination, self.variables)[0]
+        classes = set() if value is None else _path_classes(self.resolve(value))
+        for row, spec in _REDIRECTS:
+            if spec.paths in classes:
+                self.add(node.start_byte, node.end_byte, row)
 
-    def _redirected(
-        self, source: bytes, node: Node, variables: dict[str, str], place: _Place, depth: int
-    ) -> None:
-        body = node.child_by_field_name("body")
-        if body is None or body.type != "command":
-            return
-        for child in node.named_children:
-            if child.type in {"heredoc_redirect", "herestring_redirect"}:
-                self._fed_text(source, body, child, variables, place, depth)
-
-    def _fed_text(
-        self,
-        source: bytes,
-        body: Node,
-        redirect: Node,
-        variables: dict[str, str],
-        place: _Place,
-        depth: int,
-    ) -> None:
+    def _fed_text(self, body: Node, redirect: Node) -> None:
         """Here-docs and here-strings: SQL for a database client, a script for a shell."""
-        names = {_name(layer[0]) for layer in _layers(simple_command(body, variables).words)}
+        words = simple_command(body, self.variables)
+        names = {_name(layer[0]) for layer in _layers(words)}
         if not names & (table.SQL_CLIENTS | table.SHELLS):
             return
         if redirect.type == "heredoc_redirect":
@@ -722,22 +604,18 @@ class _Reader:
             if text_node is None:
                 return
             start, end = text_node.start_byte, text_node.end_byte
-            text = source[start:end].decode("utf-8", "replace")
+            text = self.source[start:end].decode("utf-8", "replace")
         else:
             target = redirect.named_children[-1] if redirect.named_children else None
-            value = None if target is None else _word_value(target, variables)
+            value = None if target is None else word_value(target, self.variables)[0]
             if target is None or value is None:
                 return
             start, end, text = target.start_byte, target.end_byte, value
-        exact = place.inner(source, start, end, text)
+        exact = self.place.inner(self.source, start, end, text)
         if names & table.SQL_CLIENTS:
             self._sql_text(text, exact)
-        if names & table.SHELLS and depth < MAX_DEPTH:
-            self.read(text.encode("utf-8", "replace"), exact, depth + 1)
-
-
-def _word_value(node: Node, variables: dict[str, str]) -> str | None:
-    return word_value(node, variables)[0]
+        if names & table.SHELLS and self.depth < MAX_DEPTH:
+            self.read(text.encode("utf-8", "replace"), exact)
 
 
 def _descendants(node: Node, budget: int) -> Iterator[Node]:
@@ -756,14 +634,6 @@ def _ancestors(node: Node, stop: Node) -> Iterator[Node]:
         current = current.parent
     if current is not None:
         yield current
-
-
-def _utf8_len(text: str, index: int, cache: dict[int, int]) -> int:
-    if text.isascii():
-        return index
-    if index not in cache:
-        cache[index] = len(text[:index].encode("utf-8", "replace"))
-    return cache[index]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -785,19 +655,14 @@ def _to_chars(offsets: list[int] | None, byte: int) -> int:
 
 def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
     if command.isascii():
-        for match in _ASCII_HIDDEN.finditer(command):
-            yield match.start(), match.end()
+        yield from (match.span() for match in _ASCII_HIDDEN.finditer(command))
         return
-    start = -1
-    for i, char in enumerate(command):
-        hidden = is_hidden(char)
-        if hidden and start < 0:
-            start = i
-        elif not hidden and start >= 0:
-            yield start, i
-            start = -1
-    if start >= 0:
-        yield start, len(command)
+    at = 0
+    for hidden, run in itertools.groupby(command, is_hidden):
+        end = at + sum(1 for _ in run)
+        if hidden:
+            yield at, end
+        at = end
 
 
 def _foreign_letters(name: str) -> bool:
@@ -856,45 +721,43 @@ _SAYS_WHERE = frozenset(
 )
 
 
+_DELETE_LINES = {
+    Where.ROOT: "deletes everything on this machine",
+    Where.SYSTEM: "deletes {paths}, part of the system",
+    Where.REMOTE: "deletes {paths} on another machine",
+    Where.WHOLE_FOLDER: "deletes everything in {folder}",
+    Where.INSIDE: "deletes {paths} inside {folder}",
+    Where.TEMPORARY: "deletes {paths}, a temporary file or folder",
+    Where.REGENERABLE: "deletes {paths} inside {folder} — {why}",
+}
+
+
 def _deletes(deleted: list[Target], folder: str | None) -> str:
     """One line on what a delete hits: "deletes build inside shop — rebuilt by the build"."""
     worst = max(t.where for t in deleted)
     hit = [t for t in deleted if t.where is worst]
     paths = list(dict.fromkeys(t.path for t in hit))
-    name = _short(posixpath.basename(folder)) if folder else "the task's folder"
-    if worst is Where.ROOT:
-        return "deletes everything on this machine"
     if worst is Where.HOME:
         yours = all(p.startswith(("~", "$HOME", "${HOME}")) for p in paths)
         return "deletes your home folder" if yours else f"deletes the home folder {_listed(paths)}"
-    if worst is Where.SYSTEM:
-        return f"deletes {_listed(paths)}, part of the system"
-    if worst is Where.REMOTE:
-        return f"deletes {_listed(paths)} on another machine"
-    if worst is Where.WHOLE_FOLDER:
-        return f"deletes everything in {name}"
-    if worst is Where.INSIDE:
-        return f"deletes {_listed(paths)} inside {name}"
-    if worst is Where.TEMPORARY:
-        return f"deletes {_listed(paths)}, a temporary file or folder"
-    if worst is Where.REGENERABLE:
+    if worst in _DELETE_LINES:
         whys = {t.why for t in hit}
         why = whys.pop() if len(whys) == 1 else "made again by a build or an install"
-        return f"deletes {_listed(paths)} inside {name} — {why}"
+        name = _short(posixpath.basename(folder)) if folder else "the task's folder"
+        return _DELETE_LINES[worst].format(paths=_listed(paths), folder=name, why=why)
     known = [p for p in paths if p != "?"]
     return _deleted_elsewhere(known) if known else "deletes a path only known when it runs"
 
 
-def _listed(paths: list[str]) -> str:
+def _listed(paths: list[str], many: str = "paths") -> str:
     names = [_short(p) for p in paths]
     if len(names) <= 3 and sum(len(n) for n in names) <= 60:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-    return f"{len(names)} paths"
+    return f"{len(names)} {many}"
 
 
-def _deleted_elsewhere(deleted: list[str]) -> str:
+def _deleted_elsewhere(targets: list[str]) -> str:
     """Recursive deletes outside the task's folder: "deletes 3 folders under /srv/www"."""
-    targets = list(dict.fromkeys(deleted))
     if len(targets) == 1:
         return f"deletes {_short(targets[0])} and everything in it"
     stripped = [t.rstrip("/") or "/" for t in targets]
@@ -904,11 +767,7 @@ def _deleted_elsewhere(deleted: list[str]) -> str:
             parent = posixpath.dirname(parent)
         if parent != "/":
             return f"deletes {len(targets)} folders under {_short(parent)}"
-    names = [_short(t) for t in targets]
-    if len(targets) <= 3 and sum(len(n) for n in names) <= 60:
-        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-        return f"deletes {listed} and everything in them"
-    return f"deletes {len(targets)} folders and everything in them"
+    return f"deletes {_listed(targets, 'folders')} and everything in them"
 
 
 def _short(text: str) -> str:
@@ -920,23 +779,29 @@ def _short(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[RiskFinding], _Run]:
+def _finding(start: int, end: int, row: Rule) -> RiskFinding:
+    return RiskFinding(start, end, row.level, row.id, row.label)
+
+
+def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[RiskFinding], _Reader]:
     """Findings of one stretch of the command, in character offsets of the whole command."""
     clean = _SURROGATES.sub("\ufffd", text)
     encoded = clean.encode("utf-8")
-    run = _Run()
-    _Reader(run, cwd).read(encoded, _Place(0, (0, len(encoded))), 0)
+    reader = _Reader(cwd)
+    reader.read(encoded, _Place(0, (0, len(encoded))))
     offsets = _char_offsets(clean, encoded)
     findings: list[RiskFinding] = []
-    for found in run.found:
-        row = found.rule
+    for found_start, found_end, row in reader.found:
         if tail and row.id == "unreadable":
             continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
-        start = min(_to_chars(offsets, found.start), max(len(text) - 1, 0))
-        end = min(max(_to_chars(offsets, found.end), start + 1), len(text))
-        start, end = char_base + start, char_base + end
-        findings.append(RiskFinding(start, end, row.level, row.id, row.label))
-    return findings, run
+        start = min(_to_chars(offsets, found_start), max(len(text) - 1, 0))
+        end = min(max(_to_chars(offsets, found_end), start + 1), len(text))
+        findings.append(_finding(char_base + start, char_base + end, row))
+    return findings, reader
+
+
+def _in_order(f: RiskFinding) -> tuple[int, int, int, str, str]:
+    return f.start, -f.level, f.end, f.rule, f.label  # the label too: same in every process
 
 
 _TAIL = 4_000  # characters read again at the end of a command too long to read whole
@@ -967,24 +832,19 @@ def assess(command: str, cwd: str = "") -> RiskAssessment:
         tail_findings, tail_run = _read(command[tail_start:], tail_start, cwd, tail=True)
         findings.extend(tail_findings)
         deleted.extend(tail_run.deleted)
-    for row, pattern in _TEXT_RULES:
-        for match in itertools.islice(pattern.finditer(head), 8):
-            findings.append(RiskFinding(match.start(), match.end(), row.level, row.id, row.label))
-    lookalike = table.rule("look-alike-letters")
-    for start, end in itertools.islice(lookalike_words(head), 16):
-        findings.append(RiskFinding(start, end, lookalike.level, lookalike.id, lookalike.label))
-    hidden = table.rule("hidden-characters")
-    for start, end in itertools.islice(_hidden_runs(command), 16):
-        findings.append(RiskFinding(start, end, hidden.level, hidden.id, hidden.label))
+    marks: list[tuple[Rule, Iterable[tuple[int, int]], int]] = [
+        (row, (m.span() for m in pattern.finditer(head)), 8) for row, pattern in _TEXT_RULES
+    ]
+    marks.append((table.rule("look-alike-letters"), lookalike_words(head), 16))
+    marks.append((table.rule("hidden-characters"), _hidden_runs(command), 16))
     if unread and command:
-        too_long = table.rule("too-long")
-        at = min(LIMIT, len(command) - 1)
-        findings.append(RiskFinding(at, len(command), too_long.level, too_long.id, too_long.label))
-    order = sorted(set(findings), key=lambda f: (f.start, -f.level, f.end, f.rule))
+        marks.append((table.rule("too-long"), [(min(LIMIT, len(command) - 1), len(command))], 1))
+    for row, spans, most in marks:
+        findings.extend(_finding(start, end, row) for start, end in itertools.islice(spans, most))
+    order = sorted(set(findings), key=_in_order)
     first_of_each = {f.rule: f for f in reversed(order)}  # every rule keeps one mark
     kept = sorted(
-        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]),
-        key=lambda f: (f.start, -f.level, f.end, f.rule),
+        set(first_of_each.values()) | set(order[: MAX_FINDINGS - len(first_of_each)]), key=_in_order
     )
     parsed = run.unreadable == 0 and not unread
     level = max((f.level for f in kept), default=RiskLevel.LOW)

@@ -1,12 +1,10 @@
-"""Where a deleted path lies, seen from the task's folder: the difference between routine and ruin.
+"""Where a path a command deletes or changes lies, seen from the task's folder.
 
-Every command Hermes asks about already matched its own dangerous-command patterns, so "deletes
-folders recursively" alone tells a person nothing. What tells ``rm -rf build`` from ``rm -rf ~``
-is the target: a build output inside the task's folder comes back with the next build; the
-person's home does not. A path is judged against the folder the agent works in (the approval's
-``cwd``); when that folder is unknown, or is no project folder (``/``, the home folder, a
-system folder), every relative path is judged as outside — a guess must never make a command
-look safer. Paths only known when the command runs are unknown, and unknown is outside too.
+Why: Hermes asks about every ``rm -rf``, so "deletes folders recursively" tells a person
+nothing; the target tells ``rm -rf build`` (made again by the next build) from ``rm -rf ~``.
+Paths are judged against the approval's ``cwd``; when it is unknown or no project folder
+(``/``, a home folder, a system folder), and for paths only known when the command runs, the
+target is outside: a guess must never make a command look safer.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ class Where(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One deleted path as written, where it lies, and (REGENERABLE) why it comes back."""
+    """One target path as written, where it lies, and (REGENERABLE) why it comes back."""
 
     path: str
     where: Where
@@ -53,10 +51,10 @@ def project_folder(cwd: str) -> str | None:
     """The task's folder when it is one a deletion may be contained in, else None."""
     if not cwd.startswith("/"):
         return None
-    folder = "/" + posixpath.normpath(cwd).lstrip("/")
+    folder = normal_path(cwd)
     if folder == "/" or _is_home(folder):
         return None
-    if _is_system(folder) and folder.split("/")[1] != "root":  # root's own projects are not
+    if is_system(folder) and folder.split("/")[1] != "root":  # root's own projects are not
         return None
     return folder
 
@@ -76,13 +74,13 @@ def locate(path: str | None, folder: str | None, *, remote: bool = False) -> Tar
     if path.startswith("~"):  # ~user: another person's home
         return Target(path, Where.HOME if "/" not in path.rstrip("/") else Where.OUTSIDE)
     if path.startswith("/"):
-        absolute = "/" + posixpath.normpath(path).lstrip("/")
+        absolute = normal_path(path)
         if absolute == "/" or _GLOB.fullmatch(absolute.strip("/")):
             return Target(path, Where.ROOT)
         if _is_home(absolute.rstrip("*").rstrip("/") or "/"):
             return Target(path, Where.HOME)
         inside = folder is not None and not posixpath.relpath(absolute, folder).startswith("..")
-        if not inside and (_is_system(absolute) or DISK_DEVICE.fullmatch(absolute)):
+        if not inside and (is_system(absolute) or DISK_DEVICE.fullmatch(absolute)):
             return Target(path, Where.SYSTEM)
         if folder is not None and inside:  # (a task folder is never a system folder itself)
             relative = posixpath.relpath(absolute, folder)
@@ -127,7 +125,12 @@ def _is_temporary(path: str) -> bool:
     return False
 
 
-def _is_system(path: str) -> bool:
+def normal_path(path: str) -> str:
+    """An absolute path without ``.``, ``..`` or doubled slashes (``//etc`` is ``/etc``)."""
+    return "/" + posixpath.normpath(path).lstrip("/")
+
+
+def is_system(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in SYSTEM_PATHS)
 
 

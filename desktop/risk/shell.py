@@ -27,17 +27,7 @@ _LANGUAGE = Language(tree_sitter_bash.language())
 SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
-_ANSI_SIMPLE = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "v": "\v",
-}
+_ANSI_SIMPLE = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v", strict=True))
 _BACKSLASH = re.compile(r"\\(\n|.)", re.DOTALL)
 _IN_DOUBLE_QUOTES = re.compile(r"\\([$`\"\\\n])")
 
@@ -124,23 +114,13 @@ def word(node: Node, variables: dict[str, str]) -> Word:
     return Word(value, node.start_byte, node.end_byte, disguised, node)
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """One ``command`` node: its words in order (name first) and where it is."""
-
-    words: tuple[Word, ...]
-    start: int
-    end: int
-    node: Node
-
-
-def simple_command(node: Node, variables: dict[str, str]) -> SimpleCommand:
-    """Words of a ``command`` node; prefix assignments (``X=rm $X``) extend ``variables``."""
+def simple_command(node: Node, variables: dict[str, str]) -> tuple[Word, ...]:
+    """Words of a ``command`` node, name first; prefix assignments (``X=rm $X``) apply to it."""
     words: list[Word] = []
     local = dict(variables)
     for child in node.named_children:
         if child.type == "variable_assignment":
-            _assign(child, local)
+            assign(child, local)
             continue
         if child.type == "command_name":
             inner = child.named_children
@@ -152,8 +132,7 @@ def simple_command(node: Node, variables: dict[str, str]) -> SimpleCommand:
         if child.type in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
             continue
         words.append(word(child, local))
-    start = words[0].start if words else node.start_byte
-    return SimpleCommand(tuple(_split_ifs(words)), start, node.end_byte, node)
+    return tuple(_split_ifs(words))
 
 
 def _split_ifs(words: list[Word]) -> list[Word]:
@@ -171,12 +150,8 @@ def _split_ifs(words: list[Word]) -> list[Word]:
     return out
 
 
-def assignment(node: Node, variables: dict[str, str]) -> None:
+def assign(node: Node, variables: dict[str, str]) -> None:
     """Record ``X=value`` when the value is static, forget ``X`` otherwise."""
-    _assign(node, variables)
-
-
-def _assign(node: Node, variables: dict[str, str]) -> None:
     name_node = node.child_by_field_name("name")
     value_node = node.child_by_field_name("value")
     if name_node is None:

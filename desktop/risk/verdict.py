@@ -8,14 +8,9 @@ shows ``reveal(command)`` has to map them (see ``desktop.ui.approvals.command_vi
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-
-class RiskLevel(enum.IntEnum):
-    LOW = 0
-    MEDIUM = 1
-    HIGH = 2
+from .rules import OPAQUE_RULES, RiskLevel
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +37,3 @@ class RiskAssessment:
     def opaque(self) -> bool:
         """The lens could not read all it would run: never approve it without the dialog."""
         return not self.parsed or any(f.rule in OPAQUE_RULES for f in self.findings)
-
-
-# Findings that mean part of the command is not what it seems or not known until it runs.
-OPAQUE_RULES = frozenset(
-    {
-        "unreadable",
-        "too-long",
-        "hidden-characters",
-        "look-alike-letters",
-        "disguised-command",
-        "dynamic-command",
-        "eval",
-        "inline-code",
-        "redacted",
-    }
-)

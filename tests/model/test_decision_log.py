@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from desktop import logsetup
 from desktop.core import outcomes
 from desktop.core.events import CommandRan
 from desktop.core.model import (
@@ -187,7 +188,7 @@ def test_unknown_surfaces_are_kept_as_dialog(recorder, journal):
 
 
 def test_a_token_in_a_command_never_reaches_the_file(recorder, journal):
-    journal.register_secret(CANARY)  # as TokenStore(on_secret=...) does in the app
+    logsetup.register_secret(CANARY)  # as TokenStore(on_secret=...) does in the app
     recorder.decided(made(command=f"curl -H 'X-Token: {CANARY}' http://x/?token={CANARY}"))
     recorder.approval_changed("g1", resolved())
     text = journal.path.read_text()

@@ -76,6 +76,7 @@ ROWS: tuple[Row, ...] = (
     row("shred -u secrets.txt", M, "delete-files"),
     row("(cd /srv && rm -rf old_release)", H, "recursive-delete"),
     row("cd /etc && echo 'x' > hosts", H, "system-write"),
+    row("sh -c 'cd /etc' && echo 'x' > hosts", H, "system-write"),  # a guess that reads more
     row("cd /tmp && cd ../usr/lib && tee libx.so < build/libx.so", H, "system-write"),
     row("cd ~ && echo x > hosts", L),
     row("{ rm -rf cache; echo done; }", H, "recursive-delete"),
@@ -91,6 +92,8 @@ ROWS: tuple[Row, ...] = (
     row("chmod o+rwx /srv/data", H, "world-writable"),
     row("chmod 0666 /tmp/socket", H, "world-writable"),
     row("chmod -R 750 private", M, "recursive-chmod"),
+    row("chmod -R 700 /etc", H, "system-chmod"),
+    row("chmod -R go-rwx ~", H, "system-chmod"),
     row("chown -R www-data:www-data /var/www", H, "recursive-chown"),
     row("chown alice file.txt", M, "ownership-change"),
     row("sudo apt-get install -y nginx", H, "superuser"),

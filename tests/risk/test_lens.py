@@ -9,6 +9,8 @@ import pytest
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel, assess, lens
 from desktop.risk.rules import RULES, rule
 
+SHOP = "/home/ann/src/shop"
+
 
 def marked(command: str, rule_id: str) -> list[str]:
     return [command[f.start : f.end] for f in assess(command).findings if f.rule == rule_id]
@@ -128,6 +130,34 @@ def test_level_is_the_highest_finding() -> None:
 )
 def test_summary_is_one_plain_line(command: str, summary: str) -> None:
     assert assess(command).summary == summary
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "level", "rule_id"),
+    [
+        ("chown -R ann:ann build", SHOP, RiskLevel.MEDIUM, "ownership-change"),
+        ("chown -R ann .", SHOP, RiskLevel.MEDIUM, "ownership-change"),
+        ("chgrp -R www /tmp/site", SHOP, RiskLevel.MEDIUM, "ownership-change"),
+        ("cd src && chown --recursive ann lib", SHOP, RiskLevel.MEDIUM, "ownership-change"),
+        ("chown -R ann build", "", RiskLevel.HIGH, "recursive-chown"),
+        ("chown -R ann /", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("chown -R ann:ann /etc", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("chown -R ann ~", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("chown -R ann ../other", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("chown -R ann build /srv/data", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("find / -exec chown -R nobody {} +", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("ssh web1 'chown -R ann build'", SHOP, RiskLevel.HIGH, "recursive-chown"),
+        ("chmod -R 755 build", SHOP, RiskLevel.MEDIUM, "recursive-chmod"),
+        ("chmod -R 700 /srv/data", SHOP, RiskLevel.MEDIUM, "recursive-chmod"),
+        ("chmod -R 000 /usr/lib", SHOP, RiskLevel.HIGH, "system-chmod"),
+        ("chmod -R --reference=build ~", SHOP, RiskLevel.HIGH, "system-chmod"),
+    ],
+)
+def test_recursive_owner_and_mode_changes_are_graded_by_their_targets(
+    command: str, cwd: str, level: RiskLevel, rule_id: str
+) -> None:
+    assessment = assess(command, cwd)
+    assert (assessment.level, {f.rule for f in assessment.findings}) == (level, {rule_id})
 
 
 def test_summary_shows_hidden_characters_in_paths_as_escapes() -> None:

@@ -17,7 +17,7 @@ from tests.safety.canary import CANARY, leaks
 
 def test_the_journal_never_writes_a_registered_token(tmp_path: Path) -> None:
     journal = Journal(tmp_path, max_bytes=600, keep=2)
-    journal.register_secret(CANARY)
+    logsetup.register_secret(CANARY)
     for i in range(6):  # enough to rotate twice
         journal.record(
             gateway_id=f"gw-{CANARY}",

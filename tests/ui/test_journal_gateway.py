@@ -42,9 +42,7 @@ def test_dialog_and_notification_decisions_are_journalled_with_the_gateways_outc
     log_file = logsetup.configure("DEBUG", log_dir=tmp_path / "log", stream=console)
     journal = Journal(tmp_path / "data")
 
-    def secret_seen(secret: str) -> None:  # what desktop.app wires as on_secret
-        logsetup.register_secret(secret)
-        journal.register_secret(secret)
+    secret_seen = logsetup.register_secret  # what desktop.app wires as on_secret
 
     async def scenario():
         fake = await FakeGateway(dialect, speed=0.01).start()
