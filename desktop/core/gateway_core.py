@@ -1,20 +1,10 @@
 """The sans-I/O heart of one gateway connection: text in, typed events and texts out.
 
-The I/O adapter (``desktop.gateway.client``) owns the socket: it feeds every text message to
-:meth:`GatewayCore.receive_text`, writes what :meth:`~GatewayCore.data_to_send` yields
-(reporting :meth:`~GatewayCore.frame_written` or :meth:`~GatewayCore.frame_failed`), drains
-:meth:`~GatewayCore.events_received`, and calls :meth:`~GatewayCore.tick` at
-:meth:`~GatewayCore.next_deadline`; the clock is injected. The core owns the handshake, the
-dialect, sessions, approvals and prompts, and sends its own housekeeping requests. A person's
-decision enters through :meth:`~GatewayCore.decide`: exactly one frame aimed at exactly the
-request the person saw, or nothing and the reason.
-
-This object alone holds the parts, and hands each collaborator exactly the parts it works on:
-state lives in ``session_state``, ``lifecycle`` and ``prompt_book``; the connection, its
-handshake and the core's own requests in ``connection.Link``; the follow set and 0.20's
-observed sessions in ``following``; decisions on their way out in ``answering``. Frames are
-parsed in ``jsonrpc`` (approvals and prompts read by the ``dialects`` adapters) and applied by
-``wire_effects`` and ``responses``. Every input ends with one flush of events (``_finish``).
+The I/O adapter (``desktop.gateway.client``) feeds every message to ``receive_text``, writes
+what ``data_to_send`` yields (reporting each frame's fate back), drains ``events_received``
+and calls ``tick`` at ``next_deadline``; the clock is injected. A person's decision enters
+through ``decide``: exactly one frame aimed at exactly the request the person saw, or nothing
+and the reason. Every input ends with one flush of events (``_finish``).
 """
 
 from __future__ import annotations
@@ -23,14 +13,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop.core import jsonrpc
-from desktop.core.answering import Answering
 from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
+from desktop.core.decisions import encode_decision, refusal
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
 from desktop.core.following import Following
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.model import (
     Approval,
+    ApprovalPhase,
     Choice,
     DecisionResult,
     Dialect,
@@ -42,11 +33,13 @@ from desktop.core.prompt_book import PromptBook
 from desktop.core.responses import Responses
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
+from desktop.core.wire import RowKind
 from desktop.core.wire_effects import WireEffects
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
 NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothing was sent
+CONNECTION_LOST = -32097  # local code: the connection went before the answer came
 DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.respond"})
 NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
 
@@ -74,7 +67,6 @@ class GatewayCore:
             self.events.append, outbox, clock, book.is_followed, settings.staleness_margin
         )
         self.link = link = Link(settings, clock, outbox, book, lifecycle)
-        self.answering = Answering(lifecycle, outbox, link, self.events)
         self.following = following = Following(
             settings, clock, book, lifecycle, prompts, link, self.events
         )
@@ -107,8 +99,19 @@ class GatewayCore:
         self._finish()
 
     def _lose(self) -> None:
+        """Decisions that may have left end UNKNOWN, the rest wait (stale); calls get an error."""
         self.link.lost()
-        self.answering.connection_lost()
+        frames, calls = self.outbox.reset()
+        left = [record.approval_key for record in frames if record.approval_key and record.drained]
+        queued = [r.approval_key for r in frames if r.approval_key and not r.drained]
+        for call in calls:
+            if call.approval_key:
+                if call.approval_key not in queued:  # a queued one never left: it waits again
+                    left.append(call.approval_key)
+            elif call.purpose is Purpose.APP:
+                error = RpcError(CONNECTION_LOST, "the connection was lost before an answer came")
+                self.events.append(RpcResponded(call.rpc_id, None, error))
+        self.lifecycle.connection_lost(left, queued)
         self.prompt_book.connection_lost()
 
     # -- input ------------------------------------------------------------------------------
@@ -164,12 +167,28 @@ class GatewayCore:
         return drained
 
     def frame_written(self, frame_id: int) -> None:
-        self.answering.frame_written(frame_id)
+        """B: a written answer is final; the session's list is asked at once (what else ended)."""
+        record = self.outbox.settle(frame_id)
+        if record is not None and record.approval_key and record.frame.rpc_id is None:
+            row = self.lifecycle.get(record.approval_key)  # RPC-carried: SENDING until its reply
+            if row is not None:
+                self.lifecycle.frame_written(row, frame_id)
+                self.link.poll_pending(row.session_id)
         self._finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
         """Writing failed; a decision certainly not sent waits again, one maybe sent is UNKNOWN."""
-        self.answering.frame_failed(frame_id, maybe_sent)
+        outbox, record = self.outbox, self.outbox.settle(frame_id)
+        if record is not None:
+            if not maybe_sent:
+                outbox.drop_call(record.frame.rpc_id)  # no answer can come for it
+            row = self.lifecycle.get(record.approval_key) if record.approval_key else None
+            if row and row.phase is ApprovalPhase.SENDING and row.decision_frame == frame_id:
+                outbox.drop_call(record.frame.rpc_id)
+                same_link = record.epoch == self.link.epoch and self.link.connected
+                self.lifecycle.frame_failed(
+                    row, frame_id, maybe_sent=maybe_sent, same_link=same_link
+                )
         self._finish()
 
     # -- commands from the app --------------------------------------------------------------
@@ -199,9 +218,29 @@ class GatewayCore:
         Refuses (``sent=False`` and why, nothing queued) when the row is not WAITING, sits inside
         the safety margin, or is STALE and ``confirm_stale`` is False (rules in ``decisions``).
         """
-        result = self.answering.decide(key, choice, confirm_stale)
+        result = self._decide(key, choice, confirm_stale)
         self._finish()
         return result
+
+    def _decide(self, key: str, choice: Choice, confirm_stale: bool) -> DecisionResult:
+        lifecycle, outbox, epoch = self.lifecycle, self.outbox, self.link.epoch
+        row = lifecycle.get(key)
+        if row is None:
+            return DecisionResult(False, "no such approval (it may have ended long ago)")
+        lifecycle.tick()  # judged at this moment: the margin before a timeout may have passed
+        refused = refusal(row.approval(), choice, confirmed=confirm_stale)
+        if refused is not None:
+            return DecisionResult(False, refused.reason)
+        # Rows only exist with the ids their kind is answered by (checked when parsed), so the
+        # encoder's ValueError cannot happen here.
+        if row.kind is RowKind.SERVER_REQUEST:
+            frame = outbox.reply(encode_decision(row.asked, choice, 0), epoch, approval_key=key)
+        else:
+            rpc_id = outbox.next_rpc_id()
+            text = encode_decision(row.asked, choice, rpc_id)
+            frame = outbox.decision_request(rpc_id, text, epoch, key)
+        lifecycle.decided(row, choice, frame.frame_id)
+        return DecisionResult(True)
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
         """Answer clarify prompt ``key``: one frame, or nothing and why (see ``prompt_book``)."""
