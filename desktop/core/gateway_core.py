@@ -30,7 +30,6 @@ from desktop.core.model import (
 )
 from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
-from desktop.core.responses import Responses
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import RowKind
@@ -70,11 +69,8 @@ class GatewayCore:
         self.following = following = Following(
             settings, clock, book, lifecycle, prompts, link, self.events
         )
-        self.effects = effects = WireEffects(
+        self.effects = WireEffects(
             settings, book, lifecycle, prompts, outbox, link, following, self.events
-        )
-        self.responses = Responses(
-            book, lifecycle, prompts, outbox, link, following, effects, self.events
         )
 
     # -- connection lifecycle -------------------------------------------------------------
@@ -88,7 +84,7 @@ class GatewayCore:
             self._lose()
         self.lifecycle.transport_opened()
         if self.link.opened(epoch, subprotocol):
-            self.responses.handshake_done(Dialect.C)
+            self.effects.handshake_done(Dialect.C)
         self._finish()
 
     def connection_lost(self) -> None:
@@ -134,7 +130,7 @@ class GatewayCore:
             elif type(frame) is ServerRequestFrame:
                 effects.apply(adapter.parse_server_request(frame))
             elif type(frame) is ResponseFrame:
-                self.responses.handle(frame)
+                self.effects.handle(frame)
             else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
