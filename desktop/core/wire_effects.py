@@ -297,7 +297,7 @@ class WireEffects:
         """Decline with the gateway's not-shown code, or send nothing (see window_requests)."""
         code = window_requests.decline_code(
             event.method,
-            declines_not_shown=self._link.handshake.declines_not_shown,
+            declines_not_shown=self._link.declines_not_shown,
             owner_quorum=event.owner_quorum,
         )
         if code is not None:
@@ -315,7 +315,7 @@ class WireEffects:
             return  # not ours, or from a connection that is gone
         if call.purpose is Purpose.CAPABILITIES:
             result = frame.result if frame.error is None else None
-            self.handshake_done(self._link.handshake.capabilities(result))
+            self.handshake_done(self._link.capabilities(result))
         elif call.purpose is Purpose.DECISION:
             self._decision_answered(call, frame)
         elif call.purpose is Purpose.RESUME:
@@ -342,13 +342,11 @@ class WireEffects:
 
     def handshake_done(self, dialect: Dialect) -> None:
         """The dialect is fixed: announce it, resume every followed session, poll 0.20's lists."""
-        link, shake = self._link, self._link.handshake
+        link = self._link
         link.use(dialect)
         self._lifecycle.connection_opened(dialect, link.adapter.answers, link.epoch)
         self._prompts.rejudge(dialect)
-        self._emit(
-            HandshakeCompleted(dialect, link.epoch, shake.server_requests, shake.replay_epoch)
-        )
+        self._emit(HandshakeCompleted(dialect, link.epoch, link.server_requests, link.replay_epoch))
         link.resubscribe_all()
         if dialect is not Dialect.HERMES020:
             self._following.stop_observing()  # another protocol now: what was observed is read-only
