@@ -1,13 +1,8 @@
 """JSON-RPC 2.0 framing for the Hermes gateway WebSocket: parse, classify, encode.
 
-This is where untrusted bytes become Python values, so it is where size, nesting and encoding
-are bounded and where every malformed input becomes a typed
-:class:`~desktop.core.events.ProtocolErrorReceived` instead of an exception (protocol.md §1.4).
-
-One WebSocket message normally holds one object, but several objects separated by newlines
-(the stdio framing), blank lines and a leading UTF-8 byte order mark are tolerated. Each object
-is classified as an event (``method == "event"``), a server→client request (``method`` plus an
-``id``), a response (``id`` plus ``result`` or ``error``) or junk.
+Untrusted bytes become Python values here, so size, nesting and encoding are bounded here and
+every malformed input becomes a typed ``ProtocolErrorReceived``, never an exception. Several
+newline-separated objects in one message, blank lines and a leading BOM are tolerated.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Usage and plans, from every shape the gateways send (protocol.md §4, §6.8-6.9).
 
-Usage comes in ``message.complete``, ``session.info``, the ``session.usage`` RPC result and
-event (``{usage: {...}}``, or flat counters beside a nested view: the flat ones win when
-``api_calls`` is an integer), under differing key names, so each field takes a short list of
-aliases; it is cumulative, so a missing key keeps the value known. Plans come in
-``todo.updated``, in ``tool.complete`` of the todo tools (0.19.0's only source) and in the
-resume snapshot's ``todo_state``; the highest revision wins, so a late older frame cannot undo
-a newer plan.
+Usage comes under differing key names, so each field takes a short list of aliases; it is
+cumulative, so a missing key keeps the value known (flat counters beside a nested view win
+when ``api_calls`` is an integer). For plans, the highest revision wins, so a late older frame
+cannot undo a newer plan.
 """
 
 from __future__ import annotations
@@ -79,11 +76,7 @@ _STATUSES = {status.value: status for status in TodoStatus}
 
 
 def parse_todos(todos: object, revision: object) -> TodoList | None:
-    """A :class:`TodoList` from a raw list and revision, or None when ``todos`` is no list.
-
-    Items without text are skipped; an unknown status reads as pending rather than dropping
-    the item, so a newer gateway's extra states never hide a task.
-    """
+    """A :class:`TodoList`, or None when ``todos`` is no list; unknown states read as pending."""
     if not isinstance(todos, list):
         return None
     items: list[TodoItem] = []

@@ -1,24 +1,13 @@
 """The core's tunables, and how long the server waits on an approval as far as the core knows.
 
-Why the approval timeout matters (0.19.0, FIFO rows): ``approval.respond`` carries no id and
-resolves the session's *oldest* pending approval. When Hermes' ``approvals.timeout`` ends a
-wait it says nothing, and the agent may queue its next command within milliseconds: an answer
-meant for the timed-out command that lands later runs a command nobody saw. So a FIFO row ends
-EXPIRED at ``expires_at = arrived_at + T`` and stops taking answers ``staleness_margin``
-earlier (that covers delivery both ways). This is safe only while ``T`` is not *longer* than
-Hermes' real timeout; too short merely expires a row while Hermes still waits. Hence:
-
-1. Until the real value is learned, ``T`` is the dialect's default (0.19.0: 60 s; B, C and
-   0.20: 300 s, where a late answer is harmless: B rows end by ``request.cancel`` and a 0.20
-   answer by id resolves nothing once its request is gone).
-2. The learned value (``desktop.gateway.approval_timeout``) re-times every row counted from
-   the assumed default, longer or shorter: it is read from the file Hermes read for those waits.
-3. A later, different learned value re-times rows already counted from a learned one only when
-   *shorter*: Hermes may have read the old value when it started a wait.
-4. The learned value is forgotten when the connection ends (the next server may differ).
-5. A row past its assumed deadline ends EXPIRED, not STALE: nothing on 0.19.0's wire can
-   confirm a command is still the head, so a re-confirmation would have the person vouch for
-   what they cannot see. The outcome's reason says the timeout was assumed.
+0.19.0 says nothing when its ``approvals.timeout`` ends a wait, and its next command may take
+the answer meant for the last: so a FIFO row ends EXPIRED at ``arrived_at + T`` and stops
+taking answers ``staleness_margin`` earlier, safe only while ``T`` is not longer than Hermes'
+real timeout. ``T`` is the dialect's default until the real value is learned for this
+connection; a learned value re-times rows counted from the default either way, but rows
+counted from an earlier learned value only when shorter (Hermes may have read the old one).
+A row past an assumed deadline ends EXPIRED, not STALE: nothing on 0.19.0's wire could
+confirm it.
 """
 
 from __future__ import annotations
@@ -76,7 +65,7 @@ class ApprovalTimeouts:
         return self.settings.c_approval_timeout, None
 
     def learn(self, seconds: float) -> None:
-        """Take ``seconds`` as the server's timeout. Raises ValueError unless finite, >= 0."""
+        """Raises ValueError unless ``seconds`` is finite and >= 0."""
         if not math.isfinite(seconds) or seconds < 0:
             raise ValueError(f"an approval timeout must be finite and >= 0, not {seconds!r}")
         self.learned = float(seconds)

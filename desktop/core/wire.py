@@ -1,8 +1,6 @@
 """What a frame *means*, whatever dialect carried it: the dialect adapters' output.
 
-An approval is an event with no id (A), a server request (B), an event with a prompt id (C) or
-with a request id (0.20); the rest of the core reasons only about these values. They never
-leave the core, so they are not frozen (that costs an ``object.__setattr__`` per field).
+They never leave the core, so they are not frozen (that costs an ``object.__setattr__`` a field).
 """
 
 from __future__ import annotations
