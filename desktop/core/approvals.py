@@ -45,7 +45,7 @@ from desktop.core.model import (
     WireRef,
 )
 from desktop.core.outbox import Outbox
-from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
+from desktop.core.settings import CoreSettings
 from desktop.core.text_safety import ELLIPSIS
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
@@ -339,7 +339,6 @@ class ApprovalMachine:
         followed: Callable[[str], bool] = lambda _: True,
     ) -> None:
         self._settings = settings
-        self._timeouts = ApprovalTimeouts(settings)
         self._sink = sink
         self._outbox = outbox
         self._clock = clock
@@ -367,16 +366,13 @@ class ApprovalMachine:
         self.connected = False
         self.dialect: Dialect | None = None
         self.answers: frozenset[RowKind] = frozenset()
+        self.learned_timeout: float | None = None  # the server's, on this connection
 
     # -- reading ----------------------------------------------------------------------------
     @property
     def last_seq(self) -> int:
         """The arrival number of the newest row (a watermark for reconciliation)."""
         return self._last_seq
-
-    @property
-    def learned_timeout(self) -> float | None:
-        return self._timeouts.learned
 
     def get(self, key: str) -> Row | None:
         return self._rows.get(key)
@@ -619,7 +615,7 @@ class ApprovalMachine:
     def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
         """The transport is gone. ``left``: rows whose answer was handed to the socket."""
         self.connected, self.dialect, self.answers = False, None, frozenset()
-        self._timeouts.forget()  # the next server is learned anew (desktop.core.settings)
+        self.learned_timeout = None  # the next server may differ
         for key in left:
             row = self._rows.get(key)
             if row is not None and row.phase is X:
@@ -670,11 +666,13 @@ class ApprovalMachine:
                 self._move(row, In.HEAD_IN_DOUBT, reason)
 
     def set_timeout(self, seconds: float) -> None:
-        """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
-        self._timeouts.learn(seconds)
+        """The server's approval timeout was learned: re-time open rows (``settings`` rules)."""
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"an approval timeout must be finite and >= 0, not {seconds!r}")
+        self.learned_timeout = learned = float(seconds)
         for row in self.open_rows():
-            if may_retime(row.timeout_basis, seconds):
-                row.timeout_basis = self._timeouts.learned
+            if row.timeout_basis is None or seconds < row.timeout_basis:
+                row.timeout_basis = learned
                 row.expires_at = row.arrived_at + seconds
                 self._touch(row)
         self._dirty = True
@@ -755,7 +753,8 @@ class ApprovalMachine:
         key = f"approval-{seq}"
         turn[signature] = key
         reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
-        timeout, basis = self._timeouts.for_new_row(asked.kind)
+        basis = self.learned_timeout
+        timeout = self._settings.assumed_timeout(asked.kind) if basis is None else basis
         unsure = session.unsure_head if RULES[asked.kind].head_only else ""
         stale_reason = doubt or unsure
         row = Row(

@@ -12,7 +12,6 @@ confirm it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from desktop.core.wire import RowKind
@@ -46,34 +45,10 @@ class CoreSettings:
     observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long
     observe_linger_poll_interval: float = 10.0
 
-
-@dataclass(slots=True)
-class ApprovalTimeouts:
-    """The assumed defaults per row kind, plus the value learned on this connection."""
-
-    settings: CoreSettings
-    learned: float | None = None
-
-    def for_new_row(self, kind: RowKind) -> tuple[float, float | None]:
-        """``(seconds, basis)`` for a row arriving now; ``basis`` is None when assumed."""
-        if self.learned is not None:
-            return self.learned, self.learned
+    def assumed_timeout(self, kind: RowKind) -> float:
+        """The default wait for a row of ``kind`` while the server's own is not known."""
         if kind is RowKind.FIFO:
-            return self.settings.a_approval_timeout, None
-        if kind in (RowKind.SERVER_REQUEST, RowKind.BY_ID):
-            return self.settings.b_approval_timeout, None
-        return self.settings.c_approval_timeout, None
-
-    def learn(self, seconds: float) -> None:
-        """Raises ValueError unless ``seconds`` is finite and >= 0."""
-        if not math.isfinite(seconds) or seconds < 0:
-            raise ValueError(f"an approval timeout must be finite and >= 0, not {seconds!r}")
-        self.learned = float(seconds)
-
-    def forget(self) -> None:
-        self.learned = None
-
-
-def may_retime(basis: float | None, seconds: float) -> bool:
-    """Whether a row counted from ``basis`` may be re-timed to ``seconds`` (rules 2 and 3)."""
-    return basis is None or seconds < basis
+            return self.a_approval_timeout
+        if kind is RowKind.PROMPT:
+            return self.c_approval_timeout
+        return self.b_approval_timeout
