@@ -279,12 +279,6 @@ class GatewayCore:
     def observed_sessions(self) -> frozenset[str]:
         return frozenset(self.session_book.observed())
 
-    def reconcile_approvals(self, session_id: str) -> int | None:
-        """B and 0.20: ask ``approval.pending`` to close rows another viewer answered."""
-        rpc_id = self.link.poll_pending(session_id)
-        self._finish()
-        return rpc_id
-
     def set_approval_timeout(self, seconds: float) -> None:
         """The server's real ``approvals.timeout`` for this connection (``desktop.core.settings``).
 

@@ -19,7 +19,6 @@ from desktop.logsetup import redact
 
 EXCERPT_CHARS = 120
 MAX_ERRORS_PER_MESSAGE = 5
-METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 NON_OBJECT_RESULT = -32098  # local code: the gateway answered with a result that is no object
 _WHITESPACE = " \t\r\n"

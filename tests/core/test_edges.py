@@ -282,8 +282,8 @@ def test_approval_pending_answers_without_a_list_or_for_other_rows_change_nothin
 def test_polling_pending_approvals_is_b_only(dialect: Dialect) -> None:
     drv = Driver().connect(dialect)
     drv.core.watch_session(SID)
-    assert drv.core.reconcile_approvals(SID) is None
-    assert drv.core.reconcile_approvals("unknown") is None
+    assert drv.core.link.poll_pending(SID) is None
+    assert drv.core.link.poll_pending("unknown") is None
 
 
 def test_resume_is_refused_while_disconnected_or_for_unknown_sessions() -> None:
