@@ -206,20 +206,9 @@ class UnlistedError(LookupError):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class KindRules:
-    """How answering differs per row kind beyond the table."""
-
-    head_only: bool  # answers resolve the session's oldest (0.19.0): only its head is answerable
-    margin: bool  # unanswerable within the staleness margin before its local timeout
-
-
-RULES = {
-    RowKind.FIFO: KindRules(head_only=True, margin=True),
-    RowKind.SERVER_REQUEST: KindRules(head_only=False, margin=False),
-    RowKind.PROMPT: KindRules(head_only=False, margin=False),
-    RowKind.BY_ID: KindRules(head_only=False, margin=False),
-}
+# Answers resolve the session's oldest (0.19.0): only its head is answerable, and not within
+# the staleness margin before its local timeout (what the table does not say).
+HEAD_ONLY = frozenset({RowKind.FIFO})
 
 
 @dataclass(slots=True, eq=False)
@@ -514,7 +503,7 @@ class ApprovalMachine:
             else:
                 which = In.A_TOOL_DONE  # nothing says whose call ended
             gave_up = event.timed_out or (
-                event.blocked and RULES[row.kind].margin and self._in_margin(row)
+                event.blocked and row.kind in HEAD_ONLY and self._in_margin(row)
             )
             self._move(row, which, outcomes.expired() if gave_up else SETTLED)
         if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
@@ -603,7 +592,7 @@ class ApprovalMachine:
         if row.phase is not X or row.decision_frame != frame_id:
             return
         if maybe_sent or not same_link:
-            if RULES[row.kind].head_only and maybe_sent:
+            if row.kind in HEAD_ONLY and maybe_sent:
                 # 0.19.0 answers the oldest pending: if this answer never arrived, that is
                 # still this row, not the next one shown; the head is in doubt until the turn ends.
                 self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
@@ -755,7 +744,7 @@ class ApprovalMachine:
         reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
         basis = self.learned_timeout
         timeout = self._settings.assumed_timeout(asked.kind) if basis is None else basis
-        unsure = session.unsure_head if RULES[asked.kind].head_only else ""
+        unsure = session.unsure_head if asked.kind in HEAD_ONLY else ""
         stale_reason = doubt or unsure
         row = Row(
             key=key,
@@ -873,7 +862,7 @@ class ApprovalMachine:
                 continue
             head = None
             for row in rows.values():
-                if RULES[row.kind].head_only:
+                if row.kind in HEAD_ONLY:
                     head = row
                     break
             followed = self._followed(session_id)
@@ -889,8 +878,8 @@ class ApprovalMachine:
                         row.kind,
                         too_long=row.asked.too_long,
                         is_head=head is row,
-                        head_only=RULES[row.kind].head_only,
-                        margin=RULES[row.kind].margin,
+                        head_only=row.kind in HEAD_ONLY,
+                        margin=row.kind in HEAD_ONLY,
                         stale_reason=row.stale_reason,
                         ctx=ctx,
                         followed=followed,
@@ -940,7 +929,7 @@ class ApprovalMachine:
             expires = row.expires_at
             if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
-            edges = (expires - margin, expires) if RULES[row.kind].margin else (expires,)
+            edges = (expires - margin, expires) if row.kind in HEAD_ONLY else (expires,)
             for edge in edges:
                 if edge <= now:
                     low = max(low, edge)

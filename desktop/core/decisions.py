@@ -69,7 +69,7 @@ def assess(
     ctx: AnswerContext,
     followed: bool = True,
 ) -> tuple[bool, str]:
-    """``(answerable, blocked_reason)`` for one approval (kind rules: ``approvals.RULES``)."""
+    """``(answerable, blocked_reason)`` for one approval (kind rules: ``approvals.HEAD_ONLY``)."""
     if phase is ApprovalPhase.RESOLVED:
         return False, ""
     if phase is ApprovalPhase.SENDING:

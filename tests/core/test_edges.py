@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from desktop.core import decisions, outcomes, payloads
-from desktop.core.approvals import RULES
+from desktop.core.approvals import HEAD_ONLY
 from desktop.core.decisions import AnswerContext, assess
 from desktop.core.events import ProtocolErrorReceived, SessionChanged
 from desktop.core.gateway_core import CoreSettings
@@ -81,8 +81,7 @@ def test_answerability_case_by_case(
     expected: tuple[bool, str],
 ) -> None:
     args: dict[str, Any] = {"too_long": False, "is_head": True, "stale_reason": ""} | extra
-    rules = RULES[kind]
-    args |= {"head_only": rules.head_only, "margin": rules.margin}
+    args |= {"head_only": kind in HEAD_ONLY, "margin": kind in HEAD_ONLY}
     assert assess(row.phase, row.expires_at, kind, ctx=ctx, **args) == expected
 
 
