@@ -70,8 +70,6 @@ MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enou
 
 
 class Input(enum.Enum):
-    """What happened to a row (the table's first column)."""
-
     ASKED = "asked"
     ASKED_IN_DOUBT = "asked_in_doubt"
     ASKED_UNDER_ID = "asked_under_id"
@@ -302,8 +300,6 @@ class _SubagentCall:
 
 @dataclass(slots=True)
 class _Session:
-    """What the machine remembers per session between rows."""
-
     batch: str = ""
     next_position: int = 0
     turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
@@ -637,7 +633,6 @@ class ApprovalMachine:
         self._end_input()
 
     def tick(self) -> None:
-        """Apply local timeouts and the safety margin at the current time."""
         low, high = self._span
         if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
             self._end_input()
@@ -669,7 +664,6 @@ class ApprovalMachine:
 
     # -- the one place a phase moves ------------------------------------------------------------
     def _move(self, row: Row, event: Input, given: Given = None) -> None:
-        """Apply the table's cell for ``event`` to ``row`` (``given``: the input's own reason)."""
         cell = TABLE.get((event, row.kind, row.phase))
         if cell is None:
             _unlisted(event, row)
@@ -818,7 +812,6 @@ class ApprovalMachine:
         self._prune()
 
     def _judged_rows(self) -> list[Row]:
-        """The open rows the next judgement covers: all, or only those of sessions that moved."""
         if self._dirty:
             return list(self._open.values())
         rows: list[Row] = []
@@ -984,7 +977,6 @@ class ApprovalMachine:
 
 
 def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
-    """``ids`` with or without ``session_id``: the very set when that changes nothing."""
     if (session_id in ids) is member:
         return ids
     return ids | {session_id} if member else ids - {session_id}

@@ -315,12 +315,10 @@ class GatewayCore:
     # -- read-only state --------------------------------------------------------------------
     @property
     def epoch(self) -> int:
-        """The current (or last) connection's number."""
         return self.link.epoch
 
     @property
     def dialect(self) -> Dialect | None:
-        """The dialect of the current connection, once its handshake fixed it."""
         return self.link.dialect
 
     def sessions(self) -> tuple[SessionState, ...]:

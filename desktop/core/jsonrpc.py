@@ -141,12 +141,10 @@ def encode_request(rpc_id: int, method: str, params: Mapping[str, Any]) -> str:
 
 
 def encode_result(request_id: str | int, result: Mapping[str, Any]) -> str:
-    """A response to a server→client request."""
     return _dump({"jsonrpc": "2.0", "id": request_id, "result": dict(result)})
 
 
 def encode_error(request_id: str | int, code: int, message: str) -> str:
-    """An error response to a server→client request."""
     return _dump({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 

@@ -87,7 +87,6 @@ class PromptBook:
         return tuple(entry.prompt for entry in self._open.values())
 
     def sessions(self) -> frozenset[str]:
-        """Sessions blocked on a prompt."""
         return frozenset(entry.prompt.session_id for entry in self._open.values())
 
     def next_deadline(self) -> float | None:

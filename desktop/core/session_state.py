@@ -41,8 +41,6 @@ class _Record:
 
 
 class SessionBook:
-    """Sessions by runtime id, in the order they were first seen."""
-
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self.changed: dict[str, None] = {}

@@ -115,12 +115,16 @@ def escape(char: str) -> str:
 
 def reveal(text: str) -> str:
     """``text`` with every hidden character (and ``⟨``) escaped; newlines and tabs are kept."""
+    return _escaped(text, ESCAPE_OPEN)
+
+
+def _escaped(text: str, also: str) -> str:
+    """``text`` with hidden and look-alike characters (and ``also``) escaped."""
     if MAYBE_HIDDEN.search(text) is None:
         return text
     looks = lookalike_positions(text)
     return "".join(
-        escape(c) if c == ESCAPE_OPEN or is_hidden(c) or i in looks else c
-        for i, c in enumerate(text)
+        escape(c) if c == also or is_hidden(c) or i in looks else c for i, c in enumerate(text)
     )
 
 
@@ -142,10 +146,7 @@ def bound_text(text: str, limit: int) -> tuple[str, bool]:
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    safe = text
-    if MAYBE_HIDDEN.search(text) is not None:
-        looks = lookalike_positions(text)
-        safe = "".join(escape(c) if is_hidden(c) or i in looks else c for i, c in enumerate(text))
+    safe = _escaped(text, "")
     if len(safe) <= limit:
         return safe, False
     cut = limit - 1

@@ -106,7 +106,6 @@ class WireEffects:
         }
 
     def apply(self, events: Iterable[WireEvent]) -> None:
-        """Apply what an adapter read from one frame."""
         for event in events:
             self._apply[type(event)](event)
 
