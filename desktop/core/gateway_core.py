@@ -280,18 +280,9 @@ class GatewayCore:
         return frozenset(self.session_book.observed())
 
     def set_approval_timeout(self, seconds: float) -> None:
-        """The server's real ``approvals.timeout`` for this connection (``desktop.core.settings``).
-
-        Raises:
-            ValueError: ``seconds`` is negative, NaN or infinite.
-        """
+        """The server's real ``approvals.timeout`` for this connection (ValueError unless >= 0)."""
         self.lifecycle.set_timeout(seconds)
         self._finish()
-
-    @property
-    def approval_timeout(self) -> float | None:
-        """The learned approval timeout of this connection, or None while it is assumed."""
-        return self.lifecycle.learned_timeout
 
     def _cwd_of(self, session_id: str) -> str:
         session = self.session_book.get(session_id)
