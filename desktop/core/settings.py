@@ -29,17 +29,11 @@ class CoreSettings:
     staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
     session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)
     max_json_depth: int = 64  # deeper frames become ProtocolErrorReceived
-    # Resolved rows kept to attach a late outcome and recognise a late frame; those resolved
-    # longest ago are dropped first.
-    max_resolved_approvals: int = 200
+    max_resolved_approvals: int = 200  # kept for late frames; those resolved longest ago go first
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
-    # B and 0.20: approval.pending while a session's rows are open (another client's answer
-    # closes none of them on the wire; this is how soon the tray sees it):
+    # B and 0.20: approval.pending while rows are open (no frame says another client answered)
     open_poll_interval: float = 1.0
-    # …at most this many lists per interval, the sessions asked longest ago first: a few
-    # sessions are asked every interval, a hundred waiting ones in turn (the traffic, and the
-    # CPU the answers cost, stay bounded however many wait)
-    open_polls_per_interval: int = 4
+    open_polls_per_interval: int = 4  # those asked longest ago first: the traffic stays bounded
     # 0.20 sessions other clients run, seen through approval.pending (desktop.core.following):
     observe_poll_interval: float = 2.0  # the session list says it works
     observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long
