@@ -113,10 +113,6 @@ class Link:
             return None
         return self.request("session.resume", params, purpose, session_id)
 
-    def resubscribe_all(self) -> None:
-        for session in self._sessions.followed():
-            self.resume(session.session_id)
-
     def poll_while_open(self) -> None:
         """Ask the pending list of followed sessions with rows open that only a list can close.
 

@@ -129,18 +129,14 @@ def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> R
     if choice not in approval.choices:
         return Refusal(RefusalKind.NOT_OFFERED, f"{choice.value!r} is not offered for this command")
     if action is Action.WAIT:
-        if choice is Choice.DENY and _denies_unseen(approval):
-            return None
+        too_long = approval.blocked_reason == TOO_LONG  # assess's last check: else answerable
+        if choice is Choice.DENY and too_long and approval.phase is ApprovalPhase.WAITING:
+            return None  # a command too long to show can still be denied
         return Refusal(RefusalKind.WAIT, approval.blocked_reason or "cannot be answered now")
     if action is Action.RECONFIRM and not confirmed:
         why = approval.blocked_reason or "Hermes may no longer ask exactly this command"
         return Refusal(RefusalKind.RECONFIRM_FIRST, f"{why} (confirm to answer anyway)")
     return None
-
-
-def _denies_unseen(approval: Approval) -> bool:
-    """A command too long to show can still be denied (``TOO_LONG`` is ``assess``'s last check)."""
-    return approval.phase is ApprovalPhase.WAITING and approval.blocked_reason == TOO_LONG
 
 
 def in_margin(expires_at: float | None, now: float, margin: float) -> bool:

@@ -210,22 +210,16 @@ class SessionBook:
 
     # -- internals --------------------------------------------------------------------------
     def _record(self, session_id: str) -> _Record:
-        record = self._records.get(session_id)
-        if record is None:
+        if session_id not in self._records:
             self.ensure(session_id)
-            record = self._records[session_id]
-        return record
+        return self._records[session_id]
 
     def _sync_waiting(self, session_id: str) -> None:
         record = self._records[session_id]
         if record.waiting != (session_id in self._waiting):
             record.waiting = not record.waiting
-            self._restatus(session_id)
-
-    def _restatus(self, session_id: str) -> None:
-        record = self._records[session_id]
-        status = _status(record.waiting, record.state.running)
-        self._change(record, session_id, {"status": status})
+            status = _status(record.waiting, record.state.running)
+            self._change(record, session_id, {"status": status})
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]

@@ -346,11 +346,13 @@ class WireEffects:
         self._lifecycle.connection_opened(dialect, link.adapter.answers, link.epoch)
         self._prompts.rejudge(dialect)
         self._emit(HandshakeCompleted(dialect, link.epoch, link.server_requests, link.replay_epoch))
-        link.resubscribe_all()
+        followed = self._sessions.followed()
+        for session in followed:
+            link.resume(session.session_id)
         if dialect is not Dialect.HERMES020:
             self._following.stop_observing()  # another protocol now: what was observed is read-only
         else:  # what still waits (and what was asked while away)
-            for session in self._sessions.followed():
+            for session in followed:
                 link.poll_pending(session.session_id)
 
     def fold_app_result(self, call: PendingCall, frame: ResponseFrame) -> None:
