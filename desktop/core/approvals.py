@@ -67,6 +67,11 @@ log = logging.getLogger(__name__)
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
 SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
 MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
+RESULT_OF = {  # what became of the command, from how its row ended
+    OutcomeKind.DENIED: RunResult(RunKind.BLOCKED),
+    OutcomeKind.EXPIRED: RunResult(RunKind.TIMED_OUT),
+    OutcomeKind.WITHDRAWN: RunResult(RunKind.WITHDRAWN),
+}
 
 
 class Input(enum.Enum):
@@ -666,7 +671,10 @@ class ApprovalMachine:
     def _move(self, row: Row, event: Input, given: Given = None) -> None:
         cell = TABLE.get((event, row.kind, row.phase))
         if cell is None:
-            _unlisted(event, row)
+            what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
+            if STRICT:
+                raise UnlistedError(what)
+            log.warning("approval %s: %s; nothing changes", row.key, what)
         elif cell.ends:
             row.ended = _outcome(cell.why(row, given))
         elif cell.target is not None:
@@ -679,7 +687,7 @@ class ApprovalMachine:
             row.outcome = outcome = _outcome(why)
             self._judged(row, False, "")
             if row.result is None and outcome is not None:
-                row.result = _result_of(outcome)
+                row.result = RESULT_OF.get(outcome.kind)  # RAN waits for ``tool.complete``
             self._open.pop(row.key, None)
             self._open_in.get(row.session_id, {}).pop(row.key, None)
             self._resolved[row.key] = row
@@ -986,13 +994,6 @@ def _outcome(why: Given) -> Outcome | None:
     return why if isinstance(why, Outcome) else None
 
 
-def _unlisted(event: Input, row: Row) -> None:
-    what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
-    if STRICT:
-        raise UnlistedError(what)
-    log.warning("approval %s: %s; nothing changes", row.key, what)
-
-
 def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
     """Whether the session's running tool is the call ``asked`` is about.
 
@@ -1057,17 +1058,6 @@ def _failure(row: Row, earlier: Row) -> AskedBecause | None:
     else:
         return None
     return AskedBecause(reason, earlier.key, row.key, row.batch_id, row.position, code)
-
-
-def _result_of(outcome: Outcome) -> RunResult | None:
-    """What became of the command from how its row ended (RAN waits for ``tool.complete``)."""
-    if outcome.kind is OutcomeKind.DENIED:
-        return RunResult(RunKind.BLOCKED)
-    if outcome.kind is OutcomeKind.EXPIRED:
-        return RunResult(RunKind.TIMED_OUT)
-    if outcome.kind is OutcomeKind.WITHDRAWN:
-        return RunResult(RunKind.WITHDRAWN)
-    return None
 
 
 def _run_result(event: ToolCompleted) -> RunResult:

@@ -101,12 +101,10 @@ def lookalike_positions(text: str) -> frozenset[int]:
         i
         for start, end in lookalike_words(text)
         for i in range(start, end)
-        if not text[i].isascii() and text[i].isalpha() and not _latin(text[i])
+        if not text[i].isascii()
+        and text[i].isalpha()
+        and not unicodedata.name(text[i], "").startswith("LATIN")
     )
-
-
-def _latin(char: str) -> bool:
-    return unicodedata.name(char, "").startswith("LATIN")
 
 
 def escape(char: str) -> str:
