@@ -8,7 +8,7 @@ cannot undo a newer plan.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -21,8 +21,6 @@ _COUNTERS: dict[str, tuple[str, ...]] = {
     "total": ("total", "total_tokens"),
     "calls": ("calls", "api_calls"),
     "reasoning": ("reasoning", "reasoning_tokens"),
-}
-_OPTIONAL_COUNTERS: dict[str, tuple[str, ...]] = {
     "context_used": ("context_used",),
     "context_max": ("context_max",),
 }
@@ -30,26 +28,22 @@ _AMOUNTS: dict[str, tuple[str, ...]] = {
     "context_percent": ("context_percent",),
     "cost_usd": ("cost_usd", "estimated_cost_usd"),
 }
-_ALL_COUNTERS = _COUNTERS | _OPTIONAL_COUNTERS
+_READERS: tuple[tuple[dict[str, tuple[str, ...]], Callable[[Any, str], float | None]], ...] = (
+    (_COUNTERS, payloads.integer),
+    (_AMOUNTS, payloads.number),
+)
 
 
 def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
     found: dict[str, Any] = {}
-    for field, aliases in _ALL_COUNTERS.items():
-        for key in aliases:
-            value = payloads.integer(data, key)
-            if value is not None:
-                if value >= 0:
-                    found[field] = value
-                break
-    for field, aliases in _AMOUNTS.items():
-        for key in aliases:
-            if key in data:
-                amount = payloads.number(data, key)
-                if amount is not None:
-                    if amount >= 0:
-                        found[field] = amount
+    for names, read in _READERS:
+        for field, aliases in names.items():
+            for key in aliases:  # the first alias that holds a number counts
+                value = read(data, key)
+                if value is not None:
+                    if value >= 0:
+                        found[field] = value
                     break
     if "total" not in found and ("input" in found or "output" in found):
         found["total"] = found.get("input", current.input) + found.get("output", current.output)
