@@ -819,17 +819,14 @@ class ApprovalMachine:
                 self._sink.append(ApprovalChanged(value))
         self._prune()
 
-    def _judged_rows(self) -> list[Row]:
-        if self._dirty:
-            return list(self._open.values())
-        rows: list[Row] = []
-        for session_id in self._dirty_sessions:
-            rows.extend(self._open_in.get(session_id, {}).values())
-        return rows
-
     def _expire(self, now: float) -> None:
-        for row in self._judged_rows():
-            if row.kind in _EXPIRES and self._past(row, now, 0.0):
+        """Rows no frame times out end at their local timeout (of the sessions judged now)."""
+        if self._dirty:
+            rows = list(self._open.values())
+        else:
+            rows = [r for s in self._dirty_sessions for r in self._open_in.get(s, {}).values()]
+        for row in rows:
+            if row.kind in _EXPIRES and in_margin(row.expires_at, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -861,11 +858,7 @@ class ApprovalMachine:
                     _with(polled, session_id, False),
                 )
                 continue
-            head = None
-            for row in rows.values():
-                if row.kind in HEAD_ONLY:
-                    head = row
-                    break
+            head = next((row for row in rows.values() if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
             has_waiting = has_polled = False
             for row in rows.values():
@@ -941,11 +934,7 @@ class ApprovalMachine:
         return low, high, deadline
 
     def _in_margin(self, row: Row) -> bool:
-        return self._past(row, self._clock(), self._settings.staleness_margin)
-
-    @staticmethod
-    def _past(row: Row, now: float, margin: float) -> bool:
-        return in_margin(row.expires_at, now, margin)
+        return in_margin(row.expires_at, self._clock(), self._settings.staleness_margin)
 
     def _session(self, session_id: str) -> _Session:
         session = self._sessions.get(session_id)
