@@ -853,10 +853,8 @@ class ApprovalMachine:
             if not rows:
                 self._open_in.pop(session_id, None)
                 whole = whole or self._bounds_span(self._times.pop(session_id, None))
-                waiting, polled = (
-                    _with(waiting, session_id, False),
-                    _with(polled, session_id, False),
-                )
+                waiting = _with(waiting, session_id, False)
+                polled = _with(polled, session_id, False)
                 continue
             head = next((row for row in rows.values() if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
@@ -937,10 +935,7 @@ class ApprovalMachine:
         return in_margin(row.expires_at, self._clock(), self._settings.staleness_margin)
 
     def _session(self, session_id: str) -> _Session:
-        session = self._sessions.get(session_id)
-        if session is None:
-            session = self._sessions[session_id] = _Session()
-        return session
+        return self._sessions.setdefault(session_id, _Session())
 
     def _touch(self, row: Row) -> None:
         self._touched[row.key] = row
