@@ -322,8 +322,8 @@ class WireEffects:
         elif call.purpose is Purpose.PENDING:
             if frame.result is not None:
                 self.reconcile_pending(call.session_id, frame.result, call.watermark)
-            elif frame.error is not None and _gone(frame.error):
-                self._observed_gone(call.session_id)
+            elif frame.error and _gone(frame.error) and self._sessions.is_observed(call.session_id):
+                self._following.remove(call.session_id, "not found")  # 0.20 no longer has it
         elif call.purpose is Purpose.PROMPT:
             self._answer_replied(call, frame)
         else:
@@ -418,11 +418,6 @@ class WireEffects:
         elif frame.error is not None:
             text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
             self._emit(NoticeReceived(call.session_id, text, "warning"))
-
-    def _observed_gone(self, session_id: str) -> None:
-        """0.20 says 4001 to the pending list of a session it no longer has: its rows end."""
-        if self._sessions.is_observed(session_id):
-            self._following.remove(session_id, "not found")
 
     def _known_session(self, ident: str) -> str | None:
         """The runtime id the tray knows for ``ident`` (a runtime id or a stored id)."""
