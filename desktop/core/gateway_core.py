@@ -75,11 +75,7 @@ class GatewayCore:
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
-        """A new transport is up (one still open is lost first); open rows stay STALE.
-
-        ``subprotocol == "hermes-gateway-v1"`` fixes dialect C; followed sessions are resumed
-        once the handshake ends.
-        """
+        """A new transport is up (one still open is lost first); open rows stay STALE."""
         if self.link.connected:
             self._lose()
         self.lifecycle.transport_opened()
@@ -191,11 +187,8 @@ class GatewayCore:
     def call(self, method: str, params: Mapping[str, Any]) -> int:
         """Queue a JSON-RPC request; its answer comes as RpcResponded (at once if offline).
 
-        Raises:
-            ValueError: ``method`` answers an approval or a prompt (only :meth:`decide` and
-                :meth:`answer_prompt` answer; sudo/secret answers are never sent), or
-                ``params`` holds NaN/infinities.
-            TypeError: ``params`` holds values JSON cannot carry.
+        ValueError for a method that answers (only ``decide`` and ``answer_prompt`` do) and for
+        NaN/infinities; TypeError for what JSON cannot carry.
         """
         if method in NEVER_SENT:
             raise ValueError(f"{method} is never sent by the tray")
@@ -209,11 +202,7 @@ class GatewayCore:
         return self.link.request(method, params, Purpose.APP)
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key`` with exactly one frame aimed at exactly that request.
-
-        Refuses (``sent=False`` and why, nothing queued) when the row is not WAITING, sits inside
-        the safety margin, or is STALE and ``confirm_stale`` is False (rules in ``decisions``).
-        """
+        """Answer approval ``key`` with exactly one frame, or nothing and why (``decisions``)."""
         result = self._decide(key, choice, confirm_stale)
         self._finish()
         return result
