@@ -51,11 +51,7 @@ MAX_CHOICES = 20
 MAX_CHOICE_CHARS = 200
 MAX_NAME_CHARS = 128  # env_var, request ids, qid
 MAX_COMMAND_CHARS = 4000  # the sudo command, shown only
-PROMPT_METHODS = {
-    "clarify": PromptKind.CLARIFY,
-    "sudo": PromptKind.SUDO,
-    "secret": PromptKind.SECRET,
-}
+PROMPT_METHODS = {kind.value: kind for kind in PromptKind}  # clarify, sudo, secret
 _FREE_TEXT_FLAGS = ("allow_free_text", "allow_other", "free_text", "allow_custom")
 
 
