@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
+from desktop.core.events import ProtocolErrorReceived
 from desktop.core.jsonrpc import (
     INVALID_PARAMS,
     EventFrame,
@@ -26,7 +27,6 @@ from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionStat
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import (
     ApprovalAsked,
-    Malformed,
     PromptClosed,
     PromptOpened,
     PromptSettled,
@@ -73,13 +73,15 @@ def read_approval(
     reply_id: str | int | None = None,
     request_id: str = "",
     generation: int | None = None,
-) -> ApprovalAsked | Malformed:
+) -> ApprovalAsked | ProtocolErrorReceived:
     """One approval from its payload and the ids the carrying frame supplied."""
     command = payloads.text(payload, "command")
     if not command and isinstance(payload.get("edit"), Mapping):
         command = payloads.text(payload, "description") or "file edit"
     if not session_id or not command:
-        return Malformed("approval without a session or a command", excerpt(repr(payload)))
+        return ProtocolErrorReceived(
+            "approval without a session or a command", excerpt(repr(payload))
+        )
     keys = payloads.strings(payload, "pattern_keys")
     single = payloads.text(payload, "pattern_key")
     if not keys and single:
@@ -112,7 +114,7 @@ def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -
         reply_id=frame.request_id,
         request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
     )
-    if isinstance(asked, Malformed):
+    if isinstance(asked, ProtocolErrorReceived):
         return _refuse(frame, asked.reason)
     return [asked]
 
@@ -150,7 +152,7 @@ def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[Wi
         return []  # clarify and other prompts are not the tray's to answer
     prompt_id, generation = _prompt_ids(frame)
     if not prompt_id or generation is None:
-        return [Malformed("approval.request without prompt_id or generation", "")]
+        return [ProtocolErrorReceived("approval.request without prompt_id or generation", "")]
     limit, kind = adapter.max_command_chars, RowKind.PROMPT
     asked = read_approval(
         frame.session_id, frame.payload, kind, limit, request_id=prompt_id, generation=generation
@@ -168,7 +170,7 @@ def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
 
 def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
     return [
-        Malformed(reason, excerpt(repr(frame.params))),
+        ProtocolErrorReceived(reason, excerpt(repr(frame.params))),
         ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
     ]
 
@@ -260,7 +262,7 @@ def event_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     kind = PROMPT_METHODS[frame.type.partition(".")[0]]
     request_id = payloads.text(frame.payload, "request_id")
     if not frame.session_id or not request_id or len(request_id) > MAX_NAME_CHARS:
-        return [Malformed(f"{kind.value}.request without a session or request_id", "")]
+        return [ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")]
     return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
 
 
@@ -278,7 +280,11 @@ def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
     params = frame.params
     session_id = payloads.text(params, "session_id") if params is not None else ""
     if params is None or not session_id:
-        return [Malformed(f"{frame.method} request without a session", excerpt(repr(params)))]
+        return [
+            ProtocolErrorReceived(
+                f"{frame.method} request without a session", excerpt(repr(params))
+            )
+        ]
     return [read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)]
 
 
@@ -286,7 +292,9 @@ def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``."""
     (prompt_id, generation), session_id = _prompt_ids(frame), frame.session_id
     if not session_id or not prompt_id or generation is None:
-        return [Malformed("clarify prompt without session, prompt_id or generation", "")]
+        return [
+            ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
+        ]
     via, kind = PromptVia.CANONICAL, PromptKind.CLARIFY
     return [read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)]
 

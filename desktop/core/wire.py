@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from desktop.core.events import ProtocolErrorReceived
 from desktop.core.model import Choice, PromptKind, TodoList
 
 
@@ -129,14 +130,6 @@ class WindowRequested:
     owner_quorum: bool = False  # its params say the gateway counts -32004 declines
 
 
-@dataclass(slots=True)
-class Malformed:
-    """A frame that had the right outline but unusable content."""
-
-    reason: str
-    excerpt: str
-
-
 WireEvent = (
     ApprovalAsked
     | PromptOpened
@@ -146,5 +139,5 @@ WireEvent = (
     | ToolCompleted
     | ServerRequestRefused
     | WindowRequested
-    | Malformed
+    | ProtocolErrorReceived  # the right outline, unusable content
 )

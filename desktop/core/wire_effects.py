@@ -40,7 +40,6 @@ from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import (
     ApprovalAsked,
-    Malformed,
     PromptClosed,
     PromptOpened,
     PromptSettled,
@@ -102,7 +101,7 @@ class WireEffects:
             PromptSettled: self._settled,
             ServerRequestRefused: self._refused,
             WindowRequested: self._window_requested,
-            Malformed: lambda e: self._emit(ProtocolErrorReceived(e.reason, e.excerpt)),
+            ProtocolErrorReceived: self._emit,
         }
 
     def apply(self, events: Iterable[WireEvent]) -> None:
