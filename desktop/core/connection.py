@@ -1,19 +1,14 @@
 """One connection's handshake, and the requests the core sends on its own over it.
 
-The dialect is fixed by the handshake, never guessed mid-session (protocol.md §1.2-1.3, §6.2):
-the ``hermes-gateway-v1`` subprotocol echoed means canonical (C) at once; otherwise, after
-``gateway.ready``, ``client.capabilities {"server_requests": true}`` answered means main
-tui_gateway (B). Any error means 0.19.0 (A: it has no such method, and its FIFO-head rule is
-the strictest guess), unless the ready frame said ``change_events`` (0.19.0 never does): 0.20.
-
-A new socket is a new viewer: tui_gateway streams a session only to the socket that last
-created or resumed it (and reaps orphans after 20 s), canonical only to connections that
-resumed it, so every followed session is resumed after each handshake (protocol.md §5).
+The dialect is fixed by the handshake, never guessed (protocol.md §1.2-1.3, §6.2): the
+``hermes-gateway-v1`` subprotocol means C; after ``gateway.ready``, a ``client.capabilities``
+answer means B, an error 0.19.0 (the strictest guess) unless the ready frame said
+``change_events`` (0.20). A new socket is a new viewer, so every followed session is resumed
+after each handshake (protocol.md §5).
 """
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,67 +28,8 @@ POLLS_PENDING = (Dialect.B, Dialect.HERMES020)
 LIST_ROW_BYTES = 512  # what a pending list spends on one request besides its command, generously
 
 
-class Stage(enum.Enum):
-    CLOSED = "closed"  # no connection
-    AWAITING_READY = "awaiting gateway.ready"
-    AWAITING_CAPABILITIES = "awaiting client.capabilities"
-    DONE = "done"
-
-
-class Handshake:
-    """The handshake of the current connection."""
-
-    def __init__(self) -> None:
-        self.stage = Stage.CLOSED
-        self.dialect: Dialect | None = None
-        self.replay_epoch = ""
-        self.server_requests: tuple[str, ...] = ()
-        self.change_events = False
-        self.declines_not_shown = False  # B counts a 4404 decline (``window_requests``)
-
-    @property
-    def done(self) -> bool:
-        return self.stage is Stage.DONE
-
-    def opened(self, subprotocol: str | None) -> bool:
-        """A new connection; True when the subprotocol alone fixed the dialect (C)."""
-        self.dialect, self.replay_epoch, self.server_requests = None, "", ()
-        self.change_events = self.declines_not_shown = False
-        if subprotocol == CANONICAL_SUBPROTOCOL:
-            self.stage, self.dialect = Stage.DONE, Dialect.C
-            return True
-        self.stage = Stage.AWAITING_READY
-        return False
-
-    def ready(self, payload: Mapping[str, Any]) -> bool:
-        """``gateway.ready`` arrived; True when ``client.capabilities`` must now be asked."""
-        self.replay_epoch = payloads.text(payload, "replay_epoch") or self.replay_epoch
-        if self.stage is not Stage.AWAITING_READY:
-            return False
-        self.change_events = "change_events" in payload
-        self.stage = Stage.AWAITING_CAPABILITIES
-        return True
-
-    def capabilities(self, result: Mapping[str, Any] | None) -> Dialect:
-        """The ``client.capabilities`` answer (None for an error response) fixes the dialect."""
-        if result is None:
-            self.dialect = Dialect.HERMES020 if self.change_events else Dialect.A
-        else:
-            self.dialect = Dialect.B
-            self.server_requests = payloads.strings(result, "server_requests")
-            self.declines_not_shown = payloads.flag(result, "declines_not_shown") is True
-        self.stage = Stage.DONE
-        return self.dialect
-
-    def closed(self) -> None:
-        self.stage = Stage.CLOSED
-
-
 class Link:
-    """The current (or last) connection: its number, handshake and adapter.
-
-    It sends the requests the core sends on its own: capabilities, resumes, pending lists.
-    """
+    """The current (or last) connection: its handshake, its adapter, the core's own requests."""
 
     def __init__(
         self,
@@ -107,40 +43,55 @@ class Link:
         self._sessions, self._lifecycle = sessions, lifecycle
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
-        self.handshake = Handshake()
+        self.dialect: Dialect | None = None  # once the handshake fixed it
         self.adapter: DialectAdapter = adapter_for(None, settings)
+        self.awaiting_ready = False
+        self.replay_epoch = ""
+        self.server_requests: tuple[str, ...] = ()
+        self.change_events = False
+        self.declines_not_shown = False  # B counts a 4404 decline (``window_requests``)
         self.poll_at: float | None = None  # when open rows' pending lists are next asked
         self._asked_at: dict[str, float] = {}  # when each session's list was last asked so
 
     @property
-    def dialect(self) -> Dialect | None:
-        """The dialect of the current connection, once its handshake fixed it."""
-        return self.handshake.dialect if self.handshake.done else None
-
-    @property
     def ready(self) -> bool:
         """Connected and past the handshake: answers and resumes may go."""
-        return self.connected and self.handshake.done
+        return self.connected and self.dialect is not None
 
     def opened(self, epoch: int, subprotocol: str | None) -> bool:
         """A new transport; True when the subprotocol alone fixed the dialect (C)."""
         self.epoch, self.connected = epoch, True
-        return self.handshake.opened(subprotocol)
+        self.replay_epoch, self.server_requests = "", ()
+        self.change_events = self.declines_not_shown = False
+        self.awaiting_ready = subprotocol != CANONICAL_SUBPROTOCOL
+        return not self.awaiting_ready
 
     def lost(self) -> None:
-        self.connected = False
-        self.handshake.closed()
+        self.connected = self.awaiting_ready = False
         self.use(None)
 
     def use(self, dialect: Dialect | None) -> None:
-        self.adapter = adapter_for(dialect, self._settings)
+        self.dialect, self.adapter = dialect, adapter_for(dialect, self._settings)
 
     def gateway_ready(self, payload: Mapping[str, Any]) -> None:
         """``gateway.ready``: ask ``client.capabilities`` when the handshake needs it."""
-        if self.connected and self.handshake.ready(payload):
+        if not self.connected:
+            return
+        self.replay_epoch = payloads.text(payload, "replay_epoch") or self.replay_epoch
+        if self.awaiting_ready:
+            self.awaiting_ready = False
+            self.change_events = "change_events" in payload
             self._outbox.request(
                 CAPABILITIES_METHOD, CAPABILITIES_PARAMS, Purpose.CAPABILITIES, self.epoch
             )
+
+    def capabilities(self, result: Mapping[str, Any] | None) -> Dialect:
+        """The ``client.capabilities`` answer (None for an error response) fixes the dialect."""
+        if result is None:
+            return Dialect.HERMES020 if self.change_events else Dialect.A
+        self.server_requests = payloads.strings(result, "server_requests")
+        self.declines_not_shown = payloads.flag(result, "declines_not_shown") is True
+        return Dialect.B
 
     def request(
         self, method: str, params: Mapping[str, Any], purpose: Purpose, session_id: str = ""
@@ -162,19 +113,11 @@ class Link:
             return None
         return self.request("session.resume", params, purpose, session_id)
 
-    def resubscribe_all(self) -> None:
-        for session in self._sessions.followed():
-            self.resume(session.session_id)
-
     def poll_while_open(self) -> None:
-        """Ask the pending list of every session with rows open that only a list can close.
+        """Ask the pending list of followed sessions with rows open that only a list can close.
 
-        0.20 says nothing when a request ends, and tui_gateway tells no other viewer when one
-        answers by a response frame: every ``open_poll_interval``, on a grid, unless a list for
-        it is already on its way; at most ``open_polls_per_interval`` sessions a time, those
-        asked longest ago first. Only followed sessions: those the tray only observes are on
-        their own plan (``following``), the rows of others are read-only; with no such row open
-        nothing is asked.
+        Every ``open_poll_interval`` on a grid, at most ``open_polls_per_interval`` sessions a
+        time, those asked longest ago first (observed sessions have their own plan).
         """
         book = self._sessions
         polled = self._lifecycle.polled if self.dialect in POLLS_PENDING and self.connected else ()
@@ -197,8 +140,7 @@ class Link:
     def poll_pending(self, session_id: str) -> int | None:
         """B and 0.20: ask ``approval.pending`` which requests still wait (others end).
 
-        None when it cannot be asked, or a list asked for the session is still on its way (its
-        answer judges every row that arrived before it).
+        None when it cannot be asked, or a list for the session is still on its way.
         """
         if self.dialect not in POLLS_PENDING or self._sessions.get(session_id) is None:
             return None
@@ -210,12 +152,10 @@ class Link:
         return self.request("approval.pending", params, Purpose.PENDING, session_id)
 
     def _list_too_big(self, session_id: str) -> bool:
-        """Whether the list's answer, which repeats every open command, may pass the limit.
+        """Whether the list's answer, which repeats every open command, may pass half the limit.
 
-        One larger than half of what the tray reads in a frame is not asked: a frame past the
-        limit closes the connection, and asking again after the reconnect would close it again.
-        Those rows still end by their own frames (``tool.complete``, ``request.cancel``, the
-        turn's end).
+        A frame past the limit closes the connection, and asking again after the reconnect
+        would close it again; those rows still end by their own frames.
         """
         rows = self._lifecycle.open_rows(session_id)
         size = sum(len(row.asked.command) + LIST_ROW_BYTES for row in rows)

@@ -1,16 +1,10 @@
 """A person's decision: whether it may be sent, and exactly one frame for the request they saw.
 
-A decision that lands on the wrong request runs a command nobody approved. On 0.19.0
-``approval.respond`` resolves the *oldest* pending approval, so only the FIFO head is
-answerable, never close to Hermes' timeout, and a row that may only *look* like the head (the
-tray resumed a session mid-turn, an earlier answer's fate is unknown) starts STALE and needs a
-confirmation. 0.19.0 approves on *any* choice string but ``"deny"`` (``"yes"`` and ``""`` ran
-the command, hermes-peer.md), so only a :class:`Choice` encodes. Frames per row kind (protocol.md
-§3): FIFO ``approval.respond {session_id, choice}`` (+ ``request_id`` if a newer build sent one);
-B the response ``{"result": {"choice": …}}``, never ``all`` (it resolves the whole queue);
-0.20 ``approval.respond`` with ``request_id``, never empty (that resolves the oldest); C with
-exactly ``session_id, execution_generation, prompt_id, choice`` (it refuses any other key).
-Once a frame is queued, the lifecycle never lets a second one out (design.md §2).
+A decision that lands on the wrong request runs a command nobody approved. 0.19.0 resolves
+the *oldest* pending approval and approves on any choice string but ``"deny"``, so only its
+FIFO head is answerable, never close to Hermes' timeout, and only a :class:`Choice` encodes.
+The frame per row kind is in protocol.md §3 (B never ``all``, 0.20 never an empty id, C exactly
+its four keys).
 """
 
 from __future__ import annotations
@@ -75,11 +69,7 @@ def assess(
     ctx: AnswerContext,
     followed: bool = True,
 ) -> tuple[bool, str]:
-    """``(answerable, blocked_reason)`` for one approval.
-
-    ``head_only`` and ``margin`` are the row kind's rules (``approvals.RULES``): only the
-    queue's head may be answered, and not within the margin before its local timeout.
-    """
+    """``(answerable, blocked_reason)`` for one approval (kind rules: ``approvals.HEAD_ONLY``)."""
     if phase is ApprovalPhase.RESOLVED:
         return False, ""
     if phase is ApprovalPhase.SENDING:
@@ -116,8 +106,6 @@ class RefusalKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Why a choice may not be sent now, and the core's plain words for it."""
-
     kind: RefusalKind
     reason: str
 
@@ -128,9 +116,7 @@ ALREADY_SENDING = "an answer is already on its way"
 def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> Refusal | None:
     """Why ``choice`` may not be sent for ``approval`` now; None when it may.
 
-    The one answer to "may this be answered?": ``decide`` asks it before any frame, and the
-    dialog's buttons and keys and the notification bubbles ask it (through the model) before
-    they offer anything. ``confirmed``: the person re-confirmed a stale row.
+    The one answer to "may this be answered?", for ``decide`` and every surface alike.
     """
     if not isinstance(choice, Choice):  # callers outside mypy may pass anything
         return Refusal(RefusalKind.NOT_A_CHOICE, "only once, session, always or deny can be sent")
@@ -143,22 +129,14 @@ def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> R
     if choice not in approval.choices:
         return Refusal(RefusalKind.NOT_OFFERED, f"{choice.value!r} is not offered for this command")
     if action is Action.WAIT:
-        if choice is Choice.DENY and _denies_unseen(approval):
-            return None
+        too_long = approval.blocked_reason == TOO_LONG  # assess's last check: else answerable
+        if choice is Choice.DENY and too_long and approval.phase is ApprovalPhase.WAITING:
+            return None  # a command too long to show can still be denied
         return Refusal(RefusalKind.WAIT, approval.blocked_reason or "cannot be answered now")
     if action is Action.RECONFIRM and not confirmed:
         why = approval.blocked_reason or "Hermes may no longer ask exactly this command"
         return Refusal(RefusalKind.RECONFIRM_FIRST, f"{why} (confirm to answer anyway)")
     return None
-
-
-def _denies_unseen(approval: Approval) -> bool:
-    """A command too long to show can still be denied: nothing runs, and nothing else waits.
-
-    ``TOO_LONG`` is the last reason :func:`assess` gives, so the row is otherwise answerable
-    (connected, followed, the queue's head, outside the margin) and a deny reaches it alone.
-    """
-    return approval.phase is ApprovalPhase.WAITING and approval.blocked_reason == TOO_LONG
 
 
 def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
@@ -167,12 +145,7 @@ def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
 
 
 def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
-    """The decision frame for ``asked``.
-
-    Raises:
-        TypeError: ``choice`` is not a :class:`Choice`.
-        ValueError: the row lacks the ids its kind is answered by.
-    """
+    """The decision frame for ``asked``; TypeError/ValueError for a bad choice or missing ids."""
     if not isinstance(choice, Choice):
         raise TypeError(f"only Choice values can be encoded, not {type(choice).__name__}")
     if asked.kind is RowKind.SERVER_REQUEST:

@@ -1,17 +1,12 @@
 """What differs between the gateways' protocols (protocol.md §3, §6): one stateless adapter each.
 
-Events every dialect shapes alike are read in ``desktop.core.wire_effects``. An adapter reads
-approvals and clarify/sudo/secret prompts with their withdrawals, judges the reply to a
-decision it carried by RPC, and knows how its sessions are resumed and what their snapshots and
-pending lists hold. The payload fields of an approval are the same everywhere; only the ids
-around them differ. Frames can arrive before the handshake fixed the dialect: the provisional
-adapter reads approvals by shape and answers none of them until the dialect is known.
+An adapter reads approvals and clarify/sudo/secret prompts with their withdrawals, judges the
+reply to a decision it carried by RPC, and knows how its sessions are resumed. Before the
+handshake fixes the dialect, the provisional adapter reads approvals by shape and answers none.
 
-Rules that keep a person from being offered an answer the server would not take: only the
-server's ``choices``, in its order (``[once, deny]`` only when the list is missing or empty; a
-list of unknown names offers nothing, so the answer is given in Hermes); a smart-deny override
-is one-shot; a command longer than its bound is kept cut (never approved, only denied), and so
-is a prompt's text (never answered here).
+Only the server's ``choices`` are offered, in its order (``[once, deny]`` only when the list is
+missing or empty); a command or prompt longer than its bound is kept cut and never answered
+(a cut command may still be denied).
 """
 
 from __future__ import annotations
@@ -21,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
+from desktop.core.events import ProtocolErrorReceived
 from desktop.core.jsonrpc import (
     INVALID_PARAMS,
     EventFrame,
@@ -31,7 +27,6 @@ from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionStat
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import (
     ApprovalAsked,
-    Malformed,
     PromptClosed,
     PromptOpened,
     PromptSettled,
@@ -56,11 +51,7 @@ MAX_CHOICES = 20
 MAX_CHOICE_CHARS = 200
 MAX_NAME_CHARS = 128  # env_var, request ids, qid
 MAX_COMMAND_CHARS = 4000  # the sudo command, shown only
-PROMPT_METHODS = {
-    "clarify": PromptKind.CLARIFY,
-    "sudo": PromptKind.SUDO,
-    "secret": PromptKind.SECRET,
-}
+PROMPT_METHODS = {kind.value: kind for kind in PromptKind}  # clarify, sudo, secret
 _FREE_TEXT_FLAGS = ("allow_free_text", "allow_other", "free_text", "allow_custom")
 
 
@@ -82,13 +73,15 @@ def read_approval(
     reply_id: str | int | None = None,
     request_id: str = "",
     generation: int | None = None,
-) -> ApprovalAsked | Malformed:
+) -> ApprovalAsked | ProtocolErrorReceived:
     """One approval from its payload and the ids the carrying frame supplied."""
     command = payloads.text(payload, "command")
     if not command and isinstance(payload.get("edit"), Mapping):
         command = payloads.text(payload, "description") or "file edit"
     if not session_id or not command:
-        return Malformed("approval without a session or a command", excerpt(repr(payload)))
+        return ProtocolErrorReceived(
+            "approval without a session or a command", excerpt(repr(payload))
+        )
     keys = payloads.strings(payload, "pattern_keys")
     single = payloads.text(payload, "pattern_key")
     if not keys and single:
@@ -121,7 +114,7 @@ def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -
         reply_id=frame.request_id,
         request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
     )
-    if isinstance(asked, Malformed):
+    if isinstance(asked, ProtocolErrorReceived):
         return _refuse(frame, asked.reason)
     return [asked]
 
@@ -136,11 +129,10 @@ def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[Wire
 def by_id_approval(
     session_id: str, payload: Mapping[str, Any], max_command_chars: int
 ) -> list[WireEvent]:
-    """A 0.20 approval (event or ``approval.pending`` entry): by its id when it has a valid one.
+    """A 0.20 approval (event or ``approval.pending`` entry), by its id when it has a valid one.
 
-    Without a 32-hex ``request_id`` it is a FIFO row, which this gateway is never answered by
-    (an empty id resolves the oldest waiting, whatever the person saw). An entry without
-    ``choices`` allows what its ``allow_session`` / ``allow_permanent`` flags say.
+    Without a 32-hex ``request_id`` it is a FIFO row, never answered here (an empty id resolves
+    the oldest waiting). Without ``choices``, its ``allow_*`` flags say what is offered.
     """
     request_id = payloads.text(payload, "request_id")
     kind = RowKind.BY_ID if REQUEST_ID.fullmatch(request_id) else RowKind.FIFO
@@ -156,39 +148,35 @@ def by_id_approval(
 
 def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
-    kind = payloads.text(frame.payload, "kind")
-    if kind and kind != "approval":
+    if payloads.text(frame.payload, "kind") not in ("", "approval"):
         return []  # clarify and other prompts are not the tray's to answer
-    prompt_id = payloads.text(frame.payload, "prompt_id")
-    generation = payloads.integer(frame.payload, "execution_generation")
-    if generation is None:
-        generation = payloads.integer(frame.params, "execution_generation")
+    prompt_id, generation = _prompt_ids(frame)
     if not prompt_id or generation is None:
-        return [Malformed("approval.request without prompt_id or generation", "")]
+        return [ProtocolErrorReceived("approval.request without prompt_id or generation", "")]
+    limit, kind = adapter.max_command_chars, RowKind.PROMPT
     asked = read_approval(
-        frame.session_id,
-        frame.payload,
-        RowKind.PROMPT,
-        adapter.max_command_chars,
-        request_id=prompt_id,
-        generation=generation,
+        frame.session_id, frame.payload, kind, limit, request_id=prompt_id, generation=generation
     )
     return [asked]
 
 
+def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
+    """``prompt_id`` and the generation (the payload's, else the event's stamp)."""
+    generation = payloads.integer(frame.payload, "execution_generation")
+    if generation is None:
+        generation = payloads.integer(frame.params, "execution_generation")
+    return payloads.text(frame.payload, "prompt_id"), generation
+
+
 def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
     return [
-        Malformed(reason, excerpt(repr(frame.params))),
+        ProtocolErrorReceived(reason, excerpt(repr(frame.params))),
         ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
     ]
 
 
 def request_cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """``request.cancel``: which server request was withdrawn, and why.
-
-    hermes-peer.md measured B putting ``{id, method, reason}`` in ``params.payload``
-    (protocol.md §3.3 suggested ``params``): both are read, the payload first.
-    """
+    """``request.cancel``: ``{id, method, reason}`` in the payload (measured), else params."""
     source = frame.payload if "id" in frame.payload else frame.params
     reply_id = payloads.wire_id(source.get("id"))
     if reply_id is None:
@@ -219,9 +207,8 @@ def read_prompt(
 ) -> PromptOpened:
     """One prompt from its payload (any dialect), bounded; ``cut`` if some text did not fit.
 
-    B's ``clarify`` (measured on iot 0.22.2.post1) carries ``questions: [{qid, question,
-    choices}]``, answered ``{answers: {qid: answer}}``; several questions, or answers already
-    locked, are left to Hermes. Older builds send one ``question``, answered ``{answer}``.
+    B's ``clarify`` may carry ``questions: [{qid, question, choices}]``: several questions, or
+    answers already locked, are left to Hermes.
     """
     questions = payloads.objects(payload, "questions")
     outer = payload
@@ -270,19 +257,12 @@ def read_prompt(
     )
 
 
-def _event_prompt(kind: PromptKind) -> EventHandler:
+def event_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     """0.19.0 / 0.20: a ``clarify.request``, ``sudo.request`` or ``secret.request`` event."""
-
-    def handler(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-        return event_prompt(kind, frame)
-
-    return handler
-
-
-def event_prompt(kind: PromptKind, frame: EventFrame) -> list[WireEvent]:
+    kind = PROMPT_METHODS[frame.type.partition(".")[0]]
     request_id = payloads.text(frame.payload, "request_id")
     if not frame.session_id or not request_id or len(request_id) > MAX_NAME_CHARS:
-        return [Malformed(f"{kind.value}.request without a session or request_id", "")]
+        return [ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")]
     return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
 
 
@@ -295,34 +275,28 @@ def _event_expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 
 
 def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
-    """B (and C): a ``clarify``/``sudo``/``secret`` request, never refused with an error.
-
-    Another window may be the one to answer it (first answer wins): a refusal would beat it.
-    """
+    """B and C: a prompt request, never refused (that would beat the asking window's answer)."""
     kind = PROMPT_METHODS[frame.method]
     params = frame.params
     session_id = payloads.text(params, "session_id") if params is not None else ""
     if params is None or not session_id:
-        return [Malformed(f"{frame.method} request without a session", excerpt(repr(params)))]
+        return [
+            ProtocolErrorReceived(
+                f"{frame.method} request without a session", excerpt(repr(params))
+            )
+        ]
     return [read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)]
 
 
-def canonical_prompt(
-    session_id: str, payload: Mapping[str, Any], stamp: Mapping[str, Any]
-) -> list[WireEvent]:
-    """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``.
-
-    Read from ``clarify.request``, an ``approval.request`` of ``kind: clarify`` or a
-    snapshot's ``prompts[]`` item.
-    """
-    prompt_id = payloads.text(payload, "prompt_id")
-    generation = payloads.integer(payload, "execution_generation")
-    if generation is None:
-        generation = payloads.integer(stamp, "execution_generation")
+def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+    """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``."""
+    (prompt_id, generation), session_id = _prompt_ids(frame), frame.session_id
     if not session_id or not prompt_id or generation is None:
-        return [Malformed("clarify prompt without session, prompt_id or generation", "")]
-    via = PromptVia.CANONICAL
-    return [read_prompt(PromptKind.CLARIFY, session_id, payload, via, prompt_id, generation)]
+        return [
+            ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
+        ]
+    via, kind = PromptVia.CANONICAL, PromptKind.CLARIFY
+    return [read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)]
 
 
 # -- the adapters -------------------------------------------------------------------------
@@ -405,9 +379,9 @@ class ProvisionalAdapter(DialectAdapter):
 
 
 PROMPT_EVENTS: dict[str, EventHandler] = {
-    "clarify.request": _event_prompt(PromptKind.CLARIFY),
-    "sudo.request": _event_prompt(PromptKind.SUDO),
-    "secret.request": _event_prompt(PromptKind.SECRET),
+    "clarify.request": event_prompt,
+    "sudo.request": event_prompt,
+    "secret.request": event_prompt,
     "clarify.expire": _event_expired,
     "sudo.expire": _event_expired,
     "secret.expire": _event_expired,
@@ -415,13 +389,7 @@ PROMPT_EVENTS: dict[str, EventHandler] = {
 
 
 class Hermes019Adapter(DialectAdapter):
-    """hermes-agent 0.19.0's tui_gateway (Dialect.A; protocol.md §3.2).
-
-    ``approval.request`` events carry no id; ``approval.respond {session_id, choice}`` resolves
-    the session's *oldest* pending approval and answers ``{resolved: n}``. Nothing on the wire
-    withdraws a card (timeouts and interrupts are silent), which is why the lifecycle treats
-    every 0.19.0 row as possibly stale.
-    """
+    """hermes-agent 0.19.0 (Dialect.A; protocol.md §3.2): no ids, answers resolve the oldest."""
 
     dialect: ClassVar[Dialect | None] = Dialect.A
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.FIFO, RowKind.SERVER_REQUEST})
@@ -453,16 +421,10 @@ def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 
 
 class Hermes020Adapter(Hermes019Adapter):
-    """hermes-agent 0.20's tui_gateway (Dialect.HERMES020; the axisrow 0.20.1.2 build).
+    """hermes-agent 0.20 (Dialect.HERMES020): 0.19.0 with a ``request_id`` per approval.
 
-    0.19.0's protocol, but each ``approval.request`` carries a 32-hex ``request_id`` and
-    ``approval.respond {session_id, choice, request_id}`` resolves exactly that entry
-    (``{resolved: 1}``; an unknown id ``{resolved: 0}``), so rows are answered in any order.
-    Several wait at once (``delegate_task`` sub-agents ask on the parent session). Nothing on
-    the wire withdraws one on a timeout or an interrupt, nor do the parent's turn end or tool
-    completion: ``approval.pending {session_id}`` (every waiting entry, oldest first) and the
-    timeout end them. A resume lists only the oldest in ``pending_approval``, so snapshots
-    reconcile nothing here.
+    Nothing on the wire ends a request: ``approval.pending`` and the timeout do. A resume lists
+    only the oldest in ``pending_approval``, so snapshots reconcile nothing here.
     """
 
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
@@ -479,7 +441,7 @@ class Hermes020Adapter(Hermes019Adapter):
         if pending is None or not session_id:
             return []
         frame = EventFrame("clarify.request", session_id, pending, snapshot)
-        return event_prompt(PromptKind.CLARIFY, frame)
+        return event_prompt(self, frame)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
@@ -490,12 +452,10 @@ class Hermes020Adapter(Hermes019Adapter):
 
 
 class TuiGatewayAdapter(DialectAdapter):
-    """The newer tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
+    """tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
 
-    Approvals are ``approval`` server requests with ``srq-`` ids, answered by a response frame
-    that gets no reply; ``request.cancel`` withdraws one, and a resume snapshot re-delivers the
-    open ones in ``open_requests``. An ``approval.request`` *event* is shown but never answered
-    (an answer without an id could resolve another command).
+    An ``approval.request`` *event* is shown but never answered (without an id, an answer
+    could resolve another command).
     """
 
     dialect: ClassVar[Dialect | None] = Dialect.B
@@ -513,32 +473,19 @@ class TuiGatewayAdapter(DialectAdapter):
 
 def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     if payloads.text(frame.payload, "kind") == "clarify":
-        return canonical_prompt(frame.session_id, frame.payload, frame.params)
+        return canonical_prompt(adapter, frame)
     return prompt_event_approval(adapter, frame)
 
 
-def _canonical_clarify(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    return canonical_prompt(frame.session_id, frame.payload, frame.params)
-
-
 class CanonicalAdapter(DialectAdapter):
-    """The canonical gateway, session authority (Dialect.C; protocol.md §2.3, §3.4).
-
-    Approvals are ``approval.request`` events keyed by ``prompt_id`` and
-    ``execution_generation``; the answer is ``approval.respond`` with exactly those keys plus
-    ``session_id`` and ``choice``, answered ``{status: resolved|already_resolved}``.
-    ``approval.settled`` withdraws a prompt (and also reaches the viewer that answered).
-    ``session_id`` is the durable id; a resume snapshot lists open prompts in ``prompts[]``.
-    Every event may carry the session's current ``execution_generation``, which an interrupt
-    must quote.
-    """
+    """The canonical gateway (Dialect.C; protocol.md §2.3, §3.4): prompts by id + generation."""
 
     dialect: ClassVar[Dialect | None] = Dialect.C
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _canonical_approval,
         "approval.settled": approval_settled,
-        "clarify.request": _canonical_clarify,
+        "clarify.request": canonical_prompt,
         "clarify.settled": approval_settled,
         "request.cancel": request_cancel,
     }

@@ -1,25 +1,15 @@
 """Which sessions the tray follows or observes, and what following, observing or losing one does.
 
 A followed session is resumed after every reconnect and its rows may be answered; a session
-first seen in a request is known but not followed, and its rows are read-only. Ending a
-session ends its open approvals and prompts (:meth:`Following.remove`).
+first seen in a request is known but not followed, and its rows are read-only.
 
-0.20 sessions another client runs, seen through ``approval.pending`` without attaching.
-
-On 0.20 a resume takes a session's events away from the window that shows it. Without
-attaching, a connection can still (measured on axisrow 0.20.1.2,
-``tests/realhermes/test_axisrow_facts.py``) read ``session.active_list`` and ``approval.pending``
-and answer an entry by its ``request_id``. So such sessions are *observed*: rows from pending
-lists only, answered by id, never resumed, gone when the session leaves the list.
-
-No event says something waits, so the pending list is asked at once when a session is first
-listed or after a reconnect, then on a plan: every ``open_poll_interval`` while rows
-are open; every ``observe_poll_interval`` while the list says ``working``; every
-``observe_linger_poll_interval`` within ``observe_linger`` of its last work (``delegate_task``
-sub-agents ask after their parent's turn ended, while the list says idle); otherwise never.
-Work is ``working``, a ``message_count`` that moved between two lists (a turn can fit between
-them), or a session new since this connection's first list. Due times sit on a grid of their
-interval, so sessions on the same plan are asked together.
+On 0.20 a resume takes a session's events away from the window that shows it, so sessions
+another client runs are *observed* (measured on axisrow 0.20.1.2): rows from ``approval.pending``
+only, answered by id, never resumed, gone when the session leaves ``session.active_list``. No
+event says something waits, so each list is asked at once when first listed or after a
+reconnect, then every ``open_poll_interval`` while rows are open, ``observe_poll_interval``
+while it works, ``observe_linger_poll_interval`` within ``observe_linger`` of its last work
+(sub-agents ask after their parent's turn), otherwise never; due times sit on a grid.
 """
 
 from __future__ import annotations
@@ -84,16 +74,12 @@ class Following:
         self._dialect: Dialect | None = None  # ... and the dialect
 
     def tick(self) -> None:
-        """Ask what the plan says is due, if the plan must be looked at (see :meth:`plan_due`)."""
+        """Ask what the plan says is due, if the plan must be looked at."""
         if (self._worked_at or self._fresh or self.at is not None) and self.plan_due():
             self.poll_due()
 
     def plan_due(self) -> bool:
-        """Whether the plan must be looked at: a due time came, or what it reads changed.
-
-        Between those the plan cannot change, so most inputs (a flood of deltas from the
-        tray's own session) skip it: it visits every observed session, up to 200.
-        """
+        """Whether a due time came or what the plan reads changed (else it cannot have moved)."""
         return (
             self._replan
             or bool(self._sessions.changed)
@@ -114,7 +100,7 @@ class Following:
         self._prompts.rejudge(self._link.dialect)
 
     def remove(self, session_id: str, reason: str) -> None:
-        """Drop a session: its open rows are withdrawn (session gone); it is not followed again."""
+        """Drop a session: its open rows and prompts end (session gone)."""
         self.forget(session_id)
         self._lifecycle.session_gone(session_id, outcomes.withdrawn(outcomes.SESSION_GONE))
         self._prompts.session_gone(session_id)

@@ -1,20 +1,10 @@
 """The sans-I/O heart of one gateway connection: text in, typed events and texts out.
 
-The I/O adapter (``desktop.gateway.client``) owns the socket: it feeds every text message to
-:meth:`GatewayCore.receive_text`, writes what :meth:`~GatewayCore.data_to_send` yields
-(reporting :meth:`~GatewayCore.frame_written` or :meth:`~GatewayCore.frame_failed`), drains
-:meth:`~GatewayCore.events_received`, and calls :meth:`~GatewayCore.tick` at
-:meth:`~GatewayCore.next_deadline`; the clock is injected. The core owns the handshake, the
-dialect, sessions, approvals and prompts, and sends its own housekeeping requests. A person's
-decision enters through :meth:`~GatewayCore.decide`: exactly one frame aimed at exactly the
-request the person saw, or nothing and the reason.
-
-This object alone holds the parts, and hands each collaborator exactly the parts it works on:
-state lives in ``session_state``, ``lifecycle`` and ``prompt_book``; the connection, its
-handshake and the core's own requests in ``connection.Link``; the follow set and 0.20's
-observed sessions in ``following``; decisions on their way out in ``answering``. Frames are
-parsed in ``jsonrpc`` (approvals and prompts read by the ``dialects`` adapters) and applied by
-``wire_effects`` and ``responses``. Every input ends with one flush of events (``_finish``).
+The I/O adapter (``desktop.gateway.client``) feeds every message to ``receive_text``, writes
+what ``data_to_send`` yields (reporting each frame's fate back), drains ``events_received``
+and calls ``tick`` at ``next_deadline``; the clock is injected. A person's decision enters
+through ``decide``: exactly one frame aimed at exactly the request the person saw, or nothing
+and the reason. Every input ends with one flush of events (``_finish``).
 """
 
 from __future__ import annotations
@@ -23,14 +13,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop.core import jsonrpc
-from desktop.core.answering import Answering
 from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
+from desktop.core.decisions import encode_decision, refusal
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
 from desktop.core.following import Following
 from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
 from desktop.core.model import (
     Approval,
+    ApprovalPhase,
     Choice,
     DecisionResult,
     Dialect,
@@ -39,14 +30,15 @@ from desktop.core.model import (
 )
 from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
-from desktop.core.responses import Responses
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
+from desktop.core.wire import RowKind
 from desktop.core.wire_effects import WireEffects
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
 NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothing was sent
+CONNECTION_LOST = -32097  # local code: the connection went before the answer came
 DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.respond"})
 NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
 
@@ -74,29 +66,21 @@ class GatewayCore:
             self.events.append, outbox, clock, book.is_followed, settings.staleness_margin
         )
         self.link = link = Link(settings, clock, outbox, book, lifecycle)
-        self.answering = Answering(lifecycle, outbox, link, self.events)
         self.following = following = Following(
             settings, clock, book, lifecycle, prompts, link, self.events
         )
-        self.effects = effects = WireEffects(
+        self.effects = WireEffects(
             settings, book, lifecycle, prompts, outbox, link, following, self.events
-        )
-        self.responses = Responses(
-            book, lifecycle, prompts, outbox, link, following, effects, self.events
         )
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
-        """A new transport is up (one still open is lost first); open rows stay STALE.
-
-        ``subprotocol == "hermes-gateway-v1"`` fixes dialect C; followed sessions are resumed
-        once the handshake ends.
-        """
+        """A new transport is up (one still open is lost first); open rows stay STALE."""
         if self.link.connected:
             self._lose()
         self.lifecycle.transport_opened()
         if self.link.opened(epoch, subprotocol):
-            self.responses.handshake_done(Dialect.C)
+            self.effects.handshake_done(Dialect.C)
         self._finish()
 
     def connection_lost(self) -> None:
@@ -107,8 +91,19 @@ class GatewayCore:
         self._finish()
 
     def _lose(self) -> None:
+        """Decisions that may have left end UNKNOWN, the rest wait (stale); calls get an error."""
         self.link.lost()
-        self.answering.connection_lost()
+        frames, calls = self.outbox.reset()
+        left = [record.approval_key for record in frames if record.approval_key and record.drained]
+        queued = [r.approval_key for r in frames if r.approval_key and not r.drained]
+        for call in calls:
+            if call.approval_key:
+                if call.approval_key not in queued:  # a queued one never left: it waits again
+                    left.append(call.approval_key)
+            elif call.purpose is Purpose.APP:
+                error = RpcError(CONNECTION_LOST, "the connection was lost before an answer came")
+                self.events.append(RpcResponded(call.rpc_id, None, error))
+        self.lifecycle.connection_lost(left, queued)
         self.prompt_book.connection_lost()
 
     # -- input ------------------------------------------------------------------------------
@@ -131,7 +126,7 @@ class GatewayCore:
             elif type(frame) is ServerRequestFrame:
                 effects.apply(adapter.parse_server_request(frame))
             elif type(frame) is ResponseFrame:
-                self.responses.handle(frame)
+                self.effects.handle(frame)
             else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
@@ -164,23 +159,36 @@ class GatewayCore:
         return drained
 
     def frame_written(self, frame_id: int) -> None:
-        self.answering.frame_written(frame_id)
+        """B: a written answer is final; the session's list is asked at once (what else ended)."""
+        record = self.outbox.settle(frame_id)
+        if record is not None and record.approval_key and record.frame.rpc_id is None:
+            row = self.lifecycle.get(record.approval_key)  # RPC-carried: SENDING until its reply
+            if row is not None:
+                self.lifecycle.frame_written(row, frame_id)
+                self.link.poll_pending(row.session_id)
         self._finish()
 
     def frame_failed(self, frame_id: int, *, maybe_sent: bool) -> None:
         """Writing failed; a decision certainly not sent waits again, one maybe sent is UNKNOWN."""
-        self.answering.frame_failed(frame_id, maybe_sent)
+        outbox, record = self.outbox, self.outbox.settle(frame_id)
+        if record is not None:
+            if not maybe_sent:
+                outbox.drop_call(record.frame.rpc_id)  # no answer can come for it
+            row = self.lifecycle.get(record.approval_key) if record.approval_key else None
+            if row and row.phase is ApprovalPhase.SENDING and row.decision_frame == frame_id:
+                outbox.drop_call(record.frame.rpc_id)
+                same_link = record.epoch == self.link.epoch and self.link.connected
+                self.lifecycle.frame_failed(
+                    row, frame_id, maybe_sent=maybe_sent, same_link=same_link
+                )
         self._finish()
 
     # -- commands from the app --------------------------------------------------------------
     def call(self, method: str, params: Mapping[str, Any]) -> int:
         """Queue a JSON-RPC request; its answer comes as RpcResponded (at once if offline).
 
-        Raises:
-            ValueError: ``method`` answers an approval or a prompt (only :meth:`decide` and
-                :meth:`answer_prompt` answer; sudo/secret answers are never sent), or
-                ``params`` holds NaN/infinities.
-            TypeError: ``params`` holds values JSON cannot carry.
+        ValueError for a method that answers (only ``decide`` and ``answer_prompt`` do) and for
+        NaN/infinities; TypeError for what JSON cannot carry.
         """
         if method in NEVER_SENT:
             raise ValueError(f"{method} is never sent by the tray")
@@ -194,14 +202,30 @@ class GatewayCore:
         return self.link.request(method, params, Purpose.APP)
 
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key`` with exactly one frame aimed at exactly that request.
-
-        Refuses (``sent=False`` and why, nothing queued) when the row is not WAITING, sits inside
-        the safety margin, or is STALE and ``confirm_stale`` is False (rules in ``decisions``).
-        """
-        result = self.answering.decide(key, choice, confirm_stale)
+        """Answer approval ``key`` with exactly one frame, or nothing and why (``decisions``)."""
+        result = self._decide(key, choice, confirm_stale)
         self._finish()
         return result
+
+    def _decide(self, key: str, choice: Choice, confirm_stale: bool) -> DecisionResult:
+        lifecycle, outbox, epoch = self.lifecycle, self.outbox, self.link.epoch
+        row = lifecycle.get(key)
+        if row is None:
+            return DecisionResult(False, "no such approval (it may have ended long ago)")
+        lifecycle.tick()  # judged at this moment: the margin before a timeout may have passed
+        refused = refusal(row.approval(), choice, confirmed=confirm_stale)
+        if refused is not None:
+            return DecisionResult(False, refused.reason)
+        # Rows only exist with the ids their kind is answered by (checked when parsed), so the
+        # encoder's ValueError cannot happen here.
+        if row.kind is RowKind.SERVER_REQUEST:
+            frame = outbox.reply(encode_decision(row.asked, choice, 0), epoch, approval_key=key)
+        else:
+            rpc_id = outbox.next_rpc_id()
+            text = encode_decision(row.asked, choice, rpc_id)
+            frame = outbox.decision_request(rpc_id, text, epoch, key)
+        lifecycle.decided(row, choice, frame.frame_id)
+        return DecisionResult(True)
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
         """Answer clarify prompt ``key``: one frame, or nothing and why (see ``prompt_book``)."""
@@ -244,25 +268,10 @@ class GatewayCore:
     def observed_sessions(self) -> frozenset[str]:
         return frozenset(self.session_book.observed())
 
-    def reconcile_approvals(self, session_id: str) -> int | None:
-        """B and 0.20: ask ``approval.pending`` to close rows another viewer answered."""
-        rpc_id = self.link.poll_pending(session_id)
-        self._finish()
-        return rpc_id
-
     def set_approval_timeout(self, seconds: float) -> None:
-        """The server's real ``approvals.timeout`` for this connection (``desktop.core.settings``).
-
-        Raises:
-            ValueError: ``seconds`` is negative, NaN or infinite.
-        """
+        """The server's real ``approvals.timeout`` for this connection (ValueError unless >= 0)."""
         self.lifecycle.set_timeout(seconds)
         self._finish()
-
-    @property
-    def approval_timeout(self) -> float | None:
-        """The learned approval timeout of this connection, or None while it is assumed."""
-        return self.lifecycle.learned_timeout
 
     def _cwd_of(self, session_id: str) -> str:
         session = self.session_book.get(session_id)
@@ -286,12 +295,10 @@ class GatewayCore:
     # -- read-only state --------------------------------------------------------------------
     @property
     def epoch(self) -> int:
-        """The current (or last) connection's number."""
         return self.link.epoch
 
     @property
     def dialect(self) -> Dialect | None:
-        """The dialect of the current connection, once its handshake fixed it."""
         return self.link.dialect
 
     def sessions(self) -> tuple[SessionState, ...]:

@@ -1,13 +1,8 @@
 """JSON-RPC 2.0 framing for the Hermes gateway WebSocket: parse, classify, encode.
 
-This is where untrusted bytes become Python values, so it is where size, nesting and encoding
-are bounded and where every malformed input becomes a typed
-:class:`~desktop.core.events.ProtocolErrorReceived` instead of an exception (protocol.md §1.4).
-
-One WebSocket message normally holds one object, but several objects separated by newlines
-(the stdio framing), blank lines and a leading UTF-8 byte order mark are tolerated. Each object
-is classified as an event (``method == "event"``), a server→client request (``method`` plus an
-``id``), a response (``id`` plus ``result`` or ``error``) or junk.
+Untrusted bytes become Python values here, so size, nesting and encoding are bounded here and
+every malformed input becomes a typed ``ProtocolErrorReceived``, never an exception. Several
+newline-separated objects in one message, blank lines and a leading BOM are tolerated.
 """
 
 from __future__ import annotations
@@ -24,7 +19,6 @@ from desktop.logsetup import redact
 
 EXCERPT_CHARS = 120
 MAX_ERRORS_PER_MESSAGE = 5
-METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 NON_OBJECT_RESULT = -32098  # local code: the gateway answered with a result that is no object
 _WHITESPACE = " \t\r\n"
@@ -147,12 +141,10 @@ def encode_request(rpc_id: int, method: str, params: Mapping[str, Any]) -> str:
 
 
 def encode_result(request_id: str | int, result: Mapping[str, Any]) -> str:
-    """A response to a server→client request."""
     return _dump({"jsonrpc": "2.0", "id": request_id, "result": dict(result)})
 
 
 def encode_error(request_id: str | int, code: int, message: str) -> str:
-    """An error response to a server→client request."""
     return _dump({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 

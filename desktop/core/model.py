@@ -1,8 +1,4 @@
-"""The state the tray shows, as frozen values (the core keeps mutable rows inside).
-
-Frozen, they can be rendered or compared without anyone changing the core's state behind its
-back; the core builds a new value whenever it emits an event.
-"""
+"""The state the tray shows, as frozen values (the core keeps mutable rows inside)."""
 
 from __future__ import annotations
 
@@ -122,10 +118,7 @@ OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer 
 class Action(enum.Enum):
     """What the person can do about a row now: the one value every surface reads, never the phase.
 
-    Derived from the phase and the core's judgement (``answerable``), so it cannot disagree
-    with either: a waiting row may be answered or must wait its turn, a stale one answered only
-    once the person confirms it still stands. ``Approval.blocked_reason`` says why for WAIT and
-    RECONFIRM, ``Approval.outcome`` how a DONE row ended.
+    Derived from the phase and ``answerable``, so it cannot disagree with either.
     """
 
     ANSWER = "answer"
@@ -186,11 +179,7 @@ class AskReason(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class AskedBecause:
-    """Why Hermes asked: the earlier row a re-ask replaces, and the row that caused it.
-
-    The cause is often another row (Hermes re-gates the rest of a batch after one command
-    failed, was denied or timed out), so it is named apart from the replaced row.
-    """
+    """Why Hermes asked: the earlier row a re-ask replaces, and the row that caused it."""
 
     reason: AskReason = AskReason.FIRST
     earlier_key: str = ""  # key of the row this one replaces
@@ -231,12 +220,7 @@ FIRST_ASK = AskedBecause()
 
 @dataclass(frozen=True, slots=True)
 class Approval:
-    """One command waiting for a person's decision.
-
-    ``key`` is unique within one core and stable across reconnects for the same wire request;
-    ``command`` is exactly as received (bounded): rendering must reveal hidden characters
-    (``desktop.core.text_safety``).
-    """
+    """One command waiting for a person's decision (``command`` as received: reveal it to show)."""
 
     key: str
     session_id: str
@@ -289,11 +273,7 @@ class PromptKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """One question waiting on a person, as the gateway sent it (bounded, never revealed here).
-
-    ``key`` is never reused for another question, so an answer names the prompt the person
-    saw. Only a CLARIFY prompt can be ``answerable``.
-    """
+    """One question waiting on a person, as sent (bounded); ``key`` is never reused."""
 
     key: str
     session_id: str

@@ -80,12 +80,7 @@ class Outbox:
         watermark: int = 0,
         session_id: str = "",
     ) -> OutboundFrame:
-        """Queue a request with a fresh integer id.
-
-        Raises:
-            TypeError: ``params`` holds values JSON cannot carry.
-            ValueError: ``params`` holds NaN or infinities.
-        """
+        """Queue a request with a fresh id (TypeError/ValueError: ``params`` is not JSON)."""
         rpc_id = self._issued = next(self._rpc_ids)
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(

@@ -15,7 +15,6 @@ OBJECT = (dict, Mapping)  # dict first: it is what JSON gives, and the ABC check
 
 
 def text(obj: JsonObject, key: str, default: str = "") -> str:
-    """A string value, or ``default`` when missing or not a string."""
     value = obj.get(key)
     return value if isinstance(value, str) else default
 
@@ -41,13 +40,11 @@ def number(obj: JsonObject, key: str) -> float | None:
 
 
 def flag(obj: JsonObject, key: str) -> bool | None:
-    """A JSON boolean, or None when missing or of another type."""
     value = obj.get(key)
     return value if isinstance(value, bool) else None
 
 
 def mapping(obj: JsonObject, key: str) -> JsonObject | None:
-    """A nested object, or None."""
     value = obj.get(key)
     return value if isinstance(value, OBJECT) else None
 

@@ -1,15 +1,10 @@
 """The open clarify, sudo and secret prompts an agent waits on; only clarify is ever answered.
 
-Sudo and secret prompts are shown so a person knows what blocks a session; nothing is ever sent
-for them (not even a refusal, which would beat the answer of the window that asked). Fail
-closed: an answer goes only to a prompt open now under the key the person saw (a re-delivered
-prompt with other text gets a new key), on the same connection, outside the margin of a local
-timeout, as an offered choice or as free text where taken; else nothing is sent, and why.
-
-Ends (protocol.md §1.4): 0.19.0/0.20 send ``*.expire``, stop waiting at the turn's end (an
-interrupt clears prompts silently) and have a local timeout; B withdraws with
-``request.cancel``, and a ``tool.complete`` of the ``clarify`` tool says another viewer
-answered; C settles. A lost connection ends every prompt.
+Nothing is ever sent for sudo and secret prompts, not even a refusal (it would beat the answer
+of the window that asked). An answer goes only to a prompt open now under the key the person
+saw, on the same connection, outside the margin of a local timeout; else nothing, and why.
+Ends (protocol.md §1.4): ``*.expire``, the turn's end and a local timeout (0.19.0/0.20),
+``request.cancel`` or a ``clarify`` ``tool.complete`` (B), settled (C), a lost connection.
 """
 
 from __future__ import annotations
@@ -92,7 +87,6 @@ class PromptBook:
         return tuple(entry.prompt for entry in self._open.values())
 
     def sessions(self) -> frozenset[str]:
-        """Sessions blocked on a prompt."""
         return frozenset(entry.prompt.session_id for entry in self._open.values())
 
     def next_deadline(self) -> float | None:

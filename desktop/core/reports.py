@@ -1,17 +1,14 @@
 """Usage and plans, from every shape the gateways send (protocol.md §4, §6.8-6.9).
 
-Usage comes in ``message.complete``, ``session.info``, the ``session.usage`` RPC result and
-event (``{usage: {...}}``, or flat counters beside a nested view: the flat ones win when
-``api_calls`` is an integer), under differing key names, so each field takes a short list of
-aliases; it is cumulative, so a missing key keeps the value known. Plans come in
-``todo.updated``, in ``tool.complete`` of the todo tools (0.19.0's only source) and in the
-resume snapshot's ``todo_state``; the highest revision wins, so a late older frame cannot undo
-a newer plan.
+Usage comes under differing key names, so each field takes a short list of aliases; it is
+cumulative, so a missing key keeps the value known (flat counters beside a nested view win
+when ``api_calls`` is an integer). For plans, the highest revision wins, so a late older frame
+cannot undo a newer plan.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -24,8 +21,6 @@ _COUNTERS: dict[str, tuple[str, ...]] = {
     "total": ("total", "total_tokens"),
     "calls": ("calls", "api_calls"),
     "reasoning": ("reasoning", "reasoning_tokens"),
-}
-_OPTIONAL_COUNTERS: dict[str, tuple[str, ...]] = {
     "context_used": ("context_used",),
     "context_max": ("context_max",),
 }
@@ -33,26 +28,22 @@ _AMOUNTS: dict[str, tuple[str, ...]] = {
     "context_percent": ("context_percent",),
     "cost_usd": ("cost_usd", "estimated_cost_usd"),
 }
-_ALL_COUNTERS = _COUNTERS | _OPTIONAL_COUNTERS
+_READERS: tuple[tuple[dict[str, tuple[str, ...]], Callable[[Any, str], float | None]], ...] = (
+    (_COUNTERS, payloads.integer),
+    (_AMOUNTS, payloads.number),
+)
 
 
 def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
     """``current`` updated with whatever valid counters ``data`` carries."""
     found: dict[str, Any] = {}
-    for field, aliases in _ALL_COUNTERS.items():
-        for key in aliases:
-            value = payloads.integer(data, key)
-            if value is not None:
-                if value >= 0:
-                    found[field] = value
-                break
-    for field, aliases in _AMOUNTS.items():
-        for key in aliases:
-            if key in data:
-                amount = payloads.number(data, key)
-                if amount is not None:
-                    if amount >= 0:
-                        found[field] = amount
+    for names, read in _READERS:
+        for field, aliases in names.items():
+            for key in aliases:  # the first alias that holds a number counts
+                value = read(data, key)
+                if value is not None:
+                    if value >= 0:
+                        found[field] = value
                     break
     if "total" not in found and ("input" in found or "output" in found):
         found["total"] = found.get("input", current.input) + found.get("output", current.output)
@@ -79,11 +70,7 @@ _STATUSES = {status.value: status for status in TodoStatus}
 
 
 def parse_todos(todos: object, revision: object) -> TodoList | None:
-    """A :class:`TodoList` from a raw list and revision, or None when ``todos`` is no list.
-
-    Items without text are skipped; an unknown status reads as pending rather than dropping
-    the item, so a newer gateway's extra states never hide a task.
-    """
+    """A :class:`TodoList`, or None when ``todos`` is no list; unknown states read as pending."""
     if not isinstance(todos, list):
         return None
     items: list[TodoItem] = []

@@ -1,21 +1,11 @@
-"""Every session the core knows, as frozen :class:`~desktop.core.model.SessionState` values.
+"""Every session the core knows, as frozen values, and which changed since the last input.
 
-Many frames feed a session; the book replaces its value (never mutates it) and remembers
-which changed, so an input ends with one ``SessionChanged`` per session, carrying the value.
-
-Also kept here, beside each value: whether the session is *followed* (resumed again after a
-reconnect; every session the socket saw is, because tui_gateway streams a session only to the
-socket that owns it, unless the app unwatched it), and the reported YOLO flag, from which the
-effective YOLO and its source derive: ``approvals.mode`` ``off`` bypasses everything
-(MODE_OFF); otherwise the latest YOLO report is the effective bypass (SESSION when on).
-
-Reports apply in arrival order (``session.info.yolo`` and config results are snapshots taken
-at different moments, and 0.19.0 delivers them out of step), with one exception that errs
-towards "on": a ``config.set`` result ``"0"`` says only that the *session* flag is off, while
-``session.info.yolo`` is the effective bypass (``HERMES_YOLO_MODE`` ORs into it); if a
-``session.info`` that arrived while that call was out said ``yolo:true``, YOLO stays shown as on.
-A menu that wrongly says "on" costs a surprise prompt; one that wrongly says "off" lets commands
-run unasked. Canonical gateways report no ``yolo`` in info, so their config results decide.
+Beside each value: whether it is *followed* (resumed after a reconnect) and the reported YOLO
+flag. ``approvals.mode`` ``off`` bypasses everything; otherwise the latest report is the
+effective YOLO, with one exception that errs towards "on": a ``config.set`` result ``"0"`` says
+only that the *session* flag is off, while ``session.info.yolo`` is the effective bypass, so a
+``yolo:true`` info that came while that call was out keeps YOLO shown on. A menu wrongly saying
+"off" would let commands run unasked.
 """
 
 from __future__ import annotations
@@ -51,8 +41,6 @@ class _Record:
 
 
 class SessionBook:
-    """Sessions by runtime id, in the order they were first seen."""
-
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
         self.changed: dict[str, None] = {}
@@ -94,7 +82,6 @@ class SessionBook:
         return None
 
     def drain_changed(self) -> list[SessionState]:
-        """The sessions changed since the last call, in the order they first changed."""
         if not self.changed:
             return []
         changed = [self._records[sid].state for sid in self.changed if sid in self._records]
@@ -167,11 +154,7 @@ class SessionBook:
             self._sync_waiting(session_id)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
-        """Merge a ``session.info``-like object (also snapshot ``info``) into the session.
-
-        ``mark``: the newest request id the core had issued when this arrived (it tells a later
-        config result whether this report came while that call was out; module docstring).
-        """
+        """Merge a ``session.info``-like object; ``mark``: the newest request id issued by then."""
         record = self._record(session_id)
         changes: dict[str, Any] = {}
         for field in ("title", "model", "cwd", "version", "stored_session_id"):
@@ -227,22 +210,16 @@ class SessionBook:
 
     # -- internals --------------------------------------------------------------------------
     def _record(self, session_id: str) -> _Record:
-        record = self._records.get(session_id)
-        if record is None:
+        if session_id not in self._records:
             self.ensure(session_id)
-            record = self._records[session_id]
-        return record
+        return self._records[session_id]
 
     def _sync_waiting(self, session_id: str) -> None:
         record = self._records[session_id]
         if record.waiting != (session_id in self._waiting):
             record.waiting = not record.waiting
-            self._restatus(session_id)
-
-    def _restatus(self, session_id: str) -> None:
-        record = self._records[session_id]
-        status = _status(record.waiting, record.state.running)
-        self._change(record, session_id, {"status": status})
+            status = _status(record.waiting, record.state.running)
+            self._change(record, session_id, {"status": status})
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]

@@ -1,29 +1,17 @@
 """The core's tunables, and how long the server waits on an approval as far as the core knows.
 
-Why the approval timeout matters (0.19.0, FIFO rows): ``approval.respond`` carries no id and
-resolves the session's *oldest* pending approval. When Hermes' ``approvals.timeout`` ends a
-wait it says nothing, and the agent may queue its next command within milliseconds: an answer
-meant for the timed-out command that lands later runs a command nobody saw. So a FIFO row ends
-EXPIRED at ``expires_at = arrived_at + T`` and stops taking answers ``staleness_margin``
-earlier (that covers delivery both ways). This is safe only while ``T`` is not *longer* than
-Hermes' real timeout; too short merely expires a row while Hermes still waits. Hence:
-
-1. Until the real value is learned, ``T`` is the dialect's default (0.19.0: 60 s; B, C and
-   0.20: 300 s, where a late answer is harmless: B rows end by ``request.cancel`` and a 0.20
-   answer by id resolves nothing once its request is gone).
-2. The learned value (``desktop.gateway.approval_timeout``) re-times every row counted from
-   the assumed default, longer or shorter: it is read from the file Hermes read for those waits.
-3. A later, different learned value re-times rows already counted from a learned one only when
-   *shorter*: Hermes may have read the old value when it started a wait.
-4. The learned value is forgotten when the connection ends (the next server may differ).
-5. A row past its assumed deadline ends EXPIRED, not STALE: nothing on 0.19.0's wire can
-   confirm a command is still the head, so a re-confirmation would have the person vouch for
-   what they cannot see. The outcome's reason says the timeout was assumed.
+0.19.0 says nothing when its ``approvals.timeout`` ends a wait, and its next command may take
+the answer meant for the last: so a FIFO row ends EXPIRED at ``arrived_at + T`` and stops
+taking answers ``staleness_margin`` earlier, safe only while ``T`` is not longer than Hermes'
+real timeout. ``T`` is the dialect's default until the real value is learned for this
+connection; a learned value re-times rows counted from the default either way, but rows
+counted from an earlier learned value only when shorter (Hermes may have read the old one).
+A row past an assumed deadline ends EXPIRED, not STALE: nothing on 0.19.0's wire could
+confirm it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from desktop.core.wire import RowKind
@@ -41,50 +29,20 @@ class CoreSettings:
     staleness_margin: float = 5.0  # refuse to answer this close to the server's timeout (A)
     session_source: str = "desktop"  # `source` on tui_gateway create/resume ("gui" on canonical)
     max_json_depth: int = 64  # deeper frames become ProtocolErrorReceived
-    # Resolved rows kept to attach a late outcome and recognise a late frame; those resolved
-    # longest ago are dropped first.
-    max_resolved_approvals: int = 200
+    max_resolved_approvals: int = 200  # kept for late frames; those resolved longest ago go first
     canonical_resume_source: str = ""  # `source` on canonical session.resume; "" = omit it
-    # B and 0.20: approval.pending while a session's rows are open (another client's answer
-    # closes none of them on the wire; this is how soon the tray sees it):
+    # B and 0.20: approval.pending while rows are open (no frame says another client answered)
     open_poll_interval: float = 1.0
-    # …at most this many lists per interval, the sessions asked longest ago first: a few
-    # sessions are asked every interval, a hundred waiting ones in turn (the traffic, and the
-    # CPU the answers cost, stay bounded however many wait)
-    open_polls_per_interval: int = 4
+    open_polls_per_interval: int = 4  # those asked longest ago first: the traffic stays bounded
     # 0.20 sessions other clients run, seen through approval.pending (desktop.core.following):
     observe_poll_interval: float = 2.0  # the session list says it works
     observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long
     observe_linger_poll_interval: float = 10.0
 
-
-@dataclass(slots=True)
-class ApprovalTimeouts:
-    """The assumed defaults per row kind, plus the value learned on this connection."""
-
-    settings: CoreSettings
-    learned: float | None = None
-
-    def for_new_row(self, kind: RowKind) -> tuple[float, float | None]:
-        """``(seconds, basis)`` for a row arriving now; ``basis`` is None when assumed."""
-        if self.learned is not None:
-            return self.learned, self.learned
+    def assumed_timeout(self, kind: RowKind) -> float:
+        """The default wait for a row of ``kind`` while the server's own is not known."""
         if kind is RowKind.FIFO:
-            return self.settings.a_approval_timeout, None
-        if kind in (RowKind.SERVER_REQUEST, RowKind.BY_ID):
-            return self.settings.b_approval_timeout, None
-        return self.settings.c_approval_timeout, None
-
-    def learn(self, seconds: float) -> None:
-        """Take ``seconds`` as the server's timeout. Raises ValueError unless finite, >= 0."""
-        if not math.isfinite(seconds) or seconds < 0:
-            raise ValueError(f"an approval timeout must be finite and >= 0, not {seconds!r}")
-        self.learned = float(seconds)
-
-    def forget(self) -> None:
-        self.learned = None
-
-
-def may_retime(basis: float | None, seconds: float) -> bool:
-    """Whether a row counted from ``basis`` may be re-timed to ``seconds`` (rules 2 and 3)."""
-    return basis is None or seconds < basis
+            return self.a_approval_timeout
+        if kind is RowKind.PROMPT:
+            return self.c_approval_timeout
+        return self.b_approval_timeout

@@ -1,15 +1,12 @@
 """Make hidden characters in agent-supplied text visible before a person decides on it.
 
-A command is model-written, so attacker-influenced: bidi overrides (U+202E), zero-width and
-control characters can make a dangerous command *look* harmless. Everything the tray shows goes
-through :func:`reveal` (the dialog's full text) or :func:`bound_text` (labels, notifications).
-A hidden character becomes ``⟨U+XXXX⟩``; ``⟨`` itself is always escaped too, so two different
-commands never render the same. Hidden: categories Cc (but newline and tab), Cf, Co, Cs, Cn,
-Zl, Zp, every Zs but U+0020, and a few letters and marks that draw nothing. Look-alike letters
-are escaped the same way: a letter of another alphabet inside a word that mixes it with Latin
-letters (``github.com`` with a Cyrillic i), by Unicode TR39's mixed-script test from
-``confusable_homoglyphs`` (imported only when such a word may exist). A word wholly in one
-other alphabet is text, not disguise, and stays as it is.
+A command is model-written, so attacker-influenced: bidi overrides, zero-width and control
+characters can make a dangerous command *look* harmless. Everything shown goes through
+:func:`reveal` or :func:`bound_text`: a hidden character (categories Cc but newline and tab,
+Cf, Co, Cs, Cn, Zl, Zp, Zs but space, and letters that draw nothing) becomes ``⟨U+XXXX⟩``, and
+``⟨`` itself is escaped too, so two commands never render the same. A letter of another
+alphabet inside a word mixing it with Latin (TR39 mixed-script) is escaped the same way; a
+word wholly in one other alphabet is text, not disguise.
 """
 
 from __future__ import annotations
@@ -22,8 +19,7 @@ ESCAPE_CLOSE = "\u27e9"  # ⟩
 ELLIPSIS = "\u2026"
 
 _KEPT = frozenset("\n\t")
-# Anything but printable ASCII, newline and tab: text without one has nothing hidden, so most text
-# skips the per-character look-up (the dialog reveals every label on every change).
+# Text without one of these has nothing hidden and skips the per-character look-up.
 MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # Draw nothing although their category says "letter" or "mark".
@@ -69,9 +65,8 @@ def is_hidden(char: str) -> bool:
 WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
 
 
-# Characters of no script (TR39's "Common") that the tray's own labels use ("Settings…"): a
-# word whose only other characters are ASCII mixes no alphabets, so it needs no look-up in
-# ``confusable_homoglyphs``, whose tables cost 15 MiB and a tenth of a second to load.
+# No script's characters the tray's own labels use: such words need no look-up in
+# ``confusable_homoglyphs`` (its tables cost 15 MiB and a tenth of a second to load).
 SCRIPTLESS = frozenset("…—·→←•“”⟨⟩")
 
 
@@ -106,12 +101,10 @@ def lookalike_positions(text: str) -> frozenset[int]:
         i
         for start, end in lookalike_words(text)
         for i in range(start, end)
-        if not text[i].isascii() and text[i].isalpha() and not _latin(text[i])
+        if not text[i].isascii()
+        and text[i].isalpha()
+        and not unicodedata.name(text[i], "").startswith("LATIN")
     )
-
-
-def _latin(char: str) -> bool:
-    return unicodedata.name(char, "").startswith("LATIN")
 
 
 def escape(char: str) -> str:
@@ -120,12 +113,16 @@ def escape(char: str) -> str:
 
 def reveal(text: str) -> str:
     """``text`` with every hidden character (and ``⟨``) escaped; newlines and tabs are kept."""
+    return _escaped(text, ESCAPE_OPEN)
+
+
+def _escaped(text: str, also: str) -> str:
+    """``text`` with hidden and look-alike characters (and ``also``) escaped."""
     if MAYBE_HIDDEN.search(text) is None:
         return text
     looks = lookalike_positions(text)
     return "".join(
-        escape(c) if c == ESCAPE_OPEN or is_hidden(c) or i in looks else c
-        for i, c in enumerate(text)
+        escape(c) if c == also or is_hidden(c) or i in looks else c for i, c in enumerate(text)
     )
 
 
@@ -141,20 +138,13 @@ def hidden_characters(text: str) -> tuple[str, ...]:
 
 
 def bound_text(text: str, limit: int) -> tuple[str, bool]:
-    """``(text, was_cut)``: at most ``limit`` characters, ``…`` when cut, no escape split.
+    """``(text, was_cut)``: at most ``limit`` (>= 1) characters, ``…`` when cut, no escape split.
 
-    Hidden characters are escaped but ``⟨`` is not, so already revealed text passes unchanged
-    but for its length.
-
-    Raises:
-        ValueError: ``limit`` is smaller than 1.
+    ``⟨`` is not escaped here, so already revealed text passes unchanged but for its length.
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    safe = text
-    if MAYBE_HIDDEN.search(text) is not None:
-        looks = lookalike_positions(text)
-        safe = "".join(escape(c) if is_hidden(c) or i in looks else c for i, c in enumerate(text))
+    safe = _escaped(text, "")
     if len(safe) <= limit:
         return safe, False
     cut = limit - 1

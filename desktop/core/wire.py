@@ -1,8 +1,6 @@
 """What a frame *means*, whatever dialect carried it: the dialect adapters' output.
 
-An approval is an event with no id (A), a server request (B), an event with a prompt id (C) or
-with a request id (0.20); the rest of the core reasons only about these values. They never
-leave the core, so they are not frozen (that costs an ``object.__setattr__`` per field).
+They never leave the core, so they are not frozen (that costs an ``object.__setattr__`` a field).
 """
 
 from __future__ import annotations
@@ -10,6 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from desktop.core.events import ProtocolErrorReceived
 from desktop.core.model import Choice, PromptKind, TodoList
 
 
@@ -131,14 +130,6 @@ class WindowRequested:
     owner_quorum: bool = False  # its params say the gateway counts -32004 declines
 
 
-@dataclass(slots=True)
-class Malformed:
-    """A frame that had the right outline but unusable content."""
-
-    reason: str
-    excerpt: str
-
-
 WireEvent = (
     ApprovalAsked
     | PromptOpened
@@ -148,5 +139,5 @@ WireEvent = (
     | ToolCompleted
     | ServerRequestRefused
     | WindowRequested
-    | Malformed
+    | ProtocolErrorReceived  # the right outline, unusable content
 )

@@ -39,7 +39,7 @@ def learn(drv: Driver, seconds: float) -> None:
 def test_until_it_is_learned_the_dialect_default_is_assumed() -> None:
     drv = connected().feed(a_approval())
     row = drv.row()
-    assert drv.core.approval_timeout is None
+    assert drv.core.lifecycle.learned_timeout is None
     assert row.expires_at == row.arrived_at + 60.0
 
 
@@ -48,7 +48,7 @@ def test_learned_before_rows_arrive_new_rows_count_from_it() -> None:
     learn(drv, 300.0)
     drv.feed(a_approval())
     row = drv.row()
-    assert drv.core.approval_timeout == 300.0
+    assert drv.core.lifecycle.learned_timeout == 300.0
     assert row.expires_at == row.arrived_at + 300.0
     assert drv.core.next_deadline() == row.arrived_at + 295.0
     drv.advance(61.0)  # past the old assumption: Hermes still waits, so may the person
@@ -150,7 +150,7 @@ def test_the_learned_value_is_forgotten_with_the_connection() -> None:
     drv.feed(a_approval("rm -rf a"))
     first = drv.row()
     drv.lose()
-    assert drv.core.approval_timeout is None
+    assert drv.core.lifecycle.learned_timeout is None
     assert drv.approval(first.key).expires_at == first.arrived_at + 300.0  # kept, now stale
     drv.connect(Dialect.A)
     drv.feed(a_approval("rm -rf b"))
@@ -186,7 +186,7 @@ def test_impossible_timeouts_are_refused_and_change_nothing(seconds: float) -> N
     row = drv.row()
     with pytest.raises(ValueError, match="finite and >= 0"):
         drv.core.set_approval_timeout(seconds)
-    assert drv.core.approval_timeout is None
+    assert drv.core.lifecycle.learned_timeout is None
     assert drv.approval(row.key) == row
 
 

@@ -269,7 +269,7 @@ def test_resume_after_reconnect_reconciles_open_requests_without_duplicates() ->
 
 def test_approval_pending_closes_rows_another_viewer_answered_but_not_newer_ones() -> None:
     drv = connected().feed(b_approval(SRQ[0], "a"), b_approval(SRQ[1], "b"))
-    rpc = drv.core.reconcile_approvals(SID)
+    rpc = drv.core.link.poll_pending(SID)
     drv.flush()
     assert drv.request("approval.pending")["params"] == {"session_id": SID}
     drv.feed(b_approval(SRQ[2], "c"))  # published after the server answered the poll

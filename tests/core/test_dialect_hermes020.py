@@ -88,7 +88,7 @@ def test_the_parents_turn_end_and_tool_completion_withdraw_nothing() -> None:
 def test_the_pending_list_ends_what_no_longer_waits_and_shows_what_was_missed() -> None:
     sid, before, asks = parallel_frames()
     drv = connected(sid).feed(*before, asks[0])
-    poll = drv.core.reconcile_approvals(sid)
+    poll = drv.core.link.poll_pending(sid)
     drv.flush()
     listed = {**asks[1]["params"]["payload"]}
     listed.pop("choices", None)  # the pending list omits them

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from desktop.core import decisions, outcomes, payloads
-from desktop.core.approvals import RULES
+from desktop.core.approvals import HEAD_ONLY
 from desktop.core.decisions import AnswerContext, assess
 from desktop.core.events import ProtocolErrorReceived, SessionChanged
 from desktop.core.gateway_core import CoreSettings
@@ -81,8 +81,7 @@ def test_answerability_case_by_case(
     expected: tuple[bool, str],
 ) -> None:
     args: dict[str, Any] = {"too_long": False, "is_head": True, "stale_reason": ""} | extra
-    rules = RULES[kind]
-    args |= {"head_only": rules.head_only, "margin": rules.margin}
+    args |= {"head_only": kind in HEAD_ONLY, "margin": kind in HEAD_ONLY}
     assert assess(row.phase, row.expires_at, kind, ctx=ctx, **args) == expected
 
 
@@ -282,8 +281,8 @@ def test_approval_pending_answers_without_a_list_or_for_other_rows_change_nothin
 def test_polling_pending_approvals_is_b_only(dialect: Dialect) -> None:
     drv = Driver().connect(dialect)
     drv.core.watch_session(SID)
-    assert drv.core.reconcile_approvals(SID) is None
-    assert drv.core.reconcile_approvals("unknown") is None
+    assert drv.core.link.poll_pending(SID) is None
+    assert drv.core.link.poll_pending("unknown") is None
 
 
 def test_resume_is_refused_while_disconnected_or_for_unknown_sessions() -> None:

@@ -131,3 +131,13 @@ def test_a_lost_connection_makes_every_open_row_wait_with_why() -> None:
     row = drv.approval(key)
     assert row.action is Action.WAIT
     assert refusal(row, Choice.DENY) == decisions.Refusal(RefusalKind.WAIT, decisions.DISCONNECTED)
+
+
+@pytest.mark.parametrize(("phase", "kind"), [(W, None), (S, RefusalKind.WAIT)])
+def test_a_command_too_long_to_show_may_be_denied_only_while_it_surely_waits(
+    phase: ApprovalPhase, kind: RefusalKind | None
+) -> None:
+    cut = replace(BASE, phase=phase, answerable=False, blocked_reason=decisions.TOO_LONG)
+    assert refusal(cut, Choice.ONCE) == decisions.Refusal(RefusalKind.WAIT, decisions.TOO_LONG)
+    refused = refusal(cut, Choice.DENY)
+    assert (refused.kind if refused else None) is kind

@@ -263,7 +263,7 @@ def test_the_rows_count_from_the_gateway_s_own_timeout(
         async with running(dialect, tmp_path, hermes_home=str(hermes_home)) as h:
             row = await asked_once(h)
             await deadline(h, row.key, 300.0)
-            assert h.client.core.approval_timeout == 300.0
+            assert h.client.core.lifecycle.learned_timeout == 300.0
             [profile] = h.received(0, "config.get")
             assert profile["params"] == {"key": "profile"}  # never "full": it holds API keys
 
@@ -282,7 +282,7 @@ def test_an_edited_config_reaches_the_next_row(
             second = await asked_once(h)  # another session: it waits alongside the first
             await deadline(h, second.key, 100.0)
             await deadline(h, first.key, 100.0)  # shorter is always safe
-            assert h.client.core.approval_timeout == 100.0
+            assert h.client.core.lifecycle.learned_timeout == 100.0
 
     arun(scenario())
 
@@ -306,7 +306,7 @@ def test_without_any_source_the_default_stays_assumed(
             row = await asked_once(h)
             await h.fake.wait_for(lambda: h.received(0, "config.get"), what="the profile call")
             assert row.expires_at == row.arrived_at + 60.0
-            assert h.client.core.approval_timeout is None
+            assert h.client.core.lifecycle.learned_timeout is None
 
     arun(scenario())
 
@@ -338,12 +338,12 @@ def test_an_owned_backend_is_asked_for_the_home_it_really_uses(
             await recorder.wait_state(ConnectionState.CONNECTED, timeout=15)
             await recorder.wait_for(lambda: recorder.of_type(RpcResponded), timeout=15)
             for _ in range(100):  # no more I/O: the learning task resumes within a few turns
-                if client.core.approval_timeout is not None:
+                if client.core.lifecycle.learned_timeout is not None:
                     break
                 await asyncio.sleep(0)
             # The stand-in names the HERMES_HOME it was started with, as Hermes names the home
             # it settled on (an active_profile may move it); 240 came from that file.
-            assert client.core.approval_timeout == 240.0
+            assert client.core.lifecycle.learned_timeout == 240.0
         finally:
             await client.close()
             await runner

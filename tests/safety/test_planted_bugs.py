@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from desktop.core import approvals, decisions, window_requests
-from desktop.core.answering import Answering
 from desktop.core.approvals import STAY, Input
+from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
 from desktop.core.wire_effects import WireEffects
@@ -66,9 +66,9 @@ def every_fifo_row_is_the_head(mp: pytest.MonkeyPatch) -> None:
 
 def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
     """Bug: skip the staleness check (every decide() behaves as if confirm_stale=True)."""
-    real = Answering.decide
+    real = GatewayCore._decide
     mp.setattr(
-        Answering, "decide", lambda self, key, choice, _confirm: real(self, key, choice, True)
+        GatewayCore, "_decide", lambda self, key, choice, _confirm: real(self, key, choice, True)
     )
 
 
@@ -79,9 +79,11 @@ def tool_complete_settles_nothing(mp: pytest.MonkeyPatch) -> None:
 
 def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
     """Bug: a decision whose write failed mid-way is offered again (it may have left)."""
-    real = Answering.frame_failed
+    real = GatewayCore.frame_failed
     mp.setattr(
-        Answering, "frame_failed", lambda self, frame_id, _maybe: real(self, frame_id, False)
+        GatewayCore,
+        "frame_failed",
+        lambda self, frame_id, *, maybe_sent: real(self, frame_id, maybe_sent=False),
     )
 
 

@@ -167,5 +167,6 @@ def reconcile(world: SimWorld) -> None:
     """B: the app polls approval.pending to close cards another viewer answered by frame."""
     sessions = world.core.sessions()
     if sessions:
-        world.core.reconcile_approvals(pick(world.chooser, sessions).session_id)
+        world.core.link.poll_pending(pick(world.chooser, sessions).session_id)
+        world.core.tick()
         world.drain()
