@@ -1,21 +1,10 @@
 """The one QObject where asyncio meets Qt (design.md example 7).
 
-Why exactly one: widgets must never await (a coroutine inside a Qt handler starves the loop or
-re-enters it, stack.md §5) and must never see websockets. Everything asynchronous — the gateway
-clients' ``run()`` tasks, RPC commands, native notifications — is started *here*, on the
-running qasync loop, with a reference kept until it ends; its outcome comes back as a signal.
-
-Inbound, the bridge is every client's ``GatewayListener``: core events are folded into the
-``AppState`` store, the one owner of what the gateways reported, and the store's changes are
-re-emitted as past-tense signals with one frozen payload each. Outbound,
-slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
-``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
-as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
-The bridge holds three collaborators and forwards to them, to stay about lifecycle and routing:
-a ``TaskRunner`` (``bridge_tasks``) that keeps every task and turns failures into notices, a
-``YoloService`` (``bridge_yolo``: on/off, off *and check*, off at quit) and
-``NotificationActions`` (``bridge_notify``: the notifier starts on first use). The client
-contract is ``bridge_clients``.
+Widgets must never await (stack.md §5) nor see websockets: every task -- the clients' ``run()``,
+RPC commands, native notifications -- is started here on the qasync loop, kept until it ends, and
+its outcome comes back as a signal (a failure as ``notice_received``). Inbound, the bridge is
+every client's listener: core events go into the ``AppState`` store, whose changes are re-emitted
+as past-tense signals. Every decision is re-announced as ``decision_made`` for the journal.
 """
 
 from __future__ import annotations
@@ -61,8 +50,6 @@ from desktop.ui.bridge_clients import (
 from desktop.ui.bridge_notify import NotificationActions, Notifier
 from desktop.ui.bridge_tasks import TaskRunner
 from desktop.ui.bridge_yolo import YoloService
-
-__all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +143,7 @@ class GatewayBridge(QObject):
         return tuple(self._clients)
 
     def start(self, loop: asyncio.AbstractEventLoop, notifier: Notifier | None = None) -> None:
-        """Start every client's ``run()`` on ``loop`` (the running qasync loop).
-
-        ``notifier`` (a ``NativeNotifier``) is only kept: it is started on first use
-        (:meth:`start_notifications`, see ``bridge_notify``).
-        """
+        """Start every client's ``run()`` on ``loop``; ``notifier`` starts on first use."""
         self._tasks.start(loop)
         for client in self._clients.values():
             self._start_client(client)
@@ -285,13 +268,8 @@ class GatewayBridge(QObject):
             )
         return result
 
-    approve = decide  # the brief's name for the same slot
-
     def answer_prompt(self, gateway_id: str, key: str, answer: str) -> DecisionResult:
-        """Answer clarify prompt ``key`` with ``answer`` (sync: the core queues it or refuses).
-
-        The answer's text is never logged: a person may type anything into it.
-        """
+        """Answer clarify prompt ``key`` (never logged: a person may type anything into it)."""
         client = self._clients.get(gateway_id)
         if client is None:
             result = DecisionResult(False, "expired: that gateway is no longer configured")
@@ -318,12 +296,7 @@ class GatewayBridge(QObject):
                 self.interrupt(gateway_id, session_id)
 
     def _deny_reask_soon(self, gateway_id: str, approval: Approval) -> None:
-        """Answer a re-ask of a denied command with deny, after this event is delivered.
-
-        Not on the stack of the core's own event delivery: the core is still handling the
-        frame that asked. The row must still be the same command, and one the tray may deny,
-        when the answer goes.
-        """
+        """Deny a re-ask of a denied command, once the core has finished the frame that asked."""
 
         def answer() -> None:
             row = self._state.approval(gateway_id, approval.key)

@@ -42,7 +42,8 @@ from desktop.platform import autostart
 from desktop.settings.model import GatewayConfig, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
-from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.bridge_clients import ClientFactory, ClientLike
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog

@@ -1,26 +1,10 @@
 """The tray app's widgets, wired to the bridge: who opens what when something happens.
 
-Why apart from ``desktop.app``: the composition root deals with the process (QApplication, the
-qasync loop, discovery, the demo, shutdown); this class only connects Qt objects, so tests can
-build it on the test's loop with stand-in clients. Every path to a decision — the dialog's
-buttons and a notification's — ends in the same ``GatewayBridge.decide`` slot, which announces
-it as ``decision_made`` for the journal.
-
-Optional parts, given by the composition root (tests build the shell without them):
-
-* ``settings`` — a :class:`SettingsController`: Settings…, live changes, Start at login;
-* ``journal`` — a :class:`Journal`: every decision with its outcome, Recent decisions, Open
-  journal (``open_url`` is the desktop opener, injected in tests).
-
-Time-boxed YOLO is always there (``self.yolo``); it costs nothing until a box is started.
-
-Cheap to build, so the tray icon shows at once: with ``complete=False`` the shell builds only
-the icon and its menu; the notifications, the tray-host watch, the question windows and YOLO
-follow one loop turn after :meth:`show` (:meth:`complete`, or at once when anything asks for
-one of them). The approval dialog and the new-task dialog are created on first use (``dialog``,
-``new_task``; the approval dialog when the first approval arrives or the person opens it), and
-the composition root hands over the settings and the journal after the icon is up
-(:meth:`attach`).
+Apart from ``desktop.app`` (the process: QApplication, loop, discovery, demo, shutdown) so tests
+can build it on their own loop with stand-in clients. Cheap to build, so the icon shows at once:
+with ``complete=False`` only the icon and its menu are built, the rest one loop turn after
+:meth:`TrayShell.show` or when first asked for; the dialogs are built on first use, and the
+settings and the journal are handed over later (:meth:`TrayShell.attach`).
 """
 
 from __future__ import annotations
@@ -32,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.model import DecisionResult
@@ -165,7 +150,6 @@ class TrayShell(QObject):
 
     @property
     def yolo(self) -> YoloTimeboxController:
-        """Time-boxed YOLO: costs nothing until a box is started."""
         return self._complete_parts().yolo
 
     @property
@@ -251,11 +235,8 @@ class TrayShell(QObject):
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
-            self.journal = (
-                JournalController(self.bridge, journal, opener=open_url, parent=self)
-                if open_url is not None
-                else JournalController(self.bridge, journal, parent=self)
-            )
+            opener = open_url or QDesktopServices.openUrl
+            self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
             self.journal.changed.connect(self.tray.refresh)
             self.journal.problem_changed.connect(lambda _problem: self.tray.refresh())
             self.tray.open_journal_requested.connect(self.journal.open_journal)
@@ -312,8 +293,7 @@ class TrayShell(QObject):
     def present(self) -> None:
         """A second launch: the approvals in front, and the tray's own window if there is no tray.
 
-        The window is shown but not activated: on Wayland its own activation request, answered
-        after the dialog's, would take the focus from the dialog the launch asked for.
+        That window is not activated: on Wayland it would take the focus from the dialog.
         """
         if self._complete_parts().fallback.window:
             self.own_window.showNormal()

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -48,6 +48,12 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
     dialog.list_view.settle()
     clock.advance(seconds)
     dialog.catch_up()
+
+
+def ticking(dialog: QWidget) -> bool:
+    """The dialog's countdown timer runs."""
+    timer = dialog.findChild(QTimer, "countdownTimer")
+    return timer is not None and timer.isActive()
 
 
 def tap(widget: QWidget, key: Qt.Key) -> None:

@@ -18,6 +18,7 @@ from tests.ui.approvals.factory import (
     dialog_on_store,
     look,
     tap,
+    ticking,
     upsert,
 )
 
@@ -85,7 +86,7 @@ def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough
     dialog.list_view.settle()
     approve_all = batch_card(dialog, "a").approve_all
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
-    assert not dialog.ticking
+    assert not ticking(dialog)
 
 
 def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(

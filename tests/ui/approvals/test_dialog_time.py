@@ -14,6 +14,7 @@ from tests.ui.approvals.factory import (
     dialog_on_store,
     look_away,
     store_of,
+    ticking,
     upsert,
 )
 
@@ -46,11 +47,11 @@ def test_timer_runs_only_while_something_counts_down(
 ) -> None:
     dialog = shown
     upsert(dialog, "g", "G", approval("plain"), "")
-    assert not dialog.ticking  # no expiry: nothing to count
+    assert not ticking(dialog)  # no expiry: nothing to count
     upsert(dialog, "g", "G", approval("timed", position=1, expires_at=clock.now + 60), "")
-    assert dialog.ticking
+    assert ticking(dialog)
     upsert(dialog, "g", "G", resolved(approval("timed", position=1), OutcomeKind.EXPIRED), "")
-    assert not dialog.ticking  # "plain" still waits, but nothing counts down
+    assert not ticking(dialog)  # "plain" still waits, but nothing counts down
     assert countdown(dialog, "timed") == ""
 
 
@@ -76,7 +77,7 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     clock.advance(600)  # ten minutes of reading: nothing moves
     dialog.catch_up()
     assert dialog.card("g", "a") is not None  # still shown, with its outcome
-    assert not dialog.ticking
+    assert not ticking(dialog)
     assert not leave_timer(dialog).isActive()
     look_away(dialog, qtbot)
     dialog.catch_up()
@@ -116,7 +117,7 @@ def test_the_one_shot_timer_lets_the_batch_go_without_a_tick(
     answer_both(dialog)  # answered elsewhere while the dialog is closed: nobody reads
     timer = leave_timer(dialog)
     assert timer.isActive()
-    assert not dialog.ticking
+    assert not ticking(dialog)
     clock.advance(0.05)
     with qtbot.waitSignal(timer.timeout):
         pass
@@ -187,11 +188,11 @@ def test_the_countdown_rests_while_the_dialog_is_hidden_and_is_current_when_it_s
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
     upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 90), "")
-    assert not dialog.ticking  # nobody reads it: nothing wakes the tray every second
+    assert not ticking(dialog)  # nobody reads it: nothing wakes the tray every second
     clock.advance(30)
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    assert dialog.ticking
+    assert ticking(dialog)
     assert countdown(dialog, "a") == "expires in 1:00"  # current at once, not a second late
     dialog.hide()
-    assert not dialog.ticking
+    assert not ticking(dialog)
