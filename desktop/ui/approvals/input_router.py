@@ -1,20 +1,11 @@
 """Keyboard and mouse routing for the approval dialog, with a handful of event filters.
 
-Why event filters rather than ``keyPressEvent`` on the dialog: a focused scroll area or command
-view swallows Up/Down/PageUp/PageDown to scroll, so keys would reach the dialog only sometimes.
-Why not a filter on every descendant (as before): with hundreds of cards that is tens of
-thousands of Python calls for paint, layout and timer events nobody routes. Instead the router
-filters only where the events it needs pass:
-
-* the dialog itself (keys sent to it, ``WindowDeactivate``), the list and its viewport: a key or
-  a press that a card's child ignores propagates up through the viewport, where it is caught;
-* the one widget holding the keyboard focus inside the dialog (followed through
-  ``QApplication.focusChanged``): keys reach it first, so it is filtered before it can scroll,
-  and a click that gave it focus is seen as a click on its card.
-
-Keys become intents (move, page, decide) for the dialog; held keys pass through the
-:class:`RepeatGate`. Widgets of child *windows* (the "Always allow?" question is a QObject child
-of the dialog) are never filtered: a D typed there must never deny the row selected behind it.
+Not ``keyPressEvent``: a focused scroll area or command view swallows the arrow and page keys.
+Not a filter on every descendant: with hundreds of cards, tens of thousands of useless calls.
+The router filters the dialog, the list and its viewport (where what a card's child ignores
+propagates to) and the one focused widget inside the dialog (keys reach it first). Widgets of
+child windows (the "Always allow?" question) are never filtered: a D typed there must never deny
+the row behind it. Held decision keys pass through the :class:`RepeatGate`.
 """
 
 from __future__ import annotations
@@ -36,15 +27,9 @@ _E = QEvent.Type
 class InputRouter(QObject):
     """Feeds the dialog intents; the dialog decides whether they apply.
 
-    Args:
-        move: select the row ``step`` rows away (+1 down, -1 up).
-        page: scroll the selected row's command by ``pages``.
-        can_decide: whether ``choice`` applies to the selected row now (checked before the gate
-            locks, so a key on a row that cannot be answered does not lock it).
-        decide: answer the selected row with ``choice`` from the keyboard.
-        refused: a decision key did nothing (``held``: another decision key is still down);
-            the dialog says why, so a key never fails silently.
-        clicked: the person pressed the mouse somewhere on this row's card.
+    ``can_decide`` is asked before the gate locks (a key on a row that cannot be answered must
+    not lock it); ``refused`` lets the dialog say why a key did nothing (``held``: another
+    decision key is still down).
     """
 
     def __init__(
@@ -68,7 +53,6 @@ class InputRouter(QObject):
         self._widget_at: Callable[[QPoint], QWidget | None] | None = getattr(
             area, "item_widget_at", None
         )
-        self._area = area
         self._viewport = area.viewport()
         self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
         self._focused: list[QWidget] = []  # the focus widget (and its viewport) we filter
@@ -79,7 +63,6 @@ class InputRouter(QObject):
             app.focusChanged.connect(self._on_focus_changed)
 
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
-        """Filter the widget that now has the keyboard focus, if it is inside the dialog."""
         previous, self._focused = self._focused, []
         for widget in previous:
             if shiboken6.isValid(widget):
@@ -94,7 +77,6 @@ class InputRouter(QObject):
                 widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Consume the dialog's keys; report clicks on cards."""
         kind = event.type()
         if isinstance(watched, QWidget) and watched.window() is not self._root:
             return False  # a child window (the "Always allow?" question): its keys are its own

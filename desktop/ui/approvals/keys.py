@@ -1,25 +1,10 @@
-"""The dialog's keyboard map and its guard against a held key answering several rows.
+"""The dialog's keyboard map (shown at its bottom) and a guard against a held key answering rows.
 
-Why a guard: after a decision the selection moves to the next waiting row, so a key held a
-moment too long (auto-repeat) would approve the next command the person has not read. The
-:class:`RepeatGate` therefore ignores auto-repeated presses *and* demands that the key which made
-a decision is released before any other decision. Qt's repeat flag is not enough: on X11 a held
-key sends release/press pairs and Qt marks only some of them (2 of 22 up to 23 of 23 measured,
-depending on load). A repeat's release and its next press carry the same server timestamp,
-while a person lifting and pressing a key again takes far longer than :data:`FRESH_GAP_MS`; so
-a press that follows the deciding key's release sooner than that is the same hold. It is plain
-Python (tested without Qt); only :func:`action_for` knows Qt key codes.
-
-Keyboard map (also shown at the bottom of the dialog):
-
-====================  ==========================================
-Up / Down             move the selection between rows
-PageUp / PageDown     scroll the selected row's command
-A, Ctrl+Enter         approve the selected row once
-D, Ctrl+Backspace     deny the selected row
-S                     allow the selected row for the session
-Shift+A               always allow (asks for confirmation first)
-====================  ==========================================
+After a decision the selection moves on, so a key held a moment too long would answer the next,
+unread command. :class:`RepeatGate` ignores auto-repeats and wants the deciding key released
+before any other decision. Qt's repeat flag is not enough: on X11 a held key sends release/press
+pairs with one timestamp and Qt marks only some of them, so a press sooner than
+:data:`FRESH_GAP_MS` after the deciding key's release is the same hold.
 """
 
 from __future__ import annotations
@@ -82,20 +67,14 @@ FRESH_GAP_MS = 30  # release to press again: X11 repeats ~0 ms, a person's re-pr
 
 
 class RepeatGate:
-    """Let one key press make at most one decision (see module docstring).
+    """Let one key press make at most one decision.
 
-    Times are the key events' own timestamps in milliseconds; 0 means the event has none (a
-    synthesized event), and then only the repeat flag and the release count.
+    Times are the key events' timestamps in milliseconds; 0: none (a synthesized event).
     """
 
     def __init__(self) -> None:
         self._held: int | None = None  # the key that made the last decision, until released
         self._released: tuple[int, int] | None = None  # (that key, when it came up)
-
-    @property
-    def locked(self) -> bool:
-        """A decision key is still held down."""
-        return self._held is not None
 
     def press(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> bool:
         """A decision key went down: True if it may decide (and the gate then locks on it)."""

@@ -13,7 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
-from desktop.ui.approvals import ApprovalDialog, DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import pointer_over
 from desktop.ui.approvals.tree_model import ApprovalTreeModel

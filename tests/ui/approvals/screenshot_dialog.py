@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core import outcomes
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
 from tests.ui.approvals.factory import dialog_on_store, upsert
 

@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from desktop.core import outcomes
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
-from desktop.ui.approvals import SURFACE_BUTTON, ApprovalDialog, DecisionRequest
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, upsert

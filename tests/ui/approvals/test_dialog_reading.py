@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
 from desktop.model.approvals import dialog_texts
 from desktop.model.approvals.rules import KEY_DWELL_S
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,

@@ -17,8 +17,9 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.model.approvals.requests import SURFACE_BATCH, DecisionRequest
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.approvals import rules
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,

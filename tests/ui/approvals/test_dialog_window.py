@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, OutcomeKind
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, store_of, upsert
 

@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import Choice
 from desktop.model.approvals.texts import RISK_BADGES
 from desktop.risk import RiskLevel, assess
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
 from tests.model.approvals.factory import approval
 from tests.ui.approvals.factory import upsert
