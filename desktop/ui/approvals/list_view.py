@@ -39,13 +39,12 @@ from desktop.model.approvals.layout import (
 )
 from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.group_cards import (
+    WIDGET_FOR,
     BatchCard,
     Cover,
     GatewaySection,
     GroupWidget,
     SessionSection,
-    make_group_widget,
-    rebind_group_widget,
 )
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
@@ -289,15 +288,14 @@ class ApprovalListView(QAbstractScrollArea):
             if spare:
                 group = spare.pop()
                 assert isinstance(group, GroupWidget)
-                rebind_group_widget(group, node)
+                group.group = node
             else:
-                group = make_group_widget(node)
+                group = WIDGET_FOR[type(node)](node)
                 if isinstance(group, BatchCard):
                     group.cover = self._approve_cover
                     group.batch_action.connect(self.batch_action)
                     group.stop_clicked.connect(self.stop_clicked)
                     group.dismiss_clicked.connect(self.dismiss_clicked)
-                group.body.hide()  # its children are items of their own
                 group.setParent(self.viewport())
             group.refresh(self._clock())
             widget = group
