@@ -1,9 +1,7 @@
 """The "Always allow?" question, asked without blocking the event loop.
 
-"Always" writes the pattern to Hermes' permanent allowlist, so the person must see
-exactly which pattern class becomes allowed for good before it is sent. The box is opened with
-``open()`` (window-modal, returns at once) — never ``exec()``, which would starve the qasync
-loop the gateway connections run on (stack.md §5). Its text is plain, revealed text.
+"Always" writes to Hermes' permanent allowlist: the person sees which pattern first. Opened with
+``open()``, never ``exec()`` (which would starve the qasync loop, stack.md §5).
 """
 
 from __future__ import annotations
@@ -44,12 +42,8 @@ class AlwaysConfirmation:
         self.done = False
         self.box.finished.connect(self._on_finished)
 
-    def open(self) -> None:
-        """Show the question; returns immediately."""
-        self.box.open()
-
     def cancel(self) -> None:
-        """Close the question without allowing anything (the row changed meanwhile)."""
+        """Close the question without allowing anything."""
         if not self.done:
             self.box.reject()
 

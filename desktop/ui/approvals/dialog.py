@@ -334,7 +334,7 @@ class ApprovalDialog(QDialog):
 
         confirmation = AlwaysConfirmation(self, row.approval, confirmed, finished)
         self._confirmation = (confirmation, row)
-        confirmation.open()
+        confirmation.box.open()
 
     def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
         """Mark each row as answered and ask for its decision, in order."""

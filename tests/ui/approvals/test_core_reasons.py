@@ -81,7 +81,7 @@ def test_a_request_id_reused_for_another_command_shows_two_rows_and_why(
     show(dialog, qtbot, [old, new])
     assert card_of(dialog, old.key).state.text() == f"Withdrawn — {outcomes.REPLACED}"
     fresh = card_of(dialog, new.key)
-    assert fresh.command.shown_text() == "rm -rf ~"
+    assert fresh.command.toPlainText() == "rm -rf ~"
     assert fresh.state.text() == "Waiting for you"
     qtbot.mouseClick(fresh.buttons[Choice.DENY], Qt.MouseButton.LeftButton)
     assert decisions.keys == [new.key]
