@@ -1,9 +1,7 @@
-"""The parts of the tray menu that come from outside the gateway snapshot.
+"""The parts of the tray menu that come from the app, not from the gateway snapshot.
 
-Why apart from ``tray_menu``: the snapshot says what the gateways report; these entries say what
-the *app* keeps — time-boxed YOLO with its countdown, the decision journal's recent lines and
-"Open journal", and start at login. They arrive as one frozen :class:`MenuExtras` value, so the
-menu stays a function of its inputs and tests build it without a journal or a timer.
+Time-boxed YOLO, the journal's recent lines and start at login arrive as one frozen
+:class:`MenuExtras` value, so the menu stays a function of its inputs.
 """
 
 from __future__ import annotations
@@ -24,23 +22,14 @@ TIMEBOX_TURN = "turn"
 
 @dataclass(frozen=True)
 class MenuExtras:
-    """What the menu shows besides the snapshot.
+    """What the menu shows besides the snapshot; a None hides its entry."""
 
-    Attributes:
-        timeboxes: ``(gateway_id, session_id)`` -> YOLO line (``YOLO on · 12 min left``).
-        recent: ``(line, details)`` per recent decision, newest first; None hides the submenu.
-        journal_available: whether "Open journal" has a file to open.
-        start_at_login: the checkable item's state; None hides it.
-        journal_problem: why decisions are held in memory instead of the journal ("" if none).
-        holding_notifications: the desktop's do-not-disturb holds approval notifications.
-    """
-
-    timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)
-    recent: tuple[tuple[str, str], ...] | None = None
-    journal_available: bool = False
+    timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # key -> YOLO line
+    recent: tuple[tuple[str, str], ...] | None = None  # (line, details), newest first
+    journal_available: bool = False  # "Open journal" has a file to open
     start_at_login: bool | None = None
-    journal_problem: str = ""
-    holding_notifications: bool = False
+    journal_problem: str = ""  # why decisions are held in memory instead of the journal
+    holding_notifications: bool = False  # do-not-disturb holds approval notifications
 
 
 def _named(action: QAction, name: str) -> QAction:
