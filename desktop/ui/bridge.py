@@ -12,20 +12,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
-from desktop.core.model import (
-    Approval,
-    Choice,
-    DecisionResult,
-    Dialect,
-    SessionState,
-)
+from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import ConnectionStatus
+from desktop.gateway.yolo_verify import SETTLE_SECONDS, YoloCheck, switch_off_verified
 from desktop.model.app_state import AppState, StoreChange
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
@@ -45,11 +42,10 @@ from desktop.ui.bridge_clients import (
     ClientFactory,
     ClientLike,
     ClientListener,
+    Notifier,
     gateway_client_factory,
 )
-from desktop.ui.bridge_notify import NotificationActions, Notifier
 from desktop.ui.bridge_tasks import TaskRunner
-from desktop.ui.bridge_yolo import YoloService
 
 log = logging.getLogger(__name__)
 
@@ -87,21 +83,11 @@ class GatewayBridge(QObject):
         self._state.subscribe(self._on_store_change)
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
         self._tasks = TaskRunner(self.notice_received.emit)
-        self.yolo = YoloService(
-            self._tasks,
-            self._clients,
-            reported_on=self._yolo_reported_on,
-            dialect=self._dialect,
-            where=self._where,
-            on_set=self.yolo_set.emit,
-            on_checked=self.yolo_checked.emit,
-        )
-        self.notifications = NotificationActions(
-            self._tasks,
-            on_ready=self.notifications_ready.emit,
-            on_action=self.notification_action_invoked.emit,
-            on_do_not_disturb=self.do_not_disturb_changed.emit,
-        )
+        self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
+        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
+        self._notifier: Notifier | None = None
+        self._notifier_asked = False  # start_notifications() was called
+        self._notifier_started = False  # ... and the probe was started (or answered False)
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     # -- set-up and shutdown -----------------------------------------------------------------
@@ -147,7 +133,11 @@ class GatewayBridge(QObject):
         self._tasks.start(loop)
         for client in self._clients.values():
             self._start_client(client)
-        self.notifications.attach(notifier)  # serves a start asked for before the loop was there
+        self._notifier = notifier
+        if notifier is not None:
+            notifier.watch_do_not_disturb(self.do_not_disturb_changed.emit)
+        if self._notifier_asked:  # asked before the loop was there
+            self.start_notifications()
 
     async def aclose(self) -> None:
         """Close clients cleanly (a 1000 close), then cancel and await every task."""
@@ -157,7 +147,8 @@ class GatewayBridge(QObject):
         for client, result in zip(clients, results, strict=True):
             if isinstance(result, BaseException):
                 log.warning("closing gateway %s failed: %r", client.gateway_id, result)
-        await self.notifications.aclose()
+        if self._notifier is not None:
+            await self._notifier.aclose()
         await self._tasks.cancel_all(list(self._run_tasks.values()))
         self._run_tasks.clear()
 
@@ -209,7 +200,10 @@ class GatewayBridge(QObject):
             else:
                 self.approval_changed.emit(change)
         elif isinstance(change, SessionUpdate):
-            self.yolo.session_changed(change.gateway_id, change.session.session_id)
+            ident = (change.gateway_id, change.session.session_id)
+            for waiter in self._yolo_waiters.pop(ident, []):  # see _next_session_change
+                if not waiter.done():
+                    waiter.set_result(None)
             self.session_changed.emit(change)
         elif isinstance(change, PromptUpdate):
             (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
@@ -360,32 +354,143 @@ class GatewayBridge(QObject):
     def reconnect(self, gateway_id: str) -> None:
         self._clients[gateway_id].reconnect_now()
 
-    # -- YOLO and notifications: forwarded to their owners ----------------------------------
+    # -- YOLO --------------------------------------------------------------------------------
     def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
         """Ask for YOLO on/off; ``yolo_set`` reports whether the call went through."""
-        self.yolo.set_yolo(gateway_id, session_id, on)
+        client = self._clients[gateway_id]
+
+        async def change() -> None:
+            ok = False
+            try:
+                await client.set_yolo(session_id, on)
+                ok = True
+            finally:
+                if not self._tasks.closing:
+                    self.yolo_set.emit(gateway_id, session_id, on, ok)
+
+        self._tasks.spawn(
+            change(),
+            f"Could not turn YOLO {'on' if on else 'off'}",
+            self._where(gateway_id, session_id),
+            "Check that the gateway is connected and try again from the tray menu.",
+            gateway_id,
+        )
 
     def switch_yolo_off_checked(self, gateway_id: str, session_id: str) -> None:
-        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went)."""
-        self.yolo.switch_off_checked(gateway_id, session_id)
+        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went).
+
+        What is checked and how often is ``desktop.gateway.yolo_verify``'s.
+        """
+        client = self._clients.get(gateway_id)
+        if client is None:
+            self.yolo_checked.emit(gateway_id, session_id, YoloCheck.UNREACHABLE)
+            return
+        canonical = self._dialect(gateway_id) is Dialect.C
+
+        async def check() -> None:
+            try:
+                result = await switch_off_verified(
+                    client,
+                    session_id,
+                    functools.partial(self._yolo_reported_on, gateway_id, session_id),
+                    functools.partial(self._next_session_change, (gateway_id, session_id)),
+                    read_back=functools.partial(client.read_yolo, session_id)
+                    if canonical
+                    else None,
+                    settle=self.yolo_settle_s,
+                )
+            except Exception:  # a bug must not leave the box "turning off" for ever
+                log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)
+                result = YoloCheck.STILL_ON  # unconfirmed: the person is told to check
+            if not self._tasks.closing:
+                self.yolo_checked.emit(gateway_id, session_id, result)
+
+        self._tasks.spawn(
+            check(),
+            "Could not turn YOLO off",
+            self._where(gateway_id, session_id),
+            "Turn it off in Hermes.",
+            gateway_id,
+        )
 
     async def end_yolo(self, sessions: list[tuple[str, str]], timeout: float = 2.0) -> None:
         """At quit: switch YOLO off for ``sessions`` (best effort, bounded by ``timeout``)."""
-        await self.yolo.end_yolo(sessions, timeout)
+        targets = [(gid, sid) for gid, sid in sessions if gid in self._clients]
+        if not targets:
+            return
+        calls = [self._clients[gid].set_yolo(sid, False) for gid, sid in targets]
+        try:
+            results = await asyncio.wait_for(
+                asyncio.gather(*calls, return_exceptions=True), timeout
+            )
+        except TimeoutError:
+            log.warning("YOLO off at quit: no answer within %.0f s", timeout)
+            return
+        for (gid, sid), result in zip(targets, results, strict=True):
+            if isinstance(result, BaseException):
+                log.warning("YOLO off at quit for %s/%s failed: %s", gid, sid, result)
+            else:
+                log.info("YOLO off at quit for %s/%s (its time-box ends with the app)", gid, sid)
 
+    async def _next_session_change(self, ident: tuple[str, str], timeout: float) -> None:
+        """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
+        loop = self._tasks.loop
+        assert loop is not None  # only called from a task it runs
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._yolo_waiters.setdefault(ident, []).append(waiter)
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:
+            waiters = self._yolo_waiters.get(ident, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._yolo_waiters.pop(ident, None)
+
+    # -- native notifications --------------------------------------------------------------------
     def start_notifications(self) -> None:
-        """Probe the notification service once; the answer comes as ``notifications_ready``."""
-        self.notifications.start()
+        """Probe the notification service once; the answer comes as ``notifications_ready``.
+
+        On first use, not at start-up: the native path (dbus-fast) is about 90 modules and 4 MiB
+        an idle tray would carry all day. The answer comes exactly once, whatever happened, so
+        bubbles waiting for it are never stuck.
+        """
+        self._notifier_asked = True
+        if self._notifier_started or self._tasks.loop is None:
+            return
+        self._notifier_started = True
+        notifier = self._notifier
+        if notifier is None:
+            self.notifications_ready.emit(False)
+            return
+        self._tasks.spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
+
+    async def _probe(self, notifier: Notifier) -> None:
+        available = False
+        try:
+            available = bool(await notifier.start())
+        except Exception:  # a broken backend must not leave plans waiting for an answer
+            log.exception("could not start native notifications; using the tray's balloon")
+        self.notifications_ready.emit(available and bool(notifier.buttons))
 
     def show_notification(self, plan: NotificationPlan) -> None:
         """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
-        self.notifications.show(plan)
+        if self._notifier is not None:
+            action = self.notification_action_invoked.emit
+            self._notify(self._notifier.show(plan, action), "Could not show a notification")
 
     def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
-        self.notifications.withdraw(gateway_id, batch_id)
+        if self._notifier is not None:
+            withdraw = self._notifier.withdraw(gateway_id, batch_id)
+            self._notify(withdraw, "Could not close a notification")
 
     def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
-        self.notifications.show_text(title, body, urgent)
+        if self._notifier is not None:
+            shown = self._notifier.show_text(title, body, urgent=urgent)
+            self._notify(shown, "Could not show a notification")
+
+    def _notify(self, call: Coroutine[Any, Any, object], what: str) -> None:
+        self._tasks.spawn(call, what, "this desktop", "", log_only=True)
 
     # -- internals ---------------------------------------------------------------------------
     def _start_client(self, client: ClientLike) -> None:

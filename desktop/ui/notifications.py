@@ -5,8 +5,8 @@ the person's attention or do-not-disturb is on; the bridge's notifier talks D-Bu
 controller feeds the policy from the bridge's signals, wakes at its next deadline, and sends a
 pressed button to the very bridge slot the dialog uses, for exactly the keys the bubble showed.
 Without a notification service it falls back to the tray's balloon (no buttons: a click opens
-the dialog). The notifier starts when the first bubble is due (``bridge_notify``); until it
-answers, due bubbles wait. A clarify question gets one bubble without answer buttons.
+the dialog). The notifier starts when the first bubble is due; until it answers, due bubbles
+wait. A clarify question gets one bubble without answer buttons.
 """
 
 from __future__ import annotations

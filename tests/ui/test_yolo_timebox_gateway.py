@@ -111,7 +111,7 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
 def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qloop, arun):
     async def scenario():
         app = WiredApp(await FakeGateway("B", speed=0.01).start())
-        app.bridge.yolo.settle_s = 0.3  # how long the gateway gets to report "off"
+        app.bridge.yolo_settle_s = 0.3  # how long the gateway gets to report "off"
         await app.connected()
         sid = await app.new_session("hello")
         await app.turn_over(sid)
