@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QPoint
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from desktop.core.model import Choice
 from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
+from desktop.ui.approvals.list_view import ApprovalListView
 from desktop.ui.approvals.row_card import RowCard
 
 _E = QEvent.Type
@@ -35,7 +36,7 @@ class InputRouter(QObject):
     def __init__(
         self,
         root: QWidget,
-        area: QAbstractScrollArea,
+        area: ApprovalListView,
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
@@ -50,9 +51,7 @@ class InputRouter(QObject):
         self._move, self._page = move, page
         self._can_decide, self._decide, self._clicked = can_decide, decide, clicked
         self._refused = refused
-        self._widget_at: Callable[[QPoint], QWidget | None] | None = getattr(
-            area, "item_widget_at", None
-        )
+        self._area = area
         self._viewport = area.viewport()
         self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
         self._focused: list[QWidget] = []  # the focus widget (and its viewport) we filter
@@ -90,8 +89,7 @@ class InputRouter(QObject):
             target = watched
             if watched is self._viewport and isinstance(event, QMouseEvent):
                 at = event.position().toPoint()
-                found = self._widget_at(at) if self._widget_at is not None else None
-                target = found or watched.childAt(at) or watched  # the part that ignored it
+                target = self._area.item_widget_at(at) or watched  # the part that ignored it
             card = _card_of(target)
             if card is not None:
                 self._clicked(card)

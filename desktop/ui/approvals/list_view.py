@@ -42,9 +42,7 @@ from desktop.ui.approvals.group_cards import (
     WIDGET_FOR,
     BatchCard,
     Cover,
-    GatewaySection,
     GroupWidget,
-    SessionSection,
 )
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
@@ -57,12 +55,6 @@ OVERSCAN_DELAY_MS = 250  # ... once the list has kept still this long (the scree
 _INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
 _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
-_KIND_OF: dict[type, type] = {
-    RowCard: RowEntry,
-    GatewaySection: GatewayGroup,
-    SessionSection: SessionGroup,
-    BatchCard: BatchGroup,
-}
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
 
@@ -131,11 +123,6 @@ class ApprovalListView(QAbstractScrollArea):
         model.dataChanged.connect(self._on_data_changed)
 
     # -- building and dropping the cards ------------------------------------------------------
-    @property
-    def live(self) -> bool:
-        """Cards may exist (the dialog is shown, or a caller asked for a card)."""
-        return self._live
-
     def materialise(self) -> None:
         """Allow widgets again and lay out the items on screen (no-op if live)."""
         if self._live:
@@ -313,9 +300,10 @@ class ApprovalListView(QAbstractScrollArea):
         self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
-        kind = _KIND_OF.get(type(widget))
-        spares = self._spare.setdefault(kind, []) if kind is not None else None
-        if spares is not None and self._live and len(spares) < SPARE_WIDGETS:
+        assert isinstance(widget, RowCard | GroupWidget)
+        node = widget.entry if isinstance(widget, RowCard) else widget.group
+        spares = self._spare.setdefault(type(node), [])
+        if self._live and len(spares) < SPARE_WIDGETS:
             spares.append(widget)  # stays a hidden child of the viewport
             return
         widget.setParent(None)
