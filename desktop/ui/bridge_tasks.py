@@ -1,8 +1,7 @@
 """The bridge's one task spawner: coroutines on the running qasync loop, kept until they end.
 
-Why a reference per task: the loop holds tasks weakly, so a command started from a click could
-be collected mid-flight; and a failure must come back as a notice saying what failed, where and
-what to do, never as an exception in a Qt handler. Qt-free; the bridge turns reports into signals.
+The loop holds tasks weakly (a command started from a click could be collected mid-flight), and
+a failure must come back as a notice saying what failed, where and what to do. Qt-free.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Build the tray's context menu from an ``AppSnapshot`` (a function, testable offscreen).
+"""Build the tray's context menu from an ``AppSnapshot``: a view, rebuilt rather than patched.
 
-Why a function of the snapshot: the menu is a *view*; rebuilding it from the current state is
-simpler and safer than patching actions as events arrive. The caller (``tray.TrayController``)
-decides *when* (debounced, never under an open menu). Every gateway-provided string goes
-through ``plain_text.menu_label`` (mnemonic ``&`` doubled, hidden characters revealed, length
-bounded); action tooltips go through ``tooltip_fragment``. Actions carry object names
-(``yolo:<gateway>:<session>`` …) so tests and the D-Bus menu can find them without positions.
+The caller (``tray.TrayController``) decides when. Gateway text goes through ``menu_label`` (the
+mnemonic ``&`` doubled, hidden characters revealed, bounded) and ``tooltip_fragment``. Actions
+carry object names (``yolo:<gateway>:<session>`` …) for tests and the D-Bus menu.
 """
 
 from __future__ import annotations
@@ -86,9 +83,7 @@ def build_menu(
 ) -> None:
     """Replace ``menu``'s contents with the current picture of every gateway and session.
 
-    ``exported``: a StatusNotifierItem host draws the menu from Qt's D-Bus export, which needs
-    differently escaped labels (see ``plain_text.menu_label``). ``extras``: what the app keeps
-    besides the snapshot (time-boxes, recent decisions, start at login).
+    ``exported``: labels escaped for Qt's D-Bus export, which a StatusNotifierItem host draws.
     """
     extras = extras or MenuExtras()
     pick = pick or SessionShelf(finished_after=float("inf")).pick(snapshot)
