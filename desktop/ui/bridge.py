@@ -21,6 +21,7 @@ from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
 from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
 from desktop.gateway.yolo_verify import SETTLE_SECONDS, YoloCheck, switch_off_verified
 from desktop.model.app_state import AppState, StoreChange
@@ -45,7 +46,6 @@ from desktop.ui.bridge_clients import (
     Notifier,
     gateway_client_factory,
 )
-from desktop.ui.bridge_tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,9 @@ class GatewayBridge(QObject):
         self._state = AppState()
         self._state.subscribe(self._on_store_change)
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
-        self._tasks = TaskRunner(self.notice_received.emit)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
+        self._closing = False  # set once at quit: nothing more is reported
         self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
         self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._notifier: Notifier | None = None
@@ -99,7 +101,7 @@ class GatewayBridge(QObject):
             self.remove_gateway(client.gateway_id)
         self._clients[client.gateway_id] = client
         self._listeners[client.gateway_id] = listener
-        if self._tasks.loop is not None:
+        if self._loop is not None:
             self._start_client(client)
         self._state.add_gateway(client.gateway_id, client.name, client.status)
         return client
@@ -112,14 +114,14 @@ class GatewayBridge(QObject):
         self._listeners.pop(gateway_id).detach()
         self.deny_memory.forget_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
-        if self._tasks.loop is not None:
+        if self._loop is not None:
 
             async def stop() -> None:
                 await client.close()
                 if task is not None:
                     await asyncio.gather(task, return_exceptions=True)
 
-            self._tasks.spawn(
+            self._spawn(
                 stop(), "Could not close the gateway connection", client.name, "", log_only=True
             )
         self.gateway_removed.emit(gateway_id)
@@ -130,7 +132,7 @@ class GatewayBridge(QObject):
 
     def start(self, loop: asyncio.AbstractEventLoop, notifier: Notifier | None = None) -> None:
         """Start every client's ``run()`` on ``loop``; ``notifier`` starts on first use."""
-        self._tasks.start(loop)
+        self._loop = loop
         for client in self._clients.values():
             self._start_client(client)
         self._notifier = notifier
@@ -141,7 +143,7 @@ class GatewayBridge(QObject):
 
     async def aclose(self) -> None:
         """Close clients cleanly (a 1000 close), then cancel and await every task."""
-        self._tasks.closing = True
+        self._closing = True
         clients = list(self._clients.values())
         results = await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
         for client, result in zip(clients, results, strict=True):
@@ -149,8 +151,12 @@ class GatewayBridge(QObject):
                 log.warning("closing gateway %s failed: %r", client.gateway_id, result)
         if self._notifier is not None:
             await self._notifier.aclose()
-        await self._tasks.cancel_all(list(self._run_tasks.values()))
+        tasks = [*self._run_tasks.values(), *self._tasks]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._run_tasks.clear()
+        self._tasks.clear()
 
     @property
     def snapshot(self) -> AppSnapshot:
@@ -174,7 +180,7 @@ class GatewayBridge(QObject):
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
-        if self._tasks.closing:
+        if self._closing:
             return
         if isinstance(event, ProtocolErrorReceived):
             log.warning("gateway %s sent an unusable frame: %s", gateway_id, event.reason)
@@ -183,7 +189,7 @@ class GatewayBridge(QObject):
     def on_status_changed(
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
     ) -> None:
-        if self._tasks.closing:
+        if self._closing:
             return
         self._state.set_status(gateway_id, new)  # announces the new snapshot
         self.connection_status_changed.emit(gateway_id, old, new)
@@ -295,7 +301,7 @@ class GatewayBridge(QObject):
         def answer() -> None:
             row = self._state.approval(gateway_id, approval.key)
             if (
-                self._tasks.closing
+                self._closing
                 or row is None
                 or row.command != approval.command
                 or refusal(row, Choice.DENY) is not None
@@ -303,13 +309,13 @@ class GatewayBridge(QObject):
                 return
             self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))
 
-        if self._tasks.loop is not None:
-            self._tasks.loop.call_soon(answer)
+        if self._loop is not None:
+            self._loop.call_soon(answer)
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
         client = self._clients[gateway_id]
-        self._tasks.spawn(
+        self._spawn(
             client.set_approval_mode(mode),
             f"Could not set the approval mode to {mode}",
             self._state.gateway_name(gateway_id),
@@ -319,7 +325,7 @@ class GatewayBridge(QObject):
 
     def interrupt(self, gateway_id: str, session_id: str) -> None:
         client = self._clients[gateway_id]
-        self._tasks.spawn(
+        self._spawn(
             client.interrupt(session_id),
             "Could not interrupt the session",
             self._where(gateway_id, session_id),
@@ -343,7 +349,7 @@ class GatewayBridge(QObject):
                 )
             )
 
-        self._tasks.spawn(
+        self._spawn(
             create(),
             "Could not start the task",
             f"{cwd} on {self._state.gateway_name(gateway_id)}",
@@ -365,10 +371,10 @@ class GatewayBridge(QObject):
                 await client.set_yolo(session_id, on)
                 ok = True
             finally:
-                if not self._tasks.closing:
+                if not self._closing:
                     self.yolo_set.emit(gateway_id, session_id, on, ok)
 
-        self._tasks.spawn(
+        self._spawn(
             change(),
             f"Could not turn YOLO {'on' if on else 'off'}",
             self._where(gateway_id, session_id),
@@ -402,10 +408,10 @@ class GatewayBridge(QObject):
             except Exception:  # a bug must not leave the box "turning off" for ever
                 log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)
                 result = YoloCheck.STILL_ON  # unconfirmed: the person is told to check
-            if not self._tasks.closing:
+            if not self._closing:
                 self.yolo_checked.emit(gateway_id, session_id, result)
 
-        self._tasks.spawn(
+        self._spawn(
             check(),
             "Could not turn YOLO off",
             self._where(gateway_id, session_id),
@@ -434,7 +440,7 @@ class GatewayBridge(QObject):
 
     async def _next_session_change(self, ident: tuple[str, str], timeout: float) -> None:
         """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
-        loop = self._tasks.loop
+        loop = self._loop
         assert loop is not None  # only called from a task it runs
         waiter: asyncio.Future[None] = loop.create_future()
         self._yolo_waiters.setdefault(ident, []).append(waiter)
@@ -456,14 +462,14 @@ class GatewayBridge(QObject):
         bubbles waiting for it are never stuck.
         """
         self._notifier_asked = True
-        if self._notifier_started or self._tasks.loop is None:
+        if self._notifier_started or self._loop is None:
             return
         self._notifier_started = True
         notifier = self._notifier
         if notifier is None:
             self.notifications_ready.emit(False)
             return
-        self._tasks.spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
+        self._spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
 
     async def _probe(self, notifier: Notifier) -> None:
         available = False
@@ -490,11 +496,47 @@ class GatewayBridge(QObject):
             self._notify(shown, "Could not show a notification")
 
     def _notify(self, call: Coroutine[Any, Any, object], what: str) -> None:
-        self._tasks.spawn(call, what, "this desktop", "", log_only=True)
+        self._spawn(call, what, "this desktop", "", log_only=True)
 
     # -- internals ---------------------------------------------------------------------------
+    def _spawn(
+        self,
+        coro: Coroutine[Any, Any, object],
+        what: str,
+        where: str,
+        advice: str,
+        gateway_id: str = "",
+        *,
+        log_only: bool = False,
+    ) -> None:
+        """Run ``coro``, kept until it ends; if it raises, log it and (unless ``log_only``) report.
+
+        A failure becomes a ``Notice`` saying what failed, where and what to do, never an
+        exception in a Qt handler.
+        """
+        if self._loop is None:
+            coro.close()
+            raise RuntimeError("GatewayBridge.start() has not run")
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                known = isinstance(exc, GatewayError)
+                reason = str(exc) if known else "unexpected error; see the log"
+                log.warning("%s (%s): %s", what, where, reason, exc_info=not known)
+                if not log_only and not self._closing:
+                    notice = Notice("error", what, where, f"{reason}. {advice}".strip(), gateway_id)
+                    self.notice_received.emit(notice)
+
+        task = self._loop.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def _start_client(self, client: ClientLike) -> None:
-        loop = self._tasks.loop
+        loop = self._loop
         assert loop is not None
         gateway_id = client.gateway_id
         task = loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
@@ -502,7 +544,7 @@ class GatewayBridge(QObject):
         task.add_done_callback(functools.partial(self._client_ended, gateway_id))
 
     def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
-        if task.cancelled() or self._tasks.closing or self._run_tasks.get(gateway_id) is not task:
+        if task.cancelled() or self._closing or self._run_tasks.get(gateway_id) is not task:
             return  # cancelled, quitting, or a removed/replaced gateway's old client
         error = task.exception()
         if error is not None:
