@@ -174,14 +174,6 @@ class ApprovalListView(QAbstractScrollArea):
         self.flush()  # placed (and shown) now: the caller is about to look at it
         return self.card(row)
 
-    def widget_for(self, node: Node) -> QWidget | None:
-        """The widget showing any node (section, batch card or row card), if built."""
-        return self._widgets.get(node.uid)
-
-    def row_cards(self) -> list[RowCard]:
-        """Every built row card, top to bottom."""
-        return [c for r in self._model.board.rows() if (c := self.card(r)) is not None]
-
     def on_screen_since(self, row: RowEntry) -> float | None:
         """Clock time ``row`` entered the viewport of the shown dialog (None: not on screen)."""
         return self._on_screen.get(row.uid)

@@ -17,6 +17,7 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_cards,
     tap,
     ticking,
     upsert,
@@ -43,7 +44,7 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
     upsert(shown, "g", "G", approval("other", batch="b0", command="ls"), "")
     timed_out_batch_and_its_reask(shown)
     shown.list_view.settle()
-    cards = [c.entry.key for c in shown.list_view.row_cards()]
+    cards = [c.entry.key for c in row_cards(shown.list_view)]
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
     reask = shown.card("g", "r2b")
     assert reask is not None

@@ -18,7 +18,7 @@ from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from desktop.ui.approvals.style import STYLESHEET
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_cards, upsert, widget_for
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -107,7 +107,7 @@ def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog)
     card = shown_card(dialog, "b")
     assert card.state.text() == "Waiting — answer command 1 first"
     assert visible_choices(card) == dict.fromkeys(blocked.choices, False)
-    batch_card = dialog.list_view.widget_for(card.entry.batch)
+    batch_card = widget_for(dialog.list_view, card.entry.batch)
     badge = batch_card.findChild(QLabel, "orderBadge")  # type: ignore[union-attr]
     assert badge is not None
     assert badge.text() == "in order"
@@ -238,7 +238,7 @@ def test_a_cards_number_stays_level_with_a_state_that_wraps(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    card = dialog.list_view.row_cards()[0]
+    card = row_cards(dialog.list_view)[0]
     line = card.state.fontMetrics().lineSpacing()
     assert card.state.height() >= 3 * line  # it wraps
     for label in (card.number, card.countdown):

@@ -28,8 +28,10 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_cards,
     tap,
     upsert,
+    widget_for,
 )
 
 pytestmark = OFFSCREEN_WINDOWS
@@ -242,7 +244,7 @@ def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes
     tap(dialog.list_view, K.Key_A)
     assert decisions.requests == []
     assert "answer it in Hermes" in dialog.notice.text()
-    batch = dialog.list_view.widget_for(card_a.entry.batch)
+    batch = widget_for(dialog.list_view, card_a.entry.batch)
     assert isinstance(batch, BatchCard)
     assert not batch.approve_all.isEnabled()
 
@@ -345,17 +347,17 @@ def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    built = dialog.list_view.row_cards()
+    built = row_cards(dialog.list_view)
     assert 0 < len(built) <= 12  # the viewport plus a margin, not 2,000
     bar = dialog.list_view.verticalScrollBar()
     bar.setValue(bar.maximum())
     dialog.list_view.settle()
-    keys = {c.entry.approval.key for c in dialog.list_view.row_cards()}
+    keys = {c.entry.approval.key for c in row_cards(dialog.list_view)}
     assert "s19r99" in keys
     assert "s0r1" not in keys  # (s0r0 stays built: it is selected, the keyboard acts on it)
     assert len(keys) <= 13
     dialog.clear_gateway("g")
-    assert dialog.list_view.row_cards() == []
+    assert row_cards(dialog.list_view) == []
     assert dialog.list_view._heights == {}
 
 

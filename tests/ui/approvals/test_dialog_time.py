@@ -16,6 +16,7 @@ from tests.ui.approvals.factory import (
     store_of,
     ticking,
     upsert,
+    widget_for,
 )
 
 pytestmark = OFFSCREEN_WINDOWS
@@ -150,7 +151,7 @@ def test_dismiss_removes_a_resolved_batch_at_once(
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
     card = dialog.card("g", "a")
     assert card is not None
-    batch_widget = dialog.list_view.widget_for(card.entry.batch)
+    batch_widget = widget_for(dialog.list_view, card.entry.batch)
     dismiss = getattr(batch_widget, "dismiss", None)
     assert dismiss is not None
     assert not dismiss.isHidden()
