@@ -66,8 +66,7 @@ class _Budget:
         """Move the least urgent listed sessions to the quieter ones until ``entries`` are free."""
         while self.left < entries and self.listed:
             gid, session, sub, cost = self.listed.pop()
-            menu.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(menu, sub)
             self.left += cost
             self.dropped.insert(0, (gid, session))
 
@@ -196,8 +195,7 @@ def _add_gateway(
         )
         cost = 1 + _entry_count(sub)
         if cost > budget.left:  # does not fit: listed under "N more sessions" instead
-            menu.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(menu, sub)
             budget.dropped.append((gid, session))
             budget.full = True
             continue
@@ -233,13 +231,17 @@ def _add_quieter(
         sub = _add_session(more, gateway, session, waiting, commands, extras, short=True)
         cost = 1 + _entry_count(sub)
         if cost > left:
-            more.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(more, sub)
             break
         left -= cost
         listed += 1
     if listed < len(quieter):
         _info(more, f"… {len(quieter) - listed:,} more, quietest last", "more-sessions-rest")
+
+
+def _remove(menu: QMenu, sub: QMenu) -> None:
+    menu.removeAction(sub.menuAction())
+    sub.deleteLater()
 
 
 def _entry_count(menu: QMenu) -> int:
@@ -320,24 +322,21 @@ def _add_session(
 
 def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: MenuCommands) -> None:
     """One line per question: clarify opens its dialog; sudo and secret only say where to type."""
+    answer = commands.answer_prompt
     for prompt in prompts[:PROMPT_LINES]:
         name = f"prompt:{gid}:{prompt.key}"
         if prompt.kind is not PromptKind.CLARIFY:
-            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
-            line.setToolTip(tooltip_fragment(answer_there(prompt), 300))
+            text, tip = blocked_on(prompt), answer_there(prompt)
+        elif only_in_hermes(prompt):
+            text, tip = f"Answer in Hermes: {prompt.question}", prompt.blocked_reason
+        elif answer is None or not prompt.answerable:
+            text, tip = blocked_on(prompt), prompt.blocked_reason or "Answer it in Hermes."
+        else:
+            action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
+            action.setToolTip(tooltip_fragment(prompt.question, 300))
+            action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
             continue
-        answer = commands.answer_prompt
-        if only_in_hermes(prompt):
-            line = _info(sub, f"   Answer in Hermes: {prompt.question}", name, limit=90)
-            line.setToolTip(tooltip_fragment(prompt.blocked_reason, 300))
-            continue
-        if answer is None or not prompt.answerable:
-            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
-            line.setToolTip(tooltip_fragment(prompt.blocked_reason or "Answer it in Hermes.", 300))
-            continue
-        action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
-        action.setToolTip(tooltip_fragment(prompt.question, 300))
-        action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
+        _info(sub, "   " + text, name, limit=90).setToolTip(tooltip_fragment(tip, 300))
     if len(prompts) > PROMPT_LINES:
         _info(sub, f"   … {len(prompts) - PROMPT_LINES} more questions", f"prompt-more:{gid}")
 
