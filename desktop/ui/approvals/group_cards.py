@@ -38,49 +38,29 @@ class GroupWidget(QFrame):
         """Re-render the heading from the group node."""
 
 
-class GatewaySection(GroupWidget):
-    """All waiting commands of one gateway."""
+class Heading(GroupWidget):
+    """A gateway's heading (its revealed name) or a session's (its title and short folder)."""
 
-    group: GatewayGroup
+    group: GatewayGroup | SessionGroup
 
-    def __init__(self, group: GatewayGroup, parent: QWidget | None = None) -> None:
-        super().__init__("gatewaySection", parent)
+    def __init__(self, group: GatewayGroup | SessionGroup, parent: QWidget | None = None) -> None:
+        kind = "gateway" if isinstance(group, GatewayGroup) else "session"
+        super().__init__(f"{kind}Section", parent)
         self.group = group
-        self.title = plain_label("gatewayTitle")
-        self.outer.setContentsMargins(0, 0, 0, 4)
+        self.title = plain_label(f"{kind}Title")
+        self.outer.setContentsMargins(0, 0, 0, 4 if kind == "gateway" else 0)
         self.outer.addWidget(self.title)
         self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
-        name = texts.label_text(self.group.name, 120) or texts.label_text(self.group.gateway_id, 60)
-        self.title.setText(f"Gateway: {name}")
-
-
-class SessionSection(GroupWidget):
-    """The batches of one session."""
-
-    group: SessionGroup
-
-    def __init__(self, group: SessionGroup, parent: QWidget | None = None) -> None:
-        super().__init__("sessionSection", parent)
-        self.group = group
-        self.title = plain_label("sessionTitle")
-        self.outer.setContentsMargins(0, 0, 0, 0)
-        self.outer.addWidget(self.title)
-        self.refresh(None)
-
-    def refresh(self, now: float | None) -> None:
-        """Its (revealed) title and short folder."""
-        cwd = next(
-            (
-                row.approval.context.cwd
-                for batch in self.group.batches
-                for row in batch.rows
-                if row.approval.context.cwd
-            ),
-            "",
-        )
-        self.title.setText(texts.session_heading(self.group.title, self.group.session_id, cwd))
+        group = self.group
+        if isinstance(group, GatewayGroup):
+            name = texts.label_text(group.name, 120) or texts.label_text(group.gateway_id, 60)
+            self.title.setText(f"Gateway: {name}")
+            return
+        rows = (row for batch in group.batches for row in batch.rows)
+        cwd = next((r.approval.context.cwd for r in rows if r.approval.context.cwd), "")
+        self.title.setText(texts.session_heading(group.title, group.session_id, cwd))
 
 
 class BatchCard(GroupWidget):
@@ -149,7 +129,7 @@ class BatchCard(GroupWidget):
 
 
 WIDGET_FOR: dict[type, Callable[[Any], GroupWidget]] = {
-    GatewayGroup: GatewaySection,
-    SessionGroup: SessionSection,
+    GatewayGroup: Heading,
+    SessionGroup: Heading,
     BatchGroup: BatchCard,
 }
