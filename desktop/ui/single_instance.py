@@ -146,6 +146,8 @@ class SingleInstance(QObject):
     ) -> None:
         super().__init__(parent)
         self.name = name or default_server_name()
+        # The Unix socket file behind the name (Windows pipes vanish with their process).
+        self._file = None if sys.platform == "win32" else Path(tempfile.gettempdir(), self.name)
         self._timeout_ms = timeout_ms
         self._listener: _UnixListener | _PipeListener | None = None
         self._buffers: dict[Any, bytes] = {}  # open connection -> the start of its next line
@@ -153,7 +155,7 @@ class SingleInstance(QObject):
 
     def start(self, activation_token: str = "") -> bool:
         """Become the running instance (True), or tell the running one to show itself (False)."""
-        socket_file = None if sys.platform == "win32" else Path(tempfile.gettempdir(), self.name)
+        socket_file = self._file
         foreign = socket_file is not None and _foreign(socket_file)
         lines = (token_line(activation_token), SHOW_APPROVALS)
         message = "".join(f"{line}\n" for line in lines if line).encode("ascii")
@@ -198,12 +200,12 @@ class SingleInstance(QObject):
 
     def _tell_running_instance(self, message: bytes) -> bool:
         # Blocking waits are fine here: this runs once at start-up, before anything else.
-        if sys.platform == "win32":
+        if self._file is None:
             return _PipeListener.tell(self.name, message, self._timeout_ms)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(self._timeout_ms / 1000)
             try:
-                client.connect(str(Path(tempfile.gettempdir(), self.name)))
+                client.connect(str(self._file))
                 client.sendall(message)
             except OSError:  # nobody listens (stale file, no file) or nobody reads
                 return False

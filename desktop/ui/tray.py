@@ -68,7 +68,7 @@ class TrayController(QObject):
         # True when a StatusNotifierItem host draws the menu from Qt's D-Bus export.
         self.exported = status_notifier_host_present() if exported is None else exported
         self._snapshot = bridge.snapshot
-        self._status: TrayStatus | None = None
+        self.status: TrayStatus | None = None  # what the icon shows
         self._menu_dirty = True
         self._confirm: QMessageBox | None = None
         self.extras: Callable[[], MenuExtras] = MenuExtras
@@ -118,10 +118,6 @@ class TrayController(QObject):
         )
         self._render_status()
         self.rebuild_menu()
-
-    @property
-    def status(self) -> TrayStatus | None:
-        return self._status
 
     def show(self) -> None:
         self.tray.show()
@@ -175,15 +171,15 @@ class TrayController(QObject):
             extras.journal_problem,
             holding=extras.holding_notifications,
         )
-        if status == self._status:
+        if status == self.status:
             return
-        if self._status is None or (status.icon_name, status.count) != (
-            self._status.icon_name,
-            self._status.count,
+        if self.status is None or (status.icon_name, status.count) != (
+            self.status.icon_name,
+            self.status.count,
         ):
             self.tray.setIcon(icons.tray_icon(status.icon_name, status.count))
         self.tray.setToolTip(status.tooltip)
-        self._status = status
+        self.status = status
 
     def rebuild_menu(self) -> None:
         self._built_shape = self._shape()

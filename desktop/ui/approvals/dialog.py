@@ -50,10 +50,6 @@ HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again 
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
-def _no_session(gateway_id: str, session_id: str) -> SessionState | None:
-    return None  # no store: no session is known, so no YOLO note
-
-
 class ApprovalDialog(QDialog):
     """Every waiting command, grouped; emits ``decision_requested(DecisionRequest)``."""
 
@@ -71,7 +67,7 @@ class ApprovalDialog(QDialog):
         assess: Assess | None = None,
         batch_dwell: float = rules.BATCH_DWELL_S,
         key_dwell: float = rules.KEY_DWELL_S,
-        session_of: SessionLookup = _no_session,
+        session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalDialog")
