@@ -25,7 +25,7 @@ from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, S
 from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import TrayController
-from desktop.ui.tray_menu_extras import MenuExtras
+from desktop.ui.tray_menu import MenuExtras
 
 if TYPE_CHECKING:
     from desktop.journal import Journal

@@ -30,8 +30,7 @@ from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.first_icon import FirstIcon
-from desktop.ui.tray_menu import MenuCommands, build_menu
-from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
+from desktop.ui.tray_menu import TIMEBOX_MINUTES, MenuCommands, MenuExtras, build_menu
 from desktop.ui.window_activation import take_env_token
 
 REBUILD_DELAY_MS = 150

@@ -7,8 +7,8 @@ carry object names (``yolo:<gateway>:<session>`` …) for tests and the D-Bus me
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
@@ -16,12 +16,27 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Prompt, PromptKind, SessionState, SessionStatus
 from desktop.model import menu_text
+from desktop.model.decision_log import LINE_LIMIT
 from desktop.model.menu_sessions import MenuPick, SessionShelf
 from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
 from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 from desktop.ui import icons
-from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
+
+TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
+TIMEBOX_TURN = "turn"
+
+
+@dataclass(frozen=True)
+class MenuExtras:
+    """What the menu shows besides the snapshot; a None hides its entry."""
+
+    timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # key -> YOLO line
+    recent: tuple[tuple[str, str], ...] | None = None  # (line, details), newest first
+    journal_available: bool = False  # "Open journal" has a file to open
+    start_at_login: bool | None = None
+    journal_problem: str = ""  # why decisions are held in memory instead of the journal
+    holding_notifications: bool = False  # do-not-disturb holds approval notifications
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,7 @@ class MenuCommands:
     new_task: Callable[[], None]
     settings: Callable[[], None]
     quit: Callable[[], None]
-    # Optional: the app-kept entries (see tray_menu_extras); None leaves the entry out.
+    # Optional: the app-kept entries (see MenuExtras); None leaves the entry out.
     timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
     open_journal: Callable[[], None] | None = None
     set_start_at_login: Callable[[bool], None] | None = None
@@ -105,12 +120,7 @@ def build_menu(
     )
     review.triggered.connect(commands.review)
     _action(menu, "New task…", "new-task").triggered.connect(commands.new_task)
-    add_app_items(
-        menu,
-        extras,
-        open_journal=commands.open_journal,
-        set_start_at_login=commands.set_start_at_login,
-    )
+    _add_app_items(menu, extras, commands)
     _action(menu, "Settings…", "settings").triggered.connect(commands.settings)
     menu.addSeparator()
     _action(menu, "Quit Hermes Tray", "quit").triggered.connect(commands.quit)
@@ -304,7 +314,7 @@ def _add_session(
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
         if commands.timebox is not None and boxed is None and not short:
-            add_timebox_actions(sub, gid, session, commands.timebox)
+            _add_timeboxes(sub, gid, session, commands.timebox)
     if not short:
         _add_mode_menu(sub, gateway, session, commands)
     sub.addSeparator()
@@ -402,3 +412,48 @@ def _add_mode_menu(
         _info(mode_menu, lock, f"mode-locked:{gid}:{session.session_id}", limit=90)
     else:
         _info(mode_menu, "Global for this gateway; you will be asked to confirm.", "", limit=90)
+
+
+def _add_timeboxes(
+    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, str], None]
+) -> None:
+    """The time-boxed YOLO choices: for 15 minutes, and until this (or the next) turn ends."""
+    sid = session.session_id
+    for_minutes = _action(sub, "YOLO for 15 minutes", f"yolo-minutes:{gid}:{sid}")
+    for_minutes.setToolTip("YOLO on now; Hermes Tray turns it off again when the time is up.")
+    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_MINUTES))
+    turn_text = "YOLO until this turn ends" if session.running else "YOLO for the next turn"
+    for_turn = _action(sub, turn_text, f"yolo-turn:{gid}:{sid}")
+    for_turn.setToolTip("YOLO on now; Hermes Tray turns it off when the agent's turn is over.")
+    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_TURN))
+
+
+def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> None:
+    """The Recent decisions submenu (with Open journal) and the Start at login switch."""
+    if extras.journal_problem:
+        problem = f"⚠ Journal not written: {extras.journal_problem}"
+        warning = _info(menu, problem, "journal-problem", limit=90)  # the journal retries
+        warning.setToolTip("Decisions are kept in memory and written once the journal can be.")
+    open_journal = commands.open_journal
+    if extras.recent is not None:
+        recent = QMenu(menu_label("Recent decisions"), menu)
+        recent.setObjectName("recent-decisions")
+        recent.setToolTipsVisible(True)
+        menu.addMenu(recent)
+        if not extras.recent:
+            _info(recent, "No decisions yet", "recent:none")
+        for index, (line, details) in enumerate(extras.recent):
+            item = _info(recent, line, f"recent:{index}", limit=LINE_LIMIT)  # a record
+            item.setToolTip(tooltip_fragment(details, 300))
+        recent.addSeparator()
+        opener = _action(recent, "Open journal", "open-journal")
+        opener.setEnabled(extras.journal_available and open_journal is not None)
+        opener.setToolTip("The full decision journal (JSON Lines), in your default application.")
+        if open_journal is not None:
+            opener.triggered.connect(lambda _=False: open_journal())
+    if extras.start_at_login is not None and commands.set_start_at_login is not None:
+        login = _action(menu, "Start at login", "start-at-login")
+        login.setCheckable(True)
+        login.setChecked(extras.start_at_login)
+        login.setToolTip("Start Hermes Tray when you log in to this computer.")
+        login.toggled.connect(commands.set_start_at_login)
