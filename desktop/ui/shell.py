@@ -61,7 +61,6 @@ class TrayShell(QObject):
         bridge: GatewayBridge,
         *,
         notify_settings: NotifySettings | None = None,
-        open_settings: Callable[[], None] | None = None,
         on_quit: Callable[[], None],
         settings: SettingsController | None = None,
         journal: Journal | None = None,
@@ -83,7 +82,6 @@ class TrayShell(QObject):
         self._parts: _Parts | None = None  # the rest, built by ``complete``
         self._shown = self._disposed = False
         self.settings: SettingsController | None = None
-        self._open_settings = open_settings
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
@@ -226,8 +224,6 @@ class TrayShell(QObject):
             self.notifications.apply_settings(notify_settings)
         if settings is not None and self.settings is None:
             self.settings = settings
-            if self._open_settings is None:
-                self._open_settings = settings.open_dialog
             settings.notify_settings_changed.connect(self.notifications.apply_settings)
             settings.notice_raised.connect(self.notifications.show_notice)
             settings.changed.connect(self.tray.refresh)
@@ -370,8 +366,8 @@ class TrayShell(QObject):
             self._dialog.clear_gateway(gateway_id)
 
     def _on_settings_requested(self) -> None:
-        if self._open_settings is not None:
-            self._open_settings()
+        if self.settings is not None:
+            self.settings.open_dialog()
 
 
 @dataclass(frozen=True)
