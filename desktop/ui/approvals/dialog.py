@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules
+from desktop.model.approvals import dialog_texts, rules, texts
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
@@ -39,7 +39,6 @@ from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
-from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 from desktop.ui.approvals.row_card import RowCard, plain_label
@@ -80,7 +79,7 @@ class ApprovalDialog(QDialog):
         self._selected: RowId | None = None
         self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
-        self._confirmation: tuple[AlwaysConfirmation, RowEntry] | None = None
+        self._confirmation: tuple[QMessageBox, RowEntry] | None = None  # "Always allow?"
         self._open: set[RowId] = set()  # rows that still need the person
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
         self._answered: dict[int, BatchGroup] = {}  # fully resolved batches, until they leave
@@ -153,7 +152,7 @@ class ApprovalDialog(QDialog):
             self._say("")  # the command the line spoke of is answered
         confirmation = self._confirmation
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
-            confirmation[0].cancel()
+            confirmation[0].reject()
         self._follow_through(row.batch)
         selected = self.selected_row()
         if selected is None or not selected.is_open or selected.awaiting_core:
@@ -301,9 +300,7 @@ class ApprovalDialog(QDialog):
     @property
     def confirmation_box(self) -> QMessageBox | None:
         """The open "Always allow?" question, if any."""
-        if self._confirmation is None or self._confirmation[0].done:
-            return None
-        return self._confirmation[0].box
+        return None if self._confirmation is None else self._confirmation[0]
 
     # -- deciding -------------------------------------------------------------------------------
     def _answer(self, row: RowEntry, choice: Choice, surface: str) -> None:
@@ -316,21 +313,35 @@ class ApprovalDialog(QDialog):
         self._advance_from(row)
 
     def _ask_always(self, row: RowEntry, surface: str) -> None:
-        if self._confirmation is not None:
-            self._confirmation[0].cancel()
+        """Ask first: "Always" writes to Hermes' permanent allowlist, so show which pattern.
 
-        def confirmed() -> None:
-            if self.model.board.row(row.row_id) is row and rules.can_decide(row, Choice.ALWAYS):
+        Opened with ``open()``, never ``exec()`` (which would starve the qasync loop, stack.md §5).
+        """
+        if self._confirmation is not None:
+            self._confirmation[0].reject()
+        box = QMessageBox(QMessageBox.Icon.Warning, "Always allow?", "", parent=self)
+        box.setObjectName("alwaysConfirmation")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(texts.always_confirmation(row.approval))
+        confirm = box.addButton("Always allow", QMessageBox.ButtonRole.AcceptRole)
+        confirm.setObjectName("confirmAlways")
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)  # Enter must not allow anything for good
+        box.setEscapeButton(cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(_result: int = 0) -> None:
+            self._confirmation = None
+            self._input.gate.reset()  # Shift+A was released in the question, not here
+            if box.clickedButton() is not confirm or self.model.board.row(row.row_id) is not row:
+                return
+            if rules.can_decide(row, Choice.ALWAYS):
                 self._send([row], Choice.ALWAYS, surface)
                 self._advance_from(row)
 
-        def finished() -> None:
-            self._confirmation = None
-            self._input.gate.reset()  # Shift+A was released in the question, not here
-
-        confirmation = AlwaysConfirmation(self, row.approval, confirmed, finished)
-        self._confirmation = (confirmation, row)
-        confirmation.box.open()
+        box.finished.connect(finished)
+        self._confirmation = (box, row)
+        box.open()
 
     def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
         """Mark each row as answered and ask for its decision, in order."""
@@ -487,7 +498,7 @@ class ApprovalDialog(QDialog):
             self._open.discard(r.row_id)
             self._counting.discard(r.row_id)
         if self._confirmation and self._confirmation[1].uid in leaving:
-            self._confirmation[0].cancel()
+            self._confirmation[0].reject()
         selected = self.selected_row()
         if selected is not None and selected.uid in leaving:
             after = self._next_selection(selected.row_id)
