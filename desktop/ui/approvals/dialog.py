@@ -13,6 +13,7 @@ focus and time to them and waits on one-shot timers. ``clock`` must be the core'
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 
@@ -86,7 +87,8 @@ class ApprovalDialog(QDialog):
         self._notice_about: RowId | None = None  # the row the notice line speaks of, if one
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.model = ApprovalTreeModel(rows, self)
-        self.list_view = ApprovalListView(self.model, clock, approve_cover=self._approve_cover)
+        cover = functools.partial(self._intent, choice=Choice.ONCE)  # what "Approve all" covers
+        self.list_view = ApprovalListView(self.model, clock, approve_cover=cover)
         self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
@@ -407,9 +409,6 @@ class ApprovalDialog(QDialog):
             assess=self._assess,
             dwell=self._batch_dwell,
         )
-
-    def _approve_cover(self, batch: BatchGroup) -> rules.BatchIntent:
-        return self._intent(batch, Choice.ONCE)
 
     def _on_screen_changed(self) -> None:
         self.list_view.refresh_batch_cards()

@@ -215,10 +215,6 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, BatchCard):
                 widget.refresh(now)
 
-    def pointer_inside(self) -> bool:
-        """The pointer rests on the list (heights then only grow: nothing moves under it)."""
-        return pointer_over(self.viewport())
-
     # -- model signals --------------------------------------------------------------------------
     def _on_structure_changed(self, *_: object) -> None:
         self._structure_dirty = True
@@ -338,7 +334,7 @@ class ApprovalListView(QAbstractScrollArea):
         ]
         if not placed:
             return None
-        if self.pointer_inside():
+        if pointer_over(self.viewport()):
             at = self.viewport().mapFromGlobal(QCursor.pos())
             for uid, y in placed:
                 if self._widgets[uid].geometry().contains(at):
@@ -428,7 +424,7 @@ class ApprovalListView(QAbstractScrollArea):
         height = max(height, least.height())
         self._widest = max(self._widest, least.width() + _INDENT[type(node)])
         old = self._heights.get(node.uid)
-        if old is not None and height < old and self.pointer_inside():
+        if old is not None and height < old and pointer_over(self.viewport()):
             height = old  # reserve the space while the pointer is here (nothing moves under it)
         if old == height:
             return False

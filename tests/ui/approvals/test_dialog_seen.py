@@ -21,6 +21,7 @@ from desktop.model.approvals.requests import SURFACE_BATCH, DecisionRequest
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
+from desktop.ui.approvals.list_view import pointer_over
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
@@ -324,7 +325,7 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     assert second is not None
     target = first.buttons[Choice.DENY]
     qtbot.mouseMove(target)  # the pointer rests on the list, on the first row's Deny
-    qtbot.waitUntil(shown.list_view.pointer_inside)
+    qtbot.waitUntil(lambda: pointer_over(shown.list_view.viewport()))
     viewport = shown.list_view.viewport()
     before = second.buttons[Choice.DENY].mapTo(viewport, QPoint(0, 0))
     qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
