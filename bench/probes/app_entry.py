@@ -88,6 +88,7 @@ def _open_dialog() -> None:
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.approvals.dialog import ApprovalDialog
+    from desktop.ui.approvals.row_card import RowCard
 
     dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, ApprovalDialog)]
     if not dialogs:
@@ -98,13 +99,13 @@ def _open_dialog() -> None:
     dialog.present(activate=True)
 
     def check() -> None:
-        cards = [c for c in dialog.list_view.row_cards() if c.isVisible()]
-        if cards:
+        built = [c for c in dialog.list_view.viewport().findChildren(RowCard) if not c.isHidden()]
+        if any(c.isVisible() for c in built):
             emit(
                 "dialog_open",
                 t=started,
                 first_rows=time.monotonic(),
-                cards=len(dialog.list_view.row_cards()),
+                cards=len(built),
                 rows=dialog.pending_count(),
             )
         else:

@@ -71,6 +71,7 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     from desktop.core.events import ApprovalRequested, SessionChanged
     from desktop.core.model import Approval, Choice, SessionState
+    from desktop.ui.approvals.row_card import RowCard
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
 
@@ -136,17 +137,22 @@ def main() -> int:
     first = None
     while first is None and time.monotonic() - opened_at < 30:
         turn()
-        if any(c.isVisible() for c in shell.dialog.list_view.row_cards()):
+        if any(c.isVisible() for c in _row_cards(shell.dialog.list_view, RowCard)):
             first = time.monotonic()
     emit(
         "opened",
         ms=(first - opened_at) * 1000 if first is not None else None,
-        cards=len(shell.dialog.list_view.row_cards()),
+        cards=len(_row_cards(shell.dialog.list_view, RowCard)),
         rss_mib=procfs.memory().rss_mib,
     )
     shell.dispose()
     app.processEvents()
     return 0
+
+
+def _row_cards(view: Any, card_type: type) -> list[Any]:
+    """The list's built row cards (its hidden spares show no row)."""
+    return [c for c in view.viewport().findChildren(card_type) if not c.isHidden()]
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ uses, so nothing new is installed. What this class does with the server:
 
 ``start`` probes the service once: with no notification service on the bus (or no bus), the app
 falls back to ``QSystemTrayIcon.showMessage`` (no buttons). dbus-fast is imported by ``start``,
-not with this module: the bridge starts the notifier on first use (``desktop.ui.bridge_notify``).
+not with this module: the bridge starts the notifier on first use (``desktop.ui.bridge``).
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The one QObject where asyncio meets Qt (design.md example 7).
 
-Why exactly one: widgets must never await (a coroutine inside a Qt handler starves the loop or
-re-enters it, stack.md §5) and must never see websockets. Everything asynchronous — the gateway
-clients' ``run()`` tasks, RPC commands, native notifications — is started *here*, on the
-running qasync loop, with a reference kept until it ends; its outcome comes back as a signal.
-
-Inbound, the bridge is every client's ``GatewayListener``: core events are folded into the
-``AppState`` store, the one owner of what the gateways reported, and the store's changes are
-re-emitted as past-tense signals with one frozen payload each. Outbound,
-slots are verbs (``decide``, ``set_yolo``, ...) that return at once; a failure arrives later as
-``notice_received`` saying what failed, where, and what to do. Every decision is re-announced
-as ``decision_made`` (with the command as shown), whichever surface made it, for the journal.
-The bridge holds three collaborators and forwards to them, to stay about lifecycle and routing:
-a ``TaskRunner`` (``bridge_tasks``) that keeps every task and turns failures into notices, a
-``YoloService`` (``bridge_yolo``: on/off, off *and check*, off at quit) and
-``NotificationActions`` (``bridge_notify``: the notifier starts on first use). The client
-contract is ``bridge_clients``.
+Widgets must never await (stack.md §5) nor see websockets: every task -- the clients' ``run()``,
+RPC commands, native notifications -- is started here on the qasync loop, kept until it ends, and
+its outcome comes back as a signal (a failure as ``notice_received``). Inbound, the bridge is
+every client's listener: core events go into the ``AppState`` store, whose changes are re-emitted
+as past-tense signals. Every decision is re-announced as ``decision_made`` for the journal.
 """
 
 from __future__ import annotations
@@ -23,20 +12,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
-from desktop.core.model import (
-    Approval,
-    Choice,
-    DecisionResult,
-    Dialect,
-    SessionState,
-)
+from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
 from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
+from desktop.gateway.yolo_verify import SETTLE_SECONDS, YoloCheck, switch_off_verified
 from desktop.model.app_state import AppState, StoreChange
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
@@ -56,13 +43,9 @@ from desktop.ui.bridge_clients import (
     ClientFactory,
     ClientLike,
     ClientListener,
+    Notifier,
     gateway_client_factory,
 )
-from desktop.ui.bridge_notify import NotificationActions, Notifier
-from desktop.ui.bridge_tasks import TaskRunner
-from desktop.ui.bridge_yolo import YoloService
-
-__all__ = ["ClientFactory", "ClientLike", "GatewayBridge", "gateway_client_factory"]
 
 log = logging.getLogger(__name__)
 
@@ -99,22 +82,14 @@ class GatewayBridge(QObject):
         self._state = AppState()
         self._state.subscribe(self._on_store_change)
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
-        self._tasks = TaskRunner(self.notice_received.emit)
-        self.yolo = YoloService(
-            self._tasks,
-            self._clients,
-            reported_on=self._yolo_reported_on,
-            dialect=self._dialect,
-            where=self._where,
-            on_set=self.yolo_set.emit,
-            on_checked=self.yolo_checked.emit,
-        )
-        self.notifications = NotificationActions(
-            self._tasks,
-            on_ready=self.notifications_ready.emit,
-            on_action=self.notification_action_invoked.emit,
-            on_do_not_disturb=self.do_not_disturb_changed.emit,
-        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
+        self._closing = False  # set once at quit: nothing more is reported
+        self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
+        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
+        self._notifier: Notifier | None = None
+        self._notifier_asked = False  # start_notifications() was called
+        self._notifier_started = False  # ... and the probe was started (or answered False)
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     # -- set-up and shutdown -----------------------------------------------------------------
@@ -126,7 +101,7 @@ class GatewayBridge(QObject):
             self.remove_gateway(client.gateway_id)
         self._clients[client.gateway_id] = client
         self._listeners[client.gateway_id] = listener
-        if self._tasks.loop is not None:
+        if self._loop is not None:
             self._start_client(client)
         self._state.add_gateway(client.gateway_id, client.name, client.status)
         return client
@@ -139,14 +114,14 @@ class GatewayBridge(QObject):
         self._listeners.pop(gateway_id).detach()
         self.deny_memory.forget_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
-        if self._tasks.loop is not None:
+        if self._loop is not None:
 
             async def stop() -> None:
                 await client.close()
                 if task is not None:
                     await asyncio.gather(task, return_exceptions=True)
 
-            self._tasks.spawn(
+            self._spawn(
                 stop(), "Could not close the gateway connection", client.name, "", log_only=True
             )
         self.gateway_removed.emit(gateway_id)
@@ -156,27 +131,32 @@ class GatewayBridge(QObject):
         return tuple(self._clients)
 
     def start(self, loop: asyncio.AbstractEventLoop, notifier: Notifier | None = None) -> None:
-        """Start every client's ``run()`` on ``loop`` (the running qasync loop).
-
-        ``notifier`` (a ``NativeNotifier``) is only kept: it is started on first use
-        (:meth:`start_notifications`, see ``bridge_notify``).
-        """
-        self._tasks.start(loop)
+        """Start every client's ``run()`` on ``loop``; ``notifier`` starts on first use."""
+        self._loop = loop
         for client in self._clients.values():
             self._start_client(client)
-        self.notifications.attach(notifier)  # serves a start asked for before the loop was there
+        self._notifier = notifier
+        if notifier is not None:
+            notifier.watch_do_not_disturb(self.do_not_disturb_changed.emit)
+        if self._notifier_asked:  # asked before the loop was there
+            self.start_notifications()
 
     async def aclose(self) -> None:
         """Close clients cleanly (a 1000 close), then cancel and await every task."""
-        self._tasks.closing = True
+        self._closing = True
         clients = list(self._clients.values())
         results = await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
         for client, result in zip(clients, results, strict=True):
             if isinstance(result, BaseException):
                 log.warning("closing gateway %s failed: %r", client.gateway_id, result)
-        await self.notifications.aclose()
-        await self._tasks.cancel_all(list(self._run_tasks.values()))
+        if self._notifier is not None:
+            await self._notifier.aclose()
+        tasks = [*self._run_tasks.values(), *self._tasks]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._run_tasks.clear()
+        self._tasks.clear()
 
     @property
     def snapshot(self) -> AppSnapshot:
@@ -200,7 +180,7 @@ class GatewayBridge(QObject):
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
-        if self._tasks.closing:
+        if self._closing:
             return
         if isinstance(event, ProtocolErrorReceived):
             log.warning("gateway %s sent an unusable frame: %s", gateway_id, event.reason)
@@ -209,7 +189,7 @@ class GatewayBridge(QObject):
     def on_status_changed(
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
     ) -> None:
-        if self._tasks.closing:
+        if self._closing:
             return
         self._state.set_status(gateway_id, new)  # announces the new snapshot
         self.connection_status_changed.emit(gateway_id, old, new)
@@ -226,7 +206,10 @@ class GatewayBridge(QObject):
             else:
                 self.approval_changed.emit(change)
         elif isinstance(change, SessionUpdate):
-            self.yolo.session_changed(change.gateway_id, change.session.session_id)
+            ident = (change.gateway_id, change.session.session_id)
+            for waiter in self._yolo_waiters.pop(ident, []):  # see _next_session_change
+                if not waiter.done():
+                    waiter.set_result(None)
             self.session_changed.emit(change)
         elif isinstance(change, PromptUpdate):
             (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
@@ -285,13 +268,8 @@ class GatewayBridge(QObject):
             )
         return result
 
-    approve = decide  # the brief's name for the same slot
-
     def answer_prompt(self, gateway_id: str, key: str, answer: str) -> DecisionResult:
-        """Answer clarify prompt ``key`` with ``answer`` (sync: the core queues it or refuses).
-
-        The answer's text is never logged: a person may type anything into it.
-        """
+        """Answer clarify prompt ``key`` (never logged: a person may type anything into it)."""
         client = self._clients.get(gateway_id)
         if client is None:
             result = DecisionResult(False, "expired: that gateway is no longer configured")
@@ -318,17 +296,12 @@ class GatewayBridge(QObject):
                 self.interrupt(gateway_id, session_id)
 
     def _deny_reask_soon(self, gateway_id: str, approval: Approval) -> None:
-        """Answer a re-ask of a denied command with deny, after this event is delivered.
-
-        Not on the stack of the core's own event delivery: the core is still handling the
-        frame that asked. The row must still be the same command, and one the tray may deny,
-        when the answer goes.
-        """
+        """Deny a re-ask of a denied command, once the core has finished the frame that asked."""
 
         def answer() -> None:
             row = self._state.approval(gateway_id, approval.key)
             if (
-                self._tasks.closing
+                self._closing
                 or row is None
                 or row.command != approval.command
                 or refusal(row, Choice.DENY) is not None
@@ -336,13 +309,13 @@ class GatewayBridge(QObject):
                 return
             self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))
 
-        if self._tasks.loop is not None:
-            self._tasks.loop.call_soon(answer)
+        if self._loop is not None:
+            self._loop.call_soon(answer)
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
         client = self._clients[gateway_id]
-        self._tasks.spawn(
+        self._spawn(
             client.set_approval_mode(mode),
             f"Could not set the approval mode to {mode}",
             self._state.gateway_name(gateway_id),
@@ -352,7 +325,7 @@ class GatewayBridge(QObject):
 
     def interrupt(self, gateway_id: str, session_id: str) -> None:
         client = self._clients[gateway_id]
-        self._tasks.spawn(
+        self._spawn(
             client.interrupt(session_id),
             "Could not interrupt the session",
             self._where(gateway_id, session_id),
@@ -376,7 +349,7 @@ class GatewayBridge(QObject):
                 )
             )
 
-        self._tasks.spawn(
+        self._spawn(
             create(),
             "Could not start the task",
             f"{cwd} on {self._state.gateway_name(gateway_id)}",
@@ -387,36 +360,183 @@ class GatewayBridge(QObject):
     def reconnect(self, gateway_id: str) -> None:
         self._clients[gateway_id].reconnect_now()
 
-    # -- YOLO and notifications: forwarded to their owners ----------------------------------
+    # -- YOLO --------------------------------------------------------------------------------
     def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
         """Ask for YOLO on/off; ``yolo_set`` reports whether the call went through."""
-        self.yolo.set_yolo(gateway_id, session_id, on)
+        client = self._clients[gateway_id]
+
+        async def change() -> None:
+            ok = False
+            try:
+                await client.set_yolo(session_id, on)
+                ok = True
+            finally:
+                if not self._closing:
+                    self.yolo_set.emit(gateway_id, session_id, on, ok)
+
+        self._spawn(
+            change(),
+            f"Could not turn YOLO {'on' if on else 'off'}",
+            self._where(gateway_id, session_id),
+            "Check that the gateway is connected and try again from the tray menu.",
+            gateway_id,
+        )
 
     def switch_yolo_off_checked(self, gateway_id: str, session_id: str) -> None:
-        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went)."""
-        self.yolo.switch_off_checked(gateway_id, session_id)
+        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went).
+
+        What is checked and how often is ``desktop.gateway.yolo_verify``'s.
+        """
+        client = self._clients.get(gateway_id)
+        if client is None:
+            self.yolo_checked.emit(gateway_id, session_id, YoloCheck.UNREACHABLE)
+            return
+        canonical = self._dialect(gateway_id) is Dialect.C
+
+        async def check() -> None:
+            try:
+                result = await switch_off_verified(
+                    client,
+                    session_id,
+                    functools.partial(self._yolo_reported_on, gateway_id, session_id),
+                    functools.partial(self._next_session_change, (gateway_id, session_id)),
+                    read_back=functools.partial(client.read_yolo, session_id)
+                    if canonical
+                    else None,
+                    settle=self.yolo_settle_s,
+                )
+            except Exception:  # a bug must not leave the box "turning off" for ever
+                log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)
+                result = YoloCheck.STILL_ON  # unconfirmed: the person is told to check
+            if not self._closing:
+                self.yolo_checked.emit(gateway_id, session_id, result)
+
+        self._spawn(
+            check(),
+            "Could not turn YOLO off",
+            self._where(gateway_id, session_id),
+            "Turn it off in Hermes.",
+            gateway_id,
+        )
 
     async def end_yolo(self, sessions: list[tuple[str, str]], timeout: float = 2.0) -> None:
         """At quit: switch YOLO off for ``sessions`` (best effort, bounded by ``timeout``)."""
-        await self.yolo.end_yolo(sessions, timeout)
+        targets = [(gid, sid) for gid, sid in sessions if gid in self._clients]
+        if not targets:
+            return
+        calls = [self._clients[gid].set_yolo(sid, False) for gid, sid in targets]
+        try:
+            results = await asyncio.wait_for(
+                asyncio.gather(*calls, return_exceptions=True), timeout
+            )
+        except TimeoutError:
+            log.warning("YOLO off at quit: no answer within %.0f s", timeout)
+            return
+        for (gid, sid), result in zip(targets, results, strict=True):
+            if isinstance(result, BaseException):
+                log.warning("YOLO off at quit for %s/%s failed: %s", gid, sid, result)
+            else:
+                log.info("YOLO off at quit for %s/%s (its time-box ends with the app)", gid, sid)
 
+    async def _next_session_change(self, ident: tuple[str, str], timeout: float) -> None:
+        """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
+        loop = self._loop
+        assert loop is not None  # only called from a task it runs
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._yolo_waiters.setdefault(ident, []).append(waiter)
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:
+            waiters = self._yolo_waiters.get(ident, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._yolo_waiters.pop(ident, None)
+
+    # -- native notifications --------------------------------------------------------------------
     def start_notifications(self) -> None:
-        """Probe the notification service once; the answer comes as ``notifications_ready``."""
-        self.notifications.start()
+        """Probe the notification service once; the answer comes as ``notifications_ready``.
+
+        On first use, not at start-up: the native path (dbus-fast) is about 90 modules and 4 MiB
+        an idle tray would carry all day. The answer comes exactly once, whatever happened, so
+        bubbles waiting for it are never stuck.
+        """
+        self._notifier_asked = True
+        if self._notifier_started or self._loop is None:
+            return
+        self._notifier_started = True
+        notifier = self._notifier
+        if notifier is None:
+            self.notifications_ready.emit(False)
+            return
+        self._spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
+
+    async def _probe(self, notifier: Notifier) -> None:
+        available = False
+        try:
+            available = bool(await notifier.start())
+        except Exception:  # a broken backend must not leave plans waiting for an answer
+            log.exception("could not start native notifications; using the tray's balloon")
+        self.notifications_ready.emit(available and bool(notifier.buttons))
 
     def show_notification(self, plan: NotificationPlan) -> None:
         """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
-        self.notifications.show(plan)
+        if self._notifier is not None:
+            action = self.notification_action_invoked.emit
+            self._notify(self._notifier.show(plan, action), "Could not show a notification")
 
     def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
-        self.notifications.withdraw(gateway_id, batch_id)
+        if self._notifier is not None:
+            withdraw = self._notifier.withdraw(gateway_id, batch_id)
+            self._notify(withdraw, "Could not close a notification")
 
     def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
-        self.notifications.show_text(title, body, urgent)
+        if self._notifier is not None:
+            shown = self._notifier.show_text(title, body, urgent=urgent)
+            self._notify(shown, "Could not show a notification")
+
+    def _notify(self, call: Coroutine[Any, Any, object], what: str) -> None:
+        self._spawn(call, what, "this desktop", "", log_only=True)
 
     # -- internals ---------------------------------------------------------------------------
+    def _spawn(
+        self,
+        coro: Coroutine[Any, Any, object],
+        what: str,
+        where: str,
+        advice: str,
+        gateway_id: str = "",
+        *,
+        log_only: bool = False,
+    ) -> None:
+        """Run ``coro``, kept until it ends; if it raises, log it and (unless ``log_only``) report.
+
+        A failure becomes a ``Notice`` saying what failed, where and what to do, never an
+        exception in a Qt handler.
+        """
+        if self._loop is None:
+            coro.close()
+            raise RuntimeError("GatewayBridge.start() has not run")
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                known = isinstance(exc, GatewayError)
+                reason = str(exc) if known else "unexpected error; see the log"
+                log.warning("%s (%s): %s", what, where, reason, exc_info=not known)
+                if not log_only and not self._closing:
+                    notice = Notice("error", what, where, f"{reason}. {advice}".strip(), gateway_id)
+                    self.notice_received.emit(notice)
+
+        task = self._loop.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def _start_client(self, client: ClientLike) -> None:
-        loop = self._tasks.loop
+        loop = self._loop
         assert loop is not None
         gateway_id = client.gateway_id
         task = loop.create_task(client.run(), name=f"gateway-client {gateway_id}")
@@ -424,7 +544,7 @@ class GatewayBridge(QObject):
         task.add_done_callback(functools.partial(self._client_ended, gateway_id))
 
     def _client_ended(self, gateway_id: str, task: asyncio.Task[None]) -> None:
-        if task.cancelled() or self._tasks.closing or self._run_tasks.get(gateway_id) is not task:
+        if task.cancelled() or self._closing or self._run_tasks.get(gateway_id) is not task:
             return  # cancelled, quitting, or a removed/replaced gateway's old client
         error = task.exception()
         if error is not None:

@@ -1,8 +1,7 @@
-"""What the bridge needs from a gateway client, and how it listens to one. Qt-free.
+"""What the bridge needs from a gateway client and from the notifier, and how it listens. Qt-free.
 
-The bridge's tests swap the real ``GatewayClient`` for a stand-in through the contract
-(``ClientLike``) and the factory type; the per-client listener keeps a removed client's late
-reports out of the state.
+The bridge's tests swap the real ``GatewayClient`` and ``NativeNotifier`` for stand-ins through
+these contracts.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from desktop.core.events import CoreEvent
 from desktop.core.model import Choice, DecisionResult
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.status import ConnectionStatus, GatewayListener
+from desktop.model.notify_policy import ActionKind, NotificationPlan
+from desktop.platform.do_not_disturb import DoNotDisturb
 
 
 class ClientLike(Protocol):
@@ -40,11 +41,25 @@ class ClientLike(Protocol):
 ClientFactory = Callable[[GatewayEndpoint, GatewayListener], ClientLike]
 
 
+class Notifier(Protocol):
+    """What the bridge uses of ``desktop.platform.native_notify.NativeNotifier``."""
+
+    buttons: bool
+
+    async def start(self) -> bool: ...
+    async def show(
+        self, plan: NotificationPlan, on_action: Callable[[NotificationPlan, ActionKind], None]
+    ) -> bool: ...
+    async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool: ...
+    async def withdraw(self, gateway_id: str, batch_id: str) -> None: ...
+    async def aclose(self) -> None: ...
+    def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None: ...
+
+
 class ClientListener:
     """What one client reports to; goes quiet once its client is removed or replaced.
 
-    Why: a client that is closing may still deliver events, and a replaced gateway's new client
-    has the same id. Routing through a per-client listener keeps stale reports out of the state.
+    A closing client may still deliver events, and a replaced gateway's new one has the same id.
     """
 
     def __init__(self, target: GatewayListener) -> None:

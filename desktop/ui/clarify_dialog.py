@@ -1,12 +1,9 @@
 """A small window to answer one ``clarify`` question: its choices as buttons, or typed text.
 
-Why a window of its own, not a card in the approvals dialog: that dialog is built around
-commands (risk, countdown, batches, approve/deny); a question has none of those, and one
-window per question keeps "which question did I answer" obvious. Everything in it is plain
-text: the question is shown whole with hidden and bidi characters revealed, choices are
-bounded one-line labels. The window never talks to a gateway: ``answer`` is the bridge's
-synchronous slot, which queues exactly one frame or says why not; once the prompt ends the
-window says so ("Expired — …") and nothing in it can send any more.
+A window per question, not a card in the approvals dialog (built around commands: risk,
+countdown, batches), keeps "which question did I answer" obvious. All of it is plain text, the
+question revealed whole. ``answer`` is the bridge's synchronous slot, which queues exactly one
+frame or says why not; once the prompt ends nothing here can send any more.
 """
 
 from __future__ import annotations
@@ -125,10 +122,7 @@ class ClarifyDialog(QDialog):
     def ended(self, reason: str) -> None:
         """The prompt is no longer open: say why; nothing here can send any more."""
         self._open = False
-        for button in self.choice_buttons:
-            button.setEnabled(False)
-        self.free_text.setEnabled(False)
-        self.send_button.setEnabled(False)
+        self.update_prompt(self.prompt)
         self.status.setText(ended_text(reason))
 
     @property

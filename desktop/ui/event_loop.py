@@ -1,14 +1,9 @@
 """The asyncio loop the app runs on: qasync's, with timers that stop when they are cancelled.
 
-Why not qasync's own timers: qasync (0.27, 0.28) turns every ``call_later`` into a Qt timer
-and, when the handle is cancelled, leaves that timer running; it fires later and is skipped.
-Every ``asyncio.timeout``/``wait_for`` that ends early (a reply that came in time, a pong, a
-handshake) so woke an idle tray once more, up to 30 s later, and thousands of answered calls
-after a burst left thousands of timers to fire. Here a cancelled handle kills its Qt timer.
-
-Timers are precise: asyncio never runs a ``call_later`` early, and Qt's default coarse timers
-may fire up to 5 % early, which turns one wait into two wake-ups in code that re-checks the
-clock (the keepalive does).
+qasync (0.27, 0.28) leaves a cancelled ``call_later``'s Qt timer running: every
+``asyncio.timeout`` that ended early woke the idle tray once more, and a burst of answered calls
+left thousands of timers to fire. Timers are precise: Qt's coarse ones may fire up to 5 % early,
+which turns one wait into two wake-ups in code that re-checks the clock.
 """
 
 from __future__ import annotations
@@ -48,7 +43,6 @@ class _QtTimers(QObject):
             self.kill(timer_id)
 
     def pending(self) -> int:
-        """Timers that will still fire (for tests: cancelled ones must not count)."""
         return len(self._handles)
 
     def timerEvent(self, event: QTimerEvent) -> None:

@@ -1,22 +1,11 @@
 """Tray and menu icons: the state SVGs from ``resources/icons`` plus a painted approval count.
 
-Why paint the count at run time: the number changes every few seconds and must stay legible at
-16-24 px, so one SVG per state is rendered into several pixmap sizes and a badge is drawn with
-QPainter on top (a tray host picks the size it needs). States differ in shape as well as colour
-(ring+slash, dashed ring, disc+check, square+dots, bubble+?, triangle+!, octagon+x), so they
-read for colour-blind people and on monochrome panels too.
-
-Why the tray sizes come from pre-rendered PNGs (``resources/icons/png/<state>-<size>.png``):
-rendering SVG needs QtSvg, an SVG renderer per file and the raster paint engine; at start-up
-that is about 3.5 MiB the tray would keep all day only to draw two icons it could have loaded.
-The PNGs are exactly :func:`render_svg`'s output (``scripts/render_tray_icons.py`` writes them,
-``tests/ui/test_icon_pngs.py`` fails when one differs from its SVG), so the icons look the
-same. Other sizes, and a state without PNGs, are rendered from the SVG as before; QtSvg and
-QPainter are imported only then, or when a badge or a level dot is drawn.
-
-Icons are cached per state and badge (``tray_icon``, ``app_icon``, ``level_icon``): the menu
-shows one icon per session, and identical QIcons share their pixmaps instead of rendering six
-sizes again for every session at every rebuild.
+The count changes every few seconds and must read at 16-24 px, so it is a badge painted over the
+state icon at each size. States differ in shape as well as colour (for colour-blind people and
+monochrome panels). The tray sizes load pre-rendered PNGs, exactly :func:`render_svg`'s output
+(``scripts/render_tray_icons.py``; ``tests/ui/test_icon_pngs.py``): QtSvg and the raster engine
+would cost 3.5 MiB all day only to draw two icons. Icons are cached per state and badge, so the
+menu's many session icons share their pixmaps.
 """
 
 from __future__ import annotations
@@ -40,11 +29,7 @@ PNG_FOLDER = "png"
 
 
 def icon_dir() -> Path:
-    """``icons`` under the resources shipped with the app.
-
-    Looked up in order: a PyInstaller bundle, the wheel (setup.py maps ``resources/`` to
-    ``desktop/resources/``), then the source tree's top-level ``resources/``.
-    """
+    """``icons`` under the resources: of a PyInstaller bundle, the wheel, or the source tree."""
     bundle = getattr(sys, "_MEIPASS", None)
     candidates = [Path(bundle) / "resources" / "icons"] if bundle else []
     here = Path(__file__).resolve()
@@ -120,8 +105,7 @@ def render_pixmap(name: str, size: int, count: int = 0) -> QPixmap:
 def _paint_badge(painter: QPainter, size: int, text: str) -> None:
     from PySide6.QtGui import QColor, QFont, QPen
 
-    # At panel sizes (GNOME draws 16 px) a corner badge's digit was about 7 px: there the
-    # badge takes most of the icon, so the count reads first and the state glyph peeks out.
+    # At panel sizes (GNOME draws 16 px) the badge takes most of the icon, so the count reads.
     small = size <= SMALL_BADGE_UP_TO
     diameter = size * (0.84 if small else 0.7 if len(text) > 1 else 0.6)
     rect = QRectF(size - diameter, size - diameter, diameter, diameter)

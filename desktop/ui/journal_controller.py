@@ -1,13 +1,8 @@
 """The decision journal in the running app: bridge signals in, menu lines and "Open journal" out.
 
-Linking a decision to its outcome is pure logic (``decision_log``); this object connects the
-bridge's ``decision_made``, ``approval_changed``, ``command_ran`` and ``gateway_removed`` to it,
-tells the tray when a line was written, and opens the file with the desktop's default
-application. The opener is injected so tests never launch one.
-
-When the journal cannot be written (full or read-only disk) it keeps the lines in memory;
-this object then says so (:attr:`problem`, :attr:`problem_changed`, for the tray's status)
-and retries every :data:`RETRY_MS` until the lines are written.
+Linking a decision to its outcome is pure logic (``decision_log``). When the journal cannot be
+written (a full or read-only disk) it holds the lines in memory; this object says so
+(:attr:`JournalController.problem`, for the tray's status) and retries every :data:`RETRY_MS`.
 """
 
 from __future__ import annotations
@@ -70,7 +65,7 @@ class JournalController(QObject):
         return self._problem
 
     def retry(self) -> None:
-        """Try to write the held lines now (the timer calls this while there is a problem)."""
+        """Try to write the held lines now."""
         self.journal.retry()
         self._check_problem()
 

@@ -1,13 +1,8 @@
 """The "New task…" dialog: a gateway, a directory and a prompt start a session the tray watches.
 
-Why the tray needs this: on hermes-agent 0.19.0 a session is only visible to the client that
-created or resumed it (one transport per session), so starting work *from the tray* is how a
-person gets a session whose approvals the tray can see. The dialog only collects input and
-emits ``task_requested``; it never talks to a gateway itself.
-
-The prompt has the focus when it opens (text typed into a focused gateway box used to open the
-combo and was lost), Ctrl+Enter starts, and the gateway choice shows only when there are
-several gateways to choose from.
+On hermes-agent 0.19.0 a session is visible only to the client that created it, so starting work
+from the tray is how a person gets a session whose approvals the tray sees. The prompt has the
+focus when it opens (text typed into a focused gateway box was lost); Ctrl+Enter starts.
 """
 
 from __future__ import annotations
@@ -119,7 +114,7 @@ class NewTaskDialog(QDialog):
         self.start_button.setToolTip("" if self.gateway.count() else "No gateway is connected.")
 
     def _browse(self) -> None:
-        """A non-blocking folder picker (``open()``, never a nested ``exec()``: stack.md §5)."""
+        """A non-blocking folder picker (never a nested ``exec()``: stack.md §5)."""
         picker = QFileDialog(self, "Directory for the task", self.directory.text())
         picker.setFileMode(QFileDialog.FileMode.Directory)
         picker.setOption(QFileDialog.Option.ShowDirsOnly, True)

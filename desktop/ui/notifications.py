@@ -1,27 +1,12 @@
 """Native notifications for new approval batches: the Qt side of the notification path.
 
-``notify_policy`` (pure) decides *what and when*; the bridge's
-``NativeNotifier`` does the D-Bus talking on the asyncio loop; this controller wires them to the
-bridge's signals with a QTimer at the policy's next deadline, and turns a pressed button into
-the very same bridge slot the dialog uses (``surface="notification"``), aimed at exactly the
-approval keys the notification showed. Without a notification service (``notifications_ready``
-false) it falls back to the tray's ``showMessage`` balloon, which has no buttons: clicking it
-opens the dialog on that batch.
-
-The native notifier is started when the first plan or notice is due, not at start-up (why:
-``desktop.ui.bridge_notify``); until its answer arrives, due plans and notices wait for it.
-
-The approval dialog's attention (shown and active) and the batches it shows come in through
-:meth:`NotificationController.dialog_changed`; the policy withdraws and holds their bubbles
-while the person reads the dialog, and announces what still waits when it closes or loses focus.
-
-The desktop's do-not-disturb switch, as the notifier read it (``do_not_disturb_changed`` of the
-bridge), goes to the policy, which holds new batches while it is on; the tray says so
-(:attr:`NotificationController.holding`, ``holding_changed``).
-
-A ``clarify`` question gets one bubble too, with no answer buttons (a question needs to be
-read whole): a click, or its one "Answer…" button, opens its window (``review_requested``
-with ``PROMPT_BATCH`` + the prompt key). It is withdrawn when the question ends.
+``notify_policy`` (pure) decides what and when, including holding bubbles while the dialog has
+the person's attention or do-not-disturb is on; the bridge's notifier talks D-Bus. This
+controller feeds the policy from the bridge's signals, wakes at its next deadline, and sends a
+pressed button to the very bridge slot the dialog uses, for exactly the keys the bubble showed.
+Without a notification service it falls back to the tray's balloon (no buttons: a click opens
+the dialog). The notifier starts when the first bubble is due; until it answers, due bubbles
+wait. A clarify question gets one bubble without answer buttons.
 """
 
 from __future__ import annotations
@@ -48,7 +33,7 @@ from desktop.model.notify_policy import (
 )
 from desktop.model.plain_text import notification_text
 from desktop.model.prompt_text import only_in_hermes
-from desktop.platform.do_not_disturb import UNKNOWN, DoNotDisturb
+from desktop.platform.do_not_disturb import DoNotDisturb
 from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
@@ -91,7 +76,6 @@ class NotificationController(QObject):
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
-        self.do_not_disturb = UNKNOWN  # the desktop's switch, as the notifier read it
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._flush)
@@ -193,7 +177,6 @@ class NotificationController(QObject):
 
     def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
         holding = self.holding
-        self.do_not_disturb = state
         self.policy.set_do_not_disturb(state.on is True)
         self._schedule()  # off: what waits is due now, as one notification
         if self.holding != holding:
@@ -205,7 +188,7 @@ class NotificationController(QObject):
         return self.policy.holding
 
     def apply_settings(self, settings: NotifySettings) -> None:
-        """New settings from the Settings dialog, live: the next plan uses them."""
+        """New settings, live: the next plan uses them."""
         holding = self.holding
         self.policy.settings = settings
         self._schedule()
@@ -213,11 +196,7 @@ class NotificationController(QObject):
             self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
-        """Failures and warnings are worth a notification; routine info is not.
-
-        Also the way the app's own warnings reach the desktop (a YOLO that stayed on, tokens
-        kept outside the keyring), so they read like the gateway's.
-        """
+        """Failures and warnings (the gateways' and the app's own) are worth a notification."""
         if notice.level not in ("warning", "error"):
             return
         if not self.ready:

@@ -1,10 +1,8 @@
 """Which clarify window is open for which question, kept in step with the bridge.
 
-A question can be opened from the menu or from its notification, can become
-answerable (the tray starts following the session) or end (answered elsewhere, expired)
-while its window is open, and may be opened after it ended (a late click on a bubble). The
-window must then say "Expired" and offer nothing. So the last value of every question seen is
-kept (bounded), and every change is forwarded to its window.
+A question may become answerable or end while its window is open, and may be opened after it
+ended (a late click on a bubble: the window says "Expired"), so the last value of every question
+seen is kept (bounded) and every change goes on to its window.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ Ref = tuple[str, str]  # (gateway_id, prompt key)
 
 
 class PromptWindows(QObject):
-    """Opens one :class:`ClarifyDialog` per question and keeps it in step (module docstring)."""
+    """Opens one :class:`ClarifyDialog` per question and keeps it in step."""
 
     def __init__(self, bridge: GatewayBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)

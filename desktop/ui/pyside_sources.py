@@ -1,23 +1,11 @@
 """Keep PySide6's import hook from holding the source text of every module in memory.
 
-Why: once PySide6 is imported, shiboken replaces ``__import__`` and, for every module imported
-afterwards, asks whether it uses PySide6 (for its ``__feature__`` switching) by searching the
-module's *source*: ``shibokensupport.feature._mod_uses_pyside`` calls ``inspect.getsource``,
-which reads the file through :mod:`linecache`, and linecache keeps it. In this app that is
-every module imported after Qt (asyncio, websockets, the core, the UI, their dependencies):
-over 300 files, about 11 MiB of line strings kept for the whole day, nearly as much as all the
-app's own Python objects. (The same mechanism is described in pyzo pull request #851.)
-
-How: wrap that one function so it gives the same answer but drops the linecache entries it
-added. linecache is only a cache (a traceback reads the lines again when it needs them), so
-nothing else changes. A module loaded from a ``.py`` file is answered from that file's bytes
-directly: the same text, without ``inspect``'s search of every loaded module for its owner
-(a tenth of a millisecond per import, a few hundred imports at start-up).
-
-The wrapper is installed once, as early as possible after PySide6 is imported
-(:func:`desktop.app.run`, and ``desktop.ui``'s package import when Qt is already loaded);
-installing also clears what the hook cached before. If a PySide6 release renames or drops the
-function, this does nothing.
+Once PySide6 is imported, shiboken's ``__import__`` asks of every later module whether it uses
+PySide6 (``shibokensupport.feature._mod_uses_pyside``) by reading its source through
+``inspect.getsource``, and :mod:`linecache` keeps it: over 300 files, about 11 MiB for the whole
+day (pyzo pull request #851 describes the same). The wrapper gives the same answer -- from the
+``.py`` file's bytes when there is one -- and drops what linecache gained; a traceback reads the
+lines again when it needs them. If a PySide6 release drops the function, this does nothing.
 """
 
 from __future__ import annotations

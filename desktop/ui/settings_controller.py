@@ -1,19 +1,8 @@
 """Settings at run time: open the dialog, save what it returns, and apply it without a restart.
 
-Why the app (not the dialog) saves and applies: saving can fail, start-at-login is the OS's
-business, and gateways are running clients; one owner keeps those effects in order. On
-``SettingsDialog.settings_edited``:
-
-1. ``save_settings`` (atomic, 0600); if that fails nothing else changes and a notice says so;
-2. notification policy and quiet time reach ``NotificationController`` at once
-   (``notify_settings_changed``);
-3. start at login: ``autostart.set_enabled`` when it differs from what the OS will do;
-4. gateways: added ones start, removed ones stop, changed ones restart (``settings_apply``);
-   failed ones reconnect now, since a fixed token is read at the next dial;
-5. tokens kept in the fallback file instead of the keyring are said out loud (a notice).
-
-The staleness margin reaches a gateway when its client is created (see ``settings_apply``), so
-the app builds clients through :func:`client_factory_for`, which reads the current settings.
+The app, not the dialog, saves and applies: saving can fail, start at login is the OS's, and
+gateways are running clients; one owner keeps those effects in order. If saving fails nothing
+else changes. Clients read the settings current when each is created (:func:`client_factory_for`).
 """
 
 from __future__ import annotations
@@ -42,7 +31,8 @@ from desktop.platform import autostart
 from desktop.settings.model import GatewayConfig, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
-from desktop.ui.bridge import ClientFactory, ClientLike, GatewayBridge
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.bridge_clients import ClientFactory, ClientLike
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog
@@ -68,7 +58,7 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
 
 
 class SettingsController(QObject):
-    """Owns the current Settings; applies edits live (see module docstring)."""
+    """Owns the current Settings; applies edits live."""
 
     notify_settings_changed = Signal(object)  # NotifySettings
     notice_raised = Signal(object)  # Notice
@@ -129,7 +119,6 @@ class SettingsController(QObject):
         if self.dialog is not None:
             self.dialog.present()
             return
-        # Imported on first use: settings are opened rarely, start-up need not load the module.
         from desktop.ui.settings_dialog import SettingsDialog
 
         shown = replace(self._settings, start_at_login=self._login)

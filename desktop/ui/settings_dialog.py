@@ -1,16 +1,9 @@
 """The Settings dialog: edits a :class:`~desktop.settings.model.Settings`, hands back a new one.
 
-Why it returns a value instead of saving: the app owns saving (``save_settings``), applying
-start-at-login (``desktop.platform.autostart.set_enabled``) and reconnecting; the dialog only
-edits. On OK it emits :attr:`SettingsDialog.settings_edited` with a new frozen ``Settings``.
-
-Tokens are the exception: they go straight into the :class:`~desktop.settings.tokens.TokenStore`
-on OK, because they must never travel inside ``Settings``. A stored token is never shown back -- the
-field starts empty and says whether one is stored; typing replaces it, "Forget" deletes it. A
-token pasted as part of a URL (``?token=``) is moved out of the URL into the store.
-
-Open it with :meth:`SettingsDialog.present` (``open()``, non-blocking). Never ``exec()`` it
-inside a coroutine: that starves the asyncio loop (stack.md §5).
+The app saves and applies (``settings_controller``); on OK the dialog emits ``settings_edited``.
+Tokens are the exception: they never travel inside ``Settings``, so they go straight into the
+:class:`~desktop.settings.tokens.TokenStore` on OK. A stored token is never shown back (typing
+replaces it, "Forget" deletes it), and one pasted inside a URL (``?token=``) is moved out of it.
 """
 
 from __future__ import annotations

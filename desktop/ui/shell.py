@@ -1,26 +1,10 @@
 """The tray app's widgets, wired to the bridge: who opens what when something happens.
 
-Why apart from ``desktop.app``: the composition root deals with the process (QApplication, the
-qasync loop, discovery, the demo, shutdown); this class only connects Qt objects, so tests can
-build it on the test's loop with stand-in clients. Every path to a decision — the dialog's
-buttons and a notification's — ends in the same ``GatewayBridge.decide`` slot, which announces
-it as ``decision_made`` for the journal.
-
-Optional parts, given by the composition root (tests build the shell without them):
-
-* ``settings`` — a :class:`SettingsController`: Settings…, live changes, Start at login;
-* ``journal`` — a :class:`Journal`: every decision with its outcome, Recent decisions, Open
-  journal (``open_url`` is the desktop opener, injected in tests).
-
-Time-boxed YOLO is always there (``self.yolo``); it costs nothing until a box is started.
-
-Cheap to build, so the tray icon shows at once: with ``complete=False`` the shell builds only
-the icon and its menu; the notifications, the tray-host watch, the question windows and YOLO
-follow one loop turn after :meth:`show` (:meth:`complete`, or at once when anything asks for
-one of them). The approval dialog and the new-task dialog are created on first use (``dialog``,
-``new_task``; the approval dialog when the first approval arrives or the person opens it), and
-the composition root hands over the settings and the journal after the icon is up
-(:meth:`attach`).
+Apart from ``desktop.app`` (the process: QApplication, loop, discovery, demo, shutdown) so tests
+can build it on their own loop with stand-in clients. Cheap to build, so the icon shows at once:
+with ``complete=False`` only the icon and its menu are built, the rest one loop turn after
+:meth:`TrayShell.show` or when first asked for; the dialogs are built on first use, and the
+settings and the journal are handed over later (:meth:`TrayShell.attach`).
 """
 
 from __future__ import annotations
@@ -32,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.model import DecisionResult
@@ -40,7 +25,7 @@ from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, S
 from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import TrayController
-from desktop.ui.tray_menu_extras import MenuExtras
+from desktop.ui.tray_menu import MenuExtras
 
 if TYPE_CHECKING:
     from desktop.journal import Journal
@@ -76,7 +61,6 @@ class TrayShell(QObject):
         bridge: GatewayBridge,
         *,
         notify_settings: NotifySettings | None = None,
-        open_settings: Callable[[], None] | None = None,
         on_quit: Callable[[], None],
         settings: SettingsController | None = None,
         journal: Journal | None = None,
@@ -98,7 +82,6 @@ class TrayShell(QObject):
         self._parts: _Parts | None = None  # the rest, built by ``complete``
         self._shown = self._disposed = False
         self.settings: SettingsController | None = None
-        self._open_settings = open_settings
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
@@ -165,7 +148,6 @@ class TrayShell(QObject):
 
     @property
     def yolo(self) -> YoloTimeboxController:
-        """Time-boxed YOLO: costs nothing until a box is started."""
         return self._complete_parts().yolo
 
     @property
@@ -242,8 +224,6 @@ class TrayShell(QObject):
             self.notifications.apply_settings(notify_settings)
         if settings is not None and self.settings is None:
             self.settings = settings
-            if self._open_settings is None:
-                self._open_settings = settings.open_dialog
             settings.notify_settings_changed.connect(self.notifications.apply_settings)
             settings.notice_raised.connect(self.notifications.show_notice)
             settings.changed.connect(self.tray.refresh)
@@ -251,11 +231,8 @@ class TrayShell(QObject):
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
-            self.journal = (
-                JournalController(self.bridge, journal, opener=open_url, parent=self)
-                if open_url is not None
-                else JournalController(self.bridge, journal, parent=self)
-            )
+            opener = open_url or QDesktopServices.openUrl
+            self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
             self.journal.changed.connect(self.tray.refresh)
             self.journal.problem_changed.connect(lambda _problem: self.tray.refresh())
             self.tray.open_journal_requested.connect(self.journal.open_journal)
@@ -312,8 +289,7 @@ class TrayShell(QObject):
     def present(self) -> None:
         """A second launch: the approvals in front, and the tray's own window if there is no tray.
 
-        The window is shown but not activated: on Wayland its own activation request, answered
-        after the dialog's, would take the focus from the dialog the launch asked for.
+        That window is not activated: on Wayland it would take the focus from the dialog.
         """
         if self._complete_parts().fallback.window:
             self.own_window.showNormal()
@@ -390,8 +366,8 @@ class TrayShell(QObject):
             self._dialog.clear_gateway(gateway_id)
 
     def _on_settings_requested(self) -> None:
-        if self._open_settings is not None:
-            self._open_settings()
+        if self.settings is not None:
+            self.settings.open_dialog()
 
 
 @dataclass(frozen=True)

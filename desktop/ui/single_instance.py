@@ -1,37 +1,17 @@
-r"""One Hermes Tray per user: a second launch asks the first to show its approvals, then exits.
+r"""One Hermes Tray per user: a second launch asks the running one to show its approvals.
 
-Why: two trays would both answer the same approvals and show two icons. And a person who
-clicks the launcher while the tray is hidden in an overflow menu wants to *see* the pending
-approvals, so the second launch turns into "show-approvals" for the running one.
+Two trays would answer the same approvals twice, and a person who clicks the launcher while the
+icon hides in an overflow menu wants to see the approvals. The second launch sends its activation
+token (``activation-token <token>\n``, if it has one: Wayland raises a window only with it) and
+``show-approvals\n``; unknown lines are logged and ignored, so an older tray survives a newer
+launcher. The channel is a per-user Unix socket read through ``QSocketNotifier`` -- not
+``QLocalServer``, whose QtNetwork costs 3 MiB resident -- or a ``QLocalServer`` pipe on Windows.
 
-How: a Unix socket read through the Qt event loop (``QSocketNotifier``), or a ``QLocalServer``
-named pipe on Windows, with a per-user name. Not ``QLocalServer`` on Unix too: it would load
-QtNetwork, 3 MiB resident in a tray that otherwise never needs it.
-
-* ``start()`` first tries to connect. If someone answers, it sends ``show-approvals\n`` and
-  returns False -- the caller exits with status 0. Before it goes the launch's activation token
-  (``activation-token <token>\n``, ``desktop.platform.activation``), if it has one: on Wayland
-  the running tray may raise its dialog only with it. A line of its own, so a running tray of
-  an older version ignores it and still shows its approvals.
-* Otherwise it listens. A socket file that exists although nobody answered on it is stale (a
-  crashed earlier run) and is removed first.
-* The protocol is one line of ASCII per connection, at most :data:`MAX_MESSAGE` bytes; unknown
-  lines are logged and ignored, so an older tray survives a newer launcher.
-
-The name (:func:`default_server_name`) is per user and per config dir -- a developer running a
-throw-away instance with ``HERMES_TRAY_CONFIG_DIR`` does not talk to their real tray.
-
-Where the socket lives, and why so careful: another local user who creates the socket first
-would make every launch believe the tray already runs and exit (it would never connect). So on
-Unix it lives only in a directory this user owns with no access for anyone else
-(:func:`private_runtime_dir`): ``$XDG_RUNTIME_DIR`` when it is such a directory, else a 0700
-``hermes-tray-<uid>`` in the temp dir created for it, else ``run/`` in the config dir, else a
-0700 temp dir named by a secret kept in the config dir (no other user can guess it, so none can
-squat it). A directory whose socket path would not fit AF_UNIX's 107 bytes is skipped: no one
-could listen there, and two trays would run. A socket file there that another user owns is
-never talked to: it is removed (the directory is ours) and this launch becomes the running
-instance. Connections are few and short: at most :data:`MAX_CONNECTIONS` at once, each closed
-after :data:`CONNECTION_MS`, so idle ones cannot pin the tray's file descriptors.
+Another local user who created the socket first would make every launch exit, so it lives only
+in a directory this user owns and nobody else may enter (:func:`private_runtime_dir`), and a
+socket there that is not this user's is removed, never dialled. Connections are bounded: at
+most :data:`MAX_CONNECTIONS`, each closed after :data:`CONNECTION_MS` or past
+:data:`MAX_MESSAGE` bytes without a newline.
 """
 
 from __future__ import annotations
@@ -46,11 +26,10 @@ import socket
 import stat
 import sys
 import tempfile
-import time
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
@@ -154,11 +133,10 @@ def _run_secret() -> str:
 
 
 class SingleInstance(QObject):
-    """The single-instance guard; keep it alive as long as the app runs.
+    """The guard; keep it alive as long as the app runs.
 
-    Signals:
-        show_approvals_requested: a second launch asked this instance to show its approvals;
-            its activation token, if it sent one, is at hand (``event_token``) meanwhile.
+    ``show_approvals_requested``: a second launch asked; its activation token, if it sent one,
+    is at hand (``event_token``) meanwhile.
     """
 
     show_approvals_requested = Signal()
@@ -168,26 +146,16 @@ class SingleInstance(QObject):
     ) -> None:
         super().__init__(parent)
         self.name = name or default_server_name()
+        # The Unix socket file behind the name (Windows pipes vanish with their process).
+        self._file = None if sys.platform == "win32" else Path(tempfile.gettempdir(), self.name)
         self._timeout_ms = timeout_ms
         self._listener: _UnixListener | _PipeListener | None = None
-        self._buffers: dict[Connection, bytes] = {}
-        self._opened: dict[Connection, float] = {}  # monotonic time each connection came
-        self._tokens: dict[Connection, str] = {}  # the activation token a connection sent
-        self._reaper = QTimer(self)
-        self._reaper.setSingleShot(True)
-        self._reaper.timeout.connect(self._reap)
-
-    @property
-    def is_primary(self) -> bool:
-        """True while this object is the listening instance."""
-        return self._listener is not None
+        self._buffers: dict[Any, bytes] = {}  # open connection -> the start of its next line
+        self._tokens: dict[Any, str] = {}  # the activation token a connection sent
 
     def start(self, activation_token: str = "") -> bool:
-        """Become the running instance (True), or tell the running one to show itself (False).
-
-        ``activation_token``: this launch's (``launch_token``), handed over to the running one.
-        """
-        socket_file = self._socket_file()
+        """Become the running instance (True), or tell the running one to show itself (False)."""
+        socket_file = self._file
         foreign = socket_file is not None and _foreign(socket_file)
         lines = (token_line(activation_token), SHOW_APPROVALS)
         message = "".join(f"{line}\n" for line in lines if line).encode("ascii")
@@ -206,9 +174,9 @@ class SingleInstance(QObject):
                 socket_file.unlink()
         try:
             self._listener = (
-                _PipeListener(self.name, self._accept, self._on_data, self._on_closed)
+                _PipeListener(self.name, self)
                 if socket_file is None
-                else _UnixListener(str(socket_file), self._accept, self._on_data, self._on_closed)
+                else _UnixListener(str(socket_file), self)
             )
         except OSError as error:
             # Running twice is better than not running: say so and carry on.
@@ -220,52 +188,43 @@ class SingleInstance(QObject):
             )
         return True
 
-    def _socket_file(self) -> Path | None:
-        """The Unix socket file behind the name (Windows pipes vanish with their process)."""
-        if sys.platform == "win32":
-            return None
-        return Path(tempfile.gettempdir(), self.name)  # an absolute name stays as it is
-
     def close(self) -> None:
         """Stop listening and remove the socket (at quit)."""
-        self._reaper.stop()
         for connection in list(self._buffers):
             connection.abort()
         if self._listener is not None:
             self._listener.close()
             self._listener = None
         self._buffers.clear()
-        self._opened.clear()
         self._tokens.clear()
 
-    # -- client side ---------------------------------------------------------------------------
     def _tell_running_instance(self, message: bytes) -> bool:
         # Blocking waits are fine here: this runs once at start-up, before anything else.
-        socket_file = self._socket_file()
-        if socket_file is None:
+        if self._file is None:
             return _PipeListener.tell(self.name, message, self._timeout_ms)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(self._timeout_ms / 1000)
             try:
-                client.connect(str(socket_file))
+                client.connect(str(self._file))
                 client.sendall(message)
             except OSError:  # nobody listens (stale file, no file) or nobody reads
                 return False
         return True
 
-    # -- server side ---------------------------------------------------------------------------
-    def _accept(self, connection: Connection) -> bool:
-        """Take a new connection, unless :data:`MAX_CONNECTIONS` are open (then it is closed)."""
+    def _accept(self, connection: Any) -> bool:
+        """Take a new connection (False: refused, close it), and close it after a while."""
         if len(self._buffers) >= MAX_CONNECTIONS:
             log.warning("Refused a single-instance connection: %d are open", MAX_CONNECTIONS)
             return False
         self._buffers[connection] = b""
-        self._opened[connection] = time.monotonic()
-        if not self._reaper.isActive():
-            self._reaper.start(CONNECTION_MS)
+        QTimer.singleShot(CONNECTION_MS, self, _weak_slot(self._expire, connection))
         return True
 
-    def _on_data(self, connection: Connection, chunk: bytes) -> None:
+    def _expire(self, connection: Any) -> None:
+        if connection in self._buffers:
+            connection.abort()  # stuck or idle
+
+    def _on_data(self, connection: Any, chunk: bytes) -> None:
         if connection not in self._buffers:
             return
         data = self._buffers[connection] + chunk
@@ -279,26 +238,13 @@ class SingleInstance(QObject):
             return
         self._buffers[connection] = data
 
-    def _reap(self) -> None:
-        """Close connections open longer than :data:`CONNECTION_MS`: stuck or idle clients.
-
-        One timer for all of them, running only while one is open (nothing wakes when idle).
-        """
-        stale = time.monotonic() - CONNECTION_MS / 1000
-        for connection, opened in list(self._opened.items()):
-            if opened <= stale and connection in self._buffers:
-                connection.abort()
-        if self._opened:
-            self._reaper.start(CONNECTION_MS)
-
-    def _on_closed(self, connection: Connection) -> None:
-        self._opened.pop(connection, None)
+    def _on_closed(self, connection: Any) -> None:
         rest = self._buffers.pop(connection, b"")
         if rest.strip():
             self._handle(connection, rest)  # a last line without its newline
         self._tokens.pop(connection, None)
 
-    def _handle(self, connection: Connection, line: bytes) -> None:
+    def _handle(self, connection: Any, line: bytes) -> None:
         message = line.decode("ascii", errors="replace").strip()
         token = token_from_line(message)
         if token is not None:
@@ -312,27 +258,15 @@ class SingleInstance(QObject):
             log.warning("Ignored an unknown single-instance message %r", message[:80])
 
 
-class Connection(Protocol):
-    """One launch's connection, as the guard sees it: it can only be closed."""
-
-    def abort(self) -> None: ...
-
-
-Accept = Callable[[Connection], bool]  # False: refused, close it
-OnData = Callable[[Connection, bytes], None]
-OnClosed = Callable[[Connection], None]
-
-
 def _weak_slot(method: Callable[..., object], *args: object) -> Callable[..., None]:
     """A slot calling ``method(*args)`` while its object lives, without keeping that alive.
 
-    Why: Qt holds a slot as long as its sender lives. A slot holding its owner, and through it
-    the guard, could free the guard (and delete its Qt children) in the middle of Qt deleting
-    that sender.
+    Qt holds a slot as long as its sender lives: a slot holding the guard could free it (and
+    delete its Qt children) in the middle of Qt deleting that sender.
     """
     ref = weakref.WeakMethod(method)
 
-    def slot(*_: object) -> None:  # what the signal carries is not needed
+    def slot(*_: object) -> None:
         target = ref()
         if target is not None:
             target(*args)
@@ -346,18 +280,11 @@ def _read_notifier(fd: int, on_readable: Callable[[], object]) -> QSocketNotifie
     return notifier
 
 
-def _stop(notifier: QSocketNotifier) -> None:
-    """Stop and delete a notifier; later, as this may run inside its own signal."""
-    notifier.setEnabled(False)
-    notifier.deleteLater()
-
-
 class _UnixListener:
-    """The listening AF_UNIX socket, read when the Qt event loop says it is ready (Unix)."""
+    """The listening AF_UNIX socket, read when the Qt event loop says it is ready."""
 
-    def __init__(self, path: str, accept: Accept, on_data: OnData, on_closed: OnClosed) -> None:
-        self._path = path
-        self._accept, self._on_data, self._on_closed = accept, on_data, on_closed
+    def __init__(self, path: str, guard: SingleInstance) -> None:
+        self._path, self._guard = path, guard
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._socket.bind(path)
@@ -379,8 +306,8 @@ class _UnixListener:
             except OSError as error:  # out of descriptors, say: the next launch tries again
                 log.warning("Could not accept a single-instance connection: %s", error)
                 return
-            connection = _UnixConnection(accepted, self._on_data, self._on_closed)
-            if not self._accept(connection):
+            connection = _UnixConnection(accepted, self._guard)
+            if not self._guard._accept(connection):
                 connection.close()
 
     def close(self) -> None:
@@ -395,10 +322,9 @@ class _UnixListener:
 class _UnixConnection:
     """One accepted connection, read without blocking whenever it is readable."""
 
-    def __init__(self, accepted: socket.socket, on_data: OnData, on_closed: OnClosed) -> None:
+    def __init__(self, accepted: socket.socket, guard: SingleInstance) -> None:
         accepted.setblocking(False)
-        self._socket = accepted
-        self._on_data, self._on_closed = on_data, on_closed
+        self._socket, self._guard = accepted, guard
         self._notifier = _read_notifier(accepted.fileno(), self._read)
 
     def _read(self) -> None:
@@ -409,12 +335,12 @@ class _UnixConnection:
         except OSError:
             chunk = b""
         if chunk:
-            self._on_data(self, chunk)
+            self._guard._on_data(self, chunk)
         else:
             self.abort()  # the launcher hung up
 
     def close(self) -> None:
-        """Close without telling anyone (a refused connection)."""
+        """Close without telling the guard (a refused connection)."""
         if self._socket.fileno() >= 0:
             _stop(self._notifier)
             self._socket.close()
@@ -423,16 +349,22 @@ class _UnixConnection:
         """Close, and let the guard read what is left of the last line."""
         if self._socket.fileno() >= 0:
             self.close()
-            self._on_closed(self)
+            self._guard._on_closed(self)
+
+
+def _stop(notifier: QSocketNotifier) -> None:
+    """Stop and delete a notifier; later, as this may run inside its own signal."""
+    notifier.setEnabled(False)
+    notifier.deleteLater()
 
 
 class _PipeListener:
     """``QLocalServer`` on a named pipe (Windows): the pipe carries the user's own ACL."""
 
-    def __init__(self, name: str, accept: Accept, on_data: OnData, on_closed: OnClosed) -> None:
+    def __init__(self, name: str, guard: SingleInstance) -> None:
         from PySide6.QtNetwork import QLocalServer
 
-        self._accept, self._on_data, self._on_closed = accept, on_data, on_closed
+        self._guard = guard
         self._server = QLocalServer()
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(_weak_slot(self._take_connections))
@@ -457,7 +389,7 @@ class _PipeListener:
     def _take_connections(self) -> None:
         while self._server.hasPendingConnections():
             connection = self._server.nextPendingConnection()
-            if not self._accept(connection):
+            if not self._guard._accept(connection):
                 # Closed at once, so its descriptor is free; the small object stays a child of
                 # the server (deleting it here crashed PySide6 6.11 at the next flush).
                 connection.abort()
@@ -467,10 +399,10 @@ class _PipeListener:
             self._read(connection)  # data may have arrived with the connection
 
     def _read(self, connection: Any) -> None:
-        self._on_data(connection, bytes(connection.readAll().data()))
+        self._guard._on_data(connection, bytes(connection.readAll().data()))
 
     def _closed(self, connection: Any) -> None:
-        self._on_closed(connection)
+        self._guard._on_closed(connection)
         connection.deleteLater()
 
     def close(self) -> None:

@@ -1,41 +1,16 @@
 """The tray icon and its menu: renders the snapshot, turns clicks into bridge calls.
 
-Why the menu is built lazily: building it costs about 10 ms, and approvals change the snapshot
-many times a second; rebuilding a QMenu while it is open also closes it under the pointer.
-Snapshot changes update the icon and tooltip at once and only mark the menu dirty. A menu Qt
-draws is built when it is about to be shown (``aboutToShow``, or before the tray pops it up),
-never in between: Qt sizes a popup after ``aboutToShow``. The session shelf, which remembers
-who was busy lately and since when each session is idle, still sees the snapshot once events
-pause (debounced), as when every pause rebuilt the menu.
-Under a StatusNotifierItem host the panel draws the menu from Qt's D-Bus export: the QMenu is
-never visible here, and a rebuild gives every item a new D-Bus id, so a click the panel sends
-for an item of the layout it is showing would be dropped; and the host may draw the layout it
-already has, so that menu is kept current: rebuilt once events pause (debounced), never per
-event, and not while it may be open. The host does ask for
-``aboutToShow`` when it opens the menu, but (measured with xfce4-panel) never says when it
-closed it; so after an exported ``aboutToShow`` rebuilds that only change words wait until
-``aboutToHide`` or ``HOST_MENU_HOLD_MS`` have passed, whichever is first. A change of the
-menu's *shape* (a session, gateway or entry comes or goes) waits only ``HOST_SHAPE_GRACE_MS``
-after the opening: xfce4-panel opens the layout it already has, and a layout that grows while
-it opens comes up clipped with a scroll arrow (seen under Xvfb: open, a new session, open
-again). A person who clicks does so within the grace (the click reaches the item shown); a
-later click on a renumbered item is lost, never misdirected.
-
-A left click opens the approval dialog when something waits, and the menu otherwise — on a
-StatusNotifierItem host too: xfce4-panel sends ``Activate`` for a left click (Qt reports it as
-``Trigger``) and draws the menu only for a right click, so the tray pops a Qt-drawn copy of the
-menu itself (built for Qt, not for the export, whose labels are escaped differently). A menu the
-tray pops up is rebuilt *before* it is shown, never inside ``aboutToShow``: Qt sizes the popup
-from the actions it had, and a menu that grew while opening came up clipped with a scroll arrow.
-
-The menu lists the most urgent sessions only, and not the finished ones (``menu_sessions``).
-
-Global or risky changes (approval mode, YOLO on, time-boxed YOLO) ask first, with a non-modal
-QMessageBox (``open()``, never ``exec()`` — stack.md §5), and only then call the bridge or
-emit the request. What the app keeps besides the snapshot (time-boxes, recent decisions, start
-at login) comes from ``extras``, a callable the shell sets; :meth:`TrayController.refresh`
-re-renders after it changed. While a time-box runs the menu is rebuilt at every opening, so
-its countdown is current without a timer of its own.
+The menu is rebuilt lazily: a rebuild costs about 10 ms, snapshots change many times a second,
+and rebuilding an open QMenu closes it. A Qt-drawn menu is rebuilt when about to show (Qt sizes
+the popup after ``aboutToShow``; the tray's own popups are rebuilt before it, as a menu that
+grows while opening comes up clipped). Under a StatusNotifierItem host the panel draws Qt's
+D-Bus export, and every rebuild renumbers its items, so that menu is rebuilt once events pause
+and not while it may be open: the host says when it opens (``aboutToShow``), never when it
+closed (xfce4-panel), so word changes wait for ``aboutToHide`` or ``HOST_MENU_HOLD_MS``, shape
+changes only ``HOST_SHAPE_GRACE_MS`` (a late click on a renumbered item is lost, never
+misdirected). A left click opens the dialog when something waits, else pops a Qt-drawn copy of
+the menu (xfce4-panel draws it only on a right click). Global or risky changes ask first, with a
+non-modal QMessageBox (stack.md §5).
 """
 
 from __future__ import annotations
@@ -55,17 +30,14 @@ from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.first_icon import FirstIcon
-from desktop.ui.tray_menu import MenuCommands, build_menu
-from desktop.ui.tray_menu_extras import TIMEBOX_MINUTES, MenuExtras
+from desktop.ui.tray_menu import TIMEBOX_MINUTES, MenuCommands, MenuExtras, build_menu
 from desktop.ui.window_activation import take_env_token
 
 REBUILD_DELAY_MS = 150
 # How long a panel-drawn menu counts as open after the host's aboutToShow (it never says closed).
 HOST_MENU_HOLD_MS = 15_000
-# ... but a change of the menu's shape waits only this long after the host opened it: long
-# enough to read the menu and click (a click after a reshape is lost, never misdirected; at
-# 3 s, the desktop test's own click, 3.7 s after opening on a loaded machine, was lost), short
-# enough that the next opening rarely finds the layout still growing.
+# ... but a change of its shape waits only this long: time to read and click (at 3 s the desktop
+# test's own click was lost), short enough that the next opening rarely finds it still growing.
 HOST_SHAPE_GRACE_MS = 8_000
 
 
@@ -95,7 +67,7 @@ class TrayController(QObject):
         # True when a StatusNotifierItem host draws the menu from Qt's D-Bus export.
         self.exported = status_notifier_host_present() if exported is None else exported
         self._snapshot = bridge.snapshot
-        self._status: TrayStatus | None = None
+        self.status: TrayStatus | None = None  # what the icon shows
         self._menu_dirty = True
         self._confirm: QMessageBox | None = None
         self.extras: Callable[[], MenuExtras] = MenuExtras
@@ -145,10 +117,6 @@ class TrayController(QObject):
         )
         self._render_status()
         self.rebuild_menu()
-
-    @property
-    def status(self) -> TrayStatus | None:
-        return self._status
 
     def show(self) -> None:
         self.tray.show()
@@ -202,27 +170,19 @@ class TrayController(QObject):
             extras.journal_problem,
             holding=extras.holding_notifications,
         )
-        if status == self._status:
+        if status == self.status:
             return
-        if self._status is None or (status.icon_name, status.count) != (
-            self._status.icon_name,
-            self._status.count,
+        if self.status is None or (status.icon_name, status.count) != (
+            self.status.icon_name,
+            self.status.count,
         ):
             self.tray.setIcon(icons.tray_icon(status.icon_name, status.count))
         self.tray.setToolTip(status.tooltip)
-        self._status = status
+        self.status = status
 
     def rebuild_menu(self) -> None:
         self._built_shape = self._shape()
-        pick = self.shelf.pick(self._snapshot)
-        build_menu(
-            self.menu,
-            self._snapshot,
-            self._commands,
-            exported=self.exported,
-            extras=self.extras(),
-            pick=pick,
-        )
+        self.build_drawn(self.menu, exported=self.exported)
         self._menu_dirty = False
         change = self.shelf.next_change()
         if change is None:
@@ -251,15 +211,12 @@ class TrayController(QObject):
         menu.popup(QCursor.pos())
         return menu
 
-    def build_drawn(self, menu: QMenu) -> None:
-        """Fill ``menu`` with the tray menu's entries as Qt draws them (never the export)."""
+    def build_drawn(self, menu: QMenu, *, exported: bool = False) -> None:
+        """Fill ``menu`` with the tray menu's entries, as Qt draws them unless ``exported``."""
+        pick = self.shelf.pick(self._snapshot)
+        extras = self.extras()
         build_menu(
-            menu,
-            self._snapshot,
-            self._commands,
-            exported=False,
-            extras=self.extras(),
-            pick=self.shelf.pick(self._snapshot),
+            menu, self._snapshot, self._commands, exported=exported, extras=extras, pick=pick
         )
 
     def _rebuild_if_closed(self) -> None:
@@ -306,8 +263,7 @@ class TrayController(QObject):
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         """A left click opens the dialog when something waits, otherwise the menu.
 
-        A host that sent ``ProvideXdgActivationToken`` first (Plasma) left its token in the
-        environment: the dialog comes forward with it; any other click spends it.
+        A host's ``ProvideXdgActivationToken`` (Plasma) waits in the environment: spent here.
         """
         token = take_env_token()
         if reason not in (
@@ -390,17 +346,15 @@ class TrayController(QObject):
 
     @property
     def confirmation(self) -> QMessageBox | None:
-        """The open confirmation box, if any (for tests and the desktop run)."""
+        """The open confirmation box, if any."""
         return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
 
 
 def status_notifier_host_present() -> bool:
     """Whether Qt will export the tray as a StatusNotifierItem.
 
-    On xcb Qt prefers it whenever org.kde.StatusNotifierWatcher is registered (stack.md §3.1),
-    else XEmbed; elsewhere (Wayland) it has nothing else, and its item registers whenever a
-    watcher comes (seen with waybar started after the app). The offscreen platform never has a
-    tray, so it is not asked.
+    On xcb when org.kde.StatusNotifierWatcher is registered (stack.md §3.1), else XEmbed;
+    elsewhere (Wayland) always: its item registers whenever a watcher comes.
     """
     platform = QGuiApplication.platformName()
     if platform in ("offscreen", "minimal"):

@@ -1,14 +1,10 @@
 """The app's tray-host probe: asks Qt and the session bus, and asks again when the watcher moves.
 
-Why Qt's answer: ``QSystemTrayIcon.isSystemTrayAvailable()`` knows both protocols Qt can use
-(StatusNotifierItem through the watcher, XEmbed on xcb) and is asked afresh each time
-(``desktop.model.tray_host`` says what was measured); the rule about what it means lives there.
-
-Why no timer: a ``QDBusServiceWatcher`` on ``org.kde.StatusNotifierWatcher`` is one match rule
-on the bus; the app wakes only when the watcher's owner changes (a panel starts or stops). A
-panel registers its host a moment after the watcher, so a change is probed at once and once
-more ``SETTLE_MS`` later. An XEmbed-only tray (trayer, stalonetray) that starts later sends no
-D-Bus signal: it is noticed when the person next opens the tray's own window.
+``QSystemTrayIcon.isSystemTrayAvailable()`` knows both protocols Qt can use, asked afresh each
+time; what it means is ``desktop.model.tray_host``'s rule. No timer: a ``QDBusServiceWatcher``
+wakes the app only when a panel starts or stops, probed at once and ``SETTLE_MS`` later (a
+panel registers its host a moment after the watcher). An XEmbed-only tray that starts later
+sends no D-Bus signal: it is noticed when the tray's own window is next opened.
 """
 
 from __future__ import annotations

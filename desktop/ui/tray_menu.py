@@ -1,17 +1,14 @@
-"""Build the tray's context menu from an ``AppSnapshot`` (a function, testable offscreen).
+"""Build the tray's context menu from an ``AppSnapshot``: a view, rebuilt rather than patched.
 
-Why a function of the snapshot: the menu is a *view*; rebuilding it from the current state is
-simpler and safer than patching actions as events arrive. The caller (``tray.TrayController``)
-decides *when* (debounced, never under an open menu). Every gateway-provided string goes
-through ``plain_text.menu_label`` (mnemonic ``&`` doubled, hidden characters revealed, length
-bounded); action tooltips go through ``tooltip_fragment``. Actions carry object names
-(``yolo:<gateway>:<session>`` …) so tests and the D-Bus menu can find them without positions.
+The caller (``tray.TrayController``) decides when. Gateway text goes through ``menu_label`` (the
+mnemonic ``&`` doubled, hidden characters revealed, bounded) and ``tooltip_fragment``. Actions
+carry object names (``yolo:<gateway>:<session>`` …) for tests and the D-Bus menu.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
@@ -19,12 +16,27 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import Prompt, PromptKind, SessionState, SessionStatus
 from desktop.model import menu_text
+from desktop.model.decision_log import LINE_LIMIT
 from desktop.model.menu_sessions import MenuPick, SessionShelf
 from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
 from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 from desktop.ui import icons
-from desktop.ui.tray_menu_extras import MenuExtras, add_app_items, add_timebox_actions
+
+TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
+TIMEBOX_TURN = "turn"
+
+
+@dataclass(frozen=True)
+class MenuExtras:
+    """What the menu shows besides the snapshot; a None hides its entry."""
+
+    timeboxes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # key -> YOLO line
+    recent: tuple[tuple[str, str], ...] | None = None  # (line, details), newest first
+    journal_available: bool = False  # "Open journal" has a file to open
+    start_at_login: bool | None = None
+    journal_problem: str = ""  # why decisions are held in memory instead of the journal
+    holding_notifications: bool = False  # do-not-disturb holds approval notifications
 
 
 @dataclass(frozen=True)
@@ -39,7 +51,7 @@ class MenuCommands:
     new_task: Callable[[], None]
     settings: Callable[[], None]
     quit: Callable[[], None]
-    # Optional: the app-kept entries (see tray_menu_extras); None leaves the entry out.
+    # Optional: the app-kept entries (see MenuExtras); None leaves the entry out.
     timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
     open_journal: Callable[[], None] | None = None
     set_start_at_login: Callable[[bool], None] | None = None
@@ -69,8 +81,7 @@ class _Budget:
         """Move the least urgent listed sessions to the quieter ones until ``entries`` are free."""
         while self.left < entries and self.listed:
             gid, session, sub, cost = self.listed.pop()
-            menu.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(menu, sub)
             self.left += cost
             self.dropped.insert(0, (gid, session))
 
@@ -86,9 +97,7 @@ def build_menu(
 ) -> None:
     """Replace ``menu``'s contents with the current picture of every gateway and session.
 
-    ``exported``: a StatusNotifierItem host draws the menu from Qt's D-Bus export, which needs
-    differently escaped labels (see ``plain_text.menu_label``). ``extras``: what the app keeps
-    besides the snapshot (time-boxes, recent decisions, start at login).
+    ``exported``: labels escaped for Qt's D-Bus export, which a StatusNotifierItem host draws.
     """
     extras = extras or MenuExtras()
     pick = pick or SessionShelf(finished_after=float("inf")).pick(snapshot)
@@ -111,12 +120,7 @@ def build_menu(
     )
     review.triggered.connect(commands.review)
     _action(menu, "New task…", "new-task").triggered.connect(commands.new_task)
-    add_app_items(
-        menu,
-        extras,
-        open_journal=commands.open_journal,
-        set_start_at_login=commands.set_start_at_login,
-    )
+    _add_app_items(menu, extras, commands)
     _action(menu, "Settings…", "settings").triggered.connect(commands.settings)
     menu.addSeparator()
     _action(menu, "Quit Hermes Tray", "quit").triggered.connect(commands.quit)
@@ -201,8 +205,7 @@ def _add_gateway(
         )
         cost = 1 + _entry_count(sub)
         if cost > budget.left:  # does not fit: listed under "N more sessions" instead
-            menu.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(menu, sub)
             budget.dropped.append((gid, session))
             budget.full = True
             continue
@@ -238,13 +241,17 @@ def _add_quieter(
         sub = _add_session(more, gateway, session, waiting, commands, extras, short=True)
         cost = 1 + _entry_count(sub)
         if cost > left:
-            more.removeAction(sub.menuAction())
-            sub.deleteLater()
+            _remove(more, sub)
             break
         left -= cost
         listed += 1
     if listed < len(quieter):
         _info(more, f"… {len(quieter) - listed:,} more, quietest last", "more-sessions-rest")
+
+
+def _remove(menu: QMenu, sub: QMenu) -> None:
+    menu.removeAction(sub.menuAction())
+    sub.deleteLater()
 
 
 def _entry_count(menu: QMenu) -> int:
@@ -307,7 +314,7 @@ def _add_session(
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
         if commands.timebox is not None and boxed is None and not short:
-            add_timebox_actions(sub, gid, session, commands.timebox)
+            _add_timeboxes(sub, gid, session, commands.timebox)
     if not short:
         _add_mode_menu(sub, gateway, session, commands)
     sub.addSeparator()
@@ -325,24 +332,21 @@ def _add_session(
 
 def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: MenuCommands) -> None:
     """One line per question: clarify opens its dialog; sudo and secret only say where to type."""
+    answer = commands.answer_prompt
     for prompt in prompts[:PROMPT_LINES]:
         name = f"prompt:{gid}:{prompt.key}"
         if prompt.kind is not PromptKind.CLARIFY:
-            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
-            line.setToolTip(tooltip_fragment(answer_there(prompt), 300))
+            text, tip = blocked_on(prompt), answer_there(prompt)
+        elif only_in_hermes(prompt):
+            text, tip = f"Answer in Hermes: {prompt.question}", prompt.blocked_reason
+        elif answer is None or not prompt.answerable:
+            text, tip = blocked_on(prompt), prompt.blocked_reason or "Answer it in Hermes."
+        else:
+            action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
+            action.setToolTip(tooltip_fragment(prompt.question, 300))
+            action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
             continue
-        answer = commands.answer_prompt
-        if only_in_hermes(prompt):
-            line = _info(sub, f"   Answer in Hermes: {prompt.question}", name, limit=90)
-            line.setToolTip(tooltip_fragment(prompt.blocked_reason, 300))
-            continue
-        if answer is None or not prompt.answerable:
-            line = _info(sub, "   " + blocked_on(prompt), name, limit=90)
-            line.setToolTip(tooltip_fragment(prompt.blocked_reason or "Answer it in Hermes.", 300))
-            continue
-        action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
-        action.setToolTip(tooltip_fragment(prompt.question, 300))
-        action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
+        _info(sub, "   " + text, name, limit=90).setToolTip(tooltip_fragment(tip, 300))
     if len(prompts) > PROMPT_LINES:
         _info(sub, f"   … {len(prompts) - PROMPT_LINES} more questions", f"prompt-more:{gid}")
 
@@ -408,3 +412,48 @@ def _add_mode_menu(
         _info(mode_menu, lock, f"mode-locked:{gid}:{session.session_id}", limit=90)
     else:
         _info(mode_menu, "Global for this gateway; you will be asked to confirm.", "", limit=90)
+
+
+def _add_timeboxes(
+    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, str], None]
+) -> None:
+    """The time-boxed YOLO choices: for 15 minutes, and until this (or the next) turn ends."""
+    sid = session.session_id
+    for_minutes = _action(sub, "YOLO for 15 minutes", f"yolo-minutes:{gid}:{sid}")
+    for_minutes.setToolTip("YOLO on now; Hermes Tray turns it off again when the time is up.")
+    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_MINUTES))
+    turn_text = "YOLO until this turn ends" if session.running else "YOLO for the next turn"
+    for_turn = _action(sub, turn_text, f"yolo-turn:{gid}:{sid}")
+    for_turn.setToolTip("YOLO on now; Hermes Tray turns it off when the agent's turn is over.")
+    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_TURN))
+
+
+def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> None:
+    """The Recent decisions submenu (with Open journal) and the Start at login switch."""
+    if extras.journal_problem:
+        problem = f"⚠ Journal not written: {extras.journal_problem}"
+        warning = _info(menu, problem, "journal-problem", limit=90)  # the journal retries
+        warning.setToolTip("Decisions are kept in memory and written once the journal can be.")
+    open_journal = commands.open_journal
+    if extras.recent is not None:
+        recent = QMenu(menu_label("Recent decisions"), menu)
+        recent.setObjectName("recent-decisions")
+        recent.setToolTipsVisible(True)
+        menu.addMenu(recent)
+        if not extras.recent:
+            _info(recent, "No decisions yet", "recent:none")
+        for index, (line, details) in enumerate(extras.recent):
+            item = _info(recent, line, f"recent:{index}", limit=LINE_LIMIT)  # a record
+            item.setToolTip(tooltip_fragment(details, 300))
+        recent.addSeparator()
+        opener = _action(recent, "Open journal", "open-journal")
+        opener.setEnabled(extras.journal_available and open_journal is not None)
+        opener.setToolTip("The full decision journal (JSON Lines), in your default application.")
+        if open_journal is not None:
+            opener.triggered.connect(lambda _=False: open_journal())
+    if extras.start_at_login is not None and commands.set_start_at_login is not None:
+        login = _action(menu, "Start at login", "start-at-login")
+        login.setCheckable(True)
+        login.setChecked(extras.start_at_login)
+        login.setToolTip("Start Hermes Tray when you log in to this computer.")
+        login.toggled.connect(commands.set_start_at_login)

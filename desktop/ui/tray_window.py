@@ -1,20 +1,10 @@
 """The tray's own window, for desktops with no tray host: the tray menu, drawn as a window.
 
-Why the menu itself: the window must offer what the icon's menu offers (what waits, Review
-approvals, every listed session with its commands, Settings, Quit), and one definition of that
-is ``tray_menu.build_menu``. The window fills a hidden QMenu through
-``TrayController.build_drawn`` and shows its top-level entries: a read-only line as a label, an
-entry with a submenu (a session, Recent decisions) as a button that pops that submenu, any
-other entry as a button bound to the very QAction (``QToolButton.setDefaultAction``: text,
-check state, enabled state and tooltip follow the action).
-
-It is rebuilt when the tray's events pause (``TrayController.settled``), never while one of its
-submenus is open (that would close it under the pointer): then once it closes. While the
-window is hidden it is rebuilt when shown again.
-
-Closing it minimizes it (a tray app must not vanish without a way back); Quit ends the app, and
-a second launch raises it (``desktop.ui.single_instance``). Each activation asks the host
-probe again (``activated``): an XEmbed tray that started later sends no D-Bus signal.
+It offers what the icon's menu offers, from the one definition (``tray_menu.build_menu`` into a
+hidden QMenu): a read-only line as a label, a submenu as a button that pops it, any other entry
+as a button bound to the very QAction. It is rebuilt when the tray's events pause, never while
+one of its submenus is open (that would close it under the pointer). Closing it minimizes it;
+each activation asks the host probe again (an XEmbed tray sends no D-Bus signal).
 """
 
 from __future__ import annotations
@@ -57,14 +47,8 @@ class TrayWindow(QWidget):
         self._dirty = True
         self._icon_key: tuple[str, int] | None = None
         layout = QVBoxLayout(self)
-        self.note = QLabel(self)
-        self.note.setObjectName("tray-window-note")
-        self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.setWordWrap(True)
-        self.status = QLabel(self)
-        self.status.setObjectName("tray-window-status")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
+        self.note = self._label("", "tray-window-note")
+        self.status = self._label("", "tray-window-status")
         self._picture = QLabel(self)
         layout.addWidget(self._picture, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.status)
@@ -124,11 +108,8 @@ class TrayWindow(QWidget):
         owned = action.menu()
         sub = owned if isinstance(owned, QMenu) else None
         if sub is None and not action.isEnabled() and not action.isCheckable():
-            label = QLabel(action.text().replace("&&", "&"), self)  # a read-only line
-            label.setObjectName(action.objectName())
-            label.setTextFormat(Qt.TextFormat.PlainText)
+            label = self._label(action.text().replace("&&", "&"), action.objectName())
             label.setToolTip(action.toolTip() if action.toolTip() != action.text() else "")
-            label.setWordWrap(True)
             return label
         button = QToolButton(self)
         button.setDefaultAction(action)
@@ -139,6 +120,13 @@ class TrayWindow(QWidget):
             button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
             sub.aboutToHide.connect(self._after_popup)
         return button
+
+    def _label(self, text: str, name: str) -> QLabel:
+        label = QLabel(text, self)
+        label.setObjectName(name)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+        return label
 
     def _after_popup(self) -> None:
         if self._dirty:
@@ -151,7 +139,6 @@ class TrayWindow(QWidget):
         super().showEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Closing must not lose the app: the window goes to the taskbar instead."""
         event.ignore()
         self.showMinimized()
 

@@ -1,9 +1,8 @@
 """Qt glue for ``desktop.platform.activation``: show a window with the event's token, or say where.
 
-Why through the environment: PySide6 has no call for Qt's per-window activation token, and
-Qt's Wayland plugin reads ``XDG_ACTIVATION_TOKEN`` when it asks the compositor to activate
-a window (then unsets it). ``os.putenv``/``os.unsetenv`` write the process environment Qt
-reads; ``os.environ`` is Python's copy, which neither Qt nor this module writes.
+PySide6 has no call for Qt's per-window activation token; Qt's Wayland plugin reads (and unsets)
+``XDG_ACTIVATION_TOKEN`` of the process environment, written here with ``os.putenv`` (not
+``os.environ``, Python's copy, which Qt never reads).
 """
 
 from __future__ import annotations
@@ -27,10 +26,7 @@ CHECK_MS = 1000  # the compositor answers within a frame or two; one look, a mom
 
 
 def take_env_token() -> str:
-    """The token a host put into the environment (Qt's ``ProvideXdgActivationToken``), taken out.
-
-    Read from the process environment, which Qt writes and ``os.environ`` does not see.
-    """
+    """The token a host put into the process environment (``ProvideXdgActivationToken``)."""
     token = QProcessEnvironment.systemEnvironment().value(TOKEN_ENV, "")
     os.unsetenv(TOKEN_ENV)
     return token

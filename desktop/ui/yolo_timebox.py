@@ -1,10 +1,8 @@
 """The Qt side of time-boxed YOLO: feeds ``YoloTimeboxes`` from the bridge, acts on what is due.
 
-The rules (when a box ends, what the menu says) are pure, in ``yolo_timer``. This object connects
-bridge signals, owns ONE single-shot QTimer armed for the next deadline or countdown minute — and
-stopped whenever no minutes-box runs, so an app with no time-box has no timer waking it up — and
-asks the bridge to switch YOLO off and check (``GatewayBridge.switch_yolo_off_checked``). A failed
-check becomes a notice: "YOLO is still on for <session> — turn it off in Hermes".
+The rules are pure, in ``yolo_timer``. One single-shot QTimer wakes for the next deadline or
+countdown minute, and only while a minutes-box runs. A box's end asks the bridge to switch YOLO
+off and check; a failed check becomes a notice.
 """
 
 from __future__ import annotations
@@ -54,11 +52,6 @@ class YoloTimeboxController(QObject):
         bridge.connection_status_changed.connect(self._on_connection_status_changed)
         bridge.yolo_set.connect(self._on_yolo_set)
         bridge.yolo_checked.connect(self._on_yolo_checked)
-
-    @property
-    def timer_active(self) -> bool:
-        """Whether a wake-up is armed (only while a minutes-box runs)."""
-        return self._timer.isActive()
 
     def labels(self) -> dict[Key, str]:
         """The YOLO menu line of every session with a box, as of now."""

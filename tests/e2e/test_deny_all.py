@@ -21,6 +21,7 @@ from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import commands, intact, rm, victim
 from tests.e2e.tray_app import OFFSCREEN_LIMITS, TrayApp, outcome
 from tests.peers.fake_model import FakeModel
+from tests.ui.approvals.factory import widget_for
 
 pytestmark = [pytest.mark.realhermes, pytest.mark.timeout(180), OFFSCREEN_LIMITS]
 
@@ -40,7 +41,7 @@ def test_deny_all_on_a_batch_stays_denied_through_hermes_re_asks(
             batch = await app.asked(sid, 3)
             person.click_tray_icon(app)
             card = person.card(app, batch[0].key)
-            widget = app.dialog.list_view.widget_for(card.entry.batch)
+            widget = widget_for(app.dialog.list_view, card.entry.batch)
             assert isinstance(widget, BatchCard)
             QTest.mouseClick(widget.deny_all, Qt.MouseButton.LeftButton)
             await app.turn_over(sid)

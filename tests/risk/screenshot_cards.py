@@ -29,7 +29,7 @@ from desktop.core.model import (
     RunKind,
     RunResult,
 )
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved
 from tests.ui.approvals.factory import dialog_on_store, upsert
 

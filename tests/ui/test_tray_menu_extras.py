@@ -12,8 +12,7 @@ from PySide6.QtWidgets import QMenu
 from desktop.core.model import SessionStatus
 from desktop.model.decision_log import LINE_LIMIT
 from desktop.ui import icons
-from desktop.ui.tray_menu import build_menu
-from desktop.ui.tray_menu_extras import MenuExtras
+from desktop.ui.tray_menu import MenuExtras, build_menu
 from tests.model.builders import YOLO_ENV, YOLO_SESSION, gateway, session, snap
 from tests.ui.builders import MenuRecorder
 from tests.ui.wired_app import menu_action, menu_actions, submenu

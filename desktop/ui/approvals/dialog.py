@@ -1,42 +1,19 @@
 """The one window where a person answers every command an agent waits on.
 
-Why it looks and behaves this way (the tray engineer codes against the public methods):
-
-* **It never talks to the network, and keeps no rows.** The store (``rows``, the app's
-  ``AppState``) holds every row; :meth:`ApprovalDialog.upsert` says which one changed, and the
-  dialog reads it from the store, releasing it once its batch leaves. A decision leaves as one
-  :class:`DecisionRequest` on ``decision_requested``. The core decides what happens next; the
-  row only says "Sending…" once the next ``upsert`` says so. Until then its buttons are off, so
-  a double click cannot send two answers; if the core refuses, the bridge calls
-  :meth:`decision_refused` (or upserts the row WAITING again) and the buttons come back.
-* **Grouped and stable**: gateway → session → batch, oldest first, appended only (``layout``),
-  and the item under the pointer or the selection never moves on screen (``list_view``, which
-  also builds widgets only for what is on screen). Resolved rows stay greyed with their outcome;
-  an answered batch stays while the person reads: it leaves when they move on (choose a row of
-  another batch), when they left the window (pointer out of it and focus elsewhere) for
-  ``grace_seconds``, or when they click "Dismiss". The rule is ``ApprovalBoard.leaves_at``;
-  the window only reports enter, leave and focus, and waits with one-shot timers.
-* **Only what was seen is answered** (``rules``): "Approve all" covers the rows on screen for at
-  least ``batch_dwell`` seconds and never a high-risk row (``rules.is_high``; those are named
-  instead: ``rules.BatchIntent.for_batch``); a key answers the selected row only once it has
-  been on screen and selected for ``key_dwell`` seconds. What a press left out, or why a key
-  did nothing, is said in the dialog's notice line.
-* **The selection follows the work**: when the selected row is answered, ends or is replaced,
-  the selection moves to the next waiting row (the key dwell keeps a fast second press from
-  answering it unread).
-* **No focus stealing**: only :meth:`present` with ``activate=True`` (the person asked: tray
-  click, notification click via :meth:`focus_batch`) raises and activates the window.
-* **Time is a parameter**: ``clock`` must be the core's clock (monotonic seconds), because
-  ``Approval.expires_at`` is on it. One QTimer drives every countdown, and ticks only while a
-  row counts down and the window is shown (hidden, nobody reads them; the notification bubbles
-  keep their own deadlines); leaving batches and "Approve all" becoming possible wait on
-  one-shot timers.
-  Per-change work is proportional to what changed: the counts behind the title and the timer
-  are kept, not recounted.
+What a person sees: docs/using-the-tray.md ("The approval dialog"); what may be answered:
+docs/safety.md ("Only what you saw"). The dialog never talks to the network and keeps no rows:
+the store (``rows``) holds them, :meth:`ApprovalDialog.upsert` says which one changed, and a
+decision leaves as one ``DecisionRequest`` on ``decision_requested``. The row's buttons stay off
+until the next ``upsert`` (a double click cannot send two answers); a refusal comes back through
+:meth:`ApprovalDialog.decision_refused`. What may be answered, when an answered batch leaves and
+where the selection goes are rules of ``desktop.model.approvals``; the window reports pointer,
+focus and time to them and waits on one-shot timers. ``clock`` must be the core's clock
+(``Approval.expires_at`` is on it).
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 
@@ -46,7 +23,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules
+from desktop.model.approvals import dialog_texts, rules, texts
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
@@ -63,7 +40,6 @@ from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
-from desktop.ui.approvals.confirm import AlwaysConfirmation
 from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 from desktop.ui.approvals.row_card import RowCard, plain_label
@@ -72,11 +48,6 @@ from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
-
-
-def _no_session(gateway_id: str, session_id: str) -> SessionState | None:
-    """The lookup when no store is given: no session is known, so no YOLO note."""
-    return None
 
 
 class ApprovalDialog(QDialog):
@@ -96,7 +67,7 @@ class ApprovalDialog(QDialog):
         assess: Assess | None = None,
         batch_dwell: float = rules.BATCH_DWELL_S,
         key_dwell: float = rules.KEY_DWELL_S,
-        session_of: SessionLookup = _no_session,
+        session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalDialog")
@@ -109,14 +80,15 @@ class ApprovalDialog(QDialog):
         self._selected: RowId | None = None
         self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
-        self._confirmation: tuple[AlwaysConfirmation, RowEntry] | None = None
+        self._confirmation: tuple[QMessageBox, RowEntry] | None = None  # "Always allow?"
         self._open: set[RowId] = set()  # rows that still need the person
         self._counting: set[RowId] = set()  # open rows with an expiry (the countdown timer)
         self._answered: dict[int, BatchGroup] = {}  # fully resolved batches, until they leave
         self._notice_about: RowId | None = None  # the row the notice line speaks of, if one
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.model = ApprovalTreeModel(rows, self)
-        self.list_view = ApprovalListView(self.model, clock, approve_cover=self._approve_cover)
+        cover = functools.partial(self._intent, choice=Choice.ONCE)  # what "Approve all" covers
+        self.list_view = ApprovalListView(self.model, clock, approve_cover=cover)
         self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
@@ -182,7 +154,7 @@ class ApprovalDialog(QDialog):
             self._say("")  # the command the line spoke of is answered
         confirmation = self._confirmation
         if confirmation and confirmation[1] is row and not rules.can_decide(row, Choice.ALWAYS):
-            confirmation[0].cancel()
+            confirmation[0].reject()
         self._follow_through(row.batch)
         selected = self.selected_row()
         if selected is None or not selected.is_open or selected.awaiting_core:
@@ -201,10 +173,7 @@ class ApprovalDialog(QDialog):
         self._let_batches_leave()
 
     def session_changed(self, gateway_id: str, session: SessionState) -> None:
-        """A session's state changed: keep the YOLO note true (see ``dialog_texts.yolo_note``).
-
-        Only rows shown here make the note, so a session without any cannot change it.
-        """
+        """A session's state changed: keep the YOLO note true (only sessions shown here count)."""
         if self.model.board.session(gateway_id, session.session_id) is not None:
             self._show_yolo_note()
 
@@ -251,9 +220,7 @@ class ApprovalDialog(QDialog):
     def present(self, activate: bool, near: QRect | None = None) -> None:
         """Show the window; raise and focus it only when the person asked for it.
 
-        A window that is not shown yet is placed next to ``near`` (the tray icon's geometry,
-        when the platform reports one) and out of the notification bubbles' way
-        (``window_place``); Wayland compositors place windows themselves.
+        A window not shown yet is placed next to ``near`` (the tray icon), away from the bubbles.
         """
         if not self.isVisible():
             self._place_near(near)
@@ -285,17 +252,13 @@ class ApprovalDialog(QDialog):
         self.model.node_changed(row.batch)
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Cards exist, and count down, while the dialog is shown (however it was shown)."""
         self.list_view.materialise()
         super().showEvent(event)
         self.list_view.refresh_countdowns(self._clock())  # they stood still while hidden
         self._sync_timer()
 
     def hideEvent(self, event: QHideEvent) -> None:
-        """Drop the cards when the dialog is closed or hidden (not when merely minimised).
-
-        The notice line goes too: it answered a press of the visit that just ended.
-        """
+        """Drop the cards, and the notice of this visit, when hidden (not when minimised)."""
         super().hideEvent(event)
         if not event.spontaneous():
             self.list_view.dematerialise()
@@ -304,17 +267,14 @@ class ApprovalDialog(QDialog):
         self._note_presence()
 
     def enterEvent(self, event: QEnterEvent) -> None:
-        """The pointer came in: the person may be reading, nothing leaves."""
         super().enterEvent(event)
         self._note_presence()
 
     def leaveEvent(self, event: QEvent) -> None:
-        """The pointer left the window: answered batches may go once focus is elsewhere too."""
         super().leaveEvent(event)
         self._note_presence()
 
     def changeEvent(self, event: QEvent) -> None:
-        """The window gained or lost focus (activation)."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.ActivationChange:
             self._note_presence()
@@ -329,32 +289,20 @@ class ApprovalDialog(QDialog):
         self._on_screen_changed()
         self._note_presence()  # where the pointer and focus are now; lets due batches go
 
-    # -- read-only helpers (tests, the tray) ----------------------------------------------------
+    # -- read-only helpers ------------------------------------------------------------------------
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
         return self.model.board.row(self._selected) if self._selected else None
 
     def card(self, gateway_id: str, key: str) -> RowCard | None:
-        """The card showing that row, built on demand.
-
-        Only the cards on screen exist; asking for another one builds it (and its groups'
-        widgets) and keeps it until the dialog hides. The app never asks: this is for tests and
-        tools that inspect a row.
-        """
+        """The card showing that row, built (and kept until the dialog hides) if it was not."""
         row = self.model.board.row((gateway_id, key))
         return self.list_view.ensure_card(row) if row is not None else None
 
     @property
-    def ticking(self) -> bool:
-        """The countdown timer runs (only while something counts down and the window shows)."""
-        return self._timer.isActive()
-
-    @property
     def confirmation_box(self) -> QMessageBox | None:
         """The open "Always allow?" question, if any."""
-        if self._confirmation is None or self._confirmation[0].done:
-            return None
-        return self._confirmation[0].box
+        return None if self._confirmation is None else self._confirmation[0]
 
     # -- deciding -------------------------------------------------------------------------------
     def _answer(self, row: RowEntry, choice: Choice, surface: str) -> None:
@@ -367,27 +315,38 @@ class ApprovalDialog(QDialog):
         self._advance_from(row)
 
     def _ask_always(self, row: RowEntry, surface: str) -> None:
-        if self._confirmation is not None:
-            self._confirmation[0].cancel()
+        """Ask first: "Always" writes to Hermes' permanent allowlist, so show which pattern.
 
-        def confirmed() -> None:
-            if self.model.board.row(row.row_id) is row and rules.can_decide(row, Choice.ALWAYS):
+        Opened with ``open()``, never ``exec()`` (which would starve the qasync loop, stack.md §5).
+        """
+        if self._confirmation is not None:
+            self._confirmation[0].reject()
+        box = QMessageBox(QMessageBox.Icon.Warning, "Always allow?", "", parent=self)
+        box.setObjectName("alwaysConfirmation")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(texts.always_confirmation(row.approval))
+        confirm = box.addButton("Always allow", QMessageBox.ButtonRole.AcceptRole)
+        confirm.setObjectName("confirmAlways")
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)  # Enter must not allow anything for good
+        box.setEscapeButton(cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(_result: int = 0) -> None:
+            self._confirmation = None
+            self._input.gate.reset()  # Shift+A was released in the question, not here
+            if box.clickedButton() is not confirm or self.model.board.row(row.row_id) is not row:
+                return
+            if rules.can_decide(row, Choice.ALWAYS):
                 self._send([row], Choice.ALWAYS, surface)
                 self._advance_from(row)
 
-        def finished() -> None:
-            self._confirmation = None
-            self._input.gate.reset()  # Shift+A was released in the question, not here
-
-        confirmation = AlwaysConfirmation(self, row.approval, confirmed, finished)
-        self._confirmation = (confirmation, row)
-        confirmation.open()
+        box.finished.connect(finished)
+        self._confirmation = (box, row)
+        box.open()
 
     def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
-        """Mark each row as answered and ask for its decision, in order.
-
-        The core's events reach the dialog only after ``decide()`` returned (next loop turn).
-        """
+        """Mark each row as answered and ask for its decision, in order."""
         for r in rows:
             confirmed = r.reconfirming
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
@@ -425,7 +384,6 @@ class ApprovalDialog(QDialog):
         self._choose(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
-        """Answer what ``BatchIntent.for_batch`` covers; name the rows it left waiting."""
         self._moved_on_to(batch)
         intent = self._intent(batch, choice)
         targets = intent.due(batch)
@@ -438,13 +396,11 @@ class ApprovalDialog(QDialog):
             self._advance_from(selected)
 
     def _on_stop_clicked(self, batch: BatchGroup) -> None:
-        """Deny and stop the agent: deny every waiting row of the batch, then interrupt."""
         self._on_batch_action(batch, Choice.DENY)
         self.stop_requested.emit(batch.gateway_id, batch.session.session_id)
 
     # -- selection, time, removal ---------------------------------------------------------------
     def _intent(self, batch: BatchGroup, choice: Choice) -> rules.BatchIntent:
-        """What "… all" on ``batch`` would cover now (``BatchIntent.for_batch``)."""
         return rules.BatchIntent.for_batch(
             batch,
             choice,
@@ -454,11 +410,7 @@ class ApprovalDialog(QDialog):
             dwell=self._batch_dwell,
         )
 
-    def _approve_cover(self, batch: BatchGroup) -> rules.BatchIntent:
-        return self._intent(batch, Choice.ONCE)
-
     def _on_screen_changed(self) -> None:
-        """Rows came on screen or were read long enough: "Approve all" may cover others now."""
         self.list_view.refresh_batch_cards()
         now, dwell = self._clock(), self._batch_dwell
         ends = [
@@ -474,18 +426,16 @@ class ApprovalDialog(QDialog):
             self._cover_timer.stop()
 
     def _choose(self, row: RowEntry, *, with_heading: bool = False) -> None:
-        """The person picked ``row`` (click, arrow key, notification): select it, move on there."""
+        """The person picked ``row`` (click, key, notification)."""
         self._select(row, with_heading=with_heading)
         self._moved_on_to(row.batch)
 
     def _moved_on_to(self, batch: BatchGroup) -> None:
-        """The person works on ``batch`` now: the answered batches elsewhere may leave."""
         if self._answered:
             self.model.board.note_moved_on(batch, list(self._answered.values()))
             self._let_batches_leave()
 
     def _note_presence(self) -> None:
-        """Tell the board whether the person may be reading (pointer over the window, or focus)."""
         shown = self.isVisible()
         self.model.board.note_presence(
             self._clock(),
@@ -495,7 +445,6 @@ class ApprovalDialog(QDialog):
         self._let_batches_leave()
 
     def _let_batches_leave(self) -> None:
-        """Remove the answered batches whose time came (``leaves_at``); wait for the next one."""
         if not self._answered:
             self._leave_timer.stop()
             return
@@ -548,7 +497,7 @@ class ApprovalDialog(QDialog):
             self._open.discard(r.row_id)
             self._counting.discard(r.row_id)
         if self._confirmation and self._confirmation[1].uid in leaving:
-            self._confirmation[0].cancel()
+            self._confirmation[0].reject()
         selected = self.selected_row()
         if selected is not None and selected.uid in leaving:
             after = self._next_selection(selected.row_id)
@@ -560,7 +509,6 @@ class ApprovalDialog(QDialog):
             self.hide()  # nothing left to ask, and the person is not working in it
 
     def _count(self, row: RowEntry) -> None:
-        """Keep the open and counting-down sets in step with this one row."""
         if row.is_open:
             self._open.add(row.row_id)
         else:
@@ -604,7 +552,6 @@ class ApprovalDialog(QDialog):
         self.yolo_note.setVisible(bool(text))
 
     def _place_near(self, anchor: QRect | None) -> None:
-        """Put the window next to the tray icon (if known), away from the bubbles."""
         if QGuiApplication.platformName().startswith("wayland"):
             return
         tray = anchor if anchor is not None and anchor.isValid() else None

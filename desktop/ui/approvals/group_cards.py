@@ -1,14 +1,13 @@
-"""The group widgets around the row cards: gateway section, session section and batch card.
+"""The headings above the row cards: gateway section, session section and batch card.
 
-Why each group has a separate ``body`` widget: the list view inserts a child widget at exactly
-the model row where it was inserted, so the body's layout must hold only children (headers sit
-outside it). Headers show gateway names and session titles, which are hostile text: plain-text
-labels only, revealed and bounded by :mod:`texts`.
+Gateway names and session titles are hostile text: plain-text labels, revealed and bounded by
+:mod:`texts`. The list view places each heading and card itself, so a heading holds no children.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
@@ -21,66 +20,47 @@ from desktop.ui.approvals.row_card import action_button, plain_label, set_style_
 Cover = Callable[[BatchGroup], rules.BatchIntent]  # what "Approve all" on a batch covers now
 
 
-class GroupWidget(QFrame):
-    """A header plus a ``body`` whose layout holds exactly the group's children, in order."""
+Group = GatewayGroup | SessionGroup | BatchGroup
 
-    def __init__(self, object_name: str, spacing: int, parent: QWidget | None = None) -> None:
+
+class GroupWidget(QFrame):
+    """The heading of one group node; a spare one is rebound by setting ``group``."""
+
+    group: Group
+
+    def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(object_name)
-        self.body = QWidget()
-        self.body.setObjectName(f"{object_name}Body")
-        self.body_layout = QVBoxLayout(self.body)
-        self.body_layout.setContentsMargins(0, 0, 0, 0)
-        self.body_layout.setSpacing(spacing)
         self.outer = QVBoxLayout(self)
         self.outer.setSpacing(6)
 
     def refresh(self, now: float | None) -> None:
-        """Re-render the header from the group node."""
+        """Re-render the heading from the group node."""
 
 
-class GatewaySection(GroupWidget):
-    """All waiting commands of one gateway."""
+class Heading(GroupWidget):
+    """A gateway's heading (its revealed name) or a session's (its title and short folder)."""
 
-    def __init__(self, group: GatewayGroup, parent: QWidget | None = None) -> None:
-        super().__init__("gatewaySection", 14, parent)
+    group: GatewayGroup | SessionGroup
+
+    def __init__(self, group: GatewayGroup | SessionGroup, parent: QWidget | None = None) -> None:
+        kind = "gateway" if isinstance(group, GatewayGroup) else "session"
+        super().__init__(f"{kind}Section", parent)
         self.group = group
-        self.title = plain_label("gatewayTitle")
-        self.outer.setContentsMargins(0, 0, 0, 4)
+        self.title = plain_label(f"{kind}Title")
+        self.outer.setContentsMargins(0, 0, 0, 4 if kind == "gateway" else 0)
         self.outer.addWidget(self.title)
-        self.outer.addWidget(self.body)
         self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
-        """Show the gateway's (revealed) name."""
-        name = texts.label_text(self.group.name, 120) or texts.label_text(self.group.gateway_id, 60)
-        self.title.setText(f"Gateway: {name}")
-
-
-class SessionSection(GroupWidget):
-    """The batches of one session."""
-
-    def __init__(self, group: SessionGroup, parent: QWidget | None = None) -> None:
-        super().__init__("sessionSection", 10, parent)
-        self.group = group
-        self.title = plain_label("sessionTitle")
-        self.outer.setContentsMargins(0, 0, 0, 0)
-        self.outer.addWidget(self.title)
-        self.outer.addWidget(self.body)
-        self.refresh(None)
-
-    def refresh(self, now: float | None) -> None:
-        """Show the session's name: its (revealed) title and short folder."""
-        cwd = next(
-            (
-                row.approval.context.cwd
-                for batch in self.group.batches
-                for row in batch.rows
-                if row.approval.context.cwd
-            ),
-            "",
-        )
-        self.title.setText(texts.session_heading(self.group.title, self.group.session_id, cwd))
+        group = self.group
+        if isinstance(group, GatewayGroup):
+            name = texts.label_text(group.name, 120) or texts.label_text(group.gateway_id, 60)
+            self.title.setText(f"Gateway: {name}")
+            return
+        rows = (row for batch in group.batches for row in batch.rows)
+        cwd = next((r.approval.context.cwd for r in rows if r.approval.context.cwd), "")
+        self.title.setText(texts.session_heading(group.title, group.session_id, cwd))
 
 
 class BatchCard(GroupWidget):
@@ -90,8 +70,10 @@ class BatchCard(GroupWidget):
     stop_clicked = Signal(object)  # BatchGroup: deny every waiting row, then interrupt
     dismiss_clicked = Signal(object)  # BatchGroup
 
+    group: BatchGroup
+
     def __init__(self, group: BatchGroup, parent: QWidget | None = None) -> None:
-        super().__init__("batchCard", 8, parent)
+        super().__init__("batchCard", parent)
         self.group = group
         self.cover: Cover | None = None  # the dialog's: without it, any answerable row counts
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -120,7 +102,6 @@ class BatchCard(GroupWidget):
             header.addWidget(button)
         self.outer.setContentsMargins(10, 8, 10, 10)
         self.outer.addLayout(header)
-        self.outer.addWidget(self.body)
         self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
@@ -147,25 +128,8 @@ class BatchCard(GroupWidget):
         set_style_property(self, "resolved", self.group.fully_resolved)
 
 
-def rebind_group_widget(
-    widget: GroupWidget, node: GatewayGroup | SessionGroup | BatchGroup
-) -> None:
-    """Let a spare group widget show ``node`` (of its own kind); call ``refresh`` next."""
-    if isinstance(widget, BatchCard) and isinstance(node, BatchGroup):
-        widget.group = node
-        return
-    if isinstance(widget, SessionSection) and isinstance(node, SessionGroup):
-        widget.group = node
-        return
-    if not (isinstance(widget, GatewaySection) and isinstance(node, GatewayGroup)):
-        raise TypeError(f"{type(widget).__name__} cannot show a {type(node).__name__}")
-    widget.group = node
-
-
-def make_group_widget(node: GatewayGroup | SessionGroup | BatchGroup) -> GroupWidget:
-    """The widget class for a group node."""
-    if isinstance(node, GatewayGroup):
-        return GatewaySection(node)
-    if isinstance(node, SessionGroup):
-        return SessionSection(node)
-    return BatchCard(node)
+WIDGET_FOR: dict[type, Callable[[Any], GroupWidget]] = {
+    GatewayGroup: Heading,
+    SessionGroup: Heading,
+    BatchGroup: BatchCard,
+}

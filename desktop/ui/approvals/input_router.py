@@ -1,34 +1,118 @@
-"""Keyboard and mouse routing for the approval dialog, with a handful of event filters.
+"""The approval dialog's keyboard and mouse: the key map, the held-key guard, the event filters.
 
-Why event filters rather than ``keyPressEvent`` on the dialog: a focused scroll area or command
-view swallows Up/Down/PageUp/PageDown to scroll, so keys would reach the dialog only sometimes.
-Why not a filter on every descendant (as before): with hundreds of cards that is tens of
-thousands of Python calls for paint, layout and timer events nobody routes. Instead the router
-filters only where the events it needs pass:
+After a decision the selection moves on, so a key held a moment too long would answer the next,
+unread command: :class:`RepeatGate` ignores auto-repeats and wants the deciding key released
+before any other decision. Qt's repeat flag is not enough: on X11 a held key sends release/press
+pairs with one timestamp and Qt marks only some of them, so a press sooner than
+:data:`FRESH_GAP_MS` after the deciding key's release is the same hold.
 
-* the dialog itself (keys sent to it, ``WindowDeactivate``), the list and its viewport: a key or
-  a press that a card's child ignores propagates up through the viewport, where it is caught;
-* the one widget holding the keyboard focus inside the dialog (followed through
-  ``QApplication.focusChanged``): keys reach it first, so it is filtered before it can scroll,
-  and a click that gave it focus is seen as a click on its card.
-
-Keys become intents (move, page, decide) for the dialog; held keys pass through the
-:class:`RepeatGate`. Widgets of child *windows* (the "Always allow?" question is a QObject child
-of the dialog) are never filtered: a D typed there must never deny the row selected behind it.
+Event filters, not ``keyPressEvent``: a focused scroll area or command view swallows the arrow
+and page keys. Not a filter on every descendant either (hundreds of cards, tens of thousands of
+useless calls): the router filters the dialog, the list and its viewport (where what a card's
+child ignores propagates to) and the one focused widget inside the dialog (keys reach it first).
+Widgets of child windows (the "Always allow?" question) are never filtered: a D typed there must
+never deny the row behind it.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QPoint
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from desktop.core.model import Choice
-from desktop.ui.approvals.keys import DECISIONS, KeyAction, RepeatGate, action_for
+from desktop.ui.approvals.list_view import ApprovalListView
 from desktop.ui.approvals.row_card import RowCard
+
+
+class KeyAction(enum.Enum):
+    """What a key press means in the dialog."""
+
+    UP = "up"
+    DOWN = "down"
+    PAGE_UP = "page up"
+    PAGE_DOWN = "page down"
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+DECISIONS = {
+    KeyAction.ONCE: Choice.ONCE,
+    KeyAction.SESSION: Choice.SESSION,
+    KeyAction.ALWAYS: Choice.ALWAYS,
+    KeyAction.DENY: Choice.DENY,
+}
+
+_K = Qt.Key
+_M = Qt.KeyboardModifier
+_NONE = _M.NoModifier
+_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], KeyAction] = {
+    (_K.Key_Up, _NONE): KeyAction.UP,
+    (_K.Key_Down, _NONE): KeyAction.DOWN,
+    (_K.Key_PageUp, _NONE): KeyAction.PAGE_UP,
+    (_K.Key_PageDown, _NONE): KeyAction.PAGE_DOWN,
+    (_K.Key_A, _NONE): KeyAction.ONCE,
+    (_K.Key_Return, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_Enter, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_D, _NONE): KeyAction.DENY,
+    (_K.Key_Backspace, _M.ControlModifier): KeyAction.DENY,
+    (_K.Key_S, _NONE): KeyAction.SESSION,
+    (_K.Key_A, _M.ShiftModifier): KeyAction.ALWAYS,
+}
+
+
+def action_for(key: int, modifiers: Qt.KeyboardModifier) -> KeyAction | None:
+    """The action bound to ``key`` with exactly these modifiers (keypad flag ignored)."""
+    mods = modifiers & ~_M.KeypadModifier
+    try:
+        return _BINDINGS.get((Qt.Key(key), Qt.KeyboardModifier(mods)))
+    except ValueError:  # not a Qt.Key member (e.g. a dead key)
+        return None
+
+
+FRESH_GAP_MS = 30  # release to press again: X11 repeats ~0 ms, a person's re-press 50+ ms
+
+
+class RepeatGate:
+    """Let one key press make at most one decision.
+
+    Times are the key events' timestamps in milliseconds; 0: none (a synthesized event).
+    """
+
+    def __init__(self) -> None:
+        self._held: int | None = None  # the key that made the last decision, until released
+        self._released: tuple[int, int] | None = None  # (that key, when it came up)
+
+    def press(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> bool:
+        """A decision key went down: True if it may decide (and the gate then locks on it)."""
+        if auto_repeat or self._held is not None or self._repeat_of_release(key, at_ms):
+            if self._released is not None and self._released[0] == key:
+                self._held, self._released = key, None  # the hold goes on: wait for a real lift
+            return False
+        self._held, self._released = key, None
+        return True
+
+    def release(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> None:
+        """A key came up; the real release of the deciding key unlocks the gate."""
+        if not auto_repeat and key == self._held:
+            self._held, self._released = None, (key, at_ms)
+
+    def reset(self) -> None:
+        """Forget the held key (focus left the dialog, so its release may never arrive here)."""
+        self._held = self._released = None
+
+    def _repeat_of_release(self, key: int, at_ms: int) -> bool:
+        if self._released is None or self._released[0] != key:
+            return False
+        released_at = self._released[1]
+        return bool(at_ms and released_at) and 0 <= at_ms - released_at < FRESH_GAP_MS
+
 
 _E = QEvent.Type
 
@@ -36,21 +120,15 @@ _E = QEvent.Type
 class InputRouter(QObject):
     """Feeds the dialog intents; the dialog decides whether they apply.
 
-    Args:
-        move: select the row ``step`` rows away (+1 down, -1 up).
-        page: scroll the selected row's command by ``pages``.
-        can_decide: whether ``choice`` applies to the selected row now (checked before the gate
-            locks, so a key on a row that cannot be answered does not lock it).
-        decide: answer the selected row with ``choice`` from the keyboard.
-        refused: a decision key did nothing (``held``: another decision key is still down);
-            the dialog says why, so a key never fails silently.
-        clicked: the person pressed the mouse somewhere on this row's card.
+    ``can_decide`` is asked before the gate locks (a key on a row that cannot be answered must
+    not lock it); ``refused`` lets the dialog say why a key did nothing (``held``: another
+    decision key is still down).
     """
 
     def __init__(
         self,
         root: QWidget,
-        area: QAbstractScrollArea,
+        area: ApprovalListView,
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
@@ -65,9 +143,6 @@ class InputRouter(QObject):
         self._move, self._page = move, page
         self._can_decide, self._decide, self._clicked = can_decide, decide, clicked
         self._refused = refused
-        self._widget_at: Callable[[QPoint], QWidget | None] | None = getattr(
-            area, "item_widget_at", None
-        )
         self._area = area
         self._viewport = area.viewport()
         self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
@@ -79,7 +154,6 @@ class InputRouter(QObject):
             app.focusChanged.connect(self._on_focus_changed)
 
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
-        """Filter the widget that now has the keyboard focus, if it is inside the dialog."""
         previous, self._focused = self._focused, []
         for widget in previous:
             if shiboken6.isValid(widget):
@@ -94,7 +168,6 @@ class InputRouter(QObject):
                 widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Consume the dialog's keys; report clicks on cards."""
         kind = event.type()
         if isinstance(watched, QWidget) and watched.window() is not self._root:
             return False  # a child window (the "Always allow?" question): its keys are its own
@@ -108,8 +181,7 @@ class InputRouter(QObject):
             target = watched
             if watched is self._viewport and isinstance(event, QMouseEvent):
                 at = event.position().toPoint()
-                found = self._widget_at(at) if self._widget_at is not None else None
-                target = found or watched.childAt(at) or watched  # the part that ignored it
+                target = self._area.item_widget_at(at) or watched  # the part that ignored it
             card = _card_of(target)
             if card is not None:
                 self._clicked(card)

@@ -1,30 +1,15 @@
 """The scrolling card list: a virtual view of :class:`ApprovalTreeModel`, widgets only on screen.
 
-Why a hand-made view instead of a QTreeView: a row needs a multi-line, scrollable, selectable
-command and real buttons; delegates cannot host those, and index widgets lose them on every
-reset. Why virtual: a card costs about 0.4 MiB and a layout pass over every card costs time
-proportional to all of them (1,000 waiting rows took 491 MB and 293 s to settle). So the view
-keeps the tree *flattened* into a list of items (gateway heading, session heading, batch header,
-row) with one remembered height each, and builds widgets only for the items that intersect the
-viewport (plus a margin), placing them by hand. Memory per row that is off screen is one entry
-in that list and one integer; a row's widgets are dropped as soon as it scrolls out of reach or
-ends. Items never measured get an estimate from their text, corrected when first built.
-
-Kept from the widget-per-node design, because people rely on them:
-
-* **Nothing moves under the pointer.** Before the model inserts or removes anything, the view
-  notes which item sits under the pointer (else the selected row) and where; after the change it
-  scrolls so that item sits exactly there again. And while the pointer rests on the list an
-  item's height may grow but never shrink (answering a row hides its buttons, which would pull
-  the next row's buttons up under the pointer): the space is reserved until the pointer leaves.
-* **Selected and asked-for cards stay built**: the selected row (the keyboard acts on it) and
-  every card a caller asked for (:meth:`ensure_card`) keep their widget until the dialog hides.
-* **What was on screen, and since when** (:meth:`on_screen_since`): a row's clock time of
-  entering the viewport, forgotten when it leaves. "Approve all" and the keys use it so that
-  only rows a person could have read are answered (see ``rules``).
-
-Layout runs once per event-loop turn, not once per model change: changes post one flush
-(normal priority, so it runs before the low-priority paint request).
+Hand-made, not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
+delegates cannot host and index widgets lose on every reset. Virtual, because a card costs about
+0.4 MiB and a layout pass over all of them time (1,000 rows took 491 MB and 293 s to settle):
+the tree is kept flattened with one remembered (or estimated) height per item, and widgets are
+built only for the items near the viewport, placed by hand. Before and after every change the
+item under the pointer (else the selection) is kept where it was, and while the pointer rests
+on the list heights only grow: nothing moves under it. The selected row and the cards a caller
+asked for (:meth:`ApprovalListView.ensure_card`) stay built until the dialog hides, and each
+row's time of coming on screen (:meth:`ApprovalListView.on_screen_since`) is what ``rules``
+judges. Layout runs once per event-loop turn, in one posted flush.
 """
 
 from __future__ import annotations
@@ -54,13 +39,10 @@ from desktop.model.approvals.layout import (
 )
 from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.group_cards import (
+    WIDGET_FOR,
     BatchCard,
     Cover,
-    GatewaySection,
     GroupWidget,
-    SessionSection,
-    make_group_widget,
-    rebind_group_widget,
 )
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
@@ -73,12 +55,6 @@ OVERSCAN_DELAY_MS = 250  # ... once the list has kept still this long (the scree
 _INDENT = {GatewayGroup: 0, SessionGroup: 6, BatchGroup: 12, RowEntry: 24}
 _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
-_KIND_OF: dict[type, type] = {
-    RowCard: RowEntry,
-    GatewaySection: GatewayGroup,
-    SessionSection: SessionGroup,
-    BatchCard: BatchGroup,
-}
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
 
@@ -147,11 +123,6 @@ class ApprovalListView(QAbstractScrollArea):
         model.dataChanged.connect(self._on_data_changed)
 
     # -- building and dropping the cards ------------------------------------------------------
-    @property
-    def live(self) -> bool:
-        """Cards may exist (the dialog is shown, or a caller asked for a card)."""
-        return self._live
-
     def materialise(self) -> None:
         """Allow widgets again and lay out the items on screen (no-op if live)."""
         if self._live:
@@ -203,14 +174,6 @@ class ApprovalListView(QAbstractScrollArea):
         self.flush()  # placed (and shown) now: the caller is about to look at it
         return self.card(row)
 
-    def widget_for(self, node: Node) -> QWidget | None:
-        """The widget showing any node (section, batch card or row card), if built."""
-        return self._widgets.get(node.uid)
-
-    def row_cards(self) -> list[RowCard]:
-        """Every built row card, top to bottom."""
-        return [c for r in self._model.board.rows() if (c := self.card(r)) is not None]
-
     def on_screen_since(self, row: RowEntry) -> float | None:
         """Clock time ``row`` entered the viewport of the shown dialog (None: not on screen)."""
         return self._on_screen.get(row.uid)
@@ -240,21 +203,17 @@ class ApprovalListView(QAbstractScrollArea):
         self._post_flush()
 
     def refresh_countdowns(self, now: float) -> None:
-        """Update the countdown text of every built row card (only those on screen exist)."""
+        """Update the countdown text of every built row card."""
         for widget in self._widgets.values():
             if isinstance(widget, RowCard):
                 widget.refresh_countdown(now)
 
     def refresh_batch_cards(self) -> None:
-        """Re-render the built batch cards (what "Approve all" covers changed with the screen)."""
+        """Re-render the built batch cards (what "Approve all" covers)."""
         now = self._clock()
         for widget in self._widgets.values():
             if isinstance(widget, BatchCard):
                 widget.refresh(now)
-
-    def pointer_inside(self) -> bool:
-        """The pointer rests on the list (heights then only grow: nothing moves under it)."""
-        return pointer_over(self.viewport())
 
     # -- model signals --------------------------------------------------------------------------
     def _on_structure_changed(self, *_: object) -> None:
@@ -282,9 +241,8 @@ class ApprovalListView(QAbstractScrollArea):
     def _build(self, node: Node) -> QWidget:
         """A widget for ``node``: a spare one of its kind rebound to it when kept, else new.
 
-        Why spares: the list scrolls to each new waiting row (the selection follows the work),
-        so with several sessions the cards on screen change on every arrival; a new card costs
-        about 7 ms to build, parent and polish, rebinding a spare one a fraction of that.
+        The cards on screen change on every arrival (the list follows the work); a new card
+        costs about 7 ms to build and polish, rebinding a spare one a fraction of that.
         """
         widget: QWidget
         spare = self._spare.get(type(node))
@@ -305,15 +263,14 @@ class ApprovalListView(QAbstractScrollArea):
             if spare:
                 group = spare.pop()
                 assert isinstance(group, GroupWidget)
-                rebind_group_widget(group, node)
+                group.group = node
             else:
-                group = make_group_widget(node)
+                group = WIDGET_FOR[type(node)](node)
                 if isinstance(group, BatchCard):
                     group.cover = self._approve_cover
                     group.batch_action.connect(self.batch_action)
                     group.stop_clicked.connect(self.stop_clicked)
                     group.dismiss_clicked.connect(self.dismiss_clicked)
-                group.body.hide()  # its children are items of their own
                 group.setParent(self.viewport())
             group.refresh(self._clock())
             widget = group
@@ -331,9 +288,10 @@ class ApprovalListView(QAbstractScrollArea):
         self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
-        kind = _KIND_OF.get(type(widget))
-        spares = self._spare.setdefault(kind, []) if kind is not None else None
-        if spares is not None and self._live and len(spares) < SPARE_WIDGETS:
+        assert isinstance(widget, RowCard | GroupWidget)
+        node = widget.entry if isinstance(widget, RowCard) else widget.group
+        spares = self._spare.setdefault(type(node), [])
+        if self._live and len(spares) < SPARE_WIDGETS:
             spares.append(widget)  # stays a hidden child of the viewport
             return
         widget.setParent(None)
@@ -363,11 +321,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     # -- keeping the item under the pointer still ------------------------------------------------
     def _current_anchor(self) -> tuple[int, int] | None:
-        """The item to keep still and where it sits: under the pointer, else selected, else first.
-
-        Read from where the widgets were last placed, so it holds whatever changed since
-        (inserts, removals, new heights).
-        """
+        """Where the item to keep still was placed: under the pointer, else selected, else first."""
         if not self.isVisible():
             return None
         view_h = self.viewport().height()
@@ -380,7 +334,7 @@ class ApprovalListView(QAbstractScrollArea):
         ]
         if not placed:
             return None
-        if self.pointer_inside():
+        if pointer_over(self.viewport()):
             at = self.viewport().mapFromGlobal(QCursor.pos())
             for uid, y in placed:
                 if self._widgets[uid].geometry().contains(at):
@@ -470,7 +424,7 @@ class ApprovalListView(QAbstractScrollArea):
         height = max(height, least.height())
         self._widest = max(self._widest, least.width() + _INDENT[type(node)])
         old = self._heights.get(node.uid)
-        if old is not None and height < old and self.pointer_inside():
+        if old is not None and height < old and pointer_over(self.viewport()):
             height = old  # reserve the space while the pointer is here (nothing moves under it)
         if old == height:
             return False
@@ -545,11 +499,7 @@ class ApprovalListView(QAbstractScrollArea):
         self._name_after_selection()
 
     def _name_after_selection(self) -> None:
-        """Name the list after its selected card, so a screen reader says what the keys act on.
-
-        The keyboard stays on the list (cards never take focus), so the focused widget's name
-        is what assistive technology reads out as the selection moves or its row changes state.
-        """
+        """Name the list (which keeps the focus) after its selected card, for screen readers."""
         row = self._selected_row
         card = self.card(row) if row is not None else None
         name = card.spoken() if card is not None else "Approvals"
@@ -559,11 +509,9 @@ class ApprovalListView(QAbstractScrollArea):
             self.setAccessibleName(name)
 
     def _keep_buttons_whole(self) -> None:
-        """Never let the list be narrower than the widest item built so far needs.
+        """Never narrower than the widest item built so far needs (only grows).
 
-        The items are placed by hand, so their layouts cannot widen the dialog: a batch header
-        or a card's row of buttons narrower than its minimum clips the buttons' words. Only
-        grows, so the window does not change size as cards come and go.
+        Items placed by hand cannot widen the dialog themselves: their buttons would be clipped.
         """
         bar = self.verticalScrollBar().sizeHint().width()
         wanted = min(WIDEST_MINIMUM, self._widest + 2 * MARGIN + bar)
@@ -622,11 +570,7 @@ class ApprovalListView(QAbstractScrollArea):
             self.on_screen_changed.emit()
 
     def item_widget_at(self, point: QPoint) -> QWidget | None:
-        """The deepest widget at ``point`` (viewport coordinates) inside one of the items.
-
-        Unlike ``QWidget.childAt`` it also finds a pinned card placed outside the viewport, which
-        a synthetic click (tests, accessibility tools) can reach.
-        """
+        """The deepest widget at ``point`` (viewport coordinates), pinned cards off screen too."""
         for widget in self._widgets.values():
             if widget.isVisible() and widget.geometry().contains(point):
                 inner = widget.childAt(point - widget.pos())
@@ -649,9 +593,7 @@ class ApprovalListView(QAbstractScrollArea):
     def _build_overscan(self) -> None:
         """Build the items just outside the viewport, once placements have paused.
 
-        Why wait: each new waiting row scrolls the list to it, and a margin built for a position
-        the list leaves at the next arrival is work nobody sees. A person's own scrolling builds
-        what comes on screen at once either way.
+        Each new row scrolls the list: a margin built for a position it leaves is wasted.
         """
         self._overscan_now = True
         try:
@@ -664,7 +606,7 @@ def pointer_over(widget: QWidget) -> bool:
     """The pointer rests on ``widget`` (or one of its children)."""
     if not widget.underMouse():
         return False
-    # Qt's flag can outlive the pointer (a synthetic click, a window that moved): check it.
+    # Qt's flag can outlive the pointer (a synthetic click, a moved window).
     return not widget.isVisible() or widget.rect().contains(widget.mapFromGlobal(QCursor.pos()))
 
 

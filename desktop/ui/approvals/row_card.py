@@ -1,10 +1,8 @@
 """One command's card: state, risk, context, the whole command, what became of it, its choices.
 
-Why the card never decides anything itself: it renders a :class:`RowEntry` and reports clicks
-(``choice_clicked``, ``reconfirm_clicked``); the dialog applies the rules and emits the decision.
-Everything from the gateway is shown as plain text: labels are forced to ``Qt.PlainText`` (a
-QLabel would otherwise guess "rich text" from ``<b>``), buttons carry only our own words, and no
-tooltip shows gateway text (QToolTip renders rich text).
+It renders a :class:`RowEntry` and reports clicks; the dialog applies the rules. Gateway text
+is plain text only: labels are forced to ``Qt.PlainText`` (a QLabel guesses rich text from
+``<b>``), and buttons and tooltips (QToolTip renders rich text) carry only our own words.
 """
 
 from __future__ import annotations
@@ -24,15 +22,12 @@ from desktop.ui.approvals.command_view import CommandView
 
 
 class PlainLabel(QLabel):
-    """A label whose mouse press, once handled (text selection), goes on to its card.
+    """A label whose mouse press, once handled (text selection), goes on to the list's viewport.
 
-    The dialog selects a row when the person presses anywhere on its card; it watches the
-    list's viewport only (``input_router``), which sees a press that the widget under the
-    pointer passed on.
+    A press anywhere on a card selects its row; ``input_router`` sees it only if it propagates.
     """
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        """Start a text selection as usual, then let the press propagate."""
         super().mousePressEvent(event)
         event.ignore()
 
@@ -40,9 +35,8 @@ class PlainLabel(QLabel):
 class WrappedLabel(PlainLabel):
     """A word-wrapped label that remembers its height for a width until its text or style change.
 
-    Why: QLabel lays its text out again for every ``heightForWidth`` call, and every layout pass
-    of the list asks every wrapped label of every card. Measured at 200 rows: 150 ms per
-    inserted row with plain QLabels, 25 ms without word wrap; the cache gives the latter.
+    QLabel lays its text out again for every ``heightForWidth`` call (at 200 rows: 150 ms per
+    inserted row, 25 ms with this cache).
     """
 
     _CACHED_WIDTHS = 4
@@ -52,22 +46,16 @@ class WrappedLabel(PlainLabel):
         self._heights: dict[int, int] = {}
 
     def setText(self, text: str) -> None:
-        """Set the text; a different text forgets the remembered heights."""
         if text != self.text():
             self._heights.clear()
         super().setText(text)
 
     def minimumSizeHint(self) -> QSize:
-        """Never ask for more width than a narrow dialog has.
-
-        QLabel's own minimum is its longest unbreakable run, which for a 300,000-character
-        token is millions of pixels; the text wraps (see ``texts.breakable``) instead.
-        """
+        """At most a narrow dialog's width (QLabel's is the longest unbreakable run's)."""
         hint = super().minimumSizeHint()
         return QSize(min(hint.width(), _MIN_LABEL_WIDTH), hint.height())
 
     def heightForWidth(self, width: int) -> int:
-        """QLabel's answer, remembered per width."""
         height = self._heights.get(width)
         if height is None:
             if len(self._heights) >= self._CACHED_WIDTHS:
@@ -76,7 +64,6 @@ class WrappedLabel(PlainLabel):
         return height
 
     def changeEvent(self, event: QEvent) -> None:
-        """A font or style change (a re-polish) can change every height."""
         if event.type() in _LAYOUT_CHANGES:
             self._heights.clear()
         super().changeEvent(event)
@@ -115,11 +102,9 @@ def action_button(text: str, object_name: str, tip: str = "") -> QPushButton:
 
 
 def set_style_property(widget: QWidget, name: str, value: str | bool) -> bool:
-    """Set a dynamic property the stylesheet matches on, and re-apply the style if it changed.
+    """Set a dynamic property the stylesheet matches on; re-polish ``widget`` if it changed.
 
-    Only ``widget`` is polished again: children whose rules name the property on an ancestor
-    (``#rowCard[resolved="true"] #rowNumber``) keep their old style until they are re-polished
-    too, which is why this says whether anything changed.
+    Says whether it did: children whose rules name the property on this ancestor need it too.
     """
     if widget.property(name) == value:
         return False
@@ -209,11 +194,7 @@ class RowCard(QFrame):
         self.refresh(None)
 
     def rebind(self, entry: RowEntry) -> None:
-        """Show another row from now on (a spare card reused by the list); call refresh next.
-
-        Forgets everything that belonged to the previous row: its command (so the risk, marks
-        and hidden-character warning are computed for the new one) and its expanded message.
-        """
+        """Show another row from now on (a spare card reused by the list); call refresh next."""
         self.entry = entry
         self._command_source = None
         self._agent_expanded = False
@@ -262,9 +243,7 @@ class RowCard(QFrame):
     def spoken(self) -> str:
         """What a screen reader says of this card, most telling first.
 
-        Which command, its risk and state, where, the command itself, any hidden characters,
-        why Hermes asks and what became of it. Not the countdown: it changes every second, and
-        every change would be read out again.
+        Not the countdown: every change of it would be read out again.
         """
         first = (self.number, self.badge, self.state, self.notes, self.risk_summary, self.context)
         parts = _said(first)
@@ -297,7 +276,6 @@ class RowCard(QFrame):
         set_style_property(self.countdown, "urgent", expires_at - now < URGENT_SECONDS)
 
     def set_selected(self, selected: bool) -> None:
-        """Highlight the card as the keyboard's target."""
         set_style_property(self, "selected", selected)
 
     def _sync_buttons(self) -> None:
@@ -314,7 +292,9 @@ class RowCard(QFrame):
                 button = action_button(
                     texts.CHOICE_LABELS[choice], f"choice_{choice.value}", f"Shortcut: {key}"
                 )
-                button.clicked.connect(lambda _=False, c=choice: self._clicked(c))
+                button.clicked.connect(
+                    lambda _=False, c=choice: self.choice_clicked.emit(self.entry, c)
+                )
                 self._button_row.addWidget(button)
                 self.buttons[choice] = button
         for choice, button in self.buttons.items():
@@ -332,9 +312,6 @@ class RowCard(QFrame):
     def _toggle_agent(self) -> None:
         self._agent_expanded = not self._agent_expanded
         self._refresh_agent()
-
-    def _clicked(self, choice: Choice) -> None:
-        self.choice_clicked.emit(self.entry, choice)
 
     @staticmethod
     def _show(label: QLabel, text: str) -> None:

@@ -1,12 +1,9 @@
 """The dialog's stylesheet: cards, tones and the selection highlight.
 
-Why a stylesheet and palette roles instead of hard-coded colours everywhere: the cards must stay
-readable in light and dark themes, so backgrounds and borders come from ``palette(...)``; only
-the state tones (green approved, red denied, amber stale) are fixed colours, chosen to read on
-both. Widgets opt in through object names and dynamic properties (``tone``, ``selected``,
-``resolved``, ``urgent``), set with ``row_card.set_style_property``. The list's scroll bar is
-drawn from sheet rules too: its length changes on every arrival and answer, and the default
-style took up to a millisecond to repaint it (``bench.probes.dialog_alone``).
+Backgrounds and borders come from ``palette(...)`` so cards read in light and dark themes; only
+the state tones are fixed colours, chosen to read on both. Widgets opt in through object names
+and dynamic properties (``row_card.set_style_property``). The scroll bar is drawn from sheet
+rules too: the default style took up to a millisecond to repaint it on every arrival.
 """
 
 from __future__ import annotations

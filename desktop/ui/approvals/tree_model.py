@@ -1,15 +1,9 @@
 """A thin Qt item model over the Qt-free :class:`~desktop.model.approvals.layout.ApprovalBoard`.
 
-Why a model at all: the dialog's card list is a *view* of the grouped tree, and Qt's model
-signals (rows inserted/removed, data changed) are a well-tested way to tell a view exactly what
-changed — so a new row updates one card instead of rebuilding the list, and a 1 MB command is
-laid out once. It also makes the tree checkable with pytest-qt's ``qtmodeltester`` and readable
-by any QTreeView (handy when debugging). This is napari's "Qt-free collection + thin item model".
-
-Indexes carry the node's board-unique ``uid`` as ``internalId``; nodes are looked up through
-the board, so a stale index can never reach a removed node. All mutations go through the
-methods below, which announce them with the proper begin/end calls; rows are only ever appended,
-except a re-ask, inserted right after the row it replaces (``ApprovalBoard.home``).
+Qt's model signals tell the card list exactly what changed (a new row updates one card, not the
+list), and the tree is checkable with ``qtmodeltester`` (napari's "Qt-free collection + thin item
+model"). Indexes carry the node's ``uid``, looked up through the board, so a stale index never
+reaches a removed node. Rows are only appended, except a re-ask, right after the row it replaces.
 """
 
 from __future__ import annotations
@@ -44,7 +38,6 @@ class ApprovalTreeModel(QAbstractItemModel):
 
     # -- Qt API ---------------------------------------------------------------------------------
     def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
-        """Index of child ``row`` of ``parent``."""
         if column != 0 or row < 0:
             return QModelIndex()
         children = self.board.children(self.node(parent))
@@ -53,19 +46,16 @@ class ApprovalTreeModel(QAbstractItemModel):
         return self.createIndex(row, 0, children[row].uid)
 
     def parent(self, child: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
-        """Index of the parent of ``child`` (invalid for top-level gateways)."""
         node = self.node(child)
         up = self.board.parent(node) if node is not None else None
         return self.index_of(up)
 
     def rowCount(self, parent: _Index = _ROOT) -> int:
-        """Number of children of ``parent``."""
         if parent.isValid() and parent.column() != 0:
             return 0
         return len(self.board.children(self.node(parent)))
 
     def columnCount(self, parent: _Index = _ROOT) -> int:
-        """Always one column: the cards show the details."""
         return 1
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -80,7 +70,6 @@ class ApprovalTreeModel(QAbstractItemModel):
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
-        """Rows are selectable; group nodes only enabled."""
         node = self.node(index)
         if node is None:
             return Qt.ItemFlag.NoItemFlags
@@ -106,11 +95,7 @@ class ApprovalTreeModel(QAbstractItemModel):
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, title: str
     ) -> RowEntry:
-        """Add or update one row, creating its gateway/session/batch groups as needed.
-
-        ``approval`` is the value the store now holds; rows read it from there, so an update
-        only tells the views that the row and its batch changed.
-        """
+        """Add or update one row (the store holds ``approval``), creating its groups as needed."""
         b = self.board
         gateway = b.gateway(gateway_id) or self._append(
             None, lambda: b.add_gateway(gateway_id, gateway_name)

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import SessionState
 from desktop.model.app_state import AppState
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock
 from tests.ui.approvals.factory import Recorder
 

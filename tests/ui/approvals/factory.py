@@ -6,16 +6,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
-from desktop.ui.approvals import ApprovalDialog, DecisionRequest
+from desktop.model.approvals.requests import DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.approvals.list_view import pointer_over
+from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
+from desktop.ui.approvals.row_card import RowCard
 from desktop.ui.approvals.tree_model import ApprovalTreeModel
 from tests.model.approvals.factory import FakeClock, hold
 
@@ -48,6 +50,27 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
     dialog.list_view.settle()
     clock.advance(seconds)
     dialog.catch_up()
+
+
+def row_cards(view: ApprovalListView) -> list[RowCard]:
+    """The built row cards, top to bottom (hidden spares show no row)."""
+    cards = [c for c in view.viewport().findChildren(RowCard) if not c.isHidden()]
+    return sorted(cards, key=lambda card: card.y())
+
+
+def widget_for(view: ApprovalListView, node: object) -> QWidget | None:
+    """The built widget showing ``node`` (a row card, a batch card or a heading)."""
+    for widget in view.viewport().findChildren(QWidget):
+        shows = widget.entry if isinstance(widget, RowCard) else getattr(widget, "group", None)
+        if shows is node and not widget.isHidden():
+            return widget
+    return None
+
+
+def ticking(dialog: QWidget) -> bool:
+    """The dialog's countdown timer runs."""
+    timer = dialog.findChild(QTimer, "countdownTimer")
+    return timer is not None and timer.isActive()
 
 
 def tap(widget: QWidget, key: Qt.Key) -> None:
@@ -85,7 +108,7 @@ def batch_card(dialog: ApprovalDialog, key: str, gateway_id: str = "g") -> Batch
     """The batch card around row ``key`` (built on demand)."""
     card = dialog.card(gateway_id, key)
     assert card is not None
-    widget = dialog.list_view.widget_for(card.entry.batch)
+    widget = widget_for(dialog.list_view, card.entry.batch)
     assert isinstance(widget, BatchCard)
     return widget
 

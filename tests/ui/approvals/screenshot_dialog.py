@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core import outcomes
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
 from tests.ui.approvals.factory import dialog_on_store, upsert
 
@@ -150,11 +150,11 @@ def measure_megabyte(app: QApplication, command: str) -> float:
     dialog.present(activate=False)
     card = dialog.card("big", "big")
     assert card is not None
-    while not card.command.shown_text():  # a long command is laid out just after the show
+    while not card.command.toPlainText():  # a long command is laid out just after the show
         app.processEvents()
     dialog.repaint()
     elapsed = time.perf_counter() - started
-    assert card.command.shown_text() == command or "\u200b" in command
+    assert card.command.toPlainText() == command or "\u200b" in command
     dialog.close()
     dialog.deleteLater()
     return elapsed

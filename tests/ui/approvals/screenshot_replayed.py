@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core.events import SessionChanged
 from desktop.model.session_names import SessionNames
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.core.replay import PEER_B, Replay
 from tests.model.approvals.factory import FakeClock
 from tests.ui.approvals.factory import dialog_on_store, upsert

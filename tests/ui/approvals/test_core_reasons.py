@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from desktop.core import outcomes
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
-from desktop.ui.approvals import SURFACE_BUTTON, ApprovalDialog, DecisionRequest
+from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, upsert
@@ -80,7 +81,7 @@ def test_a_request_id_reused_for_another_command_shows_two_rows_and_why(
     show(dialog, qtbot, [old, new])
     assert card_of(dialog, old.key).state.text() == f"Withdrawn — {outcomes.REPLACED}"
     fresh = card_of(dialog, new.key)
-    assert fresh.command.shown_text() == "rm -rf ~"
+    assert fresh.command.toPlainText() == "rm -rf ~"
     assert fresh.state.text() == "Waiting for you"
     qtbot.mouseClick(fresh.buttons[Choice.DENY], Qt.MouseButton.LeftButton)
     assert decisions.keys == [new.key]

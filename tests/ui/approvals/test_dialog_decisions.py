@@ -11,12 +11,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core import decisions as core_decisions
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import (
-    SURFACE_BATCH,
-    SURFACE_BUTTON,
-    ApprovalDialog,
-    DecisionRequest,
-)
+from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, batch_card, look, upsert
 

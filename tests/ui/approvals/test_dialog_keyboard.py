@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
-from desktop.ui.approvals import SURFACE_KEYBOARD, ApprovalDialog, DecisionRequest
+from desktop.model.approvals.requests import SURFACE_KEYBOARD, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
 

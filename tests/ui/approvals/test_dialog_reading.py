@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
 from desktop.model.approvals import dialog_texts
 from desktop.model.approvals.rules import KEY_DWELL_S
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
@@ -17,7 +17,9 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_cards,
     tap,
+    ticking,
     upsert,
 )
 
@@ -42,7 +44,7 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
     upsert(shown, "g", "G", approval("other", batch="b0", command="ls"), "")
     timed_out_batch_and_its_reask(shown)
     shown.list_view.settle()
-    cards = [c.entry.key for c in shown.list_view.row_cards()]
+    cards = [c.entry.key for c in row_cards(shown.list_view)]
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
     reask = shown.card("g", "r2b")
     assert reask is not None
@@ -85,7 +87,7 @@ def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough
     dialog.list_view.settle()
     approve_all = batch_card(dialog, "a").approve_all
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
-    assert not dialog.ticking
+    assert not ticking(dialog)
 
 
 def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(

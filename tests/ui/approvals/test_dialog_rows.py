@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from desktop.ui.approvals.style import STYLESHEET
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_cards, upsert, widget_for
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -45,7 +45,7 @@ def test_waiting_row_shows_command_description_patterns_and_its_own_choices(
     )
     upsert(dialog, "g", "Laptop", a, "Fix CI")
     card = shown_card(dialog, "a")
-    assert card.command.shown_text() == "rm -rf build/"
+    assert card.command.toPlainText() == "rm -rf build/"
     assert card.state.text() == "Waiting for you"
     assert card.description.text() == "Why Hermes asks: recursive delete"
     assert card.patterns.text() == "Pattern: recursive_delete, rm_force"
@@ -97,7 +97,7 @@ def test_every_later_state_is_shown(
     assert all(not b.isEnabled() for b in card.buttons.values())
     assert all(b.isHidden() is not buttons_shown for b in card.buttons.values())
     assert card.property("resolved") is greyed
-    assert card.command.shown_text() == "rm -rf build/"  # resolved rows stay readable
+    assert card.command.toPlainText() == "rm -rf build/"  # resolved rows stay readable
 
 
 def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog) -> None:
@@ -107,7 +107,7 @@ def test_blocked_row_shows_the_reason_and_offers_nothing(dialog: ApprovalDialog)
     card = shown_card(dialog, "b")
     assert card.state.text() == "Waiting — answer command 1 first"
     assert visible_choices(card) == dict.fromkeys(blocked.choices, False)
-    batch_card = dialog.list_view.widget_for(card.entry.batch)
+    batch_card = widget_for(dialog.list_view, card.entry.batch)
     badge = batch_card.findChild(QLabel, "orderBadge")  # type: ignore[union-attr]
     assert badge is not None
     assert badge.text() == "in order"
@@ -135,7 +135,7 @@ def test_hostile_strings_render_literally_everywhere(dialog: ApprovalDialog) -> 
     assert gateway_title is not None
     assert session_title is not None
     shown = {
-        "command": card.command.shown_text(),
+        "command": card.command.toPlainText(),
         "description": card.description.text(),
         "pattern keys": card.patterns.text(),
         "session title": session_title.text(),
@@ -160,7 +160,7 @@ def test_hostile_strings_render_literally_everywhere(dialog: ApprovalDialog) -> 
 def test_multi_line_command_keeps_its_lines(dialog: ApprovalDialog) -> None:
     command = "cat <<'EOF' > x.sh\necho hi\n\tindent\nEOF"
     upsert(dialog, "g", "G", approval("a", command=command), "")
-    assert shown_card(dialog, "a").command.shown_text() == command
+    assert shown_card(dialog, "a").command.toPlainText() == command
 
 
 def test_one_megabyte_command_renders_whole_and_quickly(
@@ -173,10 +173,10 @@ def test_one_megabyte_command_renders_whole_and_quickly(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     card = shown_card(dialog, "a")
-    qtbot.waitUntil(lambda: card.command.shown_text() != "")  # laid out once, at its width
+    qtbot.waitUntil(lambda: card.command.toPlainText() != "")  # laid out once, at its width
     dialog.repaint()
     elapsed = time.perf_counter() - started
-    assert card.command.shown_text() == command  # nothing cut
+    assert card.command.toPlainText() == command  # nothing cut
     assert card.command.height() < 400  # scrolls instead of growing
     assert card.command.verticalScrollBar().maximum() > 0
     assert elapsed < 5.0, f"upsert + show of 1 MB took {elapsed:.2f} s"
@@ -238,7 +238,7 @@ def test_a_cards_number_stays_level_with_a_state_that_wraps(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    card = dialog.list_view.row_cards()[0]
+    card = row_cards(dialog.list_view)[0]
     line = card.state.fontMetrics().lineSpacing()
     assert card.state.height() >= 3 * line  # it wraps
     for label in (card.number, card.countdown):

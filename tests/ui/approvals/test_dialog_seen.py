@@ -17,9 +17,11 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
+from desktop.model.approvals.requests import SURFACE_BATCH, DecisionRequest
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from desktop.ui.approvals import SURFACE_BATCH, ApprovalDialog, DecisionRequest
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
+from desktop.ui.approvals.list_view import pointer_over
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
@@ -27,8 +29,10 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_cards,
     tap,
     upsert,
+    widget_for,
 )
 
 pytestmark = OFFSCREEN_WINDOWS
@@ -241,7 +245,7 @@ def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes
     tap(dialog.list_view, K.Key_A)
     assert decisions.requests == []
     assert "answer it in Hermes" in dialog.notice.text()
-    batch = dialog.list_view.widget_for(card_a.entry.batch)
+    batch = widget_for(dialog.list_view, card_a.entry.batch)
     assert isinstance(batch, BatchCard)
     assert not batch.approve_all.isEnabled()
 
@@ -321,7 +325,7 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     assert second is not None
     target = first.buttons[Choice.DENY]
     qtbot.mouseMove(target)  # the pointer rests on the list, on the first row's Deny
-    qtbot.waitUntil(shown.list_view.pointer_inside)
+    qtbot.waitUntil(lambda: pointer_over(shown.list_view.viewport()))
     viewport = shown.list_view.viewport()
     before = second.buttons[Choice.DENY].mapTo(viewport, QPoint(0, 0))
     qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
@@ -344,17 +348,17 @@ def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    built = dialog.list_view.row_cards()
+    built = row_cards(dialog.list_view)
     assert 0 < len(built) <= 12  # the viewport plus a margin, not 2,000
     bar = dialog.list_view.verticalScrollBar()
     bar.setValue(bar.maximum())
     dialog.list_view.settle()
-    keys = {c.entry.approval.key for c in dialog.list_view.row_cards()}
+    keys = {c.entry.approval.key for c in row_cards(dialog.list_view)}
     assert "s19r99" in keys
     assert "s0r1" not in keys  # (s0r0 stays built: it is selected, the keyboard acts on it)
     assert len(keys) <= 13
     dialog.clear_gateway("g")
-    assert dialog.list_view.row_cards() == []
+    assert row_cards(dialog.list_view) == []
     assert dialog.list_view._heights == {}
 
 

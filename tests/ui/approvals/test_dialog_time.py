@@ -7,14 +7,16 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.approvals import rules
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
     dialog_on_store,
     look_away,
     store_of,
+    ticking,
     upsert,
+    widget_for,
 )
 
 pytestmark = OFFSCREEN_WINDOWS
@@ -46,11 +48,11 @@ def test_timer_runs_only_while_something_counts_down(
 ) -> None:
     dialog = shown
     upsert(dialog, "g", "G", approval("plain"), "")
-    assert not dialog.ticking  # no expiry: nothing to count
+    assert not ticking(dialog)  # no expiry: nothing to count
     upsert(dialog, "g", "G", approval("timed", position=1, expires_at=clock.now + 60), "")
-    assert dialog.ticking
+    assert ticking(dialog)
     upsert(dialog, "g", "G", resolved(approval("timed", position=1), OutcomeKind.EXPIRED), "")
-    assert not dialog.ticking  # "plain" still waits, but nothing counts down
+    assert not ticking(dialog)  # "plain" still waits, but nothing counts down
     assert countdown(dialog, "timed") == ""
 
 
@@ -76,7 +78,7 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     clock.advance(600)  # ten minutes of reading: nothing moves
     dialog.catch_up()
     assert dialog.card("g", "a") is not None  # still shown, with its outcome
-    assert not dialog.ticking
+    assert not ticking(dialog)
     assert not leave_timer(dialog).isActive()
     look_away(dialog, qtbot)
     dialog.catch_up()
@@ -116,7 +118,7 @@ def test_the_one_shot_timer_lets_the_batch_go_without_a_tick(
     answer_both(dialog)  # answered elsewhere while the dialog is closed: nobody reads
     timer = leave_timer(dialog)
     assert timer.isActive()
-    assert not dialog.ticking
+    assert not ticking(dialog)
     clock.advance(0.05)
     with qtbot.waitSignal(timer.timeout):
         pass
@@ -149,7 +151,7 @@ def test_dismiss_removes_a_resolved_batch_at_once(
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
     card = dialog.card("g", "a")
     assert card is not None
-    batch_widget = dialog.list_view.widget_for(card.entry.batch)
+    batch_widget = widget_for(dialog.list_view, card.entry.batch)
     dismiss = getattr(batch_widget, "dismiss", None)
     assert dismiss is not None
     assert not dismiss.isHidden()
@@ -187,11 +189,11 @@ def test_the_countdown_rests_while_the_dialog_is_hidden_and_is_current_when_it_s
     dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
 ) -> None:
     upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 90), "")
-    assert not dialog.ticking  # nobody reads it: nothing wakes the tray every second
+    assert not ticking(dialog)  # nobody reads it: nothing wakes the tray every second
     clock.advance(30)
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    assert dialog.ticking
+    assert ticking(dialog)
     assert countdown(dialog, "a") == "expires in 1:00"  # current at once, not a second late
     dialog.hide()
-    assert not dialog.ticking
+    assert not ticking(dialog)

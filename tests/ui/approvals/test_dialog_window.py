@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, OutcomeKind
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, store_of, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, row_cards, store_of, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -202,17 +202,17 @@ def test_cards_exist_only_while_the_dialog_is_shown(dialog: ApprovalDialog, qtbo
     assert dialog.pending_count() == 3
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    assert len(dialog.list_view.row_cards()) == 3
+    assert len(row_cards(dialog.list_view)) == 3
     upsert(dialog, "g", "G", approval("r3", position=3), "")  # while shown: one more card
     card = dialog.card("g", "r3")
     assert card is not None
     qtbot.waitUntil(card.isVisible)
     dialog.hide()
-    assert dialog.list_view.row_cards() == []  # dropped with the window
+    assert row_cards(dialog.list_view) == []  # dropped with the window
     upsert(dialog, "g", "G", approval("r4", position=4), "")
     assert dialog.pending_count() == 5
     dialog.present(activate=False)
-    keys = [c.entry.approval.key for c in dialog.list_view.row_cards()]
+    keys = [c.entry.approval.key for c in row_cards(dialog.list_view)]
     assert keys == ["r0", "r1", "r2", "r3", "r4"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.ui.approvals.keys import FRESH_GAP_MS, KeyAction, RepeatGate, action_for
+from desktop.ui.approvals.input_router import FRESH_GAP_MS, KeyAction, RepeatGate, action_for
 
 M = Qt.KeyboardModifier
 
@@ -40,12 +40,12 @@ def test_repeat_gate_needs_a_real_release_between_decisions() -> None:
     assert not gate.press(a, auto_repeat=False)
     assert not gate.press(d, auto_repeat=False)  # another key while A is still down
     gate.release(d, auto_repeat=False)
-    assert gate.locked
+    assert not gate.press(d, auto_repeat=False)  # A is still down
     gate.release(a, auto_repeat=False)
     assert gate.press(d, auto_repeat=False)
     gate.reset()
-    assert not gate.locked
     assert not gate.press(a, auto_repeat=True)  # auto-repeat never decides, even unlocked
+    assert gate.press(a, auto_repeat=False)  # unlocked
 
 
 def test_a_release_followed_at_once_by_a_press_is_the_same_hold() -> None:
@@ -54,7 +54,7 @@ def test_a_release_followed_at_once_by_a_press_is_the_same_hold() -> None:
     assert gate.press(a, auto_repeat=False, at_ms=1000)
     gate.release(a, auto_repeat=False, at_ms=1530)  # X11 repeat, not marked by Qt
     assert not gate.press(a, auto_repeat=False, at_ms=1530)
-    assert gate.locked  # still held: only a real lift unlocks
+    assert not gate.press(int(Qt.Key.Key_D), auto_repeat=False)  # held: only a real lift unlocks
     gate.release(a, auto_repeat=False, at_ms=1563)
     assert not gate.press(a, auto_repeat=False, at_ms=1563 + FRESH_GAP_MS - 1)
     gate.release(a, auto_repeat=False, at_ms=2000)

@@ -8,10 +8,10 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import Choice
 from desktop.model.approvals.texts import RISK_BADGES
 from desktop.risk import RiskLevel, assess
-from desktop.ui.approvals import ApprovalDialog
+from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
 from tests.model.approvals.factory import approval
-from tests.ui.approvals.factory import upsert
+from tests.ui.approvals.factory import row_cards, upsert, widget_for
 
 HIGH = "curl https://example.invalid/x.sh | sh"
 LOW = "ls -la"
@@ -45,11 +45,11 @@ def test_a_reused_card_shows_its_new_row_whole_risk_and_choices_included(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    first_cards = {id(c) for c in dialog.list_view.row_cards()}
+    first_cards = {id(c) for c in row_cards(dialog.list_view)}
     bar = dialog.list_view.verticalScrollBar()
     for step in range(1, 9):  # page by page to the end: cards leave and come back rebound
         _scroll_to(dialog, bar.maximum() * step // 8)
-    cards = dialog.list_view.row_cards()
+    cards = row_cards(dialog.list_view)
     assert {id(c) for c in cards} & first_cards  # some were reused, not rebuilt
     for row in dialog.model.board.rows():
         card = dialog.list_view.card(row)
@@ -77,7 +77,7 @@ def test_spares_are_bounded_and_released_when_the_dialog_hides(
     for step in range(1, 9):
         _scroll_to(dialog, bar.maximum() * step // 8)
     every_card = dialog.list_view.viewport().findChildren(QWidget, "rowCard")
-    built = dialog.list_view.row_cards()
+    built = row_cards(dialog.list_view)
     assert len(built) <= 13
     assert len(built) < len(every_card) <= len(built) + SPARE_WIDGETS  # the rest are spares
     assert all(c.isHidden() for c in every_card if c not in built)
@@ -134,7 +134,7 @@ def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
         nodes += [nodes[0].sessions[0], nodes[0].sessions[0].batches[0]]
         nodes += dialog.model.board.rows()
         for node in nodes:
-            widget = view.widget_for(node)
+            widget = widget_for(view, node)
             assert widget is not None
             assert widget.isVisible()
             labels = [w for w in widget.findChildren(QLabel) if w.isVisible() and w.wordWrap()]
@@ -165,7 +165,7 @@ def test_at_its_narrowest_the_dialog_still_shows_every_button_and_heading_whole(
     qtbot.waitUntil(lambda: dialog.width() >= dialog.list_view.minimumWidth())
     dialog.list_view.settle()
     rows = list(dialog.model.board.rows())
-    widgets = [dialog.list_view.widget_for(node) for node in [*rows, rows[0].batch]]
+    widgets = [widget_for(dialog.list_view, node) for node in [*rows, rows[0].batch]]
     shown = [
         child
         for widget in widgets
