@@ -10,7 +10,7 @@ each activation asks the host probe again (an XEmbed tray sends no D-Bus signal)
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -57,6 +57,7 @@ class TrayWindow(QWidget):
         layout.addLayout(self._entries)
         layout.addWidget(_line(self))
         layout.addWidget(self.note)
+        layout.addStretch(1)  # a window taller than its entries (a tiled one) leaves the rest empty
         self.setMinimumWidth(WIDTH)
         tray.settled.connect(self.refresh)
 
@@ -86,6 +87,18 @@ class TrayWindow(QWidget):
         for action in self._menu.actions():
             self._entries.addWidget(self._entry(action))
         self.adjustSize()
+
+    def _fit_height(self) -> None:
+        """Never shorter than the wrapped lines need at this width.
+
+        Qt's minimum for a window ignores height-for-width, and a tiling compositor (sway) gives
+        a window its minimum. Run when the layout changed (new entries show a turn after they
+        are added) or the width did.
+        """
+        layout = self.layout()
+        if layout is not None:
+            needed = layout.totalHeightForWidth(self.width())
+            self.setMinimumHeight(max(needed, layout.totalMinimumSize().height()))
 
     def _popup_open(self) -> bool:
         popup = QApplication.activePopupWidget()
@@ -133,6 +146,11 @@ class TrayWindow(QWidget):
             QTimer.singleShot(0, self.refresh)  # after the chosen entry ran
 
     # -- window behaviour --------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
+
     def showEvent(self, event: QShowEvent) -> None:
         if self._dirty:
             QTimer.singleShot(0, self.refresh)
@@ -145,7 +163,10 @@ class TrayWindow(QWidget):
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.WindowActivate:
             self.activated.emit()
-        return super().event(event)
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._fit_height()
+        return handled
 
 
 def _line(parent: QWidget) -> QFrame:

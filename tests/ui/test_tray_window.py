@@ -88,3 +88,20 @@ def test_closing_minimizes_and_a_host_that_comes_steps_back(shell, notices, arun
     s.host_watch.changed.emit(NO_HOST)  # lost again: the window again, no second notice
     assert window.isVisible()
     assert len(notices) == 1
+
+
+def test_wrapped_lines_are_never_cut_and_spare_height_stays_below(shell, notices, arun, qtbot):
+    """At its smallest (what sway gives a tiled window) every wrapped line fits; a taller
+    window leaves the spare height below the entries instead of spreading it between them."""
+    s, _client, _quits = shell
+    s.host_watch.changed.emit(NO_HOST)
+    window = s.own_window
+    arun(poll_until(lambda: window.isVisible() and window.findChild(QToolButton, "quit")))
+    for width, height in ((360, 60), (300, 60), (900, 60), (360, 900)):
+        window.resize(width, height)
+        qtbot.wait(20)
+        wrapped = [w for w in window.findChildren(QLabel) if w.isVisible() and w.wordWrap()]
+        assert len(wrapped) >= 3
+        for label in wrapped:
+            needed = label.heightForWidth(label.width())
+            assert label.height() == needed, (width, height, label.objectName())
