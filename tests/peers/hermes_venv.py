@@ -130,9 +130,14 @@ PEERS: dict[str, PeerVersion] = {
 
 
 def cache_root() -> Path:
-    """Where venvs live: ``$HERMES_TRAY_PEER_CACHE`` or ``<repo>/.cache/hermes``."""
+    """Where venvs live: ``$HERMES_TRAY_PEER_CACHE`` or ``<repo>/.cache/hermes``, resolved.
+
+    Resolved because a venv's scripts name its interpreter by absolute path: one built through a
+    linked ``.cache`` (a git worktree's) would otherwise break when that worktree goes.
+    """
     override = os.environ.get(CACHE_ENV)
-    return Path(override).expanduser().resolve() if override else REPO_ROOT / ".cache" / "hermes"
+    root = Path(override).expanduser() if override else REPO_ROOT / ".cache" / "hermes"
+    return root.resolve()
 
 
 def _site_packages(venv: Path) -> Path:
