@@ -93,3 +93,41 @@ def test_an_approval_is_answered_once_and_an_unanswered_one_is_withdrawn():
             await gw.stop()
 
     run(body)
+
+
+def test_deny_and_stop_the_agent_interrupts_the_turn_and_withdraws_what_it_asks():
+    """The tray's "Deny and stop the agent" ends with ``session.interrupt``; the demo once
+    answered it "unknown method", and the tray said it could not stop the agent."""
+
+    async def body() -> None:
+        gw = DemoGateway(speed=0.01)
+        await gw.start()
+        session = gw.create_session("t", "~")
+        try:
+            async with connect(f"{gw.base_url}?token={gw.token}", proxy=None) as ws:
+                await call(ws, 1, "client.capabilities", {"server_requests": True})
+                await call(ws, 2, "session.resume", {"session_id": session.stored_id})
+                asked = asyncio.ensure_future(gw.run(session, [RM, RM]))
+                asks = []
+                while len(asks) < 2:
+                    if (found := await frame(ws)).get("method") == "approval":
+                        asks.append(found["id"])
+                unknown = await call(ws, 3, "session.interrupt", {"session_id": "nobody"})
+                assert unknown["error"]["code"] == 4001
+                stop = await call(ws, 4, "session.interrupt", {"session_id": session.sid})
+                assert stop["result"] == {"status": "interrupted"}
+                assert await asked == set()  # nothing ran
+                cancels: list[dict[str, Any]] = []
+                while len(cancels) < 2:
+                    event = (await frame(ws)).get("params", {})
+                    if event.get("type") == "request.cancel":
+                        cancels.append(event["payload"])
+            assert [c["id"] for c in cancels] == asks
+            assert {c["reason"] for c in cancels} == {"interrupted"}
+            assert [a.outcome for a in gw.asked] == ["interrupted", "interrupted"]
+            assert session.stopped
+            assert not gw.executed
+        finally:
+            await gw.stop()
+
+    run(body)
