@@ -53,14 +53,19 @@ async def xprop(window: str, name: str) -> str:
     return await xdesk.run("xprop", *where, name, check=False)
 
 
-async def bubbles() -> list[Box]:
-    """Where Plasma's notification bubbles are on screen."""
-    found = []
+async def bubble_windows() -> dict[int, Box]:
+    """Plasma's notification bubbles on screen: window id (newest last) and where."""
+    found = {}
     out = await xdesk.run("xdotool", "search", "--onlyvisible", "--classname", "plasmashell")
-    for window in out.split():
+    for window in sorted(out.split(), key=int):
         if NOTIFICATION in await xprop(window, "_NET_WM_WINDOW_TYPE"):
-            found.append(await xdesk.geometry(window))
+            found[int(window)] = await xdesk.geometry(window)
     return found
+
+
+async def bubbles() -> list[Box]:
+    """Where Plasma's notification bubbles are on screen, the newest last."""
+    return list((await bubble_windows()).values())
 
 
 async def no_bubbles() -> bool:
@@ -104,6 +109,19 @@ def notified(seen: list[tuple[float, str, Any]], since: float) -> list[str]:
     return [detail for when, what, detail in seen if what == "notify" and when >= since]
 
 
+async def told(seen: list[Any], since: float) -> tuple[list[str], Box | None]:
+    """What the app's bubbles said since ``since`` (waiting up to 8 s for the first), and
+    where Plasma shows the newest bubble once it is up."""
+
+    async def words() -> list[str]:
+        return notified(seen, since)
+
+    await until(words, 8)
+    await xdesk.settle(0.6)  # Plasma fades a replaced bubble out and the new one in
+    shown = await until(bubbles, 5)
+    return notified(seen, since), (shown[-1] if shown else None)
+
+
 async def scene() -> None:
     """The app, started once Plasma's tray hosts items (an icon made before never shows)."""
     app = QGuiApplication.instance() or QGuiApplication([])
@@ -119,6 +137,9 @@ async def scene() -> None:
                 process.kill()
             _out, err = await process.communicate()
     log = err.decode(errors="replace")
+    for line in log.splitlines():
+        if any(word in line for word in ("notifying", "decision", "do not disturb")):
+            note("log:", line.strip())
     check("Traceback" not in log, "no traceback in the app's log")
     check("demo: following 2 session(s)" in log, "with nothing configured the demo ran")
 
@@ -220,17 +241,17 @@ async def person(
     check(notified(seen, quiet_since) == [], "... and no bubble covers the focused dialog")
     await xdesk.key("Escape")
     closed = time.monotonic()
-    back = await until(bubbles, 8)
-    check(bool(back), "the question held back gets a bubble when the dialog closes")
-    words = notified(seen, closed)
-    check(words[-1:] == ["3 approvals waiting"], f"... counting every waiting row ({words})")
+    words, back = await told(seen, closed)
+    check(back is not None, "the question held back gets a bubble when the dialog closes")
+    check(words == ["3 approvals waiting"], f"... counting every waiting row ({words})")
     check(bool(await until(lambda: counts(item, 3), 2)), "... as the icon does (3)")
-    if back:
-        note(f"figure: dialog closed to bubble on screen {time.monotonic() - closed:.1f} s")
+    if words:
+        sent = next(w for w, what, _ in seen if what == "notify" and w >= closed)
+        note(f"figure: dialog closed to the bubble's Notify {sent - closed:.1f} s (held 3 s)")
 
     # The bubble's Review opens the dialog; the bubble goes again.
     if back:
-        x, y, w, h = back[0]
+        x, y, w, h = back
         await xdesk.click(x + w - 36, y + h - 22)  # Review: the bubble's last button
         window = await until(dialog, 10)
         check(window is not None and await active() == window, "the bubble's Review opens it")
@@ -240,6 +261,7 @@ async def person(
 
     await raise_behind(window, at)
     await do_not_disturb(window, item, seen, at, panel)
+    await ask_to_bubble(item, seen, at)
     await quit_from_menu(process, item, at, height)
 
 
@@ -283,13 +305,7 @@ async def do_not_disturb(
 
     check(bool(await until(held, 5)), "Plasma's do-not-disturb is read (the tooltip says so)")
     await xdesk.run("xdotool", "windowactivate", "--sync", window, check=False)
-    n = int((await title(window)).split(" commands")[0].rsplit(" ", 1)[-1])
-    for _ in range(n):  # the home server's question is the last row: its round starts over
-        await xdesk.key("Down")
-    await xdesk.settle(1.0)
-    await xdesk.key("d")
-    denied = await until(lambda: counts(item, n - 1), 5)
-    check(bool(denied), f"the D key denies a row ({n - 1} left)")
+    n = await deny_the_last_row(window, item) + 1
     await xdesk.key("Escape")
     since = time.monotonic()
 
@@ -299,13 +315,67 @@ async def do_not_disturb(
     before = grab((at[0] - 12, at[1] - 12, 24, 24))
     await toggle_dnd()
     off = time.monotonic()
-    back = await until(bubbles, 8)
-    words = notified(seen, off)
-    check(bool(back), f"switched off: one bubble for what waits ({words})")
+    words, back = await told(seen, off)
+    check(back is not None, f"switched off: one bubble for what waits ({words})")
     check(words == [f"{n} approvals waiting"], f"... counting all {n}")
-    if back:
-        note(f"figure: do-not-disturb off to bubble on screen {time.monotonic() - off:.1f} s")
+    if words:
+        sent = next(w for w, what, _ in seen if what == "notify" and w >= off)
+        note(f"figure: do-not-disturb off to the bubble's Notify {(sent - off) * 1000:.0f} ms")
     check(grab((at[0] - 12, at[1] - 12, 24, 24)) == before, "the icon kept its count meanwhile")
+
+
+async def deny_the_last_row(window: str, item: str) -> int:
+    """D on the dialog's last row (the home server's: its round starts over); what is left."""
+    n = int((await title(window)).split(" commands")[0].rsplit(" ", 1)[-1])
+    for _ in range(n):
+        await xdesk.key("Down")
+    await xdesk.settle(1.0)  # a key answers a row on screen for a moment
+    await xdesk.key("d")
+    denied = await until(lambda: counts(item, n - 1), 5)
+    check(bool(denied), f"the D key denies a row ({n - 1} left)")
+    return n - 1
+
+
+async def ask_to_bubble(item: str, seen: list[Any], at: tuple[int, int]) -> None:
+    """The figure: from a new question (the app's new icon) to Plasma's panel and bubble."""
+    await xdesk.click(*at)
+    window = await until(dialog, 10)
+    if not check(window is not None, "the icon opens the dialog again"):
+        return
+    left = await deny_the_last_row(window, item)
+    await xdesk.key("Escape")
+    words, shown = await told(seen, time.monotonic())
+    if not check(shown is not None, f"the {left} left get a bubble ({words})"):
+        return
+    await xdesk.settle(1.0)
+    icon_box = (at[0] - 12, at[1] - 12, 24, 24)
+    icon, before = grab(icon_box), set(await bubble_windows())
+    since = time.monotonic()
+    drawn: dict[str, float] = {}
+    for _ in range(1500):  # 30 s, looking every 20 ms for the count, then for the bubble
+        now = time.monotonic()
+        if "icon" not in drawn and grab(icon_box) != icon:
+            drawn["icon"] = now
+        if notified(seen, since) and set(await bubble_windows()) - before:
+            drawn["bubble"] = now
+            break
+        if "icon" in drawn and now - drawn["icon"] > 8:
+            break
+        await asyncio.sleep(0.02)
+    asked = next((when for when, what, _ in seen if what == "icon" and when >= since), None)
+    sent = next((when for when, what, _ in seen if what == "notify" and when >= since), None)
+    words = notified(seen, since)
+    check(
+        len(drawn) == 2 and words == [f"{left + 1} approvals waiting"],
+        f"a new question: Plasma shows the new count and a bubble counting it ({words})",
+    )
+    if asked is not None and sent is not None and len(drawn) == 2:
+        note(
+            f"figure: new question (the app's new icon) to Plasma's panel showing the count "
+            f"{(drawn['icon'] - asked) * 1000:.0f} ms; to the bubble's Notify "
+            f"{(sent - asked) * 1000:.0f} ms, to Plasma's bubble on screen "
+            f"{(drawn['bubble'] - asked) * 1000:.0f} ms"
+        )
 
 
 async def toggle_dnd() -> None:
