@@ -140,6 +140,12 @@ async def scene() -> None:
     for line in log.splitlines():
         if any(word in line for word in ("notifying", "decision", "do not disturb")):
             note("log:", line.strip())
+    for choice in ("deny", "once"):
+        sent = [line for line in log.splitlines() if f"decision {choice} on" in line]
+        check(
+            any("from notification: sent" in line for line in sent),
+            f"the app sent a {choice} answered in a bubble",
+        )
     check("Traceback" not in log, "no traceback in the app's log")
     check("demo: following 2 session(s)" in log, "with nothing configured the demo ran")
 
@@ -261,7 +267,7 @@ async def person(
 
     await raise_behind(window, at)
     await do_not_disturb(window, item, seen, at, panel)
-    await ask_to_bubble(item, seen, at)
+    await ask_to_bubble(process, item, seen, at, panel)
     await quit_from_menu(process, item, at, height)
 
 
@@ -336,25 +342,38 @@ async def deny_the_last_row(window: str, item: str) -> int:
     return n - 1
 
 
-async def ask_to_bubble(item: str, seen: list[Any], at: tuple[int, int]) -> None:
-    """The figure: from a new question (the app's new icon) to Plasma's panel and bubble."""
+async def ask_to_bubble(
+    process: asyncio.subprocess.Process, item: str, seen: list[Any], at: tuple[int, int], panel: Box
+) -> None:
+    """Answers from Plasma's bubbles (Deny all, Approve), and the figure: from a new question
+    (the app's new icon) to Plasma's panel and a new bubble."""
     await xdesk.click(*at)
     window = await until(dialog, 10)
     if not check(window is not None, "the icon opens the dialog again"):
         return
-    left = await deny_the_last_row(window, item)
+    left = await deny_the_last_row(window, item)  # the home server asks again in ~10 s
     await xdesk.key("Escape")
+    await xdesk.run("xdotool", "mousemove", "600", "300")  # the tray's tooltip would cover it
     words, shown = await told(seen, time.monotonic())
-    if not check(shown is not None, f"the {left} left get a bubble ({words})"):
+    if not check(shown is not None, f"the {left} left get a bubble of their own ({words})"):
         return
     await xdesk.settle(1.0)
+    await shot("desktop-plasma-batch.png")
+    x, y, w, h = shown
+    await xdesk.click(x + w - 280, y + h - 22)  # [Deny all][Deny and stop the agent][Review]
+    await xdesk.run("xdotool", "mousemove", "600", "300")  # no tooltip over the tray
+
+    async def none_wait() -> bool:
+        return xdesk.find_colour(WAITING_ORANGE, panel) is None and not await bubbles()
+
+    check(bool(await until(none_wait, 5)), "the bubble's Deny all answers them; the bubble goes")
     icon_box = (at[0] - 12, at[1] - 12, 24, 24)
-    icon, before = grab(icon_box), set(await bubble_windows())
+    before = set(await bubble_windows())
     since = time.monotonic()
     drawn: dict[str, float] = {}
     for _ in range(1500):  # 30 s, looking every 20 ms for the count, then for the bubble
         now = time.monotonic()
-        if "icon" not in drawn and grab(icon_box) != icon:
+        if "icon" not in drawn and xdesk.find_colour(WAITING_ORANGE, icon_box) is not None:
             drawn["icon"] = now
         if notified(seen, since) and set(await bubble_windows()) - before:
             drawn["bubble"] = now
@@ -362,12 +381,15 @@ async def ask_to_bubble(item: str, seen: list[Any], at: tuple[int, int]) -> None
         if "icon" in drawn and now - drawn["icon"] > 8:
             break
         await asyncio.sleep(0.02)
-    asked = next((when for when, what, _ in seen if what == "icon" and when >= since), None)
+    # the app's icon that carries the count: the last it sent before Plasma drew the count (an
+    # earlier one may be the agent's YOLO switching off, a second before it asks)
+    icons = [when for when, what, _ in seen if what == "icon" and when <= drawn.get("icon", 0)]
+    asked = icons[-1] if icons and icons[-1] >= since else None
     sent = next((when for when, what, _ in seen if what == "notify" and when >= since), None)
     words = notified(seen, since)
     check(
-        len(drawn) == 2 and words == [f"{left + 1} approvals waiting"],
-        f"a new question: Plasma shows the new count and a bubble counting it ({words})",
+        len(drawn) == 2 and len(words) == 1 and "Tidy the home server" in words[0],
+        f"a new question: Plasma shows the new count and a bubble for it ({words})",
     )
     if asked is not None and sent is not None and len(drawn) == 2:
         note(
@@ -376,6 +398,15 @@ async def ask_to_bubble(item: str, seen: list[Any], at: tuple[int, int]) -> None
             f"{(sent - asked) * 1000:.0f} ms, to Plasma's bubble on screen "
             f"{(drawn['bubble'] - asked) * 1000:.0f} ms"
         )
+    shown = await until(bubbles, 5)
+    if not shown:
+        return
+    await xdesk.settle(1.0)
+    await shot("desktop-plasma-buttons.png")
+    x, y, w, h = shown[-1]
+    await xdesk.click(x + w - 154, y + h - 22)  # one row, right-aligned: [Approve][Deny][Review]
+    await xdesk.run("xdotool", "mousemove", "600", "300")
+    check(bool(await until(none_wait, 5)), "the bubble's Approve answers it; the bubble goes")
 
 
 async def toggle_dnd() -> None:
