@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
-from desktop.demo.gateway import Command, DemoGateway
+from desktop.demo.gateway import Command, DemoGateway, Session
 from tests.gateway.fake.support import run
 
 RM = Command("rm -rf build/", "recursive delete")
@@ -29,6 +29,12 @@ async def call(ws: ClientConnection, rpc_id: int, method: str, params: Any = Non
     while (reply := await frame(ws)).get("id") != rpc_id:
         pass
     return reply
+
+
+async def follow(ws: ClientConnection, session: Session) -> None:
+    """Take the session's server requests, as the tray does."""
+    await call(ws, 1, "client.capabilities", {"server_requests": True})
+    await call(ws, 2, "session.resume", {"session_id": session.stored_id})
 
 
 def test_a_wrong_token_is_refused_and_bad_frames_get_errors_not_a_crash():
@@ -67,8 +73,7 @@ def test_an_approval_is_answered_once_and_an_unanswered_one_is_withdrawn():
         session = gw.create_session("t", "~")
         try:
             async with connect(f"{gw.base_url}?token={gw.token}", proxy=None) as ws:
-                await call(ws, 1, "client.capabilities", {"server_requests": True})
-                await call(ws, 2, "session.resume", {"session_id": session.stored_id})
+                await follow(ws, session)
                 first = asyncio.ensure_future(gw.run(session, [RM]))
                 while (ask := await frame(ws)).get("method") != "approval":
                     pass
@@ -105,8 +110,7 @@ def test_deny_and_stop_the_agent_interrupts_the_turn_and_withdraws_what_it_asks(
         session = gw.create_session("t", "~")
         try:
             async with connect(f"{gw.base_url}?token={gw.token}", proxy=None) as ws:
-                await call(ws, 1, "client.capabilities", {"server_requests": True})
-                await call(ws, 2, "session.resume", {"session_id": session.stored_id})
+                await follow(ws, session)
                 asked = asyncio.ensure_future(gw.run(session, [RM, RM]))
                 asks = []
                 while len(asks) < 2:
