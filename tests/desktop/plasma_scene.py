@@ -268,6 +268,7 @@ async def person(
     await raise_behind(window, at)
     await do_not_disturb(window, item, seen, at, panel)
     await ask_to_bubble(process, item, seen, at, panel)
+    await left_click_when_idle(process, at)
     await quit_from_menu(process, item, at, height)
 
 
@@ -407,6 +408,36 @@ async def ask_to_bubble(
     await xdesk.click(x + w - 154, y + h - 22)  # one row, right-aligned: [Approve][Deny][Review]
     await xdesk.run("xdotool", "mousemove", "600", "300")
     check(bool(await until(none_wait, 5)), "the bubble's Approve answers it; the bubble goes")
+
+
+async def left_click_when_idle(process: asyncio.subprocess.Process, at: tuple[int, int]) -> None:
+    """Nothing waits (both sessions answered, a few seconds before they ask again): a left click
+    opens the menu, which the app draws itself at the pointer (Plasma only draws it on a right
+    click)."""
+    if xdesk.find_colour(WAITING_ORANGE, (at[0] - 12, at[1] - 12, 24, 24)) is not None:
+        note("something waits again: a left click with nothing waiting was not tried")
+        return
+    await xdesk.click(*at)
+
+    async def app_menu() -> Box | None:
+        out = await xdesk.run(
+            "xdotool", "search", "--onlyvisible", "--pid", str(process.pid), check=False
+        )
+        for window in out.split():
+            if "_NET_WM_WINDOW_TYPE_POPUP_MENU" in await xprop(window, "_NET_WM_WINDOW_TYPE"):
+                return await xdesk.geometry(window)
+        return None
+
+    box = await until(app_menu, 3)
+    check(box is not None, f"with nothing waiting, a left click opens the menu at {box}")
+    await shot("desktop-plasma-idle-menu.png")
+    if box is not None:
+        check(
+            not overlap(box, (at[0], at[1], 1, 1)),
+            "... not over the icon (its last entry, Quit, once sat there)",
+        )
+    await xdesk.key("Escape")
+    await xdesk.run("xdotool", "mousemove", "600", "300")
 
 
 async def toggle_dnd() -> None:
