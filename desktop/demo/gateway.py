@@ -53,7 +53,7 @@ class Command:
 
 @dataclass(eq=False)
 class Ask:
-    """One approval request; ``outcome`` is the choice, ``timeout``, ``withdrawn`` or None."""
+    """One approval request; ``outcome``: a choice, timeout, interrupted, withdrawn or None."""
 
     session_id: str
     command: Command
@@ -92,6 +92,7 @@ class Session:
     started_at: float = field(default_factory=time.time)
     yolo: bool = False
     running: bool = False
+    stopped: bool = False  # the person stopped the agent (session.interrupt): the round ends
     allowed: set[str] = field(default_factory=set)  # pattern keys answered session/always
     usage: dict[str, Any] = field(
         default_factory=lambda: {**dict.fromkeys(USAGE_KEYS, 0), "context_max": 131072}
@@ -290,6 +291,19 @@ class DemoGateway:
     def _rpc_session_usage(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
         return dict(self._session(params).usage)
 
+    def _rpc_session_interrupt(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
+        """The tray's "Deny and stop the agent": the turn ends, what it still asks is withdrawn.
+
+        Withdrawn as denied, with ``request.cancel`` reason ``interrupted`` (as main's gateway).
+        """
+        session = self._session(params)
+        session.stopped = True
+        for ask in [a for a in self._open.values() if a.session_id == session.sid]:
+            ask.outcome = "interrupted"
+            del self._open[ask.srq_id]
+            ask.answered.set()
+        return {"status": "interrupted"}
+
     def _rpc_config_set(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
         """Only the per-session ``yolo`` switch (the tray's menu); a ``session.info`` follows."""
         if params.get("key") != "yolo":
@@ -354,7 +368,8 @@ class DemoGateway:
         yield
         session.running = False
         reply = session.messages[-1]["text"] if session.messages else ""
-        complete = {"text": reply, "usage": dict(session.usage), "status": "complete"}
+        status = "interrupted" if session.stopped else "complete"
+        complete = {"text": reply, "usage": dict(session.usage), "status": status}
         await self.emit(session, "message.complete", complete)
         await self._info(session)
 
@@ -441,13 +456,14 @@ class DemoGateway:
         return ran
 
     async def _wait(self, ask: Ask) -> None:
-        """Until answered, or withdrawn with ``request.cancel`` at its deadline."""
+        """Until answered, or withdrawn with ``request.cancel`` at its deadline or an interrupt."""
         left = None if ask.deadline is None else ask.deadline - asyncio.get_running_loop().time()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ask.answered.wait(), left)
         if self._open.pop(ask.srq_id, None) is not None:
             ask.outcome = "timeout"
-            cancel = {"id": ask.srq_id, "method": "approval", "reason": "timeout"}
+        if ask.outcome in ("timeout", "interrupted"):
+            cancel = {"id": ask.srq_id, "method": "approval", "reason": ask.outcome}
             await self.emit(self.sessions[ask.session_id], "request.cancel", cancel)
 
 

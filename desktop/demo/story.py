@@ -63,6 +63,8 @@ async def webshop(gw: DemoGateway, s: Session) -> None:
         await gw.pause(1.5)
         await gw.plan(s, _plan("in_progress", "pending", "pending", "pending"))
         ran = await gw.run(s, WEBSHOP_BATCH)
+    if s.stopped:
+        return
     done = ["completed" if c.command in ran else "cancelled" for c in WEBSHOP_BATCH]
     skipped = [
         step.lower()
@@ -103,6 +105,8 @@ async def homeserver(gw: DemoGateway, s: Session) -> None:
         await gw.status(s, "YOLO off")
         await gw.pause(1.0)
         ran = await gw.run(s, [FIX_PERMISSIONS])
+    if s.stopped:
+        return
     async with gw.turn(s):
         await gw.tick(s, 1500, 70, cost_usd=0.005, context_used=10300)
         if FIX_PERMISSIONS.command in ran:
@@ -135,6 +139,7 @@ async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
     async def loop(session: Session, act: Round) -> None:
         await session.viewed.wait()
         for _ in itertools.count() if loops is None else range(loops):
+            session.stopped = False  # stopped for that round; the next is a new request
             await act(gw, session)
             await gw.pause(REST_BETWEEN_ROUNDS)
 

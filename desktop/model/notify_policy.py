@@ -96,8 +96,11 @@ class NotifyAction:
 
 
 # Buttons a server shows at most, by its GetServerInformation name: gnome-shell drops the rest
-# silently (MAX_NOTIFICATION_BUTTONS = 3 in its messageTray.js); others show what they get.
-BUTTON_LIMITS = {"gnome-shell": 3}
+# silently (MAX_NOTIFICATION_BUTTONS = 3 in its messageTray.js). Plasma 5.27 shows them all,
+# right-aligned in order, but four (with "Deny and stop the agent") wrap, and the wrap puts the
+# first, Approve, alone at the bottom right, where a summary's only button, Review, is (seen
+# with try_plasma.sh): three keep one row, Review last. Others show what they get.
+BUTTON_LIMITS = {"gnome-shell": 3, "Plasma": 3}
 # What goes first when buttons must be dropped: the dialog offers each of these too, and Review
 # (the way in, also the body click) stays.
 DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)

@@ -1,4 +1,4 @@
-"""Where the approval dialog opens: near the tray, never under the bubbles. Qt-free.
+"""Where the approval dialog and the tray's own menu open: near the tray, never over it. Qt-free.
 
 No notification server says where it draws; xfce4-notifyd, mako and dunst stack bubbles at the
 top right, KDE Plasma at the bottom right, about :data:`BUBBLE_COLUMN` px wide with margin
@@ -46,4 +46,20 @@ def dialog_origin(area: Box, width: int, height: int, tray: Box | None = None) -
     x = min(x, area.right - BUBBLE_COLUMN - width)  # out of the bubbles' column
     x = max(area.x + EDGE, min(x, area.right - width - EDGE))
     y = max(area.y + EDGE, min(y, area.bottom - height - EDGE))
+    return x, y
+
+
+def menu_origin(area: Box, width: int, height: int, pointer: tuple[int, int]) -> tuple[int, int]:
+    """Top-left corner for the menu the tray pops at ``pointer`` (a click on its icon).
+
+    Qt places a popup at the pointer only when it saw the pointer there itself; the click on a
+    StatusNotifierItem went to the panel, so Qt pushed the menu into the screen instead, over
+    the panel: on Plasma its last entry, Quit, sat where the icon was (seen with try_plasma.sh).
+    So the menu opens away from the panel the pointer is in (above it in the screen's lower
+    half, below it in the upper) and stays inside ``area``, the screen without its panels.
+    """
+    x, y = pointer
+    y = y - height if y > area.y + area.height // 2 else y
+    x = max(area.x, min(x, area.right - width))
+    y = max(area.y, min(y, area.bottom - height))
     return x, y

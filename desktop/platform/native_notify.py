@@ -18,9 +18,9 @@ uses, so nothing new is installed. What this class does with the server:
   again; an escalation closes it and raises it again, critical;
 * the body is entity-escaped when the server advertises ``body-markup`` and sent raw when it
   does not, so ``&&`` and ``<<`` read exactly as the command has them;
-* never more buttons than the server shows (``fit_buttons``: gnome-shell shows three), and the
-  ``default`` action (a click on the body: Review) has a label, since dunst and mako list it
-  in their action menus;
+* never more buttons than the server shows (``fit_buttons``: gnome-shell shows three, Plasma
+  three on one row), and the ``default`` action (a click on the body: Review) has a label,
+  since dunst and mako list it in their action menus;
 * an update replaces a bubble that is on screen and never raises one that is not;
 * button identifiers carry the plan's generation (``approve.7``): a click that raced an update
   of the same notification acts on nothing rather than on the newer content;

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
@@ -26,6 +26,7 @@ from desktop.model.menu_sessions import SessionShelf
 from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
 from desktop.model.tray_status import TrayStatus, tray_status
+from desktop.model.window_place import Box, menu_origin
 from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
@@ -196,7 +197,7 @@ class TrayController(QObject):
         self.refresh()
 
     def popup_menu(self) -> QMenu:
-        """Pop the menu up at the pointer, built first (so Qt sizes it for what it holds)."""
+        """Pop the menu up at the pointer but off its panel (``menu_origin``), built first."""
         if not self.exported:
             if self._menu_dirty or self.extras().timeboxes:
                 self.rebuild_menu()
@@ -208,7 +209,16 @@ class TrayController(QObject):
             self.build_drawn(self.click_menu)
             menu = self.click_menu
         menu.adjustSize()
-        menu.popup(QCursor.pos())
+        pointer = QCursor.pos()
+        screen = QGuiApplication.screenAt(pointer) or QGuiApplication.primaryScreen()
+        area, size = screen.availableGeometry(), menu.sizeHint()
+        x, y = menu_origin(
+            Box(area.x(), area.y(), area.width(), area.height()),
+            size.width(),
+            size.height(),
+            (pointer.x(), pointer.y()),
+        )
+        menu.popup(QPoint(x, y))
         return menu
 
     def build_drawn(self, menu: QMenu, *, exported: bool = False) -> None:

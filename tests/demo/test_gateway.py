@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
-from desktop.demo.gateway import Command, DemoGateway
+from desktop.demo.gateway import Command, DemoGateway, Session
 from tests.gateway.fake.support import run
 
 RM = Command("rm -rf build/", "recursive delete")
@@ -29,6 +29,12 @@ async def call(ws: ClientConnection, rpc_id: int, method: str, params: Any = Non
     while (reply := await frame(ws)).get("id") != rpc_id:
         pass
     return reply
+
+
+async def follow(ws: ClientConnection, session: Session) -> None:
+    """Take the session's server requests, as the tray does."""
+    await call(ws, 1, "client.capabilities", {"server_requests": True})
+    await call(ws, 2, "session.resume", {"session_id": session.stored_id})
 
 
 def test_a_wrong_token_is_refused_and_bad_frames_get_errors_not_a_crash():
@@ -67,8 +73,7 @@ def test_an_approval_is_answered_once_and_an_unanswered_one_is_withdrawn():
         session = gw.create_session("t", "~")
         try:
             async with connect(f"{gw.base_url}?token={gw.token}", proxy=None) as ws:
-                await call(ws, 1, "client.capabilities", {"server_requests": True})
-                await call(ws, 2, "session.resume", {"session_id": session.stored_id})
+                await follow(ws, session)
                 first = asyncio.ensure_future(gw.run(session, [RM]))
                 while (ask := await frame(ws)).get("method") != "approval":
                     pass
@@ -89,6 +94,43 @@ def test_an_approval_is_answered_once_and_an_unanswered_one_is_withdrawn():
             assert [a.outcome for a in gw.asked] == ["once", "timeout"]
             assert cancels[0]["id"] == gw.asked[1].srq_id
             assert cancels[0]["reason"] == "timeout"
+        finally:
+            await gw.stop()
+
+    run(body)
+
+
+def test_deny_and_stop_the_agent_interrupts_the_turn_and_withdraws_what_it_asks():
+    """The tray's "Deny and stop the agent" ends with ``session.interrupt``; the demo once
+    answered it "unknown method", and the tray said it could not stop the agent."""
+
+    async def body() -> None:
+        gw = DemoGateway(speed=0.01)
+        await gw.start()
+        session = gw.create_session("t", "~")
+        try:
+            async with connect(f"{gw.base_url}?token={gw.token}", proxy=None) as ws:
+                await follow(ws, session)
+                asked = asyncio.ensure_future(gw.run(session, [RM, RM]))
+                asks = []
+                while len(asks) < 2:
+                    if (found := await frame(ws)).get("method") == "approval":
+                        asks.append(found["id"])
+                unknown = await call(ws, 3, "session.interrupt", {"session_id": "nobody"})
+                assert unknown["error"]["code"] == 4001
+                stop = await call(ws, 4, "session.interrupt", {"session_id": session.sid})
+                assert stop["result"] == {"status": "interrupted"}
+                assert await asked == set()  # nothing ran
+                cancels: list[dict[str, Any]] = []
+                while len(cancels) < 2:
+                    event = (await frame(ws)).get("params", {})
+                    if event.get("type") == "request.cancel":
+                        cancels.append(event["payload"])
+            assert [c["id"] for c in cancels] == asks
+            assert {c["reason"] for c in cancels} == {"interrupted"}
+            assert [a.outcome for a in gw.asked] == ["interrupted", "interrupted"]
+            assert session.stopped
+            assert not gw.executed
         finally:
             await gw.stop()
 

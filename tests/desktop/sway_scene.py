@@ -16,40 +16,19 @@ import json
 import os
 import struct
 import sys
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from PySide6.QtGui import QImage
 
 from desktop.settings.store import load_settings, save_settings
 from tests.desktop import xdesk
+from tests.desktop.checks import check, menu_labels, run, until
 
 WAITING_ORANGE = "#f08a00"
 BAR = 30
 DIALOG = "Hermes approvals"
 RFB_BUTTONS = {1: 1, 2: 2, 3: 4}  # button mask bits: left, middle, right
 RFB_KEYSYMS = {"a": 0x61, "Escape": 0xFF1B}
-results: list[tuple[bool, str]] = []
-
-
-def check(ok: bool, what: str) -> bool:
-    results.append((ok, what))
-    print(("ok    " if ok else "FAIL  ") + what, flush=True)
-    return ok
-
-
-async def until(probe: Callable[[], Awaitable[Any]], timeout: float) -> Any:
-    """The first truthy answer of ``probe`` within ``timeout`` seconds, else None."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        try:
-            found = await probe()
-        except Exception:  # not up yet: a name with no owner, no window
-            found = None
-        if found or loop.time() > deadline:
-            return found or None
-        await asyncio.sleep(0.2)
 
 
 async def swaymsg(*args: str) -> str:
@@ -95,13 +74,6 @@ async def mako_list() -> list[dict[str, Any]]:
         return list(json.loads(out)["data"][0])
     except (ValueError, KeyError, IndexError):
         return []
-
-
-async def menu_labels(item: str) -> list[str]:
-    async with xdesk.session_bus() as bus:
-        menu = await xdesk.item_menu(bus, item)
-        _revision, layout = await menu.call_get_layout(0, 1, ["label"])
-    return [c.value[1]["label"].value for c in layout[2] if "label" in c.value[1]]
 
 
 async def scene() -> None:
@@ -417,12 +389,5 @@ def changed(before: QImage, after: QImage) -> tuple[int, int, int, int] | None:
     return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
 
 
-def main() -> int:
-    asyncio.run(scene())
-    failed = [what for ok, what in results if not ok]
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(scene))

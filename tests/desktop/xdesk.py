@@ -43,11 +43,14 @@ def screenshot_dir() -> Path:
     return path
 
 
-async def start_demo(platform: str = "xcb") -> asyncio.subprocess.Process:
-    """The real app in demo mode (``python -m desktop --demo``) as a process on this desktop,
-    every Python warning an error; its stderr (the log) is piped for the test to read."""
+async def start_demo(
+    platform: str = "xcb", args: tuple[str, ...] = ("--demo",)
+) -> asyncio.subprocess.Process:
+    """The real app (``python -m desktop`` with ``args``) in demo mode as a process on this
+    desktop, every Python warning an error; its stderr (the log) is piped for the test to read.
+    With no gateway configured, no ``args`` runs the demo too."""
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-W", "error", "-m", "desktop", "--demo",
+        sys.executable, "-W", "error", "-m", "desktop", *args,
         env=dict(os.environ, QT_QPA_PLATFORM=platform),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
@@ -300,22 +303,38 @@ def _ids(node: list) -> list[tuple[int, str]]:
 @contextlib.asynccontextmanager
 async def notify_calls() -> AsyncIterator[list[tuple[str, str, int, str]]]:
     """Every ``Notify`` sent on the session bus while the block runs, as the bus carried it:
-    ``(app_name, summary, urgency, desktop_entry)`` (-1 and "" when the hint is not given). A
-    D-Bus monitor (``BecomeMonitor``), so it sees what any client sends, not what a daemon chose
-    to show.
+    ``(app_name, summary, urgency, desktop_entry)`` (-1 and "" when the hint is not given).
+    """
+
+    def notify(message: Any) -> tuple[str, str, int, str] | None:
+        if message.member != "Notify":
+            return None
+        hints = message.body[6]
+        urgency = hints["urgency"].value if "urgency" in hints else -1
+        entry = hints["desktop-entry"].value if "desktop-entry" in hints else ""
+        return message.body[0], message.body[3], urgency, entry
+
+    async with bus_messages(
+        ["type='method_call',interface='org.freedesktop.Notifications'"], notify
+    ) as calls:
+        yield calls
+
+
+@contextlib.asynccontextmanager
+async def bus_messages(rules: list[str], keep: Callable[[Any], Any]) -> AsyncIterator[list[Any]]:
+    """``keep(message)`` of every message matching ``rules`` (D-Bus match rules) carried on the
+    session bus while the block runs, None results left out. A D-Bus monitor
+    (``BecomeMonitor``), so it sees what any client sends, not what a daemon chose to show.
     """
     from dbus_fast import Message, MessageType
 
-    calls: list[tuple[str, str, int, str]] = []
+    kept: list[Any] = []
 
     def seen(message: Message) -> bool:
-        if message.message_type is not MessageType.METHOD_CALL:
-            return False  # replies (BecomeMonitor's own) and signals: dbus-fast's business
-        if message.member == "Notify":
-            hints = message.body[6]
-            urgency = hints["urgency"].value if "urgency" in hints else -1
-            entry = hints["desktop-entry"].value if "desktop-entry" in hints else ""
-            calls.append((message.body[0], message.body[3], urgency, entry))
+        if message.message_type not in (MessageType.METHOD_CALL, MessageType.SIGNAL):
+            return False  # replies (BecomeMonitor's own): dbus-fast's business
+        if (found := keep(message)) is not None:
+            kept.append(found)
         return True  # handled: a monitor never answers the calls it sees
 
     async with session_bus() as bus:
@@ -327,9 +346,9 @@ async def notify_calls() -> AsyncIterator[list[tuple[str, str, int, str]]]:
                 interface="org.freedesktop.DBus.Monitoring",
                 member="BecomeMonitor",
                 signature="asu",
-                body=[["type='method_call',interface='org.freedesktop.Notifications'"], 0],
+                body=[rules, 0],
             )
         )
         if reply.message_type is MessageType.ERROR:
             raise RuntimeError(f"BecomeMonitor refused: {reply.body}")
-        yield calls
+        yield kept

@@ -169,6 +169,15 @@ def test_no_blocked_notice_over_the_dialog_that_shows_the_batch():
     assert p.take_blocked(EXPIRES + 1) == []
 
 
+def test_plasma_keeps_its_buttons_on_one_row_with_review_last():
+    """Four wrap on Plasma, leaving Approve alone where a summary's Review sits."""
+    p = policy()
+    p.approval_requested("g", row(command="make test"), "Build", T)
+    [plan] = p.due(T + 1)
+    assert len(plan.actions) == 4
+    assert [a.label for a in fit_buttons(plan.actions, "Plasma")] == ["Approve", "Deny", "Review"]
+
+
 def test_gnome_shell_keeps_three_buttons_with_review():
     p = policy()
     p.approval_requested("g", row(command="make test"), "Build", T)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.model.window_place import BUBBLE_COLUMN, EDGE, Box, dialog_origin
+from desktop.model.window_place import BUBBLE_COLUMN, EDGE, Box, dialog_origin, menu_origin
 
 SCREEN = Box(0, 28, 1280, 772)  # 1280x800 with a 28 px panel at the top
 W, H = 780, 640
@@ -38,3 +38,16 @@ def test_a_screen_too_narrow_for_both_gets_it_at_the_left_edge():
     x, y = dialog_origin(small, W, H)
     assert x == EDGE
     assert 0 <= y <= 768 - H
+
+
+def test_the_menu_opens_above_a_bottom_panel_and_never_over_the_icon():
+    area = Box(0, 0, 1280, 750)  # Plasma's 50 px panel at the bottom
+    icon = (1057, 775)  # the pointer, on the tray icon in the panel
+    x, y = menu_origin(area, 478, 254, icon)
+    assert (x, y) == (1280 - 478, 750 - 254)  # right above the panel, inside the screen
+    assert not (x <= icon[0] < x + 478 and y <= icon[1] < y + 254)
+
+
+def test_the_menu_opens_below_a_top_panel():
+    x, y = menu_origin(SCREEN, 300, 400, (1250, 14))
+    assert (x, y) == (SCREEN.right - 300, SCREEN.y)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QAction, QCursor, QGuiApplication
 from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
 
 from desktop.core.events import ApprovalRequested, SessionChanged
@@ -200,6 +201,22 @@ def test_a_left_click_on_a_status_notifier_host_pops_a_qt_drawn_menu(panel_drawn
     assert sub is not None
     assert sub.title().startswith("a_b && c")  # Qt's own escaping, not the export's
     assert not tray.menu.isVisible()  # the exported menu is the host's to draw
+
+
+@OFFSCREEN_POPUP
+def test_the_menu_a_left_click_pops_never_covers_the_icon_at_the_screen_edge(panel_drawn, qtbot):
+    """The click went to the panel, not to Qt: Qt pushed the menu over the icon (on Plasma its
+    Quit entry sat where the icon was)."""
+    _bridge, tray, _client = panel_drawn
+    screen = QGuiApplication.primaryScreen().availableGeometry()
+    icon = QPoint(screen.right() - 20, screen.bottom() - 5)
+    QCursor.setPos(icon)
+    assert QCursor.pos() == icon
+    tray.tray.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+    qtbot.waitUntil(lambda: tray.click_menu is not None and tray.click_menu.isVisible())
+    assert not tray.click_menu.geometry().contains(icon)
+    assert screen.contains(tray.click_menu.geometry())
+    assert tray.click_menu.geometry().bottom() < icon.y()  # above the pointer: the lower half
 
 
 def test_a_left_click_on_a_status_notifier_host_reviews_what_waits(panel_drawn, qtbot):
