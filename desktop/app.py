@@ -158,7 +158,8 @@ async def _main(options: CliOptions) -> int:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
-        _install_launcher()
+        if not options.smoke:  # a check run (CI, packaging) leaves the person's home alone
+            _install_launcher()
         if demo is not None:
             from desktop.demo_mode import DEMO_FIRST_BUBBLE, DEMO_GATEWAY_ID
 
