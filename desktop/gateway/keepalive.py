@@ -1,14 +1,10 @@
 """Notice a silent gateway: pings whose pace follows what is at stake.
 
-Why not websockets' own keepalive: its interval is fixed when the socket opens, and at the
-idle pace (30 s, 20 s timeout) a SIGSTOPped gateway goes unnoticed for up to 50 s while a
-person may be clicking Approve into a socket nobody reads. While approvals are open the pace
-is short (``busy_interval``/``busy_timeout``: silence noticed within their sum); otherwise the
-idle pace, one wake-up per ping. A row that opens mid-wait shortens the wait at once
-(:meth:`Keepalive.retune`).
-
-Any frame that arrives counts as a sign of life as well as a pong does: a gateway that is busy
-sending a burst is not hung, and its pong may sit behind thousands of frames in the stream.
+Not websockets' own keepalive: its pace is fixed when the socket opens, so a SIGSTOPped gateway
+would go unnoticed for up to 50 s while a person clicks Approve into it. While approvals are
+open the pace is short (noticed within 10 s), else the idle one; a row that opens mid-wait
+shortens the wait at once. Any frame received counts as a sign of life as well as a pong: a
+gateway sending a burst is not hung, and its pong may sit behind thousands of frames.
 """
 
 from __future__ import annotations
@@ -28,21 +24,9 @@ class KeepalivePace:
     interval: float
     timeout: float
 
-    @property
-    def detection_s(self) -> float:
-        """The longest a silent gateway can go unnoticed at this pace."""
-        return self.interval + self.timeout
-
 
 class Keepalive:
-    """Ping on a pace chosen per turn; call ``on_silent`` once when a ping goes unanswered.
-
-    Args:
-        ping: sends one ping, returns an awaitable that completes on its pong.
-        pace: the pace to use now (asked before every ping; the client knows the rows).
-        signs_of_life: a counter that grows with every frame received.
-        on_silent: called with the seconds waited when neither pong nor frame came.
-    """
+    """Ping at ``pace()``; ``on_silent(waited)`` once when no pong and no frame came in time."""
 
     def __init__(
         self,
@@ -60,10 +44,7 @@ class Keepalive:
         self._sleeping_at: KeepalivePace | None = None  # the pace of the current sleep
 
     def retune(self) -> None:
-        """The stakes may have changed (a row opened): sleep on at the pace they call for.
-
-        Called once per batch of new rows; a burst at the pace already kept wakes nothing.
-        """
+        """A row opened: sleep on at the pace that now applies (no wake-up if unchanged)."""
         if self._nudge is not None and not self._nudge.done() and self._pace() != self._sleeping_at:
             self._nudge.set_result(None)
 
@@ -84,11 +65,7 @@ class Keepalive:
             last = loop.time()
 
     async def _sleep(self, seconds: float) -> None:
-        """Sleep ``seconds``, or less if :meth:`retune` is called meanwhile.
-
-        One timer and one future, no helper task: an idle connection wakes the loop once per
-        ping for the timer, not once per task hop of ``wait_for``.
-        """
+        """Sleep ``seconds``, or less if :meth:`retune` is called (one timer, no helper task)."""
         loop = asyncio.get_running_loop()
         self._nudge = nudge = loop.create_future()
         timer = loop.call_later(seconds, _settle, nudge)

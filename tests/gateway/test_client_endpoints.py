@@ -14,8 +14,9 @@ import pytest
 from desktop.core.model import Dialect
 from desktop.gateway import canonical
 from desktop.gateway import client as client_module
-from desktop.gateway.client import ConnectionState, GatewayClient, OutcomeUnknownError
+from desktop.gateway.client import ConnectionState, GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.errors import OutcomeUnknownError
 from tests.gateway.control_server import FakeControlSocket
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 from tests.gateway.http_server import FakeDashboard

@@ -182,8 +182,7 @@ def test_b_ended_sessions_leave_and_reconnect_re_adopts_live_ones(
 
 def test_b_only_mine_follows_nothing_else(home: Path, arun: Callable[..., Any]) -> None:
     async def scenario() -> None:
-        async with running("B", home) as h:
-            h.client.follower.set_follow_all(False)
+        async with running("B", home, follow_all=False) as h:
             h.fake.create_session(title="not mine")
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
