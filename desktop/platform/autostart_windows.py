@@ -1,12 +1,7 @@
 r"""Start at login on Windows: a value under the per-user ``Run`` registry key.
 
-Where: ``HKEY_CURRENT_USER\Software\Microsoft\Windows\CurrentVersion\Run``, value name
-"Hermes Tray", data the quoted command line. No administrator rights are needed.
-
-Why the registry access is behind a small ``RegistryWriter`` protocol: ``winreg`` exists only on
-Windows. The autostart logic is tested anywhere with an in-memory writer, and
-:class:`WinregRunKey` itself is tested with a stand-in ``winreg`` module; only the real
-registry round trip needs a Windows machine.
+The registry is behind ``RegistryWriter`` because ``winreg`` exists only on Windows: the logic
+is tested anywhere with an in-memory writer, :class:`WinregRunKey` with a stand-in module.
 """
 
 from __future__ import annotations
@@ -22,19 +17,13 @@ RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 
 
 class RegistryWriter(Protocol):
-    """The three operations autostart needs on one registry key."""
+    """String values of one registry key; ``delete`` of a missing value is no error."""
 
-    def read(self, name: str) -> str | None:
-        """The string value ``name``, or None when it does not exist."""
-        ...
+    def read(self, name: str) -> str | None: ...
 
-    def write(self, name: str, value: str) -> None:
-        """Create or replace the string value ``name``."""
-        ...
+    def write(self, name: str, value: str) -> None: ...
 
-    def delete(self, name: str) -> None:
-        """Remove the value ``name``; no error when it does not exist."""
-        ...
+    def delete(self, name: str) -> None: ...
 
 
 class WinregRunKey:
@@ -42,7 +31,6 @@ class WinregRunKey:
 
     def __init__(self, subkey: str = RUN_KEY, winreg_module: Any = None) -> None:
         self._subkey = subkey
-        # Imported here, not at module level: this module must import on Linux and macOS.
         self._winreg = winreg_module or importlib.import_module("winreg")
 
     def read(self, name: str) -> str | None:
