@@ -1,14 +1,10 @@
-"""Own a ``hermes serve`` backend: start it, learn its port, restart it, stop it.
+"""Own a ``hermes serve`` backend: start it, learn its port, stop it.
 
-Why own one: on hermes-agent 0.19.0 nothing can be discovered (protocol.md §1.2), so the tray
-starts its own backend with a token it minted (``HERMES_DASHBOARD_SESSION_TOKEN``), reads the
-``HERMES_BACKEND_READY port=N`` line and dials ``ws://127.0.0.1:N/api/ws?token=…``. A fresh
-token per start means a crashed-and-restarted backend cannot be reached with a stale one.
-
-The child's output goes to ``<log dir>/hermes-serve-<id>.log`` (platformdirs' user log dir, or
-``$HERMES_TRAY_LOG_DIR``) with the token masked; it must be drained or the child would block
-on a full pipe. Restart pacing is the client's backoff: ``ensure_running`` restarts a dead
-child each time it is called.
+On 0.19.0 nothing can be discovered (protocol.md §1.2), so the tray starts a backend with a
+token it minted, reads ``HERMES_BACKEND_READY port=N`` and dials it; a fresh token per start,
+so a restarted backend is never reached with a stale one. Its output is drained (a full pipe
+would block it) into ``<log dir>/hermes-serve-<id>.log`` with the token masked. Restarts are
+paced by the client's backoff: ``ensure_running`` restarts a dead child on each call.
 """
 
 from __future__ import annotations
@@ -40,8 +36,6 @@ def find_hermes(configured: str = "") -> str | None:
 
 
 class OwnedBackend:
-    """One supervised ``hermes serve`` child (see module docstring)."""
-
     def __init__(
         self,
         executable: str,
@@ -90,12 +84,6 @@ class OwnedBackend:
         if not self.running:
             await self.stop()
             await self._start()
-        return self.url()
-
-    async def restart(self) -> str:
-        """Stop and start again with a fresh token (e.g. after the token was refused)."""
-        await self.stop()
-        await self._start()
         return self.url()
 
     async def _start(self) -> None:
@@ -176,8 +164,7 @@ class OwnedBackend:
         """Terminate the child (SIGTERM, then SIGKILL of its process group after ``grace``)."""
         proc, self._proc, self._port = self._proc, None, 0
         if proc is not None and proc.returncode is None:
-            # The child leads its own process group (start_new_session): end the whole group so
-            # commands the agent started do not outlive the backend.
+            # End the child's whole group: the agent's commands must not outlive it.
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):
