@@ -1,13 +1,9 @@
 """Map the person's saved gateway settings onto endpoints the client can dial.
 
-``desktop.settings`` describes what the person chose (and stores tokens in the
-keyring or its 0600 fallback via ``TokenStore``); this package needs a ``GatewayEndpoint``. The
-token is looked up through the store at every dial, so a token changed in Settings is used on
-the next reconnect without rebuilding the client. Optional per-gateway ``extra`` keys:
-``hermes_home``, ``hermes_executable``, ``approval_timeout_s`` (the gateway's
-``approvals.timeout`` in seconds, for gateways whose config.yaml the tray cannot read; a value
-that is no finite number >= 0 is ignored with a warning, so a typo never stops the gateway from
-connecting).
+The token is looked up through the store at every dial, so a token changed in Settings is used
+on the next reconnect. Optional ``extra`` keys: ``hermes_home``, ``hermes_executable``,
+``approval_timeout_s`` (ignored with a warning unless a finite number >= 0: a typo never stops
+the gateway from connecting).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Find the gateways this tray should connect to, in a fixed order, and say what was tried.
 
-Order (protocol.md §1.2, §6.1), unless gateways are configured in Settings:
-
-a. ``HERMES_TUI_GATEWAY_URL`` (dialled as-is, like Hermes' own clients: no fallback), or the
-   configured URL + token gateways;
-b. the canonical gateway's control socket in ``HERMES_HOME`` (answers ``identify``);
-c. owning a backend: ``hermes`` is on PATH (or configured) → ``hermes serve`` supervised;
-d. a loopback ``hermes dashboard`` — only when the person opted in;
-e. nothing: the app shows its built-in demo. ``tried`` explains each step, for the doctor and
-   the "no gateway found" notice.
-
-Why return endpoints rather than connect: the app owns one GatewayClient per endpoint and the
-doctor reports without changing anything. Discovery itself never starts a process.
+Unless gateways are configured in Settings (protocol.md §1.2, §6.1): ``HERMES_TUI_GATEWAY_URL``
+(dialled as-is, no fallback); the canonical gateway's control socket in ``HERMES_HOME``; owning
+a ``hermes serve`` when ``hermes`` is on PATH; a loopback dashboard, only when opted in; else
+nothing, and the app shows its demo. ``tried`` explains each step. Nothing is started here.
 """
 
 from __future__ import annotations
@@ -50,7 +42,7 @@ async def discover(
     which: Callable[[str], str | None] = shutil.which,
     identify_timeout: float = 2.0,
 ) -> DiscoveryResult:
-    """Run the steps in order and return the first that finds something (see module doc)."""
+    """Run the steps in order and return the first that finds something."""
     env = os.environ if environ is None else environ
     tried: list[str] = []
 

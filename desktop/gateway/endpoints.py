@@ -1,12 +1,8 @@
 """Where a gateway is and how to reach it, as a frozen value the settings can store.
 
-Why a value with no secret in it: endpoints are logged, shown in the doctor and compared in
-tests; the token itself is only *named* (keyring entry, file, environment variable) and read
-at dial time by ``desktop.gateway.tokens``. A URL given inline (``HERMES_TUI_GATEWAY_URL``)
-may carry ``?token=``, so ``url`` is left out of ``repr`` and ``display_url`` masks it.
-
-Transport rule: ``ws://`` only to a loopback host; anything else needs ``wss://`` unless the
-person explicitly allowed an insecure remote (the token would cross the network in clear).
+No secret in it: a token is only *named* and read at dial time (``tokens``); an inline URL may
+carry ``?token=``, so ``url`` stays out of ``repr`` and ``display_url`` masks it. Plain
+``ws://`` only to a loopback host unless the person allowed an insecure remote.
 """
 
 from __future__ import annotations
@@ -85,9 +81,7 @@ class GatewayEndpoint:
     hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child
     hermes_executable: str = ""  # owned: path or name of `hermes` ("" = look it up on PATH)
     allow_insecure_remote: bool = False
-    # The gateway's approvals.timeout in seconds, as the person configured it (None: unknown).
-    # Used for remote gateways, and as an upper bound on what a local config.yaml says
-    # (desktop.gateway.approval_timeout).
+    # approvals.timeout as configured (None: unknown); see desktop.gateway.approval_timeout.
     approval_timeout_s: float | None = None
 
     @property
@@ -106,8 +100,7 @@ class GatewayEndpoint:
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
     """A dialable ``ws(s)://host:port/api/ws…`` URL from what a person typed, or ConfigError.
 
-    Accepts http(s):// (mapped to ws(s)://) and a bare origin (``/api/ws`` is added), because
-    people paste the dashboard address. Refuses ws:// to a non-loopback host unless allowed.
+    http(s):// and a bare origin are accepted: people paste the dashboard address.
     """
     try:
         parts = urlsplit(url.strip())

@@ -1,9 +1,7 @@
-"""Keep tokens and tickets out of logs, reprs and error texts.
+"""Keep tokens out of URLs shown in the UI, the doctor's output and error texts.
 
-Scrubbing the log alone is not enough: URLs such as ``HERMES_TUI_GATEWAY_URL`` carry the
-credential in their query string, and error texts built from them reach the UI and the doctor's
-output, not just the log. Every secret this package touches is also handed to
-``desktop.logsetup.register_secret``, so the log filter scrubs it even if some library echoes it.
+``HERMES_TUI_GATEWAY_URL`` may carry the credential in its query; every secret is also
+registered with ``desktop.logsetup``, whose filter scrubs the log.
 """
 
 from __future__ import annotations
@@ -11,8 +9,6 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment
-
-__all__ = ["redact_url"]
 
 
 def redact_url(url: str) -> str:

@@ -1,10 +1,8 @@
 """Futures for the app's own JSON-RPC calls, settled by the core's ``RpcResponded`` events.
 
-Why track "written": when a connection drops, a caller must learn whether its request could
-have reached the gateway (``OutcomeUnknownError``) or certainly did not (``NotSentError``).
-The pump reports each frame's fate; the core reports each answer; this table joins the two by
-``rpc_id``. Requests the core issues for itself (handshake, resubscription) are not in here
-and are ignored.
+The pump reports each frame's fate and the core each answer; joined here by ``rpc_id``, so after
+a drop a caller learns whether its request may have reached the gateway (``OutcomeUnknownError``)
+or certainly did not (``NotSentError``). The core's own requests are not in here.
 """
 
 from __future__ import annotations
@@ -38,9 +36,6 @@ class PendingCalls:
 
     def pop(self, rpc_id: int) -> PendingCall | None:
         return self._calls.pop(rpc_id, None)
-
-    def __len__(self) -> int:
-        return len(self._calls)
 
     def written(self, rpc_id: int) -> None:
         call = self._calls.get(rpc_id)

@@ -1,9 +1,8 @@
 """Read a gateway token from where a ``TokenSource`` says it lives.
 
-Why the file check: a token file readable by the group or the world lets any local user
-approve commands as this person, so it is refused with instructions (like ssh does for keys)
-rather than silently used. Tokens are registered with the log scrubber as soon as they are
-read, and no message here ever contains one.
+A token file readable by others would let any local user approve commands as this person, so
+it is refused with instructions (as ssh does for keys). Tokens are registered with the log
+scrubber as soon as they are read.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Learn the Hermes version from the gateway's public ``/api/status``, in the background.
 
-Why: the WebSocket handshake does not carry the version (0.19.0's ``gateway.ready`` has only
-the skin), but the tray and the doctor should say which Hermes they talk to. The same server
-answers ``GET /api/status`` without auth (protocol.md §1.1). It is asked after each handshake,
-never blocks connecting, and any failure just leaves the version unknown.
+The handshake does not carry it (0.19.0's ``gateway.ready`` has only the skin), but the same
+server answers ``GET /api/status`` without auth. A failure leaves the version unknown.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ class VersionProbe:
         self._task: asyncio.Task[str] | None = None
 
     def start(self, target: tuple[str, int] | None) -> None:
-        """Probe ``host:port`` (loopback ws:// gateways only) unless a probe is running."""
+        """Probe ``host:port`` unless a probe is running."""
         if target is None or self._task is not None:
             return
         self._task = asyncio.get_running_loop().create_task(self._probe(*target))
@@ -41,7 +39,6 @@ class VersionProbe:
             self._on_version(self.version)
 
     async def settled(self) -> str:
-        """The version, after waiting for a probe still in flight."""
         task = self._task
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
