@@ -246,7 +246,7 @@ class GatewayClient:
             self.core,
             on_received=self._after_input,
             on_fate=self._on_frame_fate,
-            screen=self.follower.screen,
+            peek=self.follower.peek,
             pace=self._keepalive_pace if self._settings.ping_interval is not None else None,
         )
         pump = self._pump

@@ -52,15 +52,14 @@ class SocketPump:
         *,
         on_received: Callable[[], None],
         on_fate: FrameFate,
-        screen: Callable[[str | bytes], str | bytes | None] | None = None,
+        peek: Callable[[str | bytes], None],
         pace: Callable[[], KeepalivePace] | None = None,
     ) -> None:
         self.ws = ws
         self._core = core
         self._on_received = on_received
         self._on_fate = on_fate
-        # Sees each message first and returns what the core gets (None: nothing).
-        self._screen = screen
+        self._peek = peek  # sees each message before the core
         self._queue: collections.deque[OutboundFrame] = collections.deque()
         self._wake = asyncio.Event()
         self._closing = False
@@ -203,11 +202,7 @@ class SocketPump:
             self._inbox_bytes -= len(message)
             if wire_log.isEnabledFor(logging.DEBUG):
                 wire_log.debug("< %.2000s", message)
-            if self._screen is not None:
-                screened = self._screen(message)
-                if screened is None:
-                    continue
-                message = screened
+            self._peek(message)
             self._core.receive_text(message)
             self.flush()
             self._on_received()  # the listener's time counts against the batch too

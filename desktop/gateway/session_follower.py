@@ -24,7 +24,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.events import (
@@ -51,43 +50,14 @@ Call = Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 Spawn = Callable[[Coroutine[Any, Any, Any]], None]
 
 
-@dataclass(frozen=True)
-class FollowScope:
-    """Whether other clients' sessions are followed here, and why in a plain sentence."""
-
-    others: bool
-    reason: str
-
-
 FANS_OUT = (Dialect.B, Dialect.C)  # the dialects whose sessions take any number of viewers
 LISTS = (*FANS_OUT, Dialect.HERMES020)  # the dialects whose live sessions are listed here
 BROADCASTS_CHANGES = (Dialect.B, Dialect.HERMES020)  # they say sessions.changed
 
 
-def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
-    """The effective scope for ``dialect`` given the person's setting (``follow_all``)."""
-    if dialect is not None and dialect not in LISTS:
-        return FollowScope(
-            False,
-            "Only sessions the tray starts: on this Hermes version a session has one viewer, "
-            "and following it would take its events away from the window that shows it.",
-        )
-    if not follow_all:
-        return FollowScope(False, "Only sessions the tray starts, as set in Settings.")
-    if dialect is None:
-        return FollowScope(True, "Every live session, once the gateway is connected.")
-    if dialect is Dialect.HERMES020:
-        return FollowScope(
-            True,
-            "Every live session, through the approvals it waits on: on this Hermes version "
-            "following a session would take its events away from the window that shows it, so "
-            "the tray only asks what waits there and answers it by id.",
-        )
-    return FollowScope(
-        True,
-        "Every live session: this gateway shows a session to every viewer, so following "
-        "takes nothing from the window that runs it.",
-    )
+def follows_others(dialect: Dialect | None, follow_all: bool) -> bool:
+    """Whether other clients' sessions are followed on ``dialect`` (None: not yet known)."""
+    return follow_all and (dialect is None or dialect in LISTS)
 
 
 def is_list_changed(message: str | bytes) -> bool:
@@ -137,19 +107,18 @@ class SessionFollower:
         self._spaced: asyncio.TimerHandle | None = None
 
     @property
-    def scope(self) -> FollowScope:
-        return follow_scope(self._core.dialect, self._follow_all)
+    def follows_others(self) -> bool:
+        return follows_others(self._core.dialect, self._follow_all)
 
     @property
     def adopted(self) -> frozenset[str]:
         return frozenset(self._adopted)
 
-    def screen(self, message: str | bytes) -> str | bytes:
-        """Every received frame, passed on whole: B's and 0.20's list-changed starts a list."""
+    def peek(self, message: str | bytes) -> None:
+        """Every received frame: B's and 0.20's list-changed starts a list."""
         connected = self._connected and self._core.dialect in BROADCASTS_CHANGES
         if connected and is_list_changed(message):
             self.relist()
-        return message
 
     def on_event(self, event: CoreEvent) -> None:
         """The core's events: list at each handshake; forget removed sessions; C re-lists."""
@@ -190,7 +159,7 @@ class SessionFollower:
 
     def relist(self) -> None:
         """List now (or right after the list in flight); a no-op where nothing is followed."""
-        if not self._connected or not self.scope.others:
+        if not self._connected or not self.follows_others:
             return
         self._cancel_spaced()
         if self._listing:
@@ -201,7 +170,7 @@ class SessionFollower:
 
     def _relist_spaced(self) -> None:
         """Re-list after a session event, but not more often than RELIST_SPACING_S."""
-        if not self._connected or not self.scope.others or self._spaced is not None:
+        if not self._connected or not self.follows_others or self._spaced is not None:
             return
         if self._listing:
             self._again = True
@@ -227,7 +196,7 @@ class SessionFollower:
             while True:
                 self._again = False
                 await self._list_once()
-                if not (self._again and self._connected and self.scope.others):
+                if not (self._again and self._connected and self.follows_others):
                     return
         finally:
             self._listing = False
@@ -243,7 +212,7 @@ class SessionFollower:
         except GatewayError as exc:
             log.info("could not list live sessions to follow: %s", exc)
             return
-        if not self._connected or not self.scope.others or self._core.dialect is not dialect:
+        if not self._connected or not self.follows_others or self._core.dialect is not dialect:
             return
         if dialect is Dialect.HERMES020:
             before = self._core.observed_sessions

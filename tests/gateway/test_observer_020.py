@@ -110,7 +110,7 @@ def test_a_listed_working_session_shows_its_pending_entry_answered_by_id(arun: A
         async with running(gateway) as (client, rec):
             await rec.wait_for(lambda: open_rows(client))
             assert client.core.dialect is Dialect.HERMES020
-            assert client.follower.scope.others
+            assert client.follower.follows_others
             [row] = open_rows(client)
             assert (row.session_id, row.command, row.answerable) == (
                 "theirs01",
@@ -162,7 +162,7 @@ def test_only_mine_observes_nothing(arun: Any) -> None:
             await rec.wait_for(lambda: client.core.dialect is Dialect.HERMES020)
             await gateway.wait(lambda: gateway.calls("config.get"))  # what the handshake asks
             assert gateway.calls("session.active_list") == []
-            assert not client.follower.scope.others
+            assert not client.follower.follows_others
             assert client.core.observed_sessions == frozenset()
             assert open_rows(client) == []
 
