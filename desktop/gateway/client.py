@@ -59,7 +59,7 @@ LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settle
 PROFILE_CALL_TIMEOUT = 10.0
 
 
-class GatewayClient:
+class GatewayClient(SessionCommands):
     def __init__(
         self,
         endpoint: GatewayEndpoint,
@@ -102,13 +102,6 @@ class GatewayClient:
         self._plan: DialPlan | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        self.commands = SessionCommands(
-            self.core,
-            self._core_settings,
-            call=self.call,
-            dialect=self._dialect,
-            flush=self._after_input,
-        )
         self.follower = SessionFollower(
             self.core,
             call=self.call,
@@ -480,30 +473,6 @@ class GatewayClient:
         self._flush()
         self._deliver_soon()
         return result
-
-    async def set_yolo(self, session_id: str, on: bool) -> None:
-        await self.commands.set_yolo(session_id, on)
-
-    async def read_yolo(self, session_id: str) -> None:
-        await self.commands.read_yolo(session_id)
-
-    async def set_approval_mode(self, mode: str) -> None:
-        await self.commands.set_approval_mode(mode)
-
-    async def interrupt(self, session_id: str) -> None:
-        await self.commands.interrupt(session_id)
-
-    async def create_session(self, cwd: str, prompt: str) -> str:
-        return await self.commands.create_session(cwd, prompt)
-
-    async def list_live_sessions(self) -> list[Mapping[str, Any]]:
-        return await self.commands.list_live_sessions()
-
-    async def attach_session(self, session_id: str) -> None:
-        await self.commands.attach_session(session_id)
-
-    async def refresh_usage(self, session_id: str) -> None:
-        await self.commands.refresh_usage(session_id)
 
     async def call(
         self, method: str, params: Mapping[str, Any], *, timeout: float = 30.0

@@ -29,36 +29,27 @@ def live_sessions_method(dialect: Dialect) -> tuple[str, dict[str, Any]]:
 
 
 class SessionCommands:
-    """Session requests of one client.
+    """Session requests, mixed into ``GatewayClient``.
 
-    ``dialect`` returns the connected dialect or raises ``NotSentError``; ``flush`` delivers
-    what the core produced after it learned a session.
+    ``_dialect`` returns the connected dialect or raises ``NotSentError``; ``_after_input``
+    delivers what the core produced after it learned a session.
     """
 
-    def __init__(
-        self,
-        core: GatewayCore,
-        settings: CoreSettings,
-        *,
-        call: Call,
-        dialect: Callable[[], Dialect],
-        flush: Callable[[], None],
-    ) -> None:
-        self._core = core
-        self._settings = settings
-        self._call = call
-        self._dialect = dialect
-        self._flush = flush
+    core: GatewayCore
+    _core_settings: CoreSettings
+    call: Call
+    _dialect: Callable[[], Dialect]
+    _after_input: Callable[[], None]
 
     async def set_yolo(self, session_id: str, on: bool) -> None:
         params = {"session_id": session_id, "key": "yolo", "value": "on" if on else "off"}
         if self._dialect() is not Dialect.C:
             params["scope"] = "session"
-        await self._call("config.set", params)
+        await self.call("config.set", params)
 
     async def read_yolo(self, session_id: str) -> None:
         """``config.get yolo`` (canonical's ``session.info`` has no ``yolo``); the core folds it."""
-        await self._call("config.get", {"session_id": session_id, "key": "yolo"})
+        await self.call("config.get", {"session_id": session_id, "key": "yolo"})
 
     async def set_approval_mode(self, mode: str) -> None:
         if mode not in APPROVAL_MODES:
@@ -68,7 +59,7 @@ class SessionCommands:
                 "The canonical gateway has no approval-mode setting over the connection; change "
                 "approvals.mode in Hermes' config.yaml instead."
             )
-        await self._call("config.set", {"key": "approvals.mode", "value": mode})
+        await self.call("config.set", {"key": "approvals.mode", "value": mode})
 
     async def interrupt(self, session_id: str) -> None:
         params: dict[str, Any] = {"session_id": session_id}
@@ -76,7 +67,7 @@ class SessionCommands:
             generation = next(
                 (
                     s.execution_generation
-                    for s in self._core.sessions()
+                    for s in self.core.sessions()
                     if s.session_id == session_id
                 ),
                 None,
@@ -87,30 +78,30 @@ class SessionCommands:
                     "snapshot and try again."
                 )
             params["execution_generation"] = generation
-        await self._call("session.interrupt", params)
+        await self.call("session.interrupt", params)
 
     async def create_session(self, cwd: str, prompt: str) -> str:
         """Create a desktop session, follow it, submit ``prompt``; return its session id."""
         if self._dialect() is Dialect.C:
             params: dict[str, Any] = {"source": "gui", "cwd": cwd}
         else:
-            params = {"source": self._settings.session_source, "cwd": cwd}
+            params = {"source": self._core_settings.session_source, "cwd": cwd}
             params["close_on_disconnect"] = False
-        result = await self._call("session.create", params)
+        result = await self.call("session.create", params)
         session_id = str(result.get("session_id", ""))
         if not session_id:
             raise RpcCallError(-32603, "session.create returned no session_id")
-        self._core.watch_session(
+        self.core.watch_session(
             session_id, stored_session_id=str(result.get("stored_session_id") or "")
         )
-        self._flush()
+        self._after_input()
         if prompt:
-            await self._call("prompt.submit", {"session_id": session_id, "text": prompt})
+            await self.call("prompt.submit", {"session_id": session_id, "text": prompt})
         return session_id
 
     async def list_live_sessions(self) -> list[Mapping[str, Any]]:
         method, params = live_sessions_method(self._dialect())
-        result = await self._call(method, params)
+        result = await self.call(method, params)
         sessions = result.get("sessions")
         return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
 
@@ -121,15 +112,15 @@ class SessionCommands:
         """
         params: dict[str, Any] = {"session_id": session_id}
         if self._dialect() is not Dialect.C:
-            params.update(source=self._settings.session_source, close_on_disconnect=False)
-        elif self._settings.canonical_resume_source:
-            params["source"] = self._settings.canonical_resume_source
-        result = await self._call("session.resume", params)
+            params.update(source=self._core_settings.session_source, close_on_disconnect=False)
+        elif self._core_settings.canonical_resume_source:
+            params["source"] = self._core_settings.canonical_resume_source
+        result = await self.call("session.resume", params)
         runtime_id = str(result.get("session_id") or session_id)
         stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
-        self._core.watch_session(runtime_id, stored_session_id=stored)
-        self._flush()
+        self.core.watch_session(runtime_id, stored_session_id=stored)
+        self._after_input()
 
     async def refresh_usage(self, session_id: str) -> None:
         """Ask for ``session.usage``; the core folds the answer into the session's usage."""
-        await self._call("session.usage", {"session_id": session_id})
+        await self.call("session.usage", {"session_id": session_id})

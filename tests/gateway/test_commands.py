@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,25 +16,27 @@ A, B, C = Dialect.A, Dialect.B, Dialect.C
 REPLY = {"session_id": "rt-1", "stored_session_id": "st-1"}
 
 
-def commands_for(
-    dialect: Dialect, *, settings: CoreSettings | None = None
-) -> tuple[SessionCommands, list[tuple[str, dict[str, Any]]], list[None]]:
-    sent: list[tuple[str, dict[str, Any]]] = []
-    flushed: list[None] = []
+class Recording(SessionCommands):
+    """The commands with a recording ``call``, on a given dialect."""
 
-    async def call(method: str, params: Any) -> dict[str, Any]:
-        sent.append((method, dict(params)))
+    def __init__(self, dialect: Callable[[], Dialect], settings: CoreSettings) -> None:
+        self.core = GatewayCore("g1", clock=lambda: 0.0)
+        self._core_settings = settings
+        self._dialect = dialect
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        self.flushed: list[None] = []
+        self._after_input = lambda: self.flushed.append(None)
+
+    async def call(self, method: str, params: Any, *, timeout: float = 30.0) -> Any:
+        self.sent.append((method, dict(params)))
         return REPLY
 
-    core = GatewayCore("g1", clock=lambda: 0.0)
-    commands = SessionCommands(
-        core,
-        settings or CoreSettings(),
-        call=call,
-        dialect=lambda: dialect,
-        flush=lambda: flushed.append(None),
-    )
-    return commands, sent, flushed
+
+def commands_for(
+    dialect: Dialect, *, settings: CoreSettings | None = None
+) -> tuple[Recording, list[tuple[str, dict[str, Any]]], list[None]]:
+    commands = Recording(lambda: dialect, settings or CoreSettings())
+    return commands, commands.sent, commands.flushed
 
 
 @pytest.mark.parametrize("dialect", [A, B])
@@ -122,19 +125,10 @@ def test_a_learned_session_is_flushed_to_the_core(arun: Any) -> None:
 
 
 def test_session_commands_send_nothing_when_not_connected(arun: Any) -> None:
-    sent: list[str] = []
-
-    async def call(method: str, params: Any) -> dict[str, Any]:
-        sent.append(method)
-        return {}
-
     def not_connected() -> Dialect:
         raise NotSentError("Not connected to Local; nothing was sent.")
 
-    core = GatewayCore("g1", clock=lambda: 0.0)
-    commands = SessionCommands(
-        core, CoreSettings(), call=call, dialect=not_connected, flush=lambda: None
-    )
+    commands = Recording(not_connected, CoreSettings())
     with pytest.raises(NotSentError):
         arun(commands.set_yolo("s1", True))
-    assert sent == []
+    assert commands.sent == []
