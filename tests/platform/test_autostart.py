@@ -11,7 +11,7 @@ import pytest
 
 from desktop.platform import autostart, desktop_entry
 from desktop.platform.autostart_macos import LaunchAgentAutostart
-from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart, WinregRunKey
+from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart
 from desktop.platform.autostart_xdg import XdgAutostart
 from tests.platform.exec_line import split_exec
 
@@ -116,38 +116,6 @@ def test_launch_agent_disabled_key_or_garbage_counts_as_disabled(tmp_path: Path)
 # -- Windows: Run key -----------------------------------------------------------------------
 
 
-class MemoryRegistry:
-    """A RegistryWriter holding one key's string values."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def read(self, name: str) -> str | None:
-        return self.values.get(name)
-
-    def write(self, name: str, value: str) -> None:
-        self.values[name] = value
-
-    def delete(self, name: str) -> None:
-        self.values.pop(name, None)
-
-
-def test_run_key_stores_a_quoted_command_line() -> None:
-    registry = MemoryRegistry()
-    backend = RunKeyAutostart(registry)
-    assert backend.is_enabled() is False
-    backend.enable([r"C:\Program Files\Hermes Tray\hermes-tray.exe", "--log-level", "INFO"])
-    assert registry.values == {
-        "Hermes Tray": r'"C:\Program Files\Hermes Tray\hermes-tray.exe" --log-level INFO'
-    }
-    assert backend.is_enabled() is True
-    assert backend.location.endswith(r"CurrentVersion\Run\Hermes Tray")
-    backend.disable()
-    backend.disable()
-    assert registry.values == {}
-    assert backend.is_enabled() is False
-
-
 class FakeKey:
     def __init__(self, store: dict[str, dict[str, tuple[Any, int]]], path: str) -> None:
         self.values = store.setdefault(path, {})
@@ -194,32 +162,30 @@ class FakeWinreg:
         del key.values[name]
 
 
-def test_winreg_writer_uses_the_current_users_run_key() -> None:
+def test_run_key_stores_a_quoted_command_line_in_the_current_users_run_key() -> None:
     fake = FakeWinreg()
-    writer = WinregRunKey(winreg_module=fake)
-    assert writer.read("Hermes Tray") is None  # no Run key at all yet
-    writer.delete("Hermes Tray")  # nothing to delete: no error
-    writer.write("Hermes Tray", '"C:\\x\\hermes-tray.exe"')
-    assert fake.keys == {f"HKCU\\{RUN_KEY}": {"Hermes Tray": ('"C:\\x\\hermes-tray.exe"', 1)}}
-    assert writer.read("Hermes Tray") == '"C:\\x\\hermes-tray.exe"'
-    writer.delete("Hermes Tray")
-    assert writer.read("Hermes Tray") is None
+    backend = RunKeyAutostart(winreg_module=fake)
+    assert backend.is_enabled() is False  # no Run key at all yet
+    backend.disable()  # nothing to delete: no error
+    backend.enable([r"C:\Program Files\Hermes Tray\hermes-tray.exe", "--log-level", "INFO"])
+    assert fake.keys == {
+        f"HKCU\\{RUN_KEY}": {
+            "Hermes Tray": (r'"C:\Program Files\Hermes Tray\hermes-tray.exe" --log-level INFO', 1)
+        }
+    }
+    assert backend.is_enabled() is True
+    assert backend.location.endswith(r"CurrentVersion\Run\Hermes Tray")
+    backend.disable()
+    backend.disable()
+    assert fake.keys == {f"HKCU\\{RUN_KEY}": {}}
+    assert backend.is_enabled() is False
     assert {path for _, path in fake.calls} == {f"HKCU\\{RUN_KEY}"}
 
 
-def test_winreg_writer_ignores_a_value_of_the_wrong_type() -> None:
+def test_run_key_ignores_a_value_of_the_wrong_type() -> None:
     fake = FakeWinreg()
     fake.keys[f"HKCU\\{RUN_KEY}"] = {"Hermes Tray": (1, fake.REG_DWORD)}
-    assert WinregRunKey(winreg_module=fake).read("Hermes Tray") is None
-
-
-def test_run_key_backend_drives_winreg_end_to_end() -> None:
-    fake = FakeWinreg()
-    backend = RunKeyAutostart(WinregRunKey(winreg_module=fake))
-    backend.enable(["C:\\app\\hermes-tray.exe"])
-    assert backend.is_enabled() is True
-    backend.disable()
-    assert backend.is_enabled() is False
+    assert RunKeyAutostart(winreg_module=fake).is_enabled() is False
 
 
 # -- choosing a backend, and what to launch ---------------------------------------------------
