@@ -38,7 +38,7 @@ from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (t
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError
 from desktop.gateway.keepalive import KeepalivePace
-from desktop.gateway.pump import SocketPump, fail_unsendable
+from desktop.gateway.pump import SocketPump
 from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_commands import SessionCommands
 from desktop.gateway.session_follower import SessionFollower
@@ -331,8 +331,10 @@ class GatewayClient(SessionCommands):
     def _flush(self) -> None:
         if self._pump is not None:
             self._pump.flush()
-        else:
-            fail_unsendable(self.core, self._on_frame_fate)
+            return
+        for frame in self.core.data_to_send():  # no socket: certainly not sent
+            self.core.frame_failed(frame.frame_id, maybe_sent=False)
+            self._on_frame_fate(frame, False)
 
     def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
         if frame.rpc_id is not None:

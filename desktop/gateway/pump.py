@@ -37,13 +37,6 @@ INBOX_FRAMES = 20_000  # the reader waits while this many frames (or bytes below
 INBOX_BYTES = 64 << 20
 
 
-def fail_unsendable(core: GatewayCore, on_fate: FrameFate) -> None:
-    """No socket: every frame the core wants to send is certainly not sent."""
-    for frame in core.data_to_send():
-        core.frame_failed(frame.frame_id, maybe_sent=False)
-        on_fate(frame, False)
-
-
 class SocketPump:
     def __init__(
         self,
