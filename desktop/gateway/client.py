@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -33,6 +34,7 @@ from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
+from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer, DialPlan
 from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
@@ -48,7 +50,6 @@ from desktop.gateway.status import (
     ConnectionStatus,
     GatewayListener,
 )
-from desktop.gateway.version_probe import VersionProbe
 from desktop.settings.model import is_loopback_host
 
 __all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "GatewayClient"]
@@ -94,7 +95,8 @@ class GatewayClient(SessionCommands):
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
-        self._probe = VersionProbe(self._settings.version_probe_timeout, self._version_known)
+        self._version = ""
+        self._version_task: asyncio.Task[None] | None = None
         self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
         self._delivery_pending = False
         self._was_connected = False
@@ -163,7 +165,9 @@ class GatewayClient(SessionCommands):
                 await self._ws.close(1000, "tray closing")
         if self._running:
             await self._finished.wait()
-        await self._probe.close()
+        if self._version_task is not None:
+            self._version_task.cancel()
+            await asyncio.gather(self._version_task, return_exceptions=True)
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.dialer.close()
@@ -322,11 +326,23 @@ class GatewayClient(SessionCommands):
 
     async def settled_version(self) -> str:
         """The Hermes version, once a probe still in flight has ended (doctor)."""
-        return await self._probe.settled() or self.status.version
+        if self._version_task is not None:
+            await asyncio.gather(self._version_task, return_exceptions=True)
+        return self._version or self.status.version
 
-    def _version_known(self, version: str) -> None:
+    async def _read_version(self, host: str, port: int) -> None:
+        """The version from the server's public ``/api/status``: the handshake does not say it."""
+        try:
+            timeout = self._settings.version_probe_timeout
+            status, body = await http_get(host, port, "/api/status", timeout=timeout)
+            info = json.loads(body) if status == 200 else {}
+        except Exception:  # the version stays unknown
+            return
+        finally:
+            self._version_task = None
+        self._version = str(info.get("version", "")) if isinstance(info, dict) else ""
         if self.status.state is ConnectionState.CONNECTED:
-            self._set_status(version=version)
+            self._set_status(version=self._version)
 
     def _flush(self) -> None:
         if self._pump is not None:
@@ -410,14 +426,15 @@ class GatewayClient(SessionCommands):
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
         self._was_connected = True
-        if self._plan is not None and self._settings.version_probe:
-            self._probe.start(self._plan.status_url)
+        target = self._plan.status_url if self._plan is not None else None
+        if target is not None and self._settings.version_probe and self._version_task is None:
+            self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
             state=ConnectionState.CONNECTED,
             dialect=event.dialect,
             attempt=0,
             error="",
-            version=self._probe.version,
+            version=self._version,
         )
         if event.dialect in LEARNS_TIMEOUT and self.endpoint.kind is not EndpointKind.DEMO:
             self._spawn(self._learn_timeout(event.dialect, event.epoch))
