@@ -65,7 +65,6 @@ class NativeNotifier:
         self._generation = itertools.count(1)
         # A withdraw during a show's wait for the server's reply would find nothing to close.
         self._lock = asyncio.Lock()
-        self.available = False
         self.buttons = False
         self.markup = False
         self.persistence = False
@@ -91,11 +90,9 @@ class NativeNotifier:
                 "no native notification service (%s); using the tray's balloon", type(exc).__name__
             )
             await self._disconnect()
-            self.available = False
             return False
         self.capabilities = tuple(str(c) for c in capabilities)
         self.server = tuple(str(s) for s in server)
-        self.available = True
         self.buttons = "actions" in self.capabilities
         self.markup = "body-markup" in self.capabilities
         self.persistence = "persistence" in self.capabilities
@@ -254,7 +251,7 @@ class NativeNotifier:
 
     async def aclose(self) -> None:
         """Withdraw what we showed (their buttons would act on nothing) and leave the bus."""
-        if self._iface is not None and self.available:
+        if self._iface is not None:
             for identifier in list(self._shown.values()):
                 try:
                     await asyncio.wait_for(self._close(identifier), 2.0)
