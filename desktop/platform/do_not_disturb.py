@@ -63,10 +63,6 @@ class DoNotDisturb:
 UNKNOWN = DoNotDisturb(None, reason="not read yet")
 
 
-def _as_bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
 def _unwrapped(value: Any) -> Any:
     """The value inside a portal's variant (the older ``Read`` wraps it twice)."""
     for _ in range(3):
@@ -84,7 +80,7 @@ class DoNotDisturbWatch:
         self.state = UNKNOWN
         self._unsubscribe: Callable[[], None] | None = None
 
-    async def start(self, bus: Any, server_name: str | None = None, timeout: float = 2.0) -> None:
+    async def start(self, bus: Any, server_name: str, timeout: float = 2.0) -> None:
         """Subscribe (first: no change is lost), then read, within ``timeout``; never raises."""
         try:
             await asyncio.wait_for(self._start(bus, server_name), timeout)
@@ -93,7 +89,7 @@ class DoNotDisturbWatch:
             self.stop()
             self._set(DoNotDisturb(None, reason=f"the read failed ({type(exc).__name__})"))
 
-    async def _start(self, bus: Any, server_name: str | None) -> None:
+    async def _start(self, bus: Any, server_name: str) -> None:
         node = await bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH)
         server = bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, node)
         if any(
@@ -102,8 +98,6 @@ class DoNotDisturbWatch:
         ):
             await self._start_kde(server.get_interface(PROPERTIES))
             return
-        if server_name is None:
-            server_name = (await _server_information(bus))[0]
         if server_name == XFCE_SERVER:
             await self._start_xfce(bus)
             return
@@ -177,7 +171,7 @@ class DoNotDisturbWatch:
 
     def _set_read(self, source: str, value: Any, *, banners: bool = False) -> None:
         """``value`` is the switch, or with ``banners`` whether bubbles show (its opposite)."""
-        on = _as_bool(value)
+        on = value if isinstance(value, bool) else None
         if on is not None and banners:
             on = not on
         if on is None:

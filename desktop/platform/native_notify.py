@@ -31,15 +31,18 @@ from typing import Any
 
 from desktop.model.notify_policy import ActionKind, NotificationPlan, fit_buttons
 from desktop.platform.activation import event_token
-from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
+from desktop.platform.do_not_disturb import (
+    NOTIFICATIONS,
+    NOTIFICATIONS_PATH,
+    DoNotDisturb,
+    DoNotDisturbWatch,
+)
 from desktop.platform.paths import APP_ID
 
 log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[NotificationPlan, ActionKind], None]
 
-BUS_NAME = "org.freedesktop.Notifications"
-OBJECT_PATH = "/org/freedesktop/Notifications"
 URGENCY_NORMAL = 1
 URGENCY_CRITICAL = 2
 NEVER_EXPIRES = 0
@@ -79,10 +82,10 @@ class NativeNotifier:
         try:
             self._bus = await asyncio.wait_for(MessageBus().connect(), timeout)
             introspection = await asyncio.wait_for(
-                self._bus.introspect(BUS_NAME, OBJECT_PATH), timeout
+                self._bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH), timeout
             )
-            proxy = self._bus.get_proxy_object(BUS_NAME, OBJECT_PATH, introspection)
-            self._iface = proxy.get_interface(BUS_NAME)
+            proxy = self._bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, introspection)
+            self._iface = proxy.get_interface(NOTIFICATIONS)
             capabilities = await asyncio.wait_for(self._iface.call_get_capabilities(), timeout)
             server = await asyncio.wait_for(self._iface.call_get_server_information(), timeout)
         except Exception as exc:  # no bus, no service, or a service that does not answer
@@ -103,7 +106,7 @@ class NativeNotifier:
         log.info(
             "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
         )
-        await self._dnd.start(self._bus, self.server[0] if self.server else None, timeout)
+        await self._dnd.start(self._bus, self.server[0] if self.server else "", timeout)
         return True
 
     def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
