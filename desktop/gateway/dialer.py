@@ -10,6 +10,7 @@ single-use canonical ticket, a restarted owned backend, a dashboard's new token)
 from __future__ import annotations
 
 import logging
+import shutil
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -26,7 +27,7 @@ from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError, ConnectError
 from desktop.gateway.redact import redact_url
-from desktop.gateway.supervisor import OwnedBackend, find_hermes
+from desktop.gateway.supervisor import OwnedBackend
 from desktop.gateway.tokens import load_token, with_token
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ class Dialer:
 
     def _owned(self) -> OwnedBackend:
         if self.backend is None:
-            exe = find_hermes(self.endpoint.hermes_executable)
+            exe = shutil.which(self.endpoint.hermes_executable or "hermes")
             if exe is None:
                 raise ConnectError(
                     f"Cannot find the Hermes executable "

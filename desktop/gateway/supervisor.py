@@ -15,7 +15,6 @@ import logging
 import os
 import re
 import secrets
-import shutil
 import signal
 from collections.abc import Mapping
 from typing import IO
@@ -28,11 +27,6 @@ log = logging.getLogger(__name__)
 
 READY_RE = re.compile(rb"HERMES_(?:BACKEND|DASHBOARD)_READY\s+port=(\d+)")
 TOKEN_ENV = "HERMES_DASHBOARD_SESSION_TOKEN"
-
-
-def find_hermes(configured: str = "") -> str | None:
-    """The ``hermes`` executable: the configured path/name, else ``hermes`` on PATH."""
-    return shutil.which(configured or "hermes")
 
 
 class OwnedBackend:

@@ -9,8 +9,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
+from desktop.gateway.dialer import Dialer
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.supervisor import OwnedBackend, find_hermes
+from desktop.gateway.supervisor import OwnedBackend
 from desktop.platform.paths import log_dir
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 
@@ -103,9 +105,16 @@ def test_missing_executable_is_fatal(tmp_path: Path, arun: Callable[..., Any]) -
     assert info.value.fatal
 
 
-def test_find_hermes_and_log_dir(tmp_path: Path) -> None:
-    exe = write_fake_hermes(tmp_path)
-    assert find_hermes(str(exe)) == str(exe)
-    assert find_hermes(str(tmp_path / "absent")) is None
+def test_an_owned_gateway_without_hermes_fails_saying_what_to_install(
+    tmp_path: Path, arun: Callable[..., Any]
+) -> None:
+    absent = str(tmp_path / "absent")
+    dialer = Dialer(GatewayEndpoint("own", "Own", EndpointKind.OWNED, hermes_executable=absent))
+    with pytest.raises(ConnectError, match="Cannot find the Hermes executable") as info:
+        arun(dialer.plan())
+    assert info.value.fatal
+
+
+def test_log_dir(tmp_path: Path) -> None:
     assert log_dir({"HERMES_TRAY_LOG_DIR": str(tmp_path)}) == tmp_path
     assert log_dir({}).name in ("log", "hermes-tray", "Logs")
