@@ -11,6 +11,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import platformdirs
+
 from desktop.platform import desktop_entry
 from desktop.platform.files import atomic_write_text
 from desktop.platform.paths import APP_ID, APP_NAME, APP_SLUG
@@ -37,16 +39,6 @@ def autostart_entry(command: Sequence[str], *, hidden: bool = False) -> str:
     return text + "Hidden=true\n" if hidden else text
 
 
-def _xdg_config_home() -> Path:
-    value = os.environ.get("XDG_CONFIG_HOME", "")
-    return Path(value) if os.path.isabs(value) else Path.home() / ".config"
-
-
-def _xdg_config_dirs() -> list[Path]:
-    value = os.environ.get("XDG_CONFIG_DIRS", "") or "/etc/xdg"
-    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
-
-
 def _entry_enabled(path: Path) -> bool:
     try:
         values = desktop_entry.parse(path.read_text(encoding="utf-8"))
@@ -62,8 +54,10 @@ class XdgAutostart:
     def __init__(
         self, config_home: Path | None = None, config_dirs: Sequence[Path] | None = None
     ) -> None:
-        self._home = config_home or _xdg_config_home()
-        self._system = list(config_dirs) if config_dirs is not None else _xdg_config_dirs()
+        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_CONFIG_HOME/_DIRS, as specified
+        self._home = config_home or Path(xdg.user_config_dir)
+        system = config_dirs if config_dirs is not None else xdg.site_config_dir.split(os.pathsep)
+        self._system = [Path(p) for p in system]
 
     @property
     def path(self) -> Path:

@@ -15,6 +15,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import platformdirs
+
 from desktop.platform import desktop_entry
 from desktop.platform.files import atomic_write_bytes
 from desktop.platform.paths import APP_ID, APP_NAME
@@ -44,22 +46,14 @@ def application_entry(command: Sequence[str]) -> str:
     )
 
 
-def _data_home() -> Path:
-    value = os.environ.get("XDG_DATA_HOME", "")
-    return Path(value) if os.path.isabs(value) else Path.home() / ".local" / "share"
-
-
-def _data_dirs() -> list[Path]:
-    value = os.environ.get("XDG_DATA_DIRS", "") or "/usr/local/share:/usr/share"
-    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
-
-
 class XdgLauncher:
     """The user's copy of the desktop entry and its icon (paths given in tests)."""
 
     def __init__(self, data_home: Path | None = None, data_dirs: Sequence[Path] | None = None):
-        self._home = data_home or _data_home()
-        self._system = list(data_dirs) if data_dirs is not None else _data_dirs()
+        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_DATA_HOME/_DIRS, as specified
+        self._home = data_home or Path(xdg.user_data_dir)
+        system = data_dirs if data_dirs is not None else xdg.site_data_dir.split(os.pathsep)
+        self._system = [Path(p) for p in system]
 
     @property
     def entry_path(self) -> Path:
