@@ -49,7 +49,6 @@ class OwnedBackend:
         self._log: IO[bytes] | None = None
         self._token = ""
         self._port = 0
-        self.starts = 0  # how many children were started (1 + restarts)
         self.log_path = log_dir(self._environ) / f"hermes-serve-{name}.log"
 
     @property
@@ -63,10 +62,6 @@ class OwnedBackend:
     def url(self) -> str:
         """The dial URL with the current token (secret: never log it)."""
         return f"ws://127.0.0.1:{self._port}/api/ws?token={self._token}"
-
-    @property
-    def token(self) -> str:
-        return self._token
 
     @property
     def environ(self) -> dict[str, str]:
@@ -106,7 +101,6 @@ class OwnedBackend:
                 "Check the Hermes executable in Settings.",
                 fatal=True,
             ) from None
-        self.starts += 1
         try:
             self._port = await asyncio.wait_for(self._read_ready(), self.ready_timeout)
         except (TimeoutError, ConnectError) as exc:
