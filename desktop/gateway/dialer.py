@@ -24,11 +24,16 @@ from websockets.exceptions import (
 
 from desktop import logsetup
 from desktop.gateway import canonical, dashboard
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway.endpoints import (
+    EndpointKind,
+    GatewayEndpoint,
+    load_token,
+    normalise_ws_url,
+    with_token,
+)
 from desktop.gateway.errors import ConfigError, ConnectError
 from desktop.gateway.redact import redact_url
 from desktop.gateway.supervisor import OwnedBackend
-from desktop.gateway.tokens import load_token, with_token
 
 log = logging.getLogger(__name__)
 
