@@ -302,8 +302,7 @@ async def _endpoints(
     options: CliOptions, settings: Settings, tokens: TokenStore
 ) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-    from desktop.gateway.redact import redact_url
+    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, redact_url
 
     if options.gateway:
         log.info("using --gateway %s", redact_url(options.gateway))

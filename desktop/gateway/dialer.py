@@ -29,10 +29,10 @@ from desktop.gateway.endpoints import (
     GatewayEndpoint,
     load_token,
     normalise_ws_url,
+    redact_url,
     with_token,
 )
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url
 from desktop.gateway.supervisor import OwnedBackend
 
 log = logging.getLogger(__name__)

@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.gateway import canonical
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url, redact_url
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url
 from desktop.logsetup import register_url_secrets
 
 URL_ENV = "HERMES_TUI_GATEWAY_URL"

@@ -24,9 +24,8 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource, redact_url
 from desktop.gateway.errors import GatewayError, RpcCallError
-from desktop.gateway.redact import redact_url
 from desktop.logsetup import register_secret, register_url_secrets
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once

@@ -1,10 +1,10 @@
 """Where a gateway is and how to reach it, as a frozen value the settings can store.
 
 No secret in it: a token is only *named*, and read at dial time (:func:`load_token`); an inline
-URL may carry ``?token=``, so ``url`` stays out of ``repr`` and ``display_url`` masks it. Plain
-``ws://`` only to a loopback host unless the person allowed an insecure remote. A token file
-readable by others would let any local user approve commands as this person, so it is refused
-with instructions (as ssh does for keys).
+URL may carry ``?token=``, so ``url`` stays out of ``repr`` and every URL shown goes through
+:func:`redact_url`. Plain ``ws://`` only to a loopback host unless the person allowed an
+insecure remote. A token file readable by others would let any local user approve commands as
+this person, so it is refused with instructions (as ssh does for keys).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.redact import redact_url
-from desktop.logsetup import register_secret
+from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
 from desktop.platform.paths import KEYRING_SERVICE
 from desktop.settings.model import GatewayKind, is_loopback_host
 
@@ -103,6 +102,23 @@ class GatewayEndpoint:
             f"kind={self.kind.value}, url={self.display_url!r}, token={self.token!r}, "
             f"hermes_home={self.hermes_home!r})"
         )
+
+
+def redact_url(url: str) -> str:
+    """``url`` with credential query values, opaque path segments and any password masked."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    query = [
+        (k, MASK if k.lower() in SECRET_QUERY_KEYS else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
+    path = "/".join(MASK if is_opaque_segment(seg) else seg for seg in parts.path.split("/"))
+    return urlunsplit((parts.scheme, netloc, path, urlencode(query, safe="*"), ""))
 
 
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:

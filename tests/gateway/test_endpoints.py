@@ -7,9 +7,9 @@ from desktop.gateway.endpoints import (
     GatewayEndpoint,
     TokenSource,
     normalise_ws_url,
+    redact_url,
 )
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.redact import redact_url
 from desktop.settings.model import is_loopback_host
 
 SECRET = "s3cr3t-token-value"
