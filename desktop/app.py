@@ -316,8 +316,8 @@ async def _endpoints(
             )
         ]
     # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
-    from desktop.gateway.config import endpoint_from_config
     from desktop.gateway.discovery import discover
+    from desktop.gateway.endpoints import endpoint_from_config
 
     configured = [
         endpoint_from_config(g, tokens.get)

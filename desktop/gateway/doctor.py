@@ -149,7 +149,7 @@ async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found
 
 def _configured() -> tuple[GatewayEndpoint, ...]:
     """The gateways saved in Settings, demo entries aside."""
-    from desktop.gateway.config import endpoint_from_config
+    from desktop.gateway.endpoints import endpoint_from_config
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 

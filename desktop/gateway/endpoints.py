@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import enum
 import importlib
+import logging
+import math
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -22,7 +24,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from desktop.gateway.errors import ConfigError
 from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
 from desktop.platform.paths import KEYRING_SERVICE
-from desktop.settings.model import GatewayKind, is_loopback_host
+from desktop.settings.model import GatewayConfig, GatewayKind, is_loopback_host
+
+log = logging.getLogger(__name__)
 
 EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
 
@@ -119,6 +123,43 @@ def redact_url(url: str) -> str:
         netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
     path = "/".join(MASK if is_opaque_segment(seg) else seg for seg in parts.path.split("/"))
     return urlunsplit((parts.scheme, netloc, path, urlencode(query, safe="*"), ""))
+
+
+def endpoint_from_config(
+    config: GatewayConfig, token_lookup: Callable[[str], str | None]
+) -> GatewayEndpoint:
+    """The endpoint for one configured gateway; ``token_lookup`` is ``TokenStore.get``.
+
+    The token is looked up at every dial, so one changed in Settings is used on the next
+    reconnect. ``extra`` may hold ``hermes_home``, ``hermes_executable`` and
+    ``approval_timeout_s`` (ignored with a warning unless a number >= 0: a typo never stops the
+    gateway from connecting).
+    """
+    token = TokenSource.store(config.token_ref, token_lookup) if config.token_ref else None
+    return GatewayEndpoint(
+        gateway_id=config.id,
+        name=config.name,
+        kind=config.kind,
+        url=config.url,
+        token=token,
+        hermes_home=str(config.extra.get("hermes_home", "")),
+        hermes_executable=str(config.extra.get("hermes_executable", "")),
+        allow_insecure_remote=config.allow_insecure_remote,
+        approval_timeout_s=_seconds(config, "approval_timeout_s"),
+    )
+
+
+def _seconds(config: GatewayConfig, key: str) -> float | None:
+    value = config.extra.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        log.warning("gateway %s: %s must be a number of seconds; ignored", config.id, key)
+        return None
+    if value < 0:
+        log.warning("gateway %s: %s must not be negative; ignored", config.id, key)
+        return None
+    return float(value)
 
 
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
