@@ -120,7 +120,3 @@ class SessionCommands:
         stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
         self.core.watch_session(runtime_id, stored_session_id=stored)
         self._after_input()
-
-    async def refresh_usage(self, session_id: str) -> None:
-        """Ask for ``session.usage``; the core folds the answer into the session's usage."""
-        await self.call("session.usage", {"session_id": session_id})

@@ -182,7 +182,9 @@ def test_b_only_mine_follows_nothing_else(home: Path, arun: Callable[..., Any]) 
             h.fake.create_session(title="not mine")
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
-            await h.client.refresh_usage(own)  # a round trip after sessions.changed arrived
+            await h.client.call(
+                "session.usage", {"session_id": own}
+            )  # a round trip after sessions.changed arrived
             assert list_calls(h, "session.active_list") == 0
             assert resumed_ids(h) == []
             assert h.client.follower.adopted == frozenset()
@@ -215,7 +217,9 @@ def test_a_never_resumes_another_clients_session(home: Path, arun: Callable[...,
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
             h.fake.submit(other.sid, "")
-            await h.client.refresh_usage(own)  # a round trip after the handshake's effects
+            await h.client.call(
+                "session.usage", {"session_id": own}
+            )  # a round trip after the handshake's effects
             assert resumed_ids(h) == []
             assert list_calls(h, "session.active_list") == 0
             assert not h.client.follower.follows_others
