@@ -158,7 +158,8 @@ async def _main(options: CliOptions) -> int:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
-        _install_launcher()
+        if not options.smoke:  # a check run (CI, packaging) leaves the person's home alone
+            _install_launcher()
         if demo is not None:
             from desktop.demo_mode import DEMO_FIRST_BUBBLE, DEMO_GATEWAY_ID
 
@@ -301,8 +302,7 @@ async def _endpoints(
     options: CliOptions, settings: Settings, tokens: TokenStore
 ) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-    from desktop.gateway.redact import redact_url
+    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, redact_url
 
     if options.gateway:
         log.info("using --gateway %s", redact_url(options.gateway))
@@ -316,8 +316,8 @@ async def _endpoints(
             )
         ]
     # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
-    from desktop.gateway.config import endpoint_from_config
     from desktop.gateway.discovery import discover
+    from desktop.gateway.endpoints import endpoint_from_config
 
     configured = [
         endpoint_from_config(g, tokens.get)

@@ -311,7 +311,7 @@ def test_a_token_in_a_url_path_segment_never_reaches_stderr(
 
 
 def test_redact_url_masks_an_opaque_path_segment_but_not_ordinary_ones() -> None:
-    from desktop.gateway.redact import redact_url
+    from desktop.gateway.endpoints import redact_url
 
     assert redact_url(PATH_URL) == "ws://127.0.0.1:9/api/ws/***"
     assert redact_url("ws://127.0.0.1:9/api/ws") == "ws://127.0.0.1:9/api/ws"

@@ -1,39 +1,21 @@
 """Learn how long the gateway really waits on an approval (``approvals.timeout``).
 
-Why: on 0.19.0 a row must stop being answerable before Hermes gives up on it (an answer that
-lands later resolves the *next* command), and must not give up while Hermes still waits. The
-core assumes Hermes' default until it is told (``desktop.core.settings`` has the full safety
-argument); this module finds the real value after each handshake (dialects A and B).
+A row must stop being answerable before Hermes gives up on it (on 0.19.0 a late answer resolves
+the *next* command) and must not give up while Hermes still waits (``desktop.core.settings``).
+After each handshake (A, B, 0.20):
 
-Where the value comes from:
+* ``config.get {key: "profile"}`` names the gateway's HERMES_HOME; on a loopback gateway (this
+  machine) the tray reads ``<home>/config.yaml`` itself, as Hermes does for every wait. Never
+  ``key: "full"``: it returns the model's API keys. Nothing of the file is logged but its path
+  and the number. An owned backend is asked too: Hermes may move its home to a profile.
+* A per-gateway ``approval_timeout_s`` setting is the only source for a remote gateway; with
+  both, the *smaller* wins (a deadline too long is the dangerous direction).
 
-* 0.19.0 has no config key for it, but ``config.get {key: "profile"}`` answers
-  ``{"home": <HERMES_HOME>}``. A gateway dialled on a loopback address runs on this machine, so
-  the tray reads ``<home>/config.yaml`` itself, the file Hermes reads at the start of every
-  wait. Never ``config.get {key: "full"}``: it returns the whole config, model API keys
-  included, and the wire log at DEBUG would record them. Nothing of the file is logged but its
-  path and the number found.
-* An owned backend is asked too, although the tray started it with a HERMES_HOME: Hermes moves
-  a home that is not itself a profile directory to the profile its ``active_profile`` file
-  names (``hermes_cli/main.py`` ``_apply_profile_override``), so only the gateway knows the
-  home it really uses. The tray does know the backend's environment, hence its managed scope.
-* A per-gateway ``approval_timeout_s`` (settings) is the only source for a remote gateway. When
-  the file gives a value too, the *smaller* one wins: a deadline that is too long is the
-  dangerous direction (a loopback port may be an SSH tunnel to another machine whose file
-  differs), a deadline that is too short only expires a row early.
-* Neither: nothing is learned and the core keeps the dialect default.
-
-Read as Hermes reads it (``tools/approval.py`` ``_get_approval_timeout`` over
-``hermes_cli.config.load_config``): the user file merged over Hermes' defaults, then the
-managed scope (``$HERMES_MANAGED_DIR`` or ``/etc/hermes``) over that; ``int(value)``, falling
-back to the default (0.19.0: 60, newer: 300) when that fails, never below 0, and at most 365
-days. Where Hermes would not use this file's value — unparsable YAML (it keeps its last good
-config), a ``${VAR}`` it expands from its own environment, a block it cannot read — the value
-is unknown rather than guessed.
-
-Hermes reads the file anew for every wait, so the tray reads it again (when its size or mtime
-changed) whenever a new approval arrives; the core only ever shortens rows already counted from
-a learned value.
+Read as Hermes reads it (``_get_approval_timeout`` over ``load_config``): the user file over
+Hermes' defaults, the managed scope over that; ``int(value)``, else the default, clamped to
+[0, 365 days]. Where Hermes would not use the file's value (bad YAML, a ``${VAR}``, an
+unreadable block) it is unknown rather than guessed. The file is read again, when its size or
+mtime changed, whenever a new approval arrives.
 """
 
 from __future__ import annotations
@@ -68,10 +50,7 @@ class UnreadableConfigError(Exception):
 
 
 def effective_timeout(user: Any, managed: Any, dialect: Dialect) -> float | None:
-    """The timeout Hermes derives from parsed ``config.yaml`` documents, or None if unknown.
-
-    ``user``: the user file's document (``{}`` when absent); ``managed``: the managed scope's.
-    """
+    """The timeout Hermes derives from the user's and the managed scope's documents, or None."""
     default = HERMES_DEFAULT[dialect]
     user = user or {}  # an empty file is no config at all
     if not isinstance(user, dict):
@@ -110,7 +89,7 @@ def _seconds(value: Any, default: float) -> float | None:
 
 
 def load_yaml(path: Path, *, missing: Any) -> Any:
-    """The document in ``path`` (``missing`` if there is none). Raises UnreadableConfigError."""
+    """The document in ``path`` (``missing`` if there is none)."""
     try:
         with path.open("rb") as stream:
             data = stream.read(MAX_CONFIG_BYTES + 1)
@@ -132,7 +111,7 @@ def load_yaml(path: Path, *, missing: Any) -> Any:
 
 
 def managed_dir(environ: Mapping[str, str], system_dir: Path = SYSTEM_MANAGED_DIR) -> Path | None:
-    """The managed scope Hermes uses in a process with ``environ`` (``managed_scope``)."""
+    """The managed scope Hermes uses in a process with ``environ``."""
     override = environ.get(MANAGED_DIR_ENV, "").strip()
     if override:
         return Path(override) if Path(override).is_dir() else None
@@ -167,8 +146,6 @@ def _signature(home: Path, managed: Path | None) -> tuple[tuple[int, int] | None
 
 @dataclass
 class Where:
-    """How to find the gateway's config for one connection."""
-
     local: bool  # dialled on a loopback address: the gateway runs on this machine
     environ: Mapping[str, str] | None = None  # the gateway's environment, when known
 
@@ -177,8 +154,6 @@ ProfileCall = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
 class TimeoutLearner:
-    """One gateway's source of ``approvals.timeout`` (see module docstring)."""
-
     def __init__(
         self, configured: float | None = None, *, system_managed_dir: Path = SYSTEM_MANAGED_DIR
     ) -> None:
@@ -191,7 +166,7 @@ class TimeoutLearner:
         self._from_file: float | None = None
 
     async def learn(self, dialect: Dialect, where: Where, ask_profile: ProfileCall) -> float | None:
-        """The timeout for a new connection of ``dialect``, or None (keep the default)."""
+        """The timeout for a new connection, or None (keep the default)."""
         self._home, self._dialect, self._stamp, self._from_file = None, dialect, (), None
         if dialect in HERMES_DEFAULT and where.local:
             home = await _asked_home(ask_profile)
@@ -202,7 +177,7 @@ class TimeoutLearner:
         return self._combined()
 
     def forget(self) -> None:
-        """The connection ended: the next one is learned anew (maybe another server)."""
+        """The next connection is learned anew (maybe another server)."""
         self._home, self._stamp, self._from_file = None, (), None
 
     def relearn(self) -> float | None:

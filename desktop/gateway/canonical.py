@@ -1,15 +1,11 @@
 """Find main's canonical gateway through its private control socket and mint a dial ticket.
 
-Protocol (protocol.md §1.2): the control socket is ``HERMES_HOME/gateway.sock``, or the path
-named by the pointer file ``HERMES_HOME/gateway.sock.path``. One JSON line per request, one
-JSON line back: ``identify`` says where the WebSocket is (``api_origin``) and whether the
-runtime is ready; ``session-ticket`` grants a **single-use** ticket that travels as the
-subprotocol ``hermes-gateway-ticket.<ticket>`` next to ``hermes-gateway-v1``.
+Protocol.md §1.2: ``HERMES_HOME/gateway.sock`` (or the path in ``gateway.sock.path``), one JSON
+line each way. ``identify`` says where the WebSocket is; ``session-ticket`` grants a single-use
+ticket (so one per dial) sent as the subprotocol ``hermes-gateway-ticket.<ticket>``.
 
-Why all the checks: the socket decides who we hand approvals to. The pointer file, the socket
-path and the peer process must all belong to this user and not be writable by others, or a
-local attacker could pose as the gateway. Why a fresh ticket per dial: tickets are single use,
-so a reconnect with the old one is refused.
+The socket decides who gets the approvals: the pointer file, the socket and the peer process
+must belong to this user and not be writable by others, or a local attacker could pose as it.
 """
 
 from __future__ import annotations
@@ -42,24 +38,19 @@ MAX_LINE = 64 * 1024
 class RuntimeIdentity:
     """The validated ``identify`` answer: enough to ask for a ticket and dial."""
 
-    socket_path: str
     api_origin: str
     profile_id: str
     instance_id: str
-    authority_epoch: int
-    state: str
-    supervisor: str = ""
 
     @property
     def ws_url(self) -> str:
-        origin = self.api_origin.rstrip("/")
-        scheme, rest = origin.split("://", 1)
+        scheme, rest = self.api_origin.rstrip("/").split("://", 1)
         return {"http": "ws", "https": "wss"}[scheme] + "://" + rest + "/api/ws"
 
 
 @dataclass(frozen=True)
 class DialTicket:
-    """What one dial needs: URL, subprotocols (the ticket is inside; never log them)."""
+    """One dial's URL and subprotocols (the ticket is inside: never log them)."""
 
     url: str
     subprotocols: tuple[str, ...]
@@ -89,10 +80,7 @@ def default_hermes_home(environ: Mapping[str, str] | None = None) -> str:
 
 
 def find_control_socket(hermes_home: str | os.PathLike[str]) -> Path | None:
-    """The control socket path for ``hermes_home``, or None when no gateway runs there.
-
-    Raises ConnectError(fatal) when something is there but fails the ownership/mode checks.
-    """
+    """The control socket for ``hermes_home``, None if none; fatal ConnectError if not private."""
     home = Path(hermes_home).expanduser()
     direct = home / SOCKET_NAME
     if direct.exists():
@@ -182,7 +170,6 @@ async def control_request(
 
 
 def _real(path: str | os.PathLike[str]) -> str:
-    """Canonical path for comparing homes (a cheap local lookup, fine on the loop)."""
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
 
 
@@ -230,31 +217,31 @@ async def identify(
         problem = "names a WebSocket origin that is not a loopback http(s) address"
     if problem:
         raise ConnectError(f"The canonical gateway at {path} {problem}.", fatal=True)
-    assert isinstance(epoch, int)
     state = str(result.get("state", ""))
     if state != "ready":
         raise ConnectError(f"The canonical gateway for {home} is {state or 'not ready'}; retrying.")
     return RuntimeIdentity(
-        socket_path=str(path),
-        api_origin=str(result["api_origin"]),
-        profile_id=str(profiles[0].get("profile_id", "")),
-        instance_id=str(result["instance_id"]),
-        authority_epoch=epoch,
-        state=state,
-        supervisor=str(result.get("supervisor", "")),
+        str(result["api_origin"]),
+        str(profiles[0].get("profile_id", "")),
+        str(result["instance_id"]),
     )
 
 
-async def mint_ticket(identity: RuntimeIdentity) -> DialTicket:
-    """A fresh single-use ticket for one dial (call again for every reconnect)."""
+async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialTicket:
+    """Discover, identify and mint a fresh single-use ticket: before every dial."""
+    path = find_control_socket(hermes_home)
+    if path is None:
+        raise ConnectError(
+            f"No canonical gateway control socket in {hermes_home}. Start it with `hermes gateway`."
+        )
+    identity = await identify(hermes_home, path)
     params = {
         "profile_id": identity.profile_id,
         "instance_id": identity.instance_id,
         "purpose": "interactive",
     }
     grant = await control_request(
-        Path(identity.socket_path),
-        {"protocol": 1, "id": 1, "verb": "session-ticket", "params": params},
+        path, {"protocol": 1, "id": 1, "verb": "session-ticket", "params": params}
     )
     ticket = grant.get("ticket")
     if (
@@ -267,13 +254,3 @@ async def mint_ticket(identity: RuntimeIdentity) -> DialTicket:
         raise ConnectError("The canonical gateway granted an invalid ticket; retrying.")
     register_secret(ticket)
     return DialTicket(identity.ws_url, (SUBPROTOCOL, TICKET_PREFIX + ticket))
-
-
-async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialTicket:
-    """Discover, identify and mint in one go: what the client does before every dial."""
-    path = find_control_socket(hermes_home)
-    if path is None:
-        raise ConnectError(
-            f"No canonical gateway control socket in {hermes_home}. Start it with `hermes gateway`."
-        )
-    return await mint_ticket(await identify(hermes_home, path))

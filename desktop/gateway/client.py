@@ -9,15 +9,9 @@ State machine (``ConnectionStatus.state``)::
          │                  └──────────▶ FAILED (fatal: bad config, wrong protocol); waits for
          └──── close() from any state          reconnect_now() (then CONNECTING) or close()
 
-A refused credential (401/403, 4401/4403) is a retryable failure whose backoff keeps growing.
-
-Why it is thin: the protocol (handshake, dialect, sessions, approvals, what to resend after a
-reconnect) lives in the sans-I/O ``GatewayCore``. This class only dials (``Dialer``), pumps
-text both ways (``SocketPump``), settles the app's own RPC futures (``PendingCalls``), runs the
-core's timers with ``loop.call_later`` (no polling), and reconnects with jittered backoff. Each
-connection is a new epoch, so nothing from an old socket is mistaken for an answer on a new one.
-After each handshake on A or B it tells the core the gateway's real approval timeout, when it
-can be learned (``TimeoutLearner``), and again whenever a new approval finds the config changed.
+The protocol lives in the sans-I/O ``GatewayCore``; this class only dials, pumps, settles the
+app's RPC futures, runs the core's timers with ``loop.call_later`` and reconnects. Each
+connection is a new epoch, so nothing from an old socket is taken for an answer on a new one.
 """
 
 from __future__ import annotations
@@ -25,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -39,19 +34,13 @@ from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
+from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer, DialPlan
 from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.errors import (
-    CallTimeoutError,
-    ConnectError,
-    NotSentError,
-    OutcomeUnknownError,
-    RpcCallError,
-    UnsupportedError,
-)
+from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError
 from desktop.gateway.keepalive import KeepalivePace
-from desktop.gateway.pump import SocketPump, fail_unsendable
+from desktop.gateway.pump import SocketPump
 from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_commands import SessionCommands
 from desktop.gateway.session_follower import SessionFollower
@@ -61,21 +50,9 @@ from desktop.gateway.status import (
     ConnectionStatus,
     GatewayListener,
 )
-from desktop.gateway.version_probe import VersionProbe
 from desktop.settings.model import is_loopback_host
 
-__all__ = [
-    "CallTimeoutError",
-    "ConnectionSettings",
-    "ConnectionState",
-    "ConnectionStatus",
-    "GatewayClient",
-    "GatewayListener",
-    "NotSentError",
-    "OutcomeUnknownError",
-    "RpcCallError",
-    "UnsupportedError",
-]
+__all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "GatewayClient"]
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +60,7 @@ LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settle
 PROFILE_CALL_TIMEOUT = 10.0
 
 
-class GatewayClient:
-    """Connect, handshake, pump and reconnect one gateway (see module docstring)."""
-
+class GatewayClient(SessionCommands):
     def __init__(
         self,
         endpoint: GatewayEndpoint,
@@ -120,23 +95,15 @@ class GatewayClient:
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
-        self._probe = VersionProbe(self._settings.version_probe_timeout, self._version_known)
+        self._version = ""
+        self._version_task: asyncio.Task[None] | None = None
         self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
-        self._delivery_pending = False  # a _deliver_now is scheduled (see _deliver_soon)
-        self._connect_started = 0.0
+        self._delivery_pending = False
         self._was_connected = False
         self._reconnect_requested = False
         self._plan: DialPlan | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        self.last_connect_seconds: float | None = None  # dial start → CONNECTED, last time
-        self.commands = SessionCommands(
-            self.core,
-            self._core_settings,
-            call=self.call,
-            dialect=self._dialect,
-            flush=self._after_input,
-        )
         self.follower = SessionFollower(
             self.core,
             call=self.call,
@@ -147,9 +114,8 @@ class GatewayClient:
             follow_all=follow_all,
         )
 
-    # -- lifecycle --------------------------------------------------------------------------
     async def run(self) -> None:
-        """Keep the gateway connected until :meth:`close`. Returns only after close()."""
+        """Keep the gateway connected until :meth:`close`."""
         if self._running:
             raise RuntimeError(f"GatewayClient {self.gateway_id} is already running")
         self._running = True
@@ -169,9 +135,7 @@ class GatewayClient:
                     attempt = 0
                     self.dialer.connected()
                 if error is not None and error.fatal:
-                    self._set_status(
-                        state=ConnectionState.FAILED, error=str(error), next_retry_at=None
-                    )
+                    self._set_status(state=ConnectionState.FAILED, error=str(error))
                     await self._wait_wake(None)
                     attempt = 0
                     continue
@@ -180,14 +144,13 @@ class GatewayClient:
                 self._set_status(
                     state=ConnectionState.BACKOFF,
                     attempt=attempt,
-                    next_retry_at=self._clock() + delay,
                     error=str(error) if error else "The connection closed.",
                 )
                 await self._wait_wake(delay)
         finally:
             self._running = False
             self._cancel_timers()
-            self._set_status(state=ConnectionState.DISCONNECTED, next_retry_at=None, dialect=None)
+            self._set_status(state=ConnectionState.DISCONNECTED, dialect=None)
             self._finished.set()
 
     async def close(self) -> None:
@@ -202,20 +165,20 @@ class GatewayClient:
                 await self._ws.close(1000, "tray closing")
         if self._running:
             await self._finished.wait()
-        await self._probe.close()
+        if self._version_task is not None:
+            self._version_task.cancel()
+            await asyncio.gather(self._version_task, return_exceptions=True)
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.dialer.close()
 
     def _current_loop(self) -> asyncio.AbstractEventLoop | None:
-        """The running loop, or the one run() is on when called from plain sync code."""
         try:
             return asyncio.get_running_loop()
         except RuntimeError:
             return self._loop
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        """Run a fire-and-forget coroutine, keeping a reference until it ends."""
         loop = self._current_loop()
         if loop is None:
             coro.close()
@@ -248,11 +211,9 @@ class GatewayClient:
             await asyncio.wait_for(self._wake.wait(), delay)
         self._reconnect_requested = False
 
-    # -- one connection ---------------------------------------------------------------------
     async def _connect_once(self, attempt: int) -> ConnectError | None:
         """Dial, handshake and pump one connection. Returns why it ended (None: clean close)."""
-        started = self._clock()
-        self._set_status(state=ConnectionState.CONNECTING, attempt=attempt, next_retry_at=None)
+        self._set_status(state=ConnectionState.CONNECTING, attempt=attempt)
         plan: DialPlan | None = None
         self._dial = asyncio.get_running_loop().create_task(self._open())
         try:
@@ -270,7 +231,6 @@ class GatewayClient:
             return None
         self._ws = ws
         self._epoch += 1
-        self._connect_started = started
         self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
         self._set_status(state=ConnectionState.HANDSHAKING, error="")
         self._plan = plan
@@ -283,7 +243,7 @@ class GatewayClient:
             self.core,
             on_received=self._after_input,
             on_fate=self._on_frame_fate,
-            screen=self.follower.screen,
+            peek=self.follower.peek,
             pace=self._keepalive_pace if self._settings.ping_interval is not None else None,
         )
         pump = self._pump
@@ -291,10 +251,7 @@ class GatewayClient:
         try:
             closed_by = await self._pump.run()
         finally:
-            # Whatever ended the pump (a close, an exception from the core, or run() being
-            # cancelled), the connection is over for the core too: no row may stay
-            # answerable on a socket nobody pumps, and the gateway must not keep us as a
-            # viewer of a connection we abandoned.
+            # However the pump ended, no row may stay answerable on a socket nobody pumps.
             self._pump = None
             self._ws = None
             self._cancel_handshake_timer()
@@ -368,19 +325,32 @@ class GatewayClient:
             self._handshake_timer = None
 
     async def settled_version(self) -> str:
-        """The Hermes version, after waiting for a version probe still in flight (doctor)."""
-        return await self._probe.settled() or self.status.version
+        """The Hermes version, once a probe still in flight has ended (doctor)."""
+        if self._version_task is not None:
+            await asyncio.gather(self._version_task, return_exceptions=True)
+        return self._version or self.status.version
 
-    def _version_known(self, version: str) -> None:
+    async def _read_version(self, host: str, port: int) -> None:
+        """The version from the server's public ``/api/status``: the handshake does not say it."""
+        try:
+            timeout = self._settings.version_probe_timeout
+            status, body = await http_get(host, port, "/api/status", timeout=timeout)
+            info = json.loads(body) if status == 200 else {}
+        except Exception:  # the version stays unknown
+            return
+        finally:
+            self._version_task = None
+        self._version = str(info.get("version", "")) if isinstance(info, dict) else ""
         if self.status.state is ConnectionState.CONNECTED:
-            self._set_status(version=version)
+            self._set_status(version=self._version)
 
-    # -- pumping ----------------------------------------------------------------------------
     def _flush(self) -> None:
         if self._pump is not None:
             self._pump.flush()
-        else:
-            fail_unsendable(self.core, self._on_frame_fate)
+            return
+        for frame in self.core.data_to_send():  # no socket: certainly not sent
+            self.core.frame_failed(frame.frame_id, maybe_sent=False)
+            self._on_frame_fate(frame, False)
 
     def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
         if frame.rpc_id is not None:
@@ -394,7 +364,7 @@ class GatewayClient:
             self._deliver_soon()
 
     def _deliver_soon(self) -> None:
-        """Deliver the core's events on the next loop turn (coalesced; never re-entrant)."""
+        """Deliver the core's events on the next loop turn (coalesced, never re-entrant)."""
         if self._delivery_pending:
             return
         try:
@@ -409,7 +379,7 @@ class GatewayClient:
         self._after_input()
 
     def _after_input(self) -> None:
-        """Deliver the core's events, then re-arm its timer. Called after every core input."""
+        """Deliver the core's events, then re-arm its timer (after every core input)."""
         asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
@@ -429,7 +399,6 @@ class GatewayClient:
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()
 
-    # -- the gateway's approval timeout (desktop.gateway.approval_timeout) -------------------
     async def _learn_timeout(self, dialect: Dialect, epoch: int) -> None:
         seconds = await self._timeouts.learn(dialect, self._timeout_where(), self._ask_profile)
         if seconds is not None and self.core.epoch == epoch and self.core.dialect is dialect:
@@ -437,7 +406,7 @@ class GatewayClient:
             self._after_input()
 
     def _relearn_timeout(self) -> None:
-        """Hermes reads approvals.timeout for every wait: so does the tray, if the file moved."""
+        """Hermes reads approvals.timeout for every wait: re-read it if the file changed."""
         seconds = self._timeouts.relearn()
         if seconds is not None and self.core.dialect in LEARNS_TIMEOUT:
             self.core.set_approval_timeout(seconds)
@@ -451,22 +420,21 @@ class GatewayClient:
         return Where(local=bool(host) and is_loopback_host(host or ""))
 
     async def _ask_profile(self) -> Mapping[str, Any]:
-        # Only the "profile" key: "full" would return the model's API keys (see the module).
+        # Only "profile": "full" would return the model's API keys.
         return await self.call("config.get", {"key": "profile"}, timeout=PROFILE_CALL_TIMEOUT)
 
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
         self._was_connected = True
-        if self._plan is not None and self._settings.version_probe:
-            self._probe.start(self._plan.status_url)
-        self.last_connect_seconds = self._clock() - self._connect_started
+        target = self._plan.status_url if self._plan is not None else None
+        if target is not None and self._settings.version_probe and self._version_task is None:
+            self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
             state=ConnectionState.CONNECTED,
             dialect=event.dialect,
             attempt=0,
-            next_retry_at=None,
             error="",
-            version=self._probe.version,
+            version=self._version,
         )
         if event.dialect in LEARNS_TIMEOUT and self.endpoint.kind is not EndpointKind.DEMO:
             self._spawn(self._learn_timeout(event.dialect, event.epoch))
@@ -511,56 +479,24 @@ class GatewayClient:
         except Exception:
             log.exception("listener failed on a status change")
 
-    # -- commands ---------------------------------------------------------------------------
     def decide(self, key: str, choice: Choice, *, confirm_stale: bool = False) -> DecisionResult:
-        """Answer approval ``key`` (the core queues exactly one frame or refuses), then flush.
-
-        The core's events are delivered on the next loop turn, never from inside this call.
-        """
+        """Answer approval ``key`` (one frame or a refusal); events come on the next loop turn."""
         result = self.core.decide(key, choice, confirm_stale=confirm_stale)
         self._flush()
         self._deliver_soon()  # listeners see the row's new state after decide() returned
         return result
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
-        """Answer clarify prompt ``key`` (the core queues one frame or refuses), then flush."""
+        """Answer clarify prompt ``key`` (one frame or a refusal)."""
         result = self.core.answer_prompt(key, answer)
         self._flush()
         self._deliver_soon()
         return result
 
-    async def set_yolo(self, session_id: str, on: bool) -> None:
-        await self.commands.set_yolo(session_id, on)
-
-    async def read_yolo(self, session_id: str) -> None:
-        await self.commands.read_yolo(session_id)
-
-    async def set_approval_mode(self, mode: str) -> None:
-        await self.commands.set_approval_mode(mode)
-
-    async def interrupt(self, session_id: str) -> None:
-        await self.commands.interrupt(session_id)
-
-    async def create_session(self, cwd: str, prompt: str) -> str:
-        return await self.commands.create_session(cwd, prompt)
-
-    async def list_live_sessions(self) -> list[Mapping[str, Any]]:
-        return await self.commands.list_live_sessions()
-
-    async def attach_session(self, session_id: str) -> None:
-        await self.commands.attach_session(session_id)
-
-    async def refresh_usage(self, session_id: str) -> None:
-        await self.commands.refresh_usage(session_id)
-
     async def call(
         self, method: str, params: Mapping[str, Any], *, timeout: float = 30.0
     ) -> Mapping[str, Any]:
-        """One JSON-RPC request; the answer's ``result``.
-
-        Raises NotSentError, OutcomeUnknownError (incl. CallTimeoutError) or RpcCallError; see
-        ``desktop.gateway.errors``.
-        """
+        """One JSON-RPC request; the answer's ``result``. Raises ``desktop.gateway.errors``."""
         if self.status.state is not ConnectionState.CONNECTED or self._pump is None:
             raise NotSentError(
                 f"Not connected to {self.name} ({self.status.state.value}); {method} was not sent."
@@ -582,7 +518,7 @@ class GatewayClient:
                 f"{self.name} did not answer {method} within {timeout:g}s; its outcome is unknown."
             ) from None
 
-    def _withdraw(self, rpc_id: int) -> bool:
+    def _withdraw(self, rpc_id: int) -> bool:  # a method: the pump may be gone after an await
         return self._pump is not None and self._pump.withdraw_rpc(rpc_id)
 
     def _dialect(self) -> Dialect:

@@ -1,11 +1,8 @@
 """Attach to a running loopback ``hermes dashboard`` (opt-in only).
 
-Why opt-in: the token is scraped from the dashboard page's bootstrap script
-(``window.__HERMES_SESSION_TOKEN__="…"``, protocol.md §1.2), which works but leans on an
-implementation detail of the web page; and a dashboard's sessions belong to the browser the
-person uses. It is probed again on every dial because a restarted dashboard mints a new token.
-Plain HTTP over asyncio streams keeps this free of an HTTP client dependency; only loopback is
-ever asked.
+Opt-in because the token is scraped from the page's bootstrap script (protocol.md §1.2), an
+implementation detail, and a dashboard's sessions belong to the person's browser. Probed on
+every dial: a restarted dashboard has a new token. Plain HTTP over asyncio, loopback only.
 """
 
 from __future__ import annotations

@@ -1,20 +1,16 @@
 """Turn an endpoint into one dial, and a failed dial into a user-facing, classified error.
 
-Each way of reaching a gateway needs something fresh per attempt (a
-canonical ticket is single use, an owned backend may have crashed and needs restarting, a
-dashboard may have restarted with a new token), and each reacts differently to a refused
-credential. ``Dialer.plan()`` runs before every dial; ``Dialer.classify()`` decides fatal vs
-retryable, in words a person can act on (what failed, where, what to do).
-
-A refusal (HTTP 401/403, close 4401/4403) is never fatal: the token may be fixed in Hermes, a
-gateway restarted with the chat enabled, without anyone pressing Reconnect. It is marked
-``auth``, so the client's backoff keeps growing across refusals instead of restarting after
-each accepted socket: a refused static token is retried ever more slowly, never hammered.
+``Dialer.plan()`` runs before every dial, since each way in needs something fresh (a
+single-use canonical ticket, a restarted owned backend, a dashboard's new token);
+``classify()`` says fatal or retryable, and what failed, where, and what to do. A refusal
+(401/403, 4401/4403) is never fatal (the token may be fixed without a Reconnect) but marked
+``auth``, so the backoff keeps growing across refusals: never hammered.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -28,11 +24,16 @@ from websockets.exceptions import (
 
 from desktop import logsetup
 from desktop.gateway import canonical, dashboard
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway.endpoints import (
+    EndpointKind,
+    GatewayEndpoint,
+    load_token,
+    normalise_ws_url,
+    redact_url,
+    with_token,
+)
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url
-from desktop.gateway.supervisor import OwnedBackend, find_hermes
-from desktop.gateway.tokens import load_token, with_token
+from desktop.gateway.supervisor import OwnedBackend
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop sayi
 
 @dataclass(frozen=True)
 class DialPlan:
-    """One dial: the URL (may hold a credential: never log it), subprotocols, what to expect."""
+    """One dial (the URL and subprotocols may hold a credential: never log them)."""
 
     url: str = field(repr=False)
     subprotocols: tuple[str, ...] = field(default=(), repr=False)
@@ -64,8 +65,6 @@ class DialPlan:
 
 
 class Dialer:
-    """Per-endpoint dial preparation and failure classification (see module docstring)."""
-
     def __init__(self, endpoint: GatewayEndpoint) -> None:
         self.endpoint = endpoint
         self.backend: OwnedBackend | None = None
@@ -95,7 +94,7 @@ class Dialer:
 
     def _owned(self) -> OwnedBackend:
         if self.backend is None:
-            exe = find_hermes(self.endpoint.hermes_executable)
+            exe = shutil.which(self.endpoint.hermes_executable or "hermes")
             if exe is None:
                 raise ConnectError(
                     f"Cannot find the Hermes executable "
@@ -201,10 +200,8 @@ class Dialer:
 class SameOriginConnect(connect):
     """websockets' ``connect`` that follows a redirect only within the dialled origin.
 
-    websockets follows up to 10 redirects to any host, and to plain ``ws://`` from ``ws://``:
-    a loopback gateway could send the tray (and a token in the Location) in clear text across
-    the network, around the rule in ``desktop.gateway.endpoints``. Only a new path on the same
-    scheme, host and port is followed; anything else ends the dial with a ConnectError.
+    websockets follows redirects to any host: a loopback gateway could send the tray (and a
+    token in the Location) in clear text across the network, around ``endpoints``' rule.
     """
 
     def process_redirect(self, exc: Exception) -> Exception | str:

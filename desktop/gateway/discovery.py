@@ -1,17 +1,9 @@
 """Find the gateways this tray should connect to, in a fixed order, and say what was tried.
 
-Order (protocol.md §1.2, §6.1), unless gateways are configured in Settings:
-
-a. ``HERMES_TUI_GATEWAY_URL`` (dialled as-is, like Hermes' own clients: no fallback), or the
-   configured URL + token gateways;
-b. the canonical gateway's control socket in ``HERMES_HOME`` (answers ``identify``);
-c. owning a backend: ``hermes`` is on PATH (or configured) → ``hermes serve`` supervised;
-d. a loopback ``hermes dashboard`` — only when the person opted in;
-e. nothing: the app shows its built-in demo. ``tried`` explains each step, for the doctor and
-   the "no gateway found" notice.
-
-Why return endpoints rather than connect: the app owns one GatewayClient per endpoint and the
-doctor reports without changing anything. Discovery itself never starts a process.
+Unless gateways are configured in Settings (protocol.md §1.2, §6.1): ``HERMES_TUI_GATEWAY_URL``
+(dialled as-is, no fallback); the canonical gateway's control socket in ``HERMES_HOME``; owning
+a ``hermes serve`` when ``hermes`` is on PATH; else nothing, and the app shows its demo. A
+dashboard is only ever a gateway added in Settings. ``tried`` explains each step.
 """
 
 from __future__ import annotations
@@ -21,10 +13,9 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from desktop.gateway import canonical, dashboard
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway import canonical
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url, redact_url
 from desktop.gateway.errors import ConfigError, ConnectError
-from desktop.gateway.redact import redact_url
 from desktop.logsetup import register_url_secrets
 
 URL_ENV = "HERMES_TUI_GATEWAY_URL"
@@ -35,24 +26,19 @@ class DiscoveryResult:
     endpoints: tuple[GatewayEndpoint, ...]
     tried: tuple[str, ...]  # one plain line per step, never a secret
 
-    @property
-    def found(self) -> bool:
-        return bool(self.endpoints)
-
 
 async def discover(
     *,
     configured: Sequence[GatewayEndpoint] = (),
     environ: Mapping[str, str] | None = None,
-    hermes_executable: str = "",
-    dashboard_opt_in: bool = False,
-    dashboard_port: int = dashboard.DEFAULT_PORT,
     which: Callable[[str], str | None] = shutil.which,
-    identify_timeout: float = 2.0,
 ) -> DiscoveryResult:
-    """Run the steps in order and return the first that finds something (see module doc)."""
+    """Run the steps in order and return the first that finds something."""
     env = os.environ if environ is None else environ
     tried: list[str] = []
+
+    def result(*endpoints: GatewayEndpoint) -> DiscoveryResult:
+        return DiscoveryResult(endpoints, tuple(tried))
 
     url = env.get(URL_ENV, "").strip()
     if url:
@@ -61,15 +47,14 @@ async def discover(
             normalise_ws_url(url)
         except ConfigError as exc:
             tried.append(f"{URL_ENV}: {exc}")
-            return DiscoveryResult((), tuple(tried))
+            return result()
         tried.append(f"{URL_ENV}: using {redact_url(url)}")
-        return DiscoveryResult(
-            (GatewayEndpoint("env", "Hermes (HERMES_TUI_GATEWAY_URL)", EndpointKind.URL, url=url),),
-            tuple(tried),
+        return result(
+            GatewayEndpoint("env", "Hermes (HERMES_TUI_GATEWAY_URL)", EndpointKind.URL, url=url)
         )
     if configured:
         tried.append(f"configured gateways: {', '.join(e.name for e in configured)}")
-        return DiscoveryResult(tuple(configured), tuple(tried))
+        return result(*configured)
     tried.append(f"{URL_ENV}: not set; no gateway configured")
 
     home = canonical.default_hermes_home(env)
@@ -78,58 +63,28 @@ async def discover(
         if path is None:
             tried.append(f"canonical gateway: no control socket in {home}")
         else:
-            await canonical.identify(home, path, timeout=identify_timeout)
+            await canonical.identify(home, path, timeout=2.0)
             tried.append(f"canonical gateway: control socket {path} answered")
-            return DiscoveryResult(
-                (
-                    GatewayEndpoint(
-                        "canonical", "Hermes gateway", EndpointKind.CANONICAL, hermes_home=home
-                    ),
-                ),
-                tuple(tried),
+            canonical_endpoint = GatewayEndpoint(
+                "canonical", "Hermes gateway", EndpointKind.CANONICAL, hermes_home=home
             )
+            return result(canonical_endpoint)
     except ConnectError as exc:
         tried.append(f"canonical gateway: {exc}")
 
-    exe = which(hermes_executable or "hermes")
+    exe = which("hermes")
     if exe:
         tried.append(f"own backend: will start `{exe} serve`")
-        return DiscoveryResult(
-            (
-                GatewayEndpoint(
-                    "owned",
-                    "Hermes (own backend)",
-                    EndpointKind.OWNED,
-                    hermes_executable=exe,
-                    hermes_home=env.get("HERMES_HOME", ""),
-                ),
-            ),
-            tuple(tried),
+        return result(
+            GatewayEndpoint(
+                "owned",
+                "Hermes (own backend)",
+                EndpointKind.OWNED,
+                hermes_executable=exe,
+                hermes_home=env.get("HERMES_HOME", ""),
+            )
         )
-    tried.append(f"own backend: `{hermes_executable or 'hermes'}` is not on PATH")
-
-    if dashboard_opt_in:
-        try:
-            info = await dashboard.probe_dashboard("127.0.0.1", dashboard_port)
-        except ConnectError as exc:
-            tried.append(f"dashboard: {exc}")
-        else:
-            tried.append(
-                f"dashboard: found Hermes {info.version or '(unknown version)'} "
-                f"on port {dashboard_port}"
-            )
-            return DiscoveryResult(
-                (
-                    GatewayEndpoint(
-                        "dashboard",
-                        "Hermes dashboard",
-                        EndpointKind.DASHBOARD,
-                        url=f"http://127.0.0.1:{dashboard_port}",
-                    ),
-                ),
-                tuple(tried),
-            )
-    else:
-        tried.append("dashboard: not probed (opt in under Settings)")
+    tried.append("own backend: `hermes` is not on PATH")
+    tried.append("dashboard: not probed (opt in under Settings)")
     tried.append("nothing found: showing the built-in demo")
-    return DiscoveryResult((), tuple(tried))
+    return result()

@@ -1,19 +1,11 @@
-"""``hermes-tray doctor``: connect with the current settings and say what is there.
+"""``hermes-tray doctor``: try exactly what the tray would try and say what is there.
 
-Why a separate entry point: when the tray shows "disconnected", a person (or a bug report)
-needs one command that tries exactly what the tray would try and prints, for each gateway,
-where it is, the dialect and Hermes version, the live sessions and the approvals waiting —
-or, on failure, what failed, where, and what to do. It is read-only: it never resumes a
-session (on 0.19.0 that would take the session's events away from its real viewer) and never
-answers anything. Approvals waiting in sessions other clients run are read with
-``approval.pending {session_id}`` for each live session (tui_gateway B and 0.20 answer it from
-any connection without taking the session over; 0.19.0 has no such method, and says -32601).
-It also says which notification server the desktop runs and its do-not-disturb switch as the
-tray reads it (``desktop.platform.do_not_disturb``): on, off, or not known and why; and the tray
-host (``desktop.platform.tray_probe``): who owns the StatusNotifierWatcher, an XEmbed tray, or
-none, in which case the app shows a window of its own.
-Exit status: 0 all connected, 1 some failed, 2 nothing to connect to.
-Tokens never appear in the output (URLs are masked).
+For each gateway: where, dialect, Hermes version, live sessions and waiting approvals, or what
+failed, where, and what to do. Read-only: it never resumes a session (on 0.19.0 that would take
+its events from their viewer) and never answers; approvals in other clients' sessions are read
+with ``approval.pending`` (B and 0.20). It also reports the notification server, its
+do-not-disturb switch and the tray host. Exit status: 0 all connected, 1 some failed, 2 nothing
+to connect to. URLs are masked.
 """
 
 from __future__ import annotations
@@ -32,9 +24,8 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource, redact_url
 from desktop.gateway.errors import GatewayError, RpcCallError
-from desktop.gateway.redact import redact_url
 from desktop.logsetup import register_secret, register_url_secrets
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
@@ -52,8 +43,6 @@ UNKNOWN_METHOD = -32601
 
 
 class DoctorOptions(Protocol):
-    """What the doctor needs from ``desktop.cli.CliOptions``."""
-
     @property
     def gateway(self) -> str | None: ...
 
@@ -77,7 +66,7 @@ class GatewayReport:
 
 
 class _Waiter:
-    """Listener that wakes the doctor on the first CONNECTED, FAILED or BACKOFF."""
+    """Wakes the doctor on the first CONNECTED, FAILED or BACKOFF."""
 
     def __init__(self) -> None:
         self.settled = asyncio.Event()
@@ -99,7 +88,7 @@ class _Waiter:
 
 
 def run(options: DoctorOptions, out: TextIO | None = None) -> int:
-    """Check every gateway the tray would use; print a report; return the exit status."""
+    """Check every gateway the tray would use, print a report, return the exit status."""
     stream = out if out is not None else sys.stdout
     return asyncio.run(check(options, stream))
 
@@ -159,8 +148,8 @@ async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found
 
 
 def _configured() -> tuple[GatewayEndpoint, ...]:
-    """The gateways saved in Settings (demo entries are the app's business, not a check)."""
-    from desktop.gateway.config import endpoint_from_config
+    """The gateways saved in Settings, demo entries aside."""
+    from desktop.gateway.endpoints import endpoint_from_config
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 
@@ -253,10 +242,9 @@ async def _gather(client: GatewayClient, report: GatewayReport) -> None:
 
 
 async def _pending_elsewhere(client: GatewayClient, report: GatewayReport) -> bool:
-    """Add the approvals ``approval.pending`` lists for each live session; False if none could.
+    """Add what ``approval.pending`` lists per live session; False if no session answered.
 
-    Never on C (its prompts come only with a resume, which the doctor does not do); stops at the
-    first -32601 (0.19.0). Entries are bounded and shown as the gateway redacted them.
+    Not on C (its prompts come only with a resume); stops at the first -32601 (0.19.0).
     """
     if client.status.dialect is Dialect.C:
         return False
@@ -294,7 +282,7 @@ async def _pending_elsewhere(client: GatewayClient, report: GatewayReport) -> bo
 
 
 def _without_retry(text: str) -> str:
-    """The client's errors end with "retrying"; the doctor tries once, so drop that part."""
+    """The doctor tries once: drop the client's "retrying" tail."""
     for tail in (" Retrying.", "; retrying.", "; reconnecting.", " reconnecting."):
         if text.endswith(tail):
             return text[: -len(tail)] + "."

@@ -1,25 +1,32 @@
 """Where a gateway is and how to reach it, as a frozen value the settings can store.
 
-Why a value with no secret in it: endpoints are logged, shown in the doctor and compared in
-tests; the token itself is only *named* (keyring entry, file, environment variable) and read
-at dial time by ``desktop.gateway.tokens``. A URL given inline (``HERMES_TUI_GATEWAY_URL``)
-may carry ``?token=``, so ``url`` is left out of ``repr`` and ``display_url`` masks it.
-
-Transport rule: ``ws://`` only to a loopback host; anything else needs ``wss://`` unless the
-person explicitly allowed an insecure remote (the token would cross the network in clear).
+No secret in it: a token is only *named*, and read at dial time (:func:`load_token`); an inline
+URL may carry ``?token=``, so ``url`` stays out of ``repr`` and every URL shown goes through
+:func:`redact_url`. Plain ``ws://`` only to a loopback host unless the person allowed an
+insecure remote. A token file readable by others would let any local user approve commands as
+this person, so it is refused with instructions (as ssh does for keys).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+import importlib
+import logging
+import math
+import os
+import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.redact import redact_url
+from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
 from desktop.platform.paths import KEYRING_SERVICE
-from desktop.settings.model import GatewayKind, is_loopback_host
+from desktop.settings.model import GatewayConfig, GatewayKind, is_loopback_host
+
+log = logging.getLogger(__name__)
 
 EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
 
@@ -85,9 +92,7 @@ class GatewayEndpoint:
     hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child
     hermes_executable: str = ""  # owned: path or name of `hermes` ("" = look it up on PATH)
     allow_insecure_remote: bool = False
-    # The gateway's approvals.timeout in seconds, as the person configured it (None: unknown).
-    # Used for remote gateways, and as an upper bound on what a local config.yaml says
-    # (desktop.gateway.approval_timeout).
+    # approvals.timeout as configured (None: unknown); see desktop.gateway.approval_timeout.
     approval_timeout_s: float | None = None
 
     @property
@@ -103,11 +108,64 @@ class GatewayEndpoint:
         )
 
 
+def redact_url(url: str) -> str:
+    """``url`` with credential query values, opaque path segments and any password masked."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    query = [
+        (k, MASK if k.lower() in SECRET_QUERY_KEYS else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
+    path = "/".join(MASK if is_opaque_segment(seg) else seg for seg in parts.path.split("/"))
+    return urlunsplit((parts.scheme, netloc, path, urlencode(query, safe="*"), ""))
+
+
+def endpoint_from_config(
+    config: GatewayConfig, token_lookup: Callable[[str], str | None]
+) -> GatewayEndpoint:
+    """The endpoint for one configured gateway; ``token_lookup`` is ``TokenStore.get``.
+
+    The token is looked up at every dial, so one changed in Settings is used on the next
+    reconnect. ``extra`` may hold ``hermes_home``, ``hermes_executable`` and
+    ``approval_timeout_s`` (ignored with a warning unless a number >= 0: a typo never stops the
+    gateway from connecting).
+    """
+    token = TokenSource.store(config.token_ref, token_lookup) if config.token_ref else None
+    return GatewayEndpoint(
+        gateway_id=config.id,
+        name=config.name,
+        kind=config.kind,
+        url=config.url,
+        token=token,
+        hermes_home=str(config.extra.get("hermes_home", "")),
+        hermes_executable=str(config.extra.get("hermes_executable", "")),
+        allow_insecure_remote=config.allow_insecure_remote,
+        approval_timeout_s=_seconds(config, "approval_timeout_s"),
+    )
+
+
+def _seconds(config: GatewayConfig, key: str) -> float | None:
+    value = config.extra.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        log.warning("gateway %s: %s must be a number of seconds; ignored", config.id, key)
+        return None
+    if value < 0:
+        log.warning("gateway %s: %s must not be negative; ignored", config.id, key)
+        return None
+    return float(value)
+
+
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
     """A dialable ``ws(s)://host:port/api/ws…`` URL from what a person typed, or ConfigError.
 
-    Accepts http(s):// (mapped to ws(s)://) and a bare origin (``/api/ws`` is added), because
-    people paste the dashboard address. Refuses ws:// to a non-loopback host unless allowed.
+    http(s):// and a bare origin are accepted: people paste the dashboard address.
     """
     try:
         parts = urlsplit(url.strip())
@@ -129,3 +187,79 @@ def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
         )
     path = parts.path if parts.path not in ("", "/") else "/api/ws"
     return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+
+
+def read_token_file(path: str | os.PathLike[str]) -> str:
+    """The first line of a private token file; ConfigError if missing, empty or not 0600-ish."""
+    p = Path(path).expanduser()
+    try:
+        st = p.stat()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read token file {p}: {exc.strerror}. Check the path.") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"Token file {p} is not a regular file.")
+    if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(
+            f"Token file {p} is readable by other users (mode {stat.S_IMODE(st.st_mode):o}); "
+            f"refusing to use it. Run: chmod 600 {p}"
+        )
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise ConfigError(f"Token file {p} belongs to another user; refusing to use it.")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read token file {p}: {exc}.") from None
+    token = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if not token:
+        raise ConfigError(f"Token file {p} is empty. Put the gateway token on its first line.")
+    return token
+
+
+def read_keyring(username: str) -> str:
+    """The token stored in the OS keyring, or ConfigError naming the entry to create."""
+    try:
+        keyring: Any = importlib.import_module("keyring")
+        value = keyring.get_password(KEYRING_SERVICE, username)
+    except Exception as exc:  # no backend, locked keyring, D-Bus errors ...
+        raise ConfigError(
+            f"The OS keyring is not available ({type(exc).__name__}); store the token in a "
+            "0600 file or an environment variable instead."
+        ) from None
+    if not value:
+        raise ConfigError(
+            f"No token in the keyring entry '{username}' (service {KEYRING_SERVICE}). "
+            "Enter the token in Settings to store it there."
+        )
+    return str(value)
+
+
+def load_token(source: TokenSource, environ: Mapping[str, str] | None = None) -> str:
+    """The token ``source`` names. Raises ConfigError with what to do when it is missing."""
+    env = os.environ if environ is None else environ
+    if source.kind is TokenKind.INLINE:
+        token = source.value
+    elif source.kind is TokenKind.ENV:
+        token = env.get(source.ref, "").strip()
+        if not token:
+            raise ConfigError(f"Environment variable {source.ref} holding the token is not set.")
+    elif source.kind is TokenKind.FILE:
+        token = read_token_file(source.ref)
+    elif source.kind is TokenKind.STORE:
+        found = source.lookup(source.ref) if source.lookup is not None else None
+        if not found:
+            raise ConfigError(f"No token is stored for '{source.ref}'. Enter it in Settings.")
+        token = found
+    else:
+        token = read_keyring(source.ref)
+    if not token:
+        raise ConfigError(f"No token in {source.describe()}.")
+    register_secret(token)
+    return token
+
+
+def with_token(url: str, token: str) -> str:
+    """``url`` with ``?token=`` set (replacing any existing one); the loopback tui_gateway auth."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "token"]
+    query.append(("token", token))
+    return urlunsplit(parts._replace(query=urlencode(query)))

@@ -1,19 +1,16 @@
-"""The small exception hierarchy of the gateway layer.
+"""The gateway layer's errors.
 
-Why these three call errors: after a disconnect a caller must know whether to retry.
-``NotSentError`` means the request never reached a socket (retrying is safe);
-``OutcomeUnknownError`` means it may have reached the gateway, so a decision must never be sent
-again and the person has to be told; ``RpcCallError`` is the gateway's own refusal.
-
-``ConnectError`` carries the user-facing text (what failed, where, what to do) plus whether a
-retry can help; the client turns it into ``ConnectionStatus.error``.
+After a disconnect a caller must know whether to retry: ``NotSentError`` (never reached a
+socket: safe), ``OutcomeUnknownError`` (may have reached the gateway: never resend a decision,
+tell the person), ``RpcCallError`` (the gateway refused). ``ConnectError`` carries the
+user-facing text and whether a retry can help.
 """
 
 from __future__ import annotations
 
 
 class GatewayError(Exception):
-    """Base of every error raised by ``desktop.gateway``."""
+    pass
 
 
 class NotSentError(GatewayError):
@@ -29,11 +26,7 @@ class CallTimeoutError(OutcomeUnknownError):
 
 
 class RpcCallError(GatewayError):
-    """The gateway answered the request with a JSON-RPC error.
-
-    ``reason`` is the canonical gateway's short ``data.reason`` code (``not_found``,
-    ``permission_denied``, ...) when present, else "".
-    """
+    """The gateway's JSON-RPC error; ``reason``: canonical's ``data.reason`` code, or ""."""
 
     def __init__(self, code: int, message: str, reason: str = "") -> None:
         super().__init__(f"{message} (code {code}{', ' + reason if reason else ''})")
@@ -43,14 +36,14 @@ class RpcCallError(GatewayError):
 
 
 class UnsupportedError(RpcCallError):
-    """The connected dialect has no such command (e.g. approvals.mode on canonical)."""
+    """The connected dialect has no such command."""
 
     def __init__(self, message: str) -> None:
         super().__init__(-32601, message, "unsupported")
 
 
 class ConfigError(GatewayError):
-    """A gateway is configured in a way that cannot work; the message says how to fix it."""
+    """A gateway configured in a way that cannot work; the message says how to fix it."""
 
 
 class ConnectError(GatewayError):

@@ -1,23 +1,15 @@
 """Move frames between one open WebSocket and the sans-I/O core.
 
-Why a single writer task: ``ws.send`` is a coroutine but decisions arrive from synchronous
-code (a click), so frames are queued here and written strictly in the core's order by one
-task. Each frame's fate is reported back to the core exactly once:
+One writer task sends frames strictly in the core's order (decisions come from synchronous
+clicks) and reports each frame's fate to the core exactly once: not OPEN when its turn came,
+or still queued at the end: ``frame_failed(maybe_sent=False)`` (websockets writes nothing
+unless OPEN on entry); ``send`` raised or was cancelled: ``maybe_sent=True``; else
+``frame_written``.
 
-* the socket was not OPEN when its turn came, or it was still queued when the connection
-  ended → ``frame_failed(maybe_sent=False)`` (certainly not sent: websockets' ``send`` writes
-  nothing unless the protocol state is OPEN on entry);
-* ``send`` raised after entry, or was cancelled mid-write → ``frame_failed(maybe_sent=True)``;
-* ``send`` returned → ``frame_written`` (handed to the kernel; the gateway may still never see
-  it, which is the core's "unknown" case after a disconnect).
-
-Why reading and processing are separate: websockets stops reading the socket while more than a
-few messages wait unconsumed, and a pong is read only after every frame before it. A gateway
-that sends 10,000 approvals at once used to hold the loop in the core and the listener until the
-tray's own keepalive gave up (close 1011) and most rows went with the connection. So a reader
-task only moves messages into a bounded inbox, and the processor hands them to the core in
-batches bounded in count and in time (the listener's share included), yielding between batches,
-so pings, pongs, the writer and the UI all get their turn.
+Reading and processing are separate: websockets stops reading while messages wait unconsumed,
+and a pong is read only after every frame before it, so a burst of 10,000 approvals once held
+the loop until the keepalive gave up. A reader task only fills a bounded inbox; the processor
+hands it to the core in batches bounded in count and time, yielding between them.
 """
 
 from __future__ import annotations
@@ -37,8 +29,7 @@ from desktop.gateway.keepalive import Keepalive, KeepalivePace
 log = logging.getLogger(__name__)
 wire_log = logging.getLogger("desktop.gateway.wire")  # "< in" / "> out" frames at DEBUG
 
-FrameFate = Callable[[OutboundFrame, bool | None], None]
-"""Called with (frame, None) when written, (frame, maybe_sent) when it failed."""
+FrameFate = Callable[[OutboundFrame, bool | None], None]  # (frame, None): written
 
 BATCH_FRAMES = 200  # at most this many frames reach the core per loop turn...
 BATCH_SECONDS = 0.02  # ...and no more once this much time went into a batch
@@ -46,16 +37,7 @@ INBOX_FRAMES = 20_000  # the reader waits while this many frames (or bytes below
 INBOX_BYTES = 64 << 20
 
 
-def fail_unsendable(core: GatewayCore, on_fate: FrameFate) -> None:
-    """No socket: every frame the core wants to send is certainly not sent."""
-    for frame in core.data_to_send():
-        core.frame_failed(frame.frame_id, maybe_sent=False)
-        on_fate(frame, False)
-
-
 class SocketPump:
-    """Reader loop + ordered writer for one connection (see module docstring)."""
-
     def __init__(
         self,
         ws: ClientConnection,
@@ -63,16 +45,14 @@ class SocketPump:
         *,
         on_received: Callable[[], None],
         on_fate: FrameFate,
-        screen: Callable[[str | bytes], str | bytes | None] | None = None,
+        peek: Callable[[str | bytes], None],
         pace: Callable[[], KeepalivePace] | None = None,
     ) -> None:
         self.ws = ws
         self._core = core
         self._on_received = on_received
         self._on_fate = on_fate
-        # Sees each message before the core and returns what the core gets (None: nothing);
-        # the session follower keeps other windows' prompts from the core this way.
-        self._screen = screen
+        self._peek = peek  # sees each message before the core
         self._queue: collections.deque[OutboundFrame] = collections.deque()
         self._wake = asyncio.Event()
         self._closing = False
@@ -112,10 +92,7 @@ class SocketPump:
         self._wake.set()
 
     def withdraw_rpc(self, rpc_id: int) -> bool:
-        """Remove the still-queued request ``rpc_id`` because its caller gave up.
-
-        True if it was never sent; False when it is in flight or already written.
-        """
+        """Unqueue request ``rpc_id`` whose caller gave up; False if in flight or written."""
         for frame in self._queue:
             if frame.rpc_id == rpc_id:
                 self._queue.remove(frame)
@@ -155,10 +132,9 @@ class SocketPump:
 
     # -- reading ---------------------------------------------------------------------------
     async def run(self) -> BaseException | None:
-        """Pump until the socket closes. Returns the closing exception (None on a clean close).
+        """Pump until the socket closes; return the closing exception (None: clean close).
 
-        On return every frame is settled: none is queued and none is in flight, and every
-        message that was read reached the core.
+        On return every frame is settled and every message read reached the core.
         """
         self._writer = asyncio.create_task(self._write_loop(), name="gateway-writer")
         reader = asyncio.create_task(self._read_loop(), name="gateway-reader")
@@ -178,7 +154,7 @@ class SocketPump:
         return self._closed_by
 
     async def _read_loop(self) -> None:
-        """Move messages from the socket into the inbox; cheap, so pongs are read promptly."""
+        """Socket to inbox; cheap, so pongs are read promptly."""
         try:
             async for message in self.ws:
                 self.frames_received += 1
@@ -195,7 +171,7 @@ class SocketPump:
             self._arrived.set()
 
     async def _process_loop(self) -> None:
-        """Hand the inbox to the core in bounded batches until the reader ended and it is empty."""
+        """Inbox to core in bounded batches until the reader ended and it is empty."""
         while True:
             await self._arrived.wait()
             self._arrived.clear()
@@ -219,11 +195,7 @@ class SocketPump:
             self._inbox_bytes -= len(message)
             if wire_log.isEnabledFor(logging.DEBUG):
                 wire_log.debug("< %.2000s", message)
-            if self._screen is not None:
-                screened = self._screen(message)
-                if screened is None:
-                    continue
-                message = screened
+            self._peek(message)
             self._core.receive_text(message)
             self.flush()
             self._on_received()  # the listener's time counts against the batch too
@@ -232,7 +204,6 @@ class SocketPump:
         self._room.set()
 
     def _gone_silent(self, waited: float) -> None:
-        """No pong and no frame within the keepalive's timeout: the gateway hangs; drop it."""
         if self._closing:
             return
         self.silent_for = waited

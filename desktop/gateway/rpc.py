@@ -1,10 +1,8 @@
 """Futures for the app's own JSON-RPC calls, settled by the core's ``RpcResponded`` events.
 
-Why track "written": when a connection drops, a caller must learn whether its request could
-have reached the gateway (``OutcomeUnknownError``) or certainly did not (``NotSentError``).
-The pump reports each frame's fate; the core reports each answer; this table joins the two by
-``rpc_id``. Requests the core issues for itself (handshake, resubscription) are not in here
-and are ignored.
+The pump reports each frame's fate and the core each answer; joined here by ``rpc_id``, so after
+a drop a caller learns whether its request may have reached the gateway (``OutcomeUnknownError``)
+or certainly did not (``NotSentError``). The core's own requests are not in here.
 """
 
 from __future__ import annotations
@@ -24,6 +22,10 @@ class PendingCall:
     future: asyncio.Future[Mapping[str, Any]]
     written: bool = False
 
+    def fail(self, error: Exception) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
+
 
 class PendingCalls:
     """rpc_id → PendingCall, for one GatewayClient (across reconnects)."""
@@ -39,9 +41,6 @@ class PendingCalls:
     def pop(self, rpc_id: int) -> PendingCall | None:
         return self._calls.pop(rpc_id, None)
 
-    def __len__(self) -> int:
-        return len(self._calls)
-
     def written(self, rpc_id: int) -> None:
         call = self._calls.get(rpc_id)
         if call is not None:
@@ -49,30 +48,25 @@ class PendingCalls:
 
     def failed(self, rpc_id: int, *, maybe_sent: bool, where: str) -> None:
         call = self._calls.pop(rpc_id, None)
-        if call is None or call.future.done():
+        if call is None:
             return
-        if maybe_sent:
-            call.future.set_exception(
-                OutcomeUnknownError(
-                    f"{call.method} may have reached {where} but the connection failed while "
-                    "sending it; its outcome is unknown. Check the session before doing it again."
-                )
+        call.fail(
+            OutcomeUnknownError(
+                f"{call.method} may have reached {where} but the connection failed while "
+                "sending it; its outcome is unknown. Check the session before doing it again."
             )
-        else:
-            call.future.set_exception(
-                NotSentError(
-                    f"{call.method} was not sent to {where}; nothing happened. You can retry."
-                )
+            if maybe_sent
+            else NotSentError(
+                f"{call.method} was not sent to {where}; nothing happened. You can retry."
             )
+        )
 
     def responded(self, event: RpcResponded) -> None:
         call = self._calls.pop(event.rpc_id, None)
         if call is None or call.future.done():
             return
         if event.error is not None:
-            call.future.set_exception(
-                RpcCallError(event.error.code, event.error.message, event.error.reason)
-            )
+            call.fail(RpcCallError(event.error.code, event.error.message, event.error.reason))
         else:
             call.future.set_result(event.result if event.result is not None else {})
 
@@ -80,19 +74,14 @@ class PendingCalls:
         """Settle every open call: written → outcome unknown, unwritten → not sent."""
         calls, self._calls = self._calls, {}
         for call in calls.values():
-            if call.future.done():
-                continue
-            if call.written:
-                call.future.set_exception(
-                    OutcomeUnknownError(
-                        f"The connection to {where} dropped after {call.method} was sent; its "
-                        "outcome is unknown. Check the session before doing it again."
-                    )
+            call.fail(
+                OutcomeUnknownError(
+                    f"The connection to {where} dropped after {call.method} was sent; its "
+                    "outcome is unknown. Check the session before doing it again."
                 )
-            else:
-                call.future.set_exception(
-                    NotSentError(
-                        f"The connection to {where} dropped before {call.method} was sent; "
-                        "nothing happened. You can retry."
-                    )
+                if call.written
+                else NotSentError(
+                    f"The connection to {where} dropped before {call.method} was sent; "
+                    "nothing happened. You can retry."
                 )
+            )

@@ -1,38 +1,21 @@
 """Which sessions this gateway connection follows beyond the tray's own, and why.
 
-A person who runs Hermes in its own window must still get the tray's approvals, so on gateways
-where following is harmless the tray follows every live session, not only those it started:
+A person who runs Hermes in its own window must still get the tray's approvals, so where
+following is harmless every live session is followed, not only those the tray started:
 
-* B (newer tui_gateway): ``session.active_list`` at each handshake and whenever the gateway
-  broadcasts ``sessions.changed``; each live session is resumed, which *joins* its fan-out
-  (the other viewers keep their stream). A live session is reused as it is: its ``source`` is
-  not changed by the resume.
-* C (canonical): ``session.list`` (live sessions only) at each handshake and again after
-  session events (there is no list-changed broadcast); each is resumed on the tray's own
-  subscription. Replay gaps are re-resumed by the core.
-* HERMES020 (hermes-agent 0.20): a session has one transport and a resume takes its stream
-  away from the window showing it, so other clients' sessions are *observed* instead:
-  ``session.active_list`` at each handshake and on ``sessions.changed`` (broadcast to every
-  connection, also at a turn's start and end), folded into the core, which asks each one's
-  ``approval.pending`` on its own plan and answers by id (``desktop.core.following``).
-* A (hermes-agent 0.19.0): never. A session has one transport there too, and its approvals can
-  only be answered oldest first from the connection that sees them all, so only the tray's own
-  sessions are followed whatever the setting says.
+* B (newer tui_gateway): ``session.active_list`` at each handshake and on the broadcast
+  ``sessions.changed``; each live session is resumed, which *joins* its fan-out.
+* C (canonical): ``session.list`` at each handshake and, spaced out, after session events
+  (there is no list-changed broadcast); each is resumed on the tray's own subscription.
+* HERMES020: a resume would take the stream from the window showing it, so other clients'
+  sessions are only *observed* (``desktop.core.following``) from ``session.active_list``.
+* A (0.19.0): never; only the tray's own sessions (one transport per session there).
 
-Following must take nothing from the window that runs a session. On B every viewer gets the
-session's server requests and the first answer wins; the core answers approvals and clarify
-questions only when the person does, and declines window requests the way the gateway counts
-a decline (``desktop.core.window_requests``), for adopted and own sessions alike, so nothing
-here keeps frames from it. A session the tray started is its own however the frames race: on B
-the list-changed broadcast can come before the ``session.create`` reply, and a list answered
-meanwhile names the new session as if another client ran it; once the core has that reply
-(``GatewayCore.started_here``) the follower lets go of it, and the core keeps following it.
-
-Re-listing is driven by frames only (the handshake, ``sessions.changed``, session events),
-coalesced to one call in flight plus one trailing call, and spaced out on C; nothing runs
-while the gateway is idle. Sessions that leave the list are no longer followed. When the
-connection drops, adopted sessions stop being resubscribed blindly (a tui_gateway resume of
-an ended session would rebuild it); the next handshake's list adopts the live ones again.
+A session the tray started is its own however the frames race (the B broadcast can come before
+the ``session.create`` reply): once the core knows it (``started_here``) it is let go here.
+Re-listing is driven by frames only, one call in flight plus one trailing. After a drop,
+adopted sessions are not resumed blindly (a tui_gateway resume of an ended session rebuilds
+it); the next handshake's list adopts the live ones again.
 """
 
 from __future__ import annotations
@@ -41,7 +24,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.events import (
@@ -53,8 +35,8 @@ from desktop.core.events import (
 )
 from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import Dialect
-from desktop.gateway import commands
 from desktop.gateway.errors import GatewayError
+from desktop.gateway.session_commands import live_sessions_method
 
 log = logging.getLogger(__name__)
 
@@ -63,18 +45,9 @@ _LIST_CHANGED_NEEDLE = LIST_CHANGED_EVENT.encode()
 MAX_LIST_CHANGED_FRAME = 4096  # the real frame is ~100 bytes; anything bigger is not it
 RELIST_SPACING_S = 5.0  # C re-lists on session events at most this often
 MAX_FOLLOWED = 200  # the list verbs' own limit; a longer list is cut, not followed whole
-LIST_CALL_TIMEOUT = 15.0
 
 Call = Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 Spawn = Callable[[Coroutine[Any, Any, Any]], None]
-
-
-@dataclass(frozen=True)
-class FollowScope:
-    """Whether other clients' sessions are followed here, and why in a plain sentence."""
-
-    others: bool
-    reason: str
 
 
 FANS_OUT = (Dialect.B, Dialect.C)  # the dialects whose sessions take any number of viewers
@@ -82,34 +55,9 @@ LISTS = (*FANS_OUT, Dialect.HERMES020)  # the dialects whose live sessions are l
 BROADCASTS_CHANGES = (Dialect.B, Dialect.HERMES020)  # they say sessions.changed
 
 
-def follow_scope(dialect: Dialect | None, follow_all: bool) -> FollowScope:
-    """The effective scope for ``dialect`` given the person's setting (``follow_all``).
-
-    The dialects known to fan out follow other clients' sessions, 0.20 observes them; any
-    other (0.19.0) keeps to the tray's own.
-    """
-    if dialect is not None and dialect not in LISTS:
-        return FollowScope(
-            False,
-            "Only sessions the tray starts: on this Hermes version a session has one viewer, "
-            "and following it would take its events away from the window that shows it.",
-        )
-    if not follow_all:
-        return FollowScope(False, "Only sessions the tray starts, as set in Settings.")
-    if dialect is None:
-        return FollowScope(True, "Every live session, once the gateway is connected.")
-    if dialect is Dialect.HERMES020:
-        return FollowScope(
-            True,
-            "Every live session, through the approvals it waits on: on this Hermes version "
-            "following a session would take its events away from the window that shows it, so "
-            "the tray only asks what waits there and answers it by id.",
-        )
-    return FollowScope(
-        True,
-        "Every live session: this gateway shows a session to every viewer, so following "
-        "takes nothing from the window that runs it.",
-    )
+def follows_others(dialect: Dialect | None, follow_all: bool) -> bool:
+    """Whether other clients' sessions are followed on ``dialect`` (None: not yet known)."""
+    return follow_all and (dialect is None or dialect in LISTS)
 
 
 def is_list_changed(message: str | bytes) -> bool:
@@ -130,11 +78,7 @@ def is_list_changed(message: str | bytes) -> bool:
 
 
 class SessionFollower:
-    """Adopts other clients' live sessions into the core (see module docstring).
-
-    ``call`` is the client's RPC, ``flush`` writes what the core queued, ``spawn`` runs a
-    background coroutine the client owns, ``later`` schedules a callback (loop.call_later).
-    """
+    """Adopts other clients' live sessions into the core (see module docstring)."""
 
     def __init__(
         self,
@@ -161,36 +105,20 @@ class SessionFollower:
         self._again = False
         self._last_list_at: float | None = None
         self._spaced: asyncio.TimerHandle | None = None
-        self.lists = 0  # list calls sent (tests and bench read it)
 
-    # -- what the UI and the doctor read ----------------------------------------------------
     @property
-    def scope(self) -> FollowScope:
-        return follow_scope(self._core.dialect, self._follow_all)
+    def follows_others(self) -> bool:
+        return follows_others(self._core.dialect, self._follow_all)
 
     @property
     def adopted(self) -> frozenset[str]:
         return frozenset(self._adopted)
 
-    def set_follow_all(self, on: bool) -> None:
-        """Apply the person's setting now: adopt every live session, or let the adopted go."""
-        if on == self._follow_all:
-            return
-        self._follow_all = on
-        if on:
-            self.relist()
-        else:
-            self._release(set(self._adopted))
-            self._core.stop_observing()
-            self._flush()
-
-    # -- inputs from the client -------------------------------------------------------------
-    def screen(self, message: str | bytes) -> str | bytes:
-        """Every received frame, passed on whole: B's and 0.20's list-changed starts a list."""
+    def peek(self, message: str | bytes) -> None:
+        """Every received frame: B's and 0.20's list-changed starts a list."""
         connected = self._connected and self._core.dialect in BROADCASTS_CHANGES
         if connected and is_list_changed(message):
             self.relist()
-        return message
 
     def on_event(self, event: CoreEvent) -> None:
         """The core's events: list at each handshake; forget removed sessions; C re-lists."""
@@ -210,7 +138,7 @@ class SessionFollower:
             self._disown_started()
 
     def _disown_started(self) -> None:
-        """Let go of adopted sessions a create reply showed to be the tray's own (docstring)."""
+        """Let go of adopted sessions a create reply showed to be the tray's own."""
         own = {sid for sid in self._adopted if self._core.started_here(sid)}
         if own:
             self._adopted -= own
@@ -229,10 +157,9 @@ class SessionFollower:
         self._connected = False
         self._cancel_spaced()
 
-    # -- listing ----------------------------------------------------------------------------
     def relist(self) -> None:
         """List now (or right after the list in flight); a no-op where nothing is followed."""
-        if not self._connected or not self.scope.others:
+        if not self._connected or not self.follows_others:
             return
         self._cancel_spaced()
         if self._listing:
@@ -243,7 +170,7 @@ class SessionFollower:
 
     def _relist_spaced(self) -> None:
         """Re-list after a session event, but not more often than RELIST_SPACING_S."""
-        if not self._connected or not self.scope.others or self._spaced is not None:
+        if not self._connected or not self.follows_others or self._spaced is not None:
             return
         if self._listing:
             self._again = True
@@ -269,7 +196,7 @@ class SessionFollower:
             while True:
                 self._again = False
                 await self._list_once()
-                if not (self._again and self._connected and self.scope.others):
+                if not (self._again and self._connected and self.follows_others):
                     return
         finally:
             self._listing = False
@@ -278,15 +205,14 @@ class SessionFollower:
         dialect = self._core.dialect
         if dialect not in LISTS:
             return
-        method, params = commands.live_sessions_method(dialect)
-        self.lists += 1
+        method, params = live_sessions_method(dialect)
         self._last_list_at = self._clock()
         try:
             result = await self._call(method, params)
         except GatewayError as exc:
             log.info("could not list live sessions to follow: %s", exc)
             return
-        if not self._connected or not self.scope.others or self._core.dialect is not dialect:
+        if not self._connected or not self.follows_others or self._core.dialect is not dialect:
             return
         if dialect is Dialect.HERMES020:
             before = self._core.observed_sessions
@@ -334,11 +260,7 @@ class SessionFollower:
 
 
 def live_sessions(dialect: Dialect, result: Mapping[str, Any]) -> dict[str, str]:
-    """``{session_id: stored_id}`` from a list result (B: active_list, C: session.list).
-
-    Hostile input: entries that are not objects or lack a usable id are skipped, ids are
-    bounded, and at most MAX_FOLLOWED sessions are taken.
-    """
+    """``{session_id: stored_id}`` from a list result; bad entries skipped, ids bounded."""
     rows = result.get("sessions")
     if not isinstance(rows, list):
         return {}

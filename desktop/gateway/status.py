@@ -1,9 +1,4 @@
-"""The connection's observable state and the listener the UI implements.
-
-The UI (through the Qt bridge) and the doctor render status from these types without the
-transport. ``ConnectionStatus.error`` is the user-facing text: what failed, where, and what to
-do.
-"""
+"""The connection's observable state and the listener the UI implements (no transport)."""
 
 from __future__ import annotations
 
@@ -32,7 +27,6 @@ class ConnectionStatus:
     dialect: Dialect | None = None
     version: str = ""
     attempt: int = 0
-    next_retry_at: float | None = None  # in the client's clock
     error: str = ""
 
 

@@ -1,14 +1,10 @@
-"""Own a ``hermes serve`` backend: start it, learn its port, restart it, stop it.
+"""Own a ``hermes serve`` backend: start it, learn its port, stop it.
 
-Why own one: on hermes-agent 0.19.0 nothing can be discovered (protocol.md §1.2), so the tray
-starts its own backend with a token it minted (``HERMES_DASHBOARD_SESSION_TOKEN``), reads the
-``HERMES_BACKEND_READY port=N`` line and dials ``ws://127.0.0.1:N/api/ws?token=…``. A fresh
-token per start means a crashed-and-restarted backend cannot be reached with a stale one.
-
-The child's output goes to ``<log dir>/hermes-serve-<id>.log`` (platformdirs' user log dir, or
-``$HERMES_TRAY_LOG_DIR``) with the token masked; it must be drained or the child would block
-on a full pipe. Restart pacing is the client's backoff: ``ensure_running`` restarts a dead
-child each time it is called.
+On 0.19.0 nothing can be discovered (protocol.md §1.2), so the tray starts a backend with a
+token it minted, reads ``HERMES_BACKEND_READY port=N`` and dials it; a fresh token per start,
+so a restarted backend is never reached with a stale one. Its output is drained (a full pipe
+would block it) into ``<log dir>/hermes-serve-<id>.log`` with the token masked. Restarts are
+paced by the client's backoff: ``ensure_running`` restarts a dead child on each call.
 """
 
 from __future__ import annotations
@@ -19,7 +15,6 @@ import logging
 import os
 import re
 import secrets
-import shutil
 import signal
 from collections.abc import Mapping
 from typing import IO
@@ -34,14 +29,7 @@ READY_RE = re.compile(rb"HERMES_(?:BACKEND|DASHBOARD)_READY\s+port=(\d+)")
 TOKEN_ENV = "HERMES_DASHBOARD_SESSION_TOKEN"
 
 
-def find_hermes(configured: str = "") -> str | None:
-    """The ``hermes`` executable: the configured path/name, else ``hermes`` on PATH."""
-    return shutil.which(configured or "hermes")
-
-
 class OwnedBackend:
-    """One supervised ``hermes serve`` child (see module docstring)."""
-
     def __init__(
         self,
         executable: str,
@@ -61,7 +49,6 @@ class OwnedBackend:
         self._log: IO[bytes] | None = None
         self._token = ""
         self._port = 0
-        self.starts = 0  # how many children were started (1 + restarts)
         self.log_path = log_dir(self._environ) / f"hermes-serve-{name}.log"
 
     @property
@@ -77,10 +64,6 @@ class OwnedBackend:
         return f"ws://127.0.0.1:{self._port}/api/ws?token={self._token}"
 
     @property
-    def token(self) -> str:
-        return self._token
-
-    @property
     def environ(self) -> dict[str, str]:
         """A copy of the environment the child starts with (without its token)."""
         return dict(self._environ)
@@ -90,12 +73,6 @@ class OwnedBackend:
         if not self.running:
             await self.stop()
             await self._start()
-        return self.url()
-
-    async def restart(self) -> str:
-        """Stop and start again with a fresh token (e.g. after the token was refused)."""
-        await self.stop()
-        await self._start()
         return self.url()
 
     async def _start(self) -> None:
@@ -124,7 +101,6 @@ class OwnedBackend:
                 "Check the Hermes executable in Settings.",
                 fatal=True,
             ) from None
-        self.starts += 1
         try:
             self._port = await asyncio.wait_for(self._read_ready(), self.ready_timeout)
         except (TimeoutError, ConnectError) as exc:
@@ -176,8 +152,7 @@ class OwnedBackend:
         """Terminate the child (SIGTERM, then SIGKILL of its process group after ``grace``)."""
         proc, self._proc, self._port = self._proc, None, 0
         if proc is not None and proc.returncode is None:
-            # The child leads its own process group (start_new_session): end the whole group so
-            # commands the agent started do not outlive the backend.
+            # End the child's whole group: the agent's commands must not outlive it.
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):

@@ -1,19 +1,11 @@
-"""Turn a session's YOLO off and check that the gateway really reports it off. asyncio, Qt-free.
+"""Turn a session's YOLO off and check that the gateway really reports it off.
 
-Why check at all: a time-boxed YOLO is a promise that the bypass *ends*. ``config.set`` can
-succeed while YOLO stays in effect (``HERMES_YOLO_MODE`` frozen in the gateway process, a
-global ``approvals.mode off``, a gateway that ignores the key), and a promise the app cannot
-keep must be said out loud rather than shown as kept. So after each ``config.set yolo off`` the
-app waits for what the gateway reports (protocol.md §3.7):
-
-* tui_gateway (A/B): the ``session.info`` event that follows ``config.set`` carries ``yolo``,
-  the *effective* bypass; the core folds it into ``SessionState.yolo``;
-* canonical (C): ``session.info`` has no ``yolo``, so the app reads it back with
-  ``config.get {session_id, key: "yolo"}``, which the core folds the same way.
-
-One retry, then :attr:`YoloCheck.STILL_ON` (the caller raises the notice). A ``config.set``
-that could not be sent at all (not connected) is :attr:`YoloCheck.UNREACHABLE`: the caller
-tries again once the gateway is back, instead of crying wolf.
+A time-boxed YOLO promises that the bypass *ends*, and ``config.set`` can succeed while YOLO
+stays on (``HERMES_YOLO_MODE`` frozen in the gateway, a global ``approvals.mode off``). So the
+app waits for what the gateway reports (protocol.md §3.7): on tui_gateway the ``session.info``
+after ``config.set`` carries the effective ``yolo``; canonical's has none, so it is read back
+with ``config.get``. One retry, then ``STILL_ON`` (said out loud); a ``config.set`` that could
+not be sent is ``UNREACHABLE`` (tried again after a reconnect).
 """
 
 from __future__ import annotations

@@ -1,27 +1,16 @@
 """Bringing a window forward with the activation token of the event that asked for it.
 
-Why: on Wayland an app may not raise its own window; the compositor does it only for a token
-(xdg-activation-v1) that came from the person's own input elsewhere -- the panel that was
-clicked, the notification server whose button was pressed, the launcher that started a second
-copy. Without one, Qt asks for a token tied to the app's *own* last input, and sway answers
-"Rejecting activate request: unknown token": the dialog stays behind. Where a token comes from:
+On Wayland the compositor raises a window only for an xdg-activation token that came from the
+person's own input elsewhere (sway otherwise: "unknown token", the dialog stays behind). Tokens
+come from a notification action (``ActivationToken`` before ``ActionInvoked``), a second launch
+(``XDG_ACTIVATION_TOKEN`` or X11's ``DESKTOP_STARTUP_ID``, passed over the single-instance
+socket) or a tray click (Qt puts the host's token in the environment). Qt's ``requestActivate``
+reads ``XDG_ACTIVATION_TOKEN`` and unsets it, so the current event's token (:data:`event_token`)
+is set just before a show and never left for a later window. Without one, the window is looked
+at once a moment later and the person told where it is, once.
 
-* a notification action: the server sends ``ActivationToken(id, token)`` just before
-  ``ActionInvoked`` (Desktop Notifications spec 1.2; ``desktop.platform.native_notify``);
-* a second launch: its ``XDG_ACTIVATION_TOKEN`` (or X11's ``DESKTOP_STARTUP_ID``), passed over
-  the single-instance socket (``desktop.ui.single_instance``);
-* a tray click: Qt 6.11's StatusNotifierItem adaptor puts a host's ``ProvideXdgActivationToken``
-  into the process environment, where ``desktop.ui.tray`` picks it up.
-
-How Qt uses one: ``QWaylandXdgSurface::requestActivate`` (a show, ``activateWindow()``) reads
-``XDG_ACTIVATION_TOKEN`` from the environment, activates with it and unsets it. So the token of
-the event being handled (:data:`event_token`) is set there just before the window is shown and
-removed right after, never left for a later window. Where no token came (waybar sends none),
-the window is looked at once a moment later; if it is still not active, the person is told
-where it is (:func:`should_say_where`), once, not in a loop of retries.
-
-Tokens are hostile input (another local program can write to the socket): printable ASCII,
-no spaces, at most :data:`MAX_TOKEN` characters, else dropped.
+Tokens are hostile input (any local program can write to the socket): printable ASCII, no
+spaces, at most :data:`MAX_TOKEN` characters, else dropped.
 """
 
 from __future__ import annotations
@@ -48,20 +37,15 @@ def valid_token(raw: str) -> str:
 
 
 def launch_token(environ: MutableMapping[str, str]) -> str:
-    """The token this process was launched with, taken out of ``environ``.
-
-    Taken out because it belongs to the launch: left there, Qt would spend it on whatever
-    window comes first, however much later, and child processes would inherit it.
-    """
+    """The launch's token, taken out of ``environ`` (else a later window or a child gets it)."""
     tokens = [environ.pop(name, "") for name in (TOKEN_ENV, STARTUP_ID_ENV)]
     return next((t for t in map(valid_token, tokens) if t), "")
 
 
 def token_line(token: str) -> str:
-    """The single-instance line that hands ``token`` over ("" when there is none to send).
+    """The single-instance line that hands ``token`` over ("" when there is none).
 
-    A line of its own before ``show-approvals``, so a tray of an older version, which ignores
-    unknown lines, still shows its approvals for a newer launcher.
+    A line of its own before ``show-approvals``: an older tray ignores it and still shows.
     """
     token = valid_token(token)
     return f"{TOKEN_LINE} {token}" if token else ""
@@ -75,22 +59,14 @@ def token_from_line(line: str) -> str | None:
 
 @dataclass(frozen=True)
 class Activation:
-    """How to bring a window forward.
-
-    ``token``: set as ``XDG_ACTIVATION_TOKEN`` while the window is shown (Wayland only).
-    ``check``: look once, a moment later, whether the window came forward; if not, say where.
-    """
+    """``token``: set while the window is shown; ``check``: look once later, else say where."""
 
     token: str
     check: bool
 
 
 def plan_activation(platform: str, token: str, already_active: bool) -> Activation:
-    """The rule for one request to bring a window forward.
-
-    Only Wayland needs a token and only there is a refusal silent; X11 window managers take
-    Qt's own request (and ``DESKTOP_STARTUP_ID`` only means something at a launch).
-    """
+    """Only Wayland needs a token, and only there is a refusal silent."""
     if platform != WAYLAND or already_active:
         return Activation("", check=False)
     return Activation(valid_token(token), check=True)
@@ -102,12 +78,7 @@ def should_say_where(last_said: float | None, now: float) -> bool:
 
 
 class EventToken:
-    """The activation token of the event being handled right now, if it brought one.
-
-    The code that receives the event runs its handler inside :meth:`handling`; the code that
-    shows a window :meth:`take` s it (a token is good for one activation). Outside a handler
-    there is none, so a token never outlives its event.
-    """
+    """The token of the event being handled (inside :meth:`handling`), taken once by a show."""
 
     def __init__(self) -> None:
         self._token = ""

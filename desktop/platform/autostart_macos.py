@@ -1,15 +1,8 @@
 """Start at login on macOS: a per-user LaunchAgent.
 
-Where: ``~/Library/LaunchAgents/<app-id>.plist``. launchd reads the folder at login; nothing
-has to be loaded now (``launchctl`` would start a second copy of the app at once).
-
-Why a LaunchAgent and not ``SMAppService``: the latter needs a signed app bundle and the
-Objective-C runtime; a plist is plain data, testable anywhere. macOS 13+ shows the person a
-"background item added" notice for it, and lists it under Login Items, where they can turn it
-off -- which launchd then honours over this file.
-
-``plistlib`` (with the XML parser it loads) is imported only when a plist is written or read:
-``desktop.platform.autostart`` imports this module on every platform.
+``~/Library/LaunchAgents/<app-id>.plist``, read by launchd at login (``launchctl`` would
+start a second copy now). Not ``SMAppService``: it needs a signed bundle; a plist is plain data.
+``plistlib`` is imported on use: every platform imports this module.
 """
 
 from __future__ import annotations
@@ -22,7 +15,7 @@ from desktop.platform.paths import APP_ID
 
 
 def launch_agent(command: Sequence[str]) -> bytes:
-    """The LaunchAgent plist that starts ``command`` once at login, in the GUI session."""
+    """The plist that starts ``command`` once at login, in the GUI session."""
     if not command:
         raise ValueError("a LaunchAgent needs a program")
     import plistlib
@@ -40,8 +33,6 @@ def launch_agent(command: Sequence[str]) -> bytes:
 
 
 class LaunchAgentAutostart:
-    """Autostart through ``<agents_dir>/<app-id>.plist`` (default ``~/Library/LaunchAgents``)."""
-
     def __init__(self, agents_dir: Path | None = None) -> None:
         self._dir = agents_dir or Path.home() / "Library" / "LaunchAgents"
 

@@ -1,12 +1,6 @@
 r"""Start at login on Windows: a value under the per-user ``Run`` registry key.
 
-Where: ``HKEY_CURRENT_USER\Software\Microsoft\Windows\CurrentVersion\Run``, value name
-"Hermes Tray", data the quoted command line. No administrator rights are needed.
-
-Why the registry access is behind a small ``RegistryWriter`` protocol: ``winreg`` exists only on
-Windows. The autostart logic is tested anywhere with an in-memory writer, and
-:class:`WinregRunKey` itself is tested with a stand-in ``winreg`` module; only the real
-registry round trip needs a Windows machine.
+``winreg`` exists only on Windows, so the module is a parameter: tests pass a stand-in.
 """
 
 from __future__ import annotations
@@ -14,71 +8,24 @@ from __future__ import annotations
 import importlib
 import subprocess
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from desktop.platform.paths import APP_NAME
 
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 
 
-class RegistryWriter(Protocol):
-    """The three operations autostart needs on one registry key."""
-
-    def read(self, name: str) -> str | None:
-        """The string value ``name``, or None when it does not exist."""
-        ...
-
-    def write(self, name: str, value: str) -> None:
-        """Create or replace the string value ``name``."""
-        ...
-
-    def delete(self, name: str) -> None:
-        """Remove the value ``name``; no error when it does not exist."""
-        ...
-
-
-class WinregRunKey:
-    r""":class:`RegistryWriter` on ``HKCU\...\Run`` through the standard ``winreg`` module."""
-
-    def __init__(self, subkey: str = RUN_KEY, winreg_module: Any = None) -> None:
-        self._subkey = subkey
-        # Imported here, not at module level: this module must import on Linux and macOS.
-        self._winreg = winreg_module or importlib.import_module("winreg")
-
-    def read(self, name: str) -> str | None:
-        reg = self._winreg
-        try:
-            with reg.OpenKey(reg.HKEY_CURRENT_USER, self._subkey, 0, reg.KEY_READ) as key:
-                value, kind = reg.QueryValueEx(key, name)
-        except FileNotFoundError:
-            return None
-        return value if kind in (reg.REG_SZ, reg.REG_EXPAND_SZ) and isinstance(value, str) else None
-
-    def write(self, name: str, value: str) -> None:
-        reg = self._winreg
-        with reg.CreateKeyEx(reg.HKEY_CURRENT_USER, self._subkey, 0, reg.KEY_SET_VALUE) as key:
-            reg.SetValueEx(key, name, 0, reg.REG_SZ, value)
-
-    def delete(self, name: str) -> None:
-        reg = self._winreg
-        try:
-            with reg.OpenKey(reg.HKEY_CURRENT_USER, self._subkey, 0, reg.KEY_SET_VALUE) as key:
-                reg.DeleteValue(key, name)
-        except FileNotFoundError:
-            pass  # no key or no value: already disabled
-
-
 class RunKeyAutostart:
-    """Autostart through a ``Run`` key value (default writer: :class:`WinregRunKey`)."""
+    r"""Autostart through the value ``value_name`` under ``HKCU\...\Run``."""
 
-    def __init__(self, registry: RegistryWriter | None = None, value_name: str = APP_NAME) -> None:
-        self._registry = registry
+    def __init__(self, winreg_module: Any = None, value_name: str = APP_NAME) -> None:
+        self._winreg = winreg_module
         self._name = value_name
 
-    def _writer(self) -> RegistryWriter:
-        if self._registry is None:
-            self._registry = WinregRunKey()
-        return self._registry
+    def _reg(self) -> Any:
+        if self._winreg is None:
+            self._winreg = importlib.import_module("winreg")
+        return self._winreg
 
     @property
     def location(self) -> str:
@@ -87,11 +34,24 @@ class RunKeyAutostart:
     def enable(self, command: Sequence[str]) -> None:
         if not command:
             raise ValueError("a Run entry needs a program")
-        # list2cmdline quotes exactly as the Microsoft C runtime splits (paths with spaces).
-        self._writer().write(self._name, subprocess.list2cmdline(list(command)))
+        reg = self._reg()
+        with reg.CreateKeyEx(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_SET_VALUE) as key:
+            # list2cmdline quotes exactly as the Microsoft C runtime splits (paths with spaces).
+            reg.SetValueEx(key, self._name, 0, reg.REG_SZ, subprocess.list2cmdline(command))
 
     def disable(self) -> None:
-        self._writer().delete(self._name)
+        reg = self._reg()
+        try:
+            with reg.OpenKey(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_SET_VALUE) as key:
+                reg.DeleteValue(key, self._name)
+        except FileNotFoundError:
+            pass  # no key or no value: already disabled
 
     def is_enabled(self) -> bool:
-        return bool(self._writer().read(self._name))
+        reg = self._reg()
+        try:
+            with reg.OpenKey(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_READ) as key:
+                value, kind = reg.QueryValueEx(key, self._name)
+        except FileNotFoundError:
+            return False
+        return kind in (reg.REG_SZ, reg.REG_EXPAND_SZ) and isinstance(value, str) and bool(value)

@@ -1,12 +1,8 @@
 """Start at login on Linux and BSD desktops: an XDG autostart entry.
 
-Where: ``$XDG_CONFIG_HOME/autostart/<app-id>.desktop`` (``~/.config`` when the variable is unset
-or relative, as the XDG Base Directory spec says). GNOME, KDE, Xfce, LXQt, Cinnamon and MATE all
-read it; so does ``dex --autostart`` for window managers without a session manager.
-
-Why ``disable`` may *write* a file: a distribution package can install the same entry
-system-wide in ``/etc/xdg/autostart``. Deleting the user's copy would then re-enable it, so
-the spec's way to switch it off is a user entry with ``Hidden=true`` that shadows it.
+``$XDG_CONFIG_HOME/autostart/<app-id>.desktop``. ``disable`` may *write* a file: with a
+system-wide entry in ``/etc/xdg/autostart`` deleting the user's copy would re-enable it, so a
+user entry with ``Hidden=true`` shadows it, as the spec says.
 """
 
 from __future__ import annotations
@@ -15,19 +11,15 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import platformdirs
+
 from desktop.platform import desktop_entry
 from desktop.platform.files import atomic_write_text
 from desktop.platform.paths import APP_ID, APP_NAME, APP_SLUG
 
 
 def autostart_entry(command: Sequence[str], *, hidden: bool = False) -> str:
-    """The autostart entry text for ``command``.
-
-    ``resources/linux/<app-id>.autostart.desktop`` is this function's output for
-    ``["hermes-tray"]`` (a test keeps them equal), so packagers can install that file and the
-    app's own switch writes the same thing. ``hidden=True`` gives the entry that switches off a
-    system-wide copy.
-    """
+    """The entry for ``command`` (the shipped one's, for ``hermes-tray``); ``hidden``: off."""
     text = desktop_entry.render(
         [
             ("Type", "Application"),
@@ -47,16 +39,6 @@ def autostart_entry(command: Sequence[str], *, hidden: bool = False) -> str:
     return text + "Hidden=true\n" if hidden else text
 
 
-def _xdg_config_home() -> Path:
-    value = os.environ.get("XDG_CONFIG_HOME", "")
-    return Path(value) if os.path.isabs(value) else Path.home() / ".config"
-
-
-def _xdg_config_dirs() -> list[Path]:
-    value = os.environ.get("XDG_CONFIG_DIRS", "") or "/etc/xdg"
-    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
-
-
 def _entry_enabled(path: Path) -> bool:
     try:
         values = desktop_entry.parse(path.read_text(encoding="utf-8"))
@@ -69,18 +51,13 @@ def _entry_enabled(path: Path) -> bool:
 
 
 class XdgAutostart:
-    """Autostart through ``<config home>/autostart/<app-id>.desktop``.
-
-    Args:
-        config_home: default ``$XDG_CONFIG_HOME`` (or ``~/.config``), read at construction.
-        config_dirs: system config dirs to look for a packaged entry (``$XDG_CONFIG_DIRS``).
-    """
-
     def __init__(
         self, config_home: Path | None = None, config_dirs: Sequence[Path] | None = None
     ) -> None:
-        self._home = config_home or _xdg_config_home()
-        self._system = list(config_dirs) if config_dirs is not None else _xdg_config_dirs()
+        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_CONFIG_HOME/_DIRS, as specified
+        self._home = config_home or Path(xdg.user_config_dir)
+        system = config_dirs if config_dirs is not None else xdg.site_config_dir.split(os.pathsep)
+        self._system = [Path(p) for p in system]
 
     @property
     def path(self) -> Path:

@@ -1,10 +1,7 @@
-r"""Freedesktop desktop entries: render, parse, and quote ``Exec=`` correctly.
+r"""Freedesktop desktop entries (Desktop Entry Specification 1.5): render, parse, quote ``Exec``.
 
-Why hand-written and not configparser: desktop entries are not INI files. Values have their own
-escapes (``\s``, ``\n``, ``\\``), keys are case-sensitive, and ``Exec=`` has a quoting
-language of its own on top of that -- a path with a space or a ``%`` written naively makes the
-session manager run something else or nothing at all. The rules come from the Desktop Entry
-Specification 1.5, "Recognized desktop entry keys" and "The Exec key".
+Not configparser: values have their own escapes (``\s``, ``\n``), keys are case-sensitive, and
+``Exec=`` has a quoting language on top, where a naive space or ``%`` runs something else.
 """
 
 from __future__ import annotations
@@ -51,43 +48,6 @@ def exec_value(command: Sequence[str]) -> str:
     if not command:
         raise ValueError("an Exec line needs a program")
     return escape_value(" ".join(_quote_arg(arg) for arg in command))
-
-
-def split_exec(value: str) -> list[str]:
-    """The argument list an ``Exec=`` value stands for; ``value`` as :func:`parse` returns it."""
-    text = value
-    args: list[str] = []
-    current: list[str] | None = None
-    quoted = False
-    index = 0
-    while index < len(text):
-        ch = text[index]
-        if quoted:
-            if ch == "\\" and index + 1 < len(text) and text[index + 1] in _QUOTED_ESCAPES:
-                index += 1
-                ch = text[index]
-            elif ch == '"':
-                quoted = False
-                index += 1
-                continue
-        elif ch == '"':
-            quoted, current = True, current if current is not None else []
-            index += 1
-            continue
-        elif ch == " ":
-            if current is not None:
-                args.append("".join(current))
-            current = None
-            index += 1
-            continue
-        current = current if current is not None else []
-        current.append(ch)
-        index += 1
-    if quoted:
-        raise ValueError("unterminated quote in Exec value")
-    if current is not None:
-        args.append("".join(current))
-    return [arg.replace("%%", "%") for arg in args]
 
 
 def render(entries: Iterable[tuple[str, str]]) -> str:

@@ -1,32 +1,16 @@
 """The desktop's do-not-disturb switch, read where the notification server exposes it.
 
-Why read it when the server applies it anyway: while it is on, a server holds normal bubbles in
-its history, so each new approval would add one there with an Approve button nobody saw come.
-The tray sends none while it is on, says so in its tooltip, and sends one notification for
-what still waits when it goes off (``NotifyPolicy.set_do_not_disturb``).
+While it is on a server keeps bubbles in its history, so each approval would add one there with
+an Approve button nobody saw come; the tray sends none meanwhile and one summary when it goes
+off (``NotifyPolicy.set_do_not_disturb``). Read with dbus-fast on the running loop:
 
-Read over D-Bus with dbus-fast on the running loop (imported on first use, as the notifier
-does); nothing is spawned. Sources, each checked against what the server publishes:
+* KDE Plasma: the ``Inhibited`` property of ``org.freedesktop.Notifications`` (when listed);
+* xfce4-notifyd: xfconf channel ``xfce4-notifyd``, property ``/do-not-disturb`` (unset: off);
+* GNOME Shell: ``org.gnome.desktop.notifications show-banners`` (false: on) through the Settings
+  portal (dconf's reads go through a file; the portal serves GNOME's keys on every session).
 
-* KDE Plasma: the read-only ``Inhibited`` (``b``) property of ``org.freedesktop.Notifications``
-  on the notification server itself, kept current by ``PropertiesChanged``; used when the
-  server's introspection lists that property.
-* xfce4-notifyd: its xfconf channel ``xfce4-notifyd``, property ``/do-not-disturb`` (``b``),
-  through ``org.xfce.Xfconf`` at ``/org/xfce/Xfconf``: ``GetProperty(s channel, s property) -> v``
-  and the signals ``PropertyChanged(s, s, v)`` and ``PropertyRemoved(s, s)`` (seen with
-  ``gdbus introspect`` on xfconfd 4.18). An unset property is xfce4-notifyd's default, off.
-  Used only when the server is xfce4-notifyd: xfconf says nothing about another server.
-
-* GNOME Shell (``GetServerInformation`` name ``gnome-shell``): the GSettings key
-  ``org.gnome.desktop.notifications show-banners`` (``b``; false is do-not-disturb on), through
-  the Settings portal ``org.freedesktop.portal.Settings`` at ``/org/freedesktop/portal/desktop``
-  (``ReadOne(s namespace, s key) -> v``, or the older ``Read``, whose value some portals wrap
-  in one more variant; the signal ``SettingChanged(s, s, v)``). Why the portal: dconf's reads go
-  through a binary database file (its D-Bus service only writes), and the portal serves GNOME's
-  ``org.gnome.*`` keys on every GNOME session. Without a portal the switch is "not known".
-
-Anything else — another server, a failed read, a value that is not a boolean — is "not known",
-never "on": the tray then sends as usual and the server applies its own switch.
+Anything else, a failed read or a non-boolean is "not known", never "on": the tray then sends
+as usual and the server applies its own switch.
 """
 
 from __future__ import annotations
@@ -71,17 +55,12 @@ class DoNotDisturb:
     reason: str = ""  # why it is not known
 
     def describe(self) -> str:
-        """One line for ``doctor`` and the log."""
         if self.on is None:
             return f"not known ({self.reason})" if self.reason else "not known"
         return f"{'on' if self.on else 'off'} (from {self.source})"
 
 
 UNKNOWN = DoNotDisturb(None, reason="not read yet")
-
-
-def _as_bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 def _unwrapped(value: Any) -> Any:
@@ -94,22 +73,15 @@ def _unwrapped(value: Any) -> Any:
 
 
 class DoNotDisturbWatch:
-    """Reads the switch once and follows its changes on an existing dbus-fast bus.
-
-    ``on_change`` runs on the loop (dbus-fast's signal callbacks do) with every new value.
-    """
+    """Reads the switch once and follows its changes (``on_change``, on the loop) on a bus."""
 
     def __init__(self, on_change: Callable[[DoNotDisturb], None] | None = None) -> None:
         self.on_change = on_change
         self.state = UNKNOWN
         self._unsubscribe: Callable[[], None] | None = None
 
-    async def start(self, bus: Any, server_name: str | None = None, timeout: float = 2.0) -> None:
-        """Subscribe to the source this server offers, then read it, within ``timeout``.
-
-        Subscribed first, so a change between the two is not lost; bounded, because the first
-        notification waits for this. Never raises: a failure is "not known".
-        """
+    async def start(self, bus: Any, server_name: str, timeout: float = 2.0) -> None:
+        """Subscribe (first: no change is lost), then read, within ``timeout``; never raises."""
         try:
             await asyncio.wait_for(self._start(bus, server_name), timeout)
         except Exception as exc:  # no server, a server that does not answer, a refused call
@@ -117,7 +89,7 @@ class DoNotDisturbWatch:
             self.stop()
             self._set(DoNotDisturb(None, reason=f"the read failed ({type(exc).__name__})"))
 
-    async def _start(self, bus: Any, server_name: str | None) -> None:
+    async def _start(self, bus: Any, server_name: str) -> None:
         node = await bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH)
         server = bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, node)
         if any(
@@ -126,8 +98,6 @@ class DoNotDisturbWatch:
         ):
             await self._start_kde(server.get_interface(PROPERTIES))
             return
-        if server_name is None:
-            server_name = (await _server_information(bus))[0]
         if server_name == XFCE_SERVER:
             await self._start_xfce(bus)
             return
@@ -201,7 +171,7 @@ class DoNotDisturbWatch:
 
     def _set_read(self, source: str, value: Any, *, banners: bool = False) -> None:
         """``value`` is the switch, or with ``banners`` whether bubbles show (its opposite)."""
-        on = _as_bool(value)
+        on = value if isinstance(value, bool) else None
         if on is not None and banners:
             on = not on
         if on is None:
@@ -218,7 +188,6 @@ class DoNotDisturbWatch:
             self.on_change(state)
 
     def stop(self) -> None:
-        """Stop following (the bus is going away or the notifier stops)."""
         unsubscribe, self._unsubscribe = self._unsubscribe, None
         if unsubscribe is not None:
             try:

@@ -1,10 +1,7 @@
-"""Crash-safe file writes.
+"""Crash-safe file writes and bounded reads.
 
-Why: a settings file half-written when the machine loses power is a corrupt settings file at the
-next start. Writing a temporary file in the *same directory* (so ``os.replace`` is a rename on
-one file system, atomic on POSIX and Windows), fsyncing it, then replacing the target means a
-reader sees either the old or the new content, never a mix. The directory is fsynced too so the
-rename itself survives a crash (POSIX only; Windows cannot open a directory for fsync).
+A temporary file in the *same directory* (so ``os.replace`` is an atomic rename), fsynced, then
+the directory fsynced (POSIX): after a power loss a reader sees the old or the new content.
 """
 
 from __future__ import annotations
@@ -20,11 +17,7 @@ from desktop.platform.paths import ensure_private_dir
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` atomically; the new file gets ``mode`` (default 0600).
-
-    The mode is set on the temporary file *before* any byte is written, so a secret never sits
-    in a world-readable file, not even for a moment.
-    """
+    """Replace ``path`` with ``data`` atomically; ``mode`` is set before any byte is written."""
     directory = ensure_private_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
@@ -44,7 +37,6 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
-    """:func:`atomic_write_bytes` for UTF-8 text (newlines are written as given)."""
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
 
 
@@ -61,8 +53,7 @@ def _fsync_directory(directory: Path) -> None:
 def keep_aside(path: Path, label: str, when: datetime) -> Path:
     """Rename ``path`` to ``<name>.<label>-<UTC time>`` (never overwriting) and return it.
 
-    Why rename rather than delete: a file the app cannot read may still hold the person's only
-    copy of their settings; they (or a bug report) can recover it from the kept copy.
+    Not deleted: an unreadable file may still hold the person's only copy of their settings.
     """
     stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.{label}-{stamp}")
@@ -77,8 +68,7 @@ def keep_aside(path: Path, label: str, when: datetime) -> Path:
 def read_bounded(path: Path, limit: int) -> bytes:
     """The bytes of the regular file ``path``; OSError for anything else or anything bigger.
 
-    Opened non-blocking and checked on the open descriptor, so a FIFO neither blocks the open
-    nor can be swapped in between a check and the read.
+    Opened non-blocking and checked on the descriptor: a FIFO neither blocks nor is swapped in.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:

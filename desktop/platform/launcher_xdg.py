@@ -1,18 +1,11 @@
-"""The app's desktop entry and icon, installed for the user, so the shell knows its name and icon.
+"""The app's desktop entry and icon, installed for the user, so the shell knows its name.
 
-Why: the app tells the desktop its id (``setDesktopFileName``, the notifications'
-``desktop-entry`` hint). With no entry of that id installed, GNOME on Wayland shows the raw id
-``io.github.hermes_tray.HermesTray`` in its top bar, and Plasma and GNOME have nothing to hang
-per-app notification settings on. A pip or ``.venv`` install puts no entry anywhere, and the
-shipped one's ``Exec=hermes-tray`` is not on PATH for a ``.venv`` install, so GLib rejects it.
-
-So at start the app writes ``$XDG_DATA_HOME/applications/<app-id>.desktop`` with an absolute
-``Exec`` (``autostart.launch_command``: this very installation) and the icon as
-``$XDG_DATA_HOME/icons/hicolor/scalable/apps/<app-id>.svg``, each only when it differs from what
-is there. Nothing is written when an entry of that id is installed system-wide (a distribution
-package's, with its own ``Exec``) or inside a Flatpak (the sandbox exports its own).
-``resources/linux/<app-id>.desktop`` is :func:`application_entry` for ``["hermes-tray"]`` (a test
-keeps them equal), like the autostart entry.
+The app tells the desktop its id (``setDesktopFileName``, the notifications' ``desktop-entry``
+hint); with no entry of that id GNOME shows the raw id, and Plasma and GNOME have nothing to hang
+per-app notification settings on. A pip or ``.venv`` install has none, so at start the app
+writes one with an absolute ``Exec`` (this very installation) and the icon, each only when it
+differs; never when a system-wide entry exists or inside a Flatpak. The shipped
+``resources/linux`` entry is :func:`application_entry` for ``["hermes-tray"]``.
 """
 
 from __future__ import annotations
@@ -21,6 +14,8 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
+import platformdirs
 
 from desktop.platform import desktop_entry
 from desktop.platform.files import atomic_write_bytes
@@ -32,7 +27,7 @@ COMMENT = "Approve or deny the commands your AI agent wants to run"
 
 
 def application_entry(command: Sequence[str]) -> str:
-    """The launcher entry text for ``command`` (the shipped file is this for ``hermes-tray``)."""
+    """The launcher entry for ``command``."""
     return desktop_entry.render(
         [
             ("Type", "Application"),
@@ -51,22 +46,14 @@ def application_entry(command: Sequence[str]) -> str:
     )
 
 
-def _data_home() -> Path:
-    value = os.environ.get("XDG_DATA_HOME", "")
-    return Path(value) if os.path.isabs(value) else Path.home() / ".local" / "share"
-
-
-def _data_dirs() -> list[Path]:
-    value = os.environ.get("XDG_DATA_DIRS", "") or "/usr/local/share:/usr/share"
-    return [Path(p) for p in value.split(os.pathsep) if os.path.isabs(p)]
-
-
 class XdgLauncher:
     """The user's copy of the desktop entry and its icon (paths given in tests)."""
 
     def __init__(self, data_home: Path | None = None, data_dirs: Sequence[Path] | None = None):
-        self._home = data_home or _data_home()
-        self._system = list(data_dirs) if data_dirs is not None else _data_dirs()
+        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_DATA_HOME/_DIRS, as specified
+        self._home = data_home or Path(xdg.user_data_dir)
+        system = data_dirs if data_dirs is not None else xdg.site_data_dir.split(os.pathsep)
+        self._system = [Path(p) for p in system]
 
     @property
     def entry_path(self) -> Path:

@@ -1,39 +1,23 @@
 """Native desktop notifications over org.freedesktop.Notifications, with dbus-fast.
 
-Why asyncio code with no Qt: dbus-fast talks D-Bus on the running loop (stack.md §4.3: its
-signal callbacks then run on the main thread). Only the bridge drives this class, so the "one
-QObject meets asyncio" rule holds; QtDBus cannot send ``Notify`` from PySide6 at all (§4.4).
+Only the bridge drives this class (dbus-fast runs on the loop; QtDBus cannot send ``Notify`` from
+PySide6). Not desktop-notifier's ``send``: it always sends ``replaces_id`` 0, no ``resident``
+hint and hides the capabilities, and an approval's bubble must live as long as the question.
+With the server this class:
 
-Why dbus-fast directly and not desktop-notifier's ``send``: an approval notification must live
-as long as the question, and desktop-notifier 6.2 always sends ``replaces_id`` 0 (no update in
-place), only the urgency hint (no ``resident``) and hides the server's capability list (so the
-body cannot be escaped for ``body-markup``). dbus-fast is the library desktop-notifier itself
-uses, so nothing new is installed. What this class does with the server:
+* sends the ``desktop-entry`` hint (per-app settings hang on it), ``expire_timeout`` 0 and
+  ``resident`` where there is ``persistence``: a bubble stays until the tray withdraws it;
+* updates a batch's bubble in place (``replaces_id``) and never raises one that is not on
+  screen; an escalation closes it and raises it again, critical;
+* escapes the body only where the server has ``body-markup``, so ``&&`` reads as written;
+* sends no more buttons than the server shows (``fit_buttons``: gnome-shell and Plasma three)
+  and a labelled ``default``;
+* stamps button ids with the plan's generation (``approve.7``): a click that raced an update
+  acts on nothing;
+* runs an action's handler with the server's ``ActivationToken`` (spec 1.2) at hand.
 
-* every notification carries the ``desktop-entry`` hint (the app id): Plasma and GNOME tie
-  per-app notification settings to it (``desktop.platform.launcher_xdg`` installs the entry);
-* ``expire_timeout`` 0 (never expires) and the ``resident`` hint where the server has
-  ``persistence``: the bubble stays until the tray withdraws it (``CloseNotification``);
-* ``replaces_id``: a batch's notification is updated in place as rows come, go or are asked
-  again; an escalation closes it and raises it again, critical;
-* the body is entity-escaped when the server advertises ``body-markup`` and sent raw when it
-  does not, so ``&&`` and ``<<`` read exactly as the command has them;
-* never more buttons than the server shows (``fit_buttons``: gnome-shell shows three, Plasma
-  three on one row), and the ``default`` action (a click on the body: Review) has a label,
-  since dunst and mako list it in their action menus;
-* an update replaces a bubble that is on screen and never raises one that is not;
-* button identifiers carry the plan's generation (``approve.7``): a click that raced an update
-  of the same notification acts on nothing rather than on the newer content;
-* a server of spec 1.2 sends ``ActivationToken`` just before ``ActionInvoked``: the action's
-  handler runs with that token at hand, so the window it opens comes forward on Wayland
-  (``desktop.platform.activation``).
-
-``start`` also reads the desktop's do-not-disturb switch where the server exposes it
-(``desktop.platform.do_not_disturb``) and follows it on the same connection.
-
-``start`` probes the service once: with no notification service on the bus (or no bus), the app
-falls back to ``QSystemTrayIcon.showMessage`` (no buttons). dbus-fast is imported by ``start``,
-not with this module: the bridge starts the notifier on first use (``desktop.ui.bridge``).
+``start`` also follows the do-not-disturb switch on the same connection; with no service it
+returns False and the app falls back to the tray's balloon.
 """
 
 from __future__ import annotations
@@ -48,15 +32,18 @@ from typing import Any
 
 from desktop.model.notify_policy import ActionKind, NotificationPlan, fit_buttons
 from desktop.platform.activation import event_token
-from desktop.platform.do_not_disturb import DoNotDisturb, DoNotDisturbWatch
+from desktop.platform.do_not_disturb import (
+    NOTIFICATIONS,
+    NOTIFICATIONS_PATH,
+    DoNotDisturb,
+    DoNotDisturbWatch,
+)
 from desktop.platform.paths import APP_ID
 
 log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[NotificationPlan, ActionKind], None]
 
-BUS_NAME = "org.freedesktop.Notifications"
-OBJECT_PATH = "/org/freedesktop/Notifications"
 URGENCY_NORMAL = 1
 URGENCY_CRITICAL = 2
 NEVER_EXPIRES = 0
@@ -80,10 +67,8 @@ class NativeNotifier:
         self._dismissed: set[tuple[str, str]] = set()  # closed by the person: no updates
         self._activation: tuple[int, str] = (0, "")  # the last ActivationToken: id, token
         self._generation = itertools.count(1)
-        # show() and withdraw() of one batch must not overlap: a withdraw that ran while the
-        # show was still waiting for the server's reply would find nothing to close.
+        # A withdraw during a show's wait for the server's reply would find nothing to close.
         self._lock = asyncio.Lock()
-        self.available = False
         self.buttons = False
         self.markup = False
         self.persistence = False
@@ -98,10 +83,10 @@ class NativeNotifier:
         try:
             self._bus = await asyncio.wait_for(MessageBus().connect(), timeout)
             introspection = await asyncio.wait_for(
-                self._bus.introspect(BUS_NAME, OBJECT_PATH), timeout
+                self._bus.introspect(NOTIFICATIONS, NOTIFICATIONS_PATH), timeout
             )
-            proxy = self._bus.get_proxy_object(BUS_NAME, OBJECT_PATH, introspection)
-            self._iface = proxy.get_interface(BUS_NAME)
+            proxy = self._bus.get_proxy_object(NOTIFICATIONS, NOTIFICATIONS_PATH, introspection)
+            self._iface = proxy.get_interface(NOTIFICATIONS)
             capabilities = await asyncio.wait_for(self._iface.call_get_capabilities(), timeout)
             server = await asyncio.wait_for(self._iface.call_get_server_information(), timeout)
         except Exception as exc:  # no bus, no service, or a service that does not answer
@@ -109,11 +94,9 @@ class NativeNotifier:
                 "no native notification service (%s); using the tray's balloon", type(exc).__name__
             )
             await self._disconnect()
-            self.available = False
             return False
         self.capabilities = tuple(str(c) for c in capabilities)
         self.server = tuple(str(s) for s in server)
-        self.available = True
         self.buttons = "actions" in self.capabilities
         self.markup = "body-markup" in self.capabilities
         self.persistence = "persistence" in self.capabilities
@@ -124,12 +107,8 @@ class NativeNotifier:
         log.info(
             "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
         )
-        await self._dnd.start(self._bus, self.server[0] if self.server else None, timeout)
+        await self._dnd.start(self._bus, self.server[0] if self.server else "", timeout)
         return True
-
-    @property
-    def do_not_disturb(self) -> DoNotDisturb:
-        return self._dnd.state
 
     def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
         """Call ``on_change`` with the switch as read at start and with each change after."""
@@ -141,7 +120,6 @@ class NativeNotifier:
         return ref in self._shown
 
     def body_for_server(self, body: str) -> str:
-        """``body`` as this server must receive it to show it literally."""
         if not self.markup:
             return body
         import html  # its entity tables cost 0.7 MB: loaded with the first marked-up body
@@ -277,7 +255,7 @@ class NativeNotifier:
 
     async def aclose(self) -> None:
         """Withdraw what we showed (their buttons would act on nothing) and leave the bus."""
-        if self._iface is not None and self.available:
+        if self._iface is not None:
             for identifier in list(self._shown.values()):
                 try:
                     await asyncio.wait_for(self._close(identifier), 2.0)

@@ -1,13 +1,8 @@
 """Ask the desktop, without Qt, whether a tray host runs (for ``doctor``).
 
-Why without Qt: ``doctor`` runs without a QApplication. The app itself asks Qt
-(``desktop.ui.tray_host_watch``), which knows what its own icon can do; both feed the same
-rule, ``desktop.model.tray_host.tray_host``.
-
-Two hosts count: a StatusNotifierWatcher on the session bus with a host registered (KDE,
-xfce4-panel, waybar, GNOME's AppIndicator extension), and on X11 an XEmbed system tray, which
-owns the selection ``_NET_SYSTEM_TRAY_S<screen>`` (System Tray Protocol 0.3). The XEmbed check
-uses libX11 through ctypes: it is there wherever an X display is, and nothing is installed.
+The app asks Qt instead; both feed ``desktop.model.tray_host.tray_host``. Two hosts count: a
+StatusNotifierWatcher on the session bus with a host registered, and on X11 an XEmbed tray owning
+``_NET_SYSTEM_TRAY_S<screen>``, checked through libX11 with ctypes.
 """
 
 from __future__ import annotations
@@ -25,6 +20,7 @@ log = logging.getLogger(__name__)
 
 WATCHER_PATH = "/StatusNotifierWatcher"
 BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
 async def read_probe(timeout: float = 2.0) -> TrayProbe:
@@ -50,7 +46,11 @@ async def read_probe(timeout: float = 2.0) -> TrayProbe:
                 _call(bus, "GetConnectionUnixProcessID", "s", owner), timeout
             )
             name = f"{_process_name(pid)} ({owner})" if isinstance(pid, int) else owner
-            registered = await asyncio.wait_for(_host_registered(bus, owner), timeout)
+            host = await asyncio.wait_for(
+                _call(bus, "Get", "ss", WATCHER, "IsStatusNotifierHostRegistered", to=owner),
+                timeout,
+            )
+            registered = None if host is None else bool(getattr(host, "value", host))
         return TrayProbe(
             watcher_owner=name, host_registered=registered, xembed=xembed, desktop=desktop
         )
@@ -60,42 +60,23 @@ async def read_probe(timeout: float = 2.0) -> TrayProbe:
             await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
 
 
-async def _call(bus: Any, member: str, signature: str, argument: str) -> object:
-    """One org.freedesktop.DBus method; None when it answers with an error."""
+async def _call(bus: Any, member: str, signature: str, *body: str, to: str = "") -> object:
+    """One method of the bus itself (or of ``to``'s watcher); None when it answers an error."""
     from dbus_fast import Message, MessageType
 
-    destination, path, interface = BUS
-    reply = await bus.call(
-        Message(
-            destination=destination,
-            path=path,
-            interface=interface,
-            member=member,
-            signature=signature,
-            body=[argument],
-        )
+    destination, path, interface = (to, WATCHER_PATH, PROPERTIES) if to else BUS
+    message = Message(
+        destination=destination,
+        path=path,
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=list(body),
     )
+    reply = await bus.call(message)
     if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
         return None
     return reply.body[0]
-
-
-async def _host_registered(bus: Any, owner: str) -> bool | None:
-    from dbus_fast import Message, MessageType
-
-    reply = await bus.call(
-        Message(
-            destination=owner,
-            path=WATCHER_PATH,
-            interface="org.freedesktop.DBus.Properties",
-            member="Get",
-            signature="ss",
-            body=[WATCHER, "IsStatusNotifierHostRegistered"],
-        )
-    )
-    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
-        return None
-    return bool(reply.body[0].value)
 
 
 def _process_name(pid: int) -> str:

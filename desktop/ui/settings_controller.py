@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.config import endpoint_from_config
-from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint, endpoint_from_config
 from desktop.gateway.status import GatewayListener
 from desktop.model.bridge_events import Notice
 from desktop.model.settings_apply import (

@@ -96,6 +96,7 @@ async def running(
     backoff: BackoffPolicy = FAST,
     speed: float = 0.002,
     approval_timeout_s: float | None = None,
+    follow_all: bool = True,
     **fake_kwargs: Any,
 ) -> AsyncIterator[Harness]:
     """A started fake + a running client connected to it (not yet waited for).
@@ -127,7 +128,11 @@ async def running(
                 )
             rec = Recorder()
             client = GatewayClient(
-                endpoint, listener=rec, backoff=backoff, connection_settings=settings
+                endpoint,
+                listener=rec,
+                backoff=backoff,
+                connection_settings=settings,
+                follow_all=follow_all,
             )
             runner = asyncio.create_task(client.run())
             try:

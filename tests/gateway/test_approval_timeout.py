@@ -20,8 +20,7 @@ from desktop.core.model import Approval, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where, managed_dir, read_timeout
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, GatewayClient
-from desktop.gateway.config import endpoint_from_config
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, endpoint_from_config
 from desktop.gateway.errors import RpcCallError
 from desktop.gateway.supervisor import OwnedBackend
 from desktop.settings.model import GatewayConfig

@@ -14,8 +14,9 @@ import pytest
 from desktop.core.model import Dialect
 from desktop.gateway import canonical
 from desktop.gateway import client as client_module
-from desktop.gateway.client import ConnectionState, GatewayClient, OutcomeUnknownError
+from desktop.gateway.client import ConnectionState, GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.errors import OutcomeUnknownError
 from tests.gateway.control_server import FakeControlSocket
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 from tests.gateway.http_server import FakeDashboard
@@ -61,13 +62,11 @@ def test_owned_backend_is_started_restarted_after_a_crash_and_stopped(
             await rec.wait_state(ConnectionState.CONNECTED, timeout=15)
             backend = client.dialer.backend
             assert backend is not None
-            assert backend.starts == 1
             first_pid = backend.pid
             with pytest.raises(OutcomeUnknownError):
                 await client.call("crash", {})
             await rec.wait_state(ConnectionState.CONNECTED, count=2, timeout=15)
-            assert backend.starts == 2
-            assert backend.pid != first_pid
+            assert backend.pid != first_pid  # a new child
         finally:
             await client.close()
             await runner

@@ -17,15 +17,9 @@ import pytest
 from desktop.core.model import Choice, Dialect
 from desktop.gateway import client as client_module
 from desktop.gateway.backoff import BackoffPolicy
-from desktop.gateway.client import (
-    CallTimeoutError,
-    ConnectionSettings,
-    ConnectionState,
-    GatewayClient,
-    NotSentError,
-    OutcomeUnknownError,
-)
+from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.errors import CallTimeoutError, NotSentError, OutcomeUnknownError
 from tests.gateway.mini_server import MiniGateway
 from tests.gateway.recorder import Recorder
 from tests.gateway.stub_core import StubCore
@@ -144,7 +138,6 @@ def test_drop_while_waiting_is_outcome_unknown_then_reconnects(arun: Callable[..
                 await client.call("approval.respond", {"session_id": "s", "choice": "once"})
             backoff = await rec.wait_state(ConnectionState.BACKOFF)
             assert backoff.attempt == 1
-            assert backoff.next_retry_at is not None
             assert "closed" in backoff.error or "connection" in backoff.error.lower()
             await rec.wait_state(ConnectionState.CONNECTED, count=2)
             assert core_of(client).epoch == 2
@@ -252,9 +245,7 @@ def test_reconnect_now_skips_a_long_backoff(arun: Callable[..., Any]) -> None:
         async with MiniGateway(lambda i: modes.get(i, "ok")) as server:
             client, rec = make_client(server.url, backoff=slow)
             runner = asyncio.create_task(client.run())
-            waiting = await rec.wait_state(ConnectionState.BACKOFF)
-            assert waiting.next_retry_at is not None
-            assert waiting.next_retry_at - time.monotonic() > 50
+            await rec.wait_state(ConnectionState.BACKOFF)
             client.reconnect_now()
             await rec.wait_state(ConnectionState.CONNECTED, timeout=2.0)
             await client.close()

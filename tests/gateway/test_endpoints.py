@@ -7,9 +7,9 @@ from desktop.gateway.endpoints import (
     GatewayEndpoint,
     TokenSource,
     normalise_ws_url,
+    redact_url,
 )
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.redact import redact_url
 from desktop.settings.model import is_loopback_host
 
 SECRET = "s3cr3t-token-value"
@@ -90,8 +90,7 @@ def test_redact_url_masks_every_credential_kind() -> None:
 
 
 def test_settings_gateway_maps_to_an_endpoint_with_a_store_token() -> None:
-    from desktop.gateway.config import endpoint_from_config
-    from desktop.gateway.tokens import load_token
+    from desktop.gateway.endpoints import endpoint_from_config, load_token
     from desktop.settings.model import GatewayConfig, GatewayKind
 
     config = GatewayConfig(

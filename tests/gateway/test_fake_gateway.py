@@ -21,12 +21,8 @@ import pytest
 
 from desktop.core.events import HandshakeCompleted, ProtocolErrorReceived
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect, OutcomeKind
-from desktop.gateway.client import (
-    CallTimeoutError,
-    ConnectionSettings,
-    ConnectionState,
-    OutcomeUnknownError,
-)
+from desktop.gateway.client import ConnectionSettings, ConnectionState
+from desktop.gateway.errors import CallTimeoutError, OutcomeUnknownError
 from tests.gateway.fake_harness import Harness, running
 from tests.gatewaymodel import CloseOnOpen, Refuse
 

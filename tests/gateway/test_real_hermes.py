@@ -246,12 +246,13 @@ def test_owned_real_backend_is_restarted_after_a_crash(
         client.dialer.backend = backend  # the real environment above, not the test's own
         async with running(client):
             await rec.wait_state(ConnectionState.CONNECTED, timeout=90)
-            assert backend.pid is not None
+            killed = backend.pid
+            assert killed is not None
             started = time.monotonic()
-            os.kill(backend.pid, signal.SIGKILL)
+            os.kill(killed, signal.SIGKILL)
             await rec.wait_state(ConnectionState.CONNECTED, count=2, timeout=120)
             took = time.monotonic() - started
-            assert backend.starts == 2
+            assert backend.pid not in (None, killed)  # a new child
             assert await client.list_live_sessions() == []
             return took
 

@@ -24,7 +24,7 @@ from desktop.gateway.client import ConnectionState
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
-    follow_scope,
+    follows_others,
     is_list_changed,
     live_sessions,
 )
@@ -70,17 +70,13 @@ def waiting(h: Harness, session_id: str) -> list[Approval]:
 
 
 def test_scope_per_dialect_and_setting() -> None:
-    assert follow_scope(Dialect.B, True).others
-    assert follow_scope(Dialect.C, True).others
-    assert not follow_scope(Dialect.B, False).others
-    a = follow_scope(Dialect.A, True)
-    assert not a.others
-    assert "take its events away" in a.reason
-    assert "Settings" in follow_scope(Dialect.C, False).reason
-    observed = follow_scope(Dialect.HERMES020, True)
-    assert observed.others
-    assert "answers it by id" in observed.reason
-    assert not follow_scope(Dialect.HERMES020, False).others
+    assert follows_others(Dialect.B, True)
+    assert follows_others(Dialect.C, True)
+    assert follows_others(Dialect.HERMES020, True)
+    assert follows_others(None, True)  # until the dialect is known
+    assert not follows_others(Dialect.A, True)  # 0.19.0: a session has one viewer
+    for dialect in (Dialect.B, Dialect.C, Dialect.HERMES020, None):
+        assert not follows_others(dialect, False)
 
 
 def test_list_changed_is_recognised_exactly() -> None:
@@ -182,12 +178,13 @@ def test_b_ended_sessions_leave_and_reconnect_re_adopts_live_ones(
 
 def test_b_only_mine_follows_nothing_else(home: Path, arun: Callable[..., Any]) -> None:
     async def scenario() -> None:
-        async with running("B", home) as h:
-            h.client.follower.set_follow_all(False)
+        async with running("B", home, follow_all=False) as h:
             h.fake.create_session(title="not mine")
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
-            await h.client.refresh_usage(own)  # a round trip after sessions.changed arrived
+            await h.client.call(
+                "session.usage", {"session_id": own}
+            )  # a round trip after sessions.changed arrived
             assert list_calls(h, "session.active_list") == 0
             assert resumed_ids(h) == []
             assert h.client.follower.adopted == frozenset()
@@ -220,10 +217,12 @@ def test_a_never_resumes_another_clients_session(home: Path, arun: Callable[...,
             await h.rec.wait_state(ConnectionState.CONNECTED)
             own = await h.client.create_session(SCRATCH, "")
             h.fake.submit(other.sid, "")
-            await h.client.refresh_usage(own)  # a round trip after the handshake's effects
+            await h.client.call(
+                "session.usage", {"session_id": own}
+            )  # a round trip after the handshake's effects
             assert resumed_ids(h) == []
             assert list_calls(h, "session.active_list") == 0
-            assert not h.client.follower.scope.others
+            assert not h.client.follower.follows_others
             assert h.client.core.session(own) is not None
 
     arun(scenario())

@@ -4,13 +4,16 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
+from desktop.gateway.dialer import Dialer
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import ConnectError
-from desktop.gateway.supervisor import OwnedBackend, find_hermes
+from desktop.gateway.supervisor import OwnedBackend
 from desktop.platform.paths import log_dir
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 
@@ -18,6 +21,15 @@ from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 def _backend(tmp_path: Path, mode: str = "ok", **kwargs: Any) -> OwnedBackend:
     exe = write_fake_hermes(tmp_path)
     return OwnedBackend(str(exe), name="t1", environ=fake_env(tmp_path, mode), **kwargs)
+
+
+def started(tmp_path: Path) -> list[list[str]]:
+    """The argv of every child the fake hermes saw start."""
+    return [json.loads(line) for line in (tmp_path / "argv.jsonl").read_text().splitlines()]
+
+
+def token_of(url: str) -> str:
+    return parse_qs(urlsplit(url).query)["token"][0]
 
 
 def test_starts_reads_ready_and_serves_with_the_minted_token(
@@ -32,22 +44,21 @@ def test_starts_reads_ready_and_serves_with_the_minted_token(
             async with connect(url, proxy=None) as ws:
                 ready = json.loads(await ws.recv())
                 assert ready["params"]["type"] == "gateway.ready"
-            wrong = url.replace(backend.token, "not-the-token")
+            wrong = url.replace(token_of(url), "not-the-token")
             with pytest.raises(InvalidStatus) as info:
                 await connect(wrong, proxy=None)
             assert info.value.response.status_code == 403
             assert await backend.ensure_running() == url  # still running: not restarted
-            assert backend.starts == 1
+            assert len(started(tmp_path)) == 1
         finally:
             await backend.stop()
         assert not backend.running
 
     arun(scenario())
-    argv = json.loads((tmp_path / "argv.jsonl").read_text().splitlines()[0])
-    assert argv == ["serve", "--host", "127.0.0.1", "--port", "0", "--isolated"]
+    assert started(tmp_path) == [["serve", "--host", "127.0.0.1", "--port", "0", "--isolated"]]
     log_text = backend.log_path.read_text()
     assert "HERMES_BACKEND_READY" in log_text
-    assert backend.token not in log_text  # the child printed it; the log masks it
+    assert token_of(backend.url()) not in log_text  # the child printed it; the log masks it
     assert backend.log_path.parent == tmp_path / "logs"
 
 
@@ -59,7 +70,7 @@ def test_a_crashed_backend_is_restarted_with_a_fresh_token(
     async def scenario() -> None:
         try:
             first = await backend.ensure_running()
-            first_token, first_pid = backend.token, backend.pid
+            first_pid = backend.pid
             async with connect(first, proxy=None) as ws:
                 await ws.recv()
                 await ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "crash"}))
@@ -68,9 +79,9 @@ def test_a_crashed_backend_is_restarted_with_a_fresh_token(
             assert backend._proc is not None
             assert await backend._proc.wait() == 3
             second = await backend.ensure_running()
-            assert backend.starts == 2
+            assert len(started(tmp_path)) == 2
             assert backend.pid != first_pid
-            assert backend.token != first_token
+            assert token_of(second) != token_of(first)
             async with connect(second, proxy=None) as ws:
                 assert json.loads(await ws.recv())["params"]["type"] == "gateway.ready"
         finally:
@@ -103,9 +114,16 @@ def test_missing_executable_is_fatal(tmp_path: Path, arun: Callable[..., Any]) -
     assert info.value.fatal
 
 
-def test_find_hermes_and_log_dir(tmp_path: Path) -> None:
-    exe = write_fake_hermes(tmp_path)
-    assert find_hermes(str(exe)) == str(exe)
-    assert find_hermes(str(tmp_path / "absent")) is None
+def test_an_owned_gateway_without_hermes_fails_saying_what_to_install(
+    tmp_path: Path, arun: Callable[..., Any]
+) -> None:
+    absent = str(tmp_path / "absent")
+    dialer = Dialer(GatewayEndpoint("own", "Own", EndpointKind.OWNED, hermes_executable=absent))
+    with pytest.raises(ConnectError, match="Cannot find the Hermes executable") as info:
+        arun(dialer.plan())
+    assert info.value.fatal
+
+
+def test_log_dir(tmp_path: Path) -> None:
     assert log_dir({"HERMES_TRAY_LOG_DIR": str(tmp_path)}) == tmp_path
     assert log_dir({}).name in ("log", "hermes-tray", "Logs")

@@ -9,9 +9,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from desktop.gateway.endpoints import TokenSource
+from desktop.gateway.endpoints import TokenSource, load_token, with_token
 from desktop.gateway.errors import ConfigError
-from desktop.gateway.tokens import load_token, with_token
 from desktop.platform.paths import KEYRING_SERVICE
 
 TOKEN = "tok-123456"

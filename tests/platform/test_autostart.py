@@ -11,8 +11,9 @@ import pytest
 
 from desktop.platform import autostart, desktop_entry
 from desktop.platform.autostart_macos import LaunchAgentAutostart
-from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart, WinregRunKey
+from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart
 from desktop.platform.autostart_xdg import XdgAutostart
+from tests.platform.exec_line import split_exec
 
 APP_ID = "io.github.hermes_tray.HermesTray"
 COMMAND = ["/opt/Hermes Tray/hermes-tray", "--log-level", "INFO"]
@@ -24,11 +25,11 @@ COMMAND = ["/opt/Hermes Tray/hermes-tray", "--log-level", "INFO"]
 def test_xdg_enable_writes_an_entry_that_runs_the_command(tmp_path: Path) -> None:
     backend = XdgAutostart(tmp_path / "config", config_dirs=[])
     assert backend.is_enabled() is False
-    autostart.enable(COMMAND, backend=backend)
+    autostart.set_enabled(True, COMMAND, backend=backend)
     path = tmp_path / "config" / "autostart" / f"{APP_ID}.desktop"
     assert backend.path == path
     values = desktop_entry.parse(path.read_text(encoding="utf-8"))
-    assert desktop_entry.split_exec(values["Exec"]) == COMMAND
+    assert split_exec(values["Exec"]) == COMMAND
     assert values["Type"] == "Application"
     assert values["Icon"] == APP_ID
     assert autostart.is_enabled(backend=backend) is True
@@ -38,7 +39,7 @@ def test_xdg_disable_removes_the_entry_and_tolerates_repeats(tmp_path: Path) -> 
     backend = XdgAutostart(tmp_path, config_dirs=[])
     autostart.set_enabled(True, COMMAND, backend=backend)
     autostart.set_enabled(False, backend=backend)
-    autostart.disable(backend=backend)
+    autostart.set_enabled(False, backend=backend)
     assert not backend.path.exists()
     assert backend.is_enabled() is False
 
@@ -89,7 +90,7 @@ def test_xdg_entry_switched_off_by_the_desktop_counts_as_disabled(tmp_path: Path
 def test_launch_agent_round_trip(tmp_path: Path) -> None:
     backend = LaunchAgentAutostart(tmp_path / "LaunchAgents")
     assert backend.is_enabled() is False
-    autostart.enable(COMMAND, backend=backend)
+    autostart.set_enabled(True, COMMAND, backend=backend)
     assert backend.path == tmp_path / "LaunchAgents" / f"{APP_ID}.plist"
     data = plistlib.loads(backend.path.read_bytes())
     assert data["Label"] == APP_ID
@@ -97,7 +98,7 @@ def test_launch_agent_round_trip(tmp_path: Path) -> None:
     assert data["RunAtLoad"] is True
     assert data["KeepAlive"] is False
     assert backend.is_enabled() is True
-    autostart.disable(backend=backend)
+    autostart.set_enabled(False, backend=backend)
     assert not backend.path.exists()
     assert backend.is_enabled() is False
 
@@ -113,38 +114,6 @@ def test_launch_agent_disabled_key_or_garbage_counts_as_disabled(tmp_path: Path)
 
 
 # -- Windows: Run key -----------------------------------------------------------------------
-
-
-class MemoryRegistry:
-    """A RegistryWriter holding one key's string values."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def read(self, name: str) -> str | None:
-        return self.values.get(name)
-
-    def write(self, name: str, value: str) -> None:
-        self.values[name] = value
-
-    def delete(self, name: str) -> None:
-        self.values.pop(name, None)
-
-
-def test_run_key_stores_a_quoted_command_line() -> None:
-    registry = MemoryRegistry()
-    backend = RunKeyAutostart(registry)
-    assert backend.is_enabled() is False
-    backend.enable([r"C:\Program Files\Hermes Tray\hermes-tray.exe", "--log-level", "INFO"])
-    assert registry.values == {
-        "Hermes Tray": r'"C:\Program Files\Hermes Tray\hermes-tray.exe" --log-level INFO'
-    }
-    assert backend.is_enabled() is True
-    assert backend.location.endswith(r"CurrentVersion\Run\Hermes Tray")
-    backend.disable()
-    backend.disable()
-    assert registry.values == {}
-    assert backend.is_enabled() is False
 
 
 class FakeKey:
@@ -193,32 +162,30 @@ class FakeWinreg:
         del key.values[name]
 
 
-def test_winreg_writer_uses_the_current_users_run_key() -> None:
+def test_run_key_stores_a_quoted_command_line_in_the_current_users_run_key() -> None:
     fake = FakeWinreg()
-    writer = WinregRunKey(winreg_module=fake)
-    assert writer.read("Hermes Tray") is None  # no Run key at all yet
-    writer.delete("Hermes Tray")  # nothing to delete: no error
-    writer.write("Hermes Tray", '"C:\\x\\hermes-tray.exe"')
-    assert fake.keys == {f"HKCU\\{RUN_KEY}": {"Hermes Tray": ('"C:\\x\\hermes-tray.exe"', 1)}}
-    assert writer.read("Hermes Tray") == '"C:\\x\\hermes-tray.exe"'
-    writer.delete("Hermes Tray")
-    assert writer.read("Hermes Tray") is None
+    backend = RunKeyAutostart(winreg_module=fake)
+    assert backend.is_enabled() is False  # no Run key at all yet
+    backend.disable()  # nothing to delete: no error
+    backend.enable([r"C:\Program Files\Hermes Tray\hermes-tray.exe", "--log-level", "INFO"])
+    assert fake.keys == {
+        f"HKCU\\{RUN_KEY}": {
+            "Hermes Tray": (r'"C:\Program Files\Hermes Tray\hermes-tray.exe" --log-level INFO', 1)
+        }
+    }
+    assert backend.is_enabled() is True
+    assert backend.location.endswith(r"CurrentVersion\Run\Hermes Tray")
+    backend.disable()
+    backend.disable()
+    assert fake.keys == {f"HKCU\\{RUN_KEY}": {}}
+    assert backend.is_enabled() is False
     assert {path for _, path in fake.calls} == {f"HKCU\\{RUN_KEY}"}
 
 
-def test_winreg_writer_ignores_a_value_of_the_wrong_type() -> None:
+def test_run_key_ignores_a_value_of_the_wrong_type() -> None:
     fake = FakeWinreg()
     fake.keys[f"HKCU\\{RUN_KEY}"] = {"Hermes Tray": (1, fake.REG_DWORD)}
-    assert WinregRunKey(winreg_module=fake).read("Hermes Tray") is None
-
-
-def test_run_key_backend_drives_winreg_end_to_end() -> None:
-    fake = FakeWinreg()
-    backend = RunKeyAutostart(WinregRunKey(winreg_module=fake))
-    backend.enable(["C:\\app\\hermes-tray.exe"])
-    assert backend.is_enabled() is True
-    backend.disable()
-    assert backend.is_enabled() is False
+    assert RunKeyAutostart(winreg_module=fake).is_enabled() is False
 
 
 # -- choosing a backend, and what to launch ---------------------------------------------------
@@ -243,7 +210,7 @@ def test_backend_for_windows_without_winreg_fails_only_when_used() -> None:
 def test_default_backend_writes_under_the_test_config_home(isolated_env: Path) -> None:
     if sys.platform != "linux":
         pytest.skip("XDG backend is the default on Linux only")
-    autostart.enable(COMMAND)
+    autostart.set_enabled(True, COMMAND)
     assert autostart.is_enabled() is True
     assert autostart.backend_for().location.startswith(str(isolated_env))
 
@@ -277,6 +244,6 @@ def test_enable_without_a_command_uses_launch_command(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     backend = XdgAutostart(tmp_path, config_dirs=[])
-    autostart.enable(backend=backend)
+    autostart.set_enabled(True, backend=backend)
     exec_value = desktop_entry.parse(backend.path.read_text())["Exec"]
-    assert desktop_entry.split_exec(exec_value) == [sys.executable, "-m", "desktop"]
+    assert split_exec(exec_value) == [sys.executable, "-m", "desktop"]

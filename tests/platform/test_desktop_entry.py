@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.platform import desktop_entry
+from tests.platform.exec_line import split_exec
 
 
 @pytest.mark.parametrize(
@@ -42,7 +43,7 @@ _args = st.lists(
 @given(_args)
 def test_any_command_survives_writing_and_reading(command: list[str]) -> None:
     text = desktop_entry.render([("Exec", desktop_entry.exec_value(command))])
-    assert desktop_entry.split_exec(desktop_entry.parse(text)["Exec"]) == command
+    assert split_exec(desktop_entry.parse(text)["Exec"]) == command
 
 
 def test_parse_reads_only_the_desktop_entry_group() -> None:
@@ -54,4 +55,4 @@ def test_parse_reads_only_the_desktop_entry_group() -> None:
 
 def test_unterminated_quote_is_an_error() -> None:
     with pytest.raises(ValueError, match="unterminated"):
-        desktop_entry.split_exec('"abc')
+        split_exec('"abc')

@@ -9,6 +9,7 @@ import pytest
 from desktop.platform import desktop_entry
 from desktop.platform.launcher_xdg import XdgLauncher, application_entry
 from desktop.platform.paths import APP_ID, APP_SLUG
+from tests.platform.exec_line import split_exec
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "resources" / "linux" / f"{APP_ID}.desktop"
@@ -27,7 +28,7 @@ def test_install_writes_an_absolute_exec_and_the_icon_once(
     command = ["/home/a b/.venv/bin/python", "-m", "desktop"]
     assert launcher.install(command, ICON) is True
     values = desktop_entry.parse(launcher.entry_path.read_text(encoding="utf-8"))
-    assert desktop_entry.split_exec(values["Exec"]) == command
+    assert split_exec(values["Exec"]) == command
     assert values["Icon"] == APP_ID
     assert launcher.icon_path.read_bytes() == ICON.read_bytes()
     assert launcher.entry_path.stat().st_mode & 0o777 == 0o644

@@ -46,6 +46,14 @@ def test_demo_smoke_connects_shows_an_approval_and_exits_cleanly():
     assert "gateway demo: disconnected" in log  # closed by us, cleanly, before the loop ended
 
 
+def test_a_smoke_run_installs_no_desktop_entry_or_icon() -> None:
+    data_home = Path(os.environ["XDG_DATA_HOME"])  # isolated_env's, empty
+    done = run_app("--demo", "--smoke")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "smoke: connected, " in done.stderr
+    assert sorted(data_home.rglob("*")) == []
+
+
 def test_startup_marker_is_written_once_the_tray_is_shown(tmp_path: Path) -> None:
     marker = tmp_path / "started"
     done = run_app("--demo", "--smoke", extra_env={"HERMES_TRAY_STARTUP_MARKER": str(marker)})

@@ -73,7 +73,7 @@ def test_kde_inhibited_is_read_and_followed(bus, qloop, arun):
             assert seen == [DoNotDisturb(True, KDE_SOURCE)]
             plasma.set_inhibited(False)
             await poll_until(lambda: len(seen) == 2)
-            assert notifier.do_not_disturb == DoNotDisturb(False, KDE_SOURCE)
+            assert seen[-1] == DoNotDisturb(False, KDE_SOURCE)
 
     arun(scenario(), timeout=20)
 

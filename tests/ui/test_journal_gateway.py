@@ -13,7 +13,7 @@ from PySide6.QtCore import QUrl
 
 from desktop import logsetup
 from desktop.core.model import Choice
-from desktop.gateway.config import endpoint_from_config
+from desktop.gateway.endpoints import endpoint_from_config
 from desktop.journal import Journal
 from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
