@@ -32,17 +32,17 @@ from websockets.typing import Subprotocol
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
+from desktop.gateway import session_commands as requests
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer, DialPlan
 from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError
+from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError, RpcCallError
 from desktop.gateway.keepalive import KeepalivePace
 from desktop.gateway.pump import SocketPump
 from desktop.gateway.rpc import PendingCalls
-from desktop.gateway.session_commands import SessionCommands
 from desktop.gateway.session_follower import SessionFollower
 from desktop.gateway.status import (
     ConnectionSettings,
@@ -60,7 +60,7 @@ LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settle
 PROFILE_CALL_TIMEOUT = 10.0
 
 
-class GatewayClient(SessionCommands):
+class GatewayClient:
     def __init__(
         self,
         endpoint: GatewayEndpoint,
@@ -517,6 +517,50 @@ class GatewayClient(SessionCommands):
             raise CallTimeoutError(
                 f"{self.name} did not answer {method} within {timeout:g}s; its outcome is unknown."
             ) from None
+
+    # -- session requests (their params per dialect: desktop.gateway.session_commands) -------
+    async def set_yolo(self, session_id: str, on: bool) -> None:
+        await self.call(*requests.set_yolo(self._dialect(), session_id, on))
+
+    async def read_yolo(self, session_id: str) -> None:
+        await self.call(*requests.read_yolo(session_id))
+
+    async def set_approval_mode(self, mode: str) -> None:
+        await self.call(*requests.set_approval_mode(self._dialect(), mode))
+
+    async def interrupt(self, session_id: str) -> None:
+        known = ((s.session_id, s.execution_generation) for s in self.core.sessions())
+        await self.call(*requests.interrupt(self._dialect(), session_id, known))
+
+    async def create_session(self, cwd: str, prompt: str) -> str:
+        """Create a desktop session, follow it, submit ``prompt``; return its session id."""
+        result = await self.call(
+            *requests.create_session(self._dialect(), self._core_settings, cwd)
+        )
+        session_id = str(result.get("session_id", ""))
+        if not session_id:
+            raise RpcCallError(-32603, "session.create returned no session_id")
+        stored = str(result.get("stored_session_id") or "")
+        self.core.watch_session(session_id, stored_session_id=stored)
+        self._after_input()
+        if prompt:
+            await self.call("prompt.submit", {"session_id": session_id, "text": prompt})
+        return session_id
+
+    async def list_live_sessions(self) -> list[Mapping[str, Any]]:
+        result = await self.call(*requests.live_sessions(self._dialect()))
+        sessions = result.get("sessions")
+        return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
+
+    async def attach_session(self, session_id: str) -> None:
+        """Resume ``session_id`` (stored id) and follow it."""
+        result = await self.call(
+            *requests.resume_session(self._dialect(), self._core_settings, session_id)
+        )
+        runtime_id = str(result.get("session_id") or session_id)
+        stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
+        self.core.watch_session(runtime_id, stored_session_id=stored)
+        self._after_input()
 
     def _withdraw(self, rpc_id: int) -> bool:  # a method: the pump may be gone after an await
         return self._pump is not None and self._pump.withdraw_rpc(rpc_id)

@@ -35,8 +35,8 @@ from desktop.core.events import (
 )
 from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import Dialect
+from desktop.gateway import session_commands
 from desktop.gateway.errors import GatewayError
-from desktop.gateway.session_commands import live_sessions_method
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ class SessionFollower:
         dialect = self._core.dialect
         if dialect not in LISTS:
             return
-        method, params = live_sessions_method(dialect)
+        method, params = session_commands.live_sessions(dialect)
         self._last_list_at = self._clock()
         try:
             result = await self._call(method, params)
