@@ -30,7 +30,7 @@ from typing import ClassVar
 
 from desktop.core.decisions import refusal
 from desktop.core.model import OPEN_ACTIONS, Action, Approval, Choice, OutcomeKind
-from desktop.model.plain_text import notification_text, shown
+from desktop.model.plain_text import markup_safe, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
 BODY_LIMIT = 300  # characters of one command in a single-command body
@@ -525,7 +525,7 @@ class NotifyPolicy:
         head = "Answer soon" if urgent else "Approval needed"
         # titles are plain text by the spec, yet hold only the session's name: look-alikes there
         # cost nothing and protect a server that parses markup in titles anyway
-        title = notification_text(f"{head} — {batch.session_title}", 120)
+        title = markup_safe(f"{head} — {batch.session_title}", 120)
         if len(rows) == 1:
             body = (
                 shown(rows[0].command, BODY_LIMIT) if show else "A command waits for your decision."
@@ -551,7 +551,7 @@ class NotifyPolicy:
         urgent = any(b.escalated for b in batches)
         sessions = len({(b.gateway_id, b.session_id) for b in batches})  # titles may repeat
         titles = list(dict.fromkeys(b.session_title for b in batches))
-        names = ", ".join(notification_text(t, 40) for t in titles[:BODY_COMMANDS])
+        names = ", ".join(markup_safe(t, 40) for t in titles[:BODY_COMMANDS])
         if len(titles) > BODY_COMMANDS:
             names += f" and {len(titles) - BODY_COMMANDS} more"
         keys = tuple(a.key for b in batches for a in self._open_rows(b))

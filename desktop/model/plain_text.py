@@ -43,11 +43,6 @@ def exported_label(label: str) -> str:
     return label if first < 0 else label[:first] + "&" + label[first:]
 
 
-def tooltip_fragment(text: str, limit: int = 120) -> str:
-    """An untrusted piece of a tooltip (tooltips may be read as rich text)."""
-    return shown(text, limit).translate(_MARKUP)
-
-
-def notification_text(text: str, limit: int = 300) -> str:
-    """An untrusted piece of a notification title or body (servers may parse body markup)."""
+def markup_safe(text: str, limit: int = 120) -> str:
+    """An untrusted piece of a tooltip or a notification (either may be read as rich text)."""
     return shown(text, limit).translate(_MARKUP)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import SessionStatus
-from desktop.model.plain_text import tooltip_fragment
+from desktop.model.plain_text import markup_safe
 from desktop.model.prompt_text import blocked_on
 from desktop.model.snapshot import AppSnapshot, Link, session_title
 
@@ -103,12 +103,12 @@ def tray_status(
     lines = [f"{APP_TITLE} — {headline}"]
     for title, n, yolo_on in waiting_in[:TOOLTIP_SESSIONS]:
         note = ", YOLO on" if yolo_on else ""
-        lines.append(f"Waiting: {tooltip_fragment(title, 40)} ({n}{note})")
+        lines.append(f"Waiting: {markup_safe(title, 40)} ({n}{note})")
     if len(waiting_in) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(waiting_in) - TOOLTIP_SESSIONS, 'more session')}")
     for gateway, prompt in questions[:TOOLTIP_SESSIONS]:
         title = session_title(gateway.session(prompt.session_id), prompt.session_id)
-        lines.append(f"{tooltip_fragment(title, 40)}: {tooltip_fragment(blocked_on(prompt), 80)}")
+        lines.append(f"{markup_safe(title, 40)}: {markup_safe(blocked_on(prompt), 80)}")
     if len(questions) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(questions) - TOOLTIP_SESSIONS, 'more question')}")
     if holding:
@@ -117,16 +117,16 @@ def tray_status(
         lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
     for gateway_id, session in timed:
         label = boxes[(gateway_id, session.session_id)]
-        lines.append(f"{tooltip_fragment(session_title(session), 40)}: {label}")
+        lines.append(f"{markup_safe(session_title(session), 40)}: {label}")
     for g in failed:
-        detail = f": {tooltip_fragment(g.error)}" if g.error else ""
-        lines.append(f"{tooltip_fragment(g.name)} failed{detail}")
+        detail = f": {markup_safe(g.error)}" if g.error else ""
+        lines.append(f"{markup_safe(g.name)} failed{detail}")
     if up and len(up) < len(gateways):
         offline = len(gateways) - len(up) - len(failed)
         if offline:
             lines.append(f"{offline} of {len(gateways)} gateways not connected")
     if journal_problem:
-        lines.append(f"Journal not written: {tooltip_fragment(journal_problem, 120)}")
+        lines.append(f"Journal not written: {markup_safe(journal_problem, 120)}")
     return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
 
 
