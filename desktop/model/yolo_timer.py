@@ -38,12 +38,12 @@ class Phase(enum.Enum):
     OFF_PENDING = "off pending"  # time is up, gateway unreachable: switch off when it is back
 
 
-class CheckResult(enum.Enum):
-    """The off-check's answer (``yolo_verify.YoloCheck`` by value)."""
+class YoloCheck(enum.Enum):
+    """The answer of ``yolo_verify.switch_off_verified``, the off-check."""
 
-    OFF = "off"
-    STILL_ON = "still on"
-    UNREACHABLE = "unreachable"
+    OFF = "off"  # the gateway reports YOLO off (or the session is gone)
+    STILL_ON = "still on"  # it still reports YOLO on after a retry
+    UNREACHABLE = "unreachable"  # config.set could not be sent: retry after a reconnect
 
 
 @dataclass(slots=True)
@@ -140,12 +140,12 @@ class YoloTimeboxes:
                 keys.append(key)
         return keys
 
-    def checked(self, key: Key, result: CheckResult) -> CheckResult | None:
+    def checked(self, key: Key, result: YoloCheck) -> YoloCheck | None:
         """The off-check of an ENDING box came back; None if the box is no longer ENDING."""
         box = self._boxes.get(key)
         if box is None or box.phase is not Phase.ENDING:
             return None
-        if result is CheckResult.UNREACHABLE:
+        if result is YoloCheck.UNREACHABLE:
             box.phase = Phase.OFF_PENDING
         else:
             del self._boxes[key]

@@ -23,7 +23,7 @@ from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Sessio
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
-from desktop.gateway.yolo_verify import SETTLE_SECONDS, YoloCheck, switch_off_verified
+from desktop.gateway.yolo_verify import SETTLE_SECONDS, switch_off_verified
 from desktop.model.app_state import AppState, StoreChange
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
@@ -39,6 +39,7 @@ from desktop.model.bridge_events import (
 from desktop.model.notify_policy import NotificationPlan
 from desktop.model.reask_guard import SURFACE_REASK, DenyMemory
 from desktop.model.snapshot import AppSnapshot
+from desktop.model.yolo_timer import YoloCheck
 from desktop.ui.bridge_clients import (
     ClientFactory,
     ClientLike,

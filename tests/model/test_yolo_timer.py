@@ -6,8 +6,8 @@ import pytest
 
 from desktop.model.yolo_timer import (
     BoxKind,
-    CheckResult,
     Phase,
+    YoloCheck,
     YoloTimeboxes,
     remaining_words,
 )
@@ -54,13 +54,13 @@ def test_remaining_words_round_up_to_the_minute(seconds, words):
 def test_a_confirmed_off_ends_the_box_and_still_on_is_reported_once():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 15 * MIN)
-    assert boxes.checked(KEY, CheckResult.OFF) is CheckResult.OFF
+    assert boxes.checked(KEY, YoloCheck.OFF) is YoloCheck.OFF
     assert boxes.box(KEY) is None
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 15 * MIN)
-    assert boxes.checked(KEY, CheckResult.STILL_ON) is CheckResult.STILL_ON
+    assert boxes.checked(KEY, YoloCheck.STILL_ON) is YoloCheck.STILL_ON
     assert boxes.box(KEY) is None
-    assert boxes.checked(KEY, CheckResult.STILL_ON) is None  # no box, no second notice
+    assert boxes.checked(KEY, YoloCheck.STILL_ON) is None  # no box, no second notice
 
 
 def test_yolo_turned_off_elsewhere_drops_an_active_box_but_not_an_arming_one():
@@ -110,7 +110,7 @@ def test_turn_boxes_never_need_a_timer_and_minutes_boxes_wake_per_minute():
 def test_unreachable_at_the_deadline_waits_for_the_gateway_then_ends():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 20 * MIN)
-    assert boxes.checked(KEY, CheckResult.UNREACHABLE) is CheckResult.UNREACHABLE
+    assert boxes.checked(KEY, YoloCheck.UNREACHABLE) is YoloCheck.UNREACHABLE
     assert boxes.box(KEY).phase is Phase.OFF_PENDING
     assert boxes.label(KEY, 0).startswith("YOLO time is up")
     assert boxes.yolo_sessions() == []  # nothing to send at quit while unreachable
@@ -123,7 +123,7 @@ def test_unreachable_at_the_deadline_waits_for_the_gateway_then_ends():
 def test_an_off_pending_box_ends_when_its_session_reports_again():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 20 * MIN)
-    boxes.checked(KEY, CheckResult.UNREACHABLE)
+    boxes.checked(KEY, YoloCheck.UNREACHABLE)
     assert boxes.session_changed(KEY, yolo_on=True, running=False) == [KEY]
 
 

@@ -15,10 +15,10 @@ from desktop.core.events import (
 )
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
 from desktop.gateway.client import ConnectionState
-from desktop.gateway.yolo_verify import YoloCheck
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
 from desktop.model.snapshot import Link
+from desktop.model.yolo_timer import YoloCheck
 from desktop.ui.bridge import GatewayBridge
 from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory

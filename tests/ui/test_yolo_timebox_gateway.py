@@ -13,10 +13,9 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.yolo_verify import YoloCheck
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.snapshot import Link, session_title
-from desktop.model.yolo_timer import BoxKind, Phase
+from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
 from tests.gatewaymodel import FakeGateway
 from tests.ui.wired_app import GID, WiredApp
 from tests.waiting import holds
