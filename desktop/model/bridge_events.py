@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from desktop.core.events import CommandRan, SessionRemoved
 from desktop.core.model import Approval, Choice, Prompt, SessionState
+from desktop.journal import Surface
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class DecisionMade:
     gateway_name: str
     key: str
     choice: Choice
-    surface: str  # the DecisionRequest's surface ("dialog.button", "notification", ...)
+    surface: Surface  # the DecisionRequest's
     sent: bool
     reason: str  # why it was not sent ("" when sent)
     session_id: str = ""

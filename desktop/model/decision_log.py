@@ -103,15 +103,6 @@ def worth_journaling(command: str) -> bool:
         return True
 
 
-def _surface(value: str) -> Surface:
-    try:
-        return Surface(value)
-    except ValueError:
-        pass
-    log.warning("decision from an unknown surface %r journalled as 'dialog'", value)
-    return Surface.DIALOG
-
-
 class DecisionRecorder:
     """Feed it decisions, approval changes and commands Hermes ran; it keeps the journal."""
 
@@ -176,7 +167,7 @@ class DecisionRecorder:
                 gateway_name,
                 approval.key,
                 Choice.DENY,
-                Surface.NOBODY.value,
+                Surface.NOBODY,
                 True,
                 "",
                 approval.session_id,
@@ -196,7 +187,7 @@ class DecisionRecorder:
             report.gateway_name,
             "",
             Choice.ONCE,
-            Surface.HERMES.value,
+            Surface.HERMES,
             True,
             "",
             ran.session_id,
@@ -241,7 +232,7 @@ class DecisionRecorder:
             session_title=made.session_title,
             command=made.command,
             choice=choice or made.choice.value,
-            surface=_surface(made.surface),
+            surface=made.surface,
             outcome=outcome,
             result=result,
             at=at,

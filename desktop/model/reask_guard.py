@@ -13,10 +13,8 @@ from collections import OrderedDict
 
 from desktop.core.decisions import refusal
 from desktop.core.model import Approval, Choice
-from desktop.journal import Surface
 
 MAX_REMEMBERED = 2000
-SURFACE_REASK = Surface.REASK.value  # the decision's surface: the tray answered a re-ask itself
 
 _Key = tuple[str, str]  # (gateway_id, approval key)
 _Turn = tuple[str, str, str, str]  # (gateway_id, session_id, batch_id, command)

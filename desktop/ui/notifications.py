@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice, PromptKind
 from desktop.gateway.status import ConnectionState, ConnectionStatus
+from desktop.journal import Surface
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import ApprovalUpdate, Notice, PromptUpdate
 from desktop.model.notify_policy import (
@@ -39,7 +40,6 @@ from desktop.ui.bridge import GatewayBridge
 log = logging.getLogger(__name__)
 
 MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
-SURFACE_NOTIFICATION = "notification"
 PROMPT_BATCH = "prompt:"  # the batch id of a question's bubble: this prefix + the prompt key
 MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not notify again
 
@@ -260,8 +260,8 @@ class NotificationController(QObject):
             self.review_requested.emit(plan.gateway_id, plan.batch_id)
             return
         if kind is ActionKind.DENY_STOP:
-            self._bridge.deny_and_stop(plan.gateway_id, action.keys, SURFACE_NOTIFICATION)
+            self._bridge.deny_and_stop(plan.gateway_id, action.keys, Surface.NOTIFICATION)
             return
         choice = Choice.ONCE if kind is ActionKind.APPROVE else Choice.DENY
         for key in action.keys:
-            self._bridge.decide(DecisionRequest(plan.gateway_id, key, choice, SURFACE_NOTIFICATION))
+            self._bridge.decide(DecisionRequest(plan.gateway_id, key, choice, Surface.NOTIFICATION))

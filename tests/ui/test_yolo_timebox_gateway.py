@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
+from desktop.journal import Surface
 from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.snapshot import Link, session_title
 from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
@@ -93,7 +94,9 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
         assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · until this turn ends"
         assert not armed(app.shell.yolo)  # a turn box needs no timer at all
 
-        app.bridge.decide(DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], "test"))
+        app.bridge.decide(
+            DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], Surface.DIALOG)
+        )
         await holds(
             lambda: app.checks, app.bridge.yolo_checked
         )  # message.complete -> running false -> off + check

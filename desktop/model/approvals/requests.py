@@ -11,11 +11,6 @@ from dataclasses import dataclass
 from desktop.core.model import Choice
 from desktop.journal import Surface
 
-# Where in the dialog the decision was made (for the journal and the bridge's policy)
-SURFACE_BUTTON = Surface.DIALOG_BUTTON.value
-SURFACE_KEYBOARD = Surface.DIALOG_KEYBOARD.value
-SURFACE_BATCH = Surface.DIALOG_BATCH.value
-
 
 @dataclass(frozen=True, slots=True)
 class DecisionRequest:
@@ -24,5 +19,5 @@ class DecisionRequest:
     gateway_id: str
     key: str  # Approval.key, unique within that gateway's core
     choice: Choice  # one of the row's Approval.choices
-    surface: str  # one of the SURFACE_* constants above
+    surface: Surface  # where the person decided (the journal says it)
     confirm_stale: bool = False  # the person pressed "Re-confirm" on a STALE row

@@ -22,6 +22,7 @@ from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
+from desktop.journal import Surface
 from desktop.model.app_state import AppState
 from desktop.model.approvals import dialog_texts, rules, texts
 from desktop.model.approvals.layout import (
@@ -31,9 +32,6 @@ from desktop.model.approvals.layout import (
     in_arrival_order,
 )
 from desktop.model.approvals.requests import (
-    SURFACE_BATCH,
-    SURFACE_BUTTON,
-    SURFACE_KEYBOARD,
     DecisionRequest,
 )
 from desktop.model.approvals.rules import Assess
@@ -305,7 +303,7 @@ class ApprovalDialog(QDialog):
         return None if self._confirmation is None else self._confirmation[0]
 
     # -- deciding -------------------------------------------------------------------------------
-    def _answer(self, row: RowEntry, choice: Choice, surface: str) -> None:
+    def _answer(self, row: RowEntry, choice: Choice, surface: Surface) -> None:
         if not rules.can_decide(row, choice):
             return
         if choice is Choice.ALWAYS:
@@ -314,7 +312,7 @@ class ApprovalDialog(QDialog):
         self._send([row], choice, surface)
         self._advance_from(row)
 
-    def _ask_always(self, row: RowEntry, surface: str) -> None:
+    def _ask_always(self, row: RowEntry, surface: Surface) -> None:
         """Ask first: "Always" writes to Hermes' permanent allowlist, so show which pattern.
 
         Opened with ``open()``, never ``exec()`` (which would starve the qasync loop, stack.md §5).
@@ -345,7 +343,7 @@ class ApprovalDialog(QDialog):
         self._confirmation = (box, row)
         box.open()
 
-    def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
+    def _send(self, rows: list[RowEntry], choice: Choice, surface: Surface) -> None:
         """Mark each row as answered and ask for its decision, in order."""
         for r in rows:
             confirmed = r.reconfirming
@@ -366,7 +364,7 @@ class ApprovalDialog(QDialog):
             return
         due = intent.due(batch)
         intent.sent.update(r.key for r in due)
-        self._send(due, intent.choice, SURFACE_BATCH)
+        self._send(due, intent.choice, Surface.DIALOG_BATCH)
 
     def _advance_from(self, row: RowEntry) -> None:
         if self._selected == row.row_id:
@@ -375,7 +373,7 @@ class ApprovalDialog(QDialog):
     def _on_choice_clicked(self, row: RowEntry, choice: Choice) -> None:
         self._say("")  # answered by mouse: a key's refusal no longer applies
         self._choose(row)
-        self._answer(row, choice, SURFACE_BUTTON)
+        self._answer(row, choice, Surface.DIALOG_BUTTON)
 
     def _on_reconfirm_clicked(self, row: RowEntry) -> None:
         if rules.needs_reconfirm(row):
@@ -390,7 +388,7 @@ class ApprovalDialog(QDialog):
         intent.sent.update(r.key for r in targets)
         self._intents[batch.uid] = intent
         selected = self.selected_row()
-        self._send(targets, choice, SURFACE_BATCH)
+        self._send(targets, choice, Surface.DIALOG_BATCH)
         self._say(dialog_texts.batch_left_out(intent))
         if selected is not None and selected.batch is batch and selected.key in intent.keys:
             self._advance_from(selected)
@@ -605,4 +603,4 @@ class ApprovalDialog(QDialog):
         if row is not None:
             self._say("")
             self._moved_on_to(row.batch)
-            self._answer(row, choice, SURFACE_KEYBOARD)
+            self._answer(row, choice, Surface.DIALOG_KEYBOARD)
