@@ -309,7 +309,7 @@ class AppState:
             sessions=tuple(gateway.sessions.values()),
             approvals=tuple(gateway.approvals.values()),
             prompts=tuple(gateway.prompts.values()),
-            known_waiting=gateway.waiting_rows(),
+            waiting=gateway.waiting_rows(),
         )
 
 
