@@ -1,23 +1,11 @@
 """Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
-Why a policy apart from the sender (design.md example 8): the rules that keep notifications
-useful are about *time and identity*, and must be tested without a bus or a loop:
-
-* one bubble per **batch** (``(gateway, batch)``), announced ``coalesce`` s after its last
-  arrival; later arrivals, answers and re-asks replace it in place, and it is withdrawn when
-  the batch's last row resolves; re-delivered approval keys are never news;
-* quiet for ``quiet_after_start``/``quiet_after_reconnect``, and while do-not-disturb is on;
-  when a quiet ends, ONE bubble covers what waits;
-* ``escalate_before`` s before the first row expires the bubble is sent again as critical;
-* while the approval dialog has the person's attention its batches get no bubble;
-* at most one bubble speaks for approvals: a second batch folds both into a summary whose
-  count matches the tray icon's;
-* expired rows give ONE "Blocked" notice per session, or a line in the re-ask's bubble;
-* Approve is offered only for one command shown whole and exactly, not high risk, that the
-  core lets be answered ``once`` (issue 17: a bubble may approve only what it shows).
-
-Bodies are plain text; escaping for a server that parses markup is the sender's job. Time is a
-parameter: the Qt side calls :meth:`NotifyPolicy.due` at :meth:`NotifyPolicy.next_deadline`.
+The rules that keep bubbles useful are about time and identity (design.md example 8), so they
+are tested without a bus or a loop: one bubble per batch, coalesced, replaced in place and
+withdrawn with its last row; quiet after start, a reconnect and during do-not-disturb; sent again
+as critical before the first row expires; none for what the dialog shows; a second batch folds
+both into one summary; one "Blocked" notice per session; Approve only for one command shown
+whole, not high risk, answerable once (issue 17). Bodies are plain text; time is a parameter.
 """
 
 from __future__ import annotations
@@ -45,10 +33,7 @@ def never_high_risk(command: str, cwd: str) -> bool:
 
 
 def app_high_risk(command: str, cwd: str) -> bool:
-    """The app's check: a command the risk lens calls high, or cannot read in full.
-
-    Imported on the first command checked: the lens (tree-sitter, ~2 MiB) is not needed before.
-    """
+    """The risk lens calls it high or cannot read it in full (imported late: tree-sitter)."""
     from desktop.risk import RiskLevel, assess
 
     verdict = assess(command, cwd)
@@ -56,10 +41,7 @@ def app_high_risk(command: str, cwd: str) -> bool:
 
 
 def shows_in_full(command: str) -> bool:
-    """Whether a notification body shows ``command`` whole and exactly as it will run.
-
-    ``isprintable`` rejects line breaks, tabs, control, bidi and zero-width characters.
-    """
+    """A body shows ``command`` whole and exactly (``isprintable``: no breaks, bidi, ...)."""
     return (
         0 < len(command) <= APPROVE_MAX_CHARS
         and command.isprintable()
@@ -202,10 +184,9 @@ BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog 
 
 
 class NotifyPolicy:
-    """Feed it approval arrivals and changes; ask it what to show (see module docstring).
+    """Feed it approval arrivals and changes; ask it what to show.
 
-    Batches keep keys only and read rows from the app's one store (``rows``, which has folded
-    a change before the policy hears of it), so a bubble words what the tray and dialog show.
+    Batches keep keys and read rows from the app's store, so a bubble says what the tray shows.
     """
 
     def __init__(
@@ -298,11 +279,7 @@ class NotifyPolicy:
         self._do_not_disturb = on
 
     def dialog_changed(self, attention: bool, shows: BatchShown, now: float) -> list[BatchRef]:
-        """The approval dialog was shown, activated, deactivated or closed.
-
-        With ``attention`` (shown and active) the bubbles of the batches it ``shows`` are
-        withdrawn (returned) and held; without, what it held is announced ``after_dialog`` later.
-        """
+        """The dialog gained (bubbles of what it ``shows`` withdrawn, returned) or lost focus."""
         was, self._dialog_attention, self._dialog_shows = self._dialog_attention, attention, shows
         if not attention:
             if was:
@@ -333,11 +310,7 @@ class NotifyPolicy:
         return refs
 
     def take_blocked(self, now: float) -> list[BlockedNotice]:
-        """Notices of expired rows due at ``now``, one per session.
-
-        A notice waits ``coalesce`` after its last expiry and while a re-ask in one of its
-        batches is still filling (that bubble then carries it); none for batches the dialog shows.
-        """
+        """Notices of expired rows due at ``now``, one per session (not while a re-ask fills)."""
         notices = []
         for ident, blocked in list(self._blocked.items()):
             if now < self._blocked_time(blocked):
@@ -432,10 +405,7 @@ class NotifyPolicy:
         return min(times) if times else None
 
     def due(self, now: float) -> list[NotificationPlan]:
-        """What to show at ``now``: new batches, updated ones and escalations.
-
-        Bubbles that a plan makes redundant are then in :meth:`take_withdrawn`.
-        """
+        """What to show at ``now``; bubbles it makes redundant go to :meth:`take_withdrawn`."""
         plans: list[NotificationPlan] = []
         summary_escalates = False
         for b in list(self._announced.values()):
@@ -571,11 +541,7 @@ class NotifyPolicy:
         urgent: bool,
         update: bool,
     ) -> NotificationPlan:
-        """The bubble of ``one`` batch, or the summary of ``batches``.
-
-        The body's first lines: the demo's introduction (new bubbles only), a blocked notice,
-        the deadline.
-        """
+        """The bubble of ``one`` batch, or the summary of ``batches``."""
         gateways = list(dict.fromkeys(b.gateway_id for b in batches))
         firsts = [] if update else [self._introductions.pop(g, "") for g in gateways]
         firsts += [b.blocked for b in batches if b.blocked][:1]

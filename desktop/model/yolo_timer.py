@@ -1,19 +1,10 @@
 """Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
-Why: "YOLO on" is the riskiest switch, usually flipped for a short burst of routine commands;
-a bypass that ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten
-for a week. The app keeps the clock, so it must also switch YOLO off and check it is off.
-
-Life of one box (keyed by ``(gateway_id, session_id)``)::
-
-    ARMING ──gateway reports YOLO on──▶ ACTIVE ──time up / turn ended──▶ ENDING ──checked──▶ gone
-      │                                   │                                │
-      └─ "on" failed ─▶ gone              └─ YOLO off elsewhere ─▶ gone     └─ unreachable ─▶
-                                                                        OFF_PENDING ─session
-                                                                        back─▶ ENDING
-
-A ``TURN`` box chosen while the session is idle covers the *next* turn. The controller
-(``yolo_timebox``) feeds events in and acts on the keys returned.
+Why: "YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that
+ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A box
+goes ARMING -> ACTIVE (gateway reports on) -> ENDING (time up; off sent and checked) -> gone, or
+OFF_PENDING while the gateway is unreachable; YOLO turned off elsewhere ends it. A ``TURN`` box
+chosen while idle covers the next turn. ``yolo_timebox`` feeds events in and acts on the keys.
 """
 
 from __future__ import annotations
@@ -153,7 +144,7 @@ class YoloTimeboxes:
 
     # -- outputs -----------------------------------------------------------------------------
     def _deadlines(self) -> list[float]:
-        """The deadlines still to act on (none: no MINUTES box runs, no timer)."""
+        """The deadlines still to act on (none: no timer)."""
         running = (Phase.ARMING, Phase.ACTIVE)
         return [
             b.deadline
