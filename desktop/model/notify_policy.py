@@ -10,7 +10,6 @@ whole, not high risk, answerable once (issue 17). Bodies are plain text; time is
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ BODY_LIMIT = 300  # characters of one command in a single-command body
 APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
 MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
 
+BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 HighRisk = Callable[[str, str], bool]  # (command, cwd) -> high risk, or not readable in full
 
 
@@ -123,14 +123,16 @@ class NotificationPlan:
         return next((a for a in self.actions if a.kind is kind), None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlockedNotice:
     """Rows of one session that expired: Hermes denied them because nobody answered."""
 
     gateway_id: str
     session_id: str
     session_title: str
-    commands: tuple[str, ...]
+    commands: list[str] = field(default_factory=list)
+    batches: set[BatchRef] = field(default_factory=set)  # the batches its rows were in
+    at: float = 0.0  # the last expiry it heard of
     title: ClassVar[str] = "Blocked — nobody answered in time"
 
     @property
@@ -154,13 +156,6 @@ def _listed(commands: Sequence[str]) -> list[str]:
 
 
 @dataclass(slots=True)
-class _Blocked:
-    notice: BlockedNotice
-    batches: set[tuple[str, str]]  # the batches its rows were in
-    at: float  # the last expiry it heard of
-
-
-@dataclass(slots=True)
 class _Batch:
     gateway_id: str
     batch_id: str
@@ -178,7 +173,6 @@ class _Batch:
         return (self.gateway_id, self.batch_id)
 
 
-BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
 BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog shows it
 
@@ -207,7 +201,7 @@ class NotifyPolicy:
         self._seen_keys: set[tuple[str, str]] = set()
         self._summary: dict[BatchRef, None] = {}  # batches the summary speaks for, in order
         self._summary_dirty = False
-        self._blocked: dict[tuple[str, str], _Blocked] = {}  # (gateway, session) -> notice
+        self._blocked: dict[tuple[str, str], BlockedNotice] = {}  # by (gateway, session)
         self._withdrawn: list[BatchRef] = []  # bubbles to close, found while deciding plans
         self._last_change = 0.0
         self._do_not_disturb = False
@@ -317,10 +311,10 @@ class NotifyPolicy:
                 continue
             del self._blocked[ident]
             if not all(self._held_by_dialog(r) for r in blocked.batches):
-                notices.append(blocked.notice)
+                notices.append(blocked)
         return notices
 
-    def _blocked_time(self, blocked: _Blocked) -> float:
+    def _blocked_time(self, blocked: BlockedNotice) -> float:
         filling = [
             self._settled(b) for r in blocked.batches if (b := self._pending.get(r)) is not None
         ]
@@ -363,13 +357,9 @@ class NotifyPolicy:
         outcome = approval.outcome
         if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
             return
-        notice = BlockedNotice(gateway_id, approval.session_id, title, ())
-        known = self._blocked.setdefault(
-            (gateway_id, approval.session_id), _Blocked(notice, set(), now)
-        )
-        known.notice = dataclasses.replace(
-            known.notice, commands=(*known.notice.commands, approval.command)
-        )
+        fresh = BlockedNotice(gateway_id, approval.session_id, title)
+        known = self._blocked.setdefault((gateway_id, approval.session_id), fresh)
+        known.commands.append(approval.command)
         known.batches.add((gateway_id, approval.batch_id))
         known.at = max(known.at, now)
 
@@ -378,7 +368,7 @@ class NotifyPolicy:
         for ident, blocked in list(self._blocked.items()):
             if batch.ref in blocked.batches:
                 del self._blocked[ident]
-                batch.blocked = blocked.notice.asked_again
+                batch.blocked = blocked.asked_again
 
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
