@@ -143,34 +143,21 @@ class YoloTimeboxes:
         return result
 
     # -- outputs -----------------------------------------------------------------------------
-    def _deadlines(self) -> list[float]:
-        """The deadlines still to act on (none: no timer)."""
-        running = (Phase.ARMING, Phase.ACTIVE)
-        return [
-            b.deadline
-            for b in self._boxes.values()
-            if b.deadline is not None and b.phase in running
-        ]
-
-    def next_deadline(self) -> float | None:
-        return min(self._deadlines(), default=None)
-
     def next_wakeup(self, now: float) -> float | None:
         """When something shown or due changes next: a deadline, or a minute of the countdown."""
         times = []
-        for deadline in self._deadlines():
-            left = deadline - now
+        for box in self._boxes.values():
+            if box.deadline is None or box.phase not in (Phase.ARMING, Phase.ACTIVE):
+                continue
+            left = box.deadline - now
             if left <= 60:
-                times.append(deadline)
+                times.append(box.deadline)
             else:  # the next time ceil(left / 60) drops by one
                 times.append(now + left - 60 * (math.ceil(left / 60) - 1))
         return min(times) if times else None
 
     def box(self, key: Key) -> Timebox | None:
         return self._boxes.get(key)
-
-    def keys(self) -> tuple[Key, ...]:
-        return tuple(self._boxes)
 
     def yolo_sessions(self) -> list[Key]:
         """Sessions whose YOLO this app turned on and has not yet seen off (for quitting)."""
