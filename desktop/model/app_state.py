@@ -1,15 +1,9 @@
 """The app's one store: what every gateway reported, folded once and announced to subscribers.
 
-Why one owner: the tray, the dialog, the notifications and the journal need the same facts, and
-copies kept by each drift apart. The store folds core events and statuses, names sessions once,
-and tells subscribers (plain callbacks) each change, then the new :class:`AppSnapshot`.
-
-Why cached: under a 5,000 frames/s flood or 10,000 approvals, rebuilding every gateway's tuples
-was the app's main cost; so each gateway keeps its :class:`GatewayView` until something it
-shows changes, and the rows waiting on a person are kept per event.
-
-Resolved rows stay until the dialog releases them (it reads every row from here), bounded per
-gateway; one dropped unreleased is announced as :class:`RowsForgotten`.
+One owner, because the tray, the dialog, the notifications and the journal need the same facts
+and copies drift apart. Each gateway's :class:`GatewayView` is cached until something it shows
+changes (rebuilding them was the main cost under a 5,000 frames/s flood). Resolved rows stay,
+bounded, until the dialog releases them; one dropped unreleased is announced (RowsForgotten).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Link each decision a person makes to the outcome the gateway reports, then journal it. Qt-free.
 
-Why wait for the outcome: "I pressed Approve" is not what happened (the request may have been
-withdrawn or expired a moment before, or the answer lost in flight). So a decision is held
-until its approval is ``RESOLVED`` and then written with the time the person decided. What
-became of the command (``tool.complete``) comes later or never: it is appended as its own line.
-Commands Hermes ran with no row here are journaled when the risk lens would have asked a
-person, or Hermes says it asked (an ``ls`` is no decision).
-
-A decision never sent is written at once ("not sent"); one still waiting when its gateway goes
-or the app quits is written as "unknown", so nothing decided silently disappears. Bounded.
+"I pressed Approve" is not what happened (the request may have expired a moment before, or the
+answer got lost), so a decision is written once its approval resolves; what became of the
+command comes later and is appended. A decision never sent is written at once, one still
+waiting when its gateway goes or the app quits as "unknown". Commands Hermes ran unasked are
+journaled when the risk lens would have asked. Bounded.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Which sessions the tray menu lists: the most urgent few, without the finished ones. Qt-free.
 
-Why bounded: with 2,000 live sessions the menu had 32,014 items and 1.5 GB behind it (issue
-16). At most ``MENU_SESSIONS`` are listed, most urgent first (rows and questions waiting, then
-running turns, YOLO, the rest by when last busy); the quieter rest go in a submenu.
-
-A session idle with nothing waiting for ``FINISHED_AFTER`` s (since this shelf saw it idle), or
-closed from its submenu, is left out until it works or asks again.
+Bounded because 2,000 live sessions made a 32,014-item menu (issue 16): at most
+``MENU_SESSIONS``, most urgent first, the rest in a submenu. A session idle with nothing
+waiting for ``FINISHED_AFTER`` s, or closed from its submenu, is left out until it is busy again.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 r"""Turn untrusted gateway strings into text that every Qt and desktop surface shows literally.
 
-Titles, commands and notices come from a model and may hold markup, mnemonics, bidi overrides
-or line breaks, and each surface misreads different characters: menus take ``&`` as a mnemonic
-and ``\t`` as the shortcut column; tooltips and notification bodies may parse ``<``/``&``
-(entity-escaping shows ``&lt;`` where they do not, so look-alikes replace them). Everywhere,
-hidden characters are revealed, length is bounded, and the tray's own registered secrets are
-masked (only those exact strings: a ``token=…`` shape may be what the command really does).
+Each surface misreads different characters: menus take ``&`` as a mnemonic and ``\t`` as the
+shortcut column; tooltips and notification bodies may parse ``<``/``&`` (look-alikes replace
+them). Everywhere hidden characters are revealed, length is bounded and the tray's own secrets
+are masked (only those exact strings: a ``token=…`` shape may be what the command really does).
 """
 
 from __future__ import annotations

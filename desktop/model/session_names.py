@@ -1,14 +1,9 @@
 """One name per session, the same in the menu, the dialog, a notification and the journal.
 
-Why a registry and not a function: a name must stay put once a person has seen it (a bubble
-that said "Fix login tests · ux019" must match the menu ten minutes later, although the
-gateway may since have retitled it), and two tasks in one folder must be told apart (" (2)").
-Words a session gains later (a first title, a folder) are only ever added at the end. A bare
-"session 9cbd2d" is provisional until something is announced under it (:meth:`SessionNames.pin`).
-
-A name is the title plus the folder's last part; without a title, the folder plus the random
-end of the id (never the date Hermes' stored ids start with). :func:`fit` cuts it to a width:
-the late title goes first, then the title loses words; folder and " (2)" stay.
+A registry, not a function: a name stays put once a person has seen it (a bubble's "Fix login
+tests · ux019" must match the menu later, although the gateway may have retitled it), two tasks
+in one folder are told apart (" (2)"), and words a session gains later only go at the end.
+A name is the title plus the folder; without a title, the folder plus the id's random end.
 """
 
 from __future__ import annotations

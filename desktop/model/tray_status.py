@@ -1,20 +1,11 @@
 """One pure function from the app snapshot to what the tray icon shows.
 
-Why pure and Qt-free (design.md example 8): every precedence rule lives in one table-tested
-place. The icon name is the stem of an SVG in ``resources/icons/``; most urgent first:
-
-1. ``waiting``      approvals or questions wait on a connected gateway (count on the icon);
-   ``waiting-yolo`` ... and a session with a waiting row has YOLO on
-2. ``error``        a gateway gave up (FAILED), or the journal is not written
-3. ``disconnected`` no gateway connected and none trying (or none configured);
-   ``connecting``   ... but one is connecting
-4. ``yolo``         a session on a connected gateway bypasses approvals with no end set;
-   ``yolo-timed``   every such session has a time-box the app will end
-5. ``working``      a session is running a turn
-6. ``idle``         connected, nothing happening
-
-A gateway offline while another is connected changes only the tooltip: the connected one works
-and the other retries by itself.
+Pure and Qt-free so every precedence rule lives in one table-tested place (design.md example
+8). The icon is the stem of an SVG in ``resources/icons/``, most urgent first: ``waiting``
+(``waiting-yolo``: a session with a waiting row has YOLO on), ``error`` (a gateway FAILED, or
+the journal is not written), ``disconnected`` / ``connecting`` (no gateway connected), ``yolo``
+(``yolo-timed``: every such session has a time-box), ``working``, ``idle``. A gateway offline
+while another is connected changes only the tooltip: the connected one works.
 """
 
 from __future__ import annotations
