@@ -69,7 +69,7 @@ def build(args: argparse.Namespace) -> None:
     from desktop.core.model import Choice
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
     from desktop.journal import Surface
-    from desktop.model.approvals.requests import DecisionRequest
+    from desktop.model.bridge_events import DecisionRequest
     from desktop.model.notify_policy import NotifySettings
     from desktop.platform.native_notify import NativeNotifier
     from desktop.ui.bridge import GatewayBridge

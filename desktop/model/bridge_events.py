@@ -1,4 +1,4 @@
-"""Payloads of the store's changes and the bridge's Qt signals. Qt-free.
+"""Payloads of the store's changes, the bridge's Qt signals and the decisions it takes. Qt-free.
 
 A core event knows neither its gateway nor a person's name for its session; the store adds
 both once, here, beside the core's own values (never a copy of their fields).
@@ -75,6 +75,17 @@ class Notice:
         if self.advice:
             parts.append(self.advice)
         return " — ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """A person's answer to one approval, for the bridge's one ``GatewayCore.decide`` call."""
+
+    gateway_id: str
+    key: str  # Approval.key, unique within that gateway's core
+    choice: Choice  # one of the row's Approval.choices
+    surface: Surface  # where the person decided (the journal says it)
+    confirm_stale: bool = False  # the person pressed "Re-confirm" on a STALE row
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ from desktop.gateway.status import ConnectionStatus
 from desktop.gateway.yolo_verify import SETTLE_SECONDS, switch_off_verified
 from desktop.journal import Surface
 from desktop.model.app_state import AppState, StoreChange
-from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
     ApprovalUpdate,
     CommandReport,
     DecisionMade,
+    DecisionRequest,
     Notice,
     PromptUpdate,
     RowsForgotten,

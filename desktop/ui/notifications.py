@@ -20,8 +20,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from desktop.core.model import Choice, PromptKind
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, Notice, PromptUpdate
+from desktop.model.bridge_events import ApprovalUpdate, DecisionRequest, Notice, PromptUpdate
 from desktop.model.notify_policy import (
     ActionKind,
     BatchShown,

@@ -16,7 +16,7 @@ import pytest
 
 from desktop.core.model import Choice
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import HOLDING_LINE

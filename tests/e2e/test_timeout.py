@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import BOTH, intact, one_by_one, rm, victim

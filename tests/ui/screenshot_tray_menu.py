@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
 from desktop.journal import Journal, Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.model.yolo_timer import BoxKind
 from desktop.platform.autostart_xdg import XdgAutostart

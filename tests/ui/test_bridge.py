@@ -16,8 +16,13 @@ from desktop.core.events import (
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
 from desktop.gateway.client import ConnectionState
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    DecisionRequest,
+    Notice,
+    SessionGone,
+    SessionUpdate,
+)
 from desktop.model.snapshot import Link
 from desktop.model.yolo_timer import YoloCheck
 from desktop.ui.bridge import GatewayBridge

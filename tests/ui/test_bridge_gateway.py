@@ -19,7 +19,7 @@ import pytest
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier

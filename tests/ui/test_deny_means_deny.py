@@ -14,7 +14,7 @@ import dataclasses
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice, DecisionResult
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge

@@ -15,7 +15,7 @@ from desktop import logsetup
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import endpoint_from_config
 from desktop.journal import Journal, Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.settings.model import GatewayConfig
 from desktop.settings.tokens import TokenStore

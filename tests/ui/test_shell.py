@@ -10,8 +10,7 @@ from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChang
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.journal import Journal, Surface
 from desktop.model.app_state import KEPT_RESOLVED
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import DecisionMade
+from desktop.model.bridge_events import DecisionMade, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.model.builders import YOLO_SESSION, approval, session

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QTimer
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.snapshot import Link, session_title
 from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
 from tests.gatewaymodel import FakeGateway

@@ -31,11 +31,11 @@ from desktop.model.approvals.layout import (
     RowId,
     in_arrival_order,
 )
-from desktop.model.approvals.requests import (
-    DecisionRequest,
-)
 from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
+from desktop.model.bridge_events import (
+    DecisionRequest,
+)
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.input_router import InputRouter

@@ -17,7 +17,7 @@ from desktop.core import outcomes
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame

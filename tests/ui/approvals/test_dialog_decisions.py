@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core import decisions as core_decisions
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, batch_card, look, upsert

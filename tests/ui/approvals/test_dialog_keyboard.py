@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
 from desktop.journal import Surface
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
