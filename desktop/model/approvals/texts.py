@@ -1,4 +1,4 @@
-"""Every string the approval dialog's cards show, built Qt-free from the core's values.
+"""Every string the approval dialog shows, built Qt-free from the core's values.
 
 Wording is part of safety: a person must see *what* they approve and *why* a row is blocked.
 Gateway text passes through :func:`revealed` or :func:`label_text` first (hidden characters
@@ -11,7 +11,9 @@ import bisect
 import enum
 import math
 import re
+from collections import Counter
 
+from desktop.core.decisions import RefusalKind
 from desktop.core.model import (
     Action,
     Approval,
@@ -35,6 +37,8 @@ from desktop.core.text_safety import (
     reveal,
 )
 from desktop.logsetup import mask_own_secrets
+from desktop.model.approvals import rules
+from desktop.model.approvals.layout import BatchGroup, RowEntry
 from desktop.model.decision_log import RUN_WORDS
 from desktop.model.session_names import SEPARATOR, compose, fit
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
@@ -367,4 +371,130 @@ def always_confirmation(a: Approval) -> str:
         f"Always allow {target}?\n\n"
         "Hermes will add this to its permanent allowlist and run such commands without asking, "
         "in every session, until you remove it from config.yaml."
+    )
+
+
+# -- the dialog's answers to what a person pressed ----------------------------------------------
+
+
+def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
+    """Why a decision key did nothing, in plain words (the refusal is ``rules.row_refusal``'s)."""
+    key = CHOICE_SHORTCUTS[choice]
+    if row is None:
+        return f"{key} did nothing: no command is selected. Use ↑/↓ to pick one."
+    if held:
+        return f"{key} did nothing: release the key first; one press answers one command."
+    a = row.approval
+    refused = rules.row_refusal(row, choice)
+    kind = refused.kind if refused is not None else None
+    if kind is RefusalKind.DONE:
+        state, _tone = outcome_text(a.outcome)
+        return f"{key} did nothing: this command is already done ({state}). Pick a waiting one."
+    if kind is RefusalKind.ON_ITS_WAY:
+        return f"{key} did nothing: your answer to this command is already on its way."
+    if kind is RefusalKind.NOT_OFFERED and not a.choices:
+        return f"{key} did nothing. {NO_CHOICES}"
+    if kind is RefusalKind.NOT_OFFERED:
+        offered = CHOICE_LABELS[choice].rstrip("…")
+        return f"{key} did nothing: Hermes did not offer “{offered}” for this command."
+    if kind is RefusalKind.RECONFIRM_FIRST:
+        return f"{key} did nothing: this command may be stale. Press “Re-confirm…” first."
+    if kind is RefusalKind.WAIT:
+        why = label_text(a.blocked_reason, 200) if a.blocked_reason else "not yet"
+        return f"{key} did nothing: this command cannot be answered yet ({why})."
+    if too_soon:
+        return (
+            f"{key} did nothing: this command was selected only a moment ago. "
+            "Read it, then press again."
+        )
+    return f"{key} did nothing."
+
+
+def batch_left_out(intent: rules.BatchIntent) -> str:
+    """What a batch action answered, and which rows it left waiting and why ("" if none)."""
+    unseen, high = intent.unseen, intent.high
+    if not unseen and not high:
+        return ""
+    answered = len(intent.keys)
+    verb = "Deny all" if intent.choice is Choice.DENY else "Approve all"
+    parts = [f"{verb} answered {answered} command{'' if answered == 1 else 's'}."]
+    if unseen:
+        parts.append(
+            f"{unseen} still wait{'s' if unseen == 1 else ''}: not on screen long enough to be "
+            "read (scroll to them, look, and answer again)."
+        )
+    if high:
+        named = "; ".join(
+            f"Command {r.position + 1}: {label_text(r.approval.command, 80)}" for r in high[:3]
+        )
+        more = f" and {len(high) - 3} more" if len(high) > 3 else ""
+        parts.append(f"High risk, answer each on its own: {named}{more}.")
+    return " ".join(parts)
+
+
+APPROVE_ALL_TIP = (
+    "Approve once every command here you had on screen long enough to read, oldest first "
+    "(never a high-risk one)"
+)
+NOTHING_TO_APPROVE = "Nothing here can be approved now: no command waits for an approval."
+
+
+def approve_all_blocked(intent: rules.BatchIntent) -> str:
+    """Why "Approve all" would answer nothing (its disabled button's tooltip); "" if it would."""
+    if intent.keys:
+        return ""
+    reasons = []
+    if intent.unseen:
+        reasons.append(
+            f"{intent.unseen} not on screen long enough to be read yet (look at them first)"
+        )
+    if intent.high:
+        n = len(intent.high)
+        reasons.append(f"{n} high risk (answer {'it' if n == 1 else 'each'} on its own)")
+    if not reasons:
+        return NOTHING_TO_APPROVE
+    return "Nothing here can be approved all at once: " + "; ".join(reasons) + "."
+
+
+def batch_summary(batch: BatchGroup) -> str:
+    """The batch header's count line: how many wait, and how the others ended.
+
+    "2 approved, 1 expired": an expired row is never counted as answered.
+    """
+    rows = batch.rows
+    count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
+    waiting = sum(1 for r in rows if r.is_open)
+    outcomes = (r.approval.outcome for r in rows if r.approval.action is Action.DONE)
+    kinds = Counter(o.kind if o is not None else OutcomeKind.WITHDRAWN for o in outcomes)
+    words = {OutcomeKind.UNKNOWN: "fate unknown"}
+    ended = ", ".join(f"{n} {words.get(kind, kind.value)}" for kind, n in kinds.items())
+    if waiting and len(rows) > 1:
+        return f"{count} · {waiting} waiting" + (f" · {ended}" if ended else "")
+    if ended and not waiting:
+        return f"{count} · {ended}"
+    return count
+
+
+def window_title(waiting: int) -> str:
+    """The window title: how many commands wait ("nothing waiting" never claims answers)."""
+    if waiting:
+        return f"Hermes approvals — {waiting} command{'' if waiting == 1 else 's'} waiting"
+    return "Hermes approvals — nothing waiting"
+
+
+def yolo_note(titles: list[tuple[str, int]]) -> str:
+    """What happens to rows already waiting when YOLO is on for their session ("" if none).
+
+    Seen on the wire (transcripts yolo.jsonl): turning YOLO on leaves waiting requests pending;
+    only commands asked afterwards run without asking.
+    """
+    if not titles:
+        return ""
+    named = "; ".join(f"“{label_text(t, 60)}” ({n} waiting)" for t, n in titles[:3]) + (
+        f" and {len(titles) - 3} more sessions" if len(titles) > 3 else ""
+    )
+    return (
+        f"YOLO is on for {named}. Hermes still waits for your answer on the commands shown "
+        "here: turning YOLO on neither approves nor withdraws a command already asked. "
+        "It applies to the commands Hermes asks about next."
     )

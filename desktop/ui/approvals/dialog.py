@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 from desktop.core.model import Approval, Choice, SessionState
 from desktop.journal import Surface
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules, texts
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
@@ -389,7 +389,7 @@ class ApprovalDialog(QDialog):
         self._intents[batch.uid] = intent
         selected = self.selected_row()
         self._send(targets, choice, Surface.DIALOG_BATCH)
-        self._say(dialog_texts.batch_left_out(intent))
+        self._say(texts.batch_left_out(intent))
         if selected is not None and selected.batch is batch and selected.key in intent.keys:
             self._advance_from(selected)
 
@@ -517,7 +517,7 @@ class ApprovalDialog(QDialog):
             self._counting.discard(row.row_id)
 
     def _after_change(self) -> None:
-        self.setWindowTitle(dialog_texts.window_title(len(self._open)))
+        self.setWindowTitle(texts.window_title(len(self._open)))
         self._sync_timer()
 
     def _sync_timer(self) -> None:
@@ -545,7 +545,7 @@ class ApprovalDialog(QDialog):
                 waiting = sum(1 for b in group.batches for r in b.rows if r.is_open)
                 if waiting:
                     titles.append((session.title or session.session_id, waiting))
-        text = dialog_texts.yolo_note(titles)
+        text = texts.yolo_note(titles)
         self.yolo_note.setText(text)
         self.yolo_note.setVisible(bool(text))
 
@@ -595,7 +595,7 @@ class ApprovalDialog(QDialog):
     def _explain_refusal(self, choice: Choice, held: bool) -> None:
         row = self.selected_row()
         too_soon = row is not None and not self._key_ready(row)
-        text = dialog_texts.key_refusal(row, choice, too_soon=too_soon, held=held)
+        text = texts.key_refusal(row, choice, too_soon=too_soon, held=held)
         self._say(text, row.row_id if row is not None else None)
 
     def _decide_selected(self, choice: Choice) -> None:
