@@ -57,10 +57,7 @@ class SessionGone:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something a person should read: what, where, and what to do (design.md example 14).
-
-    ``where`` and ``what`` may hold gateway words: render them as plain text.
-    """
+    """Something a person should read: what, where (gateway words: plain text), what to do."""
 
     level: str  # "info" | "warning" | "error"
     what: str
@@ -90,10 +87,7 @@ class DecisionRequest:
 
 @dataclass(frozen=True, slots=True)
 class DecisionMade:
-    """Payload of ``decision_made``: a person's decision and what the bridge did with it.
-
-    It carries the command and session as shown: once resolved, the row leaves the store.
-    """
+    """Payload of ``decision_made``, with the command as shown (the row leaves the store)."""
 
     gateway_id: str
     gateway_name: str

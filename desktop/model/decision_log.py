@@ -86,10 +86,7 @@ def result_text(approval: Approval) -> str:
 
 
 def worth_journaling(command: str) -> bool:
-    """A command that ran unasked is journaled when the risk lens would have asked a person.
-
-    Imported on first use (tree-sitter is not needed before).
-    """
+    """A command run unasked is journaled when the risk lens would have asked (imported late)."""
     from desktop.risk import RiskLevel, assess
 
     try:
@@ -140,10 +137,9 @@ class DecisionRecorder:
     def approval_changed(
         self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
     ) -> JournalEntry | None:
-        """A RESOLVED approval completes its decision's line; returns what was written, if any.
+        """A RESOLVED approval completes its decision's line (an expired one: "nobody" decided).
 
-        A row that expired with no decision from here is journaled too (choice "none", surface
-        "nobody"); what became of the command, reported later, is appended to its line.
+        Returns what was written; what became of the command is appended to the line later.
         """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
@@ -279,10 +275,7 @@ def _session_part(name: str, limit: int) -> str:
 
 
 def entry_line(entry: JournalEntry, today: datetime) -> str:
-    """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``.
-
-    Older days show the date; each part is cut on its own.
-    """
+    """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``."""
     try:
         when = datetime.fromisoformat(entry.time)
     except ValueError:

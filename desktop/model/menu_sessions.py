@@ -75,11 +75,7 @@ class SessionShelf:
         return min(times) if times else None
 
     def note_busy(self, snapshot: AppSnapshot) -> None:
-        """Remember which sessions are busy now (every snapshot, cheap).
-
-        The menu is picked only when events pause: a short turn would otherwise never be seen
-        busy, and the task the person just ran could rank past the menu's bound.
-        """
+        """Note busy sessions at every snapshot: a short turn between menu picks still counts."""
         now = self._clock()
         for gateway in snapshot.gateways:
             asking = {row.session_id for row in gateway.waiting}

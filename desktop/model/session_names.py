@@ -108,10 +108,7 @@ def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
 
 
 class SessionNames:
-    """Remembers the name each session was first shown under, per gateway.
-
-    Known by live id and stored id: a resumed session gets a new live id and keeps its name.
-    """
+    """The name each session was first shown under, by live and stored id (a resume keeps it)."""
 
     def __init__(self) -> None:
         self._names: dict[tuple[str, str], SessionName] = {}

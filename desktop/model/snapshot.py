@@ -1,7 +1,6 @@
-"""The app-level picture every tray surface renders from: gateways, sessions and approvals.
+"""The frozen picture every tray surface renders from: gateways, sessions and approvals.
 
-Why a frozen value: the icon, the menu and the notification policy need the same facts at once;
-pure functions turn one ``AppSnapshot`` into each, and none reads live client objects. Qt-free.
+The icon, the menu and the notifications need the same facts at once; none reads live clients.
 """
 
 from __future__ import annotations

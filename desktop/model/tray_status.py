@@ -41,12 +41,7 @@ def tray_status(
     journal_problem: str = "",
     holding: bool = False,
 ) -> TrayStatus:
-    """Decide icon, count and tooltip for ``snapshot``.
-
-    ``timeboxes``: each time-boxed YOLO session's line (``YoloTimeboxes.labels``);
-    ``journal_problem``: why decisions are not journaled (a person relying on the record must
-    learn it); ``holding``: do-not-disturb holds new approval notifications.
-    """
+    """Icon, count and tooltip; ``timeboxes``: ``YoloTimeboxes.labels``; ``holding``: DND."""
     boxes = timeboxes or {}
     gateways = snapshot.gateways
     up = [g for g in gateways if g.link is Link.UP]

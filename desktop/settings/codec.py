@@ -1,8 +1,7 @@
-"""Settings <-> JSON objects, with strict types and errors that name the key.
+"""Settings <-> JSON objects, strict about types (``1`` is not a bool), errors naming the key.
 
-Why strict (``1`` is not a bool): a hand-edited file the app "understood" differently from what
-the person meant is worse than one it refuses; the error names the key path
-(``gateways[1].url``). Missing keys take their defaults; unknown keys land in ``extra``.
+A hand-edited file read differently from what the person meant is worse than one refused.
+Missing keys take their defaults; unknown keys land in ``extra``.
 """
 
 from __future__ import annotations

@@ -26,10 +26,7 @@ class Migrated:
 
 
 def split_secret_query(url: str) -> tuple[str, str | None]:
-    """Remove credential query parameters from ``url``; return (clean url, the first one's value).
-
-    A token pasted in a URL (v0, or the settings dialog) goes to the TokenStore instead.
-    """
+    """``url`` without credential query parameters, and the first one's value (for the store)."""
     parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     secrets = [value for key, value in pairs if key.lower() in SECRET_QUERY_KEYS and value]

@@ -1,10 +1,8 @@
 """The settings as frozen, validated values (design.md example 12).
 
-Why frozen dataclasses: every reader gets the same typed snapshot, a typo in a key is a mypy
-error, and a change is an explicit ``dataclasses.replace`` saved and applied as a whole. Each
-object keeps keys this version does not know in ``extra`` and writes them back, so running an
-older version never destroys a newer one's settings. Tokens live in the ``TokenStore``, never
-here: a URL that carries one is rejected.
+Frozen so every reader gets the same typed snapshot and a change is one explicit ``replace``.
+Keys this version does not know stay in ``extra`` and are written back, so an older version
+never destroys a newer one's settings. Tokens live in the ``TokenStore``, never in a URL here.
 """
 
 from __future__ import annotations

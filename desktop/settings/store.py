@@ -101,10 +101,7 @@ def load_settings(
 
 
 def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock = _utc_now) -> None:
-    """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written.
-
-    Refuses (OSError) to replace something that is not a regular file: it is not ours.
-    """
+    """Write ``settings`` atomically (0600); OSError if it cannot, or the path is not a file."""
     path = path or settings_path()
     try:
         info = path.stat()

@@ -37,11 +37,7 @@ def _keyring_failures() -> tuple[type[Exception], ...]:
 
 
 class TokenStore:
-    """get/set/delete gateway tokens by ``token_ref``.
-
-    ``directory`` holds the fallback file (default: :func:`config_dir`); ``backend`` defaults
-    to ``keyring.get_keyring()``.
-    """
+    """get/set/delete gateway tokens by ``token_ref`` (fallback file in ``directory``)."""
 
     def __init__(
         self,

@@ -1,8 +1,7 @@
 """Every string the approval dialog shows, built Qt-free from the core's values.
 
-Wording is part of safety: a person must see *what* they approve and *why* a row is blocked.
-Gateway text passes through :func:`revealed` or :func:`label_text` first (hidden characters
-drawn as ``⟨U+XXXX⟩``); the widgets render it as plain text.
+Wording is part of safety: a person must see what they approve and why a row is blocked.
+Gateway text passes :func:`revealed` or :func:`label_text` first; widgets show plain text.
 """
 
 from __future__ import annotations
@@ -149,10 +148,9 @@ def notes(a: Approval, notice: str, shown_in: str = "") -> str:
 
 
 def asked_again(a: Approval, shown_in: str = "") -> str:
-    """Why Hermes asks about this command again, naming the row that caused it ("" if first).
+    """Why Hermes asks again, naming the row that caused it ("" if first; unexplained: said so).
 
-    An unexplained re-ask says so rather than guess. "#2" names a row of ``shown_in`` (the batch
-    the row is shown in; its own by default) unless said otherwise.
+    "#2" names a row of ``shown_in``, the batch the row is shown in (its own by default).
     """
     why = a.asked_because
     at = why.cause_position
@@ -209,11 +207,9 @@ _WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
-    """Let a label wrap inside very long tokens (paths, base64): labels only, never the command.
+    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces.
 
-    QLabel wraps only at spaces, so one 300,000-character token made the card millions of
-    pixels wide. A newline goes in wherever 60 characters pass without a space or a slash Qt
-    wraps at (a zero-width space would be a hidden character the dialog must not show).
+    A newline goes in wherever 60 characters pass without a space or a slash Qt wraps at.
     """
     return _LONG_RUN.sub(_break_run, text)
 
@@ -281,10 +277,7 @@ def short_path(path: str, home: str = "") -> str:
 
 
 def context_line(context: CallContext, home: str = "") -> str:
-    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither).
-
-    ``home``: the person's home folder, also shown as ``~``.
-    """
+    """The folder (``home`` shown as ``~``) and the tool: "in ~/src/ux019 · terminal"."""
     parts = []
     if context.cwd.strip():
         parts.append(f"in {short_path(context.cwd, home)}")
@@ -294,10 +287,7 @@ def context_line(context: CallContext, home: str = "") -> str:
 
 
 def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
-    """Why the call is made: a sub-agent's goal (never its parent's words), else the agent's.
-
-    Returns (text, whether there is more to show).
-    """
+    """A sub-agent's goal (never its parent's words), else the agent's: (text, more to show)."""
     if context.subagent_goal.strip():
         text, more = _said(context.subagent_goal, expanded=expanded)
         return f"Sub-agent's goal: {text}", more
@@ -457,10 +447,7 @@ def approve_all_blocked(intent: rules.BatchIntent) -> str:
 
 
 def batch_summary(batch: BatchGroup) -> str:
-    """The batch header's count line: how many wait, and how the others ended.
-
-    "2 approved, 1 expired": an expired row is never counted as answered.
-    """
+    """The batch header's count: how many wait, how the others ended (expired is not answered)."""
     rows = batch.rows
     count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
     waiting = sum(1 for r in rows if r.is_open)
@@ -483,11 +470,7 @@ def window_title(waiting: int) -> str:
 
 
 def yolo_note(titles: list[tuple[str, int]]) -> str:
-    """What happens to rows already waiting when YOLO is on for their session ("" if none).
-
-    Seen on the wire (transcripts yolo.jsonl): turning YOLO on leaves waiting requests pending;
-    only commands asked afterwards run without asking.
-    """
+    """Rows waiting when YOLO went on still wait (transcripts yolo.jsonl): say so ("" if none)."""
     if not titles:
         return ""
     named = "; ".join(f"“{label_text(t, 60)}” ({n} waiting)" for t, n in titles[:3]) + (
