@@ -119,9 +119,6 @@ class SessionNames:
         self._ordinals: dict[tuple[str, str], set[int]] = {}
         self._pinned: set[tuple[str, str]] = set()
 
-    def __len__(self) -> int:
-        return len(self._names)
-
     def _key(self, gateway_id: str, session: SessionState) -> tuple[str, str]:
         ids = [session.session_id, session.stored_session_id]
         known = [
@@ -176,12 +173,6 @@ class SessionNames:
 
     def text(self, gateway_id: str, session: SessionState, width: int = DEFAULT_WIDTH) -> str:
         return fit(self.name(gateway_id, session), width)
-
-    def forget(self, gateway_id: str, session_id: str) -> None:
-        """Drop a session that is gone for good (its name may then be reused)."""
-        key = self._aliases.get((gateway_id, session_id))
-        if key is not None:
-            self._drop(key)
 
     def _drop(self, key: tuple[str, str]) -> None:
         named = self._names.pop(key, None)
