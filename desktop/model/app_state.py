@@ -50,8 +50,7 @@ StoreChange = (
 )
 Subscriber = Callable[[StoreChange], None]
 
-# Resolved rows kept per gateway until a reader releases them: a flood of 10,000 approvals
-# answered at once must not keep 10,000 rows, and 200 outlast any dialog's grace period.
+# Resolved rows kept per gateway until released: 200 outlast any dialog's grace period.
 KEPT_RESOLVED = 200
 
 # A ConnectionState -> how the tray shows it.
@@ -119,8 +118,7 @@ class AppState:
         self._snapshot: AppSnapshot | None = None
         self._subscribers: list[Subscriber] = []
         self._announced: AppSnapshot | None = None  # the snapshot subscribers last heard
-        # One registry for the whole app, so the menu, the dialog, a notification and the
-        # journal all read the same stable, unique name from the session's ``title``.
+        # One registry: every surface reads the same stable name from the session's ``title``.
         self._names = SessionNames()
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:

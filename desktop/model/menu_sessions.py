@@ -94,8 +94,7 @@ class SessionShelf:
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
         self.note_busy(snapshot)
         now = self._clock()
-        # (urgency, recency, arrival, gateway, session): among idle sessions the one last seen
-        # busy comes first (the task the person just ran, not a leftover that was idle already)
+        # (urgency, recency, arrival, gateway, session): the one last seen busy first in a class
         candidates: list[tuple[tuple[int, int], float, int, str, SessionState]] = []
         finished = 0
         seen: set[SessionRef] = set()
@@ -112,8 +111,6 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
-                # Ties within a class (every session turns YOLO at once when the approval mode
-                # goes off) go to the one last seen busy, then to arrival order.
                 recency = -self._busy_at.get(ref, float("-inf"))
                 if urgency[0] < 3:  # not idle: back in the list, its idle time restarts
                     self._idle_since.pop(ref, None)

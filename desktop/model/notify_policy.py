@@ -77,14 +77,10 @@ class NotifyAction:
     keys: tuple[str, ...] = ()
 
 
-# Buttons a server shows at most, by its GetServerInformation name: gnome-shell drops the rest
-# silently (MAX_NOTIFICATION_BUTTONS = 3 in its messageTray.js). Plasma 5.27 shows them all,
-# right-aligned in order, but four (with "Deny and stop the agent") wrap, and the wrap puts the
-# first, Approve, alone at the bottom right, where a summary's only button, Review, is (seen
-# with try_plasma.sh): three keep one row, Review last. Others show what they get.
+# Buttons a server shows at most: gnome-shell drops the rest silently; Plasma 5.27 wraps four,
+# leaving Approve alone where a summary's Review is (try_plasma.sh). Others show what they get.
 BUTTON_LIMITS = {"gnome-shell": 3, "Plasma": 3}
-# What goes first when buttons must be dropped: the dialog offers each of these too, and Review
-# (the way in, also the body click) stays.
+# Dropped first when buttons must go: the dialog offers each too; Review (the way in) stays.
 DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
 
 
@@ -483,8 +479,7 @@ class NotifyPolicy:
         keys = tuple(a.key for a in rows)
         show = self.settings.show_commands
         head = "Answer soon" if urgent else "Approval needed"
-        # titles are plain text by the spec, yet hold only the session's name: look-alikes there
-        # cost nothing and protect a server that parses markup in titles anyway
+        # titles are plain text by the spec; look-alikes protect a server that parses them anyway
         title = markup_safe(f"{head} — {batch.session_title}", 120)
         if len(rows) == 1:
             body = (

@@ -117,8 +117,7 @@ class Settings:
     staleness_margin_s: float = 5.0  # refuse to answer this close to an approval's timeout
     start_at_login: bool = False
     quiet_after_start_s: float = 10.0  # no notifications at first: a backlog must not flood
-    # Follow every live session, or only the tray's own, where following takes nothing from the
-    # window running it (``desktop.gateway.session_follower.follows_others`` says where).
+    # Follow every live session, or only the tray's own (``session_follower.follows_others``).
     follow_all_sessions: bool = True
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 
