@@ -163,13 +163,10 @@ class ApprovalBoard:
         return found
 
     def rows(self) -> Iterator[RowEntry]:
-        for b in self.batches():
-            yield from b.rows
-
-    def batches(self) -> Iterator[BatchGroup]:
         for g in self.gateways:
             for s in g.sessions:
-                yield from s.batches
+                for b in s.batches:
+                    yield from b.rows
 
     def children(self, node: Node | None) -> tuple[Node, ...]:
         """The ordered children of ``node`` (``None`` is the invisible root)."""
