@@ -66,13 +66,6 @@ class Notice:
     gateway_id: str = ""
     session_id: str = ""
 
-    @property
-    def text(self) -> str:
-        parts = [self.what + (f" ({self.where})" if self.where else "")]
-        if self.advice:
-            parts.append(self.advice)
-        return " — ".join(parts)
-
 
 @dataclass(frozen=True, slots=True)
 class DecisionRequest:

@@ -123,5 +123,6 @@ def test_an_unexpected_failure_while_switching_off_is_reported_not_left_hanging(
     clock.advance(15 * 60)
     shell.yolo.tick()
     arun(holds(lambda: notices, shell.yolo.notice_raised))
-    assert notices[0].text == "YOLO is still on for Fix the build — turn it off in Hermes"
+    said = (notices[0].what, notices[0].where, notices[0].advice)
+    assert said == ("YOLO is still on for Fix the build", "", "turn it off in Hermes")
     assert not shell.yolo.boxes.labels(0)

@@ -129,7 +129,8 @@ def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qlo
         [notice] = app.problems
         assert notice.level == "warning"
         title = session_title(app.session(sid))
-        assert notice.text == f"YOLO is still on for {title} — turn it off in Hermes"
+        said = (notice.what, notice.where, notice.advice)
+        assert said == (f"YOLO is still on for {title}", "", "turn it off in Hermes")
         assert not app.shell.yolo.boxes.labels(0)  # said once, not nagging every minute
         assert app.shell.tray.status.icon_name == "yolo"  # on, and no longer time-boxed
         await app.close()
