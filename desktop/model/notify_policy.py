@@ -200,7 +200,7 @@ class NotifyPolicy:
         self._blocked: dict[tuple[str, str], BlockedNotice] = {}  # by (gateway, session)
         self._withdrawn: list[BatchRef] = []  # bubbles to close, found while deciding plans
         self._last_change = 0.0
-        self._do_not_disturb = False
+        self.holding = False  # do-not-disturb is on: new bubbles are held
         self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
         self._dialog_attention = False  # the approval dialog is shown and active
         self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
@@ -263,10 +263,10 @@ class NotifyPolicy:
 
     def set_do_not_disturb(self, on: bool) -> None:
         """The desktop's do-not-disturb switch, as read (not known counts as off)."""
-        if self._do_not_disturb and not on:  # a batch still coalescing joins the others
+        if self.holding and not on:  # a batch still coalescing joins the others
             ends = [self._settled(b) for b in self._pending.values()]
             self._release_at = max(ends, default=0.0)
-        self._do_not_disturb = on
+        self.holding = on
 
     def dialog_changed(self, attention: bool, shows: BatchShown, now: float) -> list[BatchRef]:
         """The dialog gained (bubbles of what it ``shows`` withdrawn, returned) or lost focus."""
@@ -289,10 +289,6 @@ class NotifyPolicy:
     def introduce(self, gateway_id: str, line: str) -> None:
         """The first approval bubble about ``gateway_id`` begins with ``line`` (the demo's)."""
         self._introductions[gateway_id] = line
-
-    @property
-    def holding(self) -> bool:
-        return self._do_not_disturb
 
     def take_withdrawn(self) -> list[BatchRef]:
         """Bubbles :meth:`due` replaced (single batches folded into the summary)."""
@@ -373,7 +369,7 @@ class NotifyPolicy:
         for b in self._pending.values():
             if self._held_by_dialog(b.ref):
                 continue
-            if not self._do_not_disturb:
+            if not self.holding:
                 quiet = max(
                     self._quiet_for(b.gateway_id), self._quiet_start_until, self._release_at
                 )
@@ -444,7 +440,7 @@ class NotifyPolicy:
             for b in self._pending.values()
             if now >= self._settled(b) and not self._held_by_dialog(b.ref) and self._open_rows(b)
         ]
-        if self._do_not_disturb:  # only those reaching their escalation
+        if self.holding:  # only those reaching their escalation
             return [
                 b for b in coalesced if (at := self._escalation_time(b)) is not None and now >= at
             ]
@@ -452,7 +448,7 @@ class NotifyPolicy:
 
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before
-        quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
+        quiet = self.holding and not self.settings.escalate_when_quiet
         if batch.escalated or before <= 0 or quiet:
             return None
         expiries = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
