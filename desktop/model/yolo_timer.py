@@ -46,13 +46,6 @@ class Timebox:
     saw_running: bool = False  # TURN: the turn this box covers has started
 
 
-def remaining_words(seconds: float) -> str:
-    """``12 min left`` (rounded up), ``less than a minute left``."""
-    if seconds < 60:
-        return "less than a minute left"
-    return f"{math.ceil(seconds / 60)} min left"
-
-
 class YoloTimeboxes:
     def __init__(self) -> None:
         self._boxes: dict[Key, Timebox] = {}
@@ -174,7 +167,8 @@ class YoloTimeboxes:
             span = "until this turn ends" if box.saw_running else "for the next turn"
         else:
             assert box.deadline is not None
-            span = remaining_words(max(0.0, box.deadline - now))
+            left = box.deadline - now  # minutes rounded up
+            span = f"{math.ceil(left / 60)} min left" if left >= 60 else "less than a minute left"
         return f"YOLO turning on · {span}" if box.phase is Phase.ARMING else f"YOLO on · {span}"
 
     def labels(self, now: float) -> dict[Key, str]:

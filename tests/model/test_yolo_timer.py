@@ -9,7 +9,6 @@ from desktop.model.yolo_timer import (
     Phase,
     YoloCheck,
     YoloTimeboxes,
-    remaining_words,
 )
 
 KEY = ("g1", "s1")
@@ -48,7 +47,8 @@ def test_a_minutes_box_arms_then_runs_and_comes_due_at_its_deadline():
     ],
 )
 def test_remaining_words_round_up_to_the_minute(seconds, words):
-    assert remaining_words(seconds) == words
+    boxes = started(yolo_on=True)  # ends at 1000 + 15 min
+    assert boxes.label(KEY, 1000.0 + 15 * MIN - seconds) == f"YOLO on · {words}"
 
 
 def test_a_confirmed_off_ends_the_box_and_still_on_is_reported_once():
