@@ -68,7 +68,8 @@ def build(args: argparse.Namespace) -> None:
 
     from desktop.core.model import Choice
     from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-    from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+    from desktop.journal import Surface
+    from desktop.model.bridge_events import DecisionRequest
     from desktop.model.notify_policy import NotifySettings
     from desktop.platform.native_notify import NativeNotifier
     from desktop.ui.bridge import GatewayBridge
@@ -92,7 +93,9 @@ def build(args: argparse.Namespace) -> None:
         if sample.notify is None and not sample.batch_announced:
             return
         sample.denied = True
-        shell_ref[0].decide(DecisionRequest(gateway_id, sample.key, Choice.DENY, SURFACE_BUTTON))
+        shell_ref[0].decide(
+            DecisionRequest(gateway_id, sample.key, Choice.DENY, Surface.DIALOG_BUTTON)
+        )
 
     class RecordingNotifier(NativeNotifier):
         """The app's notifier with the D-Bus calls left out (no bus here)."""

@@ -11,22 +11,16 @@ not be sent is ``UNREACHABLE`` (tried again after a reconnect).
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from desktop.gateway.errors import GatewayError, NotSentError
+from desktop.model.yolo_timer import YoloCheck
 
 log = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 5.0  # how long the gateway gets to report the change
-
-
-class YoloCheck(enum.Enum):
-    OFF = "off"  # the gateway reports YOLO off (or the session is gone)
-    STILL_ON = "still on"  # it still reports YOLO on after a retry
-    UNREACHABLE = "unreachable"  # config.set could not be sent: retry after a reconnect
 
 
 class YoloClient(Protocol):

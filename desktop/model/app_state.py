@@ -1,15 +1,9 @@
 """The app's one store: what every gateway reported, folded once and announced to subscribers.
 
-Why one owner: the tray, the dialog, the notifications and the journal need the same facts, and
-copies kept by each drift apart. The store folds core events and statuses, names sessions once,
-and tells subscribers (plain callbacks) each change, then the new :class:`AppSnapshot`.
-
-Why cached: under a 5,000 frames/s flood or 10,000 approvals, rebuilding every gateway's tuples
-was the app's main cost; so each gateway keeps its :class:`GatewayView` until something it
-shows changes, and the rows waiting on a person are kept per event.
-
-Resolved rows stay until the dialog releases them (it reads every row from here), bounded per
-gateway; one dropped unreleased is announced as :class:`RowsForgotten`.
+One owner, because the tray, the dialog, the notifications and the journal need the same facts
+and copies drift apart. Each gateway's :class:`GatewayView` is cached until something it shows
+changes (rebuilding them was the main cost under a 5,000 frames/s flood). Resolved rows stay,
+bounded, until the dialog releases them; one dropped unreleased is announced (RowsForgotten).
 """
 
 from __future__ import annotations
@@ -56,8 +50,7 @@ StoreChange = (
 )
 Subscriber = Callable[[StoreChange], None]
 
-# Resolved rows kept per gateway until a reader releases them: a flood of 10,000 approvals
-# answered at once must not keep 10,000 rows, and 200 outlast any dialog's grace period.
+# Resolved rows kept per gateway until released: 200 outlast any dialog's grace period.
 KEPT_RESOLVED = 200
 
 # A ConnectionState -> how the tray shows it.
@@ -125,8 +118,7 @@ class AppState:
         self._snapshot: AppSnapshot | None = None
         self._subscribers: list[Subscriber] = []
         self._announced: AppSnapshot | None = None  # the snapshot subscribers last heard
-        # One registry for the whole app, so the menu, the dialog, a notification and the
-        # journal all read the same stable, unique name from the session's ``title``.
+        # One registry: every surface reads the same stable name from the session's ``title``.
         self._names = SessionNames()
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
@@ -309,7 +301,7 @@ class AppState:
             sessions=tuple(gateway.sessions.values()),
             approvals=tuple(gateway.approvals.values()),
             prompts=tuple(gateway.prompts.values()),
-            known_waiting=gateway.waiting_rows(),
+            waiting=gateway.waiting_rows(),
         )
 
 

@@ -1,4 +1,4 @@
-"""Payloads of the store's changes and the bridge's Qt signals. Qt-free.
+"""Payloads of the store's changes, the bridge's Qt signals and the decisions it takes. Qt-free.
 
 A core event knows neither its gateway nor a person's name for its session; the store adds
 both once, here, beside the core's own values (never a copy of their fields).
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from desktop.core.events import CommandRan, SessionRemoved
 from desktop.core.model import Approval, Choice, Prompt, SessionState
+from desktop.journal import Surface
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +57,7 @@ class SessionGone:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something a person should read: what, where, and what to do (design.md example 14).
-
-    ``where`` and ``what`` may hold gateway words: render them as plain text.
-    """
+    """Something a person should read: what, where (gateway words: plain text), what to do."""
 
     level: str  # "info" | "warning" | "error"
     what: str
@@ -68,26 +66,27 @@ class Notice:
     gateway_id: str = ""
     session_id: str = ""
 
-    @property
-    def text(self) -> str:
-        parts = [self.what + (f" ({self.where})" if self.where else "")]
-        if self.advice:
-            parts.append(self.advice)
-        return " — ".join(parts)
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """A person's answer to one approval, for the bridge's one ``GatewayCore.decide`` call."""
+
+    gateway_id: str
+    key: str  # Approval.key, unique within that gateway's core
+    choice: Choice  # one of the row's Approval.choices
+    surface: Surface  # where the person decided (the journal says it)
+    confirm_stale: bool = False  # the person pressed "Re-confirm" on a STALE row
 
 
 @dataclass(frozen=True, slots=True)
 class DecisionMade:
-    """Payload of ``decision_made``: a person's decision and what the bridge did with it.
-
-    It carries the command and session as shown: once resolved, the row leaves the store.
-    """
+    """Payload of ``decision_made``, with the command as shown (the row leaves the store)."""
 
     gateway_id: str
     gateway_name: str
     key: str
     choice: Choice
-    surface: str  # the DecisionRequest's surface ("dialog.button", "notification", ...)
+    surface: Surface  # the DecisionRequest's
     sent: bool
     reason: str  # why it was not sent ("" when sent)
     session_id: str = ""

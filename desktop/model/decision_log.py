@@ -1,14 +1,10 @@
 """Link each decision a person makes to the outcome the gateway reports, then journal it. Qt-free.
 
-Why wait for the outcome: "I pressed Approve" is not what happened (the request may have been
-withdrawn or expired a moment before, or the answer lost in flight). So a decision is held
-until its approval is ``RESOLVED`` and then written with the time the person decided. What
-became of the command (``tool.complete``) comes later or never: it is appended as its own line.
-Commands Hermes ran with no row here are journaled when the risk lens would have asked a
-person, or Hermes says it asked (an ``ls`` is no decision).
-
-A decision never sent is written at once ("not sent"); one still waiting when its gateway goes
-or the app quits is written as "unknown", so nothing decided silently disappears. Bounded.
+"I pressed Approve" is not what happened (the request may have expired a moment before, or the
+answer got lost), so a decision is written once its approval resolves; what became of the
+command comes later and is appended. A decision never sent is written at once, one still
+waiting when its gateway goes or the app quits as "unknown". Commands Hermes ran unasked are
+journaled when the risk lens would have asked. Bounded.
 """
 
 from __future__ import annotations
@@ -90,10 +86,7 @@ def result_text(approval: Approval) -> str:
 
 
 def worth_journaling(command: str) -> bool:
-    """A command that ran unasked is journaled when the risk lens would have asked a person.
-
-    Imported on first use (tree-sitter is not needed before).
-    """
+    """A command run unasked is journaled when the risk lens would have asked (imported late)."""
     from desktop.risk import RiskLevel, assess
 
     try:
@@ -101,15 +94,6 @@ def worth_journaling(command: str) -> bool:
     except Exception:  # a broken judge must not hide a command from the record
         log.exception("risk lens failed on a command Hermes ran")
         return True
-
-
-def _surface(value: str) -> Surface:
-    try:
-        return Surface(value)
-    except ValueError:
-        pass
-    log.warning("decision from an unknown surface %r journalled as 'dialog'", value)
-    return Surface.DIALOG
 
 
 class DecisionRecorder:
@@ -153,10 +137,9 @@ class DecisionRecorder:
     def approval_changed(
         self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
     ) -> JournalEntry | None:
-        """A RESOLVED approval completes its decision's line; returns what was written, if any.
+        """A RESOLVED approval completes its decision's line (an expired one: "nobody" decided).
 
-        A row that expired with no decision from here is journaled too (choice "none", surface
-        "nobody"); what became of the command, reported later, is appended to its line.
+        Returns what was written; what became of the command is appended to the line later.
         """
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
@@ -176,7 +159,7 @@ class DecisionRecorder:
                 gateway_name,
                 approval.key,
                 Choice.DENY,
-                Surface.NOBODY.value,
+                Surface.NOBODY,
                 True,
                 "",
                 approval.session_id,
@@ -196,7 +179,7 @@ class DecisionRecorder:
             report.gateway_name,
             "",
             Choice.ONCE,
-            Surface.HERMES.value,
+            Surface.HERMES,
             True,
             "",
             ran.session_id,
@@ -241,7 +224,7 @@ class DecisionRecorder:
             session_title=made.session_title,
             command=made.command,
             choice=choice or made.choice.value,
-            surface=_surface(made.surface),
+            surface=made.surface,
             outcome=outcome,
             result=result,
             at=at,
@@ -292,10 +275,7 @@ def _session_part(name: str, limit: int) -> str:
 
 
 def entry_line(entry: JournalEntry, today: datetime) -> str:
-    """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``.
-
-    Older days show the date; each part is cut on its own.
-    """
+    """One menu line: ``14:02 ✓ rm -rf build — approved (once), ran, exit 2 · Fix the build``."""
     try:
         when = datetime.fromisoformat(entry.time)
     except ValueError:

@@ -1,11 +1,8 @@
 """Which sessions the tray menu lists: the most urgent few, without the finished ones. Qt-free.
 
-Why bounded: with 2,000 live sessions the menu had 32,014 items and 1.5 GB behind it (issue
-16). At most ``MENU_SESSIONS`` are listed, most urgent first (rows and questions waiting, then
-running turns, YOLO, the rest by when last busy); the quieter rest go in a submenu.
-
-A session idle with nothing waiting for ``FINISHED_AFTER`` s (since this shelf saw it idle), or
-closed from its submenu, is left out until it works or asks again.
+Bounded because 2,000 live sessions made a 32,014-item menu (issue 16): at most
+``MENU_SESSIONS``, most urgent first, the rest in a submenu. A session idle with nothing
+waiting for ``FINISHED_AFTER`` s, or closed from its submenu, is left out until it is busy again.
 """
 
 from __future__ import annotations
@@ -78,11 +75,7 @@ class SessionShelf:
         return min(times) if times else None
 
     def note_busy(self, snapshot: AppSnapshot) -> None:
-        """Remember which sessions are busy now (every snapshot, cheap).
-
-        The menu is picked only when events pause: a short turn would otherwise never be seen
-        busy, and the task the person just ran could rank past the menu's bound.
-        """
+        """Note busy sessions at every snapshot: a short turn between menu picks still counts."""
         now = self._clock()
         for gateway in snapshot.gateways:
             asking = {row.session_id for row in gateway.waiting}
@@ -101,8 +94,7 @@ class SessionShelf:
     def pick(self, snapshot: AppSnapshot) -> MenuPick:
         self.note_busy(snapshot)
         now = self._clock()
-        # (urgency, recency, arrival, gateway, session): among idle sessions the one last seen
-        # busy comes first (the task the person just ran, not a leftover that was idle already)
+        # (urgency, recency, arrival, gateway, session): the one last seen busy first in a class
         candidates: list[tuple[tuple[int, int], float, int, str, SessionState]] = []
         finished = 0
         seen: set[SessionRef] = set()
@@ -119,8 +111,6 @@ class SessionShelf:
                 seen.add(ref)
                 n = waiting.get(session.session_id, 0)
                 urgency = _urgency(session, n)
-                # Ties within a class (every session turns YOLO at once when the approval mode
-                # goes off) go to the one last seen busy, then to arrival order.
                 recency = -self._busy_at.get(ref, float("-inf"))
                 if urgency[0] < 3:  # not idle: back in the list, its idle time restarts
                     self._idle_since.pop(ref, None)

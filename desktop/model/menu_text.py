@@ -1,8 +1,7 @@
 """The words of the tray menu, as pure functions of the snapshot's values.
 
-Wording, numbers and thresholds are what people read and what must stay right across dialects;
-the builder (``tray_menu``) only places these plain strings, escaping gateway text itself.
-Menu text has no colour: a level travels as a glyph here and a coloured dot in the builder.
+The builder (``tray_menu``) only places these plain strings and escapes gateway text; a level
+travels as a glyph here (menu text has no colour) and as a coloured dot there.
 """
 
 from __future__ import annotations

@@ -1,28 +1,15 @@
 """Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
-Why a policy apart from the sender (design.md example 8): the rules that keep notifications
-useful are about *time and identity*, and must be tested without a bus or a loop:
-
-* one bubble per **batch** (``(gateway, batch)``), announced ``coalesce`` s after its last
-  arrival; later arrivals, answers and re-asks replace it in place, and it is withdrawn when
-  the batch's last row resolves; re-delivered approval keys are never news;
-* quiet for ``quiet_after_start``/``quiet_after_reconnect``, and while do-not-disturb is on;
-  when a quiet ends, ONE bubble covers what waits;
-* ``escalate_before`` s before the first row expires the bubble is sent again as critical;
-* while the approval dialog has the person's attention its batches get no bubble;
-* at most one bubble speaks for approvals: a second batch folds both into a summary whose
-  count matches the tray icon's;
-* expired rows give ONE "Blocked" notice per session, or a line in the re-ask's bubble;
-* Approve is offered only for one command shown whole and exactly, not high risk, that the
-  core lets be answered ``once`` (issue 17: a bubble may approve only what it shows).
-
-Bodies are plain text; escaping for a server that parses markup is the sender's job. Time is a
-parameter: the Qt side calls :meth:`NotifyPolicy.due` at :meth:`NotifyPolicy.next_deadline`.
+The rules that keep bubbles useful are about time and identity (design.md example 8), so they
+are tested without a bus or a loop: one bubble per batch, coalesced, replaced in place and
+withdrawn with its last row; quiet after start, a reconnect and during do-not-disturb; sent again
+as critical before the first row expires; none for what the dialog shows; a second batch folds
+both into one summary; one "Blocked" notice per session; Approve only for one command shown
+whole, not high risk, answerable once (issue 17). Bodies are plain text; time is a parameter.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,13 +17,14 @@ from typing import ClassVar
 
 from desktop.core.decisions import refusal
 from desktop.core.model import OPEN_ACTIONS, Action, Approval, Choice, OutcomeKind
-from desktop.model.plain_text import notification_text, shown
+from desktop.model.plain_text import markup_safe, shown
 
 BODY_COMMANDS = 3  # commands listed in a multi-command body
 BODY_LIMIT = 300  # characters of one command in a single-command body
 APPROVE_MAX_CHARS = 200  # longer commands wrap or get cut by some servers: Review only
 MAX_SPACE_RUN = 3  # a longer run of spaces can push the rest of a line out of sight
 
+BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 HighRisk = Callable[[str, str], bool]  # (command, cwd) -> high risk, or not readable in full
 
 
@@ -45,10 +33,7 @@ def never_high_risk(command: str, cwd: str) -> bool:
 
 
 def app_high_risk(command: str, cwd: str) -> bool:
-    """The app's check: a command the risk lens calls high, or cannot read in full.
-
-    Imported on the first command checked: the lens (tree-sitter, ~2 MiB) is not needed before.
-    """
+    """The risk lens calls it high or cannot read it in full (imported late: tree-sitter)."""
     from desktop.risk import RiskLevel, assess
 
     verdict = assess(command, cwd)
@@ -56,10 +41,7 @@ def app_high_risk(command: str, cwd: str) -> bool:
 
 
 def shows_in_full(command: str) -> bool:
-    """Whether a notification body shows ``command`` whole and exactly as it will run.
-
-    ``isprintable`` rejects line breaks, tabs, control, bidi and zero-width characters.
-    """
+    """A body shows ``command`` whole and exactly (``isprintable``: no breaks, bidi, ...)."""
     return (
         0 < len(command) <= APPROVE_MAX_CHARS
         and command.isprintable()
@@ -95,14 +77,10 @@ class NotifyAction:
     keys: tuple[str, ...] = ()
 
 
-# Buttons a server shows at most, by its GetServerInformation name: gnome-shell drops the rest
-# silently (MAX_NOTIFICATION_BUTTONS = 3 in its messageTray.js). Plasma 5.27 shows them all,
-# right-aligned in order, but four (with "Deny and stop the agent") wrap, and the wrap puts the
-# first, Approve, alone at the bottom right, where a summary's only button, Review, is (seen
-# with try_plasma.sh): three keep one row, Review last. Others show what they get.
+# Buttons a server shows at most: gnome-shell drops the rest silently; Plasma 5.27 wraps four,
+# leaving Approve alone where a summary's Review is (try_plasma.sh). Others show what they get.
 BUTTON_LIMITS = {"gnome-shell": 3, "Plasma": 3}
-# What goes first when buttons must be dropped: the dialog offers each of these too, and Review
-# (the way in, also the body click) stays.
+# Dropped first when buttons must go: the dialog offers each too; Review (the way in) stays.
 DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
 
 
@@ -141,14 +119,16 @@ class NotificationPlan:
         return next((a for a in self.actions if a.kind is kind), None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlockedNotice:
     """Rows of one session that expired: Hermes denied them because nobody answered."""
 
     gateway_id: str
     session_id: str
     session_title: str
-    commands: tuple[str, ...]
+    commands: list[str] = field(default_factory=list)
+    batches: set[BatchRef] = field(default_factory=set)  # the batches its rows were in
+    at: float = 0.0  # the last expiry it heard of
     title: ClassVar[str] = "Blocked — nobody answered in time"
 
     @property
@@ -172,13 +152,6 @@ def _listed(commands: Sequence[str]) -> list[str]:
 
 
 @dataclass(slots=True)
-class _Blocked:
-    notice: BlockedNotice
-    batches: set[tuple[str, str]]  # the batches its rows were in
-    at: float  # the last expiry it heard of
-
-
-@dataclass(slots=True)
 class _Batch:
     gateway_id: str
     batch_id: str
@@ -196,16 +169,14 @@ class _Batch:
         return (self.gateway_id, self.batch_id)
 
 
-BatchRef = tuple[str, str]  # (gateway_id, batch_id)
 SUMMARY_REF: BatchRef = ("", "")
 BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog shows it
 
 
 class NotifyPolicy:
-    """Feed it approval arrivals and changes; ask it what to show (see module docstring).
+    """Feed it approval arrivals and changes; ask it what to show.
 
-    Batches keep keys only and read rows from the app's one store (``rows``, which has folded
-    a change before the policy hears of it), so a bubble words what the tray and dialog show.
+    Batches keep keys and read rows from the app's store, so a bubble says what the tray shows.
     """
 
     def __init__(
@@ -226,10 +197,10 @@ class NotifyPolicy:
         self._seen_keys: set[tuple[str, str]] = set()
         self._summary: dict[BatchRef, None] = {}  # batches the summary speaks for, in order
         self._summary_dirty = False
-        self._blocked: dict[tuple[str, str], _Blocked] = {}  # (gateway, session) -> notice
+        self._blocked: dict[tuple[str, str], BlockedNotice] = {}  # by (gateway, session)
         self._withdrawn: list[BatchRef] = []  # bubbles to close, found while deciding plans
         self._last_change = 0.0
-        self._do_not_disturb = False
+        self.holding = False  # do-not-disturb is on: new bubbles are held
         self._release_at = 0.0  # do-not-disturb went off: what it held goes out together then
         self._dialog_attention = False  # the approval dialog is shown and active
         self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
@@ -292,17 +263,13 @@ class NotifyPolicy:
 
     def set_do_not_disturb(self, on: bool) -> None:
         """The desktop's do-not-disturb switch, as read (not known counts as off)."""
-        if self._do_not_disturb and not on:  # a batch still coalescing joins the others
+        if self.holding and not on:  # a batch still coalescing joins the others
             ends = [self._settled(b) for b in self._pending.values()]
             self._release_at = max(ends, default=0.0)
-        self._do_not_disturb = on
+        self.holding = on
 
     def dialog_changed(self, attention: bool, shows: BatchShown, now: float) -> list[BatchRef]:
-        """The approval dialog was shown, activated, deactivated or closed.
-
-        With ``attention`` (shown and active) the bubbles of the batches it ``shows`` are
-        withdrawn (returned) and held; without, what it held is announced ``after_dialog`` later.
-        """
+        """The dialog gained (bubbles of what it ``shows`` withdrawn, returned) or lost focus."""
         was, self._dialog_attention, self._dialog_shows = self._dialog_attention, attention, shows
         if not attention:
             if was:
@@ -323,31 +290,23 @@ class NotifyPolicy:
         """The first approval bubble about ``gateway_id`` begins with ``line`` (the demo's)."""
         self._introductions[gateway_id] = line
 
-    @property
-    def holding(self) -> bool:
-        return self._do_not_disturb
-
     def take_withdrawn(self) -> list[BatchRef]:
         """Bubbles :meth:`due` replaced (single batches folded into the summary)."""
         refs, self._withdrawn = self._withdrawn, []
         return refs
 
     def take_blocked(self, now: float) -> list[BlockedNotice]:
-        """Notices of expired rows due at ``now``, one per session.
-
-        A notice waits ``coalesce`` after its last expiry and while a re-ask in one of its
-        batches is still filling (that bubble then carries it); none for batches the dialog shows.
-        """
+        """Notices of expired rows due at ``now``, one per session (not while a re-ask fills)."""
         notices = []
         for ident, blocked in list(self._blocked.items()):
             if now < self._blocked_time(blocked):
                 continue
             del self._blocked[ident]
             if not all(self._held_by_dialog(r) for r in blocked.batches):
-                notices.append(blocked.notice)
+                notices.append(blocked)
         return notices
 
-    def _blocked_time(self, blocked: _Blocked) -> float:
+    def _blocked_time(self, blocked: BlockedNotice) -> float:
         filling = [
             self._settled(b) for r in blocked.batches if (b := self._pending.get(r)) is not None
         ]
@@ -390,13 +349,9 @@ class NotifyPolicy:
         outcome = approval.outcome
         if outcome is None or outcome.kind is not OutcomeKind.EXPIRED:
             return
-        notice = BlockedNotice(gateway_id, approval.session_id, title, ())
-        known = self._blocked.setdefault(
-            (gateway_id, approval.session_id), _Blocked(notice, set(), now)
-        )
-        known.notice = dataclasses.replace(
-            known.notice, commands=(*known.notice.commands, approval.command)
-        )
+        fresh = BlockedNotice(gateway_id, approval.session_id, title)
+        known = self._blocked.setdefault((gateway_id, approval.session_id), fresh)
+        known.commands.append(approval.command)
         known.batches.add((gateway_id, approval.batch_id))
         known.at = max(known.at, now)
 
@@ -405,7 +360,7 @@ class NotifyPolicy:
         for ident, blocked in list(self._blocked.items()):
             if batch.ref in blocked.batches:
                 del self._blocked[ident]
-                batch.blocked = blocked.notice.asked_again
+                batch.blocked = blocked.asked_again
 
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
@@ -414,7 +369,7 @@ class NotifyPolicy:
         for b in self._pending.values():
             if self._held_by_dialog(b.ref):
                 continue
-            if not self._do_not_disturb:
+            if not self.holding:
                 quiet = max(
                     self._quiet_for(b.gateway_id), self._quiet_start_until, self._release_at
                 )
@@ -432,10 +387,7 @@ class NotifyPolicy:
         return min(times) if times else None
 
     def due(self, now: float) -> list[NotificationPlan]:
-        """What to show at ``now``: new batches, updated ones and escalations.
-
-        Bubbles that a plan makes redundant are then in :meth:`take_withdrawn`.
-        """
+        """What to show at ``now``; bubbles it makes redundant go to :meth:`take_withdrawn`."""
         plans: list[NotificationPlan] = []
         summary_escalates = False
         for b in list(self._announced.values()):
@@ -488,7 +440,7 @@ class NotifyPolicy:
             for b in self._pending.values()
             if now >= self._settled(b) and not self._held_by_dialog(b.ref) and self._open_rows(b)
         ]
-        if self._do_not_disturb:  # only those reaching their escalation
+        if self.holding:  # only those reaching their escalation
             return [
                 b for b in coalesced if (at := self._escalation_time(b)) is not None and now >= at
             ]
@@ -496,7 +448,7 @@ class NotifyPolicy:
 
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before
-        quiet = self._do_not_disturb and not self.settings.escalate_when_quiet
+        quiet = self.holding and not self.settings.escalate_when_quiet
         if batch.escalated or before <= 0 or quiet:
             return None
         expiries = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
@@ -523,9 +475,8 @@ class NotifyPolicy:
         keys = tuple(a.key for a in rows)
         show = self.settings.show_commands
         head = "Answer soon" if urgent else "Approval needed"
-        # titles are plain text by the spec, yet hold only the session's name: look-alikes there
-        # cost nothing and protect a server that parses markup in titles anyway
-        title = notification_text(f"{head} — {batch.session_title}", 120)
+        # titles are plain text by the spec; look-alikes protect a server that parses them anyway
+        title = markup_safe(f"{head} — {batch.session_title}", 120)
         if len(rows) == 1:
             body = (
                 shown(rows[0].command, BODY_LIMIT) if show else "A command waits for your decision."
@@ -551,7 +502,7 @@ class NotifyPolicy:
         urgent = any(b.escalated for b in batches)
         sessions = len({(b.gateway_id, b.session_id) for b in batches})  # titles may repeat
         titles = list(dict.fromkeys(b.session_title for b in batches))
-        names = ", ".join(notification_text(t, 40) for t in titles[:BODY_COMMANDS])
+        names = ", ".join(markup_safe(t, 40) for t in titles[:BODY_COMMANDS])
         if len(titles) > BODY_COMMANDS:
             names += f" and {len(titles) - BODY_COMMANDS} more"
         keys = tuple(a.key for b in batches for a in self._open_rows(b))
@@ -571,11 +522,7 @@ class NotifyPolicy:
         urgent: bool,
         update: bool,
     ) -> NotificationPlan:
-        """The bubble of ``one`` batch, or the summary of ``batches``.
-
-        The body's first lines: the demo's introduction (new bubbles only), a blocked notice,
-        the deadline.
-        """
+        """The bubble of ``one`` batch, or the summary of ``batches``."""
         gateways = list(dict.fromkeys(b.gateway_id for b in batches))
         firsts = [] if update else [self._introductions.pop(g, "") for g in gateways]
         firsts += [b.blocked for b in batches if b.blocked][:1]

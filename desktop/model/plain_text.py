@@ -1,11 +1,9 @@
 r"""Turn untrusted gateway strings into text that every Qt and desktop surface shows literally.
 
-Titles, commands and notices come from a model and may hold markup, mnemonics, bidi overrides
-or line breaks, and each surface misreads different characters: menus take ``&`` as a mnemonic
-and ``\t`` as the shortcut column; tooltips and notification bodies may parse ``<``/``&``
-(entity-escaping shows ``&lt;`` where they do not, so look-alikes replace them). Everywhere,
-hidden characters are revealed, length is bounded, and the tray's own registered secrets are
-masked (only those exact strings: a ``token=…`` shape may be what the command really does).
+Each surface misreads different characters: menus take ``&`` as a mnemonic and ``\t`` as the
+shortcut column; tooltips and notification bodies may parse ``<``/``&`` (look-alikes replace
+them). Everywhere hidden characters are revealed, length is bounded and the tray's own secrets
+are masked (only those exact strings: a ``token=…`` shape may be what the command really does).
 """
 
 from __future__ import annotations
@@ -43,11 +41,6 @@ def exported_label(label: str) -> str:
     return label if first < 0 else label[:first] + "&" + label[first:]
 
 
-def tooltip_fragment(text: str, limit: int = 120) -> str:
-    """An untrusted piece of a tooltip (tooltips may be read as rich text)."""
-    return shown(text, limit).translate(_MARKUP)
-
-
-def notification_text(text: str, limit: int = 300) -> str:
-    """An untrusted piece of a notification title or body (servers may parse body markup)."""
+def markup_safe(text: str, limit: int = 120) -> str:
+    """An untrusted piece of a tooltip or a notification (either may be read as rich text)."""
     return shown(text, limit).translate(_MARKUP)

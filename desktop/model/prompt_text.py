@@ -1,8 +1,7 @@
 """The words for a question an agent waits on (clarify, sudo, secret). Qt-free.
 
-The tooltip, the menu, the notification and the clarify dialog must say what blocks a session
-alike, from only what the gateway gave. Results are plain text holding gateway words: each
-surface applies its own ``plain_text`` helper.
+Every surface must say what blocks a session alike; results hold gateway words as plain text,
+each surface applies its own ``plain_text`` helper.
 """
 
 from __future__ import annotations

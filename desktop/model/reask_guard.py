@@ -1,10 +1,9 @@
 """Deny means deny: the tray answers Hermes' re-asks of a command the person just denied. Qt-free.
 
-Why: after a deny in a batch, Hermes asks again about the batch's other commands within a tenth
-of a second (iot ``batch3_reask``/``regate`` transcripts); shown again, each carried an Approve
-button for a command just refused. A re-ask of a denied command (the same text in the same
-session and batch, or naming the denied row as the one it replaces) is denied by the tray and
-journaled as such. A re-ask of an approved command is asked as usual. Memory is bounded.
+After a deny, Hermes asks again about the batch's other commands within a tenth of a second
+(iot ``batch3_reask`` transcripts), each with an Approve button for a command just refused. A
+re-ask of a denied command is denied by the tray and journaled; one of an approved command is
+asked as usual. Bounded.
 """
 
 from __future__ import annotations
@@ -13,10 +12,8 @@ from collections import OrderedDict
 
 from desktop.core.decisions import refusal
 from desktop.core.model import Approval, Choice
-from desktop.journal import Surface
 
 MAX_REMEMBERED = 2000
-SURFACE_REASK = Surface.REASK.value  # the decision's surface: the tray answered a re-ask itself
 
 _Key = tuple[str, str]  # (gateway_id, approval key)
 _Turn = tuple[str, str, str, str]  # (gateway_id, session_id, batch_id, command)

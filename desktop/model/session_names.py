@@ -1,14 +1,9 @@
 """One name per session, the same in the menu, the dialog, a notification and the journal.
 
-Why a registry and not a function: a name must stay put once a person has seen it (a bubble
-that said "Fix login tests · ux019" must match the menu ten minutes later, although the
-gateway may since have retitled it), and two tasks in one folder must be told apart (" (2)").
-Words a session gains later (a first title, a folder) are only ever added at the end. A bare
-"session 9cbd2d" is provisional until something is announced under it (:meth:`SessionNames.pin`).
-
-A name is the title plus the folder's last part; without a title, the folder plus the random
-end of the id (never the date Hermes' stored ids start with). :func:`fit` cuts it to a width:
-the late title goes first, then the title loses words; folder and " (2)" stay.
+A registry, not a function: a name stays put once a person has seen it (a bubble's "Fix login
+tests · ux019" must match the menu later, although the gateway may have retitled it), two tasks
+in one folder are told apart (" (2)"), and words a session gains later only go at the end.
+A name is the title plus the folder; without a title, the folder plus the id's random end.
 """
 
 from __future__ import annotations
@@ -113,10 +108,7 @@ def fit(name: SessionName, width: int = DEFAULT_WIDTH) -> str:
 
 
 class SessionNames:
-    """Remembers the name each session was first shown under, per gateway.
-
-    Known by live id and stored id: a resumed session gets a new live id and keeps its name.
-    """
+    """The name each session was first shown under, by live and stored id (a resume keeps it)."""
 
     def __init__(self) -> None:
         self._names: dict[tuple[str, str], SessionName] = {}
@@ -126,9 +118,6 @@ class SessionNames:
         # (title or short id, folder) -> the ordinals in use, so " (2)" is found without a scan
         self._ordinals: dict[tuple[str, str], set[int]] = {}
         self._pinned: set[tuple[str, str]] = set()
-
-    def __len__(self) -> int:
-        return len(self._names)
 
     def _key(self, gateway_id: str, session: SessionState) -> tuple[str, str]:
         ids = [session.session_id, session.stored_session_id]
@@ -184,12 +173,6 @@ class SessionNames:
 
     def text(self, gateway_id: str, session: SessionState, width: int = DEFAULT_WIDTH) -> str:
         return fit(self.name(gateway_id, session), width)
-
-    def forget(self, gateway_id: str, session_id: str) -> None:
-        """Drop a session that is gone for good (its name may then be reused)."""
-        key = self._aliases.get((gateway_id, session_id))
-        if key is not None:
-            self._drop(key)
 
     def _drop(self, key: tuple[str, str]) -> None:
         named = self._names.pop(key, None)

@@ -1,10 +1,8 @@
 """What a change of settings means for the running app, as pure functions. Qt-free.
 
-Why pure: "which gateways must be restarted" decides whether a person's pending approvals
-survive a Settings → OK, so it is tested with plain values. A gateway is restarted only when
-something its connection uses changed (a new token under the same reference needs none: the
-client reads it at every dial); the demo is never started from settings. The notification
-policy applies at once; the staleness margin when a gateway's client is next created.
+Pure because "which gateways restart" decides whether pending approvals survive Settings → OK:
+a gateway restarts only when something its connection uses changed (a new token under the same
+reference needs none), and the demo is never started from settings.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The app-level picture every tray surface renders from: gateways, sessions and approvals.
+"""The frozen picture every tray surface renders from: gateways, sessions and approvals.
 
-Why a frozen value: the icon, the menu and the notification policy need the same facts at once;
-pure functions turn one ``AppSnapshot`` into each, and none reads live client objects. Qt-free.
+The icon, the menu and the notifications need the same facts at once; none reads live clients.
 """
 
 from __future__ import annotations
@@ -9,7 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from desktop.core.model import OPEN_ACTIONS, Approval, Dialect, Prompt, SessionState
+from desktop.core.model import Approval, Dialect, Prompt, SessionState
 from desktop.model.session_names import compose, fit, unnamed
 
 
@@ -37,15 +36,7 @@ class GatewayView:
     sessions: tuple[SessionState, ...] = ()
     approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
     prompts: tuple[Prompt, ...] = ()  # open clarify/sudo/secret prompts, oldest first
-    # ``waiting`` when the store keeps it per event; None: filtered from ``approvals``
-    known_waiting: tuple[Approval, ...] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def waiting(self) -> tuple[Approval, ...]:
-        """Approvals that need a person now: open and not already being answered."""
-        if self.known_waiting is not None:
-            return self.known_waiting
-        return tuple(a for a in self.approvals if a.action in OPEN_ACTIONS)
+    waiting: tuple[Approval, ...] = ()  # approvals needing a person now (not being answered)
 
     def session(self, session_id: str) -> SessionState | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)

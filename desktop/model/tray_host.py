@@ -1,13 +1,9 @@
 """Is there a tray host, and what the app shows instead when there is none. Qt-free.
 
-Why: with no tray host (GNOME without the AppIndicator extension, sway without a bar) the icon
-never appears, and the menu, Settings and Quit are out of reach. A platform probe fills a
-:class:`TrayProbe`; :func:`tray_host` decides what it means.
-
-Measured with PySide6 6.11: ``QSystemTrayIcon.isSystemTrayAvailable()`` is asked afresh each
-time. On xcb an icon picks its protocol when built: one built while no StatusNotifierWatcher ran
-uses XEmbed for good. On Wayland it is always a StatusNotifierItem, registered whenever a
-watcher comes (sway: waybar started after the app takes the icon, and the window steps back).
+With no tray host (GNOME without AppIndicator, sway without a bar) the icon, the menu, Settings
+and Quit are out of reach, so the app shows its own window. Measured with PySide6 6.11: on xcb
+an icon built while no StatusNotifierWatcher ran uses XEmbed for good; on Wayland it registers
+whenever a watcher comes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """One pure function from the app snapshot to what the tray icon shows.
 
-Why pure and Qt-free (design.md example 8): every precedence rule lives in one table-tested
-place. The icon name is the stem of an SVG in ``resources/icons/``; most urgent first:
-
-1. ``waiting``      approvals or questions wait on a connected gateway (count on the icon);
-   ``waiting-yolo`` ... and a session with a waiting row has YOLO on
-2. ``error``        a gateway gave up (FAILED), or the journal is not written
-3. ``disconnected`` no gateway connected and none trying (or none configured);
-   ``connecting``   ... but one is connecting
-4. ``yolo``         a session on a connected gateway bypasses approvals with no end set;
-   ``yolo-timed``   every such session has a time-box the app will end
-5. ``working``      a session is running a turn
-6. ``idle``         connected, nothing happening
-
-A gateway offline while another is connected changes only the tooltip: the connected one works
-and the other retries by itself.
+Pure and Qt-free so every precedence rule lives in one table-tested place (design.md example
+8). The icon is the stem of an SVG in ``resources/icons/``, most urgent first: ``waiting``
+(``waiting-yolo``: a session with a waiting row has YOLO on), ``error`` (a gateway FAILED, or
+the journal is not written), ``disconnected`` / ``connecting`` (no gateway connected), ``yolo``
+(``yolo-timed``: every such session has a time-box), ``working``, ``idle``. A gateway offline
+while another is connected changes only the tooltip: the connected one works.
 """
 
 from __future__ import annotations
@@ -24,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import SessionStatus
-from desktop.model.plain_text import tooltip_fragment
+from desktop.model.plain_text import markup_safe
 from desktop.model.prompt_text import blocked_on
 from desktop.model.snapshot import AppSnapshot, Link, session_title
 
@@ -50,12 +41,7 @@ def tray_status(
     journal_problem: str = "",
     holding: bool = False,
 ) -> TrayStatus:
-    """Decide icon, count and tooltip for ``snapshot``.
-
-    ``timeboxes``: each time-boxed YOLO session's line (``YoloTimeboxes.labels``);
-    ``journal_problem``: why decisions are not journaled (a person relying on the record must
-    learn it); ``holding``: do-not-disturb holds new approval notifications.
-    """
+    """Icon, count and tooltip; ``timeboxes``: ``YoloTimeboxes.labels``; ``holding``: DND."""
     boxes = timeboxes or {}
     gateways = snapshot.gateways
     up = [g for g in gateways if g.link is Link.UP]
@@ -103,12 +89,12 @@ def tray_status(
     lines = [f"{APP_TITLE} — {headline}"]
     for title, n, yolo_on in waiting_in[:TOOLTIP_SESSIONS]:
         note = ", YOLO on" if yolo_on else ""
-        lines.append(f"Waiting: {tooltip_fragment(title, 40)} ({n}{note})")
+        lines.append(f"Waiting: {markup_safe(title, 40)} ({n}{note})")
     if len(waiting_in) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(waiting_in) - TOOLTIP_SESSIONS, 'more session')}")
     for gateway, prompt in questions[:TOOLTIP_SESSIONS]:
         title = session_title(gateway.session(prompt.session_id), prompt.session_id)
-        lines.append(f"{tooltip_fragment(title, 40)}: {tooltip_fragment(blocked_on(prompt), 80)}")
+        lines.append(f"{markup_safe(title, 40)}: {markup_safe(blocked_on(prompt), 80)}")
     if len(questions) > TOOLTIP_SESSIONS:
         lines.append(f"… and {_plural(len(questions) - TOOLTIP_SESSIONS, 'more question')}")
     if holding:
@@ -117,16 +103,16 @@ def tray_status(
         lines.append(f"YOLO on in {_plural(len(yolo), 'session')}")
     for gateway_id, session in timed:
         label = boxes[(gateway_id, session.session_id)]
-        lines.append(f"{tooltip_fragment(session_title(session), 40)}: {label}")
+        lines.append(f"{markup_safe(session_title(session), 40)}: {label}")
     for g in failed:
-        detail = f": {tooltip_fragment(g.error)}" if g.error else ""
-        lines.append(f"{tooltip_fragment(g.name)} failed{detail}")
+        detail = f": {markup_safe(g.error)}" if g.error else ""
+        lines.append(f"{markup_safe(g.name)} failed{detail}")
     if up and len(up) < len(gateways):
         offline = len(gateways) - len(up) - len(failed)
         if offline:
             lines.append(f"{offline} of {len(gateways)} gateways not connected")
     if journal_problem:
-        lines.append(f"Journal not written: {tooltip_fragment(journal_problem, 120)}")
+        lines.append(f"Journal not written: {markup_safe(journal_problem, 120)}")
     return TrayStatus(icon_name=icon, count=count, tooltip="\n".join(lines))
 
 

@@ -1,10 +1,8 @@
 """Where the approval dialog and the tray's own menu open: near the tray, never over it. Qt-free.
 
-No notification server says where it draws; xfce4-notifyd, mako and dunst stack bubbles at the
-top right, KDE Plasma at the bottom right, about :data:`BUBBLE_COLUMN` px wide with margin
-(xfce4-notifyd's measured 415 + 16 px). So the dialog opens below or above the tray icon when
-its geometry is known (XEmbed), else at the left, centred, out of that strip. For X11: Wayland
-compositors place windows themselves.
+Notification servers stack bubbles in a right-edge column about :data:`BUBBLE_COLUMN` px wide
+(xfce4-notifyd measured 415 + 16 px) and say nothing of where: the dialog opens by the tray
+icon when its geometry is known (XEmbed), else at the left. X11 only: Wayland places windows.
 """
 
 from __future__ import annotations

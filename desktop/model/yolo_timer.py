@@ -1,19 +1,10 @@
 """Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
-Why: "YOLO on" is the riskiest switch, usually flipped for a short burst of routine commands;
-a bypass that ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten
-for a week. The app keeps the clock, so it must also switch YOLO off and check it is off.
-
-Life of one box (keyed by ``(gateway_id, session_id)``)::
-
-    ARMING ──gateway reports YOLO on──▶ ACTIVE ──time up / turn ended──▶ ENDING ──checked──▶ gone
-      │                                   │                                │
-      └─ "on" failed ─▶ gone              └─ YOLO off elsewhere ─▶ gone     └─ unreachable ─▶
-                                                                        OFF_PENDING ─session
-                                                                        back─▶ ENDING
-
-A ``TURN`` box chosen while the session is idle covers the *next* turn. The controller
-(``yolo_timebox``) feeds events in and acts on the keys returned.
+Why: "YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that
+ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A box
+goes ARMING -> ACTIVE (gateway reports on) -> ENDING (time up; off sent and checked) -> gone, or
+OFF_PENDING while the gateway is unreachable; YOLO turned off elsewhere ends it. A ``TURN`` box
+chosen while idle covers the next turn. ``yolo_timebox`` feeds events in and acts on the keys.
 """
 
 from __future__ import annotations
@@ -38,12 +29,12 @@ class Phase(enum.Enum):
     OFF_PENDING = "off pending"  # time is up, gateway unreachable: switch off when it is back
 
 
-class CheckResult(enum.Enum):
-    """The off-check's answer (``yolo_verify.YoloCheck`` by value)."""
+class YoloCheck(enum.Enum):
+    """The answer of ``yolo_verify.switch_off_verified``, the off-check."""
 
-    OFF = "off"
-    STILL_ON = "still on"
-    UNREACHABLE = "unreachable"
+    OFF = "off"  # the gateway reports YOLO off (or the session is gone)
+    STILL_ON = "still on"  # it still reports YOLO on after a retry
+    UNREACHABLE = "unreachable"  # config.set could not be sent: retry after a reconnect
 
 
 @dataclass(slots=True)
@@ -53,13 +44,6 @@ class Timebox:
     deadline: float | None  # MINUTES only
     phase: Phase = Phase.ARMING
     saw_running: bool = False  # TURN: the turn this box covers has started
-
-
-def remaining_words(seconds: float) -> str:
-    """``12 min left`` (rounded up), ``less than a minute left``."""
-    if seconds < 60:
-        return "less than a minute left"
-    return f"{math.ceil(seconds / 60)} min left"
 
 
 class YoloTimeboxes:
@@ -140,46 +124,33 @@ class YoloTimeboxes:
                 keys.append(key)
         return keys
 
-    def checked(self, key: Key, result: CheckResult) -> CheckResult | None:
+    def checked(self, key: Key, result: YoloCheck) -> YoloCheck | None:
         """The off-check of an ENDING box came back; None if the box is no longer ENDING."""
         box = self._boxes.get(key)
         if box is None or box.phase is not Phase.ENDING:
             return None
-        if result is CheckResult.UNREACHABLE:
+        if result is YoloCheck.UNREACHABLE:
             box.phase = Phase.OFF_PENDING
         else:
             del self._boxes[key]
         return result
 
     # -- outputs -----------------------------------------------------------------------------
-    def _deadlines(self) -> list[float]:
-        """The deadlines still to act on (none: no MINUTES box runs, no timer)."""
-        running = (Phase.ARMING, Phase.ACTIVE)
-        return [
-            b.deadline
-            for b in self._boxes.values()
-            if b.deadline is not None and b.phase in running
-        ]
-
-    def next_deadline(self) -> float | None:
-        return min(self._deadlines(), default=None)
-
     def next_wakeup(self, now: float) -> float | None:
         """When something shown or due changes next: a deadline, or a minute of the countdown."""
         times = []
-        for deadline in self._deadlines():
-            left = deadline - now
+        for box in self._boxes.values():
+            if box.deadline is None or box.phase not in (Phase.ARMING, Phase.ACTIVE):
+                continue
+            left = box.deadline - now
             if left <= 60:
-                times.append(deadline)
+                times.append(box.deadline)
             else:  # the next time ceil(left / 60) drops by one
                 times.append(now + left - 60 * (math.ceil(left / 60) - 1))
         return min(times) if times else None
 
     def box(self, key: Key) -> Timebox | None:
         return self._boxes.get(key)
-
-    def keys(self) -> tuple[Key, ...]:
-        return tuple(self._boxes)
 
     def yolo_sessions(self) -> list[Key]:
         """Sessions whose YOLO this app turned on and has not yet seen off (for quitting)."""
@@ -196,7 +167,8 @@ class YoloTimeboxes:
             span = "until this turn ends" if box.saw_running else "for the next turn"
         else:
             assert box.deadline is not None
-            span = remaining_words(max(0.0, box.deadline - now))
+            left = box.deadline - now  # minutes rounded up
+            span = f"{math.ceil(left / 60)} min left" if left >= 60 else "less than a minute left"
         return f"YOLO turning on · {span}" if box.phase is Phase.ARMING else f"YOLO on · {span}"
 
     def labels(self, now: float) -> dict[Key, str]:

@@ -1,14 +1,8 @@
 """Upgrades of older settings files to the current schema, one version step at a time.
 
-Each step is a pure function on plain JSON, written once against the shape it was written for;
-a secret found is handed back in ``Migrated.secrets`` for the loader to put in the TokenStore.
-Steps move values without judging them: the current parser rejects what is wrong, by key.
-
-* **v0** -- the prototype's flat file, no ``schema_version``: one gateway (``gateway_url``,
-  ``gateway_name``), its token in plain text (``gateway_token`` or the URL's query: why v1
-  exists), ``notify_show_command``, ``notify_buttons``, ``stale_margin``, ``autostart``.
-* **v1** -- a list of gateways with tokens in the keyring (``token_ref``), a ``notifications``
-  object, ``*_s`` names for durations. See ``codec.py``.
+Each step is a pure function on plain JSON; secrets it finds go back in ``Migrated.secrets``
+for the loader's TokenStore, and the current parser judges the values. v0 was the prototype's
+flat file (one gateway, its token in plain text: why v1 exists); v1 is ``codec.py``'s.
 """
 
 from __future__ import annotations
@@ -32,10 +26,7 @@ class Migrated:
 
 
 def split_secret_query(url: str) -> tuple[str, str | None]:
-    """Remove credential query parameters from ``url``; return (clean url, the first one's value).
-
-    A token pasted in a URL (v0, or the settings dialog) goes to the TokenStore instead.
-    """
+    """``url`` without credential query parameters, and the first one's value (for the store)."""
     parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     secrets = [value for key, value in pairs if key.lower() in SECRET_QUERY_KEYS and value]

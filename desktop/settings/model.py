@@ -1,10 +1,8 @@
 """The settings as frozen, validated values (design.md example 12).
 
-Why frozen dataclasses: every reader gets the same typed snapshot, a typo in a key is a mypy
-error, and a change is an explicit ``dataclasses.replace`` saved and applied as a whole. Each
-object keeps keys this version does not know in ``extra`` and writes them back, so running an
-older version never destroys a newer one's settings. Tokens live in the ``TokenStore``, never
-here: a URL that carries one is rejected.
+Frozen so every reader gets the same typed snapshot and a change is one explicit ``replace``.
+Keys this version does not know stay in ``extra`` and are written back, so an older version
+never destroys a newer one's settings. Tokens live in the ``TokenStore``, never in a URL here.
 """
 
 from __future__ import annotations
@@ -119,8 +117,7 @@ class Settings:
     staleness_margin_s: float = 5.0  # refuse to answer this close to an approval's timeout
     start_at_login: bool = False
     quiet_after_start_s: float = 10.0  # no notifications at first: a backlog must not flood
-    # Follow every live session, or only the tray's own, where following takes nothing from the
-    # window running it (``desktop.gateway.session_follower.follows_others`` says where).
+    # Follow every live session, or only the tray's own (``session_follower.follows_others``).
     follow_all_sessions: bool = True
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, hash=False)
 

@@ -1,15 +1,10 @@
 """Reading and writing ``settings.json`` without ever losing it.
 
-* Missing -> defaults; nothing is written until the person saves.
-* Corrupt (not JSON, wrong types, invalid values, nested deeper than :data:`MAX_DEPTH`) -> kept
-  aside as ``settings.json.bad-<UTC time>``, defaults used, one ERROR line says where it went.
-* Older schema -> migrated step by step; secrets found go to the TokenStore and the file is
-  rewritten at once, so a plain-text token does not linger.
-* Newer schema -> known keys read, unknown kept; the newer file is copied aside
-  (``.v<N>-<time>``) before the first save over it. Unknown keys are logged once per process.
-* Not a regular file, or larger than :data:`MAX_SETTINGS_BYTES` -> left where it is, defaults
-  for this run, and not saved over (a FIFO must not hang start-up).
-* Writes are atomic and 0600.
+Missing: defaults, nothing written. Corrupt (not JSON, wrong types, nested past
+:data:`MAX_DEPTH`): kept aside as ``settings.json.bad-<UTC time>``, defaults used. Older schema:
+migrated, secrets moved to the TokenStore and the file rewritten at once. Newer schema: known
+keys read, the file copied aside before the first save over it. Not a regular file or too big:
+left alone, defaults for this run (a FIFO must not hang start-up). Writes are atomic and 0600.
 """
 
 from __future__ import annotations
@@ -106,10 +101,7 @@ def load_settings(
 
 
 def save_settings(settings: Settings, path: Path | None = None, *, clock: Clock = _utc_now) -> None:
-    """Write ``settings`` atomically (0600). Raises OSError if the file cannot be written.
-
-    Refuses (OSError) to replace something that is not a regular file: it is not ours.
-    """
+    """Write ``settings`` atomically (0600); OSError if it cannot, or the path is not a file."""
     path = path or settings_path()
     try:
         info = path.stat()

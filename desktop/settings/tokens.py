@@ -1,14 +1,9 @@
 """Gateway tokens: in the OS keyring, or -- said out loud -- in a 0600 file.
 
-Why the keyring: a token lets its holder run commands through the agent; it must not sit in a
-settings file that gets copied into dotfile repos. It is stored under service ``hermes-tray``
-with the ``token_ref`` as username. Minimal desktops and CI often have no Secret Service, so a
-0600 JSON file in the config dir stands in: every write there logs a WARNING and
-:attr:`TokenStore.using_fallback` lets the UI say so.
-
-Tokens are never logged; ``on_secret`` is told each one so logs and the journal can scrub it.
-``keyring`` is imported on first use: its ~100 modules (6 MiB) would weigh on a tray that never
-needs a token.
+A token lets its holder run commands through the agent: it must not sit in a settings file that
+gets copied into dotfile repos. Without a Secret Service (minimal desktops, CI) a 0600 JSON file
+stands in, and every write there logs a WARNING. Tokens are never logged; ``on_secret`` is told
+each one so logs and the journal can scrub it. ``keyring`` (6 MiB) is imported on first use.
 """
 
 from __future__ import annotations
@@ -42,11 +37,7 @@ def _keyring_failures() -> tuple[type[Exception], ...]:
 
 
 class TokenStore:
-    """get/set/delete gateway tokens by ``token_ref``.
-
-    ``directory`` holds the fallback file (default: :func:`config_dir`); ``backend`` defaults
-    to ``keyring.get_keyring()``.
-    """
+    """get/set/delete gateway tokens by ``token_ref`` (fallback file in ``directory``)."""
 
     def __init__(
         self,

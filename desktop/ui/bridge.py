@@ -23,13 +23,14 @@ from desktop.core.model import Approval, Choice, DecisionResult, Dialect, Sessio
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
-from desktop.gateway.yolo_verify import SETTLE_SECONDS, YoloCheck, switch_off_verified
+from desktop.gateway.yolo_verify import SETTLE_SECONDS, switch_off_verified
+from desktop.journal import Surface
 from desktop.model.app_state import AppState, StoreChange
-from desktop.model.approvals.requests import DecisionRequest
 from desktop.model.bridge_events import (
     ApprovalUpdate,
     CommandReport,
     DecisionMade,
+    DecisionRequest,
     Notice,
     PromptUpdate,
     RowsForgotten,
@@ -37,8 +38,9 @@ from desktop.model.bridge_events import (
     SessionUpdate,
 )
 from desktop.model.notify_policy import NotificationPlan
-from desktop.model.reask_guard import SURFACE_REASK, DenyMemory
+from desktop.model.reask_guard import DenyMemory
 from desktop.model.snapshot import AppSnapshot
+from desktop.model.yolo_timer import YoloCheck
 from desktop.ui.bridge_clients import (
     ClientFactory,
     ClientLike,
@@ -236,7 +238,7 @@ class GatewayBridge(QObject):
             request.choice.value,
             request.gateway_id,
             request.key,
-            request.surface,
+            request.surface.value,
             "sent" if result.sent else f"refused ({result.reason})",
         )
         if request.choice is Choice.DENY and shown is not None:
@@ -283,7 +285,7 @@ class GatewayBridge(QObject):
         )
         return result
 
-    def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: str) -> None:
+    def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: Surface) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
         sessions: list[str] = []
         for key in keys:
@@ -307,7 +309,7 @@ class GatewayBridge(QObject):
                 or refusal(row, Choice.DENY) is not None
             ):
                 return
-            self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, SURFACE_REASK))
+            self.decide(DecisionRequest(gateway_id, approval.key, Choice.DENY, Surface.REASK))
 
         if self._loop is not None:
             self._loop.call_soon(answer)

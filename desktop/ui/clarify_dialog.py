@@ -27,7 +27,7 @@ from desktop.core.prompt_book import ANSWERED, EXPIRED, MAX_ANSWER_CHARS
 from desktop.core.text_safety import reveal
 from desktop.logsetup import mask_own_secrets
 from desktop.model.bridge_events import PromptUpdate
-from desktop.model.plain_text import menu_label, shown, tooltip_fragment
+from desktop.model.plain_text import markup_safe, menu_label, shown
 from desktop.model.prompt_text import ended_text
 from desktop.ui import icons
 
@@ -63,7 +63,7 @@ class ClarifyDialog(QDialog):
         for index, choice in enumerate(update.prompt.choices):
             button = QPushButton(menu_label(choice, 80))
             button.setObjectName(f"clarify-choice:{index}")
-            button.setToolTip(tooltip_fragment(choice, 300))
+            button.setToolTip(markup_safe(choice, 300))
             button.setAutoDefault(False)  # Enter or a stray key press never picks a choice
             button.clicked.connect(lambda _=False, text=choice: self._send(text))
             layout.addWidget(button)

@@ -19,8 +19,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.model import Choice, PromptKind
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, Notice, PromptUpdate
+from desktop.journal import Surface
+from desktop.model.bridge_events import ApprovalUpdate, DecisionRequest, Notice, PromptUpdate
 from desktop.model.notify_policy import (
     ActionKind,
     BatchShown,
@@ -31,7 +31,7 @@ from desktop.model.notify_policy import (
     NotifySettings,
     never_high_risk,
 )
-from desktop.model.plain_text import notification_text
+from desktop.model.plain_text import markup_safe
 from desktop.model.prompt_text import only_in_hermes
 from desktop.platform.do_not_disturb import DoNotDisturb
 from desktop.ui.bridge import GatewayBridge
@@ -39,7 +39,6 @@ from desktop.ui.bridge import GatewayBridge
 log = logging.getLogger(__name__)
 
 MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
-SURFACE_NOTIFICATION = "notification"
 PROMPT_BATCH = "prompt:"  # the batch id of a question's bubble: this prefix + the prompt key
 MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not notify again
 
@@ -119,8 +118,8 @@ class NotificationController(QObject):
         plan = NotificationPlan(
             gateway_id=update.gateway_id,
             batch_id=PROMPT_BATCH + prompt.key,
-            title=notification_text(f"Question — {update.session_title}", 120),
-            body=notification_text(prompt.question or "Hermes asks you something.", 400)
+            title=markup_safe(f"Question — {update.session_title}", 120),
+            body=markup_safe(prompt.question or "Hermes asks you something.", 400)
             + (f"\n({prompt.blocked_reason})" if elsewhere else ""),  # our words, after theirs
             actions=() if elsewhere else (NotifyAction(ActionKind.REVIEW, "Answer…"),),
             session_id=prompt.session_id,
@@ -203,8 +202,8 @@ class NotificationController(QObject):
             self._waiting_notices.append(notice)
             self._bridge.start_notifications()  # answers with notifications_ready
             return
-        title = notification_text(f"Hermes Tray — {notice.what}", 120)
-        body = notification_text(" — ".join(p for p in (notice.where, notice.advice) if p), 400)
+        title = markup_safe(f"Hermes Tray — {notice.what}", 120)
+        body = markup_safe(" — ".join(p for p in (notice.where, notice.advice) if p), 400)
         if self.native:
             self._bridge.show_text_notification(title, body, notice.level == "error")
         else:
@@ -240,14 +239,12 @@ class NotificationController(QObject):
             if self.native:
                 self._bridge.show_notification(plan)
             else:
-                self._fallback(
-                    notification_text(plan.title, 120), notification_text(plan.body, 400)
-                )
+                self._fallback(markup_safe(plan.title, 120), markup_safe(plan.body, 400))
         for blocked in self.policy.take_blocked(now):
             if self.native:
                 self._bridge.show_text_notification(blocked.title, blocked.body, False)
             else:
-                self._fallback(blocked.title, notification_text(blocked.body, 400))
+                self._fallback(blocked.title, markup_safe(blocked.body, 400))
         self._schedule()
 
     def balloon_clicked(self) -> None:
@@ -262,8 +259,8 @@ class NotificationController(QObject):
             self.review_requested.emit(plan.gateway_id, plan.batch_id)
             return
         if kind is ActionKind.DENY_STOP:
-            self._bridge.deny_and_stop(plan.gateway_id, action.keys, SURFACE_NOTIFICATION)
+            self._bridge.deny_and_stop(plan.gateway_id, action.keys, Surface.NOTIFICATION)
             return
         choice = Choice.ONCE if kind is ActionKind.APPROVE else Choice.DENY
         for key in action.keys:
-            self._bridge.decide(DecisionRequest(plan.gateway_id, key, choice, SURFACE_NOTIFICATION))
+            self._bridge.decide(DecisionRequest(plan.gateway_id, key, choice, Surface.NOTIFICATION))

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.model.plain_text import tooltip_fragment
+from desktop.model.plain_text import markup_safe
 from desktop.settings.migrations import split_secret_query
 from desktop.settings.model import (
     GatewayConfig,
@@ -282,7 +282,7 @@ class SettingsDialog(QDialog):
 
     def _list_gateway(self, name: str) -> None:
         self.gateway_list.addItem(name)
-        self.gateway_list.item(self.gateway_list.count() - 1).setToolTip(tooltip_fragment(name))
+        self.gateway_list.item(self.gateway_list.count() - 1).setToolTip(markup_safe(name))
 
     def _on_row_changed(self, row: int) -> None:
         self._save_editor()
@@ -293,7 +293,7 @@ class SettingsDialog(QDialog):
         item = self.gateway_list.item(self._current)
         if item is not None:
             item.setText(text)
-            item.setToolTip(tooltip_fragment(text))
+            item.setToolTip(markup_safe(text))
 
     def _on_add(self) -> None:
         taken = {d.id for d in self._drafts}

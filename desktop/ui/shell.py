@@ -20,8 +20,13 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.model import DecisionResult
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, Notice, RowsForgotten, SessionUpdate
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    DecisionRequest,
+    Notice,
+    RowsForgotten,
+    SessionUpdate,
+)
 from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import TrayController

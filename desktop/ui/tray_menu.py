@@ -1,7 +1,7 @@
 """Build the tray's context menu from an ``AppSnapshot``: a view, rebuilt rather than patched.
 
 The caller (``tray.TrayController``) decides when. Gateway text goes through ``menu_label`` (the
-mnemonic ``&`` doubled, hidden characters revealed, bounded) and ``tooltip_fragment``. Actions
+mnemonic ``&`` doubled, hidden characters revealed, bounded) and ``markup_safe``. Actions
 carry object names (``yolo:<gateway>:<session>`` …) for tests and the D-Bus menu.
 """
 
@@ -18,7 +18,7 @@ from desktop.core.model import Prompt, PromptKind, SessionState, SessionStatus
 from desktop.model import menu_text
 from desktop.model.decision_log import LINE_LIMIT
 from desktop.model.menu_sessions import MenuPick, SessionShelf
-from desktop.model.plain_text import exported_label, menu_label, tooltip_fragment
+from desktop.model.plain_text import exported_label, markup_safe, menu_label
 from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
 from desktop.ui import icons
@@ -184,7 +184,7 @@ def _add_gateway(
         f"gateway:{gid}",
     )
     if gateway.error:
-        header.setToolTip(tooltip_fragment(gateway.error, 300))
+        header.setToolTip(markup_safe(gateway.error, 300))
         _info(menu, f"   {gateway.error}", f"gateway-error:{gid}", limit=90)
     reconnect = _action(menu, "   Reconnect", f"reconnect:{gid}")
     reconnect.triggered.connect(lambda _=False: commands.reconnect(gid))
@@ -343,10 +343,10 @@ def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: Me
             text, tip = blocked_on(prompt), prompt.blocked_reason or "Answer it in Hermes."
         else:
             action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
-            action.setToolTip(tooltip_fragment(prompt.question, 300))
+            action.setToolTip(markup_safe(prompt.question, 300))
             action.triggered.connect(lambda _=False, key=prompt.key, go=answer: go(gid, key))
             continue
-        _info(sub, "   " + text, name, limit=90).setToolTip(tooltip_fragment(tip, 300))
+        _info(sub, "   " + text, name, limit=90).setToolTip(markup_safe(tip, 300))
     if len(prompts) > PROMPT_LINES:
         _info(sub, f"   … {len(prompts) - PROMPT_LINES} more questions", f"prompt-more:{gid}")
 
@@ -444,7 +444,7 @@ def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> N
             _info(recent, "No decisions yet", "recent:none")
         for index, (line, details) in enumerate(extras.recent):
             item = _info(recent, line, f"recent:{index}", limit=LINE_LIMIT)  # a record
-            item.setToolTip(tooltip_fragment(details, 300))
+            item.setToolTip(markup_safe(details, 300))
         recent.addSeparator()
         opener = _action(recent, "Open journal", "open-journal")
         opener.setEnabled(extras.journal_available and open_journal is not None)

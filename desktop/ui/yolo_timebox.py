@@ -15,10 +15,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.gateway.status import ConnectionState, ConnectionStatus
-from desktop.gateway.yolo_verify import YoloCheck
 from desktop.model.bridge_events import Notice, SessionGone, SessionUpdate
 from desktop.model.snapshot import session_title
-from desktop.model.yolo_timer import DEFAULT_MINUTES, BoxKind, CheckResult, Key, YoloTimeboxes
+from desktop.model.yolo_timer import DEFAULT_MINUTES, BoxKind, Key, YoloCheck, YoloTimeboxes
 from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
@@ -126,8 +125,8 @@ class YoloTimeboxController(QObject):
 
     def _on_yolo_checked(self, gateway_id: str, session_id: str, result: YoloCheck) -> None:
         key = (gateway_id, session_id)
-        outcome = self.boxes.checked(key, CheckResult(result.value))
-        if outcome is CheckResult.STILL_ON:
+        outcome = self.boxes.checked(key, result)
+        if outcome is YoloCheck.STILL_ON:
             title = self._title(key)
             log.warning("YOLO is still on for %s/%s after switching it off", *key)
             self.notice_raised.emit(
@@ -140,7 +139,7 @@ class YoloTimeboxController(QObject):
                     session_id,
                 )
             )
-        elif outcome is CheckResult.OFF:
+        elif outcome is YoloCheck.OFF:
             log.info("YOLO off for %s/%s, confirmed by the gateway", *key)
         if outcome is not None:
             self._changed()

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from desktop.core.model import Choice
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import HOLDING_LINE
@@ -92,7 +93,7 @@ async def scenario() -> None:
             await xdesk.settle(1.0)
             await xdesk.screenshot("dnd-2-off-one-notification.png")
             [waiting] = bridge.snapshot.gateway("demo").waiting
-            bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, "test"))
+            bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, Surface.DIALOG_BUTTON))
             await poll_until(lambda: not notifier.is_shown("demo", first.batch_id), timeout=15)
 
             # 3. On again: a held approval reaches its last seconds and goes through, critical.
@@ -116,6 +117,6 @@ async def scenario() -> None:
             await xdesk.settle(1.0)
             await xdesk.screenshot("dnd-3-critical-through.png")
             [waiting] = bridge.snapshot.gateway("demo").waiting
-            bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, "test"))
+            bridge.decide(DecisionRequest("demo", waiting.key, Choice.DENY, Surface.DIALOG_BUTTON))
     finally:
         await xdesk.run(*DND, "-r", check=False)

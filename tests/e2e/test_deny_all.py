@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from desktop.core.model import Choice, OutcomeKind
+from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionMade
 from desktop.model.notify_policy import ActionKind
-from desktop.model.reask_guard import SURFACE_REASK
 from desktop.ui.approvals.group_cards import BatchCard
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
@@ -49,7 +49,7 @@ def test_deny_all_on_a_batch_stays_denied_through_hermes_re_asks(
             assert all(outcome(r) is OutcomeKind.DENIED for r in rows), rows
             reasked = [r for r in rows if r.key not in {b.key for b in batch}]
             assert reasked, "Hermes asked nothing again after a deny: the test proves nothing"
-            by_tray = {d.key for d in decisions if d.surface == SURFACE_REASK}
+            by_tray = {d.key for d in decisions if d.surface == Surface.REASK}
             assert {r.key for r in reasked} <= by_tray, "a re-ask waited on the person"
             plan = app.shell.notifications.last_plan
             offered = (

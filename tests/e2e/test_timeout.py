@@ -17,7 +17,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
-from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import BOTH, intact, one_by_one, rm, victim
@@ -55,7 +56,7 @@ def test_expired_row_never_answers_the_next_command(
             # Even a decision that got past the dialog's own rules (a stale notification's
             # button, say) reaches the bridge through this signal; the core must refuse it.
             app.dialog.decision_requested.emit(
-                DecisionRequest(GATEWAY_ID, late.key, Choice.ONCE, SURFACE_BUTTON)
+                DecisionRequest(GATEWAY_ID, late.key, Choice.ONCE, Surface.DIALOG_BUTTON)
             )
             assert app.notices[-1].what == "Your decision was not sent"
             assert app.wire.decisions() == [], "a click on the expired row sent an answer"

@@ -9,7 +9,8 @@ import contextlib
 import pytest
 
 from desktop.gateway.errors import NotSentError, RpcCallError
-from desktop.gateway.yolo_verify import YoloCheck, switch_off_verified
+from desktop.gateway.yolo_verify import switch_off_verified
+from desktop.model.yolo_timer import YoloCheck
 
 
 class Gateway:

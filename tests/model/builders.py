@@ -6,6 +6,7 @@ from typing import Any
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested
 from desktop.core.model import (
+    OPEN_ACTIONS,
     Approval,
     ApprovalPhase,
     Choice,
@@ -89,6 +90,7 @@ def gateway(
         error=error,
         sessions=sessions,
         approvals=approvals,
+        waiting=tuple(a for a in approvals if a.action in OPEN_ACTIONS),
     )
 
 

@@ -21,7 +21,7 @@ from desktop.core.model import (
     RunKind,
     RunResult,
 )
-from desktop.journal import Journal
+from desktop.journal import Journal, Surface
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.decision_log import (
     LINE_LIMIT,
@@ -62,7 +62,7 @@ def recorder(journal, clock):
     return DecisionRecorder(journal, clock=clock)
 
 
-def made(key="k1", choice=Choice.ONCE, surface="dialog.button", *, sent=True, **extra):
+def made(key="k1", choice=Choice.ONCE, surface=Surface.DIALOG_BUTTON, *, sent=True, **extra):
     fields = dict(
         gateway_id="g1",
         gateway_name="Local",
@@ -180,11 +180,6 @@ def test_recent_starts_from_the_file_and_stays_bounded(journal, clock):
     assert first.recent[0].command == f"echo {RECENT_LIMIT + 2}"  # newest first
     again = DecisionRecorder(journal, clock=clock)  # next start: read from the file
     assert [e.command for e in again.recent] == [e.command for e in first.recent]
-
-
-def test_unknown_surfaces_are_kept_as_dialog(recorder, journal):
-    recorder.decided(made(surface="carrier-pigeon", sent=False))
-    assert lines(journal)[0]["surface"] == "dialog"
 
 
 def test_a_token_in_a_command_never_reaches_the_file(recorder, journal):

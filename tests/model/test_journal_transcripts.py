@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.core.model import Choice
-from desktop.journal import Journal, JournalEntry
+from desktop.journal import Journal, JournalEntry, Surface
 from desktop.model.app_state import AppState, StoreChange
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.model.decision_log import DecisionRecorder
@@ -46,8 +46,9 @@ def journaled(tmp_path: Path, peer: str, name: str) -> list[JournalEntry]:
             if row is not None and result is not None:
                 title = state.session_title("gw", row.session_id)
                 recorder.decided(
-                    DecisionMade("gw", "Home", row.key, Choice(decision.choice), "dialog.button",
-                                 result.sent, result.reason, row.session_id, title, row.command)
+                    DecisionMade("gw", "Home", row.key, Choice(decision.choice),
+                                 Surface.DIALOG_BUTTON, result.sent, result.reason,
+                                 row.session_id, title, row.command)
                 )  # fmt: skip
         decisions = len(replay.decisions)
         for event in replay.events[events:]:

@@ -148,7 +148,7 @@ def test_rows_answered_while_held_are_not_announced_and_expired_ones_are_reporte
     assert p.approval_changed("g", expired, EXPIRES) == []
     [notice] = p.take_blocked(EXPIRES + 1)
     assert notice.session_title == "Build"
-    assert notice.commands == ("rm -rf build",)
+    assert notice.commands == ["rm -rf build"]
     p.set_do_not_disturb(False)
     assert p.due(EXPIRES + 1) == []
 

@@ -144,7 +144,7 @@ def test_a_timed_out_batch_of_three_gives_one_blocked_notice():
         )
         assert p.take_blocked(EXPIRES + i / 100) == []
     [notice] = p.take_blocked(EXPIRES + 0.52)
-    assert notice.commands == ("make 0", "make 1", "make 2")
+    assert notice.commands == ["make 0", "make 1", "make 2"]
     assert p.take_blocked(EXPIRES + 10) == []
 
 

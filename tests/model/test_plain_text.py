@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop import logsetup
-from desktop.model.plain_text import menu_label, notification_text, shown, tooltip_fragment
+from desktop.model.plain_text import markup_safe, menu_label, shown
 
 CANARY = "canary-OWN-token-7c1d"
 
@@ -15,7 +15,7 @@ def _own_token() -> None:
     logsetup.register_secret(CANARY)  # as TokenStore(on_secret=...) does at every read
 
 
-@pytest.mark.parametrize("render", [shown, menu_label, tooltip_fragment, notification_text])
+@pytest.mark.parametrize("render", [shown, menu_label, markup_safe])
 def test_the_trays_own_token_never_shows(render) -> None:
     text = f"curl -H 'X-Hermes-Session-Token: {CANARY}' http://127.0.0.1:9119/?token={CANARY}"
     out = render(text)
@@ -30,4 +30,4 @@ def test_only_registered_secrets_are_masked_not_secret_shapes() -> None:
 
 
 def test_a_title_from_the_gateway_is_masked_too() -> None:
-    assert notification_text(f"Session {CANARY}") == "Session ***"
+    assert markup_safe(f"Session {CANARY}") == "Session ***"

@@ -6,10 +6,9 @@ import pytest
 
 from desktop.model.yolo_timer import (
     BoxKind,
-    CheckResult,
     Phase,
+    YoloCheck,
     YoloTimeboxes,
-    remaining_words,
 )
 
 KEY = ("g1", "s1")
@@ -48,19 +47,20 @@ def test_a_minutes_box_arms_then_runs_and_comes_due_at_its_deadline():
     ],
 )
 def test_remaining_words_round_up_to_the_minute(seconds, words):
-    assert remaining_words(seconds) == words
+    boxes = started(yolo_on=True)  # ends at 1000 + 15 min
+    assert boxes.label(KEY, 1000.0 + 15 * MIN - seconds) == f"YOLO on · {words}"
 
 
 def test_a_confirmed_off_ends_the_box_and_still_on_is_reported_once():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 15 * MIN)
-    assert boxes.checked(KEY, CheckResult.OFF) is CheckResult.OFF
+    assert boxes.checked(KEY, YoloCheck.OFF) is YoloCheck.OFF
     assert boxes.box(KEY) is None
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 15 * MIN)
-    assert boxes.checked(KEY, CheckResult.STILL_ON) is CheckResult.STILL_ON
+    assert boxes.checked(KEY, YoloCheck.STILL_ON) is YoloCheck.STILL_ON
     assert boxes.box(KEY) is None
-    assert boxes.checked(KEY, CheckResult.STILL_ON) is None  # no box, no second notice
+    assert boxes.checked(KEY, YoloCheck.STILL_ON) is None  # no box, no second notice
 
 
 def test_yolo_turned_off_elsewhere_drops_an_active_box_but_not_an_arming_one():
@@ -76,7 +76,7 @@ def test_yolo_turned_off_elsewhere_drops_an_active_box_but_not_an_arming_one():
 def test_a_failed_turn_on_leaves_nothing_to_end():
     boxes = started()
     boxes.turning_on_failed(KEY)
-    assert boxes.keys() == ()
+    assert not boxes.labels(0)
 
 
 def test_a_turn_box_ends_when_the_running_turn_ends():
@@ -110,7 +110,7 @@ def test_turn_boxes_never_need_a_timer_and_minutes_boxes_wake_per_minute():
 def test_unreachable_at_the_deadline_waits_for_the_gateway_then_ends():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 20 * MIN)
-    assert boxes.checked(KEY, CheckResult.UNREACHABLE) is CheckResult.UNREACHABLE
+    assert boxes.checked(KEY, YoloCheck.UNREACHABLE) is YoloCheck.UNREACHABLE
     assert boxes.box(KEY).phase is Phase.OFF_PENDING
     assert boxes.label(KEY, 0).startswith("YOLO time is up")
     assert boxes.yolo_sessions() == []  # nothing to send at quit while unreachable
@@ -123,7 +123,7 @@ def test_unreachable_at_the_deadline_waits_for_the_gateway_then_ends():
 def test_an_off_pending_box_ends_when_its_session_reports_again():
     boxes = started(yolo_on=True)
     boxes.due(1000.0 + 20 * MIN)
-    boxes.checked(KEY, CheckResult.UNREACHABLE)
+    boxes.checked(KEY, YoloCheck.UNREACHABLE)
     assert boxes.session_changed(KEY, yolo_on=True, running=False) == [KEY]
 
 
@@ -131,9 +131,9 @@ def test_gone_sessions_and_gateways_take_their_boxes_with_them():
     boxes = started()
     boxes.start(("g2", "s9"), BoxKind.TURN, 0, yolo_on=True, running=True)
     boxes.session_gone(KEY)
-    assert boxes.keys() == (("g2", "s9"),)
+    assert list(boxes.labels(0)) == [("g2", "s9")]
     boxes.gateway_gone("g2")
-    assert boxes.keys() == ()
+    assert not boxes.labels(0)
 
 
 def test_labels_and_quit_list_cover_every_box():

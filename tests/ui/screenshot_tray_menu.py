@@ -32,8 +32,8 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu
 
 from desktop.core.model import Choice
-from desktop.journal import Journal
-from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
+from desktop.journal import Journal, Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.model.yolo_timer import BoxKind
 from desktop.platform.autostart_xdg import XdgAutostart
@@ -47,9 +47,9 @@ from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
 
 DECISIONS = [
-    ("rm -rf build/ dist/ .pytest_cache", "delete", Choice.ONCE, SURFACE_BUTTON),
+    ("rm -rf build/ dist/ .pytest_cache", "delete", Choice.ONCE, Surface.DIALOG_BUTTON),
     ("git push --force-with-lease origin fix/ci-cache", "force push", Choice.DENY, "notification"),
-    ("npm ci && npm run build", "install", Choice.SESSION, SURFACE_BATCH),
+    ("npm ci && npm run build", "install", Choice.SESSION, Surface.DIALOG_BATCH),
 ]
 
 
@@ -111,7 +111,7 @@ async def allow_for_session(wired: WiredApp) -> None:
     wired.bridge.new_task(GID, "/home/me/webshop", "[[scenario:clean]] clear the caches")
     [shown] = await holds(lambda: wired.view().waiting, wired.bridge.snapshot_changed)
     wired.shell.dialog.decision_requested.emit(
-        DecisionRequest(GID, shown.key, Choice.SESSION, SURFACE_BUTTON)
+        DecisionRequest(GID, shown.key, Choice.SESSION, Surface.DIALOG_BUTTON)
     )
     await poll_until(lambda: len(recorder.recent) == before + 2 and recorder.recent[1].result != "")
 

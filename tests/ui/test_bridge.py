@@ -15,10 +15,16 @@ from desktop.core.events import (
 )
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
 from desktop.gateway.client import ConnectionState
-from desktop.gateway.yolo_verify import YoloCheck
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import ApprovalUpdate, Notice, SessionGone, SessionUpdate
+from desktop.journal import Surface
+from desktop.model.bridge_events import (
+    ApprovalUpdate,
+    DecisionRequest,
+    Notice,
+    SessionGone,
+    SessionUpdate,
+)
 from desktop.model.snapshot import Link
+from desktop.model.yolo_timer import YoloCheck
 from desktop.ui.bridge import GatewayBridge
 from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory
@@ -96,7 +102,7 @@ def test_snapshot_changed_follows_every_event(started):
 
 def test_decide_goes_to_exactly_that_key(started):
     bridge, client = started
-    result = bridge.decide(DecisionRequest("g1", "k7", Choice.SESSION, "dialog.button", True))
+    result = bridge.decide(DecisionRequest("g1", "k7", Choice.SESSION, Surface.DIALOG_BUTTON, True))
     assert result.sent
     assert client.calls == [("decide", "k7", Choice.SESSION, True)]
 
@@ -105,7 +111,7 @@ def test_refused_decision_comes_back_as_a_notice(started):
     bridge, client = started
     notices = recorded(bridge.notice_received)
     client.refuse = "an earlier command of this session must be answered first"
-    result = bridge.decide(DecisionRequest("g1", "k2", Choice.ONCE, "notification"))
+    result = bridge.decide(DecisionRequest("g1", "k2", Choice.ONCE, Surface.NOTIFICATION))
     assert not result.sent
     [notice] = notices
     assert notice.level == "warning"

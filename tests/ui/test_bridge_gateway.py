@@ -18,7 +18,8 @@ import pytest
 
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
@@ -118,7 +119,9 @@ def test_signals_follow_a_batch_through_the_real_core(qloop, arun):
         assert names == ["a", "b", "c"]
         assert sessions
         for update in requested:
-            app.bridge.decide(DecisionRequest("demo", update.approval.key, Choice.DENY, "test"))
+            app.bridge.decide(
+                DecisionRequest("demo", update.approval.key, Choice.DENY, Surface.DIALOG_BUTTON)
+            )
         denied = {u.approval.key for u in requested}
         # (not waiting_count() == 0: the fake may re-ask b before the denials are delivered)
         view = lambda: app.bridge.snapshot.gateway("demo")  # noqa: E731

@@ -13,9 +13,9 @@ import dataclasses
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice, DecisionResult
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
-from desktop.model.reask_guard import SURFACE_REASK
 from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
@@ -86,7 +86,7 @@ def test_deny_all_then_reasks_are_denied_by_the_tray_and_never_offered(bus, qloo
             client.ask(approval("k4", command=commands[2], position=4))  # no reask_of: same turn
             await poll_until(lambda: len(client.calls) == 5)
             assert [c[1:3] for c in client.calls[3:]] == [("k3", Choice.DENY), ("k4", Choice.DENY)]
-            assert [m.surface for m in made[3:]] == [SURFACE_REASK, SURFACE_REASK]
+            assert [m.surface for m in made[3:]] == [Surface.REASK, Surface.REASK]
             assert [m.command for m in made[3:]] == commands[1:]
             await asyncio.sleep(0.3)  # longer than the coalescing: anything due has been sent
             for shown in notifyd.calls:
@@ -118,8 +118,8 @@ def test_a_reask_of_an_approved_command_is_asked_again(bus, qloop, arun):
         try:
             client.ask(approval("k0", command="rm -rf a"))
             client.ask(approval("k1", command="rm -rf c", position=1))
-            bridge.decide(DecisionRequest("g1", "k0", Choice.DENY, "dialog.button"))
-            bridge.decide(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
+            bridge.decide(DecisionRequest("g1", "k0", Choice.DENY, Surface.DIALOG_BUTTON))
+            bridge.decide(DecisionRequest("g1", "k1", Choice.ONCE, Surface.DIALOG_BUTTON))
             client.ask(
                 dataclasses.replace(approval("k2", command="rm -rf c", position=2), reask_of="k1")
             )

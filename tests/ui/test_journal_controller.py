@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.model import Choice
-from desktop.journal import Journal
+from desktop.journal import Journal, Surface
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.ui import journal_controller as controller_module
 from desktop.ui.journal_controller import JournalController
@@ -25,7 +25,7 @@ class Signals(QObject):
 
 def refused(key: str) -> DecisionMade:
     """A decision the core refused: journalled at once, no outcome to wait for."""
-    return DecisionMade("g1", "Home", key, Choice.ONCE, "dialog.button", False, "stale")
+    return DecisionMade("g1", "Home", key, Choice.ONCE, Surface.DIALOG_BUTTON, False, "stale")
 
 
 @pytest.fixture

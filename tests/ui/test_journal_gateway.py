@@ -14,8 +14,8 @@ from PySide6.QtCore import QUrl
 from desktop import logsetup
 from desktop.core.model import Choice
 from desktop.gateway.endpoints import endpoint_from_config
-from desktop.journal import Journal
-from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.journal import Journal, Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.settings.model import GatewayConfig
 from desktop.settings.tokens import TokenStore
@@ -65,7 +65,7 @@ def test_dialog_and_notification_decisions_are_journalled_with_the_gateways_outc
         [shown] = await holds(lambda: app.view().waiting, app.bridge.snapshot_changed)
         assert canary in shown.command  # the dialog shows what the gateway sent
         app.shell.dialog.decision_requested.emit(
-            DecisionRequest(GID, shown.key, Choice.ONCE, SURFACE_BUTTON)
+            DecisionRequest(GID, shown.key, Choice.ONCE, Surface.DIALOG_BUTTON)
         )
         await first.future
         nudge(fake, sid)
@@ -139,7 +139,7 @@ def test_allow_for_session_journals_the_exit_code_and_the_commands_run_under_it(
         sid = await app.new_session("[[scenario:clean]] clean up")
         [shown] = await holds(lambda: app.view().waiting, app.bridge.snapshot_changed)
         app.shell.dialog.decision_requested.emit(
-            DecisionRequest(GID, shown.key, Choice.SESSION, SURFACE_BUTTON)
+            DecisionRequest(GID, shown.key, Choice.SESSION, Surface.DIALOG_BUTTON)
         )
         await app.turn_over(sid)
         recorder = app.shell.journal.recorder

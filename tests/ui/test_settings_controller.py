@@ -89,8 +89,8 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
         assert app.action("start-at-login").isChecked()
         [notice] = app.problems  # said once: the token is in the 0600 file, not a keyring
         assert notice.what == "Gateway tokens are kept in a file, not in the system keyring"
-        assert str(places["tokens"].fallback_path) in notice.text
-        assert fake.token not in notice.text
+        assert notice.where == str(places["tokens"].fallback_path)
+        assert fake.token not in f"{notice.what} {notice.where} {notice.advice}"
 
         control.open_dialog()
         dialog = control.dialog

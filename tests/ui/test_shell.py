@@ -8,10 +8,9 @@ import pytest
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested, SessionChanged
 from desktop.core.model import ApprovalPhase, Choice
-from desktop.journal import Journal
+from desktop.journal import Journal, Surface
 from desktop.model.app_state import KEPT_RESOLVED
-from desktop.model.approvals.requests import DecisionRequest
-from desktop.model.bridge_events import DecisionMade
+from desktop.model.bridge_events import DecisionMade, DecisionRequest
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.model.builders import YOLO_SESSION, approval, session
@@ -57,14 +56,16 @@ def test_the_dialog_names_a_yolo_session_as_the_store_does_and_follows_it(shell)
 
 def test_a_dialog_decision_goes_through_the_bridge(shell):
     s, client, _quits = shell
-    s.dialog.decision_requested.emit(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
+    s.dialog.decision_requested.emit(
+        DecisionRequest("g1", "k1", Choice.ONCE, Surface.DIALOG_BUTTON)
+    )
     assert client.calls == [("decide", "k1", Choice.ONCE, False)]
 
 
 def test_a_refused_decision_is_handed_back_to_the_dialog(shell):
     s, client, _quits = shell
     client.refuse = "the command timed out"
-    result = s.decide(DecisionRequest("g1", "k1", Choice.ONCE, "dialog.button"))
+    result = s.decide(DecisionRequest("g1", "k1", Choice.ONCE, Surface.DIALOG_BUTTON))
     assert not result.sent
     assert s.dialog.model.board.row(("g1", "k1")).notice == "the command timed out"
 
@@ -124,7 +125,7 @@ def test_a_journal_that_cannot_be_written_reaches_the_tray(shell, qtbot, tmp_pat
     blocked = tmp_path / "data"
     blocked.write_text("a file where the journal's folder should be")
     s.attach(journal=Journal(blocked))
-    refused = DecisionMade("g1", "Local", "k1", Choice.ONCE, "dialog.button", False, "stale")
+    refused = DecisionMade("g1", "Local", "k1", Choice.ONCE, Surface.DIALOG_BUTTON, False, "stale")
     s.bridge.decision_made.emit(refused)
     qtbot.waitUntil(lambda: "Journal not written" in s.tray.tray.toolTip())
     assert "kept in memory" in s.tray.tray.toolTip()

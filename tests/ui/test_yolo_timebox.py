@@ -52,7 +52,7 @@ def test_no_timer_until_a_minutes_box_runs_and_none_after_it_ends(wired, arun):
     assert armed(shell.yolo)
     client.emit(SessionChanged(session("s1", yolo=YOLO_SESSION)))
     client.emit(SessionChanged(session("s1")))  # switched off elsewhere (Hermes, the toggle)
-    assert shell.yolo.boxes.keys() == ()
+    assert not shell.yolo.boxes.labels(0)
     assert not armed(shell.yolo)
 
 
@@ -68,7 +68,7 @@ def test_a_yolo_that_could_not_be_turned_on_leaves_no_box(wired, arun):
     shell, client, _clock = wired
     client.fail_commands = True
     shell.yolo.start("g1", "s1", BoxKind.MINUTES)
-    arun(poll_until(lambda: shell.yolo.boxes.keys() == ()))
+    arun(poll_until(lambda: not shell.yolo.boxes.labels(0)))
     assert not armed(shell.yolo)
     assert shell.tray.status.icon_name == "idle"
 
@@ -77,7 +77,7 @@ def test_a_session_that_goes_away_takes_its_box(wired, arun):
     shell, client, _clock = wired
     shell.yolo.start("g1", "s1", BoxKind.MINUTES)
     client.emit(SessionRemoved("s1", "closed"))
-    assert shell.yolo.boxes.keys() == ()
+    assert not shell.yolo.boxes.labels(0)
     assert not armed(shell.yolo)
 
 
@@ -105,7 +105,7 @@ def test_the_menu_asks_before_a_time_boxed_yolo(wired, qtbot, arun):
     assert not any(c[0] == "set_yolo" for c in client.calls)  # nothing before the answer
     box.reject()  # Cancel
     qtbot.waitUntil(lambda: shell.tray.confirmation is None)
-    assert shell.yolo.boxes.keys() == ()
+    assert not shell.yolo.boxes.labels(0)
     assert not any(c[0] == "set_yolo" for c in client.calls)
 
 
@@ -123,5 +123,6 @@ def test_an_unexpected_failure_while_switching_off_is_reported_not_left_hanging(
     clock.advance(15 * 60)
     shell.yolo.tick()
     arun(holds(lambda: notices, shell.yolo.notice_raised))
-    assert notices[0].text == "YOLO is still on for Fix the build — turn it off in Hermes"
-    assert shell.yolo.boxes.keys() == ()
+    said = (notices[0].what, notices[0].where, notices[0].advice)
+    assert said == ("YOLO is still on for Fix the build", "", "turn it off in Hermes")
+    assert not shell.yolo.boxes.labels(0)

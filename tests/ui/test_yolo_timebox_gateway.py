@@ -13,10 +13,10 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.yolo_verify import YoloCheck
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.model.snapshot import Link, session_title
-from desktop.model.yolo_timer import BoxKind, Phase
+from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
 from tests.gatewaymodel import FakeGateway
 from tests.ui.wired_app import GID, WiredApp
 from tests.waiting import holds
@@ -70,7 +70,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
         assert app.config_sets() == ["on", "off"]
         assert app.fake.session(sid).yolo is False  # the gateway's own state
         assert not yolo_on(app, sid)
-        assert app.shell.yolo.boxes.keys() == ()
+        assert not app.shell.yolo.boxes.labels(0)
         assert not armed(app.shell.yolo)  # no time-box, no wake-ups
         assert app.shell.tray.status.icon_name == "idle"
         assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO: off — commands ask first"
@@ -94,7 +94,9 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
         assert app.action(f"yolo:{GID}:{sid}").text() == "YOLO on · until this turn ends"
         assert not armed(app.shell.yolo)  # a turn box needs no timer at all
 
-        app.bridge.decide(DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], "test"))
+        app.bridge.decide(
+            DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], Surface.DIALOG)
+        )
         await holds(
             lambda: app.checks, app.bridge.yolo_checked
         )  # message.complete -> running false -> off + check
@@ -102,7 +104,7 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
         assert app.config_sets() == ["on", "off"]
         assert app.fake.session(sid).yolo is False
         assert not app.session(sid).running
-        assert app.shell.yolo.boxes.keys() == ()
+        assert not app.shell.yolo.boxes.labels(0)
         await app.close()
 
     arun(scenario(), timeout=30)
@@ -127,8 +129,9 @@ def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qlo
         [notice] = app.problems
         assert notice.level == "warning"
         title = session_title(app.session(sid))
-        assert notice.text == f"YOLO is still on for {title} — turn it off in Hermes"
-        assert app.shell.yolo.boxes.keys() == ()  # said once, not nagging every minute
+        said = (notice.what, notice.where, notice.advice)
+        assert said == (f"YOLO is still on for {title}", "", "turn it off in Hermes")
+        assert not app.shell.yolo.boxes.labels(0)  # said once, not nagging every minute
         assert app.shell.tray.status.icon_name == "yolo"  # on, and no longer time-boxed
         await app.close()
 
@@ -165,7 +168,7 @@ def test_a_deadline_that_passes_while_disconnected_is_applied_after_reconnecting
         assert app.checks[-1] == (GID, sid, YoloCheck.OFF)
         assert fake.session(sid).yolo is False
         assert app.config_sets() == ["on", "off"]
-        assert app.shell.yolo.boxes.keys() == ()
+        assert not app.shell.yolo.boxes.labels(0)
         await app.close()
 
     arun(scenario(), timeout=30)

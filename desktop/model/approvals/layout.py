@@ -1,15 +1,9 @@
 """Qt-free grouping and ordering of the approval dialog: gateway → session → batch → row.
 
-Every level keeps *first-seen* order and only grows at its end, so a late arrival never moves
-what is already shown. A re-ask sits right after the row it replaces (:meth:`ApprovalBoard.home`),
-even in a later core batch, so it reads as that row's next turn; "Approve all" answers in the
-core's arrival order (:func:`in_arrival_order`). An answered batch stays until the person moved
-on from it or left the dialog for a while (:meth:`ApprovalBoard.leaves_at`).
-
-The tree holds keys, not rows: a :class:`RowEntry` reads its ``Approval`` from the app's store
-on every access, so the dialog never shows or answers a stale copy; it keeps only what the
-dialog itself knows (a decision on its way, a re-confirmation, the core's refusal). Nodes
-compare by identity and carry a board-unique ``uid`` for the Qt item model.
+Every level keeps first-seen order and only grows at its end, so a late arrival never moves what
+is shown; a re-ask sits right after the row it replaces. The tree holds keys, not rows: a
+:class:`RowEntry` reads its ``Approval`` from the app's store on every access, so the dialog
+never shows or answers a stale copy. Nodes compare by identity; ``uid`` serves the Qt model.
 """
 
 from __future__ import annotations
@@ -159,7 +153,7 @@ class ApprovalBoard:
         return next((b for b in s.batches if b.batch_id == batch_id), None) if s else None
 
     def find_batch(self, gateway_id: str, batch_id: str) -> BatchGroup | None:
-        """The shown batch with that id, or the one showing its rows (a batch of re-asks)."""
+        """The shown batch with that id, or the one showing its rows (re-asks)."""
         g = self.gateway(gateway_id)
         batches = [b for s in (g.sessions if g else []) for b in s.batches]
         found = next((b for b in batches if b.batch_id == batch_id), None)
@@ -169,13 +163,10 @@ class ApprovalBoard:
         return found
 
     def rows(self) -> Iterator[RowEntry]:
-        for b in self.batches():
-            yield from b.rows
-
-    def batches(self) -> Iterator[BatchGroup]:
         for g in self.gateways:
             for s in g.sessions:
-                yield from s.batches
+                for b in s.batches:
+                    yield from b.rows
 
     def children(self, node: Node | None) -> tuple[Node, ...]:
         """The ordered children of ``node`` (``None`` is the invisible root)."""
@@ -293,10 +284,9 @@ class ApprovalBoard:
                 batch.moved_on = True
 
     def leaves_at(self, batch: BatchGroup, linger: float) -> float | None:
-        """When an answered batch may leave (None: not while things stay as they are).
+        """When an answered batch may leave (None: not now).
 
-        At once when the person moved on from it, else ``linger`` s after both it was answered
-        and the person left the dialog; never while a row is open or they read.
+        At once when the person moved on from it, else ``linger`` s after they left the dialog.
         """
         resolved = batch.resolved_at
         if resolved is None:

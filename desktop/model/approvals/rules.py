@@ -1,22 +1,12 @@
 """Qt-free rules: which row may be answered now, and what a batch action answers.
 
-They hold however the buttons are wired: no second decision while one is on its way, never a
-row the core says cannot be answered (``decisions.refusal``; the dialog only adds what it knows
-itself), batches in the server's arrival order (0.19.0 answers strictly FIFO).
-
-Only what was seen: a click or key is decided a few hundred ms before it lands. Measured on the
-old dialog, rows appended 0-300 ms before a click on "Approve all" were approved with the rest,
-and a double tap on A 40 ms apart answered the row the selection had moved to. So:
-
-* a batch action covers only rows on screen :data:`BATCH_DWELL_S` (noticing a new row and taking
-  it into a choice takes longer than a 0.25 s reaction plus a 0.4-0.6 s choice);
-* a key answers the selected row only once on screen and selected :data:`KEY_DWELL_S` (a double
-  tap is 40-150 ms apart, auto-repeat starts after 250-600 ms; nobody reads a command faster).
-
-"Approve all" never covers a high-risk row (:func:`is_high`): one click once approved
-``DROP SCHEMA … CASCADE``, ``rm -rf`` and ``git clean -fdx`` together. On 0.19.0 only a queue's
-head is answerable, so a :class:`BatchIntent` remembers the rows covered at the click and
-answers each as it becomes answerable; anything unexpected drops the intent.
+Beyond the core's refusal: no second decision while one is on its way, batches in arrival order
+(0.19.0 answers strictly FIFO), and only what was seen. A click is decided a few hundred ms
+before it lands (measured: rows appended 0-300 ms before "Approve all" were approved too; a
+double tap on A answered the row the selection had moved to), so a batch covers rows on screen
+:data:`BATCH_DWELL_S` and a key needs its row shown and selected :data:`KEY_DWELL_S`. "Approve
+all" never covers a high-risk row; a :class:`BatchIntent` answers its rows as each becomes
+answerable (0.19.0: only a queue's head is), and drops itself on anything unexpected.
 """
 
 from __future__ import annotations
@@ -61,10 +51,9 @@ def is_high(assess: Assess | None, command: str, cwd: str) -> bool:
 
 
 def selectable_by_itself(row: RowEntry, assess: Assess | None) -> bool:
-    """The selection may move onto this row by itself (after an answer, or when its row ends).
+    """The selection may move here by itself: not a re-used row id, not high risk.
 
-    Never onto a request under a re-used row id nor a high-risk one: a key pressed for the row
-    that just left must not land there. Arrows and clicks still reach them.
+    A key pressed for the row that just left must not land there; arrows and clicks still do.
     """
     a = row.approval
     return not a.replaces and not is_high(assess, a.command, a.context.cwd)
@@ -80,10 +69,7 @@ def counts_down(row: RowEntry) -> bool:
 
 
 def row_refusal(row: RowEntry, choice: Choice) -> Refusal | None:
-    """Why ``choice`` may not be sent for this row now (None: it may).
-
-    The core's refusal, after what only the dialog knows (its decision is on its way).
-    """
+    """Why ``choice`` may not be sent for this row now (None: it may): on its way, or the core's."""
     if row.awaiting_core:
         return Refusal(RefusalKind.ON_ITS_WAY, ALREADY_SENDING)
     return refusal(row.approval, choice, confirmed=row.reconfirming)
@@ -99,10 +85,9 @@ def needs_reconfirm(row: RowEntry) -> bool:
 
 
 def absorb_core_state(row: RowEntry, new: Approval) -> bool:
-    """The core published ``new`` for ``row``: drop the dialog's own expectations.
+    """The core published ``new`` for ``row``: drop what it settles; returns whether any changed.
 
-    Whatever the core now says settles a decision on its way; a re-confirmation lasts while the
-    row needs one, a refusal notice until the row's action moves on. Returns whether any changed.
+    A re-confirmation lasts while the row needs one, a refusal notice until its action moves on.
     """
     before = (row.awaiting_core, row.reconfirming, row.notice)
     action = new.action
@@ -165,11 +150,7 @@ class BatchIntent:
         assess: Assess | None,
         dwell: float = BATCH_DWELL_S,
     ) -> BatchIntent:
-        """Cover the rows the person could have read, never a high-risk approval.
-
-        A deny covers every waiting row (always safe, and "Deny all" must be final); an approval
-        only rows on screen (``shown_since``; None: not) for ``dwell`` s and not high risk.
-        """
+        """Deny: every waiting row; approve: rows shown ``dwell`` s (``shown_since``), not high."""
         covered: list[str] = []
         unseen, high = 0, []
         for r in in_arrival_order(batch.rows):

@@ -1,8 +1,7 @@
-"""Every string the approval dialog's cards show, built Qt-free from the core's values.
+"""Every string the approval dialog shows, built Qt-free from the core's values.
 
-Wording is part of safety: a person must see *what* they approve and *why* a row is blocked.
-Gateway text passes through :func:`revealed` or :func:`label_text` first (hidden characters
-drawn as ``⟨U+XXXX⟩``); the widgets render it as plain text.
+Wording is part of safety: a person must see what they approve and why a row is blocked.
+Gateway text passes :func:`revealed` or :func:`label_text` first; widgets show plain text.
 """
 
 from __future__ import annotations
@@ -11,7 +10,9 @@ import bisect
 import enum
 import math
 import re
+from collections import Counter
 
+from desktop.core.decisions import RefusalKind
 from desktop.core.model import (
     Action,
     Approval,
@@ -35,6 +36,8 @@ from desktop.core.text_safety import (
     reveal,
 )
 from desktop.logsetup import mask_own_secrets
+from desktop.model.approvals import rules
+from desktop.model.approvals.layout import BatchGroup, RowEntry
 from desktop.model.decision_log import RUN_WORDS
 from desktop.model.session_names import SEPARATOR, compose, fit
 from desktop.risk import RiskAssessment, RiskFinding, RiskLevel
@@ -145,10 +148,9 @@ def notes(a: Approval, notice: str, shown_in: str = "") -> str:
 
 
 def asked_again(a: Approval, shown_in: str = "") -> str:
-    """Why Hermes asks about this command again, naming the row that caused it ("" if first).
+    """Why Hermes asks again, naming the row that caused it ("" if first; unexplained: said so).
 
-    An unexplained re-ask says so rather than guess. "#2" names a row of ``shown_in`` (the batch
-    the row is shown in; its own by default) unless said otherwise.
+    "#2" names a row of ``shown_in``, the batch the row is shown in (its own by default).
     """
     why = a.asked_because
     at = why.cause_position
@@ -205,11 +207,9 @@ _WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
-    """Let a label wrap inside very long tokens (paths, base64): labels only, never the command.
+    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces.
 
-    QLabel wraps only at spaces, so one 300,000-character token made the card millions of
-    pixels wide. A newline goes in wherever 60 characters pass without a space or a slash Qt
-    wraps at (a zero-width space would be a hidden character the dialog must not show).
+    A newline goes in wherever 60 characters pass without a space or a slash Qt wraps at.
     """
     return _LONG_RUN.sub(_break_run, text)
 
@@ -277,10 +277,7 @@ def short_path(path: str, home: str = "") -> str:
 
 
 def context_line(context: CallContext, home: str = "") -> str:
-    """The folder and the tool in one quiet line: "in ~/src/ux019 · terminal" ("" if neither).
-
-    ``home``: the person's home folder, also shown as ``~``.
-    """
+    """The folder (``home`` shown as ``~``) and the tool: "in ~/src/ux019 · terminal"."""
     parts = []
     if context.cwd.strip():
         parts.append(f"in {short_path(context.cwd, home)}")
@@ -290,10 +287,7 @@ def context_line(context: CallContext, home: str = "") -> str:
 
 
 def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
-    """Why the call is made: a sub-agent's goal (never its parent's words), else the agent's.
-
-    Returns (text, whether there is more to show).
-    """
+    """A sub-agent's goal (never its parent's words), else the agent's: (text, more to show)."""
     if context.subagent_goal.strip():
         text, more = _said(context.subagent_goal, expanded=expanded)
         return f"Sub-agent's goal: {text}", more
@@ -367,4 +361,123 @@ def always_confirmation(a: Approval) -> str:
         f"Always allow {target}?\n\n"
         "Hermes will add this to its permanent allowlist and run such commands without asking, "
         "in every session, until you remove it from config.yaml."
+    )
+
+
+# -- the dialog's answers to what a person pressed ----------------------------------------------
+
+
+def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
+    """Why a decision key did nothing, in plain words (the refusal is ``rules.row_refusal``'s)."""
+    key = CHOICE_SHORTCUTS[choice]
+    if row is None:
+        return f"{key} did nothing: no command is selected. Use ↑/↓ to pick one."
+    if held:
+        return f"{key} did nothing: release the key first; one press answers one command."
+    a = row.approval
+    refused = rules.row_refusal(row, choice)
+    kind = refused.kind if refused is not None else None
+    if kind is RefusalKind.DONE:
+        state, _tone = outcome_text(a.outcome)
+        return f"{key} did nothing: this command is already done ({state}). Pick a waiting one."
+    if kind is RefusalKind.ON_ITS_WAY:
+        return f"{key} did nothing: your answer to this command is already on its way."
+    if kind is RefusalKind.NOT_OFFERED and not a.choices:
+        return f"{key} did nothing. {NO_CHOICES}"
+    if kind is RefusalKind.NOT_OFFERED:
+        offered = CHOICE_LABELS[choice].rstrip("…")
+        return f"{key} did nothing: Hermes did not offer “{offered}” for this command."
+    if kind is RefusalKind.RECONFIRM_FIRST:
+        return f"{key} did nothing: this command may be stale. Press “Re-confirm…” first."
+    if kind is RefusalKind.WAIT:
+        why = label_text(a.blocked_reason, 200) if a.blocked_reason else "not yet"
+        return f"{key} did nothing: this command cannot be answered yet ({why})."
+    if too_soon:
+        return (
+            f"{key} did nothing: this command was selected only a moment ago. "
+            "Read it, then press again."
+        )
+    return f"{key} did nothing."
+
+
+def batch_left_out(intent: rules.BatchIntent) -> str:
+    """What a batch action answered, and which rows it left waiting and why ("" if none)."""
+    unseen, high = intent.unseen, intent.high
+    if not unseen and not high:
+        return ""
+    answered = len(intent.keys)
+    verb = "Deny all" if intent.choice is Choice.DENY else "Approve all"
+    parts = [f"{verb} answered {answered} command{'' if answered == 1 else 's'}."]
+    if unseen:
+        parts.append(
+            f"{unseen} still wait{'s' if unseen == 1 else ''}: not on screen long enough to be "
+            "read (scroll to them, look, and answer again)."
+        )
+    if high:
+        named = "; ".join(
+            f"Command {r.position + 1}: {label_text(r.approval.command, 80)}" for r in high[:3]
+        )
+        more = f" and {len(high) - 3} more" if len(high) > 3 else ""
+        parts.append(f"High risk, answer each on its own: {named}{more}.")
+    return " ".join(parts)
+
+
+APPROVE_ALL_TIP = (
+    "Approve once every command here you had on screen long enough to read, oldest first "
+    "(never a high-risk one)"
+)
+NOTHING_TO_APPROVE = "Nothing here can be approved now: no command waits for an approval."
+
+
+def approve_all_blocked(intent: rules.BatchIntent) -> str:
+    """Why "Approve all" would answer nothing (its disabled button's tooltip); "" if it would."""
+    if intent.keys:
+        return ""
+    reasons = []
+    if intent.unseen:
+        reasons.append(
+            f"{intent.unseen} not on screen long enough to be read yet (look at them first)"
+        )
+    if intent.high:
+        n = len(intent.high)
+        reasons.append(f"{n} high risk (answer {'it' if n == 1 else 'each'} on its own)")
+    if not reasons:
+        return NOTHING_TO_APPROVE
+    return "Nothing here can be approved all at once: " + "; ".join(reasons) + "."
+
+
+def batch_summary(batch: BatchGroup) -> str:
+    """The batch header's count: how many wait, how the others ended (expired is not answered)."""
+    rows = batch.rows
+    count = f"{len(rows)} command" + ("" if len(rows) == 1 else "s")
+    waiting = sum(1 for r in rows if r.is_open)
+    outcomes = (r.approval.outcome for r in rows if r.approval.action is Action.DONE)
+    kinds = Counter(o.kind if o is not None else OutcomeKind.WITHDRAWN for o in outcomes)
+    words = {OutcomeKind.UNKNOWN: "fate unknown"}
+    ended = ", ".join(f"{n} {words.get(kind, kind.value)}" for kind, n in kinds.items())
+    if waiting and len(rows) > 1:
+        return f"{count} · {waiting} waiting" + (f" · {ended}" if ended else "")
+    if ended and not waiting:
+        return f"{count} · {ended}"
+    return count
+
+
+def window_title(waiting: int) -> str:
+    """The window title: how many commands wait ("nothing waiting" never claims answers)."""
+    if waiting:
+        return f"Hermes approvals — {waiting} command{'' if waiting == 1 else 's'} waiting"
+    return "Hermes approvals — nothing waiting"
+
+
+def yolo_note(titles: list[tuple[str, int]]) -> str:
+    """Rows waiting when YOLO went on still wait (transcripts yolo.jsonl): say so ("" if none)."""
+    if not titles:
+        return ""
+    named = "; ".join(f"“{label_text(t, 60)}” ({n} waiting)" for t, n in titles[:3]) + (
+        f" and {len(titles) - 3} more sessions" if len(titles) > 3 else ""
+    )
+    return (
+        f"YOLO is on for {named}. Hermes still waits for your answer on the commands shown "
+        "here: turning YOLO on neither approves nor withdraws a command already asked. "
+        "It applies to the commands Hermes asks about next."
     )

@@ -22,22 +22,20 @@ from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
 
 from desktop.core.model import Approval, Choice, SessionState
+from desktop.journal import Surface
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules, texts
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import (
     BatchGroup,
     RowEntry,
     RowId,
     in_arrival_order,
 )
-from desktop.model.approvals.requests import (
-    SURFACE_BATCH,
-    SURFACE_BUTTON,
-    SURFACE_KEYBOARD,
-    DecisionRequest,
-)
 from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
+from desktop.model.bridge_events import (
+    DecisionRequest,
+)
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.input_router import InputRouter
@@ -305,7 +303,7 @@ class ApprovalDialog(QDialog):
         return None if self._confirmation is None else self._confirmation[0]
 
     # -- deciding -------------------------------------------------------------------------------
-    def _answer(self, row: RowEntry, choice: Choice, surface: str) -> None:
+    def _answer(self, row: RowEntry, choice: Choice, surface: Surface) -> None:
         if not rules.can_decide(row, choice):
             return
         if choice is Choice.ALWAYS:
@@ -314,7 +312,7 @@ class ApprovalDialog(QDialog):
         self._send([row], choice, surface)
         self._advance_from(row)
 
-    def _ask_always(self, row: RowEntry, surface: str) -> None:
+    def _ask_always(self, row: RowEntry, surface: Surface) -> None:
         """Ask first: "Always" writes to Hermes' permanent allowlist, so show which pattern.
 
         Opened with ``open()``, never ``exec()`` (which would starve the qasync loop, stack.md §5).
@@ -345,7 +343,7 @@ class ApprovalDialog(QDialog):
         self._confirmation = (box, row)
         box.open()
 
-    def _send(self, rows: list[RowEntry], choice: Choice, surface: str) -> None:
+    def _send(self, rows: list[RowEntry], choice: Choice, surface: Surface) -> None:
         """Mark each row as answered and ask for its decision, in order."""
         for r in rows:
             confirmed = r.reconfirming
@@ -366,7 +364,7 @@ class ApprovalDialog(QDialog):
             return
         due = intent.due(batch)
         intent.sent.update(r.key for r in due)
-        self._send(due, intent.choice, SURFACE_BATCH)
+        self._send(due, intent.choice, Surface.DIALOG_BATCH)
 
     def _advance_from(self, row: RowEntry) -> None:
         if self._selected == row.row_id:
@@ -375,7 +373,7 @@ class ApprovalDialog(QDialog):
     def _on_choice_clicked(self, row: RowEntry, choice: Choice) -> None:
         self._say("")  # answered by mouse: a key's refusal no longer applies
         self._choose(row)
-        self._answer(row, choice, SURFACE_BUTTON)
+        self._answer(row, choice, Surface.DIALOG_BUTTON)
 
     def _on_reconfirm_clicked(self, row: RowEntry) -> None:
         if rules.needs_reconfirm(row):
@@ -390,8 +388,8 @@ class ApprovalDialog(QDialog):
         intent.sent.update(r.key for r in targets)
         self._intents[batch.uid] = intent
         selected = self.selected_row()
-        self._send(targets, choice, SURFACE_BATCH)
-        self._say(dialog_texts.batch_left_out(intent))
+        self._send(targets, choice, Surface.DIALOG_BATCH)
+        self._say(texts.batch_left_out(intent))
         if selected is not None and selected.batch is batch and selected.key in intent.keys:
             self._advance_from(selected)
 
@@ -519,7 +517,7 @@ class ApprovalDialog(QDialog):
             self._counting.discard(row.row_id)
 
     def _after_change(self) -> None:
-        self.setWindowTitle(dialog_texts.window_title(len(self._open)))
+        self.setWindowTitle(texts.window_title(len(self._open)))
         self._sync_timer()
 
     def _sync_timer(self) -> None:
@@ -547,7 +545,7 @@ class ApprovalDialog(QDialog):
                 waiting = sum(1 for b in group.batches for r in b.rows if r.is_open)
                 if waiting:
                     titles.append((session.title or session.session_id, waiting))
-        text = dialog_texts.yolo_note(titles)
+        text = texts.yolo_note(titles)
         self.yolo_note.setText(text)
         self.yolo_note.setVisible(bool(text))
 
@@ -597,7 +595,7 @@ class ApprovalDialog(QDialog):
     def _explain_refusal(self, choice: Choice, held: bool) -> None:
         row = self.selected_row()
         too_soon = row is not None and not self._key_ready(row)
-        text = dialog_texts.key_refusal(row, choice, too_soon=too_soon, held=held)
+        text = texts.key_refusal(row, choice, too_soon=too_soon, held=held)
         self._say(text, row.row_id if row is not None else None)
 
     def _decide_selected(self, choice: Choice) -> None:
@@ -605,4 +603,4 @@ class ApprovalDialog(QDialog):
         if row is not None:
             self._say("")
             self._moved_on_to(row.batch)
-            self._answer(row, choice, SURFACE_KEYBOARD)
+            self._answer(row, choice, Surface.DIALOG_KEYBOARD)

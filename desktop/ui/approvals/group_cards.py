@@ -13,7 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
 from desktop.core.model import Choice
-from desktop.model.approvals import dialog_texts, rules, texts
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import BatchGroup, GatewayGroup, SessionGroup
 from desktop.ui.approvals.row_card import action_button, plain_label, set_style_property
 
@@ -107,22 +107,18 @@ class BatchCard(GroupWidget):
     def refresh(self, now: float | None) -> None:
         """Summary, "in order" badge and which batch buttons apply right now."""
         rows = self.group.rows
-        self.summary.setText(dialog_texts.batch_summary(self.group))  # expired is not answered
+        self.summary.setText(texts.batch_summary(self.group))  # expired is not answered
         self.badge.setVisible(rules.answers_in_order(self.group))
         several = len(rows) > 1  # a lone command's own buttons say the same thing
         for button in (self.approve_all, self.deny_all):
             button.setVisible(several and not self.group.fully_resolved)
         self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
         if self.cover is None:
-            why = (
-                ""
-                if rules.batch_targets(self.group, Choice.ONCE)
-                else dialog_texts.NOTHING_TO_APPROVE
-            )
+            why = "" if rules.batch_targets(self.group, Choice.ONCE) else texts.NOTHING_TO_APPROVE
         else:
-            why = dialog_texts.approve_all_blocked(self.cover(self.group))
+            why = texts.approve_all_blocked(self.cover(self.group))
         self.approve_all.setEnabled(not why)
-        self.approve_all.setToolTip(why or dialog_texts.APPROVE_ALL_TIP)
+        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
         self.deny_and_stop.setVisible(not self.group.fully_resolved)
         self.dismiss.setVisible(self.group.fully_resolved)
         set_style_property(self, "resolved", self.group.fully_resolved)

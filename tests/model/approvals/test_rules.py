@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.app_state import AppState
-from desktop.model.approvals import dialog_texts, rules
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import ApprovalBoard, BatchGroup, RowEntry
 from tests.model.approvals.factory import approval, resolved, sending, update
 from tests.model.approvals.test_layout import put
@@ -180,7 +180,7 @@ def test_approve_all_covers_only_rows_on_screen_for_the_dwell() -> None:
     assert intent.keys == {"a", "b"}
     assert (intent.unseen, intent.high) == (2, ())
     assert [r.key for r in intent.due(batch)] == ["a", "b"]
-    assert dialog_texts.batch_left_out(intent) == (
+    assert texts.batch_left_out(intent) == (
         "Approve all answered 2 commands. 2 still wait: not on screen long enough to be read "
         "(scroll to them, look, and answer again)."
     )
@@ -202,7 +202,7 @@ def test_approve_all_never_covers_a_high_risk_row_and_names_it() -> None:
     )
     assert intent.keys == {"a", "c"}
     assert [r.key for r in intent.high] == ["b"]
-    assert dialog_texts.batch_left_out(intent) == (
+    assert texts.batch_left_out(intent) == (
         "Approve all answered 2 commands. High risk, answer each on its own: "
         "Command 2: rm -rf /srv."
     )
@@ -228,7 +228,7 @@ def test_deny_all_covers_every_waiting_row_read_or_not_high_risk_or_not() -> Non
     assert intent.keys == {"a", "b", "c"}
     assert (intent.unseen, intent.high) == (0, ())
     assert [r.key for r in intent.due(batch)] == ["a", "b"]  # c once it may be answered
-    assert dialog_texts.batch_left_out(intent) == ""
+    assert texts.batch_left_out(intent) == ""
 
 
 def test_a_batch_action_never_covers_rows_it_cannot_answer() -> None:

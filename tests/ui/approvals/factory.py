@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
-from desktop.model.approvals.requests import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over

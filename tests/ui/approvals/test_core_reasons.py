@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from desktop.core import outcomes
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
-from desktop.model.approvals.requests import SURFACE_BUTTON, DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame
@@ -67,7 +68,9 @@ def test_a_row_of_a_session_resumed_mid_turn_says_why_and_needs_reconfirm(
     assert decisions.requests == []
     qtbot.mouseClick(card.reconfirm, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(card.buttons[Choice.ONCE], Qt.MouseButton.LeftButton)
-    assert decisions.requests == [DecisionRequest("g", row.key, Choice.ONCE, SURFACE_BUTTON, True)]
+    assert decisions.requests == [
+        DecisionRequest("g", row.key, Choice.ONCE, Surface.DIALOG_BUTTON, True)
+    ]
     assert drv.core.decide(row.key, Choice.ONCE, confirm_stale=True).sent  # what the app does
 
 

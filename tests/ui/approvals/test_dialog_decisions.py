@@ -11,7 +11,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core import decisions as core_decisions
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
-from desktop.model.approvals.requests import SURFACE_BATCH, SURFACE_BUTTON, DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, batch_card, look, upsert
@@ -42,7 +43,7 @@ def test_a_click_emits_one_request_and_disables_the_row_until_the_core_answers(
     upsert(shown, "g", "G", approval("a"), "")
     with qtbot.waitSignal(shown.decision_requested) as emitted:
         click(qtbot, button(shown, "a", Choice.ONCE))
-    assert emitted.args == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_BUTTON, False)]
+    assert emitted.args == [DecisionRequest("g", "a", Choice.ONCE, Surface.DIALOG_BUTTON, False)]
     click(qtbot, button(shown, "a", Choice.ONCE))  # a double click sends nothing more
     assert len(decisions.requests) == 1
     card = shown.card("g", "a")
@@ -109,7 +110,8 @@ def test_approve_all_answers_every_waiting_row_once_in_arrival_order(
     look(shown, clock)
     click(qtbot, batch_card(shown, "first").approve_all)
     assert decisions.requests == [
-        DecisionRequest("g", k, Choice.ONCE, SURFACE_BATCH) for k in ("first", "second", "third")
+        DecisionRequest("g", k, Choice.ONCE, Surface.DIALOG_BATCH)
+        for k in ("first", "second", "third")
     ]
     assert not batch_card(shown, "first").approve_all.isEnabled()
 
@@ -192,7 +194,7 @@ def test_always_asks_first_naming_the_pattern_class_then_sends(
     assert confirm is not None
     with qtbot.waitSignal(shown.decision_requested) as emitted:
         click(qtbot, confirm)
-    assert emitted.args == [DecisionRequest("g", "a", Choice.ALWAYS, SURFACE_BUTTON)]
+    assert emitted.args == [DecisionRequest("g", "a", Choice.ALWAYS, Surface.DIALOG_BUTTON)]
     assert shown.confirmation_box is None
 
 
@@ -234,7 +236,9 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
     assert "Choose again" in card.state.text()
     assert card.reconfirm.isHidden()
     click(qtbot, card.buttons[Choice.DENY])
-    assert decisions.requests == [DecisionRequest("g", "a", Choice.DENY, SURFACE_BUTTON, True)]
+    assert decisions.requests == [
+        DecisionRequest("g", "a", Choice.DENY, Surface.DIALOG_BUTTON, True)
+    ]
 
 
 def test_stale_rows_are_left_out_of_batch_actions(
@@ -244,4 +248,4 @@ def test_stale_rows_are_left_out_of_batch_actions(
     upsert(shown, "g", "G", approval("b", position=1, command="make b"), "")
     look(shown, clock)
     click(qtbot, batch_card(shown, "a").approve_all)
-    assert decisions.requests == [DecisionRequest("g", "b", Choice.ONCE, SURFACE_BATCH)]
+    assert decisions.requests == [DecisionRequest("g", "b", Choice.ONCE, Surface.DIALOG_BATCH)]

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
-from desktop.model.approvals.requests import SURFACE_KEYBOARD, DecisionRequest
+from desktop.journal import Surface
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
@@ -108,7 +109,7 @@ def test_shortcuts_answer_the_selected_row_and_move_on(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder, key: K, mods: M, choice: Choice
 ) -> None:
     tap(three, key, mods)
-    assert decisions.requests == [DecisionRequest("g", "a", choice, SURFACE_KEYBOARD)]
+    assert decisions.requests == [DecisionRequest("g", "a", choice, Surface.DIALOG_KEYBOARD)]
     assert selected(dialog) == "b"
 
 
@@ -206,7 +207,7 @@ def test_shift_a_asks_before_always(
     assert dialog.confirmation_box is None
     assert decisions.requests == []
     tap(three, K.Key_A)  # the gate did not stay locked on the Shift+A it never saw released
-    assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_KEYBOARD)]
+    assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, Surface.DIALOG_KEYBOARD)]
 
 
 def test_keys_typed_into_the_always_question_never_answer_rows(
@@ -236,7 +237,9 @@ def test_stale_row_ignores_keys_until_reconfirmed(
     assert card is not None
     card.reconfirm.click()
     tap(three, K.Key_A)
-    assert decisions.requests == [DecisionRequest("g", "a", Choice.ONCE, SURFACE_KEYBOARD, True)]
+    assert decisions.requests == [
+        DecisionRequest("g", "a", Choice.ONCE, Surface.DIALOG_KEYBOARD, True)
+    ]
 
 
 def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QWidget) -> None:

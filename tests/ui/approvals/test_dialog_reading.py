@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
-from desktop.model.approvals import dialog_texts
+from desktop.model.approvals import texts
 from desktop.model.approvals.rules import KEY_DWELL_S
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
@@ -65,7 +65,7 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
     assert "2 not on screen long enough to be read yet" in approve_all.toolTip()
     look(shown, clock)
     assert approve_all.isEnabled()  # ls was read: it would answer that one
-    assert approve_all.toolTip() == dialog_texts.APPROVE_ALL_TIP
+    assert approve_all.toolTip() == texts.APPROVE_ALL_TIP
     upsert(shown, "g", "G", resolved(approval("ls", position=1), OutcomeKind.DENIED), "")
     assert not approve_all.isEnabled()  # only the high-risk row is left
     assert approve_all.toolTip() == (

@@ -17,8 +17,9 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
-from desktop.model.approvals.requests import SURFACE_BATCH, DecisionRequest
+from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
+from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import pointer_over
@@ -53,7 +54,7 @@ def test_approve_all_leaves_a_row_that_arrived_just_before_the_press_waiting(
         clock.advance(late_ms / 1000)
     qtbot.mouseClick(batch_card(shown, "a").approve_all, Qt.MouseButton.LeftButton)
     assert decisions.requests == [
-        DecisionRequest("g", k, Choice.ONCE, SURFACE_BATCH) for k in ("a", "b")
+        DecisionRequest("g", k, Choice.ONCE, Surface.DIALOG_BATCH) for k in ("a", "b")
     ]
     late = [shown.model.board.row(("g", k)) for k in ("c", "d")]
     assert all(r is not None and r.is_open and not r.awaiting_core for r in late)
