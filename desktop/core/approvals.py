@@ -347,9 +347,8 @@ class ApprovalMachine:
         self._touched: dict[str, Row] = {}
         self._dirty = True  # answerability of every row must be judged again
         self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
-        self._times: dict[str, tuple[float, float, float | None]] = {}  # per session
-        self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
-        self._deadline: float | None = None
+        self._edges: dict[str, float] = {}  # per session: when a row next changes by time alone
+        self._deadline = -math.inf  # the earliest of them
         self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
         self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
         self.waiting_moved = False
@@ -403,10 +402,11 @@ class ApprovalMachine:
     def next_deadline(self) -> float | None:
         """When answerability or expiry of a FIFO row next changes by time alone."""
         now = self._clock()
-        low, high = self._span
-        if not self._dirty and not self._dirty_sessions and low <= now < high:
-            return self._deadline
-        return self._judge_times(now)[2]
+        if self._dirty or self._dirty_sessions or now >= self._deadline:
+            deadline = self._next_edge(now, self._open.values())
+        else:
+            deadline = self._deadline
+        return None if deadline == math.inf else deadline
 
     # -- inputs -----------------------------------------------------------------------------
     def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
@@ -638,8 +638,7 @@ class ApprovalMachine:
         self._end_input()
 
     def tick(self) -> None:
-        low, high = self._span
-        if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
+        if self._dirty or self._dirty_sessions or self._clock() >= self._deadline:
             self._end_input()
 
     # -- inputs that change no phase ---------------------------------------------------------
@@ -803,8 +802,7 @@ class ApprovalMachine:
 
     def _end_input(self) -> None:
         now = self._clock()
-        low, high = self._span
-        if not low <= now < high:
+        if now >= self._deadline:
             self._dirty = True  # the clock crossed a threshold: every row may have moved
         if self._dirty or self._dirty_sessions:
             self._expire(now)
@@ -832,27 +830,22 @@ class ApprovalMachine:
                 self._move(row, In.TICK, outcomes.expired(reason))
 
     def _judge(self, now: float) -> None:
-        """Answerability of the rows that may have moved; the span of times it holds; who waits.
+        """Answerability of the rows that may have moved, who waits, and the next deadline.
 
         Only touched sessions are judged (a new row costs the same with 10 or 10,000 waiting
-        elsewhere), their times folded into the span and deadline; a fold can only narrow the
-        span, so a slip judges again early, never late.
+        elsewhere); the other sessions' next deadlines still hold.
         """
         margin = self._settings.staleness_margin
         ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
-        whole = self._dirty  # else the span and deadline are folded from the judged sessions
-        if whole:
-            self._times.clear()
-            sessions: Iterable[str] = list(self._open_in)
-        else:
-            sessions = self._dirty_sessions
-        judged: list[tuple[float, float, float | None]] = []
+        sessions: Iterable[str] = list(self._open_in) if self._dirty else self._dirty_sessions
+        if self._dirty:
+            self._edges.clear()
         waiting, polled = self.waiting, self.polled  # copied only when one moves
         for session_id in sessions:
             rows = self._open_in.get(session_id)
             if not rows:
                 self._open_in.pop(session_id, None)
-                whole = whole or self._bounds_span(self._times.pop(session_id, None))
+                self._edges.pop(session_id, None)
                 waiting = _with(waiting, session_id, False)
                 polled = _with(polled, session_id, False)
                 continue
@@ -871,7 +864,6 @@ class ApprovalMachine:
                         too_long=row.asked.too_long,
                         is_head=head is row,
                         head_only=row.kind in HEAD_ONLY,
-                        margin=row.kind in HEAD_ONLY,
                         stale_reason=row.stale_reason,
                         ctx=ctx,
                         followed=followed,
@@ -879,57 +871,25 @@ class ApprovalMachine:
                 )
             waiting = _with(waiting, session_id, has_waiting)
             polled = _with(polled, session_id, has_polled)
-            whole = whole or self._bounds_span(self._times.get(session_id))
-            times = self._times[session_id] = self._judge_times(now, rows.values())
-            judged.append(times)
+            self._edges[session_id] = self._next_edge(now, rows.values())
         if waiting is not self.waiting and waiting != self.waiting:
             self.waiting, self.waiting_moved = waiting, True
         self.polled = polled
-        if whole:
-            low, high, deadline = -math.inf, math.inf, None
-            judged = list(self._times.values())
-        else:  # no session that left or moved bounded the span: the others' bounds still hold
-            (low, high), deadline = self._span, self._deadline
-        for s_low, s_high, s_deadline in judged:
-            low, high = max(low, s_low), min(high, s_high)
-            if s_deadline is not None:
-                deadline = s_deadline if deadline is None else min(deadline, s_deadline)
-        self._span, self._deadline = (low, high), deadline
+        self._deadline = min(self._edges.values(), default=math.inf)
         self._dirty = False
         self._dirty_sessions.clear()
 
-    def _bounds_span(self, times: tuple[float, float, float | None] | None) -> bool:
-        """Whether a session's former times set an end of the span or the deadline."""
-        if times is None:
-            return False
-        low, high, deadline = times
-        span_low, span_high = self._span
-        return (
-            (low == span_low and low != -math.inf)
-            or (high == span_high and high != math.inf)
-            or (deadline is not None and deadline == self._deadline)
-        )
-
-    def _judge_times(
-        self, now: float, rows: Iterable[Row] | None = None
-    ) -> tuple[float, float, float | None]:
-        """The span around ``now`` that crosses no threshold (a margin or an end), and the next."""
+    def _next_edge(self, now: float, rows: Iterable[Row]) -> float:
+        """The next time one of ``rows`` crosses a threshold (a margin or an end); inf: never."""
         margin = self._settings.staleness_margin
-        low, high = -math.inf, math.inf
-        deadline: float | None = None
-        for row in self._open.values() if rows is None else rows:
+        deadline = math.inf
+        for row in rows:
             expires = row.expires_at
             if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
             edges = (expires - margin, expires) if row.kind in HEAD_ONLY else (expires,)
-            for edge in edges:
-                if edge <= now:
-                    low = max(low, edge)
-                else:
-                    high = min(high, edge)
-            due = next((edge for edge in edges if edge > now), expires)
-            deadline = due if deadline is None else min(deadline, due)
-        return low, high, deadline
+            deadline = min(deadline, next((edge for edge in edges if edge > now), expires))
+        return deadline
 
     def _in_margin(self, row: Row) -> bool:
         return in_margin(row.expires_at, self._clock(), self._settings.staleness_margin)
