@@ -351,7 +351,6 @@ class ApprovalMachine:
         self._deadline = -math.inf  # the earliest of them
         self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
         self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
-        self.waiting_moved = False
         self.connected = False
         self.dialect: Dialect | None = None
         self.answers: frozenset[RowKind] = frozenset()
@@ -872,9 +871,7 @@ class ApprovalMachine:
             waiting = _with(waiting, session_id, has_waiting)
             polled = _with(polled, session_id, has_polled)
             self._edges[session_id] = self._next_edge(now, rows.values())
-        if waiting is not self.waiting and waiting != self.waiting:
-            self.waiting, self.waiting_moved = waiting, True
-        self.polled = polled
+        self.waiting, self.polled = waiting, polled
         self._deadline = min(self._edges.values(), default=math.inf)
         self._dirty = False
         self._dirty_sessions.clear()

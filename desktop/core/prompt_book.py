@@ -80,7 +80,6 @@ class PromptBook:
         # Clarify prompts that ended here before their tool call returned, per session: the
         # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
         self._tool_owed: dict[str, int] = {}
-        self.moved = False  # the set of sessions with open prompts may have changed
 
     # -- reading ----------------------------------------------------------------------------
     def all(self) -> tuple[Prompt, ...]:
@@ -119,7 +118,6 @@ class PromptBook:
         )
         entry = _Open(self._judged(prompt, event, dialect), event, epoch)
         self._open[prompt.key] = entry
-        self.moved = True
         self._emit(PromptAsked(entry.prompt))
 
     def closed(
@@ -269,7 +267,6 @@ class PromptBook:
     def _end(self, entry: _Open, reason: str, *, by_tool: bool = False) -> None:
         if self._open.pop(entry.prompt.key, None) is None:
             return
-        self.moved = True
         sid = entry.prompt.session_id
         if entry.prompt.kind is PromptKind.CLARIFY and reason in TOOL_RETURNS and not by_tool:
             self._tool_owed[sid] = min(self._tool_owed.get(sid, 0) + 1, MAX_OPEN)

@@ -10,7 +10,7 @@ only that the *session* flag is off, while ``session.info.yolo`` is the effectiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
@@ -146,12 +146,9 @@ class SessionBook:
         """Mark exactly these sessions as waiting on the person (open approvals)."""
         waiting = frozenset(waiting_ids)
         moved, self._waiting = waiting ^ self._waiting, waiting
-        if len(moved) > 1:  # in the order sessions were seen, as their changes are announced
-            ordered: Iterable[str] = [sid for sid in self._records if sid in moved]
-        else:
-            ordered = [sid for sid in moved if sid in self._records]
-        for session_id in ordered:  # every other record already agrees with the set
-            self._sync_waiting(session_id)
+        if moved:  # in the order sessions were seen, as their changes are announced
+            for session_id in [sid for sid in self._records if sid in moved]:
+                self._sync_waiting(session_id)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object; ``mark``: the newest request id issued by then."""
