@@ -336,9 +336,7 @@ class ApprovalMachine:
         self._followed = followed
         self._rows: dict[str, Row] = {}
         self._rows_in: dict[str, dict[str, Row]] = {}  # the same, per session
-        self._open: dict[str, Row] = {}  # unresolved rows, oldest first
-        self._resolved: dict[str, Row] = {}  # the other rows, in the order they were resolved
-        self._open_in: dict[str, dict[str, Row]] = {}  # the same, per session
+        self._resolved: dict[str, Row] = {}  # resolved rows, in the order they were resolved
         self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
         self._sessions: dict[str, _Session] = {}
         self._seq = itertools.count(1)
@@ -369,9 +367,8 @@ class ApprovalMachine:
         return tuple(self._frozen(row) for row in self._rows.values())
 
     def open_rows(self, session_id: str | None = None) -> list[Row]:
-        if session_id is None:
-            return list(self._open.values())
-        return list(self._open_in.get(session_id, {}).values())
+        rows = self._rows if session_id is None else self._rows_in.get(session_id, {})
+        return [row for row in rows.values() if row.phase is not R]
 
     def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
         """The row an id stands for: the newest unresolved one under it, else the newest."""
@@ -402,7 +399,7 @@ class ApprovalMachine:
         """When answerability or expiry of a FIFO row next changes by time alone."""
         now = self._clock()
         if self._dirty or self._dirty_sessions or now >= self._deadline:
-            deadline = self._next_edge(now, self._open.values())
+            deadline = self._next_edge(now, self.open_rows())
         else:
             deadline = self._deadline
         return None if deadline == math.inf else deadline
@@ -686,8 +683,6 @@ class ApprovalMachine:
             self._judged(row, False, "")
             if row.result is None and outcome is not None:
                 row.result = RESULT_OF.get(outcome.kind)  # RAN waits for ``tool.complete``
-            self._open.pop(row.key, None)
-            self._open_in.get(row.session_id, {}).pop(row.key, None)
             self._resolved[row.key] = row
         elif phase is X:
             self._judged(row, False, SENDING)
@@ -730,7 +725,7 @@ class ApprovalMachine:
         session_id = asked.session_id
         session = self._session(session_id)
         seq = self._last_seq = next(self._seq)
-        if not session.batch or not self._open_in.get(session_id):
+        if not session.batch or not self.open_rows(session_id):
             session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
         position = session.next_position
         session.next_position += 1
@@ -773,9 +768,8 @@ class ApprovalMachine:
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
-        self._rows[key] = self._open[key] = row
+        self._rows[key] = row
         self._rows_in.setdefault(session_id, {})[key] = row
-        self._open_in.setdefault(session_id, {})[key] = row
         ident = wire_ident(asked)
         if ident is not None:
             self._by_ident.setdefault((asked.kind, ident), []).append(row)
@@ -818,11 +812,8 @@ class ApprovalMachine:
 
     def _expire(self, now: float) -> None:
         """Rows no frame times out end at their local timeout (of the sessions judged now)."""
-        if self._dirty:
-            rows = list(self._open.values())
-        else:
-            rows = [r for s in self._dirty_sessions for r in self._open_in.get(s, {}).values()]
-        for row in rows:
+        sessions: Iterable[str | None] = [None] if self._dirty else self._dirty_sessions
+        for row in [row for session_id in sessions for row in self.open_rows(session_id)]:
             if row.kind in _EXPIRES and in_margin(row.expires_at, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
@@ -836,22 +827,21 @@ class ApprovalMachine:
         """
         margin = self._settings.staleness_margin
         ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
-        sessions: Iterable[str] = list(self._open_in) if self._dirty else self._dirty_sessions
+        sessions: Iterable[str] = list(self._rows_in) if self._dirty else self._dirty_sessions
         if self._dirty:
             self._edges.clear()
         waiting, polled = self.waiting, self.polled  # copied only when one moves
         for session_id in sessions:
-            rows = self._open_in.get(session_id)
+            rows = self.open_rows(session_id)
             if not rows:
-                self._open_in.pop(session_id, None)
                 self._edges.pop(session_id, None)
                 waiting = _with(waiting, session_id, False)
                 polled = _with(polled, session_id, False)
                 continue
-            head = next((row for row in rows.values() if row.kind in HEAD_ONLY), None)
+            head = next((row for row in rows if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
             has_waiting = has_polled = False
-            for row in rows.values():
+            for row in rows:
                 has_waiting = has_waiting or row.phase in OPEN_PHASES
                 has_polled = has_polled or closed_by_list(row.asked)
                 self._judged(
@@ -870,7 +860,7 @@ class ApprovalMachine:
                 )
             waiting = _with(waiting, session_id, has_waiting)
             polled = _with(polled, session_id, has_polled)
-            self._edges[session_id] = self._next_edge(now, rows.values())
+            self._edges[session_id] = self._next_edge(now, rows)
         self.waiting, self.polled = waiting, polled
         self._deadline = min(self._edges.values(), default=math.inf)
         self._dirty = False
