@@ -778,7 +778,6 @@ class ApprovalMachine:
         self._dirty_sessions.add(session_id)
         self._judge(now)
         self._touched.pop(key, None)  # announced as requested, not as changed
-        self._prune()
         return row
 
     def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
@@ -802,8 +801,6 @@ class ApprovalMachine:
             self._judge(now)
         touched, self._touched = self._touched, {}
         for row in touched.values():
-            if row.key not in self._rows:
-                continue
             value = row.approval()
             if value != row.shown:
                 row.shown = value
@@ -893,13 +890,11 @@ class ApprovalMachine:
         return row.shown
 
     def _prune(self) -> None:
-        """Forget the rows resolved longest ago beyond the limit (not those this input touched)."""
+        """Forget the rows resolved longest ago beyond the limit (once their change was told)."""
         excess = len(self._resolved) - self._settings.max_resolved_approvals
         if excess <= 0:
             return
         for key in list(itertools.islice(self._resolved, excess)):
-            if key in self._touched:
-                continue
             row = self._rows.pop(key)
             del self._resolved[key]
             kept = self._rows_in[row.session_id]

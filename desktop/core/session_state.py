@@ -82,8 +82,6 @@ class SessionBook:
         return None
 
     def drain_changed(self) -> list[SessionState]:
-        if not self.changed:
-            return []
         changed = [self._records[sid].state for sid in self.changed if sid in self._records]
         self.changed.clear()
         return changed
