@@ -38,8 +38,6 @@ from desktop.core.wire import (
     WireEvent,
 )
 
-__all__ = ["DialectAdapter", "adapter_for"]
-
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
@@ -308,8 +306,9 @@ class DialectAdapter:
     answers: ClassVar[frozenset[RowKind]] = frozenset()
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
 
-    def __init__(self, max_command_chars: int) -> None:
-        self.max_command_chars = max_command_chars
+    def __init__(self, settings: CoreSettings) -> None:
+        self.max_command_chars = settings.max_command_chars
+        self.resume_source = settings.canonical_resume_source  # C's; the others send their own
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
         """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
@@ -490,10 +489,6 @@ class CanonicalAdapter(DialectAdapter):
         "request.cancel": request_cancel,
     }
 
-    def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
-        super().__init__(max_command_chars)
-        self.resume_source = resume_source
-
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
@@ -526,15 +521,11 @@ class CanonicalAdapter(DialectAdapter):
         return events + self.redelivered(requests or [])
 
 
-def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapter:
-    """The adapter for ``dialect`` (None: the handshake has not fixed one yet)."""
-    limit = settings.max_command_chars
-    if dialect is Dialect.A:
-        return Hermes019Adapter(limit)
-    if dialect is Dialect.B:
-        return TuiGatewayAdapter(limit)
-    if dialect is Dialect.HERMES020:
-        return Hermes020Adapter(limit)
-    if dialect is Dialect.C:
-        return CanonicalAdapter(limit, settings.canonical_resume_source)
-    return ProvisionalAdapter(limit)
+# None: the handshake has not fixed the dialect yet.
+ADAPTERS: dict[Dialect | None, type[DialectAdapter]] = {
+    None: ProvisionalAdapter,
+    Dialect.A: Hermes019Adapter,
+    Dialect.B: TuiGatewayAdapter,
+    Dialect.HERMES020: Hermes020Adapter,
+    Dialect.C: CanonicalAdapter,
+}
