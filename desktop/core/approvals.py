@@ -14,7 +14,7 @@ import itertools
 import logging
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from desktop.core import outcomes
 from desktop.core.decisions import (
@@ -253,30 +253,14 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        a = self.asked
         return Approval(
-            key=self.key,
-            session_id=a.session_id,
-            batch_id=self.batch_id,
-            position=self.position,
-            command=a.command,
-            description=a.description,
-            pattern_keys=a.pattern_keys,
-            choices=a.choices,
-            smart_denied=a.smart_denied,
-            arrived_at=self.arrived_at,
-            expires_at=self.expires_at,
-            phase=self.phase,
-            outcome=self.outcome,
-            answerable=self.answerable,
-            blocked_reason=self.blocked_reason,
-            reask_of=self.reask_of,
-            wire=self.wire,
-            asked_because=self.asked_because,
-            context=self.context,
-            result=self.result,
-            replaces=self.replaces,
+            **{name: getattr(self.asked, name) for name in ASKED_FIELDS},
+            **{name: getattr(self, name) for name in ROW_FIELDS},
         )
+
+
+ASKED_FIELDS = ("session_id", "command", "description", "pattern_keys", "choices", "smart_denied")
+ROW_FIELDS = tuple(field.name for field in fields(Approval) if field.name not in ASKED_FIELDS)
 
 
 def closed_by_list(asked: ApprovalAsked) -> bool:
