@@ -53,6 +53,9 @@ SEVERAL = "several questions at once; answer them in Hermes"
 NO_TEXT = "the question has no text; answer it in Hermes"
 
 
+SHOWN_FIELDS = ("session_id", "kind", "question", "choices", "free_text", "env_var", "command")
+
+
 @dataclass(slots=True)
 class _Open:
     prompt: Prompt
@@ -106,15 +109,9 @@ class PromptBook:
         timeout = EVENT_TIMEOUTS[event.kind] if event.via is PromptVia.EVENT else None
         prompt = Prompt(
             key=f"p{next(self._keys)}",
-            session_id=event.session_id,
-            kind=event.kind,
-            question=event.question,
-            choices=event.choices,
-            free_text=event.free_text,
-            env_var=event.env_var,
-            command=event.command,
             arrived_at=now,
             expires_at=None if timeout is None else now + timeout,
+            **{name: getattr(event, name) for name in SHOWN_FIELDS},
         )
         entry = _Open(self._judged(prompt, event, dialect), event, epoch)
         self._open[prompt.key] = entry
