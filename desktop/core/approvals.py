@@ -331,8 +331,8 @@ class ApprovalMachine:
         self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
         self._edges: dict[str, float] = {}  # per session: when a row next changes by time alone
         self._deadline = -math.inf  # the earliest of them
-        self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
-        self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
+        self.waiting: set[str] = set()  # sessions with a WAITING or STALE row
+        self.polled: set[str] = set()  # sessions with an open row a list can close
         self.connected = False
         self.dialect: Dialect | None = None
         self.answers: frozenset[RowKind] = frozenset()
@@ -811,13 +811,12 @@ class ApprovalMachine:
         sessions: Iterable[str] = list(self._rows_in) if self._dirty else self._dirty_sessions
         if self._dirty:
             self._edges.clear()
-        waiting, polled = self.waiting, self.polled  # copied only when one moves
         for session_id in sessions:
             rows = self.open_rows(session_id)
             if not rows:
                 self._edges.pop(session_id, None)
-                waiting = _with(waiting, session_id, False)
-                polled = _with(polled, session_id, False)
+                self.waiting.discard(session_id)
+                self.polled.discard(session_id)
                 continue
             head = next((row for row in rows if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
@@ -839,10 +838,9 @@ class ApprovalMachine:
                         followed=followed,
                     ),
                 )
-            waiting = _with(waiting, session_id, has_waiting)
-            polled = _with(polled, session_id, has_polled)
+            (self.waiting.add if has_waiting else self.waiting.discard)(session_id)
+            (self.polled.add if has_polled else self.polled.discard)(session_id)
             self._edges[session_id] = self._next_edge(now, rows)
-        self.waiting, self.polled = waiting, polled
         self._deadline = min(self._edges.values(), default=math.inf)
         self._dirty = False
         self._dirty_sessions.clear()
@@ -892,12 +890,6 @@ class ApprovalMachine:
                     under.remove(row)
                 if not under:
                     self._by_ident.pop((row.kind, ident), None)
-
-
-def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
-    if (session_id in ids) is member:
-        return ids
-    return ids | {session_id} if member else ids - {session_id}
 
 
 def _outcome(why: Given) -> Outcome | None:
