@@ -14,7 +14,7 @@ import itertools
 import logging
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from desktop.core import outcomes
 from desktop.core.decisions import (
@@ -260,7 +260,7 @@ class Row:
 
 
 ASKED_FIELDS = ("session_id", "command", "description", "pattern_keys", "choices", "smart_denied")
-ROW_FIELDS = tuple(field.name for field in fields(Approval) if field.name not in ASKED_FIELDS)
+ROW_FIELDS = tuple(f.name for f in fields(Approval) if f.name not in ASKED_FIELDS)
 
 
 def closed_by_list(asked: ApprovalAsked) -> bool:
@@ -291,13 +291,13 @@ class _SubagentCall:
 class _Session:
     batch: str = ""
     next_position: int = 0
-    turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
+    turn: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)  # → latest row key
     tool_id: str = ""
     tool_name: str = ""
     tool_command: str = ""
     agent_message: str = ""
     unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
-    subagent_calls: list[_SubagentCall] | None = None  # announced, with no request yet
+    subagent_calls: list[_SubagentCall] = field(default_factory=list)  # with no request yet
 
 
 class ApprovalMachine:
@@ -457,7 +457,7 @@ class ApprovalMachine:
     def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
         """``subagent.tool``: a request that follows for ``command`` is the sub-agent's."""
         session = self._session(session_id)
-        calls = session.subagent_calls = session.subagent_calls or []
+        calls = session.subagent_calls
         calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
         del calls[:-SUBAGENT_CALLS]
 
@@ -499,7 +499,7 @@ class ApprovalMachine:
         """A turn started or ended: no later request re-asks an earlier one; the head is known."""
         session = self._sessions.get(session_id)
         if session is not None:
-            session.turn = None
+            session.turn.clear()
             session.unsure_head = ""
 
     def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
@@ -713,8 +713,7 @@ class ApprovalMachine:
             session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
         position = session.next_position
         session.next_position += 1
-        turn = session.turn if session.turn is not None else {}
-        session.turn = turn
+        turn = session.turn
         signature = (asked.command, asked.pattern_keys)
         earlier_key = turn.get(signature, "")
         earlier = self._rows.get(earlier_key)
@@ -767,7 +766,7 @@ class ApprovalMachine:
     def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
         """A sub-agent's goal if one announced it; else the running tool and the agent's words."""
         cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
-        calls = session.subagent_calls or []
+        calls = session.subagent_calls
         for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
             if _announces(calls[at].command, asked.command):
                 call = calls.pop(at)
