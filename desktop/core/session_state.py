@@ -34,7 +34,6 @@ class _Record:
     followed: bool = True  # resumed after every reconnect unless the app unwatched it
     observed: bool = False  # 0.20: followed through approval.pending only, never resumed
     started: bool = False  # a session.create of this tray answered with it
-    waiting: bool = False
     yolo: bool | None = None  # the latest YOLO report (session.info or a config result)
     info_yolo: bool | None = None  # the latest session.info `yolo` (the effective bypass)
     info_mark: int = 0  # the newest request id issued when that session.info arrived
@@ -137,7 +136,7 @@ class SessionBook:
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)
-        status = _status(record.waiting, running)
+        status = _status(session_id in self._waiting, running)
         self._change(record, session_id, {"running": running, "status": status})
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
@@ -169,7 +168,7 @@ class SessionBook:
         running = payloads.flag(info, "running")
         if running is not None:
             changes["running"] = running
-            changes["status"] = _status(record.waiting, running)
+            changes["status"] = _status(session_id in self._waiting, running)
         mode = changes.get("approval_mode", record.state.approval_mode)
         changes["yolo"] = _yolo(mode, record.yolo)
         self._change(record, session_id, changes)  # one new value, not one per field group
@@ -211,10 +210,8 @@ class SessionBook:
 
     def _sync_waiting(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.waiting != (session_id in self._waiting):
-            record.waiting = not record.waiting
-            status = _status(record.waiting, record.state.running)
-            self._change(record, session_id, {"status": status})
+        status = _status(session_id in self._waiting, record.state.running)
+        self._change(record, session_id, {"status": status})
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]
