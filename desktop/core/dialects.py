@@ -229,11 +229,9 @@ def read_prompt(
     listed = payload.get("choices")
     cut |= len(raw_choices) > MAX_CHOICES
     cut |= len(raw_choices) != (len(listed) if isinstance(listed, list) else 0)
-    choices: list[str] = []
-    for choice in raw_choices[:MAX_CHOICES]:
-        text = bounded(choice, MAX_CHOICE_CHARS)
-        if text not in choices:
-            choices.append(text)
+    choices = dict.fromkeys(
+        bounded(choice, MAX_CHOICE_CHARS) for choice in raw_choices[:MAX_CHOICES]
+    )
     return PromptOpened(
         session_id=session_id,
         kind=kind,
