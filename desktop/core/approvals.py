@@ -330,7 +330,7 @@ class ApprovalMachine:
         self._dirty = True  # answerability of every row must be judged again
         self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
         self._edges: dict[str, float] = {}  # per session: when a row next changes by time alone
-        self._deadline = -math.inf  # the earliest of them
+        self._deadline = math.inf  # the earliest of them
         self.waiting: set[str] = set()  # sessions with a WAITING or STALE row
         self.polled: set[str] = set()  # sessions with an open row a list can close
         self.connected = False
@@ -380,13 +380,8 @@ class ApprovalMachine:
         return row if row.asked == asked else None
 
     def next_deadline(self) -> float | None:
-        """When answerability or expiry of a FIFO row next changes by time alone."""
-        now = self._clock()
-        if self._dirty or self._dirty_sessions or now >= self._deadline:
-            deadline = self._next_edge(now, self.open_rows())
-        else:
-            deadline = self._deadline
-        return None if deadline == math.inf else deadline
+        """When answerability or expiry of a FIFO row next changes by time alone (as judged)."""
+        return None if self._deadline == math.inf else self._deadline
 
     # -- inputs -----------------------------------------------------------------------------
     def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
