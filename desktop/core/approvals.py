@@ -323,9 +323,8 @@ class ApprovalMachine:
         self._resolved: dict[str, Row] = {}  # resolved rows, in the order they were resolved
         self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
         self._sessions: dict[str, _Session] = {}
-        self._seq = itertools.count(1)
         self._batch_numbers = itertools.count(1)
-        self._last_seq = 0
+        self.last_seq = 0  # the newest row's arrival number (a watermark for reconciliation)
         self._touched: dict[str, Row] = {}
         self._dirty = True  # answerability of every row must be judged again
         self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
@@ -339,11 +338,6 @@ class ApprovalMachine:
         self.learned_timeout: float | None = None  # the server's, on this connection
 
     # -- reading ----------------------------------------------------------------------------
-    @property
-    def last_seq(self) -> int:
-        """The arrival number of the newest row (a watermark for reconciliation)."""
-        return self._last_seq
-
     def get(self, key: str) -> Row | None:
         return self._rows.get(key)
 
@@ -703,7 +697,7 @@ class ApprovalMachine:
         now = self._clock()
         session_id = asked.session_id
         session = self._session(session_id)
-        seq = self._last_seq = next(self._seq)
+        seq = self.last_seq = self.last_seq + 1
         if not session.batch or not self.open_rows(session_id):
             session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
         position = session.next_position
