@@ -14,7 +14,7 @@ import itertools
 import logging
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from desktop.core import outcomes
 from desktop.core.decisions import (
@@ -253,30 +253,14 @@ class Row:
         return self.asked.session_id
 
     def approval(self) -> Approval:
-        a = self.asked
         return Approval(
-            key=self.key,
-            session_id=a.session_id,
-            batch_id=self.batch_id,
-            position=self.position,
-            command=a.command,
-            description=a.description,
-            pattern_keys=a.pattern_keys,
-            choices=a.choices,
-            smart_denied=a.smart_denied,
-            arrived_at=self.arrived_at,
-            expires_at=self.expires_at,
-            phase=self.phase,
-            outcome=self.outcome,
-            answerable=self.answerable,
-            blocked_reason=self.blocked_reason,
-            reask_of=self.reask_of,
-            wire=self.wire,
-            asked_because=self.asked_because,
-            context=self.context,
-            result=self.result,
-            replaces=self.replaces,
+            **{name: getattr(self.asked, name) for name in ASKED_FIELDS},
+            **{name: getattr(self, name) for name in ROW_FIELDS},
         )
+
+
+ASKED_FIELDS = ("session_id", "command", "description", "pattern_keys", "choices", "smart_denied")
+ROW_FIELDS = tuple(f.name for f in fields(Approval) if f.name not in ASKED_FIELDS)
 
 
 def closed_by_list(asked: ApprovalAsked) -> bool:
@@ -307,13 +291,13 @@ class _SubagentCall:
 class _Session:
     batch: str = ""
     next_position: int = 0
-    turn: dict[tuple[str, tuple[str, ...]], str] | None = None  # command → latest row key
+    turn: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)  # → latest row key
     tool_id: str = ""
     tool_name: str = ""
     tool_command: str = ""
     agent_message: str = ""
     unsure_head: str = ""  # 0.19.0: why the FIFO head is in doubt ("" when it is not)
-    subagent_calls: list[_SubagentCall] | None = None  # announced, with no request yet
+    subagent_calls: list[_SubagentCall] = field(default_factory=list)  # with no request yet
 
 
 class ApprovalMachine:
@@ -336,34 +320,24 @@ class ApprovalMachine:
         self._followed = followed
         self._rows: dict[str, Row] = {}
         self._rows_in: dict[str, dict[str, Row]] = {}  # the same, per session
-        self._open: dict[str, Row] = {}  # unresolved rows, oldest first
-        self._resolved: dict[str, Row] = {}  # the other rows, in the order they were resolved
-        self._open_in: dict[str, dict[str, Row]] = {}  # the same, per session
+        self._resolved: dict[str, Row] = {}  # resolved rows, in the order they were resolved
         self._by_ident: dict[tuple[RowKind, str | int], list[Row]] = {}  # rows under a wire id
         self._sessions: dict[str, _Session] = {}
-        self._seq = itertools.count(1)
         self._batch_numbers = itertools.count(1)
-        self._last_seq = 0
+        self.last_seq = 0  # the newest row's arrival number (a watermark for reconciliation)
         self._touched: dict[str, Row] = {}
         self._dirty = True  # answerability of every row must be judged again
         self._dirty_sessions: set[str] = set()  # ... or only of these sessions' rows
-        self._times: dict[str, tuple[float, float, float | None]] = {}  # per session
-        self._span = (math.inf, -math.inf)  # [low, high): the times the last judgement holds
-        self._deadline: float | None = None
-        self.waiting: frozenset[str] = frozenset()  # sessions with a WAITING or STALE row
-        self.polled: frozenset[str] = frozenset()  # sessions with an open row a list can close
-        self.waiting_moved = False
+        self._edges: dict[str, float] = {}  # per session: when a row next changes by time alone
+        self._deadline = math.inf  # the earliest of them
+        self.waiting: set[str] = set()  # sessions with a WAITING or STALE row
+        self.polled: set[str] = set()  # sessions with an open row a list can close
         self.connected = False
         self.dialect: Dialect | None = None
         self.answers: frozenset[RowKind] = frozenset()
         self.learned_timeout: float | None = None  # the server's, on this connection
 
     # -- reading ----------------------------------------------------------------------------
-    @property
-    def last_seq(self) -> int:
-        """The arrival number of the newest row (a watermark for reconciliation)."""
-        return self._last_seq
-
     def get(self, key: str) -> Row | None:
         return self._rows.get(key)
 
@@ -371,9 +345,8 @@ class ApprovalMachine:
         return tuple(self._frozen(row) for row in self._rows.values())
 
     def open_rows(self, session_id: str | None = None) -> list[Row]:
-        if session_id is None:
-            return list(self._open.values())
-        return list(self._open_in.get(session_id, {}).values())
+        rows = self._rows if session_id is None else self._rows_in.get(session_id, {})
+        return [row for row in rows.values() if row.phase is not R]
 
     def find(self, kind: RowKind, ident: str | int, generation: int | None = None) -> Row | None:
         """The row an id stands for: the newest unresolved one under it, else the newest."""
@@ -401,12 +374,8 @@ class ApprovalMachine:
         return row if row.asked == asked else None
 
     def next_deadline(self) -> float | None:
-        """When answerability or expiry of a FIFO row next changes by time alone."""
-        now = self._clock()
-        low, high = self._span
-        if not self._dirty and not self._dirty_sessions and low <= now < high:
-            return self._deadline
-        return self._judge_times(now)[2]
+        """When answerability or expiry of a FIFO row next changes by time alone (as judged)."""
+        return None if self._deadline == math.inf else self._deadline
 
     # -- inputs -----------------------------------------------------------------------------
     def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
@@ -477,7 +446,7 @@ class ApprovalMachine:
     def subagent_tool(self, session_id: str, goal: str, tool: str, command: str) -> None:
         """``subagent.tool``: a request that follows for ``command`` is the sub-agent's."""
         session = self._session(session_id)
-        calls = session.subagent_calls = session.subagent_calls or []
+        calls = session.subagent_calls
         calls.append(_SubagentCall(command, tool[:CONTEXT_CHARS], goal[:CONTEXT_CHARS]))
         del calls[:-SUBAGENT_CALLS]
 
@@ -519,7 +488,7 @@ class ApprovalMachine:
         """A turn started or ended: no later request re-asks an earlier one; the head is known."""
         session = self._sessions.get(session_id)
         if session is not None:
-            session.turn = None
+            session.turn.clear()
             session.unsure_head = ""
 
     def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
@@ -638,8 +607,7 @@ class ApprovalMachine:
         self._end_input()
 
     def tick(self) -> None:
-        low, high = self._span
-        if self._dirty or self._dirty_sessions or not low <= self._clock() < high:
+        if self._dirty or self._dirty_sessions or self._clock() >= self._deadline:
             self._end_input()
 
     # -- inputs that change no phase ---------------------------------------------------------
@@ -688,8 +656,6 @@ class ApprovalMachine:
             self._judged(row, False, "")
             if row.result is None and outcome is not None:
                 row.result = RESULT_OF.get(outcome.kind)  # RAN waits for ``tool.complete``
-            self._open.pop(row.key, None)
-            self._open_in.get(row.session_id, {}).pop(row.key, None)
             self._resolved[row.key] = row
         elif phase is X:
             self._judged(row, False, SENDING)
@@ -731,13 +697,12 @@ class ApprovalMachine:
         now = self._clock()
         session_id = asked.session_id
         session = self._session(session_id)
-        seq = self._last_seq = next(self._seq)
-        if not session.batch or not self._open_in.get(session_id):
+        seq = self.last_seq = self.last_seq + 1
+        if not session.batch or not self.open_rows(session_id):
             session.batch, session.next_position = f"batch-{next(self._batch_numbers)}", 0
         position = session.next_position
         session.next_position += 1
-        turn = session.turn if session.turn is not None else {}
-        session.turn = turn
+        turn = session.turn
         signature = (asked.command, asked.pattern_keys)
         earlier_key = turn.get(signature, "")
         earlier = self._rows.get(earlier_key)
@@ -775,9 +740,8 @@ class ApprovalMachine:
             if earlier.result is None and earlier.phase is R:
                 earlier.result = RunResult(RunKind.NOT_USED)
                 self._touch(earlier)
-        self._rows[key] = self._open[key] = row
+        self._rows[key] = row
         self._rows_in.setdefault(session_id, {})[key] = row
-        self._open_in.setdefault(session_id, {})[key] = row
         ident = wire_ident(asked)
         if ident is not None:
             self._by_ident.setdefault((asked.kind, ident), []).append(row)
@@ -786,13 +750,12 @@ class ApprovalMachine:
         self._dirty_sessions.add(session_id)
         self._judge(now)
         self._touched.pop(key, None)  # announced as requested, not as changed
-        self._prune()
         return row
 
     def _context(self, session_id: str, session: _Session, asked: ApprovalAsked) -> CallContext:
         """A sub-agent's goal if one announced it; else the running tool and the agent's words."""
         cwd = self._cwd_of(session_id)[:CONTEXT_CHARS]
-        calls = session.subagent_calls or []
+        calls = session.subagent_calls
         for at in range(len(calls) - 1, -1, -1):  # the newest announcement of this command
             if _announces(calls[at].command, asked.command):
                 call = calls.pop(at)
@@ -803,16 +766,13 @@ class ApprovalMachine:
 
     def _end_input(self) -> None:
         now = self._clock()
-        low, high = self._span
-        if not low <= now < high:
+        if now >= self._deadline:
             self._dirty = True  # the clock crossed a threshold: every row may have moved
         if self._dirty or self._dirty_sessions:
             self._expire(now)
             self._judge(now)
         touched, self._touched = self._touched, {}
         for row in touched.values():
-            if row.key not in self._rows:
-                continue
             value = row.approval()
             if value != row.shown:
                 row.shown = value
@@ -821,45 +781,35 @@ class ApprovalMachine:
 
     def _expire(self, now: float) -> None:
         """Rows no frame times out end at their local timeout (of the sessions judged now)."""
-        if self._dirty:
-            rows = list(self._open.values())
-        else:
-            rows = [r for s in self._dirty_sessions for r in self._open_in.get(s, {}).values()]
-        for row in rows:
+        sessions: Iterable[str | None] = [None] if self._dirty else self._dirty_sessions
+        for row in [row for session_id in sessions for row in self.open_rows(session_id)]:
             if row.kind in _EXPIRES and in_margin(row.expires_at, now, 0.0):
                 assumed = row.timeout_basis is None
                 reason = outcomes.ASSUMED_TIMEOUT if assumed else outcomes.LOCAL_TIMEOUT
                 self._move(row, In.TICK, outcomes.expired(reason))
 
     def _judge(self, now: float) -> None:
-        """Answerability of the rows that may have moved; the span of times it holds; who waits.
+        """Answerability of the rows that may have moved, who waits, and the next deadline.
 
         Only touched sessions are judged (a new row costs the same with 10 or 10,000 waiting
-        elsewhere), their times folded into the span and deadline; a fold can only narrow the
-        span, so a slip judges again early, never late.
+        elsewhere); the other sessions' next deadlines still hold.
         """
         margin = self._settings.staleness_margin
         ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
-        whole = self._dirty  # else the span and deadline are folded from the judged sessions
-        if whole:
-            self._times.clear()
-            sessions: Iterable[str] = list(self._open_in)
-        else:
-            sessions = self._dirty_sessions
-        judged: list[tuple[float, float, float | None]] = []
-        waiting, polled = self.waiting, self.polled  # copied only when one moves
+        sessions: Iterable[str] = list(self._rows_in) if self._dirty else self._dirty_sessions
+        if self._dirty:
+            self._edges.clear()
         for session_id in sessions:
-            rows = self._open_in.get(session_id)
+            rows = self.open_rows(session_id)
             if not rows:
-                self._open_in.pop(session_id, None)
-                whole = whole or self._bounds_span(self._times.pop(session_id, None))
-                waiting = _with(waiting, session_id, False)
-                polled = _with(polled, session_id, False)
+                self._edges.pop(session_id, None)
+                self.waiting.discard(session_id)
+                self.polled.discard(session_id)
                 continue
-            head = next((row for row in rows.values() if row.kind in HEAD_ONLY), None)
+            head = next((row for row in rows if row.kind in HEAD_ONLY), None)
             followed = self._followed(session_id)
             has_waiting = has_polled = False
-            for row in rows.values():
+            for row in rows:
                 has_waiting = has_waiting or row.phase in OPEN_PHASES
                 has_polled = has_polled or closed_by_list(row.asked)
                 self._judged(
@@ -871,65 +821,29 @@ class ApprovalMachine:
                         too_long=row.asked.too_long,
                         is_head=head is row,
                         head_only=row.kind in HEAD_ONLY,
-                        margin=row.kind in HEAD_ONLY,
                         stale_reason=row.stale_reason,
                         ctx=ctx,
                         followed=followed,
                     ),
                 )
-            waiting = _with(waiting, session_id, has_waiting)
-            polled = _with(polled, session_id, has_polled)
-            whole = whole or self._bounds_span(self._times.get(session_id))
-            times = self._times[session_id] = self._judge_times(now, rows.values())
-            judged.append(times)
-        if waiting is not self.waiting and waiting != self.waiting:
-            self.waiting, self.waiting_moved = waiting, True
-        self.polled = polled
-        if whole:
-            low, high, deadline = -math.inf, math.inf, None
-            judged = list(self._times.values())
-        else:  # no session that left or moved bounded the span: the others' bounds still hold
-            (low, high), deadline = self._span, self._deadline
-        for s_low, s_high, s_deadline in judged:
-            low, high = max(low, s_low), min(high, s_high)
-            if s_deadline is not None:
-                deadline = s_deadline if deadline is None else min(deadline, s_deadline)
-        self._span, self._deadline = (low, high), deadline
+            (self.waiting.add if has_waiting else self.waiting.discard)(session_id)
+            (self.polled.add if has_polled else self.polled.discard)(session_id)
+            self._edges[session_id] = self._next_edge(now, rows)
+        self._deadline = min(self._edges.values(), default=math.inf)
         self._dirty = False
         self._dirty_sessions.clear()
 
-    def _bounds_span(self, times: tuple[float, float, float | None] | None) -> bool:
-        """Whether a session's former times set an end of the span or the deadline."""
-        if times is None:
-            return False
-        low, high, deadline = times
-        span_low, span_high = self._span
-        return (
-            (low == span_low and low != -math.inf)
-            or (high == span_high and high != math.inf)
-            or (deadline is not None and deadline == self._deadline)
-        )
-
-    def _judge_times(
-        self, now: float, rows: Iterable[Row] | None = None
-    ) -> tuple[float, float, float | None]:
-        """The span around ``now`` that crosses no threshold (a margin or an end), and the next."""
+    def _next_edge(self, now: float, rows: Iterable[Row]) -> float:
+        """The next time one of ``rows`` crosses a threshold (a margin or an end); inf: never."""
         margin = self._settings.staleness_margin
-        low, high = -math.inf, math.inf
-        deadline: float | None = None
-        for row in self._open.values() if rows is None else rows:
+        deadline = math.inf
+        for row in rows:
             expires = row.expires_at
             if row.kind not in _EXPIRES or row.phase not in OPEN_PHASES or expires is None:
                 continue
             edges = (expires - margin, expires) if row.kind in HEAD_ONLY else (expires,)
-            for edge in edges:
-                if edge <= now:
-                    low = max(low, edge)
-                else:
-                    high = min(high, edge)
-            due = next((edge for edge in edges if edge > now), expires)
-            deadline = due if deadline is None else min(deadline, due)
-        return low, high, deadline
+            deadline = min(deadline, next((edge for edge in edges if edge > now), expires))
+        return deadline
 
     def _in_margin(self, row: Row) -> bool:
         return in_margin(row.expires_at, self._clock(), self._settings.staleness_margin)
@@ -946,13 +860,11 @@ class ApprovalMachine:
         return row.shown
 
     def _prune(self) -> None:
-        """Forget the rows resolved longest ago beyond the limit (not those this input touched)."""
+        """Forget the rows resolved longest ago beyond the limit (once their change was told)."""
         excess = len(self._resolved) - self._settings.max_resolved_approvals
         if excess <= 0:
             return
         for key in list(itertools.islice(self._resolved, excess)):
-            if key in self._touched:
-                continue
             row = self._rows.pop(key)
             del self._resolved[key]
             kept = self._rows_in[row.session_id]
@@ -966,12 +878,6 @@ class ApprovalMachine:
                     under.remove(row)
                 if not under:
                     self._by_ident.pop((row.kind, ident), None)
-
-
-def _with(ids: frozenset[str], session_id: str, member: bool) -> frozenset[str]:
-    if (session_id in ids) is member:
-        return ids
-    return ids | {session_id} if member else ids - {session_id}
 
 
 def _outcome(why: Given) -> Outcome | None:

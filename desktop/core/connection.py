@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop.core import payloads
 from desktop.core.approvals import ApprovalMachine
-from desktop.core.dialects import DialectAdapter, adapter_for
+from desktop.core.dialects import ADAPTERS, DialectAdapter
 from desktop.core.model import Dialect
 from desktop.core.outbox import Outbox, Purpose
 from desktop.core.session_state import SessionBook
@@ -44,7 +44,7 @@ class Link:
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
         self.dialect: Dialect | None = None  # once the handshake fixed it
-        self.adapter: DialectAdapter = adapter_for(None, settings)
+        self.adapter: DialectAdapter = ADAPTERS[None](settings)
         self.awaiting_ready = False
         self.replay_epoch = ""
         self.server_requests: tuple[str, ...] = ()
@@ -71,7 +71,7 @@ class Link:
         self.use(None)
 
     def use(self, dialect: Dialect | None) -> None:
-        self.dialect, self.adapter = dialect, adapter_for(dialect, self._settings)
+        self.dialect, self.adapter = dialect, ADAPTERS[dialect](self._settings)
 
     def gateway_ready(self, payload: Mapping[str, Any]) -> None:
         """``gateway.ready``: ask ``client.capabilities`` when the handshake needs it."""

@@ -64,12 +64,11 @@ def assess(
     too_long: bool,
     is_head: bool,
     head_only: bool,
-    margin: bool,
     stale_reason: str,
     ctx: AnswerContext,
     followed: bool = True,
 ) -> tuple[bool, str]:
-    """``(answerable, blocked_reason)`` for one approval (kind rules: ``approvals.HEAD_ONLY``)."""
+    """``(answerable, blocked_reason)``; a ``head_only`` (FIFO) row also closes near its timeout."""
     if phase is ApprovalPhase.RESOLVED:
         return False, ""
     if phase is ApprovalPhase.SENDING:
@@ -84,7 +83,7 @@ def assess(
         return False, NOT_FOLLOWED
     if head_only and not is_head:
         return False, NOT_HEAD
-    if margin and in_margin(expires_at, ctx.now, ctx.margin):
+    if head_only and in_margin(expires_at, ctx.now, ctx.margin):
         return False, TOO_CLOSE
     if too_long:  # last, so TOO_LONG means "answerable but for that": Deny may still go
         return False, TOO_LONG

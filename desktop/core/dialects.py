@@ -38,8 +38,6 @@ from desktop.core.wire import (
     WireEvent,
 )
 
-__all__ = ["DialectAdapter", "adapter_for"]
-
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
@@ -231,11 +229,9 @@ def read_prompt(
     listed = payload.get("choices")
     cut |= len(raw_choices) > MAX_CHOICES
     cut |= len(raw_choices) != (len(listed) if isinstance(listed, list) else 0)
-    choices: list[str] = []
-    for choice in raw_choices[:MAX_CHOICES]:
-        text = bounded(choice, MAX_CHOICE_CHARS)
-        if text not in choices:
-            choices.append(text)
+    choices = dict.fromkeys(
+        bounded(choice, MAX_CHOICE_CHARS) for choice in raw_choices[:MAX_CHOICES]
+    )
     return PromptOpened(
         session_id=session_id,
         kind=kind,
@@ -308,8 +304,9 @@ class DialectAdapter:
     answers: ClassVar[frozenset[RowKind]] = frozenset()
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
 
-    def __init__(self, max_command_chars: int) -> None:
-        self.max_command_chars = max_command_chars
+    def __init__(self, settings: CoreSettings) -> None:
+        self.max_command_chars = settings.max_command_chars
+        self.resume_source = settings.canonical_resume_source  # C's; the others send their own
 
     def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
         """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
@@ -490,10 +487,6 @@ class CanonicalAdapter(DialectAdapter):
         "request.cancel": request_cancel,
     }
 
-    def __init__(self, max_command_chars: int, resume_source: str = "") -> None:
-        super().__init__(max_command_chars)
-        self.resume_source = resume_source
-
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
@@ -526,15 +519,11 @@ class CanonicalAdapter(DialectAdapter):
         return events + self.redelivered(requests or [])
 
 
-def adapter_for(dialect: Dialect | None, settings: CoreSettings) -> DialectAdapter:
-    """The adapter for ``dialect`` (None: the handshake has not fixed one yet)."""
-    limit = settings.max_command_chars
-    if dialect is Dialect.A:
-        return Hermes019Adapter(limit)
-    if dialect is Dialect.B:
-        return TuiGatewayAdapter(limit)
-    if dialect is Dialect.HERMES020:
-        return Hermes020Adapter(limit)
-    if dialect is Dialect.C:
-        return CanonicalAdapter(limit, settings.canonical_resume_source)
-    return ProvisionalAdapter(limit)
+# None: the handshake has not fixed the dialect yet.
+ADAPTERS: dict[Dialect | None, type[DialectAdapter]] = {
+    None: ProvisionalAdapter,
+    Dialect.A: Hermes019Adapter,
+    Dialect.B: TuiGatewayAdapter,
+    Dialect.HERMES020: Hermes020Adapter,
+    Dialect.C: CanonicalAdapter,
+}

@@ -69,25 +69,6 @@ class Following:
         self._fresh: set[str] = set()  # asked once at once, whatever the plan
         self._listed = False  # this connection has had its first list
         self.at: float | None = None  # the earliest due time (a deadline of the core)
-        self._replan = True  # something the plan reads changed since it was last made
-        self._polled: frozenset[str] = frozenset()  # the sessions with rows a list closes, then
-        self._dialect: Dialect | None = None  # ... and the dialect
-
-    def tick(self) -> None:
-        """Ask what the plan says is due, if the plan must be looked at."""
-        if (self._worked_at or self._fresh or self.at is not None) and self.plan_due():
-            self.poll_due()
-
-    def plan_due(self) -> bool:
-        """Whether a due time came or what the plan reads changed (else it cannot have moved)."""
-        return (
-            self._replan
-            or bool(self._sessions.changed)
-            or bool(self._fresh)
-            or self._lifecycle.polled is not self._polled
-            or self._link.dialect is not self._dialect
-            or (self.at is not None and self._clock() >= self.at)
-        )
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
         self._sessions.follow(session_id, on=on)
@@ -95,7 +76,6 @@ class Following:
 
     def changed(self) -> None:
         """A session was followed or let go: its rows and prompts are judged again."""
-        self._replan = True
         self._lifecycle.follow_changed()
         self._prompts.rejudge(self._link.dialect)
 
@@ -139,7 +119,6 @@ class Following:
                 self._worked_at[session_id] = now
             sessions.set_running(session_id, status == WORKING)
         self._listed = True
-        self._replan = True
 
     def stop_observing(self) -> None:
         """The sessions stay known; their rows become read-only."""
@@ -152,7 +131,6 @@ class Following:
 
     def forget(self, session_id: str) -> None:
         """Drop an observed session's plan (it ended, or is no longer observed)."""
-        self._replan = True
         self._worked_at.pop(session_id, None)
         self._messages.pop(session_id, None)
         self._due.pop(session_id, None)
@@ -164,12 +142,10 @@ class Following:
         self._listed = False
         self._fresh.update(self._sessions.observed())
         self.at = None
-        self._replan = True
 
-    def poll_due(self) -> None:
+    def tick(self) -> None:
         """Ask ``approval.pending`` for every observed session its plan says is due."""
         link, settings, polled = self._link, self._settings, self._lifecycle.polled
-        self._replan, self._polled, self._dialect = False, polled, link.dialect
         if link.dialect is not Dialect.HERMES020 or not link.connected:
             self.at = None
             return

@@ -285,10 +285,7 @@ class GatewayCore:
             self.link.poll_while_open()
         self.following.tick()
         prompts.tick()
-        if lifecycle.waiting_moved or prompts.moved:
-            lifecycle.waiting_moved = prompts.moved = False
-            prompted = prompts.sessions()
-            book.set_waiting(lifecycle.waiting | prompted if prompted else lifecycle.waiting)
+        book.set_waiting(lifecycle.waiting | prompts.sessions())
         if book.changed:
             self.events.extend(SessionChanged(session) for session in book.drain_changed())
 

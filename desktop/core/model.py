@@ -129,19 +129,6 @@ class Action(enum.Enum):
 
 
 OPEN_ACTIONS = (Action.ANSWER, Action.RECONFIRM, Action.WAIT)  # still needs the person
-# Read per row on every redraw: a module name costs a tenth of an enum class's attribute lookup.
-_P_STALE, _P_SENDING, _P_RESOLVED = (
-    ApprovalPhase.STALE,
-    ApprovalPhase.SENDING,
-    ApprovalPhase.RESOLVED,
-)
-_A_ANSWER, _A_RECONFIRM, _A_WAIT, _A_SENDING, _A_DONE = (
-    Action.ANSWER,
-    Action.RECONFIRM,
-    Action.WAIT,
-    Action.SENDING,
-    Action.DONE,
-)
 
 
 class OutcomeKind(enum.Enum):
@@ -248,13 +235,13 @@ class Approval:
     def action(self) -> Action:
         """What the person can do about this row now (see :class:`Action`)."""
         phase = self.phase
-        if phase is _P_RESOLVED:
-            return _A_DONE
-        if phase is _P_SENDING:
-            return _A_SENDING
+        if phase is ApprovalPhase.RESOLVED:
+            return Action.DONE
+        if phase is ApprovalPhase.SENDING:
+            return Action.SENDING
         if not self.answerable:
-            return _A_WAIT
-        return _A_RECONFIRM if phase is _P_STALE else _A_ANSWER
+            return Action.WAIT
+        return Action.RECONFIRM if phase is ApprovalPhase.STALE else Action.ANSWER
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,9 @@ SEVERAL = "several questions at once; answer them in Hermes"
 NO_TEXT = "the question has no text; answer it in Hermes"
 
 
+SHOWN_FIELDS = ("session_id", "kind", "question", "choices", "free_text", "env_var", "command")
+
+
 @dataclass(slots=True)
 class _Open:
     prompt: Prompt
@@ -80,7 +83,6 @@ class PromptBook:
         # Clarify prompts that ended here before their tool call returned, per session: the
         # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
         self._tool_owed: dict[str, int] = {}
-        self.moved = False  # the set of sessions with open prompts may have changed
 
     # -- reading ----------------------------------------------------------------------------
     def all(self) -> tuple[Prompt, ...]:
@@ -107,19 +109,12 @@ class PromptBook:
         timeout = EVENT_TIMEOUTS[event.kind] if event.via is PromptVia.EVENT else None
         prompt = Prompt(
             key=f"p{next(self._keys)}",
-            session_id=event.session_id,
-            kind=event.kind,
-            question=event.question,
-            choices=event.choices,
-            free_text=event.free_text,
-            env_var=event.env_var,
-            command=event.command,
             arrived_at=now,
             expires_at=None if timeout is None else now + timeout,
+            **{name: getattr(event, name) for name in SHOWN_FIELDS},
         )
         entry = _Open(self._judged(prompt, event, dialect), event, epoch)
         self._open[prompt.key] = entry
-        self.moved = True
         self._emit(PromptAsked(entry.prompt))
 
     def closed(
@@ -269,7 +264,6 @@ class PromptBook:
     def _end(self, entry: _Open, reason: str, *, by_tool: bool = False) -> None:
         if self._open.pop(entry.prompt.key, None) is None:
             return
-        self.moved = True
         sid = entry.prompt.session_id
         if entry.prompt.kind is PromptKind.CLARIFY and reason in TOOL_RETURNS and not by_tool:
             self._tool_owed[sid] = min(self._tool_owed.get(sid, 0) + 1, MAX_OPEN)

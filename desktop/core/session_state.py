@@ -10,7 +10,7 @@ only that the *session* flag is off, while ``session.info.yolo`` is the effectiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,7 +34,6 @@ class _Record:
     followed: bool = True  # resumed after every reconnect unless the app unwatched it
     observed: bool = False  # 0.20: followed through approval.pending only, never resumed
     started: bool = False  # a session.create of this tray answered with it
-    waiting: bool = False
     yolo: bool | None = None  # the latest YOLO report (session.info or a config result)
     info_yolo: bool | None = None  # the latest session.info `yolo` (the effective bypass)
     info_mark: int = 0  # the newest request id issued when that session.info arrived
@@ -82,8 +81,6 @@ class SessionBook:
         return None
 
     def drain_changed(self) -> list[SessionState]:
-        if not self.changed:
-            return []
         changed = [self._records[sid].state for sid in self.changed if sid in self._records]
         self.changed.clear()
         return changed
@@ -139,19 +136,16 @@ class SessionBook:
 
     def set_running(self, session_id: str, running: bool) -> None:
         record = self._record(session_id)
-        status = _status(record.waiting, running)
+        status = _status(session_id in self._waiting, running)
         self._change(record, session_id, {"running": running, "status": status})
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
         """Mark exactly these sessions as waiting on the person (open approvals)."""
         waiting = frozenset(waiting_ids)
         moved, self._waiting = waiting ^ self._waiting, waiting
-        if len(moved) > 1:  # in the order sessions were seen, as their changes are announced
-            ordered: Iterable[str] = [sid for sid in self._records if sid in moved]
-        else:
-            ordered = [sid for sid in moved if sid in self._records]
-        for session_id in ordered:  # every other record already agrees with the set
-            self._sync_waiting(session_id)
+        if moved:  # in the order sessions were seen, as their changes are announced
+            for session_id in [sid for sid in self._records if sid in moved]:
+                self._sync_waiting(session_id)
 
     def apply_info(self, session_id: str, info: Mapping[str, Any], *, mark: int = 0) -> None:
         """Merge a ``session.info``-like object; ``mark``: the newest request id issued by then."""
@@ -174,7 +168,7 @@ class SessionBook:
         running = payloads.flag(info, "running")
         if running is not None:
             changes["running"] = running
-            changes["status"] = _status(record.waiting, running)
+            changes["status"] = _status(session_id in self._waiting, running)
         mode = changes.get("approval_mode", record.state.approval_mode)
         changes["yolo"] = _yolo(mode, record.yolo)
         self._change(record, session_id, changes)  # one new value, not one per field group
@@ -216,10 +210,8 @@ class SessionBook:
 
     def _sync_waiting(self, session_id: str) -> None:
         record = self._records[session_id]
-        if record.waiting != (session_id in self._waiting):
-            record.waiting = not record.waiting
-            status = _status(record.waiting, record.state.running)
-            self._change(record, session_id, {"status": status})
+        status = _status(session_id in self._waiting, record.state.running)
+        self._change(record, session_id, {"status": status})
 
     def _reyolo(self, session_id: str) -> None:
         record = self._records[session_id]

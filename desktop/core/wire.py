@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 
 from desktop.core.events import ProtocolErrorReceived
-from desktop.core.model import Choice, PromptKind, TodoList
+from desktop.core.model import Choice, PromptKind
 
 
 class RowKind(enum.Enum):
@@ -104,7 +104,6 @@ class ToolCompleted:
     name: str
     blocked: bool = False
     timed_out: bool = False
-    todos: TodoList | None = None
     command: str = ""  # args.command, for terminal calls
     exit_code: int | None = None
     output: str = ""
@@ -136,7 +135,6 @@ WireEvent = (
     | PromptClosed
     | RequestCancelled
     | PromptSettled
-    | ToolCompleted
     | ServerRequestRefused
     | WindowRequested
     | ProtocolErrorReceived  # the right outline, unusable content

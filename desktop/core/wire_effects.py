@@ -123,13 +123,6 @@ class WireEffects:
         if generation is not None and known:  # else the request it stamps says it
             self._sessions.update(frame.session_id, execution_generation=generation)
 
-    def tool_completed(self, event: ToolCompleted) -> None:
-        self._sessions.ensure(event.session_id)
-        if event.todos is not None:
-            self._sessions.apply_todos(event.session_id, event.todos)
-        self._lifecycle.tool_completed(event)
-        self._prompts.tool_completed(event.session_id, event.name)
-
     def _ready(self, frame: EventFrame) -> None:
         self._link.gateway_ready(frame.payload)
 
@@ -224,13 +217,16 @@ class WireEffects:
             payloads.text(payload, "name"),
             blocked=blocked,
             timed_out=timed_out,
-            todos=todos_of_tool(payload),
             command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
             exit_code=payloads.integer(ran, "exit_code"),
             output=payloads.text(ran, "output")[:NOTICE_CHARS],
             approval_note=payloads.text(ran, "approval")[:NOTICE_CHARS],
         )
-        self.tool_completed(event)
+        self._sessions.ensure(event.session_id)
+        if (todos := todos_of_tool(payload)) is not None:
+            self._sessions.apply_todos(event.session_id, todos)
+        self._lifecycle.tool_completed(event)
+        self._prompts.tool_completed(event.session_id, event.name)
 
     def _reclaimed(self, frame: EventFrame) -> None:
         session_id = payloads.text(frame.payload, "session_id") or frame.session_id

@@ -81,7 +81,7 @@ def test_answerability_case_by_case(
     expected: tuple[bool, str],
 ) -> None:
     args: dict[str, Any] = {"too_long": False, "is_head": True, "stale_reason": ""} | extra
-    args |= {"head_only": kind in HEAD_ONLY, "margin": kind in HEAD_ONLY}
+    args["head_only"] = kind in HEAD_ONLY
     assert assess(row.phase, row.expires_at, kind, ctx=ctx, **args) == expected
 
 

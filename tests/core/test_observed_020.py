@@ -7,14 +7,12 @@ The list and pending shapes are the ones measured on axisrow 0.20.1.2
 
 from __future__ import annotations
 
-import json
-import random
 from typing import Any
 
 from desktop.core import decisions, outcomes
 from desktop.core.following import MAX_OBSERVED, listed_sessions
 from desktop.core.model import ApprovalPhase, Choice, Dialect
-from tests.core.frames import Driver, a_approval, error, event, result
+from tests.core.frames import Driver, a_approval, error, result
 
 MINE = "mine0001"
 THEIRS = "deff3b59"
@@ -287,58 +285,3 @@ def test_a_resume_the_app_asks_for_makes_an_observed_session_followed() -> None:
     drv.feed(result(rpc_id, {"session_id": THEIRS, "info": {"running": True}}))
     assert drv.core.observed_sessions == frozenset()
     assert drv.core.session(THEIRS) is not None
-
-
-def _said(drv: Driver) -> list[tuple[Any, ...]]:
-    sent = [(f.get("method"), json.dumps(f.get("params"), sort_keys=True)) for f in drv.sent_json()]
-    rows = [(a.key, a.session_id, a.phase) for a in drv.rows()]
-    return [tuple(sent), tuple(rows), drv.core.next_deadline()]
-
-
-def test_skipping_the_plan_between_its_due_times_asks_exactly_what_looking_every_time_asks() -> (
-    None
-):
-    """Randomised: lists, pending answers, time, deltas and denials, fed to two cores alike."""
-    for seed in range(12):
-        rng = random.Random(seed)
-        gated, every = connected(), Driver(follows=(MINE,))
-        # the plan looked at after every input, as before inputs that change nothing skipped it
-        every.core.following.plan_due = lambda *_: True  # type: ignore[method-assign]
-        every.connect(Dialect.HERMES020)
-        answered: set[int] = set()
-        theirs = [f"t{n:07d}" for n in range(8)]
-        counts = dict.fromkeys(theirs, 0)
-        for step in range(150):
-            roll = rng.random()
-            if roll < 0.15:
-                live = [s for s in theirs if rng.random() < 0.8]
-                for s in live:
-                    counts[s] += rng.random() < 0.3
-                status = {s: rng.choice(("working", "idle")) for s in live}
-                rows = [row(s, status[s], message_count=counts[s]) for s in live] + [row(MINE)]
-                for drv in (gated, every):
-                    listed(drv, *rows)
-            elif roll < 0.45:
-                for poll in gated.requests("approval.pending"):
-                    if poll["id"] in answered or rng.random() < 0.3:
-                        continue
-                    answered.add(poll["id"])
-                    sid = poll["params"]["session_id"]
-                    found = [entry(f"r{seed}-{step}-{sid}", f"rm /tmp/{sid}")]
-                    body = {"approvals": found if rng.random() < 0.3 else []}
-                    for drv in (gated, every):
-                        drv.feed(result(poll["id"], body))
-            elif roll < 0.7:
-                seconds = rng.uniform(0.05, 12.0)
-                for drv in (gated, every):
-                    drv.advance(seconds)
-            elif roll < 0.9:
-                for drv in (gated, every):
-                    drv.feed(event("message.delta", MINE, {"text": "tok"}))
-            else:
-                waiting = [a.key for a in gated.rows() if a.answerable]
-                if waiting:
-                    key = rng.choice(waiting)
-                    for drv in (gated, every):
-                        drv.decide(key, Choice.DENY)
-            assert _said(gated) == _said(every), (seed, step)

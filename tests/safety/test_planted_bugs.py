@@ -19,7 +19,6 @@ from desktop.core.approvals import STAY, Input
 from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
-from desktop.core.wire_effects import WireEffects
 from tests.safety.sim.engine import RunConfig, hunt
 from tests.safety.sim.refserver import ServerConfig
 from tests.safety.tally import TALLY
@@ -74,7 +73,7 @@ def stale_rows_need_no_confirmation(mp: pytest.MonkeyPatch) -> None:
 
 def tool_complete_settles_nothing(mp: pytest.MonkeyPatch) -> None:
     """Bug: a 0.19.0 ``tool.complete`` no longer closes the card it implies is gone."""
-    mp.setattr(WireEffects, "tool_completed", lambda self, event: None)
+    mp.setattr(approvals.ApprovalMachine, "tool_completed", lambda self, event: None)
 
 
 def maybe_sent_counts_as_unsent(mp: pytest.MonkeyPatch) -> None:
