@@ -97,11 +97,14 @@ def test_rows_on_screen_are_built_first_and_the_margin_once_the_list_keeps_still
     bar = view.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)  # a jump: placed at once
     height = view.viewport().height()
-    margin = [
+    below = [
         r
         for r in dialog.model.board.rows()
         if height < (view.y_in_viewport(r) or 0) < height + OVERSCAN - 40
     ]
+    # The first row below the edge may have been built while its estimated place (before the
+    # rows above it were measured) was still on screen; the ones after it were never on screen.
+    margin = below[1:]
     assert margin
     assert view.rows_on_screen()
     assert all(view.card(r) is not None for r in view.rows_on_screen())
