@@ -101,6 +101,12 @@ class NotifyAction:
 # first, Approve, alone at the bottom right, where a summary's only button, Review, is (seen
 # with try_plasma.sh): three keep one row, Review last. Others show what they get.
 BUTTON_LIMITS = {"gnome-shell": 3, "Plasma": 3}
+# Servers that must not get the ``resident`` hint, by the same name: gnome-shell files a resident
+# notification from the app whose window has focus in its list without a banner
+# (``processNotification`` in its notificationDaemon.js), so with the tray's own window focused
+# (no tray host) no approval was ever seen coming. Without it, gnome-shell removes a
+# notification once a button is pressed, which the tray would withdraw then anyway.
+NOT_RESIDENT = ("gnome-shell",)
 # What goes first when buttons must be dropped: the dialog offers each of these too, and Review
 # (the way in, also the body click) stays.
 DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
