@@ -297,6 +297,11 @@ async def scene() -> None:
             _out, err = await process.communicate()
             log = err.decode(errors="replace")
             check("Traceback" not in log, "no traceback in the app's log")
+            check(
+                "do not disturb: on (from GNOME" in log
+                and "do not disturb: off (from GNOME" in log,
+                "GNOME's do-not-disturb (show-banners) is read and followed",
+            )
             for line in log.splitlines():
                 if any(
                     w in line.lower()
@@ -383,6 +388,11 @@ async def answer(shell: Shell, name: str, icon: dict[str, Any] | None) -> None:
     if icon and check(bool(await until(lambda: menu_count(3), 10)), "the tray's count follows (3)"):
         note(f"menu count changed {since(pressed)} after the key")
     await shell.key("Escape")
+    for banners in ("false", "true"):  # do-not-disturb on and off again, as GNOME's switch does
+        await xdesk.run(
+            "gsettings", "set", "org.gnome.desktop.notifications", "show-banners", banners
+        )
+        await xdesk.settle(0.5)
 
     async def closed() -> bool:
         return await shell.window(DIALOG) is None
