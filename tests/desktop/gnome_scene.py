@@ -23,7 +23,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,42 +35,15 @@ from desktop.platform.paths import APP_ID
 from desktop.settings.store import load_settings, save_settings
 from desktop.ui.icons import icon_dir
 from tests.desktop import xdesk
+from tests.desktop.checks import check, ended_log, note, run, until
 
 WAITING_ORANGE = "#f08a00"
-TOP_BAR = 32
 DIALOG = "Hermes approvals"
 OWN_WINDOW = "Hermes Tray"
 NO_TRAY = "No system tray found"
 REVIEW = "Review"
 WATCHER = "org.kde.StatusNotifierWatcher"
 ENTRY = f"{APP_ID}.desktop"
-results: list[tuple[bool, str]] = []
-
-
-def check(ok: bool, what: str) -> bool:
-    results.append((ok, what))
-    print(("ok    " if ok else "FAIL  ") + what, flush=True)
-    return ok
-
-
-def note(what: str) -> None:
-    print("      " + what, flush=True)
-
-
-async def until(probe: Callable[[], Awaitable[Any]], timeout: float) -> Any:
-    """The first truthy answer of ``probe`` within ``timeout`` seconds, else None."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        try:
-            found = await probe()
-        except Exception:  # not up yet: a name with no owner, a shell still starting
-            found = None
-        if found or loop.time() > deadline:
-            return found or None
-        await asyncio.sleep(0.1)
-
-
 INPUT = """(() => {
   const { Clutter, GLib } = imports.gi;
   const seat = Clutter.get_default_backend().get_default_seat();
@@ -287,16 +260,13 @@ async def scene() -> None:
 
         check(bool(await until(entry_known, 20)), "GNOME knows the app's desktop entry")
         started_at = time.monotonic()
-        process = await xdesk.start_demo("xcb" if display == "x11" else "wayland")
+        platform = "xcb" if display == "x11" else "wayland"
+        process = await xdesk.start_demo(platform, ())  # nothing configured: the demo
         try:
             person = with_indicator if tray == "appindicator" else without_indicator
             await person(shell, process, started_at, f"desktop-gnome-{display}-{tray}")
         finally:
-            if process.returncode is None:
-                process.kill()
-            _out, err = await process.communicate()
-            log = err.decode(errors="replace")
-            check("Traceback" not in log, "no traceback in the app's log")
+            log = await ended_log(process)
             check(
                 "do not disturb: on (from GNOME" in log
                 and "do not disturb: off (from GNOME" in log,
@@ -538,12 +508,5 @@ async def without_indicator(
     await withdrawn_at_quit(shell)
 
 
-def main() -> int:
-    asyncio.run(scene())
-    failed = [what for ok, what in results if not ok]
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(scene))

@@ -22,7 +22,7 @@ from PySide6.QtGui import QImage
 
 from desktop.settings.store import load_settings, save_settings
 from tests.desktop import xdesk
-from tests.desktop.checks import check, menu_labels, run, until
+from tests.desktop.checks import check, ended_log, menu_labels, run, until
 
 WAITING_ORANGE = "#f08a00"
 BAR = 30
@@ -91,11 +91,7 @@ async def scene() -> None:
     try:
         await steps(process, no_bar)
     finally:
-        if process.returncode is None:
-            process.kill()
-        _out, err = await process.communicate()
-        log = err.decode(errors="replace")
-        check("Traceback" not in log, "no traceback in the app's log")
+        log = await ended_log(process)
         for line in log.splitlines():
             if "activat" in line.lower() or "decision" in line:
                 print("      log:", line.strip(), flush=True)

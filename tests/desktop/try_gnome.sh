@@ -24,6 +24,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
+# shellcheck source=tests/desktop/private_bus.sh
+source "$HERE/private_bus.sh"
 APPINDICATOR=ubuntu-appindicators@ubuntu.com
 TEST_EXTENSION=hermes-tray-test@localhost
 for tool in gnome-shell gjs Xvfb dbus-daemon gsettings; do
@@ -56,21 +58,6 @@ cleanup() {
     WORK=""
 }
 trap cleanup EXIT
-
-bus_config() {  # $1 type, $2 socket
-    cat <<EOF
-<busconfig>
-  <type>$1</type>
-  <listen>unix:path=$2</listen>
-  <auth>EXTERNAL</auth>
-  $([[ $1 == session ]] && echo "<standard_session_servicedirs/>")
-  <policy context="default">
-    <allow user="*"/><allow own="*"/><allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-  </policy>
-</busconfig>
-EOF
-}
 
 one_run() {  # $1 x11|wayland, $2 appindicator|plain
     local display=$1 tray=$2 status=0
@@ -123,7 +110,7 @@ EOF
     fi
     # Exported before the buses start: what they activate (dconf, the portals) inherits this.
     bus_config system "$WORK/bus/system" >"$WORK/system.conf"
-    bus_config session "$WORK/bus/session" >"$WORK/session.conf"
+    bus_config session "$WORK/bus/session" activate >"$WORK/session.conf"
     dbus-daemon --config-file="$WORK/system.conf" --nofork \
         >"$WORK/system-bus.log" 2>&1 &
     PIDS+=($!)
