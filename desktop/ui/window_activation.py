@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QProcessEnvironment, QTimer
+from PySide6.QtCore import QEvent, QObject, QProcessEnvironment, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -45,6 +45,8 @@ class WindowActivation(QObject):
         self._say_where = say_where
         self._clock = clock
         self._last_said: float | None = None
+        self._pending: dict[QWidget, int] = {}  # windows asked to come forward: looks to take
+        self._came: set[QWidget] = set()  # ... and those of them that did since
         self.looks = 0  # looks taken at whether a window came forward (tests wait on it)
 
     def bring_forward(self, window: QWidget, show: Callable[[], None]) -> None:
@@ -59,11 +61,30 @@ class WindowActivation(QObject):
         finally:
             os.unsetenv(TOKEN_ENV)  # Qt unsets one it used; one it did not is stale now
         if step.check:
+            if window not in self._pending:
+                window.installEventFilter(self)
+            self._pending[window] = self._pending.get(window, 0) + 1
             QTimer.singleShot(CHECK_MS, window, lambda: self._check(window))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Note that an asked window came forward.
+
+        The look comes later, and the person may have moved on to another window by then
+        (measured on GNOME Shell: a click on another app within the second said "behind").
+        """
+        if event.type() == QEvent.Type.WindowActivate and watched in self._pending:
+            self._came.add(watched)
+        return False
 
     def _check(self, window: QWidget) -> None:
         self.looks += 1
-        if not window.isVisible() or window.isActiveWindow():
+        came = window in self._came
+        self._pending[window] = left = self._pending.get(window, 1) - 1
+        if left <= 0:
+            del self._pending[window]
+            self._came.discard(window)
+            window.removeEventFilter(self)
+        if came or not window.isVisible() or window.isActiveWindow():
             return
         QApplication.alert(window)  # the desktop's "wants attention" (an urgent window on sway)
         now = self._clock()

@@ -23,12 +23,13 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QImage
 
+from desktop.platform.activation import SAY_WHERE_WHAT as SAY_WHERE
 from desktop.platform.autostart import launch_command
 from desktop.platform.launcher_xdg import XdgLauncher
 from desktop.platform.paths import APP_ID
@@ -275,7 +276,7 @@ async def scene() -> None:
             for line in log.splitlines():
                 if any(
                     w in line.lower()
-                    for w in ("tray host", "server", "disturb", "activat", "notifying")
+                    for w in ("tray host", "server", "disturb", "activat", "notifying", "forward")
                 ):
                     note("log: " + line.strip()[:200])
 
@@ -413,12 +414,29 @@ async def with_indicator(
     await shell.key("Escape")
     await until(lambda: _closed_menu(shell), 5)
     await xdesk.settle(0.5)
-    await shell.click(icon["x"], icon["y"], times=2)
-    again = await until(lambda: shell.window(DIALOG), 10)
-    check(again is not None, "a double click on the icon opens the dialog")
-    check(bool(await until(lambda: focused(shell), 3)), "... and GNOME focuses it")
-    await xdesk.settle(0.5)
-    await shell.key("Escape")
+    async with another_app(shell) as other:
+        clicked = time.monotonic()
+        await shell.click(icon["x"], icon["y"], times=2)
+        again = await until(lambda: shell.window(DIALOG), 10)
+        check(again is not None, "a double click on the icon opens the dialog")
+        check(bool(await until(lambda: focused(shell), 3)), "... and GNOME focuses it")
+        note(f"dialog focused {since(clicked)} after the clicks began")
+        # Behind another app's window, then asked for again: it comes forward.
+        await shell.click(other["x"] + other["w"] - 60, other["y"] + other["h"] - 40)
+        check(not await until(lambda: focused(shell), 2), "a click on another app takes focus")
+        await xdesk.settle(0.5)
+        clicked = time.monotonic()
+        await shell.click(icon["x"], icon["y"], times=2)
+        check(
+            bool(await until(lambda: focused(shell), 3)),
+            "a double click brings the open dialog forward over the other app",
+        )
+        note(f"dialog focused {since(clicked)} after the clicks began")
+        await xdesk.settle(3.0)  # past the app's own look at whether the dialog came forward
+        await shell.screenshot(f"{name}-forward.png")
+        said = [n["title"] for n in ours(await shell.notifications()) if SAY_WHERE in n["title"]]
+        check(not said, f"no “{SAY_WHERE}” notice with the dialog in front: {said}")
+        await shell.key("Escape")
     await until(lambda: _no_dialog(shell), 5)
     await until(lambda: _closed_menu(shell), 2)
 
@@ -443,6 +461,37 @@ async def withdrawn_at_quit(shell: Shell) -> None:
     left = await until(no_buttons_left, 5)
     check(bool(left), "no approval of the app is left in GNOME's list (its buttons act on nothing)")
     note(f"left in GNOME's list: {[n['title'] for n in ours(await shell.notifications())]}")
+
+
+OTHER_APP = """
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+window = QLabel("Another app")
+window.setWindowTitle("Another app")
+window.resize(900, 640)
+window.show()
+app.exec()
+"""
+
+
+@contextlib.asynccontextmanager
+async def another_app(shell: Shell) -> AsyncIterator[dict[str, Any]]:
+    """A window of another app (a bare Qt label), focused; its frame as the shell has it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", OTHER_APP, stderr=asyncio.subprocess.DEVNULL
+    )
+    try:
+
+        async def shown() -> dict[str, Any] | None:
+            found = await shell.window("Another app")
+            return found if found and found["focus"] else None
+
+        window = await until(shown, 15)
+        check(window is not None, "another app's window comes, focused")
+        yield window or {"x": 0, "y": 0, "w": 0, "h": 0}
+    finally:
+        process.kill()
+        await process.wait()
 
 
 async def focused(shell: Shell) -> bool:

@@ -61,6 +61,17 @@ def test_a_window_kept_behind_gets_one_notice(qtbot: QtBot, scene: Scene) -> Non
     assert said == ["where"]
 
 
+def test_a_window_that_came_forward_and_was_left_gets_no_notice(qtbot: QtBot, scene: Scene) -> None:
+    target, other, said, activation = scene.target, scene.other, scene.said, scene.activation
+    other.show()
+    activation.bring_forward(target, lambda: (target.show(), target.activateWindow()))
+    qtbot.waitUntil(target.isActiveWindow)
+    other.activateWindow()  # the person moves on to another window before the look
+    qtbot.waitUntil(lambda: other.isActiveWindow() and not target.isActiveWindow())
+    qtbot.waitUntil(lambda: activation.looks == 1, timeout=3000)
+    assert said == []
+
+
 def test_a_hosts_token_is_taken_out_of_the_environment() -> None:
     os.putenv(TOKEN_ENV, "from-the-panel")  # as Qt's ProvideXdgActivationToken does
     assert take_env_token() == "from-the-panel"
