@@ -530,13 +530,14 @@ async def without_indicator(
         return any(NO_TRAY in n["title"] for n in ours(await shell.notifications()))
 
     check(bool(await until(notice, 20)), "one notification says why (No system tray found)")
-    banner = await our_banner(shell, 40, "approval")
-    if not check(banner is not None, "GNOME shows the app's banner for the approvals"):
-        return
-    note(f"banner {banner['title']!r} {since(started_at)} after start")
-    if await open_from_banner(shell, banner, name) is None:
-        return
-    await answer(shell, name, None)
+    async with another_app(shell):  # the person works in another app meanwhile
+        banner = await our_banner(shell, 40, "approval")
+        if not check(banner is not None, "GNOME shows the app's banner for the approvals"):
+            return
+        note(f"banner {banner['title']!r} {since(started_at)} after start")
+        if await open_from_banner(shell, banner, name) is None:
+            return
+        await answer(shell, name, None)
 
     # Quit: the own window's last button, from the keyboard (Shift+Tab wraps to it).
     window = await own_window()
