@@ -465,27 +465,14 @@ async def withdrawn_at_quit(shell: Shell) -> None:
     note(f"left in GNOME's list: {[n['title'] for n in ours(await shell.notifications())]}")
 
 
-OTHER_APP = """
-from PySide6.QtWidgets import QApplication, QLabel
-app = QApplication([])
-window = QLabel("Another app")
-window.setWindowTitle("Another app")
-window.resize(900, 640)
-window.show()
-app.exec()
-"""
-
-
 @contextlib.asynccontextmanager
 async def another_app(shell: Shell) -> AsyncIterator[dict[str, Any]]:
     """A window of another app (a bare Qt label), focused; its frame as the shell has it."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", OTHER_APP, stderr=asyncio.subprocess.DEVNULL
-    )
+    process = await xdesk.another_app()
     try:
 
         async def shown() -> dict[str, Any] | None:
-            found = await shell.window("Another app")
+            found = await shell.window(xdesk.OTHER_APP)
             return found if found and found["focus"] else None
 
         window = await until(shown, 15)

@@ -219,13 +219,13 @@ async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
 
 async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
     """Another app's window on top of the open dialog; a click on the icon brings it back."""
-    cover = await asyncio.create_subprocess_exec(sys.executable, "-c", COVER_WINDOW)
+    cover = await xdesk.another_app()
     try:
 
         async def covered() -> bool:
-            found = next((w for w in await windows() if w["name"] == COVER), None)
+            found = next((w for w in await windows() if w["name"] == xdesk.OTHER_APP), None)
             if found is not None and not found.get("focused"):
-                await swaymsg(f'[title="{COVER}"]', "floating", "enable", ",", "focus")
+                await swaymsg(f'[title="{xdesk.OTHER_APP}"]', "floating", "enable", ",", "focus")
             return bool(found and found.get("focused"))
 
         if not check(bool(await until(covered, 15)), "another app's window takes the focus"):
@@ -255,18 +255,6 @@ async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
     finally:
         cover.terminate()
         await cover.wait()
-
-
-COVER = "Another app"
-COVER_WINDOW = f"""
-from PySide6.QtWidgets import QApplication, QLabel
-app = QApplication([])
-label = QLabel("{COVER}")
-label.setWindowTitle("{COVER}")
-label.resize(900, 600)
-label.show()
-app.exec()
-"""
 
 
 async def own_window() -> dict[str, Any] | None:

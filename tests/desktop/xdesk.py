@@ -56,6 +56,26 @@ async def start_demo(
     )  # fmt: skip
 
 
+OTHER_APP = "Another app"  # the title of another_app's window
+_OTHER_APP_CODE = f"""
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+label = QLabel("{OTHER_APP}")
+label.setWindowTitle("{OTHER_APP}")
+label.resize(900, 620)
+label.show()
+app.exec()
+"""
+
+
+async def another_app() -> asyncio.subprocess.Process:
+    """Another app's window (a bare Qt label titled :data:`OTHER_APP`) on this desktop, to put
+    in front of the tray's dialog as a person's other work would be."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _OTHER_APP_CODE, stderr=asyncio.subprocess.DEVNULL
+    )
+
+
 def run_scene(scene: Path, **env: str) -> None:
     """Run one scene file's test on a desktop of its own (``run_desktop_tests.sh`` with ``env``
     choosing the desktop) and fail with its output unless it passed."""
