@@ -80,6 +80,9 @@ class NotifyAction:
 # Buttons a server shows at most: gnome-shell drops the rest silently; Plasma 5.27 wraps four,
 # leaving Approve alone where a summary's Review is (try_plasma.sh). Others show what they get.
 BUTTON_LIMITS = {"gnome-shell": 3, "Plasma": 3}
+# gnome-shell files a ``resident`` notification from the focused app in its list without a
+# banner (notificationDaemon.js): with the tray's own window focused no approval was seen.
+NOT_RESIDENT = ("gnome-shell",)
 # Dropped first when buttons must go: the dialog offers each too; Review (the way in) stays.
 DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
 

@@ -6,8 +6,9 @@ off (``NotifyPolicy.set_do_not_disturb``). Read with dbus-fast on the running lo
 
 * KDE Plasma: the ``Inhibited`` property of ``org.freedesktop.Notifications`` (when listed);
 * xfce4-notifyd: xfconf channel ``xfce4-notifyd``, property ``/do-not-disturb`` (unset: off);
-* GNOME Shell: ``org.gnome.desktop.notifications show-banners`` (false: on) through the Settings
-  portal (dconf's reads go through a file; the portal serves GNOME's keys on every session).
+* GNOME Shell: ``org.gnome.desktop.notifications show-banners`` (false: on; unset: off) from the
+  dconf database file (``desktop.platform.dconf_db``), read again on each
+  ``ca.desrt.dconf.Writer.Notify``; GNOME 43's Settings portal does not serve this key.
 
 Anything else, a failed read or a non-boolean is "not known", never "on": the tray then sends
 as usual and the server applies its own switch.
@@ -34,15 +35,13 @@ XFCONF_PROPERTY = "/do-not-disturb"
 XFCONF_NOT_FOUND = "org.xfce.Xfconf.Error.PropertyNotFound"
 XFCE_SERVER = "Xfce Notify Daemon"  # GetServerInformation's name of xfce4-notifyd
 
-PORTAL = "org.freedesktop.portal.Desktop"
-PORTAL_PATH = "/org/freedesktop/portal/desktop"
-PORTAL_SETTINGS = "org.freedesktop.portal.Settings"
-GNOME_NAMESPACE = "org.gnome.desktop.notifications"
-GNOME_KEY = "show-banners"
+DCONF_WRITER = "ca.desrt.dconf.Writer"
+DCONF_NOTIFY = f"type='signal',interface='{DCONF_WRITER}',member='Notify'"
+GNOME_KEY = "/org/gnome/desktop/notifications/show-banners"
 GNOME_SERVER = "gnome-shell"  # GetServerInformation's name of GNOME Shell
 
 KDE_SOURCE = "KDE Plasma (Inhibited on org.freedesktop.Notifications)"
-GNOME_SOURCE = "GNOME (org.gnome.desktop.notifications show-banners, Settings portal)"
+GNOME_SOURCE = "GNOME (org.gnome.desktop.notifications show-banners, dconf)"
 XFCE_SOURCE = "xfce4-notifyd (xfconf xfce4-notifyd /do-not-disturb)"
 
 
@@ -61,15 +60,6 @@ class DoNotDisturb:
 
 
 UNKNOWN = DoNotDisturb(None, reason="not read yet")
-
-
-def _unwrapped(value: Any) -> Any:
-    """The value inside a portal's variant (the older ``Read`` wraps it twice)."""
-    for _ in range(3):
-        if not hasattr(value, "signature") or not hasattr(value, "value"):
-            break
-        value = value.value
-    return value
 
 
 class DoNotDisturbWatch:
@@ -150,24 +140,31 @@ class DoNotDisturbWatch:
         self._set_read(XFCE_SOURCE, value.value)
 
     async def _start_gnome(self, bus: Any) -> None:
-        node = await bus.introspect(PORTAL, PORTAL_PATH)
-        settings = bus.get_proxy_object(PORTAL, PORTAL_PATH, node).get_interface(PORTAL_SETTINGS)
+        from dbus_fast import Message, MessageType
 
-        def changed(namespace: str, key: str, value: Any) -> None:
-            if (namespace, key) == (GNOME_NAMESPACE, GNOME_KEY):
-                self._set_read(GNOME_SOURCE, _unwrapped(value), banners=True)
+        from desktop.platform.dconf_db import read_bool
 
-        settings.on_setting_changed(changed)
-        self._unsubscribe = lambda: settings.off_setting_changed(changed)
-        read_one = any(
-            m.name == "ReadOne"
-            for i in node.interfaces
-            if i.name == PORTAL_SETTINGS
-            for m in i.methods
+        def read() -> None:
+            banners = read_bool(GNOME_KEY)
+            self._set_read(GNOME_SOURCE, True if banners is None else banners, banners=True)
+
+        def written(message: Message) -> None:
+            if message.message_type is MessageType.SIGNAL and message.interface == DCONF_WRITER:
+                read()  # a dconf write of any key: a re-read costs one small file
+
+        bus.add_message_handler(written)
+        self._unsubscribe = lambda: bus.remove_message_handler(written)
+        await bus.call(
+            Message(
+                destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus",
+                interface="org.freedesktop.DBus",
+                member="AddMatch",
+                signature="s",
+                body=[DCONF_NOTIFY],
+            )
         )
-        read = settings.call_read_one if read_one else settings.call_read
-        value = await read(GNOME_NAMESPACE, GNOME_KEY)
-        self._set_read(GNOME_SOURCE, _unwrapped(value), banners=True)
+        read()
 
     def _set_read(self, source: str, value: Any, *, banners: bool = False) -> None:
         """``value`` is the switch, or with ``banners`` whether bubbles show (its opposite)."""

@@ -6,7 +6,8 @@ hint and hides the capabilities, and an approval's bubble must live as long as t
 With the server this class:
 
 * sends the ``desktop-entry`` hint (per-app settings hang on it), ``expire_timeout`` 0 and
-  ``resident`` where there is ``persistence``: a bubble stays until the tray withdraws it;
+  ``resident`` where there is ``persistence`` (not on gnome-shell: ``NOT_RESIDENT``): a bubble
+  stays until the tray withdraws it;
 * updates a batch's bubble in place (``replaces_id``) and never raises one that is not on
   screen; an escalation closes it and raises it again, critical;
 * escapes the body only where the server has ``body-markup``, so ``&&`` reads as written;
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.model.notify_policy import ActionKind, NotificationPlan, fit_buttons
+from desktop.model.notify_policy import NOT_RESIDENT, ActionKind, NotificationPlan, fit_buttons
 from desktop.platform.activation import event_token
 from desktop.platform.do_not_disturb import (
     NOTIFICATIONS,
@@ -144,9 +145,9 @@ class NativeNotifier:
             await self._close(replaces)
             replaces = 0
         generation = next(self._generation)
+        server = self.server[0] if self.server else ""
         actions: list[str] = []
         if self.buttons:
-            server = self.server[0] if self.server else ""
             if server and server not in NO_DEFAULT_ACTION_SERVERS:
                 actions += ["default", DEFAULT_ACTION_LABEL]
             for action in fit_buttons(plan.actions, server):
@@ -156,7 +157,7 @@ class NativeNotifier:
             "category": Variant("s", "im.received"),
             "desktop-entry": Variant("s", APP_ID),
         }
-        if self.persistence:
+        if self.persistence and server not in NOT_RESIDENT:
             hints["resident"] = Variant("b", True)
         if replaces:  # from now on a press on the old content acts on nothing
             self._plans[replaces] = (plan, generation, on_action)

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QProcessEnvironment, QTimer
+from PySide6.QtCore import QEvent, QObject, QProcessEnvironment, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -45,6 +45,9 @@ class WindowActivation(QObject):
         self._say_where = say_where
         self._clock = clock
         self._last_said: float | None = None
+        # The requests to come forward whose look is still to come, per window: each holds
+        # whether the window was activated since that request.
+        self._asks: dict[QWidget, list[list[bool]]] = {}
         self.looks = 0  # looks taken at whether a window came forward (tests wait on it)
 
     def bring_forward(self, window: QWidget, show: Callable[[], None]) -> None:
@@ -52,18 +55,38 @@ class WindowActivation(QObject):
         step = plan_activation(
             QGuiApplication.platformName(), event_token.take(), window.isActiveWindow()
         )
+        if step.check:
+            if window not in self._asks:
+                window.installEventFilter(self)
+            ask = [False]
+            self._asks.setdefault(window, []).append(ask)
+            QTimer.singleShot(CHECK_MS, window, lambda: self._check(window, ask))
         if step.token:
             os.putenv(TOKEN_ENV, step.token)
         try:
             show()
         finally:
             os.unsetenv(TOKEN_ENV)  # Qt unsets one it used; one it did not is stale now
-        if step.check:
-            QTimer.singleShot(CHECK_MS, window, lambda: self._check(window))
 
-    def _check(self, window: QWidget) -> None:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Note that an asked window came forward.
+
+        The look comes later, and the person may have moved on to another window by then
+        (measured on GNOME Shell: a click on another app within the second said "behind").
+        """
+        if event.type() == QEvent.Type.WindowActivate:
+            for ask in self._asks.get(watched, ()):  # type: ignore[call-overload]
+                ask[0] = True
+        return False
+
+    def _check(self, window: QWidget, ask: list[bool]) -> None:
         self.looks += 1
-        if not window.isVisible() or window.isActiveWindow():
+        asks = [a for a in self._asks.get(window, []) if a is not ask]
+        self._asks[window] = asks
+        if not asks:
+            self._asks.pop(window, None)
+            window.removeEventFilter(self)
+        if ask[0] or not window.isVisible() or window.isActiveWindow():
             return
         QApplication.alert(window)  # the desktop's "wants attention" (an urgent window on sway)
         now = self._clock()

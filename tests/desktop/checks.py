@@ -1,8 +1,8 @@
 """What the by-hand desktop scenes share: one printed line per check, waits that never raise.
 
-``try_sway.sh`` and ``try_plasma.sh`` run a scene as a script (not under pytest): a person
-reads the lines, and the scene goes on after a failed check where it can, so one run shows
-every gap at once.
+``try_sway.sh``, ``try_plasma.sh`` and ``try_gnome.sh`` run a scene as a script (not under
+pytest): a person reads the lines, and the scene goes on after a failed check where it can, so
+one run shows every gap at once.
 """
 
 from __future__ import annotations
@@ -47,6 +47,16 @@ async def menu_labels(item: str) -> list[str]:
         menu = await xdesk.item_menu(bus, item)
         _revision, layout = await menu.call_get_layout(0, 1, ["label"])
     return [c.value[1]["label"].value for c in layout[2] if "label" in c.value[1]]
+
+
+async def ended_log(process: asyncio.subprocess.Process) -> str:
+    """The app's log (its stderr) once it ended (killed if it has not), checked for tracebacks."""
+    if process.returncode is None:
+        process.kill()
+    _out, err = await process.communicate()
+    log = err.decode(errors="replace")
+    check("Traceback" not in log, "no traceback in the app's log")
+    return log
 
 
 def run(scene: Callable[[], Awaitable[None]]) -> int:

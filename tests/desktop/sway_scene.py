@@ -22,7 +22,7 @@ from PySide6.QtGui import QImage
 
 from desktop.settings.store import load_settings, save_settings
 from tests.desktop import xdesk
-from tests.desktop.checks import check, menu_labels, run, until
+from tests.desktop.checks import check, ended_log, menu_labels, run, until
 
 WAITING_ORANGE = "#f08a00"
 BAR = 30
@@ -91,11 +91,7 @@ async def scene() -> None:
     try:
         await steps(process, no_bar)
     finally:
-        if process.returncode is None:
-            process.kill()
-        _out, err = await process.communicate()
-        log = err.decode(errors="replace")
-        check("Traceback" not in log, "no traceback in the app's log")
+        log = await ended_log(process)
         for line in log.splitlines():
             if "activat" in line.lower() or "decision" in line:
                 print("      log:", line.strip(), flush=True)
@@ -223,13 +219,13 @@ async def person(process: asyncio.subprocess.Process, remote: Remote) -> None:
 
 async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
     """Another app's window on top of the open dialog; a click on the icon brings it back."""
-    cover = await asyncio.create_subprocess_exec(sys.executable, "-c", COVER_WINDOW)
+    cover = await xdesk.another_app()
     try:
 
         async def covered() -> bool:
-            found = next((w for w in await windows() if w["name"] == COVER), None)
+            found = next((w for w in await windows() if w["name"] == xdesk.OTHER_APP), None)
             if found is not None and not found.get("focused"):
-                await swaymsg(f'[title="{COVER}"]', "floating", "enable", ",", "focus")
+                await swaymsg(f'[title="{xdesk.OTHER_APP}"]', "floating", "enable", ",", "focus")
             return bool(found and found.get("focused"))
 
         if not check(bool(await until(covered, 15)), "another app's window takes the focus"):
@@ -259,18 +255,6 @@ async def behind_another_window(remote: Remote, icon: tuple[int, int]) -> None:
     finally:
         cover.terminate()
         await cover.wait()
-
-
-COVER = "Another app"
-COVER_WINDOW = f"""
-from PySide6.QtWidgets import QApplication, QLabel
-app = QApplication([])
-label = QLabel("{COVER}")
-label.setWindowTitle("{COVER}")
-label.resize(900, 600)
-label.show()
-app.exec()
-"""
 
 
 async def own_window() -> dict[str, Any] | None:

@@ -18,6 +18,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
+# shellcheck source=tests/desktop/private_bus.sh
+source "$HERE/private_bus.sh"
 for tool in sway waybar mako makoctl grim wayvnc swaymsg dbus-daemon; do
     command -v "$tool" >/dev/null || { echo "try_sway.sh: $tool is missing" >&2; exit 2; }
 done
@@ -53,17 +55,7 @@ printf '* { font-size: 13px; } window#waybar { background: #f4f4f4; color: #222;
     >"$WORK/waybar/style.css"
 
 # A session bus that both users may use: the compositor's side and the app.
-cat >"$WORK/bus.conf" <<EOF
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$WORK/bus/socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/><allow own="*"/><allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-  </policy>
-</busconfig>
-EOF
+bus_config session "$WORK/bus/socket" >"$WORK/bus.conf"
 "${as_user[@]}" dbus-daemon --config-file="$WORK/bus.conf" --nofork >"$WORK/bus.log" 2>&1 &
 PIDS+=($!)
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$WORK/bus/socket"

@@ -56,6 +56,26 @@ async def start_demo(
     )  # fmt: skip
 
 
+OTHER_APP = "Another app"  # the title of another_app's window
+_OTHER_APP_CODE = f"""
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+label = QLabel("{OTHER_APP}")
+label.setWindowTitle("{OTHER_APP}")
+label.resize(900, 620)
+label.show()
+app.exec()
+"""
+
+
+async def another_app() -> asyncio.subprocess.Process:
+    """Another app's window (a bare Qt label titled :data:`OTHER_APP`) on this desktop, to put
+    in front of the tray's dialog as a person's other work would be."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _OTHER_APP_CODE, stderr=asyncio.subprocess.DEVNULL
+    )
+
+
 def run_scene(scene: Path, **env: str) -> None:
     """Run one scene file's test on a desktop of its own (``run_desktop_tests.sh`` with ``env``
     choosing the desktop) and fail with its output unless it passed."""
@@ -232,14 +252,20 @@ async def _watched_items(bus: Any) -> list[str]:
     return list(await proxy.get_registered_status_notifier_items())
 
 
+def item_address(item: str) -> tuple[str, str]:
+    """(bus name, object path) of an item as a watcher lists it: ``"<bus name>/<path>"``
+    (KDE's, xfce4-panel's), ``"<bus name>@/<path>"`` (GNOME's AppIndicator extension), or a bus
+    name alone for the default path."""
+    service, _, path = item.replace("@/", "/", 1).partition("/")
+    return service, "/" + path if path else "/StatusNotifierItem"
+
+
 async def item_menu(bus: Any, item: str) -> Any:
     """The ``com.canonical.dbusmenu`` interface of a tray item, as the panel reaches it.
 
-    ``item`` is what the watcher lists: ``"<bus name>/<path>"``, or a bus name alone for the
-    default path.
+    ``item`` is what the watcher lists (see :func:`item_address`).
     """
-    service, _, path = item.partition("/")
-    path = "/" + path if path else "/StatusNotifierItem"
+    service, path = item_address(item)
     sni = await interface(bus, service, path, SNI)
     return await interface(bus, service, await sni.get_menu(), "com.canonical.dbusmenu")
 
@@ -266,8 +292,7 @@ async def item_tooltips() -> list[str]:
     texts: list[str] = []
     async with session_bus() as bus:
         for item in await _watched_items(bus):
-            service, _, path = item.partition("/")
-            sni = await interface(bus, service, "/" + path if path else "/StatusNotifierItem", SNI)
+            sni = await interface(bus, *item_address(item), SNI)
             _icon, _pixmaps, title, text = await sni.get_tool_tip()
             texts.append(f"{title}\n{text}")
     return texts

@@ -12,6 +12,7 @@ import dataclasses
 import io
 import json
 import time
+from pathlib import Path
 
 from dbus_fast import Variant
 
@@ -19,6 +20,7 @@ from desktop.core.events import ApprovalRequested
 from desktop.gateway import doctor
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.tray_status import HOLDING_LINE
+from desktop.platform.dconf_db import user_database
 from desktop.platform.do_not_disturb import (
     GNOME_SOURCE,
     KDE_SOURCE,
@@ -29,10 +31,9 @@ from desktop.platform.do_not_disturb import (
 from desktop.platform.native_notify import URGENCY_CRITICAL, NativeNotifier
 from tests.model.builders import approval
 from tests.ui.dbus_fakes.do_not_disturb import (
+    FakeDconf,
     FakeGnomeShell,
     FakePlasma,
-    FakePortalSettings,
-    FakePortalSettingsV2,
     FakeXfceNotifyd,
     FakeXfconf,
 )
@@ -42,7 +43,8 @@ from tests.waiting import poll_until
 
 FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce=0.05)
 CHANNEL, PROPERTY = "xfce4-notifyd", "/do-not-disturb"
-BANNERS = ("org.gnome.desktop.notifications", "show-banners")
+BANNERS = "/org/gnome/desktop/notifications/show-banners"
+DCONF = Path(__file__).parents[1] / "fixtures" / "dconf"
 
 
 async def read(notifier: NativeNotifier) -> list[DoNotDisturb]:
@@ -101,25 +103,22 @@ def test_xfce4_notifyd_setting_is_read_and_followed(bus, qloop, arun):
     arun(scenario(), timeout=20)
 
 
-def test_gnome_show_banners_is_read_through_the_portal_and_followed(bus, qloop, arun):
+def test_gnome_show_banners_is_read_from_dconf_and_followed(bus, qloop, arun):
     async def scenario():
-        for portal_kind in (FakePortalSettings, FakePortalSettingsV2):
-            shell = await FakeGnomeShell.start(bus.address)
-            portal = await portal_kind.start(bus.address)
-            portal.values[BANNERS] = Variant("b", False)  # banners off: do-not-disturb on
-            async with notifier_beside(shell, portal) as notifier:
-                seen = await read(notifier)
-                assert seen == [DoNotDisturb(True, GNOME_SOURCE)]
-                portal.set("org.gnome.desktop.interface", "show-banners", Variant("b", True))
-                portal.set(*BANNERS, Variant("b", True))
-                await poll_until(lambda seen=seen: len(seen) == 2)
-                assert seen[-1] == DoNotDisturb(False, GNOME_SOURCE)
-        # GNOME without a portal: not known, so bubbles are sent and GNOME applies its switch
+        shell = await FakeGnomeShell.start(bus.address)
+        dconf = await FakeDconf.start(bus.address)
+        dconf.write(DCONF / "banners-off", BANNERS)  # banners off: do-not-disturb on
+        async with notifier_beside(shell, dconf) as notifier:
+            seen = await read(notifier)
+            assert seen == [DoNotDisturb(True, GNOME_SOURCE)]
+            dconf.write(DCONF / "banners-on", BANNERS)
+            await poll_until(lambda: len(seen) == 2)
+            assert seen[-1] == DoNotDisturb(False, GNOME_SOURCE)
+        # never set (no database yet): GNOME's default, banners on
+        user_database().unlink()
         shell = await FakeGnomeShell.start(bus.address)
         async with notifier_beside(shell) as notifier:
-            [state] = await read(notifier)
-            assert state.on is None
-            assert "failed" in state.reason
+            assert await read(notifier) == [DoNotDisturb(False, GNOME_SOURCE)]
 
     arun(scenario(), timeout=30)
 

@@ -61,6 +61,22 @@ def test_a_window_kept_behind_gets_one_notice(qtbot: QtBot, scene: Scene) -> Non
     assert said == ["where"]
 
 
+def test_only_a_request_the_window_never_came_forward_for_gets_a_notice(
+    qtbot: QtBot, scene: Scene
+) -> None:
+    target, other = scene.target, scene.other
+    said_at: list[int] = []  # which look said where the window is
+    activation = WindowActivation(lambda: said_at.append(activation.looks))
+    other.show()
+    activation.bring_forward(target, lambda: (target.show(), target.activateWindow()))
+    qtbot.waitUntil(target.isActiveWindow)
+    other.activateWindow()  # the person moves on to another window before the look
+    qtbot.waitUntil(lambda: other.isActiveWindow() and not target.isActiveWindow())
+    activation.bring_forward(target, target.show)  # asked again, and kept behind
+    qtbot.waitUntil(lambda: activation.looks == 2, timeout=3000)
+    assert said_at == [2]  # not for the first request (it came forward); for the second
+
+
 def test_a_hosts_token_is_taken_out_of_the_environment() -> None:
     os.putenv(TOKEN_ENV, "from-the-panel")  # as Qt's ProvideXdgActivationToken does
     assert take_env_token() == "from-the-panel"

@@ -6,10 +6,10 @@
   v``, ``PropertyChanged(s, s, v)``, ``PropertyRemoved(s, s)``; an unset property is the
   error ``org.xfce.Xfconf.Error.PropertyNotFound``), holding only what a test sets; paired with
   :class:`FakeXfceNotifyd`, which names itself as xfce4-notifyd does.
-* :class:`FakePortalSettings`: ``org.freedesktop.portal.Settings`` as xdg-desktop-portal serves
-  GNOME's keys (``Read`` wraps the value in a second variant, as portals before version 2 do;
-  :class:`FakePortalSettingsV2` adds ``ReadOne``), paired with :class:`FakeGnomeShell`, which
-  names itself as gnome-shell does.
+* :class:`FakeDconf`: dconf-service as GSettings clients see it: it replaces the database file
+  (here with a real one from tests/fixtures/dconf), then sends ``ca.desrt.dconf.Writer.Notify(s
+  prefix, as keys, s tag)`` from ``/ca/desrt/dconf/Writer/user``; paired with
+  :class:`FakeGnomeShell`, which names itself as gnome-shell does.
 
 The real xfconfd and xfce4-notifyd are exercised by tests/desktop.
 """
@@ -17,6 +17,8 @@ The real xfconfd and xfce4-notifyd are exercised by tests/desktop.
 # dbus-fast reads D-Bus signatures from string annotations, as in notifyd.py.
 # ruff: noqa: F821, N802
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 from dbus_fast import Variant
@@ -25,6 +27,7 @@ from dbus_fast.constants import PropertyAccess
 from dbus_fast.errors import DBusError
 from dbus_fast.service import ServiceInterface, dbus_property, method, signal
 
+from desktop.platform.dconf_db import user_database
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd, release, serve
 
 XFCONF = "org.xfce.Xfconf"
@@ -101,53 +104,35 @@ class FakeXfconf(ServiceInterface):
         return [channel, name]
 
 
-PORTAL = "org.freedesktop.portal.Desktop"
-PORTAL_PATH = "/org/freedesktop/portal/desktop"
-
-
 class FakeGnomeShell(FakeNotifyd):
     @method()
     def GetServerInformation(self) -> "ssss":
         return ["gnome-shell", "GNOME", "43.9", "1.2"]
 
 
-class FakePortalSettings(ServiceInterface):
+class FakeDconf(ServiceInterface):
     def __init__(self) -> None:
-        super().__init__("org.freedesktop.portal.Settings")
-        self.values: dict[tuple[str, str], Variant] = {}
+        super().__init__("ca.desrt.dconf.Writer")
         self.bus: MessageBus | None = None
 
     @classmethod
-    async def start(cls, address: str) -> "FakePortalSettings":
+    async def start(cls, address: str) -> "FakeDconf":
         self = cls()
-        self.bus = await serve(address, PORTAL_PATH, self, PORTAL)
+        self.bus = await serve(address, "/ca/desrt/dconf/Writer/user", self, "ca.desrt.dconf")
         return self
 
     async def stop(self) -> None:
         await release(self.bus)
         self.bus = None
 
-    def set(self, namespace: str, key: str, value: Variant) -> None:
-        """``gsettings set namespace key value``, as the portal relays it."""
-        self.values[(namespace, key)] = value
-        self.SettingChanged(namespace, key, value)
-
-    def _value(self, namespace: str, key: str) -> Variant:
-        value = self.values.get((namespace, key))
-        if value is None:
-            raise DBusError("org.freedesktop.portal.Error.NotFound", "Requested setting not found")
-        return value
-
-    @method()
-    def Read(self, namespace: "s", key: "s") -> "v":
-        return Variant("v", self._value(namespace, key))
+    def write(self, database: Path, key: str) -> None:
+        """``gsettings set`` of ``key`` that leaves the user database as ``database``."""
+        target = user_database()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(database, target)
+        folder, _, name = key.rpartition("/")
+        self.Notify(folder + "/", [name], "")
 
     @signal()
-    def SettingChanged(self, namespace: str, key: str, value: Any) -> "ssv":
-        return [namespace, key, value]
-
-
-class FakePortalSettingsV2(FakePortalSettings):
-    @method()
-    def ReadOne(self, namespace: "s", key: "s") -> "v":
-        return self._value(namespace, key)
+    def Notify(self, prefix: str, keys: list[str], tag: str) -> "sass":
+        return [prefix, keys, tag]
