@@ -11,7 +11,6 @@ these the command is HIGH with a finding that says so, because unread text may h
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import posixpath
@@ -310,7 +309,7 @@ class _Reader:
                 hidden = any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200))
                 self._mark(head, "disguised-command" if hidden else "dynamic-command")
                 continue
-            if not name.isascii() and _foreign_letters(name):
+            if any(c.isalpha() and not c.isascii() for c in name):  # real commands are ASCII
                 self._mark(head, "look-alike-letters")
             if self._match_layer(layer, name, end) and head.disguised:
                 self._mark(head, "disguised-command")
@@ -467,14 +466,12 @@ class _Reader:
 
     @staticmethod
     def _runs_producer(node: Node, producers: frozenset[str]) -> bool:
+        """Some command in a ``$( )``, backticks or ``<( )`` of this word runs a producer."""
         for inner in _descendants(node, 400):
-            if inner.type != "command":
-                continue
-            if not any(a.type in SUBSTITUTIONS for a in _ancestors(inner, node)):
-                continue
-            words = simple_command(inner, {})
-            if any(_name(layer[0]) in producers for layer in _layers(words)):
-                return True
+            if inner.type == "command" and _substituted(inner, node):
+                words = simple_command(inner, {})
+                if any(_name(layer[0]) in producers for layer in _layers(words)):
+                    return True
         return False
 
     def _sql_words(self, words: Iterable[Word]) -> None:
@@ -627,30 +624,16 @@ def _descendants(node: Node, budget: int) -> Iterator[Node]:
         stack.extend(reversed(current.children))
 
 
-def _ancestors(node: Node, stop: Node) -> Iterator[Node]:
+def _substituted(node: Node, word: Node) -> bool:
+    """``node`` lies inside a substitution within ``word`` (``word`` itself included)."""
     current = node.parent
-    while current is not None and current != stop:
-        yield current
+    while current is not None and current != word and current.type not in SUBSTITUTIONS:
         current = current.parent
-    if current is not None:
-        yield current
+    return current is not None and current.type in SUBSTITUTIONS
 
 
 # ---------------------------------------------------------------------------------------------
 # Offsets, text rules, hidden characters, summary
-
-
-def _char_offsets(command: str, encoded: bytes) -> list[int] | None:
-    """Byte offset of every character (and the end), or None when bytes are characters."""
-    if len(encoded) == len(command):
-        return None
-    return [0, *itertools.accumulate(len(c.encode("utf-8", "replace")) for c in command)]
-
-
-def _to_chars(offsets: list[int] | None, byte: int) -> int:
-    if offsets is None:
-        return byte
-    return bisect.bisect_left(offsets, byte)
 
 
 def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
@@ -663,11 +646,6 @@ def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
         if hidden:
             yield at, end
         at = end
-
-
-def _foreign_letters(name: str) -> bool:
-    """A command name with a letter outside ASCII: every real command is spelled in ASCII."""
-    return any(not c.isascii() and c.isalpha() for c in name)
 
 
 def _lookalike_line(command: str, findings: list[RiskFinding]) -> str:
@@ -697,9 +675,9 @@ def _summary(
         return "nothing risky found"
     top = max(f.level for f in findings)
     labels = list(dict.fromkeys(f.label for f in findings if f.level == top))
-    graded = {f.rule for f in findings if f.level == top} & _SAYS_WHERE
+    graded = {f.rule for f in findings if f.level == top} & table.SAYS_WHERE
     if graded and deleted:
-        dropped = {table.rule(rule_id).label for rule_id in _SAYS_WHERE}
+        dropped = {table.rule(rule_id).label for rule_id in table.SAYS_WHERE}
         labels = [_deletes(deleted, folder), *(lb for lb in labels if lb not in dropped)]
     lookalike = table.rule("look-alike-letters").label
     if lookalike in labels:
@@ -707,18 +685,6 @@ def _summary(
     first = labels[0]
     others = len(labels) - 1 + len({f.label for f in findings if f.level < top})
     return first if others == 0 else f"{first} (and {others} more)"
-
-
-# Delete rules whose summary names the targets and where they lie.
-_SAYS_WHERE = frozenset(
-    {
-        "recursive-delete",
-        "delete-regenerable",
-        "delete-in-folder",
-        "delete-temporary",
-        "system-delete",
-    }
-)
 
 
 _DELETE_LINES = {
@@ -789,13 +755,16 @@ def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[Risk
     encoded = clean.encode("utf-8")
     reader = _Reader(cwd)
     reader.read(encoded, _Place(0, (0, len(encoded))))
-    offsets = _char_offsets(clean, encoded)
+
+    def chars(byte: int) -> int:  # a byte inside a character counts as that character
+        return byte if clean.isascii() else len(encoded[:byte].decode("utf-8", "replace"))
+
     findings: list[RiskFinding] = []
     for found_start, found_end, row in reader.found:
         if tail and row.id == "unreadable":
             continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
-        start = min(_to_chars(offsets, found_start), max(len(text) - 1, 0))
-        end = min(max(_to_chars(offsets, found_end), start + 1), len(text))
+        start = min(chars(found_start), max(len(text) - 1, 0))
+        end = min(max(chars(found_end), start + 1), len(text))
         findings.append(_finding(char_base + start, char_base + end, row))
     return findings, reader
 
