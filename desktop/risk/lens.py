@@ -138,22 +138,18 @@ def _layers(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     return out
 
 
-def _flag_present(tokens: list[str], alternatives: tuple[str, ...]) -> bool:
-    for token in tokens:
-        for alt in alternatives:
-            if alt.startswith("--") or len(alt) > 2:
-                if token == alt or token.startswith(alt + "="):
-                    return True
-            elif token.startswith("-") and not token.startswith("--"):
-                letters = _SHORT_FLAGS.match(token)
-                if letters and alt[1] in letters.group(1):
-                    return True
-    return False
-
-
-def _options(layer: tuple[Word, ...]) -> list[str]:
+def _has_flags(layer: tuple[Word, ...], groups: tuple[tuple[str, ...], ...]) -> bool:
+    """Each group has one of its flags before ``--`` (``-r`` in ``-rf``, ``--force=…``)."""
     values = (w.value for w in layer[1:] if w.value is not None)
-    return list(itertools.takewhile(lambda value: value != "--", values))
+    options = list(itertools.takewhile(lambda value: value != "--", values))
+    return all(any(_is_flag(o, alt) for o in options for alt in group) for group in groups)
+
+
+def _is_flag(option: str, flag: str) -> bool:
+    if flag.startswith("--") or len(flag) > 2:
+        return option == flag or option.startswith(flag + "=")
+    letters = _SHORT_FLAGS.match(option)
+    return letters is not None and flag[1] in letters.group(1)
 
 
 def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
@@ -326,12 +322,9 @@ class _Reader:
         matched: list[tuple[Rule, tuple[int, int]]] = []
         for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
-                span = self._command_rule(spec, layer, name)
-                if span == (-1, -1):
-                    span = (layer[0].start, max(end, layer[-1].end))
+                span = self._command_rule(spec, layer, name, end)
             else:
-                target = self._writes(spec, layer)
-                span = None if target is None else (target.start, target.end)
+                span = self._writes(spec, layer)
             if span is not None:
                 matched.append((row, span))
         ids = {row.id for row, _ in matched}
@@ -421,14 +414,17 @@ class _Reader:
         return replace(locate(resolved, folder, remote=self.remote), path=shown)
 
     @staticmethod
-    def _command_rule(spec: Command, layer: tuple[Word, ...], name: str) -> tuple[int, int] | None:
+    def _command_rule(
+        spec: Command, layer: tuple[Word, ...], name: str, end: int
+    ) -> tuple[int, int] | None:
+        """What a matching row marks: the matched argument or the whole command; else None."""
+        whole = layer[0].start, max(end, layer[-1].end)
         if spec.sub:
             valued = table.GIT_VALUED if name == "git" else frozenset()
             positional = [w.value for w in _positionals(layer, valued)]
             if positional[: len(spec.sub)] != list(spec.sub):
                 return None
-        tokens = _options(layer)
-        if not all(_flag_present(tokens, group) for group in spec.flags):
+        if not _has_flags(layer, spec.flags):
             return None
         if spec.arg:
             skip = len(spec.sub)
@@ -439,12 +435,13 @@ class _Reader:
                     skip -= 1
                     continue
                 if re.fullmatch(spec.arg, w.value):
-                    return (w.start, w.end) if spec.mark == "arg" else (-1, -1)
+                    return (w.start, w.end) if spec.mark == "arg" else whole
             return None
-        return -1, -1
+        return whole
 
-    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
-        if not all(_flag_present(_options(layer), group) for group in spec.flags):
+    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> tuple[int, int] | None:
+        """The first target argument in the row's class of paths."""
+        if not _has_flags(layer, spec.flags):
             return None
         if spec.targets == "of=":
             paths = [(w, w.value[3:]) for w in layer[1:] if w.value and w.value.startswith("of=")]
@@ -454,7 +451,7 @@ class _Reader:
                 positional = positional[-1:] if len(positional) > 1 else []
             paths = [(w, w.value) for w in positional if w.value is not None]
         hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
-        return next(hits, None)
+        return next(((w.start, w.end) for w in hits), None)
 
     def _feeds(self, layer: tuple[Word, ...], name: str, end: int) -> None:
         for row, spec in _FEEDS:
@@ -577,7 +574,7 @@ class _Reader:
         if name not in spec.producers:
             return False
         needed = flags.get(name)
-        return needed is None or _flag_present(_options(layer), needed)
+        return needed is None or _has_flags(layer, (needed,))
 
     def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
