@@ -193,7 +193,6 @@ def configure(
     handlers: list[logging.Handler] = [console]
     directory = log_dir if log_dir is not None else paths.log_dir()
     log_path: Path | None = directory / LOG_FILE_NAME
-    file_level = min(numeric, logging.INFO)
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         file_handler = logging.handlers.RotatingFileHandler(
@@ -201,11 +200,11 @@ def configure(
         )
         (directory / LOG_FILE_NAME).chmod(0o600)  # commands and titles are private, masked or not
     except OSError as exc:
-        log_path, file_level = None, numeric
+        log_path = None
         failure = f"cannot write a log file in {directory} ({exc.strerror}); using stderr only"
     else:
         failure = ""
-        file_handler.setLevel(file_level)
+        file_handler.setLevel(min(numeric, logging.INFO))
         file_handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s")
         )
@@ -213,7 +212,7 @@ def configure(
     for handler in handlers:
         handler.addFilter(RedactingFilter())
         root.addHandler(handler)
-    root.setLevel(min(numeric, file_level))
+    root.setLevel(min(handler.level for handler in handlers))
     if failure:
         logging.getLogger(__name__).warning("%s", failure)
     return log_path
