@@ -67,8 +67,8 @@ class JournalEntry:
     result: str = ""  # what became of the command: "ran, exit 2", "blocked", … ("" unknown)
 
 
-_FIELD_NAMES = tuple(f.name for f in fields(JournalEntry) if f.default is MISSING)
-_LATER_FIELDS = tuple(f.name for f in fields(JournalEntry) if f.default is not MISSING)
+_ENTRY_FIELDS = frozenset(f.name for f in fields(JournalEntry))
+_REQUIRED_FIELDS = frozenset(f.name for f in fields(JournalEntry) if f.default is MISSING)
 _RESULT_FIELDS = ("time", "decision", "result")  # a later result: the decision line's id
 
 
@@ -287,9 +287,9 @@ def _parse(line: str) -> JournalEntry | tuple[str, str] | None:
         return None
     if not isinstance(data, dict):
         return None
-    if all(isinstance(data.get(k), str) for k in _FIELD_NAMES):
-        later = {k: data[k] for k in _LATER_FIELDS if isinstance(data.get(k), str)}
-        return JournalEntry(**{k: data[k] for k in _FIELD_NAMES}, **later)
+    known = {k: v for k, v in data.items() if k in _ENTRY_FIELDS and isinstance(v, str)}
+    if known.keys() >= _REQUIRED_FIELDS:
+        return JournalEntry(**known)
     if all(isinstance(data.get(k), str) for k in _RESULT_FIELDS):
         return data["decision"], data["result"]
     return None
