@@ -296,7 +296,7 @@ class DemoGateway:
         """
         session = self._session(params)
         session.stopped = True
-        for ask in [a for a in self._open.values() if a.session_id == session.sid]:
+        for ask in self._asks(session):
             ask.outcome = "interrupted"
             del self._open[ask.srq_id]
             ask.answered.set()
