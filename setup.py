@@ -7,7 +7,7 @@ pyproject.toml's ``packages.find`` cannot add a package whose folder lies outsid
 searches. So the list is computed here: every ``desktop*`` package found automatically, plus
 ``desktop.resources`` mapped onto ``resources/``. In an installed wheel the files therefore sit
 at ``desktop/resources/``; in a checkout or editable install they stay at ``resources/``.
-``desktop.resources_dir()`` looks in both places, so the app code never needs to know which.
+``desktop.ui.icons.icon_dir()`` looks in both places, so the app code never needs to know which.
 """
 
 from setuptools import find_packages, setup

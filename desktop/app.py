@@ -1,13 +1,9 @@
 """The composition root: QApplication, the qasync loop, gateways (or the demo), the tray, shutdown.
 
-Why everything meets here: the process-wide decisions (Qt objects, the event loop, gateways,
-when to stop) are made once, in order, and undone in reverse. A tray app must not quit when
-its last window closes; Quit goes through an ``asyncio.Event`` (``app.quit()`` would stop Qt's
-loop under ``run_until_complete``); clients close cleanly (1000) before their tasks are
-cancelled; a time-boxed YOLO is switched off before they close. A second launch only asks the
-running one to show its approvals. The icon comes first (empty menu); the bridge, the core,
-the shell and the rest come one loop turn later.
-
+Why everything meets here: process-wide decisions are made once, in order, and undone in
+reverse. Quit goes through an ``asyncio.Event`` (``app.quit()`` would stop Qt's loop under
+``run_until_complete``); clients close cleanly (1000) before their tasks are cancelled, after a
+time-boxed YOLO is switched off. The icon comes first; the rest one loop turn later.
 ``--smoke`` exits 0 once a gateway is connected and an approval is visible (1 on timeout).
 ``HERMES_TRAY_STARTUP_MARKER`` names a file written (``tray_shown <monotonic seconds>``) one
 loop turn after the icon's ``show()``: benchmarks and packaging checks wait for it.
@@ -28,12 +24,10 @@ if TYPE_CHECKING:
     from desktop.cli import CliOptions
     from desktop.demo_mode import BuiltInDemo
     from desktop.gateway.endpoints import GatewayEndpoint
-    from desktop.gateway.status import GatewayListener
     from desktop.journal import Journal
     from desktop.settings.model import Settings
     from desktop.settings.tokens import TokenStore
     from desktop.ui.bridge import GatewayBridge
-    from desktop.ui.bridge_clients import ClientLike
     from desktop.ui.settings_controller import SettingsController
     from desktop.ui.shell import TrayShell
 
@@ -115,31 +109,28 @@ async def _main(options: CliOptions) -> int:
     first_icon = show_first_icon()
     await _tray_shown()  # one loop turn: the icon is up; the rest is imported after
     from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.settings_controller import SettingsController, client_factory_for
     from desktop.ui.shell import TrayShell
 
     quit_requested = asyncio.Event()
     settings_control: SettingsController | None = None  # built once the icon is up
 
-    def client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
-        # Clients are built with the settings current when each is created (staleness margin).
-        from desktop.ui.settings_controller import client_factory_for
-
+    def current_settings() -> Settings:  # each client gets the settings current when it is built
         assert settings_control is not None  # gateways are added after it is built
-        control = settings_control
-        return client_factory_for(lambda: control.settings)(endpoint, listener)
+        return settings_control.settings
 
-    bridge = GatewayBridge(client_factory)
+    bridge = GatewayBridge(client_factory_for(current_settings))
     shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False, first_icon=first_icon)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
     try:
         shell.show()
+        from desktop import logsetup
         from desktop.model.settings_apply import notify_settings
         from desktop.platform.native_notify import NativeNotifier
         from desktop.platform.paths import APP_NAME
         from desktop.ui.icons import icon_dir
-        from desktop.ui.settings_controller import SettingsController
 
         settings, tokens, journal = _load_settings()
         settings_control = SettingsController(settings, tokens, bridge)
@@ -153,8 +144,10 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import BuiltInDemo
 
             demo = await BuiltInDemo.start()
-        _register_secrets(endpoints)
-        for endpoint in endpoints:
+        for endpoint in endpoints:  # its token may not have come through the TokenStore
+            logsetup.register_url_secrets(endpoint.url)
+            if endpoint.token is not None:
+                logsetup.register_secret(endpoint.token.value)
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
@@ -235,16 +228,6 @@ def _load_settings() -> tuple[Settings, TokenStore, Journal]:
 
     tokens = TokenStore(on_secret=logsetup.register_secret)
     return load_settings(token_store=tokens), tokens, Journal()
-
-
-def _register_secrets(endpoints: list[GatewayEndpoint]) -> None:
-    """Tokens that did not come through the TokenStore (``--gateway URL?token=``, inline)."""
-    from desktop import logsetup
-
-    for endpoint in endpoints:
-        logsetup.register_url_secrets(endpoint.url)
-        if endpoint.token is not None:
-            logsetup.register_secret(endpoint.token.value)
 
 
 def _show_approvals(shell: TrayShell) -> None:

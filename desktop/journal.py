@@ -1,16 +1,12 @@
 """The decision journal: what was approved or denied, when, where, and how it ended.
 
 Why: the tray lets a person wave commands through in a second; afterwards they must be able to
-see what exactly was allowed. One JSON object per line (``decisions.jsonl`` in the data dir):
-greppable, appendable, still readable when a crash cut the last line. Every field is scrubbed
-as the log is (every secret registered with :func:`desktop.logsetup.register_secret`, every
-credential shape) and has its hidden characters revealed; a
-long command keeps its head *and* its tail, so padding cannot hide a dangerous end. What became
-of a command, known later, is a line of its own (``{"time", "decision": <id>, "result"}``):
-every write stays one atomic append, and older readers skip such lines. The file rotates at
-``max_bytes``. A journal that cannot be written logs once, holds at most
-:data:`MAX_UNWRITTEN` lines in memory and writes them, in order, at the next chance; the
-decision has gone to the gateway already and is not undone.
+see what exactly was allowed. One JSON object per line (``decisions.jsonl``): greppable,
+appendable, readable when a crash cut the last line. Fields are scrubbed as the log is and
+revealed; a long command keeps its head *and* tail, so padding cannot hide a dangerous end. A
+later result is a line of its own (``{"time", "decision": <id>, "result"}``), so every write is
+one atomic append. A journal that cannot be written holds up to :data:`MAX_UNWRITTEN` lines in
+memory and writes them at the next chance; the decision has gone to the gateway already.
 """
 
 from __future__ import annotations
@@ -71,18 +67,9 @@ class JournalEntry:
     result: str = ""  # what became of the command: "ran, exit 2", "blocked", … ("" unknown)
 
 
-@dataclass(frozen=True, slots=True)
-class ResultRecord:
-    """What became of an already written decision's command (a line of its own)."""
-
-    time: str
-    decision: str  # the decision line's ``id``
-    result: str
-
-
-_FIELD_NAMES = tuple(f.name for f in fields(JournalEntry) if f.default is MISSING)
-_LATER_FIELDS = tuple(f.name for f in fields(JournalEntry) if f.default is not MISSING)
-_RESULT_FIELDS = tuple(f.name for f in fields(ResultRecord))
+_ENTRY_FIELDS = frozenset(f.name for f in fields(JournalEntry))
+_REQUIRED_FIELDS = frozenset(f.name for f in fields(JournalEntry) if f.default is MISSING)
+_RESULT_FIELDS = ("time", "decision", "result")  # a later result: the decision line's id
 
 
 def local_now() -> datetime:
@@ -199,7 +186,7 @@ class Journal:
         """Append what became of ``entry``'s command; return ``entry`` with it."""
         cleaned = self._clean(result, 300)
         time = self._clock().isoformat(timespec="seconds")
-        self._append_line(asdict(ResultRecord(time, entry.id, cleaned)))
+        self._append_line(dict(zip(_RESULT_FIELDS, (time, entry.id, cleaned), strict=True)))
         return replace(entry, result=cleaned)
 
     def _append_line(self, record: dict[str, str]) -> None:
@@ -234,8 +221,8 @@ class Journal:
         results: dict[str, str] = {}  # decision id -> newest result, seen before its decision
         for line in self._lines_newest_first():
             item = _parse(line)
-            if isinstance(item, ResultRecord):
-                results.setdefault(item.decision, item.result)
+            if isinstance(item, tuple):
+                results.setdefault(*item)
             elif item is not None:
                 later = results.pop(item.id, None) if item.id else None
                 entries.append(item if later is None else replace(item, result=later))
@@ -292,17 +279,17 @@ class Journal:
                 os.replace(newer, older)
 
 
-def _parse(line: str) -> JournalEntry | ResultRecord | None:
-    """One stored line as a decision or a later result, or None for a cut or foreign line."""
+def _parse(line: str) -> JournalEntry | tuple[str, str] | None:
+    """One stored line: a decision, a later result (decision id, result), or None (cut, foreign)."""
     try:
         data = json.loads(line)
     except ValueError:
         return None
     if not isinstance(data, dict):
         return None
-    if all(isinstance(data.get(k), str) for k in _FIELD_NAMES):
-        later = {k: data[k] for k in _LATER_FIELDS if isinstance(data.get(k), str)}
-        return JournalEntry(**{k: data[k] for k in _FIELD_NAMES}, **later)
+    known = {k: v for k, v in data.items() if k in _ENTRY_FIELDS and isinstance(v, str)}
+    if known.keys() >= _REQUIRED_FIELDS:
+        return JournalEntry(**known)
     if all(isinstance(data.get(k), str) for k in _RESULT_FIELDS):
-        return ResultRecord(**{k: data[k] for k in _RESULT_FIELDS})
+        return data["decision"], data["result"]
     return None

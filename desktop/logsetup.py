@@ -60,54 +60,50 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-class _Secrets:
-    """The strings registered as secrets, with their URL-encoded forms; safe across threads."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._forms: set[str] = set()
-        self._pattern: re.Pattern[str] | None = None
-
-    def register(self, secret: str) -> None:
-        """Mask ``secret`` (and its URL-encoded forms) in every log record from now on.
-
-        Call it as soon as a credential is known. Even a short one is masked: a readable log
-        is worth less than a leaked credential. An empty string is ignored.
-        """
-        if not secret:
-            return
-        forms = {secret}
-        # A lone surrogate cannot be URL-encoded (nor be in a URL), so the raw form suffices then.
-        with contextlib.suppress(UnicodeEncodeError):
-            forms.update({quote(secret, safe=""), quote_plus(secret)})
-        with self._lock:
-            self._forms.update(forms)
-            ordered = sorted(self._forms, key=len, reverse=True)  # longest first: no partial masks
-            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
-
-    def clear(self) -> None:
-        """Forget every registered secret (tests start each from none)."""
-        with self._lock:
-            self._forms.clear()
-            self._pattern = None
-
-    def mask(self, text: str, *, keep_length: bool = False) -> str:
-        """``text`` with every registered secret masked, nothing else changed (for display).
-
-        ``keep_length``: as many ``*`` as the secret is long, so the risk lens' offsets fit.
-        """
-        pattern = self._pattern
-        if pattern is None:
-            return text
-        if keep_length:
-            return pattern.sub(lambda match: "*" * len(match.group()), text)
-        return pattern.sub(MASK, text)
+_secrets_lock = threading.Lock()
+_secret_forms: set[str] = set()  # every registered secret and its URL-encoded forms
+_secret_pattern: re.Pattern[str] | None = None  # all of them, longest first: no partial masks
 
 
-_own_secrets = _Secrets()
-register_secret = _own_secrets.register
-clear_secrets = _own_secrets.clear
-mask_own_secrets = _own_secrets.mask
+def register_secret(secret: str) -> None:
+    """Mask ``secret`` (and its URL-encoded forms) in every log record from now on.
+
+    Call it as soon as a credential is known. Even a short one is masked: a readable log
+    is worth less than a leaked credential. An empty string is ignored.
+    """
+    global _secret_pattern
+    if not secret:
+        return
+    forms = {secret}
+    # A lone surrogate cannot be URL-encoded (nor be in a URL), so the raw form suffices then.
+    with contextlib.suppress(UnicodeEncodeError):
+        forms.update({quote(secret, safe=""), quote_plus(secret)})
+    with _secrets_lock:
+        _secret_forms.update(forms)
+        ordered = sorted(_secret_forms, key=len, reverse=True)
+        _secret_pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+
+def clear_secrets() -> None:
+    """Forget every registered secret (tests start each from none)."""
+    global _secret_pattern
+    with _secrets_lock:
+        _secret_forms.clear()
+        _secret_pattern = None
+
+
+def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
+    """``text`` with every registered secret masked, nothing else changed (for display).
+
+    ``keep_length``: as many ``*`` as the secret is long, so the risk lens' offsets fit.
+    """
+    pattern = _secret_pattern
+    if pattern is None:
+        return text
+    if keep_length:
+        return pattern.sub(lambda match: "*" * len(match.group()), text)
+    return pattern.sub(MASK, text)
+
 
 _OPAQUE_SEGMENT = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~.=+%-]{20,}")
 
@@ -140,7 +136,7 @@ def register_url_secrets(url: str) -> None:
 
 def redact(text: str) -> str:
     """Return ``text`` with every known secret shape and registered secret replaced by ``***``."""
-    text = _own_secrets.mask(text)
+    text = mask_own_secrets(text)
     for regex, replacement in _PATTERNS:
         text = regex.sub(replacement, text)
     return text
@@ -197,7 +193,6 @@ def configure(
     handlers: list[logging.Handler] = [console]
     directory = log_dir if log_dir is not None else paths.log_dir()
     log_path: Path | None = directory / LOG_FILE_NAME
-    file_level = min(numeric, logging.INFO)
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         file_handler = logging.handlers.RotatingFileHandler(
@@ -205,11 +200,11 @@ def configure(
         )
         (directory / LOG_FILE_NAME).chmod(0o600)  # commands and titles are private, masked or not
     except OSError as exc:
-        log_path, file_level = None, numeric
+        log_path = None
         failure = f"cannot write a log file in {directory} ({exc.strerror}); using stderr only"
     else:
         failure = ""
-        file_handler.setLevel(file_level)
+        file_handler.setLevel(min(numeric, logging.INFO))
         file_handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s")
         )
@@ -217,7 +212,7 @@ def configure(
     for handler in handlers:
         handler.addFilter(RedactingFilter())
         root.addHandler(handler)
-    root.setLevel(min(numeric, file_level))
+    root.setLevel(min(handler.level for handler in handlers))
     if failure:
         logging.getLogger(__name__).warning("%s", failure)
     return log_path

@@ -23,8 +23,8 @@
 #                                    its Unicode tables are JSON files it opens from its own
 #                                    folder (the look-alike letters test)
 #   --add-data resources:desktop/resources
-#                                    icons and desktop files, where desktop.resources_dir() and
-#                                    desktop.ui.icons look for them in a bundle
+#                                    icons and desktop files, where desktop.ui.icons looks for
+#                                    them in a bundle
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -32,7 +32,6 @@ APPROVING = ("once", "session", "always")
 CHOICES = [*APPROVING, "deny"]
 BLOCKED = "BLOCKED: Command denied by user. The user has NOT consented to this action."
 TIMED_OUT = "BLOCKED: Command timed out without user response. Silence is not consent."
-SERVER_REQUESTS = ["approval"]  # the only server→client request this gateway sends
 USAGE_KEYS = ("input", "output", "prompt", "completion", "total", "calls", "context_used")
 
 
@@ -118,13 +117,12 @@ class DemoGateway:
     """The server, its sessions and the verbs the story plays them with.
 
     ``speed``: real seconds per script second (1.0 human pace). ``approval_timeout``: script
-    seconds before an unanswered approval is withdrawn (None: never). ``history`` bounds what
-    is kept of past asks and executions, so a day-long demo stays flat.
+    seconds before an unanswered approval is withdrawn (None: never). What is kept of past
+    asks and executions is bounded, so a day-long demo stays flat.
     """
 
-    def __init__(
-        self, *, speed: float = 1.0, approval_timeout: float | None = None, history: int = 200
-    ) -> None:
+    def __init__(self, *, speed: float = 1.0, approval_timeout: float | None = None) -> None:
+        history = 200
         self.token = secrets.token_urlsafe(24)
         self.speed, self.approval_timeout = speed, approval_timeout
         self.sessions: dict[str, Session] = {}
@@ -246,7 +244,7 @@ class DemoGateway:
         enabled = params.get("server_requests") is True
         if enabled:
             self._capable.add(ws)
-        return {"server_requests": SERVER_REQUESTS if enabled else []}
+        return {"server_requests": ["approval"] if enabled else []}  # the only one it sends
 
     def _rpc_session_active_list(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
         rows = [
@@ -298,7 +296,7 @@ class DemoGateway:
         """
         session = self._session(params)
         session.stopped = True
-        for ask in [a for a in self._open.values() if a.session_id == session.sid]:
+        for ask in self._asks(session):
             ask.outcome = "interrupted"
             del self._open[ask.srq_id]
             ask.answered.set()

@@ -11,7 +11,6 @@ these the command is HIGH with a finding that says so, because unread text may h
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import posixpath
@@ -139,22 +138,18 @@ def _layers(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     return out
 
 
-def _flag_present(tokens: list[str], alternatives: tuple[str, ...]) -> bool:
-    for token in tokens:
-        for alt in alternatives:
-            if alt.startswith("--") or len(alt) > 2:
-                if token == alt or token.startswith(alt + "="):
-                    return True
-            elif token.startswith("-") and not token.startswith("--"):
-                letters = _SHORT_FLAGS.match(token)
-                if letters and alt[1] in letters.group(1):
-                    return True
-    return False
-
-
-def _options(layer: tuple[Word, ...]) -> list[str]:
+def _has_flags(layer: tuple[Word, ...], groups: tuple[tuple[str, ...], ...]) -> bool:
+    """Each group has one of its flags before ``--`` (``-r`` in ``-rf``, ``--force=…``)."""
     values = (w.value for w in layer[1:] if w.value is not None)
-    return list(itertools.takewhile(lambda value: value != "--", values))
+    options = list(itertools.takewhile(lambda value: value != "--", values))
+    return all(any(_is_flag(o, alt) for o in options for alt in group) for group in groups)
+
+
+def _is_flag(option: str, flag: str) -> bool:
+    if flag.startswith("--") or len(flag) > 2:
+        return option == flag or option.startswith(flag + "=")
+    letters = _SHORT_FLAGS.match(option)
+    return letters is not None and flag[1] in letters.group(1)
 
 
 def _positionals(layer: tuple[Word, ...], valued: frozenset[str] = frozenset()) -> list[Word]:
@@ -310,7 +305,7 @@ class _Reader:
                 hidden = any(c.type in SUBSTITUTIONS for c in _descendants(head.node, 200))
                 self._mark(head, "disguised-command" if hidden else "dynamic-command")
                 continue
-            if not name.isascii() and _foreign_letters(name):
+            if any(c.isalpha() and not c.isascii() for c in name):  # real commands are ASCII
                 self._mark(head, "look-alike-letters")
             if self._match_layer(layer, name, end) and head.disguised:
                 self._mark(head, "disguised-command")
@@ -327,12 +322,9 @@ class _Reader:
         matched: list[tuple[Rule, tuple[int, int]]] = []
         for row, spec in _RULES_BY_NAME.get(name, ()):
             if isinstance(spec, Command):
-                span = self._command_rule(spec, layer, name)
-                if span == (-1, -1):
-                    span = (layer[0].start, max(end, layer[-1].end))
+                span = self._command_rule(spec, layer, name, end)
             else:
-                target = self._writes(spec, layer)
-                span = None if target is None else (target.start, target.end)
+                span = self._writes(spec, layer)
             if span is not None:
                 matched.append((row, span))
         ids = {row.id for row, _ in matched}
@@ -422,14 +414,17 @@ class _Reader:
         return replace(locate(resolved, folder, remote=self.remote), path=shown)
 
     @staticmethod
-    def _command_rule(spec: Command, layer: tuple[Word, ...], name: str) -> tuple[int, int] | None:
+    def _command_rule(
+        spec: Command, layer: tuple[Word, ...], name: str, end: int
+    ) -> tuple[int, int] | None:
+        """What a matching row marks: the matched argument or the whole command; else None."""
+        whole = layer[0].start, max(end, layer[-1].end)
         if spec.sub:
             valued = table.GIT_VALUED if name == "git" else frozenset()
             positional = [w.value for w in _positionals(layer, valued)]
             if positional[: len(spec.sub)] != list(spec.sub):
                 return None
-        tokens = _options(layer)
-        if not all(_flag_present(tokens, group) for group in spec.flags):
+        if not _has_flags(layer, spec.flags):
             return None
         if spec.arg:
             skip = len(spec.sub)
@@ -440,12 +435,13 @@ class _Reader:
                     skip -= 1
                     continue
                 if re.fullmatch(spec.arg, w.value):
-                    return (w.start, w.end) if spec.mark == "arg" else (-1, -1)
+                    return (w.start, w.end) if spec.mark == "arg" else whole
             return None
-        return -1, -1
+        return whole
 
-    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> Word | None:
-        if not all(_flag_present(_options(layer), group) for group in spec.flags):
+    def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> tuple[int, int] | None:
+        """The first target argument in the row's class of paths."""
+        if not _has_flags(layer, spec.flags):
             return None
         if spec.targets == "of=":
             paths = [(w, w.value[3:]) for w in layer[1:] if w.value and w.value.startswith("of=")]
@@ -455,7 +451,7 @@ class _Reader:
                 positional = positional[-1:] if len(positional) > 1 else []
             paths = [(w, w.value) for w in positional if w.value is not None]
         hits = (w for w, path in paths if spec.paths in _path_classes(self.resolve(path)))
-        return next(hits, None)
+        return next(((w.start, w.end) for w in hits), None)
 
     def _feeds(self, layer: tuple[Word, ...], name: str, end: int) -> None:
         for row, spec in _FEEDS:
@@ -467,14 +463,12 @@ class _Reader:
 
     @staticmethod
     def _runs_producer(node: Node, producers: frozenset[str]) -> bool:
+        """Some command in a ``$( )``, backticks or ``<( )`` of this word runs a producer."""
         for inner in _descendants(node, 400):
-            if inner.type != "command":
-                continue
-            if not any(a.type in SUBSTITUTIONS for a in _ancestors(inner, node)):
-                continue
-            words = simple_command(inner, {})
-            if any(_name(layer[0]) in producers for layer in _layers(words)):
-                return True
+            if inner.type == "command" and _substituted(inner, node):
+                words = simple_command(inner, {})
+                if any(_name(layer[0]) in producers for layer in _layers(words)):
+                    return True
         return False
 
     def _sql_words(self, words: Iterable[Word]) -> None:
@@ -580,7 +574,7 @@ class _Reader:
         if name not in spec.producers:
             return False
         needed = flags.get(name)
-        return needed is None or _flag_present(_options(layer), needed)
+        return needed is None or _has_flags(layer, (needed,))
 
     def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
@@ -627,30 +621,16 @@ def _descendants(node: Node, budget: int) -> Iterator[Node]:
         stack.extend(reversed(current.children))
 
 
-def _ancestors(node: Node, stop: Node) -> Iterator[Node]:
+def _substituted(node: Node, word: Node) -> bool:
+    """``node`` lies inside a substitution within ``word`` (``word`` itself included)."""
     current = node.parent
-    while current is not None and current != stop:
-        yield current
+    while current is not None and current != word and current.type not in SUBSTITUTIONS:
         current = current.parent
-    if current is not None:
-        yield current
+    return current is not None and current.type in SUBSTITUTIONS
 
 
 # ---------------------------------------------------------------------------------------------
 # Offsets, text rules, hidden characters, summary
-
-
-def _char_offsets(command: str, encoded: bytes) -> list[int] | None:
-    """Byte offset of every character (and the end), or None when bytes are characters."""
-    if len(encoded) == len(command):
-        return None
-    return [0, *itertools.accumulate(len(c.encode("utf-8", "replace")) for c in command)]
-
-
-def _to_chars(offsets: list[int] | None, byte: int) -> int:
-    if offsets is None:
-        return byte
-    return bisect.bisect_left(offsets, byte)
 
 
 def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
@@ -663,11 +643,6 @@ def _hidden_runs(command: str) -> Iterator[tuple[int, int]]:
         if hidden:
             yield at, end
         at = end
-
-
-def _foreign_letters(name: str) -> bool:
-    """A command name with a letter outside ASCII: every real command is spelled in ASCII."""
-    return any(not c.isascii() and c.isalpha() for c in name)
 
 
 def _lookalike_line(command: str, findings: list[RiskFinding]) -> str:
@@ -697,9 +672,9 @@ def _summary(
         return "nothing risky found"
     top = max(f.level for f in findings)
     labels = list(dict.fromkeys(f.label for f in findings if f.level == top))
-    graded = {f.rule for f in findings if f.level == top} & _SAYS_WHERE
+    graded = {f.rule for f in findings if f.level == top} & table.SAYS_WHERE
     if graded and deleted:
-        dropped = {table.rule(rule_id).label for rule_id in _SAYS_WHERE}
+        dropped = {table.rule(rule_id).label for rule_id in table.SAYS_WHERE}
         labels = [_deletes(deleted, folder), *(lb for lb in labels if lb not in dropped)]
     lookalike = table.rule("look-alike-letters").label
     if lookalike in labels:
@@ -707,18 +682,6 @@ def _summary(
     first = labels[0]
     others = len(labels) - 1 + len({f.label for f in findings if f.level < top})
     return first if others == 0 else f"{first} (and {others} more)"
-
-
-# Delete rules whose summary names the targets and where they lie.
-_SAYS_WHERE = frozenset(
-    {
-        "recursive-delete",
-        "delete-regenerable",
-        "delete-in-folder",
-        "delete-temporary",
-        "system-delete",
-    }
-)
 
 
 _DELETE_LINES = {
@@ -789,13 +752,16 @@ def _read(text: str, char_base: int, cwd: str, *, tail: bool) -> tuple[list[Risk
     encoded = clean.encode("utf-8")
     reader = _Reader(cwd)
     reader.read(encoded, _Place(0, (0, len(encoded))))
-    offsets = _char_offsets(clean, encoded)
+
+    def chars(byte: int) -> int:  # a byte inside a character counts as that character
+        return byte if clean.isascii() else len(encoded[:byte].decode("utf-8", "replace"))
+
     findings: list[RiskFinding] = []
     for found_start, found_end, row in reader.found:
         if tail and row.id == "unreadable":
             continue  # a tail starts wherever the cut fell; the whole is HIGH anyway
-        start = min(_to_chars(offsets, found_start), max(len(text) - 1, 0))
-        end = min(max(_to_chars(offsets, found_end), start + 1), len(text))
+        start = min(chars(found_start), max(len(text) - 1, 0))
+        end = min(max(chars(found_end), start + 1), len(text))
         findings.append(_finding(char_base + start, char_base + end, row))
     return findings, reader
 

@@ -222,6 +222,10 @@ OPAQUE_RULES = _names(
     "unreadable too-long hidden-characters look-alike-letters disguised-command dynamic-command"
     " eval inline-code redacted"
 )
+# Delete rules whose summary names the targets and where they lie.
+SAYS_WHERE = _names(
+    "recursive-delete delete-regenerable delete-in-folder delete-temporary system-delete"
+)
 
 RULES: tuple[Rule, ...] = (
     # --- the lens's own findings

@@ -87,15 +87,11 @@ def word_value(node: Node, variables: dict[str, str]) -> tuple[str | None, bool]
         if plain and name in variables:
             return variables[name], True
         return None, True
-    parts: list[str] = []
-    disguised = False
-    children = node.named_children if kind in {"concatenation", "command_name"} else None
-    if kind == "string":
-        children = node.named_children
-        disguised = True
-    if children is None:
+    if kind not in {"concatenation", "command_name", "string"}:
         return None, True
-    for child in children:
+    parts: list[str] = []
+    disguised = kind != "command_name"  # quotes or pieces glued together
+    for child in node.named_children:
         if kind == "string" and child.type == "string_content":
             parts.append(_IN_DOUBLE_QUOTES.sub(r"\1", text_of(child)))
             continue
@@ -104,8 +100,6 @@ def word_value(node: Node, variables: dict[str, str]) -> tuple[str | None, bool]
             return None, True
         parts.append(part)
         disguised = disguised or hidden
-    if kind == "concatenation":
-        disguised = True
     return "".join(parts), disguised
 
 
