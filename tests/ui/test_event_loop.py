@@ -92,6 +92,8 @@ def test_an_idle_connection_arms_only_the_keepalive(
             await poll_until(lambda: qloop.pending_timers() == baseline + 1, 2.0, explain=armed)
             settled = qloop.pending_timers() - baseline
             await asyncio.sleep(0.3)  # several pings at the 0.05 s pace
+            # Between pings one timer again (while a pong is awaited, its timeout is a second).
+            await poll_until(lambda: qloop.pending_timers() == baseline + 1, 2.0, explain=armed)
             return settled, qloop.pending_timers() - baseline
 
     assert arun(scenario()) == (1, 1)
