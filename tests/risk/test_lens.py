@@ -186,3 +186,14 @@ def test_the_public_types() -> None:
 def test_a_line_break_in_a_delete_target_stays_on_the_summary_line() -> None:
     summary = assess("rm -rf \n\\r").summary  # found by test_fuzz
     assert "\n" not in summary
+
+
+@pytest.mark.parametrize("high", [0x60000, 0x70000, 0xE0001, 0xF0000, 0x10FFFF])
+@pytest.mark.parametrize("shape", ["{X", "{X\n", "echo {X", "echo ${X", "{X{"])
+def test_code_points_that_crash_the_bash_grammar_never_reach_it(shape: str, high: int) -> None:
+    """tree-sitter-bash dies of SIGSEGV on "{" before a code point from U+60000 up: this test
+    killed the test process before the lens read them as a stand-in of the same length."""
+    command = shape.replace("X", chr(high))
+    found = assess.__wrapped__(command)
+    assert all(0 <= f.start < f.end <= len(command) for f in found.findings)
+    assert found.level is not RiskLevel.LOW or found.parsed
