@@ -63,8 +63,7 @@ async def scenario() -> None:
             )
             await poll_until(lambda: shell.notifications.holding, timeout=15)
             await poll_until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
-            print("do not disturb as read:", shell.notifications.do_not_disturb.describe())
-            assert shell.notifications.do_not_disturb.on is True
+            assert shell.notifications.policy.holding  # the switch as read: on
             assert shell.tray.status.count == 1
             # nothing is due before the escalation, minutes away: no Notify can be on its way
             assert shell.notifications.policy.next_deadline() > time.monotonic() + 60
