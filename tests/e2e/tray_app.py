@@ -282,7 +282,7 @@ class TrayApp:
         for a in self.approvals():
             kind = a.outcome.kind.value if a.outcome else ""
             lines.append(f"  {a.key} {a.session_id} {a.phase.value} {kind} {a.command[:80]!r}")
-        lines.append(f"notices: {[n.text for n in self.notices]}")
+        lines.append(f"notices: {[(n.what, n.where, n.advice) for n in self.notices]}")
         lines.append("wire tail:\n" + self.wire.tail())
         lines.append("gateway log tail:\n" + self.server.log_tail(15))
         return "\n".join(lines)
