@@ -1,12 +1,9 @@
 """The decision journal: what was approved or denied, when, where, and how it ended.
 
-Why: the tray lets a person wave commands through in a second; afterwards they must be able to
-see what exactly was allowed. One JSON object per line (``decisions.jsonl``): greppable,
-appendable, readable when a crash cut the last line. Fields are scrubbed as the log is and
-revealed; a long command keeps its head *and* tail, so padding cannot hide a dangerous end. A
-later result is a line of its own (``{"time", "decision": <id>, "result"}``), so every write is
-one atomic append. A journal that cannot be written holds up to :data:`MAX_UNWRITTEN` lines in
-memory and writes them at the next chance; the decision has gone to the gateway already.
+One JSON object per line (``decisions.jsonl``): greppable, appendable, readable when a crash cut
+the last line; a later result is a line of its own, so every write is one atomic append. Texts
+are scrubbed and revealed; a long command keeps its head *and* tail, so padding cannot hide a
+dangerous end. Lines that cannot be written wait in memory (at most :data:`MAX_UNWRITTEN`).
 """
 
 from __future__ import annotations
@@ -77,13 +74,6 @@ def local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-def bound(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"
-
-
 def bound_middle(text: str, limit: int) -> str:
     """``text`` with its middle cut so the first and last ``limit // 2`` characters remain."""
     if len(text) <= limit:
@@ -142,7 +132,11 @@ class Journal:
         return self._directory / JOURNAL_FILE_NAME
 
     def _clean(self, text: str, limit: int) -> str:
-        return bound(redact(reveal(redact(text))), limit)
+        """Scrubbed, revealed, and cut to ``limit`` characters saying how much was cut."""
+        text = redact(reveal(redact(text)))
+        return (
+            text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters]"
+        )
 
     def record(
         self,
@@ -158,12 +152,7 @@ class Journal:
         result: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
-        """Append one decision and return it as stored. Never raises for I/O trouble.
-
-        ``at`` is when the person decided (default: now). The line is written only once the
-        gateway reported the outcome, which may be a little later; ``result`` is what became
-        of the command, when that is already known.
-        """
+        """Append one decision decided ``at`` (default: now); return it as stored. Never raises."""
         choice_text = choice.value if isinstance(choice, enum.Enum) else choice
         surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
         entry = JournalEntry(
