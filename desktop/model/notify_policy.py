@@ -1,11 +1,7 @@
 """Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
-The rules that keep bubbles useful are about time and identity (design.md example 8), so they
-are tested without a bus or a loop: one bubble per batch, coalesced, replaced in place and
-withdrawn with its last row; quiet after start, a reconnect and during do-not-disturb; sent again
-as critical before the first row expires; none for what the dialog shows; a second batch folds
-both into one summary; one "Blocked" notice per session; Approve only for one command shown
-whole, not high risk, answerable once (issue 17). Bodies are plain text; time is a parameter.
+The rules that keep bubbles useful are about time and identity (design.md example 8), so time
+is a parameter and they are tested without a bus or a loop. Bodies are plain text.
 """
 
 from __future__ import annotations
@@ -164,7 +160,6 @@ class _Batch:
     keys: dict[str, None] = field(default_factory=dict)  # its rows' keys, arrival order
     dirty: bool = False  # announced, and changed since it was last shown
     escalated: bool = False
-    in_summary: bool = False
     blocked: str = ""  # the "Blocked" notice it carries as its first line (a re-ask)
 
     @property
@@ -325,10 +320,9 @@ class NotifyPolicy:
     def _unannounce(self, batch: _Batch) -> list[BatchRef]:
         """``batch`` no longer has a bubble: returns what to withdraw (its own, or the summary)."""
         del self._announced[batch.ref]
-        if not batch.in_summary:
+        if batch.ref not in self._summary:
             return [batch.ref]
-        batch.in_summary = False
-        self._summary.pop(batch.ref, None)
+        del self._summary[batch.ref]
         if self._summary:
             self._summary_dirty = True
             return []
@@ -342,7 +336,7 @@ class NotifyPolicy:
 
     def _touch(self, batch: _Batch, now: float) -> None:
         batch.last_arrival = now
-        if batch.in_summary:
+        if batch.ref in self._summary:
             self._summary_dirty = True
         else:
             batch.dirty = True
@@ -398,7 +392,7 @@ class NotifyPolicy:
             if escalation is not None and now >= escalation:
                 b.escalated = True
                 b.dirty = False
-                if b.in_summary:
+                if b.ref in self._summary:
                     summary_escalates = True
                 else:
                     plans.append(self._batch_plan(b, urgent=True, update=False))
@@ -416,16 +410,16 @@ class NotifyPolicy:
             return [*plans, self._batch_plan(ready[0], urgent=ready[0].escalated)]
         if ready:  # one bubble for every announced batch: the singles fold into the summary
             for b in self._announced.values():
-                if not b.in_summary:
+                if b.ref not in self._summary:
                     self._withdrawn.append(b.ref)
                     plans = [p for p in plans if p.ref != b.ref]
             for b in ready:
                 self._announced[b.ref] = b
             for b in self._announced.values():
-                b.in_summary, b.dirty = True, False
+                b.dirty = False
                 self._summary[b.ref] = None
             summary_escalates = True  # news: a new bubble, not an update
-        members = [self._announced[r] for r in self._summary if r in self._announced]
+        members = [self._announced[r] for r in self._summary]  # the summary's are announced
         if summary_escalates and members:
             self._summary_dirty = False
             plans.append(self._summary_plan(members, update=False))
