@@ -117,10 +117,6 @@ class DecisionRecorder:
         """The last decisions written, newest first (no file read per menu)."""
         return tuple(self._recent)
 
-    @property
-    def pending_count(self) -> int:
-        return len(self._pending)
-
     def decided(self, made: DecisionMade) -> JournalEntry | None:
         """A decision left the app (or was refused). Written now only if its outcome is known."""
         at = self._clock()
@@ -197,8 +193,9 @@ class DecisionRecorder:
             del self._written[ident]
         return self._flush(lambda ident: ident[0] == gateway_id, reason)
 
-    def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:
-        self._flush(lambda ident: True, reason)
+    def close(self) -> list[JournalEntry]:
+        """The app quits: decisions still waiting for an outcome are written as unknown."""
+        return self._flush(lambda ident: True, "Hermes Tray quit before the gateway reported it")
 
     def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:
         written = []
