@@ -146,15 +146,13 @@ class Journal:
         session_id: str,
         session_title: str,
         command: str,
-        choice: str | enum.Enum,
-        surface: Surface | str,
+        choice: str,
+        surface: Surface,
         outcome: str,
         result: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
         """Append one decision decided ``at`` (default: now); return it as stored. Never raises."""
-        choice_text = choice.value if isinstance(choice, enum.Enum) else choice
-        surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
         entry = JournalEntry(
             time=(at or self._clock()).isoformat(timespec="seconds"),
             gateway_id=self._clean(gateway_id, 300),
@@ -162,8 +160,8 @@ class Journal:
             session_id=self._clean(session_id, 300),
             session_title=self._clean(session_title, 300),
             command=bound_middle(redact(reveal(redact(command))), self._command_limit),
-            choice=self._clean(str(choice_text), 40),
-            surface=surface_text,
+            choice=self._clean(choice, 40),
+            surface=surface.value,
             outcome=self._clean(outcome, 300),
             id=secrets.token_hex(6),
             result=self._clean(result, 300),

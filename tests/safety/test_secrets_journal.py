@@ -10,7 +10,6 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from desktop import logsetup
-from desktop.core.model import Choice
 from desktop.journal import Journal, Surface
 from tests.safety.canary import CANARY, leaks
 
@@ -25,7 +24,7 @@ def test_the_journal_never_writes_a_registered_token(tmp_path: Path) -> None:
             session_id="s1",
             session_title=f"deploy with {quote(CANARY, safe='')}",
             command=f"curl -H 'X-Hermes-Session-Token: {CANARY}' http://127.0.0.1:9119/x #{i}",
-            choice=Choice.ONCE,
+            choice="once",
             surface=Surface.DIALOG,
             outcome=f"approved {quote_plus(CANARY)}",
         )
@@ -55,7 +54,7 @@ def test_the_journal_masks_credential_shaped_text_even_unregistered(
         session_title="t",
         command=shape.format(CANARY),
         choice="once",
-        surface="dialog",
+        surface=Surface.DIALOG,
         outcome="approved",
     )
     assert not leaks(entry.command)
@@ -80,7 +79,7 @@ def test_the_journal_masks_the_shapes_the_log_masks(tmp_path: Path, shape: str) 
         session_title="t",
         command=command,
         choice="once",
-        surface="dialog",
+        surface=Surface.DIALOG,
         outcome="approved",
     )
     assert not leaks(entry.command)  # ...and so should the journal
