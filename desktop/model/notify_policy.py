@@ -362,17 +362,7 @@ class NotifyPolicy:
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
         """When :meth:`due` may next have something to say, or None when nothing is pending."""
-        times = []
-        for b in self._pending.values():
-            if self._held_by_dialog(b.ref):
-                continue
-            if not self.holding:
-                quiet = max(
-                    self._quiet_for(b.gateway_id), self._quiet_start_until, self._release_at
-                )
-                times.append(max(self._settled(b), quiet))
-            elif (at := self._escalation_time(b)) is not None:
-                times.append(max(at, self._settled(b)))
+        times = [at for b in self._pending.values() if (at := self._ready_at(b)) is not None]
         for b in self._announced.values():
             if b.dirty:
                 times.append(self._settled(b))
@@ -430,18 +420,21 @@ class NotifyPolicy:
         return plans
 
     def _ready(self, now: float) -> list[_Batch]:
-        if now < max(self._quiet_start_until, self._release_at):
-            return []
-        coalesced = [
+        return [
             b
             for b in self._pending.values()
-            if now >= self._settled(b) and not self._held_by_dialog(b.ref) and self._open_rows(b)
+            if (at := self._ready_at(b)) is not None and now >= at and self._open_rows(b)
         ]
-        if self.holding:  # only those reaching their escalation
-            return [
-                b for b in coalesced if (at := self._escalation_time(b)) is not None and now >= at
-            ]
-        return [b for b in coalesced if now >= self._quiet_for(b.gateway_id)]
+
+    def _ready_at(self, batch: _Batch) -> float | None:
+        """When a pending batch may go out (None: the dialog shows it, or held, not escalating)."""
+        if self._held_by_dialog(batch.ref):
+            return None
+        at = max(self._settled(batch), self._quiet_start_until, self._release_at)
+        if not self.holding:
+            return max(at, self._quiet_for(batch.gateway_id))
+        escalation = self._escalation_time(batch)
+        return None if escalation is None else max(at, escalation)
 
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before
