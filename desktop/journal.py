@@ -21,10 +21,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core.text_safety import reveal
 from desktop.logsetup import redact
 from desktop.platform.paths import data_dir, ensure_private_dir
+
+if TYPE_CHECKING:  # it names the Surface defined here
+    from desktop.model.bridge_events import DecisionMade
 
 log = logging.getLogger(__name__)
 
@@ -140,28 +144,26 @@ class Journal:
 
     def record(
         self,
-        *,
-        gateway_id: str,
-        gateway_name: str,
-        session_id: str,
-        session_title: str,
-        command: str,
-        choice: str,
-        surface: Surface,
+        made: DecisionMade,
         outcome: str,
+        *,
         result: str = "",
+        choice: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
-        """Append one decision decided ``at`` (default: now); return it as stored. Never raises."""
+        """Append ``made``, decided ``at`` (default: now); return it as stored. Never raises.
+
+        ``choice`` stands for the person's where nobody chose here ("none").
+        """
         entry = JournalEntry(
             time=(at or self._clock()).isoformat(timespec="seconds"),
-            gateway_id=self._clean(gateway_id, 300),
-            gateway_name=self._clean(gateway_name, 300),
-            session_id=self._clean(session_id, 300),
-            session_title=self._clean(session_title, 300),
-            command=bound_middle(redact(reveal(redact(command))), self._command_limit),
-            choice=self._clean(choice, 40),
-            surface=surface.value,
+            gateway_id=self._clean(made.gateway_id, 300),
+            gateway_name=self._clean(made.gateway_name, 300),
+            session_id=self._clean(made.session_id, 300),
+            session_title=self._clean(made.session_title, 300),
+            command=bound_middle(redact(reveal(redact(made.command))), self._command_limit),
+            choice=self._clean(choice or made.choice.value, 40),
+            surface=made.surface.value,
             outcome=self._clean(outcome, 300),
             id=secrets.token_hex(6),
             result=self._clean(result, 300),

@@ -214,18 +214,7 @@ class DecisionRecorder:
         awaits: tuple[str, str] | None = None,
     ) -> JournalEntry:
         """Write one line; ``awaits``: the row whose command may still report how it ended."""
-        entry = self._journal.record(
-            gateway_id=made.gateway_id,
-            gateway_name=made.gateway_name,
-            session_id=made.session_id,
-            session_title=made.session_title,
-            command=made.command,
-            choice=choice or made.choice.value,
-            surface=made.surface,
-            outcome=outcome,
-            result=result,
-            at=at,
-        )
+        entry = self._journal.record(made, outcome, result=result, choice=choice, at=at)
         self._recent.appendleft(entry)
         if awaits is not None:
             self._written[awaits] = entry
