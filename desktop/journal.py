@@ -148,13 +148,9 @@ class Journal:
         outcome: str,
         *,
         result: str = "",
-        choice: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
-        """Append ``made``, decided ``at`` (default: now); return it as stored. Never raises.
-
-        ``choice`` stands for the person's where nobody chose here ("none").
-        """
+        """Append ``made``, decided ``at`` (default: now); return it as stored. Never raises."""
         entry = JournalEntry(
             time=(at or self._clock()).isoformat(timespec="seconds"),
             gateway_id=self._clean(made.gateway_id, 300),
@@ -162,7 +158,7 @@ class Journal:
             session_id=self._clean(made.session_id, 300),
             session_title=self._clean(made.session_title, 300),
             command=bound_middle(redact(reveal(redact(made.command))), self._command_limit),
-            choice=self._clean(choice or made.choice.value, 40),
+            choice=self._clean(made.choice.value if made.choice else "none", 40),
             surface=made.surface.value,
             outcome=self._clean(outcome, 300),
             id=secrets.token_hex(6),

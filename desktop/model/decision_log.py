@@ -17,7 +17,6 @@ from datetime import datetime
 from desktop.core.model import (
     Approval,
     ApprovalPhase,
-    Choice,
     Outcome,
     OutcomeKind,
     RunKind,
@@ -154,15 +153,13 @@ class DecisionRecorder:
                 gateway_id,
                 gateway_name,
                 approval.key,
-                Choice.DENY,
+                None,
                 Surface.NOBODY,
-                True,
-                "",
-                approval.session_id,
-                session_title,
-                approval.command,
+                session_id=approval.session_id,
+                session_title=session_title,
+                command=approval.command,
             )
-            return self._write(made, self._clock(), outcome, result, "none", awaits=ident)
+            return self._write(made, self._clock(), outcome, result, awaits=ident)
         return None  # not decided here
 
     def command_ran(self, report: CommandReport) -> JournalEntry | None:
@@ -174,18 +171,16 @@ class DecisionRecorder:
             report.gateway_id,
             report.gateway_name,
             "",
-            Choice.ONCE,
+            None,
             Surface.HERMES,
-            True,
-            "",
-            ran.session_id,
-            report.session_title,
-            ran.command,
+            session_id=ran.session_id,
+            session_title=report.session_title,
+            command=ran.command,
         )
         why = "not asked (YOLO on)" if report.yolo else "not asked"  # as far as Hermes said
         if ran.approval_note:
             why = f"asked elsewhere: {ran.approval_note}"
-        return self._write(made, self._clock(), why, run_text(ran.result), "none")
+        return self._write(made, self._clock(), why, run_text(ran.result))
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""
@@ -209,12 +204,11 @@ class DecisionRecorder:
         at: datetime,
         outcome: str,
         result: str = "",
-        choice: str = "",
         *,
         awaits: tuple[str, str] | None = None,
     ) -> JournalEntry:
         """Write one line; ``awaits``: the row whose command may still report how it ended."""
-        entry = self._journal.record(made, outcome, result=result, choice=choice, at=at)
+        entry = self._journal.record(made, outcome, result=result, at=at)
         self._recent.appendleft(entry)
         if awaits is not None:
             self._written[awaits] = entry
