@@ -186,17 +186,16 @@ class DecisionRecorder:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""
         for ident in [i for i in self._written if i[0] == gateway_id]:
             del self._written[ident]
-        return self._flush(lambda ident: ident[0] == gateway_id, reason)
+        return self._flush(gateway_id, reason)
 
     def close(self) -> list[JournalEntry]:
         """The app quits: decisions still waiting for an outcome are written as unknown."""
-        return self._flush(lambda ident: True, "Hermes Tray quit before the gateway reported it")
+        return self._flush(None, "Hermes Tray quit before the gateway reported it")
 
-    def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:
-        written = []
-        for ident in [i for i in self._pending if which(i)]:
-            written.append(self._write(*self._pending.pop(ident), f"unknown: {reason}"))
-        return written
+    def _flush(self, gateway_id: str | None, reason: str) -> list[JournalEntry]:
+        """Write the decisions of ``gateway_id`` (None: every one) still waiting, as unknown."""
+        gone = [ident for ident in self._pending if gateway_id in (None, ident[0])]
+        return [self._write(*self._pending.pop(ident), f"unknown: {reason}") for ident in gone]
 
     def _write(
         self,
