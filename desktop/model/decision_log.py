@@ -23,6 +23,7 @@ from desktop.core.model import (
     RunResult,
 )
 from desktop.core.outcomes import SETTLED_ELSEWHERE
+from desktop.core.text_safety import bound_text
 from desktop.journal import Journal, JournalEntry, Surface, local_now
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.session_names import SEPARATOR, SessionName, fit
@@ -230,13 +231,9 @@ def ending(entry: JournalEntry, limit: int = 44) -> str:
     """The outcome, then what became of the command (always shown) unless that repeats it."""
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     if not entry.result or (head, entry.result) in _IMPLIED:
-        return _cut(entry.outcome, limit)
-    tail = f", {_cut(entry.result, limit - 18)}"
-    return _cut(entry.outcome, limit - len(tail)) + tail
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return bound_text(entry.outcome, limit)[0]
+    tail = f", {bound_text(entry.result, limit - 18)[0]}"
+    return bound_text(entry.outcome, limit - len(tail))[0] + tail
 
 
 def _cut_middle(text: str, limit: int) -> str:
