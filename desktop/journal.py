@@ -1,12 +1,9 @@
 """The decision journal: what was approved or denied, when, where, and how it ended.
 
-Why: the tray lets a person wave commands through in a second; afterwards they must be able to
-see what exactly was allowed. One JSON object per line (``decisions.jsonl``): greppable,
-appendable, readable when a crash cut the last line. Fields are scrubbed as the log is and
-revealed; a long command keeps its head *and* tail, so padding cannot hide a dangerous end. A
-later result is a line of its own (``{"time", "decision": <id>, "result"}``), so every write is
-one atomic append. A journal that cannot be written holds up to :data:`MAX_UNWRITTEN` lines in
-memory and writes them at the next chance; the decision has gone to the gateway already.
+One JSON object per line (``decisions.jsonl``): greppable, appendable, readable when a crash cut
+the last line; a later result is a line of its own, so every write is one atomic append. Texts
+are scrubbed and revealed; a long command keeps its head *and* tail, so padding cannot hide a
+dangerous end. Lines that cannot be written wait in memory (at most :data:`MAX_UNWRITTEN`).
 """
 
 from __future__ import annotations
@@ -24,10 +21,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core.text_safety import reveal
 from desktop.logsetup import redact
 from desktop.platform.paths import data_dir, ensure_private_dir
+
+if TYPE_CHECKING:  # it names the Surface defined here
+    from desktop.model.bridge_events import DecisionMade
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +76,6 @@ _RESULT_FIELDS = ("time", "decision", "result")  # a later result: the decision 
 def local_now() -> datetime:
     """Now, in the local time zone: what the journal and the decision log stamp with."""
     return datetime.now().astimezone()
-
-
-def bound(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
 def bound_middle(text: str, limit: int) -> str:
@@ -142,39 +136,30 @@ class Journal:
         return self._directory / JOURNAL_FILE_NAME
 
     def _clean(self, text: str, limit: int) -> str:
-        return bound(redact(reveal(redact(text))), limit)
+        """Scrubbed, revealed, and cut to ``limit`` characters saying how much was cut."""
+        text = redact(reveal(redact(text)))
+        return (
+            text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters]"
+        )
 
     def record(
         self,
-        *,
-        gateway_id: str,
-        gateway_name: str,
-        session_id: str,
-        session_title: str,
-        command: str,
-        choice: str | enum.Enum,
-        surface: Surface | str,
+        made: DecisionMade,
         outcome: str,
+        *,
         result: str = "",
         at: datetime | None = None,
     ) -> JournalEntry:
-        """Append one decision and return it as stored. Never raises for I/O trouble.
-
-        ``at`` is when the person decided (default: now). The line is written only once the
-        gateway reported the outcome, which may be a little later; ``result`` is what became
-        of the command, when that is already known.
-        """
-        choice_text = choice.value if isinstance(choice, enum.Enum) else choice
-        surface_text = surface.value if isinstance(surface, Surface) else Surface(surface).value
+        """Append ``made``, decided ``at`` (default: now); return it as stored. Never raises."""
         entry = JournalEntry(
             time=(at or self._clock()).isoformat(timespec="seconds"),
-            gateway_id=self._clean(gateway_id, 300),
-            gateway_name=self._clean(gateway_name, 300),
-            session_id=self._clean(session_id, 300),
-            session_title=self._clean(session_title, 300),
-            command=bound_middle(redact(reveal(redact(command))), self._command_limit),
-            choice=self._clean(str(choice_text), 40),
-            surface=surface_text,
+            gateway_id=self._clean(made.gateway_id, 300),
+            gateway_name=self._clean(made.gateway_name, 300),
+            session_id=self._clean(made.session_id, 300),
+            session_title=self._clean(made.session_title, 300),
+            command=bound_middle(redact(reveal(redact(made.command))), self._command_limit),
+            choice=self._clean(made.choice.value if made.choice else "none", 40),
+            surface=made.surface.value,
             outcome=self._clean(outcome, 300),
             id=secrets.token_hex(6),
             result=self._clean(result, 300),

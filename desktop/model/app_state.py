@@ -121,10 +121,9 @@ class AppState:
         # One registry: every surface reads the same stable name from the session's ``title``.
         self._names = SessionNames()
 
-    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
-        """Call ``subscriber`` with every change from now on; returns the unsubscribe call."""
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call ``subscriber`` with every change from now on."""
         self._subscribers.append(subscriber)
-        return lambda: self._subscribers.remove(subscriber)
 
     def add_gateway(
         self, gateway_id: str, name: str, status: ConnectionStatus | None = None
@@ -273,7 +272,7 @@ class AppState:
         self._snapshot = None
 
     def _announce(self, change: StoreChange) -> None:
-        for subscriber in tuple(self._subscribers):
+        for subscriber in self._subscribers:
             subscriber(change)
 
     def _announce_snapshot(self) -> None:

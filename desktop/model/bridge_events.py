@@ -85,10 +85,10 @@ class DecisionMade:
     gateway_id: str
     gateway_name: str
     key: str
-    choice: Choice
+    choice: Choice | None  # None: nobody chose here (Surface.NOBODY, Surface.HERMES)
     surface: Surface  # the DecisionRequest's
-    sent: bool
-    reason: str  # why it was not sent ("" when sent)
+    sent: bool = True
+    reason: str = ""  # why it was not sent
     session_id: str = ""
     session_title: str = ""
     command: str = ""

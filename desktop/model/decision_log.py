@@ -17,13 +17,13 @@ from datetime import datetime
 from desktop.core.model import (
     Approval,
     ApprovalPhase,
-    Choice,
     Outcome,
     OutcomeKind,
     RunKind,
     RunResult,
 )
 from desktop.core.outcomes import SETTLED_ELSEWHERE
+from desktop.core.text_safety import bound_text
 from desktop.journal import Journal, JournalEntry, Surface, local_now
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.session_names import SEPARATOR, SessionName, fit
@@ -117,10 +117,6 @@ class DecisionRecorder:
         """The last decisions written, newest first (no file read per menu)."""
         return tuple(self._recent)
 
-    @property
-    def pending_count(self) -> int:
-        return len(self._pending)
-
     def decided(self, made: DecisionMade) -> JournalEntry | None:
         """A decision left the app (or was refused). Written now only if its outcome is known."""
         at = self._clock()
@@ -158,15 +154,13 @@ class DecisionRecorder:
                 gateway_id,
                 gateway_name,
                 approval.key,
-                Choice.DENY,
+                None,
                 Surface.NOBODY,
-                True,
-                "",
-                approval.session_id,
-                session_title,
-                approval.command,
+                session_id=approval.session_id,
+                session_title=session_title,
+                command=approval.command,
             )
-            return self._write(made, self._clock(), outcome, result, "none", awaits=ident)
+            return self._write(made, self._clock(), outcome, result, awaits=ident)
         return None  # not decided here
 
     def command_ran(self, report: CommandReport) -> JournalEntry | None:
@@ -178,33 +172,31 @@ class DecisionRecorder:
             report.gateway_id,
             report.gateway_name,
             "",
-            Choice.ONCE,
+            None,
             Surface.HERMES,
-            True,
-            "",
-            ran.session_id,
-            report.session_title,
-            ran.command,
+            session_id=ran.session_id,
+            session_title=report.session_title,
+            command=ran.command,
         )
         why = "not asked (YOLO on)" if report.yolo else "not asked"  # as far as Hermes said
         if ran.approval_note:
             why = f"asked elsewhere: {ran.approval_note}"
-        return self._write(made, self._clock(), why, run_text(ran.result), "none")
+        return self._write(made, self._clock(), why, run_text(ran.result))
 
     def gateway_removed(self, gateway_id: str, reason: str) -> list[JournalEntry]:
         """Close the decisions of a gateway that is gone (a new one numbers its rows anew)."""
         for ident in [i for i in self._written if i[0] == gateway_id]:
             del self._written[ident]
-        return self._flush(lambda ident: ident[0] == gateway_id, reason)
+        return self._flush(gateway_id, reason)
 
-    def close(self, reason: str = "Hermes Tray quit before the gateway reported it") -> None:
-        self._flush(lambda ident: True, reason)
+    def close(self) -> list[JournalEntry]:
+        """The app quits: decisions still waiting for an outcome are written as unknown."""
+        return self._flush(None, "Hermes Tray quit before the gateway reported it")
 
-    def _flush(self, which: Callable[[tuple[str, str]], bool], reason: str) -> list[JournalEntry]:
-        written = []
-        for ident in [i for i in self._pending if which(i)]:
-            written.append(self._write(*self._pending.pop(ident), f"unknown: {reason}"))
-        return written
+    def _flush(self, gateway_id: str | None, reason: str) -> list[JournalEntry]:
+        """Write the decisions of ``gateway_id`` (None: every one) still waiting, as unknown."""
+        gone = [ident for ident in self._pending if gateway_id in (None, ident[0])]
+        return [self._write(*self._pending.pop(ident), f"unknown: {reason}") for ident in gone]
 
     def _write(
         self,
@@ -212,23 +204,11 @@ class DecisionRecorder:
         at: datetime,
         outcome: str,
         result: str = "",
-        choice: str = "",
         *,
         awaits: tuple[str, str] | None = None,
     ) -> JournalEntry:
         """Write one line; ``awaits``: the row whose command may still report how it ended."""
-        entry = self._journal.record(
-            gateway_id=made.gateway_id,
-            gateway_name=made.gateway_name,
-            session_id=made.session_id,
-            session_title=made.session_title,
-            command=made.command,
-            choice=choice or made.choice.value,
-            surface=made.surface,
-            outcome=outcome,
-            result=result,
-            at=at,
-        )
+        entry = self._journal.record(made, outcome, result=result, at=at)
         self._recent.appendleft(entry)
         if awaits is not None:
             self._written[awaits] = entry
@@ -251,13 +231,9 @@ def ending(entry: JournalEntry, limit: int = 44) -> str:
     """The outcome, then what became of the command (always shown) unless that repeats it."""
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     if not entry.result or (head, entry.result) in _IMPLIED:
-        return _cut(entry.outcome, limit)
-    tail = f", {_cut(entry.result, limit - 18)}"
-    return _cut(entry.outcome, limit - len(tail)) + tail
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return bound_text(entry.outcome, limit)[0]
+    tail = f", {bound_text(entry.result, limit - 18)[0]}"
+    return bound_text(entry.outcome, limit - len(tail))[0] + tail
 
 
 def _cut_middle(text: str, limit: int) -> str:

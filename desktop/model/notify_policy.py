@@ -1,11 +1,7 @@
 """Which notifications to raise, update, escalate and withdraw, with which words. Qt-free.
 
-The rules that keep bubbles useful are about time and identity (design.md example 8), so they
-are tested without a bus or a loop: one bubble per batch, coalesced, replaced in place and
-withdrawn with its last row; quiet after start, a reconnect and during do-not-disturb; sent again
-as critical before the first row expires; none for what the dialog shows; a second batch folds
-both into one summary; one "Blocked" notice per session; Approve only for one command shown
-whole, not high risk, answerable once (issue 17). Bodies are plain text; time is a parameter.
+The rules that keep bubbles useful are about time and identity (design.md example 8), so time
+is a parameter and they are tested without a bus or a loop. Bodies are plain text.
 """
 
 from __future__ import annotations
@@ -164,7 +160,6 @@ class _Batch:
     keys: dict[str, None] = field(default_factory=dict)  # its rows' keys, arrival order
     dirty: bool = False  # announced, and changed since it was last shown
     escalated: bool = False
-    in_summary: bool = False
     blocked: str = ""  # the "Blocked" notice it carries as its first line (a re-ask)
 
     @property
@@ -325,10 +320,9 @@ class NotifyPolicy:
     def _unannounce(self, batch: _Batch) -> list[BatchRef]:
         """``batch`` no longer has a bubble: returns what to withdraw (its own, or the summary)."""
         del self._announced[batch.ref]
-        if not batch.in_summary:
+        if batch.ref not in self._summary:
             return [batch.ref]
-        batch.in_summary = False
-        self._summary.pop(batch.ref, None)
+        del self._summary[batch.ref]
         if self._summary:
             self._summary_dirty = True
             return []
@@ -342,7 +336,7 @@ class NotifyPolicy:
 
     def _touch(self, batch: _Batch, now: float) -> None:
         batch.last_arrival = now
-        if batch.in_summary:
+        if batch.ref in self._summary:
             self._summary_dirty = True
         else:
             batch.dirty = True
@@ -368,17 +362,7 @@ class NotifyPolicy:
     # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
         """When :meth:`due` may next have something to say, or None when nothing is pending."""
-        times = []
-        for b in self._pending.values():
-            if self._held_by_dialog(b.ref):
-                continue
-            if not self.holding:
-                quiet = max(
-                    self._quiet_for(b.gateway_id), self._quiet_start_until, self._release_at
-                )
-                times.append(max(self._settled(b), quiet))
-            elif (at := self._escalation_time(b)) is not None:
-                times.append(max(at, self._settled(b)))
+        times = [at for b in self._pending.values() if (at := self._ready_at(b)) is not None]
         for b in self._announced.values():
             if b.dirty:
                 times.append(self._settled(b))
@@ -398,7 +382,7 @@ class NotifyPolicy:
             if escalation is not None and now >= escalation:
                 b.escalated = True
                 b.dirty = False
-                if b.in_summary:
+                if b.ref in self._summary:
                     summary_escalates = True
                 else:
                     plans.append(self._batch_plan(b, urgent=True, update=False))
@@ -416,16 +400,16 @@ class NotifyPolicy:
             return [*plans, self._batch_plan(ready[0], urgent=ready[0].escalated)]
         if ready:  # one bubble for every announced batch: the singles fold into the summary
             for b in self._announced.values():
-                if not b.in_summary:
+                if b.ref not in self._summary:
                     self._withdrawn.append(b.ref)
                     plans = [p for p in plans if p.ref != b.ref]
             for b in ready:
                 self._announced[b.ref] = b
             for b in self._announced.values():
-                b.in_summary, b.dirty = True, False
+                b.dirty = False
                 self._summary[b.ref] = None
             summary_escalates = True  # news: a new bubble, not an update
-        members = [self._announced[r] for r in self._summary if r in self._announced]
+        members = [self._announced[r] for r in self._summary]  # the summary's are announced
         if summary_escalates and members:
             self._summary_dirty = False
             plans.append(self._summary_plan(members, update=False))
@@ -436,18 +420,21 @@ class NotifyPolicy:
         return plans
 
     def _ready(self, now: float) -> list[_Batch]:
-        if now < max(self._quiet_start_until, self._release_at):
-            return []
-        coalesced = [
+        return [
             b
             for b in self._pending.values()
-            if now >= self._settled(b) and not self._held_by_dialog(b.ref) and self._open_rows(b)
+            if (at := self._ready_at(b)) is not None and now >= at and self._open_rows(b)
         ]
-        if self.holding:  # only those reaching their escalation
-            return [
-                b for b in coalesced if (at := self._escalation_time(b)) is not None and now >= at
-            ]
-        return [b for b in coalesced if now >= self._quiet_for(b.gateway_id)]
+
+    def _ready_at(self, batch: _Batch) -> float | None:
+        """When a pending batch may go out (None: the dialog shows it, or held, not escalating)."""
+        if self._held_by_dialog(batch.ref):
+            return None
+        at = max(self._settled(batch), self._quiet_start_until, self._release_at)
+        if not self.holding:
+            return max(at, self._quiet_for(batch.gateway_id))
+        escalation = self._escalation_time(batch)
+        return None if escalation is None else max(at, escalation)
 
     def _escalation_time(self, batch: _Batch) -> float | None:
         before = self.settings.escalate_before

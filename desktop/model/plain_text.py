@@ -31,10 +31,8 @@ def menu_label(text: str, limit: int = 80) -> str:
 def exported_label(label: str) -> str:
     """A (literal, already bounded) label for a menu a StatusNotifierItem host draws.
 
-    Measured with Qt 6.12: the dbusmenu export turns only the *first* ``&`` into the mnemonic
-    ``_`` and passes other ``&`` and every ``_`` through; hosts read ``_`` as a mnemonic and
-    disagree on ``__``. So only the first ``&`` is doubled and ``_`` becomes the look-alike
-    U+02CD. Qt itself would draw this label wrong: the tray never pops this menu up.
+    Qt 6.12's dbusmenu export makes only the *first* ``&`` a mnemonic ``_`` and passes every
+    ``_`` through, which hosts read as mnemonics: so the first ``&`` is doubled, ``_`` -> U+02CD.
     """
     label = label.replace("_", "\u02cd")
     first = label.find("&")

@@ -8,7 +8,7 @@ A name is the title plus the folder; without a title, the folder plus the id's r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop.core.model import SessionState
 from desktop.core.text_safety import ELLIPSIS
@@ -151,10 +151,9 @@ class SessionNames:
                 return known
             # words for a session shown without them: added after the name, never in its place
             self._release(known)
-            fresh = SessionName(
-                known.title,
-                known.folder or fresh.folder,
-                known.short_id,
+            fresh = replace(
+                known,
+                folder=known.folder or fresh.folder,
                 late_title=known.late_title or ("" if known.title else fresh.title),
                 late_folder=known.late_folder or gains_folder,
             )
@@ -163,9 +162,7 @@ class SessionNames:
         while ordinal in taken:
             ordinal += 1
         taken.add(ordinal)
-        named = SessionName(
-            fresh.title, fresh.folder, fresh.short_id, ordinal, fresh.late_title, fresh.late_folder
-        )
+        named = replace(fresh, ordinal=ordinal)
         self._names[key] = named
         while len(self._names) > _MEMORY:
             self._drop(next(iter(self._names)))

@@ -127,12 +127,12 @@ def install_advice(desktop: str, platform: str = "") -> str:
     return "Run a panel with a system tray (StatusNotifierItem or XEmbed), such as trayer."
 
 
+@dataclass(slots=True)
 class TrayFallback:
     """Shows the window once per loss of the tray, and the notice once per run."""
 
-    def __init__(self) -> None:
-        self.window = False
-        self.notified = False
+    window: bool = False
+    notified: bool = False
 
     def update(self, host: TrayHost) -> FallbackStep:
         show = host.own_window and not self.window

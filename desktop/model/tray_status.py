@@ -1,11 +1,8 @@
 """One pure function from the app snapshot to what the tray icon shows.
 
 Pure and Qt-free so every precedence rule lives in one table-tested place (design.md example
-8). The icon is the stem of an SVG in ``resources/icons/``, most urgent first: ``waiting``
-(``waiting-yolo``: a session with a waiting row has YOLO on), ``error`` (a gateway FAILED, or
-the journal is not written), ``disconnected`` / ``connecting`` (no gateway connected), ``yolo``
-(``yolo-timed``: every such session has a time-box), ``working``, ``idle``. A gateway offline
-while another is connected changes only the tooltip: the connected one works.
+8). The icon is the stem of an SVG in ``resources/icons/``; the most urgent state wins. A
+gateway offline while another is connected changes only the tooltip: the connected one works.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ TOOLTIP_SESSIONS = 5
 
 @dataclass(frozen=True, slots=True)
 class TrayStatus:
-    icon_name: str  # one of the names in the module docstring
+    icon_name: str  # an SVG's stem in resources/icons/
     count: int  # approvals and questions waiting
     tooltip: str  # plain text, untrusted parts neutralised
 

@@ -48,13 +48,10 @@ def dialog_origin(area: Box, width: int, height: int, tray: Box | None = None) -
 
 
 def menu_origin(area: Box, width: int, height: int, pointer: tuple[int, int]) -> tuple[int, int]:
-    """Top-left corner for the menu the tray pops at ``pointer`` (a click on its icon).
+    """Top-left corner for the menu the tray pops at ``pointer``, away from the pointer's panel.
 
-    Qt places a popup at the pointer only when it saw the pointer there itself; the click on a
-    StatusNotifierItem went to the panel, so Qt pushed the menu into the screen instead, over
-    the panel: on Plasma its last entry, Quit, sat where the icon was (seen with try_plasma.sh).
-    So the menu opens away from the panel the pointer is in (above it in the screen's lower
-    half, below it in the upper) and stays inside ``area``, the screen without its panels.
+    A click on a StatusNotifierItem goes to the panel, so Qt would push the menu over the panel
+    (on Plasma, Quit sat where the icon was); ``area`` is the screen without its panels.
     """
     x, y = pointer
     y = y - height if y > area.y + area.height // 2 else y

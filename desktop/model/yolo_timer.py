@@ -1,10 +1,8 @@
 """Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
-Why: "YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that
-ends by itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A box
-goes ARMING -> ACTIVE (gateway reports on) -> ENDING (time up; off sent and checked) -> gone, or
-OFF_PENDING while the gateway is unreachable; YOLO turned off elsewhere ends it. A ``TURN`` box
-chosen while idle covers the next turn. ``yolo_timebox`` feeds events in and acts on the keys.
+"YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that ends by
+itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A ``TURN`` box
+chosen while idle covers the next turn; YOLO turned off elsewhere ends a box.
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ class YoloCheck(enum.Enum):
 @dataclass(slots=True)
 class Timebox:
     kind: BoxKind
-    started_at: float
     deadline: float | None  # MINUTES only
     phase: Phase = Phase.ARMING
     saw_running: bool = False  # TURN: the turn this box covers has started
@@ -63,12 +60,9 @@ class YoloTimeboxes:
     ) -> Timebox:
         """A person chose a time-box (replacing any earlier one for that session)."""
         deadline = now + minutes * 60 if kind is BoxKind.MINUTES else None
-        box = Timebox(kind, now, deadline, Phase.ACTIVE if yolo_on else Phase.ARMING, running)
+        box = Timebox(kind, deadline, Phase.ACTIVE if yolo_on else Phase.ARMING, running)
         self._boxes[key] = box
         return box
-
-    def cancel(self, key: Key) -> None:
-        self._boxes.pop(key, None)
 
     def turning_on_failed(self, key: Key) -> None:
         """``config.set yolo on`` failed: there is nothing to end."""

@@ -100,8 +100,7 @@ class JournalController(QObject):
     def close(self) -> None:
         """At quit: decisions still waiting for an outcome are written as unknown."""
         self._retry.stop()
-        if self.recorder.pending_count:
-            self.recorder.close()
+        if self.recorder.close():
             self.changed.emit()
         if self.journal.unwritten and not self.journal.retry():
             log.error(

@@ -231,17 +231,6 @@ def test_a_gateway_is_announced_once_with_its_first_status_and_again_when_it_goe
     assert gone == AppSnapshot()
 
 
-def test_an_unsubscribed_callback_hears_nothing_more() -> None:
-    state = AppState()
-    state.add_gateway("g", "G")
-    heard: list[StoreChange] = []
-    unsubscribe = state.subscribe(heard.append)
-    state.apply("g", ApprovalRequested(row("a")))
-    unsubscribe()
-    state.apply("g", ApprovalRequested(row("b")))
-    assert len(heard) == 2
-
-
 def test_a_resolved_row_stays_readable_until_released_but_leaves_the_open_rows() -> None:
     state = AppState()
     state.add_gateway("g", "G")

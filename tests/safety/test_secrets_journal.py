@@ -12,7 +12,15 @@ import pytest
 from desktop import logsetup
 from desktop.core.model import Choice
 from desktop.journal import Journal, Surface
+from desktop.model.bridge_events import DecisionMade
 from tests.safety.canary import CANARY, leaks
+
+
+def made(**texts: str) -> DecisionMade:
+    """A decision taken in the dialog, with these texts."""
+    return DecisionMade(
+        key="k1", choice=Choice.ONCE, surface=Surface.DIALOG, sent=True, reason="", **texts
+    )
 
 
 def test_the_journal_never_writes_a_registered_token(tmp_path: Path) -> None:
@@ -20,14 +28,14 @@ def test_the_journal_never_writes_a_registered_token(tmp_path: Path) -> None:
     logsetup.register_secret(CANARY)
     for i in range(6):  # enough to rotate twice
         journal.record(
-            gateway_id=f"gw-{CANARY}",
-            gateway_name=f"ws://127.0.0.1:9119/api/ws?token={CANARY}",
-            session_id="s1",
-            session_title=f"deploy with {quote(CANARY, safe='')}",
-            command=f"curl -H 'X-Hermes-Session-Token: {CANARY}' http://127.0.0.1:9119/x #{i}",
-            choice=Choice.ONCE,
-            surface=Surface.DIALOG,
-            outcome=f"approved {quote_plus(CANARY)}",
+            made(
+                gateway_id=f"gw-{CANARY}",
+                gateway_name=f"ws://127.0.0.1:9119/api/ws?token={CANARY}",
+                session_id="s1",
+                session_title=f"deploy with {quote(CANARY, safe='')}",
+                command=f"curl -H 'X-Hermes-Session-Token: {CANARY}' http://127.0.0.1:9119/x #{i}",
+            ),
+            f"approved {quote_plus(CANARY)}",
         )
     files = sorted(tmp_path.glob("decisions.jsonl*"))
     assert len(files) == 3
@@ -49,14 +57,14 @@ def test_the_journal_masks_credential_shaped_text_even_unregistered(
 ) -> None:
     journal = Journal(tmp_path)
     entry = journal.record(
-        gateway_id="gw",
-        gateway_name="Hermes",
-        session_id="s1",
-        session_title="t",
-        command=shape.format(CANARY),
-        choice="once",
-        surface="dialog",
-        outcome="approved",
+        made(
+            gateway_id="gw",
+            gateway_name="Hermes",
+            session_id="s1",
+            session_title="t",
+            command=shape.format(CANARY),
+        ),
+        "approved",
     )
     assert not leaks(entry.command)
     assert not leaks((tmp_path / "decisions.jsonl").read_text())
@@ -74,13 +82,13 @@ def test_the_journal_masks_the_shapes_the_log_masks(tmp_path: Path, shape: str) 
     command = shape.format(CANARY)
     assert not leaks(logsetup.redact(command))  # the log would mask it...
     entry = Journal(tmp_path).record(
-        gateway_id="gw",
-        gateway_name="Hermes",
-        session_id="s1",
-        session_title="t",
-        command=command,
-        choice="once",
-        surface="dialog",
-        outcome="approved",
+        made(
+            gateway_id="gw",
+            gateway_name="Hermes",
+            session_id="s1",
+            session_title="t",
+            command=command,
+        ),
+        "approved",
     )
     assert not leaks(entry.command)  # ...and so should the journal

@@ -23,10 +23,9 @@ RowId = tuple[str, str]  # (gateway_id, Approval.key)
 class RowEntry:
     """One command: its key, and what the dialog itself remembers about it."""
 
-    uid: int
+    uid: int  # also its first-seen number: uids only grow, board-wide
     batch: BatchGroup = field(repr=False)
     key: str
-    seq: int  # first-seen number, board-wide
     store: AppState = field(repr=False)
     gateway_id: str  # its batch's, kept here: every read of ``approval`` needs it
     awaiting_core: bool = False  # a decision was emitted; buttons stay off until the next state
@@ -117,8 +116,8 @@ def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
 
     def arrival(r: RowEntry) -> tuple[int, int, int]:
         if r.approval.batch_id != r.batch.batch_id:
-            return (1, 0, r.seq)
-        return (0, r.approval.position, r.seq)
+            return (1, 0, r.uid)
+        return (0, r.approval.position, r.uid)
 
     return sorted(rows, key=arrival)
 
@@ -240,7 +239,7 @@ class ApprovalBoard:
         """Append row ``key`` to ``batch``, or insert it right ``after`` the row it re-asks."""
         uid = next(self._ids)
         place = after.position if after is not None else None
-        r = RowEntry(uid, batch, key, uid, self.store, batch.gateway_id, stands_in=place)
+        r = RowEntry(uid, batch, key, self.store, batch.gateway_id, stands_in=place)
         self._rows[r.row_id] = r
         at = len(batch.rows) if after is None else batch.rows.index(after) + 1
         return self._add(batch.rows, r, at)
