@@ -26,7 +26,7 @@ from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
 from .places import Target, Where, is_system, locate, normal_path, project_folder, regenerable
-from .rules import Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
+from .rules import OPAQUE_RULES, Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
     Word,
@@ -36,7 +36,6 @@ from .shell import (
     text_of,
     word_value,
 )
-from .verdict import RiskAssessment, RiskFinding
 
 LIMIT = 64_000  # characters read; the rest is "too long to check in full"
 NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included
@@ -56,6 +55,32 @@ _IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
 _EXEC_ENDS = frozenset({"+", ";", "\\;"})  # the end of `find … -exec rm {} +`
 _M = TypeVar("_M")
+
+
+@dataclass(frozen=True, slots=True)
+class RiskFinding:
+    """One marked part of the command."""
+
+    start: int  # character offsets into the command as sent, not into ``reveal(command)``
+    end: int
+    level: RiskLevel
+    rule: str  # rule id from the table in desktop.risk.rules, e.g. "recursive-delete"
+    label: str  # plain words for a person: "deletes folders recursively"
+
+
+@dataclass(frozen=True, slots=True)
+class RiskAssessment:
+    level: RiskLevel  # the max over findings; HIGH when the parser could not read it
+    findings: tuple[RiskFinding, ...]
+    # One plain line, e.g. "deletes 3 folders under /srv/www". Text from the command in it is
+    # revealed already (hidden characters as ⟨U+XXXX⟩): bound it, do not reveal it again.
+    summary: str
+    parsed: bool  # False: "could not be read" (then level is HIGH and summary says so)
+
+    @property
+    def opaque(self) -> bool:
+        """The lens could not read all it would run: never approve it without the dialog."""
+        return not self.parsed or any(f.rule in OPAQUE_RULES for f in self.findings)
 
 
 def _rows(kind: type[_M]) -> tuple[tuple[Rule, _M], ...]:
