@@ -179,7 +179,7 @@ def _install_launcher() -> None:
     if sys.platform in ("darwin", "win32"):
         return
     from desktop.platform.autostart import launch_command
-    from desktop.platform.launcher_xdg import XdgLauncher
+    from desktop.platform.desktop_entry import XdgLauncher
     from desktop.ui.icons import icon_dir
 
     launcher = XdgLauncher()

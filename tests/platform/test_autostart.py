@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from desktop.platform import autostart, desktop_entry
-from desktop.platform.autostart_macos import LaunchAgentAutostart
-from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart
-from desktop.platform.autostart_xdg import XdgAutostart
+from desktop.platform.autostart import RUN_KEY, LaunchAgentAutostart, RunKeyAutostart, XdgAutostart
 from tests.platform.exec_line import split_exec
 
 APP_ID = "io.github.hermes_tray.HermesTray"

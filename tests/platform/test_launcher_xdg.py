@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop.platform import desktop_entry
-from desktop.platform.launcher_xdg import XdgLauncher, application_entry
+from desktop.platform.desktop_entry import XdgLauncher, application_entry
 from desktop.platform.paths import APP_ID, APP_SLUG
 from tests.platform.exec_line import split_exec
 

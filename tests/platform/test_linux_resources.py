@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop.platform import desktop_entry
-from desktop.platform.autostart_xdg import XdgAutostart, autostart_entry
+from desktop.platform.autostart import XdgAutostart, autostart_entry
 from desktop.platform.paths import APP_ID, APP_SLUG
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.model.snapshot import Link
-from desktop.platform.autostart_xdg import XdgAutostart
+from desktop.platform.autostart import XdgAutostart
 from desktop.settings.model import GatewayConfig, GatewayKind, Settings
 from desktop.settings.store import load_settings
 from desktop.settings.tokens import TokenStore
