@@ -1,24 +1,11 @@
-"""Native desktop notifications over org.freedesktop.Notifications, with dbus-fast.
+"""Native desktop notifications over org.freedesktop.Notifications, with dbus-fast on the loop.
 
-Only the bridge drives this class (dbus-fast runs on the loop; QtDBus cannot send ``Notify`` from
-PySide6). Not desktop-notifier's ``send``: it always sends ``replaces_id`` 0, no ``resident``
-hint and hides the capabilities, and an approval's bubble must live as long as the question.
-With the server this class:
-
-* sends the ``desktop-entry`` hint (per-app settings hang on it), ``expire_timeout`` 0 and
-  ``resident`` where there is ``persistence`` (not on gnome-shell: ``NOT_RESIDENT``): a bubble
-  stays until the tray withdraws it;
-* updates a batch's bubble in place (``replaces_id``) and never raises one that is not on
-  screen; an escalation closes it and raises it again, critical;
-* escapes the body only where the server has ``body-markup``, so ``&&`` reads as written;
-* sends no more buttons than the server shows (``fit_buttons``: gnome-shell and Plasma three)
-  and a labelled ``default``;
-* stamps button ids with the plan's generation (``approve.7``): a click that raced an update
-  acts on nothing;
-* runs an action's handler with the server's ``ActivationToken`` (spec 1.2) at hand.
-
-``start`` also follows the do-not-disturb switch on the same connection; with no service it
-returns False and the app falls back to the tray's balloon.
+Not QtDBus (it cannot send ``Notify`` from PySide6) nor desktop-notifier's ``send`` (always
+``replaces_id`` 0, no ``resident`` hint, capabilities hidden): an approval's bubble must live as
+long as the question, be updated in place, and never come back once the person closed it.
+Button ids carry the plan's generation (``approve.7``), so a click that raced an update acts on
+nothing; an action's handler runs with the server's ``ActivationToken`` (spec 1.2) at hand.
+With no service ``start`` returns False and the app falls back to the tray's balloon.
 """
 
 from __future__ import annotations
