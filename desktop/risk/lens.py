@@ -572,9 +572,13 @@ class _Reader:
                     self.piped[inner] = self._find_roots(finds[-1])
             stages.append((child, layers))
         for row, spec in _PIPES:
-            flags = dict(spec.producer_flags)
+            flags = {name: (alternatives,) for name, alternatives in spec.producer_flags}
             for i, (first, layers) in enumerate(stages):
-                if not any(self._produces(layer, spec, flags) for layer in layers):
+                if not any(
+                    _name(layer[0]) in spec.producers
+                    and _has_flags(layer, flags.get(_name(layer[0]) or "", ()))
+                    for layer in layers
+                ):
                     continue
                 for last, later in stages[i + 1 :]:
                     if any(_name(layer[0]) in spec.consumers for layer in later):
@@ -592,14 +596,6 @@ class _Reader:
                 known = printed and all(w.value is not None for w in printed)
                 if _name(layer[0]) in table.PRINTERS and known:
                     self._script(printed)
-
-    @staticmethod
-    def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
-        name = _name(layer[0])
-        if name not in spec.producers:
-            return False
-        needed = flags.get(name)
-        return needed is None or _has_flags(layer, (needed,))
 
     def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
@@ -805,10 +801,6 @@ def assess(command: str, cwd: str = "") -> RiskAssessment:
 
     ``cwd`` is the task's folder from the approval's context: deletes inside it are graded by
     what they hit (:mod:`desktop.risk.places`); "" (unknown) judges every target as outside.
-
-    A command longer than :data:`LIMIT` (or with more nodes or commands than the budgets) is
-    HIGH and says it was not read in full; its last few thousand characters are read as well,
-    so padding cannot push the dangerous part out of sight entirely.
     """
     long = len(command) > LIMIT
     head = command[:LIMIT]
