@@ -160,7 +160,7 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import DEMO_FIRST_BUBBLE, DEMO_GATEWAY_ID
 
             shell.notifications.policy.introduce(DEMO_GATEWAY_ID, DEMO_FIRST_BUBBLE)
-            demo.connect(bridge)  # adds the demo gateway and follows its sessions
+            bridge.add_gateway(demo.endpoint)
         if options.smoke:
             return await _smoke(bridge, shell)
         await quit_requested.wait()
