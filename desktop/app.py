@@ -188,9 +188,9 @@ def _install_launcher() -> None:
     launcher = XdgLauncher()
     try:
         if launcher.install(launch_command(), icon_dir() / "hermes-tray.svg"):
-            log.info("desktop entry installed for this user: %s", launcher.entry_path)
+            log.info("desktop entry installed for this user: %s", launcher.path)
     except OSError as error:
-        log.warning("could not install the desktop entry %s: %s", launcher.entry_path, error)
+        log.warning("could not install the desktop entry %s: %s", launcher.path, error)
 
 
 async def _tray_shown() -> None:

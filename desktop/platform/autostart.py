@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
-
-import platformdirs
 
 from desktop.platform import desktop_entry
 from desktop.platform.files import atomic_write_bytes, atomic_write_text
@@ -114,24 +111,15 @@ def _entry_enabled(path: Path) -> bool:
     )
 
 
-class XdgAutostart:
+class XdgAutostart(desktop_entry.XdgEntry):
     """Linux and BSD: ``$XDG_CONFIG_HOME/autostart/<app-id>.desktop``.
 
     ``disable`` may *write* a file: with a system-wide entry in ``/etc/xdg/autostart`` deleting
     the user's copy would re-enable it, so a user entry with ``Hidden=true`` shadows it.
     """
 
-    def __init__(
-        self, config_home: Path | None = None, config_dirs: Sequence[Path] | None = None
-    ) -> None:
-        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_CONFIG_HOME/_DIRS, as specified
-        self._home = config_home or Path(xdg.user_config_dir)
-        system = config_dirs if config_dirs is not None else xdg.site_config_dir.split(os.pathsep)
-        self._system = [Path(p) for p in system]
-
-    @property
-    def path(self) -> Path:
-        return self._home / "autostart" / f"{APP_ID}.desktop"
+    folder = "autostart"
+    config = True
 
     @property
     def location(self) -> str:
@@ -141,7 +129,7 @@ class XdgAutostart:
         atomic_write_text(self.path, autostart_entry(command), mode=0o644)
 
     def disable(self) -> None:
-        if desktop_entry.first_file(self._system, "autostart") is None:
+        if self.system_entry() is None:
             self.path.unlink(missing_ok=True)
             return
         atomic_write_text(self.path, autostart_entry([APP_SLUG], hidden=True), mode=0o644)
@@ -149,7 +137,7 @@ class XdgAutostart:
     def is_enabled(self) -> bool:
         if self.path.is_file():  # the user's entry shadows a system one of the same name
             return _entry_enabled(self.path)
-        system = desktop_entry.first_file(self._system, "autostart")
+        system = self.system_entry()
         return system is not None and _entry_enabled(system)
 
 

@@ -91,10 +91,28 @@ def parse(text: str) -> dict[str, str]:
     return values
 
 
-def first_file(folders: Iterable[Path], kind: str) -> Path | None:
-    """The first ``<folder>/<kind>/<app-id>.desktop`` that exists (a system-wide entry)."""
-    candidates = (folder / kind / f"{APP_ID}.desktop" for folder in folders)
-    return next((p for p in candidates if p.is_file()), None)
+class XdgEntry:
+    """The app's entry in the user's ``<home>/<folder>/``, beside any system-wide one."""
+
+    folder = "applications"
+    config = False  # XDG_CONFIG_HOME/_DIRS, else XDG_DATA_HOME/_DIRS
+
+    def __init__(self, home: Path | None = None, system_dirs: Sequence[Path] | None = None):
+        xdg = platformdirs.PlatformDirs(multipath=True)  # the XDG variables, as specified
+        user, site = xdg.user_data_dir, xdg.site_data_dir
+        if self.config:
+            user, site = xdg.user_config_dir, xdg.site_config_dir
+        self._home = home or Path(user)
+        system = system_dirs if system_dirs is not None else site.split(os.pathsep)
+        self._system = [Path(p) for p in system]
+
+    @property
+    def path(self) -> Path:
+        return self._home / self.folder / f"{APP_ID}.desktop"
+
+    def system_entry(self) -> Path | None:
+        candidates = (d / self.folder / f"{APP_ID}.desktop" for d in self._system)
+        return next((p for p in candidates if p.is_file()), None)
 
 
 def application_entry(command: Sequence[str]) -> str:
@@ -117,18 +135,8 @@ def application_entry(command: Sequence[str]) -> str:
     )
 
 
-class XdgLauncher:
-    """The user's copy of the desktop entry and its icon (paths given in tests)."""
-
-    def __init__(self, data_home: Path | None = None, data_dirs: Sequence[Path] | None = None):
-        xdg = platformdirs.PlatformDirs(multipath=True)  # XDG_DATA_HOME/_DIRS, as specified
-        self._home = data_home or Path(xdg.user_data_dir)
-        system = data_dirs if data_dirs is not None else xdg.site_data_dir.split(os.pathsep)
-        self._system = [Path(p) for p in system]
-
-    @property
-    def entry_path(self) -> Path:
-        return self._home / "applications" / f"{APP_ID}.desktop"
+class XdgLauncher(XdgEntry):
+    """The user's copy of the desktop entry and its icon."""
 
     @property
     def icon_path(self) -> Path:
@@ -136,9 +144,9 @@ class XdgLauncher:
 
     def install(self, command: Sequence[str], icon_svg: Path) -> bool:
         """Write the entry and the icon where they differ; True when anything was written."""
-        if os.environ.get("FLATPAK_ID") or first_file(self._system, "applications") is not None:
+        if os.environ.get("FLATPAK_ID") or self.system_entry() is not None:
             return False
-        wrote = _write_if_changed(self.entry_path, application_entry(command).encode())
+        wrote = _write_if_changed(self.path, application_entry(command).encode())
         try:
             icon = icon_svg.read_bytes()
         except OSError as error:

@@ -125,7 +125,7 @@ async def main(out: Path) -> None:
         TokenStore(data),
         bridge,
         path=data / "settings.json",
-        autostart_backend=XdgAutostart(data / "xdg", config_dirs=[]),
+        autostart_backend=XdgAutostart(data / "xdg", system_dirs=[]),
     )
     book = default_book()
     book.scenarios["clean"] = CLEAN_UP
