@@ -59,15 +59,12 @@ class DoNotDisturb:
         return f"{'on' if self.on else 'off'} (from {self.source})"
 
 
-UNKNOWN = DoNotDisturb(None, reason="not read yet")
-
-
 class DoNotDisturbWatch:
     """Reads the switch once and follows its changes (``on_change``, on the loop) on a bus."""
 
     def __init__(self, on_change: Callable[[DoNotDisturb], None] | None = None) -> None:
         self.on_change = on_change
-        self.state = UNKNOWN
+        self.state = DoNotDisturb(None, reason="not read yet")
         self._unsubscribe: Callable[[], None] | None = None
 
     async def start(self, bus: Any, server_name: str, timeout: float = 2.0) -> None:
