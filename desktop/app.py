@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from desktop.cli import CliOptions
     from desktop.demo_mode import BuiltInDemo
     from desktop.gateway.endpoints import GatewayEndpoint
-    from desktop.journal import Journal
     from desktop.settings.model import Settings
     from desktop.settings.tokens import TokenStore
     from desktop.ui.bridge import GatewayBridge
@@ -127,16 +126,20 @@ async def _main(options: CliOptions) -> int:
     try:
         shell.show()
         from desktop import logsetup
+        from desktop.journal import Journal
         from desktop.model.settings_apply import notify_settings
         from desktop.platform.native_notify import NativeNotifier
         from desktop.platform.paths import APP_NAME
+        from desktop.settings.store import load_settings
+        from desktop.settings.tokens import TokenStore
         from desktop.ui.icons import icon_dir
 
-        settings, tokens, journal = _load_settings()
+        tokens = TokenStore(on_secret=logsetup.register_secret)  # the log learns each token first
+        settings = load_settings(token_store=tokens)
         settings_control = SettingsController(settings, tokens, bridge)
         shell.attach(
             settings=settings_control,
-            journal=journal,
+            journal=Journal(),
             notify_settings=notify_settings(settings),
         )
         endpoints = [] if options.demo else await _endpoints(options, settings, tokens)
@@ -157,7 +160,7 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import DEMO_FIRST_BUBBLE, DEMO_GATEWAY_ID
 
             shell.notifications.policy.introduce(DEMO_GATEWAY_ID, DEMO_FIRST_BUBBLE)
-            demo.connect(bridge)  # adds the demo gateway and follows its sessions
+            bridge.add_gateway(demo.endpoint)
         if options.smoke:
             return await _smoke(bridge, shell)
         await quit_requested.wait()
@@ -179,15 +182,15 @@ def _install_launcher() -> None:
     if sys.platform in ("darwin", "win32"):
         return
     from desktop.platform.autostart import launch_command
-    from desktop.platform.launcher_xdg import XdgLauncher
+    from desktop.platform.desktop_entry import XdgLauncher
     from desktop.ui.icons import icon_dir
 
     launcher = XdgLauncher()
     try:
         if launcher.install(launch_command(), icon_dir() / "hermes-tray.svg"):
-            log.info("desktop entry installed for this user: %s", launcher.entry_path)
+            log.info("desktop entry installed for this user: %s", launcher.path)
     except OSError as error:
-        log.warning("could not install the desktop entry %s: %s", launcher.entry_path, error)
+        log.warning("could not install the desktop entry %s: %s", launcher.path, error)
 
 
 async def _tray_shown() -> None:
@@ -217,17 +220,6 @@ def _write_startup_marker() -> None:
             marker.write(f"tray_shown {time.monotonic():.6f}\n")
     except OSError as error:
         log.warning("could not write the start-up marker %s: %s", path, error)
-
-
-def _load_settings() -> tuple[Settings, TokenStore, Journal]:
-    """Settings, tokens, journal; the log (which the journal scrubs as) learns each token first."""
-    from desktop import logsetup
-    from desktop.journal import Journal
-    from desktop.settings.store import load_settings
-    from desktop.settings.tokens import TokenStore
-
-    tokens = TokenStore(on_secret=logsetup.register_secret)
-    return load_settings(token_store=tokens), tokens, Journal()
 
 
 def _show_approvals(shell: TrayShell) -> None:

@@ -1,13 +1,31 @@
-r"""Freedesktop desktop entries (Desktop Entry Specification 1.5): render, parse, quote ``Exec``.
+r"""Freedesktop desktop entries (Desktop Entry Specification 1.5), and the app's own launcher.
 
 Not configparser: values have their own escapes (``\s``, ``\n``), keys are case-sensitive, and
 ``Exec=`` has a quoting language on top, where a naive space or ``%`` runs something else.
+
+The launcher: the app tells the desktop its id (``setDesktopFileName``, the notifications'
+``desktop-entry`` hint); with no entry of that id GNOME shows the raw id, and Plasma and GNOME
+have nothing to hang per-app notification settings on. A pip or ``.venv`` install has none, so
+at start the app writes one with an absolute ``Exec`` (this very installation) and the icon,
+each only when it differs; never when a system-wide entry exists or inside a Flatpak. The
+shipped ``resources/linux`` entry is :func:`application_entry` for ``["hermes-tray"]``.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
+import platformdirs
+
+from desktop.platform.files import atomic_write_bytes
+from desktop.platform.paths import APP_ID, APP_NAME
+
+log = logging.getLogger(__name__)
+
+COMMENT = "Approve or deny the commands your AI agent wants to run"
 GROUP = "[Desktop Entry]"
 _RESERVED = set(" \t\n\"'\\><~|&;$*?#`()")
 _QUOTED_ESCAPES = set('"`$\\')
@@ -71,3 +89,77 @@ def parse(text: str) -> dict[str, str]:
             key, _, value = line.partition("=")
             values[key.strip()] = unescape_value(value.lstrip(" \t"))
     return values
+
+
+class XdgEntry:
+    """The app's entry in the user's ``<home>/<folder>/``, beside any system-wide one."""
+
+    folder = "applications"
+    config = False  # XDG_CONFIG_HOME/_DIRS, else XDG_DATA_HOME/_DIRS
+
+    def __init__(self, home: Path | None = None, system_dirs: Sequence[Path] | None = None):
+        xdg = platformdirs.PlatformDirs(multipath=True)  # the XDG variables, as specified
+        user, site = xdg.user_data_dir, xdg.site_data_dir
+        if self.config:
+            user, site = xdg.user_config_dir, xdg.site_config_dir
+        self._home = home or Path(user)
+        system = system_dirs if system_dirs is not None else site.split(os.pathsep)
+        self._system = [Path(p) for p in system]
+
+    @property
+    def path(self) -> Path:
+        return self._home / self.folder / f"{APP_ID}.desktop"
+
+    def system_entry(self) -> Path | None:
+        candidates = (d / self.folder / f"{APP_ID}.desktop" for d in self._system)
+        return next((p for p in candidates if p.is_file()), None)
+
+
+def application_entry(command: Sequence[str]) -> str:
+    """The launcher entry for ``command``."""
+    return render(
+        [
+            ("Type", "Application"),
+            ("Name", APP_NAME),
+            ("GenericName", "Agent Command Approvals"),
+            ("Comment", COMMENT),
+            ("Exec", exec_value(command)),
+            ("TryExec", escape_value(command[0])),
+            ("Icon", APP_ID),
+            ("Terminal", "false"),
+            ("StartupNotify", "false"),
+            ("Categories", "Utility;"),
+            ("Keywords", "AI;agent;Hermes;approve;deny;approval;terminal;command;tray;"),
+            ("X-GNOME-UsesNotifications", "true"),
+        ]
+    )
+
+
+class XdgLauncher(XdgEntry):
+    """The user's copy of the desktop entry and its icon."""
+
+    @property
+    def icon_path(self) -> Path:
+        return self._home / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg"
+
+    def install(self, command: Sequence[str], icon_svg: Path) -> bool:
+        """Write the entry and the icon where they differ; True when anything was written."""
+        if os.environ.get("FLATPAK_ID") or self.system_entry() is not None:
+            return False
+        wrote = _write_if_changed(self.path, application_entry(command).encode())
+        try:
+            icon = icon_svg.read_bytes()
+        except OSError as error:
+            log.warning("app icon %s not readable: %s", icon_svg, error)
+            return wrote
+        return _write_if_changed(self.icon_path, icon) or wrote
+
+
+def _write_if_changed(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass  # not there yet (or unreadable): write it
+    atomic_write_bytes(path, data, mode=0o644)
+    return True

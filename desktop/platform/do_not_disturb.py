@@ -59,15 +59,12 @@ class DoNotDisturb:
         return f"{'on' if self.on else 'off'} (from {self.source})"
 
 
-UNKNOWN = DoNotDisturb(None, reason="not read yet")
-
-
 class DoNotDisturbWatch:
     """Reads the switch once and follows its changes (``on_change``, on the loop) on a bus."""
 
     def __init__(self, on_change: Callable[[DoNotDisturb], None] | None = None) -> None:
         self.on_change = on_change
-        self.state = UNKNOWN
+        self.state = DoNotDisturb(None, reason="not read yet")
         self._unsubscribe: Callable[[], None] | None = None
 
     async def start(self, bus: Any, server_name: str, timeout: float = 2.0) -> None:
@@ -144,9 +141,8 @@ class DoNotDisturbWatch:
 
         from desktop.platform.dconf_db import read_bool
 
-        def read() -> None:
-            banners = read_bool(GNOME_KEY)
-            self._set_read(GNOME_SOURCE, True if banners is None else banners, banners=True)
+        def read() -> None:  # show-banners false is on; unset is the default, true
+            self._set_read(GNOME_SOURCE, read_bool(GNOME_KEY) is False)
 
         def written(message: Message) -> None:
             if message.message_type is MessageType.SIGNAL and message.interface == DCONF_WRITER:
@@ -166,15 +162,11 @@ class DoNotDisturbWatch:
         )
         read()
 
-    def _set_read(self, source: str, value: Any, *, banners: bool = False) -> None:
-        """``value`` is the switch, or with ``banners`` whether bubbles show (its opposite)."""
-        on = value if isinstance(value, bool) else None
-        if on is not None and banners:
-            on = not on
-        if on is None:
-            self._set(DoNotDisturb(None, source, f"{source} gave a {type(value).__name__}"))
+    def _set_read(self, source: str, value: Any) -> None:
+        if isinstance(value, bool):
+            self._set(DoNotDisturb(value, source))
         else:
-            self._set(DoNotDisturb(on, source))
+            self._set(DoNotDisturb(None, source, f"{source} gave a {type(value).__name__}"))
 
     def _set(self, state: DoNotDisturb) -> None:
         if state == self.state:

@@ -1,24 +1,11 @@
-"""Native desktop notifications over org.freedesktop.Notifications, with dbus-fast.
+"""Native desktop notifications over org.freedesktop.Notifications, with dbus-fast on the loop.
 
-Only the bridge drives this class (dbus-fast runs on the loop; QtDBus cannot send ``Notify`` from
-PySide6). Not desktop-notifier's ``send``: it always sends ``replaces_id`` 0, no ``resident``
-hint and hides the capabilities, and an approval's bubble must live as long as the question.
-With the server this class:
-
-* sends the ``desktop-entry`` hint (per-app settings hang on it), ``expire_timeout`` 0 and
-  ``resident`` where there is ``persistence`` (not on gnome-shell: ``NOT_RESIDENT``): a bubble
-  stays until the tray withdraws it;
-* updates a batch's bubble in place (``replaces_id``) and never raises one that is not on
-  screen; an escalation closes it and raises it again, critical;
-* escapes the body only where the server has ``body-markup``, so ``&&`` reads as written;
-* sends no more buttons than the server shows (``fit_buttons``: gnome-shell and Plasma three)
-  and a labelled ``default``;
-* stamps button ids with the plan's generation (``approve.7``): a click that raced an update
-  acts on nothing;
-* runs an action's handler with the server's ``ActivationToken`` (spec 1.2) at hand.
-
-``start`` also follows the do-not-disturb switch on the same connection; with no service it
-returns False and the app falls back to the tray's balloon.
+Not QtDBus (it cannot send ``Notify`` from PySide6) nor desktop-notifier's ``send`` (always
+``replaces_id`` 0, no ``resident`` hint, capabilities hidden): an approval's bubble must live as
+long as the question, be updated in place, and never come back once the person closed it.
+Button ids carry the plan's generation (``approve.7``), so a click that raced an update acts on
+nothing; an action's handler runs with the server's ``ActivationToken`` (spec 1.2) at hand.
+With no service ``start`` returns False and the app falls back to the tray's balloon.
 """
 
 from __future__ import annotations
@@ -68,7 +55,6 @@ class NativeNotifier:
         self._dismissed: set[tuple[str, str]] = set()  # closed by the person: no updates
         self._activation: tuple[int, str] = (0, "")  # the last ActivationToken: id, token
         self._generation = itertools.count(1)
-        # A withdraw during a show's wait for the server's reply would find nothing to close.
         self._lock = asyncio.Lock()
         self.buttons = False
         self.markup = False
@@ -129,73 +115,56 @@ class NativeNotifier:
 
     async def show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
         """Send ``plan`` (replacing its batch's notification); presses call ``on_action``."""
-        async with self._lock:
-            return await self._show(plan, on_action)
-
-    async def _show(self, plan: NotificationPlan, on_action: ActionHandler) -> bool:
-        from dbus_fast import Variant
-
-        iface = self._require()
-        ref = plan.ref
-        if plan.update and (ref in self._dismissed or ref not in self._shown):
-            return False  # closed, expired or never shown: only news raises a bubble
-        self._dismissed.discard(ref)
-        replaces = self._shown.get(ref, 0)
-        if replaces and not plan.update:  # a re-notify: a new bubble, the old one goes
-            await self._close(replaces)
-            replaces = 0
-        generation = next(self._generation)
-        server = self.server[0] if self.server else ""
-        actions: list[str] = []
-        if self.buttons:
-            if server and server not in NO_DEFAULT_ACTION_SERVERS:
-                actions += ["default", DEFAULT_ACTION_LABEL]
-            for action in fit_buttons(plan.actions, server):
-                actions += [f"{action.kind.value}.{generation}", action.label]
-        hints = {
-            "urgency": Variant("y", URGENCY_CRITICAL if plan.critical else URGENCY_NORMAL),
-            "category": Variant("s", "im.received"),
-            "desktop-entry": Variant("s", APP_ID),
-        }
-        if self.persistence and server not in NOT_RESIDENT:
-            hints["resident"] = Variant("b", True)
-        if replaces:  # from now on a press on the old content acts on nothing
-            self._plans[replaces] = (plan, generation, on_action)
-        identifier = int(
-            await iface.call_notify(
-                self._app_name,
-                replaces,
-                self._icon,
-                plan.title,
-                self.body_for_server(plan.body),
-                actions,
-                hints,
-                NEVER_EXPIRES,
+        async with self._lock:  # a withdraw meanwhile would find nothing to close
+            iface = self._require()
+            ref = plan.ref
+            if plan.update and (ref in self._dismissed or ref not in self._shown):
+                return False  # closed, expired or never shown: only news raises a bubble
+            self._dismissed.discard(ref)
+            replaces = self._shown.get(ref, 0)
+            if replaces and not plan.update:  # a re-notify: a new bubble, the old one goes
+                await self._close(replaces)
+                replaces = 0
+            generation = next(self._generation)
+            server = self.server[0] if self.server else ""
+            actions: list[str] = []
+            if self.buttons:
+                if server and server not in NO_DEFAULT_ACTION_SERVERS:
+                    actions += ["default", DEFAULT_ACTION_LABEL]
+                for action in fit_buttons(plan.actions, server):
+                    actions += [f"{action.kind.value}.{generation}", action.label]
+            resident = self.persistence and server not in NOT_RESIDENT
+            hints = _hints(plan.critical, resident=resident, category="im.received")
+            if replaces:  # from now on a press on the old content acts on nothing
+                self._plans[replaces] = (plan, generation, on_action)
+            identifier = int(
+                await iface.call_notify(
+                    self._app_name,
+                    replaces,
+                    self._icon,
+                    plan.title,
+                    self.body_for_server(plan.body),
+                    actions,
+                    hints,
+                    NEVER_EXPIRES,
+                )
             )
-        )
-        if replaces and identifier != replaces:
-            self._plans.pop(replaces, None)
-        self._shown[ref] = identifier
-        self._plans[identifier] = (plan, generation, on_action)
-        return True
+            if replaces and identifier != replaces:
+                self._plans.pop(replaces, None)
+            self._shown[ref] = identifier
+            self._plans[identifier] = (plan, generation, on_action)
+            return True
 
     async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool:
         """A notification with no buttons (notices, failures); the server's expiry applies."""
-        from dbus_fast import Variant
-
-        iface = self._require()
-        hints = {
-            "urgency": Variant("y", URGENCY_CRITICAL if urgent else URGENCY_NORMAL),
-            "desktop-entry": Variant("s", APP_ID),
-        }
-        await iface.call_notify(
+        await self._require().call_notify(
             self._app_name,
             0,
             self._icon,
             title,
             self.body_for_server(body),
             [],
-            hints,
+            _hints(urgent),
             SERVER_DEFAULT_EXPIRY,
         )
         return True
@@ -225,24 +194,21 @@ class NativeNotifier:
     def _on_action_invoked(self, identifier: int, action_key: str) -> None:
         token_for, token = self._activation
         self._activation = (0, "")
-        with event_token.handling(token if token_for == identifier else ""):
-            self._act(identifier, action_key)
-
-    def _act(self, identifier: int, action_key: str) -> None:
         entry = self._plans.get(identifier)
         if entry is None:
             return
         plan, generation, on_action = entry
-        if action_key == "default":
-            on_action(plan, ActionKind.REVIEW)
-            return
         kind_value, _, stamp = action_key.rpartition(".")
-        if stamp != str(generation):
+        if action_key == "default":
+            kind: ActionKind | None = ActionKind.REVIEW
+        elif stamp != str(generation):
             log.info("a notification button of replaced content was pressed; ignored")
             return
-        kind = next((k for k in ActionKind if k.value == kind_value), None)
+        else:
+            kind = next((k for k in ActionKind if k.value == kind_value), None)
         if kind is not None:
-            on_action(plan, kind)
+            with event_token.handling(token if token_for == identifier else ""):
+                on_action(plan, kind)
 
     def _on_closed(self, identifier: int, reason: int) -> None:
         entry = self._plans.pop(identifier, None)
@@ -281,3 +247,16 @@ class NativeNotifier:
         if self._iface is None:
             raise RuntimeError("NativeNotifier.start() has not run")
         return self._iface
+
+
+def _hints(urgent: bool, *, resident: bool = False, category: str = "") -> dict[str, Any]:
+    """The urgency, and the app's ``desktop-entry`` that per-app settings hang on."""
+    from dbus_fast import Variant
+
+    level = URGENCY_CRITICAL if urgent else URGENCY_NORMAL
+    hints = {"urgency": Variant("y", level), "desktop-entry": Variant("s", APP_ID)}
+    if category:
+        hints["category"] = Variant("s", category)
+    if resident:
+        hints["resident"] = Variant("b", True)
+    return hints

@@ -7,8 +7,7 @@ dialog, the notifications and the journal all see the same verdict for the same 
 
 from __future__ import annotations
 
-from .lens import assess
+from .lens import RiskAssessment, RiskFinding, assess
 from .rules import RiskLevel
-from .verdict import RiskAssessment, RiskFinding
 
 __all__ = ["RiskAssessment", "RiskFinding", "RiskLevel", "assess"]

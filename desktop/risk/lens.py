@@ -26,7 +26,7 @@ from desktop.core.text_safety import is_hidden, lookalike_words, reveal
 
 from . import rules as table
 from .places import Target, Where, is_system, locate, normal_path, project_folder, regenerable
-from .rules import Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
+from .rules import OPAQUE_RULES, Command, Feeds, Pipe, Redirect, RiskLevel, Rule, Sql, Text, Writes
 from .shell import (
     SUBSTITUTIONS,
     Word,
@@ -36,7 +36,6 @@ from .shell import (
     text_of,
     word_value,
 )
-from .verdict import RiskAssessment, RiskFinding
 
 LIMIT = 64_000  # characters read; the rest is "too long to check in full"
 NODE_BUDGET = 20_000  # tree nodes visited, nested scripts included
@@ -56,6 +55,32 @@ _IN_FOLDER = frozenset({Where.REGENERABLE, Where.INSIDE, Where.WHOLE_FOLDER})
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
 _EXEC_ENDS = frozenset({"+", ";", "\\;"})  # the end of `find … -exec rm {} +`
 _M = TypeVar("_M")
+
+
+@dataclass(frozen=True, slots=True)
+class RiskFinding:
+    """One marked part of the command."""
+
+    start: int  # character offsets into the command as sent, not into ``reveal(command)``
+    end: int
+    level: RiskLevel
+    rule: str  # rule id from the table in desktop.risk.rules, e.g. "recursive-delete"
+    label: str  # plain words for a person: "deletes folders recursively"
+
+
+@dataclass(frozen=True, slots=True)
+class RiskAssessment:
+    level: RiskLevel  # the max over findings; HIGH when the parser could not read it
+    findings: tuple[RiskFinding, ...]
+    # One plain line, e.g. "deletes 3 folders under /srv/www". Text from the command in it is
+    # revealed already (hidden characters as ⟨U+XXXX⟩): bound it, do not reveal it again.
+    summary: str
+    parsed: bool  # False: "could not be read" (then level is HIGH and summary says so)
+
+    @property
+    def opaque(self) -> bool:
+        """The lens could not read all it would run: never approve it without the dialog."""
+        return not self.parsed or any(f.rule in OPAQUE_RULES for f in self.findings)
 
 
 def _rows(kind: type[_M]) -> tuple[tuple[Rule, _M], ...]:
@@ -547,9 +572,13 @@ class _Reader:
                     self.piped[inner] = self._find_roots(finds[-1])
             stages.append((child, layers))
         for row, spec in _PIPES:
-            flags = dict(spec.producer_flags)
+            flags = {name: (alternatives,) for name, alternatives in spec.producer_flags}
             for i, (first, layers) in enumerate(stages):
-                if not any(self._produces(layer, spec, flags) for layer in layers):
+                if not any(
+                    _name(layer[0]) in spec.producers
+                    and _has_flags(layer, flags.get(_name(layer[0]) or "", ()))
+                    for layer in layers
+                ):
                     continue
                 for last, later in stages[i + 1 :]:
                     if any(_name(layer[0]) in spec.consumers for layer in later):
@@ -567,14 +596,6 @@ class _Reader:
                 known = printed and all(w.value is not None for w in printed)
                 if _name(layer[0]) in table.PRINTERS and known:
                     self._script(printed)
-
-    @staticmethod
-    def _produces(layer: tuple[Word, ...], spec: Pipe, flags: dict[str, tuple[str, ...]]) -> bool:
-        name = _name(layer[0])
-        if name not in spec.producers:
-            return False
-        needed = flags.get(name)
-        return needed is None or _has_flags(layer, (needed,))
 
     def _redirect(self, node: Node) -> None:
         operator = next((text_of(c) for c in node.children if not c.is_named), "")
@@ -780,10 +801,6 @@ def assess(command: str, cwd: str = "") -> RiskAssessment:
 
     ``cwd`` is the task's folder from the approval's context: deletes inside it are graded by
     what they hit (:mod:`desktop.risk.places`); "" (unknown) judges every target as outside.
-
-    A command longer than :data:`LIMIT` (or with more nodes or commands than the budgets) is
-    HIGH and says it was not read in full; its last few thousand characters are read as well,
-    so padding cannot push the dangerous part out of sight entirely.
     """
     long = len(command) > LIMIT
     head = command[:LIMIT]

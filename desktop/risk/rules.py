@@ -495,75 +495,53 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     # --- secrets: what is in the command itself
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (AWS key)",
-        (
-            Text(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"),
-            Text(r"AWS_SECRET_ACCESS_KEY=(?![$'\"]?\$)\S{16,}"),
-        ),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (Authorization header)",
-        (
-            Text(
-                r"(?i)\b(?:proxy-)?authorization:\s*(?:bearer|basic|token|digest)?\s*"
-                r"(?!\$)[A-Za-z0-9._~+/=-]{8,}"
+    *(
+        Rule("secret", MEDIUM, f"contains a secret ({what})", tuple(map(Text, patterns)))
+        for what, patterns in (
+            (
+                "AWS key",
+                (
+                    r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])",
+                    r"AWS_SECRET_ACCESS_KEY=(?![$'\"]?\$)\S{16,}",
+                ),
             ),
-        ),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (access token)",
-        (
-            Text(
-                r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-                r"|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
-                r"|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36})"
+            (
+                "Authorization header",
+                (
+                    r"(?i)\b(?:proxy-)?authorization:\s*(?:bearer|basic|token|digest)?\s*"
+                    r"(?!\$)[A-Za-z0-9._~+/=-]{8,}",
+                ),
             ),
-        ),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (password)",
-        (
-            Text(
-                r"(?i)(?:--password[= ]|--passwd[= ]|\bpassword=|\bpasswd=|\bPGPASSWORD="
-                r"|\bMYSQL_PWD=|\bsshpass\s+-p\s*)(?![$'\"]?\$)[^\s;&|]{3,}"
+            (
+                "access token",
+                (
+                    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+                    r"|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+                    r"|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36})",
+                ),
             ),
-            Text(
-                r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^|;&\n]{0,200}?\s-p(?!\$)"
-                r"[^\s;&|'\"]{3,}"
+            (
+                "password",
+                (
+                    r"(?i)(?:--password[= ]|--passwd[= ]|\bpassword=|\bpasswd=|\bPGPASSWORD="
+                    r"|\bMYSQL_PWD=|\bsshpass\s+-p\s*)(?![$'\"]?\$)[^\s;&|]{3,}",
+                    r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^|;&\n]{0,200}?\s-p(?!\$)"
+                    r"[^\s;&|'\"]{3,}",
+                ),
             ),
-        ),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (password in a web address)",
-        (Text(r"\b[a-z][a-z0-9+.-]{1,15}://[^/\s:@]{1,64}:(?!\$|\*\*\*)[^/\s@]{3,}@"),),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (token)",
-        (
-            Text(
-                r"\b[A-Z0-9_]*(?:TOKEN|SECRET|API_KEY|APIKEY|PASSWORD)=(?![$'\"]?\$)"
-                r"(?![^\s;&|'\"]*(?:\.\.\.|\*\*\*))[^\s;&|'\"]{8,}"
+            (
+                "password in a web address",
+                (r"\b[a-z][a-z0-9+.-]{1,15}://[^/\s:@]{1,64}:(?!\$|\*\*\*)[^/\s@]{3,}@",),
             ),
-        ),
-    ),
-    Rule(
-        "secret",
-        MEDIUM,
-        "contains a secret (private key)",
-        (Text(r"-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----"),),
+            (
+                "token",
+                (
+                    r"\b[A-Z0-9_]*(?:TOKEN|SECRET|API_KEY|APIKEY|PASSWORD)=(?![$'\"]?\$)"
+                    r"(?![^\s;&|'\"]*(?:\.\.\.|\*\*\*))[^\s;&|'\"]{8,}",
+                ),
+            ),
+            ("private key", (r"-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----",)),
+        )
     ),
     # --- what is shown is not what runs
     Rule(

@@ -1,12 +1,9 @@
 r"""Read a command with the bash grammar and see its simple commands as the shell would.
 
-Parser choice: tree-sitter with tree-sitter-bash (both ship compiled wheels, the grammar is
-built into the extension, so nothing is fetched or generated at run time). It reads all of
-bash that agents write — here-docs, ``$( )``, backticks, ``<( )``, subshells, ``case``,
-``[[ ]]``, ``$(( ))`` — and never raises: what it cannot read becomes ERROR/MISSING nodes we
-can mark. bashlex (the alternative) raises NotImplementedError on ``case`` and arithmetic,
-fails on ``[[ ]]``, is pure Python (about 1 s for a 60,000-character command) and has not
-had a release since 2023.
+Why tree-sitter-bash (a compiled wheel, nothing fetched at run time): it reads all the bash
+agents write (here-docs, ``$( )``, ``<( )``, ``case``, ``[[ ]]``, ``$(( ))``) and never raises;
+what it cannot read becomes ERROR/MISSING nodes we can mark. bashlex raises on ``case`` and
+arithmetic, fails on ``[[ ]]`` and takes about 1 s for a 60,000-character command.
 
 A :class:`Word` is one shell word with its value after quote removal, when that value is
 known before the command runs (``r''m`` is ``rm``, ``$'\x72m'`` is ``rm``, ``$X`` is what an

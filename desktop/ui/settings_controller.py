@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import GatewayEndpoint, endpoint_from_config
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, endpoint_from_config
 from desktop.gateway.status import GatewayListener
 from desktop.model.bridge_events import Notice
 from desktop.model.settings_apply import (
@@ -50,7 +50,8 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
             endpoint,
             listener=listener,
             core_settings=core_settings(settings),
-            follow_all=settings.follow_all_sessions,
+            # The demo's sessions are another surface's: all there is to see, whatever the setting.
+            follow_all=settings.follow_all_sessions or endpoint.kind is EndpointKind.DEMO,
         )
 
     return factory

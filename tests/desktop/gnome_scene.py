@@ -31,7 +31,7 @@ from PySide6.QtGui import QImage
 
 from desktop.platform.activation import SAY_WHERE_WHAT as SAY_WHERE
 from desktop.platform.autostart import launch_command
-from desktop.platform.launcher_xdg import XdgLauncher
+from desktop.platform.desktop_entry import XdgLauncher
 from desktop.platform.paths import APP_ID
 from desktop.settings.store import load_settings, save_settings
 from desktop.ui.icons import icon_dir

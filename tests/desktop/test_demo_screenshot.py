@@ -131,7 +131,7 @@ async def capture() -> None:
         _out, err = await asyncio.wait_for(process.communicate(), 20)
         log = err.decode()
         assert process.returncode == 0, log[-3000:]
-        assert "demo: following 2 session(s)" in log
+        assert "following 2 more session(s) other clients run" in log
         assert "stopped the built-in demo" in log
         assert "Traceback" not in log
         for name in ("tray-menu.png", "approval-dialog.png"):

@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from desktop.platform import autostart, desktop_entry
-from desktop.platform.autostart_macos import LaunchAgentAutostart
-from desktop.platform.autostart_windows import RUN_KEY, RunKeyAutostart
-from desktop.platform.autostart_xdg import XdgAutostart
+from desktop.platform.autostart import RUN_KEY, LaunchAgentAutostart, RunKeyAutostart, XdgAutostart
 from tests.platform.exec_line import split_exec
 
 APP_ID = "io.github.hermes_tray.HermesTray"
@@ -23,7 +21,7 @@ COMMAND = ["/opt/Hermes Tray/hermes-tray", "--log-level", "INFO"]
 
 
 def test_xdg_enable_writes_an_entry_that_runs_the_command(tmp_path: Path) -> None:
-    backend = XdgAutostart(tmp_path / "config", config_dirs=[])
+    backend = XdgAutostart(tmp_path / "config", system_dirs=[])
     assert backend.is_enabled() is False
     autostart.set_enabled(True, COMMAND, backend=backend)
     path = tmp_path / "config" / "autostart" / f"{APP_ID}.desktop"
@@ -36,7 +34,7 @@ def test_xdg_enable_writes_an_entry_that_runs_the_command(tmp_path: Path) -> Non
 
 
 def test_xdg_disable_removes_the_entry_and_tolerates_repeats(tmp_path: Path) -> None:
-    backend = XdgAutostart(tmp_path, config_dirs=[])
+    backend = XdgAutostart(tmp_path, system_dirs=[])
     autostart.set_enabled(True, COMMAND, backend=backend)
     autostart.set_enabled(False, backend=backend)
     autostart.set_enabled(False, backend=backend)
@@ -65,7 +63,7 @@ def test_xdg_disable_shadows_a_system_wide_entry(tmp_path: Path) -> None:
     (system / "autostart" / f"{APP_ID}.desktop").write_text(
         "[Desktop Entry]\nType=Application\nName=Hermes Tray\nExec=hermes-tray\n"
     )
-    backend = XdgAutostart(tmp_path / "home", config_dirs=[system])
+    backend = XdgAutostart(tmp_path / "home", system_dirs=[system])
     assert backend.is_enabled() is True  # the packaged entry starts it
     backend.disable()
     assert desktop_entry.parse(backend.path.read_text())["Hidden"] == "true"
@@ -75,7 +73,7 @@ def test_xdg_disable_shadows_a_system_wide_entry(tmp_path: Path) -> None:
 
 
 def test_xdg_entry_switched_off_by_the_desktop_counts_as_disabled(tmp_path: Path) -> None:
-    backend = XdgAutostart(tmp_path, config_dirs=[])
+    backend = XdgAutostart(tmp_path, system_dirs=[])
     backend.enable(COMMAND)
     text = backend.path.read_text().replace(
         "X-GNOME-Autostart-enabled=true", "X-GNOME-Autostart-enabled=false"
@@ -243,7 +241,7 @@ def test_enable_without_a_command_uses_launch_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    backend = XdgAutostart(tmp_path, config_dirs=[])
+    backend = XdgAutostart(tmp_path, system_dirs=[])
     autostart.set_enabled(True, backend=backend)
     exec_value = desktop_entry.parse(backend.path.read_text())["Exec"]
     assert split_exec(exec_value) == [sys.executable, "-m", "desktop"]

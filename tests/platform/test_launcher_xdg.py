@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop.platform import desktop_entry
-from desktop.platform.launcher_xdg import XdgLauncher, application_entry
+from desktop.platform.desktop_entry import XdgLauncher, application_entry
 from desktop.platform.paths import APP_ID, APP_SLUG
 from tests.platform.exec_line import split_exec
 
@@ -24,14 +24,14 @@ def test_install_writes_an_absolute_exec_and_the_icon_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("FLATPAK_ID", raising=False)
-    launcher = XdgLauncher(tmp_path / "home", data_dirs=[tmp_path / "system"])
+    launcher = XdgLauncher(tmp_path / "home", system_dirs=[tmp_path / "system"])
     command = ["/home/a b/.venv/bin/python", "-m", "desktop"]
     assert launcher.install(command, ICON) is True
-    values = desktop_entry.parse(launcher.entry_path.read_text(encoding="utf-8"))
+    values = desktop_entry.parse(launcher.path.read_text(encoding="utf-8"))
     assert split_exec(values["Exec"]) == command
     assert values["Icon"] == APP_ID
     assert launcher.icon_path.read_bytes() == ICON.read_bytes()
-    assert launcher.entry_path.stat().st_mode & 0o777 == 0o644
+    assert launcher.path.stat().st_mode & 0o777 == 0o644
     assert launcher.install(command, ICON) is False  # unchanged: nothing rewritten
     assert launcher.install(["/elsewhere/hermes-tray"], ICON) is True  # moved: fixed
 
@@ -43,8 +43,8 @@ def test_a_system_wide_entry_or_a_flatpak_is_left_alone(
     system = tmp_path / "system"
     (system / "applications").mkdir(parents=True)
     (system / "applications" / f"{APP_ID}.desktop").write_text(application_entry([APP_SLUG]))
-    launcher = XdgLauncher(tmp_path / "home", data_dirs=[system])
+    launcher = XdgLauncher(tmp_path / "home", system_dirs=[system])
     assert launcher.install(["/x/hermes-tray"], ICON) is False
-    assert not launcher.entry_path.exists()
+    assert not launcher.path.exists()
     monkeypatch.setenv("FLATPAK_ID", APP_ID)
-    assert XdgLauncher(tmp_path / "home2", data_dirs=[]).install(["/x"], ICON) is False
+    assert XdgLauncher(tmp_path / "home2", system_dirs=[]).install(["/x"], ICON) is False

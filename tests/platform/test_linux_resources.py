@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop.platform import desktop_entry
-from desktop.platform.autostart_xdg import XdgAutostart, autostart_entry
+from desktop.platform.autostart import XdgAutostart, autostart_entry
 from desktop.platform.paths import APP_ID, APP_SLUG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +51,7 @@ def test_desktop_entries_pass_desktop_file_validate(path: Path) -> None:
 
 
 def test_the_entry_the_app_writes_for_an_awkward_path_validates(tmp_path: Path) -> None:
-    backend = XdgAutostart(tmp_path, config_dirs=[])
+    backend = XdgAutostart(tmp_path, system_dirs=[])
     backend.enable(["/opt/Hermes Tray $1/100%/hermes-tray", "--log-level", "INFO"])
     result = run_tool("desktop-file-validate", backend.path)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -36,7 +36,7 @@ from desktop.journal import Journal, Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import ActionKind, NotificationPlan, NotifyAction
 from desktop.model.yolo_timer import BoxKind
-from desktop.platform.autostart_xdg import XdgAutostart
+from desktop.platform.autostart import XdgAutostart
 from desktop.settings.model import Settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui import icons
@@ -125,7 +125,7 @@ async def main(out: Path) -> None:
         TokenStore(data),
         bridge,
         path=data / "settings.json",
-        autostart_backend=XdgAutostart(data / "xdg", config_dirs=[]),
+        autostart_backend=XdgAutostart(data / "xdg", system_dirs=[]),
     )
     book = default_book()
     book.scenarios["clean"] = CLEAN_UP

@@ -31,7 +31,9 @@ from desktop.demo_mode import DEMO_GATEWAY_ID, DEMO_GATEWAY_NAME, BuiltInDemo
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.session_names import SEPARATOR
 from desktop.model.snapshot import Link
+from desktop.settings.model import Settings
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
 from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.waiting import drain, holds, poll_until
@@ -45,16 +47,16 @@ BATCH = [c.command for c in demo_story.WEBSHOP_BATCH]
 class DemoTray:
     """The demo wired as desktop.app wires it (minus settings, single instance, notifier)."""
 
-    def __init__(self, demo: BuiltInDemo) -> None:
+    def __init__(self, demo: BuiltInDemo, **bridge_options: Any) -> None:
         self.demo = demo
         self.gateway: DemoGateway = demo.gateway
-        self.bridge = GatewayBridge()
+        self.bridge = GatewayBridge(**bridge_options)
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
         self.notices: list[Any] = []
         self.bridge.notice_received.connect(self.notices.append)
         self.bridge.start(asyncio.get_running_loop())
-        demo.connect(self.bridge)
+        self.bridge.add_gateway(demo.endpoint)
 
     def session(self, title: str) -> Any:
         gateway = self.bridge.snapshot.gateway(DEMO_GATEWAY_ID)
@@ -89,8 +91,8 @@ def tray_app(qapp):
 
 
 @contextlib.asynccontextmanager
-async def demo_tray(**options: Any) -> AsyncIterator[DemoTray]:
-    tray = DemoTray(await BuiltInDemo.start(speed=SPEED, **options))
+async def demo_tray(bridge_options: Any = None, **options: Any) -> AsyncIterator[DemoTray]:
+    tray = DemoTray(await BuiltInDemo.start(speed=SPEED, **options), **(bridge_options or {}))
     try:
         yield tray
     finally:
@@ -242,6 +244,21 @@ def test_an_unattended_demo_times_out_and_plays_again(qloop, arun):
     arun(scenario(), timeout=30)
 
 
+def test_the_demo_is_followed_even_when_the_person_follows_only_their_own_sessions(qloop, arun):
+    """The demo's sessions are all it has: its client follows them whatever the setting says."""
+    own_only = client_factory_for(lambda: Settings(follow_all_sessions=False))
+
+    async def scenario() -> None:
+        async with demo_tray({"client_factory": own_only}) as tray:
+            await holds(
+                lambda: tray.session(WEBSHOP) and tray.session(HOMESERVER),
+                tray.bridge.snapshot_changed,
+            )
+            await holds(lambda: len(tray.waiting(WEBSHOP)) == 3, tray.bridge.snapshot_changed)
+
+    arun(scenario(), timeout=30)
+
+
 def test_stop_closes_the_gateway_and_the_story(qloop, arun):
     async def scenario() -> None:
         tray = DemoTray(await BuiltInDemo.start(speed=SPEED))
@@ -276,7 +293,7 @@ def test_with_nothing_configured_or_installed_the_app_shows_the_demo(tmp_path):
     assert done.returncode == 0, log[-3000:]
     assert "nothing found: showing the built-in demo" in log
     assert "commands are simulated, nothing runs" in log
-    assert "demo: following 2 session(s)" in log
+    assert "following 2 more session(s) other clients run" in log
     assert "smoke: connected, 3 approval(s) visible" in log
     assert "stopped the built-in demo" in log
     assert "Traceback" not in log

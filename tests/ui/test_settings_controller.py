@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.model.snapshot import Link
-from desktop.platform.autostart_xdg import XdgAutostart
+from desktop.platform.autostart import XdgAutostart
 from desktop.settings.model import GatewayConfig, GatewayKind, Settings
 from desktop.settings.store import load_settings
 from desktop.settings.tokens import TokenStore
@@ -28,7 +28,7 @@ OFFSCREEN_WINDOWS = pytest.mark.qt_log_ignore("This plugin does not support")
 def places(tmp_path):
     return {
         "settings": tmp_path / "config" / "settings.json",
-        "autostart": XdgAutostart(tmp_path / "xdg", config_dirs=[]),
+        "autostart": XdgAutostart(tmp_path / "xdg", system_dirs=[]),
         "tokens": TokenStore(tmp_path / "config"),  # the "fail" keyring: the 0600 file is used
     }
 
