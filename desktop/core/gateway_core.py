@@ -15,10 +15,10 @@ from typing import Any
 from desktop.core import jsonrpc
 from desktop.core.approvals import ApprovalMachine
 from desktop.core.connection import Link
-from desktop.core.decisions import encode_decision, refusal
+from desktop.core.decisions import decision, refusal
 from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
 from desktop.core.following import Following
-from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
+from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame, encode_result
 from desktop.core.model import (
     Approval,
     ApprovalPhase,
@@ -32,7 +32,6 @@ from desktop.core.outbox import OutboundFrame, Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
-from desktop.core.wire import RowKind
 from desktop.core.wire_effects import WireEffects
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
@@ -218,12 +217,13 @@ class GatewayCore:
             return DecisionResult(False, refused.reason)
         # Rows only exist with the ids their kind is answered by (checked when parsed), so the
         # encoder's ValueError cannot happen here.
-        if row.kind is RowKind.SERVER_REQUEST:
-            frame = outbox.reply(encode_decision(row.asked, choice, 0), epoch, approval_key=key)
+        reply_id, body = decision(row.asked, choice)
+        if reply_id is not None:
+            frame = outbox.reply(encode_result(reply_id, body), epoch, approval_key=key)
         else:
-            rpc_id = outbox.next_rpc_id()
-            text = encode_decision(row.asked, choice, rpc_id)
-            frame = outbox.decision_request(rpc_id, text, epoch, key)
+            frame = outbox.request(
+                "approval.respond", body, Purpose.DECISION, epoch, approval_key=key
+            )
         lifecycle.decided(row, choice, frame.frame_id)
         return DecisionResult(True)
 

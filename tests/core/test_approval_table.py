@@ -22,7 +22,7 @@ from desktop.core.approvals import TABLE, ApprovalMachine, Input, Row, UnlistedE
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.events import CoreEvent
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome
-from desktop.core.outbox import Outbox
+from desktop.core.outbox import Outbox, Purpose
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
@@ -79,7 +79,9 @@ class Bench:
             if self.kind is RowKind.SERVER_REQUEST:
                 frame = self.outbox.reply("{}", 1, approval_key=row.key)
             else:
-                frame = self.outbox.decision_request(self.outbox.next_rpc_id(), "{}", 1, row.key)
+                frame = self.outbox.request(
+                    "approval.respond", {}, Purpose.DECISION, 1, approval_key=row.key
+                )
             lc.decided(row, Choice.ONCE, frame.frame_id)
         elif phase is ApprovalPhase.RESOLVED:
             lc.withdrawn(row, outcomes.withdrawn("gone"))
