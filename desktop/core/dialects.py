@@ -1,8 +1,9 @@
 """What differs between the gateways' protocols (protocol.md §3, §6): one stateless adapter each.
 
-An adapter reads approvals and clarify/sudo/secret prompts with their withdrawals, judges the
-reply to a decision it carried by RPC, and knows how its sessions are resumed. Before the
-handshake fixes the dialect, the provisional adapter reads approvals by shape and answers none.
+An adapter reads approvals and clarify/sudo/secret prompts, names the events that end them
+(``ends``), judges the reply to a decision it carried by RPC, and knows how its sessions are
+resumed. Before the handshake fixes the dialect, the provisional adapter reads approvals by
+shape and answers none.
 
 Only the server's ``choices`` are offered, in its order (``[once, deny]`` only when the list is
 missing or empty); a command or prompt longer than its bound is kept cut and never answered
@@ -17,26 +18,10 @@ from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
 from desktop.core.events import ProtocolErrorReceived
-from desktop.core.jsonrpc import (
-    INVALID_PARAMS,
-    EventFrame,
-    ServerRequestFrame,
-    excerpt,
-)
+from desktop.core.jsonrpc import EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionState
 from desktop.core.settings import CoreSettings
-from desktop.core.wire import (
-    ApprovalAsked,
-    PromptClosed,
-    PromptOpened,
-    PromptSettled,
-    PromptVia,
-    RequestCancelled,
-    RowKind,
-    ServerRequestRefused,
-    WindowRequested,
-    WireEvent,
-)
+from desktop.core.wire import ApprovalAsked, PromptOpened, PromptVia, RowKind, WireEvent
 
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
@@ -99,12 +84,14 @@ def read_approval(
     )
 
 
-def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -> list[WireEvent]:
+def server_request_approval(
+    frame: ServerRequestFrame, max_command_chars: int
+) -> ApprovalAsked | ProtocolErrorReceived:
     """An ``approval`` server→client request (B, and canonical gateways that send them)."""
     params = frame.params
     if params is None:
-        return _refuse(frame, "approval params is not an object")
-    asked = read_approval(
+        return ProtocolErrorReceived("approval params is not an object", excerpt(repr(params)))
+    return read_approval(
         payloads.text(params, "session_id"),
         params,
         RowKind.SERVER_REQUEST,
@@ -112,9 +99,6 @@ def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -
         reply_id=frame.request_id,
         request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
     )
-    if isinstance(asked, ProtocolErrorReceived):
-        return _refuse(frame, asked.reason)
-    return [asked]
 
 
 def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
@@ -164,34 +148,6 @@ def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
     if generation is None:
         generation = payloads.integer(frame.params, "execution_generation")
     return payloads.text(frame.payload, "prompt_id"), generation
-
-
-def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
-    return [
-        ProtocolErrorReceived(reason, excerpt(repr(frame.params))),
-        ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
-    ]
-
-
-def request_cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """``request.cancel``: ``{id, method, reason}`` in the payload (measured), else params."""
-    source = frame.payload if "id" in frame.payload else frame.params
-    reply_id = payloads.wire_id(source.get("id"))
-    if reply_id is None:
-        return []
-    method = payloads.text(source, "method")
-    return [RequestCancelled(frame.session_id, reply_id, method, payloads.text(source, "reason"))]
-
-
-def approval_settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
-    prompt_id = payloads.text(frame.payload, "prompt_id")
-    if not prompt_id:
-        return []
-    why = (payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")).lower()
-    generation = payloads.integer(frame.payload, "execution_generation")
-    expired = "expire" in why or "timeout" in why
-    return [PromptSettled(frame.session_id, prompt_id, expired, generation)]
 
 
 # -- clarify, sudo and secret prompts (protocol.md §1.4, §2.3) ------------------------------
@@ -262,26 +218,28 @@ def event_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
     return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
 
 
-def _event_expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """0.19.0 / 0.20: ``sudo.expire`` / ``secret.expire`` (and ``clarify.expire``, if sent)."""
-    request_id = payloads.text(frame.payload, "request_id")
-    if not request_id:
-        return []
-    return [PromptClosed(frame.session_id, PromptVia.EVENT, request_id, "expired")]
-
-
-def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
+def server_request_prompt(frame: ServerRequestFrame) -> PromptOpened | ProtocolErrorReceived:
     """B and C: a prompt request, never refused (that would beat the asking window's answer)."""
     kind = PROMPT_METHODS[frame.method]
     params = frame.params
     session_id = payloads.text(params, "session_id") if params is not None else ""
     if params is None or not session_id:
-        return [
-            ProtocolErrorReceived(
-                f"{frame.method} request without a session", excerpt(repr(params))
-            )
-        ]
-    return [read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)]
+        reason = f"{frame.method} request without a session"
+        return ProtocolErrorReceived(reason, excerpt(repr(params)))
+    return read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)
+
+
+def open_requests(items: list[Mapping[str, Any]]) -> list[ServerRequestFrame]:
+    """Snapshot ``open_requests`` items (``{id, method, params}``), handled as if new."""
+    frames: list[ServerRequestFrame] = []
+    for item in items:
+        request_id = payloads.wire_id(item.get("id"))
+        method = payloads.text(item, "method")
+        if request_id is not None and method:
+            params = item.get("params", {})
+            params = params if isinstance(params, dict) else None
+            frames.append(ServerRequestFrame(request_id, method, params))
+    return frames
 
 
 def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
@@ -297,25 +255,21 @@ def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
 
 # -- the adapters -------------------------------------------------------------------------
 EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
+Delivered = list[WireEvent | ServerRequestFrame]
+PROMPT_EXPIRES = frozenset({"clarify.expire", "sudo.expire", "secret.expire"})
 
 
 class DialectAdapter:
+    """``event_handlers`` read what differs; ``ends`` name the ending events it takes."""
+
     dialect: ClassVar[Dialect | None] = None
     answers: ClassVar[frozenset[RowKind]] = frozenset()
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
+    ends: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, settings: CoreSettings) -> None:
         self.max_command_chars = settings.max_command_chars
         self.resume_source = settings.canonical_resume_source  # C's; the others send their own
-
-    def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
-        """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
-        if frame.method == "approval":
-            return server_request_approval(frame, self.max_command_chars)
-        if frame.method in PROMPT_METHODS:
-            return server_request_prompt(frame)
-        quorum = frame.params is not None and frame.params.get("owner_quorum") is True
-        return [WindowRequested(frame.request_id, frame.method, quorum)]
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -341,22 +295,9 @@ class DialectAdapter:
         """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
         return []
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """The open requests a snapshot re-delivers; None if it lists none (0.19.0 lists none)."""
         return None
-
-    def redelivered(self, items: list[Mapping[str, Any]]) -> list[WireEvent]:
-        """Snapshot ``open_requests`` items (``{id, method, params}``) handled as if new."""
-        events: list[WireEvent] = []
-        for item in items:
-            request_id = payloads.wire_id(item.get("id"))
-            method = payloads.text(item, "method")
-            if request_id is None or not method:
-                continue
-            params = item.get("params", {})
-            params = params if isinstance(params, dict) else None
-            events.extend(self.parse_server_request(ServerRequestFrame(request_id, method, params)))
-        return events
 
 
 def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
@@ -368,20 +309,14 @@ def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]
 class ProvisionalAdapter(DialectAdapter):
     """Before the handshake fixed the dialect: approvals read by shape, none answered."""
 
-    event_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": _any_approval,
-        "approval.settled": approval_settled,
-        "request.cancel": request_cancel,
-    }
+    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _any_approval}
+    ends: ClassVar[frozenset[str]] = frozenset({"approval.settled", "request.cancel"})
 
 
 PROMPT_EVENTS: dict[str, EventHandler] = {
     "clarify.request": event_prompt,
     "sudo.request": event_prompt,
     "secret.request": event_prompt,
-    "clarify.expire": _event_expired,
-    "sudo.expire": _event_expired,
-    "secret.expire": _event_expired,
 }
 
 
@@ -394,6 +329,7 @@ class Hermes019Adapter(DialectAdapter):
         "approval.request": fifo_event_approval,
         **PROMPT_EVENTS,
     }
+    ends: ClassVar[frozenset[str]] = PROMPT_EXPIRES
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -457,15 +393,13 @@ class TuiGatewayAdapter(DialectAdapter):
 
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
-    event_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": fifo_event_approval,
-        "request.cancel": request_cancel,
-    }
+    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
+    ends: ClassVar[frozenset[str]] = frozenset({"request.cancel"})
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """``open_requests`` of a resume/activate snapshot, or None when the key is absent."""
         items = payloads.objects(snapshot, "open_requests")
-        return None if items is None else self.redelivered(items)
+        return None if items is None else [*open_requests(items)]
 
 
 def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
@@ -481,11 +415,11 @@ class CanonicalAdapter(DialectAdapter):
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _canonical_approval,
-        "approval.settled": approval_settled,
         "clarify.request": canonical_prompt,
-        "clarify.settled": approval_settled,
-        "request.cancel": request_cancel,
     }
+    ends: ClassVar[frozenset[str]] = frozenset(
+        {"approval.settled", "clarify.settled", "request.cancel"}
+    )
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -505,18 +439,18 @@ class CanonicalAdapter(DialectAdapter):
             params["source"] = self.resume_source
         return params
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """``prompts[]`` (plus any ``open_requests``) of a snapshot; None if neither is listed."""
         prompts = payloads.objects(snapshot, "prompts")
         requests = payloads.objects(snapshot, "open_requests")
         if prompts is None and requests is None:
             return None
         session_id = payloads.text(snapshot, "session_id")
-        events: list[WireEvent] = []
+        events: Delivered = []
         for prompt in prompts or []:
             frame = EventFrame("approval.request", session_id, prompt, snapshot)
             events.extend(_canonical_approval(self, frame))
-        return events + self.redelivered(requests or [])
+        return events + open_requests(requests or [])
 
 
 # None: the handshake has not fixed the dialect yet.

@@ -113,17 +113,10 @@ class GatewayCore:
             data, max_bytes=settings.max_frame_bytes, max_depth=settings.max_json_depth
         )
         for frame in frames:
-            adapter = self.link.adapter
             if type(frame) is EventFrame:
-                if adapter.dialect is Dialect.C:  # any canonical event may carry the generation
-                    effects.stamp_generation(frame)
-                read = adapter.event_handlers.get(frame.type)
-                if read is not None:  # approvals, prompts and their ends
-                    effects.apply(read(adapter, frame))
-                elif (handler := effects.events.get(frame.type)) is not None:
-                    handler(frame)
+                effects.event(frame)
             elif type(frame) is ServerRequestFrame:
-                effects.apply(adapter.parse_server_request(frame))
+                effects.server_request(frame)
             elif type(frame) is ResponseFrame:
                 self.effects.handle(frame)
             else:  # a ProtocolErrorReceived

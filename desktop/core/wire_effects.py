@@ -1,8 +1,8 @@
 """What each frame does to sessions, approvals and prompts, and what each answer folds in.
 
-Events every dialect shapes alike are applied here (``WireEffects.events``); approvals, prompts
-and their withdrawals differ per dialect, so the adapter reads them into wire events that
-:meth:`WireEffects.apply` applies. Which row each 0.19.0 sign (``tool.complete``, the turn's
+Events every dialect shapes alike are applied here (``WireEffects.events``), and so are server
+requests and the events that end requests (those the adapter ``ends``); approvals and prompts
+are shaped per dialect, so the adapter reads them into values applied here. Which row each 0.19.0 sign (``tool.complete``, the turn's
 end, ``running: false``) ends, and how, is the lifecycle's transition table.
 
 Results of the app's calls that carry shown state (a new session, usage, YOLO and approval
@@ -14,13 +14,20 @@ no approvals: when a resume finds it running, its FIFO head is in doubt until th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop.core import outcomes, payloads, prompt_book, window_requests
 from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
-from desktop.core.dialects import GONE_REASONS, SESSION_NOT_FOUND
+from desktop.core.dialects import (
+    GONE_REASONS,
+    PROMPT_EXPIRES,
+    PROMPT_METHODS,
+    SESSION_NOT_FOUND,
+    server_request_approval,
+    server_request_prompt,
+)
 from desktop.core.events import (
     CoreEvent,
     HandshakeCompleted,
@@ -31,7 +38,14 @@ from desktop.core.events import (
     SessionRemoved,
 )
 from desktop.core.following import Following
-from desktop.core.jsonrpc import EventFrame, ResponseFrame, encode_error, excerpt
+from desktop.core.jsonrpc import (
+    INVALID_PARAMS,
+    EventFrame,
+    ResponseFrame,
+    ServerRequestFrame,
+    encode_error,
+    excerpt,
+)
 from desktop.core.model import Dialect, TodoList
 from desktop.core.outbox import Outbox, PendingCall, Purpose
 from desktop.core.prompt_book import PromptBook
@@ -40,15 +54,10 @@ from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import (
     ApprovalAsked,
-    PromptClosed,
     PromptOpened,
-    PromptSettled,
     PromptVia,
-    RequestCancelled,
     RowKind,
-    ServerRequestRefused,
     ToolCompleted,
-    WindowRequested,
     WireEvent,
 )
 
@@ -93,20 +102,54 @@ class WireEffects:
             "error": self._error,
             "notification.show": self._notification,
         }
-        self._apply: dict[type, Callable[[Any], object]] = {
-            ApprovalAsked: self.ask,
-            PromptOpened: self._prompt_opened,
-            PromptClosed: self._prompt_closed,
-            RequestCancelled: self._cancelled,
-            PromptSettled: self._settled,
-            ServerRequestRefused: self._refused,
-            WindowRequested: self._window_requested,
-            ProtocolErrorReceived: self._emit,
+        self._ends: dict[str, Callable[[EventFrame], None]] = {  # as the adapter takes them
+            "request.cancel": self._cancelled,
+            "approval.settled": self._settled,
+            "clarify.settled": self._settled,
+            **dict.fromkeys(PROMPT_EXPIRES, self._prompt_expired),
         }
 
-    def apply(self, events: Iterable[WireEvent]) -> None:
-        for event in events:
-            self._apply[type(event)](event)
+    def event(self, frame: EventFrame) -> None:
+        """One event: what the dialect reads (or ends) its own way, else what all share."""
+        adapter = self._link.adapter
+        if adapter.dialect is Dialect.C:  # any canonical event may carry the generation
+            self._stamp_generation(frame)
+        read = adapter.event_handlers.get(frame.type)
+        if read is not None:  # approvals and prompts
+            for event in read(adapter, frame):
+                self._heard(event)
+        elif frame.type in adapter.ends:
+            self._ends[frame.type](frame)
+        elif (handler := self.events.get(frame.type)) is not None:
+            handler(frame)
+
+    def _heard(self, event: WireEvent | ServerRequestFrame) -> Row | None:
+        if isinstance(event, ServerRequestFrame):
+            return self.server_request(event)
+        if isinstance(event, ApprovalAsked):
+            return self.ask(event)
+        if isinstance(event, PromptOpened):
+            self._first_seen(event.session_id)
+            self._prompts.opened(event, self._link.epoch, self._link.dialect)
+        else:
+            self._emit(event)
+        return None
+
+    def server_request(self, frame: ServerRequestFrame) -> Row | None:
+        """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
+        epoch = self._link.epoch
+        if frame.method in PROMPT_METHODS:
+            return self._heard(server_request_prompt(frame))
+        if frame.method != "approval":
+            self._window_requested(frame)
+            return None
+        asked = server_request_approval(frame, self._settings.max_command_chars)
+        if isinstance(asked, ProtocolErrorReceived):
+            self._emit(asked)
+            error = encode_error(frame.request_id, INVALID_PARAMS, asked.reason)
+            self._outbox.reply(error, epoch)
+            return None
+        return self.ask(asked)
 
     def ask(self, asked: ApprovalAsked) -> Row:
         """A request arrived (or was re-delivered): its row, new or known."""
@@ -116,7 +159,7 @@ class WireEffects:
         sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
         return self._lifecycle.asked(asked, self._link.epoch)
 
-    def stamp_generation(self, frame: EventFrame) -> None:
+    def _stamp_generation(self, frame: EventFrame) -> None:
         """A canonical event's stamp: the session's current execution generation."""
         generation = payloads.integer(frame.params, "execution_generation")
         known = frame.session_id and self._sessions.get(frame.session_id) is not None
@@ -258,45 +301,51 @@ class WireEffects:
         self._sessions.follow(session_id, on=False)
         return True
 
-    def _prompt_opened(self, event: PromptOpened) -> None:
-        self._first_seen(event.session_id)
-        self._prompts.opened(event, self._link.epoch, self._link.dialect)
+    def _prompt_expired(self, frame: EventFrame) -> None:
+        """0.19.0 / 0.20: ``sudo.expire`` / ``secret.expire`` (and ``clarify.expire``, if sent)."""
+        request_id = payloads.text(frame.payload, "request_id")
+        if request_id:
+            self._prompts.closed(PromptVia.EVENT, request_id, prompt_book.EXPIRED)
 
-    def _prompt_closed(self, event: PromptClosed) -> None:
-        self._prompts.closed(event.via, event.ident, event.reason)
-
-    def _cancelled(self, event: RequestCancelled) -> None:
-        reason = prompt_book.CANCEL_REASONS.get(event.reason, prompt_book.CANCELLED)
-        if self._prompts.closed(PromptVia.SERVER_REQUEST, event.reply_id, reason):
+    def _cancelled(self, frame: EventFrame) -> None:
+        """``request.cancel``: ``{id, method, reason}`` in the payload (measured), else params."""
+        source = frame.payload if "id" in frame.payload else frame.params
+        reply_id = payloads.wire_id(source.get("id"))
+        if reply_id is None:
             return
-        row = self._lifecycle.find(RowKind.SERVER_REQUEST, event.reply_id)
-        if row is not None:
-            self._lifecycle.withdrawn(row, outcomes.cancelled(event.reason))
-
-    def _settled(self, event: PromptSettled) -> None:
-        ended = prompt_book.EXPIRED if event.expired else prompt_book.ANSWERED_ELSEWHERE
-        generation = event.execution_generation
-        if self._prompts.closed(PromptVia.CANONICAL, event.prompt_id, ended, generation):
+        why = payloads.text(source, "reason")
+        reason = prompt_book.CANCEL_REASONS.get(why, prompt_book.CANCELLED)
+        if self._prompts.closed(PromptVia.SERVER_REQUEST, reply_id, reason):
             return
-        row = self._lifecycle.find(RowKind.PROMPT, event.prompt_id, event.execution_generation)
+        row = self._lifecycle.find(RowKind.SERVER_REQUEST, reply_id)
         if row is not None:
-            self._lifecycle.settled_elsewhere(row, event.expired)
+            self._lifecycle.withdrawn(row, outcomes.cancelled(why))
 
-    def _refused(self, event: ServerRequestRefused) -> None:
-        self._outbox.reply(
-            encode_error(event.reply_id, event.code, event.message), self._link.epoch
-        )
+    def _settled(self, frame: EventFrame) -> None:
+        """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
+        prompt_id = payloads.text(frame.payload, "prompt_id")
+        if not prompt_id:
+            return
+        why = payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")
+        expired = "expire" in why.lower() or "timeout" in why.lower()
+        generation = payloads.integer(frame.payload, "execution_generation")
+        ended = prompt_book.EXPIRED if expired else prompt_book.ANSWERED_ELSEWHERE
+        if self._prompts.closed(PromptVia.CANONICAL, prompt_id, ended, generation):
+            return
+        row = self._lifecycle.find(RowKind.PROMPT, prompt_id, generation)
+        if row is not None:
+            self._lifecycle.settled_elsewhere(row, expired)
 
-    def _window_requested(self, event: WindowRequested) -> None:
+    def _window_requested(self, frame: ServerRequestFrame) -> None:
         """Decline with the gateway's not-shown code, or send nothing (see window_requests)."""
         code = window_requests.decline_code(
-            event.method,
+            frame.method,
             declines_not_shown=self._link.declines_not_shown,
-            owner_quorum=event.owner_quorum,
+            owner_quorum=frame.params is not None and frame.params.get("owner_quorum") is True,
         )
         if code is not None:
             message = window_requests.DECLINE_MESSAGE
-            self._outbox.reply(encode_error(event.reply_id, code, message), self._link.epoch)
+            self._outbox.reply(encode_error(frame.request_id, code, message), self._link.epoch)
 
     def handle(self, frame: ResponseFrame) -> None:
         if frame.rpc_id is None:
@@ -455,7 +504,8 @@ class WireEffects:
         if generation is not None:
             sessions.update(runtime, execution_generation=generation)
         self._reconcile_requests(runtime, snapshot, watermark)
-        self.apply(self._link.adapter.snapshot_prompts(snapshot))
+        for event in self._link.adapter.snapshot_prompts(snapshot):
+            self._heard(event)
         running = payloads.flag(snapshot, "running")
         if running is None and info is not None:
             running = payloads.flag(info, "running")
@@ -483,13 +533,8 @@ class WireEffects:
         delivered = self._link.adapter.snapshot_requests(snapshot)
         if delivered is None:
             return
-        listed: set[str] = set()
-        for event in delivered:
-            if isinstance(event, ApprovalAsked):
-                listed.add(self.ask(event).key)
-            else:
-                self.apply((event,))
-        self._lifecycle.listed(session_id, listed, watermark)
+        rows = [self._heard(event) for event in delivered]
+        self._lifecycle.listed(session_id, {row.key for row in rows if row}, watermark)
 
     def _fold_todo_state(self, session_id: str, snapshot: Mapping[str, Any]) -> None:
         """``todo_state``: null clears the plan, a missing key keeps it (older gateways)."""
