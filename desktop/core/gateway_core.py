@@ -115,10 +115,15 @@ class GatewayCore:
         self.following = Following(settings, clock, book, lifecycle, prompts, link, self.events)
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
             "gateway.ready": self._ready,
+            "session.reclaimed": self._reclaimed,
+            "error": self._error,
+            "notification.show": self._notification,
+        }
+        self._on_session: dict[str, Callable[[str, Mapping[str, Any]], None]] = {  # with an id
             "session.info": self._info,
             "session.updated": self._info,
             "session.title": self._title,
-            "session.usage": self._usage,
+            "session.usage": self.session_book.apply_usage,
             "todo.updated": self._todos,
             "message.start": self._turn_started,
             "message.complete": self._turn_ended,
@@ -126,10 +131,7 @@ class GatewayCore:
             "message.interim": self._interim,
             "subagent.tool": self._subagent_tool,
             "tool.complete": self._tool_complete,
-            "session.reclaimed": self._reclaimed,
             "session.replay_gap": self._replay_gap,
-            "error": self._error,
-            "notification.show": self._notification,
         }
         self._ends: dict[str, Callable[[EventFrame], None]] = {  # as the adapter takes them
             "request.cancel": self._cancelled,
@@ -397,6 +399,8 @@ class GatewayCore:
             self._ends[frame.type](frame)
         elif (handler := self._on_event.get(frame.type)) is not None:
             handler(frame)
+        elif frame.session_id and (about := self._on_session.get(frame.type)) is not None:
+            about(frame.session_id, frame.payload)
 
     def _heard(self, event: WireEvent | ServerRequestFrame) -> Row | None:
         if isinstance(event, ServerRequestFrame):
@@ -444,93 +448,75 @@ class GatewayCore:
     def _ready(self, frame: EventFrame) -> None:
         self.link.gateway_ready(frame.payload)
 
-    def _info(self, frame: EventFrame) -> None:
-        book, session_id = self.session_book, frame.session_id
-        if session_id:
-            was_running = book.ensure(session_id).running
-            book.apply_info(session_id, frame.payload, mark=self.outbox.issued)
-            if was_running and not book.ensure(session_id).running:
-                self.lifecycle.turn_ended(session_id, outcomes.SESSION_STOPPED)
+    def _info(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        book = self.session_book
+        was_running = book.ensure(session_id).running
+        book.apply_info(session_id, payload, mark=self.outbox.issued)
+        if was_running and not book.ensure(session_id).running:
+            self.lifecycle.turn_ended(session_id, outcomes.SESSION_STOPPED)
 
-    def _title(self, frame: EventFrame) -> None:
-        book, session_id = self.session_book, frame.session_id
-        if session_id:
-            known = book.ensure(session_id)
-            title = payloads.text(frame.payload, "title")
-            stored = payloads.text(frame.payload, "session_id")
-            if title:
-                book.update(session_id, title=title)
-            if stored and not known.stored_session_id:
-                book.update(session_id, stored_session_id=stored)
+    def _title(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        book = self.session_book
+        known = book.ensure(session_id)
+        title, stored = payloads.text(payload, "title"), payloads.text(payload, "session_id")
+        if title:
+            book.update(session_id, title=title)
+        if stored and not known.stored_session_id:
+            book.update(session_id, stored_session_id=stored)
 
-    def _usage(self, frame: EventFrame) -> None:
-        if frame.session_id:
-            self.session_book.apply_usage(frame.session_id, frame.payload)
+    def _todos(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        todos = todos_in(payload)
+        if todos:
+            self.session_book.apply_todos(session_id, todos)
 
-    def _todos(self, frame: EventFrame) -> None:
-        todos = todos_in(frame.payload)
-        if todos and frame.session_id:
-            self.session_book.apply_todos(frame.session_id, todos)
+    def _turn_started(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        self.session_book.set_running(session_id, True)
+        self.lifecycle.turn_boundary(session_id)
 
-    def _turn_started(self, frame: EventFrame) -> None:
-        if frame.session_id:
-            self.session_book.set_running(frame.session_id, True)
-            self.lifecycle.turn_boundary(frame.session_id)
-
-    def _turn_ended(self, frame: EventFrame) -> None:
+    def _turn_ended(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
-        session_id = frame.session_id
-        if not session_id:
-            return
-        usage = payloads.mapping(frame.payload, "usage")
+        usage = payloads.mapping(payload, "usage")
         if usage is not None:
             self.session_book.apply_usage(session_id, usage)
         self.session_book.set_running(session_id, False)
         self.lifecycle.turn_boundary(session_id)
         self.prompt_book.turn_ended(session_id)
-        interrupted = payloads.text(frame.payload, "status") == "interrupted"
+        interrupted = payloads.text(payload, "status") == "interrupted"
         self.lifecycle.turn_ended(session_id, outcomes.TURN_ENDED, interrupted=interrupted)
         if self.lifecycle.open_rows(session_id):
             self.link.poll_pending(session_id)  # B: the gateway's list ends them, not this frame
 
-    def _tool_started(self, frame: EventFrame) -> None:
-        if not frame.session_id:
-            return
-        payload = frame.payload
+    def _tool_started(self, session_id: str, payload: Mapping[str, Any]) -> None:
         name = payloads.text(payload, "name")[:NAME_CHARS]
         args = payloads.mapping(payload, "args")
         command = payloads.text(args, "command") if args is not None else ""  # not sent by 0.19.0
         tool_id = payloads.text(payload, "tool_id")
-        self.session_book.ensure(frame.session_id)
+        self.session_book.ensure(session_id)
         limit = self.settings.max_command_chars
-        self.lifecycle.tool_started(frame.session_id, tool_id, name, command[:limit])
+        self.lifecycle.tool_started(session_id, tool_id, name, command[:limit])
 
-    def _subagent_tool(self, frame: EventFrame) -> None:
+    def _subagent_tool(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """``subagent.tool``: a sub-agent (``delegate_task``) calls a tool on the parent session."""
-        payload = frame.payload
         command = payloads.text(payload, "tool_preview") or payloads.text(payload, "text")
-        if frame.session_id and command:
+        if command:
             goal = payloads.text(payload, "goal")[:NOTICE_CHARS]
             name = payloads.text(payload, "tool_name")[:NAME_CHARS]
             limit = self.settings.max_command_chars
-            self.lifecycle.subagent_tool(frame.session_id, goal, name, command[:limit])
+            self.lifecycle.subagent_tool(session_id, goal, name, command[:limit])
 
-    def _interim(self, frame: EventFrame) -> None:
+    def _interim(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """``message.interim``: what the agent said just before its next tool call."""
-        text = payloads.text(frame.payload, "text")
-        if frame.session_id and text:
-            self.lifecycle.agent_said(frame.session_id, text[:NOTICE_CHARS])
+        text = payloads.text(payload, "text")
+        if text:
+            self.lifecycle.agent_said(session_id, text[:NOTICE_CHARS])
 
-    def _tool_complete(self, frame: EventFrame) -> None:
-        if not frame.session_id:
-            return
-        payload = frame.payload
+    def _tool_complete(self, session_id: str, payload: Mapping[str, Any]) -> None:
         result = payload.get("result")
         blocked, timed_out = _blocked(result)
         args = payloads.mapping(payload, "args")
         ran = result if isinstance(result, dict) else payloads.EMPTY
         event = ToolCompleted(
-            frame.session_id,
+            session_id,
             payloads.text(payload, "tool_id"),
             payloads.text(payload, "name"),
             blocked=blocked,
@@ -540,11 +526,11 @@ class GatewayCore:
             output=payloads.text(ran, "output")[:NOTICE_CHARS],
             approval_note=payloads.text(ran, "approval")[:NOTICE_CHARS],
         )
-        self.session_book.ensure(event.session_id)
+        self.session_book.ensure(session_id)
         if (todos := todos_of_tool(payload)) is not None:
-            self.session_book.apply_todos(event.session_id, todos)
+            self.session_book.apply_todos(session_id, todos)
         self.lifecycle.tool_completed(event)
-        self.prompt_book.tool_completed(event.session_id, event.name)
+        self.prompt_book.tool_completed(session_id, event.name)
 
     def _reclaimed(self, frame: EventFrame) -> None:
         session_id = payloads.text(frame.payload, "session_id") or frame.session_id
@@ -552,10 +538,9 @@ class GatewayCore:
         if session_id:
             self.following.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
 
-    def _replay_gap(self, frame: EventFrame) -> None:
+    def _replay_gap(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
-        if frame.session_id:
-            self.link.resume(frame.session_id)
+        self.link.resume(session_id)
 
     def _error(self, frame: EventFrame) -> None:
         text = payloads.text(frame.payload, "message")
