@@ -99,7 +99,6 @@ class GatewayCore:
         settings: CoreSettings | None = None,
     ) -> None:
         self.gateway_id = gateway_id
-        self.clock = clock
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
         self._emit = self.events.append
