@@ -23,6 +23,7 @@ from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionStat
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import ApprovalAsked, PromptOpened, PromptVia, RowKind, WireEvent
 
+Delivered = list[WireEvent | ServerRequestFrame | None]  # a snapshot's (None: not the tray's)
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
@@ -101,16 +102,16 @@ def server_request_approval(
     )
 
 
-def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
     """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
     payload, limit = frame.payload, adapter.max_command_chars
     request_id = payloads.text(payload, "request_id")
-    return [read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)]
+    return read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)
 
 
 def by_id_approval(
     session_id: str, payload: Mapping[str, Any], max_command_chars: int
-) -> list[WireEvent]:
+) -> WireEvent:
     """A 0.20 approval (event or ``approval.pending`` entry), by its id when it has a valid one.
 
     Without a 32-hex ``request_id`` it is a FIFO row, never answered here (an empty id resolves
@@ -125,21 +126,20 @@ def by_id_approval(
         if payloads.flag(payload, "allow_permanent"):
             allowed.append("always")
         payload = {**payload, "choices": [*allowed, "deny"]}
-    return [read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)]
+    return read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)
 
 
-def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
     if payloads.text(frame.payload, "kind") not in ("", "approval"):
-        return []  # clarify and other prompts are not the tray's to answer
+        return None  # clarify and other prompts are not the tray's to answer
     prompt_id, generation = _prompt_ids(frame)
     if not prompt_id or generation is None:
-        return [ProtocolErrorReceived("approval.request without prompt_id or generation", "")]
+        return ProtocolErrorReceived("approval.request without prompt_id or generation", "")
     limit, kind = adapter.max_command_chars, RowKind.PROMPT
-    asked = read_approval(
+    return read_approval(
         frame.session_id, frame.payload, kind, limit, request_id=prompt_id, generation=generation
     )
-    return [asked]
 
 
 def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
@@ -209,13 +209,13 @@ def read_prompt(
     )
 
 
-def event_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def event_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     """0.19.0 / 0.20: a ``clarify.request``, ``sudo.request`` or ``secret.request`` event."""
     kind = PROMPT_METHODS[frame.type.partition(".")[0]]
     request_id = payloads.text(frame.payload, "request_id")
     if not frame.session_id or not request_id or len(request_id) > MAX_NAME_CHARS:
-        return [ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")]
-    return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
+        return ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")
+    return read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)
 
 
 def server_request_prompt(frame: ServerRequestFrame) -> PromptOpened | ProtocolErrorReceived:
@@ -229,9 +229,9 @@ def server_request_prompt(frame: ServerRequestFrame) -> PromptOpened | ProtocolE
     return read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)
 
 
-def open_requests(items: list[Mapping[str, Any]]) -> list[ServerRequestFrame]:
+def open_requests(items: list[Mapping[str, Any]]) -> Delivered:
     """Snapshot ``open_requests`` items (``{id, method, params}``), handled as if new."""
-    frames: list[ServerRequestFrame] = []
+    frames: Delivered = []
     for item in items:
         request_id = payloads.wire_id(item.get("id"))
         method = payloads.text(item, "method")
@@ -242,20 +242,17 @@ def open_requests(items: list[Mapping[str, Any]]) -> list[ServerRequestFrame]:
     return frames
 
 
-def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``."""
     (prompt_id, generation), session_id = _prompt_ids(frame), frame.session_id
     if not session_id or not prompt_id or generation is None:
-        return [
-            ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
-        ]
+        return ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
     via, kind = PromptVia.CANONICAL, PromptKind.CLARIFY
-    return [read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)]
+    return read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)
 
 
 # -- the adapters -------------------------------------------------------------------------
-EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
-Delivered = list[WireEvent | ServerRequestFrame]
+EventHandler = Callable[["DialectAdapter", EventFrame], WireEvent | None]
 PROMPT_EXPIRES = frozenset({"clarify.expire", "sudo.expire", "secret.expire"})
 
 
@@ -291,16 +288,16 @@ class DialectAdapter:
         """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
         return []
 
-    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
-        """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
-        return []
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> WireEvent | None:
+        """A question a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
+        return None
 
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """The open requests a snapshot re-delivers; None if it lists none (0.19.0 lists none)."""
         return None
 
 
-def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     if "prompt_id" in frame.payload:  # canonical by shape, else 0.19.0
         return prompt_event_approval(adapter, frame)
     return fifo_event_approval(adapter, frame)
@@ -349,7 +346,7 @@ class Hermes019Adapter(DialectAdapter):
         return outcomes.unknown()
 
 
-def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
     return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
 
 
@@ -367,21 +364,18 @@ class Hermes020Adapter(Hermes019Adapter):
         **PROMPT_EVENTS,
     }
 
-    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> WireEvent | None:
         """``pending_clarify``: the clarify still blocking the session, as its event was."""
         pending = payloads.mapping(snapshot, "pending_clarify")
         session_id = payloads.text(snapshot, "session_id")
         if pending is None or not session_id:
-            return []
+            return None
         frame = EventFrame("clarify.request", session_id, pending, snapshot)
         return event_prompt(self, frame)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
-        events: list[WireEvent] = []
-        for item in items:
-            events.extend(by_id_approval(session_id, item, self.max_command_chars))
-        return events
+        return [by_id_approval(session_id, item, self.max_command_chars) for item in items]
 
 
 class TuiGatewayAdapter(DialectAdapter):
@@ -399,10 +393,10 @@ class TuiGatewayAdapter(DialectAdapter):
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """``open_requests`` of a resume/activate snapshot, or None when the key is absent."""
         items = payloads.objects(snapshot, "open_requests")
-        return None if items is None else [*open_requests(items)]
+        return None if items is None else open_requests(items)
 
 
-def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     if payloads.text(frame.payload, "kind") == "clarify":
         return canonical_prompt(adapter, frame)
     return prompt_event_approval(adapter, frame)
@@ -446,10 +440,10 @@ class CanonicalAdapter(DialectAdapter):
         if prompts is None and requests is None:
             return None
         session_id = payloads.text(snapshot, "session_id")
-        events: Delivered = []
-        for prompt in prompts or []:
-            frame = EventFrame("approval.request", session_id, prompt, snapshot)
-            events.extend(_canonical_approval(self, frame))
+        events: Delivered = [
+            _canonical_approval(self, EventFrame("approval.request", session_id, prompt, snapshot))
+            for prompt in prompts or []
+        ]
         return events + open_requests(requests or [])
 
 

@@ -210,11 +210,8 @@ class GatewayCore:
         return self.outbox.drain()
 
     def events_received(self) -> list[CoreEvent]:
-        events = self.events
-        if not events:
-            return []
-        drained = events[:]
-        events.clear()  # the collaborators hold this very list
+        drained = self.events[:]
+        self.events.clear()  # the collaborators hold this very list
         return drained
 
     def frame_written(self, frame_id: int) -> None:
@@ -392,8 +389,7 @@ class GatewayCore:
             self._stamp_generation(frame)
         read = adapter.event_handlers.get(frame.type)
         if read is not None:  # approvals and prompts
-            for event in read(adapter, frame):
-                self._heard(event)
+            self._heard(read(adapter, frame))
         elif frame.type in adapter.ends:
             self._ends[frame.type](frame)
         elif (handler := self._on_event.get(frame.type)) is not None:
@@ -401,7 +397,8 @@ class GatewayCore:
         elif frame.session_id and (about := self._on_session.get(frame.type)) is not None:
             about(frame.session_id, frame.payload)
 
-    def _heard(self, event: WireEvent | ServerRequestFrame) -> Row | None:
+    def _heard(self, event: WireEvent | ServerRequestFrame | None) -> Row | None:
+        """What the adapter read (or a snapshot re-delivered), applied: the row it asks, if any."""
         if isinstance(event, ServerRequestFrame):
             return self._server_request(event)
         if isinstance(event, ApprovalAsked):
@@ -409,7 +406,7 @@ class GatewayCore:
         if isinstance(event, PromptOpened):
             self._first_seen(event.session_id)
             self.prompt_book.opened(event, self.link.epoch, self.link.dialect)
-        else:
+        elif event is not None:
             self._emit(event)
         return None
 
@@ -764,8 +761,7 @@ class GatewayCore:
         if generation is not None:
             sessions.update(runtime, execution_generation=generation)
         self._reconcile_requests(runtime, snapshot, watermark)
-        for event in self.link.adapter.snapshot_prompts(snapshot):
-            self._heard(event)
+        self._heard(self.link.adapter.snapshot_prompts(snapshot))
         running = payloads.flag(snapshot, "running")
         if running is None and info is not None:
             running = payloads.flag(info, "running")
