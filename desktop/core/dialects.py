@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
-from desktop.core.events import ProtocolErrorReceived
+from desktop.core.events import ProtocolErrorReceived, RpcError
 from desktop.core.jsonrpc import EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionState
 from desktop.core.settings import CoreSettings
@@ -29,6 +29,7 @@ _BY_VALUE = {choice.value: choice for choice in Choice}
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
 NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
+STORED_SESSION_NOT_FOUND = 4007
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})  # canonical
 MAX_QUESTION_CHARS = 4000
 MAX_CHOICES = 20
@@ -37,6 +38,13 @@ MAX_NAME_CHARS = 128  # env_var, request ids, qid
 MAX_COMMAND_CHARS = 4000  # the sudo command, shown only
 PROMPT_METHODS = {kind.value: kind for kind in PromptKind}  # clarify, sudo, secret
 _FREE_TEXT_FLAGS = ("allow_free_text", "allow_other", "free_text", "allow_custom")
+
+
+def gone(error: RpcError) -> bool:
+    """A refusal meaning "this session is gone for this viewer" (canonical: ``data.reason``)."""
+    if error.reason:
+        return error.reason in GONE_REASONS
+    return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
 
 
 # -- approvals, out of whichever frame carried them ----------------------------------------

@@ -25,10 +25,9 @@ from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
 from desktop.core.decisions import decision, refusal
 from desktop.core.dialects import (
-    GONE_REASONS,
     PROMPT_EXPIRES,
     PROMPT_METHODS,
-    SESSION_NOT_FOUND,
+    gone,
     server_request_approval,
     server_request_prompt,
 )
@@ -84,7 +83,6 @@ DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.res
 NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
 NOTICE_CHARS = 4000
 NAME_CHARS = 80
-STORED_SESSION_NOT_FOUND = 4007
 SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
 
 
@@ -623,7 +621,7 @@ class GatewayCore:
         elif call.purpose is Purpose.PENDING:
             if frame.result is not None:
                 self._reconcile_pending(sid, frame.result, call.watermark)
-            elif frame.error and _gone(frame.error) and self.session_book.is_observed(sid):
+            elif frame.error and gone(frame.error) and self.session_book.is_observed(sid):
                 self.following.remove(sid, "not found")  # 0.20 no longer has it
         elif call.purpose is Purpose.PROMPT:
             self._answer_replied(call, frame)
@@ -660,7 +658,7 @@ class GatewayCore:
         method, params = call.method, call.params
         session_id = payloads.text(params, "session_id")
         if frame.error is not None:
-            if method in SNAPSHOT_METHODS and _gone(frame.error):
+            if method in SNAPSHOT_METHODS and gone(frame.error):
                 known = self._known_session(session_id)
                 if known:
                     self.following.remove(known, "not found")
@@ -714,7 +712,7 @@ class GatewayCore:
     def _resume_answered(self, call: PendingCall, frame: ResponseFrame) -> None:
         if frame.result is not None:
             self._fold_snapshot(call.session_id, frame.result, call.watermark)
-        elif frame.error is not None and _gone(frame.error):
+        elif frame.error is not None and gone(frame.error):
             self.following.remove(call.session_id, "not found")
         elif frame.error is not None:
             text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
@@ -824,10 +822,3 @@ def _blocked(result: object) -> tuple[bool, bool]:
     else:
         return False, False
     return blocked, blocked and "timed out" in error
-
-
-def _gone(error: RpcError) -> bool:
-    """A refusal meaning "this session is gone for this viewer" (canonical: ``data.reason``)."""
-    if error.reason:
-        return error.reason in GONE_REASONS
-    return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
