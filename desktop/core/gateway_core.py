@@ -158,16 +158,11 @@ class GatewayCore:
         """Decisions that may have left end UNKNOWN, the rest wait (stale); calls get an error."""
         self.link.lost()
         frames, calls = self.outbox.reset()
-        left = [record.approval_key for record in frames if record.approval_key and record.drained]
-        queued = [r.approval_key for r in frames if r.approval_key and not r.drained]
         for call in calls:
-            if call.approval_key:
-                if call.approval_key not in queued:  # a queued one never left: it waits again
-                    left.append(call.approval_key)
-            elif call.purpose is Purpose.APP:
+            if call.purpose is Purpose.APP:
                 error = RpcError(CONNECTION_LOST, "the connection was lost before an answer came")
                 self.events.append(RpcResponded(call.rpc_id, None, error))
-        self.lifecycle.connection_lost(left, queued)
+        self.lifecycle.connection_lost({r.frame.frame_id for r in frames if not r.drained})
         self.prompt_book.connection_lost()
 
     # -- input ------------------------------------------------------------------------------

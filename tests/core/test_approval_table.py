@@ -72,7 +72,7 @@ class Bench:
     def into(self, phase: ApprovalPhase) -> Row:
         row, lc = self.row, self.lc
         if phase is ApprovalPhase.STALE:
-            lc.connection_lost([], [])
+            lc.connection_lost(set())
             lc.transport_opened()
             lc.connection_opened(*ANSWERS[self.kind], epoch=1)
         elif phase is ApprovalPhase.SENDING:
@@ -161,7 +161,7 @@ INPUTS: dict[Input, tuple[RowKind, Driver]] = {
         RowKind.FIFO,
         lambda b, r: b.lc.frame_failed(r, _frame(r), maybe_sent=True, same_link=True),
     ),
-    Input.CONNECTION_LOST: (RowKind.FIFO, lambda b, r: b.lc.connection_lost([], [])),
+    Input.CONNECTION_LOST: (RowKind.FIFO, lambda b, r: b.lc.connection_lost(set())),
     Input.PROTOCOL_CHANGED: (
         RowKind.FIFO,
         lambda b, r: b.lc.connection_opened(Dialect.B, frozenset({RowKind.SERVER_REQUEST}), 2),
