@@ -59,16 +59,10 @@ class Outbox:
     """Ids never repeat within one core."""
 
     _frame_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    _rpc_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _queue: list[OutboundFrame] = field(default_factory=list)
     _frames: dict[int, FrameRecord] = field(default_factory=dict)
     _calls: dict[int, PendingCall] = field(default_factory=dict)
-    _issued: int = 0
-
-    @property
-    def issued(self) -> int:
-        """The newest request id handed out (0 before the first): an order mark for replies."""
-        return self._issued
+    issued: int = 0  # the newest request id handed out (0 before the first): marks reply order
 
     def request(
         self,
@@ -90,8 +84,8 @@ class Outbox:
         return self._queue_frame(text, epoch, approval_key, rpc_id)
 
     def next_rpc_id(self) -> int:
-        self._issued = next(self._rpc_ids)
-        return self._issued
+        self.issued += 1
+        return self.issued
 
     def reply(self, text: str, epoch: int, *, approval_key: str = "") -> OutboundFrame:
         """Queue a response to a server request (a decision when ``approval_key`` is set)."""
