@@ -14,6 +14,7 @@ import itertools
 import logging
 import math
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 
 from desktop.core import outcomes
@@ -571,18 +572,15 @@ class ApprovalMachine:
             self._unsend(row)
         self._end_input()
 
-    def connection_lost(self, left: Iterable[str], queued: Iterable[str]) -> None:
-        """The transport is gone. ``left``: rows whose answer was handed to the socket."""
+    def connection_lost(self, unsent: AbstractSet[int]) -> None:
+        """The transport is gone. ``unsent``: the frames never handed to the socket."""
         self.connected, self.dialect, self.answers = False, None, frozenset()
         self.learned_timeout = None  # the next server may differ
-        for key in left:
-            row = self._rows.get(key)
-            if row is not None and row.phase is X:
-                self._move(row, In.FRAME_MAYBE_SENT)  # no reply will say whether it arrived
-        for key in queued:
-            row = self._rows.get(key)
-            if row is not None and row.phase is X:
+        for row in [row for row in self._rows.values() if row.phase is X]:
+            if row.decision_frame in unsent:
                 self._unsend(row)
+            else:
+                self._move(row, In.FRAME_MAYBE_SENT)  # no reply will say whether it arrived
         for row in self.open_rows():
             self._move(row, In.CONNECTION_LOST)
         self._dirty = True

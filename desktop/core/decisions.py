@@ -13,7 +13,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.core.jsonrpc import encode_request, encode_result
 from desktop.core.model import Action, Approval, ApprovalPhase, Choice, Dialect
 from desktop.core.wire import ApprovalAsked, RowKind
 
@@ -143,14 +142,17 @@ def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
     return expires_at is not None and now >= expires_at - margin
 
 
-def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
-    """The decision frame for ``asked``; TypeError/ValueError for a bad choice or missing ids."""
+def decision(asked: ApprovalAsked, choice: Choice) -> tuple[str | int | None, dict[str, Any]]:
+    """``(reply_id, result)`` answering a server request, or ``(None, approval.respond params)``.
+
+    TypeError/ValueError for a bad choice or missing ids.
+    """
     if not isinstance(choice, Choice):
         raise TypeError(f"only Choice values can be encoded, not {type(choice).__name__}")
     if asked.kind is RowKind.SERVER_REQUEST:
         if asked.reply_id is None:
             raise ValueError("server request without an id")
-        return encode_result(asked.reply_id, {"choice": choice.value})
+        return asked.reply_id, {"choice": choice.value}
     params: dict[str, Any] = {"session_id": asked.session_id, "choice": choice.value}
     if asked.kind is RowKind.BY_ID:
         if not asked.request_id:  # an empty id falls back to the oldest: never send one
@@ -167,4 +169,4 @@ def encode_decision(asked: ApprovalAsked, choice: Choice, rpc_id: int) -> str:
         }
     elif asked.request_id:
         params["request_id"] = asked.request_id
-    return encode_request(rpc_id, "approval.respond", params)
+    return None, params

@@ -1,8 +1,9 @@
 """What differs between the gateways' protocols (protocol.md §3, §6): one stateless adapter each.
 
-An adapter reads approvals and clarify/sudo/secret prompts with their withdrawals, judges the
-reply to a decision it carried by RPC, and knows how its sessions are resumed. Before the
-handshake fixes the dialect, the provisional adapter reads approvals by shape and answers none.
+An adapter reads approvals and clarify/sudo/secret prompts, names the events that end them
+(``ends``), judges the reply to a decision it carried by RPC, and knows how its sessions are
+resumed. Before the handshake fixes the dialect, the provisional adapter reads approvals by
+shape and answers none.
 
 Only the server's ``choices`` are offered, in its order (``[once, deny]`` only when the list is
 missing or empty); a command or prompt longer than its bound is kept cut and never answered
@@ -16,33 +17,19 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from desktop.core import outcomes, payloads
-from desktop.core.events import ProtocolErrorReceived
-from desktop.core.jsonrpc import (
-    INVALID_PARAMS,
-    EventFrame,
-    ServerRequestFrame,
-    excerpt,
-)
+from desktop.core.events import ProtocolErrorReceived, RpcError
+from desktop.core.jsonrpc import EventFrame, ServerRequestFrame, excerpt
 from desktop.core.model import Choice, Dialect, Outcome, PromptKind, SessionState
 from desktop.core.settings import CoreSettings
-from desktop.core.wire import (
-    ApprovalAsked,
-    PromptClosed,
-    PromptOpened,
-    PromptSettled,
-    PromptVia,
-    RequestCancelled,
-    RowKind,
-    ServerRequestRefused,
-    WindowRequested,
-    WireEvent,
-)
+from desktop.core.wire import ApprovalAsked, PromptOpened, PromptVia, RowKind, WireEvent
 
+Delivered = list[WireEvent | ServerRequestFrame | None]  # a snapshot's (None: not the tray's)
 FALLBACK_CHOICES = (Choice.ONCE, Choice.DENY)
 _BY_VALUE = {choice.value: choice for choice in Choice}
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")  # 0.20's approval ids
 NO_PENDING_REQUEST = 4009  # 0.19.0: "no pending request"
 SESSION_NOT_FOUND = 4001
+STORED_SESSION_NOT_FOUND = 4007
 GONE_REASONS = frozenset({"not_found", "permission_denied", "profile_mismatch"})  # canonical
 MAX_QUESTION_CHARS = 4000
 MAX_CHOICES = 20
@@ -51,6 +38,13 @@ MAX_NAME_CHARS = 128  # env_var, request ids, qid
 MAX_COMMAND_CHARS = 4000  # the sudo command, shown only
 PROMPT_METHODS = {kind.value: kind for kind in PromptKind}  # clarify, sudo, secret
 _FREE_TEXT_FLAGS = ("allow_free_text", "allow_other", "free_text", "allow_custom")
+
+
+def gone(error: RpcError) -> bool:
+    """A refusal meaning "this session is gone for this viewer" (canonical: ``data.reason``)."""
+    if error.reason:
+        return error.reason in GONE_REASONS
+    return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
 
 
 # -- approvals, out of whichever frame carried them ----------------------------------------
@@ -99,12 +93,14 @@ def read_approval(
     )
 
 
-def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -> list[WireEvent]:
+def server_request_approval(
+    frame: ServerRequestFrame, max_command_chars: int
+) -> ApprovalAsked | ProtocolErrorReceived:
     """An ``approval`` server→client request (B, and canonical gateways that send them)."""
     params = frame.params
     if params is None:
-        return _refuse(frame, "approval params is not an object")
-    asked = read_approval(
+        return ProtocolErrorReceived("approval params is not an object", excerpt(repr(params)))
+    return read_approval(
         payloads.text(params, "session_id"),
         params,
         RowKind.SERVER_REQUEST,
@@ -112,21 +108,18 @@ def server_request_approval(frame: ServerRequestFrame, max_command_chars: int) -
         reply_id=frame.request_id,
         request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
     )
-    if isinstance(asked, ProtocolErrorReceived):
-        return _refuse(frame, asked.reason)
-    return [asked]
 
 
-def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
     """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
     payload, limit = frame.payload, adapter.max_command_chars
     request_id = payloads.text(payload, "request_id")
-    return [read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)]
+    return read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)
 
 
 def by_id_approval(
     session_id: str, payload: Mapping[str, Any], max_command_chars: int
-) -> list[WireEvent]:
+) -> WireEvent:
     """A 0.20 approval (event or ``approval.pending`` entry), by its id when it has a valid one.
 
     Without a 32-hex ``request_id`` it is a FIFO row, never answered here (an empty id resolves
@@ -141,21 +134,20 @@ def by_id_approval(
         if payloads.flag(payload, "allow_permanent"):
             allowed.append("always")
         payload = {**payload, "choices": [*allowed, "deny"]}
-    return [read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)]
+    return read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)
 
 
-def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
     if payloads.text(frame.payload, "kind") not in ("", "approval"):
-        return []  # clarify and other prompts are not the tray's to answer
+        return None  # clarify and other prompts are not the tray's to answer
     prompt_id, generation = _prompt_ids(frame)
     if not prompt_id or generation is None:
-        return [ProtocolErrorReceived("approval.request without prompt_id or generation", "")]
+        return ProtocolErrorReceived("approval.request without prompt_id or generation", "")
     limit, kind = adapter.max_command_chars, RowKind.PROMPT
-    asked = read_approval(
+    return read_approval(
         frame.session_id, frame.payload, kind, limit, request_id=prompt_id, generation=generation
     )
-    return [asked]
 
 
 def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
@@ -164,34 +156,6 @@ def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
     if generation is None:
         generation = payloads.integer(frame.params, "execution_generation")
     return payloads.text(frame.payload, "prompt_id"), generation
-
-
-def _refuse(frame: ServerRequestFrame, reason: str) -> list[WireEvent]:
-    return [
-        ProtocolErrorReceived(reason, excerpt(repr(frame.params))),
-        ServerRequestRefused(frame.request_id, frame.method, INVALID_PARAMS, reason),
-    ]
-
-
-def request_cancel(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """``request.cancel``: ``{id, method, reason}`` in the payload (measured), else params."""
-    source = frame.payload if "id" in frame.payload else frame.params
-    reply_id = payloads.wire_id(source.get("id"))
-    if reply_id is None:
-        return []
-    method = payloads.text(source, "method")
-    return [RequestCancelled(frame.session_id, reply_id, method, payloads.text(source, "reason"))]
-
-
-def approval_settled(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
-    prompt_id = payloads.text(frame.payload, "prompt_id")
-    if not prompt_id:
-        return []
-    why = (payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")).lower()
-    generation = payloads.integer(frame.payload, "execution_generation")
-    expired = "expire" in why or "timeout" in why
-    return [PromptSettled(frame.session_id, prompt_id, expired, generation)]
 
 
 # -- clarify, sudo and secret prompts (protocol.md §1.4, §2.3) ------------------------------
@@ -253,69 +217,64 @@ def read_prompt(
     )
 
 
-def event_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def event_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     """0.19.0 / 0.20: a ``clarify.request``, ``sudo.request`` or ``secret.request`` event."""
     kind = PROMPT_METHODS[frame.type.partition(".")[0]]
     request_id = payloads.text(frame.payload, "request_id")
     if not frame.session_id or not request_id or len(request_id) > MAX_NAME_CHARS:
-        return [ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")]
-    return [read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)]
+        return ProtocolErrorReceived(f"{kind.value}.request without a session or request_id", "")
+    return read_prompt(kind, frame.session_id, frame.payload, PromptVia.EVENT, request_id)
 
 
-def _event_expired(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
-    """0.19.0 / 0.20: ``sudo.expire`` / ``secret.expire`` (and ``clarify.expire``, if sent)."""
-    request_id = payloads.text(frame.payload, "request_id")
-    if not request_id:
-        return []
-    return [PromptClosed(frame.session_id, PromptVia.EVENT, request_id, "expired")]
-
-
-def server_request_prompt(frame: ServerRequestFrame) -> list[WireEvent]:
+def server_request_prompt(frame: ServerRequestFrame) -> PromptOpened | ProtocolErrorReceived:
     """B and C: a prompt request, never refused (that would beat the asking window's answer)."""
     kind = PROMPT_METHODS[frame.method]
     params = frame.params
     session_id = payloads.text(params, "session_id") if params is not None else ""
     if params is None or not session_id:
-        return [
-            ProtocolErrorReceived(
-                f"{frame.method} request without a session", excerpt(repr(params))
-            )
-        ]
-    return [read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)]
+        reason = f"{frame.method} request without a session"
+        return ProtocolErrorReceived(reason, excerpt(repr(params)))
+    return read_prompt(kind, session_id, params, PromptVia.SERVER_REQUEST, frame.request_id)
 
 
-def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def open_requests(items: list[Mapping[str, Any]]) -> Delivered:
+    """Snapshot ``open_requests`` items (``{id, method, params}``), handled as if new."""
+    frames: Delivered = []
+    for item in items:
+        request_id = payloads.wire_id(item.get("id"))
+        method = payloads.text(item, "method")
+        if request_id is not None and method:
+            params = item.get("params", {})
+            params = params if isinstance(params, dict) else None
+            frames.append(ServerRequestFrame(request_id, method, params))
+    return frames
+
+
+def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``."""
     (prompt_id, generation), session_id = _prompt_ids(frame), frame.session_id
     if not session_id or not prompt_id or generation is None:
-        return [
-            ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
-        ]
+        return ProtocolErrorReceived("clarify prompt without session, prompt_id or generation", "")
     via, kind = PromptVia.CANONICAL, PromptKind.CLARIFY
-    return [read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)]
+    return read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)
 
 
 # -- the adapters -------------------------------------------------------------------------
-EventHandler = Callable[["DialectAdapter", EventFrame], list[WireEvent]]
+EventHandler = Callable[["DialectAdapter", EventFrame], WireEvent | None]
+PROMPT_EXPIRES = frozenset({"clarify.expire", "sudo.expire", "secret.expire"})
 
 
 class DialectAdapter:
+    """``event_handlers`` read what differs; ``ends`` name the ending events it takes."""
+
     dialect: ClassVar[Dialect | None] = None
     answers: ClassVar[frozenset[RowKind]] = frozenset()
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
+    ends: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, settings: CoreSettings) -> None:
         self.max_command_chars = settings.max_command_chars
         self.resume_source = settings.canonical_resume_source  # C's; the others send their own
-
-    def parse_server_request(self, frame: ServerRequestFrame) -> list[WireEvent]:
-        """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
-        if frame.method == "approval":
-            return server_request_approval(frame, self.max_command_chars)
-        if frame.method in PROMPT_METHODS:
-            return server_request_prompt(frame)
-        quorum = frame.params is not None and frame.params.get("owner_quorum") is True
-        return [WindowRequested(frame.request_id, frame.method, quorum)]
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -337,29 +296,16 @@ class DialectAdapter:
         """Rows an ``approval.pending`` list shows that the tray may not know yet (0.20 only)."""
         return []
 
-    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
-        """Questions a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
-        return []
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> WireEvent | None:
+        """A question a resume snapshot lists apart from its requests (0.20's pending_clarify)."""
+        return None
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """The open requests a snapshot re-delivers; None if it lists none (0.19.0 lists none)."""
         return None
 
-    def redelivered(self, items: list[Mapping[str, Any]]) -> list[WireEvent]:
-        """Snapshot ``open_requests`` items (``{id, method, params}``) handled as if new."""
-        events: list[WireEvent] = []
-        for item in items:
-            request_id = payloads.wire_id(item.get("id"))
-            method = payloads.text(item, "method")
-            if request_id is None or not method:
-                continue
-            params = item.get("params", {})
-            params = params if isinstance(params, dict) else None
-            events.extend(self.parse_server_request(ServerRequestFrame(request_id, method, params)))
-        return events
 
-
-def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     if "prompt_id" in frame.payload:  # canonical by shape, else 0.19.0
         return prompt_event_approval(adapter, frame)
     return fifo_event_approval(adapter, frame)
@@ -368,20 +314,14 @@ def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]
 class ProvisionalAdapter(DialectAdapter):
     """Before the handshake fixed the dialect: approvals read by shape, none answered."""
 
-    event_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": _any_approval,
-        "approval.settled": approval_settled,
-        "request.cancel": request_cancel,
-    }
+    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": _any_approval}
+    ends: ClassVar[frozenset[str]] = frozenset({"approval.settled", "request.cancel"})
 
 
 PROMPT_EVENTS: dict[str, EventHandler] = {
     "clarify.request": event_prompt,
     "sudo.request": event_prompt,
     "secret.request": event_prompt,
-    "clarify.expire": _event_expired,
-    "sudo.expire": _event_expired,
-    "secret.expire": _event_expired,
 }
 
 
@@ -394,6 +334,7 @@ class Hermes019Adapter(DialectAdapter):
         "approval.request": fifo_event_approval,
         **PROMPT_EVENTS,
     }
+    ends: ClassVar[frozenset[str]] = PROMPT_EXPIRES
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -413,7 +354,7 @@ class Hermes019Adapter(DialectAdapter):
         return outcomes.unknown()
 
 
-def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
     return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
 
 
@@ -431,21 +372,18 @@ class Hermes020Adapter(Hermes019Adapter):
         **PROMPT_EVENTS,
     }
 
-    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> list[WireEvent]:
+    def snapshot_prompts(self, snapshot: Mapping[str, Any]) -> WireEvent | None:
         """``pending_clarify``: the clarify still blocking the session, as its event was."""
         pending = payloads.mapping(snapshot, "pending_clarify")
         session_id = payloads.text(snapshot, "session_id")
         if pending is None or not session_id:
-            return []
+            return None
         frame = EventFrame("clarify.request", session_id, pending, snapshot)
         return event_prompt(self, frame)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
-        events: list[WireEvent] = []
-        for item in items:
-            events.extend(by_id_approval(session_id, item, self.max_command_chars))
-        return events
+        return [by_id_approval(session_id, item, self.max_command_chars) for item in items]
 
 
 class TuiGatewayAdapter(DialectAdapter):
@@ -457,18 +395,16 @@ class TuiGatewayAdapter(DialectAdapter):
 
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
-    event_handlers: ClassVar[dict[str, EventHandler]] = {
-        "approval.request": fifo_event_approval,
-        "request.cancel": request_cancel,
-    }
+    event_handlers: ClassVar[dict[str, EventHandler]] = {"approval.request": fifo_event_approval}
+    ends: ClassVar[frozenset[str]] = frozenset({"request.cancel"})
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """``open_requests`` of a resume/activate snapshot, or None when the key is absent."""
         items = payloads.objects(snapshot, "open_requests")
-        return None if items is None else self.redelivered(items)
+        return None if items is None else open_requests(items)
 
 
-def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> list[WireEvent]:
+def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
     if payloads.text(frame.payload, "kind") == "clarify":
         return canonical_prompt(adapter, frame)
     return prompt_event_approval(adapter, frame)
@@ -481,11 +417,11 @@ class CanonicalAdapter(DialectAdapter):
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.PROMPT, RowKind.SERVER_REQUEST})
     event_handlers: ClassVar[dict[str, EventHandler]] = {
         "approval.request": _canonical_approval,
-        "approval.settled": approval_settled,
         "clarify.request": canonical_prompt,
-        "clarify.settled": approval_settled,
-        "request.cancel": request_cancel,
     }
+    ends: ClassVar[frozenset[str]] = frozenset(
+        {"approval.settled", "clarify.settled", "request.cancel"}
+    )
 
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
@@ -505,18 +441,18 @@ class CanonicalAdapter(DialectAdapter):
             params["source"] = self.resume_source
         return params
 
-    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> list[WireEvent] | None:
+    def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
         """``prompts[]`` (plus any ``open_requests``) of a snapshot; None if neither is listed."""
         prompts = payloads.objects(snapshot, "prompts")
         requests = payloads.objects(snapshot, "open_requests")
         if prompts is None and requests is None:
             return None
         session_id = payloads.text(snapshot, "session_id")
-        events: list[WireEvent] = []
-        for prompt in prompts or []:
-            frame = EventFrame("approval.request", session_id, prompt, snapshot)
-            events.extend(_canonical_approval(self, frame))
-        return events + self.redelivered(requests or [])
+        events: Delivered = [
+            _canonical_approval(self, EventFrame("approval.request", session_id, prompt, snapshot))
+            for prompt in prompts or []
+        ]
+        return events + open_requests(requests or [])
 
 
 # None: the handshake has not fixed the dialect yet.

@@ -5,6 +5,14 @@ what ``data_to_send`` yields (reporting each frame's fate back), drains ``events
 and calls ``tick`` at ``next_deadline``; the clock is injected. A person's decision enters
 through ``decide``: exactly one frame aimed at exactly the request the person saw, or nothing
 and the reason. Every input ends with one flush of events (``_finish``).
+
+The dialect adapter reads approvals and prompts and names the ending events it takes; all
+else a frame or an answer means is applied here. Which row each 0.19.0 sign (``tool.complete``,
+the turn's end, ``running: false``) ends is the approval machine's table. A resume snapshot
+re-delivers its open requests onto the rows shown; open rows it no longer lists were settled
+elsewhere, but only rows that arrived before the request was sent (its *watermark*) are
+judged. 0.19.0 lists none: when a resume finds it running, its FIFO head is in doubt until
+the turn ends.
 """
 
 from __future__ import annotations
@@ -12,13 +20,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import jsonrpc
-from desktop.core.approvals import ApprovalMachine
+from desktop.core import jsonrpc, outcomes, payloads, prompt_book, window_requests
+from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
-from desktop.core.decisions import encode_decision, refusal
-from desktop.core.events import CoreEvent, RpcError, RpcResponded, SessionChanged
+from desktop.core.decisions import decision, refusal
+from desktop.core.dialects import (
+    PROMPT_EXPIRES,
+    PROMPT_METHODS,
+    gone,
+    server_request_approval,
+    server_request_prompt,
+)
+from desktop.core.events import (
+    CoreEvent,
+    HandshakeCompleted,
+    NoticeReceived,
+    ProtocolErrorReceived,
+    RpcError,
+    RpcResponded,
+    SessionChanged,
+    SessionRemoved,
+)
 from desktop.core.following import Following
-from desktop.core.jsonrpc import EventFrame, ResponseFrame, ServerRequestFrame
+from desktop.core.jsonrpc import (
+    INVALID_PARAMS,
+    EventFrame,
+    ResponseFrame,
+    ServerRequestFrame,
+    encode_error,
+    encode_result,
+    excerpt,
+)
 from desktop.core.model import (
     Approval,
     ApprovalPhase,
@@ -27,13 +59,21 @@ from desktop.core.model import (
     Dialect,
     Prompt,
     SessionState,
+    TodoList,
 )
-from desktop.core.outbox import OutboundFrame, Outbox, Purpose
+from desktop.core.outbox import OutboundFrame, Outbox, PendingCall, Purpose
 from desktop.core.prompt_book import PromptBook
+from desktop.core.reports import parse_todos, todos_in, todos_of_tool
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
-from desktop.core.wire import RowKind
-from desktop.core.wire_effects import WireEffects
+from desktop.core.wire import (
+    ApprovalAsked,
+    PromptOpened,
+    PromptVia,
+    RowKind,
+    ToolCompleted,
+    WireEvent,
+)
 
 __all__ = ["CoreSettings", "GatewayCore", "OutboundFrame"]
 
@@ -41,6 +81,9 @@ NOT_CONNECTED = -32096  # local code: call() while no connection is open; nothin
 CONNECTION_LOST = -32097  # local code: the connection went before the answer came
 DECISION_METHODS = frozenset({"approval.respond", "request.answer", "clarify.respond"})
 NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window that asked answers
+NOTICE_CHARS = 4000
+NAME_CHARS = 80
+SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
 
 
 class GatewayCore:
@@ -54,24 +97,45 @@ class GatewayCore:
         settings: CoreSettings | None = None,
     ) -> None:
         self.gateway_id = gateway_id
-        self.clock = clock
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
+        self._emit = self.events.append
         self.session_book = book = SessionBook()
         self.outbox = outbox = Outbox()
         self.lifecycle = lifecycle = ApprovalMachine(
             settings, self.events, outbox, clock, self._cwd_of, book.is_followed
         )
         self.prompt_book = prompts = PromptBook(
-            self.events.append, outbox, clock, book.is_followed, settings.staleness_margin
+            self._emit, outbox, clock, book.is_followed, settings.staleness_margin
         )
         self.link = link = Link(settings, clock, outbox, book, lifecycle)
-        self.following = following = Following(
-            settings, clock, book, lifecycle, prompts, link, self.events
-        )
-        self.effects = WireEffects(
-            settings, book, lifecycle, prompts, outbox, link, following, self.events
-        )
+        self.following = Following(settings, clock, book, lifecycle, prompts, link, self.events)
+        self._on_event: dict[str, Callable[[EventFrame], None]] = {
+            "gateway.ready": self._ready,
+            "session.reclaimed": self._reclaimed,
+            "error": self._error,
+            "notification.show": self._notification,
+        }
+        self._on_session: dict[str, Callable[[str, Mapping[str, Any]], None]] = {  # with an id
+            "session.info": self._info,
+            "session.updated": self._info,
+            "session.title": self._title,
+            "session.usage": self.session_book.apply_usage,
+            "todo.updated": self._todos,
+            "message.start": self._turn_started,
+            "message.complete": self._turn_ended,
+            "tool.start": self._tool_started,
+            "message.interim": self._interim,
+            "subagent.tool": self._subagent_tool,
+            "tool.complete": self._tool_complete,
+            "session.replay_gap": self._replay_gap,
+        }
+        self._ends: dict[str, Callable[[EventFrame], None]] = {  # as the adapter takes them
+            "request.cancel": self._cancelled,
+            "approval.settled": self._settled,
+            "clarify.settled": self._settled,
+            **dict.fromkeys(PROMPT_EXPIRES, self._prompt_expired),
+        }
 
     # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
@@ -80,7 +144,7 @@ class GatewayCore:
             self._lose()
         self.lifecycle.transport_opened()
         if self.link.opened(epoch, subprotocol):
-            self.effects.handshake_done(Dialect.C)
+            self._handshake_done(Dialect.C)
         self._finish()
 
     def connection_lost(self) -> None:
@@ -94,39 +158,27 @@ class GatewayCore:
         """Decisions that may have left end UNKNOWN, the rest wait (stale); calls get an error."""
         self.link.lost()
         frames, calls = self.outbox.reset()
-        left = [record.approval_key for record in frames if record.approval_key and record.drained]
-        queued = [r.approval_key for r in frames if r.approval_key and not r.drained]
         for call in calls:
-            if call.approval_key:
-                if call.approval_key not in queued:  # a queued one never left: it waits again
-                    left.append(call.approval_key)
-            elif call.purpose is Purpose.APP:
+            if call.purpose is Purpose.APP:
                 error = RpcError(CONNECTION_LOST, "the connection was lost before an answer came")
                 self.events.append(RpcResponded(call.rpc_id, None, error))
-        self.lifecycle.connection_lost(left, queued)
+        self.lifecycle.connection_lost({r.frame.frame_id for r in frames if not r.drained})
         self.prompt_book.connection_lost()
 
     # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
-        settings, effects = self.settings, self.effects
+        settings = self.settings
         frames = jsonrpc.parse_message(
             data, max_bytes=settings.max_frame_bytes, max_depth=settings.max_json_depth
         )
         for frame in frames:
-            adapter = self.link.adapter
             if type(frame) is EventFrame:
-                if adapter.dialect is Dialect.C:  # any canonical event may carry the generation
-                    effects.stamp_generation(frame)
-                read = adapter.event_handlers.get(frame.type)
-                if read is not None:  # approvals, prompts and their ends
-                    effects.apply(read(adapter, frame))
-                elif (handler := effects.events.get(frame.type)) is not None:
-                    handler(frame)
+                self._event(frame)
             elif type(frame) is ServerRequestFrame:
-                effects.apply(adapter.parse_server_request(frame))
+                self._server_request(frame)
             elif type(frame) is ResponseFrame:
-                self.effects.handle(frame)
+                self._response(frame)
             else:  # a ProtocolErrorReceived
                 self.events.append(frame)  # type: ignore[arg-type]
         self._finish()
@@ -151,11 +203,8 @@ class GatewayCore:
         return self.outbox.drain()
 
     def events_received(self) -> list[CoreEvent]:
-        events = self.events
-        if not events:
-            return []
-        drained = events[:]
-        events.clear()  # the collaborators hold this very list
+        drained = self.events[:]
+        self.events.clear()  # the collaborators hold this very list
         return drained
 
     def frame_written(self, frame_id: int) -> None:
@@ -218,12 +267,13 @@ class GatewayCore:
             return DecisionResult(False, refused.reason)
         # Rows only exist with the ids their kind is answered by (checked when parsed), so the
         # encoder's ValueError cannot happen here.
-        if row.kind is RowKind.SERVER_REQUEST:
-            frame = outbox.reply(encode_decision(row.asked, choice, 0), epoch, approval_key=key)
+        reply_id, body = decision(row.asked, choice)
+        if reply_id is not None:
+            frame = outbox.reply(encode_result(reply_id, body), epoch, approval_key=key)
         else:
-            rpc_id = outbox.next_rpc_id()
-            text = encode_decision(row.asked, choice, rpc_id)
-            frame = outbox.decision_request(rpc_id, text, epoch, key)
+            frame = outbox.request(
+                "approval.respond", body, Purpose.DECISION, epoch, approval_key=key
+            )
         lifecycle.decided(row, choice, frame.frame_id)
         return DecisionResult(True)
 
@@ -323,3 +373,447 @@ class GatewayCore:
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
+
+    # -- what frames and answers do ----------------------------------------------------------
+    def _event(self, frame: EventFrame) -> None:
+        """One event: what the dialect reads (or ends) its own way, else what all share."""
+        adapter = self.link.adapter
+        if adapter.dialect is Dialect.C:  # any canonical event may carry the generation
+            self._stamp_generation(frame)
+        read = adapter.event_handlers.get(frame.type)
+        if read is not None:  # approvals and prompts
+            self._heard(read(adapter, frame))
+        elif frame.type in adapter.ends:
+            self._ends[frame.type](frame)
+        elif (handler := self._on_event.get(frame.type)) is not None:
+            handler(frame)
+        elif frame.session_id and (about := self._on_session.get(frame.type)) is not None:
+            about(frame.session_id, frame.payload)
+
+    def _heard(self, event: WireEvent | ServerRequestFrame | None) -> Row | None:
+        """What the adapter read (or a snapshot re-delivered), applied: the row it asks, if any."""
+        if isinstance(event, ServerRequestFrame):
+            return self._server_request(event)
+        if isinstance(event, ApprovalAsked):
+            return self._ask(event)
+        if isinstance(event, PromptOpened):
+            self._first_seen(event.session_id)
+            self.prompt_book.opened(event, self.link.epoch, self.link.dialect)
+        elif event is not None:
+            self._emit(event)
+        return None
+
+    def _server_request(self, frame: ServerRequestFrame) -> Row | None:
+        """Approvals become rows, clarify/sudo/secret prompts; the rest is a window's."""
+        epoch = self.link.epoch
+        if frame.method in PROMPT_METHODS:
+            return self._heard(server_request_prompt(frame))
+        if frame.method != "approval":
+            self._window_requested(frame)
+            return None
+        asked = server_request_approval(frame, self.settings.max_command_chars)
+        if isinstance(asked, ProtocolErrorReceived):
+            self._emit(asked)
+            error = encode_error(frame.request_id, INVALID_PARAMS, asked.reason)
+            self.outbox.reply(error, epoch)
+            return None
+        return self._ask(asked)
+
+    def _ask(self, asked: ApprovalAsked) -> Row:
+        """A request arrived (or was re-delivered): its row, new or known."""
+        sessions = self.session_book
+        if self._first_seen(asked.session_id) and asked.execution_generation is not None:
+            sessions.update(asked.session_id, execution_generation=asked.execution_generation)
+        sessions.set_running(asked.session_id, True)  # a waiting command means a running turn
+        return self.lifecycle.asked(asked, self.link.epoch)
+
+    def _stamp_generation(self, frame: EventFrame) -> None:
+        """A canonical event's stamp: the session's current execution generation."""
+        generation = payloads.integer(frame.params, "execution_generation")
+        known = frame.session_id and self.session_book.get(frame.session_id) is not None
+        if generation is not None and known:  # else the request it stamps says it
+            self.session_book.update(frame.session_id, execution_generation=generation)
+
+    def _ready(self, frame: EventFrame) -> None:
+        self.link.gateway_ready(frame.payload)
+
+    def _info(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        book = self.session_book
+        was_running = book.ensure(session_id).running
+        book.apply_info(session_id, payload, mark=self.outbox.issued)
+        if was_running and not book.ensure(session_id).running:
+            self.lifecycle.turn_ended(session_id, outcomes.SESSION_STOPPED)
+
+    def _title(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        book = self.session_book
+        known = book.ensure(session_id)
+        title, stored = payloads.text(payload, "title"), payloads.text(payload, "session_id")
+        if title:
+            book.update(session_id, title=title)
+        if stored and not known.stored_session_id:
+            book.update(session_id, stored_session_id=stored)
+
+    def _todos(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        todos = todos_in(payload)
+        if todos:
+            self.session_book.apply_todos(session_id, todos)
+
+    def _turn_started(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        self.session_book.set_running(session_id, True)
+        self.lifecycle.turn_boundary(session_id)
+
+    def _turn_ended(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        """``message.complete``: the turn is over (``status`` complete|error|interrupted)."""
+        usage = payloads.mapping(payload, "usage")
+        if usage is not None:
+            self.session_book.apply_usage(session_id, usage)
+        self.session_book.set_running(session_id, False)
+        self.lifecycle.turn_boundary(session_id)
+        self.prompt_book.turn_ended(session_id)
+        interrupted = payloads.text(payload, "status") == "interrupted"
+        self.lifecycle.turn_ended(session_id, outcomes.TURN_ENDED, interrupted=interrupted)
+        if self.lifecycle.open_rows(session_id):
+            self.link.poll_pending(session_id)  # B: the gateway's list ends them, not this frame
+
+    def _tool_started(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        name = payloads.text(payload, "name")[:NAME_CHARS]
+        args = payloads.mapping(payload, "args")
+        command = payloads.text(args, "command") if args is not None else ""  # not sent by 0.19.0
+        tool_id = payloads.text(payload, "tool_id")
+        self.session_book.ensure(session_id)
+        limit = self.settings.max_command_chars
+        self.lifecycle.tool_started(session_id, tool_id, name, command[:limit])
+
+    def _subagent_tool(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        """``subagent.tool``: a sub-agent (``delegate_task``) calls a tool on the parent session."""
+        command = payloads.text(payload, "tool_preview") or payloads.text(payload, "text")
+        if command:
+            goal = payloads.text(payload, "goal")[:NOTICE_CHARS]
+            name = payloads.text(payload, "tool_name")[:NAME_CHARS]
+            limit = self.settings.max_command_chars
+            self.lifecycle.subagent_tool(session_id, goal, name, command[:limit])
+
+    def _interim(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        """``message.interim``: what the agent said just before its next tool call."""
+        text = payloads.text(payload, "text")
+        if text:
+            self.lifecycle.agent_said(session_id, text[:NOTICE_CHARS])
+
+    def _tool_complete(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        result = payload.get("result")
+        blocked, timed_out = _blocked(result)
+        args = payloads.mapping(payload, "args")
+        ran = result if isinstance(result, dict) else payloads.EMPTY
+        event = ToolCompleted(
+            session_id,
+            payloads.text(payload, "tool_id"),
+            payloads.text(payload, "name"),
+            blocked=blocked,
+            timed_out=timed_out,
+            command=payloads.text(args, "command")[:NOTICE_CHARS] if args is not None else "",
+            exit_code=payloads.integer(ran, "exit_code"),
+            output=payloads.text(ran, "output")[:NOTICE_CHARS],
+            approval_note=payloads.text(ran, "approval")[:NOTICE_CHARS],
+        )
+        self.session_book.ensure(session_id)
+        if (todos := todos_of_tool(payload)) is not None:
+            self.session_book.apply_todos(session_id, todos)
+        self.lifecycle.tool_completed(event)
+        self.prompt_book.tool_completed(session_id, event.name)
+
+    def _reclaimed(self, frame: EventFrame) -> None:
+        session_id = payloads.text(frame.payload, "session_id") or frame.session_id
+        reason = payloads.text(frame.payload, "reason") or "reclaimed"
+        if session_id:
+            self.following.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
+
+    def _replay_gap(self, session_id: str, payload: Mapping[str, Any]) -> None:
+        """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
+        self.link.resume(session_id)
+
+    def _error(self, frame: EventFrame) -> None:
+        text = payloads.text(frame.payload, "message")
+        if text:
+            self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], "error"))
+
+    def _notification(self, frame: EventFrame) -> None:
+        text = payloads.text(frame.payload, "text")
+        level = excerpt(payloads.text(frame.payload, "level") or "info", 20)
+        if text:
+            self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], level))
+
+    def _first_seen(self, session_id: str) -> bool:
+        """A session first seen in a request or prompt is known, not followed (read-only)."""
+        if self.session_book.get(session_id) is not None:
+            return False
+        self.session_book.ensure(session_id)
+        self.session_book.follow(session_id, on=False)
+        return True
+
+    def _prompt_expired(self, frame: EventFrame) -> None:
+        """0.19.0 / 0.20: ``sudo.expire`` / ``secret.expire`` (and ``clarify.expire``, if sent)."""
+        request_id = payloads.text(frame.payload, "request_id")
+        if request_id:
+            self.prompt_book.closed(PromptVia.EVENT, request_id, prompt_book.EXPIRED)
+
+    def _cancelled(self, frame: EventFrame) -> None:
+        """``request.cancel``: ``{id, method, reason}`` in the payload (measured), else params."""
+        source = frame.payload if "id" in frame.payload else frame.params
+        reply_id = payloads.wire_id(source.get("id"))
+        if reply_id is None:
+            return
+        why = payloads.text(source, "reason")
+        reason = prompt_book.CANCEL_REASONS.get(why, prompt_book.CANCELLED)
+        if self.prompt_book.closed(PromptVia.SERVER_REQUEST, reply_id, reason):
+            return
+        row = self.lifecycle.find(RowKind.SERVER_REQUEST, reply_id)
+        if row is not None:
+            self.lifecycle.withdrawn(row, outcomes.cancelled(why))
+
+    def _settled(self, frame: EventFrame) -> None:
+        """``approval.settled {prompt_id, execution_generation}``; an expiry if it says so."""
+        prompt_id = payloads.text(frame.payload, "prompt_id")
+        if not prompt_id:
+            return
+        why = payloads.text(frame.payload, "reason") + payloads.text(frame.payload, "status")
+        expired = "expire" in why.lower() or "timeout" in why.lower()
+        generation = payloads.integer(frame.payload, "execution_generation")
+        ended = prompt_book.EXPIRED if expired else prompt_book.ANSWERED_ELSEWHERE
+        if self.prompt_book.closed(PromptVia.CANONICAL, prompt_id, ended, generation):
+            return
+        row = self.lifecycle.find(RowKind.PROMPT, prompt_id, generation)
+        if row is not None:
+            self.lifecycle.settled_elsewhere(row, expired)
+
+    def _window_requested(self, frame: ServerRequestFrame) -> None:
+        """Decline with the gateway's not-shown code, or send nothing (see window_requests)."""
+        code = window_requests.decline_code(
+            frame.method,
+            declines_not_shown=self.link.declines_not_shown,
+            owner_quorum=frame.params is not None and frame.params.get("owner_quorum") is True,
+        )
+        if code is not None:
+            message = window_requests.DECLINE_MESSAGE
+            self.outbox.reply(encode_error(frame.request_id, code, message), self.link.epoch)
+
+    def _response(self, frame: ResponseFrame) -> None:
+        if frame.rpc_id is None:
+            message = frame.error.message if frame.error else ""
+            error = ProtocolErrorReceived("the gateway could not read a frame", excerpt(message))
+            self._emit(error)
+            return
+        call = self.outbox.take_call(frame.rpc_id) if isinstance(frame.rpc_id, int) else None
+        if call is None or call.epoch != self.link.epoch:
+            return  # not ours, or from a connection that is gone
+        sid = call.session_id
+        if call.purpose is Purpose.CAPABILITIES:
+            result = frame.result if frame.error is None else None
+            self._handshake_done(self.link.capabilities(result))
+        elif call.purpose is Purpose.DECISION:
+            self._decision_answered(call, frame)
+        elif call.purpose is Purpose.RESUME:
+            self._resume_answered(call, frame)
+        elif call.purpose is Purpose.PENDING:
+            if frame.result is not None:
+                self._reconcile_pending(sid, frame.result, call.watermark)
+            elif frame.error and gone(frame.error) and self.session_book.is_observed(sid):
+                self.following.remove(sid, "not found")  # 0.20 no longer has it
+        elif call.purpose is Purpose.PROMPT:
+            self._answer_replied(call, frame)
+        else:
+            self._fold_app_result(call, frame)
+            self._emit(RpcResponded(call.rpc_id, frame.result, frame.error))
+
+    def _answer_replied(self, call: PendingCall, frame: ResponseFrame) -> None:
+        """A clarify answer the gateway did not take: the person learns it went nowhere."""
+        result = frame.result if frame.error is None else None
+        prompt = self.prompt_book.answer_replied(call.rpc_id, result)
+        if prompt is not None:
+            question = excerpt(prompt.question, 80)
+            text = f"Your answer to \u201c{question}\u201d was not taken: the question had expired."
+            self._emit(NoticeReceived(call.session_id, text, "warning"))
+
+    def _handshake_done(self, dialect: Dialect) -> None:
+        """The dialect is fixed: announce it, resume every followed session, poll 0.20's lists."""
+        link = self.link
+        link.use(dialect)
+        self.lifecycle.connection_opened(dialect, link.adapter.answers, link.epoch)
+        self.prompt_book.rejudge(dialect)
+        self._emit(HandshakeCompleted(dialect, link.epoch, link.server_requests, link.replay_epoch))
+        followed = self.session_book.followed()
+        for session in followed:
+            link.resume(session.session_id)
+        if dialect is not Dialect.HERMES020:
+            self.following.stop_observing()  # another protocol now: what was observed is read-only
+        else:  # what still waits (and what was asked while away)
+            for session in followed:
+                link.poll_pending(session.session_id)
+
+    def _fold_app_result(self, call: PendingCall, frame: ResponseFrame) -> None:
+        method, params = call.method, call.params
+        session_id = payloads.text(params, "session_id")
+        if frame.error is not None:
+            if method in SNAPSHOT_METHODS and gone(frame.error):
+                known = self._known_session(session_id)
+                if known:
+                    self.following.remove(known, "not found")
+            return
+        result = frame.result or payloads.EMPTY
+        if method == "session.create":  # nothing to fold without its session_id
+            self._fold_snapshot(None, result, call.watermark, fresh=True)
+        elif method in SNAPSHOT_METHODS:
+            self._fold_snapshot(self._known_session(session_id), result, call.watermark)
+        elif method == "session.usage" and self.session_book.get(session_id) is not None:
+            self.session_book.apply_usage(session_id, result)
+        elif method in ("config.get", "config.set"):
+            key = payloads.text(params, "key") or payloads.text(result, "key")
+            self._apply_config_result(session_id, key, result, call.rpc_id)
+        elif method == "session.close" and session_id:
+            self.following.remove(session_id, "closed")
+        elif method == "session.interrupt" and self.session_book.get(session_id) is not None:
+            self.lifecycle.turn_ended(session_id, outcomes.INTERRUPTED, interrupted=True)
+        elif method == "approval.pending" and self.session_book.get(session_id) is not None:
+            self._reconcile_pending(session_id, result, call.watermark)
+
+    def _apply_config_result(
+        self, session_id: str, key: str, result: Mapping[str, Any], sent: int
+    ) -> None:
+        """A ``config.get``/``config.set`` result for ``yolo`` or the approval mode ("": global)."""
+        value = result.get("value")
+        if key == "yolo":
+            on = payloads.truthy_setting(value)
+            if on is None:
+                return
+            if payloads.text(result, "scope") == "global":
+                self.session_book.set_mode_everywhere("off" if on else "manual")
+            elif self.session_book.get(session_id) is not None:
+                self.session_book.set_config_yolo(session_id, on, sent=sent)
+        elif key in ("approvals.mode", "approval_mode") and isinstance(value, str):
+            mode = value.strip().lower()
+            if self.session_book.get(session_id) is not None:
+                self.session_book.set_mode(session_id, mode)
+            else:
+                self.session_book.set_mode_everywhere(mode)
+
+    def _decision_answered(self, call: PendingCall, frame: ResponseFrame) -> None:
+        row = self.lifecycle.get(call.approval_key)
+        if row is None or row.decision is None:
+            return
+        code, reason = (frame.error.code, frame.error.reason) if frame.error else (None, "")
+        outcome = self.link.adapter.decision_outcome(row.decision, frame.result, code, reason)
+        self.lifecycle.answered(row, outcome)
+        self.link.poll_pending(row.session_id)  # what else the answer ended (0.20)
+
+    def _resume_answered(self, call: PendingCall, frame: ResponseFrame) -> None:
+        if frame.result is not None:
+            self._fold_snapshot(call.session_id, frame.result, call.watermark)
+        elif frame.error is not None and gone(frame.error):
+            self.following.remove(call.session_id, "not found")
+        elif frame.error is not None:
+            text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
+            self._emit(NoticeReceived(call.session_id, text, "warning"))
+
+    def _known_session(self, ident: str) -> str | None:
+        """The runtime id the tray knows for ``ident`` (a runtime id or a stored id)."""
+        if self.session_book.get(ident) is not None:
+            return ident
+        found = self.session_book.by_stored_id(ident) if ident else None
+        return found.session_id if found else None
+
+    def _fold_snapshot(
+        self,
+        known_id: str | None,
+        snapshot: Mapping[str, Any],
+        watermark: int,
+        *,
+        fresh: bool = False,
+    ) -> str | None:
+        """Fold a resume/activate (``fresh``: create) result; returns the runtime id."""
+        runtime, sessions = payloads.text(snapshot, "session_id") or known_id, self.session_book
+        if not runtime:
+            return None
+        if known_id and known_id != runtime and sessions.get(known_id) is not None:
+            self._migrate(known_id, runtime)
+        sessions.ensure(runtime)
+        if fresh:
+            sessions.mark_started(runtime)
+        if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
+            self.following.follow(runtime)
+        stored = payloads.text(snapshot, "stored_session_id")
+        stored = stored or payloads.text(snapshot, "session_key")
+        if stored:
+            sessions.update(runtime, stored_session_id=stored)
+        info = payloads.mapping(snapshot, "info")
+        if info is not None:
+            sessions.apply_info(runtime, info, mark=self.outbox.issued)
+        usage = payloads.mapping(snapshot, "usage")
+        if usage is not None:
+            sessions.apply_usage(runtime, usage)
+        self._fold_todo_state(runtime, snapshot)
+        generation = payloads.integer(snapshot, "execution_generation")
+        if generation is not None:
+            sessions.update(runtime, execution_generation=generation)
+        self._reconcile_requests(runtime, snapshot, watermark)
+        self._heard(self.link.adapter.snapshot_prompts(snapshot))
+        running = payloads.flag(snapshot, "running")
+        if running is None and info is not None:
+            running = payloads.flag(info, "running")
+        if running is not None:
+            sessions.set_running(runtime, running)
+        if running is False:
+            self.lifecycle.turn_ended(runtime, outcomes.SESSION_STOPPED)
+        elif running and not fresh and RowKind.FIFO in self.link.adapter.answers:
+            self.lifecycle.doubt_head(runtime, watermark)
+        return runtime
+
+    def _reconcile_pending(
+        self, session_id: str, result: Mapping[str, Any], watermark: int
+    ) -> None:
+        """``approval.pending {approvals: [{request_id, ...}]}``: close rows no longer pending."""
+        items = payloads.objects(result, "approvals")
+        if items is not None:
+            for event in self.link.adapter.pending_requests(session_id, items):
+                if isinstance(event, ApprovalAsked):
+                    self._ask(event)  # 0.20: also what was asked while the tray was away
+            pending = [payloads.text(item, "request_id") for item in items]
+            self.lifecycle.pending_listed(session_id, pending, watermark)
+
+    def _reconcile_requests(
+        self, session_id: str, snapshot: Mapping[str, Any], watermark: int
+    ) -> None:
+        delivered = self.link.adapter.snapshot_requests(snapshot)
+        if delivered is None:
+            return
+        rows = [self._heard(event) for event in delivered]
+        self.lifecycle.listed(session_id, {row.key for row in rows if row}, watermark)
+
+    def _fold_todo_state(self, session_id: str, snapshot: Mapping[str, Any]) -> None:
+        """``todo_state``: null clears the plan, a missing key keeps it (older gateways)."""
+        if "todo_state" not in snapshot:
+            return
+        state = snapshot["todo_state"]
+        if state is None:
+            self.session_book.apply_todos(session_id, TodoList(), authoritative=True)
+        elif isinstance(state, payloads.OBJECT):
+            todos = parse_todos(state.get("todos"), state.get("revision"))
+            if todos is not None:
+                self.session_book.apply_todos(session_id, todos, authoritative=True)
+
+    def _migrate(self, old: str, new: str) -> None:
+        """tui_gateway rebuilt the session under a new runtime id; the old one's rows are gone."""
+        self.lifecycle.session_gone(old, outcomes.withdrawn(outcomes.SESSION_GONE))
+        self.session_book.rename(old, new)
+        self._emit(SessionRemoved(old, f"resumed as {new}"))
+
+
+def _blocked(result: object) -> tuple[bool, bool]:
+    """Whether a tool result says "not run" (blocked), and whether because of a timeout."""
+    if isinstance(result, payloads.OBJECT):
+        error = payloads.text(result, "error")
+        blocked = payloads.text(result, "status") == "blocked" or error.startswith("BLOCKED")
+    elif isinstance(result, str):
+        error = result
+        blocked = "BLOCKED" in result or "not started" in result
+    else:
+        return False, False
+    return blocked, blocked and "timed out" in error

@@ -59,16 +59,10 @@ class Outbox:
     """Ids never repeat within one core."""
 
     _frame_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    _rpc_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _queue: list[OutboundFrame] = field(default_factory=list)
     _frames: dict[int, FrameRecord] = field(default_factory=dict)
     _calls: dict[int, PendingCall] = field(default_factory=dict)
-    _issued: int = 0
-
-    @property
-    def issued(self) -> int:
-        """The newest request id handed out (0 before the first): an order mark for replies."""
-        return self._issued
+    issued: int = 0  # the newest request id handed out (0 before the first): marks reply order
 
     def request(
         self,
@@ -79,28 +73,19 @@ class Outbox:
         *,
         watermark: int = 0,
         session_id: str = "",
+        approval_key: str = "",
     ) -> OutboundFrame:
         """Queue a request with a fresh id (TypeError/ValueError: ``params`` is not JSON)."""
-        rpc_id = self._issued = next(self._rpc_ids)
+        rpc_id = self.next_rpc_id()
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(
-            rpc_id, method, dict(params), purpose, epoch, "", watermark, session_id
-        )
-        return self._queue_frame(text, epoch, "", rpc_id)
-
-    def next_rpc_id(self) -> int:
-        """Reserve the id of a decision request whose text the dialect adapter writes."""
-        self._issued = next(self._rpc_ids)
-        return self._issued
-
-    def decision_request(
-        self, rpc_id: int, text: str, epoch: int, approval_key: str
-    ) -> OutboundFrame:
-        """Queue a decision carried by a request (``approval.respond``) under ``rpc_id``."""
-        self._calls[rpc_id] = PendingCall(
-            rpc_id, "approval.respond", {}, Purpose.DECISION, epoch, approval_key
+            rpc_id, method, dict(params), purpose, epoch, approval_key, watermark, session_id
         )
         return self._queue_frame(text, epoch, approval_key, rpc_id)
+
+    def next_rpc_id(self) -> int:
+        self.issued += 1
+        return self.issued
 
     def reply(self, text: str, epoch: int, *, approval_key: str = "") -> OutboundFrame:
         """Queue a response to a server request (a decision when ``approval_key`` is set)."""

@@ -224,13 +224,8 @@ def _status(waiting: bool, running: bool) -> SessionStatus:
     return SessionStatus.WORKING if running else SessionStatus.IDLE
 
 
-_MODE_OFF = YoloState(True, YoloSource.MODE_OFF)  # frozen values: one of each is enough
-_SESSION_ON = YoloState(True, YoloSource.SESSION)
-_OFF = YoloState()
-
-
 def _yolo(approval_mode: str, reported: bool | None) -> YoloState:
     """The effective YOLO: mode ``off`` bypasses everything, else the latest report decides."""
     if approval_mode == "off":
-        return _MODE_OFF
-    return _SESSION_ON if reported else _OFF
+        return YoloState(True, YoloSource.MODE_OFF)
+    return YoloState(True, YoloSource.SESSION) if reported else YoloState()

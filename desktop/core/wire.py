@@ -36,30 +36,6 @@ class ApprovalAsked:
     too_long: bool = False  # the command was cut to the configured bound; never answerable
 
 
-@dataclass(slots=True)
-class RequestCancelled:
-    """``request.cancel``: the server withdrew server request ``reply_id``."""
-
-    session_id: str
-    reply_id: str | int
-    method: str
-    reason: str
-
-
-@dataclass(slots=True)
-class PromptSettled:
-    """``approval.settled``: a canonical prompt was answered, expired or left behind.
-
-    A prompt id can come back in a later generation, and a settle for the old one must not
-    close the new one (``execution_generation`` None: the frame did not say).
-    """
-
-    session_id: str
-    prompt_id: str
-    expired: bool = False
-    execution_generation: int | None = None
-
-
 class PromptVia(enum.Enum):
     EVENT = "event"  # 0.19.0 / 0.20 ``*.request`` event: ``clarify.respond {request_id, answer}``
     SERVER_REQUEST = "server request"  # B: answer the ``srq-`` frame with ``{answer}``
@@ -86,16 +62,6 @@ class PromptOpened:
 
 
 @dataclass(slots=True)
-class PromptClosed:
-    """A ``*.expire`` event: the gateway stopped waiting on prompt ``ident``."""
-
-    session_id: str
-    via: PromptVia
-    ident: str | int
-    reason: str
-
-
-@dataclass(slots=True)
 class ToolCompleted:
     """``tool.complete``. ``blocked``: denied, timed out or withdrawn before it ran."""
 
@@ -110,32 +76,4 @@ class ToolCompleted:
     approval_note: str = ""  # result.approval: Hermes says it asked and how it was answered
 
 
-@dataclass(slots=True)
-class ServerRequestRefused:
-    """A server request the tray cannot handle: answer it with this error at once."""
-
-    reply_id: str | int
-    method: str
-    code: int
-    message: str
-
-
-@dataclass(slots=True)
-class WindowRequested:
-    """A server request only a window answers: declined as ``window_requests`` says, or left."""
-
-    reply_id: str | int
-    method: str
-    owner_quorum: bool = False  # its params say the gateway counts -32004 declines
-
-
-WireEvent = (
-    ApprovalAsked
-    | PromptOpened
-    | PromptClosed
-    | RequestCancelled
-    | PromptSettled
-    | ServerRequestRefused
-    | WindowRequested
-    | ProtocolErrorReceived  # the right outline, unusable content
-)
+WireEvent = ApprovalAsked | PromptOpened | ProtocolErrorReceived  # well formed, or not usable

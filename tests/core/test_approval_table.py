@@ -22,7 +22,7 @@ from desktop.core.approvals import TABLE, ApprovalMachine, Input, Row, UnlistedE
 from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.events import CoreEvent
 from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome
-from desktop.core.outbox import Outbox
+from desktop.core.outbox import Outbox, Purpose
 from desktop.core.settings import CoreSettings
 from desktop.core.wire import ApprovalAsked, RowKind, ToolCompleted
 
@@ -72,14 +72,16 @@ class Bench:
     def into(self, phase: ApprovalPhase) -> Row:
         row, lc = self.row, self.lc
         if phase is ApprovalPhase.STALE:
-            lc.connection_lost([], [])
+            lc.connection_lost(set())
             lc.transport_opened()
             lc.connection_opened(*ANSWERS[self.kind], epoch=1)
         elif phase is ApprovalPhase.SENDING:
             if self.kind is RowKind.SERVER_REQUEST:
                 frame = self.outbox.reply("{}", 1, approval_key=row.key)
             else:
-                frame = self.outbox.decision_request(self.outbox.next_rpc_id(), "{}", 1, row.key)
+                frame = self.outbox.request(
+                    "approval.respond", {}, Purpose.DECISION, 1, approval_key=row.key
+                )
             lc.decided(row, Choice.ONCE, frame.frame_id)
         elif phase is ApprovalPhase.RESOLVED:
             lc.withdrawn(row, outcomes.withdrawn("gone"))
@@ -159,7 +161,7 @@ INPUTS: dict[Input, tuple[RowKind, Driver]] = {
         RowKind.FIFO,
         lambda b, r: b.lc.frame_failed(r, _frame(r), maybe_sent=True, same_link=True),
     ),
-    Input.CONNECTION_LOST: (RowKind.FIFO, lambda b, r: b.lc.connection_lost([], [])),
+    Input.CONNECTION_LOST: (RowKind.FIFO, lambda b, r: b.lc.connection_lost(set())),
     Input.PROTOCOL_CHANGED: (
         RowKind.FIFO,
         lambda b, r: b.lc.connection_opened(Dialect.B, frozenset({RowKind.SERVER_REQUEST}), 2),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from desktop.core import outcomes
-from desktop.core.decisions import encode_decision
+from desktop.core.decisions import decision
 from desktop.core.events import RpcResponded
 from desktop.core.model import ApprovalPhase, Choice, Dialect, OutcomeKind
 from desktop.core.wire import ApprovalAsked, RowKind
@@ -79,8 +79,8 @@ def test_a_choice_that_is_not_a_choice_never_reaches_the_wire(
 def test_the_encoder_itself_refuses_anything_but_a_choice(kind: RowKind) -> None:
     asked = ApprovalAsked("s", kind, "x", reply_id="srq-1", request_id="p", execution_generation=1)
     with pytest.raises(TypeError):
-        encode_decision(asked, "once", 1)  # type: ignore[arg-type]
-    assert "once" in encode_decision(asked, Choice.ONCE, 1)
+        decision(asked, "once")  # type: ignore[arg-type]
+    assert decision(asked, Choice.ONCE)[1]["choice"] == "once"
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_the_encoder_itself_refuses_anything_but_a_choice(kind: RowKind) -> None
 )
 def test_the_encoder_refuses_a_row_without_the_ids_its_kind_needs(asked: ApprovalAsked) -> None:
     with pytest.raises(ValueError, match="without"):
-        encode_decision(asked, Choice.DENY, 1)
+        decision(asked, Choice.DENY)
 
 
 @pytest.mark.parametrize(("dialect", "make"), DIALECTS)
