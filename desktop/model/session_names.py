@@ -3,7 +3,6 @@
 A registry, not a function: a name stays put once a person has seen it (a bubble's "Fix login
 tests · ux019" must match the menu later, although the gateway may have retitled it), two tasks
 in one folder are told apart (" (2)"), and words a session gains later only go at the end.
-A name is the title plus the folder; without a title, the folder plus the id's random end.
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ def short_id(session_id: str) -> str:
 
 
 def unnamed(session_id: str) -> str:
-    """How a session nothing else is known of is called: ``session 9cbd2d``."""
     return f"session {short_id(session_id)}"
 
 
@@ -188,7 +186,6 @@ class SessionNames:
 
 
 def _bare(name: SessionName) -> bool:
-    """Only the id is known: "session 9cbd2d"."""
     return not (name.title or name.folder or name.late_title)
 
 

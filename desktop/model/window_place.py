@@ -15,8 +15,6 @@ EDGE = 8  # kept from the screen's edges and the tray icon (the frame is not kno
 
 @dataclass(frozen=True, slots=True)
 class Box:
-    """A rectangle in screen pixels: ``x``, ``y`` its top-left corner."""
-
     x: int
     y: int
     width: int

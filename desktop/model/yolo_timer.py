@@ -47,7 +47,6 @@ class YoloTimeboxes:
     def __init__(self) -> None:
         self._boxes: dict[Key, Timebox] = {}
 
-    # -- starting and stopping ---------------------------------------------------------------
     def start(
         self,
         key: Key,
@@ -70,7 +69,6 @@ class YoloTimeboxes:
         if box is not None and box.phase is Phase.ARMING:
             del self._boxes[key]
 
-    # -- inputs ------------------------------------------------------------------------------
     def session_changed(self, key: Key, *, yolo_on: bool, running: bool) -> list[Key]:
         """Fold the session's new state in; returns ``[key]`` when YOLO must go off now."""
         box = self._boxes.get(key)
@@ -129,7 +127,6 @@ class YoloTimeboxes:
             del self._boxes[key]
         return result
 
-    # -- outputs -----------------------------------------------------------------------------
     def next_wakeup(self, now: float) -> float | None:
         """When something shown or due changes next: a deadline, or a minute of the countdown."""
         times = []
