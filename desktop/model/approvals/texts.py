@@ -88,7 +88,6 @@ def label_text(text: str, limit: int) -> str:
 
 
 def hidden_warning(names: tuple[str, ...], limit: int = 6) -> str:
-    """The warning line under a command that contains hidden characters ("" if none)."""
     if not names:
         return ""
     listed = ", ".join(names[:limit])
@@ -114,7 +113,6 @@ def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
 
 
 def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
-    """Where the row is in its life (waiting, sending, resolved, ...)."""
     action = a.action
     reason = label_text(a.blocked_reason, 300) if a.blocked_reason else ""
     if action is Action.DONE:
@@ -220,8 +218,6 @@ def _break_run(match: re.Match[str]) -> str:
     return "".join("\n".join(p[i : i + step] for i in range(0, len(p), step)) for p in pieces)
 
 
-# -- risk -------------------------------------------------------------------------------------
-
 RISK_BADGES = {
     RiskLevel.LOW: "Low risk",
     RiskLevel.MEDIUM: "Medium risk",
@@ -260,8 +256,6 @@ def shown_marks(
             marks.append((shown(start), shown(end), f.level))
     return tuple(marks)
 
-
-# -- context ----------------------------------------------------------------------------------
 
 _HOME = re.compile(r"^/(?:home|Users)/[^/]+(?=/|$)")
 _AGENT_SHORT = 160
@@ -362,9 +356,6 @@ def always_confirmation(a: Approval) -> str:
         "Hermes will add this to its permanent allowlist and run such commands without asking, "
         "in every session, until you remove it from config.yaml."
     )
-
-
-# -- the dialog's answers to what a person pressed ----------------------------------------------
 
 
 def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
