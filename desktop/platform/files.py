@@ -87,7 +87,6 @@ def read_bounded(path: Path, limit: int) -> bytes:
 
 
 def file_kind(mode: int) -> str:
-    """What a non-regular file is, in words ("a FIFO", "a directory", ...)."""
     for test, name in (
         (stat.S_ISFIFO, "a FIFO"),
         (stat.S_ISDIR, "a directory"),
