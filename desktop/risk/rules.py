@@ -1,10 +1,8 @@
 """The risk rules as data: one row per way a command can be dangerous.
 
-Why a table: a reviewer can read every rule, its level and its words for a person in one
-place, and the tests in ``tests/risk`` name rules by id, so a broken row fails by name. The
-lens (:mod:`desktop.risk.lens`) only interprets the matcher kinds below; adding a command or a
-path is a change to this file, not to the lens. A row without matchers is found by the lens
-itself (unreadable text, hidden characters, disguised names, deletes graded by their targets).
+A table, so a reviewer reads every rule, its level and its words in one place, and a broken row
+fails its test by id; the lens only interprets the matcher kinds below. A row without matchers
+is found by the lens itself (unreadable text, hidden characters, disguised names, deletes).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ def _names(names: str) -> frozenset[str]:
     return frozenset(names.split())
 
 
-# ---------------------------------------------------------------------------------------------
 # Vocabularies the rows share
 
 SHELLS = _names("sh bash zsh dash ksh mksh fish ash busybox")
@@ -126,7 +123,6 @@ FIND_EXEC = _names("-exec -execdir -ok -okdir")
 SYSTEM, DISK, STARTUP = "system", "disk", "startup"
 
 
-# ---------------------------------------------------------------------------------------------
 # Matcher kinds
 
 
