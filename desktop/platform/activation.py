@@ -5,9 +5,6 @@ own input elsewhere (sway otherwise: "unknown token", the dialog stays behind): 
 action's, a second launch's (over the single-instance socket) or a tray click's. Qt's
 ``requestActivate`` reads ``XDG_ACTIVATION_TOKEN`` and unsets it, so the current event's token
 is set just before a show and never left for a later window.
-
-Tokens are hostile input (any local program can write to the socket): printable ASCII, no
-spaces, at most :data:`MAX_TOKEN` characters, else dropped.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ SAY_WHERE_ADVICE = "It may be behind other windows: look for it in the window li
 
 
 def valid_token(raw: str) -> str:
-    """``raw`` when it can be an activation token, else "" (never used, never logged)."""
+    """Hostile input (any local program writes to the socket): "" unless plausible; never logged."""
     if 0 < len(raw) <= MAX_TOKEN and all("!" <= c <= "~" for c in raw):
         return raw
     return ""

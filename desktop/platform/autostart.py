@@ -130,7 +130,6 @@ class XdgAutostart(desktop_entry.XdgEntry):
 
 
 def launch_agent(command: Sequence[str]) -> bytes:
-    """The plist that starts ``command`` once at login, in the GUI session."""
     if not command:
         raise ValueError("a LaunchAgent needs a program")
     import plistlib

@@ -83,8 +83,6 @@ def parse(text: str) -> dict[str, str]:
 
 
 class XdgEntry:
-    """The app's entry in the user's ``<home>/<folder>/``, beside any system-wide one."""
-
     folder = "applications"
     config = False  # XDG_CONFIG_HOME/_DIRS, else XDG_DATA_HOME/_DIRS
 
