@@ -220,7 +220,6 @@ class _Reader:
         self.variables: dict[str, str] = {}
 
     def read(self, source: bytes, place: _Place) -> None:
-        """Read one script, a level deeper than the one being read."""
         saved = self.source, self.place, self.depth, self.variables
         self.source, self.place, self.depth, self.variables = source, place, self.depth + 1, {}
         try:
@@ -346,11 +345,7 @@ class _Reader:
         return bool(matched)
 
     def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
-        """Deletes and recursive owner or mode changes, by where their targets lie.
-
-        Routine inside the task's folder, ruin outside it: ``chown -R ann build`` is work on
-        the task, ``chown -R ann ~`` is not.
-        """
+        """By where the targets lie: ``chown -R ann build`` is work on the task, ``~`` is not."""
         if row.id in {"recursive-chown", "recursive-chmod"}:
             words = _positionals(layer)
             by_reference = any((w.value or "").startswith("--reference") for w in layer)
@@ -525,7 +520,6 @@ class _Reader:
             self.cwd, self.remote = saved
 
     def _script(self, script: list[Word]) -> None:
-        """Read words as a script of their own, one level deeper."""
         if len(script) == 1:
             self.read((script[0].value or "").encode("utf-8", "replace"), self._inner(script[0]))
         else:

@@ -79,14 +79,10 @@ REGENERABLE: tuple[tuple[str, str], ...] = tuple(
 
 @dataclass(frozen=True, slots=True)
 class Wrapper:
-    """A command that runs the rest of its words as another command (``sudo rm …``).
+    """A command that runs the rest of its words as another command (``sudo rm …``)."""
 
-    ``valued``: its options that take the next word as a value; ``positionals``: how many
-    plain words it takes before the command (``timeout 5 cmd``, ``chroot /x cmd``).
-    """
-
-    valued: frozenset[str] = frozenset()
-    positionals: int = 0
+    valued: frozenset[str] = frozenset()  # its options that take the next word as a value
+    positionals: int = 0  # plain words before the command (``timeout 5 cmd``, ``chroot /x cmd``)
 
 
 WRAPPERS: dict[str, Wrapper] = {
@@ -130,17 +126,15 @@ SYSTEM, DISK, STARTUP = "system", "disk", "startup"
 class Command:
     """One simple command after wrappers (sudo, env, xargs, …) are peeled off, by name.
 
-    ``sub``: the first positional arguments must be these (``git push``). ``flags``: every
-    group must be present, a group being alternatives; ``-r`` also matches inside ``-rf``,
-    ``--force`` also matches ``--force=…``. ``arg``: some argument must match this regex
-    whole. ``mark``: ``"command"`` marks the whole command, ``"arg"`` only what matched.
+    ``flags``: every group must be present, a group being alternatives; ``-r`` also matches
+    inside ``-rf``, ``--force`` also matches ``--force=…``.
     """
 
     names: frozenset[str]
-    sub: tuple[str, ...] = ()
+    sub: tuple[str, ...] = ()  # the first positional arguments must be these (``git push``)
     flags: tuple[tuple[str, ...], ...] = ()
-    arg: str = ""
-    mark: str = "command"
+    arg: str = ""  # some argument must match this regex whole
+    mark: str = "command"  # "command" marks the whole command, "arg" only what matched
 
 
 @dataclass(frozen=True, slots=True)
