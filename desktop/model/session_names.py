@@ -21,8 +21,6 @@ _MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten fir
 
 @dataclass(frozen=True, slots=True)
 class SessionName:
-    """The parts of a name; :func:`fit` renders it within a width budget."""
-
     title: str  # "" when the session had no title when first shown
     folder: str  # last part of the working directory, "~" for home, "" when unknown
     short_id: str

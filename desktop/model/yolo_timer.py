@@ -1,8 +1,7 @@
 """Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
 "YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that ends by
-itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A ``TURN`` box
-chosen while idle covers the next turn; YOLO turned off elsewhere ends a box.
+itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week.
 """
 
 from __future__ import annotations

@@ -205,10 +205,7 @@ _WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
-    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces.
-
-    A newline goes in wherever 60 characters pass without a space or a slash Qt wraps at.
-    """
+    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces."""
     return _LONG_RUN.sub(_break_run, text)
 
 
@@ -290,7 +287,6 @@ def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
 
 
 def _said(text: str, *, expanded: bool) -> tuple[str, bool]:
-    """The agent's last words before the call; returns (text, whether there is more to show)."""
     folded = " ".join(text.split()) if not expanded else text.strip()
     if not folded:
         return "", False
