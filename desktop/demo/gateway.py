@@ -361,7 +361,6 @@ class DemoGateway:
         await self.emit(session, "status.update", {"kind": "status", "text": text})
 
     async def set_yolo(self, session: Session, on: bool) -> None:
-        """Flip YOLO as another surface would."""
         session.yolo = on
         await self._info(session)
 

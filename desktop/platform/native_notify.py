@@ -95,7 +95,6 @@ class NativeNotifier:
         return True
 
     def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
-        """Call ``on_change`` with the switch as read at start and with each change after."""
         self._dnd.on_change = on_change
 
     def is_shown(self, gateway_id: str, batch_id: str) -> bool:

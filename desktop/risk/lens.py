@@ -447,7 +447,6 @@ class _Reader:
         return whole
 
     def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> tuple[int, int] | None:
-        """The first target argument in the row's class of paths."""
         if not _has_flags(layer, spec.flags):
             return None
         if spec.targets == "of=":
