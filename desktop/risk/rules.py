@@ -2,7 +2,7 @@
 
 A table, so a reviewer reads every rule, its level and its words in one place, and a broken row
 fails its test by id; the lens only interprets the matcher kinds below. A row without matchers
-is found by the lens itself (unreadable text, hidden characters, disguised names, deletes).
+is found by the lens itself (unreadable text, hidden characters, disguised names, graded deletes).
 """
 
 from __future__ import annotations
