@@ -173,7 +173,6 @@ async def _main(options: CliOptions) -> int:
 
 
 def _install_launcher() -> None:
-    """The user's desktop entry and icon, so the shell shows the app's name (Linux and BSD)."""
     if sys.platform in ("darwin", "win32"):
         return
     from desktop.platform.autostart import launch_command

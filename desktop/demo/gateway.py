@@ -141,7 +141,6 @@ class DemoGateway:
 
     @property
     def base_url(self) -> str:
-        """The URL to dial, without the token (it is handed over in memory)."""
         return f"ws://127.0.0.1:{self.port}{WS_PATH}"
 
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
