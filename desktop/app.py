@@ -1,12 +1,8 @@
-"""The composition root: QApplication, the qasync loop, gateways (or the demo), the tray, shutdown.
+"""The composition root: process-wide decisions are made once, in order, and undone in reverse.
 
-Why everything meets here: process-wide decisions are made once, in order, and undone in
-reverse. Quit goes through an ``asyncio.Event`` (``app.quit()`` would stop Qt's loop under
-``run_until_complete``); clients close cleanly (1000) before their tasks are cancelled, after a
-time-boxed YOLO is switched off. The icon comes first; the rest one loop turn later.
-``--smoke`` exits 0 once a gateway is connected and an approval is visible (1 on timeout).
-``HERMES_TRAY_STARTUP_MARKER`` names a file written (``tray_shown <monotonic seconds>``) one
-loop turn after the icon's ``show()``: benchmarks and packaging checks wait for it.
+Quit goes through an ``asyncio.Event`` (``app.quit()`` would stop Qt's loop under
+``run_until_complete``); a time-boxed YOLO is switched off, then clients close (1000) before
+their tasks are cancelled. The icon comes first; the rest one loop turn later.
 """
 
 from __future__ import annotations
@@ -37,7 +33,6 @@ EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def run(options: CliOptions) -> int:
-    """Run the tray until Quit (or until the smoke check ends); return the exit status."""
     os.environ.setdefault("QT_API", "pyside6")  # qasync would pick another binding first
     from PySide6.QtCore import qInstallMessageHandler
 
@@ -178,7 +173,6 @@ async def _main(options: CliOptions) -> int:
 
 
 def _install_launcher() -> None:
-    """The user's desktop entry and icon, so the shell shows the app's name (Linux and BSD)."""
     if sys.platform in ("darwin", "win32"):
         return
     from desktop.platform.autostart import launch_command
@@ -194,7 +188,6 @@ def _install_launcher() -> None:
 
 
 async def _tray_shown() -> None:
-    """Wait one Qt loop turn after the icon's ``show()``, then write the start-up marker."""
     from PySide6.QtCore import QTimer
 
     turned = asyncio.get_running_loop().create_future()
@@ -209,7 +202,7 @@ async def _tray_shown() -> None:
 
 
 def _write_startup_marker() -> None:
-    """Write the file named by HERMES_TRAY_STARTUP_MARKER, if any (see the module docstring)."""
+    """Benchmarks and packaging checks wait for this file (``HERMES_TRAY_STARTUP_MARKER``)."""
     import time
 
     path = os.environ.get("HERMES_TRAY_STARTUP_MARKER", "")
@@ -230,11 +223,7 @@ def _show_approvals(shell: TrayShell) -> None:
 def _quit_on_signals(
     loop: asyncio.AbstractEventLoop, quit: Callable[[], None]
 ) -> Callable[[], None]:
-    """SIGTERM (logout) and SIGINT quit like the Quit item; returns what removes the handlers.
-
-    Why: without a handler Python dies at once, leaving a time-boxed YOLO on and decisions
-    unjournaled. (Windows has no such signals on an event loop.)
-    """
+    """Quit on SIGTERM (logout) and SIGINT; dying at once would leave a YOLO box on."""
     installed = []
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no such signals
@@ -306,7 +295,7 @@ async def _endpoints(
 
 
 async def _smoke(bridge: GatewayBridge, shell: TrayShell, timeout: float = SMOKE_TIMEOUT) -> int:
-    """Wait until connected and one approval is visible in the dialog's model and the tray."""
+    """0 once connected with an approval visible in the dialog and the tray; 1 on timeout."""
     from desktop.model.snapshot import Link
 
     def ready() -> bool:

@@ -1,11 +1,8 @@
-"""The ``hermes-tray`` command line: parse, set up logging, hand over to the app, doctor or explain.
+"""The ``hermes-tray`` command line, thin because the app and the doctor pull in Qt or asyncio.
 
-Why it is this thin: the app and the doctor pull in Qt or asyncio, so they are imported only
-once the arguments are valid, with one frozen :class:`CliOptions`; a missing dependency is one
-clear line and exit status 2, not a traceback (``hermes-tray --help`` shows the usage).
-
-Why the token has its own options: every local user can read a process's command line, so a
-``?token=`` in ``--gateway`` is shown to all of them (still accepted, and warned about).
+They are imported only once the arguments are valid; a missing dependency is one clear line and
+exit status 2, not a traceback. The token has its own options because every local user can read
+a process's command line (a ``?token=`` in ``--gateway`` is still accepted, and warned about).
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # Doctor prints its own report, so its log lines would only clutter it; the tray logs its life.
 DEFAULT_LOG_LEVEL: dict[Command, str] = {"run": "INFO", "doctor": "WARNING", "explain": "WARNING"}
 
-# Which function each command hands over to, as (module, attribute).
 DELEGATES: dict[Command, tuple[str, str]] = {
     "run": ("desktop.app", "run"),
     "doctor": ("desktop.gateway.doctor", "run"),
@@ -47,12 +43,7 @@ DELEGATES: dict[Command, tuple[str, str]] = {
 
 @dataclass(frozen=True, repr=False)
 class CliOptions:
-    """Everything the command line decided, for the command it hands over to.
-
-    ``gateway`` may carry a token, so it is never shown unmasked; ``token_env`` names the
-    environment variable holding its token, ``token_in_argv`` says the URL carries one;
-    ``explained`` and ``cwd`` are what ``explain`` judges ("": read stdin, unknown folder).
-    """
+    """What the command line decided; ``explained`` "" reads stdin, ``cwd`` "" is unknown."""
 
     command: Command = "run"
     gateway: str | None = None
@@ -68,7 +59,6 @@ class CliOptions:
     cwd: str = ""
 
     def token_source(self) -> TokenSource | None:
-        """Where the --gateway token lives (file, then keyring, then environment), or None."""
         from desktop.gateway.endpoints import TokenSource
 
         if self.token_file:
@@ -99,7 +89,6 @@ def _log_level(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (public so tests and the README can check its help text)."""
     # Options valid both before and after "doctor"; SUPPRESS keeps a subcommand's unset copy
     # from overwriting a value given before the subcommand.
     common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
@@ -162,7 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
-    """Parse ``argv`` (default: ``sys.argv[1:]``) into :class:`CliOptions`; exits on misuse."""
     parser = build_parser()
     args = parser.parse_args(argv)
     command: Command = args.command if args.command in ("doctor", "explain") else "run"
@@ -199,7 +187,6 @@ def parse_args(argv: Sequence[str] | None = None) -> CliOptions:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``hermes-tray`` console script; returns the process exit status."""
     options = parse_args(argv)
     logsetup.configure(options.log_level)
     if options.token_in_argv:

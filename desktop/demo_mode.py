@@ -1,10 +1,7 @@
-"""The built-in demo: a small gateway in-process, so the tray shows something real with no Hermes.
+"""The built-in demo: an in-process gateway, so the tray shows something real with no Hermes.
 
-The demo gateway (dialect B, :mod:`desktop.demo.gateway`) listens on 127.0.0.1:0 on the
-running loop and plays :mod:`desktop.demo.story`; the tray connects to it like to any gateway
-and follows its live sessions as it follows those another surface started (its client always
-does, see ``client_factory_for``). Nothing is executed, and the gateway's name says so. The
-token is minted per run and passed in memory.
+The tray connects to it like to any gateway (dialect B on 127.0.0.1:0; the token is minted per
+run and passed in memory). Nothing is executed, and the gateway's name says so.
 """
 
 from __future__ import annotations
@@ -40,11 +37,7 @@ class BuiltInDemo:
         approval_timeout: float | None = None,
         loops: int | None = None,
     ) -> BuiltInDemo:
-        """Listen on 127.0.0.1:0 and get the story ready (it waits for the tray to attach).
-
-        ``speed``: real seconds per script second. ``approval_timeout`` defaults to what the
-        core assumes for dialect B, so the dialog's countdown tells the truth.
-        """
+        """``approval_timeout`` is the core's for dialect B, so the dialog's countdown is true."""
         from desktop.core.settings import CoreSettings
         from desktop.demo.gateway import DemoGateway
         from desktop.demo.story import play
@@ -73,7 +66,7 @@ class BuiltInDemo:
         return cls(gateway, story, endpoint)
 
     async def stop(self) -> None:
-        """Stop the story, close the demo gateway (after the bridge closed)."""
+        """Call it after the bridge closed."""
         self._story.cancel()
         await asyncio.gather(self._story, return_exceptions=True)
         await self.gateway.stop()

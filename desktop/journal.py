@@ -1,9 +1,7 @@
-"""The decision journal: what was approved or denied, when, where, and how it ended.
+"""The decision journal: one JSON object per line, so every write is one atomic append.
 
-One JSON object per line (``decisions.jsonl``): greppable, appendable, readable when a crash cut
-the last line; a later result is a line of its own, so every write is one atomic append. Texts
-are scrubbed and revealed; a long command keeps its head *and* tail, so padding cannot hide a
-dangerous end. Lines that cannot be written wait in memory (at most :data:`MAX_UNWRITTEN`).
+Greppable, and readable when a crash cut the last line; a later result is a line of its own.
+A long command keeps its head *and* tail, so padding cannot hide a dangerous end.
 """
 
 from __future__ import annotations
@@ -74,12 +72,10 @@ _RESULT_FIELDS = ("time", "decision", "result")  # a later result: the decision 
 
 
 def local_now() -> datetime:
-    """Now, in the local time zone: what the journal and the decision log stamp with."""
     return datetime.now().astimezone()
 
 
 def bound_middle(text: str, limit: int) -> str:
-    """``text`` with its middle cut so the first and last ``limit // 2`` characters remain."""
     if len(text) <= limit:
         return text
     head = limit - limit // 2
@@ -89,11 +85,7 @@ def bound_middle(text: str, limit: int) -> str:
 
 
 class Journal:
-    """Append-only, size-rotated JSON Lines journal of decisions.
-
-    ``keep`` rotated files are kept besides the current one (``.1`` is the newest);
-    ``command_limit`` bounds the command text (other texts: 300 characters).
-    """
+    """Append-only and size-rotated; ``.1`` is the newest of the ``keep`` rotated files."""
 
     def __init__(
         self,
@@ -127,7 +119,6 @@ class Journal:
 
     @property
     def unwritten(self) -> int:
-        """How many lines wait in memory for the file."""
         return len(self._unwritten)
 
     @property
@@ -136,7 +127,6 @@ class Journal:
         return self._directory / JOURNAL_FILE_NAME
 
     def _clean(self, text: str, limit: int) -> str:
-        """Scrubbed, revealed, and cut to ``limit`` characters saying how much was cut."""
         text = redact(reveal(redact(text)))
         return (
             text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters]"
@@ -168,7 +158,6 @@ class Journal:
         return entry
 
     def record_result(self, entry: JournalEntry, result: str) -> JournalEntry:
-        """Append what became of ``entry``'s command; return ``entry`` with it."""
         cleaned = self._clean(result, 300)
         time = self._clock().isoformat(timespec="seconds")
         self._append_line(dict(zip(_RESULT_FIELDS, (time, entry.id, cleaned), strict=True)))
@@ -216,7 +205,6 @@ class Journal:
         return entries
 
     def _lines_newest_first(self) -> Iterator[str]:
-        """The held lines, then the file's, then the rotated files', each newest first."""
         for data in reversed(self._unwritten):
             yield data.decode("utf-8")
         for path in self._files_newest_first():

@@ -1,13 +1,9 @@
-"""Logging for Hermes Tray: one configuration for every entry point, and no secret in any line.
+"""Logging with no secret in any line: a filter on every handler, not care at each call site.
 
-Why redaction lives here and not at each call site: gateway URLs carry ``?token=``, tickets
-travel as ``hermes-gateway-ticket.<x>`` subprotocols, and websockets logs whole handshakes at
-DEBUG; asking every module to be careful would fail once, a filter on every handler cannot
-forget. It masks credential shapes (secret-named parameters and keys, auth headers, tickets,
-URL passwords) and every string registered with :func:`register_secret`, rewriting the record
-itself so no later formatter sees the raw text. :func:`mask_own_secrets` masks only the
-registered strings, for text the tray *shows*, where masking every ``token=…`` would hide what
-a command does. Qt-free: the UI's Qt message handler calls :func:`route_qt_message`.
+Gateway URLs carry ``?token=``, tickets travel as ``hermes-gateway-ticket.<x>`` subprotocols and
+websockets logs whole handshakes at DEBUG: asking every module to be careful would fail once.
+The filter rewrites the record itself, so no later formatter sees the raw text. Text the tray
+*shows* uses :func:`mask_own_secrets`: masking every ``token=…`` there would hide what runs.
 """
 
 from __future__ import annotations
@@ -66,11 +62,7 @@ _secret_pattern: re.Pattern[str] | None = None  # all of them, longest first: no
 
 
 def register_secret(secret: str) -> None:
-    """Mask ``secret`` (and its URL-encoded forms) in every log record from now on.
-
-    Call it as soon as a credential is known. Even a short one is masked: a readable log
-    is worth less than a leaked credential. An empty string is ignored.
-    """
+    """Mask ``secret`` and its URL-encoded forms from now on; short ones too (a leak costs more)."""
     global _secret_pattern
     if not secret:
         return
@@ -93,10 +85,7 @@ def clear_secrets() -> None:
 
 
 def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
-    """``text`` with every registered secret masked, nothing else changed (for display).
-
-    ``keep_length``: as many ``*`` as the secret is long, so the risk lens' offsets fit.
-    """
+    """Registered secrets only (for display); ``keep_length`` keeps the risk lens' offsets."""
     pattern = _secret_pattern
     if pattern is None:
         return text
@@ -129,13 +118,11 @@ def url_secrets(url: str) -> list[str]:
 
 
 def register_url_secrets(url: str) -> None:
-    """Mask the credentials in ``url`` (:func:`url_secrets`) in every log record from now on."""
     for secret in url_secrets(url):
         register_secret(secret)
 
 
 def redact(text: str) -> str:
-    """Return ``text`` with every known secret shape and registered secret replaced by ``***``."""
     text = mask_own_secrets(text)
     for regex, replacement in _PATTERNS:
         text = regex.sub(replacement, text)
@@ -148,7 +135,6 @@ class RedactingFilter(logging.Filter):
     _exception_formatter = logging.Formatter()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Mask the record in place; always keep it."""
         try:
             message = record.getMessage()
         except Exception:  # a broken %-format must not crash the caller, nor leak its args
@@ -174,9 +160,8 @@ def configure(
 ) -> Path | None:
     """Log to ``stream`` (stderr) at ``level`` and to a private rotating file, both redacted.
 
-    The file keeps at least INFO, so a bug report has history. Calling it again replaces the
-    handlers it installed before (and only those). Returns the file's path, or None when it
-    could not be opened (then console only, warned).
+    The file keeps at least INFO, so a bug report has history; a second call replaces only the
+    handlers the first installed. None: no file could be opened (console only).
     """
     numeric = level if isinstance(level, int) else logging.getLevelNamesMapping().get(level.upper())
     if numeric is None:

@@ -1,4 +1,1 @@
-"""The built-in demo: a small gateway on 127.0.0.1 (:mod:`.gateway`) and the story it plays.
-
-Started by :mod:`desktop.demo_mode` when nothing is configured, or with ``--demo``.
-"""
+"""The built-in demo: a gateway on 127.0.0.1 and its story (nothing configured, or ``--demo``)."""

@@ -1,9 +1,7 @@
 """The demo's gateway: a small Hermes tui_gateway (dialect B) on 127.0.0.1 that plays a story.
 
-Why a real server: a newcomer should see the tray work exactly as with Hermes, through its
-normal gateway path (protocol.md §1-4). It speaks only what the story needs (other methods are
-"unknown") and imports nothing of the client, so it stays an independent peer. Nothing is run:
-commands are only recorded as executed. The full protocol model is the tests' (gatewaymodel).
+A real server, so a newcomer sees the tray work exactly as with Hermes. It speaks only what the
+story needs and imports nothing of the client, so it stays an independent peer. Nothing is run.
 """
 
 from __future__ import annotations
@@ -107,19 +105,12 @@ class Session:
 
 @dataclass(frozen=True)
 class Execution:
-    """A command the demo pretended to run."""
-
     session_id: str
     command: str
 
 
 class DemoGateway:
-    """The server, its sessions and the verbs the story plays them with.
-
-    ``speed``: real seconds per script second (1.0 human pace). ``approval_timeout``: script
-    seconds before an unanswered approval is withdrawn (None: never). What is kept of past
-    asks and executions is bounded, so a day-long demo stays flat.
-    """
+    """``speed``: real seconds per script second; history is bounded, so a long demo stays flat."""
 
     def __init__(self, *, speed: float = 1.0, approval_timeout: float | None = None) -> None:
         history = 200
@@ -136,17 +127,13 @@ class DemoGateway:
         self.port = 0
         self._epoch = uuid.uuid4().hex
 
-    # -- lifecycle ---------------------------------------------------------------------------
-
     async def start(self) -> None:
-        """Listen on 127.0.0.1 (a free port)."""
         self._server = await serve(
             self._serve, "127.0.0.1", 0, process_request=self._check, ping_interval=None
         )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        """Close every connection (1001) and stop listening."""
         if self._server is not None:
             self._server.close(close_connections=True)
             await self._server.wait_closed()
@@ -154,7 +141,6 @@ class DemoGateway:
 
     @property
     def base_url(self) -> str:
-        """The URL to dial, without the token (it is handed over in memory)."""
         return f"ws://127.0.0.1:{self.port}{WS_PATH}"
 
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -187,8 +173,6 @@ class DemoGateway:
         for ws in list(conns):
             with contextlib.suppress(ConnectionClosed):
                 await ws.send(text)
-
-    # -- frames in ---------------------------------------------------------------------------
 
     async def _receive(self, ws: ServerConnection, raw: str | bytes) -> None:
         try:
@@ -290,10 +274,7 @@ class DemoGateway:
         return dict(self._session(params).usage)
 
     def _rpc_session_interrupt(self, ws: ServerConnection, params: Mapping[str, Any]) -> Any:
-        """The tray's "Deny and stop the agent": the turn ends, what it still asks is withdrawn.
-
-        Withdrawn as denied, with ``request.cancel`` reason ``interrupted`` (as main's gateway).
-        """
+        """The turn ends; open asks get ``request.cancel`` reason ``interrupted`` (Hermes main)."""
         session = self._session(params)
         session.stopped = True
         for ask in self._asks(session):
@@ -314,15 +295,12 @@ class DemoGateway:
         return {"key": "yolo", "value": "1" if session.yolo else "0"}
 
     def _asks(self, session: Session) -> list[Ask]:
-        """The session's approvals still waiting for an answer."""
         return [a for a in self._open.values() if a.session_id == session.sid]
 
     def _status(self, session: Session) -> str:
         if self._asks(session):
             return "waiting"
         return "working" if session.running else "idle"
-
-    # -- frames out: what the story does -----------------------------------------------------
 
     def create_session(self, title: str, cwd: str) -> Session:
         """A session another surface started; it plays once a client resumes it."""
@@ -354,7 +332,6 @@ class DemoGateway:
         }
 
     async def pause(self, seconds: float) -> None:
-        """Wait ``seconds`` of script time."""
         await asyncio.sleep(seconds * self.speed)
 
     @contextlib.asynccontextmanager
@@ -383,7 +360,6 @@ class DemoGateway:
         await self.emit(session, "status.update", {"kind": "status", "text": text})
 
     async def set_yolo(self, session: Session, on: bool) -> None:
-        """Flip YOLO as another surface would."""
         session.yolo = on
         await self._info(session)
 

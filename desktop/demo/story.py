@@ -1,9 +1,7 @@
-"""What the built-in demo acts out, and how it reacts to the person's answers.
+"""What the built-in demo acts out: two sessions looping at human pace.
 
-Two sessions loop at human pace: "Clean up the webshop build" plans four steps and asks for
-three destructive commands at once; "Tidy the home server" runs routine work under YOLO, then
-asks for one command. Each round's follow-up turn is written from what actually ran, so a
-decision in the tray visibly changes the course. Nothing is ever run on this machine.
+Each round's follow-up turn is written from what actually ran, so a decision in the tray
+visibly changes the course. Nothing is ever run on this machine.
 """
 
 from __future__ import annotations
@@ -130,11 +128,7 @@ def _absolute(folder: str) -> str:
 
 
 async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
-    """Create the sessions and loop each (``loops=None``: until cancelled).
-
-    A session starts only once a client resumes it, so the show begins when the tray attaches
-    instead of playing to nobody.
-    """
+    """Each session waits until a client resumes it, so the show never plays to nobody."""
 
     async def loop(session: Session, act: Round) -> None:
         await session.viewed.wait()

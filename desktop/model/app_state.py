@@ -1,9 +1,7 @@
-"""The app's one store: what every gateway reported, folded once and announced to subscribers.
+"""The app's one store, because the tray, the dialog, the notifications and the journal agree.
 
-One owner, because the tray, the dialog, the notifications and the journal need the same facts
-and copies drift apart. Each gateway's :class:`GatewayView` is cached until something it shows
-changes (rebuilding them was the main cost under a 5,000 frames/s flood). Resolved rows stay,
-bounded, until the dialog releases them; one dropped unreleased is announced (RowsForgotten).
+Each gateway's :class:`GatewayView` is cached until something it shows changes (rebuilding them
+was the main cost under a 5,000 frames/s flood).
 """
 
 from __future__ import annotations
@@ -53,7 +51,6 @@ Subscriber = Callable[[StoreChange], None]
 # Resolved rows kept per gateway until released: 200 outlast any dialog's grace period.
 KEPT_RESOLVED = 200
 
-# A ConnectionState -> how the tray shows it.
 _LINK_BY_STATE = {
     ConnectionState.DISCONNECTED: Link.OFFLINE,
     ConnectionState.BACKOFF: Link.OFFLINE,
@@ -111,8 +108,6 @@ class _Gateway:
 
 
 class AppState:
-    """Gateways in configuration order, each with its status, sessions and open approvals."""
-
     def __init__(self) -> None:
         self._gateways: dict[str, _Gateway] = {}
         self._snapshot: AppSnapshot | None = None
@@ -122,13 +117,11 @@ class AppState:
         self._names = SessionNames()
 
     def subscribe(self, subscriber: Subscriber) -> None:
-        """Call ``subscriber`` with every change from now on."""
         self._subscribers.append(subscriber)
 
     def add_gateway(
         self, gateway_id: str, name: str, status: ConnectionStatus | None = None
     ) -> None:
-        """A configured gateway, with its client's first status; announced once."""
         if gateway_id not in self._gateways:
             self._gateways[gateway_id] = _Gateway(name)
             self._snapshot = None
@@ -191,7 +184,6 @@ class AppState:
         self._changed(gateway)
 
     def apply(self, gateway_id: str, event: CoreEvent) -> None:
-        """Fold one core event in and announce it. Kinds that show nothing change nothing."""
         gateway = self._gateways[gateway_id]
         change: StoreChange | None = None
         if isinstance(event, HandshakeCompleted):
@@ -305,7 +297,6 @@ class AppState:
 
 
 def _state_words(status: ConnectionStatus | None) -> str:
-    """'connected', 'reconnecting (attempt 3)', 'failed' … for the menu header."""
     if status is None:
         return "disconnected"
     if status.state is ConnectionState.BACKOFF:

@@ -2,9 +2,7 @@
 
 "I pressed Approve" is not what happened (the request may have expired a moment before, or the
 answer got lost), so a decision is written once its approval resolves; what became of the
-command comes later and is appended. A decision never sent is written at once, one still
-waiting when its gateway goes or the app quits as "unknown". Commands Hermes ran unasked are
-journaled when the risk lens would have asked. Bounded.
+command is appended later. One never sent is written at once, as "not sent".
 """
 
 from __future__ import annotations
@@ -97,8 +95,6 @@ def worth_journaling(command: str) -> bool:
 
 
 class DecisionRecorder:
-    """Feed it decisions, approval changes and commands Hermes ran; it keeps the journal."""
-
     def __init__(
         self,
         journal: Journal,
@@ -133,10 +129,7 @@ class DecisionRecorder:
     def approval_changed(
         self, gateway_id: str, approval: Approval, gateway_name: str = "", session_title: str = ""
     ) -> JournalEntry | None:
-        """A RESOLVED approval completes its decision's line (an expired one: "nobody" decided).
-
-        Returns what was written; what became of the command is appended to the line later.
-        """
+        """A RESOLVED approval completes its decision's line (an expired one: "nobody" decided)."""
         if approval.phase is not ApprovalPhase.RESOLVED or approval.outcome is None:
             return None
         ident = (gateway_id, approval.key)
@@ -190,11 +183,9 @@ class DecisionRecorder:
         return self._flush(gateway_id, reason)
 
     def close(self) -> list[JournalEntry]:
-        """The app quits: decisions still waiting for an outcome are written as unknown."""
         return self._flush(None, "Hermes Tray quit before the gateway reported it")
 
     def _flush(self, gateway_id: str | None, reason: str) -> list[JournalEntry]:
-        """Write the decisions of ``gateway_id`` (None: every one) still waiting, as unknown."""
         gone = [ident for ident in self._pending if gateway_id in (None, ident[0])]
         return [self._write(*self._pending.pop(ident), f"unknown: {reason}") for ident in gone]
 
@@ -266,7 +257,6 @@ def entry_line(entry: JournalEntry, today: datetime) -> str:
 
 
 def entry_details(entry: JournalEntry) -> str:
-    """A tooltip's worth: where, how and when (plain text)."""
     details = (
         f"{entry.time} · {entry.session_title or entry.session_id} on {entry.gateway_name}\n"
         f"Chose {entry.choice} ({entry.surface}); the gateway reported: {entry.outcome}"

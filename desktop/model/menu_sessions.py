@@ -1,8 +1,6 @@
 """Which sessions the tray menu lists: the most urgent few, without the finished ones. Qt-free.
 
-Bounded because 2,000 live sessions made a 32,014-item menu (issue 16): at most
-``MENU_SESSIONS``, most urgent first, the rest in a submenu. A session idle with nothing
-waiting for ``FINISHED_AFTER`` s, or closed from its submenu, is left out until it is busy again.
+Bounded because 2,000 live sessions made a 32,014-item menu: the rest go in a submenu.
 """
 
 from __future__ import annotations
@@ -22,8 +20,6 @@ SessionRef = tuple[str, str]  # (gateway_id, session_id)
 
 @dataclass(frozen=True, slots=True)
 class MenuPick:
-    """The sessions to list per gateway (in urgency order) and the quieter rest."""
-
     shown: dict[str, tuple[SessionState, ...]]
     more: int  # live sessions not listed because of the bound
     finished: int  # sessions left out as finished or closed
@@ -44,8 +40,6 @@ def _urgency(session: SessionState, waiting: int) -> tuple[int, int]:
 
 
 class SessionShelf:
-    """Remembers idle-since times and closed sessions; picks what the menu lists."""
-
     def __init__(
         self,
         clock: Callable[[], float] = time.monotonic,

@@ -1,7 +1,6 @@
-"""The words of the tray menu, as pure functions of the snapshot's values.
+"""The words of the tray menu, as plain strings: ``tray_menu`` places them and escapes them.
 
-The builder (``tray_menu``) only places these plain strings and escapes gateway text; a level
-travels as a glyph here (menu text has no colour) and as a coloured dot there.
+A level travels as a glyph here (menu text has no colour) and as a coloured dot there.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ def status_line(session: SessionState, waiting: int) -> str:
 
 
 def tokens_line(usage: Usage) -> str:
-    """In, out and total; the reasoning count too when the gateway reports one."""
     line = f"Tokens: {_n(usage.input)} in · {_n(usage.output)} out · {_n(usage.total)} total"
     return f"{line} · {_n(usage.reasoning)} reasoning" if usage.reasoning > 0 else line
 
@@ -53,7 +51,6 @@ def calls_line(usage: Usage) -> str:
 
 
 def context_percent(usage: Usage) -> float | None:
-    """The context fill in percent, from the percent field or from used/max."""
     if usage.context_percent is not None:
         return float(usage.context_percent)
     if usage.context_used is not None and usage.context_max:
@@ -62,7 +59,6 @@ def context_percent(usage: Usage) -> float | None:
 
 
 def context_level(percent: float) -> str:
-    """'ok' below 80 %, 'high' from 80 %, 'critical' from 95 %."""
     if percent >= CONTEXT_CRITICAL:
         return "critical"
     return "high" if percent >= CONTEXT_HIGH else "ok"
@@ -115,7 +111,6 @@ def more_sessions_line(count: int) -> str:
 
 
 def yolo_lock_reason(yolo: YoloState) -> str:
-    """Why the session toggle cannot change YOLO now, or '' when it can."""
     if yolo.effective and yolo.source is YoloSource.MODE_OFF:
         return "YOLO comes from approval mode 'off'; change the approval mode to turn it off."
     if yolo.effective and yolo.source is YoloSource.ENVIRONMENT:
@@ -131,7 +126,6 @@ def mode_title(mode: str) -> str:
 
 
 def mode_lock_reason(dialect: Dialect | None) -> str:
-    """Why the approval mode cannot be set from here, or '' when it can."""
     if dialect is Dialect.C:
         return "The canonical gateway does not let clients change the approval mode."
     if dialect is None:

@@ -84,7 +84,6 @@ DROPPED_FIRST = (ActionKind.DENY_STOP, ActionKind.APPROVE, ActionKind.DENY)
 
 
 def fit_buttons(actions: tuple[NotifyAction, ...], server: str) -> tuple[NotifyAction, ...]:
-    """``actions`` cut to what the server named ``server`` shows, Review kept, order kept."""
     limit = BUTTON_LIMITS.get(server)
     kept = list(actions)
     for kind in DROPPED_FIRST:
@@ -111,7 +110,6 @@ class NotificationPlan:
 
     @property
     def ref(self) -> tuple[str, str]:
-        """The notification's identity: one per batch, one for the summary."""
         return SUMMARY_REF if not self.batch_id else (self.gateway_id, self.batch_id)
 
     def action(self, kind: ActionKind) -> NotifyAction | None:
@@ -143,7 +141,6 @@ class BlockedNotice:
 
 
 def _listed(commands: Sequence[str]) -> list[str]:
-    """The first commands as bullet lines, then how many more."""
     lines = [f"• {shown(c, 100)}" for c in commands[:BODY_COMMANDS]]
     if len(commands) > BODY_COMMANDS:
         lines.append(f"… and {len(commands) - BODY_COMMANDS} more")
@@ -172,10 +169,7 @@ BatchShown = Callable[[str, str], bool]  # (gateway_id, batch_id) -> the dialog 
 
 
 class NotifyPolicy:
-    """Feed it approval arrivals and changes; ask it what to show.
-
-    Batches keep keys and read rows from the app's store, so a bubble says what the tray shows.
-    """
+    """Batches keep keys and read rows from the store, so a bubble says what the tray shows."""
 
     def __init__(
         self,
@@ -204,7 +198,6 @@ class NotifyPolicy:
         self._introductions: dict[str, str] = {}  # gateway_id -> first line of its first bubble
         self._dialog_shows: BatchShown = lambda gateway_id, batch_id: False
 
-    # -- input -------------------------------------------------------------------------------
     def approval_requested(
         self, gateway_id: str, approval: Approval, session_title: str, now: float
     ) -> None:
@@ -311,7 +304,6 @@ class NotifyPolicy:
         return max([blocked.at + self.settings.coalesce, *filling])
 
     def _settled(self, batch: _Batch) -> float:
-        """When ``batch`` stops filling: ``coalesce`` after its last arrival."""
         return batch.last_arrival + self.settings.coalesce
 
     def _held_by_dialog(self, ref: BatchRef) -> bool:
@@ -359,7 +351,6 @@ class NotifyPolicy:
                 del self._blocked[ident]
                 batch.blocked = blocked.asked_again
 
-    # -- output ------------------------------------------------------------------------------
     def next_deadline(self) -> float | None:
         """When :meth:`due` may next have something to say, or None when nothing is pending."""
         times = [at for b in self._pending.values() if (at := self._ready_at(b)) is not None]
@@ -447,9 +438,7 @@ class NotifyPolicy:
     def _quiet_for(self, gateway_id: str) -> float:
         return self._quiet_until.get(gateway_id, 0.0)
 
-    # -- wording -----------------------------------------------------------------------------
     def approvable(self, approval: Approval) -> bool:
-        """Whether a notification may offer Approve (once) for this one row."""
         return (
             self.settings.show_commands
             and self.settings.approve_from_notification
@@ -512,7 +501,6 @@ class NotifyPolicy:
         urgent: bool,
         update: bool,
     ) -> NotificationPlan:
-        """The bubble of ``one`` batch, or the summary of ``batches``."""
         gateways = list(dict.fromkeys(b.gateway_id for b in batches))
         firsts = [] if update else [self._introductions.pop(g, "") for g in gateways]
         firsts += [b.blocked for b in batches if b.blocked][:1]

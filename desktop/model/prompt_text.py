@@ -1,7 +1,6 @@
-"""The words for a question an agent waits on (clarify, sudo, secret). Qt-free.
+"""The words for a question an agent waits on (clarify, sudo, secret), alike on every surface.
 
-Every surface must say what blocks a session alike; results hold gateway words as plain text,
-each surface applies its own ``plain_text`` helper.
+Results hold gateway words as plain text; each surface applies its own ``plain_text`` helper.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ _ONLY_IN_HERMES = frozenset({prompt_book.CUT, prompt_book.SEVERAL, prompt_book.N
 
 
 def blocked_on(prompt: Prompt) -> str:
-    """``waiting for your answer: Which branch?`` and the like, for one prompt."""
     if prompt.kind is PromptKind.CLARIFY:
         return f"waiting for your answer: {prompt.question or '(no question text)'}"
     if prompt.kind is PromptKind.SUDO:

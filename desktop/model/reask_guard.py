@@ -1,9 +1,8 @@
-"""Deny means deny: the tray answers Hermes' re-asks of a command the person just denied. Qt-free.
+"""Deny means deny: the tray denies Hermes' re-asks of a command the person just denied. Qt-free.
 
 After a deny, Hermes asks again about the batch's other commands within a tenth of a second
-(iot ``batch3_reask`` transcripts), each with an Approve button for a command just refused. A
-re-ask of a denied command is denied by the tray and journaled; one of an approved command is
-asked as usual. Bounded.
+(iot ``batch3_reask`` transcripts), each with an Approve button for a command just refused; a
+re-ask of an approved command is asked as usual.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ _Turn = tuple[str, str, str, str]  # (gateway_id, session_id, batch_id, command)
 
 
 class DenyMemory:
-    """What the person denied, and whether a new row is a re-ask of it."""
-
     def __init__(self, limit: int = MAX_REMEMBERED) -> None:
         self._limit = limit
         self._keys: OrderedDict[_Key, str] = OrderedDict()  # -> the denied command

@@ -3,7 +3,6 @@
 A registry, not a function: a name stays put once a person has seen it (a bubble's "Fix login
 tests · ux019" must match the menu later, although the gateway may have retitled it), two tasks
 in one folder are told apart (" (2)"), and words a session gains later only go at the end.
-A name is the title plus the folder; without a title, the folder plus the id's random end.
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ _MEMORY = 4096  # sessions remembered per registry; the oldest are forgotten fir
 
 @dataclass(frozen=True, slots=True)
 class SessionName:
-    """The parts of a name; :func:`fit` renders it within a width budget."""
-
     title: str  # "" when the session had no title when first shown
     folder: str  # last part of the working directory, "~" for home, "" when unknown
     short_id: str
@@ -59,7 +56,6 @@ def short_id(session_id: str) -> str:
 
 
 def unnamed(session_id: str) -> str:
-    """How a session nothing else is known of is called: ``session 9cbd2d``."""
     return f"session {short_id(session_id)}"
 
 
@@ -188,7 +184,6 @@ class SessionNames:
 
 
 def _bare(name: SessionName) -> bool:
-    """Only the id is known: "session 9cbd2d"."""
     return not (name.title or name.folder or name.late_title)
 
 

@@ -1,7 +1,4 @@
-"""The frozen picture every tray surface renders from: gateways, sessions and approvals.
-
-The icon, the menu and the notifications need the same facts at once; none reads live clients.
-"""
+"""The frozen picture every tray surface renders from, so none reads live clients."""
 
 from __future__ import annotations
 
@@ -23,8 +20,6 @@ class Link(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class GatewayView:
-    """One configured gateway as the tray shows it."""
-
     gateway_id: str
     name: str
     link: Link = Link.OFFLINE

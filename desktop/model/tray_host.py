@@ -48,8 +48,6 @@ class TrayProbe:
 
 @dataclass(frozen=True, slots=True)
 class TrayHost:
-    """What the probe means for the app and for the person."""
-
     kind: HostKind
     own_window: bool  # the icon cannot show: show the tray's own window instead
     summary: str  # one line for doctor and the log
@@ -151,7 +149,6 @@ class FallbackStep:
 
 
 def no_tray_notice(host: TrayHost) -> Notice:
-    """The one notification that says why the app shows a window of its own."""
     return Notice("warning", NO_TRAY_WHAT, NO_TRAY_WHERE, host.advice)
 
 

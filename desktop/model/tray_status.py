@@ -1,7 +1,6 @@
 """One pure function from the app snapshot to what the tray icon shows.
 
-Pure and Qt-free so every precedence rule lives in one table-tested place (design.md example
-8). The icon is the stem of an SVG in ``resources/icons/``; the most urgent state wins. A
+Pure so every precedence rule lives in one table-tested place; the most urgent state wins. A
 gateway offline while another is connected changes only the tooltip: the connected one works.
 """
 

@@ -15,8 +15,6 @@ EDGE = 8  # kept from the screen's edges and the tray icon (the frame is not kno
 
 @dataclass(frozen=True, slots=True)
 class Box:
-    """A rectangle in screen pixels: ``x``, ``y`` its top-left corner."""
-
     x: int
     y: int
     width: int
@@ -48,11 +46,7 @@ def dialog_origin(area: Box, width: int, height: int, tray: Box | None = None) -
 
 
 def menu_origin(area: Box, width: int, height: int, pointer: tuple[int, int]) -> tuple[int, int]:
-    """Top-left corner for the menu the tray pops at ``pointer``, away from the pointer's panel.
-
-    A click on a StatusNotifierItem goes to the panel, so Qt would push the menu over the panel
-    (on Plasma, Quit sat where the icon was); ``area`` is the screen without its panels.
-    """
+    """Qt would push the menu over the panel that got the click (Plasma: Quit sat on the icon)."""
     x, y = pointer
     y = y - height if y > area.y + area.height // 2 else y
     x = max(area.x, min(x, area.right - width))

@@ -1,8 +1,7 @@
 """Time-boxed YOLO: when a session's YOLO must end, and what the menu says meanwhile. Qt-free.
 
 "YOLO on" is the riskiest switch, flipped for a burst of routine commands; a bypass that ends by
-itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week. A ``TURN`` box
-chosen while idle covers the next turn; YOLO turned off elsewhere ends a box.
+itself ("for 15 minutes", "until this turn ends") cannot be forgotten for a week.
 """
 
 from __future__ import annotations
@@ -47,7 +46,6 @@ class YoloTimeboxes:
     def __init__(self) -> None:
         self._boxes: dict[Key, Timebox] = {}
 
-    # -- starting and stopping ---------------------------------------------------------------
     def start(
         self,
         key: Key,
@@ -70,7 +68,6 @@ class YoloTimeboxes:
         if box is not None and box.phase is Phase.ARMING:
             del self._boxes[key]
 
-    # -- inputs ------------------------------------------------------------------------------
     def session_changed(self, key: Key, *, yolo_on: bool, running: bool) -> list[Key]:
         """Fold the session's new state in; returns ``[key]`` when YOLO must go off now."""
         box = self._boxes.get(key)
@@ -129,7 +126,6 @@ class YoloTimeboxes:
             del self._boxes[key]
         return result
 
-    # -- outputs -----------------------------------------------------------------------------
     def next_wakeup(self, now: float) -> float | None:
         """When something shown or due changes next: a deadline, or a minute of the countdown."""
         times = []

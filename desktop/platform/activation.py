@@ -1,16 +1,10 @@
 """Bringing a window forward with the activation token of the event that asked for it.
 
-On Wayland the compositor raises a window only for an xdg-activation token that came from the
-person's own input elsewhere (sway otherwise: "unknown token", the dialog stays behind). Tokens
-come from a notification action (``ActivationToken`` before ``ActionInvoked``), a second launch
-(``XDG_ACTIVATION_TOKEN`` or X11's ``DESKTOP_STARTUP_ID``, passed over the single-instance
-socket) or a tray click (Qt puts the host's token in the environment). Qt's ``requestActivate``
-reads ``XDG_ACTIVATION_TOKEN`` and unsets it, so the current event's token (:data:`event_token`)
-is set just before a show and never left for a later window. Without one, the window is looked
-at once a moment later and the person told where it is, once.
-
-Tokens are hostile input (any local program can write to the socket): printable ASCII, no
-spaces, at most :data:`MAX_TOKEN` characters, else dropped.
+On Wayland the compositor raises a window only for an xdg-activation token from the person's
+own input elsewhere (sway otherwise: "unknown token", the dialog stays behind): a notification
+action's, a second launch's (over the single-instance socket) or a tray click's. Qt's
+``requestActivate`` reads ``XDG_ACTIVATION_TOKEN`` and unsets it, so the current event's token
+is set just before a show and never left for a later window.
 """
 
 from __future__ import annotations
@@ -30,7 +24,7 @@ SAY_WHERE_ADVICE = "It may be behind other windows: look for it in the window li
 
 
 def valid_token(raw: str) -> str:
-    """``raw`` when it can be an activation token, else "" (never used, never logged)."""
+    """Hostile input (any local program writes to the socket): "" unless plausible; never logged."""
     if 0 < len(raw) <= MAX_TOKEN and all("!" <= c <= "~" for c in raw):
         return raw
     return ""
@@ -43,10 +37,7 @@ def launch_token(environ: MutableMapping[str, str]) -> str:
 
 
 def token_line(token: str) -> str:
-    """The single-instance line that hands ``token`` over ("" when there is none).
-
-    A line of its own before ``show-approvals``: an older tray ignores it and still shows.
-    """
+    """A line of its own before ``show-approvals``: an older tray ignores it and still shows."""
     token = valid_token(token)
     return f"{TOKEN_LINE} {token}" if token else ""
 
@@ -73,7 +64,6 @@ def plan_activation(platform: str, token: str, already_active: bool) -> Activati
 
 
 def should_say_where(last_said: float | None, now: float) -> bool:
-    """Say "the window is over there" unless it was said within :data:`SAY_WHERE_QUIET_S`."""
     return last_said is None or now - last_said >= SAY_WHERE_QUIET_S
 
 

@@ -1,9 +1,7 @@
 """Start at login: one switch over three operating-system mechanisms.
 
 The OS, not the settings file, is the truth for :func:`is_enabled`: the person can remove the
-entry behind the app's back (GNOME Tweaks, macOS Login Items, Task Manager), and the settings
-dialog shows what will really happen at the next login. Each backend imports its platform's
-modules (``plistlib``, ``winreg``) on use.
+entry behind the app's back (GNOME Tweaks, macOS Login Items, Task Manager).
 """
 
 from __future__ import annotations
@@ -39,7 +37,6 @@ class Autostart(Protocol):
 
 
 def backend_for(platform: str | None = None) -> Autostart:
-    """The mechanism for ``platform`` (default ``sys.platform``), at its standard location."""
     platform = platform or sys.platform
     if platform == "darwin":
         return LaunchAgentAutostart()
@@ -49,12 +46,7 @@ def backend_for(platform: str | None = None) -> Autostart:
 
 
 def launch_command() -> list[str]:
-    """How to start this very installation again.
-
-    A frozen bundle restarts its executable; an installed package its ``hermes-tray`` script by
-    absolute path (a login session's PATH may lack ``~/.local/bin``); a checkout
-    ``python -m desktop`` with this interpreter.
-    """
+    """This very installation, by absolute path (a login session's PATH may lack it)."""
     if getattr(sys, "frozen", False):
         return [sys.executable]
     script = shutil.which(APP_SLUG)
@@ -112,11 +104,7 @@ def _entry_enabled(path: Path) -> bool:
 
 
 class XdgAutostart(desktop_entry.XdgEntry):
-    """Linux and BSD: ``$XDG_CONFIG_HOME/autostart/<app-id>.desktop``.
-
-    ``disable`` may *write* a file: with a system-wide entry in ``/etc/xdg/autostart`` deleting
-    the user's copy would re-enable it, so a user entry with ``Hidden=true`` shadows it.
-    """
+    """``disable`` writes ``Hidden=true`` where deleting would re-enable a system-wide entry."""
 
     folder = "autostart"
     config = True
@@ -142,7 +130,6 @@ class XdgAutostart(desktop_entry.XdgEntry):
 
 
 def launch_agent(command: Sequence[str]) -> bytes:
-    """The plist that starts ``command`` once at login, in the GUI session."""
     if not command:
         raise ValueError("a LaunchAgent needs a program")
     import plistlib
@@ -160,11 +147,7 @@ def launch_agent(command: Sequence[str]) -> bytes:
 
 
 class LaunchAgentAutostart:
-    """macOS: ``~/Library/LaunchAgents/<app-id>.plist``, read by launchd at login.
-
-    Not ``launchctl`` (it would start a second copy now) nor ``SMAppService`` (it needs a signed
-    bundle): a plist is plain data.
-    """
+    """A plist: not ``launchctl`` (it starts a second copy now) nor ``SMAppService`` (signing)."""
 
     def __init__(self, agents_dir: Path | None = None) -> None:
         self._dir = agents_dir or Path.home() / "Library" / "LaunchAgents"

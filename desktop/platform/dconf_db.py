@@ -5,14 +5,9 @@ Why the file: dconf's D-Bus service only writes; every GSettings client reads th
 portal is no way round: Debian 12's (xdg-desktop-portal-gtk 1.14 behind GNOME Shell 43.9) serves
 a fixed list of namespaces without ``org.gnome.desktop.notifications`` and answers NotFound.
 
-The layout (GLib's gvdb-format.h), little-endian as dconf writes it on x86 and ARM: a 24-byte
-header ("GVariant", version, options, the root table's start and end), then the root hash
-table: a word with the bloom filter's size, the bucket count, the bloom and bucket words, and
-24-byte items (hash, parent index, key start, key size, type, a byte, value start and end). An
-item's key is its parent's key followed by its own bytes. A value item (type ``v``) points at a
-serialized GVariant variant: the value's bytes, a zero byte and the value's type string, so a
-boolean is ``01 00 62`` or ``00 00 62``. Items are scanned, not hashed: a database holds a few
-hundred at most. A file that is damaged, hostile or big-endian gives None, never an exception.
+The layout is GLib's gvdb-format.h, little-endian as dconf writes it on x86 and ARM. Items are
+scanned, not hashed: a database holds a few hundred at most. A file that is damaged, hostile or
+big-endian gives None, never an exception.
 """
 
 from __future__ import annotations
@@ -37,10 +32,7 @@ def user_database() -> Path:
 
 
 def read_bool(key: str, path: Path | None = None) -> bool | None:
-    """The boolean stored at ``key`` (``/org/gnome/.../show-banners``).
-
-    None when it is not set (the schema's default applies) or the database cannot be read.
-    """
+    """None when ``key`` is not set (the schema's default applies) or cannot be read."""
     try:
         with open(path or user_database(), "rb") as file:
             data = file.read(MAX_SIZE + 1)

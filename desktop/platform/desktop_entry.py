@@ -2,13 +2,6 @@ r"""Freedesktop desktop entries (Desktop Entry Specification 1.5), and the app's
 
 Not configparser: values have their own escapes (``\s``, ``\n``), keys are case-sensitive, and
 ``Exec=`` has a quoting language on top, where a naive space or ``%`` runs something else.
-
-The launcher: the app tells the desktop its id (``setDesktopFileName``, the notifications'
-``desktop-entry`` hint); with no entry of that id GNOME shows the raw id, and Plasma and GNOME
-have nothing to hang per-app notification settings on. A pip or ``.venv`` install has none, so
-at start the app writes one with an absolute ``Exec`` (this very installation) and the icon,
-each only when it differs; never when a system-wide entry exists or inside a Flatpak. The
-shipped ``resources/linux`` entry is :func:`application_entry` for ``["hermes-tray"]``.
 """
 
 from __future__ import annotations
@@ -33,7 +26,6 @@ _VALUE_ESCAPES = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
 
 
 def escape_value(text: str) -> str:
-    """Escape a string value (backslash, newline, tab, carriage return, a leading space)."""
     text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     return "\\s" + text[1:] if text.startswith(" ") else text  # readers strip leading spaces
 
@@ -69,7 +61,6 @@ def exec_value(command: Sequence[str]) -> str:
 
 
 def render(entries: Iterable[tuple[str, str]]) -> str:
-    """A ``[Desktop Entry]`` group from (key, already-escaped value) pairs, in order."""
     return "\n".join([GROUP, *(f"{key}={value}" for key, value in entries)]) + "\n"
 
 
@@ -92,8 +83,6 @@ def parse(text: str) -> dict[str, str]:
 
 
 class XdgEntry:
-    """The app's entry in the user's ``<home>/<folder>/``, beside any system-wide one."""
-
     folder = "applications"
     config = False  # XDG_CONFIG_HOME/_DIRS, else XDG_DATA_HOME/_DIRS
 
@@ -116,7 +105,7 @@ class XdgEntry:
 
 
 def application_entry(command: Sequence[str]) -> str:
-    """The launcher entry for ``command``."""
+    """The shipped ``resources/linux`` entry is this for ``["hermes-tray"]``."""
     return render(
         [
             ("Type", "Application"),
@@ -136,7 +125,7 @@ def application_entry(command: Sequence[str]) -> str:
 
 
 class XdgLauncher(XdgEntry):
-    """The user's copy of the desktop entry and its icon."""
+    """For a pip or ``.venv`` install: with no entry of the app's id GNOME shows the raw id."""
 
     @property
     def icon_path(self) -> Path:

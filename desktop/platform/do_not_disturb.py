@@ -1,17 +1,10 @@
 """The desktop's do-not-disturb switch, read where the notification server exposes it.
 
-While it is on a server keeps bubbles in its history, so each approval would add one there with
-an Approve button nobody saw come; the tray sends none meanwhile and one summary when it goes
-off (``NotifyPolicy.set_do_not_disturb``). Read with dbus-fast on the running loop:
-
-* KDE Plasma: the ``Inhibited`` property of ``org.freedesktop.Notifications`` (when listed);
-* xfce4-notifyd: xfconf channel ``xfce4-notifyd``, property ``/do-not-disturb`` (unset: off);
-* GNOME Shell: ``org.gnome.desktop.notifications show-banners`` (false: on; unset: off) from the
-  dconf database file (``desktop.platform.dconf_db``), read again on each
-  ``ca.desrt.dconf.Writer.Notify``; GNOME 43's Settings portal does not serve this key.
-
-Anything else, a failed read or a non-boolean is "not known", never "on": the tray then sends
-as usual and the server applies its own switch.
+While it is on a server keeps bubbles in its history, each with an Approve button nobody saw
+come; so the tray sends none meanwhile and one summary when it goes off. Plasma, xfce4-notifyd
+and GNOME Shell (from its dconf file: :mod:`desktop.platform.dconf_db`) are read; anything else,
+a failed read or a non-boolean is "not known", never "on": the tray then sends as usual and the
+server applies its own switch.
 """
 
 from __future__ import annotations

@@ -51,10 +51,7 @@ def _fsync_directory(directory: Path) -> None:
 
 
 def keep_aside(path: Path, label: str, when: datetime) -> Path:
-    """Rename ``path`` to ``<name>.<label>-<UTC time>`` (never overwriting) and return it.
-
-    Not deleted: an unreadable file may still hold the person's only copy of their settings.
-    """
+    """Not deleted: an unreadable file may still hold the person's only copy of their settings."""
     stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.{label}-{stamp}")
     counter = 1
@@ -66,10 +63,7 @@ def keep_aside(path: Path, label: str, when: datetime) -> Path:
 
 
 def read_bounded(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file ``path``; OSError for anything else or anything bigger.
-
-    Opened non-blocking and checked on the descriptor: a FIFO neither blocks nor is swapped in.
-    """
+    """Checked on a non-blocking descriptor: a FIFO neither blocks nor is swapped in."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
@@ -87,7 +81,6 @@ def read_bounded(path: Path, limit: int) -> bytes:
 
 
 def file_kind(mode: int) -> str:
-    """What a non-regular file is, in words ("a FIFO", "a directory", ...)."""
     for test, name in (
         (stat.S_ISFIFO, "a FIFO"),
         (stat.S_ISDIR, "a directory"),

@@ -4,8 +4,7 @@ Not QtDBus (it cannot send ``Notify`` from PySide6) nor desktop-notifier's ``sen
 ``replaces_id`` 0, no ``resident`` hint, capabilities hidden): an approval's bubble must live as
 long as the question, be updated in place, and never come back once the person closed it.
 Button ids carry the plan's generation (``approve.7``), so a click that raced an update acts on
-nothing; an action's handler runs with the server's ``ActivationToken`` (spec 1.2) at hand.
-With no service ``start`` returns False and the app falls back to the tray's balloon.
+nothing.
 """
 
 from __future__ import annotations
@@ -43,8 +42,6 @@ DEFAULT_ACTION_LABEL = "Review"  # a click on the body; dunst and mako list it b
 
 
 class NativeNotifier:
-    """Shows :class:`NotificationPlan` values as native notifications with buttons."""
-
     def __init__(self, app_name: str, icon_path: Path | None = None) -> None:
         self._app_name = app_name
         self._icon = icon_path.as_uri() if icon_path and icon_path.exists() else ""
@@ -64,7 +61,7 @@ class NativeNotifier:
         self._dnd = DoNotDisturbWatch()
 
     async def start(self, timeout: float = 3.0) -> bool:
-        """Connect to the session bus and ask the service what it can do."""
+        """False without a service: the app falls back to the tray's balloon."""
         from dbus_fast.aio import MessageBus
 
         try:
@@ -98,7 +95,6 @@ class NativeNotifier:
         return True
 
     def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
-        """Call ``on_change`` with the switch as read at start and with each change after."""
         self._dnd.on_change = on_change
 
     def is_shown(self, gateway_id: str, batch_id: str) -> bool:

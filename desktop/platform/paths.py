@@ -1,8 +1,7 @@
 """Who the app is and where its files live, spelled once.
 
-Every directory honours an environment override (``HERMES_TRAY_CONFIG_DIR``,
-``HERMES_TRAY_DATA_DIR``, ``HERMES_TRAY_LOG_DIR``), so tests and a throw-away second instance
-never touch the real user configuration.
+Every directory has an environment override, so tests and a throw-away second instance never
+touch the real user configuration.
 """
 
 from __future__ import annotations
@@ -32,12 +31,10 @@ def _override(env_name: str, environ: Mapping[str, str] | None = None) -> Path |
 
 
 def config_dir() -> Path:
-    """Settings and the token fallback file."""
     return _override(CONFIG_DIR_ENV) or platformdirs.user_config_path(APP_SLUG, appauthor=False)
 
 
 def data_dir() -> Path:
-    """The decision journal."""
     return _override(DATA_DIR_ENV) or platformdirs.user_data_path(APP_SLUG, appauthor=False)
 
 
@@ -47,10 +44,9 @@ def log_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) 0700 and return it; an existing one's mode is left alone.
+    """0700: it may hold the token fallback file or the commands a person approved.
 
-    0700: the config dir may hold the token fallback file and the data dir the commands a person
-    approved. An existing directory may be the person's choice (a shared ``~/.config``).
+    An existing one's mode is left alone: it may be the person's choice (a shared ``~/.config``).
     """
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path

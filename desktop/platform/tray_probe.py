@@ -1,8 +1,7 @@
-"""Ask the desktop, without Qt, whether a tray host runs (for ``doctor``).
+"""Ask the desktop, without Qt, whether a tray host runs (for ``doctor``; the app asks Qt).
 
-The app asks Qt instead; both feed ``desktop.model.tray_host.tray_host``. Two hosts count: a
-StatusNotifierWatcher on the session bus with a host registered, and on X11 an XEmbed tray owning
-``_NET_SYSTEM_TRAY_S<screen>``, checked through libX11 with ctypes.
+Both feed ``desktop.model.tray_host.tray_host``: a StatusNotifierWatcher with a host registered,
+or on X11 an XEmbed tray (through libX11 with ctypes).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
 async def read_probe(timeout: float = 2.0) -> TrayProbe:
-    """What the session bus and the X display say about tray hosts."""
     desktop = os.environ.get("XDG_CURRENT_DESKTOP", "")
     xembed = xembed_tray()
     try:

@@ -1,8 +1,6 @@
 """The risk lens: which parts of a command are dangerous, and how much.
 
-Qt-free and sans-I/O like the core: ``assess(command)`` is a pure function of the text (the
-shell grammar comes from tree-sitter-bash, see :mod:`desktop.risk.shell` for why), so the
-dialog, the notifications and the journal all see the same verdict for the same command.
+``assess`` is a pure function of the text, so every surface sees the same verdict.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""``hermes-tray explain``: the lens's verdict on one command, for a person or a script.
+"""``hermes-tray explain``: a person can ask why a card says "high" without an agent.
 
-Why a command of its own: a person who wonders why a card says "high" can ask without an agent,
-and a script can check the lens against the commands its own agents run (``--json``).
+A script can check the lens against the commands its own agents run (``--json``).
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ def report(command: str, cwd: str) -> dict[str, Any]:
 
 
 def render(verdict: dict[str, Any]) -> str:
-    """The report for a person: the level and the line, then one line per finding."""
     where = verdict["cwd"] or "an unknown folder (judged as outside)"
     lines = [f"{verdict['level']}: {verdict['summary']}", f"  run in {where}"]
     for f in verdict["findings"]:

@@ -1,12 +1,10 @@
 """Assess one command: walk its syntax tree and apply the rule table to every part of it.
 
-Why the lens reads the tree and not the text: ``rm -rf`` inside ``$( )``, behind ``sudo``, in
-``bash -c '…'`` or in a here-doc fed to ``sh`` is just as dangerous, and ``echo 'rm -rf /'`` is
-not. Nested scripts (``sh -c``, ``eval``, ``ssh host …``, here-docs fed to a shell) are read
-again, a few levels deep. Everything is bounded: the first :data:`LIMIT` characters are read,
-at most :data:`NODE_BUDGET` tree nodes and :data:`COMMAND_BUDGET` simple commands; past any of
-these the command is HIGH with a finding that says so, because unread text may hide anything
-(its last few thousand characters are read too, so padding cannot hide the end).
+The tree, not the text: ``rm -rf`` inside ``$( )``, behind ``sudo`` or in a here-doc fed to
+``sh`` is just as dangerous, and ``echo 'rm -rf /'`` is not; nested scripts are read again, a
+few levels deep. Past any bound (:data:`LIMIT`, :data:`NODE_BUDGET`, :data:`COMMAND_BUDGET`) the
+command is HIGH with a finding that says so: unread text may hide anything (the last few
+thousand characters are read too, so padding cannot hide the end).
 """
 
 from __future__ import annotations
@@ -59,8 +57,6 @@ _M = TypeVar("_M")
 
 @dataclass(frozen=True, slots=True)
 class RiskFinding:
-    """One marked part of the command."""
-
     start: int  # character offsets into the command as sent, not into ``reveal(command)``
     end: int
     level: RiskLevel
@@ -84,7 +80,6 @@ class RiskAssessment:
 
 
 def _rows(kind: type[_M]) -> tuple[tuple[Rule, _M], ...]:
-    """Every (row, matcher) of one matcher kind, in table order."""
     return tuple((row, m) for row in table.RULES for m in row.matches if isinstance(m, kind))
 
 
@@ -126,7 +121,6 @@ class _Place:
         return _Place(None, (start, end))
 
 
-# ---------------------------------------------------------------------------------------------
 # Layers: a command with its wrappers peeled off one by one
 
 
@@ -203,17 +197,10 @@ def _path_classes(value: str) -> set[str]:
     return {path_class for path_class, hit in hits.items() if hit}
 
 
-# ---------------------------------------------------------------------------------------------
 # The walk
 
 
 class _Reader:
-    """One assessment's walk.
-
-    ``source``, ``place``, ``depth`` and ``variables`` belong to the script being read; a
-    nested script (``sh -c '…'``, a here-doc fed to ``sh``) saves and restores them.
-    """
-
     def __init__(self, cwd: str) -> None:
         self.found: list[tuple[int, int, Rule]] = []  # offsets in the top-level source's bytes
         self.deleted: list[Target] = []
@@ -233,7 +220,6 @@ class _Reader:
         self.variables: dict[str, str] = {}
 
     def read(self, source: bytes, place: _Place) -> None:
-        """Read one script, a level deeper than the one being read."""
         saved = self.source, self.place, self.depth, self.variables
         self.source, self.place, self.depth, self.variables = source, place, self.depth + 1, {}
         try:
@@ -359,11 +345,7 @@ class _Reader:
         return bool(matched)
 
     def _graded(self, row: Rule, name: str, layer: tuple[Word, ...]) -> Rule:
-        """Deletes and recursive owner or mode changes, by where their targets lie.
-
-        Routine inside the task's folder, ruin outside it: ``chown -R ann build`` is work on
-        the task, ``chown -R ann ~`` is not.
-        """
+        """By where the targets lie: ``chown -R ann build`` is work on the task, ``~`` is not."""
         if row.id in {"recursive-chown", "recursive-chmod"}:
             words = _positionals(layer)
             by_reference = any((w.value or "").startswith("--reference") for w in layer)
@@ -465,7 +447,6 @@ class _Reader:
         return whole
 
     def _writes(self, spec: Writes, layer: tuple[Word, ...]) -> tuple[int, int] | None:
-        """The first target argument in the row's class of paths."""
         if not _has_flags(layer, spec.flags):
             return None
         if spec.targets == "of=":
@@ -538,7 +519,6 @@ class _Reader:
             self.cwd, self.remote = saved
 
     def _script(self, script: list[Word]) -> None:
-        """Read words as a script of their own, one level deeper."""
         if len(script) == 1:
             self.read((script[0].value or "").encode("utf-8", "replace"), self._inner(script[0]))
         else:
@@ -650,7 +630,6 @@ def _substituted(node: Node, word: Node) -> bool:
     return current is not None and current.type in SUBSTITUTIONS
 
 
-# ---------------------------------------------------------------------------------------------
 # Offsets, text rules, hidden characters, summary
 
 
@@ -760,9 +739,6 @@ def _short(text: str) -> str:
     return shown if len(shown) <= 60 else shown[:59] + "…"
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def _finding(start: int, end: int, row: Rule) -> RiskFinding:
     return RiskFinding(start, end, row.level, row.id, row.label)
 
@@ -797,11 +773,7 @@ _BOUNDARY = re.compile(r"[;\n&|]")
 
 @functools.lru_cache(maxsize=256)
 def assess(command: str, cwd: str = "") -> RiskAssessment:
-    """The risk of one command as the gateway sent it, run in ``cwd``. Pure, bounded, cached.
-
-    ``cwd`` is the task's folder from the approval's context: deletes inside it are graded by
-    what they hit (:mod:`desktop.risk.places`); "" (unknown) judges every target as outside.
-    """
+    """The risk of ``command`` run in ``cwd``, the task's folder ("": every target is outside)."""
     long = len(command) > LIMIT
     head = command[:LIMIT]
     findings, run = _read(head, 0, cwd, tail=False)

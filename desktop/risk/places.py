@@ -1,9 +1,8 @@
 """Where a path a command deletes or changes lies, seen from the task's folder.
 
-Why: Hermes asks about every ``rm -rf``, so "deletes folders recursively" tells a person
-nothing; the target tells ``rm -rf build`` (made again by the next build) from ``rm -rf ~``.
-Paths are judged against the approval's ``cwd``; when it is unknown or no project folder
-(``/``, a home folder, a system folder), and for paths only known when the command runs, the
+"Deletes folders recursively" tells a person nothing; the target tells ``rm -rf build`` (made
+again by the next build) from ``rm -rf ~``. When the task's folder is unknown or no project
+folder (``/``, a home, a system folder), and for paths only known when the command runs, the
 target is outside: a guess must never make a command look safer.
 """
 

@@ -1,10 +1,8 @@
 """The risk rules as data: one row per way a command can be dangerous.
 
-Why a table: a reviewer can read every rule, its level and its words for a person in one
-place, and the tests in ``tests/risk`` name rules by id, so a broken row fails by name. The
-lens (:mod:`desktop.risk.lens`) only interprets the matcher kinds below; adding a command or a
-path is a change to this file, not to the lens. A row without matchers is found by the lens
-itself (unreadable text, hidden characters, disguised names, deletes graded by their targets).
+A table, so a reviewer reads every rule, its level and its words in one place, and a broken row
+fails its test by id; the lens only interprets the matcher kinds below. A row without matchers
+is found by the lens itself (unreadable text, hidden characters, disguised names, graded deletes).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ def _names(names: str) -> frozenset[str]:
     return frozenset(names.split())
 
 
-# ---------------------------------------------------------------------------------------------
 # Vocabularies the rows share
 
 SHELLS = _names("sh bash zsh dash ksh mksh fish ash busybox")
@@ -82,14 +79,10 @@ REGENERABLE: tuple[tuple[str, str], ...] = tuple(
 
 @dataclass(frozen=True, slots=True)
 class Wrapper:
-    """A command that runs the rest of its words as another command (``sudo rm …``).
+    """A command that runs the rest of its words as another command (``sudo rm …``)."""
 
-    ``valued``: its options that take the next word as a value; ``positionals``: how many
-    plain words it takes before the command (``timeout 5 cmd``, ``chroot /x cmd``).
-    """
-
-    valued: frozenset[str] = frozenset()
-    positionals: int = 0
+    valued: frozenset[str] = frozenset()  # its options that take the next word as a value
+    positionals: int = 0  # plain words before the command (``timeout 5 cmd``, ``chroot /x cmd``)
 
 
 WRAPPERS: dict[str, Wrapper] = {
@@ -126,7 +119,6 @@ FIND_EXEC = _names("-exec -execdir -ok -okdir")
 SYSTEM, DISK, STARTUP = "system", "disk", "startup"
 
 
-# ---------------------------------------------------------------------------------------------
 # Matcher kinds
 
 
@@ -134,17 +126,15 @@ SYSTEM, DISK, STARTUP = "system", "disk", "startup"
 class Command:
     """One simple command after wrappers (sudo, env, xargs, …) are peeled off, by name.
 
-    ``sub``: the first positional arguments must be these (``git push``). ``flags``: every
-    group must be present, a group being alternatives; ``-r`` also matches inside ``-rf``,
-    ``--force`` also matches ``--force=…``. ``arg``: some argument must match this regex
-    whole. ``mark``: ``"command"`` marks the whole command, ``"arg"`` only what matched.
+    ``flags``: every group must be present, a group being alternatives; ``-r`` also matches
+    inside ``-rf``, ``--force`` also matches ``--force=…``.
     """
 
     names: frozenset[str]
-    sub: tuple[str, ...] = ()
+    sub: tuple[str, ...] = ()  # the first positional arguments must be these (``git push``)
     flags: tuple[tuple[str, ...], ...] = ()
-    arg: str = ""
-    mark: str = "command"
+    arg: str = ""  # some argument must match this regex whole
+    mark: str = "command"  # "command" marks the whole command, "arg" only what matched
 
 
 @dataclass(frozen=True, slots=True)

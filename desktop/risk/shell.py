@@ -1,13 +1,12 @@
 r"""Read a command with the bash grammar and see its simple commands as the shell would.
 
-Why tree-sitter-bash (a compiled wheel, nothing fetched at run time): it reads all the bash
-agents write (here-docs, ``$( )``, ``<( )``, ``case``, ``[[ ]]``, ``$(( ))``) and never raises;
-what it cannot read becomes ERROR/MISSING nodes we can mark. bashlex raises on ``case`` and
-arithmetic, fails on ``[[ ]]`` and takes about 1 s for a 60,000-character command.
+Why tree-sitter-bash: it reads all the bash agents write (here-docs, ``$( )``, ``case``,
+``[[ ]]``, ``$(( ))``) and never raises; what it cannot read becomes ERROR/MISSING nodes we can
+mark. bashlex raises on ``case`` and arithmetic, fails on ``[[ ]]`` and takes about 1 s for a
+60,000-character command.
 
-A :class:`Word` is one shell word with its value after quote removal, when that value is
-known before the command runs (``r''m`` is ``rm``, ``$'\x72m'`` is ``rm``, ``$X`` is what an
-earlier ``X=…`` set); ``disguised`` says the written text differs from what runs.
+A :class:`Word`'s value is known before the command runs (``r''m`` and ``$'\x72m'`` are ``rm``,
+``$X`` is what an earlier ``X=…`` set); ``disguised``: the written text differs from what runs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every level keeps first-seen order and only grows at its end, so a late arrival never moves what
 is shown; a re-ask sits right after the row it replaces. The tree holds keys, not rows: a
 :class:`RowEntry` reads its ``Approval`` from the app's store on every access, so the dialog
-never shows or answers a stale copy. Nodes compare by identity; ``uid`` serves the Qt model.
+never shows or answers a stale copy.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ RowId = tuple[str, str]  # (gateway_id, Approval.key)
 
 @dataclass(eq=False)
 class RowEntry:
-    """One command: its key, and what the dialog itself remembers about it."""
-
     uid: int  # also its first-seen number: uids only grow, board-wide
     batch: BatchGroup = field(repr=False)
     key: str
@@ -193,7 +191,6 @@ class ApprovalBoard:
             return node.rows
         return []
 
-    # -- navigation ---------------------------------------------------------------------------
     def neighbour(self, row_id: RowId | None, step: int) -> RowEntry | None:
         """The row ``step`` places below ``row_id``, clamped; without one, from an end."""
         rows = list(self.rows())
@@ -249,7 +246,6 @@ class ApprovalBoard:
         self._nodes[node.uid] = node
         return node
 
-    # -- removal --------------------------------------------------------------------------------
     def remove(self, node: Node) -> None:
         self._child_list(self.parent(node)).remove(node)
         self._forget(node)
@@ -283,10 +279,7 @@ class ApprovalBoard:
                 batch.moved_on = True
 
     def leaves_at(self, batch: BatchGroup, linger: float) -> float | None:
-        """When an answered batch may leave (None: not now).
-
-        At once when the person moved on from it, else ``linger`` s after they left the dialog.
-        """
+        """At once when the person moved on from it, else ``linger`` s after they left."""
         resolved = batch.resolved_at
         if resolved is None:
             return None

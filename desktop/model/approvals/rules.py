@@ -4,9 +4,7 @@ Beyond the core's refusal: no second decision while one is on its way, batches i
 (0.19.0 answers strictly FIFO), and only what was seen. A click is decided a few hundred ms
 before it lands (measured: rows appended 0-300 ms before "Approve all" were approved too; a
 double tap on A answered the row the selection had moved to), so a batch covers rows on screen
-:data:`BATCH_DWELL_S` and a key needs its row shown and selected :data:`KEY_DWELL_S`. "Approve
-all" never covers a high-risk row; a :class:`BatchIntent` answers its rows as each becomes
-answerable (0.19.0: only a queue's head is), and drops itself on anything unexpected.
+:data:`BATCH_DWELL_S` and a key needs its row shown and selected :data:`KEY_DWELL_S`.
 """
 
 from __future__ import annotations
@@ -169,7 +167,7 @@ class BatchIntent:
         return cls(choice, frozenset(covered), unseen=unseen, high=tuple(high))
 
     def due(self, batch: BatchGroup) -> list[RowEntry]:
-        """Covered rows that became answerable and were not answered yet, in FIFO order."""
+        """Covered rows now answerable (0.19.0: only a queue's head is), not yet answered, FIFO."""
         return [
             r
             for r in batch_targets(batch, self.choice)

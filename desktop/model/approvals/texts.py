@@ -88,7 +88,6 @@ def label_text(text: str, limit: int) -> str:
 
 
 def hidden_warning(names: tuple[str, ...], limit: int = 6) -> str:
-    """The warning line under a command that contains hidden characters ("" if none)."""
     if not names:
         return ""
     listed = ", ".join(names[:limit])
@@ -114,7 +113,6 @@ def outcome_text(outcome: Outcome | None) -> tuple[str, Tone]:
 
 
 def state_text(a: Approval, *, reconfirming: bool = False) -> tuple[str, Tone]:
-    """Where the row is in its life (waiting, sending, resolved, ...)."""
     action = a.action
     reason = label_text(a.blocked_reason, 300) if a.blocked_reason else ""
     if action is Action.DONE:
@@ -207,10 +205,7 @@ _WRAPS_HERE = re.compile(r"(?<=/)(?=[A-Za-z])")
 
 
 def breakable(text: str) -> str:
-    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces.
-
-    A newline goes in wherever 60 characters pass without a space or a slash Qt wraps at.
-    """
+    """Let a label (never the command) wrap inside tokens: QLabel wraps only at spaces."""
     return _LONG_RUN.sub(_break_run, text)
 
 
@@ -219,8 +214,6 @@ def _break_run(match: re.Match[str]) -> str:
     step = _BREAK_EVERY
     return "".join("\n".join(p[i : i + step] for i in range(0, len(p), step)) for p in pieces)
 
-
-# -- risk -------------------------------------------------------------------------------------
 
 RISK_BADGES = {
     RiskLevel.LOW: "Low risk",
@@ -261,8 +254,6 @@ def shown_marks(
     return tuple(marks)
 
 
-# -- context ----------------------------------------------------------------------------------
-
 _HOME = re.compile(r"^/(?:home|Users)/[^/]+(?=/|$)")
 _AGENT_SHORT = 160
 
@@ -296,7 +287,6 @@ def agent_line(context: CallContext, *, expanded: bool) -> tuple[str, bool]:
 
 
 def _said(text: str, *, expanded: bool) -> tuple[str, bool]:
-    """The agent's last words before the call; returns (text, whether there is more to show)."""
     folded = " ".join(text.split()) if not expanded else text.strip()
     if not folded:
         return "", False
@@ -362,9 +352,6 @@ def always_confirmation(a: Approval) -> str:
         "Hermes will add this to its permanent allowlist and run such commands without asking, "
         "in every session, until you remove it from config.yaml."
     )
-
-
-# -- the dialog's answers to what a person pressed ----------------------------------------------
 
 
 def key_refusal(row: RowEntry | None, choice: Choice, *, too_soon: bool, held: bool) -> str:
