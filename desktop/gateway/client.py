@@ -27,7 +27,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection
-from websockets.typing import Subprotocol
 
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
@@ -36,8 +35,7 @@ from desktop.gateway import session_commands as requests
 from desktop.gateway.approval_timeout import TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
-from desktop.gateway.dialer import Dialer, DialPlan
-from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
+from desktop.gateway.dialer import Dialer
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError, RpcCallError
 from desktop.gateway.keepalive import KeepalivePace
@@ -91,7 +89,7 @@ class GatewayClient:
         self._wake = asyncio.Event()
         self._finished = asyncio.Event()
         self._running = False
-        self._dial: asyncio.Task[tuple[ClientConnection, DialPlan]] | None = None
+        self._dial: asyncio.Task[ClientConnection] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
@@ -101,7 +99,6 @@ class GatewayClient:
         self._delivery_pending = False
         self._was_connected = False
         self._reconnect_requested = False
-        self._plan: DialPlan | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = SessionFollower(
@@ -214,16 +211,16 @@ class GatewayClient:
     async def _connect_once(self, attempt: int) -> ConnectError | None:
         """Dial, handshake and pump one connection. Returns why it ended (None: clean close)."""
         self._set_status(state=ConnectionState.CONNECTING, attempt=attempt)
-        plan: DialPlan | None = None
-        self._dial = asyncio.get_running_loop().create_task(self._open())
+        dial = self.dialer.dial(self._settings, self._core_settings.max_frame_bytes)
+        self._dial = asyncio.get_running_loop().create_task(dial)
         try:
-            ws, plan = await self._dial
+            ws = await self._dial
         except asyncio.CancelledError:
             if self._closing:
                 return None
             raise
         except Exception as exc:
-            return await self.dialer.classify(exc, getattr(exc, "plan", None))
+            return await self.dialer.classify(exc)
         finally:
             self._dial = None
         if self._stopping():  # close() ran while the dial finished
@@ -233,7 +230,6 @@ class GatewayClient:
         self._epoch += 1
         self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
         self._set_status(state=ConnectionState.HANDSHAKING, error="")
-        self._plan = plan
         self._handshake_expired = False
         self._handshake_timer = asyncio.get_running_loop().call_later(
             self._settings.handshake_timeout, self._handshake_timed_out
@@ -258,49 +254,25 @@ class GatewayClient:
             self.core.connection_lost()
             self.follower.connection_lost()
             self._timeouts.forget()
-            self._calls.connection_lost(plan.where)
+            self._calls.connection_lost(self.dialer.where)
             self._after_input()
             if ws.close_code is None:
                 with contextlib.suppress(Exception):
                     await ws.close(1001, "tray connection reset")
+        where = self.dialer.where
         if pump.silent_for is not None:
             return ConnectError(
-                f"{plan.where} stopped answering (no reply to a keepalive ping within "
+                f"{where} stopped answering (no reply to a keepalive ping within "
                 f"{pump.silent_for:g}s); reconnecting."
             )
         if self._handshake_expired:
             return ConnectError(
-                f"{plan.where} accepted the connection but sent no gateway.ready "
+                f"{where} accepted the connection but sent no gateway.ready "
                 f"within {self._settings.handshake_timeout:g}s; retrying."
             )
         if closed_by is None and ws.close_code in (None, 1000, 1001):
-            return ConnectError(f"{plan.where} closed the connection; reconnecting.")
-        reason = closed_by if closed_by is not None else _closed_exception(ws)
-        return await self.dialer.classify(reason, plan)
-
-    async def _open(self) -> tuple[ClientConnection, DialPlan]:
-        plan = await self.dialer.plan()
-        try:
-            ws = await connect(
-                plan.url,
-                proxy=None,
-                max_size=self._core_settings.max_frame_bytes,
-                open_timeout=self._settings.open_timeout,
-                ping_interval=None,  # the pump's Keepalive paces pings by what is open
-                close_timeout=self._settings.close_timeout,
-                subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
-            )
-        except Exception as exc:
-            exc.plan = plan  # type: ignore[attr-defined]  # for classify(): where it failed
-            raise
-        if plan.expect_subprotocol is not None and ws.subprotocol != plan.expect_subprotocol:
-            await ws.close(1002, "protocol mismatch")
-            raise ConnectError(
-                f"{plan.where} does not speak {plan.expect_subprotocol} "
-                "(protocol mismatch); update or restart Hermes.",
-                fatal=True,
-            )
-        return ws, plan
+            return ConnectError(f"{where} closed the connection; reconnecting.")
+        return await self.dialer.classify(closed_by or _closed_exception(ws))
 
     def _keepalive_pace(self) -> KeepalivePace:
         """Short while any approval is open (a hang must show within 10 s), else the default."""
@@ -416,7 +388,8 @@ class GatewayClient:
         backend = self.dialer.backend
         if self.endpoint.kind is EndpointKind.OWNED and backend is not None:
             return Where(local=True, environ=backend.environ)
-        host = urlsplit(self._plan.url).hostname if self._plan is not None else None
+        plan = self.dialer.current
+        host = urlsplit(plan.url).hostname if plan is not None else None
         return Where(local=bool(host) and is_loopback_host(host or ""))
 
     async def _ask_profile(self) -> Mapping[str, Any]:
@@ -426,7 +399,7 @@ class GatewayClient:
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
         self._was_connected = True
-        target = self._plan.status_url if self._plan is not None else None
+        target = self.dialer.current.status_url if self.dialer.current is not None else None
         if target is not None and self._settings.version_probe and self._version_task is None:
             self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
