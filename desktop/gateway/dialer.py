@@ -108,7 +108,7 @@ class Dialer:
                 return DialPlan(await self._owned().ensure_running())
             if ep.kind is EndpointKind.DASHBOARD:
                 host, port = _host_port(ep.url) if ep.url else ("127.0.0.1", dashboard.DEFAULT_PORT)
-                return DialPlan((await dashboard.probe_dashboard(host, port)).url)
+                return DialPlan(await dashboard.probe_dashboard(host, port))
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
             logsetup.register_url_secrets(url)
             if ep.token is not None:
