@@ -32,7 +32,7 @@ from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcRespon
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway import session_commands as requests
-from desktop.gateway.approval_timeout import TimeoutLearner, Where
+from desktop.gateway.approval_timeout import HERMES_DEFAULT, TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer
@@ -54,7 +54,6 @@ __all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "Gateway
 
 log = logging.getLogger(__name__)
 
-LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settled says when
 PROFILE_CALL_TIMEOUT = 10.0
 
 
@@ -84,7 +83,6 @@ class GatewayClient:
         self._calls = PendingCalls()
         self._pump: SocketPump | None = None
         self._ws: ClientConnection | None = None
-        self._epoch = 0
         self._closing = False
         self._wake = asyncio.Event()
         self._finished = asyncio.Event()
@@ -93,7 +91,6 @@ class GatewayClient:
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
-        self._version = ""
         self._version_task: asyncio.Task[None] | None = None
         self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
         self._delivery_pending = False
@@ -227,8 +224,7 @@ class GatewayClient:
             await ws.close(1000, "tray closing")
             return None
         self._ws = ws
-        self._epoch += 1
-        self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
+        self.core.connection_opened(self.core.epoch + 1, subprotocol=ws.subprotocol)
         self._set_status(state=ConnectionState.HANDSHAKING, error="")
         self._handshake_expired = False
         self._handshake_timer = asyncio.get_running_loop().call_later(
@@ -300,7 +296,7 @@ class GatewayClient:
         """The Hermes version, once a probe still in flight has ended (doctor)."""
         if self._version_task is not None:
             await asyncio.gather(self._version_task, return_exceptions=True)
-        return self._version or self.status.version
+        return self.status.version
 
     async def _read_version(self, host: str, port: int) -> None:
         """The version from the server's public ``/api/status``: the handshake does not say it."""
@@ -312,9 +308,8 @@ class GatewayClient:
             return
         finally:
             self._version_task = None
-        self._version = str(info.get("version", "")) if isinstance(info, dict) else ""
-        if self.status.state is ConnectionState.CONNECTED:
-            self._set_status(version=self._version)
+        if self.status.state is ConnectionState.CONNECTED:  # else the next handshake asks again
+            self._set_status(version=str(info.get("version", "")) if isinstance(info, dict) else "")
 
     def _flush(self) -> None:
         if self._pump is not None:
@@ -380,7 +375,7 @@ class GatewayClient:
     def _relearn_timeout(self) -> None:
         """Hermes reads approvals.timeout for every wait: re-read it if the file changed."""
         seconds = self._timeouts.relearn()
-        if seconds is not None and self.core.dialect in LEARNS_TIMEOUT:
+        if seconds is not None and self.core.dialect in HERMES_DEFAULT:
             self.core.set_approval_timeout(seconds)
             self._after_input()  # deliver the re-timed rows (no new row: no second re-read)
 
@@ -407,9 +402,8 @@ class GatewayClient:
             dialect=event.dialect,
             attempt=0,
             error="",
-            version=self._version,
         )
-        if event.dialect in LEARNS_TIMEOUT and self.endpoint.kind is not EndpointKind.DEMO:
+        if event.dialect in HERMES_DEFAULT and self.endpoint.kind is not EndpointKind.DEMO:
             self._spawn(self._learn_timeout(event.dialect, event.epoch))
 
     def _arm_tick(self) -> None:
