@@ -38,8 +38,7 @@ from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
 from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError, RpcCallError
-from desktop.gateway.keepalive import KeepalivePace
-from desktop.gateway.pump import SocketPump
+from desktop.gateway.pump import KeepalivePace, SocketPump
 from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_follower import SessionFollower
 from desktop.gateway.status import (
@@ -360,8 +359,8 @@ class GatewayClient:
                 log.exception("listener failed on %s", type(event).__name__)
             self.follower.on_event(event)
         if asked:
-            if self._pump is not None and self._pump.keepalive is not None:
-                self._pump.keepalive.retune()  # a row opened: ping at the busy pace now
+            if self._pump is not None:
+                self._pump.retune()  # a row opened: ping at the busy pace now
             self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()

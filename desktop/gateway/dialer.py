@@ -82,7 +82,7 @@ class Dialer:
             proxy=None,
             max_size=max_size,
             open_timeout=settings.open_timeout,
-            ping_interval=None,  # the pump's Keepalive paces pings by what is open
+            ping_interval=None,  # the pump paces pings by what is open
             close_timeout=settings.close_timeout,
             subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
         )
