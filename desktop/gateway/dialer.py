@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -26,6 +25,7 @@ from websockets.typing import Subprotocol
 from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import (
+    DialPlan,
     EndpointKind,
     GatewayEndpoint,
     load_token,
@@ -43,27 +43,6 @@ AUTH_CLOSE = 4401
 FORBIDDEN_CLOSE = 4403
 TOO_BIG_CLOSE = 1009
 MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop saying "fresh"
-
-
-@dataclass(frozen=True)
-class DialPlan:
-    """One dial (the URL and subprotocols may hold a credential: never log them)."""
-
-    url: str = field(repr=False)
-    subprotocols: tuple[str, ...] = field(default=(), repr=False)
-    expect_subprotocol: str | None = None
-
-    @property
-    def where(self) -> str:
-        return redact_url(self.url)
-
-    @property
-    def status_url(self) -> tuple[str, int] | None:
-        """(host, port) of the same server's public ``/api/status`` (for the version)."""
-        parts = urlsplit(self.url)
-        if parts.scheme != "ws" or not parts.hostname or parts.port is None:
-            return None
-        return parts.hostname, parts.port
 
 
 class Dialer:
@@ -100,10 +79,9 @@ class Dialer:
         ep = self.endpoint
         try:
             if ep.kind is EndpointKind.CANONICAL:
-                ticket = await canonical.dial_ticket(
+                return await canonical.dial_ticket(
                     ep.hermes_home or canonical.default_hermes_home()
                 )
-                return DialPlan(ticket.url, ticket.subprotocols, canonical.SUBPROTOCOL)
             if ep.kind is EndpointKind.OWNED:
                 return DialPlan(await self._owned().ensure_running())
             if ep.kind is EndpointKind.DASHBOARD:

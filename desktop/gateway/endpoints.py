@@ -87,6 +87,27 @@ class GatewayEndpoint:
         )
 
 
+@dataclass(frozen=True)
+class DialPlan:
+    """One dial (the URL and subprotocols may hold a credential: never log them)."""
+
+    url: str = field(repr=False)
+    subprotocols: tuple[str, ...] = field(default=(), repr=False)
+    expect_subprotocol: str | None = None
+
+    @property
+    def where(self) -> str:
+        return redact_url(self.url)
+
+    @property
+    def status_url(self) -> tuple[str, int] | None:
+        """(host, port) of the same server's public ``/api/status`` (for the version)."""
+        parts = urlsplit(self.url)
+        if parts.scheme != "ws" or not parts.hostname or parts.port is None:
+            return None
+        return parts.hostname, parts.port
+
+
 def redact_url(url: str) -> str:
     """``url`` with credential query values, opaque path segments and any password masked."""
     try:
