@@ -94,7 +94,6 @@ class GatewayClient:
         self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
         self._delivery_pending = False
         self._was_connected = False
-        self._reconnect_requested = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = SessionFollower(
@@ -190,19 +189,15 @@ class GatewayClient:
 
     def reconnect_now(self) -> None:
         """Skip the backoff wait (or leave FAILED) and dial at once; drop a live socket first."""
-        self._reconnect_requested = True
         self._wake.set()
         if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
             self._spawn(self._ws.close(1000, "reconnecting"))
 
     async def _wait_wake(self, delay: float | None) -> None:
-        self._wake.clear()
-        if self._closing or self._reconnect_requested:
-            self._reconnect_requested = False
-            return
+        """Wait ``delay`` unless close() or reconnect_now() came since the last wait."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), delay)
-        self._reconnect_requested = False
+        self._wake.clear()
 
     async def _connect_once(self, attempt: int) -> ConnectError | None:
         """Dial, handshake and pump one connection. Returns why it ended (None: clean close)."""
