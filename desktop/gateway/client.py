@@ -37,9 +37,14 @@ from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError, RpcCallError
+from desktop.gateway.errors import (
+    CallTimeoutError,
+    ConnectError,
+    NotSentError,
+    OutcomeUnknownError,
+    RpcCallError,
+)
 from desktop.gateway.pump import KeepalivePace, SocketPump
-from desktop.gateway.rpc import PendingCalls
 from desktop.gateway.session_follower import SessionFollower
 from desktop.gateway.status import (
     ConnectionSettings,
@@ -54,6 +59,20 @@ __all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "Gateway
 log = logging.getLogger(__name__)
 
 PROFILE_CALL_TIMEOUT = 10.0
+
+
+@dataclasses.dataclass
+class _Call:
+    """One of the app's own requests, settled by its answer or its frame's fate."""
+
+    rpc_id: int
+    method: str
+    future: asyncio.Future[Mapping[str, Any]]
+    written: bool = False
+
+    def fail(self, error: Exception) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
 
 
 class GatewayClient:
@@ -79,7 +98,7 @@ class GatewayClient:
         self.core = GatewayCore(self.gateway_id, clock=clock, settings=self._core_settings)
         self.status = ConnectionStatus(ConnectionState.DISCONNECTED)
         self.dialer = Dialer(endpoint)
-        self._calls = PendingCalls()
+        self._calls: dict[int, _Call] = {}  # the app's own requests, by rpc_id
         self._pump: SocketPump | None = None
         self._ws: ClientConnection | None = None
         self._closing = False
@@ -244,7 +263,19 @@ class GatewayClient:
             self.core.connection_lost()
             self.follower.connection_lost()
             self._timeouts.forget()
-            self._calls.connection_lost(self.dialer.where)
+            calls, self._calls = self._calls, {}
+            for call in calls.values():
+                call.fail(
+                    OutcomeUnknownError(
+                        f"The connection to {self.dialer.where} dropped after {call.method} was "
+                        "sent; its outcome is unknown. Check the session before doing it again."
+                    )
+                    if call.written
+                    else NotSentError(
+                        f"The connection to {self.dialer.where} dropped before {call.method} was "
+                        "sent; nothing happened. You can retry."
+                    )
+                )
             self._after_input()
             if ws.close_code is None:
                 with contextlib.suppress(Exception):
@@ -314,11 +345,21 @@ class GatewayClient:
             self._on_frame_fate(frame, False)
 
     def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
-        if frame.rpc_id is not None:
-            if maybe_sent is None:
-                self._calls.written(frame.rpc_id)
-            else:
-                self._calls.failed(frame.rpc_id, maybe_sent=maybe_sent, where=self.name)
+        call = self._calls.get(frame.rpc_id) if frame.rpc_id is not None else None
+        if call is not None and maybe_sent is None:
+            call.written = True
+        elif call is not None:
+            del self._calls[call.rpc_id]
+            call.fail(
+                OutcomeUnknownError(
+                    f"{call.method} may have reached {self.name} but the connection failed while "
+                    "sending it; its outcome is unknown. Check the session before doing it again."
+                )
+                if maybe_sent
+                else NotSentError(
+                    f"{call.method} was not sent to {self.name}; nothing happened. You can retry."
+                )
+            )
         if frame.is_decision:
             # A written B answer is final at once (no reply will follow): hand the row's new
             # state to the listener now, not whenever the next frame happens to arrive.
@@ -344,7 +385,7 @@ class GatewayClient:
         asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
-                self._calls.responded(event)
+                self._responded(event)
             elif isinstance(event, HandshakeCompleted):
                 self._handshake_done(event)
             asked = asked or isinstance(event, ApprovalRequested)
@@ -463,13 +504,14 @@ class GatewayClient:
                 f"Not connected to {self.name} ({self.status.state.value}); {method} was not sent."
             )
         rpc_id = self.core.call(method, params)
-        pending = self._calls.add(rpc_id, method)
+        pending = _Call(rpc_id, method, asyncio.get_running_loop().create_future())
+        self._calls[rpc_id] = pending
         self._flush()
         self._after_input()
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), timeout)
         except TimeoutError:
-            self._calls.pop(rpc_id)
+            self._calls.pop(rpc_id, None)
             if self._withdraw(rpc_id):
                 raise NotSentError(
                     f"{method} could not be sent to {self.name} within "
@@ -522,6 +564,15 @@ class GatewayClient:
         stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
         self.core.watch_session(runtime_id, stored_session_id=stored)
         self._after_input()
+
+    def _responded(self, event: RpcResponded) -> None:
+        call = self._calls.pop(event.rpc_id, None)
+        if call is None or call.future.done():
+            return
+        if event.error is not None:
+            call.fail(RpcCallError(event.error.code, event.error.message, event.error.reason))
+        else:
+            call.future.set_result(event.result if event.result is not None else {})
 
     def _withdraw(self, rpc_id: int) -> bool:  # a method: the pump may be gone after an await
         return self._pump is not None and self._pump.withdraw_rpc(rpc_id)
