@@ -100,7 +100,6 @@ class GatewayClient:
         self.dialer = Dialer(endpoint)
         self._calls: dict[int, _Call] = {}  # the app's own requests, by rpc_id
         self._pump: SocketPump | None = None
-        self._ws: ClientConnection | None = None
         self._closing = False
         self._wake = asyncio.Event()
         self._finished = asyncio.Event()
@@ -171,9 +170,9 @@ class GatewayClient:
         self._wake.set()
         if self._dial is not None:
             self._dial.cancel()
-        if self._ws is not None:
+        if self._pump is not None:
             with contextlib.suppress(Exception):
-                await self._ws.close(1000, "tray closing")
+                await self._pump.ws.close(1000, "tray closing")
         if self._running:
             await self._finished.wait()
         if self._version_task is not None:
@@ -209,8 +208,8 @@ class GatewayClient:
     def reconnect_now(self) -> None:
         """Skip the backoff wait (or leave FAILED) and dial at once; drop a live socket first."""
         self._wake.set()
-        if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
-            self._spawn(self._ws.close(1000, "reconnecting"))
+        if self._pump is not None:
+            self._spawn(self._pump.ws.close(1000, "reconnecting"))
 
     async def _wait_wake(self, delay: float | None) -> None:
         """Wait ``delay`` unless close() or reconnect_now() came since the last wait."""
@@ -236,14 +235,7 @@ class GatewayClient:
         if self._stopping():  # close() ran while the dial finished
             await ws.close(1000, "tray closing")
             return None
-        self._ws = ws
-        self.core.connection_opened(self.core.epoch + 1, subprotocol=ws.subprotocol)
-        self._set_status(state=ConnectionState.HANDSHAKING, error="")
-        self._handshake_expired = False
-        self._handshake_timer = asyncio.get_running_loop().call_later(
-            self._settings.handshake_timeout, self._handshake_timed_out
-        )
-        self._pump = SocketPump(
+        self._pump = pump = SocketPump(
             ws,
             self.core,
             on_received=self._after_input,
@@ -251,14 +243,18 @@ class GatewayClient:
             peek=self.follower.peek,
             pace=self._keepalive_pace if self._settings.ping_interval is not None else None,
         )
-        pump = self._pump
+        self.core.connection_opened(self.core.epoch + 1, subprotocol=ws.subprotocol)
+        self._set_status(state=ConnectionState.HANDSHAKING, error="")
+        self._handshake_expired = False
+        self._handshake_timer = asyncio.get_running_loop().call_later(
+            self._settings.handshake_timeout, self._handshake_timed_out
+        )
         self._after_input()  # events and frames the core produced on connection_opened
         try:
-            closed_by = await self._pump.run()
+            closed_by = await pump.run()
         finally:
             # However the pump ended, no row may stay answerable on a socket nobody pumps.
             self._pump = None
-            self._ws = None
             self._cancel_handshake_timer()
             self.core.connection_lost()
             self.follower.connection_lost()
@@ -308,9 +304,9 @@ class GatewayClient:
 
     def _handshake_timed_out(self) -> None:
         self._handshake_timer = None
-        if self.status.state is ConnectionState.HANDSHAKING and self._ws is not None:
+        if self.status.state is ConnectionState.HANDSHAKING and self._pump is not None:
             self._handshake_expired = True
-            self._spawn(self._ws.close(1000, "no gateway.ready"))
+            self._spawn(self._pump.ws.close(1000, "no gateway.ready"))
 
     def _cancel_handshake_timer(self) -> None:
         if self._handshake_timer is not None:
