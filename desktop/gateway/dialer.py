@@ -85,7 +85,8 @@ class Dialer:
             if ep.kind is EndpointKind.OWNED:
                 return DialPlan(await self._owned().ensure_running())
             if ep.kind is EndpointKind.DASHBOARD:
-                host, port = _host_port(ep.url) if ep.url else ("127.0.0.1", dashboard.DEFAULT_PORT)
+                parts = urlsplit(ep.url if "://" in ep.url else "http://" + ep.url)
+                host, port = parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
                 return DialPlan(await dashboard.probe_dashboard(host, port))
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
             logsetup.register_url_secrets(url)
@@ -233,8 +234,3 @@ class SameOriginConnect(connect):
             "redirects only within the same scheme, host and port. Put the address it should "
             "reach in Settings (wss:// for a remote host); retrying."
         )
-
-
-def _host_port(url: str) -> tuple[str, int]:
-    parts = urlsplit(url if "://" in url else "http://" + url)
-    return parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
