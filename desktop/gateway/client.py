@@ -287,9 +287,9 @@ class GatewayClient:
                 f"{where} accepted the connection but sent no gateway.ready "
                 f"within {self._settings.handshake_timeout:g}s; retrying."
             )
-        if closed_by is None and ws.close_code in (None, 1000, 1001):
+        if closed_by is None:  # websockets ends reading quietly on 1000/1001 only
             return ConnectError(f"{where} closed the connection; reconnecting.")
-        return await self.dialer.classify(closed_by or _closed_exception(ws))
+        return await self.dialer.classify(closed_by)
 
     def _keepalive_pace(self) -> KeepalivePace:
         """Short while any approval is open (a hang must show within 10 s), else the default."""
@@ -578,12 +578,3 @@ class GatewayClient:
         if dialect is None or self.status.state is not ConnectionState.CONNECTED:
             raise NotSentError(f"Not connected to {self.name}; nothing was sent.")
         return dialect
-
-
-def _closed_exception(ws: ClientConnection) -> Exception:
-    """A ConnectionClosed-like exception for a socket that ended without raising."""
-    from websockets.exceptions import ConnectionClosedError
-    from websockets.frames import Close
-
-    code = ws.close_code if ws.close_code is not None else 1006
-    return ConnectionClosedError(Close(code, ws.close_reason or ""), None)
