@@ -59,14 +59,14 @@ class CliOptions:
     cwd: str = ""
 
     def token_source(self) -> TokenSource | None:
-        from desktop.gateway.endpoints import TokenSource
+        from desktop.gateway.endpoints import TokenKind, TokenSource
 
         if self.token_file:
-            return TokenSource.file(self.token_file)
+            return TokenSource(TokenKind.FILE, self.token_file)
         if self.token_keyring:
-            return TokenSource.keyring(self.token_keyring)
+            return TokenSource(TokenKind.KEYRING, self.token_keyring)
         if self.token_env:
-            return TokenSource.env(self.token_env)
+            return TokenSource(TokenKind.ENV, self.token_env)
         return None
 
     def __repr__(self) -> str:

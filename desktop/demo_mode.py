@@ -41,7 +41,7 @@ class BuiltInDemo:
         from desktop.core.settings import CoreSettings
         from desktop.demo.gateway import DemoGateway
         from desktop.demo.story import play
-        from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+        from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
         from desktop.logsetup import register_secret
 
         if approval_timeout is None:
@@ -57,7 +57,7 @@ class BuiltInDemo:
             DEMO_GATEWAY_NAME,
             EndpointKind.DEMO,
             url=gateway.base_url,
-            token=TokenSource.inline(gateway.token),
+            token=TokenSource(TokenKind.INLINE, value=gateway.token),
         )
         log.info(
             "started the built-in demo on %s (commands are simulated, nothing runs)",

@@ -235,24 +235,24 @@ PATH_URL = f"ws://127.0.0.1:9/api/ws/{PATH_TOKEN}"
 
 
 def test_a_token_file_or_keyring_entry_names_the_gateways_token(tmp_path: Path) -> None:
-    from desktop.gateway.endpoints import TokenSource
+    from desktop.gateway.endpoints import TokenKind, TokenSource
 
     path = str(tmp_path / "token")
     options = parse_args(["--gateway", "ws://h:1/api/ws", "--token-file", path])
-    assert options.token_source() == TokenSource.file(path)
+    assert options.token_source() == TokenSource(TokenKind.FILE, path)
     assert not options.token_in_argv
     keyring = parse_args(["doctor", "--gateway", "ws://h:1/api/ws", "--token-keyring", "home"])
-    assert keyring.token_source() == TokenSource.keyring("home")
+    assert keyring.token_source() == TokenSource(TokenKind.KEYRING, "home")
 
 
 def test_the_environment_supplies_the_token_when_no_option_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from desktop.gateway.endpoints import TokenSource
+    from desktop.gateway.endpoints import TokenKind, TokenSource
 
     monkeypatch.setenv(cli.TOKEN_ENV, CANARY)
     options = parse_args(["--gateway", "ws://h:1/api/ws"])
-    assert options.token_source() == TokenSource.env(cli.TOKEN_ENV)
+    assert options.token_source() == TokenSource(TokenKind.ENV, cli.TOKEN_ENV)
     assert CANARY not in repr(options)
     assert parse_args([]).token_source() is None  # no --gateway: the configured gateways
 

@@ -1,21 +1,14 @@
 """Learn how long the gateway really waits on an approval (``approvals.timeout``).
 
 A row must stop being answerable before Hermes gives up on it (on 0.19.0 a late answer resolves
-the *next* command) and must not give up while Hermes still waits (``desktop.core.settings``).
-After each handshake (A, B, 0.20):
-
-* ``config.get {key: "profile"}`` names the gateway's HERMES_HOME; on a loopback gateway (this
-  machine) the tray reads ``<home>/config.yaml`` itself, as Hermes does for every wait. Never
-  ``key: "full"``: it returns the model's API keys. Nothing of the file is logged but its path
-  and the number. An owned backend is asked too: Hermes may move its home to a profile.
-* A per-gateway ``approval_timeout_s`` setting is the only source for a remote gateway; with
-  both, the *smaller* wins (a deadline too long is the dangerous direction).
-
-Read as Hermes reads it (``_get_approval_timeout`` over ``load_config``): the user file over
-Hermes' defaults, the managed scope over that; ``int(value)``, else the default, clamped to
-[0, 365 days]. Where Hermes would not use the file's value (bad YAML, a ``${VAR}``, an
-unreadable block) it is unknown rather than guessed. The file is read again, when its size or
-mtime changed, whenever a new approval arrives.
+the *next* command) and must not give up while Hermes still waits. After each handshake (A, B,
+0.20) ``config.get {key: "profile"}`` (never ``"full"``: it returns the model's API keys) names
+the HERMES_HOME of a loopback or owned gateway (Hermes may move it to a profile); the tray reads
+its ``config.yaml`` as Hermes does for every wait, again when a new approval arrives and the
+file changed. Only its path and the number are logged. The per-gateway ``approval_timeout_s``
+setting is the only source for a remote gateway; with both, the *smaller* wins (a deadline too
+long is the dangerous direction). Where Hermes would not use the file's value (bad YAML, a
+``${VAR}``) it is unknown, not guessed.
 """
 
 from __future__ import annotations
@@ -169,8 +162,12 @@ class TimeoutLearner:
         """The timeout for a new connection, or None (keep the default)."""
         self._home, self._dialect, self._stamp, self._from_file = None, dialect, (), None
         if dialect in HERMES_DEFAULT and where.local:
-            home = await _asked_home(ask_profile)
-            if home:
+            try:
+                home = (await ask_profile()).get("home")
+            except Exception as exc:  # an older or other gateway, or the connection went
+                log.info("approval timeout: no profile from the gateway (%s)", type(exc).__name__)
+                home = None
+            if isinstance(home, str) and home:
                 self._home = Path(home)
                 self._managed = managed_dir(where.environ or os.environ, self._system_dir)
                 self._read()
@@ -199,14 +196,3 @@ class TimeoutLearner:
     def _combined(self) -> float | None:
         known = [v for v in (self._from_file, self.configured) if v is not None]
         return min(known) if known else None
-
-
-async def _asked_home(ask_profile: ProfileCall) -> str:
-    """HERMES_HOME from ``config.get {key: "profile"}``; "" when the gateway does not say."""
-    try:
-        result = await ask_profile()
-    except Exception as exc:  # an older or other gateway, or the connection went: unknown
-        log.info("approval timeout: no profile from the gateway (%s)", type(exc).__name__)
-        return ""
-    home = result.get("home")
-    return home if isinstance(home, str) else ""

@@ -26,14 +26,6 @@ class BackoffPolicy:
     jitter: float = 0.5
     rng: Callable[[], float] = field(default=random.random, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if self.initial < 0 or self.max_delay < 0:
-            raise ValueError("backoff delays must not be negative")
-        if self.factor < 1:
-            raise ValueError("backoff factor must be >= 1")
-        if not 0 <= self.jitter <= 1:
-            raise ValueError("backoff jitter must be within [0, 1]")
-
     def delay(self, attempt: int) -> float:
         # The exponent is capped so a long outage cannot overflow the float.
         exponent = min(max(attempt, 1) - 1, 64)

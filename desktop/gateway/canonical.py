@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from desktop.gateway.endpoints import DialPlan
 from desktop.gateway.errors import ConnectError
 from desktop.logsetup import register_secret
 from desktop.settings.model import is_loopback_host
@@ -46,14 +47,6 @@ class RuntimeIdentity:
     def ws_url(self) -> str:
         scheme, rest = self.api_origin.rstrip("/").split("://", 1)
         return {"http": "ws", "https": "wss"}[scheme] + "://" + rest + "/api/ws"
-
-
-@dataclass(frozen=True)
-class DialTicket:
-    """One dial's URL and subprotocols (the ticket is inside: never log them)."""
-
-    url: str
-    subprotocols: tuple[str, ...]
 
 
 def _check_private(path: Path, what: str, *, want: int) -> os.stat_result:
@@ -227,7 +220,7 @@ async def identify(
     )
 
 
-async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialTicket:
+async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialPlan:
     """Discover, identify and mint a fresh single-use ticket: before every dial."""
     path = find_control_socket(hermes_home)
     if path is None:
@@ -253,4 +246,4 @@ async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialTicket:
     ):
         raise ConnectError("The canonical gateway granted an invalid ticket; retrying.")
     register_secret(ticket)
-    return DialTicket(identity.ws_url, (SUBPROTOCOL, TICKET_PREFIX + ticket))
+    return DialPlan(identity.ws_url, (SUBPROTOCOL, TICKET_PREFIX + ticket), SUBPROTOCOL)

@@ -27,22 +27,24 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection
-from websockets.typing import Subprotocol
 
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
 from desktop.gateway import session_commands as requests
-from desktop.gateway.approval_timeout import TimeoutLearner, Where
+from desktop.gateway.approval_timeout import HERMES_DEFAULT, TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
-from desktop.gateway.dialer import Dialer, DialPlan
-from desktop.gateway.dialer import SameOriginConnect as connect  # noqa: N813 (the seam's name)
+from desktop.gateway.dialer import Dialer
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
-from desktop.gateway.errors import CallTimeoutError, ConnectError, NotSentError, RpcCallError
-from desktop.gateway.keepalive import KeepalivePace
-from desktop.gateway.pump import SocketPump
-from desktop.gateway.rpc import PendingCalls
+from desktop.gateway.errors import (
+    CallTimeoutError,
+    ConnectError,
+    NotSentError,
+    OutcomeUnknownError,
+    RpcCallError,
+)
+from desktop.gateway.pump import KeepalivePace, SocketPump
 from desktop.gateway.session_follower import SessionFollower
 from desktop.gateway.status import (
     ConnectionSettings,
@@ -56,8 +58,21 @@ __all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "Gateway
 
 log = logging.getLogger(__name__)
 
-LEARNS_TIMEOUT = (Dialect.A, Dialect.B, Dialect.HERMES020)  # C: approval.settled says when
 PROFILE_CALL_TIMEOUT = 10.0
+
+
+@dataclasses.dataclass
+class _Call:
+    """One of the app's own requests, settled by its answer or its frame's fate."""
+
+    rpc_id: int
+    method: str
+    future: asyncio.Future[Mapping[str, Any]]
+    written: bool = False
+
+    def fail(self, error: Exception) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
 
 
 class GatewayClient:
@@ -83,25 +98,20 @@ class GatewayClient:
         self.core = GatewayCore(self.gateway_id, clock=clock, settings=self._core_settings)
         self.status = ConnectionStatus(ConnectionState.DISCONNECTED)
         self.dialer = Dialer(endpoint)
-        self._calls = PendingCalls()
+        self._calls: dict[int, _Call] = {}  # the app's own requests, by rpc_id
         self._pump: SocketPump | None = None
-        self._ws: ClientConnection | None = None
-        self._epoch = 0
         self._closing = False
         self._wake = asyncio.Event()
         self._finished = asyncio.Event()
         self._running = False
-        self._dial: asyncio.Task[tuple[ClientConnection, DialPlan]] | None = None
+        self._dial: asyncio.Task[ClientConnection] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._handshake_timer: asyncio.TimerHandle | None = None
         self._handshake_expired = False
-        self._version = ""
         self._version_task: asyncio.Task[None] | None = None
         self._timeouts = TimeoutLearner(endpoint.approval_timeout_s)
         self._delivery_pending = False
         self._was_connected = False
-        self._reconnect_requested = False
-        self._plan: DialPlan | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = SessionFollower(
@@ -160,9 +170,9 @@ class GatewayClient:
         self._wake.set()
         if self._dial is not None:
             self._dial.cancel()
-        if self._ws is not None:
+        if self._pump is not None:
             with contextlib.suppress(Exception):
-                await self._ws.close(1000, "tray closing")
+                await self._pump.ws.close(1000, "tray closing")
         if self._running:
             await self._finished.wait()
         if self._version_task is not None:
@@ -197,48 +207,35 @@ class GatewayClient:
 
     def reconnect_now(self) -> None:
         """Skip the backoff wait (or leave FAILED) and dial at once; drop a live socket first."""
-        self._reconnect_requested = True
         self._wake.set()
-        if self._ws is not None and self.status.state is not ConnectionState.CONNECTING:
-            self._spawn(self._ws.close(1000, "reconnecting"))
+        if self._pump is not None:
+            self._spawn(self._pump.ws.close(1000, "reconnecting"))
 
     async def _wait_wake(self, delay: float | None) -> None:
-        self._wake.clear()
-        if self._closing or self._reconnect_requested:
-            self._reconnect_requested = False
-            return
+        """Wait ``delay`` unless close() or reconnect_now() came since the last wait."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), delay)
-        self._reconnect_requested = False
+        self._wake.clear()
 
     async def _connect_once(self, attempt: int) -> ConnectError | None:
         """Dial, handshake and pump one connection. Returns why it ended (None: clean close)."""
         self._set_status(state=ConnectionState.CONNECTING, attempt=attempt)
-        plan: DialPlan | None = None
-        self._dial = asyncio.get_running_loop().create_task(self._open())
+        dial = self.dialer.dial(self._settings, self._core_settings.max_frame_bytes)
+        self._dial = asyncio.get_running_loop().create_task(dial)
         try:
-            ws, plan = await self._dial
+            ws = await self._dial
         except asyncio.CancelledError:
             if self._closing:
                 return None
             raise
         except Exception as exc:
-            return await self.dialer.classify(exc, getattr(exc, "plan", None))
+            return await self.dialer.classify(exc)
         finally:
             self._dial = None
         if self._stopping():  # close() ran while the dial finished
             await ws.close(1000, "tray closing")
             return None
-        self._ws = ws
-        self._epoch += 1
-        self.core.connection_opened(self._epoch, subprotocol=ws.subprotocol)
-        self._set_status(state=ConnectionState.HANDSHAKING, error="")
-        self._plan = plan
-        self._handshake_expired = False
-        self._handshake_timer = asyncio.get_running_loop().call_later(
-            self._settings.handshake_timeout, self._handshake_timed_out
-        )
-        self._pump = SocketPump(
+        self._pump = pump = SocketPump(
             ws,
             self.core,
             on_received=self._after_input,
@@ -246,61 +243,53 @@ class GatewayClient:
             peek=self.follower.peek,
             pace=self._keepalive_pace if self._settings.ping_interval is not None else None,
         )
-        pump = self._pump
+        self.core.connection_opened(self.core.epoch + 1, subprotocol=ws.subprotocol)
+        self._set_status(state=ConnectionState.HANDSHAKING, error="")
+        self._handshake_expired = False
+        self._handshake_timer = asyncio.get_running_loop().call_later(
+            self._settings.handshake_timeout, self._handshake_timed_out
+        )
         self._after_input()  # events and frames the core produced on connection_opened
         try:
-            closed_by = await self._pump.run()
+            closed_by = await pump.run()
         finally:
             # However the pump ended, no row may stay answerable on a socket nobody pumps.
             self._pump = None
-            self._ws = None
             self._cancel_handshake_timer()
             self.core.connection_lost()
             self.follower.connection_lost()
             self._timeouts.forget()
-            self._calls.connection_lost(plan.where)
+            calls, self._calls = self._calls, {}
+            for call in calls.values():
+                call.fail(
+                    OutcomeUnknownError(
+                        f"The connection to {self.dialer.where} dropped after {call.method} was "
+                        "sent; its outcome is unknown. Check the session before doing it again."
+                    )
+                    if call.written
+                    else NotSentError(
+                        f"The connection to {self.dialer.where} dropped before {call.method} was "
+                        "sent; nothing happened. You can retry."
+                    )
+                )
             self._after_input()
             if ws.close_code is None:
                 with contextlib.suppress(Exception):
                     await ws.close(1001, "tray connection reset")
+        where = self.dialer.where
         if pump.silent_for is not None:
             return ConnectError(
-                f"{plan.where} stopped answering (no reply to a keepalive ping within "
+                f"{where} stopped answering (no reply to a keepalive ping within "
                 f"{pump.silent_for:g}s); reconnecting."
             )
         if self._handshake_expired:
             return ConnectError(
-                f"{plan.where} accepted the connection but sent no gateway.ready "
+                f"{where} accepted the connection but sent no gateway.ready "
                 f"within {self._settings.handshake_timeout:g}s; retrying."
             )
-        if closed_by is None and ws.close_code in (None, 1000, 1001):
-            return ConnectError(f"{plan.where} closed the connection; reconnecting.")
-        reason = closed_by if closed_by is not None else _closed_exception(ws)
-        return await self.dialer.classify(reason, plan)
-
-    async def _open(self) -> tuple[ClientConnection, DialPlan]:
-        plan = await self.dialer.plan()
-        try:
-            ws = await connect(
-                plan.url,
-                proxy=None,
-                max_size=self._core_settings.max_frame_bytes,
-                open_timeout=self._settings.open_timeout,
-                ping_interval=None,  # the pump's Keepalive paces pings by what is open
-                close_timeout=self._settings.close_timeout,
-                subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
-            )
-        except Exception as exc:
-            exc.plan = plan  # type: ignore[attr-defined]  # for classify(): where it failed
-            raise
-        if plan.expect_subprotocol is not None and ws.subprotocol != plan.expect_subprotocol:
-            await ws.close(1002, "protocol mismatch")
-            raise ConnectError(
-                f"{plan.where} does not speak {plan.expect_subprotocol} "
-                "(protocol mismatch); update or restart Hermes.",
-                fatal=True,
-            )
-        return ws, plan
+        if closed_by is None:  # websockets ends reading quietly on 1000/1001 only
+            return ConnectError(f"{where} closed the connection; reconnecting.")
+        return await self.dialer.classify(closed_by)
 
     def _keepalive_pace(self) -> KeepalivePace:
         """Short while any approval is open (a hang must show within 10 s), else the default."""
@@ -315,9 +304,9 @@ class GatewayClient:
 
     def _handshake_timed_out(self) -> None:
         self._handshake_timer = None
-        if self.status.state is ConnectionState.HANDSHAKING and self._ws is not None:
+        if self.status.state is ConnectionState.HANDSHAKING and self._pump is not None:
             self._handshake_expired = True
-            self._spawn(self._ws.close(1000, "no gateway.ready"))
+            self._spawn(self._pump.ws.close(1000, "no gateway.ready"))
 
     def _cancel_handshake_timer(self) -> None:
         if self._handshake_timer is not None:
@@ -328,7 +317,7 @@ class GatewayClient:
         """The Hermes version, once a probe still in flight has ended (doctor)."""
         if self._version_task is not None:
             await asyncio.gather(self._version_task, return_exceptions=True)
-        return self._version or self.status.version
+        return self.status.version
 
     async def _read_version(self, host: str, port: int) -> None:
         """The version from the server's public ``/api/status``: the handshake does not say it."""
@@ -340,9 +329,8 @@ class GatewayClient:
             return
         finally:
             self._version_task = None
-        self._version = str(info.get("version", "")) if isinstance(info, dict) else ""
-        if self.status.state is ConnectionState.CONNECTED:
-            self._set_status(version=self._version)
+        if self.status.state is ConnectionState.CONNECTED:  # else the next handshake asks again
+            self._set_status(version=str(info.get("version", "")) if isinstance(info, dict) else "")
 
     def _flush(self) -> None:
         if self._pump is not None:
@@ -353,11 +341,21 @@ class GatewayClient:
             self._on_frame_fate(frame, False)
 
     def _on_frame_fate(self, frame: OutboundFrame, maybe_sent: bool | None) -> None:
-        if frame.rpc_id is not None:
-            if maybe_sent is None:
-                self._calls.written(frame.rpc_id)
-            else:
-                self._calls.failed(frame.rpc_id, maybe_sent=maybe_sent, where=self.name)
+        call = self._calls.get(frame.rpc_id) if frame.rpc_id is not None else None
+        if call is not None and maybe_sent is None:
+            call.written = True
+        elif call is not None:
+            del self._calls[call.rpc_id]
+            call.fail(
+                OutcomeUnknownError(
+                    f"{call.method} may have reached {self.name} but the connection failed while "
+                    "sending it; its outcome is unknown. Check the session before doing it again."
+                )
+                if maybe_sent
+                else NotSentError(
+                    f"{call.method} was not sent to {self.name}; nothing happened. You can retry."
+                )
+            )
         if frame.is_decision:
             # A written B answer is final at once (no reply will follow): hand the row's new
             # state to the listener now, not whenever the next frame happens to arrive.
@@ -383,7 +381,7 @@ class GatewayClient:
         asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
-                self._calls.responded(event)
+                self._responded(event)
             elif isinstance(event, HandshakeCompleted):
                 self._handshake_done(event)
             asked = asked or isinstance(event, ApprovalRequested)
@@ -393,8 +391,8 @@ class GatewayClient:
                 log.exception("listener failed on %s", type(event).__name__)
             self.follower.on_event(event)
         if asked:
-            if self._pump is not None and self._pump.keepalive is not None:
-                self._pump.keepalive.retune()  # a row opened: ping at the busy pace now
+            if self._pump is not None:
+                self._pump.retune()  # a row opened: ping at the busy pace now
             self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()
@@ -408,7 +406,7 @@ class GatewayClient:
     def _relearn_timeout(self) -> None:
         """Hermes reads approvals.timeout for every wait: re-read it if the file changed."""
         seconds = self._timeouts.relearn()
-        if seconds is not None and self.core.dialect in LEARNS_TIMEOUT:
+        if seconds is not None and self.core.dialect in HERMES_DEFAULT:
             self.core.set_approval_timeout(seconds)
             self._after_input()  # deliver the re-timed rows (no new row: no second re-read)
 
@@ -416,7 +414,8 @@ class GatewayClient:
         backend = self.dialer.backend
         if self.endpoint.kind is EndpointKind.OWNED and backend is not None:
             return Where(local=True, environ=backend.environ)
-        host = urlsplit(self._plan.url).hostname if self._plan is not None else None
+        plan = self.dialer.current
+        host = urlsplit(plan.url).hostname if plan is not None else None
         return Where(local=bool(host) and is_loopback_host(host or ""))
 
     async def _ask_profile(self) -> Mapping[str, Any]:
@@ -426,7 +425,7 @@ class GatewayClient:
     def _handshake_done(self, event: HandshakeCompleted) -> None:
         self._cancel_handshake_timer()
         self._was_connected = True
-        target = self._plan.status_url if self._plan is not None else None
+        target = self.dialer.current.status_url if self.dialer.current is not None else None
         if target is not None and self._settings.version_probe and self._version_task is None:
             self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
@@ -434,9 +433,8 @@ class GatewayClient:
             dialect=event.dialect,
             attempt=0,
             error="",
-            version=self._version,
         )
-        if event.dialect in LEARNS_TIMEOUT and self.endpoint.kind is not EndpointKind.DEMO:
+        if event.dialect in HERMES_DEFAULT and self.endpoint.kind is not EndpointKind.DEMO:
             self._spawn(self._learn_timeout(event.dialect, event.epoch))
 
     def _arm_tick(self) -> None:
@@ -502,13 +500,14 @@ class GatewayClient:
                 f"Not connected to {self.name} ({self.status.state.value}); {method} was not sent."
             )
         rpc_id = self.core.call(method, params)
-        pending = self._calls.add(rpc_id, method)
+        pending = _Call(rpc_id, method, asyncio.get_running_loop().create_future())
+        self._calls[rpc_id] = pending
         self._flush()
         self._after_input()
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), timeout)
         except TimeoutError:
-            self._calls.pop(rpc_id)
+            self._calls.pop(rpc_id, None)
             if self._withdraw(rpc_id):
                 raise NotSentError(
                     f"{method} could not be sent to {self.name} within "
@@ -562,6 +561,15 @@ class GatewayClient:
         self.core.watch_session(runtime_id, stored_session_id=stored)
         self._after_input()
 
+    def _responded(self, event: RpcResponded) -> None:
+        call = self._calls.pop(event.rpc_id, None)
+        if call is None or call.future.done():
+            return
+        if event.error is not None:
+            call.fail(RpcCallError(event.error.code, event.error.message, event.error.reason))
+        else:
+            call.future.set_result(event.result if event.result is not None else {})
+
     def _withdraw(self, rpc_id: int) -> bool:  # a method: the pump may be gone after an await
         return self._pump is not None and self._pump.withdraw_rpc(rpc_id)
 
@@ -570,12 +578,3 @@ class GatewayClient:
         if dialect is None or self.status.state is not ConnectionState.CONNECTED:
             raise NotSentError(f"Not connected to {self.name}; nothing was sent.")
         return dialect
-
-
-def _closed_exception(ws: ClientConnection) -> Exception:
-    """A ConnectionClosed-like exception for a socket that ended without raising."""
-    from websockets.exceptions import ConnectionClosedError
-    from websockets.frames import Close
-
-    code = ws.close_code if ws.close_code is not None else 1006
-    return ConnectionClosedError(Close(code, ws.close_reason or ""), None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass
 
 from desktop.gateway.errors import ConnectError
 from desktop.logsetup import register_secret
@@ -19,14 +18,6 @@ from desktop.settings.model import is_loopback_host
 DEFAULT_PORT = 9119
 TOKEN_RE = re.compile(r"""__HERMES_SESSION_TOKEN__\s*=\s*["']([^"'<>\s]+)["']""")
 MAX_BODY = 4 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class DashboardInfo:
-    """What a probe learned: the version from /api/status and the dial URL (with token)."""
-
-    version: str
-    url: str  # secret: carries ?token=
 
 
 async def http_get(host: str, port: int, path: str, *, timeout: float = 3.0) -> tuple[int, bytes]:
@@ -73,8 +64,8 @@ def _dechunk(body: bytes) -> bytes:
     return out
 
 
-async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> DashboardInfo:
-    """Probe ``/api/status``, then scrape the session token from ``/``. ConnectError if absent."""
+async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
+    """Probe ``/api/status``, scrape the session token from ``/``: the dial URL (a secret)."""
     where = f"http://{host}:{port}"
     try:
         status, body = await http_get(host, port, "/api/status")
@@ -85,8 +76,7 @@ async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> 
     if status != 200:
         raise ConnectError(f"{where}/api/status answered HTTP {status}; not a Hermes dashboard.")
     try:
-        info = json.loads(body)
-        version = str(info.get("version", "")) if isinstance(info, dict) else ""
+        json.loads(body)
     except (ValueError, RecursionError):
         raise ConnectError(f"{where}/api/status is not a Hermes dashboard.") from None
     try:
@@ -102,4 +92,4 @@ async def probe_dashboard(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> 
         )
     token = match.group(1)
     register_secret(token)
-    return DashboardInfo(version, f"ws://{host}:{port}/api/ws?token={token}")
+    return f"ws://{host}:{port}/api/ws?token={token}"

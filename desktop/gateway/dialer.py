@@ -1,6 +1,6 @@
-"""Turn an endpoint into one dial, and a failed dial into a user-facing, classified error.
+"""Turn an endpoint into one open socket, and a failed dial into a user-facing, classified error.
 
-``Dialer.plan()`` runs before every dial, since each way in needs something fresh (a
+``Dialer.dial()`` plans every dial afresh, since each way in needs something fresh (a
 single-use canonical ticket, a restarted owned backend, a dashboard's new token);
 ``classify()`` says fatal or retryable, and what failed, where, and what to do. A refusal
 (401/403, 4401/4403) is never fatal (the token may be fixed without a Reconnect) but marked
@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import logging
 import shutil
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import (
     ConnectionClosed,
     InvalidHandshake,
     InvalidStatus,
     InvalidURI,
 )
+from websockets.typing import Subprotocol
 
 from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import (
+    DialPlan,
     EndpointKind,
     GatewayEndpoint,
     load_token,
@@ -33,6 +34,7 @@ from desktop.gateway.endpoints import (
     with_token,
 )
 from desktop.gateway.errors import ConfigError, ConnectError
+from desktop.gateway.status import ConnectionSettings
 from desktop.gateway.supervisor import OwnedBackend
 
 log = logging.getLogger(__name__)
@@ -43,47 +45,49 @@ TOO_BIG_CLOSE = 1009
 MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop saying "fresh"
 
 
-@dataclass(frozen=True)
-class DialPlan:
-    """One dial (the URL and subprotocols may hold a credential: never log them)."""
-
-    url: str = field(repr=False)
-    subprotocols: tuple[str, ...] = field(default=(), repr=False)
-    expect_subprotocol: str | None = None
-
-    @property
-    def where(self) -> str:
-        return redact_url(self.url)
-
-    @property
-    def status_url(self) -> tuple[str, int] | None:
-        """(host, port) of the same server's public ``/api/status`` (for the version)."""
-        parts = urlsplit(self.url)
-        if parts.scheme != "ws" or not parts.hostname or parts.port is None:
-            return None
-        return parts.hostname, parts.port
-
-
 class Dialer:
     def __init__(self, endpoint: GatewayEndpoint) -> None:
         self.endpoint = endpoint
         self.backend: OwnedBackend | None = None
+        self.current: DialPlan | None = None  # the last dial's plan, once made
         self._auth_failures = 0
+
+    async def dial(self, settings: ConnectionSettings, max_size: int) -> ClientConnection:
+        """Plan a dial and open it; raises what :meth:`classify` explains."""
+        self.current = None
+        self.current = plan = await self.plan()
+        ws = await SameOriginConnect(
+            plan.url,
+            proxy=None,
+            max_size=max_size,
+            open_timeout=settings.open_timeout,
+            ping_interval=None,  # the pump paces pings by what is open
+            close_timeout=settings.close_timeout,
+            subprotocols=[Subprotocol(p) for p in plan.subprotocols] or None,
+        )
+        if plan.expect_subprotocol is not None and ws.subprotocol != plan.expect_subprotocol:
+            await ws.close(1002, "protocol mismatch")
+            raise ConnectError(
+                f"{plan.where} does not speak {plan.expect_subprotocol} "
+                "(protocol mismatch); update or restart Hermes.",
+                fatal=True,
+            )
+        return ws
 
     async def plan(self) -> DialPlan:
         """Everything one dial needs, fresh (ticket, backend, token). Raises ConnectError."""
         ep = self.endpoint
         try:
             if ep.kind is EndpointKind.CANONICAL:
-                ticket = await canonical.dial_ticket(
+                return await canonical.dial_ticket(
                     ep.hermes_home or canonical.default_hermes_home()
                 )
-                return DialPlan(ticket.url, ticket.subprotocols, canonical.SUBPROTOCOL)
             if ep.kind is EndpointKind.OWNED:
                 return DialPlan(await self._owned().ensure_running())
             if ep.kind is EndpointKind.DASHBOARD:
-                host, port = _host_port(ep.url) if ep.url else ("127.0.0.1", dashboard.DEFAULT_PORT)
-                return DialPlan((await dashboard.probe_dashboard(host, port)).url)
+                parts = urlsplit(ep.url if "://" in ep.url else "http://" + ep.url)
+                host, port = parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
+                return DialPlan(await dashboard.probe_dashboard(host, port))
             url = normalise_ws_url(ep.url, allow_insecure_remote=ep.allow_insecure_remote)
             logsetup.register_url_secrets(url)
             if ep.token is not None:
@@ -111,9 +115,14 @@ class Dialer:
         """The handshake completed: refused credentials are no longer a streak."""
         self._auth_failures = 0
 
-    async def classify(self, exc: BaseException, plan: DialPlan | None) -> ConnectError:
+    @property
+    def where(self) -> str:
+        """Where the last dial went (masked), else the endpoint's name."""
+        return self.current.where if self.current is not None else self.endpoint.name
+
+    async def classify(self, exc: BaseException) -> ConnectError:
         """A user-facing ConnectError for ``exc``; may restart an owned backend on auth failure."""
-        where = plan.where if plan is not None else self.endpoint.name
+        where = self.where
         if isinstance(exc, ConnectError):
             return exc
         if isinstance(exc, InvalidStatus):
@@ -225,8 +234,3 @@ class SameOriginConnect(connect):
             "redirects only within the same scheme, host and port. Put the address it should "
             "reach in Settings (wss:// for a remote host); retrying."
         )
-
-
-def _host_port(url: str) -> tuple[str, int]:
-    parts = urlsplit(url if "://" in url else "http://" + url)
-    return parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT

@@ -36,7 +36,7 @@ class TokenKind(enum.Enum):
     FILE = "file"  # ref = path of a 0600 file holding the token
     ENV = "env"  # ref = environment variable name
     INLINE = "inline"  # value held in memory (demo, owned backend); never persisted
-    STORE = "store"  # ref = token_ref in the app's TokenStore (keyring or its 0600 fallback)
+    STORE = "store"  # ref = token_ref read through ``lookup`` (TokenStore.get) at every dial
 
 
 @dataclass(frozen=True)
@@ -47,27 +47,6 @@ class TokenSource:
     ref: str = ""
     value: str = field(default="", repr=False, compare=False)
     lookup: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
-
-    @classmethod
-    def keyring(cls, username: str) -> TokenSource:
-        return cls(TokenKind.KEYRING, username)
-
-    @classmethod
-    def file(cls, path: str) -> TokenSource:
-        return cls(TokenKind.FILE, path)
-
-    @classmethod
-    def env(cls, name: str) -> TokenSource:
-        return cls(TokenKind.ENV, name)
-
-    @classmethod
-    def inline(cls, value: str) -> TokenSource:
-        return cls(TokenKind.INLINE, "", value)
-
-    @classmethod
-    def store(cls, ref: str, lookup: Callable[[str], str | None]) -> TokenSource:
-        """A token read through ``lookup(ref)`` at every dial (the settings' TokenStore.get)."""
-        return cls(TokenKind.STORE, ref, lookup=lookup)
 
     def describe(self) -> str:
         """Where the token comes from, for messages ("keyring entry 'x'"); never the token."""
@@ -108,6 +87,27 @@ class GatewayEndpoint:
         )
 
 
+@dataclass(frozen=True)
+class DialPlan:
+    """One dial (the URL and subprotocols may hold a credential: never log them)."""
+
+    url: str = field(repr=False)
+    subprotocols: tuple[str, ...] = field(default=(), repr=False)
+    expect_subprotocol: str | None = None
+
+    @property
+    def where(self) -> str:
+        return redact_url(self.url)
+
+    @property
+    def status_url(self) -> tuple[str, int] | None:
+        """(host, port) of the same server's public ``/api/status`` (for the version)."""
+        parts = urlsplit(self.url)
+        if parts.scheme != "ws" or not parts.hostname or parts.port is None:
+            return None
+        return parts.hostname, parts.port
+
+
 def redact_url(url: str) -> str:
     """``url`` with credential query values, opaque path segments and any password masked."""
     try:
@@ -135,7 +135,8 @@ def endpoint_from_config(
     ``approval_timeout_s`` (ignored with a warning unless a number >= 0: a typo never stops the
     gateway from connecting).
     """
-    token = TokenSource.store(config.token_ref, token_lookup) if config.token_ref else None
+    ref = config.token_ref
+    token = TokenSource(TokenKind.STORE, ref, lookup=token_lookup) if ref else None
     return GatewayEndpoint(
         gateway_id=config.id,
         name=config.name,

@@ -10,21 +10,28 @@ Reading and processing are separate: websockets stops reading while messages wai
 and a pong is read only after every frame before it, so a burst of 10,000 approvals once held
 the loop until the keepalive gave up. A reader task only fills a bounded inbox; the processor
 hands it to the core in batches bounded in count and time, yielding between them.
+
+The keepalive is not websockets' own: its pace is fixed when the socket opens, so a SIGSTOPped
+gateway would go unnoticed for up to 50 s while a person clicks Approve into it. While approvals
+are open the pace is short (noticed within 10 s), else the idle one; a row that opens mid-wait
+shortens the wait at once. Any frame received counts as a sign of life as well as a pong: a
+gateway sending a burst is not hung, and its pong may sit behind thousands of frames.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from websockets.asyncio.client import ClientConnection
 from websockets.protocol import State
 
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
-from desktop.gateway.keepalive import Keepalive, KeepalivePace
 
 log = logging.getLogger(__name__)
 wire_log = logging.getLogger("desktop.gateway.wire")  # "< in" / "> out" frames at DEBUG
@@ -35,6 +42,14 @@ BATCH_FRAMES = 200  # at most this many frames reach the core per loop turn...
 BATCH_SECONDS = 0.02  # ...and no more once this much time went into a batch
 INBOX_FRAMES = 20_000  # the reader waits while this many frames (or bytes below) are unread
 INBOX_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class KeepalivePace:
+    """Seconds between pings and how long to wait for a sign of life after each."""
+
+    interval: float
+    timeout: float
 
 
 class SocketPump:
@@ -67,16 +82,9 @@ class SocketPump:
         self._closed_by: BaseException | None = None
         self.frames_received = 0  # every message read (the keepalive's signs of life)
         self.silent_for: float | None = None  # set when the keepalive gave the gateway up
-        self.keepalive = (
-            None
-            if pace is None
-            else Keepalive(
-                ping=self.ws.ping,
-                pace=pace,
-                signs_of_life=lambda: self.frames_received,
-                on_silent=self._gone_silent,
-            )
-        )
+        self._pace = pace  # None: no keepalive
+        self._nudge: asyncio.Future[None] | None = None
+        self._sleeping_at: KeepalivePace | None = None  # the pace of the current sleep
 
     # -- writing ---------------------------------------------------------------------------
     def flush(self) -> None:
@@ -139,8 +147,8 @@ class SocketPump:
         self._writer = asyncio.create_task(self._write_loop(), name="gateway-writer")
         reader = asyncio.create_task(self._read_loop(), name="gateway-reader")
         pinger = (
-            asyncio.create_task(self.keepalive.run(), name="gateway-keepalive")
-            if self.keepalive is not None
+            asyncio.create_task(self._keepalive(self._pace), name="gateway-keepalive")
+            if self._pace is not None
             else None
         )
         try:
@@ -203,6 +211,52 @@ class SocketPump:
                 break
         self._room.set()
 
+    # -- keepalive ---------------------------------------------------------------------------
+    def retune(self) -> None:
+        """A row opened: sleep on at the pace that now applies (no wake-up if unchanged)."""
+        nudge, pace = self._nudge, self._pace
+        if nudge is not None and not nudge.done() and pace and pace() != self._sleeping_at:
+            nudge.set_result(None)
+
+    async def _keepalive(self, pace_now: Callable[[], KeepalivePace]) -> None:
+        """Ping at the pace; drop the connection when no pong and no frame came in time."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            pace = pace_now()
+            remaining = last + pace.interval - loop.time()
+            if remaining > 0:
+                self._sleeping_at = pace
+                await self._sleep(remaining)
+                continue  # re-read the pace; the time since ``last`` still counts
+            if not await self._answered(pace.timeout):
+                self._gone_silent(pace.timeout)
+                return
+            last = loop.time()
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less if :meth:`retune` is called (one timer, no helper task)."""
+        loop = asyncio.get_running_loop()
+        self._nudge = nudge = loop.create_future()
+        timer = loop.call_later(seconds, _settle, nudge)
+        try:
+            await nudge
+        finally:
+            timer.cancel()
+            self._nudge = None
+
+    async def _answered(self, timeout: float) -> bool:
+        """Ping once; True when a pong came, or any frame, within ``timeout`` seconds."""
+        seen = self.frames_received
+        try:
+            async with asyncio.timeout(timeout):
+                pong = await self.ws.ping()
+                with contextlib.suppress(Exception):  # the socket closed: the reader says so
+                    await pong
+        except TimeoutError:
+            return self.frames_received != seen
+        return True
+
     def _gone_silent(self, waited: float) -> None:
         if self._closing:
             return
@@ -223,3 +277,8 @@ class SocketPump:
         while self._queue:
             self._fail(self._queue.popleft(), maybe_sent=False)
         self.flush()  # frames the core produced meanwhile: certainly not sent
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -131,9 +131,9 @@ class SessionFollower:
             self._adopted.discard(event.session_id)
             self._attached.discard(event.session_id)
             if self._core.dialect in FANS_OUT:
-                self._relist_spaced()
+                self.relist(spaced=True)
         elif isinstance(event, SessionChanged) and self._core.dialect is Dialect.C:
-            self._relist_spaced()
+            self.relist(spaced=True)
         elif isinstance(event, RpcResponded) and self._adopted:
             self._disown_started()
 
@@ -157,30 +157,24 @@ class SessionFollower:
         self._connected = False
         self._cancel_spaced()
 
-    def relist(self) -> None:
-        """List now (or right after the list in flight); a no-op where nothing is followed."""
-        if not self._connected or not self.follows_others:
+    def relist(self, *, spaced: bool = False) -> None:
+        """List now, or (``spaced``) not sooner than RELIST_SPACING_S after the last list.
+
+        One list in flight plus one trailing; a no-op where nothing is followed.
+        """
+        if not self._connected or not self.follows_others or (spaced and self._spaced):
+            return
+        if self._listing:
+            self._again = True
+            return
+        last = self._last_list_at
+        wait = last + RELIST_SPACING_S - self._clock() if spaced and last is not None else 0.0
+        if wait > 0:
+            self._spaced = self._later(wait, self._spaced_due)
             return
         self._cancel_spaced()
-        if self._listing:
-            self._again = True
-            return
         self._listing = True
         self._spawn(self._list_loop())
-
-    def _relist_spaced(self) -> None:
-        """Re-list after a session event, but not more often than RELIST_SPACING_S."""
-        if not self._connected or not self.follows_others or self._spaced is not None:
-            return
-        if self._listing:
-            self._again = True
-            return
-        due = 0.0 if self._last_list_at is None else self._last_list_at + RELIST_SPACING_S
-        wait = due - self._clock()
-        if wait <= 0:
-            self.relist()
-            return
-        self._spaced = self._later(wait, self._spaced_due)
 
     def _spaced_due(self) -> None:
         self._spaced = None

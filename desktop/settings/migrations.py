@@ -1,13 +1,12 @@
-"""Upgrades of older settings files to the current schema, one version step at a time.
+"""Upgrades of older settings files to the current schema.
 
-Each step is a pure function on plain JSON; secrets it finds go back in ``Migrated.secrets``
+A pure function on plain JSON; secrets it finds go back in ``Migrated.secrets``
 for the loader's TokenStore, and the current parser judges the values. v0 was the prototype's
 flat file (one gateway, its token in plain text: why v1 exists); v1 is ``codec.py``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -86,19 +85,8 @@ def _v0_to_v1(old: dict[str, Any]) -> Migrated:
     return Migrated(new, secrets)
 
 
-#: ``STEPS[n]`` turns a version-n object into a version-(n+1) object.
-STEPS: dict[int, Callable[[dict[str, Any]], Migrated]] = {0: _v0_to_v1}
-
-
 def migrate(data: dict[str, Any], from_version: int) -> Migrated:
-    """Run every step from ``from_version`` up to the current schema version."""
+    """``data`` upgraded from ``from_version`` to the current schema (v0 is the only older one)."""
     if from_version < 0:
         raise SettingsError(f"schema_version: {from_version} is not a version")
-    result = Migrated(dict(data))
-    for version in range(from_version, SCHEMA_VERSION):
-        step = STEPS.get(version)
-        if step is None:
-            raise SettingsError(f"schema_version: no upgrade from version {version}")
-        stepped = step(result.data)
-        result = Migrated(stepped.data, {**result.secrets, **stepped.secrets})
-    return result
+    return _v0_to_v1(data) if from_version < SCHEMA_VERSION else Migrated(dict(data))

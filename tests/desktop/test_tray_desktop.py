@@ -20,7 +20,7 @@ import pytest
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings, never_high_risk
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
@@ -96,7 +96,7 @@ async def scenario() -> None:
             "Demo gateway",
             EndpointKind.DEMO,
             url=fake.base_url,
-            token=TokenSource.inline(fake.token),
+            token=TokenSource(TokenKind.INLINE, value=fake.token),
         )
     )
     notifier = NativeNotifier("Hermes Tray", icon_dir() / "hermes-tray.svg")

@@ -201,7 +201,7 @@ async def demo_tray(
 
     Imported here, not at the top: the helpers above need only Qt.
     """
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
     from tests.gatewaymodel import FakeGateway
@@ -210,7 +210,7 @@ async def demo_tray(
     fake = await FakeGateway("B", speed=0.05).start()
     bridge = GatewayBridge()
     shell = TrayShell(bridge, notify_settings=notify, on_quit=lambda: None)
-    token = TokenSource.inline(fake.token)
+    token = TokenSource(TokenKind.INLINE, value=fake.token)
     bridge.add_gateway(GatewayEndpoint("demo", "Demo", EndpointKind.DEMO, fake.base_url, token))
     shell.show()
     bridge.start(asyncio.get_running_loop(), notifier)

@@ -18,7 +18,7 @@ from desktop.core.model import Choice, Dialect
 from desktop.gateway import client as client_module
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.gateway.errors import CallTimeoutError, NotSentError, OutcomeUnknownError
 from tests.gateway.mini_server import MiniGateway
 from tests.gateway.recorder import Recorder
@@ -50,7 +50,7 @@ def make_client(
         "Test gateway",
         EndpointKind.URL,
         url=url,
-        token=TokenSource.inline(token) if token else None,
+        token=TokenSource(TokenKind.INLINE, value=token) if token else None,
     )
     client = GatewayClient(
         endpoint, listener=recorder, backoff=backoff, connection_settings=settings

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -12,14 +13,17 @@ from tests.gateway.http_server import FakeDashboard
 
 
 @pytest.mark.parametrize("chunked", [False, True])
-def test_probe_reads_version_and_scrapes_the_token(arun: Callable[..., Any], chunked: bool) -> None:
+def test_probe_checks_the_status_and_scrapes_the_token(
+    arun: Callable[..., Any], chunked: bool
+) -> None:
     async def scenario() -> None:
         async with FakeDashboard(token="dash-tok", chunked=chunked) as dash:
-            info = await probe_dashboard("127.0.0.1", dash.port)
-            assert info.version == "0.19.0"
-            assert parse_qs(urlsplit(info.url).query)["token"] == ["dash-tok"]
-            assert info.url.startswith(f"ws://127.0.0.1:{dash.port}/api/ws?")
+            url = await probe_dashboard("127.0.0.1", dash.port)
+            assert parse_qs(urlsplit(url).query)["token"] == ["dash-tok"]
+            assert url.startswith(f"ws://127.0.0.1:{dash.port}/api/ws?")
             assert dash.paths == ["/api/status", "/"]
+            status, body = await http_get("127.0.0.1", dash.port, "/api/status")
+            assert (status, json.loads(body)["version"]) == (200, "0.19.0")
 
     arun(scenario())
 

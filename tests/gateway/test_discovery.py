@@ -10,7 +10,7 @@ import pytest
 
 from desktop.gateway import canonical
 from desktop.gateway.discovery import URL_ENV, discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from tests.gateway.control_server import FakeControlSocket
 
 SECRET = "envtoken-abcdef"
@@ -46,7 +46,11 @@ def test_invalid_env_url_is_reported_not_dialled(home: Path, arun: Callable[...,
 def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..., Any]) -> None:
     mine = (
         GatewayEndpoint(
-            "a", "A", EndpointKind.URL, url="ws://127.0.0.1:1", token=TokenSource.env("X")
+            "a",
+            "A",
+            EndpointKind.URL,
+            url="ws://127.0.0.1:1",
+            token=TokenSource(TokenKind.ENV, "X"),
         ),
         GatewayEndpoint("b", "B", EndpointKind.OWNED),
     )

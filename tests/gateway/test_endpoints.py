@@ -5,6 +5,7 @@ import pytest
 from desktop.gateway.endpoints import (
     EndpointKind,
     GatewayEndpoint,
+    TokenKind,
     TokenSource,
     normalise_ws_url,
     redact_url,
@@ -67,7 +68,7 @@ def test_repr_never_shows_a_token() -> None:
         "Work",
         EndpointKind.URL,
         url=f"ws://127.0.0.1:1/api/ws?token={SECRET}",
-        token=TokenSource.inline(SECRET),
+        token=TokenSource(TokenKind.INLINE, value=SECRET),
     )
     text = repr(endpoint) + str(endpoint.token) + endpoint.display_url
     assert SECRET not in text
@@ -76,10 +77,10 @@ def test_repr_never_shows_a_token() -> None:
 
 
 def test_token_source_descriptions_name_the_place_not_the_value() -> None:
-    assert "HERMES_TOKEN" in TokenSource.env("HERMES_TOKEN").describe()
-    assert "/x/tok" in TokenSource.file("/x/tok").describe()
-    assert "work" in TokenSource.keyring("work").describe()
-    assert SECRET not in TokenSource.inline(SECRET).describe()
+    assert "HERMES_TOKEN" in TokenSource(TokenKind.ENV, "HERMES_TOKEN").describe()
+    assert "/x/tok" in TokenSource(TokenKind.FILE, "/x/tok").describe()
+    assert "work" in TokenSource(TokenKind.KEYRING, "work").describe()
+    assert SECRET not in TokenSource(TokenKind.INLINE, value=SECRET).describe()
 
 
 def test_redact_url_masks_every_credential_kind() -> None:

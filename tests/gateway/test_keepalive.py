@@ -20,7 +20,7 @@ import pytest
 from desktop.core.events import ApprovalRequested
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.gateway.client import ConnectionSettings, ConnectionState
-from desktop.gateway.keepalive import KeepalivePace
+from desktop.gateway.pump import KeepalivePace
 from tests.gateway.fake_harness import Harness, running
 from tests.gatewaymodel.script import Command
 

@@ -9,7 +9,7 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from desktop.gateway.endpoints import TokenSource, load_token, with_token
+from desktop.gateway.endpoints import TokenKind, TokenSource, load_token, with_token
 from desktop.gateway.errors import ConfigError
 from desktop.platform.paths import KEYRING_SERVICE
 
@@ -24,29 +24,29 @@ def _write(path: Path, text: str, mode: int) -> Path:
 
 def test_private_token_file_is_read(tmp_path: Path) -> None:
     path = _write(tmp_path / "token", f"{TOKEN}\nignored second line\n", 0o600)
-    assert load_token(TokenSource.file(str(path))) == TOKEN
+    assert load_token(TokenSource(TokenKind.FILE, str(path))) == TOKEN
 
 
 @pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o660])
 def test_group_or_world_readable_token_file_is_refused(tmp_path: Path, mode: int) -> None:
     path = _write(tmp_path / "token", TOKEN, mode)
     with pytest.raises(ConfigError, match="chmod 600") as info:
-        load_token(TokenSource.file(str(path)))
+        load_token(TokenSource(TokenKind.FILE, str(path)))
     assert TOKEN not in str(info.value)
 
 
 def test_missing_and_empty_token_files_explain_themselves(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="Cannot read token file"):
-        load_token(TokenSource.file(str(tmp_path / "absent")))
+        load_token(TokenSource(TokenKind.FILE, str(tmp_path / "absent")))
     empty = _write(tmp_path / "empty", "\n\n", 0o600)
     with pytest.raises(ConfigError, match="empty"):
-        load_token(TokenSource.file(str(empty)))
+        load_token(TokenSource(TokenKind.FILE, str(empty)))
 
 
 def test_environment_token() -> None:
-    assert load_token(TokenSource.env("T"), {"T": f" {TOKEN} "}) == TOKEN
+    assert load_token(TokenSource(TokenKind.ENV, "T"), {"T": f" {TOKEN} "}) == TOKEN
     with pytest.raises(ConfigError, match="T holding the token is not set"):
-        load_token(TokenSource.env("T"), {})
+        load_token(TokenSource(TokenKind.ENV, "T"), {})
 
 
 class _MemoryKeyring(KeyringBackend):
@@ -77,9 +77,9 @@ def memory_keyring() -> Any:
 
 def test_keyring_token(memory_keyring: _MemoryKeyring) -> None:
     memory_keyring.set_password(KEYRING_SERVICE, "work", TOKEN)
-    assert load_token(TokenSource.keyring("work")) == TOKEN
+    assert load_token(TokenSource(TokenKind.KEYRING, "work")) == TOKEN
     with pytest.raises(ConfigError, match="No token in the keyring entry 'home'"):
-        load_token(TokenSource.keyring("home"))
+        load_token(TokenSource(TokenKind.KEYRING, "home"))
 
 
 def test_with_token_replaces_an_existing_token() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from desktop.gateway import client as client_module
+from desktop.gateway import dialer as dialer_module
 from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
@@ -66,7 +66,7 @@ def test_the_client_refuses_a_remote_ws_url_without_opening_a_socket(
         dialled.append(url)
         raise AssertionError("the client tried to open a socket to a remote host")
 
-    monkeypatch.setattr(client_module, "connect", no_network)
+    monkeypatch.setattr(dialer_module, "SameOriginConnect", no_network)
     endpoint = GatewayEndpoint(
         "remote", "Remote", EndpointKind.URL, url=f"ws://203.0.113.9:9119/api/ws?token={CANARY}"
     )
@@ -91,7 +91,7 @@ def test_an_explicitly_allowed_remote_ws_url_is_dialled(
         dialled.append(url)
         raise ConnectionRefusedError("stubbed: no network in tests")
 
-    monkeypatch.setattr(client_module, "connect", no_network)
+    monkeypatch.setattr(dialer_module, "SameOriginConnect", no_network)
     endpoint = GatewayEndpoint(
         "remote",
         "Remote",

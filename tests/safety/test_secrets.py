@@ -25,7 +25,7 @@ import pytest
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.gateway import doctor
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.gateway.errors import GatewayError
 from tests.gatewaymodel import Command, FakeGateway, Turn
 from tests.safety.background import fake_in_thread
@@ -67,15 +67,15 @@ def test_the_token_never_leaves_through_logs_errors_or_reprs(
             else:
                 token: TokenSource
                 if source == "inline":
-                    token = TokenSource.inline(CANARY)
+                    token = TokenSource(TokenKind.INLINE, value=CANARY)
                 elif source == "env":
                     monkeypatch.setenv("HERMES_TRAY_TEST_TOKEN", CANARY)
-                    token = TokenSource.env("HERMES_TRAY_TEST_TOKEN")
+                    token = TokenSource(TokenKind.ENV, "HERMES_TRAY_TEST_TOKEN")
                 else:
                     path = tmp_path / "token"
                     path.write_text(CANARY + "\n")
                     path.chmod(0o600)
-                    token = TokenSource.file(str(path))
+                    token = TokenSource(TokenKind.FILE, str(path))
                 endpoint = GatewayEndpoint(
                     "canary", "Canary", EndpointKind.URL, url=fake.base_url, token=token
                 )

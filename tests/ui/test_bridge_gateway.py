@@ -17,7 +17,7 @@ import asyncio
 import pytest
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
@@ -34,7 +34,11 @@ FAST = NotifySettings(quiet_after_start=0.0, quiet_after_reconnect=0.0, coalesce
 
 def endpoint(fake: FakeGateway) -> GatewayEndpoint:
     return GatewayEndpoint(
-        "demo", "Demo", EndpointKind.DEMO, url=fake.base_url, token=TokenSource.inline(fake.token)
+        "demo",
+        "Demo",
+        EndpointKind.DEMO,
+        url=fake.base_url,
+        token=TokenSource(TokenKind.INLINE, value=fake.token),
     )
 
 

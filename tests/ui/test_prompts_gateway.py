@@ -12,7 +12,7 @@ import asyncio
 
 from desktop.core import prompt_book
 from desktop.core.model import PromptKind, SessionStatus
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.bridge_events import PromptUpdate
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import tray_status
@@ -25,7 +25,11 @@ from tests.waiting import drain, holds, poll_until
 
 def endpoint(fake: FakeGateway) -> GatewayEndpoint:
     return GatewayEndpoint(
-        "demo", "Demo", EndpointKind.DEMO, url=fake.base_url, token=TokenSource.inline(fake.token)
+        "demo",
+        "Demo",
+        EndpointKind.DEMO,
+        url=fake.base_url,
+        token=TokenSource(TokenKind.INLINE, value=fake.token),
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.ui.bridge import GatewayBridge
@@ -73,7 +73,7 @@ def endpoint(fake: FakeGateway, gateway_id: str = GID) -> GatewayEndpoint:
         "Demo",
         EndpointKind.DEMO,
         url=fake.base_url,
-        token=TokenSource.inline(fake.token),
+        token=TokenSource(TokenKind.INLINE, value=fake.token),
     )
 
 
