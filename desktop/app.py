@@ -114,7 +114,7 @@ async def _main(options: CliOptions) -> int:
         return settings_control.settings
 
     bridge = GatewayBridge(client_factory_for(current_settings))
-    shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False, first_icon=first_icon)
+    shell = TrayShell(bridge, on_quit=quit_requested.set, first_icon=first_icon)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None
