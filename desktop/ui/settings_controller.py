@@ -31,7 +31,7 @@ from desktop.settings.model import GatewayConfig, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_clients import ClientFactory, ClientLike
+from desktop.ui.bridge_clients import ClientFactory
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog
@@ -44,7 +44,7 @@ EndpointFor = Callable[[GatewayConfig, Callable[[str], str | None]], GatewayEndp
 def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
     """A bridge client factory building real clients with the settings current at creation."""
 
-    def factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
+    def factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
         settings = current()
         return GatewayClient(
             endpoint,
