@@ -26,7 +26,6 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.notify_policy import app_high_risk
 from desktop.model.tray_host import TrayFallback, no_tray_notice
-from desktop.model.yolo_timer import BoxKind
 from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import PROMPT_BATCH, NotificationController
@@ -113,9 +112,7 @@ class TrayShell(QObject):
         self.yolo.changed.connect(self.tray.refresh)
         self.yolo.notice_raised.connect(self.notifications.show_notice)
         self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
-        self.tray.timebox_requested.connect(
-            lambda gid, sid, kind: self.yolo.start(gid, sid, BoxKind(kind))
-        )
+        self.tray.timebox_requested.connect(self.yolo.start)
         self.tray.refresh()
         self.host_watch.changed.connect(self._on_tray_host)
         if settings is not None or journal is not None:

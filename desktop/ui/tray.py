@@ -27,11 +27,12 @@ from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
 from desktop.model.tray_status import TrayStatus, tray_status
 from desktop.model.window_place import Box, menu_origin
+from desktop.model.yolo_timer import BoxKind
 from desktop.platform.activation import event_token
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.first_icon import FirstIcon
-from desktop.ui.tray_menu import TIMEBOX_MINUTES, MenuCommands, MenuExtras, build_menu
+from desktop.ui.tray_menu import MenuCommands, MenuExtras, build_menu
 from desktop.ui.window_activation import take_env_token
 
 REBUILD_DELAY_MS = 150
@@ -49,7 +50,7 @@ class TrayController(QObject):
     new_task_requested = Signal()
     settings_requested = Signal()
     quit_requested = Signal()
-    timebox_requested = Signal(str, str, str)  # gateway, session, kind (confirmed already)
+    timebox_requested = Signal(str, str, object)  # gateway, session, BoxKind (confirmed)
     open_journal_requested = Signal()
     start_at_login_toggled = Signal(bool)
     prompt_requested = Signal(str, str)  # gateway, prompt key: open the question's window
@@ -314,11 +315,11 @@ class TrayController(QObject):
             lambda: self._bridge.set_yolo(gateway_id, session_id, True),
         )
 
-    def _ask_timebox(self, gateway_id: str, session_id: str, kind: str) -> None:
+    def _ask_timebox(self, gateway_id: str, session_id: str, kind: BoxKind) -> None:
         gateway = self._snapshot.gateway(gateway_id)
         session = gateway.session(session_id) if gateway else None
         title = shown(session_title(session, session_id), 60)
-        if kind == TIMEBOX_MINUTES:
+        if kind is BoxKind.MINUTES:
             span, accept = "for the next 15 minutes", "Turn YOLO on for 15 minutes"
         elif session is not None and session.running:
             span, accept = "until its current turn ends", "Turn YOLO on for this turn"

@@ -21,10 +21,8 @@ from desktop.model.menu_sessions import MenuPick, SessionShelf
 from desktop.model.plain_text import exported_label, markup_safe, menu_label
 from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.model.yolo_timer import BoxKind
 from desktop.ui import icons
-
-TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
-TIMEBOX_TURN = "turn"
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ class MenuCommands:
     settings: Callable[[], None]
     quit: Callable[[], None]
     # Optional: the app-kept entries (see MenuExtras); None leaves the entry out.
-    timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
+    timebox: Callable[[str, str, BoxKind], None] | None = None  # gateway, session, kind
     open_journal: Callable[[], None] | None = None
     set_start_at_login: Callable[[bool], None] | None = None
     close_session: Callable[[str, str], None] | None = None  # gateway, session: leave the menu
@@ -415,17 +413,17 @@ def _add_mode_menu(
 
 
 def _add_timeboxes(
-    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, str], None]
+    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, BoxKind], None]
 ) -> None:
     """The time-boxed YOLO choices: for 15 minutes, and until this (or the next) turn ends."""
     sid = session.session_id
     for_minutes = _action(sub, "YOLO for 15 minutes", f"yolo-minutes:{gid}:{sid}")
     for_minutes.setToolTip("YOLO on now; Hermes Tray turns it off again when the time is up.")
-    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_MINUTES))
+    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, BoxKind.MINUTES))
     turn_text = "YOLO until this turn ends" if session.running else "YOLO for the next turn"
     for_turn = _action(sub, turn_text, f"yolo-turn:{gid}:{sid}")
     for_turn.setToolTip("YOLO on now; Hermes Tray turns it off when the agent's turn is over.")
-    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_TURN))
+    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, BoxKind.TURN))
 
 
 def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu
 
 from desktop.core.model import SessionStatus
 from desktop.model.decision_log import LINE_LIMIT
+from desktop.model.yolo_timer import BoxKind
 from desktop.ui import icons
 from desktop.ui.tray_menu import MenuExtras, build_menu
 from tests.model.builders import YOLO_ENV, YOLO_SESSION, gateway, session, snap
@@ -35,7 +36,10 @@ def test_a_session_offers_both_time_boxes_and_they_reach_the_command(menu):
     assert menu_action(menu, "yolo-minutes:g1:s1").text() == "YOLO for 15 minutes"
     menu_action(menu, "yolo-minutes:g1:s1").trigger()
     menu_action(menu, "yolo-turn:g1:s1").trigger()
-    assert recorder.calls == [("timebox", "g1", "s1", "minutes"), ("timebox", "g1", "s1", "turn")]
+    assert recorder.calls == [
+        ("timebox", "g1", "s1", BoxKind.MINUTES),
+        ("timebox", "g1", "s1", BoxKind.TURN),
+    ]
 
 
 def test_the_turn_choice_names_the_next_turn_when_idle(menu):
