@@ -49,12 +49,11 @@ class MenuCommands:
     new_task: Callable[[], None]
     settings: Callable[[], None]
     quit: Callable[[], None]
-    # Optional: the app-kept entries (see MenuExtras); None leaves the entry out.
-    timebox: Callable[[str, str, BoxKind], None] | None = None  # gateway, session, kind
-    open_journal: Callable[[], None] | None = None
-    set_start_at_login: Callable[[bool], None] | None = None
-    close_session: Callable[[str, str], None] | None = None  # gateway, session: leave the menu
-    answer_prompt: Callable[[str, str], None] | None = None  # gateway, prompt key: open dialog
+    timebox: Callable[[str, str, BoxKind], None]  # gateway, session, kind
+    open_journal: Callable[[], None]
+    set_start_at_login: Callable[[bool], None]
+    close_session: Callable[[str, str], None]  # gateway, session: leave the menu
+    answer_prompt: Callable[[str, str], None]  # gateway, prompt key: open its window
 
 
 TODO_LINES = 8  # plan items listed per session (then "… N more")
@@ -311,7 +310,7 @@ def _add_session(
     else:
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
-        if commands.timebox is not None and boxed is None and not short:
+        if boxed is None and not short:
             _add_timeboxes(sub, gid, session, commands.timebox)
     if not short:
         _add_mode_menu(sub, gateway, session, commands)
@@ -320,11 +319,10 @@ def _add_session(
     interrupt.setEnabled(session.status is not SessionStatus.IDLE or bool(waiting))
     interrupt.triggered.connect(lambda _=False: commands.interrupt(gid, sid))
     idle = session.status is SessionStatus.IDLE and not session.running and not waiting
-    if commands.close_session is not None and idle:
+    if idle:
         close = _action(sub, "Close (hide from this menu)", f"close:{gid}:{sid}")
         close.setToolTip("The session stays in Hermes; it comes back here when it works again.")
-        close_session = commands.close_session
-        close.triggered.connect(lambda _=False: close_session(gid, sid))
+        close.triggered.connect(lambda _=False: commands.close_session(gid, sid))
     return sub
 
 
@@ -337,7 +335,7 @@ def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: Me
             text, tip = blocked_on(prompt), answer_there(prompt)
         elif only_in_hermes(prompt):
             text, tip = f"Answer in Hermes: {prompt.question}", prompt.blocked_reason
-        elif answer is None or not prompt.answerable:
+        elif not prompt.answerable:
             text, tip = blocked_on(prompt), prompt.blocked_reason or "Answer it in Hermes."
         else:
             action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
@@ -432,7 +430,6 @@ def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> N
         problem = f"⚠ Journal not written: {extras.journal_problem}"
         warning = _info(menu, problem, "journal-problem", limit=90)  # the journal retries
         warning.setToolTip("Decisions are kept in memory and written once the journal can be.")
-    open_journal = commands.open_journal
     if extras.recent is not None:
         recent = QMenu(menu_label("Recent decisions"), menu)
         recent.setObjectName("recent-decisions")
@@ -445,11 +442,10 @@ def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> N
             item.setToolTip(markup_safe(details, 300))
         recent.addSeparator()
         opener = _action(recent, "Open journal", "open-journal")
-        opener.setEnabled(extras.journal_available and open_journal is not None)
+        opener.setEnabled(extras.journal_available)
         opener.setToolTip("The full decision journal (JSON Lines), in your default application.")
-        if open_journal is not None:
-            opener.triggered.connect(lambda _=False: open_journal())
-    if extras.start_at_login is not None and commands.set_start_at_login is not None:
+        opener.triggered.connect(lambda _=False: commands.open_journal())
+    if extras.start_at_login is not None:
         login = _action(menu, "Start at login", "start-at-login")
         login.setCheckable(True)
         login.setChecked(extras.start_at_login)
