@@ -66,9 +66,6 @@ class TrayShell(QObject):
         *,
         notify_settings: NotifySettings | None = None,
         on_quit: Callable[[], None],
-        settings: SettingsController | None = None,
-        journal: Journal | None = None,
-        open_url: Callable[[QUrl], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
         high_risk: HighRisk | None = None,
@@ -115,8 +112,6 @@ class TrayShell(QObject):
         self.tray.timebox_requested.connect(self.yolo.start)
         self.tray.refresh()
         self.host_watch.changed.connect(self._on_tray_host)
-        if settings is not None or journal is not None:
-            self.attach(settings=settings, journal=journal, open_url=open_url)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """The dialog was shown, hidden, activated or deactivated: tell the notifications."""
