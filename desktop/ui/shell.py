@@ -30,8 +30,7 @@ from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import PROMPT_BATCH, NotificationController
 from desktop.ui.prompt_windows import PromptWindows
-from desktop.ui.tray import TrayController
-from desktop.ui.tray_host_watch import TrayHostWatch
+from desktop.ui.tray import TrayController, TrayHostWatch
 from desktop.ui.tray_menu import MenuExtras
 from desktop.ui.window_activation import WindowActivation
 from desktop.ui.yolo_timebox import YoloTimeboxController
