@@ -98,7 +98,7 @@ async def _main(options: CliOptions) -> int:
     if not options.smoke and not single.start(activation_token=launch):
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
-    from desktop.ui.first_icon import show_first_icon
+    from desktop.ui.icons import show_first_icon
 
     first_icon = show_first_icon()
     await _tray_shown()  # one loop turn: the icon is up; the rest is imported after

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from desktop.model.notify_policy import HighRisk, NotifySettings
     from desktop.model.tray_host import TrayHost
     from desktop.ui.approvals.dialog import ApprovalDialog
-    from desktop.ui.first_icon import FirstIcon
+    from desktop.ui.icons import FirstIcon
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
     from desktop.ui.settings_controller import SettingsController

@@ -41,7 +41,6 @@ from desktop.platform.activation import event_token
 from desktop.platform.tray_probe import xembed_tray
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.first_icon import FirstIcon
 from desktop.ui.tray_menu import MenuCommands, MenuExtras, build_menu
 from desktop.ui.window_activation import take_env_token
 
@@ -73,7 +72,7 @@ class TrayController(QObject):
         parent: QObject | None = None,
         *,
         exported: bool | None = None,
-        first: FirstIcon | None = None,
+        first: icons.FirstIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
