@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -56,10 +55,6 @@ class JournalController(QObject):
         bridge.gateway_removed.connect(self._on_gateway_removed)
 
     @property
-    def path(self) -> Path:
-        return self.journal.path
-
-    @property
     def problem(self) -> str:
         """Why decisions are held in memory instead of the file ("" while it writes)."""
         return self._problem
@@ -85,16 +80,16 @@ class JournalController(QObject):
         return tuple((entry_line(e, today), entry_details(e)) for e in self.recorder.recent)
 
     def available(self) -> bool:
-        return bool(self.recorder.recent) or self.path.exists()
+        return bool(self.recorder.recent) or self.journal.path.exists()
 
     def open_journal(self) -> bool:
         """Open the journal file in the desktop's default application."""
-        if not self.path.exists():
-            log.info("no decision journal at %s yet", self.path)
+        if not self.journal.path.exists():
+            log.info("no decision journal at %s yet", self.journal.path)
             return False
-        opened = self._opener(QUrl.fromLocalFile(str(self.path)))
+        opened = self._opener(QUrl.fromLocalFile(str(self.journal.path)))
         if not opened:
-            log.warning("the desktop could not open %s", self.path)
+            log.warning("the desktop could not open %s", self.journal.path)
         return bool(opened)
 
     def close(self) -> None:
