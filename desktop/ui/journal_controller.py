@@ -45,7 +45,8 @@ class JournalController(QObject):
         self.recorder = DecisionRecorder(journal, clock=clock)
         self._opener = opener
         self._clock = clock
-        self._problem = journal.problem
+        # Why decisions are held in memory instead of the file ("" while it writes).
+        self.problem = journal.problem
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self.retry)
@@ -53,11 +54,6 @@ class JournalController(QObject):
         bridge.approval_changed.connect(self._on_approval_changed)
         bridge.command_ran.connect(self._on_command_ran)
         bridge.gateway_removed.connect(self._on_gateway_removed)
-
-    @property
-    def problem(self) -> str:
-        """Why decisions are held in memory instead of the file ("" while it writes)."""
-        return self._problem
 
     def retry(self) -> None:
         """Try to write the held lines now."""
@@ -70,8 +66,8 @@ class JournalController(QObject):
             self._retry.stop()
         elif not self._retry.isActive():
             self._retry.start()
-        if problem != self._problem:
-            self._problem = problem
+        if problem != self.problem:
+            self.problem = problem
             self.problem_changed.emit(problem)
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
