@@ -176,7 +176,6 @@ class SettingsController(QObject):
                     f"{exc}. Check the autostart folder's permissions, then try again.",
                 )
             )
-        # What the OS will do at the next login (it is the truth, not the settings file).
         self.start_at_login = self._read_login()
 
     def _apply_gateways(self, old: Settings, new: Settings) -> None:
