@@ -149,12 +149,8 @@ def _clear(menu: QMenu) -> None:
         group.deleteLater()
 
 
-def _label(text: str, limit: int = 100) -> str:
-    return menu_label(text, limit)
-
-
 def _action(menu: QMenu, text: str, name: str, *, limit: int = 100) -> QAction:
-    action = menu.addAction(_label(text, limit))
+    action = menu.addAction(menu_label(text, limit))
     action.setObjectName(name)
     return action
 
@@ -219,7 +215,7 @@ def _add_quieter(
     entries: int,
 ) -> None:
     """The sessions left out, in a submenu: each a short session submenu, as many as fit."""
-    more = QMenu(_label(menu_text.more_sessions_line(len(quieter))), menu)
+    more = QMenu(menu_label(menu_text.more_sessions_line(len(quieter)), 100), menu)
     more.setObjectName("more-sessions")
     more.menuAction().setObjectName("more-sessions")
     more.setToolTipsVisible(True)
@@ -286,7 +282,7 @@ def _add_session(
     status = "waiting on you" if waiting else session.status.value
     if prompts and not waiting:  # what blocks it, in the entry itself
         status = blocked_on(prompts[0])
-    sub = QMenu(_label(f"{title} — {status}", 70), menu)
+    sub = QMenu(menu_label(f"{title} — {status}", 70), menu)
     sub.setObjectName(f"session:{gid}:{sid}")
     sub.setToolTipsVisible(True)
     boxed = extras.timeboxes.get((gid, sid))
@@ -386,7 +382,7 @@ def _add_mode_menu(
     sub: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
 ) -> None:
     gid = gateway.gateway_id
-    mode_menu = QMenu(_label(menu_text.mode_title(session.approval_mode)), sub)
+    mode_menu = QMenu(menu_label(menu_text.mode_title(session.approval_mode), 100), sub)
     mode_menu.setObjectName(f"mode-menu:{gid}:{session.session_id}")
     mode_menu.setToolTipsVisible(True)
     sub.addMenu(mode_menu)
