@@ -69,8 +69,7 @@ class NotificationController(QObject):
             rows=bridge.approval,
             high_risk=high_risk,
         )
-        self.native = False
-        self.ready = False  # the bridge answered whether native notifications work
+        self.native: bool | None = None  # None until the bridge answers whether they work
         self._waiting_notices: list[Notice] = []  # due before that answer
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
@@ -94,7 +93,6 @@ class NotificationController(QObject):
     # -- inputs ------------------------------------------------------------------------------
     def _on_notifications_ready(self, native: bool) -> None:
         self.native = native
-        self.ready = True
         notices, self._waiting_notices = self._waiting_notices, []
         for notice in notices:
             self.show_notice(notice)
@@ -124,7 +122,7 @@ class NotificationController(QObject):
             actions=() if elsewhere else (NotifyAction(ActionKind.REVIEW, "Answer…"),),
             session_id=prompt.session_id,
         )
-        if not self.ready:
+        if self.native is None:
             self._waiting_prompts.append(plan)
             self._bridge.start_notifications()
             return
@@ -198,7 +196,7 @@ class NotificationController(QObject):
         """Failures and warnings (the gateways' and the app's own) are worth a notification."""
         if notice.level not in ("warning", "error"):
             return
-        if not self.ready:
+        if self.native is None:
             self._waiting_notices.append(notice)
             self._bridge.start_notifications()  # answers with notifications_ready
             return
@@ -218,7 +216,7 @@ class NotificationController(QObject):
         self._timer.start(max(0, int((deadline - self._clock()) * 1000) + 1))
 
     def _flush(self) -> None:
-        if not self.ready:
+        if self.native is None:
             # The first plan is due: start the notifier; the answer reschedules (above).
             self._bridge.start_notifications()
             return
