@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
 
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -37,14 +36,12 @@ class JournalController(QObject):
         journal: Journal,
         *,
         opener: Opener = QDesktopServices.openUrl,
-        clock: Callable[[], datetime] = local_now,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.journal = journal
-        self.recorder = DecisionRecorder(journal, clock=clock)
+        self.recorder = DecisionRecorder(journal)
         self._opener = opener
-        self._clock = clock
         # Why decisions are held in memory instead of the file ("" while it writes).
         self.problem = journal.problem
         self._retry = QTimer(self)
@@ -72,7 +69,7 @@ class JournalController(QObject):
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
         """``(menu line, details)`` of the last decisions, newest first."""
-        today = self._clock()
+        today = local_now()
         return tuple((entry_line(e, today), entry_details(e)) for e in self.recorder.recent)
 
     def available(self) -> bool:
