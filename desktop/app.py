@@ -98,7 +98,7 @@ async def _main(options: CliOptions) -> int:
     if not options.smoke and not single.start(activation_token=launch):
         log.info("Hermes Tray is already running; asked it to show its approvals")
         return EXIT_OK
-    from desktop.ui.first_icon import show_first_icon
+    from desktop.ui.icons import show_first_icon
 
     first_icon = show_first_icon()
     await _tray_shown()  # one loop turn: the icon is up; the rest is imported after
@@ -114,7 +114,7 @@ async def _main(options: CliOptions) -> int:
         return settings_control.settings
 
     bridge = GatewayBridge(client_factory_for(current_settings))
-    shell = TrayShell(bridge, on_quit=quit_requested.set, complete=False, first_icon=first_icon)
+    shell = TrayShell(bridge, on_quit=quit_requested.set, first_icon=first_icon)
     single.show_approvals_requested.connect(lambda: _show_approvals(shell))
     stop_signals = _quit_on_signals(loop, quit_requested.set)
     demo: BuiltInDemo | None = None

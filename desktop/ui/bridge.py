@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -41,13 +41,11 @@ from desktop.model.notify_policy import NotificationPlan
 from desktop.model.reask_guard import DenyMemory
 from desktop.model.snapshot import AppSnapshot
 from desktop.model.yolo_timer import YoloCheck
-from desktop.ui.bridge_clients import (
-    ClientFactory,
-    ClientLike,
-    ClientListener,
-    Notifier,
-    gateway_client_factory,
-)
+from desktop.ui.bridge_clients import ClientFactory, ClientListener, gateway_client_factory
+
+if TYPE_CHECKING:
+    from desktop.gateway.client import GatewayClient
+    from desktop.platform.native_notify import NativeNotifier
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +77,7 @@ class GatewayBridge(QObject):
     ) -> None:
         super().__init__(parent)
         self._client_factory = client_factory
-        self._clients: dict[str, ClientLike] = {}
+        self._clients: dict[str, GatewayClient] = {}
         self._listeners: dict[str, ClientListener] = {}
         self._state = AppState()
         self._state.subscribe(self._on_store_change)
@@ -89,13 +87,13 @@ class GatewayBridge(QObject):
         self._closing = False  # set once at quit: nothing more is reported
         self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
         self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
-        self._notifier: Notifier | None = None
+        self._notifier: NativeNotifier | None = None
         self._notifier_asked = False  # start_notifications() was called
         self._notifier_started = False  # ... and the probe was started (or answered False)
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     # -- set-up and shutdown -----------------------------------------------------------------
-    def add_gateway(self, endpoint: GatewayEndpoint) -> ClientLike:
+    def add_gateway(self, endpoint: GatewayEndpoint) -> GatewayClient:
         """Create the client for ``endpoint`` (started by :meth:`start`, or now if started)."""
         listener = ClientListener(self)
         client = self._client_factory(endpoint, listener)
@@ -132,7 +130,9 @@ class GatewayBridge(QObject):
     def gateway_ids(self) -> tuple[str, ...]:
         return tuple(self._clients)
 
-    def start(self, loop: asyncio.AbstractEventLoop, notifier: Notifier | None = None) -> None:
+    def start(
+        self, loop: asyncio.AbstractEventLoop, notifier: NativeNotifier | None = None
+    ) -> None:
         """Start every client's ``run()`` on ``loop``; ``notifier`` starts on first use."""
         self._loop = loop
         for client in self._clients.values():
@@ -473,7 +473,7 @@ class GatewayBridge(QObject):
             return
         self._spawn(self._probe(notifier), "Starting notifications", "this desktop", "")
 
-    async def _probe(self, notifier: Notifier) -> None:
+    async def _probe(self, notifier: NativeNotifier) -> None:
         available = False
         try:
             available = bool(await notifier.start())
@@ -537,7 +537,7 @@ class GatewayBridge(QObject):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _start_client(self, client: ClientLike) -> None:
+    def _start_client(self, client: GatewayClient) -> None:
         loop = self._loop
         assert loop is not None
         gateway_id = client.gateway_id

@@ -125,10 +125,6 @@ class ClarifyDialog(QDialog):
         self.update_prompt(self.prompt)
         self.status.setText(ended_text(reason))
 
-    @property
-    def is_open(self) -> bool:
-        return self._open
-
     # -- the person's answer ------------------------------------------------------------------
     def _send_typed(self) -> None:
         text = self.free_text.text()

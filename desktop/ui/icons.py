@@ -6,17 +6,26 @@ monochrome panels). The tray sizes load pre-rendered PNGs, exactly :func:`render
 (``scripts/render_tray_icons.py``; ``tests/ui/test_icon_pngs.py``): QtSvg and the raster engine
 would cost 3.5 MiB all day only to draw two icons. Icons are cached per state and badge, so the
 menu's many session icons share their pixmaps.
+
+:func:`show_first_icon` shows the icon before the rest of the app is imported (the bridge, the
+core and the shell take longer than Python and Qt together). It carries its still empty context
+menu from the start, so a StatusNotifierItem host that reads the menu's D-Bus path when the icon
+registers finds it; the tray controller takes both over and fills the menu.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from desktop.platform.paths import APP_NAME
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPainter
@@ -154,3 +163,22 @@ def level_icon(level: str, size: int = 16) -> QIcon:
     finally:
         painter.end()
     return QIcon(pixmap)
+
+
+@dataclass(frozen=True, slots=True)
+class FirstIcon:
+    """An icon already shown, and its context menu, for the tray controller to take over."""
+
+    tray: QSystemTrayIcon
+    menu: QMenu
+
+
+def show_first_icon() -> FirstIcon:
+    """Show the disconnected icon with an empty menu; the tooltip says the app is starting."""
+    menu = QMenu()  # a QMenu cannot have a QObject parent; the tray controller deletes it
+    menu.setObjectName("tray-menu")
+    tray = QSystemTrayIcon(tray_icon("disconnected"))
+    tray.setToolTip(f"{APP_NAME}: starting")
+    tray.setContextMenu(menu)
+    tray.show()
+    return FirstIcon(tray, menu)

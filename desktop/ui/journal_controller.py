@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -38,15 +36,14 @@ class JournalController(QObject):
         journal: Journal,
         *,
         opener: Opener = QDesktopServices.openUrl,
-        clock: Callable[[], datetime] = local_now,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.journal = journal
-        self.recorder = DecisionRecorder(journal, clock=clock)
+        self.recorder = DecisionRecorder(journal)
         self._opener = opener
-        self._clock = clock
-        self._problem = journal.problem
+        # Why decisions are held in memory instead of the file ("" while it writes).
+        self.problem = journal.problem
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self.retry)
@@ -54,15 +51,6 @@ class JournalController(QObject):
         bridge.approval_changed.connect(self._on_approval_changed)
         bridge.command_ran.connect(self._on_command_ran)
         bridge.gateway_removed.connect(self._on_gateway_removed)
-
-    @property
-    def path(self) -> Path:
-        return self.journal.path
-
-    @property
-    def problem(self) -> str:
-        """Why decisions are held in memory instead of the file ("" while it writes)."""
-        return self._problem
 
     def retry(self) -> None:
         """Try to write the held lines now."""
@@ -75,26 +63,26 @@ class JournalController(QObject):
             self._retry.stop()
         elif not self._retry.isActive():
             self._retry.start()
-        if problem != self._problem:
-            self._problem = problem
+        if problem != self.problem:
+            self.problem = problem
             self.problem_changed.emit(problem)
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
         """``(menu line, details)`` of the last decisions, newest first."""
-        today = self._clock()
+        today = local_now()
         return tuple((entry_line(e, today), entry_details(e)) for e in self.recorder.recent)
 
     def available(self) -> bool:
-        return bool(self.recorder.recent) or self.path.exists()
+        return bool(self.recorder.recent) or self.journal.path.exists()
 
     def open_journal(self) -> bool:
         """Open the journal file in the desktop's default application."""
-        if not self.path.exists():
-            log.info("no decision journal at %s yet", self.path)
+        if not self.journal.path.exists():
+            log.info("no decision journal at %s yet", self.journal.path)
             return False
-        opened = self._opener(QUrl.fromLocalFile(str(self.path)))
+        opened = self._opener(QUrl.fromLocalFile(str(self.journal.path)))
         if not opened:
-            log.warning("the desktop could not open %s", self.path)
+            log.warning("the desktop could not open %s", self.journal.path)
         return bool(opened)
 
     def close(self) -> None:

@@ -73,7 +73,7 @@ class NewTaskDialog(QDialog):
         self.buttons.accepted.connect(self._start)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.activated.connect(self._start_if_ready)
+            shortcut.activated.connect(self.start_button.click)  # nothing while disabled
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -121,10 +121,6 @@ class NewTaskDialog(QDialog):
         picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         picker.fileSelected.connect(self.directory.setText)
         picker.open()
-
-    def _start_if_ready(self) -> None:
-        if self.start_button.isEnabled():
-            self._start()
 
     def _start(self) -> None:
         gateway_id = self.gateway.currentData()

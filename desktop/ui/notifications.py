@@ -54,7 +54,6 @@ class NotificationController(QObject):
         bridge: GatewayBridge,
         fallback: MessageFallback,
         settings: NotifySettings | None = None,
-        clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
         *,
         high_risk: HighRisk = never_high_risk,
@@ -62,15 +61,13 @@ class NotificationController(QObject):
         super().__init__(parent)
         self._bridge = bridge
         self._fallback = fallback
-        self._clock = clock
         self.policy = NotifyPolicy(
             settings or NotifySettings(),
-            started_at=clock(),
+            started_at=time.monotonic(),
             rows=bridge.approval,
             high_risk=high_risk,
         )
-        self.native = False
-        self.ready = False  # the bridge answered whether native notifications work
+        self.native: bool | None = None  # None until the bridge answers whether they work
         self._waiting_notices: list[Notice] = []  # due before that answer
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
@@ -94,7 +91,6 @@ class NotificationController(QObject):
     # -- inputs ------------------------------------------------------------------------------
     def _on_notifications_ready(self, native: bool) -> None:
         self.native = native
-        self.ready = True
         notices, self._waiting_notices = self._waiting_notices, []
         for notice in notices:
             self.show_notice(notice)
@@ -124,7 +120,7 @@ class NotificationController(QObject):
             actions=() if elsewhere else (NotifyAction(ActionKind.REVIEW, "Answer…"),),
             session_id=prompt.session_id,
         )
-        if not self.ready:
+        if self.native is None:
             self._waiting_prompts.append(plan)
             self._bridge.start_notifications()
             return
@@ -145,21 +141,21 @@ class NotificationController(QObject):
 
     def _on_approval_requested(self, update: ApprovalUpdate) -> None:
         self.policy.approval_requested(
-            update.gateway_id, update.approval, update.session_title, self._clock()
+            update.gateway_id, update.approval, update.session_title, time.monotonic()
         )
         self._schedule()
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
         self._withdraw(
             self.policy.approval_changed(
-                update.gateway_id, update.approval, self._clock(), update.session_title
+                update.gateway_id, update.approval, time.monotonic(), update.session_title
             )
         )
         self._schedule()
 
     def dialog_changed(self, attention: bool, shows: BatchShown) -> None:
         """The approval dialog is (or no longer is) what the person reads; ``shows`` its batches."""
-        self._withdraw(self.policy.dialog_changed(attention, shows, self._clock()))
+        self._withdraw(self.policy.dialog_changed(attention, shows, time.monotonic()))
         self._schedule()
 
     def _withdraw(self, refs: list[tuple[str, str]]) -> None:
@@ -171,7 +167,7 @@ class NotificationController(QObject):
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
     ) -> None:
         if new.state is ConnectionState.CONNECTED:
-            self.policy.gateway_connected(gateway_id, self._clock())
+            self.policy.gateway_connected(gateway_id, time.monotonic())
             self._schedule()
 
     def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
@@ -198,7 +194,7 @@ class NotificationController(QObject):
         """Failures and warnings (the gateways' and the app's own) are worth a notification."""
         if notice.level not in ("warning", "error"):
             return
-        if not self.ready:
+        if self.native is None:
             self._waiting_notices.append(notice)
             self._bridge.start_notifications()  # answers with notifications_ready
             return
@@ -215,14 +211,14 @@ class NotificationController(QObject):
         if deadline is None:
             self._timer.stop()
             return
-        self._timer.start(max(0, int((deadline - self._clock()) * 1000) + 1))
+        self._timer.start(max(0, int((deadline - time.monotonic()) * 1000) + 1))
 
     def _flush(self) -> None:
-        if not self.ready:
+        if self.native is None:
             # The first plan is due: start the notifier; the answer reschedules (above).
             self._bridge.start_notifications()
             return
-        now = self._clock()
+        now = time.monotonic()
         plans = self.policy.due(now)
         self._withdraw(self.policy.take_withdrawn())
         for plan in plans:

@@ -27,24 +27,22 @@ from desktop.model.settings_apply import (
 )
 from desktop.model.snapshot import Link
 from desktop.platform import autostart
-from desktop.settings.model import GatewayConfig, Settings
+from desktop.settings.model import Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_clients import ClientFactory, ClientLike
+from desktop.ui.bridge_clients import ClientFactory
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
-EndpointFor = Callable[[GatewayConfig, Callable[[str], str | None]], GatewayEndpoint]
-
 
 def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
     """A bridge client factory building real clients with the settings current at creation."""
 
-    def factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> ClientLike:
+    def factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
         settings = current()
         return GatewayClient(
             endpoint,
@@ -72,32 +70,22 @@ class SettingsController(QObject):
         *,
         path: Path | None = None,
         autostart_backend: autostart.Autostart | None = None,
-        endpoint_for: EndpointFor = endpoint_from_config,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self._settings = settings
+        self.settings = settings
         self._tokens = tokens
         self._bridge = bridge
         self._path = path
         self._autostart = autostart_backend
-        self._endpoint_for = endpoint_for
         self.dialog: SettingsDialog | None = None
-        self._login = self._read_login()
+        # What the OS will do at the next login (it is the truth, not the settings file).
+        self.start_at_login = self._read_login()
         self._fallback_reported = False
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    @property
-    def start_at_login(self) -> bool:
-        """What the OS will do at the next login (it is the truth, not the settings file)."""
-        return self._login
 
     def report_token_storage(self) -> None:
         """A notice (once per run) when tokens are kept in the 0600 file, not the keyring."""
-        if self._fallback_reported or not uses_tokens(self._settings):
+        if self._fallback_reported or not uses_tokens(self.settings):
             return
         if not self._tokens.using_fallback:
             return
@@ -121,7 +109,7 @@ class SettingsController(QObject):
             return
         from desktop.ui.settings_dialog import SettingsDialog
 
-        shown = replace(self._settings, start_at_login=self._login)
+        shown = replace(self.settings, start_at_login=self.start_at_login)
         dialog = SettingsDialog(shown, self._tokens)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.settings_edited.connect(self.apply)
@@ -131,8 +119,8 @@ class SettingsController(QObject):
 
     def set_start_at_login(self, on: bool) -> None:
         """The tray's checkable item: the same path as the dialog's checkbox."""
-        if on != self._login or on != self._settings.start_at_login:
-            self.apply(replace(self._settings, start_at_login=on))
+        if on != self.start_at_login or on != self.settings.start_at_login:
+            self.apply(replace(self.settings, start_at_login=on))
 
     def apply(self, new: Settings) -> None:
         """Save ``new`` and make the running app match it."""
@@ -144,7 +132,7 @@ class SettingsController(QObject):
                 Notice("error", "Settings were not saved", str(self._path or ""), f"{exc}.")
             )
             return
-        old, self._settings = self._settings, new
+        old, self.settings = self.settings, new
         self.notify_settings_changed.emit(notify_settings(new))
         self._apply_login(new.start_at_login)
         self._apply_gateways(old, new)
@@ -170,11 +158,11 @@ class SettingsController(QObject):
             return autostart.is_enabled(backend=self._autostart)
         except OSError as exc:
             log.warning("Cannot tell whether Hermes Tray starts at login: %s", exc)
-            return self._settings.start_at_login
+            return self.settings.start_at_login
 
     def _apply_login(self, wanted: bool) -> None:
         if wanted == self._read_login():
-            self._login = wanted
+            self.start_at_login = wanted
             return
         try:
             autostart.set_enabled(wanted, backend=self._autostart)
@@ -188,7 +176,7 @@ class SettingsController(QObject):
                     f"{exc}. Check the autostart folder's permissions, then try again.",
                 )
             )
-        self._login = self._read_login()
+        self.start_at_login = self._read_login()
 
     def _apply_gateways(self, old: Settings, new: Settings) -> None:
         changes = gateway_changes(old, new)
@@ -199,7 +187,7 @@ class SettingsController(QObject):
                 self._bridge.remove_gateway(gateway_id)
         for config in (*changes.changed, *changes.added):
             log.info("settings: (re)starting gateway %s", config.id)
-            self._bridge.add_gateway(self._endpoint_for(config, self._tokens.get))
+            self._bridge.add_gateway(endpoint_from_config(config, self._tokens.get))
         for view in self._bridge.snapshot.gateways:
             if view.link is Link.FAILED and view.gateway_id in running:
                 self._bridge.reconnect(view.gateway_id)  # a fixed token is read at the dial

@@ -9,8 +9,8 @@ replaces it, "Forget" deletes it), and one pasted inside a URL (``?token=``) is 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -78,24 +78,16 @@ class _Draft:
     id: str
     name: str = "New gateway"
     url: str = "ws://127.0.0.1:9119/api/ws"
-    kind: GatewayKind = GatewayKind.URL
     token_ref: str | None = None
+    kind: GatewayKind = GatewayKind.URL
     allow_insecure_remote: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
     new_token: str = ""
     forget_token: bool = False
 
     @classmethod
     def of(cls, gateway: GatewayConfig) -> _Draft:
-        return cls(
-            gateway.id,
-            gateway.name,
-            gateway.url,
-            gateway.kind,
-            gateway.token_ref,
-            gateway.allow_insecure_remote,
-            dict(gateway.extra),
-        )
+        return cls(**{f.name: getattr(gateway, f.name) for f in fields(gateway)})
 
 
 class SettingsDialog(QDialog):

@@ -1,10 +1,8 @@
 """The tray app's widgets, wired to the bridge: who opens what when something happens.
 
 Apart from ``desktop.app`` (the process: QApplication, loop, discovery, demo, shutdown) so tests
-can build it on their own loop with stand-in clients. Cheap to build, so the icon shows at once:
-with ``complete=False`` only the icon and its menu are built, the rest one loop turn after
-:meth:`TrayShell.show` or when first asked for; the dialogs are built on first use, and the
-settings and the journal are handed over later (:meth:`TrayShell.attach`).
+can build it on their own loop with stand-in clients. The dialogs are built on first use, and the
+settings and the journal may be handed over later (:meth:`TrayShell.attach`).
 """
 
 from __future__ import annotations
@@ -12,10 +10,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
+from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -27,26 +24,27 @@ from desktop.model.bridge_events import (
     RowsForgotten,
     SessionUpdate,
 )
+from desktop.model.notify_policy import app_high_risk
+from desktop.model.tray_host import TrayFallback, no_tray_notice
 from desktop.platform.activation import SAY_WHERE_ADVICE, SAY_WHERE_WHAT
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.tray import TrayController
+from desktop.ui.notifications import PROMPT_BATCH, NotificationController
+from desktop.ui.prompt_windows import PromptWindows
+from desktop.ui.tray import TrayController, TrayHostWatch
 from desktop.ui.tray_menu import MenuExtras
+from desktop.ui.window_activation import WindowActivation
+from desktop.ui.yolo_timebox import YoloTimeboxController
 
 if TYPE_CHECKING:
     from desktop.journal import Journal
     from desktop.model.notify_policy import HighRisk, NotifySettings
-    from desktop.model.tray_host import TrayFallback, TrayHost
+    from desktop.model.tray_host import TrayHost
     from desktop.ui.approvals.dialog import ApprovalDialog
-    from desktop.ui.first_icon import FirstIcon
+    from desktop.ui.icons import FirstIcon
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
-    from desktop.ui.notifications import NotificationController
-    from desktop.ui.prompt_windows import PromptWindows
     from desktop.ui.settings_controller import SettingsController
-    from desktop.ui.tray_host_watch import TrayHostWatch
     from desktop.ui.tray_window import TrayWindow
-    from desktop.ui.window_activation import WindowActivation
-    from desktop.ui.yolo_timebox import YoloTimeboxController
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +65,9 @@ class TrayShell(QObject):
         *,
         notify_settings: NotifySettings | None = None,
         on_quit: Callable[[], None],
-        settings: SettingsController | None = None,
-        journal: Journal | None = None,
-        open_url: Callable[[QUrl], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
         high_risk: HighRisk | None = None,
-        complete: bool = True,
         first_icon: FirstIcon | None = None,
     ) -> None:
         super().__init__(parent)
@@ -83,9 +77,6 @@ class TrayShell(QObject):
         self._dialog_had_attention = False
         self._clock = clock  # the core's clock: the dialog's countdowns and dwell times use it
         self._new_task: NewTaskDialog | None = None
-        self._notify_settings, self._high_risk = notify_settings, high_risk
-        self._parts: _Parts | None = None  # the rest, built by ``complete``
-        self._shown = self._disposed = False
         self.settings: SettingsController | None = None
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
@@ -98,75 +89,28 @@ class TrayShell(QObject):
         self.tray.settings_requested.connect(self._on_settings_requested)
         self.tray.quit_requested.connect(on_quit)
         self._own_window: TrayWindow | None = None  # built when there is no tray host
-        if complete:
-            self.complete()
-        if settings is not None or journal is not None:
-            self.attach(settings=settings, journal=journal, open_url=open_url)
-
-    def complete(self) -> None:
-        """Build what the icon does not need to show: notifications, windows, YOLO (once)."""
-        if self._parts is not None or self._disposed:
-            return
-        from desktop.model.notify_policy import app_high_risk
-        from desktop.model.tray_host import TrayFallback
-        from desktop.model.yolo_timer import BoxKind
-        from desktop.ui.notifications import NotificationController
-        from desktop.ui.prompt_windows import PromptWindows
-        from desktop.ui.tray_host_watch import TrayHostWatch
-        from desktop.ui.window_activation import WindowActivation
-        from desktop.ui.yolo_timebox import YoloTimeboxController
-
-        bridge = self.bridge
-        notifications = NotificationController(
+        self.notifications = NotificationController(
             bridge,
             self.tray.show_message,
-            self._notify_settings,
+            notify_settings,
             parent=self,
-            high_risk=self._high_risk or app_high_risk,
+            high_risk=high_risk or app_high_risk,
         )
-        parts = self._parts = _Parts(
-            notifications=notifications,
-            activation=WindowActivation(self._say_where_the_dialog_is, parent=self),
-            yolo=YoloTimeboxController(bridge, clock=self._clock, parent=self),
-            prompts=PromptWindows(bridge, self),  # clarify questions, one window each
-            host_watch=TrayHostWatch(status_notifier_icon=self.tray.exported, parent=self),
-            fallback=TrayFallback(),
-        )
-        self.tray.prompt_requested.connect(parts.prompts.open)
-        self.tray.tray.messageClicked.connect(notifications.balloon_clicked)
-        notifications.review_requested.connect(self.review_batch)
+        self._activation = WindowActivation(self._say_where_the_dialog_is, parent=self)
+        self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
+        self.prompts = PromptWindows(bridge, self)  # clarify questions, one window each
+        self.host_watch = TrayHostWatch(status_notifier_icon=self.tray.exported, parent=self)
+        self._fallback = TrayFallback()
+        self.tray.prompt_requested.connect(self.prompts.open)
+        self.tray.tray.messageClicked.connect(self.notifications.balloon_clicked)
+        self.notifications.review_requested.connect(self.review_batch)
         self.tray.extras = self.menu_extras
-        parts.yolo.changed.connect(self.tray.refresh)
-        parts.yolo.notice_raised.connect(notifications.show_notice)
-        notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
-        self.tray.timebox_requested.connect(
-            lambda gid, sid, kind: parts.yolo.start(gid, sid, BoxKind(kind))
-        )
+        self.yolo.changed.connect(self.tray.refresh)
+        self.yolo.notice_raised.connect(self.notifications.show_notice)
+        self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
+        self.tray.timebox_requested.connect(self.yolo.start)
         self.tray.refresh()
-        parts.host_watch.changed.connect(self._on_tray_host)
-        if self._shown:
-            self._on_tray_host(parts.host_watch.host)
-
-    @property
-    def notifications(self) -> NotificationController:
-        return self._complete_parts().notifications
-
-    @property
-    def yolo(self) -> YoloTimeboxController:
-        return self._complete_parts().yolo
-
-    @property
-    def prompts(self) -> PromptWindows:
-        return self._complete_parts().prompts
-
-    @property
-    def host_watch(self) -> TrayHostWatch:
-        return self._complete_parts().host_watch
-
-    def _complete_parts(self) -> _Parts:
-        self.complete()
-        assert self._parts is not None
-        return self._parts
+        self.host_watch.changed.connect(self._on_tray_host)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """The dialog was shown, hidden, activated or deactivated: tell the notifications."""
@@ -224,7 +168,6 @@ class TrayShell(QObject):
         notify_settings: NotifySettings | None = None,
     ) -> None:
         """Add the optional parts (each at most once); the app does it after the icon shows."""
-        self.complete()
         if notify_settings is not None:
             self.notifications.apply_settings(notify_settings)
         if settings is not None and self.settings is None:
@@ -257,13 +200,8 @@ class TrayShell(QObject):
         )
 
     def show(self) -> None:
-        """Show the icon; a shell built with ``complete=False`` completes one loop turn later."""
         self.tray.show()
-        self._shown = True
-        if self._parts is None:
-            QTimer.singleShot(0, self, self.complete)
-        else:
-            self._on_tray_host(self._parts.host_watch.host)
+        self._on_tray_host(self.host_watch.host)
 
     @property
     def own_window(self) -> TrayWindow:
@@ -277,9 +215,7 @@ class TrayShell(QObject):
 
     def _on_tray_host(self, host: TrayHost) -> None:
         """No tray host: the tray's own window and one notice; a host came: back to the icon."""
-        from desktop.model.tray_host import no_tray_notice
-
-        step = self._complete_parts().fallback.update(host)
+        step = self._fallback.update(host)
         if host.own_window:
             self.own_window.set_host(host)
         if step.show_window:
@@ -296,22 +232,18 @@ class TrayShell(QObject):
 
         That window is not activated: on Wayland it would take the focus from the dialog.
         """
-        if self._complete_parts().fallback.window:
+        if self._fallback.window:
             self.own_window.showNormal()
         self.review()
 
     def dispose(self) -> None:
         """Hide the icon and delete the windows (before the loop and QApplication go)."""
-        self._disposed = True
-        parts = self._parts
-        if parts is not None:
-            parts.yolo.dispose()
-            parts.host_watch.dispose()
+        self.yolo.dispose()
+        self.host_watch.dispose()
         if self.journal is not None:
             self.journal.close()
-        if parts is not None:
-            parts.notifications.dispose()
-            parts.prompts.dispose()
+        self.notifications.dispose()
+        self.prompts.dispose()
         self.tray.dispose()
         if self._own_window is not None:  # closing it would only minimize it
             self._own_window.hide()
@@ -332,18 +264,14 @@ class TrayShell(QObject):
 
     def review(self) -> None:
         dialog, near = self.dialog, self.tray.tray.geometry()
-        self._complete_parts().activation.bring_forward(
-            dialog, lambda: dialog.present(activate=True, near=near)
-        )
+        self._activation.bring_forward(dialog, lambda: dialog.present(activate=True, near=near))
 
     def review_batch(self, gateway_id: str, batch_id: str) -> None:
-        from desktop.ui.notifications import PROMPT_BATCH
-
         if gateway_id and batch_id.startswith(PROMPT_BATCH):  # a question's bubble
             self.prompts.open(gateway_id, batch_id.removeprefix(PROMPT_BATCH))
         elif gateway_id and batch_id:
             dialog, near = self.dialog, self.tray.tray.geometry()
-            self._complete_parts().activation.bring_forward(
+            self._activation.bring_forward(
                 dialog, lambda: dialog.focus_batch(gateway_id, batch_id, near=near)
             )
         else:
@@ -373,15 +301,3 @@ class TrayShell(QObject):
     def _on_settings_requested(self) -> None:
         if self.settings is not None:
             self.settings.open_dialog()
-
-
-@dataclass(frozen=True)
-class _Parts:
-    """What :meth:`TrayShell.complete` builds: everything the icon itself does not need."""
-
-    notifications: NotificationController
-    activation: WindowActivation
-    yolo: YoloTimeboxController
-    prompts: PromptWindows
-    host_watch: TrayHostWatch
-    fallback: TrayFallback

@@ -11,13 +11,21 @@ changes only ``HOST_SHAPE_GRACE_MS`` (a late click on a renumbered item is lost,
 misdirected). A left click opens the dialog when something waits, else pops a Qt-drawn copy of
 the menu (xfce4-panel draws it only on a right click). Global or risky changes ask first, with a
 non-modal QMessageBox (stack.md §5).
+
+Whether a host shows the icon at all is ``desktop.model.tray_host``'s rule, fed by
+:class:`TrayHostWatch`. No timer: a ``QDBusServiceWatcher`` wakes the app only when a panel
+starts or stops, probed at once and ``SETTLE_MS`` later (a panel registers its host a moment
+after the watcher). An XEmbed-only tray that starts later sends no D-Bus signal: it is noticed
+when the tray's own window is next opened.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtDBus import QDBusConnection, QDBusServiceWatcher
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
@@ -25,13 +33,15 @@ from desktop.model import menu_text
 from desktop.model.menu_sessions import SessionShelf
 from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
+from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayHost, TrayProbe, tray_host
 from desktop.model.tray_status import TrayStatus, tray_status
 from desktop.model.window_place import Box, menu_origin
+from desktop.model.yolo_timer import BoxKind
 from desktop.platform.activation import event_token
+from desktop.platform.tray_probe import xembed_tray
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.first_icon import FirstIcon
-from desktop.ui.tray_menu import TIMEBOX_MINUTES, MenuCommands, MenuExtras, build_menu
+from desktop.ui.tray_menu import MenuCommands, MenuExtras, build_menu
 from desktop.ui.window_activation import take_env_token
 
 REBUILD_DELAY_MS = 150
@@ -40,6 +50,7 @@ HOST_MENU_HOLD_MS = 15_000
 # ... but a change of its shape waits only this long: time to read and click (at 3 s the desktop
 # test's own click was lost), short enough that the next opening rarely finds it still growing.
 HOST_SHAPE_GRACE_MS = 8_000
+SETTLE_MS = 1500
 
 
 class TrayController(QObject):
@@ -49,7 +60,7 @@ class TrayController(QObject):
     new_task_requested = Signal()
     settings_requested = Signal()
     quit_requested = Signal()
-    timebox_requested = Signal(str, str, str)  # gateway, session, kind (confirmed already)
+    timebox_requested = Signal(str, str, object)  # gateway, session, BoxKind (confirmed)
     open_journal_requested = Signal()
     start_at_login_toggled = Signal(bool)
     prompt_requested = Signal(str, str)  # gateway, prompt key: open the question's window
@@ -61,7 +72,7 @@ class TrayController(QObject):
         parent: QObject | None = None,
         *,
         exported: bool | None = None,
-        first: FirstIcon | None = None,
+        first: icons.FirstIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -314,11 +325,11 @@ class TrayController(QObject):
             lambda: self._bridge.set_yolo(gateway_id, session_id, True),
         )
 
-    def _ask_timebox(self, gateway_id: str, session_id: str, kind: str) -> None:
+    def _ask_timebox(self, gateway_id: str, session_id: str, kind: BoxKind) -> None:
         gateway = self._snapshot.gateway(gateway_id)
         session = gateway.session(session_id) if gateway else None
         title = shown(session_title(session, session_id), 60)
-        if kind == TIMEBOX_MINUTES:
+        if kind is BoxKind.MINUTES:
             span, accept = "for the next 15 minutes", "Turn YOLO on for 15 minutes"
         elif session is not None and session.running:
             span, accept = "until its current turn ends", "Turn YOLO on for this turn"
@@ -369,13 +380,70 @@ def status_notifier_host_present() -> bool:
     platform = QGuiApplication.platformName()
     if platform in ("offscreen", "minimal"):
         return False
-    if platform != "xcb":
-        return True
-    from PySide6.QtDBus import QDBusConnection
+    return platform != "xcb" or bool(watcher_owner())
 
+
+def watcher_owner() -> str:
+    """The session bus name owning the StatusNotifierWatcher ("" if none, or no bus)."""
     bus = QDBusConnection.sessionBus()
     if not bus.isConnected():
-        return False
-    reply = bus.interface().isServiceRegistered("org.kde.StatusNotifierWatcher")
+        return ""
+    reply = bus.interface().serviceOwner(WATCHER)
     value = reply.value() if hasattr(reply, "value") else reply
-    return bool(value)
+    return value if isinstance(value, str) else ""
+
+
+class TrayHostWatch(QObject):
+    """Emits ``changed`` with the new :class:`TrayHost` whenever the answer may have moved."""
+
+    changed = Signal(object)  # TrayHost
+
+    def __init__(self, *, status_notifier_icon: bool, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._sni_icon = status_notifier_icon
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self.check)
+        self._watcher: QDBusServiceWatcher | None = None
+        self.host = tray_host(self.probe())
+        bus = QDBusConnection.sessionBus()
+        if QGuiApplication.platformName() not in HEADLESS_PLATFORMS and bus.isConnected():
+            self._watcher = QDBusServiceWatcher(
+                WATCHER, bus, QDBusServiceWatcher.WatchModeFlag.WatchForOwnerChange, self
+            )
+            self._watcher.serviceOwnerChanged.connect(self._on_owner_changed)
+
+    def probe(self) -> TrayProbe:
+        platform = QGuiApplication.platformName()
+        desktop = os.environ.get("XDG_CURRENT_DESKTOP", "")
+        if platform in HEADLESS_PLATFORMS:
+            return TrayProbe(platform=platform, desktop=desktop)
+        return TrayProbe(
+            platform=platform,
+            watcher_owner=watcher_owner(),
+            # An icon Qt built as XEmbed shows only in an XEmbed tray: ask X who owns one.
+            xembed=xembed_tray() if platform == "xcb" and not self._sni_icon else None,
+            qt_available=QSystemTrayIcon.isSystemTrayAvailable(),
+            icon_is_status_notifier=self._sni_icon,
+            desktop=desktop,
+        )
+
+    def check(self) -> TrayHost:
+        """Probe now; emit ``changed`` when the answer differs from the last one."""
+        host = tray_host(self.probe())
+        if host != self.host:
+            self.host = host
+            self.changed.emit(host)
+        return host
+
+    def _on_owner_changed(self, _name: str, _old: str, _new: str) -> None:
+        self.check()
+        self._settle.start()
+
+    def dispose(self) -> None:
+        self._settle.stop()
+        if self._watcher is not None:
+            self._watcher.serviceOwnerChanged.disconnect(self._on_owner_changed)
+            self._watcher.deleteLater()
+            self._watcher = None

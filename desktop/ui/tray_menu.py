@@ -21,10 +21,8 @@ from desktop.model.menu_sessions import MenuPick, SessionShelf
 from desktop.model.plain_text import exported_label, markup_safe, menu_label
 from desktop.model.prompt_text import answer_there, blocked_on, only_in_hermes
 from desktop.model.snapshot import AppSnapshot, GatewayView, Link, session_title
+from desktop.model.yolo_timer import BoxKind
 from desktop.ui import icons
-
-TIMEBOX_MINUTES = "minutes"  # MenuCommands.timebox kinds (yolo_timer.BoxKind values)
-TIMEBOX_TURN = "turn"
 
 
 @dataclass(frozen=True)
@@ -51,12 +49,11 @@ class MenuCommands:
     new_task: Callable[[], None]
     settings: Callable[[], None]
     quit: Callable[[], None]
-    # Optional: the app-kept entries (see MenuExtras); None leaves the entry out.
-    timebox: Callable[[str, str, str], None] | None = None  # gateway, session, kind
-    open_journal: Callable[[], None] | None = None
-    set_start_at_login: Callable[[bool], None] | None = None
-    close_session: Callable[[str, str], None] | None = None  # gateway, session: leave the menu
-    answer_prompt: Callable[[str, str], None] | None = None  # gateway, prompt key: open dialog
+    timebox: Callable[[str, str, BoxKind], None]  # gateway, session, kind
+    open_journal: Callable[[], None]
+    set_start_at_login: Callable[[bool], None]
+    close_session: Callable[[str, str], None]  # gateway, session: leave the menu
+    answer_prompt: Callable[[str, str], None]  # gateway, prompt key: open its window
 
 
 TODO_LINES = 8  # plan items listed per session (then "… N more")
@@ -152,12 +149,8 @@ def _clear(menu: QMenu) -> None:
         group.deleteLater()
 
 
-def _label(text: str, limit: int = 100) -> str:
-    return menu_label(text, limit)
-
-
 def _action(menu: QMenu, text: str, name: str, *, limit: int = 100) -> QAction:
-    action = menu.addAction(_label(text, limit))
+    action = menu.addAction(menu_label(text, limit))
     action.setObjectName(name)
     return action
 
@@ -222,7 +215,7 @@ def _add_quieter(
     entries: int,
 ) -> None:
     """The sessions left out, in a submenu: each a short session submenu, as many as fit."""
-    more = QMenu(_label(menu_text.more_sessions_line(len(quieter))), menu)
+    more = QMenu(menu_label(menu_text.more_sessions_line(len(quieter)), 100), menu)
     more.setObjectName("more-sessions")
     more.menuAction().setObjectName("more-sessions")
     more.setToolTipsVisible(True)
@@ -289,7 +282,7 @@ def _add_session(
     status = "waiting on you" if waiting else session.status.value
     if prompts and not waiting:  # what blocks it, in the entry itself
         status = blocked_on(prompts[0])
-    sub = QMenu(_label(f"{title} — {status}", 70), menu)
+    sub = QMenu(menu_label(f"{title} — {status}", 70), menu)
     sub.setObjectName(f"session:{gid}:{sid}")
     sub.setToolTipsVisible(True)
     boxed = extras.timeboxes.get((gid, sid))
@@ -313,7 +306,7 @@ def _add_session(
     else:
         yolo.setToolTip("Let this session run commands without asking (this session only).")
         yolo.toggled.connect(lambda on: commands.set_yolo(gid, sid, on))
-        if commands.timebox is not None and boxed is None and not short:
+        if boxed is None and not short:
             _add_timeboxes(sub, gid, session, commands.timebox)
     if not short:
         _add_mode_menu(sub, gateway, session, commands)
@@ -322,11 +315,10 @@ def _add_session(
     interrupt.setEnabled(session.status is not SessionStatus.IDLE or bool(waiting))
     interrupt.triggered.connect(lambda _=False: commands.interrupt(gid, sid))
     idle = session.status is SessionStatus.IDLE and not session.running and not waiting
-    if commands.close_session is not None and idle:
+    if idle:
         close = _action(sub, "Close (hide from this menu)", f"close:{gid}:{sid}")
         close.setToolTip("The session stays in Hermes; it comes back here when it works again.")
-        close_session = commands.close_session
-        close.triggered.connect(lambda _=False: close_session(gid, sid))
+        close.triggered.connect(lambda _=False: commands.close_session(gid, sid))
     return sub
 
 
@@ -339,7 +331,7 @@ def _add_prompts(sub: QMenu, gid: str, prompts: tuple[Prompt, ...], commands: Me
             text, tip = blocked_on(prompt), answer_there(prompt)
         elif only_in_hermes(prompt):
             text, tip = f"Answer in Hermes: {prompt.question}", prompt.blocked_reason
-        elif answer is None or not prompt.answerable:
+        elif not prompt.answerable:
             text, tip = blocked_on(prompt), prompt.blocked_reason or "Answer it in Hermes."
         else:
             action = _action(sub, f"   Answer: {prompt.question}…", name, limit=90)
@@ -390,7 +382,7 @@ def _add_mode_menu(
     sub: QMenu, gateway: GatewayView, session: SessionState, commands: MenuCommands
 ) -> None:
     gid = gateway.gateway_id
-    mode_menu = QMenu(_label(menu_text.mode_title(session.approval_mode)), sub)
+    mode_menu = QMenu(menu_label(menu_text.mode_title(session.approval_mode), 100), sub)
     mode_menu.setObjectName(f"mode-menu:{gid}:{session.session_id}")
     mode_menu.setToolTipsVisible(True)
     sub.addMenu(mode_menu)
@@ -415,17 +407,17 @@ def _add_mode_menu(
 
 
 def _add_timeboxes(
-    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, str], None]
+    sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, BoxKind], None]
 ) -> None:
     """The time-boxed YOLO choices: for 15 minutes, and until this (or the next) turn ends."""
     sid = session.session_id
     for_minutes = _action(sub, "YOLO for 15 minutes", f"yolo-minutes:{gid}:{sid}")
     for_minutes.setToolTip("YOLO on now; Hermes Tray turns it off again when the time is up.")
-    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_MINUTES))
+    for_minutes.triggered.connect(lambda _=False: timebox(gid, sid, BoxKind.MINUTES))
     turn_text = "YOLO until this turn ends" if session.running else "YOLO for the next turn"
     for_turn = _action(sub, turn_text, f"yolo-turn:{gid}:{sid}")
     for_turn.setToolTip("YOLO on now; Hermes Tray turns it off when the agent's turn is over.")
-    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, TIMEBOX_TURN))
+    for_turn.triggered.connect(lambda _=False: timebox(gid, sid, BoxKind.TURN))
 
 
 def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> None:
@@ -434,7 +426,6 @@ def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> N
         problem = f"⚠ Journal not written: {extras.journal_problem}"
         warning = _info(menu, problem, "journal-problem", limit=90)  # the journal retries
         warning.setToolTip("Decisions are kept in memory and written once the journal can be.")
-    open_journal = commands.open_journal
     if extras.recent is not None:
         recent = QMenu(menu_label("Recent decisions"), menu)
         recent.setObjectName("recent-decisions")
@@ -447,11 +438,10 @@ def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> N
             item.setToolTip(markup_safe(details, 300))
         recent.addSeparator()
         opener = _action(recent, "Open journal", "open-journal")
-        opener.setEnabled(extras.journal_available and open_journal is not None)
+        opener.setEnabled(extras.journal_available)
         opener.setToolTip("The full decision journal (JSON Lines), in your default application.")
-        if open_journal is not None:
-            opener.triggered.connect(lambda _=False: open_journal())
-    if extras.start_at_login is not None and commands.set_start_at_login is not None:
+        opener.triggered.connect(lambda _=False: commands.open_journal())
+    if extras.start_at_login is not None:
         login = _action(menu, "Start at login", "start-at-login")
         login.setCheckable(True)
         login.setChecked(extras.start_at_login)

@@ -74,7 +74,7 @@ class TrayWindow(QWidget):
     def refresh(self) -> None:
         """Redraw from the tray's menu now, or when nothing of it is open and it is shown."""
         self._dirty = True
-        if not self.isVisible() or self._popup_open():
+        if not self.isVisible() or _ours(QApplication.activePopupWidget(), self._menu):
             return
         self._dirty = False
         self._tray.build_drawn(self._menu)
@@ -99,10 +99,6 @@ class TrayWindow(QWidget):
         if layout is not None:
             needed = layout.totalHeightForWidth(self.width())
             self.setMinimumHeight(max(needed, layout.totalMinimumSize().height()))
-
-    def _popup_open(self) -> bool:
-        popup = QApplication.activePopupWidget()
-        return popup is not None and isinstance(popup, QMenu) and _ours(popup, self._menu)
 
     def _render_status(self) -> None:
         status = self._tray.status
@@ -176,7 +172,7 @@ def _line(parent: QWidget) -> QFrame:
     return line
 
 
-def _ours(popup: QMenu, root: QMenu) -> bool:
+def _ours(popup: QWidget | None, root: QMenu) -> bool:
     """Whether ``popup`` is ``root`` or one of its submenus (at any depth)."""
     parent: object = popup
     while isinstance(parent, QMenu):

@@ -38,12 +38,10 @@ class WindowActivation(QObject):
     def __init__(
         self,
         say_where: Callable[[], None],
-        clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._say_where = say_where
-        self._clock = clock
         self._last_said: float | None = None
         # The requests to come forward whose look is still to come, per window: each holds
         # whether the window was activated since that request.
@@ -89,7 +87,7 @@ class WindowActivation(QObject):
         if ask[0] or not window.isVisible() or window.isActiveWindow():
             return
         QApplication.alert(window)  # the desktop's "wants attention" (an urgent window on sway)
-        now = self._clock()
+        now = time.monotonic()
         if should_say_where(self._last_said, now):
             self._last_said = now
             self._say_where()

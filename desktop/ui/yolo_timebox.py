@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from desktop.gateway.status import ConnectionState, ConnectionStatus
 from desktop.model.bridge_events import Notice, SessionGone, SessionUpdate
 from desktop.model.snapshot import session_title
-from desktop.model.yolo_timer import DEFAULT_MINUTES, BoxKind, Key, YoloCheck, YoloTimeboxes
+from desktop.model.yolo_timer import BoxKind, Key, YoloCheck, YoloTimeboxes
 from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
@@ -34,13 +34,11 @@ class YoloTimeboxController(QObject):
         bridge: GatewayBridge,
         *,
         clock: Callable[[], float] = time.monotonic,
-        minutes: float = DEFAULT_MINUTES,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
         self._clock = clock
-        self._minutes = minutes
         self.boxes = YoloTimeboxes()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -72,7 +70,6 @@ class YoloTimeboxController(QObject):
             self._clock(),
             yolo_on=session.yolo.effective,
             running=session.running,
-            minutes=self._minutes,
         )
         log.info("YOLO time-box (%s) for %s/%s", kind.value, gateway_id, session_id)
         self._bridge.set_yolo(gateway_id, session_id, True)
@@ -127,7 +124,8 @@ class YoloTimeboxController(QObject):
         key = (gateway_id, session_id)
         outcome = self.boxes.checked(key, result)
         if outcome is YoloCheck.STILL_ON:
-            title = self._title(key)
+            view = self._bridge.snapshot.gateway(gateway_id)
+            title = session_title(view.session(session_id) if view else None, session_id)
             log.warning("YOLO is still on for %s/%s after switching it off", *key)
             self.notice_raised.emit(
                 Notice(
@@ -148,10 +146,6 @@ class YoloTimeboxController(QObject):
     def _switch_off(self, key: Key, why: str) -> None:
         log.info("YOLO time-box for %s/%s ends: %s", key[0], key[1], why)
         self._bridge.switch_yolo_off_checked(*key)
-
-    def _title(self, key: Key) -> str:
-        view = self._bridge.snapshot.gateway(key[0])
-        return session_title(view.session(key[1]) if view else None, key[1])
 
     def _changed(self) -> None:
         now = self._clock()

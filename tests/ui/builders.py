@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from desktop.ui.tray_menu import MenuCommands
@@ -21,24 +21,13 @@ class Decision:
 
 
 class MenuRecorder:
-    """Menu commands that record each call as ``(name, *args)``.
-
-    ``extras=True`` also wires the app-kept entries (time-boxed YOLO, Open journal, Start at
-    login); without them the menu leaves those entries out, as ``MenuCommands`` documents.
-    """
+    """Menu commands that record each call as ``(name, *args)``."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
-    def commands(self, *, extras: bool = False) -> MenuCommands:
+    def commands(self) -> MenuCommands:
         def rec(name: str) -> Any:
             return lambda *args: self.calls.append((name, *args))
 
-        wired = {f.name: rec(f.name) for f in fields(MenuCommands) if f.default is MISSING}
-        if extras:
-            wired.update(
-                timebox=rec("timebox"),
-                open_journal=rec("open_journal"),
-                set_start_at_login=rec("start_at_login"),
-            )
-        return MenuCommands(**wired)
+        return MenuCommands(**{f.name: rec(f.name) for f in fields(MenuCommands)})

@@ -148,7 +148,8 @@ def test_closing_the_dialog_and_settings_never_quits_the_tray_app(qapp, qloop, a
         quits: list = []
         bridge = GatewayBridge(make_factory(clients))
         control = SettingsController(Settings(), TokenStore(tmp_path), bridge, path=tmp_path / "s")
-        shell = TrayShell(bridge, on_quit=lambda: quits.append(True), settings=control)
+        shell = TrayShell(bridge, on_quit=lambda: quits.append(True))
+        shell.attach(settings=control)
         bridge.start(qloop)
         shell.review()
         control.open_dialog()

@@ -122,7 +122,7 @@ def test_the_window_shows_the_question_revealed_and_sends_the_choice_clicked(qtb
     assert dialog.typed_row.isVisibleTo(dialog)
     dialog.choice_buttons[1].click()
     assert sent == [("g1", "p1", "a & b")]
-    assert not dialog.is_open
+    assert not any(b.isEnabled() for b in dialog.choice_buttons)  # nothing more can be sent
     assert dialog.status.text() == "Answer sent."
 
 
@@ -152,7 +152,7 @@ def test_typed_text_goes_as_typed_and_a_refusal_says_why(qtbot):
     qtbot.keyClicks(dialog.free_text, "  staging  ")
     dialog.send_button.click()
     assert sent == ["  staging  "]
-    assert dialog.is_open
+    assert dialog.free_text.isEnabled()  # refused: the person may send again
     assert dialog.status.text() == "Not sent: an answer is at most 4000 characters"
 
 
@@ -205,7 +205,7 @@ def test_windows_follow_the_question_and_a_late_open_shows_it_expired(qtbot):
     bridge.prompt_asked.emit(update())
     assert window.choice_buttons[0].isEnabled()
     bridge.prompt_ended.emit(update(ended=prompt_book.EXPIRED))
-    assert not window.is_open
+    assert not window.choice_buttons[0].isEnabled()
     window.reject()
     assert windows.windows == {}
     late = windows.open("g1", "p1")

@@ -135,33 +135,3 @@ def test_deny_and_stop_in_the_dialog_interrupts_the_session(shell, qtbot):
     s, client, _quits = shell
     s.dialog.stop_requested.emit("g1", "s1")
     qtbot.waitUntil(lambda: ("interrupt", "s1") in client.calls)
-
-
-@pytest.mark.qt_log_ignore("systemTrayWindowChanged")  # Qt's XEmbed hook, absent offscreen
-def test_an_icon_first_shell_completes_one_loop_turn_after_the_icon_shows(qapp, qtbot):
-    from desktop.ui.notifications import NotificationController
-
-    bridge = GatewayBridge(make_factory({}))
-    s = TrayShell(bridge, on_quit=lambda: None, complete=False)
-    try:
-        assert s.findChildren(NotificationController) == []  # only the icon and its menu
-        s.show()
-        assert s.findChildren(NotificationController) == []  # the icon is up first …
-        qtbot.waitUntil(lambda: len(s.findChildren(NotificationController)) == 1)  # … then this
-        assert s.notifications is s.findChildren(NotificationController)[0]  # built once
-    finally:
-        s.dispose()
-        s.deleteLater()
-        bridge.deleteLater()
-
-
-def test_asking_for_a_part_completes_the_shell_at_once(qapp):
-    bridge = GatewayBridge(make_factory({}))
-    s = TrayShell(bridge, on_quit=lambda: None, complete=False)
-    try:
-        assert s.yolo.labels() == {}  # built on the spot, before any loop turn
-        assert s.tray.extras() == s.menu_extras()  # and the menu shows what it adds
-    finally:
-        s.dispose()
-        s.deleteLater()
-        bridge.deleteLater()

@@ -100,10 +100,12 @@ class WiredApp:
             self.bridge,
             notify_settings=QUIET,
             on_quit=self.quit.set,
+            clock=self.clock,
+        )
+        self.shell.attach(
             settings=settings,
             journal=journal,
             open_url=lambda url: self.opened.append(url) or True,
-            clock=self.clock,
         )
         self.notices: list[Any] = []
         self.bridge.notice_received.connect(self.notices.append)
