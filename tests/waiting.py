@@ -7,7 +7,7 @@ next poll, and a change that happened before the wait began is not lost: the sta
 when the wait starts, then after every announcement.
 
 A *source* is a Qt signal (anything with ``connect``/``disconnect``) or a plain subscribe call
-that takes a callback and returns the unsubscribe call (``AppState.subscribe``).
+that takes a callback and returns the unsubscribe call.
 """
 
 from __future__ import annotations
