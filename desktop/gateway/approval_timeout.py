@@ -1,14 +1,10 @@
 """Learn how long the gateway really waits on an approval (``approvals.timeout``).
 
-A row must stop being answerable before Hermes gives up on it (on 0.19.0 a late answer resolves
-the *next* command) and must not give up while Hermes still waits. After each handshake (A, B,
-0.20) ``config.get {key: "profile"}`` (never ``"full"``: it returns the model's API keys) names
-the HERMES_HOME of a loopback or owned gateway (Hermes may move it to a profile); the tray reads
-its ``config.yaml`` as Hermes does for every wait, again when a new approval arrives and the
-file changed. Only its path and the number are logged. The per-gateway ``approval_timeout_s``
-setting is the only source for a remote gateway; with both, the *smaller* wins (a deadline too
-long is the dangerous direction). Where Hermes would not use the file's value (bad YAML, a
-``${VAR}``) it is unknown, not guessed.
+A row must stop being answerable before Hermes gives up (on 0.19.0 a late answer resolves the
+*next* command). A local gateway's profile names its HERMES_HOME, whose ``config.yaml`` is read
+as Hermes reads it for every wait; only its path and the number are logged. With the gateway's
+``approval_timeout_s`` setting too, the smaller wins (too long is the dangerous direction). A
+value Hermes would not use (bad YAML, a ``${VAR}``) is unknown, not guessed.
 """
 
 from __future__ import annotations
@@ -43,7 +39,6 @@ class UnreadableConfigError(Exception):
 
 
 def effective_timeout(user: Any, managed: Any, dialect: Dialect) -> float | None:
-    """The timeout Hermes derives from the user's and the managed scope's documents, or None."""
     default = HERMES_DEFAULT[dialect]
     user = user or {}  # an empty file is no config at all
     if not isinstance(user, dict):
@@ -82,7 +77,6 @@ def _seconds(value: Any, default: float) -> float | None:
 
 
 def load_yaml(path: Path, *, missing: Any) -> Any:
-    """The document in ``path`` (``missing`` if there is none)."""
     try:
         with path.open("rb") as stream:
             data = stream.read(MAX_CONFIG_BYTES + 1)
@@ -104,7 +98,6 @@ def load_yaml(path: Path, *, missing: Any) -> Any:
 
 
 def managed_dir(environ: Mapping[str, str], system_dir: Path = SYSTEM_MANAGED_DIR) -> Path | None:
-    """The managed scope Hermes uses in a process with ``environ``."""
     override = environ.get(MANAGED_DIR_ENV, "").strip()
     if override:
         return Path(override) if Path(override).is_dir() else None
@@ -112,7 +105,6 @@ def managed_dir(environ: Mapping[str, str], system_dir: Path = SYSTEM_MANAGED_DI
 
 
 def read_timeout(home: Path, dialect: Dialect, managed: Path | None) -> float | None:
-    """The timeout a gateway with HERMES_HOME ``home`` on this machine uses, or None."""
     if not home.is_absolute() or not home.is_dir():
         log.info("approval timeout: %s is no directory here; not learned from it", home)
         return None
@@ -159,7 +151,7 @@ class TimeoutLearner:
         self._from_file: float | None = None
 
     async def learn(self, dialect: Dialect, where: Where, ask_profile: ProfileCall) -> float | None:
-        """The timeout for a new connection, or None (keep the default)."""
+        """None: keep the default."""
         self._home, self._dialect, self._stamp, self._from_file = None, dialect, (), None
         if dialect in HERMES_DEFAULT and where.local:
             try:
@@ -178,7 +170,6 @@ class TimeoutLearner:
         self._home, self._stamp, self._from_file = None, (), None
 
     def relearn(self) -> float | None:
-        """The timeout again if the files changed since the last read, else None."""
         if self._home is None or _signature(self._home, self._managed) == self._stamp:
             return None
         self._read()

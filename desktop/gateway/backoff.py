@@ -1,9 +1,4 @@
-"""Jittered exponential backoff for reconnects.
-
-A value object with an injected random source, so tests pass a fast or deterministic policy
-instead of patching time. Jitter spreads reconnect storms when a gateway restarts under several
-trays; ``max_delay`` keeps a person from waiting minutes after a long outage.
-"""
+"""Jittered (reconnect storms of many trays) exponential backoff, capped (long outages)."""
 
 from __future__ import annotations
 
@@ -14,11 +9,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class BackoffPolicy:
-    """Delay before reconnect attempt ``n`` (1-based): ``initial * factor**(n-1)``, capped.
-
-    ``jitter`` is the fraction randomised downwards ("equal jitter"): with 0.5 the delay lies
-    in ``[d/2, d]``, never past the cap and never zero.
-    """
+    """``jitter`` randomises downwards: with 0.5 a delay is in ``[d/2, d]``, never past the cap."""
 
     initial: float = 0.5
     factor: float = 2.0

@@ -1,8 +1,4 @@
-"""Find main's canonical gateway through its private control socket and mint a dial ticket.
-
-Protocol.md §1.2: ``HERMES_HOME/gateway.sock`` (or the path in ``gateway.sock.path``), one JSON
-line each way. ``identify`` says where the WebSocket is; ``session-ticket`` grants a single-use
-ticket (so one per dial) sent as the subprotocol ``hermes-gateway-ticket.<ticket>``.
+"""Find the canonical gateway through its control socket and mint a dial ticket (protocol §1.2).
 
 The socket decides who gets the approvals: the pointer file, the socket and the peer process
 must belong to this user and not be writable by others, or a local attacker could pose as it.
@@ -37,8 +33,6 @@ MAX_LINE = 64 * 1024
 
 @dataclass(frozen=True)
 class RuntimeIdentity:
-    """The validated ``identify`` answer: enough to ask for a ticket and dial."""
-
     api_origin: str
     profile_id: str
     instance_id: str
@@ -67,7 +61,6 @@ def _check_private(path: Path, what: str, *, want: int) -> os.stat_result:
 
 
 def default_hermes_home(environ: Mapping[str, str] | None = None) -> str:
-    """Where Hermes keeps its state when nothing names a home: ``$HERMES_HOME`` or ``~/.hermes``."""
     env = os.environ if environ is None else environ
     return env.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
 
@@ -126,7 +119,6 @@ def _check_peer(sock: socket.socket | None) -> None:
 async def control_request(
     path: Path, request: dict[str, Any], *, timeout: float = 5.0
 ) -> dict[str, Any]:
-    """Send one JSON line on a fresh connection to ``path`` and return the ``result`` object."""
     try:
         async with asyncio.timeout(timeout):
             reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_LINE)
@@ -221,7 +213,7 @@ async def identify(
 
 
 async def dial_ticket(hermes_home: str | os.PathLike[str]) -> DialPlan:
-    """Discover, identify and mint a fresh single-use ticket: before every dial."""
+    """A ticket is single-use: one per dial."""
     path = find_control_socket(hermes_home)
     if path is None:
         raise ConnectError(

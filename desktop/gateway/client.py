@@ -1,17 +1,8 @@
-"""One gateway, kept connected on the current asyncio loop: the UI's handle on a gateway.
+"""One gateway kept connected on the asyncio loop: dial, pump, settle RPC futures, reconnect.
 
-State machine (``ConnectionStatus.state``)::
-
-    DISCONNECTED ─run()─▶ CONNECTING ─socket open─▶ HANDSHAKING ─HandshakeCompleted─▶ CONNECTED
-         ▲                  │   ▲                      │                                │
-         │             failure  └──── delay over ──── BACKOFF ◀── retryable failure ────┘
-         │                  │        or reconnect_now()
-         │                  └──────────▶ FAILED (fatal: bad config, wrong protocol); waits for
-         └──── close() from any state          reconnect_now() (then CONNECTING) or close()
-
-The protocol lives in the sans-I/O ``GatewayCore``; this class only dials, pumps, settles the
-app's RPC futures, runs the core's timers with ``loop.call_later`` and reconnects. Each
-connection is a new epoch, so nothing from an old socket is taken for an answer on a new one.
+The protocol lives in the sans-I/O ``GatewayCore``. A retryable failure waits in BACKOFF, a fatal
+one (bad config, wrong protocol) in FAILED until ``reconnect_now()``. Each connection is a new
+epoch, so nothing from an old socket is taken for an answer on a new one.
 """
 
 from __future__ import annotations
@@ -125,7 +116,6 @@ class GatewayClient:
         )
 
     async def run(self) -> None:
-        """Keep the gateway connected until :meth:`close`."""
         if self._running:
             raise RuntimeError(f"GatewayClient {self.gateway_id} is already running")
         self._running = True
@@ -139,9 +129,8 @@ class GatewayClient:
                 if self._stopping():
                     break
                 if self._was_connected and (error is None or not error.auth):
-                    # A drop after a good connection retries quickly. A credential refused
-                    # right after the handshake (C is "connected" on the subprotocol alone)
-                    # is no good connection: the backoff and the refusal streak go on.
+                    # A drop after a good connection retries quickly; a credential refused right
+                    # after C's handshake (the subprotocol alone) is no good connection.
                     attempt = 0
                     self.dialer.connected()
                 if error is not None and error.fatal:
@@ -314,7 +303,7 @@ class GatewayClient:
             self._handshake_timer = None
 
     async def settled_version(self) -> str:
-        """The Hermes version, once a probe still in flight has ended (doctor)."""
+        """The Hermes version, once a probe still in flight has ended."""
         if self._version_task is not None:
             await asyncio.gather(self._version_task, return_exceptions=True)
         return self.status.version
@@ -357,8 +346,7 @@ class GatewayClient:
                 )
             )
         if frame.is_decision:
-            # A written B answer is final at once (no reply will follow): hand the row's new
-            # state to the listener now, not whenever the next frame happens to arrive.
+            # A written B answer is final at once (no reply follows): show it now.
             self._deliver_soon()
 
     def _deliver_soon(self) -> None:
@@ -377,7 +365,6 @@ class GatewayClient:
         self._after_input()
 
     def _after_input(self) -> None:
-        """Deliver the core's events, then re-arm its timer (after every core input)."""
         asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
@@ -485,7 +472,6 @@ class GatewayClient:
         return result
 
     def answer_prompt(self, key: str, answer: str) -> DecisionResult:
-        """Answer clarify prompt ``key`` (one frame or a refusal)."""
         result = self.core.answer_prompt(key, answer)
         self._flush()
         self._deliver_soon()
@@ -532,7 +518,6 @@ class GatewayClient:
         await self.call(*requests.interrupt(self._dialect(), session_id, known))
 
     async def create_session(self, cwd: str, prompt: str) -> str:
-        """Create a desktop session, follow it, submit ``prompt``; return its session id."""
         result = await self.call(
             *requests.create_session(self._dialect(), self._core_settings, cwd)
         )

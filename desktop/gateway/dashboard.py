@@ -1,8 +1,7 @@
 """Attach to a running loopback ``hermes dashboard`` (opt-in only).
 
-Opt-in because the token is scraped from the page's bootstrap script (protocol.md §1.2), an
-implementation detail, and a dashboard's sessions belong to the person's browser. Probed on
-every dial: a restarted dashboard has a new token. Plain HTTP over asyncio, loopback only.
+Opt-in: the token is scraped from the page (an implementation detail) and a dashboard's
+sessions belong to the person's browser. Probed on every dial: a restart makes a new token.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Turn an endpoint into one open socket, and a failed dial into a user-facing, classified error.
+"""Turn an endpoint into one open socket, and a failed dial into a user-facing error.
 
-``Dialer.dial()`` plans every dial afresh, since each way in needs something fresh (a
-single-use canonical ticket, a restarted owned backend, a dashboard's new token);
-``classify()`` says fatal or retryable, and what failed, where, and what to do. A refusal
-(401/403, 4401/4403) is never fatal (the token may be fixed without a Reconnect) but marked
-``auth``, so the backoff keeps growing across refusals: never hammered.
+Every dial is planned afresh: a canonical ticket is single-use, an owned backend or a dashboard
+may have a new token. A refusal (401/403, 4401/4403) is never fatal (the token may be fixed
+without a Reconnect) but marked ``auth``, so the backoff keeps growing: never hammered.
 """
 
 from __future__ import annotations
@@ -75,7 +73,6 @@ class Dialer:
         return ws
 
     async def plan(self) -> DialPlan:
-        """Everything one dial needs, fresh (ticket, backend, token). Raises ConnectError."""
         ep = self.endpoint
         try:
             if ep.kind is EndpointKind.CANONICAL:
@@ -201,16 +198,14 @@ class Dialer:
         )
 
     async def close(self) -> None:
-        """Stop an owned backend, if this dialer started one."""
         if self.backend is not None:
             await self.backend.stop()
 
 
 class SameOriginConnect(connect):
-    """websockets' ``connect`` that follows a redirect only within the dialled origin.
+    """Follow a redirect only within the dialled origin.
 
-    websockets follows redirects to any host: a loopback gateway could send the tray (and a
-    token in the Location) in clear text across the network, around ``endpoints``' rule.
+    websockets follows any: a token could cross the network in clear, around ``endpoints``.
     """
 
     def process_redirect(self, exc: Exception) -> Exception | str:

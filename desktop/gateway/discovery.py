@@ -1,9 +1,6 @@
-"""Find the gateways this tray should connect to, in a fixed order, and say what was tried.
+"""Find the gateways to connect to, first match wins, and say what was tried (protocol §1.2).
 
-Unless gateways are configured in Settings (protocol.md §1.2, §6.1): ``HERMES_TUI_GATEWAY_URL``
-(dialled as-is, no fallback); the canonical gateway's control socket in ``HERMES_HOME``; owning
-a ``hermes serve`` when ``hermes`` is on PATH; else nothing, and the app shows its demo. A
-dashboard is only ever a gateway added in Settings. ``tried`` explains each step.
+A dashboard is never discovered, only added in Settings (see ``dashboard``).
 """
 
 from __future__ import annotations
@@ -33,7 +30,6 @@ async def discover(
     environ: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
 ) -> DiscoveryResult:
-    """Run the steps in order and return the first that finds something."""
     env = os.environ if environ is None else environ
     tried: list[str] = []
 

@@ -1,11 +1,8 @@
 """``hermes-tray doctor``: try exactly what the tray would try and say what is there.
 
-For each gateway: where, dialect, Hermes version, live sessions and waiting approvals, or what
-failed, where, and what to do. Read-only: it never resumes a session (on 0.19.0 that would take
-its events from their viewer) and never answers; approvals in other clients' sessions are read
-with ``approval.pending`` (B and 0.20). It also reports the notification server, its
-do-not-disturb switch and the tray host. Exit status: 0 all connected, 1 some failed, 2 nothing
-to connect to. URLs are masked.
+Read-only: it never answers and never resumes a session (on 0.19.0 that would take its events
+from their viewer); other clients' approvals are read with ``approval.pending`` (B and 0.20).
+URLs are masked.
 """
 
 from __future__ import annotations
@@ -88,7 +85,6 @@ class _Waiter:
 
 
 def run(options: DoctorOptions, out: TextIO | None = None) -> int:
-    """Check every gateway the tray would use, print a report, return the exit status."""
     stream = out if out is not None else sys.stdout
     return asyncio.run(check(options, stream))
 
@@ -148,7 +144,6 @@ async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found
 
 
 def _configured() -> tuple[GatewayEndpoint, ...]:
-    """The gateways saved in Settings, demo entries aside."""
     from desktop.gateway.endpoints import endpoint_from_config
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
@@ -242,10 +237,7 @@ async def _gather(client: GatewayClient, report: GatewayReport) -> None:
 
 
 async def _pending_elsewhere(client: GatewayClient, report: GatewayReport) -> bool:
-    """Add what ``approval.pending`` lists per live session; False if no session answered.
-
-    Not on C (its prompts come only with a resume); stops at the first -32601 (0.19.0).
-    """
+    """False if none answered. Not on C (prompts come with a resume); 0.19.0 answers -32601."""
     if client.status.dialect is Dialect.C:
         return False
     seen = {(a["session_id"], a["command"]) for a in report.pending_approvals}

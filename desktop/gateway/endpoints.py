@@ -1,10 +1,8 @@
-"""Where a gateway is and how to reach it, as a frozen value the settings can store.
+"""Where a gateway is and how to reach it; a token is only *named*, read at dial time.
 
-No secret in it: a token is only *named*, and read at dial time (:func:`load_token`); an inline
-URL may carry ``?token=``, so ``url`` stays out of ``repr`` and every URL shown goes through
-:func:`redact_url`. Plain ``ws://`` only to a loopback host unless the person allowed an
-insecure remote. A token file readable by others would let any local user approve commands as
-this person, so it is refused with instructions (as ssh does for keys).
+A URL may carry ``?token=``: it stays out of ``repr`` and is shown only through ``redact_url``.
+Plain ``ws://`` only to loopback unless the person allowed it. A token file readable by others
+would let any local user approve commands as this person: refused, as ssh does for keys.
 """
 
 from __future__ import annotations
@@ -61,8 +59,6 @@ class TokenSource:
 
 @dataclass(frozen=True)
 class GatewayEndpoint:
-    """One configured gateway. Several may be live at once, each with its own client."""
-
     gateway_id: str
     name: str
     kind: EndpointKind
@@ -128,12 +124,9 @@ def redact_url(url: str) -> str:
 def endpoint_from_config(
     config: GatewayConfig, token_lookup: Callable[[str], str | None]
 ) -> GatewayEndpoint:
-    """The endpoint for one configured gateway; ``token_lookup`` is ``TokenStore.get``.
+    """The token is looked up at every dial, so one changed in Settings is used on reconnect.
 
-    The token is looked up at every dial, so one changed in Settings is used on the next
-    reconnect. ``extra`` may hold ``hermes_home``, ``hermes_executable`` and
-    ``approval_timeout_s`` (ignored with a warning unless a number >= 0: a typo never stops the
-    gateway from connecting).
+    A bad ``approval_timeout_s`` is ignored with a warning: a typo never stops a connection.
     """
     ref = config.token_ref
     token = TokenSource(TokenKind.STORE, ref, lookup=token_lookup) if ref else None
@@ -164,10 +157,7 @@ def _seconds(config: GatewayConfig, key: str) -> float | None:
 
 
 def normalise_ws_url(url: str, *, allow_insecure_remote: bool = False) -> str:
-    """A dialable ``ws(s)://host:port/api/ws…`` URL from what a person typed, or ConfigError.
-
-    http(s):// and a bare origin are accepted: people paste the dashboard address.
-    """
+    """Accept http(s):// and a bare origin too: people paste the dashboard address."""
     try:
         parts = urlsplit(url.strip())
         host = parts.hostname or ""
@@ -217,7 +207,6 @@ def read_token_file(path: str | os.PathLike[str]) -> str:
 
 
 def read_keyring(username: str) -> str:
-    """The token stored in the OS keyring, or ConfigError naming the entry to create."""
     try:
         keyring: Any = importlib.import_module("keyring")
         value = keyring.get_password(KEYRING_SERVICE, username)
@@ -235,7 +224,6 @@ def read_keyring(username: str) -> str:
 
 
 def load_token(source: TokenSource, environ: Mapping[str, str] | None = None) -> str:
-    """The token ``source`` names. Raises ConfigError with what to do when it is missing."""
     env = os.environ if environ is None else environ
     if source.kind is TokenKind.INLINE:
         token = source.value

@@ -1,10 +1,4 @@
-"""The gateway layer's errors.
-
-After a disconnect a caller must know whether to retry: ``NotSentError`` (never reached a
-socket: safe), ``OutcomeUnknownError`` (may have reached the gateway: never resend a decision,
-tell the person), ``RpcCallError`` (the gateway refused). ``ConnectError`` carries the
-user-facing text and whether a retry can help.
-"""
+"""The gateway layer's errors: after a disconnect a caller must know whether a retry is safe."""
 
 from __future__ import annotations
 

@@ -1,21 +1,14 @@
 """Move frames between one open WebSocket and the sans-I/O core.
 
-One writer task sends frames strictly in the core's order (decisions come from synchronous
-clicks) and reports each frame's fate to the core exactly once: not OPEN when its turn came,
-or still queued at the end: ``frame_failed(maybe_sent=False)`` (websockets writes nothing
-unless OPEN on entry); ``send`` raised or was cancelled: ``maybe_sent=True``; else
-``frame_written``.
+One writer sends in the core's order and reports each frame's fate exactly once: not OPEN or
+still queued: ``maybe_sent=False`` (websockets writes nothing unless OPEN on entry); ``send``
+raised or was cancelled: ``maybe_sent=True``; else ``frame_written``.
 
-Reading and processing are separate: websockets stops reading while messages wait unconsumed,
-and a pong is read only after every frame before it, so a burst of 10,000 approvals once held
-the loop until the keepalive gave up. A reader task only fills a bounded inbox; the processor
-hands it to the core in batches bounded in count and time, yielding between them.
+websockets reads a pong only after every frame before it, so a reader task only fills a bounded
+inbox, handed to the core in batches bounded in count and time: a burst cannot starve the loop.
 
-The keepalive is not websockets' own: its pace is fixed when the socket opens, so a SIGSTOPped
-gateway would go unnoticed for up to 50 s while a person clicks Approve into it. While approvals
-are open the pace is short (noticed within 10 s), else the idle one; a row that opens mid-wait
-shortens the wait at once. Any frame received counts as a sign of life as well as a pong: a
-gateway sending a burst is not hung, and its pong may sit behind thousands of frames.
+The keepalive is our own because websockets fixes its pace at open: while approvals are open a
+hung gateway must show within 10 s. Any frame received counts as a sign of life, like a pong.
 """
 
 from __future__ import annotations
@@ -140,10 +133,7 @@ class SocketPump:
 
     # -- reading ---------------------------------------------------------------------------
     async def run(self) -> BaseException | None:
-        """Pump until the socket closes; return the closing exception (None: clean close).
-
-        On return every frame is settled and every message read reached the core.
-        """
+        """The closing exception (None: clean); every frame settled, every message processed."""
         self._writer = asyncio.create_task(self._write_loop(), name="gateway-writer")
         reader = asyncio.create_task(self._read_loop(), name="gateway-reader")
         pinger = (
@@ -179,7 +169,6 @@ class SocketPump:
             self._arrived.set()
 
     async def _process_loop(self) -> None:
-        """Inbox to core in bounded batches until the reader ended and it is empty."""
         while True:
             await self._arrived.wait()
             self._arrived.clear()
@@ -219,7 +208,6 @@ class SocketPump:
             nudge.set_result(None)
 
     async def _keepalive(self, pace_now: Callable[[], KeepalivePace]) -> None:
-        """Ping at the pace; drop the connection when no pong and no frame came in time."""
         loop = asyncio.get_running_loop()
         last = loop.time()
         while True:
@@ -246,7 +234,6 @@ class SocketPump:
             self._nudge = None
 
     async def _answered(self, timeout: float) -> bool:
-        """Ping once; True when a pong came, or any frame, within ``timeout`` seconds."""
         seen = self.frames_received
         try:
             async with asyncio.timeout(timeout):

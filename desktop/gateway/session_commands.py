@@ -3,8 +3,7 @@
 The rules differ in small, easy-to-miss ways: sessions are ``source:"desktop"`` and
 ``close_on_disconnect:false`` on tui_gateway but ``source:"gui"`` on canonical, whose parameter
 set is closed; ``scope`` only on tui_gateway; no approval-mode setter on canonical; canonical's
-interrupt needs the session's ``execution_generation``. Plain functions: the client sends what
-they return and tells the core which sessions to follow.
+interrupt needs the session's ``execution_generation``.
 """
 
 from __future__ import annotations
@@ -65,10 +64,7 @@ def create_session(dialect: Dialect, settings: CoreSettings, cwd: str) -> Reques
 
 
 def resume_session(dialect: Dialect, settings: CoreSettings, session_id: str) -> Request:
-    """Never with an ``api_key``.
-
-    On 0.19.0 this takes the session's events from whichever viewer had them (the UI says so).
-    """
+    """Never with an ``api_key``. On 0.19.0 this takes the events from the session's viewer."""
     params: dict[str, Any] = {"session_id": session_id}
     if dialect is not Dialect.C:
         params.update(source=settings.session_source, close_on_disconnect=False)

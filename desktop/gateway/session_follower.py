@@ -1,21 +1,13 @@
-"""Which sessions this gateway connection follows beyond the tray's own, and why.
+"""Follow other clients' live sessions too, where that is harmless, so their approvals reach us.
 
-A person who runs Hermes in its own window must still get the tray's approvals, so where
-following is harmless every live session is followed, not only those the tray started:
+* B: ``session.active_list`` at each handshake and on ``sessions.changed``; a resume *joins*.
+* C: ``session.list`` at each handshake and, spaced out, after session events (no broadcast).
+* HERMES020: a resume would take the stream from its window, so sessions are only *observed*.
+* A (0.19.0): never (one transport per session there).
 
-* B (newer tui_gateway): ``session.active_list`` at each handshake and on the broadcast
-  ``sessions.changed``; each live session is resumed, which *joins* its fan-out.
-* C (canonical): ``session.list`` at each handshake and, spaced out, after session events
-  (there is no list-changed broadcast); each is resumed on the tray's own subscription.
-* HERMES020: a resume would take the stream from the window showing it, so other clients'
-  sessions are only *observed* (``desktop.core.following``) from ``session.active_list``.
-* A (0.19.0): never; only the tray's own sessions (one transport per session there).
-
-A session the tray started is its own however the frames race (the B broadcast can come before
-the ``session.create`` reply): once the core knows it (``started_here``) it is let go here.
-Re-listing is driven by frames only, one call in flight plus one trailing. After a drop,
-adopted sessions are not resumed blindly (a tui_gateway resume of an ended session rebuilds
-it); the next handshake's list adopts the live ones again.
+A session the tray started is let go once the core knows it (the B broadcast can beat the
+``session.create`` reply). After a drop adopted sessions are not resumed blindly (a tui_gateway
+resume of an ended session rebuilds it): the next handshake's list decides.
 """
 
 from __future__ import annotations
@@ -78,8 +70,6 @@ def is_list_changed(message: str | bytes) -> bool:
 
 
 class SessionFollower:
-    """Adopts other clients' live sessions into the core (see module docstring)."""
-
     def __init__(
         self,
         core: GatewayCore,
@@ -121,7 +111,6 @@ class SessionFollower:
             self.relist()
 
     def on_event(self, event: CoreEvent) -> None:
-        """The core's events: list at each handshake; forget removed sessions; C re-lists."""
         if isinstance(event, HandshakeCompleted):
             self._connected = True
             self._attached.clear()
@@ -158,10 +147,7 @@ class SessionFollower:
         self._cancel_spaced()
 
     def relist(self, *, spaced: bool = False) -> None:
-        """List now, or (``spaced``) not sooner than RELIST_SPACING_S after the last list.
-
-        One list in flight plus one trailing; a no-op where nothing is followed.
-        """
+        """One list in flight plus one trailing; ``spaced``: RELIST_SPACING_S after the last."""
         if not self._connected or not self.follows_others or (spaced and self._spaced):
             return
         if self._listing:

@@ -53,6 +53,6 @@ class ConnectionSettings:
     busy_ping_timeout: float = 5.0
     close_timeout: float = 5.0
     version_probe_timeout: float = 3.0
-    # After each handshake, read the Hermes version from the same server's public /api/status.
-    # Off for peers that count every HTTP request as a handshake (the fake gateway's fault plan).
+    # Read the version from /api/status after each handshake; off for peers that count every
+    # HTTP request as a handshake (the fake gateway's fault plan).
     version_probe: bool = True

@@ -1,10 +1,8 @@
 """Own a ``hermes serve`` backend: start it, learn its port, stop it.
 
-On 0.19.0 nothing can be discovered (protocol.md §1.2), so the tray starts a backend with a
-token it minted, reads ``HERMES_BACKEND_READY port=N`` and dials it; a fresh token per start,
-so a restarted backend is never reached with a stale one. Its output is drained (a full pipe
-would block it) into ``<log dir>/hermes-serve-<id>.log`` with the token masked. Restarts are
-paced by the client's backoff: ``ensure_running`` restarts a dead child on each call.
+On 0.19.0 nothing can be discovered, so the tray starts one with a fresh token per start (a
+restarted backend is never reached with a stale one). Its output is drained (a full pipe would
+block it) into a log with the token masked. Restarts are paced by the client's backoff.
 """
 
 from __future__ import annotations

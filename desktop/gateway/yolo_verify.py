@@ -1,11 +1,8 @@
 """Turn a session's YOLO off and check that the gateway really reports it off.
 
-A time-boxed YOLO promises that the bypass *ends*, and ``config.set`` can succeed while YOLO
-stays on (``HERMES_YOLO_MODE`` frozen in the gateway, a global ``approvals.mode off``). So the
-app waits for what the gateway reports (protocol.md §3.7): on tui_gateway the ``session.info``
-after ``config.set`` carries the effective ``yolo``; canonical's has none, so it is read back
-with ``config.get``. One retry, then ``STILL_ON`` (said out loud); a ``config.set`` that could
-not be sent is ``UNREACHABLE`` (tried again after a reconnect).
+A time-boxed YOLO promises the bypass *ends*, but ``config.set`` can succeed while YOLO stays on
+(``HERMES_YOLO_MODE``, a global ``approvals.mode off``). tui_gateway's ``session.info`` carries
+the effective ``yolo``; canonical's has none, so it is read back with ``config.get``.
 """
 
 from __future__ import annotations
@@ -42,7 +39,6 @@ async def switch_off_verified(
     settle: float = SETTLE_SECONDS,
     attempts: int = 2,
 ) -> YoloCheck:
-    """Send ``config.set yolo off`` up to ``attempts`` times until the gateway reports it off."""
     for attempt in range(1, attempts + 1):
         try:
             await client.set_yolo(session_id, False)

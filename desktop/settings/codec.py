@@ -24,7 +24,6 @@ def _known_keys(cls: type) -> tuple[str, ...]:
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
-    """The JSON object for ``settings`` (known keys first, then the kept unknown ones)."""
     return {"schema_version": SCHEMA_VERSION, **_to_json(settings)}
 
 
@@ -45,7 +44,6 @@ def settings_from_json(data: Mapping[str, Any]) -> Settings:
 
 
 def unknown_key_paths(settings: Settings) -> list[str]:
-    """Dotted paths of every kept unknown key, for the "kept unknown keys" log line."""
     paths = list(settings.extra)
     paths += [f"notifications.{key}" for key in settings.notifications.extra]
     for index, gateway in enumerate(settings.gateways):
@@ -54,10 +52,6 @@ def unknown_key_paths(settings: Settings) -> list[str]:
 
 
 def _from_json(cls: type[_D], raw: object, where: str) -> _D:
-    """One settings dataclass from its JSON object, each field checked by its annotation.
-
-    A missing key takes the field's default; unknown keys go to ``extra``.
-    """
     if not isinstance(raw, Mapping):
         raise SettingsError(f"{where}: must be an object")
     hints = get_type_hints(cls)

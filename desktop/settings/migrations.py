@@ -1,8 +1,6 @@
-"""Upgrades of older settings files to the current schema.
+"""Upgrades of older settings files: v0 held its token in plain text, so it goes to the store.
 
-A pure function on plain JSON; secrets it finds go back in ``Migrated.secrets``
-for the loader's TokenStore, and the current parser judges the values. v0 was the prototype's
-flat file (one gateway, its token in plain text: why v1 exists); v1 is ``codec.py``'s.
+Pure JSON in, JSON out; the current parser judges the values.
 """
 
 from __future__ import annotations

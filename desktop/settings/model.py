@@ -1,8 +1,7 @@
-"""The settings as frozen, validated values (design.md example 12).
+"""The settings as frozen, validated values: every reader gets the same typed snapshot.
 
-Frozen so every reader gets the same typed snapshot and a change is one explicit ``replace``.
-Keys this version does not know stay in ``extra`` and are written back, so an older version
-never destroys a newer one's settings. Tokens live in the ``TokenStore``, never in a URL here.
+Unknown keys stay in ``extra`` and are written back, so an older version never destroys a newer
+one's settings. Tokens live in the ``TokenStore``, never in a URL here.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ class SettingsError(ValueError):
 
 
 class GatewayKind(enum.Enum):
-    """How the tray reaches a gateway (``desktop.gateway.endpoints`` dials by these kinds)."""
-
     URL = "url"  # dial ``url`` (ws/wss), token from the TokenStore when ``token_ref`` is set
     CANONICAL = "canonical"  # discover the canonical gateway (control socket + one-time ticket)
     OWNED = "owned"  # start ``hermes serve`` on loopback, mint a fresh token each start
@@ -60,8 +57,6 @@ def is_loopback_host(host: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
-    """One gateway the tray connects to."""
-
     id: str  # letters, digits, ``._-``
     name: str  # what the menus show
     url: str = ""  # ws:// or wss://; required for GatewayKind.URL only
@@ -110,8 +105,6 @@ class NotificationPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything the person can configure."""
-
     gateways: tuple[GatewayConfig, ...] = ()  # in menu order; ids are unique
     notifications: NotificationPolicy = NotificationPolicy()
     staleness_margin_s: float = 5.0  # refuse to answer this close to an approval's timeout

@@ -1,10 +1,8 @@
 """Reading and writing ``settings.json`` without ever losing it.
 
-Missing: defaults, nothing written. Corrupt (not JSON, wrong types, nested past
-:data:`MAX_DEPTH`): kept aside as ``settings.json.bad-<UTC time>``, defaults used. Older schema:
-migrated, secrets moved to the TokenStore and the file rewritten at once. Newer schema: known
-keys read, the file copied aside before the first save over it. Not a regular file or too big:
-left alone, defaults for this run (a FIFO must not hang start-up). Writes are atomic and 0600.
+Corrupt: kept aside, defaults used. Older schema: secrets moved to the TokenStore, the file
+rewritten at once. Newer: the file copied aside before the first save over it. Not a regular
+file or too big: left alone (a FIFO must not hang start-up). Writes are atomic and 0600.
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ _reported_unknown: set[tuple[Path, str]] = set()
 
 
 def settings_path() -> Path:
-    """``settings.json`` in the config dir (``$HERMES_TRAY_CONFIG_DIR`` overrides)."""
     return config_dir() / SETTINGS_FILE_NAME
 
 

@@ -37,8 +37,6 @@ def _keyring_failures() -> tuple[type[Exception], ...]:
 
 
 class TokenStore:
-    """get/set/delete gateway tokens by ``token_ref`` (fallback file in ``directory``)."""
-
     def __init__(
         self,
         directory: Path | None = None,
@@ -81,7 +79,6 @@ class TokenStore:
         return token
 
     def set(self, ref: str, token: str) -> None:
-        """Store ``token`` for ``ref`` (replacing any old one)."""
         if not token:
             raise ValueError("an empty token cannot be stored; use delete()")
         self._on_secret(token)
