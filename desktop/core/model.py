@@ -69,8 +69,6 @@ class TodoList:
 
 
 class YoloSource(enum.Enum):
-    """Who turned YOLO on, for the menu."""
-
     OFF = "off"
     SESSION = "session"  # config.set yolo on this session
     MODE_OFF = "approvals.mode off"  # global approval mode `off` bypasses every approval
@@ -116,10 +114,7 @@ OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer 
 
 
 class Action(enum.Enum):
-    """What the person can do about a row now: the one value every surface reads, never the phase.
-
-    Derived from the phase and ``answerable``, so it cannot disagree with either.
-    """
+    """What the person can do about a row now: what every surface reads, never the phase."""
 
     ANSWER = "answer"
     RECONFIRM = "re-confirm first"  # answerable once the person confirms Hermes still asks it
@@ -233,7 +228,6 @@ class Approval:
 
     @property
     def action(self) -> Action:
-        """What the person can do about this row now (see :class:`Action`)."""
         phase = self.phase
         if phase is ApprovalPhase.RESOLVED:
             return Action.DONE

@@ -75,7 +75,6 @@ class Outbox:
         session_id: str = "",
         approval_key: str = "",
     ) -> OutboundFrame:
-        """Queue a request with a fresh id (TypeError/ValueError: ``params`` is not JSON)."""
         rpc_id = self.next_rpc_id()
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(
@@ -113,7 +112,6 @@ class Outbox:
         return True
 
     def awaits(self, purpose: Purpose, session_id: str) -> bool:
-        """Whether a request of ``purpose`` about ``session_id`` is still unanswered."""
         return any(
             c.purpose is purpose and c.session_id == session_id for c in self._calls.values()
         )
