@@ -128,7 +128,6 @@ class Following:
             self._lifecycle.follow_changed()
 
     def forget(self, session_id: str) -> None:
-        """Drop an observed session's plan (it ended, or is no longer observed)."""
         self._worked_at.pop(session_id, None)
         self._messages.pop(session_id, None)
         self._due.pop(session_id, None)

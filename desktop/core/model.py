@@ -32,8 +32,6 @@ class SessionStatus(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage, reduced from every shape the gateways send (protocol.md §4)."""
-
     input: int = 0
     output: int = 0
     total: int = 0

@@ -97,7 +97,6 @@ class Outbox:
         return frames
 
     def settle(self, frame_id: int) -> FrameRecord | None:
-        """Forget a frame whose fate is known; returns what it was."""
         return self._frames.pop(frame_id, None)
 
     def withdraw(self, frame_id: int) -> bool:
@@ -124,7 +123,6 @@ class Outbox:
             self._calls.pop(rpc_id, None)
 
     def reset(self) -> tuple[list[FrameRecord], list[PendingCall]]:
-        """The connection is gone: forget everything; return the frames and calls it held."""
         frames, calls = list(self._frames.values()), list(self._calls.values())
         self._queue, self._frames, self._calls = [], {}, {}
         return frames, calls

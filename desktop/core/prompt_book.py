@@ -84,7 +84,6 @@ class PromptBook:
         # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
         self._tool_owed: dict[str, int] = {}
 
-    # -- reading ----------------------------------------------------------------------------
     def all(self) -> tuple[Prompt, ...]:
         return tuple(entry.prompt for entry in self._open.values())
 
@@ -95,7 +94,6 @@ class PromptBook:
         times = [e.prompt.expires_at for e in self._open.values() if e.prompt.expires_at]
         return min(times) if times else None
 
-    # -- inputs -----------------------------------------------------------------------------
     def opened(self, event: PromptOpened, epoch: int, dialect: Dialect | None) -> None:
         """A prompt arrived; a re-delivery of the same one changes nothing."""
         same = self._find(event.via, event.ident, event.execution_generation)
@@ -174,7 +172,6 @@ class PromptBook:
             if expires is not None and now >= expires:
                 self._end(entry, EXPIRED)
 
-    # -- the one answer ---------------------------------------------------------------------
     def answer(self, key: str, text: object, epoch: int, connected: bool) -> DecisionResult:
         """Queue the one frame answering clarify ``key`` with ``text``, or refuse and say why."""
         entry = self._open.get(key)
@@ -208,7 +205,6 @@ class PromptBook:
         taken = result is not None and status in (None, "ok", "resolved", "answered")
         return None if taken else prompt
 
-    # -- internals --------------------------------------------------------------------------
     def _queue(self, entry: _Open, text: str, epoch: int) -> None:
         opened = entry.opened
         if opened.via is PromptVia.SERVER_REQUEST:

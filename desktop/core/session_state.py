@@ -92,7 +92,6 @@ class SessionBook:
         return record.state
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
-        """Resume (or, with ``on=False``, stop resuming) this session after reconnects."""
         record = self._record(session_id)
         record.followed, record.observed = on, False
 
@@ -136,7 +135,6 @@ class SessionBook:
         self._change(record, session_id, {"running": running, "status": status})
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
-        """Mark exactly these sessions as waiting on the person (open approvals)."""
         waiting = frozenset(waiting_ids)
         moved, self._waiting = waiting ^ self._waiting, waiting
         if moved:  # in the order sessions were seen, as their changes are announced
@@ -170,7 +168,6 @@ class SessionBook:
         self._change(record, session_id, changes)  # one new value, not one per field group
 
     def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
-        """Fold usage in any shape (event payload, RPC result, nested or flat)."""
         record = self._record(session_id)
         self._change(record, session_id, {"usage": fold_usage_payload(record.state.usage, payload)})
 
