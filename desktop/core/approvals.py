@@ -871,9 +871,8 @@ def _announces(preview: str, command: str) -> bool:
 def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
     """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
 
-    Hermes re-gates the rest of a batch once a command failed, was denied or timed out (a
-    sticky flag): the cause is the first failed slot before ``earlier``'s, as its latest re-ask
-    ended. A command that already ran was not re-gated: its own end says why, else AGAIN.
+    A failure, deny or timeout re-gates the rest of its batch (Hermes' flag is sticky): the cause
+    is the first failed slot before ``earlier``'s. A command that ran was not re-gated.
     """
     root = _slot_of(earlier, kept)
     if earlier.result is None or earlier.result.kind is not RunKind.RAN:

@@ -1,10 +1,9 @@
 """One connection's handshake, and the requests the core sends on its own over it.
 
-The dialect is fixed by the handshake, never guessed (protocol.md §1.2-1.3, §6.2): the
-``hermes-gateway-v1`` subprotocol means C; after ``gateway.ready``, a ``client.capabilities``
-answer means B, an error 0.19.0 (the strictest guess) unless the ready frame said
-``change_events`` (0.20). A new socket is a new viewer, so every followed session is resumed
-after each handshake (protocol.md §5).
+The handshake fixes the dialect, never a guess (protocol.md §1.2-1.3, §6.2): subprotocol
+``hermes-gateway-v1`` means C; after ``gateway.ready``, a ``client.capabilities`` answer means B,
+an error 0.19.0 (the strictest guess) unless the ready frame said ``change_events`` (0.20). A
+new socket is a new viewer: every followed session is resumed after each handshake (§5).
 """
 
 from __future__ import annotations
@@ -147,8 +146,7 @@ class Link:
     def _list_too_big(self, session_id: str) -> bool:
         """Whether the answer (every open command again) may pass half the frame limit.
 
-        A frame past it closes the connection, and every reconnect would ask again; those rows
-        still end by their own frames.
+        Past it the connection closes, again after each reconnect; rows end by their own frames.
         """
         rows = self._lifecycle.open_rows(session_id)
         size = sum(len(row.asked.command) + LIST_ROW_BYTES for row in rows)

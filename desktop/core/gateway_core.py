@@ -1,9 +1,8 @@
 """The sans-I/O heart of one gateway connection: text in, typed events and texts out.
 
-The I/O adapter (``desktop.gateway.client``) feeds ``receive_text``, writes what
-``data_to_send`` yields and reports each frame's fate, drains ``events_received`` and calls
-``tick`` at ``next_deadline``. ``decide`` sends exactly one frame aimed at exactly the request
-the person saw, or nothing and the reason.
+The I/O adapter (``desktop.gateway.client``) feeds ``receive_text``, sends ``data_to_send`` and
+reports each frame's fate, drains ``events_received``, calls ``tick`` at ``next_deadline``.
+``decide`` sends exactly one frame aimed at the request the person saw, or nothing and why.
 
 A resume snapshot re-delivers its open requests onto the rows shown; an open row it omits was
 settled elsewhere, but only rows that arrived before the request was sent (its *watermark*)
@@ -400,7 +399,6 @@ class GatewayCore:
         return self._ask(asked)
 
     def _ask(self, asked: ApprovalAsked) -> Row:
-        """A request arrived (or was re-delivered): its row, new or known."""
         sessions = self.session_book
         if self._first_seen(asked.session_id) and asked.execution_generation is not None:
             sessions.update(asked.session_id, execution_generation=asked.execution_generation)
@@ -408,7 +406,6 @@ class GatewayCore:
         return self.lifecycle.asked(asked, self.link.epoch)
 
     def _stamp_generation(self, frame: EventFrame) -> None:
-        """A canonical event's stamp: the session's current execution generation."""
         generation = payloads.integer(frame.params, "execution_generation")
         known = frame.session_id and self.session_book.get(frame.session_id) is not None
         if generation is not None and known:  # else the request it stamps says it
