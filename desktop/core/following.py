@@ -1,13 +1,11 @@
 """Which sessions the tray follows or observes, and what following, observing or losing one does.
 
-A followed session is resumed after every reconnect and its rows may be answered; a session
-first seen in a request is known but not followed, and its rows are read-only.
-
-On 0.20 a resume takes a session's events away from the window that shows it, so sessions
-another client runs are *observed* (measured on axisrow 0.20.1.2): rows from ``approval.pending``
-only, answered by id, never resumed, gone when the session leaves ``session.active_list``. No
-event says something waits, so ``tick`` asks each list on a plan (``CoreSettings``), for a while
-after the session's last work too: sub-agents ask after their parent's turn.
+A followed session is resumed after every reconnect and its rows may be answered. On 0.20 a
+resume takes a session's events away from the window that shows it, so sessions another client
+runs are *observed* (measured on axisrow 0.20.1.2): rows from ``approval.pending`` only,
+answered by id, never resumed, gone when the session leaves ``session.active_list``. No event
+says something waits, so ``tick`` asks each list on a plan (``CoreSettings``), for a while after
+the session's last work too: sub-agents ask after their parent's turn.
 """
 
 from __future__ import annotations

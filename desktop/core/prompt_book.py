@@ -80,8 +80,7 @@ class PromptBook:
         self._open: dict[str, _Open] = {}
         self._keys = itertools.count(1)
         self._sent: dict[int, Prompt] = {}  # answers by RPC, until the reply says if taken
-        # Clarify prompts that ended here before their tool call returned, per session: the
-        # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
+        # per session: coming clarify ``tool.complete``s of prompts that already ended here
         self._tool_owed: dict[str, int] = {}
 
     def all(self) -> tuple[Prompt, ...]:
