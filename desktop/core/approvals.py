@@ -1,10 +1,7 @@
 """The approval machine: the one place that decides a row's phase, outcome and answerability.
 
-Each wire input (one method below) names what happened to which rows as an :class:`Input`;
-:meth:`ApprovalMachine._move` looks the (input, row kind, phase) cell up in :data:`TRANSITIONS`,
-and :meth:`~ApprovalMachine._write` alone writes a phase, an outcome or a stale reason
-(answerability only ``_judged``, from ``decisions.assess``). How to read the table and why its
-cells are what they are: docs/contributing.md, "The approval machine".
+Every input moves rows by their cell in ``TRANSITIONS``; how to read the table and why its cells
+are what they are: docs/contributing.md, "The approval machine".
 """
 
 from __future__ import annotations
@@ -166,7 +163,6 @@ STAY = Cell(None, lambda row, given: None)
 
 
 def _why(text: str) -> Why:
-    """The reason a cell gives, read from its ``why`` text (see the table's legend)."""
     if text == "given":
         return lambda row, given: given
     if text == "answer":
@@ -210,15 +206,11 @@ class UnlistedError(LookupError):
     pass
 
 
-# Answers resolve the session's oldest (0.19.0): only its head is answerable, and not within
-# the staleness margin before its local timeout (what the table does not say).
-HEAD_ONLY = frozenset({RowKind.FIFO})
+HEAD_ONLY = frozenset({RowKind.FIFO})  # answers resolve the oldest (decisions.py)
 
 
 @dataclass(slots=True, eq=False)
 class Row:
-    """One approval as the core keeps it (mutable; :meth:`approval` freezes it)."""
-
     key: str
     asked: ApprovalAsked
     seq: int  # arrival order across every row of the machine
@@ -265,10 +257,7 @@ ROW_FIELDS = tuple(f.name for f in fields(Approval) if f.name not in ASKED_FIELD
 
 
 def closed_by_list(asked: ApprovalAsked) -> bool:
-    """Whether only an ``approval.pending`` list can say another client answered ``asked``.
-
-    0.20 ends nothing on the wire, and tui_gateway tells no other viewer when one answers.
-    """
+    """Whether only ``approval.pending`` can tell another client answered (0.20, B say nothing)."""
     return asked.kind in _LISTED_PENDING and bool(asked.request_id)
 
 
@@ -338,7 +327,6 @@ class ApprovalMachine:
         self.answers: frozenset[RowKind] = frozenset()
         self.learned_timeout: float | None = None  # the server's, on this connection
 
-    # -- reading ----------------------------------------------------------------------------
     def get(self, key: str) -> Row | None:
         return self._rows.get(key)
 
@@ -378,7 +366,6 @@ class ApprovalMachine:
         """When answerability or expiry of a FIFO row next changes by time alone (as judged)."""
         return None if self._deadline == math.inf else self._deadline
 
-    # -- inputs -----------------------------------------------------------------------------
     def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
         """A request arrived: a new row, or the row that already shows it (confirmed)."""
         existing = self.redelivery_of(asked)
@@ -411,7 +398,6 @@ class ApprovalMachine:
         self._end_input()
 
     def session_gone(self, session_id: str, outcome: Outcome) -> None:
-        """Every open row of the session ends with ``outcome``; the session is forgotten."""
         for row in self.open_rows(session_id):
             self._move(row, In.WITHDRAWN, outcome)
         self._sessions.pop(session_id, None)
@@ -430,10 +416,7 @@ class ApprovalMachine:
     def tool_started(
         self, session_id: str, tool_id: str, name: str = "", command: str = ""
     ) -> None:
-        """A request that follows belongs to this tool; so does the newest row of its command.
-
-        B asks a whole batch up front, then starts each tool after its row.
-        """
+        """Later requests are this tool's, as is its command's newest row (B asks, then runs it)."""
         session = self._session(session_id)
         session.tool_id, session.tool_name, session.tool_command = tool_id, name, command
         if not command:
@@ -493,10 +476,7 @@ class ApprovalMachine:
             session.unsure_head = ""
 
     def turn_ended(self, session_id: str, reason: str, *, interrupted: bool = False) -> None:
-        """The turn is over: FIFO rows end (keyed rows end by their own frames).
-
-        ``interrupted``: the tray interrupted the session, and the gateway drops every request.
-        """
+        """The turn is over: FIFO rows end; all rows when ``interrupted`` (Hermes drops them)."""
         session = self._sessions.get(session_id)
         if session is not None:
             session.unsure_head = ""
@@ -564,8 +544,7 @@ class ApprovalMachine:
             return
         if maybe_sent or not same_link:
             if row.kind in HEAD_ONLY and maybe_sent:
-                # 0.19.0 answers the oldest pending: if this answer never arrived, that is
-                # still this row, not the next one shown; the head is in doubt until the turn ends.
+                # 0.19.0 may still hold this row as its oldest: the next answer would resolve it
                 self._doubt_head(row.session_id, row.seq, HEAD_AFTER_UNKNOWN)
             self._move(row, In.FRAME_MAYBE_SENT)
         else:
@@ -587,7 +566,6 @@ class ApprovalMachine:
         self._end_input()
 
     def follow_changed(self) -> None:
-        """The app started or stopped following a session: judge answerability again."""
         self._dirty = True
         self._end_input()
 
@@ -608,7 +586,6 @@ class ApprovalMachine:
         if self._dirty or self._dirty_sessions or self._clock() >= self._deadline:
             self._end_input()
 
-    # -- inputs that change no phase ---------------------------------------------------------
     def doubt_head(self, session_id: str, since: int, reason: str = HEAD_UNSURE) -> None:
         """A 0.19.0 FIFO head is in doubt: rows after ``since``, and new ones, are STALE."""
         self._doubt_head(session_id, since, reason)
@@ -633,7 +610,6 @@ class ApprovalMachine:
         self._dirty = True
         self._end_input()
 
-    # -- the one place a phase moves ------------------------------------------------------------
     def _move(self, row: Row, event: Input, given: Given = None) -> None:
         cell = TABLE.get((event, row.kind, row.phase))
         if cell is None:
@@ -690,7 +666,6 @@ class ApprovalMachine:
         self._move(row, In.ASKED_UNDER_ID)
         return True
 
-    # -- internals ------------------------------------------------------------------------------
     def _new_row(self, asked: ApprovalAsked, epoch: int, doubt: str) -> Row:
         now = self._clock()
         session_id = asked.session_id
@@ -787,11 +762,7 @@ class ApprovalMachine:
                 self._move(row, In.TICK, outcomes.expired(reason))
 
     def _judge(self, now: float) -> None:
-        """Answerability of the rows that may have moved, who waits, and the next deadline.
-
-        Only touched sessions are judged (a new row costs the same with 10 or 10,000 waiting
-        elsewhere); the other sessions' next deadlines still hold.
-        """
+        """Answerability, who waits and the next deadline, of touched sessions only (scales)."""
         margin = self._settings.staleness_margin
         ctx = AnswerContext(self.dialect, self.answers, self.connected, now, margin)
         sessions: Iterable[str] = list(self._rows_in) if self._dirty else self._dirty_sessions
@@ -883,10 +854,7 @@ def _outcome(why: Given) -> Outcome | None:
 
 
 def _runs_it(session: _Session, asked: ApprovalAsked) -> bool:
-    """Whether the session's running tool is the call ``asked`` is about.
-
-    0.19.0 names no command on ``tool.start`` but asks from inside the call; others name it.
-    """
+    """Whether the running tool is ``asked``'s call (0.19.0 names no command on ``tool.start``)."""
     if not session.tool_id:
         return False
     return not session.tool_command or session.tool_command == asked.command
@@ -903,10 +871,8 @@ def _announces(preview: str, command: str) -> bool:
 def _because(earlier: Row, kept: dict[str, Row]) -> AskedBecause:
     """Why Hermes asks again about ``earlier``'s command, naming the row that caused it.
 
-    Hermes re-gates the rest of a batch once one command failed, was denied or timed out (the
-    flag is sticky), so the cause is the first failed slot before ``earlier``'s; a slot's
-    latest re-ask says how it ended. A command that already ran was not re-gated: then the
-    replaced row's own end says why, AGAIN when nothing does.
+    A failure, deny or timeout re-gates the rest of its batch (Hermes' flag is sticky): the cause
+    is the first failed slot before ``earlier``'s. A command that ran was not re-gated.
     """
     root = _slot_of(earlier, kept)
     if earlier.result is None or earlier.result.kind is not RunKind.RAN:

@@ -1,10 +1,9 @@
 """One connection's handshake, and the requests the core sends on its own over it.
 
-The dialect is fixed by the handshake, never guessed (protocol.md §1.2-1.3, §6.2): the
-``hermes-gateway-v1`` subprotocol means C; after ``gateway.ready``, a ``client.capabilities``
-answer means B, an error 0.19.0 (the strictest guess) unless the ready frame said
-``change_events`` (0.20). A new socket is a new viewer, so every followed session is resumed
-after each handshake (protocol.md §5).
+The handshake fixes the dialect, never a guess (protocol.md §1.2-1.3, §6.2): subprotocol
+``hermes-gateway-v1`` means C; after ``gateway.ready``, a ``client.capabilities`` answer means B,
+an error 0.19.0 (the strictest guess) unless the ready frame said ``change_events`` (0.20). A
+new socket is a new viewer: every followed session is resumed after each handshake (§5).
 """
 
 from __future__ import annotations
@@ -114,11 +113,7 @@ class Link:
         return self.request("session.resume", params, purpose, session_id)
 
     def poll_while_open(self) -> None:
-        """Ask the pending list of followed sessions with rows open that only a list can close.
-
-        Every ``open_poll_interval`` on a grid, at most ``open_polls_per_interval`` sessions a
-        time, those asked longest ago first (observed sessions have their own plan).
-        """
+        """Ask the lists of followed sessions whose open rows only a list can close (bounded)."""
         book = self._sessions
         polled = self._lifecycle.polled if self.dialect in POLLS_PENDING and self.connected else ()
         sessions = sorted(s for s in polled if book.is_followed(s) and not book.is_observed(s))
@@ -138,10 +133,7 @@ class Link:
             self.poll_at = next_on_grid(now, self._settings.open_poll_interval)
 
     def poll_pending(self, session_id: str) -> int | None:
-        """B and 0.20: ask ``approval.pending`` which requests still wait (others end).
-
-        None when it cannot be asked, or a list for the session is still on its way.
-        """
+        """B and 0.20: ask ``approval.pending`` what still waits; None if it is not asked now."""
         if self.dialect not in POLLS_PENDING or self._sessions.get(session_id) is None:
             return None
         if self._outbox.awaits(Purpose.PENDING, session_id):
@@ -152,10 +144,9 @@ class Link:
         return self.request("approval.pending", params, Purpose.PENDING, session_id)
 
     def _list_too_big(self, session_id: str) -> bool:
-        """Whether the list's answer, which repeats every open command, may pass half the limit.
+        """Whether the answer (every open command again) may pass half the frame limit.
 
-        A frame past the limit closes the connection, and asking again after the reconnect
-        would close it again; those rows still end by their own frames.
+        Past it the connection closes, again after each reconnect; rows end by their own frames.
         """
         rows = self._lifecycle.open_rows(session_id)
         size = sum(len(row.asked.command) + LIST_ROW_BYTES for row in rows)

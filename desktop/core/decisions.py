@@ -3,8 +3,7 @@
 A decision that lands on the wrong request runs a command nobody approved. 0.19.0 resolves
 the *oldest* pending approval and approves on any choice string but ``"deny"``, so only its
 FIFO head is answerable, never close to Hermes' timeout, and only a :class:`Choice` encodes.
-The frame per row kind is in protocol.md §3 (B never ``all``, 0.20 never an empty id, C exactly
-its four keys).
+Frames per row kind: protocol.md §3 (B never ``all``, 0.20 never an empty id, C its four keys).
 """
 
 from __future__ import annotations
@@ -46,8 +45,6 @@ ANSWER_UNDER_ID = (
 
 @dataclass(frozen=True, slots=True)
 class AnswerContext:
-    """What answerability depends on besides the row itself."""
-
     dialect: Dialect | None
     answers: frozenset[RowKind]  # the row kinds the connected gateway takes answers for
     connected: bool
@@ -112,10 +109,7 @@ ALREADY_SENDING = "an answer is already on its way"
 
 
 def refusal(approval: Approval, choice: object, *, confirmed: bool = False) -> Refusal | None:
-    """Why ``choice`` may not be sent for ``approval`` now; None when it may.
-
-    The one answer to "may this be answered?", for ``decide`` and every surface alike.
-    """
+    """Why ``choice`` may not go for ``approval`` now, or None: for ``decide`` and every surface."""
     if not isinstance(choice, Choice):  # callers outside mypy may pass anything
         return Refusal(RefusalKind.NOT_A_CHOICE, "only once, session, always or deny can be sent")
     action = approval.action
@@ -143,10 +137,7 @@ def in_margin(expires_at: float | None, now: float, margin: float) -> bool:
 
 
 def decision(asked: ApprovalAsked, choice: Choice) -> tuple[str | int | None, dict[str, Any]]:
-    """``(reply_id, result)`` answering a server request, or ``(None, approval.respond params)``.
-
-    TypeError/ValueError for a bad choice or missing ids.
-    """
+    """``(reply_id, result)`` answering a server request, or ``(None, approval.respond params)``."""
     if not isinstance(choice, Choice):
         raise TypeError(f"only Choice values can be encoded, not {type(choice).__name__}")
     if asked.kind is RowKind.SERVER_REQUEST:

@@ -1,10 +1,5 @@
 """What differs between the gateways' protocols (protocol.md §3, §6): one stateless adapter each.
 
-An adapter reads approvals and clarify/sudo/secret prompts, names the events that end them
-(``ends``), judges the reply to a decision it carried by RPC, and knows how its sessions are
-resumed. Before the handshake fixes the dialect, the provisional adapter reads approvals by
-shape and answers none.
-
 Only the server's ``choices`` are offered, in its order (``[once, deny]`` only when the list is
 missing or empty); a command or prompt longer than its bound is kept cut and never answered
 (a cut command may still be denied).
@@ -47,7 +42,6 @@ def gone(error: RpcError) -> bool:
     return error.code in (STORED_SESSION_NOT_FOUND, SESSION_NOT_FOUND)
 
 
-# -- approvals, out of whichever frame carried them ----------------------------------------
 def offered_choices(payload: Mapping[str, Any]) -> tuple[Choice, ...]:
     """The choices to offer, in the server's order, restricted to the four the tray encodes."""
     names = payloads.strings(payload, "choices")
@@ -66,7 +60,6 @@ def read_approval(
     request_id: str = "",
     generation: int | None = None,
 ) -> ApprovalAsked | ProtocolErrorReceived:
-    """One approval from its payload and the ids the carrying frame supplied."""
     command = payloads.text(payload, "command")
     if not command and isinstance(payload.get("edit"), Mapping):
         command = payloads.text(payload, "description") or "file edit"
@@ -120,11 +113,7 @@ def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent
 def by_id_approval(
     session_id: str, payload: Mapping[str, Any], max_command_chars: int
 ) -> WireEvent:
-    """A 0.20 approval (event or ``approval.pending`` entry), by its id when it has a valid one.
-
-    Without a 32-hex ``request_id`` it is a FIFO row, never answered here (an empty id resolves
-    the oldest waiting). Without ``choices``, its ``allow_*`` flags say what is offered.
-    """
+    """A 0.20 approval; never answered without a 32-hex ``request_id`` ("" resolves the oldest)."""
     request_id = payloads.text(payload, "request_id")
     kind = RowKind.BY_ID if REQUEST_ID.fullmatch(request_id) else RowKind.FIFO
     if "choices" not in payload:
@@ -158,7 +147,6 @@ def _prompt_ids(frame: EventFrame) -> tuple[str, int | None]:
     return payloads.text(frame.payload, "prompt_id"), generation
 
 
-# -- clarify, sudo and secret prompts (protocol.md §1.4, §2.3) ------------------------------
 def read_prompt(
     kind: PromptKind,
     session_id: str,
@@ -169,8 +157,7 @@ def read_prompt(
 ) -> PromptOpened:
     """One prompt from its payload (any dialect), bounded; ``cut`` if some text did not fit.
 
-    B's ``clarify`` may carry ``questions: [{qid, question, choices}]``: several questions, or
-    answers already locked, are left to Hermes.
+    Several B ``questions``, or answers already locked, are left to Hermes.
     """
     questions = payloads.objects(payload, "questions")
     outer = payload
@@ -259,7 +246,6 @@ def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     return read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)
 
 
-# -- the adapters -------------------------------------------------------------------------
 EventHandler = Callable[["DialectAdapter", EventFrame], WireEvent | None]
 PROMPT_EXPIRES = frozenset({"clarify.expire", "sudo.expire", "secret.expire"})
 
@@ -279,7 +265,6 @@ class DialectAdapter:
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
-        """The final outcome of an RPC-carried decision from its result or error."""
         raise NotImplementedError
 
     def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
@@ -359,10 +344,10 @@ def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
 
 
 class Hermes020Adapter(Hermes019Adapter):
-    """hermes-agent 0.20 (Dialect.HERMES020): 0.19.0 with a ``request_id`` per approval.
+    """hermes-agent 0.20: 0.19.0 with a ``request_id`` per approval.
 
-    Nothing on the wire ends a request: ``approval.pending`` and the timeout do. A resume lists
-    only the oldest in ``pending_approval``, so snapshots reconcile nothing here.
+    Only ``approval.pending`` and the timeout end a request; a resume lists only the oldest (in
+    ``pending_approval``), so snapshots reconcile nothing here.
     """
 
     dialect: ClassVar[Dialect | None] = Dialect.HERMES020
@@ -387,11 +372,7 @@ class Hermes020Adapter(Hermes019Adapter):
 
 
 class TuiGatewayAdapter(DialectAdapter):
-    """tui_gateway with server→client requests (Dialect.B; protocol.md §3.3).
-
-    An ``approval.request`` *event* is shown but never answered (without an id, an answer
-    could resolve another command).
-    """
+    """tui_gateway (B, protocol.md §3.3): an approval *event* has no id, so it is never answered."""
 
     dialect: ClassVar[Dialect | None] = Dialect.B
     answers: ClassVar[frozenset[RowKind]] = frozenset({RowKind.SERVER_REQUEST})
@@ -455,9 +436,8 @@ class CanonicalAdapter(DialectAdapter):
         return events + open_requests(requests or [])
 
 
-# None: the handshake has not fixed the dialect yet.
 ADAPTERS: dict[Dialect | None, type[DialectAdapter]] = {
-    None: ProvisionalAdapter,
+    None: ProvisionalAdapter,  # the handshake has not fixed the dialect yet
     Dialect.A: Hermes019Adapter,
     Dialect.B: TuiGatewayAdapter,
     Dialect.HERMES020: Hermes020Adapter,

@@ -11,8 +11,6 @@ from desktop.core.model import Approval, CallContext, Dialect, Prompt, RunResult
 
 @dataclass(frozen=True, slots=True)
 class HandshakeCompleted:
-    """``gateway.ready`` arrived and the dialect is fixed for this connection."""
-
     dialect: Dialect
     epoch: int
     server_requests: tuple[str, ...] = ()  # B: methods the server may send us

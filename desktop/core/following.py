@@ -1,15 +1,11 @@
 """Which sessions the tray follows or observes, and what following, observing or losing one does.
 
-A followed session is resumed after every reconnect and its rows may be answered; a session
-first seen in a request is known but not followed, and its rows are read-only.
-
-On 0.20 a resume takes a session's events away from the window that shows it, so sessions
-another client runs are *observed* (measured on axisrow 0.20.1.2): rows from ``approval.pending``
-only, answered by id, never resumed, gone when the session leaves ``session.active_list``. No
-event says something waits, so each list is asked at once when first listed or after a
-reconnect, then every ``open_poll_interval`` while rows are open, ``observe_poll_interval``
-while it works, ``observe_linger_poll_interval`` within ``observe_linger`` of its last work
-(sub-agents ask after their parent's turn), otherwise never; due times sit on a grid.
+A followed session is resumed after every reconnect and its rows may be answered. On 0.20 a
+resume takes a session's events away from the window that shows it, so sessions another client
+runs are *observed* (measured on axisrow 0.20.1.2): rows from ``approval.pending`` only,
+answered by id, never resumed, gone when the session leaves ``session.active_list``. No event
+says something waits, so ``tick`` asks each list on a plan (``CoreSettings``), for a while after
+the session's last work too: sub-agents ask after their parent's turn.
 """
 
 from __future__ import annotations
@@ -130,7 +126,6 @@ class Following:
             self._lifecycle.follow_changed()
 
     def forget(self, session_id: str) -> None:
-        """Drop an observed session's plan (it ended, or is no longer observed)."""
         self._worked_at.pop(session_id, None)
         self._messages.pop(session_id, None)
         self._due.pop(session_id, None)
@@ -144,7 +139,6 @@ class Following:
         self.at = None
 
     def tick(self) -> None:
-        """Ask ``approval.pending`` for every observed session its plan says is due."""
         link, settings, polled = self._link, self._settings, self._lifecycle.polled
         if link.dialect is not Dialect.HERMES020 or not link.connected:
             self.at = None

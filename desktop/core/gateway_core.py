@@ -1,18 +1,13 @@
 """The sans-I/O heart of one gateway connection: text in, typed events and texts out.
 
-The I/O adapter (``desktop.gateway.client``) feeds every message to ``receive_text``, writes
-what ``data_to_send`` yields (reporting each frame's fate back), drains ``events_received``
-and calls ``tick`` at ``next_deadline``; the clock is injected. A person's decision enters
-through ``decide``: exactly one frame aimed at exactly the request the person saw, or nothing
-and the reason. Every input ends with one flush of events (``_finish``).
+The I/O adapter (``desktop.gateway.client``) feeds ``receive_text``, sends ``data_to_send`` and
+reports each frame's fate, drains ``events_received``, calls ``tick`` at ``next_deadline``.
+``decide`` sends exactly one frame aimed at the request the person saw, or nothing and why.
 
-The dialect adapter reads approvals and prompts and names the ending events it takes; all
-else a frame or an answer means is applied here. Which row each 0.19.0 sign (``tool.complete``,
-the turn's end, ``running: false``) ends is the approval machine's table. A resume snapshot
-re-delivers its open requests onto the rows shown; open rows it no longer lists were settled
-elsewhere, but only rows that arrived before the request was sent (its *watermark*) are
-judged. 0.19.0 lists none: when a resume finds it running, its FIFO head is in doubt until
-the turn ends.
+A resume snapshot re-delivers its open requests onto the rows shown; an open row it omits was
+settled elsewhere, but only rows that arrived before the request was sent (its *watermark*)
+are judged. 0.19.0 lists none: a resume that finds it running puts its FIFO head in doubt
+until the turn ends.
 """
 
 from __future__ import annotations
@@ -137,7 +132,6 @@ class GatewayCore:
             **dict.fromkeys(PROMPT_EXPIRES, self._prompt_expired),
         }
 
-    # -- connection lifecycle -------------------------------------------------------------
     def connection_opened(self, epoch: int, *, subprotocol: str | None = None) -> None:
         """A new transport is up (one still open is lost first); open rows stay STALE."""
         if self.link.connected:
@@ -165,7 +159,6 @@ class GatewayCore:
         self.lifecycle.connection_lost({r.frame.frame_id for r in frames if not r.drained})
         self.prompt_book.connection_lost()
 
-    # -- input ------------------------------------------------------------------------------
     def receive_text(self, data: str | bytes) -> None:
         """Feed one WebSocket message (may hold several newline-separated objects). Never raises."""
         settings = self.settings
@@ -184,11 +177,9 @@ class GatewayCore:
         self._finish()
 
     def tick(self) -> None:
-        """Apply local timeouts and safety margins at the current clock time."""
         self._finish()
 
     def next_deadline(self) -> float | None:
-        """When :meth:`tick` must next run, or None when nothing counts down."""
         deadlines = (
             self.lifecycle.next_deadline(),
             self.prompt_book.next_deadline(),
@@ -198,7 +189,6 @@ class GatewayCore:
         due = [d for d in deadlines if d is not None]
         return min(due) if due else None
 
-    # -- output -----------------------------------------------------------------------------
     def data_to_send(self) -> list[OutboundFrame]:
         return self.outbox.drain()
 
@@ -232,13 +222,8 @@ class GatewayCore:
                 )
         self._finish()
 
-    # -- commands from the app --------------------------------------------------------------
     def call(self, method: str, params: Mapping[str, Any]) -> int:
-        """Queue a JSON-RPC request; its answer comes as RpcResponded (at once if offline).
-
-        ValueError for a method that answers (only ``decide`` and ``answer_prompt`` do) and for
-        NaN/infinities; TypeError for what JSON cannot carry.
-        """
+        """Queue a request, answered as RpcResponded (at once if offline); never a decision."""
         if method in NEVER_SENT:
             raise ValueError(f"{method} is never sent by the tray")
         if method in DECISION_METHODS:
@@ -265,9 +250,7 @@ class GatewayCore:
         refused = refusal(row.approval(), choice, confirmed=confirm_stale)
         if refused is not None:
             return DecisionResult(False, refused.reason)
-        # Rows only exist with the ids their kind is answered by (checked when parsed), so the
-        # encoder's ValueError cannot happen here.
-        reply_id, body = decision(row.asked, choice)
+        reply_id, body = decision(row.asked, choice)  # never raises: rows carry the ids they need
         if reply_id is not None:
             frame = outbox.reply(encode_result(reply_id, body), epoch, approval_key=key)
         else:
@@ -284,7 +267,6 @@ class GatewayCore:
         return result
 
     def watch_session(self, session_id: str, *, stored_session_id: str = "") -> None:
-        """Follow a session: it is resumed after every reconnect."""
         book = self.session_book
         book.ensure(session_id)
         if stored_session_id:
@@ -339,7 +321,6 @@ class GatewayCore:
         if book.changed:
             self.events.extend(SessionChanged(session) for session in book.drain_changed())
 
-    # -- read-only state --------------------------------------------------------------------
     @property
     def epoch(self) -> int:
         return self.link.epoch
@@ -367,14 +348,12 @@ class GatewayCore:
         return bool(self.lifecycle.open_rows())
 
     def prompts(self) -> tuple[Prompt, ...]:
-        """Every open prompt (clarify, sudo, secret), oldest first."""
         return self.prompt_book.all()
 
     def approval(self, key: str) -> Approval | None:
         row = self.lifecycle.get(key)
         return row.approval() if row else None
 
-    # -- what frames and answers do ----------------------------------------------------------
     def _event(self, frame: EventFrame) -> None:
         """One event: what the dialect reads (or ends) its own way, else what all share."""
         adapter = self.link.adapter
@@ -420,7 +399,6 @@ class GatewayCore:
         return self._ask(asked)
 
     def _ask(self, asked: ApprovalAsked) -> Row:
-        """A request arrived (or was re-delivered): its row, new or known."""
         sessions = self.session_book
         if self._first_seen(asked.session_id) and asked.execution_generation is not None:
             sessions.update(asked.session_id, execution_generation=asked.execution_generation)
@@ -428,7 +406,6 @@ class GatewayCore:
         return self.lifecycle.asked(asked, self.link.epoch)
 
     def _stamp_generation(self, frame: EventFrame) -> None:
-        """A canonical event's stamp: the session's current execution generation."""
         generation = payloads.integer(frame.params, "execution_generation")
         known = frame.session_id and self.session_book.get(frame.session_id) is not None
         if generation is not None and known:  # else the request it stamps says it

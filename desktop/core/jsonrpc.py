@@ -1,8 +1,7 @@
 """JSON-RPC 2.0 framing for the Hermes gateway WebSocket: parse, classify, encode.
 
 Untrusted bytes become Python values here, so size, nesting and encoding are bounded here and
-every malformed input becomes a typed ``ProtocolErrorReceived``, never an exception. Several
-newline-separated objects in one message, blank lines and a leading BOM are tolerated.
+every malformed input becomes a typed ``ProtocolErrorReceived``, never an exception.
 """
 
 from __future__ import annotations
@@ -99,7 +98,6 @@ def parse_message(data: str | bytes, *, max_bytes: int, max_depth: int) -> list[
 
 
 def classify(obj: object) -> Incoming:
-    """Sort one decoded JSON value into event / server request / response / junk."""
     if not isinstance(obj, dict):
         return _junk("not a JSON object", obj)
     if obj.get("jsonrpc") != "2.0":
@@ -131,12 +129,7 @@ def classify(obj: object) -> Incoming:
 
 
 def encode_request(rpc_id: int, method: str, params: Mapping[str, Any]) -> str:
-    """A client→server request with an integer id.
-
-    Raises:
-        TypeError: ``params`` holds values JSON cannot carry (a caller bug).
-        ValueError: ``params`` holds NaN or infinities.
-    """
+    """A client→server request; TypeError/ValueError for ``params`` JSON cannot carry (NaN too)."""
     return _dump({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
 
 

@@ -32,8 +32,6 @@ class SessionStatus(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage, reduced from every shape the gateways send (protocol.md §4)."""
-
     input: int = 0
     output: int = 0
     total: int = 0
@@ -69,8 +67,6 @@ class TodoList:
 
 
 class YoloSource(enum.Enum):
-    """Who turned YOLO on, for the menu."""
-
     OFF = "off"
     SESSION = "session"  # config.set yolo on this session
     MODE_OFF = "approvals.mode off"  # global approval mode `off` bypasses every approval
@@ -116,10 +112,7 @@ OPEN_PHASES = (ApprovalPhase.WAITING, ApprovalPhase.STALE)  # a person's answer 
 
 
 class Action(enum.Enum):
-    """What the person can do about a row now: the one value every surface reads, never the phase.
-
-    Derived from the phase and ``answerable``, so it cannot disagree with either.
-    """
+    """What the person can do about a row now: what every surface reads, never the phase."""
 
     ANSWER = "answer"
     RECONFIRM = "re-confirm first"  # answerable once the person confirms Hermes still asks it
@@ -233,7 +226,6 @@ class Approval:
 
     @property
     def action(self) -> Action:
-        """What the person can do about this row now (see :class:`Action`)."""
         phase = self.phase
         if phase is ApprovalPhase.RESOLVED:
             return Action.DONE

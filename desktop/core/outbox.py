@@ -75,7 +75,6 @@ class Outbox:
         session_id: str = "",
         approval_key: str = "",
     ) -> OutboundFrame:
-        """Queue a request with a fresh id (TypeError/ValueError: ``params`` is not JSON)."""
         rpc_id = self.next_rpc_id()
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(
@@ -98,7 +97,6 @@ class Outbox:
         return frames
 
     def settle(self, frame_id: int) -> FrameRecord | None:
-        """Forget a frame whose fate is known; returns what it was."""
         return self._frames.pop(frame_id, None)
 
     def withdraw(self, frame_id: int) -> bool:
@@ -113,7 +111,6 @@ class Outbox:
         return True
 
     def awaits(self, purpose: Purpose, session_id: str) -> bool:
-        """Whether a request of ``purpose`` about ``session_id`` is still unanswered."""
         return any(
             c.purpose is purpose and c.session_id == session_id for c in self._calls.values()
         )
@@ -126,7 +123,6 @@ class Outbox:
             self._calls.pop(rpc_id, None)
 
     def reset(self) -> tuple[list[FrameRecord], list[PendingCall]]:
-        """The connection is gone: forget everything; return the frames and calls it held."""
         frames, calls = list(self._frames.values()), list(self._calls.values())
         self._queue, self._frames, self._calls = [], {}, {}
         return frames, calls

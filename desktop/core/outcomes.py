@@ -51,7 +51,6 @@ def unknown(reason: str = SENT_UNKNOWN) -> Outcome:
 
 
 def cancelled(reason: str) -> Outcome:
-    """The outcome of a ``request.cancel`` with the server's ``reason``."""
     if reason == "timeout":
         return expired()
     known = _CANCEL_REASONS.get(reason)

@@ -1,7 +1,4 @@
-"""Typed reads from untrusted JSON objects: a typed value or a neutral default, never a raise.
-
-JSON ``true``/``false`` count as booleans only (Python's ``bool`` is an ``int``).
-"""
+"""Typed reads from untrusted JSON objects: a typed value or a neutral default, never a raise."""
 
 from __future__ import annotations
 
@@ -20,7 +17,7 @@ def text(obj: JsonObject, key: str, default: str = "") -> str:
 
 
 def integer(obj: JsonObject, key: str) -> int | None:
-    """An integer value (never a boolean), or None."""
+    """An integer value (never a boolean, though Python's ``bool`` is an ``int``), or None."""
     value = obj.get(key)
     if isinstance(value, int) and not isinstance(value, bool):
         return value

@@ -80,11 +80,9 @@ class PromptBook:
         self._open: dict[str, _Open] = {}
         self._keys = itertools.count(1)
         self._sent: dict[int, Prompt] = {}  # answers by RPC, until the reply says if taken
-        # Clarify prompts that ended here before their tool call returned, per session: the
-        # next ``tool.complete`` of ``clarify`` there is theirs, not another question's.
+        # per session: coming clarify ``tool.complete``s of prompts that already ended here
         self._tool_owed: dict[str, int] = {}
 
-    # -- reading ----------------------------------------------------------------------------
     def all(self) -> tuple[Prompt, ...]:
         return tuple(entry.prompt for entry in self._open.values())
 
@@ -95,7 +93,6 @@ class PromptBook:
         times = [e.prompt.expires_at for e in self._open.values() if e.prompt.expires_at]
         return min(times) if times else None
 
-    # -- inputs -----------------------------------------------------------------------------
     def opened(self, event: PromptOpened, epoch: int, dialect: Dialect | None) -> None:
         """A prompt arrived; a re-delivery of the same one changes nothing."""
         same = self._find(event.via, event.ident, event.execution_generation)
@@ -174,7 +171,6 @@ class PromptBook:
             if expires is not None and now >= expires:
                 self._end(entry, EXPIRED)
 
-    # -- the one answer ---------------------------------------------------------------------
     def answer(self, key: str, text: object, epoch: int, connected: bool) -> DecisionResult:
         """Queue the one frame answering clarify ``key`` with ``text``, or refuse and say why."""
         entry = self._open.get(key)
@@ -208,7 +204,6 @@ class PromptBook:
         taken = result is not None and status in (None, "ok", "resolved", "answered")
         return None if taken else prompt
 
-    # -- internals --------------------------------------------------------------------------
     def _queue(self, entry: _Open, text: str, epoch: int) -> None:
         opened = entry.opened
         if opened.via is PromptVia.SERVER_REQUEST:

@@ -1,9 +1,7 @@
 """Usage and plans, from every shape the gateways send (protocol.md §4, §6.8-6.9).
 
-Usage comes under differing key names, so each field takes a short list of aliases; it is
-cumulative, so a missing key keeps the value known (flat counters beside a nested view win
-when ``api_calls`` is an integer). For plans, the highest revision wins, so a late older frame
-cannot undo a newer plan.
+Usage is cumulative, so a missing key keeps the value known; of plans the highest revision
+wins, so a late older frame cannot undo a newer plan.
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ _READERS: tuple[tuple[dict[str, tuple[str, ...]], Callable[[Any, str], float | N
 
 
 def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
-    """``current`` updated with whatever valid counters ``data`` carries."""
     found: dict[str, Any] = {}
     for names, read in _READERS:
         for field, aliases in names.items():
@@ -55,7 +52,7 @@ def fold_usage(current: Usage, data: Mapping[str, Any]) -> Usage:
 
 
 def fold_usage_payload(current: Usage, payload: Mapping[str, Any]) -> Usage:
-    """Fold a ``session.usage`` event payload or RPC result, whichever shape it has."""
+    """Fold a ``session.usage`` event payload or RPC result, nested or flat."""
     nested = payloads.mapping(payload, "usage")
     if nested is None:
         return fold_usage(current, payload)
@@ -88,7 +85,6 @@ def parse_todos(todos: object, revision: object) -> TodoList | None:
 
 
 def todos_in(payload: Mapping[str, Any]) -> TodoList | None:
-    """The plan carried by an event payload (``todos`` + ``revision``), or None."""
     return parse_todos(payload.get("todos"), payload.get("revision"))
 
 
@@ -104,7 +100,6 @@ def todos_of_tool(payload: Mapping[str, Any]) -> TodoList | None:
 
 
 def supersedes(current: TodoList, incoming: TodoList) -> bool:
-    """Whether ``incoming`` may replace ``current`` (keep the highest revision)."""
     if incoming.revision is None or current.revision is None:
         return True
     return incoming.revision >= current.revision

@@ -1,11 +1,9 @@
 """Every session the core knows, as frozen values, and which changed since the last input.
 
-Beside each value: whether it is *followed* (resumed after a reconnect) and the reported YOLO
-flag. ``approvals.mode`` ``off`` bypasses everything; otherwise the latest report is the
-effective YOLO, with one exception that errs towards "on": a ``config.set`` result ``"0"`` says
-only that the *session* flag is off, while ``session.info.yolo`` is the effective bypass, so a
-``yolo:true`` info that came while that call was out keeps YOLO shown on. A menu wrongly saying
-"off" would let commands run unasked.
+YOLO: ``approvals.mode`` ``off`` bypasses everything, else the latest report decides, but for
+one exception that errs towards "on" (a menu wrongly saying "off" lets commands run unasked): a
+``config.set`` result ``"0"`` says only that the *session* flag is off, so a ``yolo:true``
+``session.info`` (the effective bypass) that came while that call was out keeps YOLO on.
 """
 
 from __future__ import annotations
@@ -45,7 +43,6 @@ class SessionBook:
         self.changed: dict[str, None] = {}
         self._waiting: frozenset[str] = frozenset()  # as last set (sessions may come later)
 
-    # -- reading ----------------------------------------------------------------------------
     def get(self, session_id: str) -> SessionState | None:
         record = self._records.get(session_id)
         return record.state if record else None
@@ -85,7 +82,6 @@ class SessionBook:
         self.changed.clear()
         return changed
 
-    # -- writing ----------------------------------------------------------------------------
     def ensure(self, session_id: str) -> SessionState:
         """The session, created (and followed) if it is new."""
         record = self._records.get(session_id)
@@ -96,7 +92,6 @@ class SessionBook:
         return record.state
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
-        """Resume (or, with ``on=False``, stop resuming) this session after reconnects."""
         record = self._record(session_id)
         record.followed, record.observed = on, False
 
@@ -140,7 +135,6 @@ class SessionBook:
         self._change(record, session_id, {"running": running, "status": status})
 
     def set_waiting(self, waiting_ids: AbstractSet[str]) -> None:
-        """Mark exactly these sessions as waiting on the person (open approvals)."""
         waiting = frozenset(waiting_ids)
         moved, self._waiting = waiting ^ self._waiting, waiting
         if moved:  # in the order sessions were seen, as their changes are announced
@@ -174,7 +168,6 @@ class SessionBook:
         self._change(record, session_id, changes)  # one new value, not one per field group
 
     def apply_usage(self, session_id: str, payload: Mapping[str, Any]) -> None:
-        """Fold usage in any shape (event payload, RPC result, nested or flat)."""
         record = self._record(session_id)
         self._change(record, session_id, {"usage": fold_usage_payload(record.state.usage, payload)})
 
@@ -202,7 +195,6 @@ class SessionBook:
         for session_id in list(self._records):
             self.set_mode(session_id, mode)
 
-    # -- internals --------------------------------------------------------------------------
     def _record(self, session_id: str) -> _Record:
         if session_id not in self._records:
             self.ensure(session_id)
@@ -225,7 +217,6 @@ def _status(waiting: bool, running: bool) -> SessionStatus:
 
 
 def _yolo(approval_mode: str, reported: bool | None) -> YoloState:
-    """The effective YOLO: mode ``off`` bypasses everything, else the latest report decides."""
     if approval_mode == "off":
         return YoloState(True, YoloSource.MODE_OFF)
     return YoloState(True, YoloSource.SESSION) if reported else YoloState()

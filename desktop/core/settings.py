@@ -1,13 +1,11 @@
 """The core's tunables, and how long the server waits on an approval as far as the core knows.
 
 0.19.0 says nothing when its ``approvals.timeout`` ends a wait, and its next command may take
-the answer meant for the last: so a FIFO row ends EXPIRED at ``arrived_at + T`` and stops
-taking answers ``staleness_margin`` earlier, safe only while ``T`` is not longer than Hermes'
-real timeout. ``T`` is the dialect's default until the real value is learned for this
-connection; a learned value re-times rows counted from the default either way, but rows
-counted from an earlier learned value only when shorter (Hermes may have read the old one).
-A row past an assumed deadline ends EXPIRED, not STALE: nothing on 0.19.0's wire could
-confirm it.
+the answer meant for the last: a FIFO row stops taking answers ``staleness_margin`` before
+``arrived_at + T``, safe only while ``T`` is at most Hermes' real timeout, and ends EXPIRED then
+(not STALE, even if ``T`` was assumed: nothing on its wire could confirm it). ``T`` is the
+dialect's default until the real one is learned; that re-times rows counted from the default,
+but rows counted from an earlier learned value only when shorter (Hermes may have read the old one).
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ class CoreSettings:
     observe_linger_poll_interval: float = 10.0
 
     def assumed_timeout(self, kind: RowKind) -> float:
-        """The default wait for a row of ``kind`` while the server's own is not known."""
         if kind is RowKind.FIFO:
             return self.a_approval_timeout
         if kind is RowKind.PROMPT:

@@ -2,11 +2,9 @@
 
 A command is model-written, so attacker-influenced: bidi overrides, zero-width and control
 characters can make a dangerous command *look* harmless. Everything shown goes through
-:func:`reveal` or :func:`bound_text`: a hidden character (categories Cc but newline and tab,
-Cf, Co, Cs, Cn, Zl, Zp, Zs but space, and letters that draw nothing) becomes ``⟨U+XXXX⟩``, and
-``⟨`` itself is escaped too, so two commands never render the same. A letter of another
-alphabet inside a word mixing it with Latin (TR39 mixed-script) is escaped the same way; a
-word wholly in one other alphabet is text, not disguise.
+:func:`reveal` or :func:`bound_text`: a hidden character, or a letter of another alphabet in a
+word mixing it with Latin (TR39 mixed-script), becomes ``⟨U+XXXX⟩``, and ``⟨`` itself is
+escaped too, so two commands never render the same.
 """
 
 from __future__ import annotations
@@ -19,11 +17,9 @@ ESCAPE_CLOSE = "\u27e9"  # ⟩
 ELLIPSIS = "\u2026"
 
 _KEPT = frozenset("\n\t")
-# Text without one of these has nothing hidden and skips the per-character look-up.
-MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")
+MAYBE_HIDDEN = re.compile(r"[^\x20-\x7e\n\t]")  # text without one has nothing hidden
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
-# Draw nothing although their category says "letter" or "mark".
-_INVISIBLE_OTHERS = frozenset(
+_INVISIBLE_OTHERS = frozenset(  # letters and marks that draw nothing
     [
         *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
         *range(0xFE00, 0xFE10),  # variation selectors 1-16
@@ -61,12 +57,10 @@ def is_hidden(char: str) -> bool:
     return ord(char) in _INVISIBLE_OTHERS
 
 
-# A word as a person reads it in a command or a label: look-alike letters hide inside one.
-WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")
+WORD = re.compile(r"[^\s'\"`;&|()<>{}$=,]+")  # as a person reads one: look-alikes hide inside
 
 
-# No script's characters the tray's own labels use: such words need no look-up in
-# ``confusable_homoglyphs`` (its tables cost 15 MiB and a tenth of a second to load).
+# Script-less symbols of the tray's labels: no confusable_homoglyphs look-up (15 MiB, 0.1 s).
 SCRIPTLESS = frozenset("…—·→←•“”⟨⟩")
 
 
@@ -117,7 +111,6 @@ def reveal(text: str) -> str:
 
 
 def _escaped(text: str, also: str) -> str:
-    """``text`` with hidden and look-alike characters (and ``also``) escaped."""
     if MAYBE_HIDDEN.search(text) is None:
         return text
     looks = lookalike_positions(text)

@@ -1,12 +1,11 @@
 """Server requests only a window answers: declined the way the gateway counts a decline.
 
 The desktop-window bridges (``terminal.read``, ``preview.act``, ...) and unknown methods belong
-to the window that shows the session. A decline with the gateway's not-shown code never settles
-them while another client may answer; any other error settles them ahead of the window
-(protocol.md §1.4). So the code is 4404 when ``client.capabilities`` said
+to the window that shows the session: any error but the gateway's not-shown code settles them
+ahead of it (protocol.md §1.4). So the code is 4404 when ``client.capabilities`` said
 ``declines_not_shown``, -32004 when the request says ``owner_quorum``, else nothing is sent (the
-agent waits out its deadline). Masked-secret prompts get nothing either way: iot would hand its
-refusal text to a tool as the typed secret.
+agent waits out its deadline). Masked-secret prompts get nothing: iot would hand a refusal's
+text to a tool as the typed secret.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""What a frame *means*, whatever dialect carried it: the dialect adapters' output.
-
-They never leave the core, so they are not frozen (that costs an ``object.__setattr__`` a field).
-"""
+"""What a frame *means*, whatever dialect carried it; core-only, so not frozen (that costs)."""
 
 from __future__ import annotations
 
