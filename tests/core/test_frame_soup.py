@@ -148,12 +148,11 @@ def run_soup(start: Dialect, ops: list[tuple[Any, ...]]) -> None:
                 continue
             row = rows[op[1] % len(rows)]
             head = fifo_head(rows, row.session_id)
-            before = len(drv.written)
             answer = drv.core.decide(row.key, op[2], confirm_stale=op[3])
-            new = drv.flush()
-            assert len(drv.written) - before == (1 if answer.sent else 0)
+            # a poll an earlier answer queued may go out here too: it answers nothing
+            new = [frame for frame in drv.flush() if frame.is_decision]
+            assert len(new) == (1 if answer.sent else 0)
             if answer.sent:
-                assert new[0].is_decision
                 assert row.key not in decided
                 decided.add(row.key)
                 if is_fifo(row):
