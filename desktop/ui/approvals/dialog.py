@@ -26,6 +26,7 @@ from desktop.journal import Surface
 from desktop.model.app_state import AppState
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import (
+    ApprovalBoard,
     BatchGroup,
     RowEntry,
     RowId,
@@ -42,7 +43,6 @@ from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
-from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
@@ -84,9 +84,9 @@ class ApprovalDialog(QDialog):
         self._answered: dict[int, BatchGroup] = {}  # fully resolved batches, until they leave
         self._notice_about: RowId | None = None  # the row the notice line speaks of, if one
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
-        self.model = ApprovalTreeModel(rows, self)
+        self.board = ApprovalBoard(rows)
         cover = functools.partial(self._intent, choice=Choice.ONCE)  # what "Approve all" covers
-        self.list_view = ApprovalListView(self.model, clock, approve_cover=cover)
+        self.list_view = ApprovalListView(self.board, clock, approve_cover=cover)
         self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
@@ -138,12 +138,12 @@ class ApprovalDialog(QDialog):
         self, gateway_id: str, gateway_name: str, approval: Approval, session_title: str
     ) -> None:
         """The store now holds ``approval`` (ApprovalRequested/Changed): show or update its row."""
-        known = self.model.board.row((gateway_id, approval.key))
+        known = self.board.row((gateway_id, approval.key))
         if known is not None:
             rules.absorb_core_state(known, approval)
-        row = self.model.upsert(gateway_id, gateway_name, approval, session_title)
+        row = self.list_view.upsert(gateway_id, gateway_name, approval, session_title)
         self._count(row)
-        self.model.board.note_resolution(row.batch, self._clock())
+        self.board.note_resolution(row.batch, self._clock())
         if row.batch.resolved_at is None:
             self._answered.pop(row.batch.uid, None)
         else:
@@ -161,7 +161,7 @@ class ApprovalDialog(QDialog):
             after = (
                 self._next_selection(self._selected)
                 if self._selected is not None
-                else self.model.board.next_open(None)  # the first look: any waiting row
+                else self.board.next_open(None)  # the first look: any waiting row
             )
             if after is not None:
                 self._select(after)
@@ -172,12 +172,12 @@ class ApprovalDialog(QDialog):
 
     def session_changed(self, gateway_id: str, session: SessionState) -> None:
         """A session's state changed: keep the YOLO note true (only sessions shown here count)."""
-        if self.model.board.session(gateway_id, session.session_id) is not None:
+        if self.board.session(gateway_id, session.session_id) is not None:
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
         """Show the dialog, active, with that batch's first waiting row selected."""
-        batch = self.model.board.find_batch(gateway_id, batch_id)
+        batch = self.board.find_batch(gateway_id, batch_id)
         self.present(activate=True, near=near)
         if batch is not None:
             waiting = [r for r in in_arrival_order(batch.rows) if r.is_open]
@@ -189,30 +189,28 @@ class ApprovalDialog(QDialog):
 
     def clear_gateway(self, gateway_id: str) -> None:
         """Forget every row of a gateway at once (removed from the settings, say)."""
-        gateway = self.model.board.gateway(gateway_id)
+        gateway = self.board.gateway(gateway_id)
         if gateway is not None:
             batches = [b for s in gateway.sessions for b in s.batches]
             self._before_removal(batches)
-            self.model.remove(gateway)
-            self.model.board.store.release_rows(
-                gateway_id, [r.key for b in batches for r in b.rows]
-            )
+            self.list_view.remove(gateway)
+            self.board.store.release_rows(gateway_id, [r.key for b in batches for r in b.rows])
             self._after_removal()
         self._show_yolo_note()
 
     def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
         """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
-        board = self.model.board
+        board = self.board
         for key in keys:
             row = board.row((gateway_id, key))
             if row is None:
                 continue
             if len(row.batch.rows) == 1:
                 self._before_removal([row.batch])
-                self.model.remove(row.batch)
+                self.list_view.remove(row.batch)
             else:  # a resolved row leaving never changes whether the rest is fully resolved
                 self._before_removal([], [row])
-                self.model.remove(row)
+                self.list_view.remove(row)
         self._after_removal()
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
@@ -231,7 +229,7 @@ class ApprovalDialog(QDialog):
             self.list_view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
             current = self.selected_row()
             if current is None or not current.is_open or current.awaiting_core:
-                current = self.model.board.next_open(None) or current
+                current = self.board.next_open(None) or current
             self._select(current, with_heading=True)  # the first waiting row, heading in view
             return
         if not self.isVisible():
@@ -241,13 +239,13 @@ class ApprovalDialog(QDialog):
 
     def decision_refused(self, gateway_id: str, key: str, reason: str) -> None:
         """The core did not send the decision: give the row its buttons back and say why."""
-        row = self.model.board.row((gateway_id, key))
+        row = self.board.row((gateway_id, key))
         if row is None:
             return
         rules.refuse(row, reason)
         self._intents.pop(row.batch.uid, None)
-        self.model.node_changed(row)
-        self.model.node_changed(row.batch)
+        self.list_view.node_changed(row)
+        self.list_view.node_changed(row.batch)
 
     def showEvent(self, event: QShowEvent) -> None:
         self.list_view.materialise()
@@ -290,11 +288,11 @@ class ApprovalDialog(QDialog):
     # -- read-only helpers ------------------------------------------------------------------------
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
-        return self.model.board.row(self._selected) if self._selected else None
+        return self.board.row(self._selected) if self._selected else None
 
     def card(self, gateway_id: str, key: str) -> RowCard | None:
         """The card showing that row, built (and kept until the dialog hides) if it was not."""
-        row = self.model.board.row((gateway_id, key))
+        row = self.board.row((gateway_id, key))
         return self.list_view.ensure_card(row) if row is not None else None
 
     @property
@@ -333,7 +331,7 @@ class ApprovalDialog(QDialog):
         def finished(_result: int = 0) -> None:
             self._confirmation = None
             self._input.gate.reset()  # Shift+A was released in the question, not here
-            if box.clickedButton() is not confirm or self.model.board.row(row.row_id) is not row:
+            if box.clickedButton() is not confirm or self.board.row(row.row_id) is not row:
                 return
             if rules.can_decide(row, Choice.ALWAYS):
                 self._send([row], Choice.ALWAYS, surface)
@@ -348,12 +346,12 @@ class ApprovalDialog(QDialog):
         for r in rows:
             confirmed = r.reconfirming
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
-            self.model.node_changed(r)
+            self.list_view.node_changed(r)
             gateway_id, key = r.row_id
             request = DecisionRequest(gateway_id, key, choice, surface, confirmed)
             self.decision_requested.emit(request)
         if rows:
-            self.model.node_changed(rows[0].batch)
+            self.list_view.node_changed(rows[0].batch)
 
     def _follow_through(self, batch: BatchGroup) -> None:
         intent = self._intents.get(batch.uid)
@@ -378,7 +376,7 @@ class ApprovalDialog(QDialog):
     def _on_reconfirm_clicked(self, row: RowEntry) -> None:
         if rules.needs_reconfirm(row):
             row.reconfirming = True
-            self.model.node_changed(row)
+            self.list_view.node_changed(row)
         self._choose(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
@@ -430,12 +428,12 @@ class ApprovalDialog(QDialog):
 
     def _moved_on_to(self, batch: BatchGroup) -> None:
         if self._answered:
-            self.model.board.note_moved_on(batch, list(self._answered.values()))
+            self.board.note_moved_on(batch, list(self._answered.values()))
             self._let_batches_leave()
 
     def _note_presence(self) -> None:
         shown = self.isVisible()
-        self.model.board.note_presence(
+        self.board.note_presence(
             self._clock(),
             pointer_inside=shown and pointer_over(self),
             focused=shown and (self.isActiveWindow() or self.confirmation_box is not None),
@@ -446,7 +444,7 @@ class ApprovalDialog(QDialog):
         if not self._answered:
             self._leave_timer.stop()
             return
-        now, board = self._clock(), self.model.board
+        now, board = self._clock(), self.board
         later: list[float] = []
         held = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
         for batch in list(self._answered.values()):
@@ -478,11 +476,11 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
 
     def _remove_batch(self, batch: BatchGroup) -> None:
-        if self.model.board.node(batch.uid) is not batch:
+        if self.board.node(batch.uid) is not batch:
             return
         self._before_removal([batch])
-        self.model.remove(batch)
-        self.model.board.store.release_rows(batch.gateway_id, [r.key for r in batch.rows])
+        self.list_view.remove(batch)
+        self.board.store.release_rows(batch.gateway_id, [r.key for r in batch.rows])
         self._after_removal()
 
     def _before_removal(self, batches: list[BatchGroup], rows: Sequence[RowEntry] = ()) -> None:
@@ -503,7 +501,7 @@ class ApprovalDialog(QDialog):
 
     def _after_removal(self) -> None:
         self._after_change()
-        if not self.model.board.gateways and self.isVisible() and not self.isActiveWindow():
+        if not self.board.gateways and self.isVisible() and not self.isActiveWindow():
             self.hide()  # nothing left to ask, and the person is not working in it
 
     def _count(self, row: RowEntry) -> None:
@@ -537,7 +535,7 @@ class ApprovalDialog(QDialog):
 
     def _show_yolo_note(self) -> None:
         titles = []
-        for gateway in self.model.board.gateways:
+        for gateway in self.board.gateways:
             for group in gateway.sessions:
                 session = self._session_of(gateway.gateway_id, group.session_id)
                 if session is None or not session.yolo.effective:
@@ -567,7 +565,7 @@ class ApprovalDialog(QDialog):
 
     # -- keyboard intents (from InputRouter) ----------------------------------------------------
     def _move_selection(self, step: int) -> None:
-        row = self.model.board.neighbour(self._selected, step)
+        row = self.board.neighbour(self._selected, step)
         if row is not None:
             self._choose(row)
 
@@ -579,9 +577,7 @@ class ApprovalDialog(QDialog):
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
-        return self.model.board.next_open(
-            after, lambda r: rules.selectable_by_itself(r, self._assess)
-        )
+        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, self._assess))
 
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)

@@ -1,6 +1,8 @@
-"""The scrolling card list: a virtual view of :class:`ApprovalTreeModel`, widgets only on screen.
+"""The scrolling card list: a virtual view of the :class:`ApprovalBoard`, widgets only on screen.
 
-Hand-made, not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
+The board changes only through :meth:`ApprovalListView.upsert` and :meth:`ApprovalListView.remove`,
+so the view knows exactly what changed (a new row updates one card, not the list). Hand-made,
+not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
 delegates cannot host and index widgets lose on every reset. Virtual, because a card costs about
 0.4 MiB and a layout pass over all of them time (1,000 rows took 491 MB and 293 s to settle):
 the tree is kept flattened with one remembered (or estimated) height per item, and widgets are
@@ -16,11 +18,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
-    QModelIndex,
     QObject,
     QPoint,
     Qt,
@@ -30,7 +32,9 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from desktop.core.model import Approval
 from desktop.model.approvals.layout import (
+    ApprovalBoard,
     BatchGroup,
     GatewayGroup,
     Node,
@@ -45,7 +49,6 @@ from desktop.ui.approvals.group_cards import (
     GroupWidget,
 )
 from desktop.ui.approvals.row_card import RowCard, plain_label
-from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
@@ -57,10 +60,11 @@ _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
+_N = TypeVar("_N", bound=Node)
 
 
 class ApprovalListView(QAbstractScrollArea):
-    """Widgets for the items on screen, placed by hand; the model is always complete."""
+    """Widgets for the items on screen, placed by hand; the board is always complete."""
 
     choice_clicked = Signal(object, object)  # (RowEntry, Choice)
     reconfirm_clicked = Signal(object)  # RowEntry
@@ -71,7 +75,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     def __init__(
         self,
-        model: ApprovalTreeModel,
+        board: ApprovalBoard,
         clock: Callable[[], float],
         parent: QWidget | None = None,
         *,
@@ -86,7 +90,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.viewport().setObjectName("approvalListContent")
         self.viewport().setAutoFillBackground(True)
-        self._model = model
+        self.board = board
         self._clock = clock
         self._approve_cover = approve_cover  # what "Approve all" would cover (batch cards)
         self._items: list[Node] = []  # flattened, top to bottom
@@ -117,10 +121,6 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setText("Nothing is waiting for you.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
-        model.rowsInserted.connect(self._on_structure_changed)
-        model.rowsAboutToBeRemoved.connect(self._on_rows_about_to_be_removed)
-        model.rowsRemoved.connect(self._on_structure_changed)
-        model.dataChanged.connect(self._on_data_changed)
 
     # -- building and dropping the cards ------------------------------------------------------
     def materialise(self) -> None:
@@ -136,7 +136,7 @@ class ApprovalListView(QAbstractScrollArea):
             self._overscan_now = False
 
     def dematerialise(self) -> None:
-        """Drop every widget; the model and the remembered heights stay (the dialog hid)."""
+        """Drop every widget; the board and the remembered heights stay (the dialog hid)."""
         if not self._live:
             return
         self._live = False
@@ -162,7 +162,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     def ensure_card(self, row: RowEntry) -> RowCard | None:
         """Build ``row``'s card (and its groups' widgets) now and keep them until hidden."""
-        if self._model.board.node(row.uid) is not row:
+        if self.board.node(row.uid) is not row:
             return None
         self.materialise()
         node: Node | None = row
@@ -170,7 +170,7 @@ class ApprovalListView(QAbstractScrollArea):
             self._pinned.add(node.uid)
             if node.uid not in self._widgets:
                 self._build(node)
-            node = self._model.board.parent(node)
+            node = self.board.parent(node)
         self.flush()  # placed (and shown) now: the caller is about to look at it
         return self.card(row)
 
@@ -180,7 +180,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     def rows_on_screen(self) -> list[RowEntry]:
         """The rows whose cards intersect the viewport now, top to bottom."""
-        nodes = (self._model.board.node(uid) for uid in self._on_screen)
+        nodes = (self.board.node(uid) for uid in self._on_screen)
         rows = [n for n in nodes if isinstance(n, RowEntry)]
         return sorted(rows, key=lambda r: self._index.get(r.uid, 0))
 
@@ -215,27 +215,69 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, BatchCard):
                 widget.refresh(now)
 
-    # -- model signals --------------------------------------------------------------------------
-    def _on_structure_changed(self, *_: object) -> None:
+    # -- changing the board -----------------------------------------------------------------------
+    def upsert(
+        self, gateway_id: str, gateway_name: str, approval: Approval, title: str
+    ) -> RowEntry:
+        """Add or update one row (the store holds ``approval``), creating its groups as needed.
+
+        Rows are only appended, except a re-ask: right after the row it replaces.
+        """
+        b = self.board
+        gateway = b.gateway(gateway_id) or self._added(b.add_gateway(gateway_id, gateway_name))
+        self._rename(gateway, gateway_name)
+        session = b.session(gateway_id, approval.session_id) or self._added(
+            b.add_session(gateway, approval.session_id, title)
+        )
+        self._rename(session, title)
+        row = b.row((gateway_id, approval.key))
+        if row is not None:  # it stays where it was first placed (the core never moves a row)
+            self.node_changed(row)
+        else:
+            after = b.home(gateway_id, approval)
+            batch = (
+                after.batch
+                if after is not None
+                else b.batch(gateway_id, approval.session_id, approval.batch_id)
+                or self._added(b.add_batch(session, approval.batch_id))
+            )
+            row = self._added(b.add_row(batch, approval.key, after))
+        self.node_changed(row.batch)
+        return row
+
+    def remove(self, node: Node) -> None:
+        """Remove ``node`` (and its subtree), then any group left empty above it."""
+        parent = self.board.parent(node)
+        self._forget(node)
+        self.board.remove(node)
+        self._structure_changed()
+        if parent is not None and not self.board.children(parent):
+            self.remove(parent)
+
+    def node_changed(self, node: Node) -> None:
+        """``node``'s shown data changed: re-render its widget, if built."""
+        widget = self._widgets.get(node.uid)
+        if isinstance(widget, RowCard | GroupWidget):
+            widget.refresh(self._clock())
+            self._unmeasured.add(node.uid)
+            self._post_flush()  # its height may have changed
+
+    def _added(self, node: _N) -> _N:
+        self._structure_changed()
+        return node
+
+    def _structure_changed(self) -> None:
         self._structure_dirty = True
-        self.empty.setVisible(not self._model.board.gateways)
+        self.empty.setVisible(not self.board.gateways)
         self._post_flush()
 
-    def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        for row in range(first, last + 1):
-            node = self._model.node(self._model.index(row, 0, parent))
-            if node is not None:
-                self._forget(node)
-        self._structure_dirty = True
-
-    def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex) -> None:
-        for row in range(top_left.row(), bottom_right.row() + 1):
-            node = self._model.node(top_left.siblingAtRow(row))
-            widget = self._widgets.get(node.uid) if node is not None else None
-            if isinstance(widget, RowCard | GroupWidget) and node is not None:
-                widget.refresh(self._clock())
-                self._unmeasured.add(node.uid)
-                self._post_flush()  # its height may have changed
+    def _rename(self, node: GatewayGroup | SessionGroup, text: str) -> None:
+        if isinstance(node, GatewayGroup) and node.name != text:
+            node.name = text
+            self.node_changed(node)
+        elif isinstance(node, SessionGroup) and node.title != text:
+            node.title = text
+            self.node_changed(node)
 
     # -- building -------------------------------------------------------------------------------
     def _build(self, node: Node) -> QWidget:
@@ -298,7 +340,7 @@ class ApprovalListView(QAbstractScrollArea):
         widget.deleteLater()
 
     def _forget(self, node: Node) -> None:
-        """``node`` (and everything below it) leaves the model: release all it held."""
+        """``node`` (and everything below it) leaves the board: release all it held."""
         self._drop(node.uid)
         self._pinned.discard(node.uid)
         self._heights.pop(node.uid, None)
@@ -306,7 +348,7 @@ class ApprovalListView(QAbstractScrollArea):
             self.on_screen_changed.emit()
         if node is self._scroll_to:
             self._scroll_to = None
-        for child in self._model.board.children(node):
+        for child in self.board.children(node):
             self._forget(child)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -328,9 +370,7 @@ class ApprovalListView(QAbstractScrollArea):
         placed = [
             (uid, w.y())
             for uid, w in self._widgets.items()
-            if w.isVisible()
-            and self._model.board.node(uid) is not None
-            and -w.height() < w.y() < view_h
+            if w.isVisible() and self.board.node(uid) is not None and -w.height() < w.y() < view_h
         ]
         if not placed:
             return None
@@ -361,7 +401,7 @@ class ApprovalListView(QAbstractScrollArea):
     def flush(self) -> None:
         """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
-        self.empty.setVisible(not self._model.board.gateways)
+        self.empty.setVisible(not self.board.gateways)
         if not self._live:
             return  # hidden: nothing to place (flattening waits for the next show)
         self._ensure_items()
@@ -389,7 +429,7 @@ class ApprovalListView(QAbstractScrollArea):
         if not self._structure_dirty:
             return
         self._structure_dirty = False
-        self._items = list(_flatten(self._model.board.gateways))
+        self._items = list(_flatten(self.board.gateways))
         self._index = {node.uid: i for i, node in enumerate(self._items)}
         self._recompute_tops()
 
@@ -463,7 +503,7 @@ class ApprovalListView(QAbstractScrollArea):
         for _ in range(4):  # building corrects estimates; a few passes settle it
             dirty, self._unmeasured = self._unmeasured, set()
             for uid in dirty:
-                node, widget = self._model.board.node(uid), self._widgets.get(uid)
+                node, widget = self.board.node(uid), self._widgets.get(uid)
                 if node is not None and widget is not None and self._measure(node, widget):
                     resized = True
             if resized:
@@ -503,7 +543,7 @@ class ApprovalListView(QAbstractScrollArea):
         row = self._selected_row
         card = self.card(row) if row is not None else None
         name = card.spoken() if card is not None else "Approvals"
-        if not self._model.board.gateways:
+        if not self.board.gateways:
             name = self.empty.text()
         if name != self.accessibleName():
             self.setAccessibleName(name)
