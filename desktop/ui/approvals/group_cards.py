@@ -7,7 +7,6 @@ Gateway names and session titles are hostile text: plain-text labels, revealed a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
@@ -122,10 +121,3 @@ class BatchCard(GroupWidget):
         self.deny_and_stop.setVisible(not self.group.fully_resolved)
         self.dismiss.setVisible(self.group.fully_resolved)
         set_style_property(self, "resolved", self.group.fully_resolved)
-
-
-WIDGET_FOR: dict[type, Callable[[Any], GroupWidget]] = {
-    GatewayGroup: Heading,
-    SessionGroup: Heading,
-    BatchGroup: BatchCard,
-}

@@ -42,12 +42,7 @@ from desktop.model.approvals.layout import (
     SessionGroup,
 )
 from desktop.model.approvals.rules import head_on_screen
-from desktop.ui.approvals.group_cards import (
-    WIDGET_FOR,
-    BatchCard,
-    Cover,
-    GroupWidget,
-)
+from desktop.ui.approvals.group_cards import BatchCard, Cover, GroupWidget, Heading
 from desktop.ui.approvals.row_card import RowCard, plain_label
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())
@@ -61,6 +56,7 @@ _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command lin
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
 _N = TypeVar("_N", bound=Node)
+Card = RowCard | GroupWidget  # the widget of one item
 
 
 class ApprovalListView(QAbstractScrollArea):
@@ -98,12 +94,11 @@ class ApprovalListView(QAbstractScrollArea):
         self._structure_dirty = True
         self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
         self._tops: list[int] = []  # y of each item in content coordinates
-        self._widgets: dict[int, QWidget] = {}
-        self._uid_of: dict[int, int] = {}  # id(widget) -> uid, for its LayoutRequest
+        self._widgets: dict[int, Card] = {}
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
         self._pinned: set[int] = set()  # built on request: kept until dematerialise
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
-        self._spare: dict[type, list[QWidget]] = {}  # item kind -> dropped widgets, hidden
+        self._spare: dict[type, list[Card]] = {}  # item kind -> dropped widgets, hidden
         self._selected_row: RowEntry | None = None
         self._widest = 0  # the widest minimum of any item built yet, indent included
         self._scroll_to: RowEntry | None = None  # bring into view in the next flush
@@ -280,46 +275,43 @@ class ApprovalListView(QAbstractScrollArea):
             self.node_changed(node)
 
     # -- building -------------------------------------------------------------------------------
-    def _build(self, node: Node) -> QWidget:
+    def _build(self, node: Node) -> Card:
         """A widget for ``node``: a spare one of its kind rebound to it when kept, else new.
 
         The cards on screen change on every arrival (the list follows the work); a new card
         costs about 7 ms to build and polish, rebinding a spare one a fraction of that.
         """
-        widget: QWidget
         spare = self._spare.get(type(node))
-        if isinstance(node, RowEntry):
-            if spare:
-                card = spare.pop()
-                assert isinstance(card, RowCard)
-                card.rebind(node)
-            else:
-                card = RowCard(node)
-                card.choice_clicked.connect(self.choice_clicked)
-                card.reconfirm_clicked.connect(self.reconfirm_clicked)
-                card.setParent(self.viewport())
-            card.refresh(self._clock())
-            card.set_selected(node is self._selected_row)
-            widget = card
+        widget = spare.pop() if spare else None
+        if isinstance(widget, RowCard) and isinstance(node, RowEntry):
+            widget.rebind(node)
+        elif isinstance(widget, GroupWidget) and not isinstance(node, RowEntry):
+            widget.group = node
         else:
-            if spare:
-                group = spare.pop()
-                assert isinstance(group, GroupWidget)
-                group.group = node
-            else:
-                group = WIDGET_FOR[type(node)](node)
-                if isinstance(group, BatchCard):
-                    group.cover = self._approve_cover
-                    group.batch_action.connect(self.batch_action)
-                    group.stop_clicked.connect(self.stop_clicked)
-                    group.dismiss_clicked.connect(self.dismiss_clicked)
-                group.setParent(self.viewport())
-            group.refresh(self._clock())
-            widget = group
+            widget = self._new_widget(node)
+        widget.refresh(self._clock())
+        if isinstance(widget, RowCard):
+            widget.set_selected(node is self._selected_row)
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
-        self._uid_of[id(widget)] = node.uid
         self._unmeasured.add(node.uid)
+        return widget
+
+    def _new_widget(self, node: Node) -> Card:
+        widget: Card
+        if isinstance(node, RowEntry):
+            widget = RowCard(node)
+            widget.choice_clicked.connect(self.choice_clicked)
+            widget.reconfirm_clicked.connect(self.reconfirm_clicked)
+        elif isinstance(node, BatchGroup):
+            widget = BatchCard(node)
+            widget.cover = self._approve_cover
+            widget.batch_action.connect(self.batch_action)
+            widget.stop_clicked.connect(self.stop_clicked)
+            widget.dismiss_clicked.connect(self.dismiss_clicked)
+        else:
+            widget = Heading(node)
+        widget.setParent(self.viewport())
         return widget
 
     def _drop(self, uid: int) -> None:
@@ -327,12 +319,9 @@ class ApprovalListView(QAbstractScrollArea):
         self._unmeasured.discard(uid)
         if widget is None:
             return
-        self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
-        assert isinstance(widget, RowCard | GroupWidget)
-        node = widget.entry if isinstance(widget, RowCard) else widget.group
-        spares = self._spare.setdefault(type(node), [])
+        spares = self._spare.setdefault(type(_node_of(widget)), [])
         if self._live and len(spares) < SPARE_WIDGETS:
             spares.append(widget)  # stays a hidden child of the viewport
             return
@@ -354,9 +343,8 @@ class ApprovalListView(QAbstractScrollArea):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """A built widget's layout changed (a command got its height): re-place after it."""
         if event.type() == QEvent.Type.LayoutRequest:
-            uid = self._uid_of.get(id(watched))
-            if uid is not None:
-                self._unmeasured.add(uid)
+            if isinstance(watched, RowCard | GroupWidget):
+                self._unmeasured.add(_node_of(watched).uid)
             if not self._placing:
                 self._post_flush()
         return False
@@ -564,27 +552,18 @@ class ApprovalListView(QAbstractScrollArea):
         i = self._index[row.uid]
         top, height = self._tops[i], self._heights.get(row.uid) or _estimate(row)
         if with_heading:  # its session's heading if both fit, else at least its batch's header
-            for heading in self._headings(i):
-                if top + height - self._tops[heading] + MARGIN <= view_h:
-                    bar.setValue(self._tops[heading] - MARGIN)
+            session = row.batch.session
+            first = session.gateway.sessions[0] is session  # right under its gateway's heading
+            headings: list[Node] = [session.gateway] if first else []
+            for heading in [*headings, session, row.batch]:
+                heading_top = self._tops[self._index[heading.uid]]
+                if top + height - heading_top + MARGIN <= view_h:
+                    bar.setValue(heading_top - MARGIN)
                     return
         if top - MARGIN < bar.value():
             bar.setValue(top - MARGIN)
         elif top + height + MARGIN > bar.value() + view_h:
             bar.setValue(min(top - MARGIN, top + height + MARGIN - view_h))
-
-    def _headings(self, i: int) -> list[int]:
-        """Items that name row ``i``, widest first: gateway and session, session, its batch."""
-        batch = i
-        while batch > 0 and not isinstance(self._items[batch], BatchGroup):
-            batch -= 1
-        session = batch
-        while session > 0 and not isinstance(self._items[session], SessionGroup):
-            session -= 1
-        found = [session, batch]
-        if session > 0 and isinstance(self._items[session - 1], GatewayGroup):
-            found.insert(0, session - 1)
-        return found
 
     def _position_widgets(self, value: int, view_h: int) -> None:
         now = self._clock() if self.isVisible() else None
@@ -648,6 +627,10 @@ def pointer_over(widget: QWidget) -> bool:
         return False
     # Qt's flag can outlive the pointer (a synthetic click, a moved window).
     return not widget.isVisible() or widget.rect().contains(widget.mapFromGlobal(QCursor.pos()))
+
+
+def _node_of(widget: Card) -> Node:
+    return widget.entry if isinstance(widget, RowCard) else widget.group
 
 
 def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:
