@@ -10,6 +10,7 @@ as past-tense signals. Every decision is re-announced as ``decision_made`` for t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Coroutine
@@ -85,7 +86,7 @@ class GatewayBridge(QObject):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
         self._closing = False  # set once at quit: nothing more is reported
-        self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
+        self._session_change = asyncio.Event()  # set, then replaced, on every SessionChanged
         self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._notifier: NativeNotifier | None = None
         self._notifier_asked = False  # start_notifications() was called
@@ -208,10 +209,8 @@ class GatewayBridge(QObject):
             else:
                 self.approval_changed.emit(change)
         elif isinstance(change, SessionUpdate):
-            ident = (change.gateway_id, change.session.session_id)
-            for waiter in self._yolo_waiters.pop(ident, []):  # see _next_session_change
-                if not waiter.done():
-                    waiter.set_result(None)
+            self._session_change.set()  # wakes the YOLO-off checks (_next_session_change)
+            self._session_change = asyncio.Event()
             self.session_changed.emit(change)
         elif isinstance(change, PromptUpdate):
             (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
@@ -401,7 +400,7 @@ class GatewayBridge(QObject):
                     client,
                     session_id,
                     functools.partial(self._yolo_reported_on, gateway_id, session_id),
-                    functools.partial(self._next_session_change, (gateway_id, session_id)),
+                    self._next_session_change,
                     read_back=functools.partial(client.read_yolo, session_id)
                     if canonical
                     else None,
@@ -440,20 +439,10 @@ class GatewayBridge(QObject):
             else:
                 log.info("YOLO off at quit for %s/%s (its time-box ends with the app)", gid, sid)
 
-    async def _next_session_change(self, ident: tuple[str, str], timeout: float) -> None:
-        """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
-        loop = self._loop
-        assert loop is not None  # only called from a task it runs
-        waiter: asyncio.Future[None] = loop.create_future()
-        self._yolo_waiters.setdefault(ident, []).append(waiter)
-        try:
-            await asyncio.wait({waiter}, timeout=timeout)
-        finally:
-            waiters = self._yolo_waiters.get(ident, [])
-            if waiter in waiters:
-                waiters.remove(waiter)
-            if not waiters:
-                self._yolo_waiters.pop(ident, None)
+    async def _next_session_change(self, timeout: float) -> None:
+        """Return on any session's next change (a check re-reads its own) or after ``timeout`` s."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._session_change.wait(), timeout)
 
     # -- native notifications --------------------------------------------------------------------
     def start_notifications(self) -> None:
