@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
-from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
+from desktop.core.model import Approval, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
@@ -165,20 +165,9 @@ class GatewayBridge(QObject):
     def snapshot(self) -> AppSnapshot:
         return self._state.snapshot()
 
-    def gateway_name(self, gateway_id: str) -> str:
-        return self._state.gateway_name(gateway_id)
-
-    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
-        """The store's session, with its one name, or None when it is gone."""
-        return self._state.session(gateway_id, session_id)
-
-    def approval(self, gateway_id: str, key: str) -> Approval | None:
-        """The store's open row, or None once it resolved: readers keep keys, not copies."""
-        return self._state.approval(gateway_id, key)
-
     @property
     def rows(self) -> AppState:
-        """The store the approval dialog reads its rows from (open and recently resolved)."""
+        """The store: rows (open and recently resolved), sessions and gateway names."""
         return self._state
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------

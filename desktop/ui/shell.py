@@ -140,7 +140,7 @@ class TrayShell(QObject):
             from desktop.ui.approvals.dialog import ApprovalDialog
 
             self._dialog = ApprovalDialog(
-                self.bridge.rows, clock=self._clock, session_of=self.bridge.session
+                self.bridge.rows, clock=self._clock, session_of=self.bridge.rows.session
             )
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)

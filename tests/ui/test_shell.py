@@ -48,7 +48,7 @@ def test_the_dialog_names_a_yolo_session_as_the_store_does_and_follows_it(shell)
     s, client, _quits = shell
     client.emit(SessionChanged(session("s1", "Fix the build", yolo=YOLO_SESSION)))
     assert s.dialog.yolo_note.text().startswith(
-        f"YOLO is on for “{s.bridge.session('g1', 's1').title}” (1 waiting)"
+        f"YOLO is on for “{s.bridge.rows.session('g1', 's1').title}” (1 waiting)"
     )
     client.emit(SessionChanged(session("s1", "Fix the build")))
     assert s.dialog.yolo_note.isHidden()
