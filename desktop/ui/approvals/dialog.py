@@ -86,7 +86,7 @@ class ApprovalDialog(QDialog):
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
         self.board = ApprovalBoard(rows)
         cover = functools.partial(self._intent, choice=Choice.ONCE)  # what "Approve all" covers
-        self.list_view = ApprovalListView(self.board, clock, approve_cover=cover)
+        self.list_view = ApprovalListView(self.board, clock, cover)
         self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).

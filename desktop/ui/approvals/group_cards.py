@@ -49,7 +49,6 @@ class Heading(GroupWidget):
         self.title = plain_label(f"{kind}Title")
         self.outer.setContentsMargins(0, 0, 0, 4 if kind == "gateway" else 0)
         self.outer.addWidget(self.title)
-        self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
         group = self.group
@@ -71,10 +70,10 @@ class BatchCard(GroupWidget):
 
     group: BatchGroup
 
-    def __init__(self, group: BatchGroup, parent: QWidget | None = None) -> None:
+    def __init__(self, group: BatchGroup, cover: Cover, parent: QWidget | None = None) -> None:
         super().__init__("batchCard", parent)
         self.group = group
-        self.cover: Cover | None = None  # the dialog's: without it, any answerable row counts
+        self.cover = cover
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.summary = plain_label("batchSummary", wrap=False)
         self.badge = plain_label("orderBadge", wrap=False)
@@ -101,7 +100,6 @@ class BatchCard(GroupWidget):
             header.addWidget(button)
         self.outer.setContentsMargins(10, 8, 10, 10)
         self.outer.addLayout(header)
-        self.refresh(None)
 
     def refresh(self, now: float | None) -> None:
         """Summary, "in order" badge and which batch buttons apply right now."""
@@ -112,10 +110,7 @@ class BatchCard(GroupWidget):
         for button in (self.approve_all, self.deny_all):
             button.setVisible(several and not self.group.fully_resolved)
         self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
-        if self.cover is None:
-            why = "" if rules.batch_targets(self.group, Choice.ONCE) else texts.NOTHING_TO_APPROVE
-        else:
-            why = texts.approve_all_blocked(self.cover(self.group))
+        why = texts.approve_all_blocked(self.cover(self.group))
         self.approve_all.setEnabled(not why)
         self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
         self.deny_and_stop.setVisible(not self.group.fully_resolved)

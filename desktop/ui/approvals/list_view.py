@@ -73,9 +73,8 @@ class ApprovalListView(QAbstractScrollArea):
         self,
         board: ApprovalBoard,
         clock: Callable[[], float],
+        approve_cover: Cover,  # what "Approve all" would cover (batch cards)
         parent: QWidget | None = None,
-        *,
-        approve_cover: Cover | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalList")
@@ -88,7 +87,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.viewport().setAutoFillBackground(True)
         self.board = board
         self._clock = clock
-        self._approve_cover = approve_cover  # what "Approve all" would cover (batch cards)
+        self._approve_cover = approve_cover
         self._items: list[Node] = []  # flattened, top to bottom
         self._index: dict[int, int] = {}  # uid -> position in _items
         self._structure_dirty = True
@@ -304,8 +303,7 @@ class ApprovalListView(QAbstractScrollArea):
             widget.choice_clicked.connect(self.choice_clicked)
             widget.reconfirm_clicked.connect(self.reconfirm_clicked)
         elif isinstance(node, BatchGroup):
-            widget = BatchCard(node)
-            widget.cover = self._approve_cover
+            widget = BatchCard(node, self._approve_cover)
             widget.batch_action.connect(self.batch_action)
             widget.stop_clicked.connect(self.stop_clicked)
             widget.dismiss_clicked.connect(self.dismiss_clicked)

@@ -191,7 +191,7 @@ class RowCard(QFrame):
         box.addLayout(actions)
         self._command_source: str | None = None
         self._spoken_command = ""
-        self.refresh(None)
+        self.refresh(None)  # before it has a parent: its children's sheet rules see its state
 
     def rebind(self, entry: RowEntry) -> None:
         """Show another row from now on (a spare card reused by the list); call refresh next."""

@@ -229,6 +229,23 @@ def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
     assert all(after[name] != before[name] for name in named)
 
 
+@pytest.mark.usefixtures("grey_placeholder")
+def test_a_card_built_resolved_is_greyed_out_from_the_start(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    done = resolved(approval("a", description="lists a folder"), OutcomeKind.DENIED)
+    upsert(dialog, "g", "G", done, "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    card = shown_card(dialog, "a")
+    qtbot.waitUntil(card.isVisible)
+    ink = {
+        w.objectName(): w.palette().color(w.foregroundRole()).name()
+        for w in card.shaded_when_resolved()
+    }
+    assert ink["rowNumber"] == ink["description"] == ink["commandView"] == "#777777"
+
+
 def test_a_cards_number_stays_level_with_a_state_that_wraps(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
