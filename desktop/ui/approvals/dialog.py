@@ -124,9 +124,7 @@ class ApprovalDialog(QDialog):
             self.list_view,
             move=self._move_selection,
             page=self._page_command,
-            can_decide=self._can_decide_selected,
-            decide=self._decide_selected,
-            refused=self._explain_refusal,
+            decide=self._decide_by_key,
             clicked=lambda card: self._choose(card.entry),
         )
         self.list_view.setFocus()  # the keyboard's home once the window is active
@@ -584,19 +582,15 @@ class ApprovalDialog(QDialog):
         dwell = rules.key_dwell(row, self._key_dwell)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
-    def _can_decide_selected(self, choice: Choice) -> bool:
+    def _decide_by_key(self, choice: Choice, press: Callable[[], bool]) -> None:
+        """Answer the selected row if it may be and ``press`` (the guard) agrees, else say why."""
         row = self.selected_row()
-        return row is not None and rules.can_decide(row, choice) and self._key_ready(row)
-
-    def _explain_refusal(self, choice: Choice, held: bool) -> None:
-        row = self.selected_row()
-        too_soon = row is not None and not self._key_ready(row)
-        text = texts.key_refusal(row, choice, too_soon=too_soon, held=held)
-        self._say(text, row.row_id if row is not None else None)
-
-    def _decide_selected(self, choice: Choice) -> None:
-        row = self.selected_row()
-        if row is not None:
+        ready = row is not None and rules.can_decide(row, choice) and self._key_ready(row)
+        if row is not None and ready and press():
             self._say("")
             self._moved_on_to(row.batch)
             self._answer(row, choice, Surface.DIALOG_KEYBOARD)
+            return
+        too_soon = row is not None and not self._key_ready(row)
+        text = texts.key_refusal(row, choice, too_soon=too_soon, held=ready)
+        self._say(text, row.row_id if row is not None else None)

@@ -17,6 +17,7 @@ never deny the row behind it.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 
 import shiboken6
@@ -120,9 +121,8 @@ _E = QEvent.Type
 class InputRouter(QObject):
     """Feeds the dialog intents; the dialog decides whether they apply.
 
-    ``can_decide`` is asked before the gate locks (a key on a row that cannot be answered must
-    not lock it); ``refused`` lets the dialog say why a key did nothing (``held``: another
-    decision key is still down).
+    ``decide`` gets a decision key's choice and the gate's press, to call only for a row it may
+    answer: a key on a row that cannot be answered must not lock the gate.
     """
 
     def __init__(
@@ -132,17 +132,14 @@ class InputRouter(QObject):
         *,
         move: Callable[[int], None],
         page: Callable[[int], None],
-        can_decide: Callable[[Choice], bool],
-        decide: Callable[[Choice], None],
-        refused: Callable[[Choice, bool], None],
+        decide: Callable[[Choice, Callable[[], bool]], None],
         clicked: Callable[[RowCard], None],
     ) -> None:
         super().__init__(root)
         self.gate = RepeatGate()
         self._root = root
         self._move, self._page = move, page
-        self._can_decide, self._decide, self._clicked = can_decide, decide, clicked
-        self._refused = refused
+        self._decide, self._clicked = decide, clicked
         self._area = area
         self._viewport = area.viewport()
         self._fixed: tuple[QWidget, ...] = (root, area, self._viewport)
@@ -197,16 +194,10 @@ class InputRouter(QObject):
             self._move(1 if action is KeyAction.DOWN else -1)
         elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
             self._page(1 if action is KeyAction.PAGE_DOWN else -1)
-        else:
-            choice = DECISIONS[action]
-            if event.isAutoRepeat():
-                return True  # a held key: said once, on its first press
-            if not self._can_decide(choice):
-                self._refused(choice, False)
-            elif self.gate.press(event.key(), auto_repeat=False, at_ms=event.timestamp()):
-                self._decide(choice)
-            else:
-                self._refused(choice, True)
+        elif not event.isAutoRepeat():  # a held key: said once, on its first press
+            key, at_ms = event.key(), event.timestamp()
+            press = functools.partial(self.gate.press, key, auto_repeat=False, at_ms=at_ms)
+            self._decide(DECISIONS[action], press)
         return True  # ours, whether or not it applied: it must not reach a button as well
 
 
