@@ -189,27 +189,13 @@ class ApprovalDialog(QDialog):
         """Forget every row of a gateway at once (removed from the settings, say)."""
         gateway = self.board.gateway(gateway_id)
         if gateway is not None:
-            batches = [b for s in gateway.sessions for b in s.batches]
-            self._before_removal(batches)
-            self.list_view.remove(gateway)
-            self.board.store.release_rows(gateway_id, [r.key for b in batches for r in b.rows])
-            self._after_removal()
+            self._remove([b for s in gateway.sessions for b in s.batches], release=True)
         self._show_yolo_note()
 
     def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
         """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
-        board = self.board
-        for key in keys:
-            row = board.row((gateway_id, key))
-            if row is None:
-                continue
-            if len(row.batch.rows) == 1:
-                self._before_removal([row.batch])
-                self.list_view.remove(row.batch)
-            else:  # a resolved row leaving never changes whether the rest is fully resolved
-                self._before_removal([], [row])
-                self.list_view.remove(row)
-        self._after_removal()
+        rows = (self.board.row((gateway_id, key)) for key in keys)
+        self._remove([r for r in rows if r is not None], release=False)
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
         """Show the window; raise and focus it only when the person asked for it.
@@ -474,30 +460,33 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
 
     def _remove_batch(self, batch: BatchGroup) -> None:
-        if self.board.node(batch.uid) is not batch:
-            return
-        self._before_removal([batch])
-        self.list_view.remove(batch)
-        self.board.store.release_rows(batch.gateway_id, [r.key for r in batch.rows])
-        self._after_removal()
+        if self.board.node(batch.uid) is batch:
+            self._remove([batch], release=True)
 
-    def _before_removal(self, batches: list[BatchGroup], rows: Sequence[RowEntry] = ()) -> None:
-        leaving_rows = [r for b in batches for r in b.rows] + list(rows)
-        leaving = {r.uid for r in leaving_rows}
-        for b in batches:
-            self._intents.pop(b.uid, None)
-            self._answered.pop(b.uid, None)
-        for r in leaving_rows:
+    def _remove(self, nodes: Sequence[BatchGroup | RowEntry], *, release: bool) -> None:
+        """Take one gateway's batches or rows off the list, and all the dialog held about them.
+
+        ``release``: the store may forget those rows too (not when it dropped them itself).
+        """
+        rows = [r for n in nodes for r in (n.rows if isinstance(n, BatchGroup) else [n])]
+        leaving = {r.uid for r in rows}
+        for r in rows:
             self._open.discard(r.row_id)
             self._counting.discard(r.row_id)
+        for batch in {r.batch.uid: r.batch for r in rows}.values():
+            if all(r.uid in leaving for r in batch.rows):  # the batch goes with its last row
+                self._intents.pop(batch.uid, None)
+                self._answered.pop(batch.uid, None)
         if self._confirmation and self._confirmation[1].uid in leaving:
             self._confirmation[0].reject()
         selected = self.selected_row()
         if selected is not None and selected.uid in leaving:
             after = self._next_selection(selected.row_id)
             self._select(after if after is not None and after.uid not in leaving else None)
-
-    def _after_removal(self) -> None:
+        for node in nodes:
+            self.list_view.remove(node)
+        if release and rows:
+            self.board.store.release_rows(rows[0].gateway_id, [r.key for r in rows])
         self._after_change()
         if not self.board.gateways and self.isVisible() and not self.isActiveWindow():
             self.hide()  # nothing left to ask, and the person is not working in it
