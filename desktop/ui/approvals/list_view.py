@@ -105,7 +105,6 @@ class ApprovalListView(QAbstractScrollArea):
         self._live = False
         self._flush_posted = False
         self._placing = False
-        self._overscan_now = False  # build the margin too in this placement
         self._overscan_timer = QTimer(self)
         self._overscan_timer.setSingleShot(True)
         self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
@@ -123,11 +122,7 @@ class ApprovalListView(QAbstractScrollArea):
             return
         self._live = True
         self._structure_dirty = True
-        self._overscan_now = True  # opening: nothing is on screen yet to be painted first
-        try:
-            self.flush()
-        finally:
-            self._overscan_now = False
+        self.flush(overscan=True)  # opening: nothing is on screen yet to be painted first
 
     def dematerialise(self) -> None:
         """Drop every widget; the board and the remembered heights stay (the dialog hid)."""
@@ -384,7 +379,7 @@ class ApprovalListView(QAbstractScrollArea):
         else:
             super().customEvent(event)
 
-    def flush(self) -> None:
+    def flush(self, *, overscan: bool = False) -> None:
         """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
         self.empty.setVisible(not self.board.gateways)
@@ -393,7 +388,7 @@ class ApprovalListView(QAbstractScrollArea):
         self._ensure_items()
         scroll_to, self._scroll_to = self._scroll_to, None
         with_heading, self._heading_too = self._heading_too, False
-        self._place(scroll_to=scroll_to, with_heading=with_heading)
+        self._place(scroll_to=scroll_to, with_heading=with_heading, overscan=overscan)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A new width changes every height: measure the built ones again and re-place."""
@@ -468,6 +463,7 @@ class ApprovalListView(QAbstractScrollArea):
         scroll_to: RowEntry | None = None,
         with_heading: bool = False,
         scrolled: bool = False,
+        overscan: bool = False,  # build the margin too
     ) -> None:
         if not self._live or self._placing:
             return
@@ -476,12 +472,16 @@ class ApprovalListView(QAbstractScrollArea):
         self._ensure_items()
         self._placing = True
         try:
-            self._place_passes(anchor, scroll_to, with_heading)
+            self._place_passes(anchor, scroll_to, with_heading, overscan)
         finally:
             self._placing = False
 
     def _place_passes(
-        self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None, with_heading: bool
+        self,
+        anchor: tuple[int, int] | None,
+        scroll_to: RowEntry | None,
+        with_heading: bool,
+        overscan: bool,
     ) -> None:
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
@@ -506,14 +506,14 @@ class ApprovalListView(QAbstractScrollArea):
             wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
             on_screen = self._visible_range(value, value + view_h)
             changed = False
-            for i in wanted if self._overscan_now else on_screen:
+            for i in wanted if overscan else on_screen:
                 node = self._items[i]
                 if node.uid not in self._widgets:
                     self._build(node)  # measured at the top of the next pass
                     changed = True
             if not changed:
                 break
-        if not self._overscan_now and any(self._items[i].uid not in self._widgets for i in wanted):
+        if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
             self._overscan_timer.start()  # the margin waits until the screen is painted
         keep = {self._items[i].uid for i in wanted} | self._pinned
         if self._selected_row is not None:
@@ -612,11 +612,7 @@ class ApprovalListView(QAbstractScrollArea):
 
         Each new row scrolls the list: a margin built for a position it leaves is wasted.
         """
-        self._overscan_now = True
-        try:
-            self._place()
-        finally:
-            self._overscan_now = False
+        self._place(overscan=True)
 
 
 def pointer_over(widget: QWidget) -> bool:
