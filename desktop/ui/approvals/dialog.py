@@ -400,10 +400,7 @@ class ApprovalDialog(QDialog):
             and (since := self.list_view.on_screen_since(row)) is not None
             and since + dwell > now
         ]
-        if ends:
-            self._cover_timer.start(max(1, round((min(ends) - now) * 1000)))
-        else:
-            self._cover_timer.stop()
+        _wake(self._cover_timer, ends, now)
 
     def _choose(self, row: RowEntry, *, with_heading: bool = False) -> None:
         """The person picked ``row`` (click, key, notification)."""
@@ -425,9 +422,6 @@ class ApprovalDialog(QDialog):
         self._let_batches_leave()
 
     def _let_batches_leave(self) -> None:
-        if not self._answered:
-            self._leave_timer.stop()
-            return
         now, board = self._clock(), self.board
         later: list[float] = []
         held = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
@@ -442,10 +436,7 @@ class ApprovalDialog(QDialog):
                 self._remove_batch(batch)
             elif at is not None:
                 later.append(at)
-        if later:
-            self._leave_timer.start(max(1, round((min(later) - now) * 1000)))
-        else:
-            self._leave_timer.stop()
+        _wake(self._leave_timer, later, now)
 
     def _select(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
         row_id = row.row_id if row is not None else None
@@ -455,8 +446,7 @@ class ApprovalDialog(QDialog):
         self.list_view.set_selected(row, with_heading=with_heading)
 
     def _tick(self) -> None:
-        now = self._clock()
-        self.list_view.refresh_countdowns(now)
+        self.list_view.refresh_countdowns(self._clock())
         self._sync_timer()
 
     def _remove_batch(self, batch: BatchGroup) -> None:
@@ -583,3 +573,11 @@ class ApprovalDialog(QDialog):
         too_soon = row is not None and not self._key_ready(row)
         text = texts.key_refusal(row, choice, too_soon=too_soon, held=ready)
         self._say(text, row.row_id if row is not None else None)
+
+
+def _wake(timer: QTimer, at: list[float], now: float) -> None:
+    """Start ``timer`` for the earliest of ``at`` (clock seconds), or stop it if there is none."""
+    if at:
+        timer.start(max(1, round((min(at) - now) * 1000)))
+    else:
+        timer.stop()
