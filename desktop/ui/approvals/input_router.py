@@ -26,8 +26,8 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from desktop.core.model import Choice
+from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.list_view import ApprovalListView
-from desktop.ui.approvals.row_card import RowCard
 
 
 class KeyAction(enum.Enum):

@@ -42,8 +42,7 @@ from desktop.model.approvals.layout import (
     SessionGroup,
 )
 from desktop.model.approvals.rules import head_on_screen
-from desktop.ui.approvals.group_cards import BatchCard, Cover, GroupWidget, Heading
-from desktop.ui.approvals.row_card import RowCard, plain_label
+from desktop.ui.approvals.cards import BatchCard, Cover, GroupWidget, Heading, RowCard, plain_label
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels

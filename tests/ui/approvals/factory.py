@@ -14,10 +14,9 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
 from desktop.model.bridge_events import DecisionRequest
+from desktop.ui.approvals.cards import BatchCard, RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
-from desktop.ui.approvals.row_card import RowCard
 from tests.model.approvals.factory import FakeClock, hold
 
 # Shown windows on the offscreen platform make Qt warn that it cannot propagate size hints or

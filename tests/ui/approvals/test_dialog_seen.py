@@ -19,8 +19,8 @@ from desktop.core.model import (
 from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.model.bridge_events import DecisionRequest
+from desktop.ui.approvals.cards import BatchCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import pointer_over
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
