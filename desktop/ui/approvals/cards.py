@@ -26,7 +26,7 @@ from desktop.ui.approvals.command_view import CommandView
 class PlainLabel(QLabel):
     """A label whose mouse press, once handled (text selection), goes on to the list's viewport.
 
-    A press anywhere on a card selects its row; ``input_router`` sees it only if it propagates.
+    A press anywhere on a card selects its row; the dialog sees it only if it propagates.
     """
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

@@ -13,13 +13,29 @@ focus and time to them and waits on one-shot timers. ``clock`` must be the core'
 
 from __future__ import annotations
 
+import enum
 import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QEnterEvent,
+    QGuiApplication,
+    QHideEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
+    QDialog,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.model import Approval, Choice, SessionState
 from desktop.journal import Surface
@@ -40,12 +56,101 @@ from desktop.model.bridge_events import (
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.cards import RowCard, plain_label
-from desktop.ui.approvals.input_router import InputRouter
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 from desktop.ui.approvals.style import STYLESHEET
 
 HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
+
+
+class KeyAction(enum.Enum):
+    """What a key press means in the dialog."""
+
+    UP = "up"
+    DOWN = "down"
+    PAGE_UP = "page up"
+    PAGE_DOWN = "page down"
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+DECISIONS = {
+    KeyAction.ONCE: Choice.ONCE,
+    KeyAction.SESSION: Choice.SESSION,
+    KeyAction.ALWAYS: Choice.ALWAYS,
+    KeyAction.DENY: Choice.DENY,
+}
+
+_K = Qt.Key
+_M = Qt.KeyboardModifier
+_NONE = _M.NoModifier
+_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], KeyAction] = {
+    (_K.Key_Up, _NONE): KeyAction.UP,
+    (_K.Key_Down, _NONE): KeyAction.DOWN,
+    (_K.Key_PageUp, _NONE): KeyAction.PAGE_UP,
+    (_K.Key_PageDown, _NONE): KeyAction.PAGE_DOWN,
+    (_K.Key_A, _NONE): KeyAction.ONCE,
+    (_K.Key_Return, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_Enter, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_D, _NONE): KeyAction.DENY,
+    (_K.Key_Backspace, _M.ControlModifier): KeyAction.DENY,
+    (_K.Key_S, _NONE): KeyAction.SESSION,
+    (_K.Key_A, _M.ShiftModifier): KeyAction.ALWAYS,
+}
+
+
+def action_for(key: int, modifiers: Qt.KeyboardModifier) -> KeyAction | None:
+    """The action bound to ``key`` with exactly these modifiers (keypad flag ignored)."""
+    mods = modifiers & ~_M.KeypadModifier
+    try:
+        return _BINDINGS.get((Qt.Key(key), Qt.KeyboardModifier(mods)))
+    except ValueError:  # not a Qt.Key member (e.g. a dead key)
+        return None
+
+
+FRESH_GAP_MS = 30  # release to press again: X11 repeats ~0 ms, a person's re-press 50+ ms
+
+
+class RepeatGate:
+    """Let one key press make at most one decision.
+
+    After a decision the selection moves on, so a key held a moment too long would answer the
+    next, unread command: auto-repeats never decide, and the deciding key must be released before
+    any other decision. Qt's repeat flag is not enough: on X11 a held key sends release/press
+    pairs with one timestamp and Qt marks only some of them, so a press sooner than
+    :data:`FRESH_GAP_MS` after the deciding key's release is the same hold. Times are the key
+    events' timestamps in milliseconds; 0: none (a synthesized event).
+    """
+
+    def __init__(self) -> None:
+        self._held: int | None = None  # the key that made the last decision, until released
+        self._released: tuple[int, int] | None = None  # (that key, when it came up)
+
+    def press(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> bool:
+        """A decision key went down: True if it may decide (and the gate then locks on it)."""
+        if auto_repeat or self._held is not None or self._repeat_of_release(key, at_ms):
+            if self._released is not None and self._released[0] == key:
+                self._held, self._released = key, None  # the hold goes on: wait for a real lift
+            return False
+        self._held, self._released = key, None
+        return True
+
+    def release(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> None:
+        """A key came up; the real release of the deciding key unlocks the gate."""
+        if not auto_repeat and key == self._held:
+            self._held, self._released = None, (key, at_ms)
+
+    def reset(self) -> None:
+        """Forget the held key (focus left the dialog, so its release may never arrive here)."""
+        self._held = self._released = None
+
+    def _repeat_of_release(self, key: int, at_ms: int) -> bool:
+        if self._released is None or self._released[0] != key:
+            return False
+        released_at = self._released[1]
+        return bool(at_ms and released_at) and 0 <= at_ms - released_at < FRESH_GAP_MS
 
 
 class ApprovalDialog(QDialog):
@@ -119,14 +224,14 @@ class ApprovalDialog(QDialog):
         self._cover_timer = QTimer(self)  # when a row on screen was read long enough
         self._cover_timer.setSingleShot(True)
         self._cover_timer.timeout.connect(self._on_screen_changed)
-        self._input = InputRouter(
-            self,
-            self.list_view,
-            move=self._move_selection,
-            page=self._page_command,
-            decide=self._decide_by_key,
-            clicked=lambda card: self._choose(card.entry),
-        )
+        self._gate = RepeatGate()
+        self._filtered = (self, self.list_view, self.list_view.viewport())  # see eventFilter
+        self._focused: list[QWidget] = []  # the focus widget (and its viewport), filtered too
+        for widget in self._filtered:
+            widget.installEventFilter(self)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_focus_changed)
         self.list_view.setFocus()  # the keyboard's home once the window is active
         self._note_presence()
         self._after_change()
@@ -314,7 +419,7 @@ class ApprovalDialog(QDialog):
 
         def finished(_result: int = 0) -> None:
             self._confirmation = None
-            self._input.gate.reset()  # Shift+A was released in the question, not here
+            self._gate.reset()  # Shift+A was released in the question, not here
             if box.clickedButton() is not confirm or self.board.row(row.row_id) is not row:
                 return
             if rules.can_decide(row, Choice.ALWAYS):
@@ -540,7 +645,66 @@ class ApprovalDialog(QDialog):
         )
         self.move(QPoint(x, y))
 
-    # -- keyboard intents (from InputRouter) ----------------------------------------------------
+    # -- keyboard and mouse ----------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keys and presses of the dialog, the list, its viewport and the focused widget.
+
+        Event filters, not ``keyPressEvent``: a focused scroll area or command view swallows the
+        arrow and page keys. Not a filter on every descendant either (hundreds of cards, tens of
+        thousands of useless calls): the viewport gets what a card's child ignores, the focused
+        widget gets keys first. Child windows (the "Always allow?" question) are never filtered:
+        a D typed there must never deny the row behind it.
+        """
+        kind = event.type()
+        if isinstance(watched, QWidget) and watched.window() is not self:
+            return False
+        if kind == _E.KeyPress and isinstance(event, QKeyEvent):
+            return self._on_key_press(event)
+        if kind == _E.KeyRelease and isinstance(event, QKeyEvent):
+            self._gate.release(
+                event.key(), auto_repeat=event.isAutoRepeat(), at_ms=event.timestamp()
+            )
+        elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
+            target = watched
+            viewport = self.list_view.viewport()
+            if watched is viewport and isinstance(event, QMouseEvent):
+                at = event.position().toPoint()
+                target = self.list_view.item_widget_at(at) or watched  # the part that ignored it
+            card = _card_of(target)
+            if card is not None:
+                self._choose(card.entry)
+        elif kind == _E.WindowDeactivate and watched is self:
+            self._gate.reset()  # the key's release may now go to another window
+        return False
+
+    def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        previous, self._focused = self._focused, []
+        for widget in previous:
+            if shiboken6.isValid(widget):
+                widget.removeEventFilter(self)
+        if new is None or new in self._filtered or not shiboken6.isValid(self):
+            return
+        if new.window() is self:
+            # A scrolling widget (the command view) gets its presses on its viewport.
+            extra = [new.viewport()] if isinstance(new, QAbstractScrollArea) else []
+            self._focused = [new, *extra]
+            for widget in self._focused:
+                widget.installEventFilter(self)
+
+    def _on_key_press(self, event: QKeyEvent) -> bool:
+        action = action_for(event.key(), event.modifiers())
+        if action is None:
+            return False
+        if action in (KeyAction.UP, KeyAction.DOWN):
+            self._move_selection(1 if action is KeyAction.DOWN else -1)
+        elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
+            self._page_command(1 if action is KeyAction.PAGE_DOWN else -1)
+        elif not event.isAutoRepeat():  # a held key: said once, on its first press
+            key, at_ms = event.key(), event.timestamp()
+            press = functools.partial(self._gate.press, key, auto_repeat=False, at_ms=at_ms)
+            self._decide_by_key(DECISIONS[action], press)
+        return True  # ours, whether or not it applied: it must not reach a button as well
+
     def _move_selection(self, step: int) -> None:
         row = self.board.neighbour(self._selected, step)
         if row is not None:
@@ -581,3 +745,12 @@ def _wake(timer: QTimer, at: list[float], now: float) -> None:
         timer.start(max(1, round((min(at) - now) * 1000)))
     else:
         timer.stop()
+
+
+def _card_of(widget: QWidget | None) -> RowCard | None:
+    while widget is not None and not isinstance(widget, RowCard):
+        widget = widget.parentWidget()
+    return widget
+
+
+_E = QEvent.Type
