@@ -381,7 +381,8 @@ class GatewayBridge(QObject):
         if client is None:
             self.yolo_checked.emit(gateway_id, session_id, YoloCheck.UNREACHABLE)
             return
-        canonical = self._dialect(gateway_id) is Dialect.C
+        view = self._state.snapshot().gateway(gateway_id)
+        canonical = view is not None and view.dialect is Dialect.C
 
         async def check() -> None:
             try:
@@ -546,7 +547,3 @@ class GatewayBridge(QObject):
     def _yolo_reported_on(self, gateway_id: str, session_id: str) -> bool | None:
         session = self._state.session(gateway_id, session_id)
         return None if session is None else session.yolo.effective
-
-    def _dialect(self, gateway_id: str) -> Dialect | None:
-        view = self._state.snapshot().gateway(gateway_id)
-        return None if view is None else view.dialect

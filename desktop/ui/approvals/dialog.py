@@ -64,24 +64,17 @@ SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, sessio
 
 
 class KeyAction(enum.Enum):
-    """What a key press means in the dialog."""
+    """What a key press means in the dialog: a move, or the decision it makes."""
 
     UP = "up"
     DOWN = "down"
     PAGE_UP = "page up"
     PAGE_DOWN = "page down"
-    ONCE = "once"
-    SESSION = "session"
-    ALWAYS = "always"
-    DENY = "deny"
+    ONCE = Choice.ONCE
+    SESSION = Choice.SESSION
+    ALWAYS = Choice.ALWAYS
+    DENY = Choice.DENY
 
-
-DECISIONS = {
-    KeyAction.ONCE: Choice.ONCE,
-    KeyAction.SESSION: Choice.SESSION,
-    KeyAction.ALWAYS: Choice.ALWAYS,
-    KeyAction.DENY: Choice.DENY,
-}
 
 _K = Qt.Key
 _M = Qt.KeyboardModifier
@@ -268,7 +261,8 @@ class ApprovalDialog(QDialog):
             )
             if after is not None:
                 self._select(after)
-        if self._yolo_on(gateway_id, approval.session_id):
+        session = self._session_of(gateway_id, approval.session_id)
+        if session is not None and session.yolo.effective:
             self._show_yolo_note()
         self._after_change()
         self._let_batches_leave()
@@ -611,10 +605,6 @@ class ApprovalDialog(QDialog):
         self.notice.setText(text)
         self._notice_about = about if text else None
 
-    def _yolo_on(self, gateway_id: str, session_id: str) -> bool:
-        session = self._session_of(gateway_id, session_id)
-        return session is not None and session.yolo.effective
-
     def _show_yolo_note(self) -> None:
         titles = []
         for gateway in self.board.gateways:
@@ -700,9 +690,10 @@ class ApprovalDialog(QDialog):
         elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
             self._page_command(1 if action is KeyAction.PAGE_DOWN else -1)
         elif not event.isAutoRepeat():  # a held key: said once, on its first press
+            assert isinstance(action.value, Choice)  # the moves are all above
             key, at_ms = event.key(), event.timestamp()
             press = functools.partial(self._gate.press, key, auto_repeat=False, at_ms=at_ms)
-            self._decide_by_key(DECISIONS[action], press)
+            self._decide_by_key(action.value, press)
         return True  # ours, whether or not it applied: it must not reach a button as well
 
     def _move_selection(self, step: int) -> None:
