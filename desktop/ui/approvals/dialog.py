@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Sequence
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QEnterEvent,
     QGuiApplication,
     QHideEvent,
     QKeyEvent,
@@ -345,18 +344,12 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
         self._note_presence()
 
-    def enterEvent(self, event: QEnterEvent) -> None:
-        super().enterEvent(event)
-        self._note_presence()
-
-    def leaveEvent(self, event: QEvent) -> None:
-        super().leaveEvent(event)
-        self._note_presence()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.ActivationChange:
+    def event(self, event: QEvent) -> bool:
+        """The pointer came or went, or the window was (de)activated: is the person reading?"""
+        handled = super().event(event)
+        if event.type() in (_E.Enter, _E.Leave, _E.ActivationChange):
             self._note_presence()
+        return handled
 
     def catch_up(self) -> None:
         """The clock moved on without a timer knowing (a hand-driven clock): judge it all now.
