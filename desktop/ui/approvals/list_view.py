@@ -566,10 +566,7 @@ class ApprovalListView(QAbstractScrollArea):
         now = self._clock() if self.isVisible() else None
         seen_before = set(self._on_screen)
         for uid, widget in self._widgets.items():
-            i = self._index.get(uid)
-            if i is None:
-                widget.hide()
-                continue
+            i = self._index[uid]  # every built widget shows a node of the board
             node = self._items[i]
             y = self._tops[i] - value
             height = self._heights.get(uid) or _estimate(node)
