@@ -275,13 +275,10 @@ class GatewayBridge(QObject):
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: Surface) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
-        sessions: list[str] = []
+        rows = [self._state.approval(gateway_id, key) for key in keys]  # before they resolve
         for key in keys:
-            row = self._state.approval(gateway_id, key)
-            if row is not None and row.session_id not in sessions:
-                sessions.append(row.session_id)
             self.decide(DecisionRequest(gateway_id, key, Choice.DENY, surface))
-        for session_id in sessions:
+        for session_id in dict.fromkeys(row.session_id for row in rows if row is not None):
             if gateway_id in self._clients:
                 self.interrupt(gateway_id, session_id)
 

@@ -352,11 +352,7 @@ class ApprovalDialog(QDialog):
         return handled
 
     def catch_up(self) -> None:
-        """The clock moved on without a timer knowing (a hand-driven clock): judge it all now.
-
-        Countdowns, what "Approve all" covers and which answered batches leave all depend on
-        the clock; the one-shot timers that usually wake for them count real milliseconds.
-        """
+        """A hand-driven clock moved on, unknown to the (real-time) timers: judge it all now."""
         self.list_view.refresh_countdowns(self._clock())
         self._on_screen_changed()
         self._note_presence()  # where the pointer and focus are now; lets due batches go

@@ -487,10 +487,9 @@ class ApprovalListView(QAbstractScrollArea):
         resized = True  # the first pass always lays out (the structure may have changed)
         for _ in range(4):  # building corrects estimates; a few passes settle it
             dirty, self._unmeasured = self._unmeasured, set()
-            for uid in dirty:
-                node, widget = self.board.node(uid), self._widgets.get(uid)
-                if node is not None and widget is not None and self._measure(node, widget):
-                    resized = True
+            for uid in dirty:  # all built: dropping a widget forgets it
+                widget = self._widgets[uid]
+                resized |= self._measure(_node_of(widget), widget)
             if resized:
                 self._recompute_tops()
             resized = False
