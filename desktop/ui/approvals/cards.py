@@ -19,7 +19,7 @@ from desktop.core.model import Action, Choice, RunKind
 from desktop.core.text_safety import bound_text
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import BatchGroup, GatewayGroup, RowEntry, SessionGroup
-from desktop.risk import RiskAssessment, assess
+from desktop.risk import assess
 from desktop.ui.approvals.command_view import CommandView
 
 
@@ -153,7 +153,6 @@ class RowCard(QFrame):
         self.result = plain_label("resultLine")
         self.output = plain_label("resultOutput")
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.risk: RiskAssessment | None = None
         self.reconfirm = action_button(
             "Re-confirm…", "reconfirmButton", "Answer this command although it may be stale"
         )
@@ -215,7 +214,7 @@ class RowCard(QFrame):
         set_style_property(self.state, "tone", tone.value)
         if a.command != self._command_source:  # reveal a long command once, not per update
             self._command_source = a.command
-            self.risk = risk = assess(a.command, a.context.cwd)
+            risk = assess(a.command, a.context.cwd)
             shown, hidden = texts.revealed(a.command)
             self.command.show_command(shown, texts.shown_marks(a.command, risk.findings))
             self._spoken_command = bound_text(shown, SPOKEN_COMMAND_CHARS)[0]
