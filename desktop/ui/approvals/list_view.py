@@ -245,7 +245,7 @@ class ApprovalListView(QAbstractScrollArea):
     def node_changed(self, node: Node) -> None:
         """``node``'s shown data changed: re-render its widget, if built."""
         widget = self._widgets.get(node.uid)
-        if isinstance(widget, RowCard | GroupWidget):
+        if widget is not None:
             widget.refresh(self._clock())
             self._unmeasured.add(node.uid)
             self._post_flush()  # its height may have changed
