@@ -479,8 +479,9 @@ class ApprovalDialog(QDialog):
         )
 
     def _on_screen_changed(self) -> None:
-        self.list_view.refresh_batch_cards()
+        # Read first: after the cards judge, it could be past the dwell they saw as unfinished.
         now, dwell = self._clock(), self._batch_dwell
+        self.list_view.refresh_batch_cards()
         ends = [
             since + dwell
             for row in self.list_view.rows_on_screen()
