@@ -301,9 +301,8 @@ class GatewayBridge(QObject):
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
-        client = self._clients[gateway_id]
         self._spawn(
-            client.set_approval_mode(mode),
+            self._clients[gateway_id].set_approval_mode(mode),
             f"Could not set the approval mode to {mode}",
             self._state.gateway_name(gateway_id),
             "Change approvals.mode in Hermes' config.yaml if the gateway does not allow it.",
@@ -311,9 +310,8 @@ class GatewayBridge(QObject):
         )
 
     def interrupt(self, gateway_id: str, session_id: str) -> None:
-        client = self._clients[gateway_id]
         self._spawn(
-            client.interrupt(session_id),
+            self._clients[gateway_id].interrupt(session_id),
             "Could not interrupt the session",
             self._where(gateway_id, session_id),
             "Try again; if the session is stuck, stop it from the terminal.",
