@@ -87,8 +87,8 @@ def _open_dialog() -> None:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from desktop.ui.approvals.cards import RowCard
     from desktop.ui.approvals.dialog import ApprovalDialog
-    from desktop.ui.approvals.row_card import RowCard
 
     dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, ApprovalDialog)]
     if not dialogs:

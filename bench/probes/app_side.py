@@ -71,7 +71,7 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     from desktop.core.events import ApprovalRequested, SessionChanged
     from desktop.core.model import Approval, Choice, SessionState
-    from desktop.ui.approvals.row_card import RowCard
+    from desktop.ui.approvals.cards import RowCard
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
 

@@ -191,7 +191,7 @@ def build(args: argparse.Namespace) -> None:
     shell.dialog.list_view.viewport().installEventFilter(paint_watch)
 
     def row_turn(sample: Sample) -> None:
-        sample.rows_in_dialog = sum(1 for _ in shell.dialog.model.board.rows())
+        sample.rows_in_dialog = sum(1 for _ in shell.dialog.board.rows())
         sample.waiting_in_core = sum(
             1 for a in client.core.approvals() if a.phase.name == "WAITING"
         )

@@ -10,6 +10,7 @@ as past-tense signals. Every decision is re-announced as ``decision_made`` for t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Coroutine
@@ -19,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.decisions import refusal
 from desktop.core.events import CoreEvent, ProtocolErrorReceived
-from desktop.core.model import Approval, Choice, DecisionResult, Dialect, SessionState
+from desktop.core.model import Approval, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
 from desktop.gateway.status import ConnectionStatus
@@ -85,7 +86,7 @@ class GatewayBridge(QObject):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
         self._closing = False  # set once at quit: nothing more is reported
-        self._yolo_waiters: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
+        self._session_change = asyncio.Event()  # set, then replaced, on every SessionChanged
         self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._notifier: NativeNotifier | None = None
         self._notifier_asked = False  # start_notifications() was called
@@ -164,20 +165,9 @@ class GatewayBridge(QObject):
     def snapshot(self) -> AppSnapshot:
         return self._state.snapshot()
 
-    def gateway_name(self, gateway_id: str) -> str:
-        return self._state.gateway_name(gateway_id)
-
-    def session(self, gateway_id: str, session_id: str) -> SessionState | None:
-        """The store's session, with its one name, or None when it is gone."""
-        return self._state.session(gateway_id, session_id)
-
-    def approval(self, gateway_id: str, key: str) -> Approval | None:
-        """The store's open row, or None once it resolved: readers keep keys, not copies."""
-        return self._state.approval(gateway_id, key)
-
     @property
     def rows(self) -> AppState:
-        """The store the approval dialog reads its rows from (open and recently resolved)."""
+        """The store: rows (open and recently resolved), sessions and gateway names."""
         return self._state
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
@@ -208,10 +198,8 @@ class GatewayBridge(QObject):
             else:
                 self.approval_changed.emit(change)
         elif isinstance(change, SessionUpdate):
-            ident = (change.gateway_id, change.session.session_id)
-            for waiter in self._yolo_waiters.pop(ident, []):  # see _next_session_change
-                if not waiter.done():
-                    waiter.set_result(None)
+            self._session_change.set()  # wakes the YOLO-off checks (_next_session_change)
+            self._session_change = asyncio.Event()
             self.session_changed.emit(change)
         elif isinstance(change, PromptUpdate):
             (self.prompt_ended if change.ended else self.prompt_asked).emit(change)
@@ -287,13 +275,10 @@ class GatewayBridge(QObject):
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: Surface) -> None:
         """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
-        sessions: list[str] = []
+        rows = [self._state.approval(gateway_id, key) for key in keys]  # before they resolve
         for key in keys:
-            row = self._state.approval(gateway_id, key)
-            if row is not None and row.session_id not in sessions:
-                sessions.append(row.session_id)
             self.decide(DecisionRequest(gateway_id, key, Choice.DENY, surface))
-        for session_id in sessions:
+        for session_id in dict.fromkeys(row.session_id for row in rows if row is not None):
             if gateway_id in self._clients:
                 self.interrupt(gateway_id, session_id)
 
@@ -316,9 +301,8 @@ class GatewayBridge(QObject):
 
     def set_approval_mode(self, gateway_id: str, mode: str) -> None:
         """Global for the gateway; the UI asks for confirmation before calling this."""
-        client = self._clients[gateway_id]
         self._spawn(
-            client.set_approval_mode(mode),
+            self._clients[gateway_id].set_approval_mode(mode),
             f"Could not set the approval mode to {mode}",
             self._state.gateway_name(gateway_id),
             "Change approvals.mode in Hermes' config.yaml if the gateway does not allow it.",
@@ -326,9 +310,8 @@ class GatewayBridge(QObject):
         )
 
     def interrupt(self, gateway_id: str, session_id: str) -> None:
-        client = self._clients[gateway_id]
         self._spawn(
-            client.interrupt(session_id),
+            self._clients[gateway_id].interrupt(session_id),
             "Could not interrupt the session",
             self._where(gateway_id, session_id),
             "Try again; if the session is stuck, stop it from the terminal.",
@@ -393,7 +376,8 @@ class GatewayBridge(QObject):
         if client is None:
             self.yolo_checked.emit(gateway_id, session_id, YoloCheck.UNREACHABLE)
             return
-        canonical = self._dialect(gateway_id) is Dialect.C
+        view = self._state.snapshot().gateway(gateway_id)
+        canonical = view is not None and view.dialect is Dialect.C
 
         async def check() -> None:
             try:
@@ -401,7 +385,7 @@ class GatewayBridge(QObject):
                     client,
                     session_id,
                     functools.partial(self._yolo_reported_on, gateway_id, session_id),
-                    functools.partial(self._next_session_change, (gateway_id, session_id)),
+                    self._next_session_change,
                     read_back=functools.partial(client.read_yolo, session_id)
                     if canonical
                     else None,
@@ -440,20 +424,10 @@ class GatewayBridge(QObject):
             else:
                 log.info("YOLO off at quit for %s/%s (its time-box ends with the app)", gid, sid)
 
-    async def _next_session_change(self, ident: tuple[str, str], timeout: float) -> None:
-        """Return on the session's next SessionChanged, or after ``timeout`` seconds."""
-        loop = self._loop
-        assert loop is not None  # only called from a task it runs
-        waiter: asyncio.Future[None] = loop.create_future()
-        self._yolo_waiters.setdefault(ident, []).append(waiter)
-        try:
-            await asyncio.wait({waiter}, timeout=timeout)
-        finally:
-            waiters = self._yolo_waiters.get(ident, [])
-            if waiter in waiters:
-                waiters.remove(waiter)
-            if not waiters:
-                self._yolo_waiters.pop(ident, None)
+    async def _next_session_change(self, timeout: float) -> None:
+        """Return on any session's next change (a check re-reads its own) or after ``timeout`` s."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._session_change.wait(), timeout)
 
     # -- native notifications --------------------------------------------------------------------
     def start_notifications(self) -> None:
@@ -568,7 +542,3 @@ class GatewayBridge(QObject):
     def _yolo_reported_on(self, gateway_id: str, session_id: str) -> bool | None:
         session = self._state.session(gateway_id, session_id)
         return None if session is None else session.yolo.effective
-
-    def _dialect(self, gateway_id: str) -> Dialect | None:
-        view = self._state.snapshot().gateway(gateway_id)
-        return None if view is None else view.dialect

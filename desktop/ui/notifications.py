@@ -64,7 +64,7 @@ class NotificationController(QObject):
         self.policy = NotifyPolicy(
             settings or NotifySettings(),
             started_at=time.monotonic(),
-            rows=bridge.approval,
+            rows=bridge.rows.approval,
             high_risk=high_risk,
         )
         self.native: bool | None = None  # None until the bridge answers whether they work

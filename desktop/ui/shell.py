@@ -131,9 +131,7 @@ class TrayShell(QObject):
 
     def _dialog_shows(self, gateway_id: str, batch_id: str) -> bool:
         dialog = self._dialog
-        return (
-            dialog is not None and dialog.model.board.find_batch(gateway_id, batch_id) is not None
-        )
+        return dialog is not None and dialog.board.find_batch(gateway_id, batch_id) is not None
 
     @property
     def dialog(self) -> ApprovalDialog:
@@ -142,7 +140,7 @@ class TrayShell(QObject):
             from desktop.ui.approvals.dialog import ApprovalDialog
 
             self._dialog = ApprovalDialog(
-                self.bridge.rows, clock=self._clock, session_of=self.bridge.session
+                self.bridge.rows, clock=self._clock, session_of=self.bridge.rows.session
             )
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)

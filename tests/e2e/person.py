@@ -21,8 +21,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
 
 from desktop.core.model import Choice
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S
-from desktop.ui.approvals.group_cards import BatchCard
-from desktop.ui.approvals.row_card import RowCard
+from desktop.ui.approvals.cards import BatchCard, RowCard
 from tests.e2e.tray_app import GATEWAY_ID, TrayApp
 
 Key = Qt.Key

@@ -50,7 +50,7 @@ def test_batch_of_three_is_one_group_answered_third_first_second(
             assert len({x.batch_id for x in batch}) == 1, "one message must be one batch"
             assert [x.position for x in batch] == [0, 1, 2]
             assert all(intact(v) for v in (a, b, c)), "a batch command ran before any answer"
-            group = app.dialog.model.board.find_batch(GATEWAY_ID, batch[0].batch_id)
+            group = app.dialog.board.find_batch(GATEWAY_ID, batch[0].batch_id)
             assert group is not None
             assert len(group.rows) == 3
             person.click_tray_icon(app)

@@ -15,7 +15,7 @@ from desktop.core.model import Choice, OutcomeKind
 from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionMade
 from desktop.model.notify_policy import ActionKind
-from desktop.ui.approvals.group_cards import BatchCard
+from desktop.ui.approvals.cards import BatchCard
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import commands, intact, rm, victim

@@ -224,7 +224,7 @@ class TrayApp:
 
     def row(self, key: str) -> RowEntry | None:
         """The dialog's row for ``key`` (None once its batch left the dialog)."""
-        return self.dialog.model.board.row((GATEWAY_ID, key))
+        return self.dialog.board.row((GATEWAY_ID, key))
 
     def started_sessions(self) -> list[str]:
         """Session ids of tasks the tray started, in order (from its "Task started" notices)."""

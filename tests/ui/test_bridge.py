@@ -13,7 +13,15 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.model import ApprovalPhase, Choice, Dialect, Outcome, OutcomeKind
+from desktop.core.model import (
+    ApprovalPhase,
+    Choice,
+    Dialect,
+    Outcome,
+    OutcomeKind,
+    YoloSource,
+    YoloState,
+)
 from desktop.gateway.client import ConnectionState
 from desktop.journal import Surface
 from desktop.model.bridge_events import (
@@ -184,6 +192,18 @@ def test_yolo_off_is_checked_the_dialects_way(started, arun, dialect, calls):
     bridge.switch_yolo_off_checked("g1", "s1")
     assert arun(holds(lambda: checked, bridge.yolo_checked)) == [("g1", "s1", YoloCheck.OFF)]
     assert client.calls == calls
+
+
+def test_yolo_off_waits_for_the_session_to_report_it(started, arun):
+    bridge, client = started
+    bridge.yolo_settle_s = 60.0  # a check that missed the report would time out the test
+    on = YoloState(effective=True, source=YoloSource.SESSION)
+    client.emit(SessionChanged(session("s1", "Fix the build", yolo=on)))
+    checked = recorded(bridge.yolo_checked)
+    bridge.switch_yolo_off_checked("g1", "s1")
+    arun(poll_until(lambda: ("set_yolo", "s1", False) in client.calls))
+    client.emit(SessionChanged(session("s1", "Fix the build")))  # the gateway reports it off
+    assert arun(holds(lambda: checked, bridge.yolo_checked)) == [("g1", "s1", YoloCheck.OFF)]
 
 
 def test_yolo_off_for_a_gateway_that_is_gone_is_unreachable_at_once(started):

@@ -114,7 +114,7 @@ def test_the_demo_connects_follows_both_sessions_and_asks_for_a_batch_of_three(q
                 lambda: tray.session(WEBSHOP) and tray.session(HOMESERVER),
                 tray.bridge.snapshot_changed,
             )
-            assert tray.bridge.gateway_name(DEMO_GATEWAY_ID) == DEMO_GATEWAY_NAME
+            assert tray.bridge.rows.gateway_name(DEMO_GATEWAY_ID) == DEMO_GATEWAY_NAME
             assert "simulated" in DEMO_GATEWAY_NAME
 
             batch = await holds(

@@ -48,7 +48,7 @@ def test_the_dialog_names_a_yolo_session_as_the_store_does_and_follows_it(shell)
     s, client, _quits = shell
     client.emit(SessionChanged(session("s1", "Fix the build", yolo=YOLO_SESSION)))
     assert s.dialog.yolo_note.text().startswith(
-        f"YOLO is on for “{s.bridge.session('g1', 's1').title}” (1 waiting)"
+        f"YOLO is on for “{s.bridge.rows.session('g1', 's1').title}” (1 waiting)"
     )
     client.emit(SessionChanged(session("s1", "Fix the build")))
     assert s.dialog.yolo_note.isHidden()
@@ -67,12 +67,12 @@ def test_a_refused_decision_is_handed_back_to_the_dialog(shell):
     client.refuse = "the command timed out"
     result = s.decide(DecisionRequest("g1", "k1", Choice.ONCE, Surface.DIALOG_BUTTON))
     assert not result.sent
-    assert s.dialog.model.board.row(("g1", "k1")).notice == "the command timed out"
+    assert s.dialog.board.row(("g1", "k1")).notice == "the command timed out"
 
 
 def test_the_dialog_reads_its_rows_from_the_store_and_lets_go_of_what_it_forgets(shell):
     s, client, _quits = shell
-    row = s.dialog.model.board.row(("g1", "k1"))
+    row = s.dialog.board.row(("g1", "k1"))
     assert row.approval is s.bridge.rows.row("g1", "k1")  # the store's value, not a copy
     for i in range(KEPT_RESOLVED + 1):  # a flood answered elsewhere, all within the grace
         key = "k1" if i == 0 else f"r{i}"
@@ -80,8 +80,8 @@ def test_the_dialog_reads_its_rows_from_the_store_and_lets_go_of_what_it_forgets
             ApprovalChanged(replace(approval(key, batch="b1"), phase=ApprovalPhase.RESOLVED))
         )
     assert s.bridge.rows.row("g1", "k1") is None  # the oldest went past the store's bound …
-    assert s.dialog.model.board.row(("g1", "k1")) is None  # … and the dialog let go of it too
-    assert len(list(s.dialog.model.board.rows())) == KEPT_RESOLVED
+    assert s.dialog.board.row(("g1", "k1")) is None  # … and the dialog let go of it too
+    assert len(list(s.dialog.board.rows())) == KEPT_RESOLVED
 
 
 @OFFSCREEN_WINDOWS

@@ -121,7 +121,7 @@ def in_arrival_order(rows: list[RowEntry]) -> list[RowEntry]:
 
 
 class ApprovalBoard:
-    """The grouped tree with append-only growth; the Qt model wraps it (``tree_model``)."""
+    """The grouped tree with append-only growth; the card list (``list_view``) changes it."""
 
     def __init__(self, store: AppState) -> None:
         self.store = store

@@ -138,7 +138,7 @@ class CommandView(QPlainTextEdit):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         """Start a selection as usual, then let the press go on up: it also selects the row."""
         super().mousePressEvent(event)
-        event.ignore()  # the list's viewport sees it (input_router) and selects this card
+        event.ignore()  # the list's viewport sees it (the dialog's filter) and selects this card
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

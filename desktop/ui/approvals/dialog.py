@@ -13,19 +13,35 @@ focus and time to them and waits on one-shot timers. ``clock`` must be the core'
 
 from __future__ import annotations
 
+import enum
 import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QEnterEvent, QGuiApplication, QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QMessageBox, QVBoxLayout, QWidget
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QGuiApplication,
+    QHideEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
+    QDialog,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.model import Approval, Choice, SessionState
 from desktop.journal import Surface
 from desktop.model.app_state import AppState
 from desktop.model.approvals import rules, texts
 from desktop.model.approvals.layout import (
+    ApprovalBoard,
     BatchGroup,
     RowEntry,
     RowId,
@@ -38,14 +54,95 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
-from desktop.ui.approvals.input_router import InputRouter
+from desktop.ui.approvals.cards import RowCard, plain_label
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
-from desktop.ui.approvals.row_card import RowCard, plain_label
 from desktop.ui.approvals.style import STYLESHEET
-from desktop.ui.approvals.tree_model import ApprovalTreeModel
 
 HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
+
+
+class KeyAction(enum.Enum):
+    """What a key press means in the dialog: a move, or the decision it makes."""
+
+    UP = "up"
+    DOWN = "down"
+    PAGE_UP = "page up"
+    PAGE_DOWN = "page down"
+    ONCE = Choice.ONCE
+    SESSION = Choice.SESSION
+    ALWAYS = Choice.ALWAYS
+    DENY = Choice.DENY
+
+
+_K = Qt.Key
+_M = Qt.KeyboardModifier
+_NONE = _M.NoModifier
+_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], KeyAction] = {
+    (_K.Key_Up, _NONE): KeyAction.UP,
+    (_K.Key_Down, _NONE): KeyAction.DOWN,
+    (_K.Key_PageUp, _NONE): KeyAction.PAGE_UP,
+    (_K.Key_PageDown, _NONE): KeyAction.PAGE_DOWN,
+    (_K.Key_A, _NONE): KeyAction.ONCE,
+    (_K.Key_Return, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_Enter, _M.ControlModifier): KeyAction.ONCE,
+    (_K.Key_D, _NONE): KeyAction.DENY,
+    (_K.Key_Backspace, _M.ControlModifier): KeyAction.DENY,
+    (_K.Key_S, _NONE): KeyAction.SESSION,
+    (_K.Key_A, _M.ShiftModifier): KeyAction.ALWAYS,
+}
+
+
+def action_for(key: int, modifiers: Qt.KeyboardModifier) -> KeyAction | None:
+    """The action bound to ``key`` with exactly these modifiers (keypad flag ignored)."""
+    mods = modifiers & ~_M.KeypadModifier
+    try:
+        return _BINDINGS.get((Qt.Key(key), Qt.KeyboardModifier(mods)))
+    except ValueError:  # not a Qt.Key member (e.g. a dead key)
+        return None
+
+
+FRESH_GAP_MS = 30  # release to press again: X11 repeats ~0 ms, a person's re-press 50+ ms
+
+
+class RepeatGate:
+    """Let one key press make at most one decision.
+
+    After a decision the selection moves on, so a key held a moment too long would answer the
+    next, unread command: auto-repeats never decide, and the deciding key must be released before
+    any other decision. Qt's repeat flag is not enough: on X11 a held key sends release/press
+    pairs with one timestamp and Qt marks only some of them, so a press sooner than
+    :data:`FRESH_GAP_MS` after the deciding key's release is the same hold. Times are the key
+    events' timestamps in milliseconds; 0: none (a synthesized event).
+    """
+
+    def __init__(self) -> None:
+        self._held: int | None = None  # the key that made the last decision, until released
+        self._released: tuple[int, int] | None = None  # (that key, when it came up)
+
+    def press(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> bool:
+        """A decision key went down: True if it may decide (and the gate then locks on it)."""
+        if auto_repeat or self._held is not None or self._repeat_of_release(key, at_ms):
+            if self._released is not None and self._released[0] == key:
+                self._held, self._released = key, None  # the hold goes on: wait for a real lift
+            return False
+        self._held, self._released = key, None
+        return True
+
+    def release(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> None:
+        """A key came up; the real release of the deciding key unlocks the gate."""
+        if not auto_repeat and key == self._held:
+            self._held, self._released = None, (key, at_ms)
+
+    def reset(self) -> None:
+        """Forget the held key (focus left the dialog, so its release may never arrive here)."""
+        self._held = self._released = None
+
+    def _repeat_of_release(self, key: int, at_ms: int) -> bool:
+        if self._released is None or self._released[0] != key:
+            return False
+        released_at = self._released[1]
+        return bool(at_ms and released_at) and 0 <= at_ms - released_at < FRESH_GAP_MS
 
 
 class ApprovalDialog(QDialog):
@@ -84,9 +181,9 @@ class ApprovalDialog(QDialog):
         self._answered: dict[int, BatchGroup] = {}  # fully resolved batches, until they leave
         self._notice_about: RowId | None = None  # the row the notice line speaks of, if one
         self._session_of = session_of  # the store's sessions: whose YOLO is on, their names
-        self.model = ApprovalTreeModel(rows, self)
+        self.board = ApprovalBoard(rows)
         cover = functools.partial(self._intent, choice=Choice.ONCE)  # what "Approve all" covers
-        self.list_view = ApprovalListView(self.model, clock, approve_cover=cover)
+        self.list_view = ApprovalListView(self.board, clock, cover)
         self.list_view.on_screen_changed.connect(self._on_screen_changed)
         # On the list, not the window: a window's own minimum would stop its layout from
         # widening it when the list needs more (see ApprovalListView._keep_buttons_whole).
@@ -119,16 +216,14 @@ class ApprovalDialog(QDialog):
         self._cover_timer = QTimer(self)  # when a row on screen was read long enough
         self._cover_timer.setSingleShot(True)
         self._cover_timer.timeout.connect(self._on_screen_changed)
-        self._input = InputRouter(
-            self,
-            self.list_view,
-            move=self._move_selection,
-            page=self._page_command,
-            can_decide=self._can_decide_selected,
-            decide=self._decide_selected,
-            refused=self._explain_refusal,
-            clicked=lambda card: self._choose(card.entry),
-        )
+        self._gate = RepeatGate()
+        self._filtered = (self, self.list_view, self.list_view.viewport())  # see eventFilter
+        self._focused: list[QWidget] = []  # the focus widget (and its viewport), filtered too
+        for widget in self._filtered:
+            widget.installEventFilter(self)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_focus_changed)
         self.list_view.setFocus()  # the keyboard's home once the window is active
         self._note_presence()
         self._after_change()
@@ -138,12 +233,12 @@ class ApprovalDialog(QDialog):
         self, gateway_id: str, gateway_name: str, approval: Approval, session_title: str
     ) -> None:
         """The store now holds ``approval`` (ApprovalRequested/Changed): show or update its row."""
-        known = self.model.board.row((gateway_id, approval.key))
+        known = self.board.row((gateway_id, approval.key))
         if known is not None:
             rules.absorb_core_state(known, approval)
-        row = self.model.upsert(gateway_id, gateway_name, approval, session_title)
+        row = self.list_view.upsert(gateway_id, gateway_name, approval, session_title)
         self._count(row)
-        self.model.board.note_resolution(row.batch, self._clock())
+        self.board.note_resolution(row.batch, self._clock())
         if row.batch.resolved_at is None:
             self._answered.pop(row.batch.uid, None)
         else:
@@ -161,23 +256,24 @@ class ApprovalDialog(QDialog):
             after = (
                 self._next_selection(self._selected)
                 if self._selected is not None
-                else self.model.board.next_open(None)  # the first look: any waiting row
+                else self.board.next_open(None)  # the first look: any waiting row
             )
             if after is not None:
                 self._select(after)
-        if self._yolo_on(gateway_id, approval.session_id):
+        session = self._session_of(gateway_id, approval.session_id)
+        if session is not None and session.yolo.effective:
             self._show_yolo_note()
         self._after_change()
         self._let_batches_leave()
 
     def session_changed(self, gateway_id: str, session: SessionState) -> None:
         """A session's state changed: keep the YOLO note true (only sessions shown here count)."""
-        if self.model.board.session(gateway_id, session.session_id) is not None:
+        if self.board.session(gateway_id, session.session_id) is not None:
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
         """Show the dialog, active, with that batch's first waiting row selected."""
-        batch = self.model.board.find_batch(gateway_id, batch_id)
+        batch = self.board.find_batch(gateway_id, batch_id)
         self.present(activate=True, near=near)
         if batch is not None:
             waiting = [r for r in in_arrival_order(batch.rows) if r.is_open]
@@ -189,31 +285,15 @@ class ApprovalDialog(QDialog):
 
     def clear_gateway(self, gateway_id: str) -> None:
         """Forget every row of a gateway at once (removed from the settings, say)."""
-        gateway = self.model.board.gateway(gateway_id)
+        gateway = self.board.gateway(gateway_id)
         if gateway is not None:
-            batches = [b for s in gateway.sessions for b in s.batches]
-            self._before_removal(batches)
-            self.model.remove(gateway)
-            self.model.board.store.release_rows(
-                gateway_id, [r.key for b in batches for r in b.rows]
-            )
-            self._after_removal()
+            self._remove([b for s in gateway.sessions for b in s.batches], release=True)
         self._show_yolo_note()
 
     def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
         """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
-        board = self.model.board
-        for key in keys:
-            row = board.row((gateway_id, key))
-            if row is None:
-                continue
-            if len(row.batch.rows) == 1:
-                self._before_removal([row.batch])
-                self.model.remove(row.batch)
-            else:  # a resolved row leaving never changes whether the rest is fully resolved
-                self._before_removal([], [row])
-                self.model.remove(row)
-        self._after_removal()
+        rows = (self.board.row((gateway_id, key)) for key in keys)
+        self._remove([r for r in rows if r is not None], release=False)
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
         """Show the window; raise and focus it only when the person asked for it.
@@ -231,7 +311,7 @@ class ApprovalDialog(QDialog):
             self.list_view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
             current = self.selected_row()
             if current is None or not current.is_open or current.awaiting_core:
-                current = self.model.board.next_open(None) or current
+                current = self.board.next_open(None) or current
             self._select(current, with_heading=True)  # the first waiting row, heading in view
             return
         if not self.isVisible():
@@ -241,13 +321,13 @@ class ApprovalDialog(QDialog):
 
     def decision_refused(self, gateway_id: str, key: str, reason: str) -> None:
         """The core did not send the decision: give the row its buttons back and say why."""
-        row = self.model.board.row((gateway_id, key))
+        row = self.board.row((gateway_id, key))
         if row is None:
             return
         rules.refuse(row, reason)
         self._intents.pop(row.batch.uid, None)
-        self.model.node_changed(row)
-        self.model.node_changed(row.batch)
+        self.list_view.node_changed(row)
+        self.list_view.node_changed(row.batch)
 
     def showEvent(self, event: QShowEvent) -> None:
         self.list_view.materialise()
@@ -264,25 +344,15 @@ class ApprovalDialog(QDialog):
         self._sync_timer()
         self._note_presence()
 
-    def enterEvent(self, event: QEnterEvent) -> None:
-        super().enterEvent(event)
-        self._note_presence()
-
-    def leaveEvent(self, event: QEvent) -> None:
-        super().leaveEvent(event)
-        self._note_presence()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.ActivationChange:
+    def event(self, event: QEvent) -> bool:
+        """The pointer came or went, or the window was (de)activated: is the person reading?"""
+        handled = super().event(event)
+        if event.type() in (_E.Enter, _E.Leave, _E.ActivationChange):
             self._note_presence()
+        return handled
 
     def catch_up(self) -> None:
-        """The clock moved on without a timer knowing (a hand-driven clock): judge it all now.
-
-        Countdowns, what "Approve all" covers and which answered batches leave all depend on
-        the clock; the one-shot timers that usually wake for them count real milliseconds.
-        """
+        """A hand-driven clock moved on, unknown to the (real-time) timers: judge it all now."""
         self.list_view.refresh_countdowns(self._clock())
         self._on_screen_changed()
         self._note_presence()  # where the pointer and focus are now; lets due batches go
@@ -290,11 +360,11 @@ class ApprovalDialog(QDialog):
     # -- read-only helpers ------------------------------------------------------------------------
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
-        return self.model.board.row(self._selected) if self._selected else None
+        return self.board.row(self._selected) if self._selected else None
 
     def card(self, gateway_id: str, key: str) -> RowCard | None:
         """The card showing that row, built (and kept until the dialog hides) if it was not."""
-        row = self.model.board.row((gateway_id, key))
+        row = self.board.row((gateway_id, key))
         return self.list_view.ensure_card(row) if row is not None else None
 
     @property
@@ -332,8 +402,8 @@ class ApprovalDialog(QDialog):
 
         def finished(_result: int = 0) -> None:
             self._confirmation = None
-            self._input.gate.reset()  # Shift+A was released in the question, not here
-            if box.clickedButton() is not confirm or self.model.board.row(row.row_id) is not row:
+            self._gate.reset()  # Shift+A was released in the question, not here
+            if box.clickedButton() is not confirm or self.board.row(row.row_id) is not row:
                 return
             if rules.can_decide(row, Choice.ALWAYS):
                 self._send([row], Choice.ALWAYS, surface)
@@ -348,12 +418,12 @@ class ApprovalDialog(QDialog):
         for r in rows:
             confirmed = r.reconfirming
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
-            self.model.node_changed(r)
+            self.list_view.node_changed(r)
             gateway_id, key = r.row_id
             request = DecisionRequest(gateway_id, key, choice, surface, confirmed)
             self.decision_requested.emit(request)
         if rows:
-            self.model.node_changed(rows[0].batch)
+            self.list_view.node_changed(rows[0].batch)
 
     def _follow_through(self, batch: BatchGroup) -> None:
         intent = self._intents.get(batch.uid)
@@ -378,7 +448,7 @@ class ApprovalDialog(QDialog):
     def _on_reconfirm_clicked(self, row: RowEntry) -> None:
         if rules.needs_reconfirm(row):
             row.reconfirming = True
-            self.model.node_changed(row)
+            self.list_view.node_changed(row)
         self._choose(row)
 
     def _on_batch_action(self, batch: BatchGroup, choice: Choice) -> None:
@@ -409,8 +479,9 @@ class ApprovalDialog(QDialog):
         )
 
     def _on_screen_changed(self) -> None:
-        self.list_view.refresh_batch_cards()
+        # Read first: after the cards judge, it could be past the dwell they saw as unfinished.
         now, dwell = self._clock(), self._batch_dwell
+        self.list_view.refresh_batch_cards()
         ends = [
             since + dwell
             for row in self.list_view.rows_on_screen()
@@ -418,10 +489,7 @@ class ApprovalDialog(QDialog):
             and (since := self.list_view.on_screen_since(row)) is not None
             and since + dwell > now
         ]
-        if ends:
-            self._cover_timer.start(max(1, round((min(ends) - now) * 1000)))
-        else:
-            self._cover_timer.stop()
+        _wake(self._cover_timer, ends, now)
 
     def _choose(self, row: RowEntry, *, with_heading: bool = False) -> None:
         """The person picked ``row`` (click, key, notification)."""
@@ -430,12 +498,12 @@ class ApprovalDialog(QDialog):
 
     def _moved_on_to(self, batch: BatchGroup) -> None:
         if self._answered:
-            self.model.board.note_moved_on(batch, list(self._answered.values()))
+            self.board.note_moved_on(batch, list(self._answered.values()))
             self._let_batches_leave()
 
     def _note_presence(self) -> None:
         shown = self.isVisible()
-        self.model.board.note_presence(
+        self.board.note_presence(
             self._clock(),
             pointer_inside=shown and pointer_over(self),
             focused=shown and (self.isActiveWindow() or self.confirmation_box is not None),
@@ -443,10 +511,7 @@ class ApprovalDialog(QDialog):
         self._let_batches_leave()
 
     def _let_batches_leave(self) -> None:
-        if not self._answered:
-            self._leave_timer.stop()
-            return
-        now, board = self._clock(), self.model.board
+        now, board = self._clock(), self.board
         later: list[float] = []
         held = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
         for batch in list(self._answered.values()):
@@ -460,10 +525,7 @@ class ApprovalDialog(QDialog):
                 self._remove_batch(batch)
             elif at is not None:
                 later.append(at)
-        if later:
-            self._leave_timer.start(max(1, round((min(later) - now) * 1000)))
-        else:
-            self._leave_timer.stop()
+        _wake(self._leave_timer, later, now)
 
     def _select(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
         row_id = row.row_id if row is not None else None
@@ -473,37 +535,39 @@ class ApprovalDialog(QDialog):
         self.list_view.set_selected(row, with_heading=with_heading)
 
     def _tick(self) -> None:
-        now = self._clock()
-        self.list_view.refresh_countdowns(now)
+        self.list_view.refresh_countdowns(self._clock())
         self._sync_timer()
 
     def _remove_batch(self, batch: BatchGroup) -> None:
-        if self.model.board.node(batch.uid) is not batch:
-            return
-        self._before_removal([batch])
-        self.model.remove(batch)
-        self.model.board.store.release_rows(batch.gateway_id, [r.key for r in batch.rows])
-        self._after_removal()
+        if self.board.node(batch.uid) is batch:
+            self._remove([batch], release=True)
 
-    def _before_removal(self, batches: list[BatchGroup], rows: Sequence[RowEntry] = ()) -> None:
-        leaving_rows = [r for b in batches for r in b.rows] + list(rows)
-        leaving = {r.uid for r in leaving_rows}
-        for b in batches:
-            self._intents.pop(b.uid, None)
-            self._answered.pop(b.uid, None)
-        for r in leaving_rows:
+    def _remove(self, nodes: Sequence[BatchGroup | RowEntry], *, release: bool) -> None:
+        """Take one gateway's batches or rows off the list, and all the dialog held about them.
+
+        ``release``: the store may forget those rows too (not when it dropped them itself).
+        """
+        rows = [r for n in nodes for r in (n.rows if isinstance(n, BatchGroup) else [n])]
+        leaving = {r.uid for r in rows}
+        for r in rows:
             self._open.discard(r.row_id)
             self._counting.discard(r.row_id)
+        for batch in {r.batch.uid: r.batch for r in rows}.values():
+            if all(r.uid in leaving for r in batch.rows):  # the batch goes with its last row
+                self._intents.pop(batch.uid, None)
+                self._answered.pop(batch.uid, None)
         if self._confirmation and self._confirmation[1].uid in leaving:
             self._confirmation[0].reject()
         selected = self.selected_row()
         if selected is not None and selected.uid in leaving:
             after = self._next_selection(selected.row_id)
             self._select(after if after is not None and after.uid not in leaving else None)
-
-    def _after_removal(self) -> None:
+        for node in nodes:
+            self.list_view.remove(node)
+        if release and rows:
+            self.board.store.release_rows(rows[0].gateway_id, [r.key for r in rows])
         self._after_change()
-        if not self.model.board.gateways and self.isVisible() and not self.isActiveWindow():
+        if not self.board.gateways and self.isVisible() and not self.isActiveWindow():
             self.hide()  # nothing left to ask, and the person is not working in it
 
     def _count(self, row: RowEntry) -> None:
@@ -531,13 +595,9 @@ class ApprovalDialog(QDialog):
         self.notice.setText(text)
         self._notice_about = about if text else None
 
-    def _yolo_on(self, gateway_id: str, session_id: str) -> bool:
-        session = self._session_of(gateway_id, session_id)
-        return session is not None and session.yolo.effective
-
     def _show_yolo_note(self) -> None:
         titles = []
-        for gateway in self.model.board.gateways:
+        for gateway in self.board.gateways:
             for group in gateway.sessions:
                 session = self._session_of(gateway.gateway_id, group.session_id)
                 if session is None or not session.yolo.effective:
@@ -565,9 +625,69 @@ class ApprovalDialog(QDialog):
         )
         self.move(QPoint(x, y))
 
-    # -- keyboard intents (from InputRouter) ----------------------------------------------------
+    # -- keyboard and mouse ----------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keys and presses of the dialog, the list, its viewport and the focused widget.
+
+        Event filters, not ``keyPressEvent``: a focused scroll area or command view swallows the
+        arrow and page keys. Not a filter on every descendant either (hundreds of cards, tens of
+        thousands of useless calls): the viewport gets what a card's child ignores, the focused
+        widget gets keys first. Child windows (the "Always allow?" question) are never filtered:
+        a D typed there must never deny the row behind it.
+        """
+        kind = event.type()
+        if isinstance(watched, QWidget) and watched.window() is not self:
+            return False
+        if kind == _E.KeyPress and isinstance(event, QKeyEvent):
+            return self._on_key_press(event)
+        if kind == _E.KeyRelease and isinstance(event, QKeyEvent):
+            self._gate.release(
+                event.key(), auto_repeat=event.isAutoRepeat(), at_ms=event.timestamp()
+            )
+        elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
+            target = watched
+            viewport = self.list_view.viewport()
+            if watched is viewport and isinstance(event, QMouseEvent):
+                at = event.position().toPoint()
+                target = self.list_view.item_widget_at(at) or watched  # the part that ignored it
+            card = _card_of(target)
+            if card is not None:
+                self._choose(card.entry)
+        elif kind == _E.WindowDeactivate and watched is self:
+            self._gate.reset()  # the key's release may now go to another window
+        return False
+
+    def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        previous, self._focused = self._focused, []
+        for widget in previous:
+            if shiboken6.isValid(widget):
+                widget.removeEventFilter(self)
+        if new is None or new in self._filtered or not shiboken6.isValid(self):
+            return
+        if new.window() is self:
+            # A scrolling widget (the command view) gets its presses on its viewport.
+            extra = [new.viewport()] if isinstance(new, QAbstractScrollArea) else []
+            self._focused = [new, *extra]
+            for widget in self._focused:
+                widget.installEventFilter(self)
+
+    def _on_key_press(self, event: QKeyEvent) -> bool:
+        action = action_for(event.key(), event.modifiers())
+        if action is None:
+            return False
+        if action in (KeyAction.UP, KeyAction.DOWN):
+            self._move_selection(1 if action is KeyAction.DOWN else -1)
+        elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
+            self._page_command(1 if action is KeyAction.PAGE_DOWN else -1)
+        elif not event.isAutoRepeat():  # a held key: said once, on its first press
+            assert isinstance(action.value, Choice)  # the moves are all above
+            key, at_ms = event.key(), event.timestamp()
+            press = functools.partial(self._gate.press, key, auto_repeat=False, at_ms=at_ms)
+            self._decide_by_key(action.value, press)
+        return True  # ours, whether or not it applied: it must not reach a button as well
+
     def _move_selection(self, step: int) -> None:
-        row = self.model.board.neighbour(self._selected, step)
+        row = self.board.neighbour(self._selected, step)
         if row is not None:
             self._choose(row)
 
@@ -579,28 +699,39 @@ class ApprovalDialog(QDialog):
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
-        return self.model.board.next_open(
-            after, lambda r: rules.selectable_by_itself(r, self._assess)
-        )
+        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, self._assess))
 
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)
         dwell = rules.key_dwell(row, self._key_dwell)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
-    def _can_decide_selected(self, choice: Choice) -> bool:
+    def _decide_by_key(self, choice: Choice, press: Callable[[], bool]) -> None:
+        """Answer the selected row if it may be and ``press`` (the guard) agrees, else say why."""
         row = self.selected_row()
-        return row is not None and rules.can_decide(row, choice) and self._key_ready(row)
-
-    def _explain_refusal(self, choice: Choice, held: bool) -> None:
-        row = self.selected_row()
-        too_soon = row is not None and not self._key_ready(row)
-        text = texts.key_refusal(row, choice, too_soon=too_soon, held=held)
-        self._say(text, row.row_id if row is not None else None)
-
-    def _decide_selected(self, choice: Choice) -> None:
-        row = self.selected_row()
-        if row is not None:
+        ready = row is not None and rules.can_decide(row, choice) and self._key_ready(row)
+        if row is not None and ready and press():
             self._say("")
             self._moved_on_to(row.batch)
             self._answer(row, choice, Surface.DIALOG_KEYBOARD)
+            return
+        too_soon = row is not None and not self._key_ready(row)
+        text = texts.key_refusal(row, choice, too_soon=too_soon, held=ready)
+        self._say(text, row.row_id if row is not None else None)
+
+
+def _wake(timer: QTimer, at: list[float], now: float) -> None:
+    """Start ``timer`` for the earliest of ``at`` (clock seconds), or stop it if there is none."""
+    if at:
+        timer.start(max(1, round((min(at) - now) * 1000)))
+    else:
+        timer.stop()
+
+
+def _card_of(widget: QWidget | None) -> RowCard | None:
+    while widget is not None and not isinstance(widget, RowCard):
+        widget = widget.parentWidget()
+    return widget
+
+
+_E = QEvent.Type

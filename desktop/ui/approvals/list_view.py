@@ -1,6 +1,8 @@
-"""The scrolling card list: a virtual view of :class:`ApprovalTreeModel`, widgets only on screen.
+"""The scrolling card list: a virtual view of the :class:`ApprovalBoard`, widgets only on screen.
 
-Hand-made, not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
+The board changes only through :meth:`ApprovalListView.upsert` and :meth:`ApprovalListView.remove`,
+so the view knows exactly what changed (a new row updates one card, not the list). Hand-made,
+not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
 delegates cannot host and index widgets lose on every reset. Virtual, because a card costs about
 0.4 MiB and a layout pass over all of them time (1,000 rows took 491 MB and 293 s to settle):
 the tree is kept flattened with one remembered (or estimated) height per item, and widgets are
@@ -16,11 +18,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
-    QModelIndex,
     QObject,
     QPoint,
     Qt,
@@ -30,7 +32,9 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from desktop.core.model import Approval
 from desktop.model.approvals.layout import (
+    ApprovalBoard,
     BatchGroup,
     GatewayGroup,
     Node,
@@ -38,14 +42,7 @@ from desktop.model.approvals.layout import (
     SessionGroup,
 )
 from desktop.model.approvals.rules import head_on_screen
-from desktop.ui.approvals.group_cards import (
-    WIDGET_FOR,
-    BatchCard,
-    Cover,
-    GroupWidget,
-)
-from desktop.ui.approvals.row_card import RowCard, plain_label
-from desktop.ui.approvals.tree_model import ApprovalTreeModel
+from desktop.ui.approvals.cards import BatchCard, Cover, GroupWidget, Heading, RowCard, plain_label
 
 _FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
@@ -57,10 +54,12 @@ _ESTIMATE = {GatewayGroup: 36, SessionGroup: 26, BatchGroup: 44}
 _ROW_BASE, _LINE = 118, 17  # row estimate: chrome plus one line per command line (up to 10)
 SPARE_WIDGETS = 16  # per kind of item: kept hidden for reuse once they scroll away or end
 WIDEST_MINIMUM = 1000  # pixels: the most the items' buttons may ask of the list's width
+_N = TypeVar("_N", bound=Node)
+Card = RowCard | GroupWidget  # the widget of one item
 
 
 class ApprovalListView(QAbstractScrollArea):
-    """Widgets for the items on screen, placed by hand; the model is always complete."""
+    """Widgets for the items on screen, placed by hand; the board is always complete."""
 
     choice_clicked = Signal(object, object)  # (RowEntry, Choice)
     reconfirm_clicked = Signal(object)  # RowEntry
@@ -71,11 +70,10 @@ class ApprovalListView(QAbstractScrollArea):
 
     def __init__(
         self,
-        model: ApprovalTreeModel,
+        board: ApprovalBoard,
         clock: Callable[[], float],
+        approve_cover: Cover,  # what "Approve all" would cover (batch cards)
         parent: QWidget | None = None,
-        *,
-        approve_cover: Cover | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("approvalList")
@@ -86,20 +84,19 @@ class ApprovalListView(QAbstractScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.viewport().setObjectName("approvalListContent")
         self.viewport().setAutoFillBackground(True)
-        self._model = model
+        self.board = board
         self._clock = clock
-        self._approve_cover = approve_cover  # what "Approve all" would cover (batch cards)
+        self._approve_cover = approve_cover
         self._items: list[Node] = []  # flattened, top to bottom
         self._index: dict[int, int] = {}  # uid -> position in _items
         self._structure_dirty = True
         self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
         self._tops: list[int] = []  # y of each item in content coordinates
-        self._widgets: dict[int, QWidget] = {}
-        self._uid_of: dict[int, int] = {}  # id(widget) -> uid, for its LayoutRequest
+        self._widgets: dict[int, Card] = {}
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
         self._pinned: set[int] = set()  # built on request: kept until dematerialise
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
-        self._spare: dict[type, list[QWidget]] = {}  # item kind -> dropped widgets, hidden
+        self._spare: dict[type, list[Card]] = {}  # item kind -> dropped widgets, hidden
         self._selected_row: RowEntry | None = None
         self._widest = 0  # the widest minimum of any item built yet, indent included
         self._scroll_to: RowEntry | None = None  # bring into view in the next flush
@@ -107,7 +104,6 @@ class ApprovalListView(QAbstractScrollArea):
         self._live = False
         self._flush_posted = False
         self._placing = False
-        self._overscan_now = False  # build the margin too in this placement
         self._overscan_timer = QTimer(self)
         self._overscan_timer.setSingleShot(True)
         self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
@@ -117,10 +113,6 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setText("Nothing is waiting for you.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
-        model.rowsInserted.connect(self._on_structure_changed)
-        model.rowsAboutToBeRemoved.connect(self._on_rows_about_to_be_removed)
-        model.rowsRemoved.connect(self._on_structure_changed)
-        model.dataChanged.connect(self._on_data_changed)
 
     # -- building and dropping the cards ------------------------------------------------------
     def materialise(self) -> None:
@@ -129,14 +121,10 @@ class ApprovalListView(QAbstractScrollArea):
             return
         self._live = True
         self._structure_dirty = True
-        self._overscan_now = True  # opening: nothing is on screen yet to be painted first
-        try:
-            self.flush()
-        finally:
-            self._overscan_now = False
+        self.flush(overscan=True)  # opening: nothing is on screen yet to be painted first
 
     def dematerialise(self) -> None:
-        """Drop every widget; the model and the remembered heights stay (the dialog hid)."""
+        """Drop every widget; the board and the remembered heights stay (the dialog hid)."""
         if not self._live:
             return
         self._live = False
@@ -162,7 +150,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     def ensure_card(self, row: RowEntry) -> RowCard | None:
         """Build ``row``'s card (and its groups' widgets) now and keep them until hidden."""
-        if self._model.board.node(row.uid) is not row:
+        if self.board.node(row.uid) is not row:
             return None
         self.materialise()
         node: Node | None = row
@@ -170,7 +158,7 @@ class ApprovalListView(QAbstractScrollArea):
             self._pinned.add(node.uid)
             if node.uid not in self._widgets:
                 self._build(node)
-            node = self._model.board.parent(node)
+            node = self.board.parent(node)
         self.flush()  # placed (and shown) now: the caller is about to look at it
         return self.card(row)
 
@@ -180,7 +168,7 @@ class ApprovalListView(QAbstractScrollArea):
 
     def rows_on_screen(self) -> list[RowEntry]:
         """The rows whose cards intersect the viewport now, top to bottom."""
-        nodes = (self._model.board.node(uid) for uid in self._on_screen)
+        nodes = (self.board.node(uid) for uid in self._on_screen)
         rows = [n for n in nodes if isinstance(n, RowEntry)]
         return sorted(rows, key=lambda r: self._index.get(r.uid, 0))
 
@@ -215,69 +203,107 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, BatchCard):
                 widget.refresh(now)
 
-    # -- model signals --------------------------------------------------------------------------
-    def _on_structure_changed(self, *_: object) -> None:
+    # -- changing the board -----------------------------------------------------------------------
+    def upsert(
+        self, gateway_id: str, gateway_name: str, approval: Approval, title: str
+    ) -> RowEntry:
+        """Add or update one row (the store holds ``approval``), creating its groups as needed.
+
+        Rows are only appended, except a re-ask: right after the row it replaces.
+        """
+        b = self.board
+        gateway = b.gateway(gateway_id) or self._added(b.add_gateway(gateway_id, gateway_name))
+        self._rename(gateway, gateway_name)
+        session = b.session(gateway_id, approval.session_id) or self._added(
+            b.add_session(gateway, approval.session_id, title)
+        )
+        self._rename(session, title)
+        row = b.row((gateway_id, approval.key))
+        if row is not None:  # it stays where it was first placed (the core never moves a row)
+            self.node_changed(row)
+        else:
+            after = b.home(gateway_id, approval)
+            batch = (
+                after.batch
+                if after is not None
+                else b.batch(gateway_id, approval.session_id, approval.batch_id)
+                or self._added(b.add_batch(session, approval.batch_id))
+            )
+            row = self._added(b.add_row(batch, approval.key, after))
+        self.node_changed(row.batch)
+        return row
+
+    def remove(self, node: Node) -> None:
+        """Remove ``node`` (and its subtree), then any group left empty above it."""
+        parent = self.board.parent(node)
+        self._forget(node)
+        self.board.remove(node)
+        self._structure_changed()
+        if parent is not None and not self.board.children(parent):
+            self.remove(parent)
+
+    def node_changed(self, node: Node) -> None:
+        """``node``'s shown data changed: re-render its widget, if built."""
+        widget = self._widgets.get(node.uid)
+        if widget is not None:
+            widget.refresh(self._clock())
+            self._unmeasured.add(node.uid)
+            self._post_flush()  # its height may have changed
+
+    def _added(self, node: _N) -> _N:
+        self._structure_changed()
+        return node
+
+    def _structure_changed(self) -> None:
         self._structure_dirty = True
-        self.empty.setVisible(not self._model.board.gateways)
+        self.empty.setVisible(not self.board.gateways)
         self._post_flush()
 
-    def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        for row in range(first, last + 1):
-            node = self._model.node(self._model.index(row, 0, parent))
-            if node is not None:
-                self._forget(node)
-        self._structure_dirty = True
-
-    def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex) -> None:
-        for row in range(top_left.row(), bottom_right.row() + 1):
-            node = self._model.node(top_left.siblingAtRow(row))
-            widget = self._widgets.get(node.uid) if node is not None else None
-            if isinstance(widget, RowCard | GroupWidget) and node is not None:
-                widget.refresh(self._clock())
-                self._unmeasured.add(node.uid)
-                self._post_flush()  # its height may have changed
+    def _rename(self, node: GatewayGroup | SessionGroup, text: str) -> None:
+        if isinstance(node, GatewayGroup) and node.name != text:
+            node.name = text
+            self.node_changed(node)
+        elif isinstance(node, SessionGroup) and node.title != text:
+            node.title = text
+            self.node_changed(node)
 
     # -- building -------------------------------------------------------------------------------
-    def _build(self, node: Node) -> QWidget:
+    def _build(self, node: Node) -> Card:
         """A widget for ``node``: a spare one of its kind rebound to it when kept, else new.
 
         The cards on screen change on every arrival (the list follows the work); a new card
         costs about 7 ms to build and polish, rebinding a spare one a fraction of that.
         """
-        widget: QWidget
         spare = self._spare.get(type(node))
-        if isinstance(node, RowEntry):
-            if spare:
-                card = spare.pop()
-                assert isinstance(card, RowCard)
-                card.rebind(node)
-            else:
-                card = RowCard(node)
-                card.choice_clicked.connect(self.choice_clicked)
-                card.reconfirm_clicked.connect(self.reconfirm_clicked)
-                card.setParent(self.viewport())
-            card.refresh(self._clock())
-            card.set_selected(node is self._selected_row)
-            widget = card
+        widget = spare.pop() if spare else None
+        if isinstance(widget, RowCard) and isinstance(node, RowEntry):
+            widget.rebind(node)
+        elif isinstance(widget, GroupWidget) and not isinstance(node, RowEntry):
+            widget.group = node
         else:
-            if spare:
-                group = spare.pop()
-                assert isinstance(group, GroupWidget)
-                group.group = node
-            else:
-                group = WIDGET_FOR[type(node)](node)
-                if isinstance(group, BatchCard):
-                    group.cover = self._approve_cover
-                    group.batch_action.connect(self.batch_action)
-                    group.stop_clicked.connect(self.stop_clicked)
-                    group.dismiss_clicked.connect(self.dismiss_clicked)
-                group.setParent(self.viewport())
-            group.refresh(self._clock())
-            widget = group
+            widget = self._new_widget(node)
+        widget.refresh(self._clock())
+        if isinstance(widget, RowCard):
+            widget.set_selected(node is self._selected_row)
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
-        self._uid_of[id(widget)] = node.uid
         self._unmeasured.add(node.uid)
+        return widget
+
+    def _new_widget(self, node: Node) -> Card:
+        widget: Card
+        if isinstance(node, RowEntry):
+            widget = RowCard(node)
+            widget.choice_clicked.connect(self.choice_clicked)
+            widget.reconfirm_clicked.connect(self.reconfirm_clicked)
+        elif isinstance(node, BatchGroup):
+            widget = BatchCard(node, self._approve_cover)
+            widget.batch_action.connect(self.batch_action)
+            widget.stop_clicked.connect(self.stop_clicked)
+            widget.dismiss_clicked.connect(self.dismiss_clicked)
+        else:
+            widget = Heading(node)
+        widget.setParent(self.viewport())
         return widget
 
     def _drop(self, uid: int) -> None:
@@ -285,12 +311,9 @@ class ApprovalListView(QAbstractScrollArea):
         self._unmeasured.discard(uid)
         if widget is None:
             return
-        self._uid_of.pop(id(widget), None)
         widget.removeEventFilter(self)
         widget.hide()
-        assert isinstance(widget, RowCard | GroupWidget)
-        node = widget.entry if isinstance(widget, RowCard) else widget.group
-        spares = self._spare.setdefault(type(node), [])
+        spares = self._spare.setdefault(type(_node_of(widget)), [])
         if self._live and len(spares) < SPARE_WIDGETS:
             spares.append(widget)  # stays a hidden child of the viewport
             return
@@ -298,7 +321,7 @@ class ApprovalListView(QAbstractScrollArea):
         widget.deleteLater()
 
     def _forget(self, node: Node) -> None:
-        """``node`` (and everything below it) leaves the model: release all it held."""
+        """``node`` (and everything below it) leaves the board: release all it held."""
         self._drop(node.uid)
         self._pinned.discard(node.uid)
         self._heights.pop(node.uid, None)
@@ -306,15 +329,14 @@ class ApprovalListView(QAbstractScrollArea):
             self.on_screen_changed.emit()
         if node is self._scroll_to:
             self._scroll_to = None
-        for child in self._model.board.children(node):
+        for child in self.board.children(node):
             self._forget(child)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """A built widget's layout changed (a command got its height): re-place after it."""
         if event.type() == QEvent.Type.LayoutRequest:
-            uid = self._uid_of.get(id(watched))
-            if uid is not None:
-                self._unmeasured.add(uid)
+            if isinstance(watched, RowCard | GroupWidget):
+                self._unmeasured.add(_node_of(watched).uid)
             if not self._placing:
                 self._post_flush()
         return False
@@ -328,9 +350,7 @@ class ApprovalListView(QAbstractScrollArea):
         placed = [
             (uid, w.y())
             for uid, w in self._widgets.items()
-            if w.isVisible()
-            and self._model.board.node(uid) is not None
-            and -w.height() < w.y() < view_h
+            if w.isVisible() and self.board.node(uid) is not None and -w.height() < w.y() < view_h
         ]
         if not placed:
             return None
@@ -358,16 +378,16 @@ class ApprovalListView(QAbstractScrollArea):
         else:
             super().customEvent(event)
 
-    def flush(self) -> None:
+    def flush(self, *, overscan: bool = False) -> None:
         """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
-        self.empty.setVisible(not self._model.board.gateways)
+        self.empty.setVisible(not self.board.gateways)
         if not self._live:
             return  # hidden: nothing to place (flattening waits for the next show)
         self._ensure_items()
         scroll_to, self._scroll_to = self._scroll_to, None
         with_heading, self._heading_too = self._heading_too, False
-        self._place(scroll_to=scroll_to, with_heading=with_heading)
+        self._place(scroll_to=scroll_to, with_heading=with_heading, overscan=overscan)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A new width changes every height: measure the built ones again and re-place."""
@@ -389,7 +409,7 @@ class ApprovalListView(QAbstractScrollArea):
         if not self._structure_dirty:
             return
         self._structure_dirty = False
-        self._items = list(_flatten(self._model.board.gateways))
+        self._items = list(_flatten(self.board.gateways))
         self._index = {node.uid: i for i, node in enumerate(self._items)}
         self._recompute_tops()
 
@@ -442,6 +462,7 @@ class ApprovalListView(QAbstractScrollArea):
         scroll_to: RowEntry | None = None,
         with_heading: bool = False,
         scrolled: bool = False,
+        overscan: bool = False,  # build the margin too
     ) -> None:
         if not self._live or self._placing:
             return
@@ -450,22 +471,25 @@ class ApprovalListView(QAbstractScrollArea):
         self._ensure_items()
         self._placing = True
         try:
-            self._place_passes(anchor, scroll_to, with_heading)
+            self._place_passes(anchor, scroll_to, with_heading, overscan)
         finally:
             self._placing = False
 
     def _place_passes(
-        self, anchor: tuple[int, int] | None, scroll_to: RowEntry | None, with_heading: bool
+        self,
+        anchor: tuple[int, int] | None,
+        scroll_to: RowEntry | None,
+        with_heading: bool,
+        overscan: bool,
     ) -> None:
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
         resized = True  # the first pass always lays out (the structure may have changed)
         for _ in range(4):  # building corrects estimates; a few passes settle it
             dirty, self._unmeasured = self._unmeasured, set()
-            for uid in dirty:
-                node, widget = self._model.board.node(uid), self._widgets.get(uid)
-                if node is not None and widget is not None and self._measure(node, widget):
-                    resized = True
+            for uid in dirty:  # all built: dropping a widget forgets it
+                widget = self._widgets[uid]
+                resized |= self._measure(_node_of(widget), widget)
             if resized:
                 self._recompute_tops()
             resized = False
@@ -480,14 +504,14 @@ class ApprovalListView(QAbstractScrollArea):
             wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
             on_screen = self._visible_range(value, value + view_h)
             changed = False
-            for i in wanted if self._overscan_now else on_screen:
+            for i in wanted if overscan else on_screen:
                 node = self._items[i]
                 if node.uid not in self._widgets:
                     self._build(node)  # measured at the top of the next pass
                     changed = True
             if not changed:
                 break
-        if not self._overscan_now and any(self._items[i].uid not in self._widgets for i in wanted):
+        if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
             self._overscan_timer.start()  # the margin waits until the screen is painted
         keep = {self._items[i].uid for i in wanted} | self._pinned
         if self._selected_row is not None:
@@ -503,7 +527,7 @@ class ApprovalListView(QAbstractScrollArea):
         row = self._selected_row
         card = self.card(row) if row is not None else None
         name = card.spoken() if card is not None else "Approvals"
-        if not self._model.board.gateways:
+        if not self.board.gateways:
             name = self.empty.text()
         if name != self.accessibleName():
             self.setAccessibleName(name)
@@ -524,36 +548,24 @@ class ApprovalListView(QAbstractScrollArea):
         i = self._index[row.uid]
         top, height = self._tops[i], self._heights.get(row.uid) or _estimate(row)
         if with_heading:  # its session's heading if both fit, else at least its batch's header
-            for heading in self._headings(i):
-                if top + height - self._tops[heading] + MARGIN <= view_h:
-                    bar.setValue(self._tops[heading] - MARGIN)
+            session = row.batch.session
+            first = session.gateway.sessions[0] is session  # right under its gateway's heading
+            headings: list[Node] = [session.gateway] if first else []
+            for heading in [*headings, session, row.batch]:
+                heading_top = self._tops[self._index[heading.uid]]
+                if top + height - heading_top + MARGIN <= view_h:
+                    bar.setValue(heading_top - MARGIN)
                     return
         if top - MARGIN < bar.value():
             bar.setValue(top - MARGIN)
         elif top + height + MARGIN > bar.value() + view_h:
             bar.setValue(min(top - MARGIN, top + height + MARGIN - view_h))
 
-    def _headings(self, i: int) -> list[int]:
-        """Items that name row ``i``, widest first: gateway and session, session, its batch."""
-        batch = i
-        while batch > 0 and not isinstance(self._items[batch], BatchGroup):
-            batch -= 1
-        session = batch
-        while session > 0 and not isinstance(self._items[session], SessionGroup):
-            session -= 1
-        found = [session, batch]
-        if session > 0 and isinstance(self._items[session - 1], GatewayGroup):
-            found.insert(0, session - 1)
-        return found
-
     def _position_widgets(self, value: int, view_h: int) -> None:
         now = self._clock() if self.isVisible() else None
         seen_before = set(self._on_screen)
         for uid, widget in self._widgets.items():
-            i = self._index.get(uid)
-            if i is None:
-                widget.hide()
-                continue
+            i = self._index[uid]  # every built widget shows a node of the board
             node = self._items[i]
             y = self._tops[i] - value
             height = self._heights.get(uid) or _estimate(node)
@@ -595,11 +607,7 @@ class ApprovalListView(QAbstractScrollArea):
 
         Each new row scrolls the list: a margin built for a position it leaves is wasted.
         """
-        self._overscan_now = True
-        try:
-            self._place()
-        finally:
-            self._overscan_now = False
+        self._place(overscan=True)
 
 
 def pointer_over(widget: QWidget) -> bool:
@@ -608,6 +616,10 @@ def pointer_over(widget: QWidget) -> bool:
         return False
     # Qt's flag can outlive the pointer (a synthetic click, a moved window).
     return not widget.isVisible() or widget.rect().contains(widget.mapFromGlobal(QCursor.pos()))
+
+
+def _node_of(widget: Card) -> Node:
+    return widget.entry if isinstance(widget, RowCard) else widget.group
 
 
 def _flatten(gateways: list[GatewayGroup]) -> Iterator[Node]:

@@ -9,7 +9,7 @@ from tests.model.approvals.factory import approval, hold, resolved, update
 
 
 def put(board: ApprovalBoard, gateway_id: str, a: Approval) -> RowEntry:
-    """What the item model does for an upsert, without Qt."""
+    """What the card list does for an upsert, without Qt."""
     g = board.gateway(gateway_id) or board.add_gateway(gateway_id, gateway_id.upper())
     s = board.session(gateway_id, a.session_id) or board.add_session(g, a.session_id, "")
     hold(board.store, gateway_id, a)

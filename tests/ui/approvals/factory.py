@@ -14,11 +14,9 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import Approval
 from desktop.model.app_state import AppState
 from desktop.model.bridge_events import DecisionRequest
+from desktop.ui.approvals.cards import BatchCard, RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
-from desktop.ui.approvals.row_card import RowCard
-from desktop.ui.approvals.tree_model import ApprovalTreeModel
 from tests.model.approvals.factory import FakeClock, hold
 
 # Shown windows on the offscreen platform make Qt warn that it cannot propagate size hints or
@@ -92,15 +90,14 @@ def look_away(dialog: QWidget, qtbot: QtBot) -> QWidget:
 
 
 def upsert(
-    view: ApprovalDialog | ApprovalTreeModel,
+    view: ApprovalDialog | ApprovalListView,
     gateway_id: str,
     gateway_name: str,
     a: Approval,
     session_title: str = "",
 ) -> Any:
     """What the app does with a core event: the store keeps the value, then the view hears."""
-    board = view.board if isinstance(view, ApprovalTreeModel) else view.model.board
-    hold(board.store, gateway_id, a, gateway_name)
+    hold(view.board.store, gateway_id, a, gateway_name)
     return view.upsert(gateway_id, gateway_name, a, session_title)
 
 
@@ -115,7 +112,7 @@ def batch_card(dialog: ApprovalDialog, key: str, gateway_id: str = "g") -> Batch
 
 def store_of(dialog: ApprovalDialog) -> AppState:
     """The store the dialog reads its rows from (a real ``AppState`` in every test)."""
-    store = dialog.model.board.store
+    store = dialog.board.store
     assert isinstance(store, AppState)
     return store
 

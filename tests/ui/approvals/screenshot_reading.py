@@ -42,7 +42,7 @@ def shoot(path: Path) -> None:
 
 
 def keys(dialog: ApprovalDialog) -> list[str]:
-    return [r.key for r in dialog.model.board.rows()]
+    return [r.key for r in dialog.board.rows()]
 
 
 def answered(app: QApplication, dialog: ApprovalDialog, out: Path) -> None:
@@ -82,9 +82,7 @@ def reask(app: QApplication, dialog: ApprovalDialog, out: Path) -> None:
     upsert(dialog, "work", "Workstation", again, "CI")
     dialog.present(activate=True)
     settle(app, dialog)
-    print(
-        "b) rows:", [(r.key, r.batch.batch_id, r.position + 1) for r in dialog.model.board.rows()]
-    )
+    print("b) rows:", [(r.key, r.batch.batch_id, r.position + 1) for r in dialog.board.rows()])
     shoot(out / "reading-reask.png")
 
 

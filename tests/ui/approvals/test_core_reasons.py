@@ -18,8 +18,8 @@ from desktop.core.decisions import HEAD_UNSURE
 from desktop.core.model import Approval, Choice, Dialect
 from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
+from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.row_card import RowCard
 from tests.safety.driver import CoreDriver, approval_frame
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, upsert
 

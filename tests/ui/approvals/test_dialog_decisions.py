@@ -152,7 +152,7 @@ def test_approve_all_on_0_19_follows_through_in_fifo_order(
     shown: ApprovalDialog, qtbot: QtBot, decisions: Recorder, clock: FakeClock
 ) -> None:
     batch_of_three(shown, fifo=True)
-    board = shown.model.board
+    board = shown.board
     core = FifoCore(shown, [r.approval for r in board.rows()])
     shown.decision_requested.connect(core)
     card = batch_card(shown, "first")

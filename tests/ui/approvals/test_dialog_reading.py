@@ -3,7 +3,11 @@ and a notice line that never outlives the press it answered."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
@@ -75,19 +79,40 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
     assert decisions.requests == []
 
 
-def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough(
-    qtbot: QtBot, decisions: Recorder
-) -> None:
-    dialog = dialog_on_store(batch_dwell=0.05)  # the real clock, a short dwell
+def two_commands_shown(qtbot: QtBot, **options: Any) -> tuple[ApprovalDialog, QPushButton]:
+    """A batch of two on screen, read for 0.05 s before "Approve all" may act; its button."""
+    dialog = dialog_on_store(batch_dwell=0.05, **options)
     qtbot.addWidget(dialog)
     upsert(dialog, "g", "G", approval("a", command="make a"), "")
     upsert(dialog, "g", "G", approval("b", position=1, command="make b"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     dialog.list_view.settle()
-    approve_all = batch_card(dialog, "a").approve_all
+    return dialog, batch_card(dialog, "a").approve_all
+
+
+def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough(
+    qtbot: QtBot, decisions: Recorder
+) -> None:
+    dialog, approve_all = two_commands_shown(qtbot)  # the real clock
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
     assert not ticking(dialog)
+
+
+def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
+    qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialog, approve_all = two_commands_shown(qtbot, clock=clock)
+    assert not approve_all.isEnabled()
+    refresh = dialog.list_view.refresh_batch_cards
+
+    def slow_refresh() -> None:
+        refresh()
+        clock.advance(1.0)  # a busy machine: the cards were judged just before the time was up
+
+    monkeypatch.setattr(dialog.list_view, "refresh_batch_cards", slow_refresh)
+    dialog.catch_up()
+    qtbot.waitUntil(approve_all.isEnabled)  # the cover timer still looks again
 
 
 def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, Choice, OutcomeKind
+from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.row_card import RowCard
 from desktop.ui.approvals.style import STYLESHEET
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_cards, upsert, widget_for
@@ -227,6 +227,23 @@ def test_a_card_resolved_in_place_greys_out_every_child_the_sheet_names(
     after = ink()
     assert after["rowNumber"] == after["description"] == after["commandView"] == "#777777"
     assert all(after[name] != before[name] for name in named)
+
+
+@pytest.mark.usefixtures("grey_placeholder")
+def test_a_card_built_resolved_is_greyed_out_from_the_start(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    done = resolved(approval("a", description="lists a folder"), OutcomeKind.DENIED)
+    upsert(dialog, "g", "G", done, "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    card = shown_card(dialog, "a")
+    qtbot.waitUntil(card.isVisible)
+    ink = {
+        w.objectName(): w.palette().color(w.foregroundRole()).name()
+        for w in card.shaded_when_resolved()
+    }
+    assert ink["rowNumber"] == ink["description"] == ink["commandView"] == "#777777"
 
 
 def test_a_cards_number_stays_level_with_a_state_that_wraps(

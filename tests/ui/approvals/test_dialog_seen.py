@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import (
-    ApprovalPhase,
     Choice,
     OutcomeKind,
     SessionState,
@@ -20,8 +19,8 @@ from desktop.core.model import (
 from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.model.bridge_events import DecisionRequest
+from desktop.ui.approvals.cards import BatchCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.group_cards import BatchCard
 from desktop.ui.approvals.list_view import pointer_over
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
@@ -56,7 +55,7 @@ def test_approve_all_leaves_a_row_that_arrived_just_before_the_press_waiting(
     assert decisions.requests == [
         DecisionRequest("g", k, Choice.ONCE, Surface.DIALOG_BATCH) for k in ("a", "b")
     ]
-    late = [shown.model.board.row(("g", k)) for k in ("c", "d")]
+    late = [shown.board.row(("g", k)) for k in ("c", "d")]
     assert all(r is not None and r.is_open and not r.awaiting_core for r in late)
     assert "2 still wait: not on screen long enough" in shown.notice.text()
 
@@ -305,7 +304,7 @@ def test_it_opens_on_the_first_waiting_row_with_its_heading_in_view(
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "wait"
-    session = dialog.model.board.session("g", "s2")
+    session = dialog.board.session("g", "s2")
     assert session is not None
     view = dialog.list_view
     heading_y, row_y = view.y_in_viewport(session), view.y_in_viewport(row)
@@ -361,22 +360,6 @@ def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     dialog.clear_gateway("g")
     assert row_cards(dialog.list_view) == []
     assert dialog.list_view._heights == {}
-
-
-def test_the_tree_model_passes_qtmodeltester_with_many_sessions(
-    dialog: ApprovalDialog, qtmodeltester: object
-) -> None:
-    for s in range(5):
-        for i in range(4):
-            phase = ApprovalPhase.WAITING if i else ApprovalPhase.STALE
-            upsert(
-                dialog,
-                "g",
-                "G",
-                approval(f"s{s}r{i}", session=f"s{s}", position=i, phase=phase),
-                "",
-            )
-    qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
 
 
 def test_reopened_while_scrolled_past_it_the_row_comes_back_with_its_heading(

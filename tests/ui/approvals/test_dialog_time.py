@@ -89,7 +89,7 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     assert dialog.card("g", "b") is not None  # it lingers a moment after the person left
     clock.advance(0.2)
     dialog.catch_up()
-    assert dialog.model.board.gateways == []
+    assert dialog.board.gateways == []
     assert store_of(dialog).row("g", "a") is None  # released: the store forgets it too
     assert not leave_timer(dialog).isActive()
     assert dialog.list_view.empty.isVisibleTo(dialog.list_view)
@@ -122,7 +122,7 @@ def test_the_one_shot_timer_lets_the_batch_go_without_a_tick(
     clock.advance(0.05)
     with qtbot.waitSignal(timer.timeout):
         pass
-    assert dialog.model.board.gateways == []
+    assert dialog.board.gateways == []
 
 
 def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
@@ -138,9 +138,9 @@ def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
     other = dialog.card("g", "next")
     assert other is not None
     qtbot.mousePress(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
-    assert dialog.model.board.row(("g", "a")) is not None  # nothing moves mid-click
+    assert dialog.board.row(("g", "a")) is not None  # nothing moves mid-click
     qtbot.mouseRelease(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
-    qtbot.waitUntil(lambda: dialog.model.board.row(("g", "a")) is None)
+    qtbot.waitUntil(lambda: dialog.board.row(("g", "a")) is None)
     assert dialog.selected_row() is other.entry
 
 
@@ -169,8 +169,8 @@ def test_rows_the_store_forgot_leave_at_once_and_their_batch_with_the_last(
     upsert(dialog, "g", "G", approval("b", position=1), "")
     upsert(dialog, "g", "G", resolved(approval("c", batch="b2"), OutcomeKind.DENIED), "")
     dialog.forget_rows("g", ["a", "c", "never-shown"])
-    assert [r.key for r in dialog.model.board.rows()] == ["b"]
-    assert dialog.model.board.batch("g", "s1", "b2") is None
+    assert [r.key for r in dialog.board.rows()] == ["b"]
+    assert dialog.board.batch("g", "s1", "b2") is None
     assert dialog.pending_count() == 1
 
 
@@ -178,7 +178,7 @@ def test_a_row_the_store_no_longer_holds_reads_resolved_and_answers_nothing(
     dialog: ApprovalDialog,
 ) -> None:
     upsert(dialog, "g", "G", approval("a"), "")
-    row = dialog.model.board.row(("g", "a"))
+    row = dialog.board.row(("g", "a"))
     assert row is not None
     store_of(dialog).remove_gateway("g")  # before the dialog hears of it
     assert row.approval.phase is ApprovalPhase.RESOLVED

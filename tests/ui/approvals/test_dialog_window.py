@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QWidget
@@ -117,7 +115,7 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     look_away(dialog, qtbot)
     clock.advance(60)  # the answered batch at the top leaves once the person left
     dialog.catch_up()
-    assert dialog.model.board.row(("g", "done")) is None
+    assert dialog.board.row(("g", "done")) is None
     qtbot.waitUntil(lambda: bar.value() < bar_before)  # laid out in the next turn
     assert y() == before
     assert dialog.selected_row() is target.entry
@@ -145,15 +143,6 @@ def test_clear_gateway_removes_only_that_gateway(dialog: ApprovalDialog) -> None
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "b"  # the selection moved off the removed row
-
-
-def test_titles_and_names_update_in_place(dialog: ApprovalDialog) -> None:
-    upsert(dialog, "g", "Old name", approval("a"), "")
-    upsert(dialog, "g", "New name", replace(approval("a"), description="d"), "Titled later")
-    texts = [dialog.model.index(0, 0).data()]
-    session = dialog.model.index(0, 0, dialog.model.index(0, 0))
-    texts.append(session.data())
-    assert texts == ["New name", "Session: Titled later"]
 
 
 def test_an_unattended_window_closes_itself_when_nothing_is_left(

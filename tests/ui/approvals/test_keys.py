@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.ui.approvals.input_router import FRESH_GAP_MS, KeyAction, RepeatGate, action_for
+from desktop.ui.approvals.dialog import FRESH_GAP_MS, KeyAction, RepeatGate, action_for
 
 M = Qt.KeyboardModifier
 

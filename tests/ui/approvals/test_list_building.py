@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice
-from desktop.model.approvals.texts import RISK_BADGES
+from desktop.model.approvals.texts import RISK_BADGES, risk_summary
 from desktop.risk import RiskLevel, assess
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
@@ -51,7 +51,7 @@ def test_a_reused_card_shows_its_new_row_whole_risk_and_choices_included(
         _scroll_to(dialog, bar.maximum() * step // 8)
     cards = row_cards(dialog.list_view)
     assert {id(c) for c in cards} & first_cards  # some were reused, not rebuilt
-    for row in dialog.model.board.rows():
+    for row in dialog.board.rows():
         card = dialog.list_view.card(row)
         if card is None:
             continue
@@ -59,7 +59,7 @@ def test_a_reused_card_shows_its_new_row_whole_risk_and_choices_included(
         entry = row.approval
         assert card.command.toPlainText() == entry.command
         assert card.badge.text() == RISK_BADGES[assess(entry.command).level]
-        assert card.risk == assess(entry.command)
+        assert card.risk_summary.text() == risk_summary(assess(entry.command))
         assert card.number.text().startswith(f"Command {entry.position + 1}")
         assert set(card.buttons) == set(entry.choices)
         assert card.buttons[Choice.ONCE].isEnabled()
@@ -99,7 +99,7 @@ def test_rows_on_screen_are_built_first_and_the_margin_once_the_list_keeps_still
     height = view.viewport().height()
     below = [
         r
-        for r in dialog.model.board.rows()
+        for r in dialog.board.rows()
         if height < (view.y_in_viewport(r) or 0) < height + OVERSCAN - 40
     ]
     # The first row below the edge may have been built while its estimated place (before the
@@ -133,9 +133,9 @@ def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
     for width in (1600, 300):  # 300: as narrow as the buttons let it be
         dialog.resize(width, 700)
         view.settle()
-        nodes = [dialog.model.board.gateways[0]]
+        nodes = [dialog.board.gateways[0]]
         nodes += [nodes[0].sessions[0], nodes[0].sessions[0].batches[0]]
-        nodes += dialog.model.board.rows()
+        nodes += dialog.board.rows()
         for node in nodes:
             widget = widget_for(view, node)
             assert widget is not None
@@ -150,7 +150,7 @@ def test_every_item_is_as_tall_as_its_text_at_its_width_no_more_and_no_less(
                     assert label.height() == needed, shown  # nor space left empty below
             heights.setdefault(node.uid, []).append(widget.height())
     assert checked >= 2 * 4  # both headings and each card's description, at both widths
-    gateway, session = dialog.model.board.gateways[0], dialog.model.board.gateways[0].sessions[0]
+    gateway, session = dialog.board.gateways[0], dialog.board.gateways[0].sessions[0]
     assert heights[gateway.uid][1] > heights[gateway.uid][0]  # the long name wrapped
     assert heights[session.uid][1] > heights[session.uid][0]
 
@@ -167,7 +167,7 @@ def test_at_its_narrowest_the_dialog_still_shows_every_button_and_heading_whole(
     dialog.list_view.settle()
     qtbot.waitUntil(lambda: dialog.width() >= dialog.list_view.minimumWidth())
     dialog.list_view.settle()
-    rows = list(dialog.model.board.rows())
+    rows = list(dialog.board.rows())
     widgets = [widget_for(dialog.list_view, node) for node in [*rows, rows[0].batch]]
     shown = [
         child

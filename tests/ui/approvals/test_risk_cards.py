@@ -22,9 +22,9 @@ from desktop.core.model import (
 )
 from desktop.model.approvals import texts
 from desktop.risk import RiskLevel
+from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.command_view import CommandView
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.row_card import RowCard
 from tests.model.approvals.factory import approval, resolved
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.approvals.row_card import WrappedLabel, plain_label
+from desktop.ui.approvals.cards import WrappedLabel, plain_label
 
 
 def test_heights_follow_text_and_font(qtbot: QtBot) -> None:

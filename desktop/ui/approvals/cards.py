@@ -1,13 +1,15 @@
-"""One command's card: state, risk, context, the whole command, what became of it, its choices.
+"""The list's widgets: a command's card, the gateway and session headings, the batch card.
 
-It renders a :class:`RowEntry` and reports clicks; the dialog applies the rules. Gateway text
-is plain text only: labels are forced to ``Qt.PlainText`` (a QLabel guesses rich text from
-``<b>``), and buttons and tooltips (QToolTip renders rich text) carry only our own words.
+Each renders its node and reports clicks; the dialog applies the rules. The list view places
+every one itself, so a heading holds no cards. Gateway text is plain text only: labels are
+forced to ``Qt.PlainText`` (a QLabel guesses rich text from ``<b>``), and buttons and tooltips
+(QToolTip renders rich text) carry only our own words.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QMouseEvent
@@ -16,15 +18,15 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from desktop.core.model import Action, Choice, RunKind
 from desktop.core.text_safety import bound_text
 from desktop.model.approvals import rules, texts
-from desktop.model.approvals.layout import RowEntry
-from desktop.risk import RiskAssessment, assess
+from desktop.model.approvals.layout import BatchGroup, GatewayGroup, RowEntry, SessionGroup
+from desktop.risk import assess
 from desktop.ui.approvals.command_view import CommandView
 
 
 class PlainLabel(QLabel):
     """A label whose mouse press, once handled (text selection), goes on to the list's viewport.
 
-    A press anywhere on a card selects its row; ``input_router`` sees it only if it propagates.
+    A press anywhere on a card selects its row; the dialog sees it only if it propagates.
     """
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -151,7 +153,6 @@ class RowCard(QFrame):
         self.result = plain_label("resultLine")
         self.output = plain_label("resultOutput")
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.risk: RiskAssessment | None = None
         self.reconfirm = action_button(
             "Re-confirm…", "reconfirmButton", "Answer this command although it may be stale"
         )
@@ -191,7 +192,7 @@ class RowCard(QFrame):
         box.addLayout(actions)
         self._command_source: str | None = None
         self._spoken_command = ""
-        self.refresh(None)
+        self.refresh(None)  # before it has a parent: its children's sheet rules see its state
 
     def rebind(self, entry: RowEntry) -> None:
         """Show another row from now on (a spare card reused by the list); call refresh next."""
@@ -213,7 +214,7 @@ class RowCard(QFrame):
         set_style_property(self.state, "tone", tone.value)
         if a.command != self._command_source:  # reveal a long command once, not per update
             self._command_source = a.command
-            self.risk = risk = assess(a.command, a.context.cwd)
+            risk = assess(a.command, a.context.cwd)
             shown, hidden = texts.revealed(a.command)
             self.command.show_command(shown, texts.shown_marks(a.command, risk.findings))
             self._spoken_command = bound_text(shown, SPOKEN_COMMAND_CHARS)[0]
@@ -323,3 +324,105 @@ def _said(labels: tuple[QLabel, ...]) -> list[str]:
     """The texts of the labels shown, each on one line and without its closing full stop."""
     texts_shown = (label.text() for label in labels if not label.isHidden())
     return [text.replace("\n", " ").rstrip(". ") for text in texts_shown if text]
+
+
+Cover = Callable[[BatchGroup], rules.BatchIntent]  # what "Approve all" on a batch covers now
+
+
+Group = GatewayGroup | SessionGroup | BatchGroup
+
+
+class GroupWidget(QFrame):
+    """The heading of one group node; a spare one is rebound by setting ``group``."""
+
+    group: Group
+
+    def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.outer = QVBoxLayout(self)
+        self.outer.setSpacing(6)
+
+    def refresh(self, now: float | None) -> None:
+        """Re-render the heading from the group node."""
+
+
+class Heading(GroupWidget):
+    """A gateway's heading (its revealed name) or a session's (its title and short folder)."""
+
+    group: GatewayGroup | SessionGroup
+
+    def __init__(self, group: GatewayGroup | SessionGroup, parent: QWidget | None = None) -> None:
+        kind = "gateway" if isinstance(group, GatewayGroup) else "session"
+        super().__init__(f"{kind}Section", parent)
+        self.group = group
+        self.title = plain_label(f"{kind}Title")
+        self.outer.setContentsMargins(0, 0, 0, 4 if kind == "gateway" else 0)
+        self.outer.addWidget(self.title)
+
+    def refresh(self, now: float | None) -> None:
+        group = self.group
+        if isinstance(group, GatewayGroup):
+            name = texts.label_text(group.name, 120) or texts.label_text(group.gateway_id, 60)
+            self.title.setText(f"Gateway: {name}")
+            return
+        rows = (row for batch in group.batches for row in batch.rows)
+        cwd = next((r.approval.context.cwd for r in rows if r.approval.context.cwd), "")
+        self.title.setText(texts.session_heading(group.title, group.session_id, cwd))
+
+
+class BatchCard(GroupWidget):
+    """The commands asked together; "Approve all" / "Deny all" act on them in arrival order."""
+
+    batch_action = Signal(object, object)  # (BatchGroup, Choice)
+    stop_clicked = Signal(object)  # BatchGroup: deny every waiting row, then interrupt
+    dismiss_clicked = Signal(object)  # BatchGroup
+
+    group: BatchGroup
+
+    def __init__(self, group: BatchGroup, cover: Cover, parent: QWidget | None = None) -> None:
+        super().__init__("batchCard", parent)
+        self.group = group
+        self.cover = cover
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.summary = plain_label("batchSummary", wrap=False)
+        self.badge = plain_label("orderBadge", wrap=False)
+        self.badge.setText("in order")
+        self.badge.setToolTip("Hermes 0.19 answers this session's commands oldest first")
+        self.approve_all = action_button("Approve all (once)", "approveAll")
+        self.deny_all = action_button("Deny all", "denyAll")
+        self.deny_and_stop = action_button(
+            "Deny and stop the agent",
+            "denyAndStop",
+            "Deny every waiting command here, then interrupt the agent's turn",
+        )
+        self.dismiss = action_button("Dismiss", "dismissBatch", "Remove the answered commands")
+        self.approve_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.ONCE))
+        self.deny_all.clicked.connect(lambda: self.batch_action.emit(self.group, Choice.DENY))
+        self.deny_and_stop.clicked.connect(lambda: self.stop_clicked.emit(self.group))
+        self.dismiss.clicked.connect(lambda: self.dismiss_clicked.emit(self.group))
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(self.summary)
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        for button in (self.approve_all, self.deny_all, self.deny_and_stop, self.dismiss):
+            header.addWidget(button)
+        self.outer.setContentsMargins(10, 8, 10, 10)
+        self.outer.addLayout(header)
+
+    def refresh(self, now: float | None) -> None:
+        """Summary, "in order" badge and which batch buttons apply right now."""
+        rows = self.group.rows
+        self.summary.setText(texts.batch_summary(self.group))  # expired is not answered
+        self.badge.setVisible(rules.answers_in_order(self.group))
+        several = len(rows) > 1  # a lone command's own buttons say the same thing
+        for button in (self.approve_all, self.deny_all):
+            button.setVisible(several and not self.group.fully_resolved)
+        self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
+        why = texts.approve_all_blocked(self.cover(self.group))
+        self.approve_all.setEnabled(not why)
+        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
+        self.deny_and_stop.setVisible(not self.group.fully_resolved)
+        self.dismiss.setVisible(self.group.fully_resolved)
+        set_style_property(self, "resolved", self.group.fully_resolved)
