@@ -171,7 +171,8 @@ def _floor_latencies(phase: Phase) -> list[float]:
 STAGES = (
     ("socket->core event", "sent", "event"),
     ("dialog upsert + notify intake", "event", "upserted"),
-    ("until the card is painted", "upserted", "row"),
+    ("until the card is painted", "upserted", "painted"),
+    ("until that frame is out", "painted", "row"),
     ("row->notification request", "row", "notify"),
 )
 
