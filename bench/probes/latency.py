@@ -7,11 +7,13 @@ policy's start-up quiet time, and the app has no switch for either. So this prob
 ``ApprovalDialog``, ``NotificationController``) on the app's qasync loop — and observes it by
 subclassing, never by editing:
 
-* **row visible**: the time the row's card receives its first paint event while shown — what
-  a person waits for. An event filter on the list's viewport hears each card being added and
-  watches that card's paint events (nothing else: an application-wide filter would tax every
-  event of the flood). The probe only looks: it never builds or pins a card itself (asking the
-  dialog for one would build it at once and keep it, which is work the app does not do).
+* **row visible**: the time the window's repaint that first painted the row's card (shown) has
+  returned, the frame flushed to the window system — what a person waits for (the card's paint
+  event, earlier by the rest of that repaint, is kept as ``painted``). An event filter on the
+  list's viewport hears each card being added and watches that card's paint events, and on the
+  dialog its repaints (nothing else: an application-wide filter would tax every event of the
+  flood). The probe only looks: it never builds or pins a card itself (asking the dialog for
+  one would build it at once and keep it, which is work the app does not do).
 * **notification request**: the notifier is a ``NativeNotifier`` subclass that keeps the
   app's code path but never touches D-Bus; the time its ``show()`` is entered is the
   notification request (the bridge's ``show_notification`` call time is kept too).
@@ -51,7 +53,8 @@ class Sample:
     batch_id: str = ""
     event: float | None = None  # bridge.approval_requested emitted: the core's event is out
     upserted: float | None = None  # the shell's slots (dialog upsert, notify intake) returned
-    row: float | None = None  # the card's first paint event (shown)
+    painted: float | None = None  # the card's first paint event (shown)
+    row: float | None = None  # the repaint that painted it returned: the frame is out
     row_visible: bool = False
     bridge_notify: float | None = None  # NotificationController -> bridge.show_notification
     notify: float | None = None  # NativeNotifier.show entered: the notification request
@@ -158,11 +161,30 @@ def build(args: argparse.Namespace) -> None:
 
     unpainted: dict[str, Sample] = {}  # upserted, card not painted yet
 
+    in_frame: list[Sample] = []  # painted in the window's repaint now running
+    repainting: list[bool] = [False]
+
+    def frame_out(samples: list[Sample]) -> None:
+        now = time.monotonic()
+        for sample in samples:
+            sample.row = now
+            QTimer.singleShot(0, lambda s=sample: row_turn(s))  # not inside a paint
+        samples.clear()
+
     class PaintWatch(QObject):
-        """Stops a sample's row clock at its card's first paint (cards come and go)."""
+        """Stops a sample's row clock once the repaint that first painted its card returned."""
 
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
             kind = event.type()
+            if kind == QEvent.Type.UpdateRequest and watched is shell.dialog:
+                # The window's own handler runs here, so its end (painted and flushed) is seen.
+                repainting[0] = True
+                try:
+                    watched.event(event)
+                finally:
+                    repainting[0] = False
+                frame_out(in_frame)
+                return True
             if kind == QEvent.Type.ChildAdded:
                 child = event.child()  # type: ignore[attr-defined]
                 if hasattr(child, "entry"):  # a row card
@@ -170,9 +192,11 @@ def build(args: argparse.Namespace) -> None:
             elif kind == QEvent.Type.Paint and hasattr(watched, "entry"):
                 sample = unpainted.pop(watched.entry.approval.key, None)
                 if sample is not None:
-                    sample.row = time.monotonic()
+                    sample.painted = time.monotonic()
                     sample.row_visible = watched.isVisible()  # type: ignore[attr-defined]
-                    QTimer.singleShot(0, lambda: row_turn(sample))  # not inside a paint
+                    in_frame.append(sample)
+                    if not repainting[0]:  # painted outside a repaint of the window
+                        frame_out(in_frame)
             return False
 
     bridge.approval_requested.connect(before_shell)  # connected first: runs before the shell's
@@ -189,6 +213,7 @@ def build(args: argparse.Namespace) -> None:
 
     paint_watch = PaintWatch()
     shell.dialog.list_view.viewport().installEventFilter(paint_watch)
+    shell.dialog.installEventFilter(paint_watch)
 
     def row_turn(sample: Sample) -> None:
         sample.rows_in_dialog = sum(1 for _ in shell.dialog.board.rows())

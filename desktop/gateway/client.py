@@ -364,7 +364,8 @@ class GatewayClient:
         self._delivery_pending = False
         self._after_input()
 
-    def _after_input(self) -> None:
+    def _after_input(self) -> bool:
+        """True if an approval arrived: the pump then yields, so its row is painted at once."""
         asked = False
         for event in self.core.events_received():
             if isinstance(event, RpcResponded):
@@ -383,6 +384,7 @@ class GatewayClient:
             self._relearn_timeout()
         self._flush()  # events may have made the core queue frames (housekeeping)
         self._arm_tick()
+        return asked
 
     async def _learn_timeout(self, dialect: Dialect, epoch: int) -> None:
         seconds = await self._timeouts.learn(dialect, self._timeout_where(), self._ask_profile)

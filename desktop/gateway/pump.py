@@ -6,6 +6,8 @@ raised or was cancelled: ``maybe_sent=True``; else ``frame_written``.
 
 websockets reads a pong only after every frame before it, so a reader task only fills a bounded
 inbox, handed to the core in batches bounded in count and time: a burst cannot starve the loop.
+A batch that took in new approvals ends at the first frame that brings none: their rows are
+painted before the flood behind them is read, and a burst of approvals still comes in batches.
 
 The keepalive is our own because websockets fixes its pace at open: while approvals are open a
 hung gateway must show within 10 s. Any frame received counts as a sign of life, like a pong.
@@ -51,7 +53,7 @@ class SocketPump:
         ws: ClientConnection,
         core: GatewayCore,
         *,
-        on_received: Callable[[], None],
+        on_received: Callable[[], bool],  # True: a new approval to show
         on_fate: FrameFate,
         peek: Callable[[str | bytes], None],
         pace: Callable[[], KeepalivePace] | None = None,
@@ -185,6 +187,7 @@ class SocketPump:
 
     def _process_batch(self) -> None:
         started = time.monotonic()
+        asked_before = False
         for _ in range(BATCH_FRAMES):
             if not self._inbox:
                 break
@@ -195,9 +198,10 @@ class SocketPump:
             self._peek(message)
             self._core.receive_text(message)
             self.flush()
-            self._on_received()  # the listener's time counts against the batch too
-            if time.monotonic() - started >= BATCH_SECONDS:
+            asked = self._on_received()  # the listener's time counts against the batch too
+            if (asked_before and not asked) or time.monotonic() - started >= BATCH_SECONDS:
                 break
+            asked_before = asked_before or asked
         self._room.set()
 
     # -- keepalive ---------------------------------------------------------------------------

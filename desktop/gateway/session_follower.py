@@ -75,7 +75,7 @@ class SessionFollower:
         core: GatewayCore,
         *,
         call: Call,
-        flush: Callable[[], None],
+        flush: Callable[[], object],
         spawn: Spawn,
         later: Callable[[float, Callable[[], None]], asyncio.TimerHandle | None],
         clock: Callable[[], float],

@@ -71,7 +71,7 @@ def test_latency_rows_cover_both_phases_and_the_floor(tmp_path, gateway):
     cpu = next(r for r in rows if r.figure.startswith("a app CPU per approval"))
     assert cpu.value > 0
     own = next(r for r in rows if r.figure.endswith("idle subtracted"))
-    assert own.target
+    assert own.verdict == "info"  # what a person feels is the target, not CPU
     assert 0 <= own.value <= cpu.value
     assert own.details["idle_cpu_per_s"] >= 0
     alone = next(r for r in rows if "row visible p50 (alone)" in r.figure)

@@ -200,3 +200,54 @@ def test_a_burst_of_approvals_does_not_starve_the_keepalive(
             assert h.rec.count(ConnectionState.CONNECTED) == 1
 
     arun(scenario(), timeout=40.0)
+
+
+class TurnListener:
+    """Forwards to the recorder; notes each new row, and the loop's next turn after it, in order.
+
+    On the row ``echo hold`` it has the gateway write ``burst`` at once: the frames then wait
+    together in the pump's inbox, as a flood does behind a slow turn.
+    """
+
+    def __init__(self, rec: Any, burst: Callable[[], None]) -> None:
+        self.rec = rec
+        self.burst = burst
+        self.order: list[str] = []
+
+    def on_core_event(self, gateway_id: str, event: Any) -> None:
+        if isinstance(event, ApprovalRequested):
+            self.order.append(event.approval.command)
+            asyncio.get_running_loop().call_soon(self.order.append, "turn")
+            if event.approval.command == "echo hold":
+                self.burst()
+        self.rec.on_core_event(gateway_id, event)
+
+    def on_status_changed(self, gateway_id: str, old: Any, new: Any) -> None:
+        self.rec.on_status_changed(gateway_id, old, new)
+
+
+def test_a_new_row_gets_a_loop_turn_before_the_flood_behind_it(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    """A new row gets a loop turn (its paint) before the frames behind it are taken in."""
+
+    async def scenario() -> list[str]:
+        async with running("B", home) as h:
+            await one_row(h)
+            [req] = h.fake.requests
+            sid = req.session.sid
+
+            def burst() -> None:  # a row, tokens streaming, a second row
+                h.fake.raise_approval(sid, Command("echo first", "flood"))
+                for _ in range(5):
+                    h.fake.world.pub.emit(h.fake.session(sid), "message.delta", {"text": "a"})
+                h.fake.raise_approval(sid, Command("echo second", "flood"))
+
+            listener = TurnListener(h.rec, burst)
+            h.client.listener = listener
+            h.fake.raise_approval(sid, Command("echo hold", "flood"))
+            await h.rec.wait_for(lambda: len(h.rec.of_type(ApprovalRequested)) >= 4)
+            await asyncio.sleep(0)  # the turn after the last row
+            return listener.order
+
+    assert arun(scenario()) == ["echo hold", "turn", "echo first", "turn", "echo second", "turn"]
