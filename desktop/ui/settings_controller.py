@@ -2,7 +2,7 @@
 
 The app, not the dialog, saves and applies: saving can fail, start at login is the OS's, and
 gateways are running clients; one owner keeps those effects in order. If saving fails nothing
-else changes. Clients read the settings current when each is created (:func:`client_factory_for`).
+else changes.
 """
 
 from __future__ import annotations
@@ -56,8 +56,6 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
 
 
 class SettingsController(QObject):
-    """Owns the current Settings; applies edits live."""
-
     notify_settings_changed = Signal(object)  # NotifySettings
     notice_raised = Signal(object)  # Notice
     changed = Signal()  # the settings (or what the OS does at login) changed
@@ -123,7 +121,7 @@ class SettingsController(QObject):
             self.apply(replace(self.settings, start_at_login=on))
 
     def apply(self, new: Settings) -> None:
-        """Save ``new`` and make the running app match it."""
+
         try:
             save_settings(new, self._path)
         except OSError as exc:

@@ -91,8 +91,6 @@ class _Draft:
 
 
 class SettingsDialog(QDialog):
-    """Edit settings; emits ``settings_edited(Settings)`` once, when OK succeeds."""
-
     settings_edited = Signal(object)
 
     def __init__(
