@@ -90,7 +90,6 @@ class QuietEventLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is unty
         return TimerHandle(callback, args, self, context, self._quiet_timers, delay)
 
     def pending_timers(self) -> int:
-
         return self._quiet_timers.pending()
 
     def close(self) -> None:

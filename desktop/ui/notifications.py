@@ -177,7 +177,6 @@ class NotificationController(QObject):
         return self.policy.holding
 
     def apply_settings(self, settings: NotifySettings) -> None:
-
         holding = self.holding
         self.policy.settings = settings
         self._schedule()

@@ -25,8 +25,6 @@ Ref = tuple[str, str]  # (gateway_id, prompt key)
 
 
 class PromptWindows(QObject):
-    """Opens one :class:`ClarifyDialog` per question and keeps it in step."""
-
     def __init__(self, bridge: GatewayBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge

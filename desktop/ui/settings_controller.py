@@ -121,7 +121,6 @@ class SettingsController(QObject):
             self.apply(replace(self.settings, start_at_login=on))
 
     def apply(self, new: Settings) -> None:
-
         try:
             save_settings(new, self._path)
         except OSError as exc:

@@ -346,7 +346,6 @@ class _PipeListener:
 
     @staticmethod
     def tell(name: str, message: bytes, timeout_ms: int) -> bool:
-
         from PySide6.QtNetwork import QLocalSocket
 
         client = QLocalSocket()

@@ -86,7 +86,7 @@ class TrayWindow(QWidget):
     def _fit_height(self) -> None:
         """Never shorter than the wrapped lines need at this width.
 
-        Qt's window minimum ignores height-for-width, and a tiling compositor (sway) gives it.
+        Qt's window minimum ignores height-for-width, and sway (tiling) gives a window its minimum.
         """
         layout = self.layout()
         if layout is not None:
@@ -166,7 +166,6 @@ def _line(parent: QWidget) -> QFrame:
 
 
 def _ours(popup: QWidget | None, root: QMenu) -> bool:
-
     parent: object = popup
     while isinstance(parent, QMenu):
         if parent is root:

@@ -24,8 +24,6 @@ log = logging.getLogger(__name__)
 
 
 class YoloTimeboxController(QObject):
-    """Start time-boxes from the menu; end them on time, through the bridge."""
-
     changed = Signal()  # labels or the set of boxes changed: re-render icon and menu
     notice_raised = Signal(object)  # Notice
 
@@ -51,7 +49,6 @@ class YoloTimeboxController(QObject):
         bridge.yolo_checked.connect(self._on_yolo_checked)
 
     def labels(self) -> dict[Key, str]:
-        """The YOLO menu line of every session with a box, as of now."""
         return self.boxes.labels(self._clock())
 
     def dispose(self) -> None:
