@@ -35,7 +35,6 @@ class PromptWindows(QObject):
         bridge.gateway_removed.connect(self._on_gateway_removed)
 
     def open(self, gateway_id: str, key: str) -> ClarifyDialog | None:
-        """Show the window of question ``key`` (ended questions show as expired)."""
         update = self._seen.get((gateway_id, key))
         if update is None or update.prompt.kind is not PromptKind.CLARIFY:
             return None

@@ -1,9 +1,8 @@
-"""The Settings dialog: edits a :class:`~desktop.settings.model.Settings`, hands back a new one.
+"""The Settings dialog: edits a ``Settings`` and hands back a new one; the app saves and applies.
 
-The app saves and applies (``settings_controller``); on OK the dialog emits ``settings_edited``.
-Tokens are the exception: they never travel inside ``Settings``, so they go straight into the
-:class:`~desktop.settings.tokens.TokenStore` on OK. A stored token is never shown back (typing
-replaces it, "Forget" deletes it), and one pasted inside a URL (``?token=``) is moved out of it.
+Tokens never travel inside ``Settings``: they go straight into the ``TokenStore`` on OK. A stored
+token is never shown back (typing replaces it, "Forget" deletes it), and one pasted inside a URL
+(``?token=``) is moved out of it.
 """
 
 from __future__ import annotations

@@ -362,10 +362,7 @@ class TrayController(QObject):
 
 
 def status_notifier_host_present() -> bool:
-    """Qt exports a StatusNotifierItem on xcb only when a watcher is registered (stack.md §3.1).
-
-    Elsewhere (Wayland) always: its item registers whenever a watcher comes.
-    """
+    """xcb: SNI only with a watcher up (stack.md §3.1); on Wayland it registers when one comes."""
     platform = QGuiApplication.platformName()
     if platform in ("offscreen", "minimal"):
         return False
@@ -373,7 +370,6 @@ def status_notifier_host_present() -> bool:
 
 
 def watcher_owner() -> str:
-    """The session bus name owning the StatusNotifierWatcher ("" if none, or no bus)."""
     bus = QDBusConnection.sessionBus()
     if not bus.isConnected():
         return ""

@@ -84,10 +84,7 @@ class TrayWindow(QWidget):
         self.adjustSize()
 
     def _fit_height(self) -> None:
-        """Never shorter than the wrapped lines need at this width.
-
-        Qt's window minimum ignores height-for-width, and sway (tiling) gives a window its minimum.
-        """
+        """Qt's minimum ignores height-for-width, and sway (tiling) gives a window its minimum."""
         layout = self.layout()
         if layout is not None:
             needed = layout.totalHeightForWidth(self.width())

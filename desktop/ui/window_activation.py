@@ -65,10 +65,7 @@ class WindowActivation(QObject):
             os.unsetenv(TOKEN_ENV)  # Qt unsets one it used; one it did not is stale now
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Note now that an asked window came forward: by the later look the person may have moved.
-
-        Measured on GNOME Shell: a click on another app within the second said "behind".
-        """
+        """Noted at once: by the later look the person may have clicked elsewhere (GNOME Shell)."""
         if event.type() == QEvent.Type.WindowActivate:
             for ask in self._asks.get(watched, ()):  # type: ignore[call-overload]
                 ask[0] = True
