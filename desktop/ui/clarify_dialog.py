@@ -100,7 +100,6 @@ class ClarifyDialog(QDialog):
         self.free_text.setFocus()
         self.update_prompt(update.prompt)
 
-    # -- what the controller tells it --------------------------------------------------------
     def update_prompt(self, prompt: Prompt) -> None:
         """The prompt's latest value (it may have become answerable, or stopped being so)."""
         self.prompt = prompt
@@ -122,7 +121,6 @@ class ClarifyDialog(QDialog):
         self.update_prompt(self.prompt)
         self.status.setText(ended_text(reason))
 
-    # -- the person's answer ------------------------------------------------------------------
     def _send_typed(self) -> None:
         text = self.free_text.text()
         if text.strip():

@@ -83,7 +83,6 @@ class NotificationController(QObject):
     def dispose(self) -> None:
         self._timer.stop()
 
-    # -- inputs ------------------------------------------------------------------------------
     def _on_notifications_ready(self, native: bool) -> None:
         self.native = native
         notices, self._waiting_notices = self._waiting_notices, []
@@ -198,7 +197,6 @@ class NotificationController(QObject):
         else:
             self._fallback(title, body)
 
-    # -- output ------------------------------------------------------------------------------
     def _schedule(self) -> None:
         deadline = self.policy.next_deadline()
         if deadline is None:

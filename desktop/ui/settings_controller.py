@@ -99,7 +99,6 @@ class SettingsController(QObject):
             )
         )
 
-    # -- commands ----------------------------------------------------------------------------
     def open_dialog(self) -> None:
         """Show the Settings dialog (one at a time; non-blocking ``open()``)."""
         if self.dialog is not None:
@@ -146,7 +145,6 @@ class SettingsController(QObject):
         self.report_token_storage()
         self.changed.emit()
 
-    # -- internals ---------------------------------------------------------------------------
     def _on_dialog_finished(self) -> None:
         self.dialog = None  # WA_DeleteOnClose frees it
 

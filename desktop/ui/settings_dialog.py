@@ -134,7 +134,6 @@ class SettingsDialog(QDialog):
         self.gateway_list.setCurrentRow(0 if self._drafts else -1)
         self._update_editor_enabled()
 
-    # -- building ----------------------------------------------------------------------------
     def _build_gateways(self) -> QGroupBox:
         box = QGroupBox("Gateways", self)
         self.gateway_list = QListWidget(box)
@@ -235,7 +234,6 @@ class SettingsDialog(QDialog):
         else:
             self.fallback_warning.hide()
 
-    # -- editing -----------------------------------------------------------------------------
     def _save_editor(self) -> None:
         if not 0 <= self._current < len(self._drafts):
             return
@@ -302,7 +300,6 @@ class SettingsDialog(QDialog):
         self.gateway_list.takeItem(row)
         self._on_row_changed(self.gateway_list.currentRow())
 
-    # -- OK ----------------------------------------------------------------------------------
     def _on_ok(self) -> None:
         self._save_editor()
         try:

@@ -241,7 +241,6 @@ class TrayShell(QObject):
             window.close()
             window.deleteLater()
 
-    # -- slots -------------------------------------------------------------------------------
     def decide(self, request: DecisionRequest) -> DecisionResult:
         result = self.bridge.decide(request)
         if not result.sent and self._dialog is not None:

@@ -149,7 +149,6 @@ class TrayController(QObject):
         """The fallback notification (no buttons) when no notification service is present."""
         self.tray.showMessage(title, body, icons.app_icon(), 8000)
 
-    # -- rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
         """Something changed: update the icon now, the menu when it is next needed."""
         self._render_status()
@@ -291,7 +290,6 @@ class TrayController(QObject):
         if shown is None or not shown.isVisible():
             self.popup_menu()
 
-    # -- confirmations -----------------------------------------------------------------------
     def _ask_mode(self, gateway_id: str, mode: str) -> None:
         gateway = self._snapshot.gateway(gateway_id)
         name = shown(gateway.name if gateway else gateway_id, 60)

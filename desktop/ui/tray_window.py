@@ -65,7 +65,6 @@ class TrayWindow(QWidget):
         self.raise_()
         self.activateWindow()
 
-    # -- rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
         """Redraw from the tray's menu now, or when nothing of it is open and it is shown."""
         self._dirty = True
@@ -131,7 +130,6 @@ class TrayWindow(QWidget):
         if self._dirty:
             QTimer.singleShot(0, self.refresh)  # after the chosen entry ran
 
-    # -- window behaviour --------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
