@@ -1,11 +1,11 @@
 r"""One Hermes Tray per user: two would answer the same approvals twice.
 
-A second launch sends its activation token (Wayland raises a window only with one) and
-``show-approvals``; unknown lines are ignored, so an older tray survives a newer launcher. Unix
-socket via ``QSocketNotifier``, not ``QLocalServer`` (QtNetwork costs 3 MiB); a pipe on Windows.
-Another user who created the socket first would make every launch exit, so it lives only in a
-directory private to this user, and a socket there not this user's is removed, never dialled.
-Connections are bounded in number, lifetime and line length.
+A second launch (the icon may hide in an overflow menu) asks it to show its approvals, with its
+activation token (Wayland raises a window only with one); unknown lines are ignored, so an older
+tray survives a newer launcher. A Unix socket via ``QSocketNotifier``, not ``QLocalServer``
+(QtNetwork costs 3 MiB); a pipe on Windows. Another user who created the socket first would make
+every launch exit, so it lives only in a directory private to this user, and a socket there not
+this user's is removed, never dialled. Connections are bounded in number, lifetime and length.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _run_secret() -> str:
 
 
 class SingleInstance(QObject):
-    """Keep alive while the app runs; a launch's token is in ``event_token`` meanwhile."""
+    """Keep alive; ``show_approvals_requested`` emits with the launch's token in ``event_token``."""
 
     show_approvals_requested = Signal()
 
