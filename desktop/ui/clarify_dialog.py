@@ -1,9 +1,8 @@
 """A small window to answer one ``clarify`` question: its choices as buttons, or typed text.
 
-A window per question, not a card in the approvals dialog (built around commands: risk,
-countdown, batches), keeps "which question did I answer" obvious. All of it is plain text, the
-question revealed whole. ``answer`` is the bridge's synchronous slot, which queues exactly one
-frame or says why not; once the prompt ends nothing here can send any more.
+A window per question, not a card in the approvals dialog (built around commands), keeps "which
+question did I answer" obvious. Plain text, the question revealed whole. ``answer`` queues
+exactly one frame or says why not; once the prompt ends nothing here can send any more.
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ Answer = Callable[[str, str, str], DecisionResult]  # gateway_id, prompt key, te
 
 
 class ClarifyDialog(QDialog):
-    """Shows one clarify prompt and sends the person's answer through ``answer``."""
-
     def __init__(self, update: PromptUpdate, answer: Answer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._answer = answer
@@ -103,7 +100,6 @@ class ClarifyDialog(QDialog):
         self.free_text.setFocus()
         self.update_prompt(update.prompt)
 
-    # -- what the controller tells it --------------------------------------------------------
     def update_prompt(self, prompt: Prompt) -> None:
         """The prompt's latest value (it may have become answerable, or stopped being so)."""
         self.prompt = prompt
@@ -120,12 +116,11 @@ class ClarifyDialog(QDialog):
             )
 
     def ended(self, reason: str) -> None:
-        """The prompt is no longer open: say why; nothing here can send any more."""
+        """Say why the prompt ended; nothing here can send any more."""
         self._open = False
         self.update_prompt(self.prompt)
         self.status.setText(ended_text(reason))
 
-    # -- the person's answer ------------------------------------------------------------------
     def _send_typed(self) -> None:
         text = self.free_text.text()
         if text.strip():

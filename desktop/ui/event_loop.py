@@ -1,9 +1,8 @@
-"""The asyncio loop the app runs on: qasync's, with timers that stop when they are cancelled.
+"""qasync's asyncio loop, with timers that stop when they are cancelled.
 
-qasync (0.27, 0.28) leaves a cancelled ``call_later``'s Qt timer running: every
-``asyncio.timeout`` that ended early woke the idle tray once more, and a burst of answered calls
-left thousands of timers to fire. Timers are precise: Qt's coarse ones may fire up to 5 % early,
-which turns one wait into two wake-ups in code that re-checks the clock.
+qasync (0.27, 0.28) leaves a cancelled ``call_later``'s Qt timer running: every early-ended
+``asyncio.timeout`` woke the idle tray, and a burst of answers left thousands of timers to fire.
+Timers are precise: Qt's coarse ones fire up to 5 % early, two wake-ups for code that re-checks.
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ MAX_TIMER_MS = 2**31 - 1  # Qt's timer interval is an int of milliseconds
 
 
 class _QtTimers(QObject):
-    """One Qt timer per pending handle; a timer is killed when its handle runs or is cancelled."""
-
     def __init__(self) -> None:
         super().__init__()
         self._handles: dict[int, TimerHandle] = {}
@@ -53,8 +50,6 @@ class _QtTimers(QObject):
 
 
 class TimerHandle(asyncio.Handle):
-    """An ``asyncio.Handle`` whose ``cancel()`` also stops the Qt timer behind it."""
-
     __slots__ = ("_timer_id", "_timers")
 
     def __init__(
@@ -77,8 +72,6 @@ class TimerHandle(asyncio.Handle):
 
 
 class QuietEventLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is untyped
-    """qasync's loop whose ``call_later``/``call_at``/``call_soon`` timers stop on cancel."""
-
     def __init__(self, app: QApplication | None = None) -> None:
         super().__init__(app)
         self._quiet_timers = _QtTimers()
@@ -97,7 +90,6 @@ class QuietEventLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is unty
         return TimerHandle(callback, args, self, context, self._quiet_timers, delay)
 
     def pending_timers(self) -> int:
-        """How many timers will still fire."""
         return self._quiet_timers.pending()
 
     def close(self) -> None:

@@ -1,16 +1,13 @@
 """Tray and menu icons: the state SVGs from ``resources/icons`` plus a painted approval count.
 
-The count changes every few seconds and must read at 16-24 px, so it is a badge painted over the
-state icon at each size. States differ in shape as well as colour (for colour-blind people and
-monochrome panels). The tray sizes load pre-rendered PNGs, exactly :func:`render_svg`'s output
-(``scripts/render_tray_icons.py``; ``tests/ui/test_icon_pngs.py``): QtSvg and the raster engine
-would cost 3.5 MiB all day only to draw two icons. Icons are cached per state and badge, so the
-menu's many session icons share their pixmaps.
+The count must read at 16-24 px, so it is a badge painted over the state icon at each size.
+States differ in shape as well as colour (colour-blind people, monochrome panels). The tray sizes
+load PNGs pre-rendered by ``render_svg`` (``scripts/render_tray_icons.py``): QtSvg and the raster
+engine would cost 3.5 MiB all day only to draw two icons.
 
-:func:`show_first_icon` shows the icon before the rest of the app is imported (the bridge, the
-core and the shell take longer than Python and Qt together). It carries its still empty context
-menu from the start, so a StatusNotifierItem host that reads the menu's D-Bus path when the icon
-registers finds it; the tray controller takes both over and fills the menu.
+``show_first_icon`` shows the icon before the rest of the app is imported (which takes longer than
+Python and Qt together), with its empty menu: a StatusNotifierItem host reads the menu's D-Bus
+path when the icon registers.
 """
 
 from __future__ import annotations
@@ -47,7 +44,6 @@ def icon_dir() -> Path:
 
 
 def png_path(name: str, size: int) -> Path:
-    """Where the pre-rendered ``size`` px PNG of state ``name`` lives (it may not exist)."""
     return icon_dir() / PNG_FOLDER / f"{name}-{size}.png"
 
 
@@ -99,7 +95,6 @@ def badge_text(count: int) -> str:
 
 
 def render_pixmap(name: str, size: int, count: int = 0) -> QPixmap:
-    """The state icon ``name`` at ``size`` px, with ``count`` drawn as a badge when > 0."""
     pixmap = _state_pixmap(name, size)
     if count > 0:
         pixmap = pixmap.copy()  # never paint over a pixmap shared with a cached icon
@@ -131,7 +126,6 @@ def _paint_badge(painter: QPainter, size: int, text: str) -> None:
 
 
 def tray_icon(name: str, count: int = 0) -> QIcon:
-    """A multi-size QIcon for the tray: state ``name`` with the approval ``count``."""
     return _tray_icon(name, min(max(count, 0), 10))  # 10 and more all read "9+"
 
 
@@ -167,14 +161,11 @@ def level_icon(level: str, size: int = 16) -> QIcon:
 
 @dataclass(frozen=True, slots=True)
 class FirstIcon:
-    """An icon already shown, and its context menu, for the tray controller to take over."""
-
     tray: QSystemTrayIcon
     menu: QMenu
 
 
 def show_first_icon() -> FirstIcon:
-    """Show the disconnected icon with an empty menu; the tooltip says the app is starting."""
     menu = QMenu()  # a QMenu cannot have a QObject parent; the tray controller deletes it
     menu.setObjectName("tray-menu")
     tray = QSystemTrayIcon(tray_icon("disconnected"))

@@ -1,8 +1,7 @@
 """The decision journal in the running app: bridge signals in, menu lines and "Open journal" out.
 
-Linking a decision to its outcome is pure logic (``decision_log``). When the journal cannot be
-written (a full or read-only disk) it holds the lines in memory; this object says so
-(:attr:`JournalController.problem`, for the tray's status) and retries every :data:`RETRY_MS`.
+When the journal cannot be written (a full or read-only disk) it holds the lines in memory, says
+so (``problem``, for the tray's status) and retries every :data:`RETRY_MS`.
 """
 
 from __future__ import annotations
@@ -25,8 +24,6 @@ RETRY_MS = 30_000
 
 
 class JournalController(QObject):
-    """Journal every decision with its gateway-reported outcome; serve the Recent decisions."""
-
     changed = Signal()  # a line was written
     problem_changed = Signal(str)  # why the journal cannot be written now ("" once it can)
 
@@ -42,7 +39,6 @@ class JournalController(QObject):
         self.journal = journal
         self.recorder = DecisionRecorder(journal)
         self._opener = opener
-        # Why decisions are held in memory instead of the file ("" while it writes).
         self.problem = journal.problem
         self._retry = QTimer(self)
         self._retry.setInterval(RETRY_MS)
@@ -53,7 +49,6 @@ class JournalController(QObject):
         bridge.gateway_removed.connect(self._on_gateway_removed)
 
     def retry(self) -> None:
-        """Try to write the held lines now."""
         self.journal.retry()
         self._check_problem()
 
@@ -76,7 +71,6 @@ class JournalController(QObject):
         return bool(self.recorder.recent) or self.journal.path.exists()
 
     def open_journal(self) -> bool:
-        """Open the journal file in the desktop's default application."""
         if not self.journal.path.exists():
             log.info("no decision journal at %s yet", self.journal.path)
             return False

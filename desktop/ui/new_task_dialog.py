@@ -32,8 +32,6 @@ from desktop.ui import icons
 
 
 class NewTaskDialog(QDialog):
-    """Collects (gateway, directory, prompt); emits ``task_requested`` on Start."""
-
     task_requested = Signal(str, str, str)  # gateway_id, cwd, prompt
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -1,12 +1,9 @@
-"""Native notifications for new approval batches: the Qt side of the notification path.
+"""Native notifications for new approval batches: the Qt side of ``notify_policy``.
 
-``notify_policy`` (pure) decides what and when, including holding bubbles while the dialog has
-the person's attention or do-not-disturb is on; the bridge's notifier talks D-Bus. This
-controller feeds the policy from the bridge's signals, wakes at its next deadline, and sends a
-pressed button to the very bridge slot the dialog uses, for exactly the keys the bubble showed.
-Without a notification service it falls back to the tray's balloon (no buttons: a click opens
-the dialog). The notifier starts when the first bubble is due; until it answers, due bubbles
-wait. A clarify question gets one bubble without answer buttons.
+The pure policy decides what and when; this feeds it the bridge's signals, wakes at its deadline,
+and sends a pressed button to the dialog's own bridge slot, for exactly the keys the bubble
+showed. No notification service: the tray's balloon (no buttons). Due bubbles wait until the
+notifier, started with the first one, answers. A clarify question's bubble has no answer buttons.
 """
 
 from __future__ import annotations
@@ -44,8 +41,6 @@ MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not not
 
 
 class NotificationController(QObject):
-    """Feeds the policy from bridge signals and shows its plans natively or as a balloon."""
-
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
     holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
 
@@ -88,7 +83,6 @@ class NotificationController(QObject):
     def dispose(self) -> None:
         self._timer.stop()
 
-    # -- inputs ------------------------------------------------------------------------------
     def _on_notifications_ready(self, native: bool) -> None:
         self.native = native
         notices, self._waiting_notices = self._waiting_notices, []
@@ -179,11 +173,9 @@ class NotificationController(QObject):
 
     @property
     def holding(self) -> bool:
-        """Whether do-not-disturb holds new approval notifications now."""
         return self.policy.holding
 
     def apply_settings(self, settings: NotifySettings) -> None:
-        """New settings, live: the next plan uses them."""
         holding = self.holding
         self.policy.settings = settings
         self._schedule()
@@ -205,7 +197,6 @@ class NotificationController(QObject):
         else:
             self._fallback(title, body)
 
-    # -- output ------------------------------------------------------------------------------
     def _schedule(self) -> None:
         deadline = self.policy.next_deadline()
         if deadline is None:

@@ -25,8 +25,6 @@ Ref = tuple[str, str]  # (gateway_id, prompt key)
 
 
 class PromptWindows(QObject):
-    """Opens one :class:`ClarifyDialog` per question and keeps it in step."""
-
     def __init__(self, bridge: GatewayBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -37,7 +35,6 @@ class PromptWindows(QObject):
         bridge.gateway_removed.connect(self._on_gateway_removed)
 
     def open(self, gateway_id: str, key: str) -> ClarifyDialog | None:
-        """Show the window of question ``key`` (ended questions show as expired)."""
         update = self._seen.get((gateway_id, key))
         if update is None or update.prompt.kind is not PromptKind.CLARIFY:
             return None

@@ -1,11 +1,8 @@
 """Keep PySide6's import hook from holding the source text of every module in memory.
 
-Once PySide6 is imported, shiboken's ``__import__`` asks of every later module whether it uses
-PySide6 (``shibokensupport.feature._mod_uses_pyside``) by reading its source through
-``inspect.getsource``, and :mod:`linecache` keeps it: over 300 files, about 11 MiB for the whole
-day (pyzo pull request #851 describes the same). The wrapper gives the same answer -- from the
-``.py`` file's bytes when there is one -- and drops what linecache gained; a traceback reads the
-lines again when it needs them. If a PySide6 release drops the function, this does nothing.
+Shiboken's ``__import__`` reads each later module's source (``inspect.getsource``) to ask whether
+it uses PySide6, and :mod:`linecache` keeps it: 300+ files, about 11 MiB all day. The wrapper
+gives the same answer and drops what linecache gained. If PySide6 drops the hook, this does nothing.
 """
 
 from __future__ import annotations

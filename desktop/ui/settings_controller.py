@@ -2,7 +2,7 @@
 
 The app, not the dialog, saves and applies: saving can fail, start at login is the OS's, and
 gateways are running clients; one owner keeps those effects in order. If saving fails nothing
-else changes. Clients read the settings current when each is created (:func:`client_factory_for`).
+else changes.
 """
 
 from __future__ import annotations
@@ -56,8 +56,6 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
 
 
 class SettingsController(QObject):
-    """Owns the current Settings; applies edits live."""
-
     notify_settings_changed = Signal(object)  # NotifySettings
     notice_raised = Signal(object)  # Notice
     changed = Signal()  # the settings (or what the OS does at login) changed
@@ -101,7 +99,6 @@ class SettingsController(QObject):
             )
         )
 
-    # -- commands ----------------------------------------------------------------------------
     def open_dialog(self) -> None:
         """Show the Settings dialog (one at a time; non-blocking ``open()``)."""
         if self.dialog is not None:
@@ -123,7 +120,6 @@ class SettingsController(QObject):
             self.apply(replace(self.settings, start_at_login=on))
 
     def apply(self, new: Settings) -> None:
-        """Save ``new`` and make the running app match it."""
         try:
             save_settings(new, self._path)
         except OSError as exc:
@@ -149,7 +145,6 @@ class SettingsController(QObject):
         self.report_token_storage()
         self.changed.emit()
 
-    # -- internals ---------------------------------------------------------------------------
     def _on_dialog_finished(self) -> None:
         self.dialog = None  # WA_DeleteOnClose frees it
 

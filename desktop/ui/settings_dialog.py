@@ -1,9 +1,8 @@
-"""The Settings dialog: edits a :class:`~desktop.settings.model.Settings`, hands back a new one.
+"""The Settings dialog: edits a ``Settings`` and hands back a new one; the app saves and applies.
 
-The app saves and applies (``settings_controller``); on OK the dialog emits ``settings_edited``.
-Tokens are the exception: they never travel inside ``Settings``, so they go straight into the
-:class:`~desktop.settings.tokens.TokenStore` on OK. A stored token is never shown back (typing
-replaces it, "Forget" deletes it), and one pasted inside a URL (``?token=``) is moved out of it.
+Tokens never travel inside ``Settings``: they go straight into the ``TokenStore`` on OK. A stored
+token is never shown back (typing replaces it, "Forget" deletes it), and one pasted inside a URL
+(``?token=``) is moved out of it.
 """
 
 from __future__ import annotations
@@ -91,8 +90,6 @@ class _Draft:
 
 
 class SettingsDialog(QDialog):
-    """Edit settings; emits ``settings_edited(Settings)`` once, when OK succeeds."""
-
     settings_edited = Signal(object)
 
     def __init__(
@@ -137,7 +134,6 @@ class SettingsDialog(QDialog):
         self.gateway_list.setCurrentRow(0 if self._drafts else -1)
         self._update_editor_enabled()
 
-    # -- building ----------------------------------------------------------------------------
     def _build_gateways(self) -> QGroupBox:
         box = QGroupBox("Gateways", self)
         self.gateway_list = QListWidget(box)
@@ -238,7 +234,6 @@ class SettingsDialog(QDialog):
         else:
             self.fallback_warning.hide()
 
-    # -- editing -----------------------------------------------------------------------------
     def _save_editor(self) -> None:
         if not 0 <= self._current < len(self._drafts):
             return
@@ -305,7 +300,6 @@ class SettingsDialog(QDialog):
         self.gateway_list.takeItem(row)
         self._on_row_changed(self.gateway_list.currentRow())
 
-    # -- OK ----------------------------------------------------------------------------------
     def _on_ok(self) -> None:
         self._save_editor()
         try:

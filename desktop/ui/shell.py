@@ -1,8 +1,7 @@
 """The tray app's widgets, wired to the bridge: who opens what when something happens.
 
 Apart from ``desktop.app`` (the process: QApplication, loop, discovery, demo, shutdown) so tests
-can build it on their own loop with stand-in clients. The dialogs are built on first use, and the
-settings and the journal may be handed over later (:meth:`TrayShell.attach`).
+can build it on their own loop with stand-in clients.
 """
 
 from __future__ import annotations
@@ -57,8 +56,6 @@ DIALOG_ATTENTION_EVENTS = (
 
 
 class TrayShell(QObject):
-    """Tray icon + menu, approval dialog, notifications and small dialogs, around one bridge."""
-
     def __init__(
         self,
         bridge: GatewayBridge,
@@ -113,7 +110,6 @@ class TrayShell(QObject):
         self.host_watch.changed.connect(self._on_tray_host)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """The dialog was shown, hidden, activated or deactivated: tell the notifications."""
         if watched is self._dialog and event.type() in DIALOG_ATTENTION_EVENTS:
             attention = self._dialog_attention()
             if attention != self._dialog_had_attention:
@@ -135,7 +131,6 @@ class TrayShell(QObject):
 
     @property
     def dialog(self) -> ApprovalDialog:
-        """The approval dialog, built the first time anything needs it."""
         if self._dialog is None:
             from desktop.ui.approvals.dialog import ApprovalDialog
 
@@ -149,7 +144,6 @@ class TrayShell(QObject):
 
     @property
     def new_task(self) -> NewTaskDialog:
-        """The new-task dialog, built the first time the person asks for it."""
         if self._new_task is None:
             from desktop.ui.new_task_dialog import NewTaskDialog
 
@@ -186,7 +180,6 @@ class TrayShell(QObject):
             self.tray.refresh()
 
     def menu_extras(self) -> MenuExtras:
-        """What the menu and icon show besides the gateways' snapshot."""
         journal = self.journal
         return MenuExtras(
             timeboxes=self.yolo.labels(),
@@ -203,7 +196,6 @@ class TrayShell(QObject):
 
     @property
     def own_window(self) -> TrayWindow:
-        """The tray's own window (no tray host), built the first time it is needed."""
         if self._own_window is None:
             from desktop.ui.tray_window import TrayWindow
 
@@ -212,7 +204,6 @@ class TrayShell(QObject):
         return self._own_window
 
     def _on_tray_host(self, host: TrayHost) -> None:
-        """No tray host: the tray's own window and one notice; a host came: back to the icon."""
         step = self._fallback.update(host)
         if host.own_window:
             self.own_window.set_host(host)
@@ -226,10 +217,7 @@ class TrayShell(QObject):
             self.notifications.show_notice(no_tray_notice(host))
 
     def present(self) -> None:
-        """A second launch: the approvals in front, and the tray's own window if there is no tray.
-
-        That window is not activated: on Wayland it would take the focus from the dialog.
-        """
+        """A second launch: own window shown, not activated (on Wayland it would steal focus)."""
         if self._fallback.window:
             self.own_window.showNormal()
         self.review()
@@ -253,7 +241,6 @@ class TrayShell(QObject):
             window.close()
             window.deleteLater()
 
-    # -- slots -------------------------------------------------------------------------------
     def decide(self, request: DecisionRequest) -> DecisionResult:
         result = self.bridge.decide(request)
         if not result.sent and self._dialog is not None:

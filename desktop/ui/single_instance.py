@@ -1,17 +1,11 @@
-r"""One Hermes Tray per user: a second launch asks the running one to show its approvals.
+r"""One Hermes Tray per user: two would answer the same approvals twice.
 
-Two trays would answer the same approvals twice, and a person who clicks the launcher while the
-icon hides in an overflow menu wants to see the approvals. The second launch sends its activation
-token (``activation-token <token>\n``, if it has one: Wayland raises a window only with it) and
-``show-approvals\n``; unknown lines are logged and ignored, so an older tray survives a newer
-launcher. The channel is a per-user Unix socket read through ``QSocketNotifier`` -- not
-``QLocalServer``, whose QtNetwork costs 3 MiB resident -- or a ``QLocalServer`` pipe on Windows.
-
-Another local user who created the socket first would make every launch exit, so it lives only
-in a directory this user owns and nobody else may enter (:func:`private_runtime_dir`), and a
-socket there that is not this user's is removed, never dialled. Connections are bounded: at
-most :data:`MAX_CONNECTIONS`, each closed after :data:`CONNECTION_MS` or past
-:data:`MAX_MESSAGE` bytes without a newline.
+A second launch (the icon may hide in an overflow menu) asks it to show its approvals, with its
+activation token (Wayland raises a window only with one); unknown lines are ignored, so an older
+tray survives a newer launcher. A Unix socket via ``QSocketNotifier``, not ``QLocalServer``
+(QtNetwork costs 3 MiB); a pipe on Windows. Another user who created the socket first would make
+every launch exit, so it lives only in a directory private to this user, and a socket there not
+this user's is removed, never dialled. Connections are bounded in number, lifetime and length.
 """
 
 from __future__ import annotations
@@ -48,7 +42,6 @@ SECRET_FILE = "run-key"  # in the config dir: names the last-resort socket direc
 
 
 def default_server_name() -> str:
-    """The per-user (and per config dir) server name or socket path."""
     try:
         user = getpass.getuser()
     except (OSError, KeyError):  # no login name in the environment or the password database
@@ -61,7 +54,6 @@ def default_server_name() -> str:
 
 
 def is_private_dir(path: str) -> bool:
-    """True for a real directory (not a symlink) owned by this user, closed to everyone else."""
     try:
         info = os.lstat(path)
     except OSError:
@@ -74,11 +66,7 @@ def is_private_dir(path: str) -> bool:
 
 
 def private_runtime_dir(socket_name: str = "") -> str:
-    """The first private directory where ``socket_name`` fits an AF_UNIX path.
-
-    In order: $XDG_RUNTIME_DIR, <tmp>/hermes-tray-<uid>, <config>/run, <tmp>/hermes-tray-<secret>.
-    Never raises: when all are squatted or too long, a new private temp directory is used.
-    """
+    """The first private directory where ``socket_name`` fits an AF_UNIX path; never raises."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime) and is_private_dir(runtime) and _fits(runtime, socket_name):
         return runtime
@@ -97,8 +85,7 @@ def private_runtime_dir(socket_name: str = "") -> str:
         if is_private_dir(candidate):
             return candidate
         log.warning("%s is not a private directory of this user; not using it", candidate)
-    # Squatted everywhere: a fresh private directory still keeps this instance safe, though a
-    # second launch will not find it.
+    # Squatted everywhere: safe still, though a second launch will not find this one.
     return tempfile.mkdtemp(prefix=f"{APP_SLUG}-")
 
 
@@ -133,11 +120,7 @@ def _run_secret() -> str:
 
 
 class SingleInstance(QObject):
-    """The guard; keep it alive as long as the app runs.
-
-    ``show_approvals_requested``: a second launch asked; its activation token, if it sent one,
-    is at hand (``event_token``) meanwhile.
-    """
+    """Keep alive; ``show_approvals_requested`` emits with the launch's token in ``event_token``."""
 
     show_approvals_requested = Signal()
 
@@ -189,7 +172,6 @@ class SingleInstance(QObject):
         return True
 
     def close(self) -> None:
-        """Stop listening and remove the socket (at quit)."""
         for connection in list(self._buffers):
             connection.abort()
         if self._listener is not None:
@@ -212,7 +194,6 @@ class SingleInstance(QObject):
         return True
 
     def _accept(self, connection: Any) -> bool:
-        """Take a new connection (False: refused, close it), and close it after a while."""
         if len(self._buffers) >= MAX_CONNECTIONS:
             log.warning("Refused a single-instance connection: %d are open", MAX_CONNECTIONS)
             return False
@@ -259,11 +240,7 @@ class SingleInstance(QObject):
 
 
 def _weak_slot(method: Callable[..., object], *args: object) -> Callable[..., None]:
-    """A slot calling ``method(*args)`` while its object lives, without keeping that alive.
-
-    Qt holds a slot as long as its sender lives: a slot holding the guard could free it (and
-    delete its Qt children) in the middle of Qt deleting that sender.
-    """
+    """A weak slot: a strong one could free the guard while Qt deletes the slot's sender."""
     ref = weakref.WeakMethod(method)
 
     def slot(*_: object) -> None:
@@ -281,8 +258,6 @@ def _read_notifier(fd: int, on_readable: Callable[[], object]) -> QSocketNotifie
 
 
 class _UnixListener:
-    """The listening AF_UNIX socket, read when the Qt event loop says it is ready."""
-
     def __init__(self, path: str, guard: SingleInstance) -> None:
         self._path, self._guard = path, guard
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -311,7 +286,7 @@ class _UnixListener:
                 connection.close()
 
     def close(self) -> None:
-        """Stop listening; remove the socket file unless another instance has replaced it."""
+        """Remove the socket file unless another instance has replaced it."""
         _stop(self._notifier)
         self._socket.close()
         if _inode(self._path) == self._inode:
@@ -320,8 +295,6 @@ class _UnixListener:
 
 
 class _UnixConnection:
-    """One accepted connection, read without blocking whenever it is readable."""
-
     def __init__(self, accepted: socket.socket, guard: SingleInstance) -> None:
         accepted.setblocking(False)
         self._socket, self._guard = accepted, guard
@@ -353,7 +326,7 @@ class _UnixConnection:
 
 
 def _stop(notifier: QSocketNotifier) -> None:
-    """Stop and delete a notifier; later, as this may run inside its own signal."""
+    """Deleted later: this may run inside the notifier's own signal."""
     notifier.setEnabled(False)
     notifier.deleteLater()
 
@@ -373,7 +346,6 @@ class _PipeListener:
 
     @staticmethod
     def tell(name: str, message: bytes, timeout_ms: int) -> bool:
-        """Send ``message`` to the instance listening on ``name``; False if none does."""
         from PySide6.QtNetwork import QLocalSocket
 
         client = QLocalSocket()

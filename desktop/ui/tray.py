@@ -1,22 +1,19 @@
 """The tray icon and its menu: renders the snapshot, turns clicks into bridge calls.
 
 The menu is rebuilt lazily: a rebuild costs about 10 ms, snapshots change many times a second,
-and rebuilding an open QMenu closes it. A Qt-drawn menu is rebuilt when about to show (Qt sizes
-the popup after ``aboutToShow``; the tray's own popups are rebuilt before it, as a menu that
-grows while opening comes up clipped). Under a StatusNotifierItem host the panel draws Qt's
-D-Bus export, and every rebuild renumbers its items, so that menu is rebuilt once events pause
-and not while it may be open: the host says when it opens (``aboutToShow``), never when it
-closed (xfce4-panel), so word changes wait for ``aboutToHide`` or ``HOST_MENU_HOLD_MS``, shape
-changes only ``HOST_SHAPE_GRACE_MS`` (a late click on a renumbered item is lost, never
-misdirected). A left click opens the dialog when something waits, else pops a Qt-drawn copy of
-the menu (xfce4-panel draws it only on a right click). Global or risky changes ask first, with a
-non-modal QMessageBox (stack.md §5).
+and rebuilding an open QMenu closes it. A Qt-drawn menu is rebuilt on ``aboutToShow`` (Qt sizes
+the popup after it; the tray's own popups before it, as a menu growing while opening comes up
+clipped). Under a StatusNotifierItem host every rebuild renumbers the D-Bus export's items, and
+the host says when the menu opens, never when it closed (xfce4-panel): word changes wait for
+``aboutToHide`` or ``HOST_MENU_HOLD_MS``, shape changes ``HOST_SHAPE_GRACE_MS`` (a late click on
+a renumbered item is lost, never misdirected). A left click opens the dialog when something
+waits, else a Qt-drawn copy of the menu (xfce4-panel draws it only on a right click). Global or
+risky changes ask first, non-modally (stack.md §5).
 
-Whether a host shows the icon at all is ``desktop.model.tray_host``'s rule, fed by
-:class:`TrayHostWatch`. No timer: a ``QDBusServiceWatcher`` wakes the app only when a panel
-starts or stops, probed at once and ``SETTLE_MS`` later (a panel registers its host a moment
-after the watcher). An XEmbed-only tray that starts later sends no D-Bus signal: it is noticed
-when the tray's own window is next opened.
+Whether a host shows the icon is ``desktop.model.tray_host``'s rule, fed by ``TrayHostWatch``: a
+``QDBusServiceWatcher`` wakes the app only when a panel starts or stops, probed at once and
+``SETTLE_MS`` later (a panel registers its host a moment after). An XEmbed-only tray sends no
+D-Bus signal: it is noticed when the tray's own window is next opened.
 """
 
 from __future__ import annotations
@@ -54,8 +51,6 @@ SETTLE_MS = 1500
 
 
 class TrayController(QObject):
-    """Owns the QSystemTrayIcon and its QMenu; emits what the app should open."""
-
     review_requested = Signal()
     new_task_requested = Signal()
     settings_requested = Signal()
@@ -154,7 +149,6 @@ class TrayController(QObject):
         """The fallback notification (no buttons) when no notification service is present."""
         self.tray.showMessage(title, body, icons.app_icon(), 8000)
 
-    # -- rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
         """Something changed: update the icon now, the menu when it is next needed."""
         self._render_status()
@@ -233,7 +227,6 @@ class TrayController(QObject):
         return menu
 
     def build_drawn(self, menu: QMenu, *, exported: bool = False) -> None:
-        """Fill ``menu`` with the tray menu's entries, as Qt draws them unless ``exported``."""
         pick = self.shelf.pick(self._snapshot)
         extras = self.extras()
         build_menu(
@@ -282,10 +275,7 @@ class TrayController(QObject):
             self._rebuild_timer.start()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        """A left click opens the dialog when something waits, otherwise the menu.
-
-        A host's ``ProvideXdgActivationToken`` (Plasma) waits in the environment: spent here.
-        """
+        """A host's ``ProvideXdgActivationToken`` (Plasma) waits in the environment: spent here."""
         token = take_env_token()
         if reason not in (
             QSystemTrayIcon.ActivationReason.Trigger,
@@ -300,7 +290,6 @@ class TrayController(QObject):
         if shown is None or not shown.isVisible():
             self.popup_menu()
 
-    # -- confirmations -----------------------------------------------------------------------
     def _ask_mode(self, gateway_id: str, mode: str) -> None:
         gateway = self._snapshot.gateway(gateway_id)
         name = shown(gateway.name if gateway else gateway_id, 60)
@@ -367,16 +356,11 @@ class TrayController(QObject):
 
     @property
     def confirmation(self) -> QMessageBox | None:
-        """The open confirmation box, if any."""
         return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
 
 
 def status_notifier_host_present() -> bool:
-    """Whether Qt will export the tray as a StatusNotifierItem.
-
-    On xcb when org.kde.StatusNotifierWatcher is registered (stack.md §3.1), else XEmbed;
-    elsewhere (Wayland) always: its item registers whenever a watcher comes.
-    """
+    """xcb: SNI only with a watcher up (stack.md §3.1); on Wayland it registers when one comes."""
     platform = QGuiApplication.platformName()
     if platform in ("offscreen", "minimal"):
         return False
@@ -384,7 +368,6 @@ def status_notifier_host_present() -> bool:
 
 
 def watcher_owner() -> str:
-    """The session bus name owning the StatusNotifierWatcher ("" if none, or no bus)."""
     bus = QDBusConnection.sessionBus()
     if not bus.isConnected():
         return ""
@@ -430,7 +413,6 @@ class TrayHostWatch(QObject):
         )
 
     def check(self) -> TrayHost:
-        """Probe now; emit ``changed`` when the answer differs from the last one."""
         host = tray_host(self.probe())
         if host != self.host:
             self.host = host

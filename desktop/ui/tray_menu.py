@@ -1,8 +1,7 @@
 """Build the tray's context menu from an ``AppSnapshot``: a view, rebuilt rather than patched.
 
-The caller (``tray.TrayController``) decides when. Gateway text goes through ``menu_label`` (the
-mnemonic ``&`` doubled, hidden characters revealed, bounded) and ``markup_safe``. Actions
-carry object names (``yolo:<gateway>:<session>`` …) for tests and the D-Bus menu.
+Gateway text goes through ``menu_label`` (mnemonic ``&`` doubled, hidden characters revealed,
+bounded) and ``markup_safe``. Object names (``yolo:<gateway>:<session>`` …) serve tests and D-Bus.
 """
 
 from __future__ import annotations
@@ -58,9 +57,8 @@ class MenuCommands:
 
 TODO_LINES = 8  # plan items listed per session (then "… N more")
 PROMPT_LINES = 3  # questions listed per session (then "… N more")
-# Every entry of the menu, submenus included (issue 16: at most 100 with 2,000 sessions). The
-# gateways' lines and the app's own entries come first; sessions get what is left, most urgent
-# first, and the ones that do not fit are counted in "N more sessions".
+# Entries of the whole menu, submenus included, even with 2,000 sessions. Sessions get what the
+# gateways and the app leave, most urgent first; the rest are counted in "N more sessions".
 MENU_ENTRY_BUDGET = 100
 APP_ENTRIES = 25  # Review, New task, Recent decisions (12), Start at login, Settings, Quit, …
 GATEWAY_ENTRIES = 4  # header, error line, Reconnect, separator
@@ -92,10 +90,7 @@ def build_menu(
     extras: MenuExtras | None = None,
     pick: MenuPick | None = None,
 ) -> None:
-    """Replace ``menu``'s contents with the current picture of every gateway and session.
-
-    ``exported``: labels escaped for Qt's D-Bus export, which a StatusNotifierItem host draws.
-    """
+    """``exported``: labels escaped for Qt's D-Bus export, which a StatusNotifierItem host draws."""
     extras = extras or MenuExtras()
     pick = pick or SessionShelf(finished_after=float("inf")).pick(snapshot)
     budget = _Budget(MENU_ENTRY_BUDGET - APP_ENTRIES - GATEWAY_ENTRIES * len(snapshot.gateways))
@@ -214,7 +209,6 @@ def _add_quieter(
     extras: MenuExtras,
     entries: int,
 ) -> None:
-    """The sessions left out, in a submenu: each a short session submenu, as many as fit."""
     more = QMenu(menu_label(menu_text.more_sessions_line(len(quieter)), 100), menu)
     more.setObjectName("more-sessions")
     more.menuAction().setObjectName("more-sessions")
@@ -409,7 +403,6 @@ def _add_mode_menu(
 def _add_timeboxes(
     sub: QMenu, gid: str, session: SessionState, timebox: Callable[[str, str, BoxKind], None]
 ) -> None:
-    """The time-boxed YOLO choices: for 15 minutes, and until this (or the next) turn ends."""
     sid = session.session_id
     for_minutes = _action(sub, "YOLO for 15 minutes", f"yolo-minutes:{gid}:{sid}")
     for_minutes.setToolTip("YOLO on now; Hermes Tray turns it off again when the time is up.")
@@ -421,7 +414,6 @@ def _add_timeboxes(
 
 
 def _add_app_items(menu: QMenu, extras: MenuExtras, commands: MenuCommands) -> None:
-    """The Recent decisions submenu (with Open journal) and the Start at login switch."""
     if extras.journal_problem:
         problem = f"⚠ Journal not written: {extras.journal_problem}"
         warning = _info(menu, problem, "journal-problem", limit=90)  # the journal retries

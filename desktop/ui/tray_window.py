@@ -1,10 +1,8 @@
 """The tray's own window, for desktops with no tray host: the tray menu, drawn as a window.
 
-It offers what the icon's menu offers, from the one definition (``tray_menu.build_menu`` into a
-hidden QMenu): a read-only line as a label, a submenu as a button that pops it, any other entry
-as a button bound to the very QAction. It is rebuilt when the tray's events pause, never while
-one of its submenus is open (that would close it under the pointer). Closing it minimizes it;
-each activation asks the host probe again (an XEmbed tray sends no D-Bus signal).
+Built by ``tray_menu.build_menu`` into a hidden QMenu, its buttons bound to the very QActions, so
+it offers exactly the menu's entries. Never rebuilt while a submenu is open (that would close it
+under the pointer). Each activation asks the host probe again: an XEmbed tray sends no signal.
 """
 
 from __future__ import annotations
@@ -32,8 +30,6 @@ ICON_SIZE = 32
 
 
 class TrayWindow(QWidget):
-    """A small window standing in for the tray icon and its menu."""
-
     activated = Signal()  # the person brought it forward: worth asking for a tray host again
 
     def __init__(self, tray: TrayController, parent: QWidget | None = None) -> None:
@@ -65,12 +61,10 @@ class TrayWindow(QWidget):
         self.note.setText(window_note(host))
 
     def present(self) -> None:
-        """Show it in front (a second launch, the host gone, the person asked)."""
         self.showNormal()
         self.raise_()
         self.activateWindow()
 
-    # -- rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
         """Redraw from the tray's menu now, or when nothing of it is open and it is shown."""
         self._dirty = True
@@ -89,12 +83,7 @@ class TrayWindow(QWidget):
         self.adjustSize()
 
     def _fit_height(self) -> None:
-        """Never shorter than the wrapped lines need at this width.
-
-        Qt's minimum for a window ignores height-for-width, and a tiling compositor (sway) gives
-        a window its minimum. Run when the layout changed (new entries show a turn after they
-        are added) or the width did.
-        """
+        """Qt's minimum ignores height-for-width, and sway (tiling) gives a window its minimum."""
         layout = self.layout()
         if layout is not None:
             needed = layout.totalHeightForWidth(self.width())
@@ -141,7 +130,6 @@ class TrayWindow(QWidget):
         if self._dirty:
             QTimer.singleShot(0, self.refresh)  # after the chosen entry ran
 
-    # -- window behaviour --------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
@@ -173,7 +161,6 @@ def _line(parent: QWidget) -> QFrame:
 
 
 def _ours(popup: QWidget | None, root: QMenu) -> bool:
-    """Whether ``popup`` is ``root`` or one of its submenus (at any depth)."""
     parent: object = popup
     while isinstance(parent, QMenu):
         if parent is root:

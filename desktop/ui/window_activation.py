@@ -33,8 +33,6 @@ def take_env_token() -> str:
 
 
 class WindowActivation(QObject):
-    """Brings windows forward with the token of the event being handled; says where if refused."""
-
     def __init__(
         self,
         say_where: Callable[[], None],
@@ -67,11 +65,7 @@ class WindowActivation(QObject):
             os.unsetenv(TOKEN_ENV)  # Qt unsets one it used; one it did not is stale now
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Note that an asked window came forward.
-
-        The look comes later, and the person may have moved on to another window by then
-        (measured on GNOME Shell: a click on another app within the second said "behind").
-        """
+        """Noted at once: by the later look the person may have clicked elsewhere (GNOME Shell)."""
         if event.type() == QEvent.Type.WindowActivate:
             for ask in self._asks.get(watched, ()):  # type: ignore[call-overload]
                 ask[0] = True

@@ -24,8 +24,6 @@ log = logging.getLogger(__name__)
 
 
 class YoloTimeboxController(QObject):
-    """Start time-boxes from the menu; end them on time, through the bridge."""
-
     changed = Signal()  # labels or the set of boxes changed: re-render icon and menu
     notice_raised = Signal(object)  # Notice
 
@@ -51,13 +49,11 @@ class YoloTimeboxController(QObject):
         bridge.yolo_checked.connect(self._on_yolo_checked)
 
     def labels(self) -> dict[Key, str]:
-        """The YOLO menu line of every session with a box, as of now."""
         return self.boxes.labels(self._clock())
 
     def dispose(self) -> None:
         self._timer.stop()
 
-    # -- commands ----------------------------------------------------------------------------
     def start(self, gateway_id: str, session_id: str, kind: BoxKind) -> None:
         """Turn YOLO on for ``kind`` (15 minutes or this turn); the app turns it off again."""
         view = self._bridge.snapshot.gateway(gateway_id)
@@ -81,7 +77,6 @@ class YoloTimeboxController(QObject):
             self._switch_off(key, "its time is up")
         self._changed()
 
-    # -- bridge signals ----------------------------------------------------------------------
     def _on_session_changed(self, update: SessionUpdate) -> None:
         key = (update.gateway_id, update.session.session_id)
         if self.boxes.box(key) is None:
@@ -142,7 +137,6 @@ class YoloTimeboxController(QObject):
         if outcome is not None:
             self._changed()
 
-    # -- internals ---------------------------------------------------------------------------
     def _switch_off(self, key: Key, why: str) -> None:
         log.info("YOLO time-box for %s/%s ends: %s", key[0], key[1], why)
         self._bridge.switch_yolo_off_checked(*key)
