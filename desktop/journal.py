@@ -75,13 +75,18 @@ def local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-def bound_middle(text: str, limit: int) -> str:
+def bound_middle(text: str, limit: int, *, short: bool = False) -> str:
+    """Head and tail kept: padding cannot hide a dangerous end, and ``…/iot/r1`` tells rows apart.
+
+    The journal says how much went; ``short`` (a menu line) spends one ``…`` of ``limit`` instead.
+    """
     if len(text) <= limit:
         return text
-    head = limit - limit // 2
-    tail = limit // 2
-    cut = len(text) - head - tail
-    return f"{text[:head]} …[{cut} characters cut]… {text[len(text) - tail :] if tail else ''}"
+    if short:
+        tail = (limit - 1) // 3
+        return f"{text[: limit - 1 - tail]}…{text[len(text) - tail :]}"
+    head, tail = limit - limit // 2, limit // 2
+    return f"{text[:head]} …[{len(text) - limit} characters cut]… {text[len(text) - tail :]}"
 
 
 class Journal:
