@@ -37,13 +37,10 @@ MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 class Surface(enum.Enum):
     """Where the person made the decision (the journal says *how* in the dialog too)."""
 
-    DIALOG = "dialog"
     DIALOG_BUTTON = "dialog.button"  # a row's choice button, clicked or pressed with Space
     DIALOG_KEYBOARD = "dialog.keyboard"  # a shortcut (A, D, S, Shift+A, Ctrl+Enter, Ctrl+Backspace)
     DIALOG_BATCH = "dialog.batch"  # "Approve all" / "Deny all" on a batch, and its follow-through
     NOTIFICATION = "notification"
-    KEYBOARD = "keyboard"
-    MENU = "menu"
     REASK = "tray.reask"  # the tray denied a re-ask of a command the person had denied
     NOBODY = "nobody"  # nobody answered in time: Hermes denied it
     HERMES = "hermes"  # no row here: Hermes ran it (allowed earlier, YOLO, or asked elsewhere)
