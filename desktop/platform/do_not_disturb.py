@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 NOTIFICATIONS = "org.freedesktop.Notifications"
 NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
 PROPERTIES = "org.freedesktop.DBus.Properties"
+BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 INHIBITED = "Inhibited"
 XFCONF = "org.xfce.Xfconf"
 XFCONF_PATH = "/org/xfce/Xfconf"
@@ -143,16 +144,7 @@ class DoNotDisturbWatch:
 
         bus.add_message_handler(written)
         self._unsubscribe = lambda: bus.remove_message_handler(written)
-        await bus.call(
-            Message(
-                destination="org.freedesktop.DBus",
-                path="/org/freedesktop/DBus",
-                interface="org.freedesktop.DBus",
-                member="AddMatch",
-                signature="s",
-                body=[DCONF_NOTIFY],
-            )
-        )
+        await bus_call(bus, "AddMatch", "s", DCONF_NOTIFY)
         read()
 
     def _set_read(self, source: str, value: Any) -> None:
@@ -176,6 +168,27 @@ class DoNotDisturbWatch:
                 unsubscribe()
             except Exception:  # a bus that is already gone
                 log.debug("could not unsubscribe from do-not-disturb changes", exc_info=True)
+
+
+async def bus_call(
+    bus: Any, member: str, signature: str, *body: str, at: tuple[str, str, str] = BUS
+) -> object:
+    """One method of the bus itself (or of ``at``: destination, path, interface); None on error."""
+    from dbus_fast import Message, MessageType
+
+    destination, path, interface = at
+    message = Message(
+        destination=destination,
+        path=path,
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=list(body),
+    )
+    reply = await bus.call(message)
+    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
+        return None
+    return reply.body[0]
 
 
 async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
