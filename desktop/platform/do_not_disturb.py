@@ -191,6 +191,15 @@ async def bus_call(
     return reply.body[0]
 
 
+async def leave(bus: Any, timeout: float) -> None:
+    """Disconnect and wait for it, bounded: a bus that is gone already is no error."""
+    bus.disconnect()
+    try:
+        await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
+    except Exception:
+        log.debug("the session bus did not disconnect cleanly", exc_info=True)
+
+
 async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
     """``(server, switch)`` read from the session bus, then disconnected (for ``doctor``)."""
     try:
@@ -212,11 +221,7 @@ async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
         watch.stop()
         return " ".join(str(part) for part in info[:3]), watch.state
     finally:
-        bus.disconnect()
-        try:
-            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
-        except Exception:
-            log.debug("session bus did not disconnect cleanly", exc_info=True)
+        await leave(bus, timeout)
 
 
 async def _server_information(bus: Any) -> list[str]:

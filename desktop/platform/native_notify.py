@@ -24,6 +24,7 @@ from desktop.platform.do_not_disturb import (
     NOTIFICATIONS_PATH,
     DoNotDisturb,
     DoNotDisturbWatch,
+    leave,
 )
 from desktop.platform.paths import APP_ID
 
@@ -227,13 +228,8 @@ class NativeNotifier:
     async def _disconnect(self) -> None:
         self._dnd.stop()
         bus, self._bus, self._iface = self._bus, None, None
-        if bus is None:
-            return
-        bus.disconnect()
-        try:
-            await asyncio.wait_for(bus.wait_for_disconnect(), 2.0)
-        except Exception:
-            log.debug("notification bus did not disconnect cleanly", exc_info=True)
+        if bus is not None:
+            await leave(bus, 2.0)
 
     def _require(self) -> Any:
         if self._iface is None:

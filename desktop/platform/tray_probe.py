@@ -7,14 +7,13 @@ or on X11 an XEmbed tray (through libX11 with ctypes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ctypes
 import logging
 import os
 from typing import Any
 
 from desktop.model.tray_host import WATCHER, TrayProbe
-from desktop.platform.do_not_disturb import PROPERTIES, bus_call
+from desktop.platform.do_not_disturb import PROPERTIES, bus_call, leave
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +52,7 @@ async def read_probe(timeout: float = 2.0) -> TrayProbe:
             watcher_owner=name, host_registered=registered, xembed=xembed, desktop=desktop
         )
     finally:
-        bus.disconnect()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
+        await leave(bus, timeout)
 
 
 def _process_name(pid: int) -> str:
