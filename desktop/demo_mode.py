@@ -35,7 +35,6 @@ class BuiltInDemo:
         *,
         speed: float = 1.0,
         approval_timeout: float | None = None,
-        loops: int | None = None,
     ) -> BuiltInDemo:
         """``approval_timeout`` is the core's for dialect B, so the dialog's countdown is true."""
         from desktop.core.settings import CoreSettings
@@ -49,9 +48,7 @@ class BuiltInDemo:
         gateway = DemoGateway(speed=speed, approval_timeout=approval_timeout)
         await gateway.start()
         register_secret(gateway.token)
-        story = asyncio.get_running_loop().create_task(
-            play(gateway, loops=loops), name="built-in demo story"
-        )
+        story = asyncio.get_running_loop().create_task(play(gateway), name="built-in demo story")
         endpoint = GatewayEndpoint(
             DEMO_GATEWAY_ID,
             DEMO_GATEWAY_NAME,

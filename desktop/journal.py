@@ -37,13 +37,10 @@ MAX_UNWRITTEN = 1000  # lines held in memory while the journal cannot be written
 class Surface(enum.Enum):
     """Where the person made the decision (the journal says *how* in the dialog too)."""
 
-    DIALOG = "dialog"
     DIALOG_BUTTON = "dialog.button"  # a row's choice button, clicked or pressed with Space
     DIALOG_KEYBOARD = "dialog.keyboard"  # a shortcut (A, D, S, Shift+A, Ctrl+Enter, Ctrl+Backspace)
     DIALOG_BATCH = "dialog.batch"  # "Approve all" / "Deny all" on a batch, and its follow-through
     NOTIFICATION = "notification"
-    KEYBOARD = "keyboard"
-    MENU = "menu"
     REASK = "tray.reask"  # the tray denied a re-ask of a command the person had denied
     NOBODY = "nobody"  # nobody answered in time: Hermes denied it
     HERMES = "hermes"  # no row here: Hermes ran it (allowed earlier, YOLO, or asked elsewhere)
@@ -75,13 +72,18 @@ def local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-def bound_middle(text: str, limit: int) -> str:
+def bound_middle(text: str, limit: int, *, short: bool = False) -> str:
+    """Head and tail kept: padding cannot hide a dangerous end, and ``…/iot/r1`` tells rows apart.
+
+    The journal says how much went; ``short`` (a menu line) spends one ``…`` of ``limit`` instead.
+    """
     if len(text) <= limit:
         return text
-    head = limit - limit // 2
-    tail = limit // 2
-    cut = len(text) - head - tail
-    return f"{text[:head]} …[{cut} characters cut]… {text[len(text) - tail :] if tail else ''}"
+    if short:
+        tail = (limit - 1) // 3
+        return f"{text[: limit - 1 - tail]}…{text[len(text) - tail :]}"
+    head, tail = limit - limit // 2, limit // 2
+    return f"{text[:head]} …[{len(text) - limit} characters cut]… {text[len(text) - tail :]}"
 
 
 class Journal:

@@ -37,7 +37,7 @@ def decide(
         "gateway_name": "Home",
         "key": "k1",
         "choice": Choice.ONCE,
-        "surface": Surface.DIALOG,
+        "surface": Surface.DIALOG_BUTTON,
         "sent": True,
         "reason": "",
         "session_id": "s1",
@@ -62,7 +62,7 @@ def test_a_decision_is_one_private_json_line(journal: Journal) -> None:
             "session_title": "Fix the build",
             "command": "make test",
             "choice": "once",
-            "surface": "dialog",
+            "surface": "dialog.button",
             "outcome": "approved",
             "result": "",
         }

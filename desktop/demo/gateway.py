@@ -348,12 +348,12 @@ class DemoGateway:
         await self.emit(session, "message.complete", complete)
         await self._info(session)
 
-    async def say(self, session: Session, text: str, word_delay: float = 0.03) -> None:
+    async def say(self, session: Session, text: str) -> None:
         """Stream ``text`` word by word; it becomes the turn's reply."""
         words = text.split(" ")
         for i, word in enumerate(words):
             await self.emit(session, "message.delta", {"text": word + " " * (i < len(words) - 1)})
-            await self.pause(word_delay)
+            await self.pause(0.03)
         session.messages.append({"role": "assistant", "text": text})
 
     async def status(self, session: Session, text: str) -> None:

@@ -7,7 +7,6 @@ visibly changes the course. Nothing is ever run on this machine.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 from collections.abc import Awaitable, Callable
 
@@ -127,12 +126,12 @@ def _absolute(folder: str) -> str:
     return os.path.expanduser(folder)
 
 
-async def play(gw: DemoGateway, *, loops: int | None = None) -> None:
+async def play(gw: DemoGateway) -> None:
     """Each session waits until a client resumes it, so the show never plays to nobody."""
 
     async def loop(session: Session, act: Round) -> None:
         await session.viewed.wait()
-        for _ in itertools.count() if loops is None else range(loops):
+        while True:
             session.stopped = False  # stopped for that round; the next is a new request
             await act(gw, session)
             await gw.pause(REST_BETWEEN_ROUNDS)

@@ -288,9 +288,7 @@ class AppState:
             dialect=gateway.dialect,
             version=(status.version if status else "") or (versions[0] if versions else ""),
             error=status.error if status else "",
-            attempt=status.attempt if status else 0,
             sessions=tuple(gateway.sessions.values()),
-            approvals=tuple(gateway.approvals.values()),
             prompts=tuple(gateway.prompts.values()),
             waiting=gateway.waiting_rows(),
         )

@@ -22,7 +22,7 @@ from desktop.core.model import (
 )
 from desktop.core.outcomes import SETTLED_ELSEWHERE
 from desktop.core.text_safety import bound_text
-from desktop.journal import Journal, JournalEntry, Surface, local_now
+from desktop.journal import Journal, JournalEntry, Surface, bound_middle, local_now
 from desktop.model.bridge_events import CommandReport, DecisionMade
 from desktop.model.session_names import SEPARATOR, SessionName, fit
 
@@ -227,14 +227,6 @@ def ending(entry: JournalEntry, limit: int = 44) -> str:
     return bound_text(entry.outcome, limit - len(tail))[0] + tail
 
 
-def _cut_middle(text: str, limit: int) -> str:
-    """A command keeps its head and its tail: the end is where ``…/iot/r1`` tells rows apart."""
-    if len(text) <= limit:
-        return text
-    tail = (limit - 1) // 3
-    return f"{text[: limit - 1 - tail]}…{text[len(text) - tail :]}"
-
-
 def _session_part(name: str, limit: int) -> str:
     """A stored session name cut like the registry cuts it: the title's words go first."""
     title, _, folder = name.rpartition(SEPARATOR)
@@ -252,7 +244,7 @@ def entry_line(entry: JournalEntry, today: datetime) -> str:
     head = entry.outcome.split(" ", 1)[0].rstrip(":")
     mark = _MARKS.get(head, "○")
     where = entry.session_title or (f"session {entry.session_id[:8]}" if entry.session_id else "")
-    line = f"{stamp} {mark} {_cut_middle(entry.command, 32)} — {ending(entry)}"
+    line = f"{stamp} {mark} {bound_middle(entry.command, 32, short=True)} — {ending(entry)}"
     return f"{line}{SEPARATOR}{_session_part(where, 28)}" if where else line
 
 

@@ -21,7 +21,6 @@ SessionRef = tuple[str, str]  # (gateway_id, session_id)
 @dataclass(frozen=True, slots=True)
 class MenuPick:
     shown: dict[str, tuple[SessionState, ...]]
-    more: int  # live sessions not listed because of the bound
     finished: int  # sessions left out as finished or closed
     rest: tuple[tuple[str, SessionState], ...] = ()  # (gateway_id, session) past the bound
 
@@ -127,4 +126,4 @@ class SessionShelf:
         for _, _, _, gateway_id, session in chosen:
             shown.setdefault(gateway_id, []).append(session)
         rest = tuple((c[3], c[4]) for c in candidates[self.limit :])
-        return MenuPick({g: tuple(s) for g, s in shown.items()}, len(rest), finished, rest)
+        return MenuPick({g: tuple(s) for g, s in shown.items()}, finished, rest)

@@ -423,7 +423,7 @@ class NotifyPolicy:
             return None
         at = max(self._settled(batch), self._quiet_start_until, self._release_at)
         if not self.holding:
-            return max(at, self._quiet_for(batch.gateway_id))
+            return max(at, self._quiet_until.get(batch.gateway_id, 0.0))
         escalation = self._escalation_time(batch)
         return None if escalation is None else max(at, escalation)
 
@@ -434,9 +434,6 @@ class NotifyPolicy:
             return None
         expiries = [a.expires_at for a in self._open_rows(batch) if a.expires_at is not None]
         return min(expiries) - before if expiries else None
-
-    def _quiet_for(self, gateway_id: str) -> float:
-        return self._quiet_until.get(gateway_id, 0.0)
 
     def approvable(self, approval: Approval) -> bool:
         return (

@@ -135,7 +135,8 @@ class SessionNames:
         key = self._key(gateway_id, session)
         known = self._names.get(key)
         fresh = compose(session)
-        if known is not None and key not in self._pinned and _bare(known):
+        bare = known is not None and not (known.title or known.folder or known.late_title)
+        if known is not None and bare and key not in self._pinned:
             if not (fresh.title or fresh.folder):
                 return known
             self._release(known)  # nothing said it yet: the better name takes its place
@@ -181,10 +182,6 @@ class SessionNames:
         taken.discard(named.ordinal)
         if not taken:
             self._ordinals.pop(unique_by, None)
-
-
-def _bare(name: SessionName) -> bool:
-    return not (name.title or name.folder or name.late_title)
 
 
 def _unique_by(name: SessionName) -> tuple[str, str]:

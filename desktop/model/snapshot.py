@@ -27,9 +27,7 @@ class GatewayView:
     dialect: Dialect | None = None
     version: str = ""  # Hermes version, from the handshake or session.info
     error: str = ""  # last error, already written for people by the client
-    attempt: int = 0
     sessions: tuple[SessionState, ...] = ()
-    approvals: tuple[Approval, ...] = ()  # open ones only (not RESOLVED)
     prompts: tuple[Prompt, ...] = ()  # open clarify/sudo/secret prompts, oldest first
     waiting: tuple[Approval, ...] = ()  # approvals needing a person now (not being answered)
 

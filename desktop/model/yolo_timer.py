@@ -10,7 +10,6 @@ import enum
 import math
 from dataclasses import dataclass
 
-DEFAULT_MINUTES = 15
 Key = tuple[str, str]  # (gateway_id, session_id)
 
 
@@ -47,17 +46,10 @@ class YoloTimeboxes:
         self._boxes: dict[Key, Timebox] = {}
 
     def start(
-        self,
-        key: Key,
-        kind: BoxKind,
-        now: float,
-        *,
-        yolo_on: bool,
-        running: bool,
-        minutes: float = DEFAULT_MINUTES,
+        self, key: Key, kind: BoxKind, now: float, *, yolo_on: bool, running: bool
     ) -> Timebox:
         """A person chose a time-box (replacing any earlier one for that session)."""
-        deadline = now + minutes * 60 if kind is BoxKind.MINUTES else None
+        deadline = now + 15 * 60 if kind is BoxKind.MINUTES else None  # "YOLO for 15 minutes"
         box = Timebox(kind, deadline, Phase.ACTIVE if yolo_on else Phase.ARMING, running)
         self._boxes[key] = box
         return box

@@ -181,11 +181,10 @@ class LaunchAgentAutostart:
 
 
 class RunKeyAutostart:
-    r"""Windows: the value ``value_name`` under ``HKCU\...\Run`` (tests pass a ``winreg``)."""
+    r"""Windows: the value ``Hermes Tray`` under ``HKCU\...\Run`` (tests pass a ``winreg``)."""
 
-    def __init__(self, winreg_module: Any = None, value_name: str = APP_NAME) -> None:
+    def __init__(self, winreg_module: Any = None) -> None:
         self._winreg = winreg_module
-        self._name = value_name
 
     def _reg(self) -> Any:
         if self._winreg is None:
@@ -194,7 +193,7 @@ class RunKeyAutostart:
 
     @property
     def location(self) -> str:
-        return f"HKEY_CURRENT_USER\\{RUN_KEY}\\{self._name}"
+        return f"HKEY_CURRENT_USER\\{RUN_KEY}\\{APP_NAME}"
 
     def enable(self, command: Sequence[str]) -> None:
         if not command:
@@ -204,13 +203,13 @@ class RunKeyAutostart:
         reg = self._reg()
         with reg.CreateKeyEx(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_SET_VALUE) as key:
             # list2cmdline quotes exactly as the Microsoft C runtime splits (paths with spaces).
-            reg.SetValueEx(key, self._name, 0, reg.REG_SZ, subprocess.list2cmdline(command))
+            reg.SetValueEx(key, APP_NAME, 0, reg.REG_SZ, subprocess.list2cmdline(command))
 
     def disable(self) -> None:
         reg = self._reg()
         try:
             with reg.OpenKey(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_SET_VALUE) as key:
-                reg.DeleteValue(key, self._name)
+                reg.DeleteValue(key, APP_NAME)
         except FileNotFoundError:
             pass  # no key or no value: already disabled
 
@@ -218,7 +217,7 @@ class RunKeyAutostart:
         reg = self._reg()
         try:
             with reg.OpenKey(reg.HKEY_CURRENT_USER, RUN_KEY, 0, reg.KEY_READ) as key:
-                value, kind = reg.QueryValueEx(key, self._name)
+                value, kind = reg.QueryValueEx(key, APP_NAME)
         except FileNotFoundError:
             return False
         return kind in (reg.REG_SZ, reg.REG_EXPAND_SZ) and isinstance(value, str) and bool(value)

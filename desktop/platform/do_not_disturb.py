@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 NOTIFICATIONS = "org.freedesktop.Notifications"
 NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
 PROPERTIES = "org.freedesktop.DBus.Properties"
+BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 INHIBITED = "Inhibited"
 XFCONF = "org.xfce.Xfconf"
 XFCONF_PATH = "/org/xfce/Xfconf"
@@ -143,16 +144,7 @@ class DoNotDisturbWatch:
 
         bus.add_message_handler(written)
         self._unsubscribe = lambda: bus.remove_message_handler(written)
-        await bus.call(
-            Message(
-                destination="org.freedesktop.DBus",
-                path="/org/freedesktop/DBus",
-                interface="org.freedesktop.DBus",
-                member="AddMatch",
-                signature="s",
-                body=[DCONF_NOTIFY],
-            )
-        )
+        await bus_call(bus, "AddMatch", "s", DCONF_NOTIFY)
         read()
 
     def _set_read(self, source: str, value: Any) -> None:
@@ -178,6 +170,36 @@ class DoNotDisturbWatch:
                 log.debug("could not unsubscribe from do-not-disturb changes", exc_info=True)
 
 
+async def bus_call(
+    bus: Any, member: str, signature: str, *body: str, at: tuple[str, str, str] = BUS
+) -> object:
+    """One method of the bus itself (or of ``at``: destination, path, interface); None on error."""
+    from dbus_fast import Message, MessageType
+
+    destination, path, interface = at
+    message = Message(
+        destination=destination,
+        path=path,
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=list(body),
+    )
+    reply = await bus.call(message)
+    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
+        return None
+    return reply.body[0]
+
+
+async def leave(bus: Any, timeout: float) -> None:
+    """Disconnect and wait for it, bounded: a bus that is gone already is no error."""
+    bus.disconnect()
+    try:
+        await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
+    except Exception:
+        log.debug("the session bus did not disconnect cleanly", exc_info=True)
+
+
 async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
     """``(server, switch)`` read from the session bus, then disconnected (for ``doctor``)."""
     try:
@@ -199,11 +221,7 @@ async def read_once(timeout: float = 2.0) -> tuple[str, DoNotDisturb]:
         watch.stop()
         return " ".join(str(part) for part in info[:3]), watch.state
     finally:
-        bus.disconnect()
-        try:
-            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
-        except Exception:
-            log.debug("session bus did not disconnect cleanly", exc_info=True)
+        await leave(bus, timeout)
 
 
 async def _server_information(bus: Any) -> list[str]:

@@ -24,6 +24,7 @@ from desktop.platform.do_not_disturb import (
     NOTIFICATIONS_PATH,
     DoNotDisturb,
     DoNotDisturbWatch,
+    leave,
 )
 from desktop.platform.paths import APP_ID
 
@@ -53,11 +54,9 @@ class NativeNotifier:
         self._activation: tuple[int, str] = (0, "")  # the last ActivationToken: id, token
         self._generation = itertools.count(1)
         self._lock = asyncio.Lock()
-        self.buttons = False
-        self.markup = False
-        self.persistence = False
         self.capabilities: tuple[str, ...] = ()
-        self.server: tuple[str, ...] = ()
+        self.buttons = False  # the server shows actions (the bridge offers Approve by them)
+        self.server = ""  # GetServerInformation's name: its quirks are chosen by it
         self._dnd = DoNotDisturbWatch()
 
     async def start(self, timeout: float = 3.0) -> bool:
@@ -80,18 +79,16 @@ class NativeNotifier:
             await self._disconnect()
             return False
         self.capabilities = tuple(str(c) for c in capabilities)
-        self.server = tuple(str(s) for s in server)
+        self.server = str(server[0]) if server else ""
         self.buttons = "actions" in self.capabilities
-        self.markup = "body-markup" in self.capabilities
-        self.persistence = "persistence" in self.capabilities
         self._iface.on_action_invoked(self._on_action_invoked)
         self._iface.on_notification_closed(self._on_closed)
         with contextlib.suppress(AttributeError):  # a server older than spec 1.2 has none
             self._iface.on_activation_token(self._on_activation_token)
         log.info(
-            "notification server %s, capabilities %s", " ".join(self.server), self.capabilities
+            "notification server %s, capabilities %s", " ".join(map(str, server)), self.capabilities
         )
-        await self._dnd.start(self._bus, self.server[0] if self.server else "", timeout)
+        await self._dnd.start(self._bus, self.server, timeout)
         return True
 
     def watch_do_not_disturb(self, on_change: Callable[[DoNotDisturb], None]) -> None:
@@ -103,7 +100,7 @@ class NativeNotifier:
         return ref in self._shown
 
     def body_for_server(self, body: str) -> str:
-        if not self.markup:
+        if "body-markup" not in self.capabilities:
             return body
         import html  # its entity tables cost 0.7 MB: loaded with the first marked-up body
 
@@ -122,14 +119,14 @@ class NativeNotifier:
                 await self._close(replaces)
                 replaces = 0
             generation = next(self._generation)
-            server = self.server[0] if self.server else ""
+            server = self.server
             actions: list[str] = []
             if self.buttons:
                 if server and server not in NO_DEFAULT_ACTION_SERVERS:
                     actions += ["default", DEFAULT_ACTION_LABEL]
                 for action in fit_buttons(plan.actions, server):
                     actions += [f"{action.kind.value}.{generation}", action.label]
-            resident = self.persistence and server not in NOT_RESIDENT
+            resident = "persistence" in self.capabilities and server not in NOT_RESIDENT
             hints = _hints(plan.critical, resident=resident, category="im.received")
             if replaces:  # from now on a press on the old content acts on nothing
                 self._plans[replaces] = (plan, generation, on_action)
@@ -231,13 +228,8 @@ class NativeNotifier:
     async def _disconnect(self) -> None:
         self._dnd.stop()
         bus, self._bus, self._iface = self._bus, None, None
-        if bus is None:
-            return
-        bus.disconnect()
-        try:
-            await asyncio.wait_for(bus.wait_for_disconnect(), 2.0)
-        except Exception:
-            log.debug("notification bus did not disconnect cleanly", exc_info=True)
+        if bus is not None:
+            await leave(bus, 2.0)
 
     def _require(self) -> Any:
         if self._iface is None:

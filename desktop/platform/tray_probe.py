@@ -7,19 +7,17 @@ or on X11 an XEmbed tray (through libX11 with ctypes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ctypes
 import logging
 import os
 from typing import Any
 
 from desktop.model.tray_host import WATCHER, TrayProbe
+from desktop.platform.do_not_disturb import PROPERTIES, bus_call, leave
 
 log = logging.getLogger(__name__)
 
 WATCHER_PATH = "/StatusNotifierWatcher"
-BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
-PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
 async def read_probe(timeout: float = 2.0) -> TrayProbe:
@@ -36,45 +34,25 @@ async def read_probe(timeout: float = 2.0) -> TrayProbe:
             xembed=xembed, desktop=desktop, unknown=f"no session bus ({type(exc).__name__})"
         )
     try:
-        owner = await asyncio.wait_for(_call(bus, "GetNameOwner", "s", WATCHER), timeout)
+        owner = await asyncio.wait_for(bus_call(bus, "GetNameOwner", "s", WATCHER), timeout)
         registered: bool | None = None
         name = ""
         if isinstance(owner, str) and owner:
             pid = await asyncio.wait_for(
-                _call(bus, "GetConnectionUnixProcessID", "s", owner), timeout
+                bus_call(bus, "GetConnectionUnixProcessID", "s", owner), timeout
             )
             name = f"{_process_name(pid)} ({owner})" if isinstance(pid, int) else owner
-            host = await asyncio.wait_for(
-                _call(bus, "Get", "ss", WATCHER, "IsStatusNotifierHostRegistered", to=owner),
-                timeout,
+            watcher = (owner, WATCHER_PATH, PROPERTIES)
+            asked = bus_call(
+                bus, "Get", "ss", WATCHER, "IsStatusNotifierHostRegistered", at=watcher
             )
+            host = await asyncio.wait_for(asked, timeout)
             registered = None if host is None else bool(getattr(host, "value", host))
         return TrayProbe(
             watcher_owner=name, host_registered=registered, xembed=xembed, desktop=desktop
         )
     finally:
-        bus.disconnect()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(bus.wait_for_disconnect(), timeout)
-
-
-async def _call(bus: Any, member: str, signature: str, *body: str, to: str = "") -> object:
-    """One method of the bus itself (or of ``to``'s watcher); None when it answers an error."""
-    from dbus_fast import Message, MessageType
-
-    destination, path, interface = (to, WATCHER_PATH, PROPERTIES) if to else BUS
-    message = Message(
-        destination=destination,
-        path=path,
-        interface=interface,
-        member=member,
-        signature=signature,
-        body=list(body),
-    )
-    reply = await bus.call(message)
-    if reply is None or reply.message_type is MessageType.ERROR or not reply.body:
-        return None
-    return reply.body[0]
+        await leave(bus, timeout)
 
 
 def _process_name(pid: int) -> str:

@@ -258,7 +258,7 @@ class TrayController(QObject):
             ),
             # which sessions, not their order: a reorder keeps the size (no clipping)
             frozenset((gid, s.session_id) for gid, ss in pick.shown.items() for s in ss),
-            pick.more > 0,
+            bool(pick.rest),
             extras.recent is not None,
             extras.start_at_login is not None,
         )

@@ -106,7 +106,7 @@ async def scenario() -> None:
         await holds(
             lambda: bridge.snapshot.gateway("demo").link is Link.UP, bridge.snapshot_changed
         )
-        assert notifier.server == ()  # started with the first notification, not at idle
+        assert notifier.server == ""  # started with the first notification, not at idle
         await xdesk.settle(0.5)
         await xdesk.screenshot("e2e-0-panel-idle.png")
 

@@ -89,7 +89,6 @@ def gateway(
         version=version,
         error=error,
         sessions=sessions,
-        approvals=approvals,
         waiting=tuple(a for a in approvals if a.action in OPEN_ACTIONS),
     )
 

@@ -31,7 +31,7 @@ def test_the_most_urgent_sessions_come_first():
     )
     pick = SessionShelf(limit=4).pick(snap(gateway(sessions=sessions, approvals=rows)))
     assert [s.session_id for s in pick.sessions("g1")] == ["three", "one", "busy", "yolo"]
-    assert pick.more == 1
+    assert len(pick.rest) == 1
 
 
 def test_among_idle_sessions_the_one_that_went_idle_last_comes_first():
@@ -42,7 +42,7 @@ def test_among_idle_sessions_the_one_that_went_idle_last_comes_first():
     clock.now += 30.0  # the person's task ends after the leftovers went idle
     pick = shelf.pick(snap(gateway(sessions=(*old, session("mine")))))
     assert [s.session_id for s in pick.sessions("g1")] == ["mine", "old1"]
-    assert pick.more == 1
+    assert len(pick.rest) == 1
 
 
 def test_an_idle_session_leaves_after_a_while_and_comes_back_when_busy():
@@ -95,4 +95,4 @@ def test_a_turn_seen_only_between_picks_still_ranks_its_session_first():
     clock.now += 1.0  # the turn ended before events paused: the next pick sees it idle
     pick = shelf.pick(snap(gateway(sessions=(*leftovers, session("mine")))))
     assert [s.session_id for s in pick.sessions("g1")] == ["mine"]
-    assert pick.more == 2
+    assert len(pick.rest) == 2

@@ -17,7 +17,7 @@ MIN = 60.0
 
 def started(kind=BoxKind.MINUTES, *, yolo_on=False, running=False, now=1000.0):
     boxes = YoloTimeboxes()
-    boxes.start(KEY, kind, now, yolo_on=yolo_on, running=running, minutes=15)
+    boxes.start(KEY, kind, now, yolo_on=yolo_on, running=running)
     return boxes
 
 

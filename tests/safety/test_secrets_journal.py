@@ -19,7 +19,7 @@ from tests.safety.canary import CANARY, leaks
 def made(**texts: str) -> DecisionMade:
     """A decision taken in the dialog, with these texts."""
     return DecisionMade(
-        key="k1", choice=Choice.ONCE, surface=Surface.DIALOG, sent=True, reason="", **texts
+        key="k1", choice=Choice.ONCE, surface=Surface.DIALOG_BUTTON, sent=True, reason="", **texts
     )
 
 

@@ -95,7 +95,7 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
         assert not armed(app.shell.yolo)  # a turn box needs no timer at all
 
         app.bridge.decide(
-            DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], Surface.DIALOG)
+            DecisionRequest(GID, waiting[0].key, waiting[0].choices[0], Surface.DIALOG_BUTTON)
         )
         await holds(
             lambda: app.checks, app.bridge.yolo_checked
