@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -23,7 +23,7 @@ from desktop.core.events import CoreEvent, ProtocolErrorReceived
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
-from desktop.gateway.status import ConnectionStatus
+from desktop.gateway.status import ConnectionStatus, GatewayListener
 from desktop.gateway.yolo_verify import SETTLE_SECONDS, switch_off_verified
 from desktop.journal import Surface
 from desktop.model.app_state import AppState, StoreChange
@@ -42,13 +42,44 @@ from desktop.model.notify_policy import NotificationPlan
 from desktop.model.reask_guard import DenyMemory
 from desktop.model.snapshot import AppSnapshot
 from desktop.model.yolo_timer import YoloCheck
-from desktop.ui.bridge_clients import ClientFactory, ClientListener, gateway_client_factory
 
 if TYPE_CHECKING:
     from desktop.gateway.client import GatewayClient
     from desktop.platform.native_notify import NativeNotifier
 
 log = logging.getLogger(__name__)
+
+ClientFactory = Callable[[GatewayEndpoint, GatewayListener], "GatewayClient"]
+
+
+def gateway_client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
+    """The real client (imported on first use: websockets is not needed until a gateway is)."""
+    from desktop.gateway.client import GatewayClient
+
+    return GatewayClient(endpoint, listener=listener)
+
+
+class ClientListener:
+    """What one client reports to; goes quiet once its client is removed or replaced.
+
+    A closing client may still deliver events, and a replaced gateway's new one has the same id.
+    """
+
+    def __init__(self, target: GatewayListener) -> None:
+        self._target: GatewayListener | None = target
+
+    def detach(self) -> None:
+        self._target = None
+
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
+        if self._target is not None:
+            self._target.on_core_event(gateway_id, event)
+
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if self._target is not None:
+            self._target.on_status_changed(gateway_id, old, new)
 
 
 class GatewayBridge(QObject):
