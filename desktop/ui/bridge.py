@@ -1,8 +1,7 @@
 """The one QObject where asyncio meets Qt: widgets never await (stack.md §5) nor see websockets.
 
 Every task is started here on the qasync loop and kept until it ends; its outcome comes back as a
-signal (a failure as ``notice_received``). Core events go into the ``AppState`` store, whose
-changes are re-emitted as signals.
+signal (a failure as ``notice_received``).
 """
 
 from __future__ import annotations
@@ -296,7 +295,6 @@ class GatewayBridge(QObject):
         return result
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: Surface) -> None:
-        """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
         rows = [self._state.approval(gateway_id, key) for key in keys]  # before they resolve
         for key in keys:
             self.decide(DecisionRequest(gateway_id, key, Choice.DENY, surface))

@@ -337,8 +337,6 @@ class GroupWidget(QFrame):
 
 
 class Heading(GroupWidget):
-    """A gateway's heading (its revealed name) or a session's (its title and short folder)."""
-
     group: GatewayGroup | SessionGroup
 
     def __init__(self, group: GatewayGroup | SessionGroup, parent: QWidget | None = None) -> None:

@@ -260,7 +260,6 @@ class ApprovalDialog(QDialog):
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
-        """Show the dialog, active, with that batch's first waiting row selected."""
         batch = self.board.find_batch(gateway_id, batch_id)
         self.present(activate=True, near=near)
         if batch is not None:
@@ -272,7 +271,6 @@ class ApprovalDialog(QDialog):
         return len(self._open)
 
     def clear_gateway(self, gateway_id: str) -> None:
-        """Forget every row of a gateway at once (removed from the settings, say)."""
         gateway = self.board.gateway(gateway_id)
         if gateway is not None:
             self._remove([b for s in gateway.sessions for b in s.batches], release=True)

@@ -4,8 +4,7 @@ Hand-made, not a QTreeView: a row needs a scrollable, selectable command and rea
 delegates cannot host and index widgets lose on every reset. Virtual, because a card costs about
 0.4 MiB and a layout pass over all of them time (1,000 rows took 491 MB and 293 s to settle):
 the flattened tree keeps one measured (or estimated) height per item, and widgets are built only
-near the viewport, placed by hand once per event-loop turn. Every change keeps the item under the
-pointer (else the selection) where it was, and heights only grow while the pointer rests there.
+near the viewport, placed by hand once per event-loop turn.
 """
 
 from __future__ import annotations
@@ -160,7 +159,6 @@ class ApprovalListView(QAbstractScrollArea):
         return sorted(rows, key=lambda r: self._index.get(r.uid, 0))
 
     def set_selected(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
-        """Highlight ``row``'s card and scroll it into view (in this turn's flush)."""
         previous = self._selected_row
         if previous is not None and previous is not row:
             card = self.card(previous)
@@ -218,7 +216,6 @@ class ApprovalListView(QAbstractScrollArea):
         return row
 
     def remove(self, node: Node) -> None:
-        """Remove ``node`` (and its subtree), then any group left empty above it."""
         parent = self.board.parent(node)
         self._forget(node)
         self.board.remove(node)
@@ -227,7 +224,6 @@ class ApprovalListView(QAbstractScrollArea):
             self.remove(parent)
 
     def node_changed(self, node: Node) -> None:
-        """``node``'s shown data changed: re-render its widget, if built."""
         widget = self._widgets.get(node.uid)
         if widget is not None:
             widget.refresh(self._clock())
@@ -304,7 +300,6 @@ class ApprovalListView(QAbstractScrollArea):
         widget.deleteLater()
 
     def _forget(self, node: Node) -> None:
-        """``node`` (and everything below it) leaves the board: release all it held."""
         self._drop(node.uid)
         self._pinned.discard(node.uid)
         self._heights.pop(node.uid, None)
@@ -359,7 +354,6 @@ class ApprovalListView(QAbstractScrollArea):
             super().customEvent(event)
 
     def flush(self, *, overscan: bool = False) -> None:
-        """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
         self.empty.setVisible(not self.board.gateways)
         if not self._live:
