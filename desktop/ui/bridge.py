@@ -1,10 +1,7 @@
-"""The one QObject where asyncio meets Qt (design.md example 7).
+"""The one QObject where asyncio meets Qt: widgets never await (stack.md §5) nor see websockets.
 
-Widgets must never await (stack.md §5) nor see websockets: every task -- the clients' ``run()``,
-RPC commands, native notifications -- is started here on the qasync loop, kept until it ends, and
-its outcome comes back as a signal (a failure as ``notice_received``). Inbound, the bridge is
-every client's listener: core events go into the ``AppState`` store, whose changes are re-emitted
-as past-tense signals. Every decision is re-announced as ``decision_made`` for the journal.
+Every task is started here on the qasync loop and kept until it ends; its outcome comes back as a
+signal (a failure as ``notice_received``).
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -23,7 +20,7 @@ from desktop.core.events import CoreEvent, ProtocolErrorReceived
 from desktop.core.model import Approval, Choice, DecisionResult, Dialect
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError
-from desktop.gateway.status import ConnectionStatus
+from desktop.gateway.status import ConnectionStatus, GatewayListener
 from desktop.gateway.yolo_verify import SETTLE_SECONDS, switch_off_verified
 from desktop.journal import Surface
 from desktop.model.app_state import AppState, StoreChange
@@ -42,7 +39,6 @@ from desktop.model.notify_policy import NotificationPlan
 from desktop.model.reask_guard import DenyMemory
 from desktop.model.snapshot import AppSnapshot
 from desktop.model.yolo_timer import YoloCheck
-from desktop.ui.bridge_clients import ClientFactory, ClientListener, gateway_client_factory
 
 if TYPE_CHECKING:
     from desktop.gateway.client import GatewayClient
@@ -50,10 +46,40 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+ClientFactory = Callable[[GatewayEndpoint, GatewayListener], "GatewayClient"]
+
+
+def gateway_client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
+    """The real client (imported on first use: websockets is not needed until a gateway is)."""
+    from desktop.gateway.client import GatewayClient
+
+    return GatewayClient(endpoint, listener=listener)
+
+
+class ClientListener:
+    """What one client reports to; goes quiet once its client is removed or replaced.
+
+    A closing client may still deliver events, and a replaced gateway's new one has the same id.
+    """
+
+    def __init__(self, target: GatewayListener) -> None:
+        self._target: GatewayListener | None = target
+
+    def detach(self) -> None:
+        self._target = None
+
+    def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
+        if self._target is not None:
+            self._target.on_core_event(gateway_id, event)
+
+    def on_status_changed(
+        self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
+    ) -> None:
+        if self._target is not None:
+            self._target.on_status_changed(gateway_id, old, new)
+
 
 class GatewayBridge(QObject):
-    """Owns the gateway clients and their tasks; re-emits what they report as Qt signals."""
-
     approval_requested = Signal(object)  # ApprovalUpdate
     approval_changed = Signal(object)  # ApprovalUpdate
     prompt_asked = Signal(object)  # PromptUpdate: a question waits (or can now be answered)
@@ -93,9 +119,7 @@ class GatewayBridge(QObject):
         self._notifier_started = False  # ... and the probe was started (or answered False)
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
-    # -- set-up and shutdown -----------------------------------------------------------------
     def add_gateway(self, endpoint: GatewayEndpoint) -> GatewayClient:
-        """Create the client for ``endpoint`` (started by :meth:`start`, or now if started)."""
         listener = ClientListener(self)
         client = self._client_factory(endpoint, listener)
         if client.gateway_id in self._clients:
@@ -108,7 +132,6 @@ class GatewayBridge(QObject):
         return client
 
     def remove_gateway(self, gateway_id: str) -> None:
-        """Forget ``gateway_id`` now; its client closes cleanly in the background."""
         client = self._clients.pop(gateway_id, None)
         if client is None:
             return
@@ -167,7 +190,6 @@ class GatewayBridge(QObject):
 
     @property
     def rows(self) -> AppState:
-        """The store: rows (open and recently resolved), sessions and gateway names."""
         return self._state
 
     # -- GatewayListener (called on the loop's thread, which is Qt's main thread) -----------
@@ -187,7 +209,6 @@ class GatewayBridge(QObject):
         self.connection_status_changed.emit(gateway_id, old, new)
 
     def _on_store_change(self, change: StoreChange) -> None:
-        """The store's plain callback, re-emitted as the matching signal."""
         if isinstance(change, AppSnapshot):
             self.snapshot_changed.emit(change)
         elif isinstance(change, ApprovalUpdate):
@@ -274,7 +295,6 @@ class GatewayBridge(QObject):
         return result
 
     def deny_and_stop(self, gateway_id: str, keys: tuple[str, ...], surface: Surface) -> None:
-        """Deny each of ``keys``, then interrupt their sessions ("Deny and stop the agent")."""
         rows = [self._state.approval(gateway_id, key) for key in keys]  # before they resolve
         for key in keys:
             self.decide(DecisionRequest(gateway_id, key, Choice.DENY, surface))
@@ -345,7 +365,6 @@ class GatewayBridge(QObject):
     def reconnect(self, gateway_id: str) -> None:
         self._clients[gateway_id].reconnect_now()
 
-    # -- YOLO --------------------------------------------------------------------------------
     def set_yolo(self, gateway_id: str, session_id: str, on: bool) -> None:
         """Ask for YOLO on/off; ``yolo_set`` reports whether the call went through."""
         client = self._clients[gateway_id]
@@ -368,10 +387,7 @@ class GatewayBridge(QObject):
         )
 
     def switch_yolo_off_checked(self, gateway_id: str, session_id: str) -> None:
-        """YOLO off, then check the gateway reports it off (``yolo_checked`` says how it went).
-
-        What is checked and how often is ``desktop.gateway.yolo_verify``'s.
-        """
+        """YOLO off, then check the gateway reports it off (how: ``gateway.yolo_verify``)."""
         client = self._clients.get(gateway_id)
         if client is None:
             self.yolo_checked.emit(gateway_id, session_id, YoloCheck.UNREACHABLE)
@@ -429,13 +445,10 @@ class GatewayBridge(QObject):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._session_change.wait(), timeout)
 
-    # -- native notifications --------------------------------------------------------------------
     def start_notifications(self) -> None:
-        """Probe the notification service once; the answer comes as ``notifications_ready``.
+        """Probe the notification service on first use: dbus-fast is ~90 modules and 4 MiB.
 
-        On first use, not at start-up: the native path (dbus-fast) is about 90 modules and 4 MiB
-        an idle tray would carry all day. The answer comes exactly once, whatever happened, so
-        bubbles waiting for it are never stuck.
+        ``notifications_ready`` answers exactly once, whatever happened: bubbles wait for it.
         """
         self._notifier_asked = True
         if self._notifier_started or self._loop is None:
@@ -456,7 +469,6 @@ class GatewayBridge(QObject):
         self.notifications_ready.emit(available and bool(notifier.buttons))
 
     def show_notification(self, plan: NotificationPlan) -> None:
-        """Send ``plan`` natively; presses come back as ``notification_action_invoked``."""
         if self._notifier is not None:
             action = self.notification_action_invoked.emit
             self._notify(self._notifier.show(plan, action), "Could not show a notification")
@@ -474,7 +486,6 @@ class GatewayBridge(QObject):
     def _notify(self, call: Coroutine[Any, Any, object], what: str) -> None:
         self._spawn(call, what, "this desktop", "", log_only=True)
 
-    # -- internals ---------------------------------------------------------------------------
     def _spawn(
         self,
         coro: Coroutine[Any, Any, object],
@@ -485,11 +496,7 @@ class GatewayBridge(QObject):
         *,
         log_only: bool = False,
     ) -> None:
-        """Run ``coro``, kept until it ends; if it raises, log it and (unless ``log_only``) report.
-
-        A failure becomes a ``Notice`` saying what failed, where and what to do, never an
-        exception in a Qt handler.
-        """
+        """Run ``coro`` to its end; a failure is logged and (unless ``log_only``) a ``Notice``."""
         if self._loop is None:
             coro.close()
             raise RuntimeError("GatewayBridge.start() has not run")

@@ -30,8 +30,7 @@ from desktop.platform import autostart
 from desktop.settings.model import Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_clients import ClientFactory
+from desktop.ui.bridge import ClientFactory, GatewayBridge
 
 if TYPE_CHECKING:
     from desktop.ui.settings_dialog import SettingsDialog

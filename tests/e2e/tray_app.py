@@ -30,8 +30,7 @@ from desktop.model.bridge_events import ApprovalUpdate, Notice
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import GatewayView, Link
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.bridge import GatewayBridge
-from desktop.ui.bridge_clients import gateway_client_factory
+from desktop.ui.bridge import GatewayBridge, gateway_client_factory
 from desktop.ui.shell import TrayShell
 from tests.e2e.wire import WireTap
 from tests.peers.hermes_server import HermesServer

@@ -1,9 +1,7 @@
-"""The list's widgets: a command's card, the gateway and session headings, the batch card.
+"""The list's widgets; they render and report clicks, the dialog applies the rules.
 
-Each renders its node and reports clicks; the dialog applies the rules. The list view places
-every one itself, so a heading holds no cards. Gateway text is plain text only: labels are
-forced to ``Qt.PlainText`` (a QLabel guesses rich text from ``<b>``), and buttons and tooltips
-(QToolTip renders rich text) carry only our own words.
+Gateway text is plain text only: labels are forced to ``Qt.PlainText`` (a QLabel guesses rich
+text from ``<b>``); buttons and tooltips (QToolTip renders rich text) carry only our own words.
 """
 
 from __future__ import annotations
@@ -24,10 +22,7 @@ from desktop.ui.approvals.command_view import CommandView
 
 
 class PlainLabel(QLabel):
-    """A label whose mouse press, once handled (text selection), goes on to the list's viewport.
-
-    A press anywhere on a card selects its row; the dialog sees it only if it propagates.
-    """
+    """A label whose press, once handled (text selection), goes on: it also selects the row."""
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         super().mousePressEvent(event)
@@ -35,10 +30,9 @@ class PlainLabel(QLabel):
 
 
 class WrappedLabel(PlainLabel):
-    """A word-wrapped label that remembers its height for a width until its text or style change.
+    """A word-wrapped label that caches its height per width until its text or style change.
 
-    QLabel lays its text out again for every ``heightForWidth`` call (at 200 rows: 150 ms per
-    inserted row, 25 ms with this cache).
+    QLabel lays its text out on every ``heightForWidth`` (200 rows: 150 ms per new row, 25 cached).
     """
 
     _CACHED_WIDTHS = 4
@@ -82,7 +76,6 @@ _LAYOUT_CHANGES = (
 
 
 def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
-    """A label that can only ever show plain text."""
     label = WrappedLabel() if wrap else PlainLabel()
     label.setObjectName(object_name)
     label.setTextFormat(Qt.TextFormat.PlainText)
@@ -104,9 +97,9 @@ def action_button(text: str, object_name: str, tip: str = "") -> QPushButton:
 
 
 def set_style_property(widget: QWidget, name: str, value: str | bool) -> bool:
-    """Set a dynamic property the stylesheet matches on; re-polish ``widget`` if it changed.
+    """Set a property the sheet matches on, re-polishing ``widget``; True if it changed.
 
-    Says whether it did: children whose rules name the property on this ancestor need it too.
+    Children whose rules name the property on this ancestor need a re-polish too.
     """
     if widget.property(name) == value:
         return False
@@ -242,10 +235,7 @@ class RowCard(QFrame):
             self.refresh_countdown(now)
 
     def spoken(self) -> str:
-        """What a screen reader says of this card, most telling first.
-
-        Not the countdown: every change of it would be read out again.
-        """
+        """What a screen reader says of this card, most telling first; not the ticking countdown."""
         first = (self.number, self.badge, self.state, self.notes, self.risk_summary, self.context)
         parts = _said(first)
         parts.append(f"Command: {self._spoken_command}")  # as it is: it may end in a dot
@@ -268,7 +258,6 @@ class RowCard(QFrame):
         return self.testAttribute(Qt.WidgetAttribute.WA_WState_Polished)
 
     def refresh_countdown(self, now: float) -> None:
-        """Update the "expires in m:ss" text (empty unless the row counts down)."""
         expires_at = self.entry.approval.expires_at
         if not rules.counts_down(self.entry) or expires_at is None:
             self.countdown.setText("")
@@ -348,8 +337,6 @@ class GroupWidget(QFrame):
 
 
 class Heading(GroupWidget):
-    """A gateway's heading (its revealed name) or a session's (its title and short folder)."""
-
     group: GatewayGroup | SessionGroup
 
     def __init__(self, group: GatewayGroup | SessionGroup, parent: QWidget | None = None) -> None:
@@ -412,7 +399,6 @@ class BatchCard(GroupWidget):
         self.outer.addLayout(header)
 
     def refresh(self, now: float | None) -> None:
-        """Summary, "in order" badge and which batch buttons apply right now."""
         rows = self.group.rows
         self.summary.setText(texts.batch_summary(self.group))  # expired is not answered
         self.badge.setVisible(rules.answers_in_order(self.group))

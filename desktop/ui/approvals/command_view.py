@@ -41,8 +41,6 @@ MAX_LINES = 10  # visible lines before the view scrolls
 
 
 class CommandView(QPlainTextEdit):
-    """A command, whole, in a fixed-pitch font; tall enough for short ones, scrolling past that."""
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("commandView")
@@ -58,13 +56,12 @@ class CommandView(QPlainTextEdit):
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self._shown: str | None = None
         self._marks: tuple[Mark, ...] = ()
-        self._pending = False  # a long command waits for the first show (see show_command)
+        self._pending = False  # a long command waits for the first show
 
     def show_command(self, text: str, marks: tuple[Mark, ...] = ()) -> None:
-        """Display ``text`` with ``marks`` highlighted; cheap if unchanged.
+        """Display ``text`` with ``marks``; a long one set while hidden waits for the first show.
 
-        A long command set while hidden is laid out just after the first show, at its final
-        width: a hidden view changes width a few times, and each re-wraps (0.2-0.4 s per MB).
+        A hidden view changes width a few times, and each re-wraps (0.2-0.4 s per MB).
         """
         if text == self._shown:
             if marks != self._marks:
@@ -136,9 +133,8 @@ class CommandView(QPlainTextEdit):
         bar.setValue(bar.value() + pages * bar.pageStep())
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        """Start a selection as usual, then let the press go on up: it also selects the row."""
         super().mousePressEvent(event)
-        event.ignore()  # the list's viewport sees it (the dialog's filter) and selects this card
+        event.ignore()  # on to the list's viewport (the dialog's filter): it selects this card
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -1,14 +1,10 @@
 """The one window where a person answers every command an agent waits on.
 
 What a person sees: docs/using-the-tray.md ("The approval dialog"); what may be answered:
-docs/safety.md ("Only what you saw"). The dialog never talks to the network and keeps no rows:
-the store (``rows``) holds them, :meth:`ApprovalDialog.upsert` says which one changed, and a
-decision leaves as one ``DecisionRequest`` on ``decision_requested``. The row's buttons stay off
-until the next ``upsert`` (a double click cannot send two answers); a refusal comes back through
-:meth:`ApprovalDialog.decision_refused`. What may be answered, when an answered batch leaves and
-where the selection goes are rules of ``desktop.model.approvals``; the window reports pointer,
-focus and time to them and waits on one-shot timers. ``clock`` must be the core's clock
-(``Approval.expires_at`` is on it).
+docs/safety.md ("Only what you saw"), decided by ``desktop.model.approvals``. The dialog keeps
+no rows (the store does) and never talks to the network: a decision leaves as one
+``DecisionRequest``, and the row's buttons stay off until the next ``upsert`` (a double click
+cannot send two answers). ``clock`` must be the core's (``Approval.expires_at`` is on it).
 """
 
 from __future__ import annotations
@@ -63,8 +59,6 @@ SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, sessio
 
 
 class KeyAction(enum.Enum):
-    """What a key press means in the dialog: a move, or the decision it makes."""
-
     UP = "up"
     DOWN = "down"
     PAGE_UP = "page up"
@@ -109,11 +103,10 @@ class RepeatGate:
     """Let one key press make at most one decision.
 
     After a decision the selection moves on, so a key held a moment too long would answer the
-    next, unread command: auto-repeats never decide, and the deciding key must be released before
-    any other decision. Qt's repeat flag is not enough: on X11 a held key sends release/press
-    pairs with one timestamp and Qt marks only some of them, so a press sooner than
-    :data:`FRESH_GAP_MS` after the deciding key's release is the same hold. Times are the key
-    events' timestamps in milliseconds; 0: none (a synthesized event).
+    next, unread command: auto-repeats never decide, and the deciding key must be released first.
+    Qt's repeat flag is not enough: on X11 a held key sends release/press pairs with one timestamp
+    and Qt marks only some, so a press within FRESH_GAP_MS of that release is the same hold.
+    Times are key event timestamps in ms (0: a synthesized event).
     """
 
     def __init__(self) -> None:
@@ -130,7 +123,6 @@ class RepeatGate:
         return True
 
     def release(self, key: int, *, auto_repeat: bool, at_ms: int = 0) -> None:
-        """A key came up; the real release of the deciding key unlocks the gate."""
         if not auto_repeat and key == self._held:
             self._held, self._released = None, (key, at_ms)
 
@@ -146,8 +138,6 @@ class RepeatGate:
 
 
 class ApprovalDialog(QDialog):
-    """Every waiting command, grouped; emits ``decision_requested(DecisionRequest)``."""
-
     decision_requested = Signal(object)  # DecisionRequest
     stop_requested = Signal(str, str)  # (gateway_id, session_id): interrupt the agent's turn
 
@@ -228,7 +218,6 @@ class ApprovalDialog(QDialog):
         self._note_presence()
         self._after_change()
 
-    # -- public API -----------------------------------------------------------------------------
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, session_title: str
     ) -> None:
@@ -251,8 +240,7 @@ class ApprovalDialog(QDialog):
         self._follow_through(row.batch)
         selected = self.selected_row()
         if selected is None or not selected.is_open or selected.awaiting_core:
-            # The selected row was answered, ended or replaced (or nothing is selected): move on
-            # to the next waiting row. A key still needs key_dwell on it before it answers.
+            # Move on to the next waiting row (a key still needs key_dwell on it to answer).
             after = (
                 self._next_selection(self._selected)
                 if self._selected is not None
@@ -272,7 +260,6 @@ class ApprovalDialog(QDialog):
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
-        """Show the dialog, active, with that batch's first waiting row selected."""
         batch = self.board.find_batch(gateway_id, batch_id)
         self.present(activate=True, near=near)
         if batch is not None:
@@ -284,7 +271,6 @@ class ApprovalDialog(QDialog):
         return len(self._open)
 
     def clear_gateway(self, gateway_id: str) -> None:
-        """Forget every row of a gateway at once (removed from the settings, say)."""
         gateway = self.board.gateway(gateway_id)
         if gateway is not None:
             self._remove([b for s in gateway.sessions for b in s.batches], release=True)
@@ -296,10 +282,7 @@ class ApprovalDialog(QDialog):
         self._remove([r for r in rows if r is not None], release=False)
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
-        """Show the window; raise and focus it only when the person asked for it.
-
-        A window not shown yet is placed next to ``near`` (the tray icon), away from the bubbles.
-        """
+        """Show the window (first next to ``near``, the tray icon); focus it only if asked for."""
         if not self.isVisible():
             self._place_near(near)
         self.list_view.materialise()
@@ -357,7 +340,6 @@ class ApprovalDialog(QDialog):
         self._on_screen_changed()
         self._note_presence()  # where the pointer and focus are now; lets due batches go
 
-    # -- read-only helpers ------------------------------------------------------------------------
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
         return self.board.row(self._selected) if self._selected else None
@@ -369,10 +351,8 @@ class ApprovalDialog(QDialog):
 
     @property
     def confirmation_box(self) -> QMessageBox | None:
-        """The open "Always allow?" question, if any."""
         return None if self._confirmation is None else self._confirmation[0]
 
-    # -- deciding -------------------------------------------------------------------------------
     def _answer(self, row: RowEntry, choice: Choice, surface: Surface) -> None:
         if not rules.can_decide(row, choice):
             return
@@ -414,7 +394,6 @@ class ApprovalDialog(QDialog):
         box.open()
 
     def _send(self, rows: list[RowEntry], choice: Choice, surface: Surface) -> None:
-        """Mark each row as answered and ask for its decision, in order."""
         for r in rows:
             confirmed = r.reconfirming
             r.awaiting_core, r.reconfirming, r.notice = True, False, ""
@@ -467,7 +446,6 @@ class ApprovalDialog(QDialog):
         self._on_batch_action(batch, Choice.DENY)
         self.stop_requested.emit(batch.gateway_id, batch.session.session_id)
 
-    # -- selection, time, removal ---------------------------------------------------------------
     def _intent(self, batch: BatchGroup, choice: Choice) -> rules.BatchIntent:
         return rules.BatchIntent.for_batch(
             batch,
@@ -625,15 +603,13 @@ class ApprovalDialog(QDialog):
         )
         self.move(QPoint(x, y))
 
-    # -- keyboard and mouse ----------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keys and presses of the dialog, the list, its viewport and the focused widget.
 
-        Event filters, not ``keyPressEvent``: a focused scroll area or command view swallows the
-        arrow and page keys. Not a filter on every descendant either (hundreds of cards, tens of
-        thousands of useless calls): the viewport gets what a card's child ignores, the focused
-        widget gets keys first. Child windows (the "Always allow?" question) are never filtered:
-        a D typed there must never deny the row behind it.
+        Not ``keyPressEvent``: a focused scroll area or command view swallows arrow and page keys.
+        Not every descendant (hundreds of cards): the focused widget gets keys first, the viewport
+        what a card's child ignores. Child windows (the "Always allow?" question) are never
+        filtered: a D typed there must never deny the row behind it.
         """
         kind = event.type()
         if isinstance(watched, QWidget) and watched.window() is not self:
@@ -721,7 +697,6 @@ class ApprovalDialog(QDialog):
 
 
 def _wake(timer: QTimer, at: list[float], now: float) -> None:
-    """Start ``timer`` for the earliest of ``at`` (clock seconds), or stop it if there is none."""
     if at:
         timer.start(max(1, round((min(at) - now) * 1000)))
     else:

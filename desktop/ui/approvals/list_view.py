@@ -1,17 +1,10 @@
 """The scrolling card list: a virtual view of the :class:`ApprovalBoard`, widgets only on screen.
 
-The board changes only through :meth:`ApprovalListView.upsert` and :meth:`ApprovalListView.remove`,
-so the view knows exactly what changed (a new row updates one card, not the list). Hand-made,
-not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
+Hand-made, not a QTreeView: a row needs a scrollable, selectable command and real buttons, which
 delegates cannot host and index widgets lose on every reset. Virtual, because a card costs about
 0.4 MiB and a layout pass over all of them time (1,000 rows took 491 MB and 293 s to settle):
-the tree is kept flattened with one remembered (or estimated) height per item, and widgets are
-built only for the items near the viewport, placed by hand. Before and after every change the
-item under the pointer (else the selection) is kept where it was, and while the pointer rests
-on the list heights only grow: nothing moves under it. The selected row and the cards a caller
-asked for (:meth:`ApprovalListView.ensure_card`) stay built until the dialog hides, and each
-row's time of coming on screen (:meth:`ApprovalListView.on_screen_since`) is what ``rules``
-judges. Layout runs once per event-loop turn, in one posted flush.
+the flattened tree keeps one measured (or estimated) height per item, and widgets are built only
+near the viewport, placed by hand once per event-loop turn.
 """
 
 from __future__ import annotations
@@ -59,8 +52,6 @@ Card = RowCard | GroupWidget  # the widget of one item
 
 
 class ApprovalListView(QAbstractScrollArea):
-    """Widgets for the items on screen, placed by hand; the board is always complete."""
-
     choice_clicked = Signal(object, object)  # (RowEntry, Choice)
     reconfirm_clicked = Signal(object)  # RowEntry
     batch_action = Signal(object, object)  # (BatchGroup, Choice)
@@ -114,9 +105,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
 
-    # -- building and dropping the cards ------------------------------------------------------
     def materialise(self) -> None:
-        """Allow widgets again and lay out the items on screen (no-op if live)."""
         if self._live:
             return
         self._live = True
@@ -142,9 +131,7 @@ class ApprovalListView(QAbstractScrollArea):
             self._on_screen.clear()
             self.on_screen_changed.emit()
 
-    # -- lookups --------------------------------------------------------------------------------
     def card(self, row: RowEntry) -> RowCard | None:
-        """The card showing ``row``, if it is built."""
         widget = self._widgets.get(row.uid)
         return widget if isinstance(widget, RowCard) else None
 
@@ -167,14 +154,11 @@ class ApprovalListView(QAbstractScrollArea):
         return self._on_screen.get(row.uid)
 
     def rows_on_screen(self) -> list[RowEntry]:
-        """The rows whose cards intersect the viewport now, top to bottom."""
         nodes = (self.board.node(uid) for uid in self._on_screen)
         rows = [n for n in nodes if isinstance(n, RowEntry)]
         return sorted(rows, key=lambda r: self._index.get(r.uid, 0))
 
-    # -- selection and time ---------------------------------------------------------------------
     def set_selected(self, row: RowEntry | None, *, with_heading: bool = False) -> None:
-        """Highlight ``row``'s card and scroll it into view (in this turn's flush)."""
         previous = self._selected_row
         if previous is not None and previous is not row:
             card = self.card(previous)
@@ -191,7 +175,6 @@ class ApprovalListView(QAbstractScrollArea):
         self._post_flush()
 
     def refresh_countdowns(self, now: float) -> None:
-        """Update the countdown text of every built row card."""
         for widget in self._widgets.values():
             if isinstance(widget, RowCard):
                 widget.refresh_countdown(now)
@@ -203,7 +186,6 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, BatchCard):
                 widget.refresh(now)
 
-    # -- changing the board -----------------------------------------------------------------------
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, title: str
     ) -> RowEntry:
@@ -234,7 +216,6 @@ class ApprovalListView(QAbstractScrollArea):
         return row
 
     def remove(self, node: Node) -> None:
-        """Remove ``node`` (and its subtree), then any group left empty above it."""
         parent = self.board.parent(node)
         self._forget(node)
         self.board.remove(node)
@@ -243,7 +224,6 @@ class ApprovalListView(QAbstractScrollArea):
             self.remove(parent)
 
     def node_changed(self, node: Node) -> None:
-        """``node``'s shown data changed: re-render its widget, if built."""
         widget = self._widgets.get(node.uid)
         if widget is not None:
             widget.refresh(self._clock())
@@ -267,12 +247,11 @@ class ApprovalListView(QAbstractScrollArea):
             node.title = text
             self.node_changed(node)
 
-    # -- building -------------------------------------------------------------------------------
     def _build(self, node: Node) -> Card:
-        """A widget for ``node``: a spare one of its kind rebound to it when kept, else new.
+        """A spare widget of ``node``'s kind rebound to it, else a new one.
 
-        The cards on screen change on every arrival (the list follows the work); a new card
-        costs about 7 ms to build and polish, rebinding a spare one a fraction of that.
+        The cards on screen change on every arrival; a new card costs about 7 ms to build and
+        polish, rebinding a spare one a fraction of that.
         """
         spare = self._spare.get(type(node))
         widget = spare.pop() if spare else None
@@ -321,7 +300,6 @@ class ApprovalListView(QAbstractScrollArea):
         widget.deleteLater()
 
     def _forget(self, node: Node) -> None:
-        """``node`` (and everything below it) leaves the board: release all it held."""
         self._drop(node.uid)
         self._pinned.discard(node.uid)
         self._heights.pop(node.uid, None)
@@ -341,7 +319,6 @@ class ApprovalListView(QAbstractScrollArea):
                 self._post_flush()
         return False
 
-    # -- keeping the item under the pointer still ------------------------------------------------
     def _current_anchor(self) -> tuple[int, int] | None:
         """Where the item to keep still was placed: under the pointer, else selected, else first."""
         if not self.isVisible():
@@ -365,21 +342,18 @@ class ApprovalListView(QAbstractScrollArea):
                 return (uid, y)
         return min(placed, key=lambda item: (item[1] < 0, abs(item[1])))
 
-    # -- layout -----------------------------------------------------------------------------------
     def _post_flush(self) -> None:
         if not self._flush_posted:
             self._flush_posted = True
             QCoreApplication.postEvent(self, QEvent(_FLUSH))
 
     def customEvent(self, event: QEvent) -> None:
-        """The coalesced flush of this turn's changes."""
         if event.type() == _FLUSH:
             self.flush()
         else:
             super().customEvent(event)
 
     def flush(self, *, overscan: bool = False) -> None:
-        """Re-flatten if needed, measure what is built, keep the anchor still, place widgets."""
         self._flush_posted = False
         self.empty.setVisible(not self.board.gateways)
         if not self._live:
@@ -533,10 +507,7 @@ class ApprovalListView(QAbstractScrollArea):
             self.setAccessibleName(name)
 
     def _keep_buttons_whole(self) -> None:
-        """Never narrower than the widest item built so far needs (only grows).
-
-        Items placed by hand cannot widen the dialog themselves: their buttons would be clipped.
-        """
+        """Grow to fit the widest item built; items placed by hand cannot widen the dialog."""
         bar = self.verticalScrollBar().sizeHint().width()
         wanted = min(WIDEST_MINIMUM, self._widest + 2 * MARGIN + bar)
         if wanted > self.minimumWidth():
@@ -603,10 +574,7 @@ class ApprovalListView(QAbstractScrollArea):
             self._build_overscan()
 
     def _build_overscan(self) -> None:
-        """Build the items just outside the viewport, once placements have paused.
-
-        Each new row scrolls the list: a margin built for a position it leaves is wasted.
-        """
+        """Build the margin once placements pause (a margin built for a position left is wasted)."""
         self._place(overscan=True)
 
 

@@ -1,9 +1,7 @@
-"""The dialog's stylesheet: cards, tones and the selection highlight.
+"""The dialog's stylesheet; widgets opt in by object name and dynamic property.
 
-Backgrounds and borders come from ``palette(...)`` so cards read in light and dark themes; only
-the state tones are fixed colours, chosen to read on both. Widgets opt in through object names
-and dynamic properties (``row_card.set_style_property``). The scroll bar is drawn from sheet
-rules too: the default style took up to a millisecond to repaint it on every arrival.
+``palette(...)`` colours read in light and dark themes; the fixed state tones read on both. The
+scroll bar is drawn here too: the default style took up to 1 ms to repaint it on every arrival.
 """
 
 from __future__ import annotations
