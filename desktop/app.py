@@ -266,7 +266,8 @@ async def _endpoints(
     options: CliOptions, settings: Settings, tokens: TokenStore
 ) -> list[GatewayEndpoint]:
     """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, redact_url
+    from desktop.gateway.endpoints import GatewayEndpoint, redact_url
+    from desktop.settings.model import GatewayKind
 
     if options.gateway:
         log.info("using --gateway %s", redact_url(options.gateway))
@@ -274,7 +275,7 @@ async def _endpoints(
             GatewayEndpoint(
                 "cli",
                 _url_name(options.gateway),
-                EndpointKind.URL,
+                GatewayKind.URL,
                 url=options.gateway,
                 token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN
             )
@@ -286,7 +287,7 @@ async def _endpoints(
     configured = [
         endpoint_from_config(g, tokens.get)
         for g in settings.gateways
-        if g.kind is not EndpointKind.DEMO
+        if g.kind is not GatewayKind.DEMO
     ]
     result = await discover(configured=configured)
     for line in result.tried:

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.gateway import canonical
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url, redact_url
+from desktop.gateway.endpoints import GatewayEndpoint, normalise_ws_url, redact_url
 from desktop.gateway.errors import ConfigError, ConnectError
 from desktop.logsetup import register_url_secrets
+from desktop.settings.model import GatewayKind
 
 URL_ENV = "HERMES_TUI_GATEWAY_URL"
 
@@ -46,7 +47,7 @@ async def discover(
             return result()
         tried.append(f"{URL_ENV}: using {redact_url(url)}")
         return result(
-            GatewayEndpoint("env", "Hermes (HERMES_TUI_GATEWAY_URL)", EndpointKind.URL, url=url)
+            GatewayEndpoint("env", "Hermes (HERMES_TUI_GATEWAY_URL)", GatewayKind.URL, url=url)
         )
     if configured:
         tried.append(f"configured gateways: {', '.join(e.name for e in configured)}")
@@ -62,7 +63,7 @@ async def discover(
             await canonical.identify(home, path, timeout=2.0)
             tried.append(f"canonical gateway: control socket {path} answered")
             canonical_endpoint = GatewayEndpoint(
-                "canonical", "Hermes gateway", EndpointKind.CANONICAL, hermes_home=home
+                "canonical", "Hermes gateway", GatewayKind.CANONICAL, hermes_home=home
             )
             return result(canonical_endpoint)
     except ConnectError as exc:
@@ -75,7 +76,7 @@ async def discover(
             GatewayEndpoint(
                 "owned",
                 "Hermes (own backend)",
-                EndpointKind.OWNED,
+                GatewayKind.OWNED,
                 hermes_executable=exe,
                 hermes_home=env.get("HERMES_HOME", ""),
             )

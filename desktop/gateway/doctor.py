@@ -21,12 +21,13 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource, redact_url
+from desktop.gateway.endpoints import GatewayEndpoint, TokenSource, redact_url
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.logsetup import register_secret, register_url_secrets
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe
+from desktop.settings.model import GatewayKind
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found
     if url:
         register_url_secrets(url)
         endpoint = GatewayEndpoint(
-            "cli", "Gateway from --gateway", EndpointKind.URL, url=url, token=token
+            "cli", "Gateway from --gateway", GatewayKind.URL, url=url, token=token
         )
         where = f" (token from {token.describe()})" if token is not None else ""
         return [endpoint], [f"--gateway {redact_url(url)}{where}"]
@@ -152,7 +153,7 @@ def _configured() -> tuple[GatewayEndpoint, ...]:
     return tuple(
         endpoint_from_config(g, store.get)
         for g in load_settings().gateways
-        if g.kind is not EndpointKind.DEMO
+        if g.kind is not GatewayKind.DEMO
     )
 
 
@@ -174,7 +175,7 @@ async def check_endpoint(
         follow_all=False,  # read-only: the doctor never joins a session, not even on B or C
     )
     runner = asyncio.create_task(client.run())
-    limit = timeout or (OWNED_TIMEOUT if endpoint.kind is EndpointKind.OWNED else CONNECT_TIMEOUT)
+    limit = timeout or (OWNED_TIMEOUT if endpoint.kind is GatewayKind.OWNED else CONNECT_TIMEOUT)
     try:
         try:
             await asyncio.wait_for(waiter.settled.wait(), limit)

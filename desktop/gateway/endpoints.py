@@ -26,8 +26,6 @@ from desktop.settings.model import GatewayConfig, GatewayKind, is_loopback_host
 
 log = logging.getLogger(__name__)
 
-EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
-
 
 class TokenKind(enum.Enum):
     KEYRING = "keyring"  # ref = keyring username under service KEYRING_SERVICE
@@ -61,7 +59,7 @@ class TokenSource:
 class GatewayEndpoint:
     gateway_id: str
     name: str
-    kind: EndpointKind
+    kind: GatewayKind
     url: str = field(default="", repr=False)
     token: TokenSource | None = None
     hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child

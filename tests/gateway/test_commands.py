@@ -10,8 +10,9 @@ from desktop.core.model import Dialect
 from desktop.core.settings import CoreSettings
 from desktop.gateway import session_commands as requests
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import NotSentError, UnsupportedError
+from desktop.settings.model import GatewayKind
 
 A, B, C = Dialect.A, Dialect.B, Dialect.C
 SETTINGS = CoreSettings()
@@ -87,7 +88,7 @@ def test_live_session_listing_per_dialect() -> None:
 
 
 def test_session_requests_send_nothing_when_not_connected(arun: Any) -> None:
-    endpoint = GatewayEndpoint("g1", "Local", EndpointKind.URL, url="ws://127.0.0.1:9/api/ws")
+    endpoint = GatewayEndpoint("g1", "Local", GatewayKind.URL, url="ws://127.0.0.1:9/api/ws")
     client = GatewayClient(endpoint, listener=None)  # type: ignore[arg-type]  # never called
     for request in (
         client.set_yolo("s1", True),

@@ -10,7 +10,8 @@ import pytest
 
 from desktop.gateway import canonical
 from desktop.gateway.discovery import URL_ENV, discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
+from desktop.settings.model import GatewayKind
 from tests.gateway.control_server import FakeControlSocket
 
 SECRET = "envtoken-abcdef"
@@ -32,7 +33,7 @@ def home() -> Iterator[Path]:
 def test_env_url_wins_and_its_token_is_never_echoed(home: Path, arun: Callable[..., Any]) -> None:
     env = {URL_ENV: f"ws://127.0.0.1:1234/api/ws?token={SECRET}", "HERMES_HOME": str(home)}
     result = arun(discover(environ=env, which=lambda _n: "/usr/bin/hermes"))
-    assert [e.kind for e in result.endpoints] == [EndpointKind.URL]
+    assert [e.kind for e in result.endpoints] == [GatewayKind.URL]
     assert result.endpoints[0].url.endswith(SECRET)
     assert SECRET not in " ".join(result.tried) + repr(result.endpoints[0])
 
@@ -48,11 +49,11 @@ def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..
         GatewayEndpoint(
             "a",
             "A",
-            EndpointKind.URL,
+            GatewayKind.URL,
             url="ws://127.0.0.1:1",
             token=TokenSource(TokenKind.ENV, "X"),
         ),
-        GatewayEndpoint("b", "B", EndpointKind.OWNED),
+        GatewayEndpoint("b", "B", GatewayKind.OWNED),
     )
     result = arun(discover(configured=mine, environ={"HERMES_HOME": str(home)}, which=_none))
     assert result.endpoints == mine
@@ -65,7 +66,7 @@ def test_canonical_socket_before_owning_a_backend(home: Path, arun: Callable[...
             result = await discover(
                 environ={"HERMES_HOME": str(home)}, which=lambda _n: "/usr/bin/hermes"
             )
-            assert [e.kind for e in result.endpoints] == [EndpointKind.CANONICAL]
+            assert [e.kind for e in result.endpoints] == [GatewayKind.CANONICAL]
             assert result.endpoints[0].hermes_home == str(home)
 
     arun(scenario())
@@ -73,7 +74,7 @@ def test_canonical_socket_before_owning_a_backend(home: Path, arun: Callable[...
 
 def test_owned_backend_when_hermes_is_on_path(home: Path, arun: Callable[..., Any]) -> None:
     result = arun(discover(environ={"HERMES_HOME": str(home)}, which=lambda _n: "/opt/hermes"))
-    assert [e.kind for e in result.endpoints] == [EndpointKind.OWNED]
+    assert [e.kind for e in result.endpoints] == [GatewayKind.OWNED]
     assert result.endpoints[0].hermes_executable == "/opt/hermes"
     assert any("no control socket" in line for line in result.tried)
 

@@ -14,7 +14,8 @@ import sys
 
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.settings.model import GatewayKind
 from tests.safety.e2e.rig import FAST, QUICK, Wakeup
 
 
@@ -26,10 +27,10 @@ def say(line: str) -> None:
 async def main(mode: str, want: int) -> None:
     home = os.environ.get("HERMES_SAFETY_HOME", "")
     if home:
-        endpoint = GatewayEndpoint("child", "Child", EndpointKind.CANONICAL, hermes_home=home)
+        endpoint = GatewayEndpoint("child", "Child", GatewayKind.CANONICAL, hermes_home=home)
     else:
         endpoint = GatewayEndpoint(
-            "child", "Child", EndpointKind.URL, url=os.environ["HERMES_SAFETY_URL"]
+            "child", "Child", GatewayKind.URL, url=os.environ["HERMES_SAFETY_URL"]
         )
     wake = Wakeup()
     client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
