@@ -21,9 +21,9 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import GatewayEndpoint, TokenSource, redact_url
+from desktop.gateway.endpoints import GatewayEndpoint, TokenSource
 from desktop.gateway.errors import GatewayError, RpcCallError
-from desktop.logsetup import register_secret, register_url_secrets
+from desktop.logsetup import register_secret
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe
@@ -132,29 +132,17 @@ async def check(
 
 
 async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found:
-    if url:
-        register_url_secrets(url)
-        endpoint = GatewayEndpoint(
-            "cli", "Gateway from --gateway", GatewayKind.URL, url=url, token=token
-        )
-        where = f" (token from {token.describe()})" if token is not None else ""
-        return [endpoint], [f"--gateway {redact_url(url)}{where}"]
-    configured = _configured()
-    result = await discover(configured=configured)
-    return result.endpoints, list(result.tried)
-
-
-def _configured() -> tuple[GatewayEndpoint, ...]:
-    from desktop.gateway.endpoints import endpoint_from_config
     from desktop.settings.store import load_settings
     from desktop.settings.tokens import TokenStore
 
-    store = TokenStore(on_secret=register_secret)
-    return tuple(
-        endpoint_from_config(g, store.get)
-        for g in load_settings().gateways
-        if g.kind is not GatewayKind.DEMO
+    result = await discover(
+        gateway=url,
+        gateway_token=token,
+        gateway_name="Gateway from --gateway",
+        configured=lambda: load_settings().gateways,
+        token_lookup=TokenStore(on_secret=register_secret).get,
     )
+    return result.endpoints, list(result.tried)
 
 
 async def check_endpoint(

@@ -10,8 +10,8 @@ import pytest
 
 from desktop.gateway import canonical
 from desktop.gateway.discovery import URL_ENV, discover
-from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
-from desktop.settings.model import GatewayKind
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource, load_token
+from desktop.settings.model import GatewayConfig, GatewayKind
 from tests.gateway.control_server import FakeControlSocket
 
 SECRET = "envtoken-abcdef"
@@ -46,17 +46,51 @@ def test_invalid_env_url_is_reported_not_dialled(home: Path, arun: Callable[...,
 
 def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..., Any]) -> None:
     mine = (
-        GatewayEndpoint(
-            "a",
-            "A",
-            GatewayKind.URL,
-            url="ws://127.0.0.1:1",
-            token=TokenSource(TokenKind.ENV, "X"),
-        ),
-        GatewayEndpoint("b", "B", GatewayKind.OWNED),
+        GatewayConfig("a", "A", url="ws://127.0.0.1:1", token_ref="a-token"),
+        GatewayConfig("demo", "Demo", kind=GatewayKind.DEMO),  # the app adds the demo itself
+        GatewayConfig("b", "B", kind=GatewayKind.OWNED),
     )
-    result = arun(discover(configured=mine, environ={"HERMES_HOME": str(home)}, which=_none))
-    assert result.endpoints == mine
+    result = arun(
+        discover(
+            configured=lambda: mine,
+            token_lookup={"a-token": SECRET}.get,
+            environ={"HERMES_HOME": str(home)},
+            which=_none,
+        )
+    )
+    assert [(e.gateway_id, e.name, e.kind) for e in result.endpoints] == [
+        ("a", "A", GatewayKind.URL),
+        ("b", "B", GatewayKind.OWNED),
+    ]
+    token = result.endpoints[0].token
+    assert token is not None
+    assert load_token(token) == SECRET  # read through the lookup at the dial
+    assert result.tried == ("configured gateways: A, B",)
+
+
+def test_gateway_option_comes_first_and_settings_are_not_read(
+    home: Path, arun: Callable[..., Any]
+) -> None:
+    def settings() -> tuple[GatewayConfig, ...]:
+        raise AssertionError("--gateway must not read the settings")
+
+    token = TokenSource(TokenKind.ENV, "X")
+    result = arun(
+        discover(
+            gateway="ws://127.0.0.1:1/api/ws",
+            gateway_token=token,
+            gateway_name="Mine",
+            configured=settings,
+            environ={URL_ENV: "ws://127.0.0.1:2/api/ws"},
+            which=_none,
+        )
+    )
+    assert result.endpoints == (
+        GatewayEndpoint("cli", "Mine", GatewayKind.URL, url="ws://127.0.0.1:1/api/ws", token=token),
+    )
+    assert result.tried == (
+        "using --gateway ws://127.0.0.1:1/api/ws (token from environment variable X)",
+    )
 
 
 def test_canonical_socket_before_owning_a_backend(home: Path, arun: Callable[..., Any]) -> None:
