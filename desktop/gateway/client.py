@@ -538,16 +538,6 @@ class GatewayClient:
         sessions = result.get("sessions")
         return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
 
-    async def attach_session(self, session_id: str) -> None:
-        """Resume ``session_id`` (stored id) and follow it."""
-        result = await self.call(
-            *requests.resume_session(self._dialect(), self._core_settings, session_id)
-        )
-        runtime_id = str(result.get("session_id") or session_id)
-        stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
-        self.core.watch_session(runtime_id, stored_session_id=stored)
-        self._after_input()
-
     def _responded(self, event: RpcResponded) -> None:
         call = self._calls.pop(event.rpc_id, None)
         if call is None or call.future.done():
