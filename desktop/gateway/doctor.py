@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
@@ -21,13 +20,15 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import GatewayEndpoint, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError, RpcCallError
 from desktop.logsetup import register_secret
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe
 from desktop.settings.model import GatewayKind
+from desktop.settings.store import load_settings
+from desktop.settings.tokens import TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -90,21 +91,17 @@ def run(options: DoctorOptions, out: TextIO | None = None) -> int:
     return asyncio.run(check(options, stream))
 
 
-Found = tuple[Sequence[GatewayEndpoint], list[str]]  # the endpoints, and where it looked
-
-
-async def check(
-    options: DoctorOptions,
-    out: TextIO,
-    *,
-    find: Callable[[str | None, TokenSource | None], Awaitable[Found]] | None = None,
-) -> int:
-    """``find`` replaces where gateways come from (``--gateway``, Settings, discovery)."""
+async def check(options: DoctorOptions, out: TextIO) -> int:
     token_source = getattr(options, "token_source", None)  # CliOptions: the --gateway token
-    endpoints, tried = await (find or _endpoints)(
-        options.gateway, token_source() if callable(token_source) else None
+    found = await discover(
+        gateway=options.gateway,
+        gateway_token=token_source() if callable(token_source) else None,
+        gateway_name="Gateway from --gateway",
+        configured=lambda: load_settings().gateways,
+        token_lookup=TokenStore(on_secret=register_secret).get,
     )
-    reports = [await check_endpoint(ep) for ep in endpoints]
+    tried = list(found.tried)
+    reports = [await check_endpoint(ep) for ep in found.endpoints]
     server, dnd = await read_once()
     desktop = {
         "notification_server": server,
@@ -129,20 +126,6 @@ async def check(
     if not reports:
         return EXIT_NOTHING
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED
-
-
-async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found:
-    from desktop.settings.store import load_settings
-    from desktop.settings.tokens import TokenStore
-
-    result = await discover(
-        gateway=url,
-        gateway_token=token,
-        gateway_name="Gateway from --gateway",
-        configured=lambda: load_settings().gateways,
-        token_lookup=TokenStore(on_secret=register_secret).get,
-    )
-    return result.endpoints, list(result.tried)
 
 
 async def check_endpoint(
