@@ -269,7 +269,7 @@ async def _endpoints(
         gateway=options.gateway,
         gateway_token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN
         gateway_name=_url_name(options.gateway or ""),
-        configured=lambda: settings.gateways,
+        settings=lambda: settings,
         token_lookup=tokens.get,
     )
     for line in result.tried:

@@ -1,6 +1,6 @@
 """Which gateways the tray and ``doctor`` use: first match wins, and what was tried (§1.2).
 
-A dashboard is never discovered, only added in Settings (see ``dashboard``). ``configured`` is
+A dashboard is never discovered, only added in Settings (see ``dashboard``). ``settings`` are
 read only without ``--gateway``: the doctor then leaves the settings file alone.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from desktop.gateway import canonical
@@ -21,7 +21,7 @@ from desktop.gateway.endpoints import (
 )
 from desktop.gateway.errors import ConfigError, ConnectError
 from desktop.logsetup import register_url_secrets
-from desktop.settings.model import GatewayConfig, GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 
 URL_ENV = "HERMES_TUI_GATEWAY_URL"
 
@@ -37,7 +37,7 @@ async def discover(
     gateway: str | None = None,
     gateway_token: TokenSource | None = None,
     gateway_name: str = "",
-    configured: Callable[[], Iterable[GatewayConfig]] = tuple,
+    settings: Callable[[], Settings] = Settings,
     token_lookup: Callable[[str], str | None] = lambda _ref: None,
     environ: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
@@ -69,11 +69,7 @@ async def discover(
         return result(
             GatewayEndpoint("env", "Hermes (HERMES_TUI_GATEWAY_URL)", GatewayKind.URL, url=url)
         )
-    mine = [
-        endpoint_from_config(g, token_lookup)
-        for g in configured()
-        if g.kind is not GatewayKind.DEMO
-    ]
+    mine = [endpoint_from_config(g, token_lookup) for g in settings().connectable]
     if mine:
         tried.append(f"configured gateways: {', '.join(e.name for e in mine)}")
         return result(*mine)

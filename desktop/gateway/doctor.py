@@ -97,7 +97,7 @@ async def check(options: DoctorOptions, out: TextIO) -> int:
         gateway=options.gateway,
         gateway_token=token_source() if callable(token_source) else None,
         gateway_name="Gateway from --gateway",
-        configured=lambda: load_settings().gateways,
+        settings=load_settings,
         token_lookup=TokenStore(on_secret=register_secret).get,
     )
     tried = list(found.tried)

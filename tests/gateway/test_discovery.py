@@ -11,7 +11,7 @@ import pytest
 from desktop.gateway import canonical
 from desktop.gateway.discovery import URL_ENV, discover
 from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource, load_token
-from desktop.settings.model import GatewayConfig, GatewayKind
+from desktop.settings.model import GatewayConfig, GatewayKind, Settings
 from tests.gateway.control_server import FakeControlSocket
 
 SECRET = "envtoken-abcdef"
@@ -52,7 +52,7 @@ def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..
     )
     result = arun(
         discover(
-            configured=lambda: mine,
+            settings=lambda: Settings(gateways=mine),
             token_lookup={"a-token": SECRET}.get,
             environ={"HERMES_HOME": str(home)},
             which=_none,
@@ -71,7 +71,7 @@ def test_configured_gateways_come_before_discovery(home: Path, arun: Callable[..
 def test_gateway_option_comes_first_and_settings_are_not_read(
     home: Path, arun: Callable[..., Any]
 ) -> None:
-    def settings() -> tuple[GatewayConfig, ...]:
+    def settings() -> Settings:
         raise AssertionError("--gateway must not read the settings")
 
     token = TokenSource(TokenKind.ENV, "X")
@@ -80,7 +80,7 @@ def test_gateway_option_comes_first_and_settings_are_not_read(
             gateway="ws://127.0.0.1:1/api/ws",
             gateway_token=token,
             gateway_name="Mine",
-            configured=settings,
+            settings=settings,
             environ={URL_ENV: "ws://127.0.0.1:2/api/ws"},
             which=_none,
         )
