@@ -142,10 +142,7 @@ async def _main(options: CliOptions) -> int:
             from desktop.demo_mode import BuiltInDemo
 
             demo = await BuiltInDemo.start()
-        for endpoint in endpoints:  # its token may not have come through the TokenStore
-            logsetup.register_url_secrets(endpoint.url)
-            if endpoint.token is not None:
-                logsetup.register_secret(endpoint.token.value)
+        for endpoint in endpoints:
             bridge.add_gateway(endpoint)
         bridge.start(loop, NativeNotifier(APP_NAME, icon_dir() / "hermes-tray.svg"))
         settings_control.report_token_storage()
@@ -265,30 +262,16 @@ def _url_name(url: str) -> str:
 async def _endpoints(
     options: CliOptions, settings: Settings, tokens: TokenStore
 ) -> list[GatewayEndpoint]:
-    """--gateway, else the configured gateways, else discovery; [] means: show the demo."""
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, redact_url
-
-    if options.gateway:
-        log.info("using --gateway %s", redact_url(options.gateway))
-        return [
-            GatewayEndpoint(
-                "cli",
-                _url_name(options.gateway),
-                EndpointKind.URL,
-                url=options.gateway,
-                token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN
-            )
-        ]
-    # Only now: discovery (the canonical socket, the dashboard, PATH) is not needed with --gateway.
+    """[] means: show the demo."""
     from desktop.gateway.discovery import discover
-    from desktop.gateway.endpoints import endpoint_from_config
 
-    configured = [
-        endpoint_from_config(g, tokens.get)
-        for g in settings.gateways
-        if g.kind is not EndpointKind.DEMO
-    ]
-    result = await discover(configured=configured)
+    result = await discover(
+        gateway=options.gateway,
+        gateway_token=options.token_source(),  # --token-file, --token-keyring, HERMES_TRAY_TOKEN
+        gateway_name=_url_name(options.gateway or ""),
+        settings=lambda: settings,
+        token_lookup=tokens.get,
+    )
     for line in result.tried:
         log.info("discovery: %s", line)
     return list(result.endpoints)

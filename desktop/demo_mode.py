@@ -40,8 +40,9 @@ class BuiltInDemo:
         from desktop.core.settings import CoreSettings
         from desktop.demo.gateway import DemoGateway
         from desktop.demo.story import play
-        from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+        from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
         from desktop.logsetup import register_secret
+        from desktop.settings.model import GatewayKind
 
         if approval_timeout is None:
             approval_timeout = CoreSettings().b_approval_timeout
@@ -52,7 +53,7 @@ class BuiltInDemo:
         endpoint = GatewayEndpoint(
             DEMO_GATEWAY_ID,
             DEMO_GATEWAY_NAME,
-            EndpointKind.DEMO,
+            GatewayKind.DEMO,
             url=gateway.base_url,
             token=TokenSource(TokenKind.INLINE, value=gateway.token),
         )

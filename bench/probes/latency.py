@@ -70,11 +70,12 @@ def build(args: argparse.Namespace) -> None:
     from PySide6.QtWidgets import QApplication
 
     from desktop.core.model import Choice
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+    from desktop.gateway.endpoints import GatewayEndpoint
     from desktop.journal import Surface
     from desktop.model.bridge_events import DecisionRequest
     from desktop.model.notify_policy import NotifySettings
     from desktop.platform.native_notify import NativeNotifier
+    from desktop.settings.model import GatewayKind
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.event_loop import QuietEventLoop
     from desktop.ui.shell import TrayShell
@@ -222,7 +223,7 @@ def build(args: argparse.Namespace) -> None:
         )
         maybe_deny(sample)
 
-    endpoint = GatewayEndpoint(gateway_id, "Bench gateway", EndpointKind.URL, url=args.gateway)
+    endpoint = GatewayEndpoint(gateway_id, "Bench gateway", GatewayKind.URL, url=args.gateway)
     client: Any = bridge.add_gateway(endpoint)
     frames: list[Any] = [0, 0.0]  # frames the core was fed, time of the latest
     receive_text = client.core.receive_text

@@ -27,7 +27,7 @@ from desktop.gateway.approval_timeout import HERMES_DEFAULT, TimeoutLearner, Whe
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
 from desktop.gateway.dialer import Dialer
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import (
     CallTimeoutError,
     ConnectError,
@@ -43,7 +43,7 @@ from desktop.gateway.status import (
     ConnectionStatus,
     GatewayListener,
 )
-from desktop.settings.model import is_loopback_host
+from desktop.settings.model import GatewayKind, is_loopback_host
 
 __all__ = ["ConnectionSettings", "ConnectionState", "ConnectionStatus", "GatewayClient"]
 
@@ -401,7 +401,7 @@ class GatewayClient:
 
     def _timeout_where(self) -> Where:
         backend = self.dialer.backend
-        if self.endpoint.kind is EndpointKind.OWNED and backend is not None:
+        if self.endpoint.kind is GatewayKind.OWNED and backend is not None:
             return Where(local=True, environ=backend.environ)
         plan = self.dialer.current
         host = urlsplit(plan.url).hostname if plan is not None else None
@@ -423,7 +423,7 @@ class GatewayClient:
             attempt=0,
             error="",
         )
-        if event.dialect in HERMES_DEFAULT and self.endpoint.kind is not EndpointKind.DEMO:
+        if event.dialect in HERMES_DEFAULT and self.endpoint.kind is not GatewayKind.DEMO:
             self._spawn(self._learn_timeout(event.dialect, event.epoch))
 
     def _arm_tick(self) -> None:
@@ -537,16 +537,6 @@ class GatewayClient:
         result = await self.call(*requests.live_sessions(self._dialect()))
         sessions = result.get("sessions")
         return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
-
-    async def attach_session(self, session_id: str) -> None:
-        """Resume ``session_id`` (stored id) and follow it."""
-        result = await self.call(
-            *requests.resume_session(self._dialect(), self._core_settings, session_id)
-        )
-        runtime_id = str(result.get("session_id") or session_id)
-        stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
-        self.core.watch_session(runtime_id, stored_session_id=stored)
-        self._after_input()
 
     def _responded(self, event: RpcResponded) -> None:
         call = self._calls.pop(event.rpc_id, None)

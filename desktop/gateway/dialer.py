@@ -24,7 +24,6 @@ from desktop import logsetup
 from desktop.gateway import canonical, dashboard
 from desktop.gateway.endpoints import (
     DialPlan,
-    EndpointKind,
     GatewayEndpoint,
     load_token,
     normalise_ws_url,
@@ -34,6 +33,7 @@ from desktop.gateway.endpoints import (
 from desktop.gateway.errors import ConfigError, ConnectError
 from desktop.gateway.status import ConnectionSettings
 from desktop.gateway.supervisor import OwnedBackend
+from desktop.settings.model import GatewayKind
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +75,13 @@ class Dialer:
     async def plan(self) -> DialPlan:
         ep = self.endpoint
         try:
-            if ep.kind is EndpointKind.CANONICAL:
+            if ep.kind is GatewayKind.CANONICAL:
                 return await canonical.dial_ticket(
                     ep.hermes_home or canonical.default_hermes_home()
                 )
-            if ep.kind is EndpointKind.OWNED:
+            if ep.kind is GatewayKind.OWNED:
                 return DialPlan(await self._owned().ensure_running())
-            if ep.kind is EndpointKind.DASHBOARD:
+            if ep.kind is GatewayKind.DASHBOARD:
                 parts = urlsplit(ep.url if "://" in ep.url else "http://" + ep.url)
                 host, port = parts.hostname or "127.0.0.1", parts.port or dashboard.DEFAULT_PORT
                 return DialPlan(await dashboard.probe_dashboard(host, port))
@@ -176,9 +176,9 @@ class Dialer:
     async def _auth_refused(self, how: str, where: str) -> ConnectError:
         kind = self.endpoint.kind
         self._auth_failures += 1
-        fresh = kind in (EndpointKind.CANONICAL, EndpointKind.OWNED, EndpointKind.DASHBOARD)
+        fresh = kind in (GatewayKind.CANONICAL, GatewayKind.OWNED, GatewayKind.DASHBOARD)
         if fresh and self._auth_failures <= MAX_AUTH_RETRIES:
-            if kind is EndpointKind.OWNED and self.backend is not None:
+            if kind is GatewayKind.OWNED and self.backend is not None:
                 await self.backend.stop()  # next plan() restarts it with a fresh token
             return ConnectError(
                 f"{where} refused the credential ({how}); getting a fresh one and retrying.",

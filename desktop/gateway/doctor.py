@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
@@ -21,12 +20,15 @@ from desktop.core.model import ApprovalPhase, Dialect
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, ConnectionStatus, GatewayClient
 from desktop.gateway.discovery import discover
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenSource, redact_url
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import GatewayError, RpcCallError
-from desktop.logsetup import register_secret, register_url_secrets
+from desktop.logsetup import register_secret
 from desktop.model.tray_host import tray_host
 from desktop.platform.do_not_disturb import read_once
 from desktop.platform.tray_probe import read_probe
+from desktop.settings.model import GatewayKind
+from desktop.settings.store import load_settings
+from desktop.settings.tokens import TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -89,21 +91,17 @@ def run(options: DoctorOptions, out: TextIO | None = None) -> int:
     return asyncio.run(check(options, stream))
 
 
-Found = tuple[Sequence[GatewayEndpoint], list[str]]  # the endpoints, and where it looked
-
-
-async def check(
-    options: DoctorOptions,
-    out: TextIO,
-    *,
-    find: Callable[[str | None, TokenSource | None], Awaitable[Found]] | None = None,
-) -> int:
-    """``find`` replaces where gateways come from (``--gateway``, Settings, discovery)."""
+async def check(options: DoctorOptions, out: TextIO) -> int:
     token_source = getattr(options, "token_source", None)  # CliOptions: the --gateway token
-    endpoints, tried = await (find or _endpoints)(
-        options.gateway, token_source() if callable(token_source) else None
+    found = await discover(
+        gateway=options.gateway,
+        gateway_token=token_source() if callable(token_source) else None,
+        gateway_name="Gateway from --gateway",
+        settings=load_settings,
+        token_lookup=TokenStore(on_secret=register_secret).get,
     )
-    reports = [await check_endpoint(ep) for ep in endpoints]
+    tried = list(found.tried)
+    reports = [await check_endpoint(ep) for ep in found.endpoints]
     server, dnd = await read_once()
     desktop = {
         "notification_server": server,
@@ -130,32 +128,6 @@ async def check(
     return EXIT_OK if all(r.state == "connected" for r in reports) else EXIT_FAILED
 
 
-async def _endpoints(url: str | None, token: TokenSource | None = None) -> Found:
-    if url:
-        register_url_secrets(url)
-        endpoint = GatewayEndpoint(
-            "cli", "Gateway from --gateway", EndpointKind.URL, url=url, token=token
-        )
-        where = f" (token from {token.describe()})" if token is not None else ""
-        return [endpoint], [f"--gateway {redact_url(url)}{where}"]
-    configured = _configured()
-    result = await discover(configured=configured)
-    return result.endpoints, list(result.tried)
-
-
-def _configured() -> tuple[GatewayEndpoint, ...]:
-    from desktop.gateway.endpoints import endpoint_from_config
-    from desktop.settings.store import load_settings
-    from desktop.settings.tokens import TokenStore
-
-    store = TokenStore(on_secret=register_secret)
-    return tuple(
-        endpoint_from_config(g, store.get)
-        for g in load_settings().gateways
-        if g.kind is not EndpointKind.DEMO
-    )
-
-
 async def check_endpoint(
     endpoint: GatewayEndpoint, *, timeout: float | None = None
 ) -> GatewayReport:
@@ -174,7 +146,7 @@ async def check_endpoint(
         follow_all=False,  # read-only: the doctor never joins a session, not even on B or C
     )
     runner = asyncio.create_task(client.run())
-    limit = timeout or (OWNED_TIMEOUT if endpoint.kind is EndpointKind.OWNED else CONNECT_TIMEOUT)
+    limit = timeout or (OWNED_TIMEOUT if endpoint.kind is GatewayKind.OWNED else CONNECT_TIMEOUT)
     try:
         try:
             await asyncio.wait_for(waiter.settled.wait(), limit)

@@ -8,7 +8,6 @@ would let any local user approve commands as this person: refused, as ssh does f
 from __future__ import annotations
 
 import enum
-import importlib
 import logging
 import math
 import os
@@ -16,17 +15,15 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.gateway.errors import ConfigError
 from desktop.logsetup import MASK, SECRET_QUERY_KEYS, is_opaque_segment, register_secret
 from desktop.platform.paths import KEYRING_SERVICE
 from desktop.settings.model import GatewayConfig, GatewayKind, is_loopback_host
+from desktop.settings.tokens import TokenStore
 
 log = logging.getLogger(__name__)
-
-EndpointKind = GatewayKind  # how an endpoint is reached: the kinds a person chooses in settings
 
 
 class TokenKind(enum.Enum):
@@ -61,7 +58,7 @@ class TokenSource:
 class GatewayEndpoint:
     gateway_id: str
     name: str
-    kind: EndpointKind
+    kind: GatewayKind
     url: str = field(default="", repr=False)
     token: TokenSource | None = None
     hermes_home: str = ""  # canonical: whose control socket; owned: HERMES_HOME for the child
@@ -206,23 +203,6 @@ def read_token_file(path: str | os.PathLike[str]) -> str:
     return token
 
 
-def read_keyring(username: str) -> str:
-    try:
-        keyring: Any = importlib.import_module("keyring")
-        value = keyring.get_password(KEYRING_SERVICE, username)
-    except Exception as exc:  # no backend, locked keyring, D-Bus errors ...
-        raise ConfigError(
-            f"The OS keyring is not available ({type(exc).__name__}); store the token in a "
-            "0600 file or an environment variable instead."
-        ) from None
-    if not value:
-        raise ConfigError(
-            f"No token in the keyring entry '{username}' (service {KEYRING_SERVICE}). "
-            "Enter the token in Settings to store it there."
-        )
-    return str(value)
-
-
 def load_token(source: TokenSource, environ: Mapping[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     if source.kind is TokenKind.INLINE:
@@ -239,7 +219,18 @@ def load_token(source: TokenSource, environ: Mapping[str, str] | None = None) ->
             raise ConfigError(f"No token is stored for '{source.ref}'. Enter it in Settings.")
         token = found
     else:
-        token = read_keyring(source.ref)
+        try:
+            token = TokenStore().keyring_token(source.ref) or ""
+        except Exception as exc:  # no backend, locked keyring, D-Bus errors ...
+            raise ConfigError(
+                f"The OS keyring is not available ({type(exc).__name__}); store the token in a "
+                "0600 file or an environment variable instead."
+            ) from None
+        if not token:
+            raise ConfigError(
+                f"No token in the keyring entry '{source.ref}' (service {KEYRING_SERVICE}). "
+                "Enter the token in Settings to store it there."
+            )
     if not token:
         raise ConfigError(f"No token in {source.describe()}.")
     register_secret(token)

@@ -63,16 +63,6 @@ def create_session(dialect: Dialect, settings: CoreSettings, cwd: str) -> Reques
     return "session.create", params
 
 
-def resume_session(dialect: Dialect, settings: CoreSettings, session_id: str) -> Request:
-    """Never with an ``api_key``. On 0.19.0 this takes the events from the session's viewer."""
-    params: dict[str, Any] = {"session_id": session_id}
-    if dialect is not Dialect.C:
-        params.update(source=settings.session_source, close_on_disconnect=False)
-    elif settings.canonical_resume_source:
-        params["source"] = settings.canonical_resume_source
-    return "session.resume", params
-
-
 def live_sessions(dialect: Dialect) -> Request:
     """tui_gateway lists live sessions with ``session.active_list``; canonical's list is live."""
     if dialect is Dialect.C:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from desktop.core.settings import CoreSettings
 from desktop.model.notify_policy import NotifySettings
-from desktop.settings.model import GatewayConfig, GatewayKind, NotificationApproval, Settings
+from desktop.settings.model import GatewayConfig, NotificationApproval, Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,7 @@ class GatewayChanges:
 
 
 def _connectable(settings: Settings) -> dict[str, GatewayConfig]:
-    return {g.id: g for g in settings.gateways if g.kind is not GatewayKind.DEMO}
+    return {g.id: g for g in settings.connectable}
 
 
 def _connection_fields(gateway: GatewayConfig) -> tuple[object, ...]:

@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from desktop.logsetup import SECRET_QUERY_KEYS
-from desktop.settings.codec import SCHEMA_VERSION
 from desktop.settings.model import SettingsError
 
 
@@ -45,7 +44,10 @@ _V0_KEYS = (
 )
 
 
-def _v0_to_v1(old: dict[str, Any]) -> Migrated:
+def migrate(old: dict[str, Any], from_version: int) -> Migrated:
+    """``old`` (older than the current schema: v0 is the only one) upgraded to the current one."""
+    if from_version < 0:
+        raise SettingsError(f"schema_version: {from_version} is not a version")
     new: dict[str, Any] = {key: value for key, value in old.items() if key not in _V0_KEYS}
     new["schema_version"] = 1
     secrets: dict[str, str] = {}
@@ -81,10 +83,3 @@ def _v0_to_v1(old: dict[str, Any]) -> Migrated:
     if "autostart" in old:
         new["start_at_login"] = old["autostart"]
     return Migrated(new, secrets)
-
-
-def migrate(data: dict[str, Any], from_version: int) -> Migrated:
-    """``data`` upgraded from ``from_version`` to the current schema (v0 is the only older one)."""
-    if from_version < 0:
-        raise SettingsError(f"schema_version: {from_version} is not a version")
-    return _v0_to_v1(data) if from_version < SCHEMA_VERSION else Migrated(dict(data))

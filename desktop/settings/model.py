@@ -124,6 +124,11 @@ class Settings:
         if duplicates:
             raise SettingsError(f"gateways: duplicate id(s) {', '.join(duplicates)}")
 
+    @property
+    def connectable(self) -> tuple[GatewayConfig, ...]:
+        """The configured gateways the tray dials: the demo is the app's own, started apart."""
+        return tuple(g for g in self.gateways if g.kind is not GatewayKind.DEMO)
+
 
 def _check_seconds(name: str, value: float, maximum: float) -> None:
     if not math.isfinite(value) or not 0.0 <= value <= maximum:

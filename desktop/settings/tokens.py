@@ -66,10 +66,9 @@ class TokenStore:
 
     def get(self, ref: str) -> str | None:
         token: str | None = None
-        backend = self._keyring()
-        if backend is not None:
+        if self._keyring() is not None:
             try:
-                token = backend.get_password(KEYRING_SERVICE, ref)
+                token = self.keyring_token(ref)
             except _keyring_failures() as exc:
                 self._keyring_failed("read", exc)
         if token is None:
@@ -116,12 +115,19 @@ class TokenStore:
         self._remove_from_file(ref)
 
     # -- keyring -----------------------------------------------------------------------------
-    def _keyring(self) -> KeyringBackend | None:
-        backend = self._backend
-        if backend is None:
-            import keyring  # on first use: see the module docstring
+    def keyring_token(self, ref: str) -> str | None:
+        """The keyring's entry alone (``--token-keyring``); raises whatever the keyring raises."""
+        return self._any_keyring().get_password(KEYRING_SERVICE, ref)
 
-            backend = keyring.get_keyring()
+    def _any_keyring(self) -> KeyringBackend:
+        if self._backend is not None:
+            return self._backend
+        import keyring  # on first use: see the module docstring
+
+        return keyring.get_keyring()
+
+    def _keyring(self) -> KeyringBackend | None:
+        backend = self._any_keyring()
         if getattr(backend, "priority", 0) <= 0:  # keyring's "fail" and "null" backends
             self._keyring_problem = f"the keyring backend {type(backend).__name__} stores nothing"
             return None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, endpoint_from_config
+from desktop.gateway.endpoints import GatewayEndpoint, endpoint_from_config
 from desktop.gateway.status import GatewayListener
 from desktop.model.bridge_events import Notice
 from desktop.model.settings_apply import (
@@ -27,7 +27,7 @@ from desktop.model.settings_apply import (
 )
 from desktop.model.snapshot import Link
 from desktop.platform import autostart
-from desktop.settings.model import Settings
+from desktop.settings.model import GatewayKind, Settings
 from desktop.settings.store import save_settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui.bridge import ClientFactory, GatewayBridge
@@ -48,7 +48,7 @@ def client_factory_for(current: Callable[[], Settings]) -> ClientFactory:
             listener=listener,
             core_settings=core_settings(settings),
             # The demo's sessions are another surface's: all there is to see, whatever the setting.
-            follow_all=settings.follow_all_sessions or endpoint.kind is EndpointKind.DEMO,
+            follow_all=settings.follow_all_sessions or endpoint.kind is GatewayKind.DEMO,
         )
 
     return factory

@@ -20,10 +20,11 @@ import pytest
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings, never_high_risk
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
+from desktop.settings.model import GatewayKind
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
 from desktop.ui.shell import TrayShell
@@ -94,7 +95,7 @@ async def scenario() -> None:
         GatewayEndpoint(
             "demo",
             "Demo gateway",
-            EndpointKind.DEMO,
+            GatewayKind.DEMO,
             url=fake.base_url,
             token=TokenSource(TokenKind.INLINE, value=fake.token),
         )

@@ -201,7 +201,8 @@ async def demo_tray(
 
     Imported here, not at the top: the helpers above need only Qt.
     """
-    from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+    from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
+    from desktop.settings.model import GatewayKind
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.shell import TrayShell
     from tests.gatewaymodel import FakeGateway
@@ -211,7 +212,7 @@ async def demo_tray(
     bridge = GatewayBridge()
     shell = TrayShell(bridge, notify_settings=notify, on_quit=lambda: None)
     token = TokenSource(TokenKind.INLINE, value=fake.token)
-    bridge.add_gateway(GatewayEndpoint("demo", "Demo", EndpointKind.DEMO, fake.base_url, token))
+    bridge.add_gateway(GatewayEndpoint("demo", "Demo", GatewayKind.DEMO, fake.base_url, token))
     shell.show()
     bridge.start(asyncio.get_running_loop(), notifier)
     try:

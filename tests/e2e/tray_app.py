@@ -23,12 +23,13 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import Approval, ApprovalPhase, OutcomeKind, SessionState
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.logsetup import register_secret
 from desktop.model.approvals.layout import RowEntry
 from desktop.model.bridge_events import ApprovalUpdate, Notice
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import GatewayView, Link
+from desktop.settings.model import GatewayKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.bridge import GatewayBridge, gateway_client_factory
 from desktop.ui.shell import TrayShell
@@ -162,7 +163,7 @@ class TrayApp:
         endpoint = GatewayEndpoint(
             GATEWAY_ID,
             f"Hermes {self.server.venv.peer.version} (e2e)",
-            EndpointKind.URL,
+            GatewayKind.URL,
             url=self.server.url,
         )
         self.bridge.add_gateway(endpoint)

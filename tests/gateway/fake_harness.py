@@ -19,7 +19,8 @@ from desktop.core.model import Approval
 from desktop.gateway import canonical
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.settings.model import GatewayKind
 from tests.gateway.control_server import FakeControlSocket
 from tests.gateway.recorder import Recorder
 from tests.gatewaymodel import FakeGateway
@@ -74,7 +75,7 @@ async def client_on(
     url: str, *, settings: ConnectionSettings = QUICK, **options: Any
 ) -> AsyncIterator[tuple[GatewayClient, Recorder]]:
     """A running real client (and its recorder) on the gateway at ``url``; closed after."""
-    endpoint = GatewayEndpoint("gw", "Gateway", EndpointKind.URL, url=url)
+    endpoint = GatewayEndpoint("gw", "Gateway", GatewayKind.URL, url=url)
     rec = Recorder()
     client = GatewayClient(
         endpoint, listener=rec, backoff=FAST, connection_settings=settings, **options
@@ -116,13 +117,13 @@ async def running(
                     )
                 )
                 endpoint = GatewayEndpoint(
-                    "fake-c", "Fake C", EndpointKind.CANONICAL, hermes_home=str(home)
+                    "fake-c", "Fake C", GatewayKind.CANONICAL, hermes_home=str(home)
                 )
             else:
                 endpoint = GatewayEndpoint(
                     f"fake-{dialect}",
                     f"Fake {dialect}",
-                    EndpointKind.URL,
+                    GatewayKind.URL,
                     url=fake.url,
                     approval_timeout_s=approval_timeout_s,
                 )

@@ -20,10 +20,10 @@ from desktop.core.model import Approval, Dialect
 from desktop.gateway.approval_timeout import TimeoutLearner, Where, managed_dir, read_timeout
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, endpoint_from_config
+from desktop.gateway.endpoints import GatewayEndpoint, endpoint_from_config
 from desktop.gateway.errors import RpcCallError
 from desktop.gateway.supervisor import OwnedBackend
-from desktop.settings.model import GatewayConfig
+from desktop.settings.model import GatewayConfig, GatewayKind
 from tests.gateway.fake_harness import QUICK, Harness, running
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 from tests.gateway.recorder import Recorder
@@ -319,7 +319,7 @@ def test_an_owned_backend_is_asked_for_the_home_it_really_uses(
     endpoint = GatewayEndpoint(
         "own",
         "Own",
-        EndpointKind.OWNED,
+        GatewayKind.OWNED,
         hermes_home=str(home),
         hermes_executable=str(write_fake_hermes(tmp_path)),
     )

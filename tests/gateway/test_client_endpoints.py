@@ -15,8 +15,9 @@ from desktop.core.model import Dialect
 from desktop.gateway import canonical
 from desktop.gateway import client as client_module
 from desktop.gateway.client import ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import OutcomeUnknownError
+from desktop.settings.model import GatewayKind
 from tests.gateway.control_server import FakeControlSocket
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 from tests.gateway.http_server import FakeDashboard
@@ -53,7 +54,7 @@ def test_owned_backend_is_started_restarted_after_a_crash_and_stopped(
     for key, value in fake_env(tmp_path).items():
         monkeypatch.setenv(key, value)
     exe = write_fake_hermes(tmp_path)
-    endpoint = GatewayEndpoint("own", "Own", EndpointKind.OWNED, hermes_executable=str(exe))
+    endpoint = GatewayEndpoint("own", "Own", GatewayKind.OWNED, hermes_executable=str(exe))
 
     async def scenario() -> None:
         client, rec = _client(endpoint)
@@ -89,7 +90,7 @@ def test_canonical_gets_a_fresh_ticket_for_every_dial(
                 sock, home=str(short_home), api_origin=origin, on_ticket=server.tickets.add
             ) as control:
                 endpoint = GatewayEndpoint(
-                    "c", "Canonical", EndpointKind.CANONICAL, hermes_home=str(short_home)
+                    "c", "Canonical", GatewayKind.CANONICAL, hermes_home=str(short_home)
                 )
                 client, rec = _client(endpoint)
                 runner = asyncio.create_task(client.run())
@@ -124,7 +125,7 @@ def test_canonical_refused_ticket_is_retried_with_a_new_one(
                 sock, home=str(short_home), api_origin=origin, on_ticket=grant
             ):
                 endpoint = GatewayEndpoint(
-                    "c", "Canonical", EndpointKind.CANONICAL, hermes_home=str(short_home)
+                    "c", "Canonical", GatewayKind.CANONICAL, hermes_home=str(short_home)
                 )
                 client, rec = _client(endpoint)
                 runner = asyncio.create_task(client.run())
@@ -152,7 +153,7 @@ def test_canonical_without_the_subprotocol_echo_fails(
                 on_ticket=server.tickets.add,
             ):
                 endpoint = GatewayEndpoint(
-                    "c", "Canonical", EndpointKind.CANONICAL, hermes_home=str(short_home)
+                    "c", "Canonical", GatewayKind.CANONICAL, hermes_home=str(short_home)
                 )
                 client, rec = _client(endpoint)
                 runner = asyncio.create_task(client.run())
@@ -168,7 +169,7 @@ def test_dashboard_token_is_scraped_again_at_every_dial(arun: Callable[..., Any]
     async def scenario() -> None:
         async with FakeDashboard(token="dash-secret") as dash:
             endpoint = GatewayEndpoint(
-                "d", "Dash", EndpointKind.DASHBOARD, url=f"http://127.0.0.1:{dash.port}"
+                "d", "Dash", GatewayKind.DASHBOARD, url=f"http://127.0.0.1:{dash.port}"
             )
             client, _rec = _client(endpoint)
             plan = await client.dialer.plan()

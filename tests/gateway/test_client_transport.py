@@ -18,8 +18,9 @@ from desktop.core.model import Choice, Dialect
 from desktop.gateway import client as client_module
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.gateway.errors import CallTimeoutError, NotSentError, OutcomeUnknownError
+from desktop.settings.model import GatewayKind
 from tests.gateway.mini_server import MiniGateway
 from tests.gateway.recorder import Recorder
 from tests.gateway.stub_core import StubCore
@@ -48,7 +49,7 @@ def make_client(
     endpoint = GatewayEndpoint(
         "g1",
         "Test gateway",
-        EndpointKind.URL,
+        GatewayKind.URL,
         url=url,
         token=TokenSource(TokenKind.INLINE, value=token) if token else None,
     )

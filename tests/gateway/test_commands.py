@@ -10,8 +10,9 @@ from desktop.core.model import Dialect
 from desktop.core.settings import CoreSettings
 from desktop.gateway import session_commands as requests
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import NotSentError, UnsupportedError
+from desktop.settings.model import GatewayKind
 
 A, B, C = Dialect.A, Dialect.B, Dialect.C
 SETTINGS = CoreSettings()
@@ -25,22 +26,12 @@ def test_tui_gateway_sessions_are_desktop_sessions_that_outlive_the_socket(
         "session.create",
         {"source": "desktop", "cwd": "/w", "close_on_disconnect": False},
     )
-    assert requests.resume_session(dialect, SETTINGS, "stored-1") == (
-        "session.resume",
-        {"session_id": "stored-1", "source": "desktop", "close_on_disconnect": False},
-    )
 
 
 def test_canonical_sessions_use_the_gui_source_and_its_closed_key_set() -> None:
     assert requests.create_session(C, SETTINGS, "/w") == (
         "session.create",
         {"source": "gui", "cwd": "/w"},
-    )
-    assert requests.resume_session(C, SETTINGS, "s1") == ("session.resume", {"session_id": "s1"})
-    gui = CoreSettings(canonical_resume_source="gui")
-    assert requests.resume_session(C, gui, "s1") == (
-        "session.resume",
-        {"session_id": "s1", "source": "gui"},
     )
 
 
@@ -87,13 +78,12 @@ def test_live_session_listing_per_dialect() -> None:
 
 
 def test_session_requests_send_nothing_when_not_connected(arun: Any) -> None:
-    endpoint = GatewayEndpoint("g1", "Local", EndpointKind.URL, url="ws://127.0.0.1:9/api/ws")
+    endpoint = GatewayEndpoint("g1", "Local", GatewayKind.URL, url="ws://127.0.0.1:9/api/ws")
     client = GatewayClient(endpoint, listener=None)  # type: ignore[arg-type]  # never called
     for request in (
         client.set_yolo("s1", True),
         client.interrupt("s1"),
         client.create_session("/w", "go"),
-        client.attach_session("s1"),
         client.list_live_sessions(),
     ):
         with pytest.raises(NotSentError):

@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from desktop.gateway.endpoints import (
-    EndpointKind,
     GatewayEndpoint,
     TokenKind,
     TokenSource,
@@ -11,7 +10,7 @@ from desktop.gateway.endpoints import (
     redact_url,
 )
 from desktop.gateway.errors import ConfigError
-from desktop.settings.model import is_loopback_host
+from desktop.settings.model import GatewayKind, is_loopback_host
 
 SECRET = "s3cr3t-token-value"
 
@@ -66,7 +65,7 @@ def test_repr_never_shows_a_token() -> None:
     endpoint = GatewayEndpoint(
         "g1",
         "Work",
-        EndpointKind.URL,
+        GatewayKind.URL,
         url=f"ws://127.0.0.1:1/api/ws?token={SECRET}",
         token=TokenSource(TokenKind.INLINE, value=SECRET),
     )
@@ -102,7 +101,7 @@ def test_settings_gateway_maps_to_an_endpoint_with_a_store_token() -> None:
         kind=GatewayKind.URL,
     )
     endpoint = endpoint_from_config(config, {"work": SECRET}.get)
-    assert endpoint.kind is EndpointKind.URL
+    assert endpoint.kind is GatewayKind.URL
     assert endpoint.token is not None
     assert load_token(endpoint.token) == SECRET
     assert SECRET not in repr(endpoint)

@@ -28,8 +28,9 @@ from desktop.core.events import ApprovalRequested
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect, OutcomeKind
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.supervisor import OwnedBackend
+from desktop.settings.model import GatewayKind
 from tests.gateway.recorder import Recorder
 from tests.peers.fake_model import FakeModel, commands_script
 from tests.peers.fixtures import StartHermes
@@ -90,7 +91,7 @@ def requested(rec: Recorder) -> list[Approval]:
 
 def url_client(url: str) -> tuple[GatewayClient, Recorder]:
     rec = Recorder()
-    endpoint = GatewayEndpoint("real", "Real Hermes", EndpointKind.URL, url=url)
+    endpoint = GatewayEndpoint("real", "Real Hermes", GatewayKind.URL, url=url)
     return GatewayClient(endpoint, listener=rec, backoff=BACKOFF, connection_settings=SETTINGS), rec
 
 
@@ -232,7 +233,7 @@ def test_owned_real_backend_is_restarted_after_a_crash(
     env = build_env(venv, home, hermes_home, "replaced-by-the-supervisor", canary.url, options)
     env["HERMES_TRAY_LOG_DIR"] = str(tmp_path / "logs")
     endpoint = GatewayEndpoint(
-        "own", "Owned", EndpointKind.OWNED, hermes_executable=str(venv.hermes)
+        "own", "Owned", GatewayKind.OWNED, hermes_executable=str(venv.hermes)
     )
 
     async def scenario() -> float:

@@ -21,13 +21,14 @@ import pytest
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.session_follower import (
     MAX_FOLLOWED,
     follows_others,
     is_list_changed,
     live_sessions,
 )
+from desktop.settings.model import GatewayKind
 from tests.gateway.fake.support import RawClient, open_b
 from tests.gateway.fake_harness import Harness, running
 from tests.gatewaymodel import Command, FakeGateway, PendingRequest
@@ -235,7 +236,7 @@ def test_doctor_reports_another_clients_waiting_approval_without_joining(
         async with FakeGateway("B", speed=0.002) as fake:
             other = fake.create_session(title="From the Hermes window")
             request = fake.raise_approval(other.sid, Command("rm -rf /tmp/x", "recursive delete"))
-            endpoint = GatewayEndpoint("fake-b", "Fake B", EndpointKind.URL, url=fake.url)
+            endpoint = GatewayEndpoint("fake-b", "Fake B", GatewayKind.URL, url=fake.url)
             report = await doctor.check_endpoint(endpoint, timeout=10.0)
             assert request.is_open, "the doctor answered something"
             assert all(not c.requests("session.resume") for c in fake.connections)

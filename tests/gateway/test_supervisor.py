@@ -11,10 +11,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
 from desktop.gateway.dialer import Dialer
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import ConnectError
 from desktop.gateway.supervisor import OwnedBackend
 from desktop.platform.paths import log_dir
+from desktop.settings.model import GatewayKind
 from tests.gateway.fake_hermes import fake_env, write_fake_hermes
 
 
@@ -118,7 +119,7 @@ def test_an_owned_gateway_without_hermes_fails_saying_what_to_install(
     tmp_path: Path, arun: Callable[..., Any]
 ) -> None:
     absent = str(tmp_path / "absent")
-    dialer = Dialer(GatewayEndpoint("own", "Own", EndpointKind.OWNED, hermes_executable=absent))
+    dialer = Dialer(GatewayEndpoint("own", "Own", GatewayKind.OWNED, hermes_executable=absent))
     with pytest.raises(ConnectError, match="Cannot find the Hermes executable") as info:
         arun(dialer.plan())
     assert info.value.fatal

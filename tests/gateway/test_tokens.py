@@ -87,3 +87,15 @@ def test_with_token_replaces_an_existing_token() -> None:
     assert parse_qs(urlsplit(url).query)["token"] == [TOKEN]
     assert "old" not in url
     assert "x=1" in url
+
+
+def test_a_keyring_that_does_not_work_is_named_not_raised() -> None:
+    import keyring.backends.fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        with pytest.raises(ConfigError, match=r"keyring is not available \(NoKeyringError\)"):
+            load_token(TokenSource(TokenKind.KEYRING, "work"))
+    finally:
+        keyring.set_keyring(previous)

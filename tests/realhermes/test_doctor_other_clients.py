@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from desktop.gateway import doctor
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.settings.model import GatewayKind
 from tests.peers.fake_model import FakeModel, commands_script
 from tests.peers.fixtures import StartHermes
 from tests.peers.wsclient import RawGateway, is_event, is_server_request, run_async
@@ -47,7 +48,7 @@ def test_doctor_lists_another_clients_waiting_approval(
                 "prompt.submit", {"session_id": sid, "text": fake_model.prompt("theirs")}
             )
             await window.wait_for(asked, TURN_S)
-            endpoint = GatewayEndpoint("real", "Real", EndpointKind.URL, url=server.url)
+            endpoint = GatewayEndpoint("real", "Real", GatewayKind.URL, url=server.url)
             report = await doctor.check_endpoint(endpoint, timeout=30.0)
             still = await window.call("approval.pending", {"session_id": sid})
             assert [a["command"] for a in still["approvals"]] == [f"rm -rf {target}"]

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from desktop.gateway import dialer as dialer_module
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, normalise_ws_url
+from desktop.gateway.endpoints import GatewayEndpoint, normalise_ws_url
 from desktop.gateway.errors import ConfigError
+from desktop.settings.model import GatewayKind
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
 from tests.safety.e2e.rig import client_until, gave_up
 
@@ -68,7 +69,7 @@ def test_the_client_refuses_a_remote_ws_url_without_opening_a_socket(
 
     monkeypatch.setattr(dialer_module, "SameOriginConnect", no_network)
     endpoint = GatewayEndpoint(
-        "remote", "Remote", EndpointKind.URL, url=f"ws://203.0.113.9:9119/api/ws?token={CANARY}"
+        "remote", "Remote", GatewayKind.URL, url=f"ws://203.0.113.9:9119/api/ws?token={CANARY}"
     )
 
     async def scenario() -> None:
@@ -95,7 +96,7 @@ def test_an_explicitly_allowed_remote_ws_url_is_dialled(
     endpoint = GatewayEndpoint(
         "remote",
         "Remote",
-        EndpointKind.URL,
+        GatewayKind.URL,
         url="ws://203.0.113.9:9119/api/ws",
         allow_insecure_remote=True,
     )

@@ -25,8 +25,9 @@ import pytest
 from desktop.core.model import ApprovalPhase, Choice
 from desktop.gateway import doctor
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.gateway.errors import GatewayError
+from desktop.settings.model import GatewayKind
 from tests.gatewaymodel import Command, FakeGateway, Turn
 from tests.safety.background import fake_in_thread
 from tests.safety.canary import CANARY, Capture, every_text_of, leaks
@@ -63,7 +64,7 @@ def test_the_token_never_leaves_through_logs_errors_or_reprs(
     async def scenario() -> None:
         async with FakeGateway("B", token=CANARY, speed=0.002) as fake:
             if source == "url":
-                endpoint = GatewayEndpoint("canary", "Canary", EndpointKind.URL, url=fake.url)
+                endpoint = GatewayEndpoint("canary", "Canary", GatewayKind.URL, url=fake.url)
             else:
                 token: TokenSource
                 if source == "inline":
@@ -77,7 +78,7 @@ def test_the_token_never_leaves_through_logs_errors_or_reprs(
                     path.chmod(0o600)
                     token = TokenSource(TokenKind.FILE, str(path))
                 endpoint = GatewayEndpoint(
-                    "canary", "Canary", EndpointKind.URL, url=fake.base_url, token=token
+                    "canary", "Canary", GatewayKind.URL, url=fake.base_url, token=token
                 )
             wake = Wakeup()
             client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
@@ -111,7 +112,7 @@ def test_a_refused_token_is_reported_without_the_token(
     async def scenario() -> None:
         async with FakeGateway("A", token="the-right-one", speed=0.002) as fake:
             url = f"{fake.base_url}?token={CANARY}"
-            endpoint = GatewayEndpoint("canary", "Canary", EndpointKind.URL, url=url)
+            endpoint = GatewayEndpoint("canary", "Canary", GatewayKind.URL, url=url)
             # A refused token is retried with backoff (never FAILED): wait for the refusal.
             client = await client_until(endpoint, lambda c: "refused" in c.status.error)
             assert not leaks(every_text_of(client, []))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.settings.codec import SCHEMA_VERSION, settings_from_json
+from desktop.settings.codec import settings_from_json
 from desktop.settings.migrations import migrate, split_secret_query
 from desktop.settings.model import Settings, SettingsError
 
@@ -57,11 +57,6 @@ def test_migration_moves_values_and_the_parser_judges_them() -> None:
     result = migrate({"autostart": "yes"}, 0)
     with pytest.raises(SettingsError, match="start_at_login"):
         settings_from_json(result.data)
-
-
-def test_current_version_passes_through_unchanged() -> None:
-    data = {"schema_version": SCHEMA_VERSION, "start_at_login": True}
-    assert migrate(data, SCHEMA_VERSION).data == data
 
 
 def test_negative_version_is_refused() -> None:

@@ -17,12 +17,13 @@ import asyncio
 import pytest
 
 from desktop.core.model import Choice
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
+from desktop.settings.model import GatewayKind
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
 from tests.gatewaymodel import FakeGateway
@@ -36,7 +37,7 @@ def endpoint(fake: FakeGateway) -> GatewayEndpoint:
     return GatewayEndpoint(
         "demo",
         "Demo",
-        EndpointKind.DEMO,
+        GatewayKind.DEMO,
         url=fake.base_url,
         token=TokenSource(TokenKind.INLINE, value=fake.token),
     )

@@ -12,10 +12,11 @@ import asyncio
 
 from desktop.core import prompt_book
 from desktop.core.model import PromptKind, SessionStatus
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.bridge_events import PromptUpdate
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import tray_status
+from desktop.settings.model import GatewayKind
 from desktop.ui.bridge import GatewayBridge
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
@@ -27,7 +28,7 @@ def endpoint(fake: FakeGateway) -> GatewayEndpoint:
     return GatewayEndpoint(
         "demo",
         "Demo",
-        EndpointKind.DEMO,
+        GatewayKind.DEMO,
         url=fake.base_url,
         token=TokenSource(TokenKind.INLINE, value=fake.token),
     )

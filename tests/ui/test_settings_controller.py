@@ -9,7 +9,7 @@ import json
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox
 
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.model.snapshot import Link
 from desktop.platform.autostart import XdgAutostart
 from desktop.settings.model import GatewayConfig, GatewayKind, Settings
@@ -156,7 +156,7 @@ def test_a_failed_save_changes_nothing_and_says_so(qtbot, qloop, places, tmp_pat
 def test_clients_are_built_with_the_current_staleness_margin(qloop):
     current = Settings(staleness_margin_s=12.0)
     factory = client_factory_for(lambda: current)
-    endpoint = GatewayEndpoint("x", "X", EndpointKind.URL, url="ws://127.0.0.1:1/api/ws")
+    endpoint = GatewayEndpoint("x", "X", GatewayKind.URL, url="ws://127.0.0.1:1/api/ws")
     client = factory(endpoint, listener=None)
     # GatewayClient has no public view of its core settings; this is the value it passes on.
     assert client._core_settings.staleness_margin == 12.0

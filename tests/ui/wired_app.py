@@ -15,9 +15,10 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint, TokenKind, TokenSource
+from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
+from desktop.settings.model import GatewayKind
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.gatewaymodel import FakeGateway
@@ -71,7 +72,7 @@ def endpoint(fake: FakeGateway, gateway_id: str = GID) -> GatewayEndpoint:
     return GatewayEndpoint(
         gateway_id,
         "Demo",
-        EndpointKind.DEMO,
+        GatewayKind.DEMO,
         url=fake.base_url,
         token=TokenSource(TokenKind.INLINE, value=fake.token),
     )

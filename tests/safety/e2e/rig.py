@@ -25,7 +25,8 @@ from desktop.gateway.client import (
     ConnectionStatus,
     GatewayClient,
 )
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.settings.model import GatewayKind
 from tests.gatewaymodel import FakeGateway
 from tests.safety.e2e.control import ControlSocket
 from tests.safety.e2e.taps import DecisionTap, ExecutionSpy
@@ -93,11 +94,11 @@ async def rig(
                     )
                 )
                 endpoint = GatewayEndpoint(
-                    "safety-c", "Safety C", EndpointKind.CANONICAL, hermes_home=str(home)
+                    "safety-c", "Safety C", GatewayKind.CANONICAL, hermes_home=str(home)
                 )
             else:
                 endpoint = GatewayEndpoint(
-                    f"safety-{dialect}", f"Safety {dialect}", EndpointKind.URL, url=fake.url
+                    f"safety-{dialect}", f"Safety {dialect}", GatewayKind.URL, url=fake.url
                 )
             local_timeout = approval_timeout * speed if approval_timeout else 600.0
             settings = CoreSettings(a_approval_timeout=local_timeout, staleness_margin=margin)

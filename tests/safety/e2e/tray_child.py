@@ -12,9 +12,10 @@ import asyncio
 import os
 import sys
 
-from desktop.core.model import ApprovalPhase, Choice
+from desktop.core.model import ApprovalPhase, Choice, Dialect
 from desktop.gateway.client import GatewayClient
-from desktop.gateway.endpoints import EndpointKind, GatewayEndpoint
+from desktop.gateway.endpoints import GatewayEndpoint
+from desktop.settings.model import GatewayKind
 from tests.safety.e2e.rig import FAST, QUICK, Wakeup
 
 
@@ -23,19 +24,31 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
+async def attach(client: GatewayClient, session_id: str) -> None:
+    """Resume ``session_id`` (stored id) and follow it, as the tray does for its own sessions."""
+    params: dict[str, object] = {"session_id": session_id}
+    if client.core.dialect is not Dialect.C:
+        params.update(source="desktop", close_on_disconnect=False)
+    result = await client.call("session.resume", params)
+    runtime_id = str(result.get("session_id") or session_id)
+    stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
+    client.core.watch_session(runtime_id, stored_session_id=stored)
+    client._after_input()  # deliver and send what following it queued
+
+
 async def main(mode: str, want: int) -> None:
     home = os.environ.get("HERMES_SAFETY_HOME", "")
     if home:
-        endpoint = GatewayEndpoint("child", "Child", EndpointKind.CANONICAL, hermes_home=home)
+        endpoint = GatewayEndpoint("child", "Child", GatewayKind.CANONICAL, hermes_home=home)
     else:
         endpoint = GatewayEndpoint(
-            "child", "Child", EndpointKind.URL, url=os.environ["HERMES_SAFETY_URL"]
+            "child", "Child", GatewayKind.URL, url=os.environ["HERMES_SAFETY_URL"]
         )
     wake = Wakeup()
     client = GatewayClient(endpoint, listener=wake, backoff=FAST, connection_settings=QUICK)
     runner = asyncio.create_task(client.run())
     await wake.connected()
-    await client.attach_session(os.environ["HERMES_SAFETY_SESSION"])
+    await attach(client, os.environ["HERMES_SAFETY_SESSION"])
     say("ATTACHED")
     async with asyncio.timeout(20):
         while True:
