@@ -42,7 +42,7 @@ MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not not
 
 class NotificationController(QObject):
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
-    holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
+    holding_changed = Signal()  # do-not-disturb holds new notifications (or no longer)
 
     def __init__(
         self,
@@ -165,22 +165,15 @@ class NotificationController(QObject):
             self._schedule()
 
     def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
-        holding = self.holding
+        holding = self.policy.holding
         self.policy.set_do_not_disturb(state.on is True)
         self._schedule()  # off: what waits is due now, as one notification
-        if self.holding != holding:
-            self.holding_changed.emit(self.holding)
-
-    @property
-    def holding(self) -> bool:
-        return self.policy.holding
+        if self.policy.holding != holding:
+            self.holding_changed.emit()
 
     def apply_settings(self, settings: NotifySettings) -> None:
-        holding = self.holding
         self.policy.settings = settings
         self._schedule()
-        if self.holding != holding:
-            self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
         """Failures and warnings (the gateways' and the app's own) are worth a notification."""

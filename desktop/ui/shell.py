@@ -104,7 +104,7 @@ class TrayShell(QObject):
         self.tray.extras = self.menu_extras
         self.yolo.changed.connect(self.tray.refresh)
         self.yolo.notice_raised.connect(self.notifications.show_notice)
-        self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
+        self.notifications.holding_changed.connect(self.tray.refresh)
         self.tray.timebox_requested.connect(self.yolo.start)
         self.tray.refresh()
         self.host_watch.changed.connect(self._on_tray_host)
@@ -187,11 +187,11 @@ class TrayShell(QObject):
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,
             journal_problem=journal.problem if journal is not None else "",
-            holding_notifications=self.notifications.holding,
+            holding_notifications=self.notifications.policy.holding,
         )
 
     def show(self) -> None:
-        self.tray.show()
+        self.tray.tray.show()
         self._on_tray_host(self.host_watch.host)
 
     @property

@@ -125,9 +125,6 @@ class TrayController(QObject):
         self._render_status()
         self.rebuild_menu()
 
-    def show(self) -> None:
-        self.tray.show()
-
     def dispose(self) -> None:
         """Hide the icon and free the menu (call before the QApplication goes away)."""
         self._rebuild_timer.stop()
@@ -354,10 +351,6 @@ class TrayController(QObject):
         self._confirm = box
         box.open()
 
-    @property
-    def confirmation(self) -> QMessageBox | None:
-        return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
-
 
 def status_notifier_host_present() -> bool:
     """xcb: SNI only with a watcher up (stack.md §3.1); on Wayland it registers when one comes."""
@@ -384,10 +377,6 @@ class TrayHostWatch(QObject):
     def __init__(self, *, status_notifier_icon: bool, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._sni_icon = status_notifier_icon
-        self._settle = QTimer(self)
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(SETTLE_MS)
-        self._settle.timeout.connect(self.check)
         self._watcher: QDBusServiceWatcher | None = None
         self.host = tray_host(self.probe())
         bus = QDBusConnection.sessionBus()
@@ -421,10 +410,9 @@ class TrayHostWatch(QObject):
 
     def _on_owner_changed(self, _name: str, _old: str, _new: str) -> None:
         self.check()
-        self._settle.start()
+        QTimer.singleShot(SETTLE_MS, self._watcher, self.check)  # dies with the watcher
 
     def dispose(self) -> None:
-        self._settle.stop()
         if self._watcher is not None:
             self._watcher.serviceOwnerChanged.disconnect(self._on_owner_changed)
             self._watcher.deleteLater()
