@@ -24,8 +24,7 @@ RETRY_MS = 30_000
 
 
 class JournalController(QObject):
-    changed = Signal()  # a line was written
-    problem_changed = Signal(str)  # why the journal cannot be written now ("" once it can)
+    changed = Signal()  # a line was written, or ``problem`` changed
 
     def __init__(
         self,
@@ -60,7 +59,7 @@ class JournalController(QObject):
             self._retry.start()
         if problem != self.problem:
             self.problem = problem
-            self.problem_changed.emit(problem)
+            self.changed.emit()
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
         """``(menu line, details)`` of the last decisions, newest first."""

@@ -83,7 +83,6 @@ class TrayShell(QObject):
         bridge.rows_forgotten.connect(self._on_rows_forgotten)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
-        self.tray.settings_requested.connect(self._on_settings_requested)
         self.tray.quit_requested.connect(on_quit)
         self._own_window: TrayWindow | None = None  # built when there is no tray host
         self.notifications = NotificationController(
@@ -168,13 +167,13 @@ class TrayShell(QObject):
             settings.notice_raised.connect(self.notifications.show_notice)
             settings.changed.connect(self.tray.refresh)
             self.tray.start_at_login_toggled.connect(settings.set_start_at_login)
+            self.tray.settings_requested.connect(settings.open_dialog)
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
             opener = open_url or QDesktopServices.openUrl
             self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
             self.journal.changed.connect(self.tray.refresh)
-            self.journal.problem_changed.connect(lambda _problem: self.tray.refresh())
             self.tray.open_journal_requested.connect(self.journal.open_journal)
         if settings is not None or journal is not None:
             self.tray.refresh()
@@ -282,7 +281,3 @@ class TrayShell(QObject):
     def _on_gateway_removed(self, gateway_id: str) -> None:
         if self._dialog is not None:  # never built: it has no rows of that gateway
             self._dialog.clear_gateway(gateway_id)
-
-    def _on_settings_requested(self) -> None:
-        if self.settings is not None:
-            self.settings.open_dialog()
