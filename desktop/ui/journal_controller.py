@@ -12,7 +12,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
-from desktop.journal import Journal, local_now
+from desktop.journal import Journal, JournalEntry, local_now
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.model.decision_log import DecisionRecorder, entry_details, entry_line
 from desktop.ui.bridge import GatewayBridge
@@ -88,27 +88,25 @@ class JournalController(QObject):
                 "Quitting with %d decision(s) the journal could not write", self.journal.unwritten
             )
 
-    def _wrote(self) -> None:
-        self.changed.emit()
-        self._check_problem()
+    def _wrote(self, written: JournalEntry | list[JournalEntry] | None) -> None:
+        if written:
+            self.changed.emit()
+            self._check_problem()
 
     def _on_decision_made(self, made: DecisionMade) -> None:
-        if self.recorder.decided(made) is not None:
-            self._wrote()
+        self._wrote(self.recorder.decided(made))
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
-        if (
+        self._wrote(
             self.recorder.approval_changed(
                 update.gateway_id, update.approval, update.gateway_name, update.session_title
             )
-            is not None
-        ):
-            self._wrote()
+        )
 
     def _on_command_ran(self, report: CommandReport) -> None:
-        if self.recorder.command_ran(report) is not None:
-            self._wrote()
+        self._wrote(self.recorder.command_ran(report))
 
     def _on_gateway_removed(self, gateway_id: str) -> None:
-        if self.recorder.gateway_removed(gateway_id, "the gateway was removed in Settings"):
-            self._wrote()
+        self._wrote(
+            self.recorder.gateway_removed(gateway_id, "the gateway was removed in Settings")
+        )
