@@ -39,8 +39,7 @@ class JournalController(QObject):
         self.recorder = DecisionRecorder(journal)
         self._opener = opener
         self.problem = journal.problem
-        self._retry = QTimer(self)
-        self._retry.setInterval(RETRY_MS)
+        self._retry = QTimer(self, interval=RETRY_MS)
         self._retry.timeout.connect(self.retry)
         bridge.decision_made.connect(self._on_decision_made)
         bridge.approval_changed.connect(self._on_approval_changed)

@@ -67,8 +67,7 @@ class NotificationController(QObject):
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
+        self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._flush)
         bridge.approval_requested.connect(self._on_approval_requested)
         bridge.approval_changed.connect(self._on_approval_changed)

@@ -86,22 +86,16 @@ class TrayController(QObject):
         self.menu = first.menu if first is not None else QMenu()
         self.menu.setObjectName("tray-menu")
         self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
-        self._finished_timer = QTimer(self)  # an idle session becomes "finished": rebuild
-        self._finished_timer.setSingleShot(True)
+        self._finished_timer = QTimer(self, singleShot=True)  # an idle session becomes "finished"
         self._finished_timer.timeout.connect(self.refresh)
         self.tray = first.tray if first is not None else QSystemTrayIcon()
         self.tray.setParent(self)
         self.tray.setContextMenu(self.menu)
-        self._rebuild_timer = QTimer(self)
-        self._rebuild_timer.setSingleShot(True)
-        self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
+        self._rebuild_timer = QTimer(self, singleShot=True, interval=REBUILD_DELAY_MS)
         self._rebuild_timer.timeout.connect(self._on_settled)
-        self._host_menu_open = QTimer(self)  # active while a panel may be showing the menu
-        self._host_menu_open.setSingleShot(True)
-        self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
+        self._host_menu_open = QTimer(self, singleShot=True, interval=HOST_MENU_HOLD_MS)
         self._host_menu_open.timeout.connect(self._rebuild_if_closed)
-        self._shape_timer = QTimer(self)  # the end of the shape grace (see the docstring)
-        self._shape_timer.setSingleShot(True)
+        self._shape_timer = QTimer(self, singleShot=True)  # the end of the shape grace (docstring)
         self._shape_timer.timeout.connect(self._rebuild_if_closed)
         self.menu.aboutToShow.connect(self._on_about_to_show)
         self.menu.aboutToHide.connect(self._on_about_to_hide)
@@ -410,7 +404,8 @@ class TrayHostWatch(QObject):
 
     def _on_owner_changed(self, _name: str, _old: str, _new: str) -> None:
         self.check()
-        QTimer.singleShot(SETTLE_MS, self._watcher, self.check)  # dies with the watcher
+        if self._watcher is not None:  # the check dies with the watcher at dispose
+            QTimer.singleShot(SETTLE_MS, self._watcher, self.check)
 
     def dispose(self) -> None:
         if self._watcher is not None:

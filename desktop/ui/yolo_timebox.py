@@ -38,8 +38,7 @@ class YoloTimeboxController(QObject):
         self._bridge = bridge
         self._clock = clock
         self.boxes = YoloTimeboxes()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
+        self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self.tick)
         bridge.session_changed.connect(self._on_session_changed)
         bridge.session_removed.connect(self._on_session_removed)
