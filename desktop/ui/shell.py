@@ -181,7 +181,7 @@ class TrayShell(QObject):
     def menu_extras(self) -> MenuExtras:
         journal = self.journal
         return MenuExtras(
-            timeboxes=self.yolo.labels(),
+            timeboxes=self.yolo.boxes.labels(self._clock()),
             recent=journal.recent_lines() if journal is not None else None,
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,

@@ -47,9 +47,6 @@ class YoloTimeboxController(QObject):
         bridge.yolo_set.connect(self._on_yolo_set)
         bridge.yolo_checked.connect(self._on_yolo_checked)
 
-    def labels(self) -> dict[Key, str]:
-        return self.boxes.labels(self._clock())
-
     def dispose(self) -> None:
         self._timer.stop()
 
