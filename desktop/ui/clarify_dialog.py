@@ -92,9 +92,7 @@ class ClarifyDialog(QDialog):
         layout.addWidget(self.status)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        for close in buttons.buttons():
-            if isinstance(close, QPushButton):
-                close.setAutoDefault(False)
+        buttons.button(QDialogButtonBox.StandardButton.Close).setAutoDefault(False)
         self.send_button.setAutoDefault(False)
         layout.addWidget(buttons)
         self.free_text.setFocus()
