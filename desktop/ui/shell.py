@@ -92,7 +92,9 @@ class TrayShell(QObject):
             parent=self,
             high_risk=high_risk or app_high_risk,
         )
-        self._activation = WindowActivation(self._say_where_the_dialog_is, parent=self)
+        # The desktop kept the dialog behind (Wayland, no token): one notice says where.
+        where = Notice("warning", SAY_WHERE_WHAT, advice=SAY_WHERE_ADVICE)
+        self._activation = WindowActivation(lambda: self.notifications.show_notice(where), self)
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
         self.prompts = PromptWindows(bridge, self)  # clarify questions, one window each
         self.host_watch = TrayHostWatch(status_notifier_icon=self.tray.exported, parent=self)
@@ -260,10 +262,6 @@ class TrayShell(QObject):
             )
         else:
             self.review()
-
-    def _say_where_the_dialog_is(self) -> None:
-        """The desktop kept the dialog behind (Wayland, no token): one notice says where."""
-        self.notifications.show_notice(Notice("warning", SAY_WHERE_WHAT, advice=SAY_WHERE_ADVICE))
 
     def _on_approval_update(self, update: ApprovalUpdate) -> None:
         self.dialog.upsert(
