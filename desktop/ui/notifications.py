@@ -35,7 +35,6 @@ from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
-MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
 PROMPT_BATCH = "prompt:"  # the batch id of a question's bubble: this prefix + the prompt key
 MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not notify again
 
@@ -47,7 +46,7 @@ class NotificationController(QObject):
     def __init__(
         self,
         bridge: GatewayBridge,
-        fallback: MessageFallback,
+        fallback: Callable[[str, str], None],  # (title, body): QSystemTrayIcon.showMessage
         settings: NotifySettings | None = None,
         parent: QObject | None = None,
         *,

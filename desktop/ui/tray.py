@@ -30,7 +30,7 @@ from desktop.model import menu_text
 from desktop.model.menu_sessions import SessionShelf
 from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
-from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayHost, TrayProbe, tray_host
+from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayProbe, tray_host
 from desktop.model.tray_status import TrayStatus, tray_status
 from desktop.model.window_place import Box, menu_origin
 from desktop.model.yolo_timer import BoxKind
@@ -192,7 +192,7 @@ class TrayController(QObject):
         self.shelf.close(gateway_id, session_id)
         self.refresh()
 
-    def popup_menu(self) -> QMenu:
+    def popup_menu(self) -> None:
         """Pop the menu up at the pointer but off its panel (``menu_origin``), built first."""
         if not self.exported:
             if self._menu_dirty or self.extras().timeboxes:
@@ -215,7 +215,6 @@ class TrayController(QObject):
             (pointer.x(), pointer.y()),
         )
         menu.popup(QPoint(x, y))
-        return menu
 
     def build_drawn(self, menu: QMenu, *, exported: bool = False) -> None:
         pick = self.shelf.pick(self._snapshot)
@@ -395,12 +394,11 @@ class TrayHostWatch(QObject):
             desktop=desktop,
         )
 
-    def check(self) -> TrayHost:
+    def check(self) -> None:
         host = tray_host(self.probe())
         if host != self.host:
             self.host = host
             self.changed.emit(host)
-        return host
 
     def _on_owner_changed(self, _name: str, _old: str, _new: str) -> None:
         self.check()
