@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,17 +155,9 @@ def level_icon(level: str, size: int = 16) -> QIcon:
     return QIcon(pixmap)
 
 
-@dataclass(frozen=True, slots=True)
-class FirstIcon:
-    tray: QSystemTrayIcon
-    menu: QMenu
-
-
-def show_first_icon() -> FirstIcon:
-    menu = QMenu()  # a QMenu cannot have a QObject parent; the tray controller deletes it
-    menu.setObjectName("tray-menu")
+def show_first_icon() -> QSystemTrayIcon:
     tray = QSystemTrayIcon(tray_icon("disconnected"))
     tray.setToolTip(f"{APP_NAME}: starting")
-    tray.setContextMenu(menu)
+    tray.setContextMenu(QMenu())  # Qt owns it now; the tray controller deletes it
     tray.show()
-    return FirstIcon(tray, menu)
+    return tray

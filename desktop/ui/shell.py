@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from desktop.core.model import DecisionResult
 from desktop.model.bridge_events import (
@@ -39,20 +39,12 @@ if TYPE_CHECKING:
     from desktop.model.notify_policy import HighRisk, NotifySettings
     from desktop.model.tray_host import TrayHost
     from desktop.ui.approvals.dialog import ApprovalDialog
-    from desktop.ui.icons import FirstIcon
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
     from desktop.ui.settings_controller import SettingsController
     from desktop.ui.tray_window import TrayWindow
 
 log = logging.getLogger(__name__)
-
-DIALOG_ATTENTION_EVENTS = (
-    QEvent.Type.Show,
-    QEvent.Type.Hide,
-    QEvent.Type.WindowActivate,
-    QEvent.Type.WindowDeactivate,
-)
 
 
 class TrayShell(QObject):
@@ -65,7 +57,7 @@ class TrayShell(QObject):
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
         high_risk: HighRisk | None = None,
-        first_icon: FirstIcon | None = None,
+        first_icon: QSystemTrayIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
@@ -111,7 +103,12 @@ class TrayShell(QObject):
         self.host_watch.changed.connect(self._on_tray_host)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._dialog and event.type() in DIALOG_ATTENTION_EVENTS:
+        if watched is self._dialog and event.type() in (
+            QEvent.Type.Show,
+            QEvent.Type.Hide,
+            QEvent.Type.WindowActivate,
+            QEvent.Type.WindowDeactivate,
+        ):
             attention = self._dialog_attention()
             if attention != self._dialog_had_attention:
                 self._dialog_had_attention = attention

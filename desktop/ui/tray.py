@@ -67,7 +67,7 @@ class TrayController(QObject):
         parent: QObject | None = None,
         *,
         exported: bool | None = None,
-        first: icons.FirstIcon | None = None,
+        first: QSystemTrayIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -81,16 +81,16 @@ class TrayController(QObject):
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
         self.shape_grace_ms = HOST_SHAPE_GRACE_MS
-        # The icon shown at start-up, if any, is taken over; a QMenu cannot have a QObject
-        # parent, so the menu is deleted in dispose().
-        self.menu = first.menu if first is not None else QMenu()
+        # The icon shown at start-up, if any, is taken over with its menu; a QMenu cannot have a
+        # QObject parent, so the menu is deleted in dispose().
+        self.tray = first if first is not None else QSystemTrayIcon()
+        self.tray.setParent(self)
+        self.menu = first.contextMenu() if first is not None else QMenu()
         self.menu.setObjectName("tray-menu")
+        self.tray.setContextMenu(self.menu)
         self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
         self._finished_timer = QTimer(self, singleShot=True)  # an idle session becomes "finished"
         self._finished_timer.timeout.connect(self.refresh)
-        self.tray = first.tray if first is not None else QSystemTrayIcon()
-        self.tray.setParent(self)
-        self.tray.setContextMenu(self.menu)
         self._rebuild_timer = QTimer(self, singleShot=True, interval=REBUILD_DELAY_MS)
         self._rebuild_timer.timeout.connect(self._on_settled)
         self._host_menu_open = QTimer(self, singleShot=True, interval=HOST_MENU_HOLD_MS)

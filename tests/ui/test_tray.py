@@ -321,3 +321,18 @@ def test_off_x11_the_icon_is_always_a_status_notifier_item(
 
     monkeypatch.setattr(tray_module.QGuiApplication, "platformName", staticmethod(lambda: platform))
     assert tray_module.status_notifier_host_present() is exported
+
+
+@pytest.mark.qt_log_ignore("No such signal QPlatformNativeInterface")  # show(), offscreen
+def test_the_start_up_icon_is_taken_over_with_its_menu(qtbot) -> None:
+    first = icons.show_first_icon()
+    menu = first.contextMenu()  # a host read its D-Bus path when the icon registered
+    bridge = GatewayBridge(make_factory({}))
+    tray = TrayController(bridge, exported=False, first=first)
+    assert tray.tray is first
+    assert tray.menu is menu
+    assert tray.menu.objectName() == "tray-menu"
+    assert tray.tray.toolTip() != "Hermes Tray: starting"  # the snapshot's status replaced it
+    tray.dispose()
+    tray.deleteLater()
+    bridge.deleteLater()
