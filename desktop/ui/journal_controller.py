@@ -19,7 +19,6 @@ from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
-Opener = Callable[[QUrl], bool]
 RETRY_MS = 30_000
 
 
@@ -31,7 +30,7 @@ class JournalController(QObject):
         bridge: GatewayBridge,
         journal: Journal,
         *,
-        opener: Opener = QDesktopServices.openUrl,
+        opener: Callable[[QUrl], bool] = QDesktopServices.openUrl,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
