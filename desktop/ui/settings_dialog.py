@@ -164,7 +164,8 @@ class SettingsDialog(QDialog):
             "Allow an unencrypted connection (ws://) to another computer", box
         )
         self.insecure_check.setToolTip("The token would cross the network in clear text.")
-        form = QFormLayout()
+        self.editor = QWidget(box)
+        form = QFormLayout(self.editor)
         form.addRow("Name", self.name_edit)
         form.addRow("Connect by", self.kind_combo)
         form.addRow("Address", self.url_edit)
@@ -177,8 +178,6 @@ class SettingsDialog(QDialog):
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         side.addLayout(row)
-        self.editor = QWidget(box)
-        self.editor.setLayout(form)
         outer = QHBoxLayout(box)
         outer.addLayout(side, 1)
         outer.addWidget(self.editor, 2)
