@@ -13,7 +13,8 @@ path when the icon registers.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,23 +59,24 @@ def _renderer(name: str) -> QSvgRenderer:
     return renderer
 
 
-def _painter(pixmap: QPixmap) -> QPainter:
+@contextmanager
+def _painting(pixmap: QPixmap) -> Iterator[QPainter]:
     from PySide6.QtGui import QPainter
 
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    return painter
+    try:
+        yield painter
+    finally:
+        painter.end()
 
 
 def render_svg(name: str, size: int) -> QPixmap:
     """The state icon ``name`` rendered from its SVG at ``size`` px (what the PNGs hold)."""
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    painter = _painter(pixmap)
-    try:
+    with _painting(pixmap) as painter:
         _renderer(name).render(painter, QRectF(0, 0, size, size))
-    finally:
-        painter.end()
     return pixmap
 
 
@@ -98,11 +100,8 @@ def render_pixmap(name: str, size: int, count: int = 0) -> QPixmap:
     pixmap = _state_pixmap(name, size)
     if count > 0:
         pixmap = pixmap.copy()  # never paint over a pixmap shared with a cached icon
-        painter = _painter(pixmap)
-        try:
+        with _painting(pixmap) as painter:
             _paint_badge(painter, size, badge_text(count))
-        finally:
-            painter.end()
     return pixmap
 
 
@@ -149,27 +148,16 @@ def level_icon(level: str, size: int = 16) -> QIcon:
 
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    painter = _painter(pixmap)
-    try:
+    with _painting(pixmap) as painter:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(LEVEL_COLOURS[level]))
         painter.drawEllipse(QRectF(2, 2, size - 4, size - 4))
-    finally:
-        painter.end()
     return QIcon(pixmap)
 
 
-@dataclass(frozen=True, slots=True)
-class FirstIcon:
-    tray: QSystemTrayIcon
-    menu: QMenu
-
-
-def show_first_icon() -> FirstIcon:
-    menu = QMenu()  # a QMenu cannot have a QObject parent; the tray controller deletes it
-    menu.setObjectName("tray-menu")
+def show_first_icon() -> QSystemTrayIcon:
     tray = QSystemTrayIcon(tray_icon("disconnected"))
     tray.setToolTip(f"{APP_NAME}: starting")
-    tray.setContextMenu(menu)
+    tray.setContextMenu(QMenu())  # Qt owns it now; the tray controller deletes it
     tray.show()
-    return FirstIcon(tray, menu)
+    return tray

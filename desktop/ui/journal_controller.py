@@ -12,27 +12,25 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
-from desktop.journal import Journal, local_now
+from desktop.journal import Journal, JournalEntry, local_now
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
 from desktop.model.decision_log import DecisionRecorder, entry_details, entry_line
 from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
-Opener = Callable[[QUrl], bool]
 RETRY_MS = 30_000
 
 
 class JournalController(QObject):
-    changed = Signal()  # a line was written
-    problem_changed = Signal(str)  # why the journal cannot be written now ("" once it can)
+    changed = Signal()  # a line was written, or ``problem`` changed
 
     def __init__(
         self,
         bridge: GatewayBridge,
         journal: Journal,
         *,
-        opener: Opener = QDesktopServices.openUrl,
+        opener: Callable[[QUrl], bool] = QDesktopServices.openUrl,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -40,8 +38,7 @@ class JournalController(QObject):
         self.recorder = DecisionRecorder(journal)
         self._opener = opener
         self.problem = journal.problem
-        self._retry = QTimer(self)
-        self._retry.setInterval(RETRY_MS)
+        self._retry = QTimer(self, interval=RETRY_MS)
         self._retry.timeout.connect(self.retry)
         bridge.decision_made.connect(self._on_decision_made)
         bridge.approval_changed.connect(self._on_approval_changed)
@@ -60,7 +57,7 @@ class JournalController(QObject):
             self._retry.start()
         if problem != self.problem:
             self.problem = problem
-            self.problem_changed.emit(problem)
+            self.changed.emit()
 
     def recent_lines(self) -> tuple[tuple[str, str], ...]:
         """``(menu line, details)`` of the last decisions, newest first."""
@@ -89,27 +86,25 @@ class JournalController(QObject):
                 "Quitting with %d decision(s) the journal could not write", self.journal.unwritten
             )
 
-    def _wrote(self) -> None:
-        self.changed.emit()
-        self._check_problem()
+    def _wrote(self, written: JournalEntry | list[JournalEntry] | None) -> None:
+        if written:
+            self.changed.emit()
+            self._check_problem()
 
     def _on_decision_made(self, made: DecisionMade) -> None:
-        if self.recorder.decided(made) is not None:
-            self._wrote()
+        self._wrote(self.recorder.decided(made))
 
     def _on_approval_changed(self, update: ApprovalUpdate) -> None:
-        if (
+        self._wrote(
             self.recorder.approval_changed(
                 update.gateway_id, update.approval, update.gateway_name, update.session_title
             )
-            is not None
-        ):
-            self._wrote()
+        )
 
     def _on_command_ran(self, report: CommandReport) -> None:
-        if self.recorder.command_ran(report) is not None:
-            self._wrote()
+        self._wrote(self.recorder.command_ran(report))
 
     def _on_gateway_removed(self, gateway_id: str) -> None:
-        if self.recorder.gateway_removed(gateway_id, "the gateway was removed in Settings"):
-            self._wrote()
+        self._wrote(
+            self.recorder.gateway_removed(gateway_id, "the gateway was removed in Settings")
+        )

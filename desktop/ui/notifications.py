@@ -35,19 +35,18 @@ from desktop.ui.bridge import GatewayBridge
 
 log = logging.getLogger(__name__)
 
-MessageFallback = Callable[[str, str], None]  # (title, body): QSystemTrayIcon.showMessage
 PROMPT_BATCH = "prompt:"  # the batch id of a question's bubble: this prefix + the prompt key
 MAX_PROMPTS_NOTIFIED = 500  # keys remembered so a re-judged prompt does not notify again
 
 
 class NotificationController(QObject):
     review_requested = Signal(str, str)  # gateway_id, batch_id ("" = no particular batch)
-    holding_changed = Signal(bool)  # do-not-disturb holds new notifications (or no longer)
+    holding_changed = Signal()  # do-not-disturb holds new notifications (or no longer)
 
     def __init__(
         self,
         bridge: GatewayBridge,
-        fallback: MessageFallback,
+        fallback: Callable[[str, str], None],  # (title, body): QSystemTrayIcon.showMessage
         settings: NotifySettings | None = None,
         parent: QObject | None = None,
         *,
@@ -67,8 +66,7 @@ class NotificationController(QObject):
         self._waiting_prompts: list[NotificationPlan] = []
         self._prompts_notified: dict[tuple[str, str], None] = {}
         self.last_plan: NotificationPlan | None = None  # what a click on a balloon opens
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
+        self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._flush)
         bridge.approval_requested.connect(self._on_approval_requested)
         bridge.approval_changed.connect(self._on_approval_changed)
@@ -165,22 +163,15 @@ class NotificationController(QObject):
             self._schedule()
 
     def _on_do_not_disturb(self, state: DoNotDisturb) -> None:
-        holding = self.holding
+        holding = self.policy.holding
         self.policy.set_do_not_disturb(state.on is True)
         self._schedule()  # off: what waits is due now, as one notification
-        if self.holding != holding:
-            self.holding_changed.emit(self.holding)
-
-    @property
-    def holding(self) -> bool:
-        return self.policy.holding
+        if self.policy.holding != holding:
+            self.holding_changed.emit()
 
     def apply_settings(self, settings: NotifySettings) -> None:
-        holding = self.holding
         self.policy.settings = settings
         self._schedule()
-        if self.holding != holding:
-            self.holding_changed.emit(self.holding)
 
     def show_notice(self, notice: Notice) -> None:
         """Failures and warnings (the gateways' and the app's own) are worth a notification."""

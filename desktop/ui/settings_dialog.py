@@ -111,9 +111,15 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self._build_gateways())
         layout.addWidget(self._build_general(settings))
-        self.fallback_warning = QLabel(self)
+        reason = token_store.fallback_reason or "no usable OS keyring"
+        self.fallback_warning = QLabel(
+            f"Tokens are kept in {token_store.fallback_path} (readable by you only), "
+            f"not in the system keyring: {reason}.",
+            self,
+        )
         self.fallback_warning.setObjectName("token-fallback-warning")
         self.fallback_warning.setWordWrap(True)
+        self.fallback_warning.setVisible(token_store.using_fallback)
         layout.addWidget(self.fallback_warning)
         self.error_label = QLabel(self)
         self.error_label.setObjectName("settings-error")
@@ -127,7 +133,6 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self._on_ok)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
-        self._show_fallback_warning()
         for draft in self._drafts:
             self._list_gateway(draft.name)
         self.gateway_list.currentRowChanged.connect(self._on_row_changed)
@@ -159,7 +164,8 @@ class SettingsDialog(QDialog):
             "Allow an unencrypted connection (ws://) to another computer", box
         )
         self.insecure_check.setToolTip("The token would cross the network in clear text.")
-        form = QFormLayout()
+        self.editor = QWidget(box)
+        form = QFormLayout(self.editor)
         form.addRow("Name", self.name_edit)
         form.addRow("Connect by", self.kind_combo)
         form.addRow("Address", self.url_edit)
@@ -172,8 +178,6 @@ class SettingsDialog(QDialog):
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         side.addLayout(row)
-        self.editor = QWidget(box)
-        self.editor.setLayout(form)
         outer = QHBoxLayout(box)
         outer.addLayout(side, 1)
         outer.addWidget(self.editor, 2)
@@ -222,17 +226,6 @@ class SettingsDialog(QDialog):
         form.addRow("", self.login_check)
         form.addRow("", self.follow_all_check)
         return box
-
-    def _show_fallback_warning(self) -> None:
-        if self._tokens.using_fallback:
-            reason = self._tokens.fallback_reason or "no usable OS keyring"
-            self.fallback_warning.setText(
-                f"Tokens are kept in {self._tokens.fallback_path} (readable by you only), "
-                f"not in the system keyring: {reason}."
-            )
-            self.fallback_warning.show()
-        else:
-            self.fallback_warning.hide()
 
     def _save_editor(self) -> None:
         if not 0 <= self._current < len(self._drafts):

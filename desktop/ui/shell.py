@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from desktop.core.model import DecisionResult
 from desktop.model.bridge_events import (
@@ -39,20 +39,12 @@ if TYPE_CHECKING:
     from desktop.model.notify_policy import HighRisk, NotifySettings
     from desktop.model.tray_host import TrayHost
     from desktop.ui.approvals.dialog import ApprovalDialog
-    from desktop.ui.icons import FirstIcon
     from desktop.ui.journal_controller import JournalController
     from desktop.ui.new_task_dialog import NewTaskDialog
     from desktop.ui.settings_controller import SettingsController
     from desktop.ui.tray_window import TrayWindow
 
 log = logging.getLogger(__name__)
-
-DIALOG_ATTENTION_EVENTS = (
-    QEvent.Type.Show,
-    QEvent.Type.Hide,
-    QEvent.Type.WindowActivate,
-    QEvent.Type.WindowDeactivate,
-)
 
 
 class TrayShell(QObject):
@@ -65,7 +57,7 @@ class TrayShell(QObject):
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
         high_risk: HighRisk | None = None,
-        first_icon: FirstIcon | None = None,
+        first_icon: QSystemTrayIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
@@ -83,7 +75,6 @@ class TrayShell(QObject):
         bridge.rows_forgotten.connect(self._on_rows_forgotten)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
-        self.tray.settings_requested.connect(self._on_settings_requested)
         self.tray.quit_requested.connect(on_quit)
         self._own_window: TrayWindow | None = None  # built when there is no tray host
         self.notifications = NotificationController(
@@ -93,7 +84,9 @@ class TrayShell(QObject):
             parent=self,
             high_risk=high_risk or app_high_risk,
         )
-        self._activation = WindowActivation(self._say_where_the_dialog_is, parent=self)
+        # The desktop kept the dialog behind (Wayland, no token): one notice says where.
+        where = Notice("warning", SAY_WHERE_WHAT, advice=SAY_WHERE_ADVICE)
+        self._activation = WindowActivation(lambda: self.notifications.show_notice(where), self)
         self.yolo = YoloTimeboxController(bridge, clock=clock, parent=self)
         self.prompts = PromptWindows(bridge, self)  # clarify questions, one window each
         self.host_watch = TrayHostWatch(status_notifier_icon=self.tray.exported, parent=self)
@@ -104,13 +97,18 @@ class TrayShell(QObject):
         self.tray.extras = self.menu_extras
         self.yolo.changed.connect(self.tray.refresh)
         self.yolo.notice_raised.connect(self.notifications.show_notice)
-        self.notifications.holding_changed.connect(lambda _holding: self.tray.refresh())
+        self.notifications.holding_changed.connect(self.tray.refresh)
         self.tray.timebox_requested.connect(self.yolo.start)
         self.tray.refresh()
         self.host_watch.changed.connect(self._on_tray_host)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._dialog and event.type() in DIALOG_ATTENTION_EVENTS:
+        if watched is self._dialog and event.type() in (
+            QEvent.Type.Show,
+            QEvent.Type.Hide,
+            QEvent.Type.WindowActivate,
+            QEvent.Type.WindowDeactivate,
+        ):
             attention = self._dialog_attention()
             if attention != self._dialog_had_attention:
                 self._dialog_had_attention = attention
@@ -168,13 +166,13 @@ class TrayShell(QObject):
             settings.notice_raised.connect(self.notifications.show_notice)
             settings.changed.connect(self.tray.refresh)
             self.tray.start_at_login_toggled.connect(settings.set_start_at_login)
+            self.tray.settings_requested.connect(settings.open_dialog)
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
             opener = open_url or QDesktopServices.openUrl
             self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
             self.journal.changed.connect(self.tray.refresh)
-            self.journal.problem_changed.connect(lambda _problem: self.tray.refresh())
             self.tray.open_journal_requested.connect(self.journal.open_journal)
         if settings is not None or journal is not None:
             self.tray.refresh()
@@ -182,16 +180,16 @@ class TrayShell(QObject):
     def menu_extras(self) -> MenuExtras:
         journal = self.journal
         return MenuExtras(
-            timeboxes=self.yolo.labels(),
+            timeboxes=self.yolo.boxes.labels(self._clock()),
             recent=journal.recent_lines() if journal is not None else None,
             journal_available=journal is not None and journal.available(),
             start_at_login=self.settings.start_at_login if self.settings is not None else None,
             journal_problem=journal.problem if journal is not None else "",
-            holding_notifications=self.notifications.holding,
+            holding_notifications=self.notifications.policy.holding,
         )
 
     def show(self) -> None:
-        self.tray.show()
+        self.tray.tray.show()
         self._on_tray_host(self.host_watch.host)
 
     @property
@@ -262,10 +260,6 @@ class TrayShell(QObject):
         else:
             self.review()
 
-    def _say_where_the_dialog_is(self) -> None:
-        """The desktop kept the dialog behind (Wayland, no token): one notice says where."""
-        self.notifications.show_notice(Notice("warning", SAY_WHERE_WHAT, advice=SAY_WHERE_ADVICE))
-
     def _on_approval_update(self, update: ApprovalUpdate) -> None:
         self.dialog.upsert(
             update.gateway_id, update.gateway_name, update.approval, update.session_title
@@ -282,7 +276,3 @@ class TrayShell(QObject):
     def _on_gateway_removed(self, gateway_id: str) -> None:
         if self._dialog is not None:  # never built: it has no rows of that gateway
             self._dialog.clear_gateway(gateway_id)
-
-    def _on_settings_requested(self) -> None:
-        if self.settings is not None:
-            self.settings.open_dialog()

@@ -30,7 +30,7 @@ from desktop.model import menu_text
 from desktop.model.menu_sessions import SessionShelf
 from desktop.model.plain_text import shown
 from desktop.model.snapshot import AppSnapshot, session_title
-from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayHost, TrayProbe, tray_host
+from desktop.model.tray_host import HEADLESS_PLATFORMS, WATCHER, TrayProbe, tray_host
 from desktop.model.tray_status import TrayStatus, tray_status
 from desktop.model.window_place import Box, menu_origin
 from desktop.model.yolo_timer import BoxKind
@@ -67,7 +67,7 @@ class TrayController(QObject):
         parent: QObject | None = None,
         *,
         exported: bool | None = None,
-        first: icons.FirstIcon | None = None,
+        first: QSystemTrayIcon | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -81,27 +81,21 @@ class TrayController(QObject):
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
         self.shape_grace_ms = HOST_SHAPE_GRACE_MS
-        # The icon shown at start-up, if any, is taken over; a QMenu cannot have a QObject
-        # parent, so the menu is deleted in dispose().
-        self.menu = first.menu if first is not None else QMenu()
-        self.menu.setObjectName("tray-menu")
-        self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
-        self._finished_timer = QTimer(self)  # an idle session becomes "finished": rebuild
-        self._finished_timer.setSingleShot(True)
-        self._finished_timer.timeout.connect(self.refresh)
-        self.tray = first.tray if first is not None else QSystemTrayIcon()
+        # The icon shown at start-up, if any, is taken over with its menu; a QMenu cannot have a
+        # QObject parent, so the menu is deleted in dispose().
+        self.tray = first if first is not None else QSystemTrayIcon()
         self.tray.setParent(self)
+        self.menu = first.contextMenu() if first is not None else QMenu()
+        self.menu.setObjectName("tray-menu")
         self.tray.setContextMenu(self.menu)
-        self._rebuild_timer = QTimer(self)
-        self._rebuild_timer.setSingleShot(True)
-        self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
+        self.click_menu: QMenu | None = None  # the Qt-drawn copy a left click pops (SNI hosts)
+        self._finished_timer = QTimer(self, singleShot=True)  # an idle session becomes "finished"
+        self._finished_timer.timeout.connect(self.refresh)
+        self._rebuild_timer = QTimer(self, singleShot=True, interval=REBUILD_DELAY_MS)
         self._rebuild_timer.timeout.connect(self._on_settled)
-        self._host_menu_open = QTimer(self)  # active while a panel may be showing the menu
-        self._host_menu_open.setSingleShot(True)
-        self._host_menu_open.setInterval(HOST_MENU_HOLD_MS)
+        self._host_menu_open = QTimer(self, singleShot=True, interval=HOST_MENU_HOLD_MS)
         self._host_menu_open.timeout.connect(self._rebuild_if_closed)
-        self._shape_timer = QTimer(self)  # the end of the shape grace (see the docstring)
-        self._shape_timer.setSingleShot(True)
+        self._shape_timer = QTimer(self, singleShot=True)  # the end of the shape grace (docstring)
         self._shape_timer.timeout.connect(self._rebuild_if_closed)
         self.menu.aboutToShow.connect(self._on_about_to_show)
         self.menu.aboutToHide.connect(self._on_about_to_hide)
@@ -124,9 +118,6 @@ class TrayController(QObject):
         )
         self._render_status()
         self.rebuild_menu()
-
-    def show(self) -> None:
-        self.tray.show()
 
     def dispose(self) -> None:
         """Hide the icon and free the menu (call before the QApplication goes away)."""
@@ -201,7 +192,7 @@ class TrayController(QObject):
         self.shelf.close(gateway_id, session_id)
         self.refresh()
 
-    def popup_menu(self) -> QMenu:
+    def popup_menu(self) -> None:
         """Pop the menu up at the pointer but off its panel (``menu_origin``), built first."""
         if not self.exported:
             if self._menu_dirty or self.extras().timeboxes:
@@ -224,7 +215,6 @@ class TrayController(QObject):
             (pointer.x(), pointer.y()),
         )
         menu.popup(QPoint(x, y))
-        return menu
 
     def build_drawn(self, menu: QMenu, *, exported: bool = False) -> None:
         pick = self.shelf.pick(self._snapshot)
@@ -354,10 +344,6 @@ class TrayController(QObject):
         self._confirm = box
         box.open()
 
-    @property
-    def confirmation(self) -> QMessageBox | None:
-        return self._confirm if self._confirm is not None and self._confirm.isVisible() else None
-
 
 def status_notifier_host_present() -> bool:
     """xcb: SNI only with a watcher up (stack.md §3.1); on Wayland it registers when one comes."""
@@ -384,10 +370,6 @@ class TrayHostWatch(QObject):
     def __init__(self, *, status_notifier_icon: bool, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._sni_icon = status_notifier_icon
-        self._settle = QTimer(self)
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(SETTLE_MS)
-        self._settle.timeout.connect(self.check)
         self._watcher: QDBusServiceWatcher | None = None
         self.host = tray_host(self.probe())
         bus = QDBusConnection.sessionBus()
@@ -412,19 +394,18 @@ class TrayHostWatch(QObject):
             desktop=desktop,
         )
 
-    def check(self) -> TrayHost:
+    def check(self) -> None:
         host = tray_host(self.probe())
         if host != self.host:
             self.host = host
             self.changed.emit(host)
-        return host
 
     def _on_owner_changed(self, _name: str, _old: str, _new: str) -> None:
         self.check()
-        self._settle.start()
+        if self._watcher is not None:  # the check dies with the watcher at dispose
+            QTimer.singleShot(SETTLE_MS, self._watcher, self.check)
 
     def dispose(self) -> None:
-        self._settle.stop()
         if self._watcher is not None:
             self._watcher.serviceOwnerChanged.disconnect(self._on_owner_changed)
             self._watcher.deleteLater()

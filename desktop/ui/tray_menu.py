@@ -6,6 +6,7 @@ bounded) and ``markup_safe``. Object names (``yolo:<gateway>:<session>`` …) se
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -181,16 +182,12 @@ def _add_gateway(
     if not sessions:
         text = "   No busy sessions" if gateway.sessions else "   No live sessions"
         _info(menu, f"{text} — start one with New task…", f"no-sessions:{gid}")
-    waiting: dict[str, int] = {}
-    for row in gateway.waiting:
-        waiting[row.session_id] = waiting.get(row.session_id, 0) + 1
+    waiting = Counter(row.session_id for row in gateway.waiting)
     for session in sessions:
         if budget.full or budget.left <= 0:
             budget.dropped.append((gid, session))
             continue
-        sub = _add_session(
-            menu, gateway, session, waiting.get(session.session_id, 0), commands, extras
-        )
+        sub = _add_session(menu, gateway, session, waiting[session.session_id], commands, extras)
         cost = 1 + _entry_count(sub)
         if cost > budget.left:  # does not fit: listed under "N more sessions" instead
             _remove(menu, sub)
@@ -217,11 +214,10 @@ def _add_quieter(
         "The menu lists the sessions that need you most; the quieter rest are in here."
     )
     menu.addMenu(more)
-    gateways = {g.gateway_id: g for g in snapshot.gateways}
     left = entries - 2  # the submenu's own entry, and room for "… N more"
     listed = 0
     for gid, session in quieter:
-        gateway = gateways.get(gid)
+        gateway = snapshot.gateway(gid)
         if gateway is None:
             continue
         waiting = sum(1 for row in gateway.waiting if row.session_id == session.session_id)
@@ -381,8 +377,7 @@ def _add_mode_menu(
     mode_menu.setToolTipsVisible(True)
     sub.addMenu(mode_menu)
     lock = menu_text.mode_lock_reason(gateway.dialect)
-    group = QActionGroup(mode_menu)
-    group.setExclusive(True)
+    group = QActionGroup(mode_menu)  # exclusive
     for mode in menu_text.APPROVAL_MODES:
         action = _action(mode_menu, mode, f"mode:{gid}:{session.session_id}:{mode}")
         action.setCheckable(True)

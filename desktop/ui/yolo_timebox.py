@@ -38,8 +38,7 @@ class YoloTimeboxController(QObject):
         self._bridge = bridge
         self._clock = clock
         self.boxes = YoloTimeboxes()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
+        self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self.tick)
         bridge.session_changed.connect(self._on_session_changed)
         bridge.session_removed.connect(self._on_session_removed)
@@ -47,9 +46,6 @@ class YoloTimeboxController(QObject):
         bridge.connection_status_changed.connect(self._on_connection_status_changed)
         bridge.yolo_set.connect(self._on_yolo_set)
         bridge.yolo_checked.connect(self._on_yolo_checked)
-
-    def labels(self) -> dict[Key, str]:
-        return self.boxes.labels(self._clock())
 
     def dispose(self) -> None:
         self._timer.stop()

@@ -61,7 +61,7 @@ async def scenario() -> None:
             await holds(
                 lambda: bridge.snapshot.waiting_count() == 1, bridge.snapshot_changed, timeout=30
             )
-            await poll_until(lambda: shell.notifications.holding, timeout=15)
+            await poll_until(lambda: shell.notifications.policy.holding, timeout=15)
             await poll_until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
             assert shell.notifications.policy.holding  # the switch as read: on
             assert shell.tray.status.count == 1
@@ -82,7 +82,7 @@ async def scenario() -> None:
             # 2. Off: one notification for what waits.
             await do_not_disturb(False)
             await poll_until(lambda: any(c[0] == APP for c in calls), timeout=15)
-            await poll_until(lambda: not shell.notifications.holding)
+            await poll_until(lambda: not shell.notifications.policy.holding)
             first = shell.notifications.last_plan
             await poll_until(lambda: notifier.is_shown("demo", first.batch_id))
             await xdesk.find_window(classname="xfce4-notifyd")
@@ -97,7 +97,7 @@ async def scenario() -> None:
 
             # 3. On again: a held approval reaches its last seconds and goes through, critical.
             await do_not_disturb(True)
-            await poll_until(lambda: shell.notifications.holding, timeout=15)
+            await poll_until(lambda: shell.notifications.policy.holding, timeout=15)
             sent = len(calls)
             bridge.new_task("demo", "/tmp", "[[scenario:single]] Clean the scratch folder d2")
             await holds(

@@ -23,6 +23,7 @@ from desktop.core.model import Choice
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S
 from desktop.ui.approvals.cards import BatchCard, RowCard
 from tests.e2e.tray_app import GATEWAY_ID, TrayApp
+from tests.ui.wired_app import confirm_box
 
 Key = Qt.Key
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
@@ -140,7 +141,7 @@ def accept(box: QMessageBox) -> None:
 
 
 async def accept_tray_confirmation(app: TrayApp) -> None:
-    box = await app.wait(lambda: app.shell.tray.confirmation, "the tray's confirmation box", 10)
+    box = await app.wait(confirm_box, "the tray's confirmation box", 10)
     accept(box)
 
 

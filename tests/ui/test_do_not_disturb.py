@@ -192,7 +192,7 @@ def test_while_on_nothing_is_sent_the_tooltip_says_so_and_off_sends_one(bus, qlo
         async with tray(bus, qloop) as (shell, client, plasma):
             client.emit(ApprovalRequested(expiring("k1", "b1", 300)))
             client.emit(ApprovalRequested(expiring("k2", "b2", 300)))
-            await poll_until(lambda: shell.notifications.holding)
+            await poll_until(lambda: shell.notifications.policy.holding)
             await poll_until(lambda: HOLDING_LINE in shell.tray.status.tooltip)
             assert shell.tray.status.count == 2
             assert shell.tray.status.icon_name == "waiting"
@@ -217,7 +217,7 @@ def test_the_last_seconds_go_through_as_critical_when_the_setting_allows(bus, ql
             note = await plasma.received.get()
             assert note.hints["urgency"] == URGENCY_CRITICAL
             assert note.summary.startswith("Answer soon")
-            assert shell.notifications.holding
+            assert shell.notifications.policy.holding
 
     arun(scenario(), timeout=30)
 
@@ -228,7 +228,7 @@ def test_the_last_seconds_stay_quiet_when_the_setting_says_not_through(bus, qloo
     async def scenario():
         async with tray(bus, qloop, settings) as (shell, client, plasma):
             client.emit(ApprovalRequested(expiring("k1", "b1", settings.escalate_before - 5)))
-            await poll_until(lambda: shell.notifications.holding)
+            await poll_until(lambda: shell.notifications.policy.holding)
             await poll_until(lambda: shell.notifications.policy.next_deadline() is None)
             assert plasma.calls == []
             plasma.set_inhibited(False)  # off in the last seconds: one bubble, worded so

@@ -20,6 +20,7 @@ from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
 from desktop.ui.window_activation import take_env_token
 from tests.model.builders import ICON_NAMES, YOLO_SESSION, approval, session
 from tests.ui.standins import Endpoint, make_factory
+from tests.ui.wired_app import confirm_box
 from tests.waiting import poll_until
 
 # The offscreen platform cannot raise windows, grab the keyboard for a popup menu or
@@ -243,8 +244,8 @@ def test_the_token_a_host_provided_goes_with_the_click_it_came_for(panel_drawn, 
 
 
 def _answer(qtbot, tray, accept: bool):
-    qtbot.waitUntil(lambda: tray.confirmation is not None)
-    box = tray.confirmation
+    qtbot.waitUntil(lambda: confirm_box() is not None)
+    box = confirm_box()
     button = next(
         b
         for b in box.buttons()
@@ -260,7 +261,7 @@ def test_approval_mode_asks_first(setup, qtbot, arun, accept):
     client.emit(SessionChanged(session(mode="manual")))
     tray.rebuild_menu()
     action(tray, "mode:g1:s1:off").trigger()
-    text = tray.confirmation.text()
+    text = confirm_box().text()
     assert "global" in text
     assert "NO command will ask for approval" in text
     _answer(qtbot, tray, accept)
@@ -277,14 +278,14 @@ def test_yolo_on_asks_first_and_off_does_not(setup, qtbot, arun):
     client.emit(SessionChanged(session(title="R&D <x>")))
     tray.rebuild_menu()
     action(tray, "yolo:g1:s1").trigger()
-    assert "“R&D <x>”" in tray.confirmation.text()  # a plain-text box: shown literally
+    assert "“R&D <x>”" in confirm_box().text()  # a plain-text box: shown literally
     _answer(qtbot, tray, True)
     arun(poll_until(lambda: ("set_yolo", "s1", True) in client.calls))
     client.emit(SessionChanged(session(yolo=YOLO_SESSION, status=SessionStatus.WORKING)))
     tray.rebuild_menu()
     action(tray, "yolo:g1:s1").trigger()
     arun(poll_until(lambda: ("set_yolo", "s1", False) in client.calls))
-    assert tray.confirmation is None
+    assert confirm_box() is None
 
 
 def test_every_state_icon_renders_and_the_count_changes_the_pixels(qapp):
@@ -320,3 +321,18 @@ def test_off_x11_the_icon_is_always_a_status_notifier_item(
 
     monkeypatch.setattr(tray_module.QGuiApplication, "platformName", staticmethod(lambda: platform))
     assert tray_module.status_notifier_host_present() is exported
+
+
+@pytest.mark.qt_log_ignore("No such signal QPlatformNativeInterface")  # show(), offscreen
+def test_the_start_up_icon_is_taken_over_with_its_menu(qtbot) -> None:
+    first = icons.show_first_icon()
+    menu = first.contextMenu()  # a host read its D-Bus path when the icon registered
+    bridge = GatewayBridge(make_factory({}))
+    tray = TrayController(bridge, exported=False, first=first)
+    assert tray.tray is first
+    assert tray.menu is menu
+    assert tray.menu.objectName() == "tray-menu"
+    assert tray.tray.toolTip() != "Hermes Tray: starting"  # the snapshot's status replaced it
+    tray.dispose()
+    tray.deleteLater()
+    bridge.deleteLater()

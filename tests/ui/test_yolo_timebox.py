@@ -14,7 +14,7 @@ from desktop.ui.bridge import GatewayBridge
 from desktop.ui.shell import TrayShell
 from tests.model.builders import YOLO_SESSION, session
 from tests.ui.standins import Endpoint, make_factory
-from tests.ui.wired_app import ManualClock, menu_action
+from tests.ui.wired_app import ManualClock, confirm_box, menu_action
 from tests.waiting import holds, poll_until
 
 OFFSCREEN_BOX = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -99,12 +99,12 @@ def test_the_menu_asks_before_a_time_boxed_yolo(wired, qtbot, arun):
     client.emit(SessionChanged(busy))
     shell.tray.rebuild_menu()
     menu_action(shell.tray.menu, "yolo-turn:g1:s1").trigger()
-    box = shell.tray.confirmation
+    box = confirm_box()
     assert box is not None
     assert "until its current turn ends" in box.text()
     assert not any(c[0] == "set_yolo" for c in client.calls)  # nothing before the answer
     box.reject()  # Cancel
-    qtbot.waitUntil(lambda: shell.tray.confirmation is None)
+    qtbot.waitUntil(lambda: confirm_box() is None)
     assert not shell.yolo.boxes.labels(0)
     assert not any(c[0] == "set_yolo" for c in client.calls)
 

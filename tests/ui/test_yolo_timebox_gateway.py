@@ -18,7 +18,7 @@ from desktop.model.bridge_events import DecisionRequest
 from desktop.model.snapshot import Link, session_title
 from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
 from tests.gatewaymodel import FakeGateway
-from tests.ui.wired_app import GID, WiredApp
+from tests.ui.wired_app import GID, WiredApp, confirm_box
 from tests.waiting import holds
 
 MIN = 60.0
@@ -45,7 +45,7 @@ def test_yolo_for_15_minutes_is_switched_off_and_verified_when_time_is_up(tray_a
         await app.turn_over(sid)
 
         app.action(f"yolo-minutes:{GID}:{sid}").trigger()
-        box = app.shell.tray.confirmation
+        box = confirm_box()
         assert box is not None
         assert "15 minutes" in box.text()
         next(b for b in box.buttons() if "15 minutes" in b.text()).click()

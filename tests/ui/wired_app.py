@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
 
 from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings
@@ -44,6 +44,12 @@ def menu_action(menu: QMenu, name: str) -> QAction:
         if action.objectName() == name:
             return action
     raise AssertionError(f"no action {name!r} in {[a.objectName() for a in menu_actions(menu)]}")
+
+
+def confirm_box() -> QMessageBox | None:
+    """The tray's open "are you sure?" box, if one shows."""
+    shown = [w for w in QApplication.topLevelWidgets() if w.objectName() == "confirm-box"]
+    return next((w for w in shown if isinstance(w, QMessageBox) and w.isVisible()), None)
 
 
 def submenu(menu: QMenu, name: str) -> QMenu:
