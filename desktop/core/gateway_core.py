@@ -84,14 +84,7 @@ SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
 class GatewayCore:
     """Lives as long as a configured gateway; each connection is one epoch."""
 
-    def __init__(
-        self,
-        gateway_id: str,
-        *,
-        clock: Callable[[], float],
-        settings: CoreSettings | None = None,
-    ) -> None:
-        self.gateway_id = gateway_id
+    def __init__(self, *, clock: Callable[[], float], settings: CoreSettings | None = None) -> None:
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
         self._emit = self.events.append
