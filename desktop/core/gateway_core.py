@@ -36,7 +36,6 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.following import Following
 from desktop.core.jsonrpc import (
     INVALID_PARAMS,
     EventFrame,
@@ -96,8 +95,7 @@ class GatewayCore:
         self.prompt_book = prompts = PromptBook(
             self._emit, outbox, clock, book.is_followed, settings.staleness_margin
         )
-        self.link = link = Link(settings, clock, outbox, book, lifecycle)
-        self.following = Following(settings, clock, book, lifecycle, prompts, link, self.events)
+        self.link = Link(settings, clock, outbox, book, lifecycle, prompts, self.events)
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
             "gateway.ready": self._ready,
             "session.reclaimed": self._reclaimed,
@@ -138,7 +136,7 @@ class GatewayCore:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
         if self.link.connected:
             self._lose()
-        self.following.connection_lost()
+        self.link.connection_lost()
         self._finish()
 
     def _lose(self) -> None:
@@ -177,7 +175,7 @@ class GatewayCore:
             self.lifecycle.next_deadline(),
             self.prompt_book.next_deadline(),
             self.link.poll_at,
-            self.following.at,
+            self.link.at,
         )
         due = [d for d in deadlines if d is not None]
         return min(due) if due else None
@@ -264,13 +262,13 @@ class GatewayCore:
         book.ensure(session_id)
         if stored_session_id:
             book.update(session_id, stored_session_id=stored_session_id)
-        self.following.follow(session_id)
+        self.link.follow(session_id)
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
         """Stop following ``session_id``: not resumed after reconnects, its rows read-only."""
         if self.session_book.get(session_id) is not None:
-            self.following.follow(session_id, on=False)
+            self.link.follow(session_id, on=False)
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
@@ -280,13 +278,13 @@ class GatewayCore:
         return rpc_id
 
     def observe_sessions(self, result: Mapping[str, Any]) -> None:
-        """0.20: fold a ``session.active_list`` result (see ``desktop.core.following``)."""
-        self.following.observe_listed(result)
+        """0.20: fold a ``session.active_list`` result (see ``desktop.core.connection``)."""
+        self.link.observe_listed(result)
         self._finish()
 
     def stop_observing(self) -> None:
         """Observe no session any more; their rows become read-only."""
-        self.following.stop_observing()
+        self.link.stop_observing()
         self._finish()
 
     @property
@@ -308,7 +306,7 @@ class GatewayCore:
         lifecycle.tick()  # the open rows as of now (the polls below change none)
         if lifecycle.polled or self.link.poll_at is not None:
             self.link.poll_while_open()
-        self.following.tick()
+        self.link.poll_observed()
         prompts.tick()
         book.set_waiting(lifecycle.waiting | prompts.sessions())
         if book.changed:
@@ -495,7 +493,7 @@ class GatewayCore:
         session_id = payloads.text(frame.payload, "session_id") or frame.session_id
         reason = payloads.text(frame.payload, "reason") or "reclaimed"
         if session_id:
-            self.following.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
+            self.link.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
 
     def _replay_gap(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
@@ -587,7 +585,7 @@ class GatewayCore:
             if frame.result is not None:
                 self._reconcile_pending(sid, frame.result, call.watermark)
             elif frame.error and gone(frame.error) and self.session_book.is_observed(sid):
-                self.following.remove(sid, "not found")  # 0.20 no longer has it
+                self.link.remove(sid, "not found")  # 0.20 no longer has it
         elif call.purpose is Purpose.PROMPT:
             self._answer_replied(call, frame)
         else:
@@ -614,7 +612,7 @@ class GatewayCore:
         for session in followed:
             link.resume(session.session_id)
         if dialect is not Dialect.HERMES020:
-            self.following.stop_observing()  # another protocol now: what was observed is read-only
+            self.link.stop_observing()  # another protocol now: what was observed is read-only
         else:  # what still waits (and what was asked while away)
             for session in followed:
                 link.poll_pending(session.session_id)
@@ -626,7 +624,7 @@ class GatewayCore:
             if method in SNAPSHOT_METHODS and gone(frame.error):
                 known = self._known_session(session_id)
                 if known:
-                    self.following.remove(known, "not found")
+                    self.link.remove(known, "not found")
             return
         result = frame.result or payloads.EMPTY
         if method == "session.create":  # nothing to fold without its session_id
@@ -639,7 +637,7 @@ class GatewayCore:
             key = payloads.text(params, "key") or payloads.text(result, "key")
             self._apply_config_result(session_id, key, result, call.rpc_id)
         elif method == "session.close" and session_id:
-            self.following.remove(session_id, "closed")
+            self.link.remove(session_id, "closed")
         elif method == "session.interrupt" and self.session_book.get(session_id) is not None:
             self.lifecycle.turn_ended(session_id, outcomes.INTERRUPTED, interrupted=True)
         elif method == "approval.pending" and self.session_book.get(session_id) is not None:
@@ -678,7 +676,7 @@ class GatewayCore:
         if frame.result is not None:
             self._fold_snapshot(call.session_id, frame.result, call.watermark)
         elif frame.error is not None and gone(frame.error):
-            self.following.remove(call.session_id, "not found")
+            self.link.remove(call.session_id, "not found")
         elif frame.error is not None:
             text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
             self._emit(NoticeReceived(call.session_id, text, "warning"))
@@ -708,7 +706,7 @@ class GatewayCore:
         if fresh:
             sessions.mark_started(runtime)
         if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
-            self.following.follow(runtime)
+            self.link.follow(runtime)
         stored = payloads.text(snapshot, "stored_session_id")
         stored = stored or payloads.text(snapshot, "session_key")
         if stored:
