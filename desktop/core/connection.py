@@ -74,7 +74,7 @@ class Link:
         self.epoch = 0  # the current (or last) connection's number
         self.connected = False
         self.dialect: Dialect | None = None  # once the handshake fixed it
-        self.adapter: DialectAdapter = ADAPTERS[None](settings)
+        self.adapter: DialectAdapter = ADAPTERS[None]
         self.awaiting_ready = False
         self.replay_epoch = ""
         self.server_requests: tuple[str, ...] = ()
@@ -107,7 +107,7 @@ class Link:
         self.use(None)
 
     def use(self, dialect: Dialect | None) -> None:
-        self.dialect, self.adapter = dialect, ADAPTERS[dialect](self._settings)
+        self.dialect, self.adapter = dialect, ADAPTERS[dialect]
 
     def gateway_ready(self, payload: Mapping[str, Any]) -> None:
         """``gateway.ready``: ask ``client.capabilities`` when the handshake needs it."""
@@ -144,7 +144,7 @@ class Link:
         session = self._sessions.get(session_id)
         if session is None or not self.ready:
             return None
-        params = self.adapter.resume_params(session, self._settings.session_source)
+        params = self.adapter.resume_params(session, self._settings)
         if params is None:  # tui_gateway needs the stored id
             return None
         return self.request("session.resume", params, purpose, session_id)

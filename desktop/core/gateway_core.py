@@ -352,7 +352,7 @@ class GatewayCore:
             self._stamp_generation(frame)
         read = adapter.event_handlers.get(frame.type)
         if read is not None:  # approvals and prompts
-            self._heard(read(adapter, frame))
+            self._heard(read(frame))
         elif frame.type in adapter.ends:
             self._ends[frame.type](frame)
         elif (handler := self._on_event.get(frame.type)) is not None:
@@ -381,7 +381,7 @@ class GatewayCore:
         if frame.method != "approval":
             self._window_requested(frame)
             return None
-        asked = server_request_approval(frame, self.settings.max_command_chars)
+        asked = server_request_approval(frame)
         if isinstance(asked, ProtocolErrorReceived):
             self._emit(asked)
             error = encode_error(frame.request_id, INVALID_PARAMS, asked.reason)
