@@ -192,11 +192,8 @@ class Link:
         return size > self._settings.max_frame_bytes // 2
 
     def follow(self, session_id: str, *, on: bool = True) -> None:
+        """Follow or let go of a session: its rows and prompts are judged again."""
         self._sessions.follow(session_id, on=on)
-        self.changed()
-
-    def changed(self) -> None:
-        """A session was followed or let go: its rows and prompts are judged again."""
         self._lifecycle.follow_changed()
         self._prompts.rejudge(self.dialect)
 
