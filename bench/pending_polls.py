@@ -37,7 +37,7 @@ def event(kind: str, session_id: str, payload: dict[str, Any]) -> str:
 
 
 def connected(dialect: Dialect, clock: Clock, sessions: list[str]) -> GatewayCore:
-    core = GatewayCore("bench", clock=clock)
+    core = GatewayCore(clock=clock)
     core.connection_opened(1)
     ready = {"change_events": True} if dialect is Dialect.HERMES020 else {}
     core.receive_text(event("gateway.ready", "", ready))

@@ -66,11 +66,11 @@ def approval(n: int, session_id: str) -> str:
     return _dump({"jsonrpc": "2.0", "id": f"srq-{n}", "method": "approval", "params": params})
 
 
-def connected_core(gateway_id: str = "bench") -> Any:
+def connected_core() -> Any:
     """A GatewayCore past a dialect-B handshake (capabilities answered)."""
     from desktop.core.gateway_core import GatewayCore
 
-    core = GatewayCore(gateway_id, clock=time.monotonic)
+    core = GatewayCore(clock=time.monotonic)
     core.connection_opened(1)
     ready = {"type": "gateway.ready", "payload": {"change_events": True}}
     core.receive_text(_dump({"jsonrpc": "2.0", "method": "event", "params": ready}))
@@ -102,7 +102,7 @@ def core_observing(count: int) -> Any:
     """
     from desktop.core.gateway_core import GatewayCore
 
-    core = GatewayCore("bench", clock=time.monotonic)
+    core = GatewayCore(clock=time.monotonic)
     core.connection_opened(1)
     ready = {"type": "gateway.ready", "payload": {"change_events": True}}
     core.receive_text(_dump({"jsonrpc": "2.0", "method": "event", "params": ready}))

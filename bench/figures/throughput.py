@@ -39,7 +39,7 @@ def replay(transcripts: list[Transcript]) -> int:
 
     fed = 0
     for transcript in transcripts:
-        core = GatewayCore("bench", clock=time.monotonic)
+        core = GatewayCore(clock=time.monotonic)
         for step in transcript.steps:
             if step.kind == "in":
                 core.receive_text(step.text)
@@ -81,7 +81,7 @@ def costs_by_kind(transcripts: list[Transcript]) -> dict[str, dict[str, float]]:
     json_s: dict[str, float] = {}
     count: dict[str, int] = {}
     for transcript in transcripts:
-        core = GatewayCore("bench", clock=time.monotonic)
+        core = GatewayCore(clock=time.monotonic)
         for step in transcript.steps:
             if step.kind == "open":
                 core.connection_opened(step.conn)

@@ -12,7 +12,7 @@ import logging
 import math
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from desktop.core import outcomes
 from desktop.core.decisions import (
@@ -368,6 +368,9 @@ class ApprovalMachine:
 
     def asked(self, asked: ApprovalAsked, epoch: int, doubt: str = "") -> Row:
         """A request arrived: a new row, or the row that already shows it (confirmed)."""
+        limit = self._settings.max_command_chars
+        if len(asked.command) > limit:  # kept cut and never answered (it may still be denied)
+            asked = replace(asked, command=asked.command[:limit], too_long=True)
         existing = self.redelivery_of(asked)
         if existing is not None:
             self._move(existing, In.ASKED)

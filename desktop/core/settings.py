@@ -32,7 +32,7 @@ class CoreSettings:
     # B and 0.20: approval.pending while rows are open (no frame says another client answered)
     open_poll_interval: float = 1.0
     open_polls_per_interval: int = 4  # those asked longest ago first: the traffic stays bounded
-    # 0.20 sessions other clients run, seen through approval.pending (desktop.core.following):
+    # 0.20 sessions other clients run, seen through approval.pending (desktop.core.connection):
     observe_poll_interval: float = 2.0  # the session list says it works
     observe_linger: float = 300.0  # idle, but its sub-agents may still ask, this long
     observe_linger_poll_interval: float = 10.0

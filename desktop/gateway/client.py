@@ -86,7 +86,7 @@ class GatewayClient:
         self._backoff = backoff or BackoffPolicy()
         self._core_settings = core_settings or CoreSettings()
         self._settings = connection_settings or ConnectionSettings()
-        self.core = GatewayCore(self.gateway_id, clock=clock, settings=self._core_settings)
+        self.core = GatewayCore(clock=clock, settings=self._core_settings)
         self.status = ConnectionStatus(ConnectionState.DISCONNECTED)
         self.dialer = Dialer(endpoint)
         self._calls: dict[int, _Call] = {}  # the app's own requests, by rpc_id

@@ -84,7 +84,7 @@ def test_synthetic_core_has_exactly_the_waiting_approvals():
 def test_synthetic_core_observes_exactly_the_working_sessions_on_a_plan():
     core = synthetic.core_observing(4)
     assert core.observed_sessions == {f"t{n:07d}" for n in range(4)}
-    assert core.following.at is not None  # working sessions are polled on a plan
+    assert core.link.at is not None  # working sessions are polled on a plan
     assert core.session("s0") is not None
 
 

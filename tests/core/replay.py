@@ -84,7 +84,7 @@ class Replay:
     _capabilities_answer: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.core = GatewayCore("gw", clock=lambda: self.now)
+        self.core = GatewayCore(clock=lambda: self.now)
         self.lines = transcript(self.peer, self.name)
         self._capabilities_answer = self._recorded_capabilities()
 

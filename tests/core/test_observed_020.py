@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from desktop.core import decisions, outcomes
-from desktop.core.following import MAX_OBSERVED, listed_sessions
+from desktop.core.connection import MAX_OBSERVED, listed_sessions
 from desktop.core.model import ApprovalPhase, Choice, Dialect
 from tests.core.frames import Driver, a_approval, error, result
 

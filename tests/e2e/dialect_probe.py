@@ -23,7 +23,7 @@ PROBE_IDS = ("5f1e0c9a8b7d4e3f2a1b0c9d8e7f6a5b", "0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c
 @cache
 def core_answers_by_request_id() -> bool:
     """True if the core answers the newer of two 0.20 approvals first, by its ``request_id``."""
-    core = GatewayCore("probe", clock=lambda: 0.0)
+    core = GatewayCore(clock=lambda: 0.0)
     core.connection_opened(1)
     core.receive_text(
         json.dumps(

@@ -20,10 +20,7 @@ from desktop.core.model import Choice, DecisionResult, Dialect, SessionState
 
 
 class StubCore:
-    def __init__(
-        self, gateway_id: str, *, clock: Callable[[], float], settings: CoreSettings | None = None
-    ) -> None:
-        self.gateway_id = gateway_id
+    def __init__(self, *, clock: Callable[[], float], settings: CoreSettings | None = None) -> None:
         self.clock = clock
         self._out: list[OutboundFrame] = []
         self._events: list[CoreEvent] = []

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from desktop.core import approvals, decisions, window_requests
+from desktop.core import approvals, decisions
 from desktop.core.approvals import STAY, Input
 from desktop.core.gateway_core import GatewayCore
+from desktop.core.jsonrpc import encode_error
 from desktop.core.model import ApprovalPhase, Dialect
 from desktop.core.wire import RowKind
 from tests.safety.sim.engine import RunConfig, hunt
@@ -109,7 +110,11 @@ def turn_end_keeps_fifo_rows(mp: pytest.MonkeyPatch) -> None:
 
 def window_requests_refused(mp: pytest.MonkeyPatch) -> None:
     """The old -32601: it settles a window request ahead of the window that shows it."""
-    mp.setattr(window_requests, "decline_code", lambda method, **_: -32601)
+
+    def refuse(core: GatewayCore, frame: Any) -> None:
+        core.outbox.reply(encode_error(frame.request_id, -32601, "refused"), core.link.epoch)
+
+    mp.setattr(GatewayCore, "_window_requested", refuse)
 
 
 def rows_answered_elsewhere_stay_answerable(mp: pytest.MonkeyPatch) -> None:

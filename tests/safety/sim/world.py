@@ -53,7 +53,7 @@ class SimWorld:
         self.violations: list[Violation] = []
         self.stats: Counter[str] = Counter()
         self.trace: deque[str] = deque(maxlen=120)
-        self.core = core_factory("gw-safety", clock=lambda: self.now, settings=core_settings)
+        self.core = core_factory(clock=lambda: self.now, settings=core_settings)
         self.server = SERVERS[dialect](chooser, lambda: self.now, self.report, server_config)
         self.pump: deque[tuple[OutboundFrame, Attribution | None, float]] = deque()
         self.to_server: deque[InFlight] = deque()
