@@ -50,9 +50,8 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
-from desktop.ui.approvals.cards import RowCard, plain_label
+from desktop.ui.approvals.cards import STYLESHEET, RowCard, plain_label
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
-from desktop.ui.approvals.style import STYLESHEET
 
 HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
