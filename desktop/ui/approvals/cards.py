@@ -228,7 +228,8 @@ class RowCard(QFrame):
         self._show(self.output, texts.output_text(a.result))
         self._sync_buttons()
         resolved = a.action is Action.DONE
-        if set_style_property(self, "resolved", resolved) and self._polished():
+        changed = set_style_property(self, "resolved", resolved)
+        if changed and self.testAttribute(Qt.WidgetAttribute.WA_WState_Polished):
             for widget in self.shaded_when_resolved():  # unpolished ones read it when shown
                 repolish(widget)
         if now is not None:
@@ -253,9 +254,6 @@ class RowCard(QFrame):
             self.badge,
             self.risk_summary,
         )
-
-    def _polished(self) -> bool:
-        return self.testAttribute(Qt.WidgetAttribute.WA_WState_Polished)
 
     def refresh_countdown(self, now: float) -> None:
         expires_at = self.entry.approval.expires_at
@@ -318,13 +316,10 @@ def _said(labels: tuple[QLabel, ...]) -> list[str]:
 Cover = Callable[[BatchGroup], rules.BatchIntent]  # what "Approve all" on a batch covers now
 
 
-Group = GatewayGroup | SessionGroup | BatchGroup
-
-
 class GroupWidget(QFrame):
     """The heading of one group node; a spare one is rebound by setting ``group``."""
 
-    group: Group
+    group: GatewayGroup | SessionGroup | BatchGroup
 
     def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -407,6 +402,11 @@ class BatchCard(GroupWidget):
             button.setVisible(several and not self.group.fully_resolved)
         self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
         why = texts.approve_all_blocked(self.cover(self.group))
+        self.approve_all.setEnabled(not why)
+        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
+        self.deny_and_stop.setVisible(not self.group.fully_resolved)
+        self.dismiss.setVisible(self.group.fully_resolved)
+        set_style_property(self, "resolved", self.group.fully_resolved)
 
 
 # The dialog's stylesheet: widgets opt in by object name and dynamic property. ``palette(...)``
@@ -489,8 +489,3 @@ STYLESHEET = """
     padding: 3px 6px;
 }
 """
-        self.approve_all.setEnabled(not why)
-        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
-        self.deny_and_stop.setVisible(not self.group.fully_resolved)
-        self.dismiss.setVisible(self.group.fully_resolved)
-        set_style_property(self, "resolved", self.group.fully_resolved)
