@@ -651,26 +651,18 @@ class ApprovalDialog(QDialog):
         if action is None:
             return False
         if action in (KeyAction.UP, KeyAction.DOWN):
-            self._move_selection(1 if action is KeyAction.DOWN else -1)
+            row = self.board.neighbour(self._selected, 1 if action is KeyAction.DOWN else -1)
+            if row is not None:
+                self._choose(row)
         elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
-            self._page_command(1 if action is KeyAction.PAGE_DOWN else -1)
+            row = self.selected_row()
+            card = self.list_view.card(row) if row is not None else None
+            if card is not None:
+                card.command.scroll_page(1 if action is KeyAction.PAGE_DOWN else -1)
         elif not event.isAutoRepeat():  # a held key: said once, on its first press
             assert isinstance(action.value, Choice)  # the moves are all above
-            key, at_ms = event.key(), event.timestamp()
-            press = functools.partial(self._gate.press, key, auto_repeat=False, at_ms=at_ms)
-            self._decide_by_key(action.value, press)
+            self._decide_by_key(action.value, event)
         return True  # ours, whether or not it applied: it must not reach a button as well
-
-    def _move_selection(self, step: int) -> None:
-        row = self.board.neighbour(self._selected, step)
-        if row is not None:
-            self._choose(row)
-
-    def _page_command(self, pages: int) -> None:
-        row = self.selected_row()
-        card = self.list_view.card(row) if row is not None else None
-        if card is not None:
-            card.command.scroll_page(pages)
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
@@ -681,11 +673,12 @@ class ApprovalDialog(QDialog):
         dwell = rules.key_dwell(row, self._key_dwell)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
-    def _decide_by_key(self, choice: Choice, press: Callable[[], bool]) -> None:
-        """Answer the selected row if it may be and ``press`` (the guard) agrees, else say why."""
+    def _decide_by_key(self, choice: Choice, event: QKeyEvent) -> None:
+        """Answer the selected row if it may be and the repeat gate lets ``event`` decide."""
         row = self.selected_row()
         ready = row is not None and rules.can_decide(row, choice) and self._key_ready(row)
-        if row is not None and ready and press():
+        key, at_ms = event.key(), event.timestamp()
+        if row is not None and ready and self._gate.press(key, auto_repeat=False, at_ms=at_ms):
             self._say("")
             self._moved_on_to(row.batch)
             self._answer(row, choice, Surface.DIALOG_KEYBOARD)
