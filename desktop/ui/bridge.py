@@ -340,24 +340,17 @@ class GatewayBridge(QObject):
 
     def new_task(self, gateway_id: str, cwd: str, prompt: str) -> None:
         client = self._clients[gateway_id]
+        where = f"{cwd} on {self._state.gateway_name(gateway_id)}"
 
         async def create() -> None:
             session_id = await client.create_session(cwd, prompt)
-            self.notice_received.emit(
-                Notice(
-                    "info",
-                    "Task started",
-                    f"{cwd} on {self._state.gateway_name(gateway_id)}",
-                    "",
-                    gateway_id,
-                    session_id,
-                )
-            )
+            notice = Notice("info", "Task started", where, "", gateway_id, session_id)
+            self.notice_received.emit(notice)
 
         self._spawn(
             create(),
             "Could not start the task",
-            f"{cwd} on {self._state.gateway_name(gateway_id)}",
+            where,
             "Check that the folder exists on the gateway's machine and that it is connected.",
             gateway_id,
         )
