@@ -35,8 +35,6 @@ class WrappedLabel(PlainLabel):
     QLabel lays its text out on every ``heightForWidth`` (200 rows: 150 ms per new row, 25 cached).
     """
 
-    _CACHED_WIDTHS = 4
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._heights: dict[int, int] = {}
@@ -49,12 +47,12 @@ class WrappedLabel(PlainLabel):
     def minimumSizeHint(self) -> QSize:
         """At most a narrow dialog's width (QLabel's is the longest unbreakable run's)."""
         hint = super().minimumSizeHint()
-        return QSize(min(hint.width(), _MIN_LABEL_WIDTH), hint.height())
+        return QSize(min(hint.width(), 120), hint.height())
 
     def heightForWidth(self, width: int) -> int:
         height = self._heights.get(width)
         if height is None:
-            if len(self._heights) >= self._CACHED_WIDTHS:
+            if len(self._heights) >= 4:  # a few widths at most
                 self._heights.clear()
             height = self._heights[width] = super().heightForWidth(width)
         return height
@@ -65,7 +63,6 @@ class WrappedLabel(PlainLabel):
         super().changeEvent(event)
 
 
-_MIN_LABEL_WIDTH = 120
 SPOKEN_COMMAND_CHARS = 300  # of the (revealed) command, in what a screen reader is told
 _LAYOUT_CHANGES = (
     QEvent.Type.FontChange,

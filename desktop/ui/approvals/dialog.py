@@ -53,7 +53,6 @@ from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.cards import STYLESHEET, RowCard, plain_label
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 
-HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
@@ -496,7 +495,7 @@ class ApprovalDialog(QDialog):
             if at is not None and at <= now and held:
                 # Mid-click (a press on another batch moved the person on): the list must not
                 # reflow before the release, or the release misses the button it was meant for.
-                self._leave_timer.start(HELD_RETRY_MS)
+                self._leave_timer.start(100)  # look again while it is held
                 return
             if at is not None and at <= now:
                 self._remove_batch(batch)
@@ -620,14 +619,15 @@ class ApprovalDialog(QDialog):
                 event.key(), auto_repeat=event.isAutoRepeat(), at_ms=event.timestamp()
             )
         elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
-            target = watched
+            target: QWidget | None = watched
             viewport = self.list_view.viewport()
             if watched is viewport and isinstance(event, QMouseEvent):
                 at = event.position().toPoint()
                 target = self.list_view.item_widget_at(at) or watched  # the part that ignored it
-            card = _card_of(target)
-            if card is not None:
-                self._choose(card.entry)
+            while target is not None and not isinstance(target, RowCard):
+                target = target.parentWidget()
+            if target is not None:
+                self._choose(target.entry)
         elif kind == _E.WindowDeactivate and watched is self:
             self._gate.reset()  # the key's release may now go to another window
         return False
@@ -693,12 +693,6 @@ def _wake(timer: QTimer, at: list[float], now: float) -> None:
         timer.start(max(1, round((min(at) - now) * 1000)))
     else:
         timer.stop()
-
-
-def _card_of(widget: QWidget | None) -> RowCard | None:
-    while widget is not None and not isinstance(widget, RowCard):
-        widget = widget.parentWidget()
-    return widget
 
 
 _E = QEvent.Type
