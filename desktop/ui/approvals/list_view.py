@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from PySide6.QtCore import (
-    QCoreApplication,
     QEvent,
     QObject,
     QPoint,
@@ -37,7 +36,6 @@ from desktop.model.approvals.layout import (
 from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.cards import BatchCard, Cover, GroupWidget, Heading, RowCard, plain_label
 
-_FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
 GAP = 8  # between consecutive items
 OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
@@ -58,6 +56,7 @@ class ApprovalListView(QAbstractScrollArea):
     stop_clicked = Signal(object)  # BatchGroup
     dismiss_clicked = Signal(object)  # BatchGroup
     on_screen_changed = Signal()  # rows entered or left the viewport
+    _flush_due = Signal()  # queued: one flush per event-loop turn
 
     def __init__(
         self,
@@ -105,6 +104,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setText("Nothing is waiting for you.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
+        self._flush_due.connect(self.flush, Qt.ConnectionType.QueuedConnection)
 
     def materialise(self) -> None:
         if self._live:
@@ -342,13 +342,7 @@ class ApprovalListView(QAbstractScrollArea):
     def _post_flush(self) -> None:
         if not self._flush_posted:
             self._flush_posted = True
-            QCoreApplication.postEvent(self, QEvent(_FLUSH))
-
-    def customEvent(self, event: QEvent) -> None:
-        if event.type() == _FLUSH:
-            self.flush()
-        else:
-            super().customEvent(event)
+            self._flush_due.emit()
 
     def flush(self, *, overscan: bool = False) -> None:
         self._flush_posted = False
