@@ -88,8 +88,7 @@ def action_button(text: str, object_name: str, tip: str = "") -> QPushButton:
     button.setAutoDefault(False)
     button.setDefault(False)
     button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click must not pull focus off the list
-    if tip:
-        button.setToolTip(tip)  # our own words only
+    button.setToolTip(tip)  # our own words only (empty: none, Qt's default)
     return button
 
 
@@ -324,8 +323,7 @@ class GroupWidget(QFrame):
         self.outer = QVBoxLayout(self)
         self.outer.setSpacing(6)
 
-    def refresh(self, now: float | None) -> None:
-        """Re-render the heading from the group node."""
+    def refresh(self, now: float | None) -> None: ...
 
 
 class Heading(GroupWidget):

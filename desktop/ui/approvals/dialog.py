@@ -313,8 +313,7 @@ class ApprovalDialog(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         self.list_view.materialise()
         super().showEvent(event)
-        self.list_view.refresh_countdowns(self._clock())  # they stood still while hidden
-        self._sync_timer()
+        self._tick()  # the countdowns stood still while hidden
 
     def hideEvent(self, event: QHideEvent) -> None:
         """Drop the cards, and the notice of this visit, when hidden (not when minimised)."""
