@@ -340,24 +340,17 @@ class GatewayBridge(QObject):
 
     def new_task(self, gateway_id: str, cwd: str, prompt: str) -> None:
         client = self._clients[gateway_id]
+        where = f"{cwd} on {self._state.gateway_name(gateway_id)}"
 
         async def create() -> None:
             session_id = await client.create_session(cwd, prompt)
-            self.notice_received.emit(
-                Notice(
-                    "info",
-                    "Task started",
-                    f"{cwd} on {self._state.gateway_name(gateway_id)}",
-                    "",
-                    gateway_id,
-                    session_id,
-                )
-            )
+            notice = Notice("info", "Task started", where, "", gateway_id, session_id)
+            self.notice_received.emit(notice)
 
         self._spawn(
             create(),
             "Could not start the task",
-            f"{cwd} on {self._state.gateway_name(gateway_id)}",
+            where,
             "Check that the folder exists on the gateway's machine and that it is connected.",
             gateway_id,
         )
@@ -470,21 +463,18 @@ class GatewayBridge(QObject):
 
     def show_notification(self, plan: NotificationPlan) -> None:
         if self._notifier is not None:
-            action = self.notification_action_invoked.emit
-            self._notify(self._notifier.show(plan, action), "Could not show a notification")
+            shown = self._notifier.show(plan, self.notification_action_invoked.emit)
+            self._spawn(shown, "Could not show a notification", "this desktop", "", log_only=True)
 
     def withdraw_notification(self, gateway_id: str, batch_id: str) -> None:
         if self._notifier is not None:
-            withdraw = self._notifier.withdraw(gateway_id, batch_id)
-            self._notify(withdraw, "Could not close a notification")
+            closed = self._notifier.withdraw(gateway_id, batch_id)
+            self._spawn(closed, "Could not close a notification", "this desktop", "", log_only=True)
 
     def show_text_notification(self, title: str, body: str, urgent: bool = False) -> None:
         if self._notifier is not None:
             shown = self._notifier.show_text(title, body, urgent=urgent)
-            self._notify(shown, "Could not show a notification")
-
-    def _notify(self, call: Coroutine[Any, Any, object], what: str) -> None:
-        self._spawn(call, what, "this desktop", "", log_only=True)
+            self._spawn(shown, "Could not show a notification", "this desktop", "", log_only=True)
 
     def _spawn(
         self,

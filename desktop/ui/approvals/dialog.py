@@ -50,11 +50,9 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
-from desktop.ui.approvals.cards import RowCard, plain_label
+from desktop.ui.approvals.cards import STYLESHEET, RowCard, plain_label
 from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
-from desktop.ui.approvals.style import STYLESHEET
 
-HELD_RETRY_MS = 100  # while a mouse button is held, leaving batches look again this often
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
@@ -315,8 +313,7 @@ class ApprovalDialog(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         self.list_view.materialise()
         super().showEvent(event)
-        self.list_view.refresh_countdowns(self._clock())  # they stood still while hidden
-        self._sync_timer()
+        self._tick()  # the countdowns stood still while hidden
 
     def hideEvent(self, event: QHideEvent) -> None:
         """Drop the cards, and the notice of this visit, when hidden (not when minimised)."""
@@ -497,7 +494,7 @@ class ApprovalDialog(QDialog):
             if at is not None and at <= now and held:
                 # Mid-click (a press on another batch moved the person on): the list must not
                 # reflow before the release, or the release misses the button it was meant for.
-                self._leave_timer.start(HELD_RETRY_MS)
+                self._leave_timer.start(100)  # look again while it is held
                 return
             if at is not None and at <= now:
                 self._remove_batch(batch)
@@ -621,14 +618,15 @@ class ApprovalDialog(QDialog):
                 event.key(), auto_repeat=event.isAutoRepeat(), at_ms=event.timestamp()
             )
         elif kind == _E.MouseButtonPress and isinstance(watched, QWidget):
-            target = watched
+            target: QWidget | None = watched
             viewport = self.list_view.viewport()
             if watched is viewport and isinstance(event, QMouseEvent):
                 at = event.position().toPoint()
                 target = self.list_view.item_widget_at(at) or watched  # the part that ignored it
-            card = _card_of(target)
-            if card is not None:
-                self._choose(card.entry)
+            while target is not None and not isinstance(target, RowCard):
+                target = target.parentWidget()
+            if target is not None:
+                self._choose(target.entry)
         elif kind == _E.WindowDeactivate and watched is self:
             self._gate.reset()  # the key's release may now go to another window
         return False
@@ -652,26 +650,18 @@ class ApprovalDialog(QDialog):
         if action is None:
             return False
         if action in (KeyAction.UP, KeyAction.DOWN):
-            self._move_selection(1 if action is KeyAction.DOWN else -1)
+            row = self.board.neighbour(self._selected, 1 if action is KeyAction.DOWN else -1)
+            if row is not None:
+                self._choose(row)
         elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
-            self._page_command(1 if action is KeyAction.PAGE_DOWN else -1)
+            row = self.selected_row()
+            card = self.list_view.card(row) if row is not None else None
+            if card is not None:
+                card.command.scroll_page(1 if action is KeyAction.PAGE_DOWN else -1)
         elif not event.isAutoRepeat():  # a held key: said once, on its first press
             assert isinstance(action.value, Choice)  # the moves are all above
-            key, at_ms = event.key(), event.timestamp()
-            press = functools.partial(self._gate.press, key, auto_repeat=False, at_ms=at_ms)
-            self._decide_by_key(action.value, press)
+            self._decide_by_key(action.value, event)
         return True  # ours, whether or not it applied: it must not reach a button as well
-
-    def _move_selection(self, step: int) -> None:
-        row = self.board.neighbour(self._selected, step)
-        if row is not None:
-            self._choose(row)
-
-    def _page_command(self, pages: int) -> None:
-        row = self.selected_row()
-        card = self.list_view.card(row) if row is not None else None
-        if card is not None:
-            card.command.scroll_page(pages)
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
@@ -682,11 +672,12 @@ class ApprovalDialog(QDialog):
         dwell = rules.key_dwell(row, self._key_dwell)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
-    def _decide_by_key(self, choice: Choice, press: Callable[[], bool]) -> None:
-        """Answer the selected row if it may be and ``press`` (the guard) agrees, else say why."""
+    def _decide_by_key(self, choice: Choice, event: QKeyEvent) -> None:
+        """Answer the selected row if it may be and the repeat gate lets ``event`` decide."""
         row = self.selected_row()
         ready = row is not None and rules.can_decide(row, choice) and self._key_ready(row)
-        if row is not None and ready and press():
+        key, at_ms = event.key(), event.timestamp()
+        if row is not None and ready and self._gate.press(key, auto_repeat=False, at_ms=at_ms):
             self._say("")
             self._moved_on_to(row.batch)
             self._answer(row, choice, Surface.DIALOG_KEYBOARD)
@@ -701,12 +692,6 @@ def _wake(timer: QTimer, at: list[float], now: float) -> None:
         timer.start(max(1, round((min(at) - now) * 1000)))
     else:
         timer.stop()
-
-
-def _card_of(widget: QWidget | None) -> RowCard | None:
-    while widget is not None and not isinstance(widget, RowCard):
-        widget = widget.parentWidget()
-    return widget
 
 
 _E = QEvent.Type

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from PySide6.QtCore import (
-    QCoreApplication,
     QEvent,
     QObject,
     QPoint,
@@ -37,7 +36,6 @@ from desktop.model.approvals.layout import (
 from desktop.model.approvals.rules import head_on_screen
 from desktop.ui.approvals.cards import BatchCard, Cover, GroupWidget, Heading, RowCard, plain_label
 
-_FLUSH = QEvent.Type(QEvent.registerEventType())
 MARGIN = 12  # around the content, in pixels
 GAP = 8  # between consecutive items
 OVERSCAN = 300  # pixels above and below the viewport that are built too (smooth scrolling)
@@ -58,6 +56,7 @@ class ApprovalListView(QAbstractScrollArea):
     stop_clicked = Signal(object)  # BatchGroup
     dismiss_clicked = Signal(object)  # BatchGroup
     on_screen_changed = Signal()  # rows entered or left the viewport
+    _flush_due = Signal()  # queued: one flush per event-loop turn
 
     def __init__(
         self,
@@ -98,12 +97,14 @@ class ApprovalListView(QAbstractScrollArea):
         self._overscan_timer = QTimer(self)
         self._overscan_timer.setSingleShot(True)
         self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
-        self._overscan_timer.timeout.connect(self._build_overscan)
+        # The margin waits until placements pause: one built for a position left is wasted.
+        self._overscan_timer.timeout.connect(lambda: self._place(overscan=True))
         self.empty = plain_label("emptyLabel")
         self.empty.setParent(self.viewport())
         self.empty.setText("Nothing is waiting for you.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._place(scrolled=True))
+        self._flush_due.connect(self.flush, Qt.ConnectionType.QueuedConnection)
 
     def materialise(self) -> None:
         if self._live:
@@ -195,11 +196,15 @@ class ApprovalListView(QAbstractScrollArea):
         """
         b = self.board
         gateway = b.gateway(gateway_id) or self._added(b.add_gateway(gateway_id, gateway_name))
-        self._rename(gateway, gateway_name)
+        if gateway.name != gateway_name:
+            gateway.name = gateway_name
+            self.node_changed(gateway)
         session = b.session(gateway_id, approval.session_id) or self._added(
             b.add_session(gateway, approval.session_id, title)
         )
-        self._rename(session, title)
+        if session.title != title:
+            session.title = title
+            self.node_changed(session)
         row = b.row((gateway_id, approval.key))
         if row is not None:  # it stays where it was first placed (the core never moves a row)
             self.node_changed(row)
@@ -238,14 +243,6 @@ class ApprovalListView(QAbstractScrollArea):
         self._structure_dirty = True
         self.empty.setVisible(not self.board.gateways)
         self._post_flush()
-
-    def _rename(self, node: GatewayGroup | SessionGroup, text: str) -> None:
-        if isinstance(node, GatewayGroup) and node.name != text:
-            node.name = text
-            self.node_changed(node)
-        elif isinstance(node, SessionGroup) and node.title != text:
-            node.title = text
-            self.node_changed(node)
 
     def _build(self, node: Node) -> Card:
         """A spare widget of ``node``'s kind rebound to it, else a new one.
@@ -345,13 +342,7 @@ class ApprovalListView(QAbstractScrollArea):
     def _post_flush(self) -> None:
         if not self._flush_posted:
             self._flush_posted = True
-            QCoreApplication.postEvent(self, QEvent(_FLUSH))
-
-    def customEvent(self, event: QEvent) -> None:
-        if event.type() == _FLUSH:
-            self.flush()
-        else:
-            super().customEvent(event)
+            self._flush_due.emit()
 
     def flush(self, *, overscan: bool = False) -> None:
         self._flush_posted = False
@@ -445,56 +436,47 @@ class ApprovalListView(QAbstractScrollArea):
         self._ensure_items()
         self._placing = True
         try:
-            self._place_passes(anchor, scroll_to, with_heading, overscan)
+            bar = self.verticalScrollBar()
+            view_h = self.viewport().height()
+            resized = True  # the first pass always lays out (the structure may have changed)
+            for _ in range(4):  # building corrects estimates; a few passes settle it
+                dirty, self._unmeasured = self._unmeasured, set()
+                for uid in dirty:  # all built: dropping a widget forgets it
+                    widget = self._widgets[uid]
+                    resized |= self._measure(_node_of(widget), widget)
+                if resized:
+                    self._recompute_tops()
+                resized = False
+                bar.setRange(0, max(0, self._content_height - view_h))
+                bar.setPageStep(max(1, view_h))
+                bar.setSingleStep(_LINE * 3)
+                if anchor is not None and anchor[0] in self._index:
+                    bar.setValue(self._tops[self._index[anchor[0]]] - anchor[1])
+                elif scroll_to is not None and scroll_to.uid in self._index:
+                    self._scroll_into_view(scroll_to, with_heading)
+                value = bar.value()
+                wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
+                on_screen = self._visible_range(value, value + view_h)
+                changed = False
+                for i in wanted if overscan else on_screen:
+                    node = self._items[i]
+                    if node.uid not in self._widgets:
+                        self._build(node)  # measured at the top of the next pass
+                        changed = True
+                if not changed:
+                    break
+            if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
+                self._overscan_timer.start()  # the margin waits until the screen is painted
+            keep = {self._items[i].uid for i in wanted} | self._pinned
+            if self._selected_row is not None:
+                keep.add(self._selected_row.uid)
+            for uid in [u for u in self._widgets if u not in keep]:
+                self._drop(uid)
+            self._keep_buttons_whole()
+            self._position_widgets(value, view_h)
+            self._name_after_selection()
         finally:
             self._placing = False
-
-    def _place_passes(
-        self,
-        anchor: tuple[int, int] | None,
-        scroll_to: RowEntry | None,
-        with_heading: bool,
-        overscan: bool,
-    ) -> None:
-        bar = self.verticalScrollBar()
-        view_h = self.viewport().height()
-        resized = True  # the first pass always lays out (the structure may have changed)
-        for _ in range(4):  # building corrects estimates; a few passes settle it
-            dirty, self._unmeasured = self._unmeasured, set()
-            for uid in dirty:  # all built: dropping a widget forgets it
-                widget = self._widgets[uid]
-                resized |= self._measure(_node_of(widget), widget)
-            if resized:
-                self._recompute_tops()
-            resized = False
-            bar.setRange(0, max(0, self._content_height - view_h))
-            bar.setPageStep(max(1, view_h))
-            bar.setSingleStep(_LINE * 3)
-            if anchor is not None and anchor[0] in self._index:
-                bar.setValue(self._tops[self._index[anchor[0]]] - anchor[1])
-            elif scroll_to is not None and scroll_to.uid in self._index:
-                self._scroll_into_view(scroll_to, with_heading)
-            value = bar.value()
-            wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
-            on_screen = self._visible_range(value, value + view_h)
-            changed = False
-            for i in wanted if overscan else on_screen:
-                node = self._items[i]
-                if node.uid not in self._widgets:
-                    self._build(node)  # measured at the top of the next pass
-                    changed = True
-            if not changed:
-                break
-        if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
-            self._overscan_timer.start()  # the margin waits until the screen is painted
-        keep = {self._items[i].uid for i in wanted} | self._pinned
-        if self._selected_row is not None:
-            keep.add(self._selected_row.uid)
-        for uid in [u for u in self._widgets if u not in keep]:
-            self._drop(uid)
-        self._keep_buttons_whole()
-        self._position_widgets(value, view_h)
-        self._name_after_selection()
 
     def _name_after_selection(self) -> None:
         """Name the list (which keeps the focus) after its selected card, for screen readers."""
@@ -571,11 +553,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.flush()
         if self._overscan_timer.isActive():
             self._overscan_timer.stop()
-            self._build_overscan()
-
-    def _build_overscan(self) -> None:
-        """Build the margin once placements pause (a margin built for a position left is wasted)."""
-        self._place(overscan=True)
+            self._place(overscan=True)
 
 
 def pointer_over(widget: QWidget) -> bool:

@@ -14,9 +14,8 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, Choice, OutcomeKind
-from desktop.ui.approvals.cards import RowCard
+from desktop.ui.approvals.cards import STYLESHEET, RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.approvals.style import STYLESHEET
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
 from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_cards, upsert, widget_for
 
