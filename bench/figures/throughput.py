@@ -15,20 +15,17 @@ approvals wait in other sessions, which shows whether per-frame work grows with 
 
 from __future__ import annotations
 
-import cProfile
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench import profiling, synthetic
+from bench import synthetic
 from bench.config import BenchConfig
-from bench.report import Row, judge
+from bench.report import INFO, Row, judge
 from bench.stats import median, ratio
 from bench.transcripts import Transcript, load_all
 
-TARGET = 0.5
 CORE = Path(__file__).resolve().parents[2] / "desktop" / "core"
 CORE_LINES_TARGET = 4284  # desktop/core when issue 11 was filed (36 modules)
 
@@ -146,8 +143,8 @@ def measure(cfg: BenchConfig) -> tuple[list[Row], dict[str, Any]]:
             "frames/s",
             reference,
             figure,
-            f">= {TARGET:g}",
-            judge(figure >= TARGET),
+            "-",  # information since issue 29: real gateways send far below this rate
+            INFO,
             {
                 "frames_per_pass": len(texts),
                 "bytes_per_pass": sum(len(t) for t in texts),
@@ -160,10 +157,7 @@ def measure(cfg: BenchConfig) -> tuple[list[Row], dict[str, Any]]:
     ]
     rows += scaling_rows(cfg)
     rows.append(core_size_row())
-    extra: dict[str, Any] = {}
-    if cfg.profile and figure < TARGET:
-        extra["profile"] = profile_replay(transcripts)
-    return rows, extra
+    return rows, {}
 
 
 def delta_cost(open_approvals: int, frames: int = 2000) -> tuple[float, float]:
@@ -231,17 +225,3 @@ def core_size_row(root: Path = CORE) -> Row:
 def _cost_row(name: str, core_s: float, json_s: float) -> Row:
     reference = {"reference": "json.loads of the same frames", "ratio_is": "core / json"}
     return Row(name, core_s * 1e6, "us", json_s * 1e6, ratio(core_s, json_s), "", "info", reference)
-
-
-def profile_replay(transcripts: list[Transcript]) -> dict[str, Any]:
-    path = Path(tempfile.mkstemp(suffix=".prof")[1])
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(3):
-        replay(transcripts)
-    profiler.disable()
-    profiler.dump_stats(str(path))
-    try:
-        return profiling.summarize(path)
-    finally:
-        path.unlink(missing_ok=True)

@@ -91,7 +91,7 @@ def main() -> int:
 
     bridge = GatewayBridge()
     tray = TrayController(bridge)
-    step("TrayController (icon, menu)", IDLE, tray.show)
+    step("TrayController (icon, menu)", IDLE, tray.tray.show)
     step("keyring (first token read/write)", FIRST_USE, _keyring)
     step(
         "desktop_notifier + dbus_fast (first notification)",
