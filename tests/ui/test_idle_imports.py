@@ -24,6 +24,7 @@ NOT_AT_IDLE = (
     "dbus_fast",
     "desktop.ui.settings_dialog",  # Settings… on first use
     "PySide6.QtSvg",  # icons: pre-rendered PNGs at the tray sizes
+    "ctypes",  # tray_probe: libX11, only for an XEmbed icon on X11
 )
 
 DRIVER = """
@@ -33,6 +34,15 @@ DRIVER = """
     print("MODULES", " ".join(sorted(sys.modules)))
     print("LINECACHE", len(linecache.cache))
     sys.exit(code)
+"""
+
+TRAY_ONLY = """
+    from PySide6 import QtWidgets
+    app = QtWidgets.QApplication([])
+    from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.tray import TrayController
+    TrayController(GatewayBridge()).tray.show()
+    print("QMessageBox" in vars(QtWidgets))
 """
 
 
@@ -60,3 +70,13 @@ def test_the_running_app_has_not_imported_what_idle_does_not_need():
     assert loaded == []
     # PySide6's import hook did not leave the sources of the app's modules in linecache.
     assert cached_sources < 10, cached_sources
+
+
+def test_the_tray_makes_its_question_box_type_only_when_it_asks():
+    """PySide6 builds a class (with its enums) when it is first named: ~0.3 MiB at idle."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6")
+    code = textwrap.dedent(TRAY_ONLY)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split()[-1:] == ["False"], done.stderr[-3000:]
