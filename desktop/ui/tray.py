@@ -374,8 +374,10 @@ class TrayHostWatch(QObject):
         self._sni_icon = status_notifier_icon
         self._watcher: QDBusServiceWatcher | None = None
         self.host = tray_host(self.probe())
+        if QGuiApplication.platformName() in HEADLESS_PLATFORMS:
+            return  # no panel to watch; asking for the bus would start Qt's D-Bus thread
         bus = QDBusConnection.sessionBus()
-        if QGuiApplication.platformName() not in HEADLESS_PLATFORMS and bus.isConnected():
+        if bus.isConnected():
             self._watcher = QDBusServiceWatcher(
                 WATCHER, bus, QDBusServiceWatcher.WatchModeFlag.WatchForOwnerChange, self
             )

@@ -28,10 +28,12 @@ NOT_AT_IDLE = (
 )
 
 DRIVER = """
-    import linecache, sys
+    import linecache, os, sys
     from desktop.cli import main
     code = main(["--demo", "--smoke"])
     print("MODULES", " ".join(sorted(sys.modules)))
+    tasks = os.listdir("/proc/self/task")
+    print("THREADS", " ".join(open(f"/proc/self/task/{t}/comm").read().strip() for t in tasks))
     print("LINECACHE", len(linecache.cache))
     sys.exit(code)
 """
@@ -46,7 +48,7 @@ TRAY_ONLY = """
 """
 
 
-def run_idle_app() -> tuple[set[str], int]:
+def run_idle_app() -> tuple[set[str], int, list[str]]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6")
     with PrivateBus() as bus:  # nothing on it: no notification service, as in test_app
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
@@ -60,16 +62,18 @@ def run_idle_app() -> tuple[set[str], int]:
         )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
-    return set(lines["MODULES"].split()), int(lines["LINECACHE"])
+    return set(lines["MODULES"].split()), int(lines["LINECACHE"]), lines["THREADS"].split()
 
 
 def test_the_running_app_has_not_imported_what_idle_does_not_need():
-    modules, cached_sources = run_idle_app()
+    modules, cached_sources, threads = run_idle_app()
     assert "desktop.ui.shell" in modules  # the probe really ran the app
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_AT_IDLE or m in NOT_AT_IDLE)
     assert loaded == []
     # PySide6's import hook did not leave the sources of the app's modules in linecache.
     assert cached_sources < 10, cached_sources
+    # Headless, no panel is watched: Qt's D-Bus thread (and its memory) is never started.
+    assert "QDBusConnection" not in threads, threads
 
 
 def test_the_tray_makes_its_question_box_type_only_when_it_asks():
