@@ -7,7 +7,6 @@ or on X11 an XEmbed tray (through libX11 with ctypes).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
 import os
 from typing import Any
@@ -67,6 +66,8 @@ def xembed_tray() -> bool | None:
     """Whether an XEmbed system tray owns ``_NET_SYSTEM_TRAY_S<screen>``; None when no X."""
     if not os.environ.get("DISPLAY"):
         return None
+    import ctypes  # here: only an X session asks, and the idle tray elsewhere skips libffi
+
     try:
         xlib = ctypes.CDLL("libX11.so.6")
     except OSError:

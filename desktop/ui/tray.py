@@ -24,7 +24,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtDBus import QDBusConnection, QDBusServiceWatcher
 from PySide6.QtGui import QCursor, QGuiApplication
-from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.model import menu_text
 from desktop.model.menu_sessions import SessionShelf
@@ -76,7 +76,7 @@ class TrayController(QObject):
         self._snapshot = bridge.snapshot
         self.status: TrayStatus | None = None  # what the icon shows
         self._menu_dirty = True
-        self._confirm: QMessageBox | None = None
+        self._confirm: QObject | None = None  # the open question box
         self.extras: Callable[[], MenuExtras] = MenuExtras
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
@@ -324,6 +324,8 @@ class TrayController(QObject):
         )
 
     def _ask(self, title: str, text: str, accept_label: str, on_accept: object) -> None:
+        from PySide6.QtWidgets import QMessageBox  # here: its class and enums cost idle ~0.3 MiB
+
         if self._confirm is not None:
             self._confirm.deleteLater()
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel)
@@ -372,8 +374,10 @@ class TrayHostWatch(QObject):
         self._sni_icon = status_notifier_icon
         self._watcher: QDBusServiceWatcher | None = None
         self.host = tray_host(self.probe())
+        if QGuiApplication.platformName() in HEADLESS_PLATFORMS:
+            return  # no panel to watch; asking for the bus would start Qt's D-Bus thread
         bus = QDBusConnection.sessionBus()
-        if QGuiApplication.platformName() not in HEADLESS_PLATFORMS and bus.isConnected():
+        if bus.isConnected():
             self._watcher = QDBusServiceWatcher(
                 WATCHER, bus, QDBusServiceWatcher.WatchModeFlag.WatchForOwnerChange, self
             )

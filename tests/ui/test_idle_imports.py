@@ -24,19 +24,31 @@ NOT_AT_IDLE = (
     "dbus_fast",
     "desktop.ui.settings_dialog",  # Settings… on first use
     "PySide6.QtSvg",  # icons: pre-rendered PNGs at the tray sizes
+    "ctypes",  # tray_probe: libX11, only for an XEmbed icon on X11
 )
 
 DRIVER = """
-    import linecache, sys
+    import linecache, os, sys
     from desktop.cli import main
     code = main(["--demo", "--smoke"])
     print("MODULES", " ".join(sorted(sys.modules)))
+    tasks = os.listdir("/proc/self/task")
+    print("THREADS", " ".join(open(f"/proc/self/task/{t}/comm").read().strip() for t in tasks))
     print("LINECACHE", len(linecache.cache))
     sys.exit(code)
 """
 
+TRAY_ONLY = """
+    from PySide6 import QtWidgets
+    app = QtWidgets.QApplication([])
+    from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.tray import TrayController
+    TrayController(GatewayBridge()).tray.show()
+    print("QMessageBox" in vars(QtWidgets))
+"""
 
-def run_idle_app() -> tuple[set[str], int]:
+
+def run_idle_app() -> tuple[set[str], int, list[str]]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6")
     with PrivateBus() as bus:  # nothing on it: no notification service, as in test_app
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
@@ -50,13 +62,25 @@ def run_idle_app() -> tuple[set[str], int]:
         )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
-    return set(lines["MODULES"].split()), int(lines["LINECACHE"])
+    return set(lines["MODULES"].split()), int(lines["LINECACHE"]), lines["THREADS"].split()
 
 
 def test_the_running_app_has_not_imported_what_idle_does_not_need():
-    modules, cached_sources = run_idle_app()
+    modules, cached_sources, threads = run_idle_app()
     assert "desktop.ui.shell" in modules  # the probe really ran the app
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_AT_IDLE or m in NOT_AT_IDLE)
     assert loaded == []
     # PySide6's import hook did not leave the sources of the app's modules in linecache.
     assert cached_sources < 10, cached_sources
+    # Headless, no panel is watched: Qt's D-Bus thread (and its memory) is never started.
+    assert "QDBusConnection" not in threads, threads
+
+
+def test_the_tray_makes_its_question_box_type_only_when_it_asks():
+    """PySide6 builds a class (with its enums) when it is first named: ~0.3 MiB at idle."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_API="pyside6")
+    code = textwrap.dedent(TRAY_ONLY)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split()[-1:] == ["False"], done.stderr[-3000:]
