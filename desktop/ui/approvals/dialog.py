@@ -331,12 +331,6 @@ class ApprovalDialog(QDialog):
             self._note_presence()
         return handled
 
-    def catch_up(self) -> None:
-        """A hand-driven clock moved on, unknown to the (real-time) timers: judge it all now."""
-        self.list_view.refresh_countdowns(self._clock())
-        self._on_screen_changed()
-        self._note_presence()  # where the pointer and focus are now; lets due batches go
-
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
         return self.board.row(self._selected) if self._selected else None

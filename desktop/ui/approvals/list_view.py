@@ -542,19 +542,6 @@ class ApprovalListView(QAbstractScrollArea):
                 return inner or widget
         return None
 
-    def y_in_viewport(self, node: Node) -> int | None:
-        """Where ``node``'s item starts in the viewport (None if it is not in the list)."""
-        self._ensure_items()
-        i = self._index.get(node.uid)
-        return None if i is None else self._tops[i] - self.verticalScrollBar().value()
-
-    def settle(self) -> None:
-        """Run this turn's flush now, margin included (tests and tools read geometry at once)."""
-        self.flush()
-        if self._overscan_timer.isActive():
-            self._overscan_timer.stop()
-            self._place(overscan=True)
-
 
 def pointer_over(widget: QWidget) -> bool:
     """The pointer rests on ``widget`` (or one of its children)."""

@@ -45,9 +45,18 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
 
     Batch approvals and keys answer only rows on screen long enough to be read (``seen``).
     """
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     clock.advance(seconds)
-    dialog.catch_up()
+    catch_up(dialog)
+
+
+def catch_up(dialog: QWidget) -> None:
+    """A hand-driven clock moved on, unknown to the dialog's (real-time) timers: fire them now.
+
+    They are its countdown, its "read long enough" and its "answered batches leave" timers.
+    """
+    for timer in dialog.findChildren(QTimer, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        timer.timeout.emit()
 
 
 def row_cards(view: ApprovalListView) -> list[RowCard]:

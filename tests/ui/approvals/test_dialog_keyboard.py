@@ -268,12 +268,12 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     view = dialog.list_view
-    view.settle()
+    view.flush(overscan=True)
     first = _heard(view)
     assert first.startswith("Command 1. High risk. Waiting for you. ")
     assert "Command: rm -rf build/. Hermes flagged: recursive delete" in first
     tap(view, K.Key_Down)
-    view.settle()
+    view.flush(overscan=True)
     card = dialog.card("g", "r1")
     assert card is not None
     heard = _heard(view)
@@ -284,7 +284,7 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     qtbot.waitUntil(lambda: card.countdown.text() != before)  # the tick ran ...
     assert _heard(view) == heard  # ... and was not read out
     tap(view, K.Key_Down)
-    view.settle()
+    view.flush(overscan=True)
     hidden = _heard(view)
     assert "Command: cat notes⟨U+202E⟩txt.sh. ⚠ Hidden characters" in hidden
     assert "U+202E RIGHT-TO-LEFT OVERRIDE. Check the command carefully. Hermes flagged" in hidden

@@ -19,6 +19,7 @@ from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
     Recorder,
     batch_card,
+    catch_up,
     dialog_on_store,
     look,
     row_cards,
@@ -47,7 +48,7 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
 ) -> None:
     upsert(shown, "g", "G", approval("other", batch="b0", command="ls"), "")
     timed_out_batch_and_its_reask(shown)
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     cards = [c.entry.key for c in row_cards(shown.list_view)]
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
     reask = shown.card("g", "r2b")
@@ -63,7 +64,7 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
 ) -> None:
     upsert(shown, "g", "G", approval("rm", command="rm -rf /srv/build"), "")
     upsert(shown, "g", "G", approval("ls", position=1, command="ls -la"), "")
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     approve_all = batch_card(shown, "ls").approve_all
     assert not approve_all.isEnabled()  # nothing read yet
     assert "2 not on screen long enough to be read yet" in approve_all.toolTip()
@@ -87,7 +88,7 @@ def two_commands_shown(qtbot: QtBot, **options: Any) -> tuple[ApprovalDialog, QP
     upsert(dialog, "g", "G", approval("b", position=1, command="make b"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     return dialog, batch_card(dialog, "a").approve_all
 
 
@@ -111,7 +112,7 @@ def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
         clock.advance(1.0)  # a busy machine: the cards were judged just before the time was up
 
     monkeypatch.setattr(dialog.list_view, "refresh_batch_cards", slow_refresh)
-    dialog.catch_up()
+    catch_up(dialog)
     qtbot.waitUntil(approve_all.isEnabled)  # the cover timer still looks again
 
 

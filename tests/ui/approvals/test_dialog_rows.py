@@ -253,7 +253,7 @@ def test_a_cards_number_stays_level_with_a_state_that_wraps(
     dialog.resize(480, 600)
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     card = row_cards(dialog.list_view)[0]
     line = card.state.fontMetrics().lineSpacing()
     assert card.state.height() >= 3 * line  # it wraps

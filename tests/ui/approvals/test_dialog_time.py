@@ -11,6 +11,7 @@ from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
+    catch_up,
     dialog_on_store,
     look_away,
     store_of,
@@ -76,19 +77,19 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     qtbot.waitUntil(dialog.isActiveWindow)
     answer_both(dialog)
     clock.advance(600)  # ten minutes of reading: nothing moves
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.card("g", "a") is not None  # still shown, with its outcome
     assert not ticking(dialog)
     assert not leave_timer(dialog).isActive()
     look_away(dialog, qtbot)
-    dialog.catch_up()
+    catch_up(dialog)
     assert leave_timer(dialog).isSingleShot()
     assert leave_timer(dialog).isActive()
     clock.advance(4.9)
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.card("g", "b") is not None  # it lingers a moment after the person left
     clock.advance(0.2)
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.board.gateways == []
     assert store_of(dialog).row("g", "a") is None  # released: the store forgets it too
     assert not leave_timer(dialog).isActive()
@@ -105,7 +106,7 @@ def test_the_pointer_over_the_window_holds_an_answered_batch_without_focus(
     qtbot.waitUntil(dialog.underMouse)
     assert not dialog.isActiveWindow()
     clock.advance(60)
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.card("g", "a") is not None
     assert not leave_timer(dialog).isActive()
 

@@ -10,7 +10,14 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, row_cards, store_of, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    catch_up,
+    look_away,
+    row_cards,
+    store_of,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -114,7 +121,7 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     bar_before = bar.value()
     look_away(dialog, qtbot)
     clock.advance(60)  # the answered batch at the top leaves once the person left
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.board.row(("g", "done")) is None
     qtbot.waitUntil(lambda: bar.value() < bar_before)  # laid out in the next turn
     assert y() == before

@@ -40,9 +40,9 @@ def test_an_update_changes_its_row_and_card_in_place(shown: ApprovalDialog) -> N
 
 def test_titles_and_names_update_in_place(shown: ApprovalDialog) -> None:
     upsert(shown, "g", "Old name", approval("a"), "")
-    shown.list_view.settle()  # the headings are built, then renamed
+    shown.list_view.flush(overscan=True)  # the headings are built, then renamed
     upsert(shown, "g", "New name", replace(approval("a"), description="d"), "Titled later")
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     titles = [shown.findChild(QLabel, name) for name in ("gatewayTitle", "sessionTitle")]
     assert [t.text() for t in titles if t is not None] == [
         "Gateway: New name",
