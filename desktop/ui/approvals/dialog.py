@@ -9,7 +9,6 @@ cannot send two answers). ``clock`` must be the core's (``Approval.expires_at`` 
 
 from __future__ import annotations
 
-import enum
 import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -56,36 +55,26 @@ from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
-class KeyAction(enum.Enum):
-    UP = "up"
-    DOWN = "down"
-    PAGE_UP = "page up"
-    PAGE_DOWN = "page down"
-    ONCE = Choice.ONCE
-    SESSION = Choice.SESSION
-    ALWAYS = Choice.ALWAYS
-    DENY = Choice.DENY
-
-
 _K = Qt.Key
 _M = Qt.KeyboardModifier
 _NONE = _M.NoModifier
-_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], KeyAction] = {
-    (_K.Key_Up, _NONE): KeyAction.UP,
-    (_K.Key_Down, _NONE): KeyAction.DOWN,
-    (_K.Key_PageUp, _NONE): KeyAction.PAGE_UP,
-    (_K.Key_PageDown, _NONE): KeyAction.PAGE_DOWN,
-    (_K.Key_A, _NONE): KeyAction.ONCE,
-    (_K.Key_Return, _M.ControlModifier): KeyAction.ONCE,
-    (_K.Key_Enter, _M.ControlModifier): KeyAction.ONCE,
-    (_K.Key_D, _NONE): KeyAction.DENY,
-    (_K.Key_Backspace, _M.ControlModifier): KeyAction.DENY,
-    (_K.Key_S, _NONE): KeyAction.SESSION,
-    (_K.Key_A, _M.ShiftModifier): KeyAction.ALWAYS,
+Move = tuple[str, int]  # ("row" or "page", -1 up / 1 down)
+_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], Choice | Move] = {
+    (_K.Key_Up, _NONE): ("row", -1),
+    (_K.Key_Down, _NONE): ("row", 1),
+    (_K.Key_PageUp, _NONE): ("page", -1),
+    (_K.Key_PageDown, _NONE): ("page", 1),
+    (_K.Key_A, _NONE): Choice.ONCE,
+    (_K.Key_Return, _M.ControlModifier): Choice.ONCE,
+    (_K.Key_Enter, _M.ControlModifier): Choice.ONCE,
+    (_K.Key_D, _NONE): Choice.DENY,
+    (_K.Key_Backspace, _M.ControlModifier): Choice.DENY,
+    (_K.Key_S, _NONE): Choice.SESSION,
+    (_K.Key_A, _M.ShiftModifier): Choice.ALWAYS,
 }
 
 
-def action_for(key: int, modifiers: Qt.KeyboardModifier) -> KeyAction | None:
+def action_for(key: int, modifiers: Qt.KeyboardModifier) -> Choice | Move | None:
     """The action bound to ``key`` with exactly these modifiers (keypad flag ignored)."""
     mods = modifiers & ~_M.KeypadModifier
     try:
@@ -643,18 +632,18 @@ class ApprovalDialog(QDialog):
         action = action_for(event.key(), event.modifiers())
         if action is None:
             return False
-        if action in (KeyAction.UP, KeyAction.DOWN):
-            row = self.board.neighbour(self._selected, 1 if action is KeyAction.DOWN else -1)
+        if isinstance(action, Choice):
+            if not event.isAutoRepeat():  # a held key: said once, on its first press
+                self._decide_by_key(action, event)
+        elif action[0] == "row":
+            row = self.board.neighbour(self._selected, action[1])
             if row is not None:
                 self._choose(row)
-        elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
+        else:
             row = self.selected_row()
             card = self.list_view.card(row) if row is not None else None
             if card is not None:
-                card.command.scroll_page(1 if action is KeyAction.PAGE_DOWN else -1)
-        elif not event.isAutoRepeat():  # a held key: said once, on its first press
-            assert isinstance(action.value, Choice)  # the moves are all above
-            self._decide_by_key(action.value, event)
+                card.command.scroll_page(action[1])
         return True  # ours, whether or not it applied: it must not reach a button as well
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
