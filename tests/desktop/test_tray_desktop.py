@@ -30,6 +30,7 @@ from desktop.ui.icons import icon_dir
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway
+from tests.ui.approvals.factory import row_card
 from tests.waiting import drain, holds, poll_until
 
 pytestmark = pytest.mark.desktop
@@ -161,7 +162,9 @@ async def scenario() -> None:
         await xdesk.settle(1.0)
         await xdesk.screenshot("e2e-3-dialog.png")
         key = bridge.snapshot.gateway("demo").waiting[0].key
-        button = shell.dialog.card("demo", key).buttons[Choice.ONCE]
+        card = row_card(shell.dialog, "demo", key)
+        assert card is not None
+        button = card.buttons[Choice.ONCE]
         centre = button.mapToGlobal(button.rect().center())
         await xdesk.click(centre.x(), centre.y())
         await poll_until(lambda: second.outcome is not None)

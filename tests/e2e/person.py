@@ -23,7 +23,7 @@ from desktop.core.model import Choice
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S
 from desktop.ui.approvals.cards import BatchCard, RowCard
 from tests.e2e.tray_app import GATEWAY_ID, TrayApp
-from tests.ui.approvals.factory import catch_up
+from tests.ui.approvals.factory import catch_up, row_card
 from tests.ui.wired_app import confirm_box
 
 Key = Qt.Key
@@ -45,7 +45,7 @@ def click_tray_icon(app: TrayApp) -> None:
 
 
 def card(app: TrayApp, key: str) -> RowCard:
-    found = app.dialog.card(GATEWAY_ID, key)
+    found = row_card(app.dialog, GATEWAY_ID, key)
     assert found is not None, f"the dialog shows no row for {key}"
     return found
 

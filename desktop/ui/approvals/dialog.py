@@ -324,11 +324,6 @@ class ApprovalDialog(QDialog):
         """The row the keyboard acts on."""
         return self.board.row(self._selected) if self._selected else None
 
-    def card(self, gateway_id: str, key: str) -> RowCard | None:
-        """The card showing that row, built (and kept until the dialog hides) if it was not."""
-        row = self.board.row((gateway_id, key))
-        return self.list_view.ensure_card(row) if row is not None else None
-
     @property
     def confirmation_box(self) -> QMessageBox | None:
         return None if self._confirmation is None else self._confirmation[0]

@@ -110,9 +110,18 @@ def upsert(
     return view.upsert(gateway_id, gateway_name, a, session_title)
 
 
+def row_card(dialog: ApprovalDialog, gateway_id: str, key: str) -> RowCard | None:
+    """The card showing that row, once the list is laid out (None: not built, off screen)."""
+    view = dialog.list_view
+    view.materialise()
+    view.flush(overscan=True)
+    row = dialog.board.row((gateway_id, key))
+    return view.card(row) if row is not None else None
+
+
 def batch_card(dialog: ApprovalDialog, key: str, gateway_id: str = "g") -> BatchCard:
-    """The batch card around row ``key`` (built on demand)."""
-    card = dialog.card(gateway_id, key)
+    """The batch card around row ``key``."""
+    card = row_card(dialog, gateway_id, key)
     assert card is not None
     widget = widget_for(dialog.list_view, card.entry.batch)
     assert isinstance(widget, BatchCard)

@@ -16,7 +16,14 @@ from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    Recorder,
+    dialog_on_store,
+    look,
+    row_card,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 SHOP = "/home/ann/src/shop"
@@ -90,7 +97,7 @@ def test_first_waiting_row_is_selected_and_up_down_move(
     assert selected(dialog) == "c"
     tap(three, K.Key_Up)
     assert selected(dialog) == "b"
-    card = dialog.card("g", "b")
+    card = row_card(dialog, "g", "b")
     assert card is not None
     assert card.property("selected") is True
 
@@ -116,7 +123,7 @@ def test_shortcuts_answer_the_selected_row_and_move_on(
 def test_shortcuts_work_while_a_button_has_focus(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder, qtbot: QtBot
 ) -> None:
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     focused_button = card.buttons[Choice.SESSION]
     dialog.activateWindow()  # real focus: the router filters the focus widget, not every child
@@ -233,7 +240,7 @@ def test_stale_row_ignores_keys_until_reconfirmed(
     upsert(dialog, "g", "G", approval("a", phase=ApprovalPhase.STALE), "")
     tap(three, K.Key_A)
     assert decisions.requests == []
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     card.reconfirm.click()
     tap(three, K.Key_A)
@@ -244,7 +251,7 @@ def test_stale_row_ignores_keys_until_reconfirmed(
 
 def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QWidget) -> None:
     upsert(dialog, "g", "G", approval("a", command="\n".join(f"line {i}" for i in range(200))), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     bar = card.command.verticalScrollBar()
     assert bar.value() == 0
@@ -274,7 +281,7 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     assert "Command: rm -rf build/. Hermes flagged: recursive delete" in first
     tap(view, K.Key_Down)
     view.flush(overscan=True)
-    card = dialog.card("g", "r1")
+    card = row_card(dialog, "g", "r1")
     assert card is not None
     heard = _heard(view)
     assert heard.startswith("Command 2. Low risk. Waiting for you. ")

@@ -22,6 +22,7 @@ from tests.ui.approvals.factory import (
     catch_up,
     dialog_on_store,
     look,
+    row_card,
     row_cards,
     tap,
     ticking,
@@ -51,7 +52,7 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
     shown.list_view.flush(overscan=True)
     cards = [c.entry.key for c in row_cards(shown.list_view)]
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
-    reask = shown.card("g", "r2b")
+    reask = row_card(shown, "g", "r2b")
     assert reask is not None
     assert reask.entry.batch is batch_card(shown, "r0").group  # no group of its own
     assert reask.number.text() == "Command 3 · asked again"
@@ -123,7 +124,7 @@ def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(
     look(shown, clock, KEY_DWELL_S)
     tap(shown.list_view, Qt.Key.Key_S)
     assert shown.notice.text().startswith("S did nothing")
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     qtbot.mouseClick(card.buttons[Choice.DENY], Qt.MouseButton.LeftButton)
     assert decisions.keys == ["a"]

@@ -29,6 +29,7 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_card,
     row_cards,
     tap,
     upsert,
@@ -235,7 +236,7 @@ def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes
     upsert(dialog, "g", "G", approval("b", position=1, choices=(Choice.DENY,)), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    card_a, card_b = dialog.card("g", "a"), dialog.card("g", "b")
+    card_a, card_b = row_card(dialog, "g", "a"), row_card(dialog, "g", "b")
     assert card_a is not None
     assert card_b is not None
     assert card_a.buttons == {}
@@ -320,7 +321,7 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     upsert(shown, "g", "G", approval("a"), "")
     upsert(shown, "g", "G", approval("b", position=1), "")
     shown.list_view.flush(overscan=True)
-    first, second = shown.card("g", "a"), shown.card("g", "b")
+    first, second = row_card(shown, "g", "a"), row_card(shown, "g", "b")
     assert first is not None
     assert second is not None
     target = first.buttons[Choice.DENY]

@@ -14,6 +14,7 @@ from tests.ui.approvals.factory import (
     catch_up,
     dialog_on_store,
     look_away,
+    row_card,
     store_of,
     ticking,
     upsert,
@@ -24,7 +25,7 @@ pytestmark = OFFSCREEN_WINDOWS
 
 
 def countdown(dialog: ApprovalDialog, key: str) -> str:
-    card = dialog.card("g", key)
+    card = row_card(dialog, "g", key)
     assert card is not None
     return card.countdown.text()
 
@@ -37,7 +38,7 @@ def test_countdown_follows_the_injected_clock(
     assert countdown(dialog, "a") == "expires in 1:30"
     clock.advance(80.5)
     qtbot.waitUntil(lambda: countdown(dialog, "a") == "expires in 0:10")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     assert card.countdown.property("urgent") is True
     clock.advance(20)
@@ -78,7 +79,7 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     answer_both(dialog)
     clock.advance(600)  # ten minutes of reading: nothing moves
     catch_up(dialog)
-    assert dialog.card("g", "a") is not None  # still shown, with its outcome
+    assert row_card(dialog, "g", "a") is not None  # still shown, with its outcome
     assert not ticking(dialog)
     assert not leave_timer(dialog).isActive()
     look_away(dialog, qtbot)
@@ -87,7 +88,7 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     assert leave_timer(dialog).isActive()
     clock.advance(4.9)
     catch_up(dialog)
-    assert dialog.card("g", "b") is not None  # it lingers a moment after the person left
+    assert row_card(dialog, "g", "b") is not None  # it lingers a moment after the person left
     clock.advance(0.2)
     catch_up(dialog)
     assert dialog.board.gateways == []
@@ -107,7 +108,7 @@ def test_the_pointer_over_the_window_holds_an_answered_batch_without_focus(
     assert not dialog.isActiveWindow()
     clock.advance(60)
     catch_up(dialog)
-    assert dialog.card("g", "a") is not None
+    assert row_card(dialog, "g", "a") is not None
     assert not leave_timer(dialog).isActive()
 
 
@@ -132,11 +133,11 @@ def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
     dialog.present(activate=True)
     answer_both(dialog)
     upsert(dialog, "g", "G", approval("next", batch="b2"), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))  # reading it still
-    assert dialog.card("g", "a") is not None
-    other = dialog.card("g", "next")
+    assert row_card(dialog, "g", "a") is not None
+    other = row_card(dialog, "g", "next")
     assert other is not None
     qtbot.mousePress(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
     assert dialog.board.row(("g", "a")) is not None  # nothing moves mid-click
@@ -150,15 +151,15 @@ def test_dismiss_removes_a_resolved_batch_at_once(
 ) -> None:
     upsert(dialog, "g", "G", approval("keep", batch="other"), "")
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     batch_widget = widget_for(dialog.list_view, card.entry.batch)
     dismiss = getattr(batch_widget, "dismiss", None)
     assert dismiss is not None
     assert not dismiss.isHidden()
     dismiss.click()
-    assert dialog.card("g", "a") is None
-    assert dialog.card("g", "keep") is not None
+    assert row_card(dialog, "g", "a") is None
+    assert row_card(dialog, "g", "keep") is not None
     assert store_of(dialog).row("g", "a") is None
     assert store_of(dialog).row("g", "keep") is not None
 
