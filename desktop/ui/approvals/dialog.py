@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal
@@ -44,9 +44,7 @@ from desktop.model.approvals.layout import (
 )
 from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
-from desktop.model.bridge_events import (
-    DecisionRequest,
-)
+from desktop.model.bridge_events import DecisionRequest, RowsForgotten, SessionUpdate
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.cards import STYLESHEET, RowCard, plain_label
@@ -241,9 +239,9 @@ class ApprovalDialog(QDialog):
         self._after_change()
         self._let_batches_leave()
 
-    def session_changed(self, gateway_id: str, session: SessionState) -> None:
+    def session_changed(self, update: SessionUpdate) -> None:
         """A session's state changed: keep the YOLO note true (only sessions shown here count)."""
-        if self.board.session(gateway_id, session.session_id) is not None:
+        if self.board.session(update.gateway_id, update.session.session_id) is not None:
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
@@ -263,9 +261,9 @@ class ApprovalDialog(QDialog):
             self._remove([b for s in gateway.sessions for b in s.batches], release=True)
         self._show_yolo_note()
 
-    def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
+    def forget_rows(self, forgotten: RowsForgotten) -> None:
         """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
-        rows = (self.board.row((gateway_id, key)) for key in keys)
+        rows = (self.board.row((forgotten.gateway_id, key)) for key in forgotten.keys)
         self._remove([r for r in rows if r is not None], release=False)
 
     def present(self, activate: bool, near: QRect | None = None) -> None:

@@ -18,7 +18,7 @@ from desktop.core.model import (
 )
 from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from desktop.model.bridge_events import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest, SessionUpdate
 from desktop.ui.approvals.cards import BatchCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import pointer_over
@@ -270,7 +270,7 @@ def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
     assert shown.yolo_note.isHidden()
     on = SessionState("s1", title="Build", yolo=YoloState(True, YoloSource.SESSION))
     sessions[("g", "s1")] = on  # the store folds the change before the dialog hears of it
-    shown.session_changed("g", on)
+    shown.session_changed(SessionUpdate("g", on))
     assert not shown.yolo_note.isHidden()
     text = shown.yolo_note.text()
     assert "YOLO is on for “Build” (1 waiting)" in text
@@ -287,7 +287,7 @@ def test_the_yolo_note_reads_the_store_whenever_the_rows_or_the_session_change(
     upsert(shown, "g", "G", approval("a"), "Build · app")
     assert "YOLO is on for “Build · app” (1 waiting)" in shown.yolo_note.text()
     sessions[("g", "s1")] = SessionState("s1", title="Build · app")
-    shown.session_changed("g", sessions[("g", "s1")])
+    shown.session_changed(SessionUpdate("g", sessions[("g", "s1")]))
     assert shown.yolo_note.isHidden()
 
 

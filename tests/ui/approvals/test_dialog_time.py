@@ -7,6 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.approvals import rules
+from desktop.model.bridge_events import RowsForgotten
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
@@ -170,7 +171,7 @@ def test_rows_the_store_forgot_leave_at_once_and_their_batch_with_the_last(
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
     upsert(dialog, "g", "G", approval("b", position=1), "")
     upsert(dialog, "g", "G", resolved(approval("c", batch="b2"), OutcomeKind.DENIED), "")
-    dialog.forget_rows("g", ["a", "c", "never-shown"])
+    dialog.forget_rows(RowsForgotten("g", ("a", "c", "never-shown")))
     assert [r.key for r in dialog.board.rows()] == ["b"]
     assert dialog.board.batch("g", "s1", "b2") is None
     assert dialog.pending_count() == 1
