@@ -177,6 +177,15 @@ def test_gateway_added_after_start_is_started(started, arun):
     assert [g.gateway_id for g in bridge.snapshot.gateways] == ["g1", "g2"]
 
 
+def test_a_replaced_gateways_old_client_is_no_longer_heard(started, arun):
+    bridge, old = started
+    bridge.add_gateway(Endpoint("g1", "Local again"))  # the same id: Settings changed it
+    arun(holds(lambda: bridge.snapshot.gateway("g1").link is Link.UP, bridge.snapshot_changed))
+    old.emit(ApprovalRequested(approval("late")))  # delivered while it closes
+    assert bridge.rows.approval("g1", "late") is None
+    assert bridge.snapshot.gateway("g1").name == "Local again"
+
+
 @pytest.mark.parametrize(
     ("dialect", "calls"),
     [
