@@ -49,13 +49,6 @@ log = logging.getLogger(__name__)
 ClientFactory = Callable[[GatewayEndpoint, GatewayListener], "GatewayClient"]
 
 
-def gateway_client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
-    """The real client (imported on first use: websockets is not needed until a gateway is)."""
-    from desktop.gateway.client import GatewayClient
-
-    return GatewayClient(endpoint, listener=listener)
-
-
 class _Removed:
     """The listener of a removed or replaced client, which may still deliver while it closes."""
 
@@ -88,9 +81,7 @@ class GatewayBridge(QObject):
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
     yolo_checked = Signal(str, str, object)  # gateway_id, session_id, YoloCheck
 
-    def __init__(
-        self, client_factory: ClientFactory = gateway_client_factory, parent: QObject | None = None
-    ) -> None:
+    def __init__(self, client_factory: ClientFactory, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._client_factory = client_factory
         self._clients: dict[str, GatewayClient] = {}

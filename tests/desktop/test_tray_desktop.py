@@ -24,9 +24,10 @@ from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings, never_high_risk
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway
@@ -86,7 +87,7 @@ def test_approve_from_notification_then_from_dialog(qapp, qloop, arun):
 
 async def scenario() -> None:
     fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     # The fake's commands are all rm -rf (high risk: Review only in a notification); this
     # test is about the click path, so the risk check calls nothing high here.
     shell = TrayShell(

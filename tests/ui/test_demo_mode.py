@@ -51,7 +51,9 @@ class DemoTray:
     def __init__(self, demo: BuiltInDemo, **bridge_options: Any) -> None:
         self.demo = demo
         self.gateway: DemoGateway = demo.gateway
-        self.bridge = GatewayBridge(**bridge_options)
+        self.bridge = GatewayBridge(
+            **({"client_factory": client_factory_for(Settings)} | bridge_options)
+        )
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
         self.notices: list[Any] = []
