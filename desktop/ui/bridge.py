@@ -92,7 +92,6 @@ class GatewayBridge(QObject):
         self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
         self._closing = False  # set once at quit: nothing more is reported
         self._session_change = asyncio.Event()  # set, then replaced, on every SessionChanged
-        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._notifier: NativeNotifier | None = None
         self._notifier_asked = False  # start_notifications() was called
         self._notifier_started = False  # ... and the probe was started (or answered False)
@@ -375,7 +374,7 @@ class GatewayBridge(QObject):
                     read_back=functools.partial(client.read_yolo, session_id)
                     if canonical
                     else None,
-                    settle=self.yolo_settle_s,
+                    settle=SETTLE_SECONDS,  # how long a gateway gets to report YOLO off
                 )
             except Exception:  # a bug must not leave the box "turning off" for ever
                 log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)
