@@ -135,8 +135,6 @@ class ApprovalDialog(QDialog):
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
         assess: Assess | None = None,
-        batch_dwell: float = rules.BATCH_DWELL_S,
-        key_dwell: float = rules.KEY_DWELL_S,
         session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
         super().__init__(parent)
@@ -146,7 +144,6 @@ class ApprovalDialog(QDialog):
         self._clock = clock
         self._grace = grace_seconds
         self._assess = assess or risk_assess
-        self._batch_dwell, self._key_dwell = batch_dwell, key_dwell
         self._selected: RowId | None = None
         self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
@@ -426,12 +423,12 @@ class ApprovalDialog(QDialog):
             shown_since=self.list_view.on_screen_since,
             now=self._clock(),
             assess=self._assess,
-            dwell=self._batch_dwell,
+            dwell=rules.BATCH_DWELL_S,
         )
 
     def _on_screen_changed(self) -> None:
         # Read first: after the cards judge, it could be past the dwell they saw as unfinished.
-        now, dwell = self._clock(), self._batch_dwell
+        now, dwell = self._clock(), rules.BATCH_DWELL_S
         self.list_view.refresh_batch_cards()
         ends = [
             since + dwell
@@ -645,7 +642,7 @@ class ApprovalDialog(QDialog):
 
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)
-        dwell = rules.key_dwell(row, self._key_dwell)
+        dwell = rules.key_dwell(row, rules.KEY_DWELL_S)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
     def _decide_by_key(self, choice: Choice, event: QKeyEvent) -> None:

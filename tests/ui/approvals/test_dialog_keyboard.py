@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
 from desktop.journal import Surface
+from desktop.model.approvals import rules
 from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
@@ -54,13 +55,16 @@ def tap(widget: QWidget, key: K, mods: M = M.NoModifier) -> None:
 
 
 @pytest.fixture
-def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[ApprovalDialog]:
+def dialog(
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ApprovalDialog]:
     """The dialog without the key dwell: these tests are about the map and the repeat gate.
 
     The dwell (a row must be on screen and selected for a moment) is tested on its own, in
     ``test_dialog_seen``.
     """
-    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    monkeypatch.setattr(rules, "KEY_DWELL_S", 0.0)
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     yield d
@@ -323,9 +327,10 @@ def test_a_request_under_the_selected_rows_id_never_takes_the_selection(
 
 
 def test_after_an_answer_the_selection_skips_high_risk_rows(
-    qtbot: QtBot, clock: FakeClock, decisions: Recorder
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    monkeypatch.setattr(rules, "KEY_DWELL_S", 0.0)
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     upsert(d, "g", "G", approval("a", command="ls -la", context=CallContext(cwd=SHOP)), "")

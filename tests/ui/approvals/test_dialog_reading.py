@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
-from desktop.model.approvals import texts
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.rules import KEY_DWELL_S
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
@@ -81,9 +81,12 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
     assert decisions.requests == []
 
 
-def two_commands_shown(qtbot: QtBot, **options: Any) -> tuple[ApprovalDialog, QPushButton]:
+def two_commands_shown(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> tuple[ApprovalDialog, QPushButton]:
     """A batch of two on screen, read for 0.05 s before "Approve all" may act; its button."""
-    dialog = dialog_on_store(batch_dwell=0.05, **options)
+    monkeypatch.setattr(rules, "BATCH_DWELL_S", 0.05)
+    dialog = dialog_on_store(**options)
     qtbot.addWidget(dialog)
     upsert(dialog, "g", "G", approval("a", command="make a"), "")
     upsert(dialog, "g", "G", approval("b", position=1, command="make b"), "")
@@ -94,9 +97,9 @@ def two_commands_shown(qtbot: QtBot, **options: Any) -> tuple[ApprovalDialog, QP
 
 
 def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough(
-    qtbot: QtBot, decisions: Recorder
+    qtbot: QtBot, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog, approve_all = two_commands_shown(qtbot)  # the real clock
+    dialog, approve_all = two_commands_shown(qtbot, monkeypatch)  # the real clock
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
     assert not ticking(dialog)
 
@@ -104,7 +107,7 @@ def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough
 def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
     qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog, approve_all = two_commands_shown(qtbot, clock=clock)
+    dialog, approve_all = two_commands_shown(qtbot, monkeypatch, clock=clock)
     assert not approve_all.isEnabled()
     refresh = dialog.list_view.refresh_batch_cards
 
