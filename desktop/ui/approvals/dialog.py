@@ -42,7 +42,6 @@ from desktop.model.approvals.layout import (
     RowId,
     in_arrival_order,
 )
-from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
 from desktop.model.bridge_events import DecisionRequest, RowsForgotten, SessionUpdate
 from desktop.model.window_place import Box, dialog_origin
@@ -134,7 +133,6 @@ class ApprovalDialog(QDialog):
         clock: Callable[[], float] = time.monotonic,
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
-        assess: Assess | None = None,
         session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
         super().__init__(parent)
@@ -143,7 +141,6 @@ class ApprovalDialog(QDialog):
         self.resize(780, 640)
         self._clock = clock
         self._grace = grace_seconds
-        self._assess = assess or risk_assess
         self._selected: RowId | None = None
         self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
@@ -422,7 +419,7 @@ class ApprovalDialog(QDialog):
             choice,
             shown_since=self.list_view.on_screen_since,
             now=self._clock(),
-            assess=self._assess,
+            assess=risk_assess,
             dwell=rules.BATCH_DWELL_S,
         )
 
@@ -638,7 +635,7 @@ class ApprovalDialog(QDialog):
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
-        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, self._assess))
+        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, risk_assess))
 
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)

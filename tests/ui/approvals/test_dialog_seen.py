@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -19,6 +20,7 @@ from desktop.core.model import (
 from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
 from desktop.model.bridge_events import DecisionRequest, SessionUpdate
+from desktop.ui.approvals import dialog as dialog_module
 from desktop.ui.approvals.cards import BatchCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import pointer_over
@@ -141,9 +143,10 @@ def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
 
 
 def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(
-    qtbot: QtBot, clock: FakeClock, decisions: Recorder
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, assess=judge)
+    monkeypatch.setattr(dialog_module, "risk_assess", judge)
+    dialog = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(dialog)
     dialog.decision_requested.connect(decisions)
     dialog.resize(760, 900)
