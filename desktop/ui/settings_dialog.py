@@ -96,11 +96,10 @@ class SettingsDialog(QDialog):
         self,
         settings: Settings,
         token_store: TokenStore,
-        parent: QWidget | None = None,
         *,
         new_gateway_id: Callable[[], str] = _new_gateway_id,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.setObjectName("settings-dialog")
         self.setWindowTitle("Settings — Hermes Tray")
         self._original = settings

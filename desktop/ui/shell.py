@@ -53,11 +53,10 @@ class TrayShell(QObject):
         notify_settings: NotifySettings | None = None,
         on_quit: Callable[[], None],
         clock: Callable[[], float] = time.monotonic,
-        parent: QObject | None = None,
         high_risk: HighRisk | None = None,
         first_icon: QSystemTrayIcon | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.bridge = bridge
         self.tray = TrayController(bridge, self, first=first_icon)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)

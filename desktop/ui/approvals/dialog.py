@@ -128,14 +128,13 @@ class ApprovalDialog(QDialog):
     def __init__(
         self,
         rows: AppState,
-        parent: QWidget | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
         session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.setObjectName("approvalDialog")
         self.setStyleSheet(STYLESHEET)
         self.resize(780, 640)

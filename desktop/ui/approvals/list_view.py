@@ -63,9 +63,8 @@ class ApprovalListView(QAbstractScrollArea):
         board: ApprovalBoard,
         clock: Callable[[], float],
         approve_cover: Cover,  # what "Approve all" would cover (batch cards)
-        parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.setObjectName("approvalList")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
