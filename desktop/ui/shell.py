@@ -151,7 +151,7 @@ class TrayShell(QObject):
         *,
         settings: SettingsController | None = None,
         journal: Journal | None = None,
-        open_url: Callable[[QUrl], bool] | None = None,
+        open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
         notify_settings: NotifySettings | None = None,
     ) -> None:
         """Add the optional parts (each at most once); the app does it after the icon shows."""
@@ -167,8 +167,7 @@ class TrayShell(QObject):
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
-            opener = open_url or QDesktopServices.openUrl
-            self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
+            self.journal = JournalController(self.bridge, journal, opener=open_url, parent=self)
             self.journal.changed.connect(self.tray.refresh)
             self.tray.open_journal_requested.connect(self.journal.open_journal)
         if settings is not None or journal is not None:
