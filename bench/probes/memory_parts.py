@@ -89,7 +89,7 @@ def main() -> int:
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.tray import TrayController
 
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(lambda endpoint, listener: None)  # no gateway: websockets stays out
     tray = TrayController(bridge)
     step("TrayController (icon, menu)", IDLE, tray.tray.show)
     step("keyring (first token read/write)", FIRST_USE, _keyring)

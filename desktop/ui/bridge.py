@@ -49,34 +49,16 @@ log = logging.getLogger(__name__)
 ClientFactory = Callable[[GatewayEndpoint, GatewayListener], "GatewayClient"]
 
 
-def gateway_client_factory(endpoint: GatewayEndpoint, listener: GatewayListener) -> GatewayClient:
-    """The real client (imported on first use: websockets is not needed until a gateway is)."""
-    from desktop.gateway.client import GatewayClient
-
-    return GatewayClient(endpoint, listener=listener)
-
-
-class ClientListener:
-    """What one client reports to; goes quiet once its client is removed or replaced.
-
-    A closing client may still deliver events, and a replaced gateway's new one has the same id.
-    """
-
-    def __init__(self, target: GatewayListener) -> None:
-        self._target: GatewayListener | None = target
-
-    def detach(self) -> None:
-        self._target = None
+class _Removed:
+    """The listener of a removed or replaced client, which may still deliver while it closes."""
 
     def on_core_event(self, gateway_id: str, event: CoreEvent) -> None:
-        if self._target is not None:
-            self._target.on_core_event(gateway_id, event)
+        pass
 
     def on_status_changed(
         self, gateway_id: str, old: ConnectionStatus, new: ConnectionStatus
     ) -> None:
-        if self._target is not None:
-            self._target.on_status_changed(gateway_id, old, new)
+        pass
 
 
 class GatewayBridge(QObject):
@@ -99,13 +81,10 @@ class GatewayBridge(QObject):
     yolo_set = Signal(str, str, bool, bool)  # gateway_id, session_id, on, ok (call completed)
     yolo_checked = Signal(str, str, object)  # gateway_id, session_id, YoloCheck
 
-    def __init__(
-        self, client_factory: ClientFactory = gateway_client_factory, parent: QObject | None = None
-    ) -> None:
+    def __init__(self, client_factory: ClientFactory, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._client_factory = client_factory
         self._clients: dict[str, GatewayClient] = {}
-        self._listeners: dict[str, ClientListener] = {}
         self._state = AppState()
         self._state.subscribe(self._on_store_change)
         self._run_tasks: dict[str, asyncio.Task[None]] = {}
@@ -113,19 +92,16 @@ class GatewayBridge(QObject):
         self._tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks only weakly
         self._closing = False  # set once at quit: nothing more is reported
         self._session_change = asyncio.Event()  # set, then replaced, on every SessionChanged
-        self.yolo_settle_s = SETTLE_SECONDS  # how long a gateway gets to report YOLO off
         self._notifier: NativeNotifier | None = None
         self._notifier_asked = False  # start_notifications() was called
         self._notifier_started = False  # ... and the probe was started (or answered False)
         self.deny_memory = DenyMemory()  # deny means deny: re-asks of denied commands
 
     def add_gateway(self, endpoint: GatewayEndpoint) -> GatewayClient:
-        listener = ClientListener(self)
-        client = self._client_factory(endpoint, listener)
+        client = self._client_factory(endpoint, self)
         if client.gateway_id in self._clients:
             self.remove_gateway(client.gateway_id)
         self._clients[client.gateway_id] = client
-        self._listeners[client.gateway_id] = listener
         if self._loop is not None:
             self._start_client(client)
         self._state.add_gateway(client.gateway_id, client.name, client.status)
@@ -135,7 +111,7 @@ class GatewayBridge(QObject):
         client = self._clients.pop(gateway_id, None)
         if client is None:
             return
-        self._listeners.pop(gateway_id).detach()
+        client.listener = _Removed()
         self.deny_memory.forget_gateway(gateway_id)
         task = self._run_tasks.pop(gateway_id, None)
         if self._loop is not None:
@@ -398,7 +374,7 @@ class GatewayBridge(QObject):
                     read_back=functools.partial(client.read_yolo, session_id)
                     if canonical
                     else None,
-                    settle=self.yolo_settle_s,
+                    settle=SETTLE_SECONDS,  # how long a gateway gets to report YOLO off
                 )
             except Exception:  # a bug must not leave the box "turning off" for ever
                 log.exception("switching YOLO off for %s/%s failed", gateway_id, session_id)

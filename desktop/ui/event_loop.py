@@ -39,9 +39,6 @@ class _QtTimers(QObject):
         for timer_id in list(self._handles):
             self.kill(timer_id)
 
-    def pending(self) -> int:
-        return len(self._handles)
-
     def timerEvent(self, event: QTimerEvent) -> None:
         handle = self._handles.pop(event.timerId(), None)
         self.killTimer(event.timerId())
@@ -88,9 +85,6 @@ class QuietEventLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is unty
         if not callable(callback):
             raise TypeError(f"callback must be callable: {type(callback).__name__}")
         return TimerHandle(callback, args, self, context, self._quiet_timers, delay)
-
-    def pending_timers(self) -> int:
-        return self._quiet_timers.pending()
 
     def close(self) -> None:
         super().close()

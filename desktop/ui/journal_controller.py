@@ -10,7 +10,6 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
 
 from desktop.journal import Journal, JournalEntry, local_now
 from desktop.model.bridge_events import ApprovalUpdate, CommandReport, DecisionMade
@@ -30,7 +29,7 @@ class JournalController(QObject):
         bridge: GatewayBridge,
         journal: Journal,
         *,
-        opener: Callable[[QUrl], bool] = QDesktopServices.openUrl,
+        opener: Callable[[QUrl], bool],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)

@@ -67,9 +67,8 @@ class SettingsController(QObject):
         *,
         path: Path | None = None,
         autostart_backend: autostart.Autostart | None = None,
-        parent: QObject | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.settings = settings
         self._tokens = tokens
         self._bridge = bridge

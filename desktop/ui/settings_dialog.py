@@ -8,7 +8,7 @@ token is never shown back (typing replaces it, "Forget" deletes it), and one pas
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -92,20 +92,12 @@ class _Draft:
 class SettingsDialog(QDialog):
     settings_edited = Signal(object)
 
-    def __init__(
-        self,
-        settings: Settings,
-        token_store: TokenStore,
-        parent: QWidget | None = None,
-        *,
-        new_gateway_id: Callable[[], str] = _new_gateway_id,
-    ) -> None:
-        super().__init__(parent)
+    def __init__(self, settings: Settings, token_store: TokenStore) -> None:
+        super().__init__()
         self.setObjectName("settings-dialog")
         self.setWindowTitle("Settings — Hermes Tray")
         self._original = settings
         self._tokens = token_store
-        self._new_id = new_gateway_id
         self._drafts = [_Draft.of(g) for g in settings.gateways]
         self._current = -1
         layout = QVBoxLayout(self)
@@ -277,9 +269,9 @@ class SettingsDialog(QDialog):
 
     def _on_add(self) -> None:
         taken = {d.id for d in self._drafts}
-        new_id = self._new_id()
+        new_id = _new_gateway_id()
         while new_id in taken:
-            new_id = self._new_id()
+            new_id = _new_gateway_id()
         self._drafts.append(_Draft(new_id))
         self._list_gateway(self._drafts[-1].name)
         self.gateway_list.setCurrentRow(len(self._drafts) - 1)

@@ -20,8 +20,6 @@ from desktop.model.bridge_events import (
     ApprovalUpdate,
     DecisionRequest,
     Notice,
-    RowsForgotten,
-    SessionUpdate,
 )
 from desktop.model.notify_policy import app_high_risk
 from desktop.model.tray_host import TrayFallback, no_tray_notice
@@ -55,11 +53,10 @@ class TrayShell(QObject):
         notify_settings: NotifySettings | None = None,
         on_quit: Callable[[], None],
         clock: Callable[[], float] = time.monotonic,
-        parent: QObject | None = None,
         high_risk: HighRisk | None = None,
         first_icon: QSystemTrayIcon | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.bridge = bridge
         self.tray = TrayController(bridge, self, first=first_icon)
         self._dialog: ApprovalDialog | None = None  # built on first use (see ``dialog``)
@@ -70,9 +67,6 @@ class TrayShell(QObject):
         self.journal: JournalController | None = None
         bridge.approval_requested.connect(self._on_approval_update)
         bridge.approval_changed.connect(self._on_approval_update)
-        bridge.session_changed.connect(self._on_session_update)
-        bridge.gateway_removed.connect(self._on_gateway_removed)
-        bridge.rows_forgotten.connect(self._on_rows_forgotten)
         self.tray.review_requested.connect(self.review)
         self.tray.new_task_requested.connect(lambda: self.new_task.present(bridge.snapshot))
         self.tray.quit_requested.connect(on_quit)
@@ -137,6 +131,9 @@ class TrayShell(QObject):
             )
             self._dialog.decision_requested.connect(self.decide)
             self._dialog.stop_requested.connect(self.bridge.interrupt)
+            self.bridge.session_changed.connect(self._dialog.session_changed)
+            self.bridge.rows_forgotten.connect(self._dialog.forget_rows)
+            self.bridge.gateway_removed.connect(self._dialog.clear_gateway)
             self._dialog.installEventFilter(self)
         return self._dialog
 
@@ -154,7 +151,7 @@ class TrayShell(QObject):
         *,
         settings: SettingsController | None = None,
         journal: Journal | None = None,
-        open_url: Callable[[QUrl], bool] | None = None,
+        open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
         notify_settings: NotifySettings | None = None,
     ) -> None:
         """Add the optional parts (each at most once); the app does it after the icon shows."""
@@ -170,8 +167,7 @@ class TrayShell(QObject):
         if journal is not None and self.journal is None:
             from desktop.ui.journal_controller import JournalController
 
-            opener = open_url or QDesktopServices.openUrl
-            self.journal = JournalController(self.bridge, journal, opener=opener, parent=self)
+            self.journal = JournalController(self.bridge, journal, opener=open_url, parent=self)
             self.journal.changed.connect(self.tray.refresh)
             self.tray.open_journal_requested.connect(self.journal.open_journal)
         if settings is not None or journal is not None:
@@ -264,15 +260,3 @@ class TrayShell(QObject):
         self.dialog.upsert(
             update.gateway_id, update.gateway_name, update.approval, update.session_title
         )
-
-    def _on_session_update(self, update: SessionUpdate) -> None:
-        if self._dialog is not None:  # not built yet: it reads the snapshot when it is
-            self._dialog.session_changed(update.gateway_id, update.session)
-
-    def _on_rows_forgotten(self, forgotten: RowsForgotten) -> None:
-        if self._dialog is not None:  # never built: it shows none of them
-            self._dialog.forget_rows(forgotten.gateway_id, forgotten.keys)
-
-    def _on_gateway_removed(self, gateway_id: str) -> None:
-        if self._dialog is not None:  # never built: it has no rows of that gateway
-            self._dialog.clear_gateway(gateway_id)

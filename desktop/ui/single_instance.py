@@ -124,10 +124,8 @@ class SingleInstance(QObject):
 
     show_approvals_requested = Signal()
 
-    def __init__(
-        self, name: str | None = None, parent: QObject | None = None, *, timeout_ms: int = 500
-    ) -> None:
-        super().__init__(parent)
+    def __init__(self, name: str | None = None, *, timeout_ms: int = 500) -> None:
+        super().__init__()
         self.name = name or default_server_name()
         # The Unix socket file behind the name (Windows pipes vanish with their process).
         self._file = None if sys.platform == "win32" else Path(tempfile.gettempdir(), self.name)

@@ -80,7 +80,6 @@ class TrayController(QObject):
         self.extras: Callable[[], MenuExtras] = MenuExtras
         self.shelf = SessionShelf()
         self._built_shape: tuple[object, ...] = ()
-        self.shape_grace_ms = HOST_SHAPE_GRACE_MS
         # The icon shown at start-up, if any, is taken over with its menu; a QMenu cannot have a
         # QObject parent, so the menu is deleted in dispose().
         self.tray = first if first is not None else QSystemTrayIcon()
@@ -232,10 +231,10 @@ class TrayController(QObject):
         if self._shape() == self._built_shape:
             return  # words only: wait for the hold
         opened_for = HOST_MENU_HOLD_MS - self._host_menu_open.remainingTime()
-        if opened_for >= self.shape_grace_ms:
+        if opened_for >= HOST_SHAPE_GRACE_MS:
             self.rebuild_menu()
         else:
-            self._shape_timer.start(max(1, self.shape_grace_ms - opened_for))
+            self._shape_timer.start(max(1, HOST_SHAPE_GRACE_MS - opened_for))
 
     def _shape(self) -> tuple[object, ...]:
         """What decides the top level's entries (not their words): see the module docstring."""

@@ -44,7 +44,6 @@ class WindowActivation(QObject):
         # The requests to come forward whose look is still to come, per window: each holds
         # whether the window was activated since that request.
         self._asks: dict[QWidget, list[list[bool]]] = {}
-        self.looks = 0  # looks taken at whether a window came forward (tests wait on it)
 
     def bring_forward(self, window: QWidget, show: Callable[[], None]) -> None:
         """Run ``show`` (which shows and activates ``window``) with the event's token at hand."""
@@ -72,7 +71,6 @@ class WindowActivation(QObject):
         return False
 
     def _check(self, window: QWidget, ask: list[bool]) -> None:
-        self.looks += 1
         asks = [a for a in self._asks.get(window, []) if a is not ask]
         self._asks[window] = asks
         if not asks:

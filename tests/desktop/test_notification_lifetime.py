@@ -18,6 +18,7 @@ from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
 from desktop.ui.icons import icon_dir
 from tests.desktop import xdesk
+from tests.ui.approvals.factory import row_card
 from tests.waiting import holds, poll_until
 
 pytestmark = pytest.mark.desktop
@@ -73,7 +74,9 @@ async def scenario() -> None:
         await poll_until(shell.dialog.isVisible)
         [first] = fake.requests
         key = bridge.snapshot.gateway("demo").waiting[0].key
-        shell.dialog.card("demo", key).buttons[Choice.ONCE].click()
+        card = row_card(shell.dialog, "demo", key)
+        assert card is not None
+        card.buttons[Choice.ONCE].click()
         _nid, reason = await asyncio.wait_for(closed.get(), 10)
         assert reason == 3
         assert not notifier.is_shown("demo", plan.batch_id)

@@ -24,12 +24,14 @@ from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings, never_high_risk
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.icons import icon_dir
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
 from tests.desktop import xdesk
 from tests.gatewaymodel import FakeGateway
+from tests.ui.approvals.factory import row_card
 from tests.waiting import drain, holds, poll_until
 
 pytestmark = pytest.mark.desktop
@@ -85,7 +87,7 @@ def test_approve_from_notification_then_from_dialog(qapp, qloop, arun):
 
 async def scenario() -> None:
     fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     # The fake's commands are all rm -rf (high risk: Review only in a notification); this
     # test is about the click path, so the risk check calls nothing high here.
     shell = TrayShell(
@@ -161,7 +163,9 @@ async def scenario() -> None:
         await xdesk.settle(1.0)
         await xdesk.screenshot("e2e-3-dialog.png")
         key = bridge.snapshot.gateway("demo").waiting[0].key
-        button = shell.dialog.card("demo", key).buttons[Choice.ONCE]
+        card = row_card(shell.dialog, "demo", key)
+        assert card is not None
+        button = card.buttons[Choice.ONCE]
         centre = button.mapToGlobal(button.rect().center())
         await xdesk.click(centre.x(), centre.y())
         await poll_until(lambda: second.outcome is not None)

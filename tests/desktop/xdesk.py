@@ -202,14 +202,15 @@ async def demo_tray(
     Imported here, not at the top: the helpers above need only Qt.
     """
     from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
-    from desktop.settings.model import GatewayKind
+    from desktop.settings.model import GatewayKind, Settings
     from desktop.ui.bridge import GatewayBridge
+    from desktop.ui.settings_controller import client_factory_for
     from desktop.ui.shell import TrayShell
     from tests.gatewaymodel import FakeGateway
     from tests.waiting import drain
 
     fake = await FakeGateway("B", speed=0.05).start()
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     shell = TrayShell(bridge, notify_settings=notify, on_quit=lambda: None)
     token = TokenSource(TokenKind.INLINE, value=fake.token)
     bridge.add_gateway(GatewayEndpoint("demo", "Demo", GatewayKind.DEMO, fake.base_url, token))

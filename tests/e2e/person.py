@@ -23,6 +23,7 @@ from desktop.core.model import Choice
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S
 from desktop.ui.approvals.cards import BatchCard, RowCard
 from tests.e2e.tray_app import GATEWAY_ID, TrayApp
+from tests.ui.approvals.factory import catch_up, row_card
 from tests.ui.wired_app import confirm_box
 
 Key = Qt.Key
@@ -44,7 +45,7 @@ def click_tray_icon(app: TrayApp) -> None:
 
 
 def card(app: TrayApp, key: str) -> RowCard:
-    found = app.dialog.card(GATEWAY_ID, key)
+    found = row_card(app.dialog, GATEWAY_ID, key)
     assert found is not None, f"the dialog shows no row for {key}"
     return found
 
@@ -54,9 +55,9 @@ def reads(app: TrayApp, seconds: float) -> None:
 
     The dialog answers only rows that were on screen (and, for keys, selected) that long.
     """
-    app.dialog.list_view.settle()
+    app.dialog.list_view.flush(overscan=True)
     app.person_clock.advance(seconds)
-    app.dialog.catch_up()  # no real timer knows the clock moved: the dialog looks again
+    catch_up(app.dialog)  # no real timer knows the clock moved: the dialog looks again
 
 
 def select(app: TrayApp, key: str) -> None:

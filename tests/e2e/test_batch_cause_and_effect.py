@@ -50,7 +50,7 @@ def test_the_first_commands_result_shows_above_the_rows_still_waiting(
             assert all(c.entry.approval.outcome is None for c in waiting)
             assert all(card.y() < c.y() for c in waiting), "#1's result is not above #2 and #3"
             if shots := os.environ.get("SCREENSHOT_DIR"):
-                app.dialog.list_view.settle()
+                app.dialog.list_view.flush(overscan=True)
                 app.dialog.grab().save(str(Path(shots) / "iot-batch-cause-and-effect.png"))
             assert intact(victims[1])
             assert intact(victims[2])

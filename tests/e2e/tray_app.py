@@ -29,9 +29,10 @@ from desktop.model.approvals.layout import RowEntry
 from desktop.model.bridge_events import ApprovalUpdate, Notice
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import GatewayView, Link
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.approvals.dialog import ApprovalDialog
-from desktop.ui.bridge import GatewayBridge, gateway_client_factory
+from desktop.ui.bridge import GatewayBridge
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
 from tests.e2e.wire import WireTap
 from tests.peers.hermes_server import HermesServer
@@ -139,7 +140,7 @@ class TrayApp:
 
     def _make_client(self, endpoint: Any, listener: Any) -> Any:
         if self._clock is None:
-            client = gateway_client_factory(endpoint, listener)  # what the app itself creates
+            client = client_factory_for(Settings)(endpoint, listener)  # what the app creates
         else:
             client = GatewayClient(endpoint, listener=listener, clock=self._clock)
         self.clients.append(client)

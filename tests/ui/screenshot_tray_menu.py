@@ -41,7 +41,7 @@ from desktop.settings.model import Settings
 from desktop.settings.tokens import TokenStore
 from desktop.ui import icons
 from desktop.ui.bridge import GatewayBridge
-from desktop.ui.settings_controller import SettingsController
+from desktop.ui.settings_controller import SettingsController, client_factory_for
 from tests.gatewaymodel import Command, FakeGateway, Turn, default_book
 from tests.ui.wired_app import GID, WiredApp, menu_actions, submenu
 from tests.waiting import holds, poll_until
@@ -119,7 +119,7 @@ async def allow_for_session(wired: WiredApp) -> None:
 async def main(out: Path) -> None:
     data = Path(tempfile.mkdtemp(prefix="hermes-tray-shot-"))
     journal = Journal(data)
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     settings = SettingsController(
         Settings(),
         TokenStore(data),

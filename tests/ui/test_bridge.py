@@ -33,6 +33,7 @@ from desktop.model.bridge_events import (
 )
 from desktop.model.snapshot import Link
 from desktop.model.yolo_timer import YoloCheck
+from desktop.ui import bridge as bridge_module
 from desktop.ui.bridge import GatewayBridge
 from tests.model.builders import approval, session
 from tests.ui.standins import Endpoint, make_factory
@@ -177,6 +178,15 @@ def test_gateway_added_after_start_is_started(started, arun):
     assert [g.gateway_id for g in bridge.snapshot.gateways] == ["g1", "g2"]
 
 
+def test_a_replaced_gateways_old_client_is_no_longer_heard(started, arun):
+    bridge, old = started
+    bridge.add_gateway(Endpoint("g1", "Local again"))  # the same id: Settings changed it
+    arun(holds(lambda: bridge.snapshot.gateway("g1").link is Link.UP, bridge.snapshot_changed))
+    old.emit(ApprovalRequested(approval("late")))  # delivered while it closes
+    assert bridge.rows.approval("g1", "late") is None
+    assert bridge.snapshot.gateway("g1").name == "Local again"
+
+
 @pytest.mark.parametrize(
     ("dialect", "calls"),
     [
@@ -194,9 +204,10 @@ def test_yolo_off_is_checked_the_dialects_way(started, arun, dialect, calls):
     assert client.calls == calls
 
 
-def test_yolo_off_waits_for_the_session_to_report_it(started, arun):
+def test_yolo_off_waits_for_the_session_to_report_it(started, arun, monkeypatch):
     bridge, client = started
-    bridge.yolo_settle_s = 60.0  # a check that missed the report would time out the test
+    # A check that missed the report would time out the test.
+    monkeypatch.setattr(bridge_module, "SETTLE_SECONDS", 60.0)
     on = YoloState(effective=True, source=YoloSource.SESSION)
     client.emit(SessionChanged(session("s1", "Fix the build", yolo=on)))
     checked = recorded(bridge.yolo_checked)

@@ -23,9 +23,10 @@ from desktop.model.bridge_events import DecisionRequest
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
 from desktop.platform.native_notify import NativeNotifier
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.notifications import NotificationController
+from desktop.ui.settings_controller import client_factory_for
 from tests.gatewaymodel import FakeGateway
 from tests.ui.dbus_fakes.notifyd import FakeNotifyd
 from tests.waiting import drain, holds, poll_until
@@ -59,7 +60,7 @@ def answers(fake: FakeGateway) -> list[dict]:
 
 class Wired:
     def __init__(self, fake, notifier=None):
-        self.bridge = GatewayBridge()
+        self.bridge = GatewayBridge(client_factory_for(Settings))
         self.reviews: list = []
         self.controller = NotificationController(self.bridge, lambda *a: None, FAST)
         self.controller.review_requested.connect(lambda g, b: self.reviews.append((g, b)))

@@ -35,6 +35,7 @@ from desktop.settings.model import Settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
+from tests.ui.approvals.factory import row_card
 from tests.ui.dbus_fakes.private_bus import PrivateBus
 from tests.waiting import drain, holds, poll_until
 
@@ -50,7 +51,9 @@ class DemoTray:
     def __init__(self, demo: BuiltInDemo, **bridge_options: Any) -> None:
         self.demo = demo
         self.gateway: DemoGateway = demo.gateway
-        self.bridge = GatewayBridge(**bridge_options)
+        self.bridge = GatewayBridge(
+            **({"client_factory": client_factory_for(Settings)} | bridge_options)
+        )
         self.quit = asyncio.Event()
         self.shell = TrayShell(self.bridge, notify_settings=QUIET, on_quit=self.quit.set)
         self.notices: list[Any] = []
@@ -169,7 +172,7 @@ def test_decisions_reach_the_demo_once_each_and_a_denial_changes_its_course(tray
             tray.shell.review()  # the dialog, as a click on the tray icon opens it
             for approval, choice in ((rm, Choice.ONCE), (git, Choice.ONCE), (drop, Choice.DENY)):
                 card = await poll_until(
-                    lambda a=approval: tray.shell.dialog.card(DEMO_GATEWAY_ID, a.key)
+                    lambda a=approval: row_card(tray.shell.dialog, DEMO_GATEWAY_ID, a.key)
                 )
                 card.buttons[choice].click()  # QTest's click would spin a nested loop here
 

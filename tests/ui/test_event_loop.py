@@ -1,8 +1,8 @@
 """The app's loop: a cancelled asyncio timer must not wake the process later.
 
 qasync leaves the Qt timer of a cancelled handle running; every ``wait_for`` that ended early
-then woke an idle tray once more. ``QuietEventLoop.pending_timers()`` counts the Qt timers
-that will still fire, so each test can say exactly which ones are left.
+then woke an idle tray once more. ``pending_timers`` counts the loop's Qt timers that will
+still fire, so each test can say exactly which ones are left.
 """
 
 from __future__ import annotations
@@ -18,24 +18,28 @@ from tests.gateway.fake_harness import running
 from tests.waiting import poll_until
 
 
+def pending_timers(loop: QuietEventLoop) -> int:
+    return len(loop._quiet_timers._handles)
+
+
 def test_a_cancelled_call_later_leaves_no_timer(qloop: QuietEventLoop) -> None:
-    before = qloop.pending_timers()
+    before = pending_timers(qloop)
     handle = qloop.call_later(60.0, lambda: None)
-    assert qloop.pending_timers() == before + 1
+    assert pending_timers(qloop) == before + 1
     handle.cancel()
-    assert qloop.pending_timers() == before
+    assert pending_timers(qloop) == before
 
 
 def test_a_wait_that_ends_early_leaves_no_timer(
     qloop: QuietEventLoop, arun: Callable[..., Any]
 ) -> None:
     async def scenario() -> tuple[int, int]:
-        before = qloop.pending_timers()
+        before = pending_timers(qloop)
         done = asyncio.get_running_loop().create_future()
         qloop.call_soon(done.set_result, "early")
         async with asyncio.timeout(60.0):
             assert await asyncio.wait_for(done, 60.0) == "early"
-            during = qloop.pending_timers()  # this block's own timeout only
+            during = pending_timers(qloop)  # this block's own timeout only
         return before, during
 
     before, during = arun(scenario())
@@ -48,13 +52,13 @@ def test_timers_run_once_in_order_and_are_gone(
     ran: list[str] = []
 
     async def scenario() -> int:
-        before = qloop.pending_timers()
+        before = pending_timers(qloop)
         finished = asyncio.get_running_loop().create_future()
         qloop.call_later(0.02, ran.append, "second")
         qloop.call_soon(ran.append, "first")
         qloop.call_later(0.04, finished.set_result, None)
         await finished
-        return qloop.pending_timers() - before
+        return pending_timers(qloop) - before
 
     assert arun(scenario()) == 0
     assert ran == ["first", "second"]
@@ -64,7 +68,7 @@ def test_closing_the_loop_stops_its_timers(qapp: Any) -> None:
     loop = QuietEventLoop(qapp)
     loop.call_later(60.0, lambda: None)
     loop.close()
-    assert loop.pending_timers() == 0
+    assert pending_timers(loop) == 0
 
 
 def test_an_idle_connection_arms_only_the_keepalive(
@@ -85,15 +89,15 @@ def test_an_idle_connection_arms_only_the_keepalive(
         return "\n".join(map(repr, qloop._quiet_timers._handles.values()))
 
     async def scenario() -> tuple[int, int]:
-        baseline = qloop.pending_timers()  # arun's own timeout
+        baseline = pending_timers(qloop)  # arun's own timeout
         async with running("B", tmp_path, settings=fast_pings) as h:
             await h.rec.wait_state(ConnectionState.CONNECTED)
             # poll_until's own sleeps have fired whenever it looks.
-            await poll_until(lambda: qloop.pending_timers() == baseline + 1, 2.0, explain=armed)
-            settled = qloop.pending_timers() - baseline
+            await poll_until(lambda: pending_timers(qloop) == baseline + 1, 2.0, explain=armed)
+            settled = pending_timers(qloop) - baseline
             await asyncio.sleep(0.3)  # several pings at the 0.05 s pace
             # Between pings one timer again (while a pong is awaited, its timeout is a second).
-            await poll_until(lambda: qloop.pending_timers() == baseline + 1, 2.0, explain=armed)
-            return settled, qloop.pending_timers() - baseline
+            await poll_until(lambda: pending_timers(qloop) == baseline + 1, 2.0, explain=armed)
+            return settled, pending_timers(qloop) - baseline
 
     assert arun(scenario()) == (1, 1)

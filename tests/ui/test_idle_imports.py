@@ -43,7 +43,7 @@ TRAY_ONLY = """
     app = QtWidgets.QApplication([])
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.tray import TrayController
-    TrayController(GatewayBridge()).tray.show()
+    TrayController(GatewayBridge(lambda endpoint, listener: None)).tray.show()  # no gateway
     print("QMessageBox" in vars(QtWidgets))
 """
 

@@ -16,8 +16,9 @@ from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.bridge_events import PromptUpdate
 from desktop.model.snapshot import Link
 from desktop.model.tray_status import tray_status
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.settings_controller import client_factory_for
 from tests.gatewaymodel import FakeGateway
 from tests.gatewaymodel.scenarios import default_book
 from tests.gatewaymodel.script import Clarify, Turn
@@ -48,7 +49,7 @@ def clarify_frames(fake: FakeGateway) -> list[dict]:
 async def started(
     fake: FakeGateway,
 ) -> tuple[GatewayBridge, list[PromptUpdate], list[PromptUpdate]]:
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     asked: list[PromptUpdate] = []
     ended: list[PromptUpdate] = []
     bridge.prompt_asked.connect(asked.append)

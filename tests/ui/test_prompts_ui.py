@@ -13,10 +13,12 @@ from desktop.core import prompt_book
 from desktop.core.model import DecisionResult, Prompt, PromptKind, SessionStatus
 from desktop.model.bridge_events import PromptUpdate
 from desktop.model.tray_status import tray_status
+from desktop.settings.model import Settings
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.clarify_dialog import ClarifyDialog
 from desktop.ui.notifications import PROMPT_BATCH, NotificationController
 from desktop.ui.prompt_windows import PromptWindows
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.tray_menu import build_menu
 from tests.model.builders import gateway, session, snap
 from tests.ui.builders import MenuRecorder
@@ -196,7 +198,7 @@ OFFSCREEN_WINDOW = pytest.mark.qt_log_ignore("This plugin does not support raise
 
 @OFFSCREEN_WINDOW
 def test_windows_follow_the_question_and_a_late_open_shows_it_expired(qtbot):
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     windows = PromptWindows(bridge)
     bridge.prompt_asked.emit(update(replace(CLARIFY, answerable=False)))
     window = windows.open("g1", "p1")  # the controller owns and deletes its windows
@@ -219,7 +221,7 @@ def test_windows_follow_the_question_and_a_late_open_shows_it_expired(qtbot):
 
 
 def test_a_question_too_long_to_answer_here_gets_one_bubble_saying_where_to_answer(qtbot):
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     shown: list[tuple[str, str]] = []
     controller = NotificationController(bridge, lambda title, body: shown.append((title, body)))
     bridge.notifications_ready.emit(False)
@@ -239,7 +241,7 @@ def test_a_question_too_long_to_answer_here_gets_one_bubble_saying_where_to_answ
 
 
 def test_a_clarify_pops_one_bubble_without_answer_buttons_and_its_click_opens_it(qtbot):
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     shown: list[tuple[str, str]] = []
     controller = NotificationController(bridge, lambda title, body: shown.append((title, body)))
     reviews: list[tuple[str, str]] = []

@@ -111,7 +111,7 @@ def test_settings_round_trip_through_the_dialog_applies_live(tray_app, qloop, ar
 def test_the_tray_switch_saves_and_applies_start_at_login(tray_app, qloop, arun, places):
     async def scenario():
         fake = await FakeGateway("B", speed=0.01).start()
-        bridge = GatewayBridge()
+        bridge = GatewayBridge(client_factory_for(Settings))
         control = controller(places, bridge, Settings(staleness_margin_s=7.0))
         app = WiredApp(fake, bridge=bridge, settings=control)
         app.action("start-at-login").trigger()  # checkable: now on
@@ -129,7 +129,7 @@ def test_the_tray_switch_saves_and_applies_start_at_login(tray_app, qloop, arun,
 
 def test_the_dialog_shows_what_the_os_will_do_at_login(qtbot, qloop, places):
     places["autostart"].enable(["hermes-tray"])  # e.g. enabled by a package, not by us
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     control = controller(places, bridge, Settings(start_at_login=False))
     control.open_dialog()
     try:
@@ -142,7 +142,7 @@ def test_the_dialog_shows_what_the_os_will_do_at_login(qtbot, qloop, places):
 def test_a_failed_save_changes_nothing_and_says_so(qtbot, qloop, places, tmp_path):
     places["settings"] = tmp_path / "a-directory"
     places["settings"].mkdir()
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     control = controller(places, bridge)
     notices = []
     control.notice_raised.connect(notices.append)
@@ -165,7 +165,7 @@ def test_clients_are_built_with_the_current_staleness_margin(qloop):
 
 
 def test_the_demo_kind_in_settings_is_not_started(qtbot, qloop, places):
-    bridge = GatewayBridge()
+    bridge = GatewayBridge(client_factory_for(Settings))
     control = controller(places, bridge)
     demo = GatewayConfig("demo2", "Demo", kind=GatewayKind.DEMO)
     control.apply(Settings(gateways=(demo,)))

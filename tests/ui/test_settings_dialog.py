@@ -21,6 +21,7 @@ from desktop.settings.model import (
     Settings,
 )
 from desktop.settings.tokens import TokenStore
+from desktop.ui import settings_dialog
 from desktop.ui.settings_dialog import SettingsDialog
 from tests.settings.fake_keyring import MemoryKeyring
 
@@ -53,9 +54,15 @@ def store(tmp_path: Path, backend: MemoryKeyring) -> TokenStore:
     return TokenStore(tmp_path, backend=backend)
 
 
-def open_dialog(qtbot: QtBot, store: TokenStore, settings: Settings = SETTINGS) -> SettingsDialog:
+@pytest.fixture(autouse=True)
+def numbered_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New gateways get gw-1, gw-2, … in each test (the dialog's own ids are random)."""
     ids = (f"gw-{n}" for n in itertools.count(1))
-    dialog = SettingsDialog(settings, store, new_gateway_id=lambda: next(ids))
+    monkeypatch.setattr(settings_dialog, "_new_gateway_id", lambda: next(ids))
+
+
+def open_dialog(qtbot: QtBot, store: TokenStore, settings: Settings = SETTINGS) -> SettingsDialog:
+    dialog = SettingsDialog(settings, store)
     qtbot.addWidget(dialog)
     dialog.present()  # open(): returns at once (exec() would block this test until timeout)
     assert dialog.isVisible()

@@ -54,6 +54,14 @@ def test_the_dialog_names_a_yolo_session_as_the_store_does_and_follows_it(shell)
     assert s.dialog.yolo_note.isHidden()
 
 
+def test_a_removed_gateway_takes_its_rows_off_the_dialog(shell):
+    s, _client, _quits = shell
+    assert s.dialog.pending_count() == 1
+    s.bridge.remove_gateway("g1")
+    assert s.dialog.pending_count() == 0
+    assert s.dialog.board.gateway("g1") is None
+
+
 def test_a_dialog_decision_goes_through_the_bridge(shell):
     s, client, _quits = shell
     s.dialog.decision_requested.emit(

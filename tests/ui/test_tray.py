@@ -15,6 +15,7 @@ from desktop.core.events import ApprovalRequested, SessionChanged
 from desktop.core.model import SessionStatus
 from desktop.platform.activation import TOKEN_ENV, event_token
 from desktop.ui import icons
+from desktop.ui import tray as tray_module
 from desktop.ui.bridge import GatewayBridge
 from desktop.ui.tray import REBUILD_DELAY_MS, TrayController
 from desktop.ui.window_activation import take_env_token
@@ -161,11 +162,13 @@ def test_a_panel_drawn_menu_is_rebuilt_when_the_hold_runs_out(panel_drawn, qtbot
     assert _session_title(tray) == "Fix the build — working"
 
 
-def test_a_new_session_reshapes_a_panel_drawn_menu_after_a_short_grace(panel_drawn, qtbot):
+def test_a_new_session_reshapes_a_panel_drawn_menu_after_a_short_grace(
+    panel_drawn, qtbot, monkeypatch
+):
     """Held until the next opening, the grown layout came up clipped with a scroll arrow in
     xfce4-panel. Within the grace a click still reaches the item the panel shows."""
     _bridge, tray, client = panel_drawn
-    tray.shape_grace_ms = 1500  # well past the debounce, even on a loaded machine
+    monkeypatch.setattr(tray_module, "HOST_SHAPE_GRACE_MS", 1500)  # well past the debounce
     tray.menu.aboutToShow.emit()
     quit_item = action(tray, "quit")
     with qtbot.waitSignal(tray._rebuild_timer.timeout):

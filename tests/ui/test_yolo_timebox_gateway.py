@@ -17,6 +17,7 @@ from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.model.snapshot import Link, session_title
 from desktop.model.yolo_timer import BoxKind, Phase, YoloCheck
+from desktop.ui import bridge as bridge_module
 from tests.gatewaymodel import FakeGateway
 from tests.ui.wired_app import GID, WiredApp, confirm_box
 from tests.waiting import holds
@@ -110,10 +111,13 @@ def test_yolo_until_this_turn_ends_is_switched_off_when_the_turn_completes(tray_
     arun(scenario(), timeout=30)
 
 
-def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(tray_app, qloop, arun):
+def test_a_yolo_the_gateway_keeps_on_is_retried_once_then_reported(
+    tray_app, qloop, arun, monkeypatch
+):
+    monkeypatch.setattr(bridge_module, "SETTLE_SECONDS", 0.3)  # for the gateway to report "off"
+
     async def scenario():
         app = WiredApp(await FakeGateway("B", speed=0.01).start())
-        app.bridge.yolo_settle_s = 0.3  # how long the gateway gets to report "off"
         await app.connected()
         sid = await app.new_session("hello")
         await app.turn_over(sid)

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
 from desktop.gateway.endpoints import GatewayEndpoint, TokenKind, TokenSource
 from desktop.model.notify_policy import NotifySettings
 from desktop.model.snapshot import Link
-from desktop.settings.model import GatewayKind
+from desktop.settings.model import GatewayKind, Settings
 from desktop.ui.bridge import GatewayBridge
+from desktop.ui.settings_controller import client_factory_for
 from desktop.ui.shell import TrayShell
 from tests.gatewaymodel import FakeGateway
 from tests.waiting import drain, holds, poll_until
@@ -98,9 +99,7 @@ class WiredApp:
     ) -> None:
         self.fake = fake
         self.clock = ManualClock()
-        self.bridge = bridge or (
-            GatewayBridge(client_factory) if client_factory else GatewayBridge()
-        )
+        self.bridge = bridge or GatewayBridge(client_factory or client_factory_for(Settings))
         self.quit = asyncio.Event()
         self.opened = opened if opened is not None else []
         self.shell = TrayShell(

@@ -9,10 +9,9 @@ cannot send two answers). ``clock`` must be the core's (``Approval.expires_at`` 
 
 from __future__ import annotations
 
-import enum
 import functools
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal
@@ -43,11 +42,8 @@ from desktop.model.approvals.layout import (
     RowId,
     in_arrival_order,
 )
-from desktop.model.approvals.rules import Assess
 from desktop.model.approvals.texts import KEY_HINTS
-from desktop.model.bridge_events import (
-    DecisionRequest,
-)
+from desktop.model.bridge_events import DecisionRequest, RowsForgotten, SessionUpdate
 from desktop.model.window_place import Box, dialog_origin
 from desktop.risk import assess as risk_assess
 from desktop.ui.approvals.cards import STYLESHEET, RowCard, plain_label
@@ -56,36 +52,26 @@ from desktop.ui.approvals.list_view import ApprovalListView, pointer_over
 SessionLookup = Callable[[str, str], SessionState | None]  # (gateway_id, session_id) -> session
 
 
-class KeyAction(enum.Enum):
-    UP = "up"
-    DOWN = "down"
-    PAGE_UP = "page up"
-    PAGE_DOWN = "page down"
-    ONCE = Choice.ONCE
-    SESSION = Choice.SESSION
-    ALWAYS = Choice.ALWAYS
-    DENY = Choice.DENY
-
-
 _K = Qt.Key
 _M = Qt.KeyboardModifier
 _NONE = _M.NoModifier
-_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], KeyAction] = {
-    (_K.Key_Up, _NONE): KeyAction.UP,
-    (_K.Key_Down, _NONE): KeyAction.DOWN,
-    (_K.Key_PageUp, _NONE): KeyAction.PAGE_UP,
-    (_K.Key_PageDown, _NONE): KeyAction.PAGE_DOWN,
-    (_K.Key_A, _NONE): KeyAction.ONCE,
-    (_K.Key_Return, _M.ControlModifier): KeyAction.ONCE,
-    (_K.Key_Enter, _M.ControlModifier): KeyAction.ONCE,
-    (_K.Key_D, _NONE): KeyAction.DENY,
-    (_K.Key_Backspace, _M.ControlModifier): KeyAction.DENY,
-    (_K.Key_S, _NONE): KeyAction.SESSION,
-    (_K.Key_A, _M.ShiftModifier): KeyAction.ALWAYS,
+Move = tuple[str, int]  # ("row" or "page", -1 up / 1 down)
+_BINDINGS: dict[tuple[Qt.Key, Qt.KeyboardModifier], Choice | Move] = {
+    (_K.Key_Up, _NONE): ("row", -1),
+    (_K.Key_Down, _NONE): ("row", 1),
+    (_K.Key_PageUp, _NONE): ("page", -1),
+    (_K.Key_PageDown, _NONE): ("page", 1),
+    (_K.Key_A, _NONE): Choice.ONCE,
+    (_K.Key_Return, _M.ControlModifier): Choice.ONCE,
+    (_K.Key_Enter, _M.ControlModifier): Choice.ONCE,
+    (_K.Key_D, _NONE): Choice.DENY,
+    (_K.Key_Backspace, _M.ControlModifier): Choice.DENY,
+    (_K.Key_S, _NONE): Choice.SESSION,
+    (_K.Key_A, _M.ShiftModifier): Choice.ALWAYS,
 }
 
 
-def action_for(key: int, modifiers: Qt.KeyboardModifier) -> KeyAction | None:
+def action_for(key: int, modifiers: Qt.KeyboardModifier) -> Choice | Move | None:
     """The action bound to ``key`` with exactly these modifiers (keypad flag ignored)."""
     mods = modifiers & ~_M.KeypadModifier
     try:
@@ -142,24 +128,18 @@ class ApprovalDialog(QDialog):
     def __init__(
         self,
         rows: AppState,
-        parent: QWidget | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
         grace_seconds: float = 8.0,
         tick_ms: int = 1000,
-        assess: Assess | None = None,
-        batch_dwell: float = rules.BATCH_DWELL_S,
-        key_dwell: float = rules.KEY_DWELL_S,
         session_of: SessionLookup = lambda gateway_id, session_id: None,  # no YOLO note
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.setObjectName("approvalDialog")
         self.setStyleSheet(STYLESHEET)
         self.resize(780, 640)
         self._clock = clock
         self._grace = grace_seconds
-        self._assess = assess or risk_assess
-        self._batch_dwell, self._key_dwell = batch_dwell, key_dwell
         self._selected: RowId | None = None
         self._selected_at: float | None = None
         self._intents: dict[int, rules.BatchIntent] = {}  # batch uid -> "… all" as clicked
@@ -252,9 +232,9 @@ class ApprovalDialog(QDialog):
         self._after_change()
         self._let_batches_leave()
 
-    def session_changed(self, gateway_id: str, session: SessionState) -> None:
+    def session_changed(self, update: SessionUpdate) -> None:
         """A session's state changed: keep the YOLO note true (only sessions shown here count)."""
-        if self.board.session(gateway_id, session.session_id) is not None:
+        if self.board.session(update.gateway_id, update.session.session_id) is not None:
             self._show_yolo_note()
 
     def focus_batch(self, gateway_id: str, batch_id: str, near: QRect | None = None) -> None:
@@ -274,9 +254,9 @@ class ApprovalDialog(QDialog):
             self._remove([b for s in gateway.sessions for b in s.batches], release=True)
         self._show_yolo_note()
 
-    def forget_rows(self, gateway_id: str, keys: Iterable[str]) -> None:
+    def forget_rows(self, forgotten: RowsForgotten) -> None:
         """The store dropped these resolved rows (its bound, in a flood): stop showing them."""
-        rows = (self.board.row((gateway_id, key)) for key in keys)
+        rows = (self.board.row((forgotten.gateway_id, key)) for key in forgotten.keys)
         self._remove([r for r in rows if r is not None], release=False)
 
     def present(self, activate: bool, near: QRect | None = None) -> None:
@@ -331,20 +311,9 @@ class ApprovalDialog(QDialog):
             self._note_presence()
         return handled
 
-    def catch_up(self) -> None:
-        """A hand-driven clock moved on, unknown to the (real-time) timers: judge it all now."""
-        self.list_view.refresh_countdowns(self._clock())
-        self._on_screen_changed()
-        self._note_presence()  # where the pointer and focus are now; lets due batches go
-
     def selected_row(self) -> RowEntry | None:
         """The row the keyboard acts on."""
         return self.board.row(self._selected) if self._selected else None
-
-    def card(self, gateway_id: str, key: str) -> RowCard | None:
-        """The card showing that row, built (and kept until the dialog hides) if it was not."""
-        row = self.board.row((gateway_id, key))
-        return self.list_view.ensure_card(row) if row is not None else None
 
     @property
     def confirmation_box(self) -> QMessageBox | None:
@@ -449,13 +418,13 @@ class ApprovalDialog(QDialog):
             choice,
             shown_since=self.list_view.on_screen_since,
             now=self._clock(),
-            assess=self._assess,
-            dwell=self._batch_dwell,
+            assess=risk_assess,
+            dwell=rules.BATCH_DWELL_S,
         )
 
     def _on_screen_changed(self) -> None:
         # Read first: after the cards judge, it could be past the dwell they saw as unfinished.
-        now, dwell = self._clock(), self._batch_dwell
+        now, dwell = self._clock(), rules.BATCH_DWELL_S
         self.list_view.refresh_batch_cards()
         ends = [
             since + dwell
@@ -649,27 +618,27 @@ class ApprovalDialog(QDialog):
         action = action_for(event.key(), event.modifiers())
         if action is None:
             return False
-        if action in (KeyAction.UP, KeyAction.DOWN):
-            row = self.board.neighbour(self._selected, 1 if action is KeyAction.DOWN else -1)
+        if isinstance(action, Choice):
+            if not event.isAutoRepeat():  # a held key: said once, on its first press
+                self._decide_by_key(action, event)
+        elif action[0] == "row":
+            row = self.board.neighbour(self._selected, action[1])
             if row is not None:
                 self._choose(row)
-        elif action in (KeyAction.PAGE_UP, KeyAction.PAGE_DOWN):
+        else:
             row = self.selected_row()
             card = self.list_view.card(row) if row is not None else None
             if card is not None:
-                card.command.scroll_page(1 if action is KeyAction.PAGE_DOWN else -1)
-        elif not event.isAutoRepeat():  # a held key: said once, on its first press
-            assert isinstance(action.value, Choice)  # the moves are all above
-            self._decide_by_key(action.value, event)
+                card.command.scroll_page(action[1])
         return True  # ours, whether or not it applied: it must not reach a button as well
 
     def _next_selection(self, after: RowId | None) -> RowEntry | None:
         """Where the selection moves by itself: never onto a replacement or a high-risk row."""
-        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, self._assess))
+        return self.board.next_open(after, lambda r: rules.selectable_by_itself(r, risk_assess))
 
     def _key_ready(self, row: RowEntry) -> bool:
         since = self.list_view.on_screen_since(row)
-        dwell = rules.key_dwell(row, self._key_dwell)
+        dwell = rules.key_dwell(row, rules.KEY_DWELL_S)
         return rules.key_ready(since, self._selected_at, self._clock(), dwell)
 
     def _decide_by_key(self, choice: Choice, event: QKeyEvent) -> None:

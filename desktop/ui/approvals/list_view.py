@@ -63,9 +63,8 @@ class ApprovalListView(QAbstractScrollArea):
         board: ApprovalBoard,
         clock: Callable[[], float],
         approve_cover: Cover,  # what "Approve all" would cover (batch cards)
-        parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.setObjectName("approvalList")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -84,7 +83,6 @@ class ApprovalListView(QAbstractScrollArea):
         self._tops: list[int] = []  # y of each item in content coordinates
         self._widgets: dict[int, Card] = {}
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
-        self._pinned: set[int] = set()  # built on request: kept until dematerialise
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
         self._spare: dict[type, list[Card]] = {}  # item kind -> dropped widgets, hidden
         self._selected_row: RowEntry | None = None
@@ -127,7 +125,6 @@ class ApprovalListView(QAbstractScrollArea):
                 widget.setParent(None)
                 widget.deleteLater()
         self._spare.clear()
-        self._pinned.clear()
         if self._on_screen:
             self._on_screen.clear()
             self.on_screen_changed.emit()
@@ -135,20 +132,6 @@ class ApprovalListView(QAbstractScrollArea):
     def card(self, row: RowEntry) -> RowCard | None:
         widget = self._widgets.get(row.uid)
         return widget if isinstance(widget, RowCard) else None
-
-    def ensure_card(self, row: RowEntry) -> RowCard | None:
-        """Build ``row``'s card (and its groups' widgets) now and keep them until hidden."""
-        if self.board.node(row.uid) is not row:
-            return None
-        self.materialise()
-        node: Node | None = row
-        while node is not None:
-            self._pinned.add(node.uid)
-            if node.uid not in self._widgets:
-                self._build(node)
-            node = self.board.parent(node)
-        self.flush()  # placed (and shown) now: the caller is about to look at it
-        return self.card(row)
 
     def on_screen_since(self, row: RowEntry) -> float | None:
         """Clock time ``row`` entered the viewport of the shown dialog (None: not on screen)."""
@@ -298,7 +281,6 @@ class ApprovalListView(QAbstractScrollArea):
 
     def _forget(self, node: Node) -> None:
         self._drop(node.uid)
-        self._pinned.discard(node.uid)
         self._heights.pop(node.uid, None)
         if self._on_screen.pop(node.uid, None) is not None:
             self.on_screen_changed.emit()
@@ -467,7 +449,7 @@ class ApprovalListView(QAbstractScrollArea):
                     break
             if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
                 self._overscan_timer.start()  # the margin waits until the screen is painted
-            keep = {self._items[i].uid for i in wanted} | self._pinned
+            keep = {self._items[i].uid for i in wanted}
             if self._selected_row is not None:
                 keep.add(self._selected_row.uid)
             for uid in [u for u in self._widgets if u not in keep]:
@@ -535,25 +517,12 @@ class ApprovalListView(QAbstractScrollArea):
             self.on_screen_changed.emit()
 
     def item_widget_at(self, point: QPoint) -> QWidget | None:
-        """The deepest widget at ``point`` (viewport coordinates), pinned cards off screen too."""
+        """The deepest widget at ``point`` (viewport coordinates)."""
         for widget in self._widgets.values():
             if widget.isVisible() and widget.geometry().contains(point):
                 inner = widget.childAt(point - widget.pos())
                 return inner or widget
         return None
-
-    def y_in_viewport(self, node: Node) -> int | None:
-        """Where ``node``'s item starts in the viewport (None if it is not in the list)."""
-        self._ensure_items()
-        i = self._index.get(node.uid)
-        return None if i is None else self._tops[i] - self.verticalScrollBar().value()
-
-    def settle(self) -> None:
-        """Run this turn's flush now, margin included (tests and tools read geometry at once)."""
-        self.flush()
-        if self._overscan_timer.isActive():
-            self._overscan_timer.stop()
-            self._place(overscan=True)
 
 
 def pointer_over(widget: QWidget) -> bool:

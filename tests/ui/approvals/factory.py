@@ -45,9 +45,18 @@ def look(dialog: Any, clock: FakeClock, seconds: float = 1.0) -> None:
 
     Batch approvals and keys answer only rows on screen long enough to be read (``seen``).
     """
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     clock.advance(seconds)
-    dialog.catch_up()
+    catch_up(dialog)
+
+
+def catch_up(dialog: QWidget) -> None:
+    """A hand-driven clock moved on, unknown to the dialog's (real-time) timers: fire them now.
+
+    They are its countdown, its "read long enough" and its "answered batches leave" timers.
+    """
+    for timer in dialog.findChildren(QTimer, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        timer.timeout.emit()
 
 
 def row_cards(view: ApprovalListView) -> list[RowCard]:
@@ -101,9 +110,18 @@ def upsert(
     return view.upsert(gateway_id, gateway_name, a, session_title)
 
 
+def row_card(dialog: ApprovalDialog, gateway_id: str, key: str) -> RowCard | None:
+    """The card showing that row, once the list is laid out (None: not built, off screen)."""
+    view = dialog.list_view
+    view.materialise()
+    view.flush(overscan=True)
+    row = dialog.board.row((gateway_id, key))
+    return view.card(row) if row is not None else None
+
+
 def batch_card(dialog: ApprovalDialog, key: str, gateway_id: str = "g") -> BatchCard:
-    """The batch card around row ``key`` (built on demand)."""
-    card = dialog.card(gateway_id, key)
+    """The batch card around row ``key``."""
+    card = row_card(dialog, gateway_id, key)
     assert card is not None
     widget = widget_for(dialog.list_view, card.entry.batch)
     assert isinstance(widget, BatchCard)

@@ -24,7 +24,7 @@ from desktop.core import outcomes
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import ALL_CHOICES, FakeClock, approval, resolved, sending
-from tests.ui.approvals.factory import dialog_on_store, upsert
+from tests.ui.approvals.factory import dialog_on_store, row_card, upsert
 
 CLOCK = FakeClock(5000.0)
 
@@ -148,7 +148,7 @@ def measure_megabyte(app: QApplication, command: str) -> float:
     started = time.perf_counter()
     upsert(dialog, "big", "Big", approval("big", command=command, expires_at=CLOCK.now + 60), "")
     dialog.present(activate=False)
-    card = dialog.card("big", "big")
+    card = row_card(dialog, "big", "big")
     assert card is not None
     while not card.command.toPlainText():  # a long command is laid out just after the show
         app.processEvents()

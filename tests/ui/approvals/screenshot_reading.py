@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import dialog_on_store, upsert
+from tests.ui.approvals.factory import catch_up, dialog_on_store, row_card, upsert
 
 CLOCK = FakeClock(5000.0)
 COMMANDS = ("npm ci", "npm run build", "npm test -- --runInBand")
@@ -33,7 +33,7 @@ COMMANDS = ("npm ci", "npm run build", "npm test -- --runInBand")
 def settle(app: QApplication, dialog: ApprovalDialog) -> None:
     for _ in range(20):
         app.processEvents()
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     app.processEvents()
 
 
@@ -55,12 +55,12 @@ def answered(app: QApplication, dialog: ApprovalDialog, out: Path) -> None:
     for i, kind in enumerate((OutcomeKind.APPROVED, OutcomeKind.APPROVED, OutcomeKind.DENIED)):
         done = resolved(approval(f"a{i}", position=i, command=COMMANDS[i]), kind, Choice.ONCE)
         upsert(dialog, "work", "Workstation", done, "CI")
-    card = dialog.card("work", "a1")
+    card = row_card(dialog, "work", "a1")
     assert card is not None
     QCursor.setPos(card.mapToGlobal(QPoint(40, 20)))  # the person reads the outcomes
     settle(app, dialog)
     CLOCK.advance(60)
-    dialog.catch_up()
+    catch_up(dialog)
     settle(app, dialog)
     print("a) after 60 s with the pointer on the window:", keys(dialog))
     shoot(out / "reading-answered.png")

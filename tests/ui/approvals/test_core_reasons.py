@@ -21,7 +21,7 @@ from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.safety.driver import CoreDriver, approval_frame
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, row_card, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -34,7 +34,7 @@ def show(dialog: ApprovalDialog, qtbot: QtBot, rows: list[Approval]) -> None:
 
 
 def card_of(dialog: ApprovalDialog, key: str) -> RowCard:
-    card = dialog.card("g", key)
+    card = row_card(dialog, "g", key)
     assert card is not None
     return card
 

@@ -15,7 +15,14 @@ from desktop.journal import Surface
 from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, batch_card, look, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    Recorder,
+    batch_card,
+    look,
+    row_card,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -28,7 +35,7 @@ def shown(dialog: ApprovalDialog, qtbot: QtBot) -> ApprovalDialog:
 
 
 def button(dialog: ApprovalDialog, key: str, choice: Choice) -> QPushButton:
-    card = dialog.card("g", key)
+    card = row_card(dialog, "g", key)
     assert card is not None
     return card.buttons[choice]
 
@@ -46,7 +53,7 @@ def test_a_click_emits_one_request_and_disables_the_row_until_the_core_answers(
     assert emitted.args == [DecisionRequest("g", "a", Choice.ONCE, Surface.DIALOG_BUTTON, False)]
     click(qtbot, button(shown, "a", Choice.ONCE))  # a double click sends nothing more
     assert len(decisions.requests) == 1
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     assert card.state.text() == "Waiting for you"  # "Sending…" only when the core says so
     assert not any(b.isEnabled() for b in card.buttons.values())
@@ -82,7 +89,7 @@ def test_decision_refused_re_enables_and_says_why(
     upsert(shown, "g", "G", approval("a"), "")
     click(qtbot, button(shown, "a", Choice.ONCE))
     shown.decision_refused("g", "a", "inside the <b>safety</b> margin")
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     assert card.notes.text() == "Not sent: inside the <b>safety</b> margin"
     assert button(shown, "a", Choice.ONCE).isEnabled()
@@ -227,7 +234,7 @@ def test_stale_row_needs_reconfirm_then_sends_with_confirm_stale(
 ) -> None:
     stale = approval("a", phase=ApprovalPhase.STALE, blocked_reason="reconnected")
     upsert(shown, "g", "G", stale, "")
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     assert card.state.text() == "Stale — reconnected"
     assert not card.reconfirm.isHidden()

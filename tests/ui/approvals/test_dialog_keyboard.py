@@ -13,10 +13,18 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import NO_CONTEXT, ApprovalPhase, CallContext, Choice, OutcomeKind
 from desktop.journal import Surface
+from desktop.model.approvals import rules
 from desktop.model.bridge_events import DecisionRequest
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, Recorder, dialog_on_store, look, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    Recorder,
+    dialog_on_store,
+    look,
+    row_card,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 SHOP = "/home/ann/src/shop"
@@ -47,13 +55,16 @@ def tap(widget: QWidget, key: K, mods: M = M.NoModifier) -> None:
 
 
 @pytest.fixture
-def dialog(qtbot: QtBot, clock: FakeClock, decisions: Recorder) -> Iterator[ApprovalDialog]:
+def dialog(
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ApprovalDialog]:
     """The dialog without the key dwell: these tests are about the map and the repeat gate.
 
     The dwell (a row must be on screen and selected for a moment) is tested on its own, in
     ``test_dialog_seen``.
     """
-    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    monkeypatch.setattr(rules, "KEY_DWELL_S", 0.0)
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     yield d
@@ -90,7 +101,7 @@ def test_first_waiting_row_is_selected_and_up_down_move(
     assert selected(dialog) == "c"
     tap(three, K.Key_Up)
     assert selected(dialog) == "b"
-    card = dialog.card("g", "b")
+    card = row_card(dialog, "g", "b")
     assert card is not None
     assert card.property("selected") is True
 
@@ -116,7 +127,7 @@ def test_shortcuts_answer_the_selected_row_and_move_on(
 def test_shortcuts_work_while_a_button_has_focus(
     dialog: ApprovalDialog, three: QWidget, decisions: Recorder, qtbot: QtBot
 ) -> None:
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     focused_button = card.buttons[Choice.SESSION]
     dialog.activateWindow()  # real focus: the router filters the focus widget, not every child
@@ -233,7 +244,7 @@ def test_stale_row_ignores_keys_until_reconfirmed(
     upsert(dialog, "g", "G", approval("a", phase=ApprovalPhase.STALE), "")
     tap(three, K.Key_A)
     assert decisions.requests == []
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     card.reconfirm.click()
     tap(three, K.Key_A)
@@ -244,7 +255,7 @@ def test_stale_row_ignores_keys_until_reconfirmed(
 
 def test_page_keys_scroll_the_selected_command(dialog: ApprovalDialog, three: QWidget) -> None:
     upsert(dialog, "g", "G", approval("a", command="\n".join(f"line {i}" for i in range(200))), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     bar = card.command.verticalScrollBar()
     assert bar.value() == 0
@@ -268,13 +279,13 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
     view = dialog.list_view
-    view.settle()
+    view.flush(overscan=True)
     first = _heard(view)
     assert first.startswith("Command 1. High risk. Waiting for you. ")
     assert "Command: rm -rf build/. Hermes flagged: recursive delete" in first
     tap(view, K.Key_Down)
-    view.settle()
-    card = dialog.card("g", "r1")
+    view.flush(overscan=True)
+    card = row_card(dialog, "g", "r1")
     assert card is not None
     heard = _heard(view)
     assert heard.startswith("Command 2. Low risk. Waiting for you. ")
@@ -284,7 +295,7 @@ def test_a_screen_reader_hears_the_selected_command_its_risk_and_state(
     qtbot.waitUntil(lambda: card.countdown.text() != before)  # the tick ran ...
     assert _heard(view) == heard  # ... and was not read out
     tap(view, K.Key_Down)
-    view.settle()
+    view.flush(overscan=True)
     hidden = _heard(view)
     assert "Command: cat notes⟨U+202E⟩txt.sh. ⚠ Hidden characters" in hidden
     assert "U+202E RIGHT-TO-LEFT OVERRIDE. Check the command carefully. Hermes flagged" in hidden
@@ -316,9 +327,10 @@ def test_a_request_under_the_selected_rows_id_never_takes_the_selection(
 
 
 def test_after_an_answer_the_selection_skips_high_risk_rows(
-    qtbot: QtBot, clock: FakeClock, decisions: Recorder
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, key_dwell=0.0)
+    monkeypatch.setattr(rules, "KEY_DWELL_S", 0.0)
+    d = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(d)
     d.decision_requested.connect(decisions)
     upsert(d, "g", "G", approval("a", command="ls -la", context=CallContext(cwd=SHOP)), "")

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import AskedBecause, AskReason, Choice, OutcomeKind
-from desktop.model.approvals import texts
+from desktop.model.approvals import rules, texts
 from desktop.model.approvals.rules import KEY_DWELL_S
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
@@ -19,8 +19,10 @@ from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
     Recorder,
     batch_card,
+    catch_up,
     dialog_on_store,
     look,
+    row_card,
     row_cards,
     tap,
     ticking,
@@ -47,10 +49,10 @@ def test_a_reask_appears_inside_its_batch_next_to_the_row_it_replaces(
 ) -> None:
     upsert(shown, "g", "G", approval("other", batch="b0", command="ls"), "")
     timed_out_batch_and_its_reask(shown)
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     cards = [c.entry.key for c in row_cards(shown.list_view)]
     assert cards == ["other", "r0", "r1", "r2", "r2b"]
-    reask = shown.card("g", "r2b")
+    reask = row_card(shown, "g", "r2b")
     assert reask is not None
     assert reask.entry.batch is batch_card(shown, "r0").group  # no group of its own
     assert reask.number.text() == "Command 3 · asked again"
@@ -63,7 +65,7 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
 ) -> None:
     upsert(shown, "g", "G", approval("rm", command="rm -rf /srv/build"), "")
     upsert(shown, "g", "G", approval("ls", position=1, command="ls -la"), "")
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     approve_all = batch_card(shown, "ls").approve_all
     assert not approve_all.isEnabled()  # nothing read yet
     assert "2 not on screen long enough to be read yet" in approve_all.toolTip()
@@ -79,22 +81,25 @@ def test_approve_all_is_off_and_says_why_when_it_would_answer_nothing(
     assert decisions.requests == []
 
 
-def two_commands_shown(qtbot: QtBot, **options: Any) -> tuple[ApprovalDialog, QPushButton]:
+def two_commands_shown(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> tuple[ApprovalDialog, QPushButton]:
     """A batch of two on screen, read for 0.05 s before "Approve all" may act; its button."""
-    dialog = dialog_on_store(batch_dwell=0.05, **options)
+    monkeypatch.setattr(rules, "BATCH_DWELL_S", 0.05)
+    dialog = dialog_on_store(**options)
     qtbot.addWidget(dialog)
     upsert(dialog, "g", "G", approval("a", command="make a"), "")
     upsert(dialog, "g", "G", approval("b", position=1, command="make b"), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     return dialog, batch_card(dialog, "a").approve_all
 
 
 def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough(
-    qtbot: QtBot, decisions: Recorder
+    qtbot: QtBot, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog, approve_all = two_commands_shown(qtbot)  # the real clock
+    dialog, approve_all = two_commands_shown(qtbot, monkeypatch)  # the real clock
     qtbot.waitUntil(approve_all.isEnabled)  # a one-shot timer, no tick
     assert not ticking(dialog)
 
@@ -102,7 +107,7 @@ def test_approve_all_comes_on_by_itself_once_the_rows_were_on_screen_long_enough
 def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
     qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog, approve_all = two_commands_shown(qtbot, clock=clock)
+    dialog, approve_all = two_commands_shown(qtbot, monkeypatch, clock=clock)
     assert not approve_all.isEnabled()
     refresh = dialog.list_view.refresh_batch_cards
 
@@ -111,7 +116,7 @@ def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
         clock.advance(1.0)  # a busy machine: the cards were judged just before the time was up
 
     monkeypatch.setattr(dialog.list_view, "refresh_batch_cards", slow_refresh)
-    dialog.catch_up()
+    catch_up(dialog)
     qtbot.waitUntil(approve_all.isEnabled)  # the cover timer still looks again
 
 
@@ -122,7 +127,7 @@ def test_the_notice_line_clears_when_its_row_is_answered_by_mouse(
     look(shown, clock, KEY_DWELL_S)
     tap(shown.list_view, Qt.Key.Key_S)
     assert shown.notice.text().startswith("S did nothing")
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     qtbot.mouseClick(card.buttons[Choice.DENY], Qt.MouseButton.LeftButton)
     assert decisions.keys == ["a"]

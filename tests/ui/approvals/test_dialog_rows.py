@@ -17,13 +17,13 @@ from desktop.core.model import NO_CONTEXT, ApprovalPhase, Choice, OutcomeKind
 from desktop.ui.approvals.cards import STYLESHEET, RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import HOSTILE, approval, resolved, sending
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_cards, upsert, widget_for
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_card, row_cards, upsert, widget_for
 
 pytestmark = OFFSCREEN_WINDOWS
 
 
 def shown_card(dialog: ApprovalDialog, key: str, gateway: str = "g") -> RowCard:
-    card = dialog.card(gateway, key)
+    card = row_card(dialog, gateway, key)
     assert card is not None
     return card
 
@@ -253,7 +253,7 @@ def test_a_cards_number_stays_level_with_a_state_that_wraps(
     dialog.resize(480, 600)
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     card = row_cards(dialog.list_view)[0]
     line = card.state.fontMetrics().lineSpacing()
     assert card.state.height() >= 3 * line  # it wraps

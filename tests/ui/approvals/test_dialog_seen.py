@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -18,7 +19,8 @@ from desktop.core.model import (
 )
 from desktop.journal import Surface
 from desktop.model.approvals.rules import BATCH_DWELL_S, KEY_DWELL_S, head_on_screen
-from desktop.model.bridge_events import DecisionRequest
+from desktop.model.bridge_events import DecisionRequest, SessionUpdate
+from desktop.ui.approvals import dialog as dialog_module
 from desktop.ui.approvals.cards import BatchCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import pointer_over
@@ -29,6 +31,7 @@ from tests.ui.approvals.factory import (
     batch_card,
     dialog_on_store,
     look,
+    row_card,
     row_cards,
     tap,
     upsert,
@@ -49,7 +52,7 @@ def test_approve_all_leaves_a_row_that_arrived_just_before_the_press_waiting(
     for late_ms, key in ((0, "c"), (300, "d")):  # the two cases the outside attack used
         late = approval(key, position=ord(key) - ord("a"), command=f"make {key}")
         upsert(shown, "g", "G", late, "")
-        shown.list_view.settle()
+        shown.list_view.flush(overscan=True)
         clock.advance(late_ms / 1000)
     qtbot.mouseClick(batch_card(shown, "a").approve_all, Qt.MouseButton.LeftButton)
     assert decisions.requests == [
@@ -140,9 +143,10 @@ def test_the_real_risk_lens_keeps_rm_rf_out_of_approve_all(
 
 
 def test_approve_all_leaves_high_risk_rows_waiting_and_names_them(
-    qtbot: QtBot, clock: FakeClock, decisions: Recorder
+    qtbot: QtBot, clock: FakeClock, decisions: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialog = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5, assess=judge)
+    monkeypatch.setattr(dialog_module, "risk_assess", judge)
+    dialog = dialog_on_store(clock=clock, grace_seconds=5.0, tick_ms=5)
     qtbot.addWidget(dialog)
     dialog.decision_requested.connect(decisions)
     dialog.resize(760, 900)
@@ -207,7 +211,7 @@ def test_the_selection_moves_on_when_its_row_ends_elsewhere_even_while_the_perso
     assert row.approval.key == "b2"
     tap(dialog.list_view, K.Key_D)
     assert decisions.requests == []
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     clock.advance(KEY_DWELL_S)
     tap(dialog.list_view, K.Key_D)
     assert decisions.keys == ["b2"]
@@ -235,7 +239,7 @@ def test_a_row_offering_nothing_known_shows_no_buttons_and_says_answer_in_hermes
     upsert(dialog, "g", "G", approval("b", position=1, choices=(Choice.DENY,)), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    card_a, card_b = dialog.card("g", "a"), dialog.card("g", "b")
+    card_a, card_b = row_card(dialog, "g", "a"), row_card(dialog, "g", "b")
     assert card_a is not None
     assert card_b is not None
     assert card_a.buttons == {}
@@ -269,7 +273,7 @@ def test_yolo_turned_on_while_rows_wait_says_they_still_wait(
     assert shown.yolo_note.isHidden()
     on = SessionState("s1", title="Build", yolo=YoloState(True, YoloSource.SESSION))
     sessions[("g", "s1")] = on  # the store folds the change before the dialog hears of it
-    shown.session_changed("g", on)
+    shown.session_changed(SessionUpdate("g", on))
     assert not shown.yolo_note.isHidden()
     text = shown.yolo_note.text()
     assert "YOLO is on for “Build” (1 waiting)" in text
@@ -286,7 +290,7 @@ def test_the_yolo_note_reads_the_store_whenever_the_rows_or_the_session_change(
     upsert(shown, "g", "G", approval("a"), "Build · app")
     assert "YOLO is on for “Build · app” (1 waiting)" in shown.yolo_note.text()
     sessions[("g", "s1")] = SessionState("s1", title="Build · app")
-    shown.session_changed("g", sessions[("g", "s1")])
+    shown.session_changed(SessionUpdate("g", sessions[("g", "s1")]))
     assert shown.yolo_note.isHidden()
 
 
@@ -300,17 +304,17 @@ def test_it_opens_on_the_first_waiting_row_with_its_heading_in_view(
     upsert(dialog, "g", "G", approval("wait", session="s2", batch="b1"), "Second")
     dialog.present(activate=True)
     qtbot.waitUntil(dialog.isActiveWindow)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "wait"
     session = dialog.board.session("g", "s2")
     assert session is not None
     view = dialog.list_view
-    heading_y, row_y = view.y_in_viewport(session), view.y_in_viewport(row)
-    assert heading_y is not None
-    assert row_y is not None
-    assert 0 <= heading_y < row_y < view.viewport().height()
+    heading, card = widget_for(view, session), widget_for(view, row)
+    assert heading is not None
+    assert card is not None
+    assert 0 <= heading.y() < card.y() < view.viewport().height()
 
 
 # -- nothing moves under the pointer -----------------------------------------------------------
@@ -319,8 +323,8 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
 ) -> None:
     upsert(shown, "g", "G", approval("a"), "")
     upsert(shown, "g", "G", approval("b", position=1), "")
-    shown.list_view.settle()
-    first, second = shown.card("g", "a"), shown.card("g", "b")
+    shown.list_view.flush(overscan=True)
+    first, second = row_card(shown, "g", "a"), row_card(shown, "g", "b")
     assert first is not None
     assert second is not None
     target = first.buttons[Choice.DENY]
@@ -331,7 +335,7 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
     upsert(shown, "g", "G", resolved(approval("a"), OutcomeKind.DENIED, Choice.DENY), "")
     qtbot.waitUntil(lambda: first.buttons[Choice.DENY].isHidden())
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     assert second.buttons[Choice.DENY].mapTo(viewport, QPoint(0, 0)) == before
     assert decisions.keys == ["a"]
 
@@ -347,12 +351,12 @@ def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     assert dialog.pending_count() == 2000
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     built = row_cards(dialog.list_view)
     assert 0 < len(built) <= 12  # the viewport plus a margin, not 2,000
     bar = dialog.list_view.verticalScrollBar()
     bar.setValue(bar.maximum())
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     keys = {c.entry.approval.key for c in row_cards(dialog.list_view)}
     assert "s19r99" in keys
     assert "s0r1" not in keys  # (s0r0 stays built: it is selected, the keyboard acts on it)
@@ -375,20 +379,20 @@ def test_reopened_while_scrolled_past_it_the_row_comes_back_with_its_heading(
         upsert(dialog, "g", "G", done, "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     bar = dialog.list_view.verticalScrollBar()
     bar.setValue(bar.maximum())  # the person scrolled down to the answered ones
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     dialog.present(activate=True)  # a tray click brings it up again
-    dialog.list_view.settle()
+    dialog.list_view.flush(overscan=True)
     row = dialog.selected_row()
     assert row is not None
     assert row.approval.key == "wait"
     view = dialog.list_view
-    header_y, row_y = view.y_in_viewport(row.batch), view.y_in_viewport(row)
-    assert header_y is not None
-    assert row_y is not None
-    assert 0 <= header_y < row_y < view.viewport().height()
+    header, card = widget_for(view, row.batch), widget_for(view, row)
+    assert header is not None
+    assert card is not None
+    assert 0 <= header.y() < card.y() < view.viewport().height()
 
 
 def test_it_opens_next_to_the_tray_icon_inside_the_screen(

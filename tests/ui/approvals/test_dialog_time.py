@@ -7,12 +7,15 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
 from desktop.model.approvals import rules
+from desktop.model.bridge_events import RowsForgotten
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
 from tests.ui.approvals.factory import (
     OFFSCREEN_WINDOWS,
+    catch_up,
     dialog_on_store,
     look_away,
+    row_card,
     store_of,
     ticking,
     upsert,
@@ -23,7 +26,7 @@ pytestmark = OFFSCREEN_WINDOWS
 
 
 def countdown(dialog: ApprovalDialog, key: str) -> str:
-    card = dialog.card("g", key)
+    card = row_card(dialog, "g", key)
     assert card is not None
     return card.countdown.text()
 
@@ -36,7 +39,7 @@ def test_countdown_follows_the_injected_clock(
     assert countdown(dialog, "a") == "expires in 1:30"
     clock.advance(80.5)
     qtbot.waitUntil(lambda: countdown(dialog, "a") == "expires in 0:10")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     assert card.countdown.property("urgent") is True
     clock.advance(20)
@@ -76,19 +79,19 @@ def test_an_answered_batch_stays_while_the_person_reads_then_goes_after_they_lef
     qtbot.waitUntil(dialog.isActiveWindow)
     answer_both(dialog)
     clock.advance(600)  # ten minutes of reading: nothing moves
-    dialog.catch_up()
-    assert dialog.card("g", "a") is not None  # still shown, with its outcome
+    catch_up(dialog)
+    assert row_card(dialog, "g", "a") is not None  # still shown, with its outcome
     assert not ticking(dialog)
     assert not leave_timer(dialog).isActive()
     look_away(dialog, qtbot)
-    dialog.catch_up()
+    catch_up(dialog)
     assert leave_timer(dialog).isSingleShot()
     assert leave_timer(dialog).isActive()
     clock.advance(4.9)
-    dialog.catch_up()
-    assert dialog.card("g", "b") is not None  # it lingers a moment after the person left
+    catch_up(dialog)
+    assert row_card(dialog, "g", "b") is not None  # it lingers a moment after the person left
     clock.advance(0.2)
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.board.gateways == []
     assert store_of(dialog).row("g", "a") is None  # released: the store forgets it too
     assert not leave_timer(dialog).isActive()
@@ -105,8 +108,8 @@ def test_the_pointer_over_the_window_holds_an_answered_batch_without_focus(
     qtbot.waitUntil(dialog.underMouse)
     assert not dialog.isActiveWindow()
     clock.advance(60)
-    dialog.catch_up()
-    assert dialog.card("g", "a") is not None
+    catch_up(dialog)
+    assert row_card(dialog, "g", "a") is not None
     assert not leave_timer(dialog).isActive()
 
 
@@ -131,11 +134,11 @@ def test_choosing_a_row_of_another_batch_lets_the_answered_batch_go_at_once(
     dialog.present(activate=True)
     answer_both(dialog)
     upsert(dialog, "g", "G", approval("next", batch="b2"), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))  # reading it still
-    assert dialog.card("g", "a") is not None
-    other = dialog.card("g", "next")
+    assert row_card(dialog, "g", "a") is not None
+    other = row_card(dialog, "g", "next")
     assert other is not None
     qtbot.mousePress(other, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
     assert dialog.board.row(("g", "a")) is not None  # nothing moves mid-click
@@ -149,15 +152,15 @@ def test_dismiss_removes_a_resolved_batch_at_once(
 ) -> None:
     upsert(dialog, "g", "G", approval("keep", batch="other"), "")
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.APPROVED, Choice.ONCE), "")
-    card = dialog.card("g", "a")
+    card = row_card(dialog, "g", "a")
     assert card is not None
     batch_widget = widget_for(dialog.list_view, card.entry.batch)
     dismiss = getattr(batch_widget, "dismiss", None)
     assert dismiss is not None
     assert not dismiss.isHidden()
     dismiss.click()
-    assert dialog.card("g", "a") is None
-    assert dialog.card("g", "keep") is not None
+    assert row_card(dialog, "g", "a") is None
+    assert row_card(dialog, "g", "keep") is not None
     assert store_of(dialog).row("g", "a") is None
     assert store_of(dialog).row("g", "keep") is not None
 
@@ -168,7 +171,7 @@ def test_rows_the_store_forgot_leave_at_once_and_their_batch_with_the_last(
     upsert(dialog, "g", "G", resolved(approval("a"), OutcomeKind.DENIED), "")
     upsert(dialog, "g", "G", approval("b", position=1), "")
     upsert(dialog, "g", "G", resolved(approval("c", batch="b2"), OutcomeKind.DENIED), "")
-    dialog.forget_rows("g", ["a", "c", "never-shown"])
+    dialog.forget_rows(RowsForgotten("g", ("a", "c", "never-shown")))
     assert [r.key for r in dialog.board.rows()] == ["b"]
     assert dialog.board.batch("g", "s1", "b2") is None
     assert dialog.pending_count() == 1

@@ -10,7 +10,16 @@ from pytestqt.qtbot import QtBot
 from desktop.core.model import ApprovalPhase, OutcomeKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import FakeClock, approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, look_away, row_cards, store_of, upsert
+from tests.ui.approvals.factory import (
+    OFFSCREEN_WINDOWS,
+    catch_up,
+    look_away,
+    row_card,
+    row_cards,
+    store_of,
+    tap,
+    upsert,
+)
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -89,11 +98,12 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
         upsert(dialog, "g", "G", approval(f"late{i}", batch="b2", position=i), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    target = dialog.card("g", "late2")
+    for _ in range(6):  # down to the third of the last batch, scrolled to as it goes
+        tap(dialog.list_view, Qt.Key.Key_Down)
+    target = row_card(dialog, "g", "late2")
     assert target is not None
-    qtbot.mouseClick(target, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))  # selects, scrolls to
-    assert dialog.selected_row() is target.entry
     bar = dialog.list_view.verticalScrollBar()
+    assert dialog.selected_row() is target.entry
     viewport = dialog.list_view.viewport()
 
     def y() -> int:
@@ -114,7 +124,7 @@ def test_rows_above_coming_and_going_do_not_move_the_selected_row_on_screen(
     bar_before = bar.value()
     look_away(dialog, qtbot)
     clock.advance(60)  # the answered batch at the top leaves once the person left
-    dialog.catch_up()
+    catch_up(dialog)
     assert dialog.board.row(("g", "done")) is None
     qtbot.waitUntil(lambda: bar.value() < bar_before)  # laid out in the next turn
     assert y() == before
@@ -137,8 +147,8 @@ def test_clear_gateway_removes_only_that_gateway(dialog: ApprovalDialog) -> None
     dialog.clear_gateway("g")
     dialog.clear_gateway("unknown")  # harmless
     assert store_of(dialog).row("g", "done") is None  # released with its gateway
-    assert dialog.card("g", "a") is None
-    assert dialog.card("h", "b") is not None
+    assert row_card(dialog, "g", "a") is None
+    assert row_card(dialog, "h", "b") is not None
     assert dialog.pending_count() == 1
     row = dialog.selected_row()
     assert row is not None
@@ -193,7 +203,7 @@ def test_cards_exist_only_while_the_dialog_is_shown(dialog: ApprovalDialog, qtbo
     qtbot.waitExposed(dialog)
     assert len(row_cards(dialog.list_view)) == 3
     upsert(dialog, "g", "G", approval("r3", position=3), "")  # while shown: one more card
-    card = dialog.card("g", "r3")
+    card = row_card(dialog, "g", "r3")
     assert card is not None
     qtbot.waitUntil(card.isVisible)
     dialog.hide()
@@ -210,7 +220,7 @@ def test_clicking_a_command_selects_its_row(dialog: ApprovalDialog, qtbot: QtBot
     upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=True)
     qtbot.waitUntil(dialog.isActiveWindow)
-    card = dialog.card("g", "b")
+    card = row_card(dialog, "g", "b")
     assert card is not None
     qtbot.waitUntil(card.command.isVisible)
     qtbot.mouseClick(card.command.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
@@ -224,7 +234,7 @@ def test_clicking_a_label_selects_its_row_even_before_the_window_is_active(
     upsert(dialog, "g", "G", approval("b", position=1), "")
     dialog.present(activate=False)
     qtbot.waitExposed(dialog)
-    card = dialog.card("g", "b")
+    card = row_card(dialog, "g", "b")
     assert card is not None
     qtbot.waitUntil(card.state.isVisible)
     qtbot.mouseClick(card.state, Qt.MouseButton.LeftButton)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.ui.approvals.dialog import FRESH_GAP_MS, KeyAction, RepeatGate, action_for
+from desktop.core.model import Choice
+from desktop.ui.approvals.dialog import FRESH_GAP_MS, Move, RepeatGate, action_for
 
 M = Qt.KeyboardModifier
 
@@ -13,22 +14,22 @@ M = Qt.KeyboardModifier
 @pytest.mark.parametrize(
     ("key", "mods", "action"),
     [
-        (Qt.Key.Key_A, M.NoModifier, KeyAction.ONCE),
-        (Qt.Key.Key_Return, M.ControlModifier, KeyAction.ONCE),
-        (Qt.Key.Key_Enter, M.ControlModifier | M.KeypadModifier, KeyAction.ONCE),
-        (Qt.Key.Key_D, M.NoModifier, KeyAction.DENY),
-        (Qt.Key.Key_Backspace, M.ControlModifier, KeyAction.DENY),
-        (Qt.Key.Key_S, M.NoModifier, KeyAction.SESSION),
-        (Qt.Key.Key_A, M.ShiftModifier, KeyAction.ALWAYS),
-        (Qt.Key.Key_Up, M.NoModifier, KeyAction.UP),
-        (Qt.Key.Key_Down, M.NoModifier, KeyAction.DOWN),
+        (Qt.Key.Key_A, M.NoModifier, Choice.ONCE),
+        (Qt.Key.Key_Return, M.ControlModifier, Choice.ONCE),
+        (Qt.Key.Key_Enter, M.ControlModifier | M.KeypadModifier, Choice.ONCE),
+        (Qt.Key.Key_D, M.NoModifier, Choice.DENY),
+        (Qt.Key.Key_Backspace, M.ControlModifier, Choice.DENY),
+        (Qt.Key.Key_S, M.NoModifier, Choice.SESSION),
+        (Qt.Key.Key_A, M.ShiftModifier, Choice.ALWAYS),
+        (Qt.Key.Key_Up, M.NoModifier, ("row", -1)),
+        (Qt.Key.Key_Down, M.NoModifier, ("row", 1)),
         (Qt.Key.Key_Return, M.NoModifier, None),  # plain Enter never answers
         (Qt.Key.Key_A, M.ControlModifier, None),
         (Qt.Key.Key_Backspace, M.NoModifier, None),
     ],
 )
-def test_key_map(key: Qt.Key, mods: Qt.KeyboardModifier, action: KeyAction | None) -> None:
-    assert action_for(key, mods) is action
+def test_key_map(key: Qt.Key, mods: Qt.KeyboardModifier, action: Choice | Move | None) -> None:
+    assert action_for(key, mods) == action
 
 
 def test_repeat_gate_needs_a_real_release_between_decisions() -> None:

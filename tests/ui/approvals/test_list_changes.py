@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel
 from desktop.core.model import OutcomeKind
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import approval, resolved
-from tests.ui.approvals.factory import upsert
+from tests.ui.approvals.factory import row_card, upsert
 
 
 def test_removing_a_batch_prunes_the_groups_it_leaves_empty(dialog: ApprovalDialog) -> None:
@@ -30,19 +30,19 @@ def test_removing_a_batch_prunes_the_groups_it_leaves_empty(dialog: ApprovalDial
 
 def test_an_update_changes_its_row_and_card_in_place(shown: ApprovalDialog) -> None:
     first = upsert(shown, "g", "G", approval("a"), "")
-    card = shown.card("g", "a")
+    card = row_card(shown, "g", "a")
     assert card is not None
     again = upsert(shown, "g", "G", replace(approval("a"), description="changed"), "")
     assert again is first
-    assert shown.card("g", "a") is card
+    assert row_card(shown, "g", "a") is card
     assert card.description.text() == "Why Hermes asks: changed"
 
 
 def test_titles_and_names_update_in_place(shown: ApprovalDialog) -> None:
     upsert(shown, "g", "Old name", approval("a"), "")
-    shown.list_view.settle()  # the headings are built, then renamed
+    shown.list_view.flush(overscan=True)  # the headings are built, then renamed
     upsert(shown, "g", "New name", replace(approval("a"), description="d"), "Titled later")
-    shown.list_view.settle()
+    shown.list_view.flush(overscan=True)
     titles = [shown.findChild(QLabel, name) for name in ("gatewayTitle", "sessionTitle")]
     assert [t.text() for t in titles if t is not None] == [
         "Gateway: New name",

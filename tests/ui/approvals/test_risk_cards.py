@@ -26,7 +26,7 @@ from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.command_view import CommandView
 from desktop.ui.approvals.dialog import ApprovalDialog
 from tests.model.approvals.factory import approval, resolved
-from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, upsert
+from tests.ui.approvals.factory import OFFSCREEN_WINDOWS, row_card, upsert
 
 pytestmark = OFFSCREEN_WINDOWS
 
@@ -37,7 +37,7 @@ def marked_texts(view: CommandView) -> list[str]:
 
 
 def card_of(dialog: ApprovalDialog, key: str) -> RowCard:
-    card = dialog.card("g", key)
+    card = row_card(dialog, "g", key)
     assert card is not None
     return card
 
