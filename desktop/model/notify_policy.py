@@ -182,7 +182,7 @@ class NotifyPolicy:
         self.settings = settings
         self._rows = rows
         self._high_risk = high_risk
-        self._quiet_start_until = started_at + settings.quiet_after_start
+        self._started_at = started_at  # the quiet after it is read from the settings of now
         self._quiet_until: dict[str, float] = {}  # gateway_id -> end of reconnect quiet
         self._pending: dict[BatchRef, _Batch] = {}  # seen, open, not yet announced
         self._announced: dict[BatchRef, _Batch] = {}  # announced, some row still known
@@ -421,7 +421,8 @@ class NotifyPolicy:
         """When a pending batch may go out (None: the dialog shows it, or held, not escalating)."""
         if self._held_by_dialog(batch.ref):
             return None
-        at = max(self._settled(batch), self._quiet_start_until, self._release_at)
+        quiet_start_until = self._started_at + self.settings.quiet_after_start
+        at = max(self._settled(batch), quiet_start_until, self._release_at)
         if not self.holding:
             return max(at, self._quiet_until.get(batch.gateway_id, 0.0))
         escalation = self._escalation_time(batch)

@@ -76,6 +76,16 @@ def test_quiet_after_start_with_one_batch_gives_its_own_notification():
     assert plan.action(ActionKind.APPROVE) is not None
 
 
+def test_quiet_after_start_follows_settings_applied_after_start():
+    """The saved settings reach the policy after it was built (the app applies them later)."""
+    p = policy()
+    p.settings = dataclasses.replace(SETTINGS, quiet_after_start=10.0)
+    p.approval_requested("g", approval("k1"), "Build", T0 + 1)
+    assert p.due(T0 + 9.9) == []
+    assert p.next_deadline() == pytest.approx(T0 + 10.0)
+    assert len(p.due(T0 + 10.0)) == 1
+
+
 def test_batch_resolved_during_quiet_is_not_announced():
     p = policy()
     p.approval_requested("g", approval("k1"), "Build", T0 + 1)
