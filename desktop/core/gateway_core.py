@@ -51,7 +51,6 @@ from desktop.core.model import (
     Choice,
     DecisionResult,
     Dialect,
-    Prompt,
     SessionState,
     TodoList,
 )
@@ -342,13 +341,6 @@ class GatewayCore:
     def has_open_approvals(self) -> bool:
         """Whether any approval is unresolved (builds no Approval: the keepalive asks often)."""
         return bool(self.lifecycle.open_rows())
-
-    def prompts(self) -> tuple[Prompt, ...]:
-        return self.prompt_book.all()
-
-    def approval(self, key: str) -> Approval | None:
-        row = self.lifecycle.get(key)
-        return row.approval() if row else None
 
     def _event(self, frame: EventFrame) -> None:
         """One event: what the dialect reads (or ends) its own way, else what all share."""

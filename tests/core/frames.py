@@ -14,11 +14,13 @@ from desktop.core.events import (
     ApprovalChanged,
     ApprovalRequested,
     CoreEvent,
+    PromptAsked,
+    PromptEnded,
     RpcResponded,
     SessionChanged,
 )
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
-from desktop.core.model import Approval, Choice, Dialect
+from desktop.core.model import Approval, Choice, Dialect, Prompt
 
 SID = "a1b2c3d4"
 STORED = "20261129_101342_9cbd2d"
@@ -252,9 +254,18 @@ class Driver:
         return self.rows()[index]
 
     def approval(self, key: str) -> Approval:
-        found = self.core.approval(key)
-        assert found is not None
+        [found] = [a for a in self.core.approvals() if a.key == key]
         return found
+
+    def prompts(self) -> tuple[Prompt, ...]:
+        """The open prompts, as the core's events told them."""
+        shown: dict[str, Prompt] = {}
+        for e in self.emitted:
+            if isinstance(e, PromptAsked):
+                shown[e.prompt.key] = e.prompt
+            elif isinstance(e, PromptEnded):
+                shown.pop(e.prompt.key, None)
+        return tuple(shown.values())
 
     def of_type(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.emitted if isinstance(e, kind)]

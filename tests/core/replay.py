@@ -109,6 +109,9 @@ class Replay:
     def rows(self) -> list[Approval]:
         return list(self.core.approvals())
 
+    def approval(self, key: str) -> Approval | None:
+        return next((a for a in self.core.approvals() if a.key == key), None)
+
     def row_for(self, command: str) -> list[Approval]:
         return [a for a in self.core.approvals() if a.command == command]
 

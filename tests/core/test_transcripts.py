@@ -186,7 +186,7 @@ def test_a_re_ask_after_a_failure_is_never_answered_by_the_earlier_decision() ->
     reasks = [row for row in replay.rows() if row.reask_of]
     assert reasks
     for row in reasks:
-        earlier = replay.core.approval(row.reask_of)
+        earlier = replay.approval(row.reask_of)
         answers = [
             d for d in replay.decisions if d.approval is not None and d.approval.key == row.key
         ]

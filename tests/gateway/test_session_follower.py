@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.events import PromptAsked
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
@@ -382,8 +383,8 @@ def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_per
         async with running("B", home) as h:
             [question] = await adopted_asks(h, "clarify", lambda r: r.method == "clarify")
             other = question.session
-            await h.rec.wait_for(lambda: h.client.core.prompts())
-            [prompt] = h.client.core.prompts()
+            await h.rec.wait_for(lambda: h.rec.of_type(PromptAsked))
+            [prompt] = [e.prompt for e in h.rec.of_type(PromptAsked)]
             assert (prompt.session_id, prompt.answerable) == (other.sid, True)
             assert question.is_open  # nothing was sent for it on its own
             assert h.client.answer_prompt(prompt.key, "main").sent

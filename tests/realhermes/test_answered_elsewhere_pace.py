@@ -103,7 +103,7 @@ def test_a_row_the_window_denied_is_seen_ended_and_refused(
             denied_at = await deny_as_window(version, window, row)
             await rec.wait_for(lambda: not open_rows(client), 10.0)
             seen = loop.time() - denied_at
-            ended = client.core.approval(row.key)
+            ended = {a.key: a for a in client.core.approvals()}.get(row.key)
             assert ended is not None
             assert ended.outcome is not None
             assert ended.outcome.kind is not OutcomeKind.APPROVED
