@@ -100,10 +100,6 @@ class SessionFollower:
     def follows_others(self) -> bool:
         return follows_others(self._core.dialect, self._follow_all)
 
-    @property
-    def adopted(self) -> frozenset[str]:
-        return frozenset(self._adopted)
-
     def peek(self, message: str | bytes) -> None:
         """Every received frame: B's and 0.20's list-changed starts a list."""
         connected = self._connected and self._core.dialect in BROADCASTS_CHANGES
