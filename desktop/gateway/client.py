@@ -415,7 +415,7 @@ class GatewayClient:
         self._cancel_handshake_timer()
         self._was_connected = True
         target = self.dialer.current.status_url if self.dialer.current is not None else None
-        if target is not None and self._settings.version_probe and self._version_task is None:
+        if target is not None and self._version_task is None:
             self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
             state=ConnectionState.CONNECTED,
