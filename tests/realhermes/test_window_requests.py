@@ -164,7 +164,7 @@ def test_with_no_window_the_agent_is_told_at_once(
                 declined_at, declined = await tap.first(declines(), TURN_S)
                 requests = await asyncio.to_thread(fake_model.wait_for, followed_up, TURN_S)
                 assert client.core.started_here(sid)  # its own, however the list raced
-                assert sid not in client.follower.adopted
+                assert sid not in adopted(client)
                 return declined_at, declined, requests
 
     declined_at, declined, requests = run_async(scenario(), 200)
