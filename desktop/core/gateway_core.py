@@ -103,8 +103,8 @@ class GatewayCore:
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
             "gateway.ready": self.link.gateway_ready,
             "session.reclaimed": self._reclaimed,
-            "error": self._error,
-            "notification.show": self._notification,
+            "error": self._notice,
+            "notification.show": self._notice,
         }
         self._on_session: dict[str, Callable[[str, Mapping[str, Any]], None]] = {  # with an id
             "session.info": self._info,
@@ -493,14 +493,11 @@ class GatewayCore:
         """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
         self.link.resume(session_id)
 
-    def _error(self, frame: EventFrame) -> None:
-        text = payloads.text(frame.payload, "message")
-        if text:
-            self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], "error"))
-
-    def _notification(self, frame: EventFrame) -> None:
-        text = payloads.text(frame.payload, "text")
-        level = excerpt(payloads.text(frame.payload, "level") or "info", 20)
+    def _notice(self, frame: EventFrame) -> None:
+        """``error {message}`` and ``notification.show {text, level}``: for a person to read."""
+        payload, error = frame.payload, frame.type == "error"
+        text = payloads.text(payload, "message" if error else "text")
+        level = "error" if error else excerpt(payloads.text(payload, "level") or "info", 20)
         if text:
             self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], level))
 
