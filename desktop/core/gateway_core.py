@@ -207,10 +207,10 @@ class GatewayCore:
         outbox, record = self.outbox, self.outbox.settle(frame_id)
         if record is not None:
             if not maybe_sent:
-                outbox.drop_call(record.frame.rpc_id)  # no answer can come for it
+                outbox.take_call(record.frame.rpc_id)  # no answer can come for it
             row = self.lifecycle.get(record.approval_key) if record.approval_key else None
             if row and row.phase is ApprovalPhase.SENDING and row.decision_frame == frame_id:
-                outbox.drop_call(record.frame.rpc_id)
+                outbox.take_call(record.frame.rpc_id)
                 same_link = record.epoch == self.link.epoch and self.link.connected
                 self.lifecycle.frame_failed(
                     row, frame_id, maybe_sent=maybe_sent, same_link=same_link
@@ -569,7 +569,7 @@ class GatewayCore:
             error = ProtocolErrorReceived("the gateway could not read a frame", excerpt(message))
             self._emit(error)
             return
-        call = self.outbox.take_call(frame.rpc_id) if isinstance(frame.rpc_id, int) else None
+        call = self.outbox.take_call(frame.rpc_id)
         if call is None or call.epoch != self.link.epoch:
             return  # not ours, or from a connection that is gone
         sid = call.session_id
