@@ -76,14 +76,6 @@ def register_secret(secret: str) -> None:
         _secret_pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
 
-def clear_secrets() -> None:
-    """Forget every registered secret (tests start each from none)."""
-    global _secret_pattern
-    with _secrets_lock:
-        _secret_forms.clear()
-        _secret_pattern = None
-
-
 def mask_own_secrets(text: str, *, keep_length: bool = False) -> str:
     """Registered secrets only (for display); ``keep_length`` keeps the risk lens' offsets."""
     pattern = _secret_pattern

@@ -126,7 +126,13 @@ def isolated_logging() -> Iterator[None]:
         root.removeHandler(handler)
         handler.close()
     root.setLevel(level)
-    logsetup.clear_secrets()
+    forget_secrets()
+
+
+def forget_secrets() -> None:
+    """Each test starts with no registered secret (the product only ever adds them)."""
+    logsetup._secret_forms.clear()
+    logsetup._secret_pattern = None
 
 
 @pytest.fixture

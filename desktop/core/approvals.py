@@ -40,7 +40,6 @@ from desktop.core.model import (
     OutcomeKind,
     RunKind,
     RunResult,
-    WireRef,
 )
 from desktop.core.outbox import Outbox
 from desktop.core.settings import CoreSettings
@@ -219,7 +218,6 @@ class Row:
     position: int
     arrived_at: float
     expires_at: float | None
-    wire: WireRef
     phase: ApprovalPhase = W
     outcome: Outcome | None = None
     answerable: bool = True
@@ -698,12 +696,6 @@ class ApprovalMachine:
             position=position,
             arrived_at=now,
             expires_at=now + timeout,
-            wire=WireRef(
-                srq_id="" if asked.reply_id is None else str(asked.reply_id),
-                request_id=asked.request_id,
-                execution_generation=asked.execution_generation,
-                fifo_seq=seq if asked.kind is RowKind.FIFO else 0,
-            ),
             tool_id=session.tool_id if _runs_it(session, asked) else "",
             timeout_basis=basis,
             context=self._context(session_id, session, asked),

@@ -51,7 +51,6 @@ from desktop.core.model import (
     Choice,
     DecisionResult,
     Dialect,
-    Prompt,
     SessionState,
     TodoList,
 )
@@ -104,8 +103,8 @@ class GatewayCore:
         self._on_event: dict[str, Callable[[EventFrame], None]] = {
             "gateway.ready": self.link.gateway_ready,
             "session.reclaimed": self._reclaimed,
-            "error": self._error,
-            "notification.show": self._notification,
+            "error": self._notice,
+            "notification.show": self._notice,
         }
         self._on_session: dict[str, Callable[[str, Mapping[str, Any]], None]] = {  # with an id
             "session.info": self._info,
@@ -208,10 +207,10 @@ class GatewayCore:
         outbox, record = self.outbox, self.outbox.settle(frame_id)
         if record is not None:
             if not maybe_sent:
-                outbox.drop_call(record.frame.rpc_id)  # no answer can come for it
+                outbox.take_call(record.frame.rpc_id)  # no answer can come for it
             row = self.lifecycle.get(record.approval_key) if record.approval_key else None
             if row and row.phase is ApprovalPhase.SENDING and row.decision_frame == frame_id:
-                outbox.drop_call(record.frame.rpc_id)
+                outbox.take_call(record.frame.rpc_id)
                 same_link = record.epoch == self.link.epoch and self.link.connected
                 self.lifecycle.frame_failed(
                     row, frame_id, maybe_sent=maybe_sent, same_link=same_link
@@ -342,13 +341,6 @@ class GatewayCore:
     def has_open_approvals(self) -> bool:
         """Whether any approval is unresolved (builds no Approval: the keepalive asks often)."""
         return bool(self.lifecycle.open_rows())
-
-    def prompts(self) -> tuple[Prompt, ...]:
-        return self.prompt_book.all()
-
-    def approval(self, key: str) -> Approval | None:
-        row = self.lifecycle.get(key)
-        return row.approval() if row else None
 
     def _event(self, frame: EventFrame) -> None:
         """One event: what the dialect reads (or ends) its own way, else what all share."""
@@ -501,14 +493,11 @@ class GatewayCore:
         """The canonical gateway retired this viewer's subscription: resume for a snapshot."""
         self.link.resume(session_id)
 
-    def _error(self, frame: EventFrame) -> None:
-        text = payloads.text(frame.payload, "message")
-        if text:
-            self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], "error"))
-
-    def _notification(self, frame: EventFrame) -> None:
-        text = payloads.text(frame.payload, "text")
-        level = excerpt(payloads.text(frame.payload, "level") or "info", 20)
+    def _notice(self, frame: EventFrame) -> None:
+        """``error {message}`` and ``notification.show {text, level}``: for a person to read."""
+        payload, error = frame.payload, frame.type == "error"
+        text = payloads.text(payload, "message" if error else "text")
+        level = "error" if error else excerpt(payloads.text(payload, "level") or "info", 20)
         if text:
             self._emit(NoticeReceived(frame.session_id, text[:NOTICE_CHARS], level))
 
@@ -580,7 +569,7 @@ class GatewayCore:
             error = ProtocolErrorReceived("the gateway could not read a frame", excerpt(message))
             self._emit(error)
             return
-        call = self.outbox.take_call(frame.rpc_id) if isinstance(frame.rpc_id, int) else None
+        call = self.outbox.take_call(frame.rpc_id)
         if call is None or call.epoch != self.link.epoch:
             return  # not ours, or from a connection that is gone
         sid = call.session_id

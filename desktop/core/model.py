@@ -139,16 +139,6 @@ class Outcome:
     reason: str = ""  # human-readable why, for WITHDRAWN / EXPIRED / UNKNOWN
 
 
-@dataclass(frozen=True, slots=True)
-class WireRef:
-    """How the core addresses this approval on the wire. Never shown to people."""
-
-    srq_id: str = ""  # B: server->client request id ("srq-…")
-    request_id: str = ""  # B: params.request_id; C: prompt_id
-    execution_generation: int | None = None  # C
-    fifo_seq: int = 0  # A: arrival number within the session's FIFO
-
-
 class AskReason(enum.Enum):
     FIRST = "first"
     AFTER_DENY = "after_deny"  # a command of the batch was denied
@@ -218,7 +208,6 @@ class Approval:
     answerable: bool = True  # False e.g. on 0.19.0 when an earlier command must be answered first
     blocked_reason: str = ""  # why not answerable / why stale, in plain words
     reask_of: str = ""  # key of the earlier approval for the same command in the same batch
-    wire: WireRef = field(default_factory=WireRef)
     asked_because: AskedBecause = FIRST_ASK
     context: CallContext = NO_CONTEXT
     result: RunResult | None = None  # what happened to the command, once the gateway says

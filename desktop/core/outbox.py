@@ -115,12 +115,9 @@ class Outbox:
             c.purpose is purpose and c.session_id == session_id for c in self._calls.values()
         )
 
-    def take_call(self, rpc_id: int) -> PendingCall | None:
-        return self._calls.pop(rpc_id, None)
-
-    def drop_call(self, rpc_id: int | None) -> None:
-        if rpc_id is not None:
-            self._calls.pop(rpc_id, None)
+    def take_call(self, rpc_id: object) -> PendingCall | None:
+        """The open request ``rpc_id`` names, forgotten (None: no request of ours)."""
+        return self._calls.pop(rpc_id, None) if isinstance(rpc_id, int) else None
 
     def reset(self) -> tuple[list[FrameRecord], list[PendingCall]]:
         frames, calls = list(self._frames.values()), list(self._calls.values())

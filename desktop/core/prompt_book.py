@@ -83,9 +83,6 @@ class PromptBook:
         # per session: coming clarify ``tool.complete``s of prompts that already ended here
         self._tool_owed: dict[str, int] = {}
 
-    def all(self) -> tuple[Prompt, ...]:
-        return tuple(entry.prompt for entry in self._open.values())
-
     def sessions(self) -> frozenset[str]:
         return frozenset(entry.prompt.session_id for entry in self._open.values())
 

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from desktop.core.connection import CANONICAL_SUBPROTOCOL as SUBPROTOCOL
 from desktop.gateway.endpoints import DialPlan
 from desktop.gateway.errors import ConnectError
 from desktop.logsetup import register_secret
 from desktop.settings.model import is_loopback_host
 
-SUBPROTOCOL = "hermes-gateway-v1"
 TICKET_PREFIX = "hermes-gateway-ticket."
 CAPABILITY = "session-authority-v1"
 SOCKET_NAME = "gateway.sock"

@@ -22,7 +22,7 @@ from websockets.asyncio.client import ClientConnection
 from desktop.core.events import ApprovalRequested, HandshakeCompleted, RpcResponded
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Choice, DecisionResult, Dialect
-from desktop.gateway import session_commands as requests
+from desktop.core.session_state import APPROVAL_MODES
 from desktop.gateway.approval_timeout import HERMES_DEFAULT, TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
@@ -34,9 +34,10 @@ from desktop.gateway.errors import (
     NotSentError,
     OutcomeUnknownError,
     RpcCallError,
+    UnsupportedError,
 )
 from desktop.gateway.pump import KeepalivePace, SocketPump
-from desktop.gateway.session_follower import SessionFollower
+from desktop.gateway.session_follower import SessionFollower, list_request
 from desktop.gateway.status import (
     ConnectionSettings,
     ConnectionState,
@@ -415,7 +416,7 @@ class GatewayClient:
         self._cancel_handshake_timer()
         self._was_connected = True
         target = self.dialer.current.status_url if self.dialer.current is not None else None
-        if target is not None and self._settings.version_probe and self._version_task is None:
+        if target is not None and self._version_task is None:
             self._version_task = asyncio.get_running_loop().create_task(self._read_version(*target))
         self._set_status(
             state=ConnectionState.CONNECTED,
@@ -505,24 +506,48 @@ class GatewayClient:
                 f"{self.name} did not answer {method} within {timeout:g}s; its outcome is unknown."
             ) from None
 
-    # -- session requests (their params per dialect: desktop.gateway.session_commands) -------
+    # -- session requests: their params differ per dialect in small, easy-to-miss ways
+    # (protocol.md §2-§5); canonical's parameter sets are closed.
     async def set_yolo(self, session_id: str, on: bool) -> None:
-        await self.call(*requests.set_yolo(self._dialect(), session_id, on))
+        params = {"session_id": session_id, "key": "yolo", "value": "on" if on else "off"}
+        if self._dialect() is not Dialect.C:
+            params["scope"] = "session"
+        await self.call("config.set", params)
 
     async def read_yolo(self, session_id: str) -> None:
-        await self.call(*requests.read_yolo(session_id))
+        """``config.get yolo`` (canonical's ``session.info`` has no ``yolo``); the core folds it."""
+        await self.call("config.get", {"session_id": session_id, "key": "yolo"})
 
     async def set_approval_mode(self, mode: str) -> None:
-        await self.call(*requests.set_approval_mode(self._dialect(), mode))
+        dialect = self._dialect()
+        if mode not in APPROVAL_MODES:
+            raise ValueError(f"approval mode must be one of {sorted(APPROVAL_MODES)}, not {mode!r}")
+        if dialect is Dialect.C:
+            raise UnsupportedError(
+                "The canonical gateway has no approval-mode setting over the connection; change "
+                "approvals.mode in Hermes' config.yaml instead."
+            )
+        await self.call("config.set", {"key": "approvals.mode", "value": mode})
 
     async def interrupt(self, session_id: str) -> None:
-        known = ((s.session_id, s.execution_generation) for s in self.core.sessions())
-        await self.call(*requests.interrupt(self._dialect(), session_id, known))
+        """Canonical's interrupt names the session's ``execution_generation``."""
+        params: dict[str, Any] = {"session_id": session_id}
+        if self._dialect() is Dialect.C:
+            session = self.core.session(session_id)
+            generation = session.execution_generation if session is not None else None
+            if generation is None:
+                raise UnsupportedError(
+                    f"Session {session_id} has no known execution generation yet; wait for its "
+                    "snapshot and try again."
+                )
+            params["execution_generation"] = generation
+        await self.call("session.interrupt", params)
 
     async def create_session(self, cwd: str, prompt: str) -> str:
-        result = await self.call(
-            *requests.create_session(self._dialect(), self._core_settings, cwd)
-        )
+        params: dict[str, Any] = {"source": "gui", "cwd": cwd}
+        if self._dialect() is not Dialect.C:  # a desktop session that outlives the socket
+            params.update(source=self._core_settings.session_source, close_on_disconnect=False)
+        result = await self.call("session.create", params)
         session_id = str(result.get("session_id", ""))
         if not session_id:
             raise RpcCallError(-32603, "session.create returned no session_id")
@@ -534,7 +559,7 @@ class GatewayClient:
         return session_id
 
     async def list_live_sessions(self) -> list[Mapping[str, Any]]:
-        result = await self.call(*requests.live_sessions(self._dialect()))
+        result = await self.call(*list_request(self._dialect()))
         sessions = result.get("sessions")
         return [s for s in sessions if isinstance(s, Mapping)] if isinstance(sessions, list) else []
 

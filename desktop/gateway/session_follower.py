@@ -27,7 +27,6 @@ from desktop.core.events import (
 )
 from desktop.core.gateway_core import GatewayCore
 from desktop.core.model import Dialect
-from desktop.gateway import session_commands
 from desktop.gateway.errors import GatewayError
 
 log = logging.getLogger(__name__)
@@ -99,10 +98,6 @@ class SessionFollower:
     @property
     def follows_others(self) -> bool:
         return follows_others(self._core.dialect, self._follow_all)
-
-    @property
-    def adopted(self) -> frozenset[str]:
-        return frozenset(self._adopted)
 
     def peek(self, message: str | bytes) -> None:
         """Every received frame: B's and 0.20's list-changed starts a list."""
@@ -185,7 +180,7 @@ class SessionFollower:
         dialect = self._core.dialect
         if dialect not in LISTS:
             return
-        method, params = session_commands.live_sessions(dialect)
+        method, params = list_request(dialect)
         self._last_list_at = self._clock()
         try:
             result = await self._call(method, params)
@@ -237,6 +232,13 @@ class SessionFollower:
             self._core.unwatch_session(session_id)
             self._adopted.discard(session_id)
             self._attached.discard(session_id)
+
+
+def list_request(dialect: Dialect) -> tuple[str, dict[str, Any]]:
+    """tui_gateway lists live sessions with ``session.active_list``; canonical's list is live."""
+    if dialect is Dialect.C:
+        return "session.list", {"limit": 200}
+    return "session.active_list", {}
 
 
 def live_sessions(dialect: Dialect, result: Mapping[str, Any]) -> dict[str, str]:

@@ -53,6 +53,3 @@ class ConnectionSettings:
     busy_ping_timeout: float = 5.0
     close_timeout: float = 5.0
     version_probe_timeout: float = 3.0
-    # Read the version from /api/status after each handshake; off for peers that count every
-    # HTTP request as a handshake (the fake gateway's fault plan).
-    version_probe: bool = True

@@ -214,7 +214,7 @@ class AppState:
             where = gateway.name
             if event.session_id:
                 where = f"{self.session_title(gateway_id, event.session_id)} on {gateway.name}"
-            self._announce(Notice(event.level, event.text, where, "", gateway_id, event.session_id))
+            self._announce(Notice(event.level, event.text, where))
             return  # nothing shown changed: the snapshot stays as it is
         elif isinstance(event, CommandRan):
             ran_in = gateway.sessions.get(event.session_id)

@@ -63,8 +63,6 @@ class Notice:
     what: str
     where: str = ""
     advice: str = ""
-    gateway_id: str = ""
-    session_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,7 +250,6 @@ class GatewayBridge(QObject):
                     "Your decision was not sent",
                     self._state.gateway_name(request.gateway_id),
                     f"{result.reason}. Open Review approvals… to see where it stands.",
-                    request.gateway_id,
                 )
             )
         return result
@@ -319,9 +318,8 @@ class GatewayBridge(QObject):
         where = f"{cwd} on {self._state.gateway_name(gateway_id)}"
 
         async def create() -> None:
-            session_id = await client.create_session(cwd, prompt)
-            notice = Notice("info", "Task started", where, "", gateway_id, session_id)
-            self.notice_received.emit(notice)
+            await client.create_session(cwd, prompt)
+            self.notice_received.emit(Notice("info", "Task started", where))
 
         self._spawn(
             create(),
@@ -477,7 +475,7 @@ class GatewayBridge(QObject):
                 reason = str(exc) if known else "unexpected error; see the log"
                 log.warning("%s (%s): %s", what, where, reason, exc_info=not known)
                 if not log_only and not self._closing:
-                    notice = Notice("error", what, where, f"{reason}. {advice}".strip(), gateway_id)
+                    notice = Notice("error", what, where, f"{reason}. {advice}".strip())
                     self.notice_received.emit(notice)
 
         task = self._loop.create_task(guarded())
@@ -504,7 +502,6 @@ class GatewayBridge(QObject):
                     "The connection stopped",
                     self._state.gateway_name(gateway_id),
                     "Restart Hermes Tray; the log has the details.",
-                    gateway_id,
                 )
             )
 

@@ -124,8 +124,6 @@ class YoloTimeboxController(QObject):
                     f"YOLO is still on for {title}",
                     "",
                     "turn it off in Hermes",
-                    gateway_id,
-                    session_id,
                 )
             )
         elif outcome is YoloCheck.OFF:

@@ -14,11 +14,14 @@ from desktop.core.events import (
     ApprovalChanged,
     ApprovalRequested,
     CoreEvent,
+    PromptAsked,
+    PromptEnded,
     RpcResponded,
     SessionChanged,
 )
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
-from desktop.core.model import Approval, Choice, Dialect
+from desktop.core.model import Approval, Choice, Dialect, Prompt
+from desktop.core.wire import RowKind
 
 SID = "a1b2c3d4"
 STORED = "20261129_101342_9cbd2d"
@@ -145,6 +148,25 @@ TIMED_OUT = "BLOCKED: Command timed out without user response. The user has NOT 
 DENIED = "BLOCKED: Command denied by user. The user has NOT consented to this action."
 
 
+@dataclass(frozen=True)
+class Wire:
+    """The ids a row is answered by, as the core filed its request."""
+
+    srq_id: str  # B: the server request's id
+    request_id: str  # 0.20 and B: params.request_id; C: prompt_id
+    execution_generation: int | None  # C
+    fifo: bool  # 0.19.0: answered in arrival order
+
+
+def wire_of(core: GatewayCore, key: str) -> Wire:
+    row = core.lifecycle.get(key)
+    assert row is not None, key
+    asked = row.asked
+    srq_id = "" if asked.reply_id is None else str(asked.reply_id)
+    fifo = asked.kind is RowKind.FIFO
+    return Wire(srq_id, asked.request_id, asked.execution_generation, fifo)
+
+
 @dataclass
 class Driver:
     """A GatewayCore, its clock, and what it wrote and emitted so far."""
@@ -252,9 +274,18 @@ class Driver:
         return self.rows()[index]
 
     def approval(self, key: str) -> Approval:
-        found = self.core.approval(key)
-        assert found is not None
+        [found] = [a for a in self.core.approvals() if a.key == key]
         return found
+
+    def prompts(self) -> tuple[Prompt, ...]:
+        """The open prompts, as the core's events told them."""
+        shown: dict[str, Prompt] = {}
+        for e in self.emitted:
+            if isinstance(e, PromptAsked):
+                shown[e.prompt.key] = e.prompt
+            elif isinstance(e, PromptEnded):
+                shown.pop(e.prompt.key, None)
+        return tuple(shown.values())
 
     def of_type(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.emitted if isinstance(e, kind)]

@@ -28,6 +28,7 @@ from typing import Any
 from desktop.core.events import CoreEvent
 from desktop.core.gateway_core import GatewayCore, OutboundFrame
 from desktop.core.model import Approval, Choice, DecisionResult
+from tests.core.frames import wire_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 PEER_A = "hermes-0.19.0"
@@ -109,6 +110,9 @@ class Replay:
     def rows(self) -> list[Approval]:
         return list(self.core.approvals())
 
+    def approval(self, key: str) -> Approval | None:
+        return next((a for a in self.core.approvals() if a.key == key), None)
+
     def row_for(self, command: str) -> list[Approval]:
         return [a for a in self.core.approvals() if a.command == command]
 
@@ -187,7 +191,9 @@ class Replay:
         self._decide(card, choice, harness_id)
 
     def _decide_srq(self, srq_id: str, choice: str) -> None:
-        row = next((a for a in self.core.approvals() if a.wire.srq_id == srq_id), None)
+        row = next(
+            (a for a in self.core.approvals() if wire_of(self.core, a.key).srq_id == srq_id), None
+        )
         self._decide(row, choice, None)
 
     def _decide(self, row: Approval | None, choice: object, harness_id: object) -> None:

@@ -53,14 +53,14 @@ def test_a_viewer_sees_the_row_another_answered_by_frame_end_within_a_second() -
     assert {first.phase, second.phase, third.phase} == {ApprovalPhase.WAITING}
     [earlier] = polls(replay)  # asked while all three waited: all three still listed
     answer(replay, earlier, [pending_entry(params) for params in asked])
-    assert replay.core.approval(first.key).phase is ApprovalPhase.WAITING  # type: ignore[union-attr]
+    assert replay.approval(first.key).phase is ApprovalPhase.WAITING  # type: ignore[union-attr]
     replay.now = answered_at + replay.core.settings.open_poll_interval
     replay.core.tick()
     replay.step({"t": replay.now, "note": "a second later"})
     [poll] = polls(replay)[1:]
     assert poll["params"] == {"session_id": first.session_id}
     answer(replay, poll, [pending_entry(asked[1]), pending_entry(asked[2])])
-    ended = replay.core.approval(first.key)
+    ended = replay.approval(first.key)
     assert ended is not None
     assert ended.outcome == outcomes.withdrawn(outcomes.NOT_PENDING)
     assert not ended.answerable
@@ -68,7 +68,7 @@ def test_a_viewer_sees_the_row_another_answered_by_frame_end_within_a_second() -
     assert not refused.sent
     assert not [f for f in replay.core.data_to_send() if f.is_decision]
     for row in (second, third):
-        still = replay.core.approval(row.key)
+        still = replay.approval(row.key)
         assert still is not None
         assert (still.phase, still.answerable) == (
             ApprovalPhase.WAITING,

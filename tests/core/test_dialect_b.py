@@ -19,6 +19,7 @@ from tests.core.frames import (
     event,
     message_complete,
     result,
+    wire_of,
 )
 
 SRQ = ["srq-4ef59b035bb9", "srq-24be949b41e3", "srq-7c0e42fcc9e6"]
@@ -31,7 +32,8 @@ def connected(**settings: object) -> Driver:
 def test_an_approval_request_is_answered_by_a_response_frame_with_its_own_id() -> None:
     drv = connected().feed(b_approval(SRQ[0]))
     row = drv.row()
-    assert (row.wire.srq_id, row.wire.request_id) == (SRQ[0], f"req-{SRQ[0]}")
+    wire = wire_of(drv.core, row.key)
+    assert (wire.srq_id, wire.request_id) == (SRQ[0], f"req-{SRQ[0]}")
     sent, _, frames = drv.decide(row.key, Choice.ONCE, write=False)
     assert sent
     (frame,) = frames

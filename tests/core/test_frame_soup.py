@@ -35,6 +35,7 @@ from tests.core.frames import (
     settled,
     tool_complete,
     tool_start,
+    wire_of,
 )
 
 sessions = st.sampled_from(["s1", "s2"])
@@ -101,17 +102,22 @@ operations = st.one_of(
 )
 
 
-def is_fifo(row: Approval) -> bool:
-    return row.wire.fifo_seq > 0
+def is_fifo(drv: Driver, row: Approval) -> bool:
+    return wire_of(drv.core, row.key).fifo
 
 
-def fifo_head(rows: tuple[Approval, ...], session_id: str) -> Approval | None:
-    waiting = [
-        r
-        for r in rows
-        if is_fifo(r) and r.session_id == session_id and r.phase is not ApprovalPhase.RESOLVED
-    ]
-    return min(waiting, key=lambda r: r.wire.fifo_seq, default=None)
+def fifo_head(drv: Driver, rows: tuple[Approval, ...], session_id: str) -> Approval | None:
+    """The oldest open FIFO row of the session (rows are listed in arrival order)."""
+    return next(
+        (
+            r
+            for r in rows
+            if is_fifo(drv, r)
+            and r.session_id == session_id
+            and r.phase is not ApprovalPhase.RESOLVED
+        ),
+        None,
+    )
 
 
 def apply(drv: Driver, op: tuple[Any, ...]) -> None:
@@ -147,7 +153,7 @@ def run_soup(start: Dialect, ops: list[tuple[Any, ...]]) -> None:
             if not rows:
                 continue
             row = rows[op[1] % len(rows)]
-            head = fifo_head(rows, row.session_id)
+            head = fifo_head(drv, rows, row.session_id)
             answer = drv.core.decide(row.key, op[2], confirm_stale=op[3])
             # a poll an earlier answer queued may go out here too: it answers nothing
             new = [frame for frame in drv.flush() if frame.is_decision]
@@ -155,7 +161,7 @@ def run_soup(start: Dialect, ops: list[tuple[Any, ...]]) -> None:
             if answer.sent:
                 assert row.key not in decided
                 decided.add(row.key)
-                if is_fifo(row):
+                if is_fifo(drv, row):
                     fifo_answers += 1
                     assert drv.core.dialect is Dialect.A
                     assert head is not None

@@ -77,7 +77,7 @@ def ended(drv: Driver) -> list[tuple[str, str]]:
 
 
 def only(drv: Driver) -> Prompt:
-    (prompt,) = drv.core.prompts()
+    (prompt,) = drv.prompts()
     return prompt
 
 
@@ -140,31 +140,31 @@ def test_b_cancel_reasons(reason: str, why: str) -> None:
 
 def test_b_another_viewer_answering_ends_it_with_the_clarify_tool() -> None:
     drv = Driver().connect(Dialect.B).feed(b_clarify(), b_clarify("srq-c2"))
-    first, second = drv.core.prompts()
+    first, second = drv.prompts()
     drv.feed(tool_complete("call_1_0", result={"output": "ok"}, name="terminal"))
-    assert drv.core.prompts() == (first, second)
+    assert drv.prompts() == (first, second)
     drv.feed(tool_complete("call_1_1", result={"answers": {"q0": "x"}}, name="clarify"))
     assert ended(drv) == [(first.key, prompt_book.ANSWERED_ELSEWHERE)]
-    assert drv.core.prompts() == (second,)
+    assert drv.prompts() == (second,)
 
 
 def test_b_the_tool_call_of_a_question_answered_here_ends_no_other_question() -> None:
     drv = Driver().connect(Dialect.B).feed(b_clarify(), b_clarify("srq-c2", question="And?"))
-    first, second = drv.core.prompts()
+    first, second = drv.prompts()
     assert answer(drv, first.key, "main")[0] is True
     drv.feed(tool_complete("call_1_0", name="clarify"))  # the first question's tool returns
-    assert drv.core.prompts() == (second,)
+    assert drv.prompts() == (second,)
     drv.feed(cancel("srq-c2", "timeout"), tool_complete("call_1_1", name="clarify"))
     drv.feed(b_clarify("srq-c3", question="Third?"))
-    assert [p.question for p in drv.core.prompts()] == ["Third?"]
+    assert [p.question for p in drv.prompts()] == ["Third?"]
     drv.lose()
     drv.connect(Dialect.B).feed(b_clarify("srq-c4"), tool_complete("call_2_0", name="clarify"))
-    assert drv.core.prompts() == ()  # nothing owed across a reconnect: another viewer answered
+    assert drv.prompts() == ()  # nothing owed across a reconnect: another viewer answered
 
 
 def test_b_message_complete_withdraws_no_prompt() -> None:
     drv = Driver().connect(Dialect.B).feed(b_clarify(), message_complete())
-    assert len(drv.core.prompts()) == 1
+    assert len(drv.prompts()) == 1
 
 
 @pytest.mark.parametrize("method", ["sudo", "secret"])
@@ -198,11 +198,11 @@ def test_several_questions_locked_answers_or_cut_text_are_read_only() -> None:
     junk = b_clarify("srq-junk", choices=["ok", 5])
     blank = b_clarify("srq-blank", question=" \n")
     drv = Driver().connect(Dialect.B).feed(two, locked, long, many, junk, blank)
-    reasons = [p.blocked_reason for p in drv.core.prompts()]
+    reasons = [p.blocked_reason for p in drv.prompts()]
     assert reasons == [prompt_book.SEVERAL] * 2 + [prompt_book.CUT] * 3 + [prompt_book.NO_TEXT]
-    assert len(drv.core.prompts()[2].question) == MAX_QUESTION_CHARS
-    assert len(drv.core.prompts()[3].choices) == MAX_CHOICES
-    for prompt in drv.core.prompts():
+    assert len(drv.prompts()[2].question) == MAX_QUESTION_CHARS
+    assert len(drv.prompts()[3].choices) == MAX_CHOICES
+    for prompt in drv.prompts():
         assert answer(drv, prompt.key, "main")[0] is False
 
 
@@ -267,7 +267,7 @@ def test_the_flood_is_bounded() -> None:
     drv = Driver().connect(Dialect.B)
     for i in range(prompt_book.MAX_OPEN + 5):
         drv.feed(b_clarify(f"srq-{i}"))
-    assert len(drv.core.prompts()) == prompt_book.MAX_OPEN
+    assert len(drv.prompts()) == prompt_book.MAX_OPEN
 
 
 def test_malformed_prompt_requests_are_dropped_without_a_reply() -> None:
@@ -275,16 +275,16 @@ def test_malformed_prompt_requests_are_dropped_without_a_reply() -> None:
     drv.feed({"jsonrpc": "2.0", "id": "srq-x", "method": "clarify", "params": {"questions": []}})
     drv.feed({"jsonrpc": "2.0", "id": "srq-y", "method": "sudo"})
     drv.feed(event("clarify.request", SID, {"question": "no id"}))
-    assert drv.core.prompts() == ()
+    assert drv.prompts() == ()
     assert not [f for f in drv.sent_json() if f.get("id") in ("srq-x", "srq-y")]
 
 
 def test_approvals_and_prompts_live_side_by_side() -> None:
     drv = Driver().connect(Dialect.B).feed(b_approval("srq-a1"), b_clarify())
     assert len(drv.rows()) == 1
-    assert len(drv.core.prompts()) == 1
+    assert len(drv.prompts()) == 1
     drv.feed(cancel("srq-a1", "interrupted"))
-    assert len(drv.core.prompts()) == 1
+    assert len(drv.prompts()) == 1
 
 
 # -- 0.19.0 and 0.20: events and respond RPCs ----------------------------------------------------
@@ -342,14 +342,14 @@ def test_a_0_20_resume_brings_back_the_clarify_still_waiting() -> None:
     again = drv.core.resume_session(SID)
     drv.flush()
     drv.feed(result(again, {"session_id": SID, "pending_clarify": {"question": "no id"}}))
-    assert drv.core.prompts() == ()  # answered, and an entry without its id is no prompt
+    assert drv.prompts() == ()  # answered, and an entry without its id is no prompt
 
 
 def test_sudo_and_secret_events_and_their_expiry() -> None:
     drv = Driver().connect(Dialect.A)
     drv.feed(event("sudo.request", SID, {"request_id": "aa11bb22"}))
     drv.feed(event("secret.request", SID, {"request_id": "cc33", "prompt": "Key?", "env_var": "K"}))
-    sudo, secret = drv.core.prompts()
+    sudo, secret = drv.prompts()
     assert sudo.expires_at == drv.now + 120.0
     assert secret.env_var == "K"
     drv.feed(event("sudo.expire", SID, {"request_id": "aa11bb22"}), event("secret.expire", SID, {}))
@@ -396,7 +396,7 @@ def test_canonical_clarify_is_answered_with_its_prompt_id_and_generation(kind_ev
 def test_canonical_settle_ends_only_the_prompt_of_that_generation() -> None:
     drv = Driver().connect(Dialect.C).feed(c_clarify())
     drv.feed(settled("p-9", generation=2))
-    assert len(drv.core.prompts()) == 1
+    assert len(drv.prompts()) == 1
     drv.feed(settled("p-9", generation=3))
     assert [r for _, r in ended(drv)] == [prompt_book.ANSWERED_ELSEWHERE]
     drv.feed(
@@ -414,4 +414,4 @@ def test_canonical_snapshot_prompts_bring_clarify_back_and_a_bad_one_is_dropped(
     drv.feed(
         result(resume, {"session_id": SID, "prompts": [clarify, broken], "execution_generation": 3})
     )
-    assert [p.question for p in drv.core.prompts()] == ["Ship it?"]
+    assert [p.question for p in drv.prompts()] == ["Ship it?"]

@@ -14,6 +14,7 @@ import pytest
 from desktop.core.events import HandshakeCompleted, ProtocolErrorReceived
 from desktop.core.model import ApprovalPhase, Dialect, Outcome
 from tests.core import transcript_oracle
+from tests.core.frames import wire_of
 from tests.core.replay import PEER_A, PEER_B, Replay, events_of, frames, notes
 
 CASES = [
@@ -174,7 +175,7 @@ def test_answers_after_request_cancel_send_nothing() -> None:
     late = [
         d
         for d in replay.decisions
-        if d.approval is not None and d.approval.wire.srq_id in cancelled
+        if d.approval is not None and wire_of(replay.core, d.approval.key).srq_id in cancelled
     ]
     assert late
     assert all(d.result is not None and not d.result.sent for d in late)
@@ -186,18 +187,20 @@ def test_a_re_ask_after_a_failure_is_never_answered_by_the_earlier_decision() ->
     reasks = [row for row in replay.rows() if row.reask_of]
     assert reasks
     for row in reasks:
-        earlier = replay.core.approval(row.reask_of)
+        earlier = replay.approval(row.reask_of)
         answers = [
             d for d in replay.decisions if d.approval is not None and d.approval.key == row.key
         ]
         assert len(answers) == 1  # answered only by its own click
         assert earlier is None or earlier.key != row.key
-        assert row.wire.srq_id != (earlier.wire.srq_id if earlier else "")
+        assert wire_of(replay.core, row.key).srq_id != (
+            wire_of(replay.core, earlier.key).srq_id if earlier else ""
+        )
 
 
 def test_reconnect_maps_redelivered_requests_onto_the_rows_already_shown() -> None:
     replay = Replay(PEER_B, "reconnect").run()
-    srq_ids = [row.wire.srq_id for row in replay.rows()]
+    srq_ids = [wire_of(replay.core, row.key).srq_id for row in replay.rows()]
     assert len(srq_ids) == len(set(srq_ids))
     redelivered = notes(replay.lines, "reconnect: resume snapshot")[0]["open_requests"]
     for item in redelivered:

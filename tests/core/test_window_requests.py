@@ -48,7 +48,7 @@ def test_a_gateway_that_counts_declines_gets_one_4404_and_no_result(
     assert "result" not in answer
     assert answer["error"]["code"] == 4404
     assert drv.rows() == []
-    assert drv.core.prompts() == ()
+    assert drv.prompts() == ()
 
 
 def test_the_decline_goes_out_with_the_input_that_brought_the_request() -> None:

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
+from tests.core.frames import wire_of
 from tests.e2e import person
 from tests.e2e.pool import GatewayPool
 from tests.e2e.scenarios import commands, find_delete, intact, rm, victim
@@ -66,9 +67,9 @@ def test_batch_of_three_is_one_group_answered_third_first_second(
             ]
             sent = app.wire.decisions()
             assert [f["id"] for f in sent] == [
-                third.wire.srq_id,
-                first.wire.srq_id,
-                second.wire.srq_id,
+                wire_of(app.client.core, third.key).srq_id,
+                wire_of(app.client.core, first.key).srq_id,
+                wire_of(app.client.core, second.key).srq_id,
             ]
             assert [f["result"]["choice"] for f in sent] == ["deny", "once", "once"]
             assert ran_commands(app, sid)[:2] == cmds[:2]  # call order, not answer order
@@ -111,7 +112,9 @@ def test_a_failed_command_reasks_the_rest_as_new_rows_nobody_answered(
 
             again_b = await reask_of(app, second)
             assert again_b.command == rm(b)
-            assert again_b.wire.srq_id not in {x.wire.srq_id for x in batch}
+            assert wire_of(app.client.core, again_b.key).srq_id not in {
+                wire_of(app.client.core, x.key).srq_id for x in batch
+            }
             assert again_b.batch_id != first.batch_id, "re-asks joined the answered batch"
             shown = app.row(again_b.key)
             assert shown is not None, "the re-ask is not a row of its own"

@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from tests.core.frames import wire_of
 from tests.e2e import person
 from tests.e2e.scenarios import commands, intact, one_by_one, rm, rm_task, victim
 from tests.e2e.tray_app import OFFSCREEN_LIMITS, TrayApp, outcome
@@ -132,7 +133,10 @@ def test_two_sessions_waiting_answered_in_the_opposite_order(
             if shared_server.dialect == "A":
                 assert [f["params"]["session_id"] for f in sent] == [sid_two, sid_one]
             else:
-                assert [f["id"] for f in sent] == [asked_two.wire.srq_id, asked_one.wire.srq_id]
+                assert [f["id"] for f in sent] == [
+                    wire_of(app.client.core, asked_two.key).srq_id,
+                    wire_of(app.client.core, asked_one.key).srq_id,
+                ]
 
     arun(scenario(), timeout=150)
     assert not one.exists()

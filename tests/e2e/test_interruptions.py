@@ -16,6 +16,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import ApprovalPhase, Choice, OutcomeKind
+from tests.core.frames import wire_of
 from tests.e2e import person
 from tests.e2e.scenarios import intact, rm_task
 from tests.e2e.tray_app import GATEWAY_ID, OFFSCREEN_LIMITS, TrayApp, outcome
@@ -67,7 +68,7 @@ def test_reconnect_while_waiting_answers_nothing_until_the_person_confirms(
             sent = app.wire.decisions()
             assert len(sent) == 1
             if shared_server.dialect == "B":
-                assert sent[0]["id"] == asked.wire.srq_id
+                assert sent[0]["id"] == wire_of(app.client.core, asked.key).srq_id
 
     arun(scenario(), timeout=150)
     assert not target.exists(), "the re-confirmed command did not run"

@@ -23,6 +23,7 @@ from PySide6.QtCore import Qt
 
 from desktop.core.model import Approval, Choice, OutcomeKind
 from desktop.model.notify_policy import NotifySettings
+from tests.core.frames import wire_of
 from tests.e2e import person
 from tests.e2e.dialect_probe import NEEDS_020, core_answers_by_request_id
 from tests.e2e.pool import GatewayPool
@@ -234,8 +235,8 @@ def test_axisrow_another_clients_session_is_observed_notified_and_answered_by_id
             again = await approve_then_deny(app, window, asked, first, second)
             decisions = app.wire.decisions()
             assert [d["params"]["request_id"] for d in decisions] == [
-                asked.wire.request_id,
-                again.wire.request_id,
+                wire_of(app.client.core, asked.key).request_id,
+                wire_of(app.client.core, again.key).request_id,
             ]
             assert all(len(d["params"]["request_id"]) == 32 for d in decisions)
             assert [d["params"]["choice"] for d in decisions] == ["once", "deny"]
@@ -267,7 +268,10 @@ def test_axisrow_another_clients_sub_agents_are_seen_while_the_list_says_idle(
             assert app.wire.calls("session.resume") == []
             await deny_newer_approve_older(app, older, newer)
             ids = [d["params"]["request_id"] for d in app.wire.decisions()]
-            assert ids == [newer.wire.request_id, older.wire.request_id]
+            assert ids == [
+                wire_of(app.client.core, newer.key).request_id,
+                wire_of(app.client.core, older.key).request_id,
+            ]
 
     arun(scenario(), timeout=150)
     assert intact(a) != intact(b), "exactly one child's command ran"

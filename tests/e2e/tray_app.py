@@ -134,7 +134,8 @@ class TrayApp:
         self._quit_on_last_window = True
         self.bridge.approval_requested.connect(self.updates.append)
         self.bridge.approval_changed.connect(self.updates.append)
-        self.bridge.notice_received.connect(self.notices.append)
+        self.bridge.notice_received.connect(self._on_notice)
+        self._started: list[str] = []  # sessions the tray started, in order
         self.bridge.connection_status_changed.connect(self._on_status)
         self._notify_log = _NotifyLog(self.notified)
 
@@ -145,6 +146,15 @@ class TrayApp:
             client = GatewayClient(endpoint, listener=listener, clock=self._clock)
         self.clients.append(client)
         return client
+
+    def _on_notice(self, notice: Notice) -> None:
+        self.notices.append(notice)
+        if notice.what == "Task started":  # its session is in the core now, marked as its own
+            core = self.client.core
+            for session in core.sessions():
+                sid = session.session_id
+                if core.started_here(sid) and sid not in self._started:
+                    self._started.append(sid)
 
     def _on_status(self, _gateway_id: str, old: Any, new: Any) -> None:
         if new.state.name == "CONNECTED" and old.state.name != "CONNECTED":
@@ -228,8 +238,8 @@ class TrayApp:
         return self.dialog.board.row((GATEWAY_ID, key))
 
     def started_sessions(self) -> list[str]:
-        """Session ids of tasks the tray started, in order (from its "Task started" notices)."""
-        return [n.session_id for n in self.notices if n.what == "Task started" and n.session_id]
+        """Session ids of tasks the tray started, in order (as each "Task started" notice came)."""
+        return list(self._started)
 
     # -- waiting ------------------------------------------------------------------------------
     async def wait(self, predicate: Callable[[], Any], what: str, timeout: float = TURN_S) -> Any:

@@ -26,15 +26,17 @@ from tests.gateway.recorder import Recorder
 from tests.gatewaymodel import FakeGateway
 
 FAST = BackoffPolicy(initial=0.01, factor=2.0, max_delay=0.05, jitter=0.0)
-# No version probe: the fake counts every HTTP request, /api/status included, as a handshake
-# attempt, which would shift its per-attempt fault plan.
 QUICK = ConnectionSettings(
-    open_timeout=2.0,
-    handshake_timeout=1.0,
-    ping_interval=None,
-    close_timeout=1.0,
-    version_probe=False,
+    open_timeout=2.0, handshake_timeout=1.0, ping_interval=None, close_timeout=1.0
 )
+
+
+def adopted(client: GatewayClient) -> set[str]:
+    """The sessions the core follows that the tray did not start (another client's)."""
+    core = client.core
+    return {
+        s.session_id for s in core.session_book.followed() if not core.started_here(s.session_id)
+    }
 
 
 @dataclass

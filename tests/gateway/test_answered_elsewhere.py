@@ -18,7 +18,7 @@ from desktop.core import outcomes
 from desktop.core.model import Approval, ApprovalPhase, Choice
 from desktop.gateway.client import ConnectionState
 from tests.gateway.fake.support import BATCH_ABC, A, B, C, RawClient, ready
-from tests.gateway.fake_harness import Harness, running
+from tests.gateway.fake_harness import Harness, adopted, running
 
 SCRATCH = "/tmp/hermes-scratch"
 
@@ -38,7 +38,7 @@ def test_b_rows_the_window_denied_by_frame_end_answered_elsewhere_within_two_sec
         async with running("B", tmp_path) as h:
             await h.rec.wait_state(ConnectionState.CONNECTED)
             other = h.fake.create_session(cwd=SCRATCH, title="From the Hermes window")
-            await h.fake.wait_for(lambda: other.sid in h.client.follower.adopted, what="followed")
+            await h.fake.wait_for(lambda: other.sid in adopted(h.client), what="followed")
             async with RawClient.connect(h.fake.url) as window:
                 await ready(window)
                 await window.result("client.capabilities", {"server_requests": True})

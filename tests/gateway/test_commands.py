@@ -1,80 +1,80 @@
-"""Per-dialect method and params of the session requests (protocol.md §2-§5), by plain calls."""
+"""Per-dialect method and params of the session requests (protocol.md §2-§5), as sent."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from desktop.core.model import Dialect
-from desktop.core.settings import CoreSettings
-from desktop.gateway import session_commands as requests
-from desktop.gateway.client import GatewayClient
+from desktop.gateway.client import ConnectionState, GatewayClient
 from desktop.gateway.endpoints import GatewayEndpoint
-from desktop.gateway.errors import NotSentError, UnsupportedError
+from desktop.gateway.errors import NotSentError, RpcCallError, UnsupportedError
 from desktop.settings.model import GatewayKind
-
-A, B, C = Dialect.A, Dialect.B, Dialect.C
-SETTINGS = CoreSettings()
+from tests.gateway.fake_harness import Harness, running
 
 
-@pytest.mark.parametrize("dialect", [A, B])
-def test_tui_gateway_sessions_are_desktop_sessions_that_outlive_the_socket(
-    dialect: Dialect,
-) -> None:
-    assert requests.create_session(dialect, SETTINGS, "/w") == (
-        "session.create",
-        {"source": "desktop", "cwd": "/w", "close_on_disconnect": False},
-    )
+@pytest.fixture
+def home() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="hcm", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
-def test_canonical_sessions_use_the_gui_source_and_its_closed_key_set() -> None:
-    assert requests.create_session(C, SETTINGS, "/w") == (
-        "session.create",
-        {"source": "gui", "cwd": "/w"},
-    )
+def sent(h: Harness, method: str) -> list[dict[str, Any]]:
+    return [r["params"] for c in h.fake.connections for r in c.requests(method)]
 
 
-def test_yolo_scope_only_on_tui_gateway() -> None:
-    assert requests.set_yolo(A, "s", True) == (
-        "config.set",
-        {"session_id": "s", "key": "yolo", "value": "on", "scope": "session"},
-    )
-    assert requests.set_yolo(C, "s", False) == (
-        "config.set",
-        {"session_id": "s", "key": "yolo", "value": "off"},
-    )
-    assert requests.read_yolo("s") == ("config.get", {"session_id": "s", "key": "yolo"})
+@pytest.mark.parametrize("dialect", ["A", "B", "C"])
+def test_each_dialect_gets_its_own_params(dialect: str, home: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        async with running(dialect, home, follow_all=False) as h:
+            await h.rec.wait_state(ConnectionState.CONNECTED)
+            sid = await h.client.create_session("/w", "")
+            await h.client.set_yolo(sid, True)
+            with contextlib.suppress(RpcCallError):  # A/B have no config.get yolo (4002)
+                await h.client.read_yolo(sid)
+            await h.client.list_live_sessions()
+            await h.client.interrupt(sid)
+            tui = dialect != "C"
+            if tui:  # sessions that outlive the socket; yolo scoped to the session
+                create = {"source": "desktop", "cwd": "/w", "close_on_disconnect": False}
+                yolo = {"session_id": sid, "key": "yolo", "value": "on", "scope": "session"}
+                interrupt: dict[str, Any] = {"session_id": sid}
+            else:  # a closed key set; the interrupt names the generation it ends
+                create = {"source": "gui", "cwd": "/w"}
+                yolo = {"session_id": sid, "key": "yolo", "value": "on"}
+                generation = h.client.core.session(sid).execution_generation  # type: ignore[union-attr]
+                interrupt = {"session_id": sid, "execution_generation": generation}
+                assert generation is not None
+            assert sent(h, "session.create") == [create]
+            assert sent(h, "config.set") == [yolo]
+            assert sent(h, "config.get")[-1] == {"session_id": sid, "key": "yolo"}
+            assert sent(h, "session.interrupt") == [interrupt]
+            listed = sent(h, "session.active_list" if tui else "session.list")
+            assert listed == ([{}] if tui else [{"limit": 200}])
+            if tui:
+                await h.client.set_approval_mode("smart")
+                assert sent(h, "config.set")[-1] == {"key": "approvals.mode", "value": "smart"}
+                for mode in ("yolo", "auto"):  # a mode the core does not know is never sent
+                    with pytest.raises(ValueError, match="approval mode must be one of"):
+                        await h.client.set_approval_mode(mode)
+            else:
+                with pytest.raises(UnsupportedError, match=r"config\.yaml"):
+                    await h.client.set_approval_mode("manual")
+                h.client.core.watch_session("no-snapshot-yet")
+                with pytest.raises(UnsupportedError, match="execution generation"):
+                    await h.client.interrupt("no-snapshot-yet")
+                assert len(sent(h, "session.interrupt")) == 1
+            assert len(sent(h, "config.set")) == (2 if tui else 1)
 
-
-def test_approval_mode_exists_only_on_tui_gateway() -> None:
-    assert requests.set_approval_mode(B, "smart") == (
-        "config.set",
-        {"key": "approvals.mode", "value": "smart"},
-    )
-    with pytest.raises(UnsupportedError, match=r"config\.yaml"):
-        requests.set_approval_mode(C, "manual")
-
-
-def test_an_approval_mode_the_core_does_not_know_is_never_built() -> None:
-    for mode in ("yolo", "auto"):
-        with pytest.raises(ValueError, match="approval mode must be one of"):
-            requests.set_approval_mode(B, mode)
-
-
-def test_interrupt_needs_the_generation_on_canonical() -> None:
-    assert requests.interrupt(A, "s", []) == ("session.interrupt", {"session_id": "s"})
-    with pytest.raises(UnsupportedError, match="execution generation"):
-        requests.interrupt(C, "s", [("other", 3), ("s", None)])
-    assert requests.interrupt(C, "s", [("other", 3), ("s", 7)]) == (
-        "session.interrupt",
-        {"session_id": "s", "execution_generation": 7},
-    )
-
-
-def test_live_session_listing_per_dialect() -> None:
-    assert requests.live_sessions(A) == ("session.active_list", {})
-    assert requests.live_sessions(C) == ("session.list", {"limit": 200})
+    arun(scenario())
 
 
 def test_session_requests_send_nothing_when_not_connected(arun: Any) -> None:

@@ -206,7 +206,6 @@ def test_stall_times_out_calls_and_keepalive_reconnects(
     home: Path, arun: Callable[..., Any]
 ) -> None:
     settings = ConnectionSettings(
-        version_probe=False,
         open_timeout=2.0,
         handshake_timeout=1.0,
         ping_interval=0.2,

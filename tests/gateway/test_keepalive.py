@@ -27,7 +27,6 @@ from tests.gatewaymodel.script import Command
 SCRATCH = "/tmp/hermes-scratch"
 IDLE = 30.0  # far beyond every wait below: passing on the idle pace is impossible
 SETTINGS = ConnectionSettings(
-    version_probe=False,
     open_timeout=2.0,
     handshake_timeout=1.0,
     ping_interval=IDLE,
@@ -161,7 +160,6 @@ def test_a_burst_of_approvals_does_not_starve_the_keepalive(
     pong waited for 16 slow rows and the tray's own keepalive closed the connection (1011).
     """
     settings = ConnectionSettings(
-        version_probe=False,
         open_timeout=2.0,
         handshake_timeout=1.0,
         ping_interval=0.2,

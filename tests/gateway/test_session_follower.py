@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.events import PromptAsked
 from desktop.core.model import Approval, ApprovalPhase, Choice, Dialect
 from desktop.gateway import doctor
 from desktop.gateway.client import ConnectionState
@@ -30,7 +31,7 @@ from desktop.gateway.session_follower import (
 )
 from desktop.settings.model import GatewayKind
 from tests.gateway.fake.support import RawClient, open_b
-from tests.gateway.fake_harness import Harness, running
+from tests.gateway.fake_harness import Harness, adopted, running
 from tests.gatewaymodel import Command, FakeGateway, PendingRequest
 from tests.gatewaymodel.approval_rules import Ending
 
@@ -124,7 +125,7 @@ def test_b_another_surfaces_session_is_followed_and_answered(
             await h.fake.wait_for(lambda: list_calls(h, "session.active_list") >= 1)
             other = h.fake.create_session(cwd=SCRATCH, title="From the Hermes window")
             await h.fake.wait_for(lambda: other.stored_id in resumed_ids(h), what="resumed")
-            assert other.sid in h.client.follower.adopted
+            assert other.sid in adopted(h.client)
             h.fake.submit(other.sid, "[[scenario:single]] go")
             await h.rec.wait_for(lambda: waiting(h, other.sid))
             [row] = waiting(h, other.sid)
@@ -148,7 +149,7 @@ def test_b_sessions_live_before_connect_are_followed_and_idle_lists_nothing(
             lists = list_calls(h, "session.active_list")
             await asyncio.sleep(0.3)  # idle: nothing may list on a timer
             assert list_calls(h, "session.active_list") == lists
-            assert h.client.follower.adopted == {s.sid for s in sessions}
+            assert adopted(h.client) == {s.sid for s in sessions}
 
     arun(scenario())
 
@@ -161,9 +162,9 @@ def test_b_ended_sessions_leave_and_reconnect_re_adopts_live_ones(
             keep = h.fake.create_session(title="keep")
             gone = h.fake.create_session(title="gone")
             await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: h.client.follower.adopted == {keep.sid, gone.sid})
+            await h.rec.wait_for(lambda: adopted(h.client) == {keep.sid, gone.sid})
             h.fake.reclaim(gone.sid)
-            await h.rec.wait_for(lambda: h.client.follower.adopted == {keep.sid})
+            await h.rec.wait_for(lambda: adopted(h.client) == {keep.sid})
             before = resumed_ids(h).count(keep.stored_id)
             h.fake.drop()
             await h.rec.wait_state(ConnectionState.CONNECTED, count=2)
@@ -172,7 +173,7 @@ def test_b_ended_sessions_leave_and_reconnect_re_adopts_live_ones(
             )
             second = [r["params"]["session_id"] for r in h.received(-1, "session.resume")]
             assert second == [keep.stored_id]
-            assert h.client.follower.adopted == {keep.sid}
+            assert adopted(h.client) == {keep.sid}
 
     arun(scenario())
 
@@ -188,7 +189,7 @@ def test_b_only_mine_follows_nothing_else(home: Path, arun: Callable[..., Any]) 
             )  # a round trip after sessions.changed arrived
             assert list_calls(h, "session.active_list") == 0
             assert resumed_ids(h) == []
-            assert h.client.follower.adopted == frozenset()
+            assert adopted(h.client) == set()
             assert h.client.core.session(own) is not None
 
     arun(scenario())
@@ -206,7 +207,7 @@ def test_c_lists_at_connect_and_after_session_events(home: Path, arun: Callable[
             await h.fake.wait_for(
                 lambda: later.sid in resumed_ids(h), timeout=10.0, what="later resumed"
             )
-            assert h.client.follower.adopted == {first.sid, later.sid}
+            assert adopted(h.client) == {first.sid, later.sid}
 
     arun(scenario(), timeout=30.0)
 
@@ -254,7 +255,7 @@ async def adopted_asks(h: Any, scenario: str, kind: Callable[[Any], bool]) -> li
     """Another client's session, adopted by the tray, runs ``scenario``; its ``kind`` requests."""
     other = h.fake.create_session(title="From the Hermes window")
     await h.rec.wait_state(ConnectionState.CONNECTED)
-    await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+    await h.rec.wait_for(lambda: other.sid in adopted(h.client))
     h.fake.submit(other.sid, f"[[scenario:{scenario}]] go")
     return await h.fake.wait_for(
         lambda: [r for r in h.fake.requests if kind(r)], what=f"{scenario} request"
@@ -277,7 +278,7 @@ def test_b_the_window_still_answers_a_window_request_the_tray_declined(
             await h.rec.wait_state(ConnectionState.CONNECTED)
             async with RawClient.connect(h.fake.url) as window:
                 sid = await open_b(window)
-                await h.rec.wait_for(lambda: sid in h.client.follower.adopted)
+                await h.rec.wait_for(lambda: sid in adopted(h.client))
                 await window.result("prompt.submit", {"session_id": sid, "text": READTERM})
                 (asked,) = await window.requests(1, "terminal.read")
                 [read] = [r for r in h.fake.requests if r.srq_id == asked["id"]]
@@ -301,7 +302,7 @@ def test_b_with_no_window_the_agent_hears_so_at_once_in_own_and_adopted_sessions
         async with running("B", home, speed=0.05) as h:
             other = h.fake.create_session(title="From the Hermes window")
             await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            await h.rec.wait_for(lambda: other.sid in adopted(h.client))
             h.fake.submit(other.sid, READTERM)
             own = await h.client.create_session(SCRATCH, READTERM)
 
@@ -332,18 +333,18 @@ def test_b_a_session_the_tray_starts_is_its_own_when_the_list_beats_the_create_r
             creating = asyncio.ensure_future(h.client.create_session(SCRATCH, ""))
             [new] = await h.fake.wait_for(lambda: list(h.fake.sessions.values()) or None)
             h.fake.world.pub.broadcast("sessions.changed")  # ahead of the create reply
-            await h.rec.wait_for(lambda: new.sid in h.client.follower.adopted)
+            await h.rec.wait_for(lambda: new.sid in adopted(h.client))
             assert not creating.done()  # the race happened: listed and adopted first
             assert await creating == new.sid
             assert h.client.core.started_here(new.sid)
-            assert new.sid not in h.client.follower.adopted
+            assert new.sid not in adopted(h.client)
             h.fake.set_response_delay("session.create", None)
             h.fake.drop()
             await h.rec.wait_state(ConnectionState.CONNECTED, count=2)
             await h.fake.wait_for(
                 lambda: [new.stored_id] == resumed_ids_on(h, -1), what="resumed as its own"
             )
-            assert h.client.follower.adopted == frozenset()
+            assert adopted(h.client) == set()
 
     arun(scenario())
 
@@ -359,7 +360,7 @@ def test_c_re_follows_after_a_reconnect_with_a_fresh_subscription(
         async with running("C", home) as h:
             other = h.fake.create_session(title="theirs")
             await h.rec.wait_state(ConnectionState.CONNECTED)
-            await h.rec.wait_for(lambda: other.sid in h.client.follower.adopted)
+            await h.rec.wait_for(lambda: other.sid in adopted(h.client))
             h.fake.drop()
             await h.rec.wait_state(ConnectionState.CONNECTED, count=2)
             await h.fake.wait_for(
@@ -382,8 +383,8 @@ def test_b_a_clarify_of_an_adopted_session_is_shown_and_answered_only_by_the_per
         async with running("B", home) as h:
             [question] = await adopted_asks(h, "clarify", lambda r: r.method == "clarify")
             other = question.session
-            await h.rec.wait_for(lambda: h.client.core.prompts())
-            [prompt] = h.client.core.prompts()
+            await h.rec.wait_for(lambda: h.rec.of_type(PromptAsked))
+            [prompt] = [e.prompt for e in h.rec.of_type(PromptAsked)]
             assert (prompt.session_id, prompt.answerable) == (other.sid, True)
             assert question.is_open  # nothing was sent for it on its own
             assert h.client.answer_prompt(prompt.key, "main").sent

@@ -196,8 +196,8 @@ def test_a_notice_is_announced_without_a_snapshot_and_names_where_it_came_from()
     state.apply("g", NoticeReceived("s1", "disk almost full", "warning"))
     state.apply("g", NoticeReceived("", "restarting"))
     assert heard == [
-        Notice("warning", "disk almost full", "Tidy · www on Local", "", "g", "s1"),
-        Notice("info", "restarting", "Local", "", "g", ""),
+        Notice("warning", "disk almost full", "Tidy · www on Local"),
+        Notice("info", "restarting", "Local"),
     ]
 
 

@@ -29,6 +29,7 @@ import pytest
 
 from desktop.core.model import Approval, ApprovalPhase, Choice, OutcomeKind
 from desktop.gateway.client import ConnectionSettings, ConnectionState, GatewayClient
+from tests.core.frames import wire_of
 from tests.gateway.fake_harness import client_on
 from tests.gateway.recorder import Recorder
 from tests.peers.fake_model import FakeModel, commands_script
@@ -60,7 +61,7 @@ async def window_session(window: RawGateway, dialect: str, cwd: Path, prompt: st
     return session_id
 
 
-async def deny_as_window(version: str, window: RawGateway, row: Approval) -> float:
+async def deny_as_window(version: str, window: RawGateway, row: Approval, request_id: str) -> float:
     """The window's deny, the way that build's window answers; when it was sent."""
     loop = asyncio.get_running_loop()
     if version == "iot":
@@ -72,7 +73,7 @@ async def deny_as_window(version: str, window: RawGateway, row: Approval) -> flo
         return sent
     params = {"session_id": row.session_id, "choice": "deny"}
     if version == "axisrow":
-        params["request_id"] = row.wire.request_id
+        params["request_id"] = request_id
     sent = loop.time()
     assert await window.call("approval.respond", params) == {"resolved": 1}
     return sent
@@ -100,10 +101,11 @@ def test_a_row_the_window_denied_is_seen_ended_and_refused(
                 await window_session(window, server.dialect, scratch_dir, prompt)
             await rec.wait_for(lambda: open_rows(client), TURN_S)
             [row] = open_rows(client)
-            denied_at = await deny_as_window(version, window, row)
+            request_id = wire_of(client.core, row.key).request_id
+            denied_at = await deny_as_window(version, window, row, request_id)
             await rec.wait_for(lambda: not open_rows(client), 10.0)
             seen = loop.time() - denied_at
-            ended = client.core.approval(row.key)
+            ended = {a.key: a for a in client.core.approvals()}.get(row.key)
             assert ended is not None
             assert ended.outcome is not None
             assert ended.outcome.kind is not OutcomeKind.APPROVED

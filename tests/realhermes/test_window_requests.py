@@ -24,6 +24,7 @@ import pytest
 
 from desktop.core.events import RpcResponded
 from desktop.gateway.client import ConnectionState
+from tests.gateway.fake_harness import adopted
 from tests.gateway.test_real_hermes import running, url_client
 from tests.peers.fake_model import FakeModel, ToolCall, Turn
 from tests.peers.fake_script import RecordedRequest
@@ -118,7 +119,7 @@ def test_the_window_still_answers_a_terminal_read_the_tray_declined(
                         ),
                         timeout=30.0,
                     )
-                    assert sid in client.follower.adopted
+                    assert sid in adopted(client)
                     text = fake_model.prompt("read")
                     await window.call("prompt.submit", {"session_id": sid, "text": text})
                     _, asked = await window.wait_for(
@@ -163,7 +164,7 @@ def test_with_no_window_the_agent_is_told_at_once(
                 declined_at, declined = await tap.first(declines(), TURN_S)
                 requests = await asyncio.to_thread(fake_model.wait_for, followed_up, TURN_S)
                 assert client.core.started_here(sid)  # its own, however the list raced
-                assert sid not in client.follower.adopted
+                assert sid not in adopted(client)
                 return declined_at, declined, requests
 
     declined_at, declined, requests = run_async(scenario(), 200)

@@ -18,6 +18,7 @@ import pytest
 from desktop.core import outcomes
 from desktop.core.events import RpcResponded
 from desktop.core.model import ApprovalPhase, Choice, Dialect
+from tests.core.frames import wire_of
 from tests.safety.driver import CoreDriver, approval_frame, event
 
 
@@ -126,7 +127,9 @@ def test_a_prompt_id_reused_in_a_new_generation_is_its_own_request(old_settled: 
     drv.feed(approval_frame(Dialect.C, "s1", "p1", "rm -rf ~", generation=4))
     old, new = drv.rows_of("s1")
     live = [r for r in drv.rows_of("s1") if r.phase is not ApprovalPhase.RESOLVED]
-    assert [(r.command, r.wire.execution_generation) for r in live] == [("rm -rf ~", 4)]
+    assert [(r.command, wire_of(drv.core, r.key).execution_generation) for r in live] == [
+        ("rm -rf ~", 4)
+    ]
     assert old.key != new.key
     if not old_settled:
         assert old.outcome == outcomes.withdrawn(outcomes.REPLACED)

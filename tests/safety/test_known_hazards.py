@@ -96,7 +96,7 @@ def test_after_an_answer_of_unknown_fate_the_next_0_19_approval_is_not_assumed_t
     drv.flush()
     sent, _ = drv.decide(second.key, Choice.ONCE)
     assert not sent, "answered 'rm -rf ~' while Hermes may still hold 'ls -la' as its head"
-    shown = drv.core.approval(second.key)
+    shown = {a.key: a for a in drv.core.approvals()}.get(second.key)
     assert shown is not None
     assert (shown.phase, shown.blocked_reason) == (
         ApprovalPhase.STALE,

@@ -94,7 +94,7 @@ def test_core_events_become_typed_signals(started):
         SessionUpdate("g1", s),
         ApprovalUpdate("g1", "Local", a, "Fix the build", arrived=True),
         ApprovalUpdate("g1", "Local", done, "Fix the build"),
-        Notice("info", "Model switched", "Fix the build on Local", "", "g1", "s1"),
+        Notice("info", "Model switched", "Fix the build on Local"),
         SessionGone("g1", SessionRemoved("s1", "closed")),
     ]
     assert bridge.snapshot.waiting_count() == 0
@@ -162,7 +162,7 @@ def test_new_task_success_is_announced(started, arun):
     notices = recorded(bridge.notice_received)
     bridge.new_task("g1", "/work", "go")
     [notice] = arun(holds(lambda: notices, bridge.notice_received))
-    assert (notice.level, notice.what, notice.session_id) == ("info", "Task started", "new-session")
+    assert (notice.level, notice.what, notice.where) == ("info", "Task started", "/work on Local")
 
 
 def test_reconnect_is_immediate(started):

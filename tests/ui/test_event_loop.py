@@ -77,7 +77,6 @@ def test_an_idle_connection_arms_only_the_keepalive(
     """Connected, nothing waiting: one timer is armed (the next ping). None is left from the
     handshake's or the calls' answered timeouts, nothing polls, and pings keep it so."""
     fast_pings = ConnectionSettings(
-        version_probe=False,
         open_timeout=2.0,
         handshake_timeout=1.0,
         ping_interval=0.05,

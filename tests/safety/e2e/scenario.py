@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from desktop.core.model import Approval, ApprovalPhase, Choice
 from desktop.gateway.errors import GatewayError
+from tests.core.frames import wire_of
 from tests.gatewaymodel import Batch, Command, Turn
 from tests.gatewaymodel.model import PendingRequest
 from tests.safety.e2e.rig import Rig
@@ -65,9 +66,12 @@ def request_of(rig: Rig, row: Approval) -> PendingRequest | None:
     for req in rig.fake.requests:
         if req.command is None or req.command.command != row.command:
             continue
-        if rig.fake.dialect == "B" and req.srq_id != row.wire.srq_id:
+        if rig.fake.dialect == "B" and req.srq_id != wire_of(rig.client.core, row.key).srq_id:
             continue
-        if rig.fake.dialect == "C" and req.prompt_id != row.wire.request_id:
+        if (
+            rig.fake.dialect == "C"
+            and req.prompt_id != wire_of(rig.client.core, row.key).request_id
+        ):
             continue
         if rig.fake.dialect == "A" and not req.is_open:
             continue
@@ -89,7 +93,7 @@ def click(rig: Rig, rng: random.Random, row: Approval, result: Result) -> bool:
     offered = list(row.choices)
     choice = rng.choice(offered) if rng.random() < 0.75 else rng.choice(list(Choice))
     confirm = still_shows(rig, request_of(rig, row))
-    wire = row.wire
+    wire = wire_of(rig.client.core, row.key)
     record = Click(
         row.key,
         choice.value,

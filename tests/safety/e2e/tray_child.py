@@ -33,7 +33,6 @@ async def attach(client: GatewayClient, session_id: str) -> None:
     runtime_id = str(result.get("session_id") or session_id)
     stored = str(result.get("stored_session_id") or result.get("session_key") or session_id)
     client.core.watch_session(runtime_id, stored_session_id=stored)
-    client._after_input()  # deliver and send what following it queued
 
 
 async def main(mode: str, want: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from desktop.core.model import Dialect
+from tests.core.frames import wire_of
 from tests.safety.sim.chooser import chance
 from tests.safety.sim.model import InFlight, Outgoing
 from tests.safety.sim.world import SimWorld
@@ -37,7 +38,7 @@ def check_answered_elsewhere(world: SimWorld, item: Outgoing) -> None:
     if asked_at is None:
         return
     for row in world.core.approvals():
-        gone = row.wire.request_id in item.answered_elsewhere
+        gone = wire_of(world.core, row.key).request_id in item.answered_elsewhere
         if gone and row.answerable and row.arrived_at < asked_at:
             world.report("a row answered elsewhere is still answerable", row.key)
 

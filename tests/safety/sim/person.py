@@ -27,7 +27,7 @@ def visible_rows(world: SimWorld) -> list[Approval]:
 
 def decide(world: SimWorld, key: str, choice: Choice, confirm: bool) -> bool:
     """One click; returns whether the core sent it."""
-    before = world.core.approval(key)
+    before = {a.key: a for a in world.core.approvals()}.get(key)
     target = world.target_of(before) if before is not None else None
     if confirm and (target is None or not world.server.still_shows(target)):
         confirm = False  # an honest person does not confirm what Hermes no longer shows

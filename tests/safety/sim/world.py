@@ -15,6 +15,7 @@ from collections.abc import Callable
 from desktop.core.events import ApprovalRequested
 from desktop.core.gateway_core import CoreSettings, GatewayCore, OutboundFrame
 from desktop.core.model import Approval, Dialect
+from tests.core.frames import wire_of
 from tests.gatewaymodel.approval_rules import newest
 from tests.safety.sim.agent import AgentServer
 from tests.safety.sim.chooser import Chooser
@@ -86,7 +87,7 @@ class SimWorld:
         found = self.origin.get(approval.key)
         if found is not None:
             return found
-        wire = approval.wire
+        wire = wire_of(self.core, approval.key)
 
         def filed_under(candidate: ServerApproval) -> bool:
             if self.dialect is Dialect.B:
