@@ -105,7 +105,8 @@ def set_style_property(widget: QWidget, name: str, value: str | bool) -> bool:
 
 
 def repolish(widget: QWidget) -> None:
-    widget.style().unpolish(widget)
+    # Polish alone: it drops the widget's cached rules itself (an unpolish first, Qt's usual pair,
+    # restored the palette only for polish to set it again: a third of the cost).
     widget.style().polish(widget)
 
 
