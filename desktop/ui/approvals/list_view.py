@@ -97,6 +97,9 @@ class ApprovalListView(QAbstractScrollArea):
         self._overscan_timer.setInterval(OVERSCAN_DELAY_MS)
         # The margin waits until placements pause: one built for a position left is wasted.
         self._overscan_timer.timeout.connect(lambda: self._place(overscan=True))
+        self._prime_timer = QTimer(self)  # after this turn's paint (a zero timer runs after it)
+        self._prime_timer.setSingleShot(True)
+        self._prime_timer.timeout.connect(self._prime_spare)
         self.empty = plain_label("emptyLabel")
         self.empty.setParent(self.viewport())
         self.empty.setText("Nothing is waiting for you.")
@@ -231,10 +234,13 @@ class ApprovalListView(QAbstractScrollArea):
         """A spare widget of ``node``'s kind rebound to it, else a new one.
 
         The cards on screen change on every arrival; a new card costs about 7 ms to build and
-        polish, rebinding a spare one a fraction of that.
+        polish, rebinding a spare one a fraction of that, one that looks as the row will less.
         """
-        spare = self._spare.get(type(node))
-        widget = spare.pop() if spare else None
+        spares = self._spare.get(type(node), [])
+        fitting = [w for w in spares if isinstance(w, RowCard) and w.looks_fit(node)]
+        widget = (fitting or spares)[-1] if spares else None
+        if widget is not None:
+            spares.remove(widget)
         if isinstance(widget, RowCard) and isinstance(node, RowEntry):
             widget.rebind(node)
         elif isinstance(widget, GroupWidget) and not isinstance(node, RowEntry):
@@ -275,9 +281,16 @@ class ApprovalListView(QAbstractScrollArea):
         spares = self._spare.setdefault(type(_node_of(widget)), [])
         if self._live and len(spares) < SPARE_WIDGETS:
             spares.append(widget)  # stays a hidden child of the viewport
+            self._prime_timer.start()
             return
         widget.setParent(None)
         widget.deleteLater()
+
+    def _prime_spare(self) -> None:
+        """One spare card takes a waiting row's look: the next row most likely waits."""
+        cards = [w for w in self._spare.get(RowEntry, []) if isinstance(w, RowCard)]
+        if cards and all(w.property("resolved") for w in cards):
+            cards[-1].prime()
 
     def _forget(self, node: Node) -> None:
         self._drop(node.uid)
