@@ -75,9 +75,10 @@ def build(args: argparse.Namespace) -> None:
     from desktop.model.bridge_events import DecisionRequest
     from desktop.model.notify_policy import NotifySettings
     from desktop.platform.native_notify import NativeNotifier
-    from desktop.settings.model import GatewayKind
+    from desktop.settings.model import GatewayKind, Settings
     from desktop.ui.bridge import GatewayBridge
     from desktop.ui.event_loop import QuietEventLoop
+    from desktop.ui.settings_controller import client_factory_for
     from desktop.ui.shell import TrayShell
 
     samples: dict[int, Sample] = {}
@@ -143,7 +144,7 @@ def build(args: argparse.Namespace) -> None:
     loop = QuietEventLoop(app)  # the app's loop
     asyncio.set_event_loop(loop)
     quit_requested = asyncio.Event()
-    bridge = TimedBridge()
+    bridge = TimedBridge(client_factory_for(Settings))  # the app's clients, default settings
 
     def before_shell(update: Any) -> None:
         found = _INDEX_RE.search(update.approval.command)
