@@ -99,7 +99,8 @@ def test_suspects_are_resumed_one_after_the_other_answer_or_error() -> None:
     second = reconnect(drv)
     assert list(second) == [BIG], "one suspect at a time"
     held = drv.core.resume_session(OTHER)  # the follower adopts it again: it waits its turn
-    assert held is not None and held not in first.values()
+    assert held is not None
+    assert held not in first.values()
     before = len(drv.written)
     drv.feed(result(second[BIG], snapshot(BIG)))
     assert list(sent_resumes(drv, before)) == [SMALL]
