@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from desktop.core.events import NoticeReceived
 from desktop.core.model import Choice, Dialect
-from tests.core.frames import Driver, a_approval, error, result
+from tests.core.frames import Driver, a_approval, error, event, result
 
 BIG, SMALL, OTHER = "b1b1b1b1", "5a5a5a5a", "0f0f0f0f"
 
@@ -149,3 +149,16 @@ def test_the_canonical_resume_does_not_ask_to_omit_messages() -> None:
     canonical.lose()
     canonical.connect(Dialect.C)
     assert "omit_messages" not in canonical.request("session.resume")["params"]
+
+
+def test_a_waiting_suspect_that_is_gone_is_passed_over() -> None:
+    drv = following(BIG, SMALL, OTHER)
+    drv.lose()
+    reconnect(drv)
+    too_big_close(drv)
+    second = reconnect(drv)
+    assert list(second) == [BIG]
+    drv.feed(event("session.reclaimed", SMALL, {"session_id": SMALL, "reason": "idle_timeout"}))
+    before = len(drv.written)
+    drv.feed(result(second[BIG], snapshot(BIG)))
+    assert list(sent_resumes(drv, before)) == [OTHER]
