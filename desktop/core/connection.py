@@ -126,8 +126,8 @@ class Link:
         self.too_big.add(session_id)
         self.follow(session_id, on=False)  # no snapshot will tell what became of its rows
         mib = self._settings.max_frame_bytes / 2**20
-        text = f"Its history is larger than this tray accepts ({mib:g} MiB), so the tray no longer "
-        text += "follows it: its approvals show in Hermes, not here."
+        text = f"Its history is larger than this tray accepts ({mib:g} MiB); its approvals show in "
+        text += "Hermes, not here."
         self._events.append(NoticeReceived(session_id, text, "warning"))
 
     def use(self, dialect: Dialect | None) -> None:
