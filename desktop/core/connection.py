@@ -22,10 +22,10 @@ from typing import Any
 from desktop.core import outcomes, payloads
 from desktop.core.approvals import ApprovalMachine
 from desktop.core.dialects import ADAPTERS, DialectAdapter
-from desktop.core.events import CoreEvent, SessionRemoved
+from desktop.core.events import CoreEvent, NoticeReceived, SessionRemoved
 from desktop.core.jsonrpc import EventFrame
 from desktop.core.model import Dialect
-from desktop.core.outbox import Outbox, Purpose
+from desktop.core.outbox import Outbox, PendingCall, Purpose
 from desktop.core.prompt_book import PromptBook
 from desktop.core.session_state import SessionBook
 from desktop.core.settings import CoreSettings
@@ -89,6 +89,9 @@ class Link:
         self._fresh: set[str] = set()  # asked once at once, whatever the plan
         self._listed = False  # this connection has had its first list
         self.at: float | None = None  # the earliest observed list due (a deadline of the core)
+        self.suspects: set[str] = set()  # resume out at a too-big close: resumed one at a time
+        self.too_big: set[str] = set()  # their snapshot alone passed the limit: never resumed
+        self._held: list[tuple[str, Purpose, int]] = []  # suspects' resumes waiting their turn
 
     @property
     def ready(self) -> bool:
@@ -103,9 +106,29 @@ class Link:
         self.awaiting_ready = subprotocol != CANONICAL_SUBPROTOCOL
         return not self.awaiting_ready
 
-    def lost(self) -> None:
+    def lost(self, *, too_big: bool = False) -> None:
+        """The transport is gone; ``too_big``: a frame past the limit closed it.
+
+        Sessions whose resume was out then become suspects, resumed one at a time; a suspect out
+        alone is the culprit.
+        """
+        out = self._outbox.resuming() if too_big else set()
         self.connected = self.awaiting_ready = False
         self.use(None)
+        self._held.clear()
+        if len(out) == 1 and out <= self.suspects:
+            self._give_up(out.pop())
+        self.suspects |= out
+
+    def _give_up(self, session_id: str) -> None:
+        """A history only grows: resuming it again would close the connection every time."""
+        self.suspects.discard(session_id)
+        self.too_big.add(session_id)
+        self.follow(session_id, on=False)  # no snapshot will tell what became of its rows
+        mib = self._settings.max_frame_bytes / 2**20
+        text = f"Its history is larger than this tray accepts ({mib:g} MiB); its approvals show in "
+        text += "Hermes, not here."
+        self._events.append(NoticeReceived(session_id, text, "warning"))
 
     def use(self, dialect: Dialect | None) -> None:
         self.dialect, self.adapter = dialect, ADAPTERS[dialect]
@@ -132,24 +155,52 @@ class Link:
         return Dialect.B
 
     def request(
-        self, method: str, params: Mapping[str, Any], purpose: Purpose, session_id: str = ""
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        purpose: Purpose,
+        session_id: str = "",
+        rpc_id: int | None = None,
     ) -> int:
         """A request whose answer judges only the rows that arrived before it (its watermark)."""
         watermark = self._lifecycle.last_seq
         frame = self._outbox.request(
-            method, params, purpose, self.epoch, watermark=watermark, session_id=session_id
+            method,
+            params,
+            purpose,
+            self.epoch,
+            watermark=watermark,
+            session_id=session_id,
+            rpc_id=rpc_id,
         )
         return frame.rpc_id or 0  # requests always carry an id
 
-    def resume(self, session_id: str, purpose: Purpose = Purpose.RESUME) -> int | None:
-        """Queue ``session.resume`` (its snapshot is folded in on answer); None if it cannot go."""
+    def resume(
+        self, session_id: str, purpose: Purpose = Purpose.RESUME, rpc_id: int | None = None
+    ) -> int | None:
+        """Queue ``session.resume`` (its snapshot is folded in on answer); None if it cannot go.
+
+        A suspect waits (under the id returned now) while another suspect's resume is out.
+        """
         session = self._sessions.get(session_id)
-        if session is None or not self.ready:
+        if session is None or not self.ready or session_id in self.too_big:
             return None
         params = self.adapter.resume_params(session, self._settings)
         if params is None:  # tui_gateway needs the stored id
             return None
-        return self.request("session.resume", params, purpose, session_id)
+        busy = self.suspects & self._outbox.resuming()
+        if rpc_id is None and session_id in self.suspects and busy:
+            rpc_id = self._outbox.next_rpc_id()
+            self._held.append((session_id, purpose, rpc_id))
+            return rpc_id
+        return self.request("session.resume", params, purpose, session_id, rpc_id)
+
+    def answered(self, call: PendingCall) -> None:
+        """A suspect's resume was answered (the connection held): the next suspect goes."""
+        if call.method == "session.resume" and call.session_id in self.suspects:
+            self.suspects.discard(call.session_id)
+            while self._held and self.resume(*self._held.pop(0)) is None:
+                pass  # that session is gone or let go
 
     def poll_while_open(self) -> None:
         """Ask the lists of followed sessions whose open rows only a list can close (bounded)."""

@@ -256,13 +256,18 @@ class DialectAdapter:
         raise NotImplementedError
 
     def resume_params(self, session: SessionState, settings: CoreSettings) -> dict[str, Any] | None:
-        """``session.resume`` params (tui_gateway: the *stored* id), or None when it cannot be."""
+        """``session.resume`` params (tui_gateway: the *stored* id), or None when it cannot be.
+
+        The tray reads no history: ``omit_messages`` keeps a long one under the frame limit
+        (0.20 and iot honour it; 0.19.0 reads only the keys it knows).
+        """
         if not session.stored_session_id:
             return None
         return {
             "session_id": session.stored_session_id,
             "source": settings.session_source,
             "close_on_disconnect": False,
+            "omit_messages": True,
         }
 
     def pending_requests(self, session_id: str, items: list[Mapping[str, Any]]) -> list[WireEvent]:

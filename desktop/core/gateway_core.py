@@ -136,16 +136,19 @@ class GatewayCore:
             self._handshake_done(Dialect.C)
         self._finish()
 
-    def connection_lost(self) -> None:
-        """The transport is gone. Decisions in flight become UNKNOWN; nothing is resent."""
+    def connection_lost(self, *, too_big: bool = False) -> None:
+        """The transport is gone (``too_big``: closed on a frame past ``max_frame_bytes``).
+
+        Decisions in flight become UNKNOWN; nothing is resent.
+        """
         if self.link.connected:
-            self._lose()
+            self._lose(too_big=too_big)
         self.link.connection_lost()
         self._finish()
 
-    def _lose(self) -> None:
+    def _lose(self, *, too_big: bool = False) -> None:
         """Decisions that may have left end UNKNOWN, the rest wait (stale); calls get an error."""
-        self.link.lost()
+        self.link.lost(too_big=too_big)
         frames, calls = self.outbox.reset()
         for call in calls:
             if call.purpose is Purpose.APP:
@@ -572,6 +575,7 @@ class GatewayCore:
         call = self.outbox.take_call(frame.rpc_id)
         if call is None or call.epoch != self.link.epoch:
             return  # not ours, or from a connection that is gone
+        self.link.answered(call)
         sid = call.session_id
         if call.purpose is Purpose.CAPABILITIES:
             result = frame.result if frame.error is None else None

@@ -74,8 +74,9 @@ class Outbox:
         watermark: int = 0,
         session_id: str = "",
         approval_key: str = "",
+        rpc_id: int | None = None,  # one handed out earlier (next_rpc_id), else a new one
     ) -> OutboundFrame:
-        rpc_id = self.next_rpc_id()
+        rpc_id = rpc_id or self.next_rpc_id()
         text = encode_request(rpc_id, method, params)
         self._calls[rpc_id] = PendingCall(
             rpc_id, method, dict(params), purpose, epoch, approval_key, watermark, session_id
@@ -114,6 +115,10 @@ class Outbox:
         return any(
             c.purpose is purpose and c.session_id == session_id for c in self._calls.values()
         )
+
+    def resuming(self) -> set[str]:
+        """The sessions whose ``session.resume`` waits for its answer."""
+        return {c.session_id for c in self._calls.values() if c.method == "session.resume"}
 
     def take_call(self, rpc_id: object) -> PendingCall | None:
         """The open request ``rpc_id`` names, forgotten (None: no request of ours)."""

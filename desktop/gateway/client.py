@@ -26,7 +26,7 @@ from desktop.core.session_state import APPROVAL_MODES
 from desktop.gateway.approval_timeout import HERMES_DEFAULT, TimeoutLearner, Where
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.dashboard import http_get
-from desktop.gateway.dialer import Dialer
+from desktop.gateway.dialer import Dialer, sent_too_big
 from desktop.gateway.endpoints import GatewayEndpoint
 from desktop.gateway.errors import (
     CallTimeoutError,
@@ -240,13 +240,14 @@ class GatewayClient:
             self._settings.handshake_timeout, self._handshake_timed_out
         )
         self._after_input()  # events and frames the core produced on connection_opened
+        closed_by: BaseException | None = None
         try:
             closed_by = await pump.run()
         finally:
             # However the pump ended, no row may stay answerable on a socket nobody pumps.
             self._pump = None
             self._cancel_handshake_timer()
-            self.core.connection_lost()
+            self.core.connection_lost(too_big=sent_too_big(closed_by))
             self.follower.connection_lost()
             self._timeouts.forget()
             calls, self._calls = self._calls, {}

@@ -39,8 +39,12 @@ log = logging.getLogger(__name__)
 
 AUTH_CLOSE = 4401
 FORBIDDEN_CLOSE = 4403
-TOO_BIG_CLOSE = 1009
 MAX_AUTH_RETRIES = 3  # fresh credentials refused this often in a row: stop saying "fresh"
+
+
+def sent_too_big(exc: BaseException | None) -> bool:
+    """Whether the tray closed the connection because a message passed ``max_size``."""
+    return isinstance(exc, ConnectionClosed) and exc.sent is not None and exc.sent.code == 1009
 
 
 class Dialer:
@@ -137,7 +141,7 @@ class Dialer:
             close_code = exc.rcvd.code if exc.rcvd is not None else None
             if close_code == AUTH_CLOSE:
                 return await self._auth_refused("close code 4401", where)
-            if exc.sent is not None and exc.sent.code == TOO_BIG_CLOSE:
+            if sent_too_big(exc):
                 return ConnectError(
                     f"{where} sent a message larger than this tray accepts; reconnecting."
                 )

@@ -314,6 +314,7 @@ def test_the_resume_snapshot_after_a_reconnect_closes_rows_of_a_stopped_session(
         "session_id": STORED,
         "source": "desktop",
         "close_on_disconnect": False,
+        "omit_messages": True,
     }
     snapshot = {"session_id": SID, "running": running, "status": "working", "info": {"title": "t"}}
     drv.feed(result(resume["id"], snapshot))

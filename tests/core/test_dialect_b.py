@@ -241,6 +241,7 @@ def test_resume_after_reconnect_reconciles_open_requests_without_duplicates() ->
         "session_id": STORED,
         "source": "desktop",
         "close_on_disconnect": False,
+        "omit_messages": True,
     }
     requested_before = len(drv.of_type(ApprovalRequested))
     kept_frame = b_approval(SRQ[1], "cmd 1")

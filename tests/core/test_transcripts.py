@@ -214,7 +214,12 @@ def test_each_resubscribe_names_the_stored_session_with_source_desktop() -> None
     assert resumes
     assert {json.dumps(r["params"], sort_keys=True) for r in resumes} == {
         json.dumps(
-            {"close_on_disconnect": False, "session_id": stored, "source": "desktop"},
+            {
+                "close_on_disconnect": False,
+                "omit_messages": True,
+                "session_id": stored,
+                "source": "desktop",
+            },
             sort_keys=True,
         )
     }

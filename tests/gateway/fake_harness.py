@@ -16,6 +16,7 @@ from typing import Any
 
 from desktop.core.events import ApprovalChanged, ApprovalRequested
 from desktop.core.model import Approval
+from desktop.core.settings import CoreSettings
 from desktop.gateway import canonical
 from desktop.gateway.backoff import BackoffPolicy
 from desktop.gateway.client import ConnectionSettings, GatewayClient
@@ -100,6 +101,7 @@ async def running(
     speed: float = 0.002,
     approval_timeout_s: float | None = None,
     follow_all: bool = True,
+    core_settings: CoreSettings | None = None,
     **fake_kwargs: Any,
 ) -> AsyncIterator[Harness]:
     """A started fake + a running client connected to it (not yet waited for).
@@ -136,6 +138,7 @@ async def running(
                 backoff=backoff,
                 connection_settings=settings,
                 follow_all=follow_all,
+                core_settings=core_settings,
             )
             runner = asyncio.create_task(client.run())
             try:

@@ -51,7 +51,7 @@ class StubCore:
         self._subprotocol = subprotocol
         self._dialect = None
 
-    def connection_lost(self) -> None:
+    def connection_lost(self, *, too_big: bool = False) -> None:
         self.lost += 1
 
     def receive_text(self, data: str | bytes) -> None:

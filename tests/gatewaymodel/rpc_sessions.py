@@ -126,7 +126,10 @@ def resume(ctx: Ctx) -> Any:
     if session is None:
         raise wire.RpcError(4007, "session not found")
     attach(world, session, ctx.conn)
-    return tui_snapshot(world, session)
+    snapshot = tui_snapshot(world, session)
+    if ctx.dialect is Dialect.B and params.get("omit_messages") is True:  # 0.19.0 ignores it
+        snapshot.update(messages=[], messages_omitted=True)
+    return snapshot
 
 
 def list_sessions(ctx: Ctx) -> Any:
