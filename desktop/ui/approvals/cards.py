@@ -451,8 +451,9 @@ STYLESHEET = """
     background: palette(base);
     border: 1px solid palette(mid);
     border-radius: 6px;
+    padding: 1px;
 }
-#rowCard[selected="true"] { border: 2px solid palette(highlight); }
+#rowCard[selected="true"] { border: 2px solid palette(highlight); padding: 0; }
 #rowCard[resolved="true"] { background: palette(window); }
 #rowCard[resolved="true"] #rowNumber, #rowCard[resolved="true"] #commandView,
 #rowCard[resolved="true"] #description, #rowCard[resolved="true"] #patternKeys,

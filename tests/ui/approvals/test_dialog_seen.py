@@ -340,6 +340,29 @@ def test_answering_a_row_under_the_pointer_does_not_move_the_next_rows_buttons(
     assert decisions.keys == ["a"]
 
 
+def test_a_cards_contents_stay_put_when_the_selection_moves_onto_or_off_it(
+    shown: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """The selected card's thicker border takes the padding's place, never the contents'."""
+    for i, key in enumerate("abc"):
+        upsert(shown, "g", "G", approval(key, position=i), "")
+    cards = [row_card(shown, "g", key) for key in "abc"]
+    assert all(card is not None for card in cards)
+
+    def places() -> list[QPoint]:
+        return [card.command.mapTo(card, QPoint(0, 0)) for card in cards if card is not None]
+
+    built = places()
+    assert cards[0] is not None
+    assert cards[0].property("selected")  # built selected, the others not
+    assert built == [built[0]] * 3
+    tap(shown.list_view, K.Key_Down)
+    tap(shown.list_view, K.Key_Down)
+    qtbot.waitUntil(lambda: cards[2] is not None and bool(cards[2].property("selected")))
+    shown.list_view.flush(overscan=True)
+    assert places() == built
+
+
 # -- scale: widgets only for what is on screen -------------------------------------------------
 def test_only_rows_on_screen_have_widgets_and_ended_rows_release_theirs(
     dialog: ApprovalDialog, qtbot: QtBot
