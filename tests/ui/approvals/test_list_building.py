@@ -33,6 +33,16 @@ def _fill(dialog: ApprovalDialog, sessions: int = 10, rows: int = 10) -> None:
             )
 
 
+def _show_denied(dialog: ApprovalDialog, qtbot: QtBot, sessions: int, rows: int) -> None:
+    """The dialog shown with every row of ``_fill`` denied."""
+    dialog.resize(700, 600)
+    _fill(dialog, sessions, rows)
+    for row in list(dialog.board.rows()):
+        upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+
+
 def _scroll_to(dialog: ApprovalDialog, value: int) -> None:
     dialog.list_view.verticalScrollBar().setValue(value)
     dialog.list_view.flush(overscan=True)
@@ -92,12 +102,7 @@ def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_i
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
     """A denied row's card, once spare, is re-styled after the paint; the next new row gets it."""
-    dialog.resize(700, 600)
-    _fill(dialog, sessions=6, rows=4)
-    for row in list(dialog.board.rows()):
-        upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
-    dialog.present(activate=False)
-    qtbot.waitExposed(dialog)
+    _show_denied(dialog, qtbot, sessions=6, rows=4)
     bar = dialog.list_view.verticalScrollBar()
     for step in range(1, 5):  # denied cards leave the screen and become spares
         _scroll_to(dialog, bar.maximum() * step // 4)
@@ -123,12 +128,7 @@ def test_a_new_rows_card_is_painted_once_in_the_frame_that_shows_it(
 ) -> None:
     """Qt posts every widget it shows a repaint for later: the list hands those to the frame it
     lays out, or each new row's card (the list jumped to it) was painted again right after."""
-    dialog.resize(700, 600)
-    _fill(dialog, sessions=4, rows=3)
-    for row in list(dialog.board.rows()):
-        upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
-    dialog.present(activate=False)
-    qtbot.waitExposed(dialog)
+    _show_denied(dialog, qtbot, sessions=4, rows=3)
     _scroll_to(dialog, dialog.list_view.verticalScrollBar().maximum())
     painted: list[QObject] = []
     watch = _PaintWatch(painted)
