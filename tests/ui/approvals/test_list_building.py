@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice, OutcomeKind
@@ -30,6 +31,16 @@ def _fill(dialog: ApprovalDialog, sessions: int = 10, rows: int = 10) -> None:
                 approval(f"s{s}r{i}", session=f"s{s}", position=i, command=command),
                 "",
             )
+
+
+def _show_denied(dialog: ApprovalDialog, qtbot: QtBot, sessions: int, rows: int) -> None:
+    """The dialog shown with every row of ``_fill`` denied."""
+    dialog.resize(700, 600)
+    _fill(dialog, sessions, rows)
+    for row in list(dialog.board.rows()):
+        upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
 
 
 def _scroll_to(dialog: ApprovalDialog, value: int) -> None:
@@ -91,12 +102,7 @@ def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_i
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
     """A denied row's card, once spare, is re-styled after the paint; the next new row gets it."""
-    dialog.resize(700, 600)
-    _fill(dialog, sessions=6, rows=4)
-    for row in list(dialog.board.rows()):
-        upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
-    dialog.present(activate=False)
-    qtbot.waitExposed(dialog)
+    _show_denied(dialog, qtbot, sessions=6, rows=4)
     bar = dialog.list_view.verticalScrollBar()
     for step in range(1, 5):  # denied cards leave the screen and become spares
         _scroll_to(dialog, bar.maximum() * step // 4)
@@ -115,6 +121,50 @@ def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_i
         number = card.number.palette().color(QPalette.ColorRole.WindowText)
         assert (number == card.palette().color(QPalette.ColorRole.PlaceholderText)) is greyed
         assert card.state.property("tone") == ("bad" if greyed else "waiting")
+
+
+def test_a_new_rows_card_is_painted_once_in_the_frame_that_shows_it(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """Qt posts every widget it shows a repaint for later: the list hands those to the frame it
+    lays out, or each new row's card (the list jumped to it) was painted again right after."""
+    _show_denied(dialog, qtbot, sessions=4, rows=3)
+    _scroll_to(dialog, dialog.list_view.verticalScrollBar().maximum())
+    painted: list[QObject] = []
+    watch = _PaintWatch(painted)
+    app = QApplication.instance()
+    assert app is not None
+    app.installEventFilter(watch)  # which card shows the row is not known yet
+    try:
+        upsert(dialog, "g", "G", approval("new", session="s0", batch="b9", command=LOW), "")
+        row = dialog.board.row(("g", "new"))
+        assert row is not None
+        assert dialog.list_view.card(row) is None  # laid out in a later turn, as in the app
+        qtbot.waitUntil(lambda: _shown(dialog.list_view.card(row)))  # the list jumped to it
+        card = dialog.list_view.card(row)
+        assert card is not None
+        parts = [card.command.viewport(), *card.buttons.values()]
+        qtbot.waitUntil(lambda: set(parts) <= set(painted))
+        for _ in range(5):  # whatever the showing posted
+            app.processEvents()
+    finally:
+        app.removeEventFilter(watch)
+    assert [painted.count(part) for part in parts] == [1] * len(parts)
+
+
+def _shown(card: RowCard | None) -> bool:
+    return card is not None and card.isVisible()
+
+
+class _PaintWatch(QObject):
+    def __init__(self, painted: list[QObject]) -> None:
+        super().__init__()
+        self.painted = painted
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+            self.painted.append(watched)
+        return False
 
 
 def test_rows_on_screen_are_built_first_and_the_margin_once_the_list_keeps_still(
