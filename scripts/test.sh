@@ -8,7 +8,8 @@
 #      .venv-core with the package (--no-deps) plus the core-test extras and NO PySide6;
 #   1. ruff and mypy over the tree, then tests/core in .venv-core with branch coverage of desktop.core (fails under 95 %),
 #      after checking PySide6 really is absent there, then tests/model (the Qt-free app model) there too;
-#   2. pre-installs the real Hermes gateways the realhermes tests use (cached under .cache/);
+#   2. pre-installs the real Hermes gateways the realhermes tests use (cached under .cache/),
+#      all three at once and in the background from the start of phase 1, collected here;
 #   3. the desktop-marked tests under Xvfb inside a private D-Bus session, through
 #      tests/desktop/run_desktop_tests.sh when it exists (it adds a tray host and a
 #      notification daemon); none collected yet is fine;
@@ -66,6 +67,15 @@ ensure_apt "${APT_TEST[@]}"
 PYTHON_BIN=$(find_python) || exit 1
 ensure_venv "$ROOT/.venv" "test runtime" install_test_venv
 ensure_venv "$ROOT/.venv-core" "core-test" install_core_venv
+# Phase 2's installs mostly wait on downloads: they run beside phase 1 and are collected there.
+PEERS_LOG="$SETUP_LOGS/hermes-peers.log"
+peers_pid=""
+if [ -f tests/peers/hermes_venv.py ]; then
+    mkdir -p "$SETUP_LOGS"
+    timeout -k 10 "$PEERS_TIMEOUT" .venv/bin/python -m tests.peers.hermes_venv --all >"$PEERS_LOG" 2>&1 &
+    peers_pid=$!
+    trap 'kill "$peers_pid" 2>/dev/null || true' EXIT
+fi
 
 phase "1/5 lint and types (ruff, mypy strict on the Qt-free code), then the core and the model without PySide6"
 pip_in "$ROOT/.venv" pip-dev -e ".[dev]"
@@ -94,9 +104,13 @@ if [ -d tests/model ]; then
     timeout -k 10 "$CORE_TIMEOUT" .venv-core/bin/python -m pytest -q -p no:cacheprovider tests/model
 fi
 
-phase "2/5 real Hermes gateways for the realhermes tests"
-if [ -f tests/peers/hermes_venv.py ]; then
-    timeout -k 10 "$PEERS_TIMEOUT" .venv/bin/python -m tests.peers.hermes_venv --all
+phase "2/5 real Hermes gateways for the realhermes tests (installing since phase 1)"
+if [ -n "$peers_pid" ]; then
+    peers_status=0
+    wait "$peers_pid" || peers_status=$?
+    trap - EXIT
+    cat "$PEERS_LOG"
+    [ "$peers_status" -eq 0 ] || die "installing the real Hermes gateways failed (exit $peers_status)"
 else
     say "    tests/peers/hermes_venv.py does not exist yet: skipped"
 fi
