@@ -159,4 +159,4 @@ phase "5/5 whole suite offscreen, without the desktop tests"
 print_phase_times
 # No display, no session bus: a developer's desktop must not get windows or notifications.
 exec env -u DISPLAY -u WAYLAND_DISPLAY -u DBUS_SESSION_BUS_ADDRESS QT_QPA_PLATFORM=offscreen \
-    timeout -k 15 "$SUITE_TIMEOUT" .venv/bin/python -m pytest -q -m "not desktop" -rfEs
+    timeout -k 15 "$SUITE_TIMEOUT" .venv/bin/python -m pytest -q -m "not desktop" -rfEs --durations=15
