@@ -36,6 +36,7 @@ URGENCY_NORMAL = 1
 URGENCY_CRITICAL = 2
 NEVER_EXPIRES = 0
 SERVER_DEFAULT_EXPIRY = -1
+MAX_NOTICES = 16  # notices withdrawn at quit; older ones have long expired on any server
 CLOSED_BY_USER = 2
 # xfce4-notifyd draws a "default" action as an unlabeled button (it has no body click)
 NO_DEFAULT_ACTION_SERVERS = ("Xfce Notify Daemon",)
@@ -51,6 +52,7 @@ class NativeNotifier:
         self._shown: dict[tuple[str, str], int] = {}  # plan ref -> notification id
         self._plans: dict[int, tuple[NotificationPlan, int, ActionHandler]] = {}
         self._dismissed: set[tuple[str, str]] = set()  # closed by the person: no updates
+        self._notices: dict[int, None] = {}  # show_text ids still on screen, oldest first
         self._activation: tuple[int, str] = (0, "")  # the last ActivationToken: id, token
         self._generation = itertools.count(1)
         self._lock = asyncio.Lock()
@@ -150,7 +152,7 @@ class NativeNotifier:
 
     async def show_text(self, title: str, body: str, *, urgent: bool = False) -> bool:
         """A notification with no buttons (notices, failures); the server's expiry applies."""
-        await self._require().call_notify(
+        identifier = await self._require().call_notify(
             self._app_name,
             0,
             self._icon,
@@ -160,6 +162,9 @@ class NativeNotifier:
             _hints(urgent),
             SERVER_DEFAULT_EXPIRY,
         )
+        self._notices[int(identifier)] = None
+        if len(self._notices) > MAX_NOTICES:  # a server that never says a notice expired
+            del self._notices[next(iter(self._notices))]
         return True
 
     async def withdraw(self, gateway_id: str, batch_id: str) -> None:
@@ -204,6 +209,7 @@ class NativeNotifier:
                 on_action(plan, kind)
 
     def _on_closed(self, identifier: int, reason: int) -> None:
+        self._notices.pop(identifier, None)
         entry = self._plans.pop(identifier, None)
         if entry is None:
             return
@@ -214,15 +220,19 @@ class NativeNotifier:
                 self._dismissed.add(ref)
 
     async def aclose(self) -> None:
-        """Withdraw what we showed (their buttons would act on nothing) and leave the bus."""
+        """Withdraw what we showed, then leave the bus.
+
+        Buttons would act on nothing, and a notice speaks of a tray that is gone.
+        """
         if self._iface is not None:
-            for identifier in list(self._shown.values()):
+            for identifier in [*self._shown.values(), *self._notices]:
                 try:
                     await asyncio.wait_for(self._close(identifier), 2.0)
                 except Exception:  # the service may already be gone at shutdown
                     log.debug("could not close a notification at shutdown", exc_info=True)
         self._shown.clear()
         self._plans.clear()
+        self._notices.clear()
         await self._disconnect()
 
     async def _disconnect(self) -> None:

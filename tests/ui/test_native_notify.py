@@ -202,3 +202,18 @@ def test_a_server_without_activation_tokens_still_opens_the_dialog(bus, qloop, a
             await poll_until(lambda: opened == [""])
 
     arun(scenario(), timeout=30)
+
+
+def test_quitting_withdraws_the_notices_too(bus, qloop, arun):
+    """A notice speaks of the running tray ("No system tray found: showing a window")."""
+
+    async def scenario():
+        async with wired(bus, qloop) as (_client, notifyd, notifier, _controller):
+            assert await notifier.start()
+            await notifier.show_text("No system tray found", "Showing the tray's own window.")
+            [notice] = notifyd.shown
+            await notifier.aclose()
+            assert notifyd.withdrawn == [notice.id]
+            assert notice.closed
+
+    arun(scenario(), timeout=30)

@@ -42,6 +42,7 @@ class FakeNotifyd(ServiceInterface):
         self.capabilities = list(capabilities)
         self.shown: list[Shown] = []  # the latest content of every notification, by id
         self.calls: list[Shown] = []  # every Notify call, in order
+        self.withdrawn: list[int] = []  # every CloseNotification call's id, in order
         self._last_id = 0
         self.received: asyncio.Queue[Shown] = asyncio.Queue()
         self.bus: MessageBus | None = None
@@ -107,6 +108,7 @@ class FakeNotifyd(ServiceInterface):
 
     @method()
     def CloseNotification(self, note_id: "u") -> None:
+        self.withdrawn.append(note_id)
         self._close(note_id, 3)
 
     @method()
