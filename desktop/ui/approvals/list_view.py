@@ -260,7 +260,9 @@ class ApprovalListView(QAbstractScrollArea):
             widget.set_selected(node is self._selected_row)
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
-        self._unmeasured.add(node.uid)
+        same_width = widget.width() == self._width_for(node) and node.uid in self._heights
+        if not (isinstance(kept, RowCard) and same_width):
+            self._unmeasured.add(node.uid)  # else as tall as it was measured when it left
         return widget
 
     def _take_spare(self, node: Node) -> Card | None:

@@ -149,6 +149,32 @@ def test_a_card_back_on_screen_is_rendered_again_only_if_its_row_changed_meanwhi
         assert card.property("selected") is (key == chosen)
 
 
+def test_a_card_back_on_screen_after_the_list_narrowed_is_as_tall_as_its_text_now(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """A card that comes back unchanged keeps its height, unless the width changed meanwhile."""
+    for s in range(10):
+        for i in range(2):
+            a = approval(f"s{s}r{i}", session=f"s{s}", position=i, description="a listing " * 12)
+            upsert(dialog, "g", "G", a, "")
+    dialog.resize(1200, 700)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.flush(overscan=True)
+    first = set(row_cards(view))
+    _scroll_to(dialog, view.verticalScrollBar().maximum())
+    dialog.resize(500, 700)
+    _scroll_to(dialog, 0)
+    back = [c for c in row_cards(view) if c in first]
+    assert back
+    for card in back:
+        labels = [w for w in card.findChildren(QLabel) if w.isVisible() and w.wordWrap()]
+        assert any(label.objectName() == "description" for label in labels)
+        for label in labels:
+            assert label.height() >= label.heightForWidth(label.width()), label.objectName()
+
+
 def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_its_row(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
