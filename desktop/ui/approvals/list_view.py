@@ -169,12 +169,11 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, RowCard):
                 widget.refresh_countdown(now)
 
-    def refresh_batch_cards(self) -> None:
-        """Re-render the built batch cards (what "Approve all" covers)."""
-        now = self._clock()
+    def refresh_covers(self) -> None:
+        """Re-render what "Approve all" covers on the built batch cards."""
         for widget in self._widgets.values():
             if isinstance(widget, BatchCard):
-                widget.refresh(now)
+                widget.refresh_cover()
 
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, title: str
