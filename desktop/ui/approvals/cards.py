@@ -73,11 +73,17 @@ _LAYOUT_CHANGES = (
 
 
 def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
+    """A plain-text label; a wrapped one (it may hold gateway text) can be selected to copy.
+
+    The unwrapped ones hold a few words of ours (a number, a badge, a countdown): a selectable
+    label is laid out and painted through a text document, ~1 ms a new row for these alone.
+    """
     label = WrappedLabel() if wrap else PlainLabel()
     label.setObjectName(object_name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if wrap:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
 

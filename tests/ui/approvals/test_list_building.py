@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
@@ -340,3 +340,20 @@ def test_at_its_narrowest_the_dialog_still_shows_every_button_and_heading_whole(
 
 def _wraps(widget: QWidget) -> bool:
     return not isinstance(widget, QLabel) or widget.wordWrap()
+
+
+def test_the_gateways_words_on_a_card_can_be_selected_to_copy_and_our_few_words_cannot(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    """A selectable label is laid out and painted through a text document: ~1 ms a new row for
+    the number, badge and countdown alone, which hold our own words, nothing to copy."""
+    upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 300), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    card = row_cards(dialog.list_view)[0]
+    selectable = Qt.TextInteractionFlag.TextSelectableByMouse
+    for label in (card.description, card.context, card.agent, card.output, card.state):
+        assert label.textInteractionFlags() & selectable, label.objectName()
+    for label in (card.number, card.badge, card.countdown):
+        assert label.text()
+        assert not label.textInteractionFlags() & selectable, label.objectName()
