@@ -81,6 +81,7 @@ class ApprovalListView(QAbstractScrollArea):
         self._index: dict[int, int] = {}  # uid -> position in _items
         self._structure_dirty = True
         self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
+        self._guesses: dict[int, int] = {}  # uid -> estimated height, for items not measured
         self._tops: list[int] = []  # y of each item in content coordinates
         self._widgets: dict[int, Card] = {}
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
@@ -343,6 +344,7 @@ class ApprovalListView(QAbstractScrollArea):
         self._drop(node.uid)
         self._kept.pop(node.uid, None)
         self._heights.pop(node.uid, None)
+        self._guesses.pop(node.uid, None)
         if self._on_screen.pop(node.uid, None) is not None:
             self.on_screen_changed.emit()
         if node is self._scroll_to:
@@ -423,11 +425,13 @@ class ApprovalListView(QAbstractScrollArea):
 
     def _recompute_tops(self) -> None:
         tops, y = [], MARGIN
-        heights = self._heights
+        heights, guesses = self._heights, self._guesses
         for node in self._items:
             tops.append(y)
-            y += heights.get(node.uid) or _estimate(node)
-            y += GAP
+            height = heights.get(node.uid) or guesses.get(node.uid)
+            if height is None:  # guessed once: a row's guess reads its command (~0.1 ms a pass)
+                height = guesses[node.uid] = _estimate(node)
+            y += height + GAP
         self._tops = tops
         self._content_height = y - GAP + MARGIN if self._items else 0
 
