@@ -234,7 +234,7 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setVisible(not self.board.gateways)
         self._post_flush()
 
-    def _build(self, node: Node) -> Card:
+    def _build(self, node: Node, *, grow: bool) -> Card:
         """The spare still showing ``node``, else a spare rebound to it, else a new widget.
 
         The cards on screen change on every arrival; a new card costs about 7 ms to build and
@@ -245,7 +245,7 @@ class ApprovalListView(QAbstractScrollArea):
         kept = self._kept.pop(node.uid, None)
         if kept is not None:
             self._spare[type(node)].remove(kept)
-        widget = kept or self._take_spare(node)
+        widget = kept or self._take_spare(node, grow=grow)
         if isinstance(kept, RowCard):
             kept.refresh_countdown(now)
         else:
@@ -265,17 +265,18 @@ class ApprovalListView(QAbstractScrollArea):
             self._unmeasured.add(node.uid)  # else as tall as it was measured when it left
         return widget
 
-    def _take_spare(self, node: Node) -> Card | None:
+    def _take_spare(self, node: Node, *, grow: bool) -> Card | None:
         """The spare to rebind to ``node``, the oldest first; None: build a new widget.
 
-        Rows rotate over sessions and the list goes back and forth: a spare still showing a row,
-        or one to re-style, is taken only once SPARE_WIDGETS are spare or for the selected row
-        (the one a person waits for); until then a new widget is built.
+        Rows rotate over sessions and the list goes back and forth, so the pool grows: a spare
+        still showing a row, or one to re-style, is taken only once SPARE_WIDGETS are spare, for
+        the selected row (the one a person waits for), or when not to ``grow`` (the margin: what
+        it built, the next placement trimmed again, ~15 ms a new row in the bench's rotation).
         """
         spares = self._spare.get(type(node), [])
         fitting = [w for w in spares if not isinstance(w, RowCard) or w.looks_fit(node)]
         ranked = [w for w in fitting if not self._is_kept(w)]
-        if len(spares) >= SPARE_WIDGETS or node is self._selected_row:
+        if not grow or len(spares) >= SPARE_WIDGETS or node is self._selected_row:
             ranked += fitting + spares
         if not ranked:
             return None
@@ -513,7 +514,7 @@ class ApprovalListView(QAbstractScrollArea):
                 for i in wanted if overscan else on_screen:
                     node = self._items[i]
                     if node.uid not in self._widgets:
-                        self._build(node)  # measured at the top of the next pass
+                        self._build(node, grow=not overscan)  # measured in the next pass
                         changed = True
                 if not changed:
                     break

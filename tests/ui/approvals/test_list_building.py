@@ -175,6 +175,34 @@ def test_a_card_back_on_screen_after_the_list_narrowed_is_as_tall_as_its_text_no
             assert label.height() >= label.heightForWidth(label.width()), label.objectName()
 
 
+def test_rows_rotating_over_sessions_build_no_new_cards_once_the_spares_are_there(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New rows land in one session after another, each answered, the margin built between:
+    the list goes back and forth over the same cards (building one took ~7 ms)."""
+    dialog.resize(860, 700)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    built: list[str] = []
+    build = RowCard.__init__
+    monkeypatch.setattr(
+        RowCard, "__init__", lambda card, entry: (built.append(entry.key), build(card, entry))[1]
+    )
+    for n in range(60):
+        if n == 40:
+            built.clear()
+        a = approval(f"k{n}", session=f"s{n % 4}", batch=f"b{n}", expires_at=clock.now + 300)
+        upsert(dialog, "g", "G", a, "")
+        view.flush()
+        upsert(dialog, "g", "G", resolved(a, OutcomeKind.DENIED, Choice.DENY), "")
+        view.flush()
+        view.flush(overscan=True)  # the list kept still: its margin
+    assert built == []
+    spares = view.viewport().findChildren(RowCard, "rowCard")
+    assert len(spares) <= len(row_cards(view)) + SPARE_WIDGETS
+
+
 def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_its_row(
     dialog: ApprovalDialog, qtbot: QtBot
 ) -> None:
