@@ -245,16 +245,19 @@ class ApprovalListView(QAbstractScrollArea):
         kept = self._kept.pop(node.uid, None)
         if kept is not None:
             self._spare[type(node)].remove(kept)
-        widget = kept or self._take_spare(node, grow=grow)
+        spare = kept or self._take_spare(node, grow=grow)
+        widget: Card
         if isinstance(kept, RowCard):
+            widget = kept
             kept.refresh_countdown(now)
         else:
-            if isinstance(widget, RowCard) and isinstance(node, RowEntry):
-                widget.rebind(node)
-            elif isinstance(widget, GroupWidget) and not isinstance(node, RowEntry):
-                widget.group = node  # kept or not: a heading reads other nodes too
+            if isinstance(spare, RowCard) and isinstance(node, RowEntry):
+                spare.rebind(node)
+            elif isinstance(spare, GroupWidget) and not isinstance(node, RowEntry):
+                spare.group = node  # kept or not: a heading reads other nodes too
             else:
-                widget = self._new_widget(node)
+                spare = self._new_widget(node)
+            widget = spare
             widget.refresh(now)
         if isinstance(widget, RowCard):
             widget.set_selected(node is self._selected_row)
