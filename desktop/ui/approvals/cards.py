@@ -73,11 +73,17 @@ _LAYOUT_CHANGES = (
 
 
 def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
+    """A plain-text label; a wrapped one (it may hold gateway text) can be selected to copy.
+
+    The unwrapped ones hold a few words of ours (a number, a badge, a countdown): a selectable
+    label is laid out and painted through a text document, ~1 ms a new row for these alone.
+    """
     label = WrappedLabel() if wrap else PlainLabel()
     label.setObjectName(object_name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if wrap:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
 
@@ -409,12 +415,16 @@ class BatchCard(GroupWidget):
         for button in (self.approve_all, self.deny_all):
             button.setVisible(several and not self.group.fully_resolved)
         self.deny_all.setEnabled(bool(rules.batch_targets(self.group, Choice.DENY)))
-        why = texts.approve_all_blocked(self.cover(self.group))
-        self.approve_all.setEnabled(not why)
-        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
+        self.refresh_cover()
         self.deny_and_stop.setVisible(not self.group.fully_resolved)
         self.dismiss.setVisible(self.group.fully_resolved)
         set_style_property(self, "resolved", self.group.fully_resolved)
+
+    def refresh_cover(self) -> None:
+        """Re-render what "Approve all" covers alone: rows came on or off screen, or were read."""
+        why = texts.approve_all_blocked(self.cover(self.group))
+        self.approve_all.setEnabled(not why)
+        self.approve_all.setToolTip(why or texts.APPROVE_ALL_TIP)
 
 
 # The dialog's stylesheet: widgets opt in by object name and dynamic property. ``palette(...)``

@@ -425,7 +425,7 @@ class ApprovalDialog(QDialog):
     def _on_screen_changed(self) -> None:
         # Read first: after the cards judge, it could be past the dwell they saw as unfinished.
         now, dwell = self._clock(), rules.BATCH_DWELL_S
-        self.list_view.refresh_batch_cards()
+        self.list_view.refresh_covers()
         ends = [
             since + dwell
             for row in self.list_view.rows_on_screen()

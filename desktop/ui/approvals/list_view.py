@@ -81,11 +81,13 @@ class ApprovalListView(QAbstractScrollArea):
         self._index: dict[int, int] = {}  # uid -> position in _items
         self._structure_dirty = True
         self._heights: dict[int, int] = {}  # uid -> measured (or reserved) height
+        self._guesses: dict[int, int] = {}  # uid -> estimated height, for items not measured
         self._tops: list[int] = []  # y of each item in content coordinates
         self._widgets: dict[int, Card] = {}
         self._unmeasured: set[int] = set()  # built widgets whose height may have changed
         self._on_screen: dict[int, float] = {}  # row uid -> clock time it entered the viewport
-        self._spare: dict[type, list[Card]] = {}  # item kind -> dropped widgets, hidden
+        self._spare: dict[type, list[Card]] = {}  # kind -> dropped widgets, hidden, oldest first
+        self._kept: dict[int, Card] = {}  # uid -> the spare still showing that node as it is
         self._selected_row: RowEntry | None = None
         self._widest = 0  # the widest minimum of any item built yet, indent included
         self._scroll_to: RowEntry | None = None  # bring into view in the next flush
@@ -129,6 +131,7 @@ class ApprovalListView(QAbstractScrollArea):
                 widget.setParent(None)
                 widget.deleteLater()
         self._spare.clear()
+        self._kept.clear()
         if self._on_screen:
             self._on_screen.clear()
             self.on_screen_changed.emit()
@@ -167,12 +170,11 @@ class ApprovalListView(QAbstractScrollArea):
             if isinstance(widget, RowCard):
                 widget.refresh_countdown(now)
 
-    def refresh_batch_cards(self) -> None:
-        """Re-render the built batch cards (what "Approve all" covers)."""
-        now = self._clock()
+    def refresh_covers(self) -> None:
+        """Re-render what "Approve all" covers on the built batch cards."""
         for widget in self._widgets.values():
             if isinstance(widget, BatchCard):
-                widget.refresh(now)
+                widget.refresh_cover()
 
     def upsert(
         self, gateway_id: str, gateway_name: str, approval: Approval, title: str
@@ -216,6 +218,7 @@ class ApprovalListView(QAbstractScrollArea):
             self.remove(parent)
 
     def node_changed(self, node: Node) -> None:
+        self._kept.pop(node.uid, None)
         widget = self._widgets.get(node.uid)
         if widget is not None:
             widget.refresh(self._clock())
@@ -231,30 +234,66 @@ class ApprovalListView(QAbstractScrollArea):
         self.empty.setVisible(not self.board.gateways)
         self._post_flush()
 
-    def _build(self, node: Node) -> Card:
-        """A spare widget of ``node``'s kind rebound to it, else a new one.
+    def _build(self, node: Node, *, grow: bool) -> Card:
+        """The spare still showing ``node``, else a spare rebound to it, else a new widget.
 
         The cards on screen change on every arrival; a new card costs about 7 ms to build and
-        polish, rebinding a spare one a fraction of that, one that looks as the row will less.
+        polish, rebinding a spare one a fraction of that, one that looks as the row will less,
+        and one still showing the row (it scrolled away unchanged) nothing but its countdown.
         """
-        spares = self._spare.get(type(node), [])
-        fitting = [w for w in spares if isinstance(w, RowCard) and w.looks_fit(node)]
-        widget = (fitting or spares)[-1] if spares else None
-        if widget is not None:
-            spares.remove(widget)
-        if isinstance(widget, RowCard) and isinstance(node, RowEntry):
-            widget.rebind(node)
-        elif isinstance(widget, GroupWidget) and not isinstance(node, RowEntry):
-            widget.group = node
+        now = self._clock()
+        kept = self._kept.pop(node.uid, None)
+        if kept is not None:
+            self._spare[type(node)].remove(kept)
+        spare = kept or self._take_spare(node, grow=grow)
+        widget: Card
+        if isinstance(kept, RowCard):
+            widget = kept
+            kept.refresh_countdown(now)
         else:
-            widget = self._new_widget(node)
-        widget.refresh(self._clock())
+            if isinstance(spare, RowCard) and isinstance(node, RowEntry):
+                spare.rebind(node)
+            elif isinstance(spare, GroupWidget) and not isinstance(node, RowEntry):
+                spare.group = node  # kept or not: a heading reads other nodes too
+            else:
+                spare = self._new_widget(node)
+            widget = spare
+            widget.refresh(now)
         if isinstance(widget, RowCard):
             widget.set_selected(node is self._selected_row)
         widget.installEventFilter(self)  # a LayoutRequest means its height may have changed
         self._widgets[node.uid] = widget
-        self._unmeasured.add(node.uid)
+        same_width = widget.width() == self._width_for(node) and node.uid in self._heights
+        if not (isinstance(kept, RowCard) and same_width):
+            self._unmeasured.add(node.uid)  # else as tall as it was measured when it left
         return widget
+
+    def _take_spare(self, node: Node, *, grow: bool) -> Card | None:
+        """The spare to rebind to ``node``, the oldest first; None: build a new widget.
+
+        Rows rotate over sessions and the list goes back and forth, so the pool grows: a spare
+        still showing a row, or one to re-style, is taken only once SPARE_WIDGETS are spare, for
+        the selected row (the one a person waits for), or when not to ``grow`` (the margin: what
+        it built, the next placement trimmed again, ~15 ms a new row in the bench's rotation).
+        """
+        spares = self._spare.get(type(node), [])
+        fitting = [w for w in spares if not isinstance(w, RowCard) or w.looks_fit(node)]
+        ranked = [w for w in fitting if not self._is_kept(w)]
+        if not grow or len(spares) >= SPARE_WIDGETS or node is self._selected_row:
+            ranked += fitting + spares
+        if not ranked:
+            return None
+        self._unkeep(ranked[0])
+        spares.remove(ranked[0])
+        return ranked[0]
+
+    def _is_kept(self, spare: Card) -> bool:
+        return self._kept.get(_node_of(spare).uid) is spare
+
+    def _unkeep(self, spare: Card) -> None:
+        """``spare`` is to show another node, another look, or nothing."""
+        if self._is_kept(spare):
+            del self._kept[_node_of(spare).uid]
 
     def _new_widget(self, node: Node) -> Card:
         widget: Card
@@ -279,23 +318,37 @@ class ApprovalListView(QAbstractScrollArea):
             return
         widget.removeEventFilter(self)
         widget.hide()
-        spares = self._spare.setdefault(type(_node_of(widget)), [])
-        if self._live and len(spares) < SPARE_WIDGETS:
-            spares.append(widget)  # stays a hidden child of the viewport
-            self._prime_timer.start()
+        if not self._live:
+            widget.setParent(None)
+            widget.deleteLater()
             return
-        widget.setParent(None)
-        widget.deleteLater()
+        self._spare.setdefault(type(_node_of(widget)), []).append(widget)  # a hidden child
+        self._kept[uid] = widget
+        self._prime_timer.start()
+
+    def _trim_spares(self) -> None:
+        for spares in self._spare.values():
+            while len(spares) > SPARE_WIDGETS:  # the oldest: the last to come back
+                self._unkeep(spares[0])
+                spares[0].setParent(None)
+                spares.pop(0).deleteLater()
 
     def _prime_spare(self) -> None:
         """One spare card takes a waiting row's look: the next row most likely waits."""
         cards = [w for w in self._spare.get(RowEntry, []) if isinstance(w, RowCard)]
-        if cards and all(w.property("resolved") for w in cards):
-            cards[-1].prime()
+        free = [w for w in cards if not self._is_kept(w)]
+        if any(not w.property("resolved") for w in free):
+            return
+        greyed = [w for w in free + cards if w.property("resolved")]  # a kept one last
+        if greyed:
+            self._unkeep(greyed[0])
+            greyed[0].prime()
 
     def _forget(self, node: Node) -> None:
         self._drop(node.uid)
+        self._kept.pop(node.uid, None)
         self._heights.pop(node.uid, None)
+        self._guesses.pop(node.uid, None)
         if self._on_screen.pop(node.uid, None) is not None:
             self.on_screen_changed.emit()
         if node is self._scroll_to:
@@ -376,11 +429,13 @@ class ApprovalListView(QAbstractScrollArea):
 
     def _recompute_tops(self) -> None:
         tops, y = [], MARGIN
-        heights = self._heights
+        heights, guesses = self._heights, self._guesses
         for node in self._items:
             tops.append(y)
-            y += heights.get(node.uid) or _estimate(node)
-            y += GAP
+            height = heights.get(node.uid) or guesses.get(node.uid)
+            if height is None:  # guessed once: a row's guess reads its command (~0.1 ms a pass)
+                height = guesses[node.uid] = _estimate(node)
+            y += height + GAP
         self._tops = tops
         self._content_height = y - GAP + MARGIN if self._items else 0
 
@@ -453,21 +508,22 @@ class ApprovalListView(QAbstractScrollArea):
                 value = bar.value()
                 wanted = self._visible_range(value - OVERSCAN, value + view_h + OVERSCAN)
                 on_screen = self._visible_range(value, value + view_h)
+                keep = {self._items[i].uid for i in wanted}
+                if self._selected_row is not None:
+                    keep.add(self._selected_row.uid)
+                for uid in [u for u in self._widgets if u not in keep]:
+                    self._drop(uid)  # first: the rows built next may take its widget
                 changed = False
                 for i in wanted if overscan else on_screen:
                     node = self._items[i]
                     if node.uid not in self._widgets:
-                        self._build(node)  # measured at the top of the next pass
+                        self._build(node, grow=not overscan)  # measured in the next pass
                         changed = True
                 if not changed:
                     break
             if not overscan and any(self._items[i].uid not in self._widgets for i in wanted):
                 self._overscan_timer.start()  # the margin waits until the screen is painted
-            keep = {self._items[i].uid for i in wanted}
-            if self._selected_row is not None:
-                keep.add(self._selected_row.uid)
-            for uid in [u for u in self._widgets if u not in keep]:
-                self._drop(uid)
+            self._trim_spares()
             self._keep_buttons_whole()
             self._position_widgets(value, view_h)
             # Qt posts each widget it shows (a card, a button a refresh showed) a repaint for

