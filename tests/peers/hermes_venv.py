@@ -180,9 +180,9 @@ def _install(peer: PeerVersion, venv: Path, log: Path) -> dict[str, Any]:
     started = time.monotonic()
     _run([python, "-m", "venv", str(venv)], log, 120.0)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    # --no-compile: byte-compiling every dependency was half the install; Hermes compiles
-    # what it really imports on its first start.
-    _run([*pip, "install", "--quiet", "--no-compile", peer.requirement], log, INSTALL_TIMEOUT_S)
+    # Compiled at install (pip's default): where PYTHONDONTWRITEBYTECODE is set, as on CI
+    # machines, a venv without .pyc files would compile Hermes again at every start.
+    _run([*pip, "install", "--quiet", peer.requirement], log, INSTALL_TIMEOUT_S)
     patched = peer.patch(_site_packages(venv)) if peer.patch else False
     return {
         "requirement": peer.requirement,
