@@ -67,7 +67,7 @@ ensure_apt "${APT_TEST[@]}"
 PYTHON_BIN=$(find_python) || exit 1
 ensure_venv "$ROOT/.venv" "test runtime" install_test_venv
 ensure_venv "$ROOT/.venv-core" "core-test" install_core_venv
-# Phase 2's installs mostly wait on downloads: they run beside phase 1 and are collected there.
+# Phase 2's installs (about a minute) run beside phase 1 and are collected where phase 2 starts.
 PEERS_LOG="$SETUP_LOGS/hermes-peers.log"
 peers_pid=""
 if [ -f tests/peers/hermes_venv.py ]; then
