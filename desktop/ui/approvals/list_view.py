@@ -219,6 +219,9 @@ class ApprovalListView(QAbstractScrollArea):
 
     def node_changed(self, node: Node) -> None:
         self._kept.pop(node.uid, None)
+        guessed = self._guesses.pop(node.uid, None) is not None
+        if guessed and node.uid not in self._heights:
+            self._structure_changed()  # placed by its guess: guessed again, at its new size
         widget = self._widgets.get(node.uid)
         if widget is not None:
             widget.refresh(self._clock())

@@ -385,3 +385,22 @@ def test_the_gateways_words_on_a_card_can_be_selected_to_copy_and_our_few_words_
     for label in (card.number, card.badge, card.countdown):
         assert label.text()
         assert not label.textInteractionFlags() & selectable, label.objectName()
+
+
+def test_a_row_off_screen_that_changed_is_guessed_again_at_its_new_size(
+    dialog: ApprovalDialog, qtbot: QtBot
+) -> None:
+    dialog.resize(700, 600)
+    _fill(dialog)
+    dialog.present(activate=False)
+    qtbot.waitExposed(dialog)
+    view = dialog.list_view
+    view.flush(overscan=True)
+    last = list(dialog.board.rows())[-1]
+    assert widget_for(view, last) is None  # far below the screen: only guessed
+    before = view.verticalScrollBar().maximum()
+    taller = "\n".join(f"echo line {n}" for n in range(8))
+    upsert(dialog, "g", "G", replace(last.approval, command=taller), "")
+    view.flush(overscan=True)
+    assert widget_for(view, last) is None
+    assert view.verticalScrollBar().maximum() > before
